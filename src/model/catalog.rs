@@ -1,0 +1,769 @@
+//! The catalog of node kinds: each kind's category, help and field schema.
+//!
+//! The palette, the inspector and validation all read it. It starts with the
+//! built-in kinds of SPEC §1 and §4; embedding code registers its own.
+
+use std::collections::HashMap;
+
+use super::{Category, Node, Rule, Value};
+
+/// The type of a field, with its allowed range.
+#[derive(Clone, Debug, PartialEq)]
+pub enum FieldType {
+    /// true / false.
+    Bool,
+    /// A whole number in `min..=max`.
+    Int {
+        /// Smallest allowed value.
+        min: i64,
+        /// Largest allowed value.
+        max: i64,
+    },
+    /// A number in the range; `min_exclusive` makes the lower bound strict.
+    Float {
+        /// Lower bound.
+        min: f64,
+        /// Whether the lower bound itself is refused.
+        min_exclusive: bool,
+        /// Upper bound (inclusive).
+        max: f64,
+    },
+    /// Free text.
+    Text,
+    /// One of a fixed set of words.
+    Enum(Vec<String>),
+    /// A key of the agent's context (an identifier, or empty for none).
+    ContextKey,
+    /// A path to another tree file, relative to the file that names it.
+    Asset,
+    /// A script of letters from the alphabet, at least one.
+    Script(String),
+}
+
+impl FieldType {
+    /// A non-negative float with no upper bound.
+    pub fn non_negative() -> Self {
+        FieldType::Float {
+            min: 0.0,
+            min_exclusive: false,
+            max: f64::MAX,
+        }
+    }
+
+    /// A strictly positive float with no upper bound.
+    pub fn positive() -> Self {
+        FieldType::Float {
+            min: 0.0,
+            min_exclusive: true,
+            max: f64::MAX,
+        }
+    }
+
+    /// A short name of the type, for help and messages.
+    pub fn describe(&self) -> String {
+        match self {
+            FieldType::Bool => "true or false".into(),
+            FieldType::Int { min, max } if *max == i64::MAX => format!("a whole number ≥ {min}"),
+            FieldType::Int { min, max } => format!("a whole number from {min} to {max}"),
+            FieldType::Float {
+                min,
+                min_exclusive: true,
+                max,
+            } if *max == f64::MAX => {
+                format!("a number > {min}")
+            }
+            FieldType::Float { min, max, .. } if *max == f64::MAX => format!("a number ≥ {min}"),
+            FieldType::Float { min, max, .. } => format!("a number from {min} to {max}"),
+            FieldType::Text => "text".into(),
+            FieldType::Enum(options) => format!("one of {}", options.join(", ")),
+            FieldType::ContextKey => "a context key (letters, digits, _ . -) or empty".into(),
+            FieldType::Asset => "a tree file path, relative to this file".into(),
+            FieldType::Script(alphabet) => {
+                format!(
+                    "a script of the letters {}",
+                    alphabet
+                        .chars()
+                        .map(String::from)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            }
+        }
+    }
+}
+
+/// One field of a kind.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FieldSpec {
+    /// The field's name in files.
+    pub name: String,
+    /// Its type and range.
+    pub ty: FieldType,
+    /// The value when the field is not set; `None` means "none" (no value).
+    pub default: Option<Value>,
+    /// Whether a node must set it.
+    pub required: bool,
+    /// One line of help for the inspector.
+    pub help: String,
+}
+
+impl FieldSpec {
+    /// A field with a default.
+    pub fn new(name: &str, ty: FieldType, default: Value, help: &str) -> Self {
+        Self {
+            name: name.into(),
+            ty,
+            default: Some(default),
+            required: false,
+            help: help.into(),
+        }
+    }
+
+    /// A field whose default is "none".
+    pub fn optional(name: &str, ty: FieldType, help: &str) -> Self {
+        Self {
+            name: name.into(),
+            ty,
+            default: None,
+            required: false,
+            help: help.into(),
+        }
+    }
+
+    /// A field that must be set.
+    pub fn required(name: &str, ty: FieldType, help: &str) -> Self {
+        Self {
+            name: name.into(),
+            ty,
+            default: None,
+            required: true,
+            help: help.into(),
+        }
+    }
+
+    /// Checks a value against the type and range: the rule broken and a message if it does not fit.
+    pub fn check(&self, value: &Value) -> Result<(), (Rule, String)> {
+        let wrong = || {
+            Err((
+                Rule::FieldType,
+                format!(
+                    "field '{}' must be {}, not {}",
+                    self.name,
+                    self.ty.describe(),
+                    value.type_name()
+                ),
+            ))
+        };
+        let out = || {
+            Err((
+                Rule::FieldRange,
+                format!(
+                    "field '{}' is {value}, but must be {}",
+                    self.name,
+                    self.ty.describe()
+                ),
+            ))
+        };
+        match (&self.ty, value) {
+            (FieldType::Bool, Value::Bool(_)) => Ok(()),
+            (FieldType::Int { min, max }, Value::Int(i)) => {
+                if i < min || i > max {
+                    out()
+                } else {
+                    Ok(())
+                }
+            }
+            (
+                FieldType::Float {
+                    min,
+                    min_exclusive,
+                    max,
+                },
+                v @ (Value::Int(_) | Value::Float(_)),
+            ) => {
+                let x = v.as_f64().unwrap_or(f64::NAN);
+                let low_ok = if *min_exclusive { x > *min } else { x >= *min };
+                if low_ok && x <= *max { Ok(()) } else { out() }
+            }
+            (FieldType::Text | FieldType::Asset, Value::Text(_)) => Ok(()),
+            (FieldType::Enum(options), Value::Text(s)) => {
+                if options.iter().any(|o| o == s) {
+                    Ok(())
+                } else {
+                    out()
+                }
+            }
+            (FieldType::ContextKey, Value::Text(s)) => {
+                if s.chars()
+                    .all(|c| c.is_alphanumeric() || matches!(c, '_' | '.' | '-'))
+                {
+                    Ok(())
+                } else {
+                    out()
+                }
+            }
+            (FieldType::Script(alphabet), Value::Text(s)) => {
+                if !s.is_empty() && s.chars().all(|c| alphabet.contains(c)) {
+                    Ok(())
+                } else {
+                    out()
+                }
+            }
+            _ => wrong(),
+        }
+    }
+}
+
+/// A node kind: its name, category, help and fields.
+#[derive(Clone, Debug, PartialEq)]
+pub struct KindSpec {
+    /// The kind's name in files, e.g. `MoveTo`.
+    pub name: String,
+    /// Its category.
+    pub category: Category,
+    /// One line saying what it does.
+    pub help: String,
+    /// All its fields, including those common to its category, in display order.
+    pub fields: Vec<FieldSpec>,
+}
+
+impl KindSpec {
+    /// A kind with the fields common to its category followed by its own.
+    pub fn new(name: &str, category: Category, help: &str, own: Vec<FieldSpec>) -> Self {
+        let mut fields = own;
+        fields.extend(common_fields(category));
+        Self {
+            name: name.into(),
+            category,
+            help: help.into(),
+            fields,
+        }
+    }
+
+    /// The spec of the named field.
+    pub fn field(&self, name: &str) -> Option<&FieldSpec> {
+        self.fields.iter().find(|f| f.name == name)
+    }
+}
+
+fn common_fields(category: Category) -> Vec<FieldSpec> {
+    let key = || FieldType::ContextKey;
+    match category {
+        Category::Leaf => vec![
+            FieldSpec::optional(
+                "max_duration",
+                FieldType::positive(),
+                "Fail the action once it has run this many seconds (none: no limit).",
+            ),
+            FieldSpec::new(
+                "in_context",
+                key(),
+                Value::Text(String::new()),
+                "Context key read before the action starts (its target).",
+            ),
+            FieldSpec::new(
+                "out_context",
+                key(),
+                Value::Text(String::new()),
+                "Context key the action's result is stored under when it finishes.",
+            ),
+            FieldSpec::new(
+                "overwrite_out",
+                FieldType::Bool,
+                Value::Bool(true),
+                "Replace an existing value under out_context.",
+            ),
+        ],
+        Category::Condition => vec![
+            FieldSpec::new(
+                "invert",
+                FieldType::Bool,
+                Value::Bool(false),
+                "Flip the result.",
+            ),
+            FieldSpec::new(
+                "in_context",
+                key(),
+                Value::Text(String::new()),
+                "Context key read before checking (its subject).",
+            ),
+        ],
+        Category::Interrupt => vec![
+            FieldSpec::required(
+                "interrupt_id",
+                FieldType::Text,
+                "The name triggers use to start this interrupt; unique in the tree.",
+            ),
+            FieldSpec::new(
+                "force_reset",
+                FieldType::Bool,
+                Value::Bool(false),
+                "After the interrupt, restart the tree from Root instead of resuming.",
+            ),
+            FieldSpec::new(
+                "out_context",
+                key(),
+                Value::Text(String::new()),
+                "Context key the trigger's payload is stored under.",
+            ),
+            FieldSpec::new(
+                "overwrite_out",
+                FieldType::Bool,
+                Value::Bool(true),
+                "Replace an existing value under out_context.",
+            ),
+        ],
+        _ => vec![],
+    }
+}
+
+/// Why a kind cannot be registered.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum CatalogError {
+    /// The name is taken.
+    #[error("a node kind named '{0}' is already registered")]
+    Duplicate(String),
+    /// Only leaves and conditions can be added by embedding code.
+    #[error("'{0}': only Leaf and Condition kinds can be registered; branches are built in")]
+    NotRegistrable(String),
+}
+
+/// All node kinds known to this build: built in and registered.
+#[derive(Clone, Debug)]
+pub struct Catalog {
+    kinds: Vec<KindSpec>,
+    index: HashMap<String, usize>,
+}
+
+impl Default for Catalog {
+    fn default() -> Self {
+        Self::builtin()
+    }
+}
+
+impl Catalog {
+    /// The built-in kinds: structure (SPEC §1) and the simulated world's nodes (SPEC §4).
+    pub fn builtin() -> Self {
+        let mut c = Self {
+            kinds: Vec::new(),
+            index: HashMap::new(),
+        };
+        for k in builtin_kinds() {
+            c.insert(k);
+        }
+        c
+    }
+
+    fn insert(&mut self, k: KindSpec) {
+        self.index.insert(k.name.clone(), self.kinds.len());
+        self.kinds.push(k);
+    }
+
+    /// Adds a game's own Leaf or Condition kind.
+    pub fn register(&mut self, kind: KindSpec) -> Result<(), CatalogError> {
+        if self.index.contains_key(&kind.name) {
+            return Err(CatalogError::Duplicate(kind.name));
+        }
+        if !matches!(kind.category, Category::Leaf | Category::Condition) {
+            return Err(CatalogError::NotRegistrable(kind.name));
+        }
+        self.insert(kind);
+        Ok(())
+    }
+
+    /// The kind with this name.
+    pub fn kind(&self, name: &str) -> Option<&KindSpec> {
+        self.index.get(name).map(|&i| &self.kinds[i])
+    }
+
+    /// The category of the kind with this name.
+    pub fn category_of(&self, name: &str) -> Option<Category> {
+        self.kind(name).map(|k| k.category)
+    }
+
+    /// Every kind, in palette order.
+    pub fn kinds(&self) -> &[KindSpec] {
+        &self.kinds
+    }
+
+    /// The value of a field on a node: set, else the default. `None` for "none" or unknown.
+    pub fn field_value<'a>(&'a self, node: &'a Node, field: &str) -> Option<&'a Value> {
+        node.fields
+            .get(field)
+            .or_else(|| self.kind(&node.kind)?.field(field)?.default.as_ref())
+    }
+
+    /// A text field's effective value ("" when unset or not text).
+    pub fn text<'a>(&'a self, node: &'a Node, field: &str) -> &'a str {
+        self.field_value(node, field)
+            .and_then(Value::as_str)
+            .unwrap_or("")
+    }
+
+    /// A boolean field's effective value (false when unset or not boolean).
+    pub fn flag(&self, node: &Node, field: &str) -> bool {
+        self.field_value(node, field)
+            .and_then(Value::as_bool)
+            .unwrap_or(false)
+    }
+
+    /// A numeric field's effective value.
+    pub fn number(&self, node: &Node, field: &str) -> Option<f64> {
+        self.field_value(node, field).and_then(Value::as_f64)
+    }
+}
+
+fn enum_of(options: &[&str]) -> FieldType {
+    FieldType::Enum(options.iter().map(|s| (*s).to_owned()).collect())
+}
+
+fn text(s: &str) -> Value {
+    Value::Text(s.into())
+}
+
+fn builtin_kinds() -> Vec<KindSpec> {
+    use Category::*;
+    let halt = || {
+        FieldSpec::new(
+            "halt_on_failure",
+            FieldType::Bool,
+            Value::Bool(true),
+            "Stop at the first failed child (off: carry on as if it succeeded).",
+        )
+    };
+    let k = KindSpec::new;
+    let f = FieldSpec::new;
+    let nonneg = FieldType::non_negative;
+    let pos = FieldType::positive;
+    let entity = || {
+        enum_of(&[
+            "enemy",
+            "ally",
+            "agent",
+            "food",
+            "health_kit",
+            "ball",
+            "door",
+            "waypoint",
+        ])
+    };
+    vec![
+        k(
+            "Root",
+            Root,
+            "The entry point: runs its child again and again; holds the tree's Interrupts.",
+            vec![],
+        ),
+        k(
+            "Sequence",
+            Composite,
+            "Runs its children in order while they succeed.",
+            vec![halt()],
+        ),
+        k(
+            "Selector",
+            Composite,
+            "Tries its children in order until one succeeds.",
+            vec![],
+        ),
+        k(
+            "Parallel",
+            Composite,
+            "Runs all children at once; finishes by its success and failure policies.",
+            vec![
+                f(
+                    "success",
+                    enum_of(&["all", "one"]),
+                    text("all"),
+                    "Succeed when all children, or one child, succeeded.",
+                ),
+                f(
+                    "failure",
+                    enum_of(&["one", "all"]),
+                    text("one"),
+                    "Fail when one child, or all children, failed.",
+                ),
+            ],
+        ),
+        k(
+            "RandomSequence",
+            Composite,
+            "A Sequence over its children in a random order, shuffled on every entry.",
+            vec![halt()],
+        ),
+        k(
+            "RandomSelector",
+            Composite,
+            "A Selector over its children in a random order, shuffled on every entry.",
+            vec![],
+        ),
+        k(
+            "Inverter",
+            Decorator,
+            "Swaps its child's success and failure.",
+            vec![],
+        ),
+        k(
+            "Repeater",
+            Decorator,
+            "Runs its child again after each success, `times` runs in all (0: for ever).",
+            vec![
+                f(
+                    "times",
+                    FieldType::Int {
+                        min: 0,
+                        max: i64::MAX,
+                    },
+                    Value::Int(0),
+                    "How many runs of the child; 0 repeats for ever.",
+                ),
+                f(
+                    "ignore_failures",
+                    FieldType::Bool,
+                    Value::Bool(false),
+                    "Count a failed run as a run instead of failing.",
+                ),
+            ],
+        ),
+        k(
+            "UntilFail",
+            Decorator,
+            "Runs its child again after each success; succeeds when it fails.",
+            vec![],
+        ),
+        k(
+            "ForceSuccess",
+            Decorator,
+            "Succeeds whatever its child's result.",
+            vec![],
+        ),
+        k(
+            "ForceFailure",
+            Decorator,
+            "Fails whatever its child's result.",
+            vec![],
+        ),
+        k(
+            "Regulator",
+            Decorator,
+            "Lets the actions below it execute at most `hz` times per simulated second.",
+            vec![f("hz", pos(), Value::Float(10.0), "Executions per second.")],
+        ),
+        k(
+            "SubTree",
+            SubTree,
+            "Runs the Root child of another tree file as this branch's child.",
+            vec![FieldSpec::required(
+                "asset",
+                FieldType::Asset,
+                "The tree file to run, relative to this file.",
+            )],
+        ),
+        k(
+            "Interrupt",
+            Interrupt,
+            "A subtree started from outside by a trigger with its interrupt_id.",
+            vec![],
+        ),
+        // Leaves of the simulated world (SPEC §4).
+        k(
+            "MoveTo",
+            Leaf,
+            "Walks to the target in in_context (an entity or a position), or to a named waypoint.",
+            vec![
+                f(
+                    "waypoint",
+                    FieldType::Text,
+                    text(""),
+                    "A waypoint name, used when in_context is empty.",
+                ),
+                f(
+                    "arrive_distance",
+                    nonneg(),
+                    Value::Float(0.5),
+                    "Distance at which the target counts as reached.",
+                ),
+            ],
+        ),
+        k(
+            "Wander",
+            Leaf,
+            "Walks to random points near where it started; runs until stopped.",
+            vec![f(
+                "radius",
+                pos(),
+                Value::Float(5.0),
+                "How far from its start it wanders.",
+            )],
+        ),
+        k(
+            "FindClosest",
+            Leaf,
+            "Finds the closest entity of a kind and produces it (for out_context); fails when none is in reach.",
+            vec![
+                f("what", entity(), text("enemy"), "What to look for."),
+                FieldSpec::optional(
+                    "max_distance",
+                    pos(),
+                    "Ignore anything farther than this (none: anywhere).",
+                ),
+            ],
+        ),
+        k(
+            "Attack",
+            Leaf,
+            "Hits the target in in_context while it is in range; succeeds when it is destroyed.",
+            vec![f(
+                "cooldown",
+                nonneg(),
+                Value::Float(1.0),
+                "Seconds between hits.",
+            )],
+        ),
+        k(
+            "Flee",
+            Leaf,
+            "Runs away from the target in in_context until it is this far away.",
+            vec![f("distance", pos(), Value::Float(6.0), "Safe distance.")],
+        ),
+        k(
+            "Wait",
+            Leaf,
+            "Does nothing for a while, then succeeds.",
+            vec![f(
+                "seconds",
+                nonneg(),
+                Value::Float(1.0),
+                "How long to wait.",
+            )],
+        ),
+        k(
+            "PickUp",
+            Leaf,
+            "Picks up the item in in_context when next to it.",
+            vec![],
+        ),
+        k(
+            "Eat",
+            Leaf,
+            "Eats the food it holds, lowering its hunger.",
+            vec![f(
+                "seconds",
+                nonneg(),
+                Value::Float(1.0),
+                "How long eating takes.",
+            )],
+        ),
+        k(
+            "OpenDoor",
+            Leaf,
+            "Opens the door in in_context when next to it.",
+            vec![],
+        ),
+        k(
+            "PassBall",
+            Leaf,
+            "Passes the held ball to the teammate in in_context, triggering its `receive_pass` interrupt.",
+            vec![],
+        ),
+        k(
+            "MockAction",
+            Leaf,
+            "A scripted action for sketching and tests: each execute returns the next letter of the script.",
+            vec![
+                f(
+                    "script",
+                    FieldType::Script("RSF".into()),
+                    text("S"),
+                    "R running, S success, F failure, one letter per execute since entry; the last repeats.",
+                ),
+                FieldSpec::optional(
+                    "produces",
+                    FieldType::Text,
+                    "The value produced at the first execute (stored under out_context).",
+                ),
+            ],
+        ),
+        // Conditions.
+        k(
+            "HasContext",
+            Condition,
+            "True when the context holds a value under `key`.",
+            vec![f(
+                "key",
+                FieldType::ContextKey,
+                text(""),
+                "The context key to look for.",
+            )],
+        ),
+        k(
+            "IsInRange",
+            Condition,
+            "True when the target in in_context is within range.",
+            vec![FieldSpec::optional(
+                "distance",
+                pos(),
+                "The range (none: the agent's own attack range).",
+            )],
+        ),
+        k(
+            "IsStronger",
+            Condition,
+            "True when this agent is stronger than the target in in_context.",
+            vec![],
+        ),
+        k(
+            "IsHealthBelow",
+            Condition,
+            "True when health is below a fraction of its maximum.",
+            vec![f(
+                "fraction",
+                FieldType::Float {
+                    min: 0.0,
+                    min_exclusive: false,
+                    max: 1.0,
+                },
+                Value::Float(0.3),
+                "The fraction of maximum health.",
+            )],
+        ),
+        k(
+            "IsHungry",
+            Condition,
+            "True when hunger is at least the threshold.",
+            vec![f(
+                "threshold",
+                FieldType::Float {
+                    min: 0.0,
+                    min_exclusive: false,
+                    max: 1.0,
+                },
+                Value::Float(0.5),
+                "Hunger from 0 (full) to 1 (starving).",
+            )],
+        ),
+        k(
+            "IsDoorOpen",
+            Condition,
+            "True when the door in in_context is open.",
+            vec![],
+        ),
+        k(
+            "HasBall",
+            Condition,
+            "True when this agent holds the ball.",
+            vec![],
+        ),
+        k(
+            "MockCondition",
+            Condition,
+            "A scripted condition: the result at step N is letter N of the script (the last repeats).",
+            vec![f(
+                "script",
+                FieldType::Script("TF".into()),
+                text("T"),
+                "T true, F false, one letter per step from step 0.",
+            )],
+        ),
+    ]
+}

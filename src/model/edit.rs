@@ -1,0 +1,431 @@
+//! Edits: every change to a tree, each checked and each returning its inverse (for undo).
+
+use std::fmt;
+
+use super::{Catalog, Node, NodeId, Port, Rule, Tree, Value, link_rule};
+
+/// Where a node is linked: its parent, the parent's input port and the slot in it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParentSlot {
+    /// The parent node.
+    pub parent: NodeId,
+    /// The parent's input port.
+    pub port: Port,
+    /// The slot, 0 first (execution order for children).
+    pub slot: usize,
+}
+
+/// One change to a tree. [`Tree::apply`] checks it and returns the edit that undoes it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Edit {
+    /// Adds a node at `index` in file order; its own inputs and its parent link come with it.
+    Insert {
+        /// The node, with its inputs (children must exist and have no parent).
+        node: Box<Node>,
+        /// Position in file order (clamped to the end).
+        index: usize,
+        /// Where to link it, if anywhere.
+        parent: Option<ParentSlot>,
+    },
+    /// Removes a node and every link to or from it.
+    Remove {
+        /// The node.
+        id: NodeId,
+    },
+    /// Links `child` into a parent's port at a slot (later slots move down one).
+    Link {
+        /// The node whose `parent` output is linked.
+        child: NodeId,
+        /// Where it goes.
+        to: ParentSlot,
+    },
+    /// Removes `child`'s link to its parent.
+    Unlink {
+        /// The linked node.
+        child: NodeId,
+    },
+    /// Moves the link in slot `from` of a port to slot `to`.
+    MoveChild {
+        /// The parent.
+        parent: NodeId,
+        /// Its port.
+        port: Port,
+        /// The slot it is in.
+        from: usize,
+        /// The slot it goes to.
+        to: usize,
+    },
+    /// Sets a field (`None` goes back to the kind's default).
+    SetField {
+        /// The node.
+        id: NodeId,
+        /// The field's name.
+        name: String,
+        /// The new value.
+        value: Option<Value>,
+    },
+    /// Sets a node's title.
+    SetTitle {
+        /// The node.
+        id: NodeId,
+        /// The title ("" for none).
+        title: String,
+    },
+    /// Sets a node's comment.
+    SetComment {
+        /// The node.
+        id: NodeId,
+        /// The note ("" for none).
+        comment: String,
+    },
+    /// Moves a node on the canvas.
+    SetPosition {
+        /// The node.
+        id: NodeId,
+        /// Its new position.
+        position: [f32; 2],
+    },
+    /// Sets the tree's description.
+    SetDescription(String),
+    /// Several edits applied as one: all or none.
+    Batch(Vec<Edit>),
+}
+
+/// Why an edit was refused; the tree is unchanged.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EditError {
+    /// The validation rule the edit would break, if it is one.
+    pub rule: Option<Rule>,
+    /// What is wrong, for the status line.
+    pub message: String,
+}
+
+impl EditError {
+    fn new(message: impl Into<String>) -> Self {
+        Self {
+            rule: None,
+            message: message.into(),
+        }
+    }
+
+    fn rule(rule: Rule, message: impl Into<String>) -> Self {
+        Self {
+            rule: Some(rule),
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for EditError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for EditError {}
+
+impl Tree {
+    /// Applies an edit if it keeps the tree's invariants, returning the edit that undoes it.
+    /// On error the tree is unchanged.
+    pub fn apply(&mut self, edit: Edit, catalog: &Catalog) -> Result<Edit, EditError> {
+        match edit {
+            Edit::Insert {
+                node,
+                index,
+                parent,
+            } => self.insert(*node, index, parent, catalog),
+            Edit::Remove { id } => self.remove(&id),
+            Edit::Link { child, to } => self.link(child, to, catalog),
+            Edit::Unlink { child } => self.unlink(&child),
+            Edit::MoveChild {
+                parent,
+                port,
+                from,
+                to,
+            } => self.move_child(parent, port, from, to),
+            Edit::SetField { id, name, value } => {
+                if let Some(Value::Float(x)) = value
+                    && !x.is_finite()
+                {
+                    return Err(EditError::new(format!(
+                        "field '{name}' must be a finite number"
+                    )));
+                }
+                let node = self.existing_mut(&id)?;
+                let old = match value {
+                    Some(v) => node.fields.insert(name.clone(), v),
+                    None => node.fields.remove(&name),
+                };
+                Ok(Edit::SetField {
+                    id,
+                    name,
+                    value: old,
+                })
+            }
+            Edit::SetTitle { id, title } => {
+                let old = std::mem::replace(&mut self.existing_mut(&id)?.title, title);
+                Ok(Edit::SetTitle { id, title: old })
+            }
+            Edit::SetComment { id, comment } => {
+                let old = std::mem::replace(&mut self.existing_mut(&id)?.comment, comment);
+                Ok(Edit::SetComment { id, comment: old })
+            }
+            Edit::SetPosition { id, position } => {
+                if !position.iter().all(|c| c.is_finite()) {
+                    return Err(EditError::new("a position must be finite"));
+                }
+                let old = std::mem::replace(&mut self.existing_mut(&id)?.position, position);
+                Ok(Edit::SetPosition { id, position: old })
+            }
+            Edit::SetDescription(text) => Ok(Edit::SetDescription(std::mem::replace(
+                &mut self.description,
+                text,
+            ))),
+            Edit::Batch(edits) => {
+                let mut undo = Vec::with_capacity(edits.len());
+                for e in edits {
+                    match self.apply(e, catalog) {
+                        Ok(inv) => undo.push(inv),
+                        Err(err) => {
+                            for inv in undo.into_iter().rev() {
+                                // Inverses of edits just applied always apply.
+                                let _ = self.apply(inv, catalog);
+                            }
+                            return Err(err);
+                        }
+                    }
+                }
+                undo.reverse();
+                Ok(Edit::Batch(undo))
+            }
+        }
+    }
+
+    fn existing_mut(&mut self, id: &NodeId) -> Result<&mut Node, EditError> {
+        self.node_mut(id)
+            .ok_or_else(|| EditError::new(format!("there is no node '{id}'")))
+    }
+
+    fn insert(
+        &mut self,
+        node: Node,
+        index: usize,
+        parent: Option<ParentSlot>,
+        catalog: &Catalog,
+    ) -> Result<Edit, EditError> {
+        if let Some(problem) = NodeId::problem(node.id.as_str()) {
+            return Err(EditError::new(format!("'{}': {problem}", node.id)));
+        }
+        if self.contains(&node.id) {
+            return Err(EditError::new(format!(
+                "a node with the id '{}' already exists",
+                node.id
+            )));
+        }
+        if !node.position.iter().all(|c| c.is_finite()) {
+            return Err(EditError::new("a position must be finite"));
+        }
+        let cat = catalog.category_of(&node.kind);
+        let mut seen = std::collections::HashSet::new();
+        for (port, _, child) in node.links() {
+            let Some(c) = self.node(child) else {
+                return Err(EditError::new(format!(
+                    "'{}' links to '{child}', which is not in the tree",
+                    node.id
+                )));
+            };
+            if !seen.insert(child) {
+                return Err(EditError::rule(
+                    Rule::TwoParents,
+                    format!("'{child}' is linked twice"),
+                ));
+            }
+            if let Some(p) = self.parent_of(child) {
+                return Err(EditError::rule(
+                    Rule::TwoParents,
+                    format!("'{child}' is already linked to '{}'", p.parent),
+                ));
+            }
+            if let (Some(pc), Some(cc)) = (cat, catalog.category_of(&c.kind))
+                && let Err((rule, why)) = link_rule(pc, port, cc)
+            {
+                return Err(EditError::rule(rule, why));
+            }
+            if port.is_single() && node.linked(port).len() > 1 {
+                return Err(EditError::rule(
+                    Rule::SlotOverflow,
+                    format!("the '{port}' input takes one link"),
+                ));
+            }
+        }
+        let id = node.id.clone();
+        let index = index.min(self.nodes.len());
+        self.nodes.insert(index, node);
+        self.rebuild_index();
+        if let Some(to) = parent
+            && let Err(e) = self.link(id.clone(), to, catalog)
+        {
+            self.nodes.remove(index);
+            self.rebuild_index();
+            return Err(e);
+        }
+        Ok(Edit::Remove { id })
+    }
+
+    fn remove(&mut self, id: &NodeId) -> Result<Edit, EditError> {
+        let Some(index) = self.position_of(id) else {
+            return Err(EditError::new(format!("there is no node '{id}'")));
+        };
+        let parent = self.parent_of(id);
+        for n in &mut self.nodes {
+            for ids in n.inputs.values_mut() {
+                ids.retain(|c| c != id);
+            }
+            n.inputs.retain(|_, ids| !ids.is_empty());
+        }
+        let node = self.nodes.remove(index);
+        self.rebuild_index();
+        Ok(Edit::Insert {
+            node: Box::new(node),
+            index,
+            parent,
+        })
+    }
+
+    /// Whether `target` is `from` or below it.
+    fn reaches(&self, from: &NodeId, target: &NodeId) -> bool {
+        let mut stack = vec![from];
+        let mut seen = std::collections::HashSet::new();
+        while let Some(id) = stack.pop() {
+            if id == target {
+                return true;
+            }
+            if !seen.insert(id) {
+                continue;
+            }
+            if let Some(n) = self.node(id) {
+                stack.extend(n.links().map(|(_, _, c)| c));
+            }
+        }
+        false
+    }
+
+    /// Why `child` cannot be linked into `to`, if it cannot (without changing anything).
+    pub fn check_link(
+        &self,
+        child: &NodeId,
+        to: &ParentSlot,
+        catalog: &Catalog,
+    ) -> Result<(), EditError> {
+        let (Some(c), Some(p)) = (self.node(child), self.node(&to.parent)) else {
+            return Err(EditError::new(
+                "both ends of a link must be nodes of the tree",
+            ));
+        };
+        let (Some(cc), Some(pc)) = (catalog.category_of(&c.kind), catalog.category_of(&p.kind))
+        else {
+            return Err(EditError::rule(
+                Rule::UnknownKind,
+                "a node of an unknown kind cannot be linked",
+            ));
+        };
+        link_rule(pc, to.port, cc).map_err(|(rule, why)| EditError::rule(rule, why))?;
+        if let Some(old) = self.parent_of(child) {
+            return Err(EditError::rule(
+                Rule::TwoParents,
+                format!(
+                    "'{}' is already linked to '{}'; a node has one parent",
+                    c.label(),
+                    old.parent
+                ),
+            ));
+        }
+        let linked = p.linked(to.port);
+        if to.port.is_single() && !linked.is_empty() {
+            return Err(EditError::rule(
+                Rule::SlotOverflow,
+                format!("the '{}' input of '{}' is taken", to.port, p.label()),
+            ));
+        }
+        if to.slot > linked.len() {
+            return Err(EditError::new(format!(
+                "slot {} does not exist; the next free slot is {}",
+                to.slot,
+                linked.len()
+            )));
+        }
+        if self.reaches(child, &to.parent) {
+            return Err(EditError::rule(
+                Rule::Cycle,
+                format!(
+                    "'{}' is above '{}' already; linking it there would make a cycle",
+                    c.label(),
+                    p.label()
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    fn link(
+        &mut self,
+        child: NodeId,
+        to: ParentSlot,
+        catalog: &Catalog,
+    ) -> Result<Edit, EditError> {
+        self.check_link(&child, &to, catalog)?;
+        let parent = self.existing_mut(&to.parent)?;
+        parent
+            .inputs
+            .entry(to.port)
+            .or_default()
+            .insert(to.slot, child.clone());
+        Ok(Edit::Unlink { child })
+    }
+
+    fn unlink(&mut self, child: &NodeId) -> Result<Edit, EditError> {
+        let Some(at) = self.parent_of(child) else {
+            return Err(EditError::new(format!("'{child}' is not linked")));
+        };
+        let parent = self.existing_mut(&at.parent)?;
+        if let Some(ids) = parent.inputs.get_mut(&at.port) {
+            ids.remove(at.slot);
+            if ids.is_empty() {
+                parent.inputs.remove(&at.port);
+            }
+        }
+        Ok(Edit::Link {
+            child: child.clone(),
+            to: at,
+        })
+    }
+
+    fn move_child(
+        &mut self,
+        parent: NodeId,
+        port: Port,
+        from: usize,
+        to: usize,
+    ) -> Result<Edit, EditError> {
+        let p = self.existing_mut(&parent)?;
+        let Some(ids) = p.inputs.get_mut(&port) else {
+            return Err(EditError::new(format!(
+                "'{parent}' has nothing linked into '{port}'"
+            )));
+        };
+        if from >= ids.len() || to >= ids.len() {
+            return Err(EditError::new(format!(
+                "slots {from} and {to} must both be below {}",
+                ids.len()
+            )));
+        }
+        let id = ids.remove(from);
+        ids.insert(to, id);
+        Ok(Edit::MoveChild {
+            parent,
+            port,
+            from: to,
+            to: from,
+        })
+    }
+}

@@ -1,0 +1,560 @@
+//! The tree model: nodes, ports, field values and the edits that change them.
+//!
+//! Pure data. Nothing here reads files or knows about egui. A [`Tree`] can hold
+//! any graph a file describes (an unknown kind, a node with two parents, a cycle)
+//! so that [`validate`] can report it; [`Edit`]s never create such a problem.
+
+mod catalog;
+mod edit;
+mod validate;
+
+pub use catalog::{Catalog, CatalogError, FieldSpec, FieldType, KindSpec};
+pub use edit::{Edit, EditError, ParentSlot};
+pub use validate::{
+    AssetStatus, AssetSummary, Assets, Diagnostic, NoAssets, Rule, Severity, link_rule, summarize,
+    validate,
+};
+
+use std::collections::{BTreeMap, HashMap};
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+/// The stable identifier of a node within one tree file.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct NodeId(pub String);
+
+impl NodeId {
+    /// Makes an id from text.
+    pub fn new(id: impl Into<String>) -> Self {
+        Self(id.into())
+    }
+
+    /// The id as text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// Why this text cannot be a node id, if it cannot.
+    pub fn problem(id: &str) -> Option<&'static str> {
+        if id.is_empty() {
+            Some("a node id cannot be empty")
+        } else if id.contains('/') {
+            Some("a node id cannot contain '/' (it separates subtree ids in traces)")
+        } else if id.chars().any(|c| c.is_control() || c.is_whitespace()) {
+            Some("a node id cannot contain spaces or control characters")
+        } else {
+            None
+        }
+    }
+}
+
+impl fmt::Display for NodeId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl From<&str> for NodeId {
+    fn from(s: &str) -> Self {
+        Self(s.to_owned())
+    }
+}
+
+/// What a node is, which decides its ports and how it runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Category {
+    /// The one entry point of a tree.
+    Root,
+    /// A branch with ordered children: Sequence, Selector, Parallel …
+    Composite,
+    /// A branch with one child: Inverter, Repeater …
+    Decorator,
+    /// A branch that runs another tree file.
+    SubTree,
+    /// An action.
+    Leaf,
+    /// A check that answers true or false.
+    Condition,
+    /// A subtree started from outside by a trigger.
+    Interrupt,
+}
+
+impl Category {
+    /// Every category, in palette order.
+    pub const ALL: [Category; 7] = [
+        Category::Root,
+        Category::Composite,
+        Category::Decorator,
+        Category::SubTree,
+        Category::Leaf,
+        Category::Condition,
+        Category::Interrupt,
+    ];
+
+    /// The input ports of a node of this category, in display order.
+    pub fn inputs(self) -> &'static [Port] {
+        match self {
+            Category::Root => &[Port::Child, Port::Interrupts],
+            Category::Composite => &[Port::Conditions, Port::Children],
+            Category::Decorator => &[Port::Conditions, Port::Child],
+            Category::SubTree => &[Port::Conditions],
+            Category::Interrupt => &[Port::Child],
+            Category::Leaf | Category::Condition => &[],
+        }
+    }
+
+    /// Whether the category is a Branch (composite, decorator or subtree).
+    pub fn is_branch(self) -> bool {
+        matches!(
+            self,
+            Category::Composite | Category::Decorator | Category::SubTree
+        )
+    }
+
+    /// Whether a node of this category has a `parent` output.
+    pub fn has_parent_port(self) -> bool {
+        self != Category::Root
+    }
+
+    /// A designer's name for the category.
+    pub fn label(self) -> &'static str {
+        match self {
+            Category::Root => "Root",
+            Category::Composite => "Composite",
+            Category::Decorator => "Decorator",
+            Category::SubTree => "SubTree",
+            Category::Leaf => "Leaf",
+            Category::Condition => "Condition",
+            Category::Interrupt => "Interrupt",
+        }
+    }
+}
+
+/// A named input port. `Child` takes one link, the others many, in order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Port {
+    /// The single child of Root, a decorator or an Interrupt.
+    Child,
+    /// The ordered children of a composite.
+    Children,
+    /// The guards of a branch.
+    Conditions,
+    /// The Interrupts of Root.
+    Interrupts,
+}
+
+impl Port {
+    /// Every port.
+    pub const ALL: [Port; 4] = [
+        Port::Child,
+        Port::Children,
+        Port::Conditions,
+        Port::Interrupts,
+    ];
+
+    /// The port's name in files and on the canvas.
+    pub fn name(self) -> &'static str {
+        match self {
+            Port::Child => "child",
+            Port::Children => "children",
+            Port::Conditions => "conditions",
+            Port::Interrupts => "interrupts",
+        }
+    }
+
+    /// Whether the port takes a single link.
+    pub fn is_single(self) -> bool {
+        self == Port::Child
+    }
+
+    /// Whether links in this port are children that run (as opposed to guards or interrupts).
+    pub fn is_child_port(self) -> bool {
+        matches!(self, Port::Child | Port::Children)
+    }
+}
+
+impl fmt::Display for Port {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A field value as stored in a file.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    /// true or false.
+    Bool(bool),
+    /// A whole number.
+    Int(i64),
+    /// A number with a fraction (always finite).
+    Float(f64),
+    /// Text: names, scripts, context keys, asset paths.
+    Text(String),
+}
+
+impl Value {
+    /// The value as a number, if it is one.
+    pub fn as_f64(&self) -> Option<f64> {
+        match *self {
+            Value::Int(i) => Some(i as f64),
+            Value::Float(f) => Some(f),
+            _ => None,
+        }
+    }
+
+    /// The value as text, if it is text.
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Value::Text(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The value as a boolean, if it is one.
+    pub fn as_bool(&self) -> Option<bool> {
+        match *self {
+            Value::Bool(b) => Some(b),
+            _ => None,
+        }
+    }
+
+    /// The value as a whole number, if it is one.
+    pub fn as_i64(&self) -> Option<i64> {
+        match *self {
+            Value::Int(i) => Some(i),
+            _ => None,
+        }
+    }
+
+    /// A word for the value's type, for messages.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Value::Bool(_) => "a boolean",
+            Value::Int(_) => "a whole number",
+            Value::Float(_) => "a number",
+            Value::Text(_) => "text",
+        }
+    }
+}
+
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Value::Bool(b) => write!(f, "{b}"),
+            Value::Int(i) => write!(f, "{i}"),
+            Value::Float(x) => write!(f, "{x}"),
+            Value::Text(s) => write!(f, "{s:?}"),
+        }
+    }
+}
+
+impl Serialize for Value {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Value::Bool(b) => s.serialize_bool(*b),
+            Value::Int(i) => s.serialize_i64(*i),
+            Value::Float(x) => s.serialize_f64(*x),
+            Value::Text(t) => s.serialize_str(t),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Value {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = Value;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a field value: true/false, a number or text")
+            }
+            fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+                Ok(Value::Bool(v))
+            }
+            fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+                Ok(Value::Int(v))
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Value, E> {
+                i64::try_from(v)
+                    .map(Value::Int)
+                    .map_err(|_| E::custom(format!("the number {v} is too large")))
+            }
+            fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Value, E> {
+                if v.is_finite() {
+                    Ok(Value::Float(v))
+                } else {
+                    Err(E::custom("a number must be finite"))
+                }
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+                Ok(Value::Text(v.to_owned()))
+            }
+            fn visit_string<E>(self, v: String) -> Result<Value, E> {
+                Ok(Value::Text(v))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// One node of a tree.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Node {
+    /// Stable id, unique in the tree.
+    pub id: NodeId,
+    /// The kind's name, e.g. `Sequence` or `MoveTo`; looked up in the [`Catalog`].
+    pub kind: String,
+    /// An optional designer's title shown on the node.
+    pub title: String,
+    /// Fields set on this node; a field not set has the kind's default.
+    pub fields: BTreeMap<String, Value>,
+    /// The nodes linked into each input port, in slot order.
+    pub inputs: BTreeMap<Port, Vec<NodeId>>,
+    /// Where the node sits on the canvas (editor data).
+    pub position: [f32; 2],
+    /// A designer's note shown with the node (editor data).
+    pub comment: String,
+}
+
+impl Node {
+    /// A node of the given kind with no fields set and no links.
+    pub fn new(id: impl Into<NodeId>, kind: impl Into<String>) -> Self {
+        Self {
+            id: id.into(),
+            kind: kind.into(),
+            title: String::new(),
+            fields: BTreeMap::new(),
+            inputs: BTreeMap::new(),
+            position: [0.0, 0.0],
+            comment: String::new(),
+        }
+    }
+
+    /// The nodes linked into `port`, in slot order.
+    pub fn linked(&self, port: Port) -> &[NodeId] {
+        self.inputs.get(&port).map(Vec::as_slice).unwrap_or(&[])
+    }
+
+    /// Every (port, slot, child) link into this node.
+    pub fn links(&self) -> impl Iterator<Item = (Port, usize, &NodeId)> {
+        self.inputs
+            .iter()
+            .flat_map(|(port, ids)| ids.iter().enumerate().map(move |(i, id)| (*port, i, id)))
+    }
+
+    /// The title if set, else the kind.
+    pub fn label(&self) -> &str {
+        if self.title.is_empty() {
+            &self.kind
+        } else {
+            &self.title
+        }
+    }
+}
+
+impl From<String> for NodeId {
+    fn from(s: String) -> Self {
+        Self(s)
+    }
+}
+
+/// How the canvas was last looked at (editor data).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct View {
+    /// Canvas offset.
+    pub offset: [f32; 2],
+    /// Zoom factor.
+    pub zoom: f32,
+}
+
+/// A behaviour tree: its nodes in file order, plus tree-level data.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Tree {
+    nodes: Vec<Node>,
+    index: HashMap<NodeId, usize>,
+    /// A description of what the tree does.
+    pub description: String,
+    /// The saved canvas view, if any (editor data).
+    pub view: Option<View>,
+}
+
+/// Why a set of nodes cannot form a tree at all (before any validation).
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum StructureError {
+    /// Two nodes share an id.
+    #[error("[{0}] two nodes have the id '{0}'; ids must be unique")]
+    DuplicateId(NodeId),
+    /// An id is not usable.
+    #[error("[{id}] bad node id: {problem}")]
+    BadId {
+        /// The id.
+        id: NodeId,
+        /// What is wrong with it.
+        problem: &'static str,
+    },
+    /// A link names a node that is not in the tree.
+    #[error("[{node}] its '{port}' input links to '{missing}', which is not a node in this tree")]
+    MissingNode {
+        /// The node whose input holds the link.
+        node: NodeId,
+        /// The input port.
+        port: Port,
+        /// The id that is not there.
+        missing: NodeId,
+    },
+}
+
+impl Tree {
+    /// An empty tree.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Builds a tree from nodes, refusing duplicate or unusable ids and links to missing nodes.
+    /// Everything else (typing, cycles, counts) is left for [`validate`].
+    pub fn from_nodes(nodes: Vec<Node>) -> Result<Self, StructureError> {
+        let mut index = HashMap::with_capacity(nodes.len());
+        for (i, n) in nodes.iter().enumerate() {
+            if let Some(problem) = NodeId::problem(n.id.as_str()) {
+                return Err(StructureError::BadId {
+                    id: n.id.clone(),
+                    problem,
+                });
+            }
+            if index.insert(n.id.clone(), i).is_some() {
+                return Err(StructureError::DuplicateId(n.id.clone()));
+            }
+        }
+        for n in &nodes {
+            for (port, _, child) in n.links() {
+                if !index.contains_key(child) {
+                    return Err(StructureError::MissingNode {
+                        node: n.id.clone(),
+                        port,
+                        missing: child.clone(),
+                    });
+                }
+            }
+        }
+        Ok(Self {
+            nodes,
+            index,
+            description: String::new(),
+            view: None,
+        })
+    }
+
+    /// The nodes, in file order.
+    pub fn nodes(&self) -> &[Node] {
+        &self.nodes
+    }
+
+    /// The node with this id.
+    pub fn node(&self, id: &NodeId) -> Option<&Node> {
+        self.index.get(id).map(|&i| &self.nodes[i])
+    }
+
+    /// The position of a node in file order.
+    pub fn position_of(&self, id: &NodeId) -> Option<usize> {
+        self.index.get(id).copied()
+    }
+
+    /// Whether a node with this id exists.
+    pub fn contains(&self, id: &NodeId) -> bool {
+        self.index.contains_key(id)
+    }
+
+    /// Number of nodes.
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// Whether the tree has no nodes.
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+
+    /// Where `child` is linked, if it is: the first (parent, port, slot) found in file order.
+    pub fn parent_of(&self, child: &NodeId) -> Option<ParentSlot> {
+        self.nodes.iter().find_map(|p| {
+            p.links()
+                .find(|(_, _, c)| *c == child)
+                .map(|(port, slot, _)| ParentSlot {
+                    parent: p.id.clone(),
+                    port,
+                    slot,
+                })
+        })
+    }
+
+    /// The ids of nodes that are not Root, found by kind name `Root`.
+    pub fn roots(&self) -> impl Iterator<Item = &Node> {
+        self.nodes.iter().filter(|n| n.kind == "Root")
+    }
+
+    /// A fresh id for a node of `kind`: the kind in snake case and the first free number.
+    pub fn fresh_id(&self, kind: &str) -> NodeId {
+        let mut base = String::new();
+        for (i, c) in kind.chars().enumerate() {
+            if c.is_uppercase() && i > 0 {
+                base.push('_');
+            }
+            if c.is_alphanumeric() {
+                base.extend(c.to_lowercase());
+            }
+        }
+        if base.is_empty() {
+            base.push('n');
+        }
+        (1..)
+            .map(|i| NodeId(format!("{base}_{i}")))
+            .find(|id| !self.contains(id))
+            .unwrap_or_else(|| NodeId(base.clone()))
+    }
+
+    fn node_mut(&mut self, id: &NodeId) -> Option<&mut Node> {
+        self.index.get(id).map(|&i| &mut self.nodes[i])
+    }
+
+    fn rebuild_index(&mut self) {
+        self.index = self
+            .nodes
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.id.clone(), i))
+            .collect();
+    }
+
+    /// Checks the invariants every [`Edit`] keeps, beyond those of [`Tree::from_nodes`]:
+    /// at most one parent per node, no cycle, links only into ports the parent's kind has and
+    /// of a category that fits, single slots holding one link. Returns the first broken one.
+    pub fn check_invariants(&self, catalog: &Catalog) -> Result<(), String> {
+        let mut seen: HashMap<&NodeId, &NodeId> = HashMap::new();
+        for p in &self.nodes {
+            for (port, _, c) in p.links() {
+                if let Some(other) = seen.insert(c, &p.id) {
+                    return Err(format!("{c} has two parents: {other} and {}", p.id));
+                }
+                let pc = catalog.category_of(&p.kind);
+                let cc = self.node(c).and_then(|n| catalog.category_of(&n.kind));
+                match (pc, cc) {
+                    (Some(pc), Some(cc)) => {
+                        if let Err((_, why)) = link_rule(pc, port, cc) {
+                            return Err(format!("{c} -> {}.{port}: {why}", p.id));
+                        }
+                    }
+                    _ => return Err(format!("link {c} -> {} involves an unknown kind", p.id)),
+                }
+                if port.is_single() && p.linked(port).len() > 1 {
+                    return Err(format!("{}.{port} holds more than one link", p.id));
+                }
+            }
+        }
+        if let Some(cycle) = validate::find_cycles(self).into_iter().next() {
+            return Err(format!("cycle through {cycle:?}"));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,854 @@
+//! Validation ("TreeNode typing", SPEC §2): diagnostics tied to node ids.
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::fmt;
+
+use super::{Catalog, Category, Node, NodeId, Port, Tree, Value};
+
+/// How serious a diagnostic is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Severity {
+    /// The tree runs, but something looks wrong.
+    Warning,
+    /// The tree does not run.
+    Error,
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        })
+    }
+}
+
+macro_rules! rules {
+    ($($(#[$doc:meta])* $name:ident = $code:literal, $sev:ident;)*) => {
+        /// A validation rule; its code names it in messages, fixtures and docs.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Rule { $($(#[$doc])* $name,)* }
+        impl Rule {
+            /// Every rule.
+            pub const ALL: &'static [Rule] = &[$(Rule::$name,)*];
+            /// The rule's stable code, e.g. `two-parents`.
+            pub fn code(self) -> &'static str { match self { $(Rule::$name => $code,)* } }
+            /// The severity of diagnostics under this rule.
+            pub fn severity(self) -> Severity { match self { $(Rule::$name => Severity::$sev,)* } }
+        }
+    };
+}
+
+rules! {
+    /// Not exactly one Root.
+    RootCount = "root-count", Error;
+    /// A link between ports whose types do not fit.
+    LinkType = "link-type", Error;
+    /// Something linked into a Leaf or Condition.
+    LinkIntoLeaf = "link-into-leaf", Error;
+    /// Root linked as a child.
+    RootHasParent = "root-has-parent", Error;
+    /// A node linked to two parents (or twice to one).
+    TwoParents = "two-parents", Error;
+    /// Links that form a cycle.
+    Cycle = "cycle", Error;
+    /// More links than a single slot takes.
+    SlotOverflow = "slot-overflow", Error;
+    /// A composite with no children, a decorator, Root or Interrupt with no child.
+    MissingChild = "missing-child", Error;
+    /// An Interrupt without an interrupt_id.
+    InterruptIdMissing = "interrupt-id-missing", Error;
+    /// Two Interrupts with the same interrupt_id.
+    InterruptIdDuplicate = "interrupt-id-duplicate", Error;
+    /// A SubTree whose asset is not set, missing or unreadable.
+    SubtreeMissing = "subtree-missing", Error;
+    /// A SubTree whose asset has errors of its own.
+    SubtreeInvalid = "subtree-invalid", Error;
+    /// A SubTree whose asset leads back to itself.
+    SubtreeCycle = "subtree-cycle", Error;
+    /// A field of the wrong type.
+    FieldType = "field-type", Error;
+    /// A field out of range.
+    FieldRange = "field-range", Error;
+    /// A field the kind does not have.
+    FieldUnknown = "field-unknown", Error;
+    /// A kind the catalog does not know.
+    UnknownKind = "unknown-kind", Error;
+    /// Nodes not reachable from Root.
+    Unreachable = "unreachable", Warning;
+    /// An in_context key nothing earlier writes.
+    ContextUnwritten = "context-unwritten", Warning;
+    /// An out_context key nothing reads.
+    ContextUnread = "context-unread", Warning;
+    /// A tree or forever loop with no action leaf.
+    NoAction = "no-action", Warning;
+}
+
+impl fmt::Display for Rule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.code())
+    }
+}
+
+/// One finding of validation.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Diagnostic {
+    /// The rule broken.
+    pub rule: Rule,
+    /// The nodes concerned, the main one first (empty for a tree-wide finding).
+    pub nodes: Vec<NodeId>,
+    /// What is wrong, in a designer's words.
+    pub message: String,
+}
+
+impl Diagnostic {
+    fn new(rule: Rule, nodes: Vec<NodeId>, message: impl Into<String>) -> Self {
+        Self {
+            rule,
+            nodes,
+            message: message.into(),
+        }
+    }
+
+    /// The severity, from the rule.
+    pub fn severity(&self) -> Severity {
+        self.rule.severity()
+    }
+
+    /// Whether this is an error.
+    pub fn is_error(&self) -> bool {
+        self.severity() == Severity::Error
+    }
+}
+
+impl fmt::Display for Diagnostic {
+    /// `SEVERITY: [NODE-ID] MESSAGE (rule)`, the part of a `validate` line after the file.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: ", self.severity())?;
+        if let Some(n) = self.nodes.first() {
+            write!(f, "[{n}] ")?;
+        }
+        write!(f, "{} ({})", self.message, self.rule)
+    }
+}
+
+/// What a SubTree's asset turned out to be.
+#[derive(Clone, Debug, PartialEq)]
+pub enum AssetStatus {
+    /// A valid tree, summarised.
+    Ok(AssetSummary),
+    /// Not found or unreadable, with the reason.
+    Missing(String),
+    /// Found but broken, with the reason.
+    Invalid(String),
+    /// It leads back to the tree that names it; the chain of files.
+    Cycle(String),
+}
+
+/// What validation of the including tree needs to know of a valid subtree asset.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct AssetSummary {
+    /// Context keys it writes.
+    pub writes: BTreeSet<String>,
+    /// Context keys it reads.
+    pub reads: BTreeSet<String>,
+    /// Whether it contains an action leaf that runs.
+    pub has_action: bool,
+}
+
+/// Resolves the `asset` of SubTree nodes. The io module resolves files; tests can fake it.
+pub trait Assets {
+    /// What the asset named `asset` is, seen from the tree being validated.
+    fn resolve(&self, asset: &str) -> AssetStatus;
+}
+
+/// Resolves nothing: for a tree that has no file yet.
+pub struct NoAssets;
+
+impl Assets for NoAssets {
+    fn resolve(&self, asset: &str) -> AssetStatus {
+        AssetStatus::Missing(format!(
+            "cannot open '{asset}': the tree has not been saved, so there is no folder to find it in"
+        ))
+    }
+}
+
+/// Whether a node of category `child` may be linked into `port` of a node of category `parent`:
+/// the rule broken and the reason if not.
+pub fn link_rule(parent: Category, port: Port, child: Category) -> Result<(), (Rule, String)> {
+    if matches!(parent, Category::Leaf | Category::Condition) {
+        return Err((
+            Rule::LinkIntoLeaf,
+            format!("nothing links into a {}: it has no inputs", parent.label()),
+        ));
+    }
+    if !parent.inputs().contains(&port) {
+        return Err((
+            Rule::LinkType,
+            format!("a {} has no '{port}' input", parent.label()),
+        ));
+    }
+    match (port, child) {
+        (_, Category::Root) => Err((Rule::RootHasParent, "Root cannot have a parent".into())),
+        (Port::Interrupts, Category::Interrupt) => Ok(()),
+        (Port::Interrupts, c) => Err((
+            Rule::LinkType,
+            format!(
+                "only Interrupts link into Root's 'interrupts' input, not a {}",
+                c.label()
+            ),
+        )),
+        (_, Category::Interrupt) => Err((
+            Rule::LinkType,
+            "an Interrupt links only into Root's 'interrupts' input".into(),
+        )),
+        (Port::Conditions, Category::Condition) => Ok(()),
+        (Port::Conditions, c) => Err((
+            Rule::LinkType,
+            format!(
+                "only Conditions link into a 'conditions' input, not a {}",
+                c.label()
+            ),
+        )),
+        (Port::Child | Port::Children, _) => Ok(()),
+    }
+}
+
+/// Every cycle of links, each as the list of nodes on it (reported once per cycle).
+pub(crate) fn find_cycles(tree: &Tree) -> Vec<Vec<NodeId>> {
+    // Iterative three-colour DFS over child edges, so deep trees cannot overflow the stack.
+    let n = tree.len();
+    let mut colour = vec![0u8; n];
+    let mut cycles = Vec::new();
+    let idx = |id: &NodeId| tree.position_of(id).unwrap_or(usize::MAX);
+    let children: Vec<Vec<usize>> = tree
+        .nodes()
+        .iter()
+        .map(|node| {
+            node.links()
+                .map(|(_, _, c)| idx(c))
+                .filter(|&i| i < n)
+                .collect()
+        })
+        .collect();
+    for start in 0..n {
+        if colour[start] != 0 {
+            continue;
+        }
+        let mut stack: Vec<(usize, usize)> = vec![(start, 0)];
+        colour[start] = 1;
+        while let Some(&mut (v, ref mut next)) = stack.last_mut() {
+            if let Some(&w) = children[v].get(*next) {
+                *next += 1;
+                match colour[w] {
+                    0 => {
+                        colour[w] = 1;
+                        stack.push((w, 0));
+                    }
+                    1 => {
+                        let from = stack.iter().position(|&(u, _)| u == w).unwrap_or(0);
+                        cycles.push(
+                            stack[from..]
+                                .iter()
+                                .map(|&(u, _)| tree.nodes()[u].id.clone())
+                                .collect(),
+                        );
+                    }
+                    _ => {}
+                }
+            } else {
+                colour[v] = 2;
+                stack.pop();
+            }
+        }
+    }
+    cycles
+}
+
+struct Ctx<'a> {
+    tree: &'a Tree,
+    catalog: &'a Catalog,
+    assets: &'a dyn Assets,
+    out: Vec<Diagnostic>,
+    /// Asset status per SubTree node, resolved once.
+    subtrees: HashMap<&'a NodeId, AssetStatus>,
+}
+
+/// Validates a tree against the catalog, resolving SubTree assets through `assets`.
+/// Diagnostics come in a stable order: per node in file order, then tree-wide findings.
+pub fn validate(tree: &Tree, catalog: &Catalog, assets: &dyn Assets) -> Vec<Diagnostic> {
+    let mut cx = Ctx {
+        tree,
+        catalog,
+        assets,
+        out: Vec::new(),
+        subtrees: HashMap::new(),
+    };
+    cx.kinds_and_fields();
+    cx.roots();
+    cx.links();
+    cx.cycles();
+    cx.counts();
+    cx.interrupt_ids();
+    cx.subtree_assets();
+    let cyclic = !find_cycles(tree).is_empty();
+    if !cyclic {
+        cx.reachability();
+        cx.context();
+        cx.actions();
+    }
+    cx.out
+}
+
+impl<'a> Ctx<'a> {
+    fn push(&mut self, rule: Rule, node: &NodeId, message: impl Into<String>) {
+        self.out
+            .push(Diagnostic::new(rule, vec![node.clone()], message));
+    }
+
+    fn category(&self, node: &Node) -> Option<Category> {
+        self.catalog.category_of(&node.kind)
+    }
+
+    fn kinds_and_fields(&mut self) {
+        for node in self.tree.nodes() {
+            let Some(kind) = self.catalog.kind(&node.kind) else {
+                let hint = suggestion(
+                    &node.kind,
+                    self.catalog.kinds().iter().map(|k| k.name.as_str()),
+                );
+                self.push(
+                    Rule::UnknownKind,
+                    &node.id,
+                    format!("unknown node kind '{}'{hint}", node.kind),
+                );
+                continue;
+            };
+            for (name, value) in &node.fields {
+                match kind.field(name) {
+                    None => {
+                        let hint = suggestion(name, kind.fields.iter().map(|f| f.name.as_str()));
+                        self.push(
+                            Rule::FieldUnknown,
+                            &node.id,
+                            format!("{} has no field '{name}'{hint}", node.kind),
+                        );
+                    }
+                    Some(spec) => {
+                        if let Err((rule, msg)) = spec.check(value) {
+                            self.push(rule, &node.id, msg);
+                        }
+                    }
+                }
+            }
+            for spec in kind.fields.iter().filter(|f| f.required) {
+                let missing = match node.fields.get(&spec.name) {
+                    None => true,
+                    Some(Value::Text(s)) => s.trim().is_empty(),
+                    Some(_) => false,
+                };
+                if missing {
+                    let (rule, msg) = match kind.category {
+                        Category::Interrupt => (
+                            Rule::InterruptIdMissing,
+                            "this Interrupt has no interrupt_id, so no trigger can start it"
+                                .to_owned(),
+                        ),
+                        Category::SubTree => (
+                            Rule::SubtreeMissing,
+                            "this SubTree names no asset file".to_owned(),
+                        ),
+                        _ => (
+                            Rule::FieldType,
+                            format!("field '{}' must be set", spec.name),
+                        ),
+                    };
+                    self.push(rule, &node.id, msg);
+                }
+            }
+        }
+    }
+
+    fn roots(&mut self) {
+        let roots: Vec<NodeId> = self
+            .tree
+            .nodes()
+            .iter()
+            .filter(|n| self.category(n) == Some(Category::Root))
+            .map(|n| n.id.clone())
+            .collect();
+        match roots.len() {
+            1 => {}
+            0 => self.out.push(Diagnostic::new(
+                Rule::RootCount,
+                vec![],
+                "the tree has no Root node; add one and link the top branch to it",
+            )),
+            k => self.out.push(Diagnostic::new(
+                Rule::RootCount,
+                roots,
+                format!("the tree has {k} Root nodes; keep exactly one"),
+            )),
+        }
+    }
+
+    fn links(&mut self) {
+        let mut parent_of: HashMap<&NodeId, &NodeId> = HashMap::new();
+        for parent in self.tree.nodes() {
+            let pcat = self.category(parent);
+            for (port, ids) in &parent.inputs {
+                if let Some(pc) = pcat
+                    && port.is_single()
+                    && ids.len() > 1
+                    && pc.inputs().contains(port)
+                {
+                    self.out.push(Diagnostic::new(
+                        Rule::SlotOverflow,
+                        std::iter::once(parent.id.clone())
+                            .chain(ids.iter().cloned())
+                            .collect(),
+                        format!(
+                            "its '{port}' input takes one link but has {}: {}",
+                            ids.len(),
+                            join(ids)
+                        ),
+                    ));
+                }
+                for child_id in ids {
+                    let Some(child) = self.tree.node(child_id) else {
+                        continue;
+                    };
+                    if let Some(first) = parent_of.insert(child_id, &parent.id) {
+                        let msg = if first == &parent.id {
+                            format!("it is linked twice into {}", parent.id)
+                        } else {
+                            format!(
+                                "it has two parents, {first} and {}; a node has one parent",
+                                parent.id
+                            )
+                        };
+                        self.out.push(Diagnostic::new(
+                            Rule::TwoParents,
+                            vec![child_id.clone(), parent.id.clone()],
+                            msg,
+                        ));
+                    }
+                    let (Some(pc), Some(cc)) = (pcat, self.category(child)) else {
+                        continue;
+                    };
+                    if let Err((rule, why)) = link_rule(pc, port.to_owned(), cc) {
+                        let (main, other) = if rule == Rule::LinkIntoLeaf
+                            || rule == Rule::LinkType && !pc.inputs().contains(port)
+                        {
+                            (&parent.id, child_id)
+                        } else {
+                            (child_id, &parent.id)
+                        };
+                        self.out.push(Diagnostic::new(
+                            rule,
+                            vec![main.clone(), other.clone()],
+                            format!(
+                                "link {child_id} → {}.{port} is not allowed: {why}",
+                                parent.id
+                            ),
+                        ));
+                    }
+                }
+            }
+        }
+    }
+
+    fn cycles(&mut self) {
+        for cycle in find_cycles(self.tree) {
+            let path = cycle
+                .iter()
+                .map(|n| n.as_str())
+                .collect::<Vec<_>>()
+                .join(" → ");
+            let first = cycle.first().map(|n| n.as_str()).unwrap_or("");
+            self.out.push(Diagnostic::new(
+                Rule::Cycle,
+                cycle.clone(),
+                format!("links form a cycle: {path} → {first}"),
+            ));
+        }
+    }
+
+    fn counts(&mut self) {
+        for node in self.tree.nodes() {
+            let Some(cat) = self.category(node) else {
+                continue;
+            };
+            let what = match cat {
+                Category::Composite if node.linked(Port::Children).is_empty() => {
+                    "this composite has no children; link at least one"
+                }
+                Category::Decorator if node.linked(Port::Child).is_empty() => {
+                    "this decorator has no child; link one"
+                }
+                Category::Root if node.linked(Port::Child).is_empty() => {
+                    "Root has no child; link the top branch or action to it"
+                }
+                Category::Interrupt if node.linked(Port::Child).is_empty() => {
+                    "this Interrupt has no child to run"
+                }
+                _ => continue,
+            };
+            self.push(Rule::MissingChild, &node.id, what);
+        }
+    }
+
+    fn interrupt_ids(&mut self) {
+        let mut seen: HashMap<String, &NodeId> = HashMap::new();
+        for node in self.tree.nodes() {
+            if self.category(node) != Some(Category::Interrupt) {
+                continue;
+            }
+            let id = self.catalog.text(node, "interrupt_id").trim().to_owned();
+            if id.is_empty() {
+                continue;
+            }
+            if let Some(first) = seen.get(&id) {
+                let first = (*first).clone();
+                self.out.push(Diagnostic::new(
+                    Rule::InterruptIdDuplicate,
+                    vec![node.id.clone(), first.clone()],
+                    format!("interrupt_id '{id}' is already used by {first}; each Interrupt needs its own"),
+                ));
+            } else {
+                seen.insert(id, &node.id);
+            }
+        }
+    }
+
+    fn subtree_assets(&mut self) {
+        for node in self.tree.nodes() {
+            if self.category(node) != Some(Category::SubTree) {
+                continue;
+            }
+            let Some(Value::Text(asset)) = node.fields.get("asset") else {
+                continue;
+            };
+            if asset.trim().is_empty() {
+                continue;
+            }
+            let status = self.assets.resolve(asset);
+            match &status {
+                AssetStatus::Ok(_) => {}
+                AssetStatus::Missing(why) => self.push(
+                    Rule::SubtreeMissing,
+                    &node.id,
+                    format!("subtree asset '{asset}': {why}"),
+                ),
+                AssetStatus::Invalid(why) => self.push(
+                    Rule::SubtreeInvalid,
+                    &node.id,
+                    format!("subtree asset '{asset}' is not a valid tree: {why}"),
+                ),
+                AssetStatus::Cycle(chain) => self.push(
+                    Rule::SubtreeCycle,
+                    &node.id,
+                    format!("subtree asset '{asset}' leads back to this tree: {chain}"),
+                ),
+            }
+            self.subtrees.insert(&node.id, status);
+        }
+    }
+
+    fn the_root(&self) -> Option<&'a Node> {
+        let mut roots = self
+            .tree
+            .nodes()
+            .iter()
+            .filter(|n| self.catalog.category_of(&n.kind) == Some(Category::Root));
+        let root = roots.next()?;
+        roots.next().is_none().then_some(root)
+    }
+
+    /// Nodes in tree order from `start`: pre-order, ports in display order, slot order.
+    fn preorder(&self, start: &'a Node, out: &mut Vec<&'a Node>, ports: &[Port]) {
+        let mut stack = vec![start];
+        while let Some(node) = stack.pop() {
+            out.push(node);
+            let cat = self.category(node);
+            let mut kids = Vec::new();
+            for port in cat.map(Category::inputs).unwrap_or(&[]) {
+                if ports.contains(port) {
+                    kids.extend(node.linked(*port).iter().filter_map(|c| self.tree.node(c)));
+                }
+            }
+            stack.extend(kids.into_iter().rev());
+        }
+    }
+
+    fn reachability(&mut self) {
+        let mut reached: HashSet<&NodeId> = HashSet::new();
+        if let Some(root) = self.the_root() {
+            let mut all = Vec::new();
+            self.preorder(root, &mut all, &Port::ALL);
+            reached.extend(all.iter().map(|n| &n.id));
+        }
+        if self
+            .tree
+            .nodes()
+            .iter()
+            .all(|n| self.category(n) != Some(Category::Root))
+        {
+            return; // root-count already says it all
+        }
+        let has_parent: HashSet<&NodeId> = self
+            .tree
+            .nodes()
+            .iter()
+            .flat_map(|n| n.links().map(|(_, _, c)| c))
+            .collect();
+        for top in self.tree.nodes() {
+            if reached.contains(&top.id)
+                || has_parent.contains(&top.id)
+                || self.category(top) == Some(Category::Root)
+            {
+                continue;
+            }
+            let mut group = Vec::new();
+            self.preorder(top, &mut group, &Port::ALL);
+            let ids: Vec<NodeId> = group
+                .iter()
+                .filter(|n| !reached.contains(&n.id))
+                .map(|n| n.id.clone())
+                .collect();
+            let msg = if ids.len() == 1 {
+                format!(
+                    "'{}' is not connected to Root, so it never runs",
+                    top.label()
+                )
+            } else {
+                format!(
+                    "'{}' and the {} nodes below it are not connected to Root, so they never run",
+                    top.label(),
+                    ids.len() - 1
+                )
+            };
+            self.out.push(Diagnostic::new(Rule::Unreachable, ids, msg));
+        }
+    }
+
+    fn reads_of(&self, node: &'a Node) -> Vec<String> {
+        let mut keys = Vec::new();
+        match self.category(node) {
+            Some(Category::Leaf | Category::Condition) => {
+                let k = self.catalog.text(node, "in_context");
+                if !k.is_empty() {
+                    keys.push(k.to_owned());
+                }
+                if node.kind == "HasContext" {
+                    let k = self.catalog.text(node, "key");
+                    if !k.is_empty() {
+                        keys.push(k.to_owned());
+                    }
+                }
+            }
+            Some(Category::SubTree) => {
+                if let Some(AssetStatus::Ok(s)) = self.subtrees.get(&node.id) {
+                    keys.extend(s.reads.iter().cloned());
+                }
+            }
+            _ => {}
+        }
+        keys
+    }
+
+    fn writes_of(&self, node: &'a Node) -> Vec<String> {
+        match self.category(node) {
+            Some(Category::Leaf | Category::Interrupt) => {
+                let k = self.catalog.text(node, "out_context");
+                if k.is_empty() {
+                    vec![]
+                } else {
+                    vec![k.to_owned()]
+                }
+            }
+            Some(Category::SubTree) => match self.subtrees.get(&node.id) {
+                Some(AssetStatus::Ok(s)) => s.writes.iter().cloned().collect(),
+                _ => vec![],
+            },
+            _ => vec![],
+        }
+    }
+
+    fn context(&mut self) {
+        let Some(root) = self.the_root() else { return };
+        let mut main = Vec::new();
+        self.preorder(
+            root,
+            &mut main,
+            &[Port::Child, Port::Children, Port::Conditions],
+        );
+        let mut interrupts = Vec::new();
+        for i in root
+            .linked(Port::Interrupts)
+            .iter()
+            .filter_map(|id| self.tree.node(id))
+        {
+            self.preorder(
+                i,
+                &mut interrupts,
+                &[Port::Child, Port::Children, Port::Conditions],
+            );
+        }
+        // Trigger payloads can arrive at any time, so Interrupt out_context keys count as written from the start.
+        let mut written: HashSet<String> = interrupts
+            .iter()
+            .filter(|n| self.category(n) == Some(Category::Interrupt))
+            .flat_map(|n| self.writes_of(n))
+            .collect();
+        let mut read_anywhere: HashSet<String> = HashSet::new();
+        let mut found = Vec::new();
+        for node in main.iter().chain(interrupts.iter()) {
+            for key in self.reads_of(node) {
+                if !written.contains(&key)
+                    && self.category(node) != Some(Category::SubTree)
+                    && node.kind != "HasContext"
+                {
+                    found.push(Diagnostic::new(
+                        Rule::ContextUnwritten,
+                        vec![node.id.clone()],
+                        format!("it reads context key '{key}', but no earlier action, Interrupt or trigger writes it; the tree will reset here"),
+                    ));
+                }
+                read_anywhere.insert(key);
+            }
+            written.extend(self.writes_of(node));
+        }
+        for node in main.iter().chain(interrupts.iter()) {
+            if self.category(node) == Some(Category::SubTree) {
+                continue;
+            }
+            for key in self.writes_of(node) {
+                if !read_anywhere.contains(&key) {
+                    found.push(Diagnostic::new(
+                        Rule::ContextUnread,
+                        vec![node.id.clone()],
+                        format!("it writes context key '{key}', but nothing reads it"),
+                    ));
+                }
+            }
+        }
+        self.out.extend(found);
+    }
+
+    fn has_action(&self, top: &'a Node) -> bool {
+        let mut below = Vec::new();
+        self.preorder(top, &mut below, &[Port::Child, Port::Children]);
+        below.iter().any(|n| match self.category(n) {
+            Some(Category::Leaf) => true,
+            Some(Category::SubTree) => {
+                matches!(self.subtrees.get(&n.id), Some(AssetStatus::Ok(s)) if s.has_action)
+            }
+            _ => false,
+        })
+    }
+
+    fn actions(&mut self) {
+        let Some(root) = self.the_root() else { return };
+        if root.linked(Port::Child).is_empty() {
+            return;
+        }
+        let mut found = Vec::new();
+        if !self.has_action(root) {
+            found.push(Diagnostic::new(
+                Rule::NoAction,
+                vec![root.id.clone()],
+                "the tree has no action, so it only checks conditions and stalls every step",
+            ));
+        }
+        let mut main = Vec::new();
+        self.preorder(
+            root,
+            &mut main,
+            &[Port::Child, Port::Children, Port::Interrupts],
+        );
+        for node in main {
+            let forever = match node.kind.as_str() {
+                "Repeater" => {
+                    self.catalog
+                        .field_value(node, "times")
+                        .and_then(Value::as_i64)
+                        == Some(0)
+                }
+                "UntilFail" => true,
+                _ => false,
+            };
+            if forever && !node.linked(Port::Child).is_empty() && !self.has_action(node) {
+                found.push(Diagnostic::new(
+                    Rule::NoAction,
+                    vec![node.id.clone()],
+                    format!(
+                        "this {} loops for ever over a subtree with no action, so it stalls",
+                        node.kind
+                    ),
+                ));
+            }
+        }
+        self.out.extend(found);
+    }
+}
+
+/// Summarises a valid tree for trees that include it as a SubTree.
+pub fn summarize(tree: &Tree, catalog: &Catalog, assets: &dyn Assets) -> AssetSummary {
+    let mut cx = Ctx {
+        tree,
+        catalog,
+        assets,
+        out: Vec::new(),
+        subtrees: HashMap::new(),
+    };
+    cx.subtree_assets();
+    let mut summary = AssetSummary::default();
+    let Some(root) = cx.the_root() else {
+        return summary;
+    };
+    let mut main = Vec::new();
+    cx.preorder(
+        root,
+        &mut main,
+        &[Port::Child, Port::Children, Port::Conditions],
+    );
+    for node in &main {
+        summary.reads.extend(cx.reads_of(node));
+        summary.writes.extend(cx.writes_of(node));
+    }
+    summary.has_action = cx.has_action(root);
+    summary
+}
+
+fn join(ids: &[NodeId]) -> String {
+    ids.iter()
+        .map(NodeId::as_str)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// ", did you mean 'X'?" for the closest candidate within a small edit distance.
+fn suggestion<'s>(word: &str, candidates: impl Iterator<Item = &'s str>) -> String {
+    let lower = word.to_lowercase();
+    candidates
+        .map(|c| (edit_distance(&lower, &c.to_lowercase()), c))
+        .filter(|(d, c)| *d <= 2.max(c.len() / 4))
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, c)| format!("; did you mean '{c}'?"))
+        .unwrap_or_default()
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let sub = prev[j] + usize::from(ca != *cb);
+            cur.push(sub.min(prev[j + 1] + 1).min(cur[j] + 1));
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}

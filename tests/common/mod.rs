@@ -1,0 +1,50 @@
+//! Helpers shared by the integration tests.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+/// The repository's root folder.
+pub fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Every `.json` file below `dir`, sorted, recursively.
+pub fn json_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_owned()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let p = entry.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|e| e == "json") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The tree files of sample_trees/ (scenario files are skipped by their header).
+pub fn sample_trees() -> Vec<PathBuf> {
+    json_files(&repo().join("sample_trees"))
+        .into_iter()
+        .filter(|p| {
+            std::fs::read_to_string(p)
+                .unwrap()
+                .contains("\"format\": \"arbor.tree\"")
+        })
+        .collect()
+}
+
+/// `(rule, node)` from a fixture's `expect: RULE on NODE` description.
+pub fn expectation(path: &Path) -> (String, String) {
+    let tree = arbor::io::load_tree(path).unwrap();
+    let (_, rest) = tree
+        .description
+        .split_once("expect: ")
+        .unwrap_or_else(|| panic!("{} has no 'expect:' in its description", path.display()));
+    let (rule, node) = rest.trim().split_once(" on ").unwrap();
+    (rule.to_owned(), node.to_owned())
+}

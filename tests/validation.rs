@@ -1,0 +1,242 @@
+//! Every rule of SPEC §2: its fixture yields exactly that rule, on the node it names.
+
+mod common;
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+use arbor::io::{TreeFiles, load_tree};
+use arbor::model::{Catalog, Diagnostic, NoAssets, Node, NodeId, Rule, Severity, Tree, validate};
+use common::{expectation, repo};
+
+fn fixture(dir: &str, rule: &str) -> PathBuf {
+    repo()
+        .join("tests/fixtures")
+        .join(dir)
+        .join(format!("{rule}.json"))
+}
+
+fn diagnostics(path: &PathBuf) -> Vec<Diagnostic> {
+    let catalog = Catalog::builtin();
+    TreeFiles::new(&catalog).validate_file(path).unwrap()
+}
+
+/// The fixture for `rule` yields diagnostics of that rule and severity only, one of them on
+/// the node the fixture names.
+fn check(dir: &str, code: &str) {
+    let path = fixture(dir, code);
+    let (rule, node) = expectation(&path);
+    assert_eq!(rule, code, "{} expects another rule", path.display());
+    let rule = Rule::ALL
+        .iter()
+        .copied()
+        .find(|r| r.code() == code)
+        .unwrap();
+    let diags = diagnostics(&path);
+    let of_severity: Vec<&Diagnostic> = diags
+        .iter()
+        .filter(|d| d.severity() == rule.severity())
+        .collect();
+    let rules: BTreeSet<Rule> = of_severity.iter().map(|d| d.rule).collect();
+    assert_eq!(
+        rules,
+        BTreeSet::from([rule]),
+        "{}: {diags:#?}",
+        path.display()
+    );
+    assert!(
+        of_severity
+            .iter()
+            .any(|d| d.nodes.contains(&NodeId::new(node.clone()))),
+        "{}: no {code} on {node}: {diags:#?}",
+        path.display()
+    );
+    if rule.severity() == Severity::Warning {
+        assert!(
+            diags.iter().all(|d| !d.is_error()),
+            "{}: {diags:#?}",
+            path.display()
+        );
+    }
+}
+
+macro_rules! rule_tests {
+    ($($name:ident: $dir:literal / $code:literal;)*) => {
+        $( #[test] fn $name() { check($dir, $code); } )*
+        /// The list above covers every rule.
+        #[test]
+        fn every_rule_has_a_fixture_and_a_test() {
+            let tested: BTreeSet<&str> = [$($code),*].into_iter().collect();
+            for rule in Rule::ALL {
+                assert!(tested.contains(rule.code()), "no test for {}", rule.code());
+            }
+        }
+    };
+}
+
+rule_tests! {
+    root_count: "invalid" / "root-count";
+    link_type: "invalid" / "link-type";
+    link_into_leaf: "invalid" / "link-into-leaf";
+    root_has_parent: "invalid" / "root-has-parent";
+    two_parents: "invalid" / "two-parents";
+    cycle: "invalid" / "cycle";
+    slot_overflow: "invalid" / "slot-overflow";
+    missing_child: "invalid" / "missing-child";
+    interrupt_id_missing: "invalid" / "interrupt-id-missing";
+    interrupt_id_duplicate: "invalid" / "interrupt-id-duplicate";
+    subtree_missing: "invalid" / "subtree-missing";
+    subtree_invalid: "invalid" / "subtree-invalid";
+    subtree_cycle: "invalid" / "subtree-cycle";
+    field_type: "invalid" / "field-type";
+    field_range: "invalid" / "field-range";
+    field_unknown: "invalid" / "field-unknown";
+    unknown_kind: "invalid" / "unknown-kind";
+    unreachable: "warnings" / "unreachable";
+    context_unwritten: "warnings" / "context-unwritten";
+    context_unread: "warnings" / "context-unread";
+    no_action: "warnings" / "no-action";
+}
+
+#[test]
+fn every_sample_tree_is_valid_without_warnings() {
+    let samples = common::sample_trees();
+    assert!(
+        samples.len() >= 7,
+        "expected the sample trees, found {samples:?}"
+    );
+    for path in samples {
+        let diags = diagnostics(&path);
+        assert!(diags.is_empty(), "{}: {diags:#?}", path.display());
+    }
+}
+
+#[test]
+fn messages_name_the_node_and_the_rule() {
+    let diags = diagnostics(&fixture("invalid", "field-unknown"));
+    let line = diags[0].to_string();
+    assert_eq!(
+        line,
+        "error: [bad] Wait has no field 'secnds'; did you mean 'seconds'? (field-unknown)"
+    );
+}
+
+#[test]
+fn an_empty_tree_has_no_root() {
+    let diags = validate(&Tree::new(), &Catalog::builtin(), &NoAssets);
+    assert_eq!(
+        diags.iter().map(|d| d.rule).collect::<Vec<_>>(),
+        vec![Rule::RootCount]
+    );
+}
+
+#[test]
+fn a_subtree_in_an_unsaved_tree_says_why_it_cannot_be_found() {
+    let mut root = Node::new("root", "Root");
+    root.inputs
+        .insert(arbor::model::Port::Child, vec![NodeId::new("s")]);
+    let mut sub = Node::new("s", "SubTree");
+    sub.fields
+        .insert("asset".into(), arbor::model::Value::Text("x.json".into()));
+    let tree = Tree::from_nodes(vec![root, sub]).unwrap();
+    let diags = validate(&tree, &Catalog::builtin(), &NoAssets);
+    let d = diags
+        .iter()
+        .find(|d| d.rule == Rule::SubtreeMissing)
+        .unwrap();
+    assert!(d.message.contains("not been saved"), "{}", d.message);
+}
+
+#[test]
+fn subtree_cycle_across_three_files_is_found_from_each_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, next: &str| {
+        let text = format!(
+            r#"{{"format": "arbor.tree", "version": 1, "nodes": [
+                {{"id": "root", "kind": "Root", "inputs": {{"child": ["sel"]}}}},
+                {{"id": "sel", "kind": "Selector", "inputs": {{"children": ["a", "sub"]}}}},
+                {{"id": "a", "kind": "MockAction"}},
+                {{"id": "sub", "kind": "SubTree", "fields": {{"asset": "{next}"}}}}]}}"#
+        );
+        std::fs::write(dir.path().join(name), text).unwrap();
+    };
+    std::fs::create_dir(dir.path().join("nested")).unwrap();
+    write("a.json", "b.json");
+    write("b.json", "nested/../c.json");
+    write("c.json", "./a.json");
+    let catalog = Catalog::builtin();
+    for name in ["a.json", "b.json", "c.json"] {
+        let files = TreeFiles::new(&catalog);
+        let diags = files.validate_file(&dir.path().join(name)).unwrap();
+        let cyc: Vec<_> = diags
+            .iter()
+            .filter(|d| d.rule == Rule::SubtreeCycle)
+            .collect();
+        assert_eq!(cyc.len(), 1, "{name}: {diags:#?}");
+        assert_eq!(cyc[0].nodes, vec![NodeId::new("sub")]);
+        assert!(
+            cyc[0].message.contains(&format!("{name} → ")),
+            "{}",
+            cyc[0].message
+        );
+    }
+}
+
+#[test]
+fn a_file_that_includes_itself_is_a_cycle() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("self.json");
+    std::fs::write(
+        &path,
+        r#"{"format": "arbor.tree", "version": 1, "nodes": [
+            {"id": "root", "kind": "Root", "inputs": {"child": ["sub"]}},
+            {"id": "sub", "kind": "SubTree", "fields": {"asset": "self.json"}}]}"#,
+    )
+    .unwrap();
+    let catalog = Catalog::builtin();
+    let diags = TreeFiles::new(&catalog).validate_file(&path).unwrap();
+    assert!(
+        diags
+            .iter()
+            .any(|d| d.rule == Rule::SubtreeCycle && d.message.contains("self.json → self.json")),
+        "{diags:#?}"
+    );
+}
+
+#[test]
+fn context_written_in_a_subtree_counts_for_the_including_tree() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("find.json"),
+        r#"{"format": "arbor.tree", "version": 1, "nodes": [
+            {"id": "root", "kind": "Root", "inputs": {"child": ["f"]}},
+            {"id": "f", "kind": "FindClosest", "fields": {"out_context": "target"}}]}"#,
+    )
+    .unwrap();
+    let main = dir.path().join("main.json");
+    std::fs::write(
+        &main,
+        r#"{"format": "arbor.tree", "version": 1, "nodes": [
+            {"id": "root", "kind": "Root", "inputs": {"child": ["seq"]}},
+            {"id": "seq", "kind": "Sequence", "inputs": {"children": ["sub", "go"]}},
+            {"id": "sub", "kind": "SubTree", "fields": {"asset": "find.json"}},
+            {"id": "go", "kind": "MoveTo", "fields": {"in_context": "target"}}]}"#,
+    )
+    .unwrap();
+    let catalog = Catalog::builtin();
+    let files = TreeFiles::new(&catalog);
+    assert_eq!(files.validate_file(&main).unwrap(), vec![]);
+    // Seen alone, the subtree writes a key nothing reads.
+    let alone = files.validate_file(&dir.path().join("find.json")).unwrap();
+    assert_eq!(
+        alone.iter().map(|d| d.rule).collect::<Vec<_>>(),
+        vec![Rule::ContextUnread]
+    );
+}
+
+#[test]
+fn a_fixture_loads_even_with_errors_so_the_editor_can_show_them() {
+    for path in common::json_files(&repo().join("tests/fixtures/invalid")) {
+        load_tree(&path).unwrap_or_else(|e| panic!("{e}"));
+    }
+}
