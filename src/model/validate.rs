@@ -384,11 +384,13 @@ impl<'a> Ctx<'a> {
                 vec![],
                 "the tree has no Root node; add one and link the top branch to it",
             )),
-            k => self.out.push(Diagnostic::new(
-                Rule::RootCount,
-                roots,
-                format!("the tree has {k} Root nodes; keep exactly one"),
-            )),
+            k => {
+                let msg = format!(
+                    "the tree has {k} Root nodes ({}); keep exactly one",
+                    join(&roots)
+                );
+                self.out.push(Diagnostic::new(Rule::RootCount, roots, msg));
+            }
         }
     }
 

@@ -1,0 +1,190 @@
+//! The `arbor` binary, run as a user runs it.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use common::repo;
+
+fn arbor(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_arbor"))
+        .args(args)
+        .current_dir(repo())
+        .output()
+        .unwrap()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn rel(p: &Path) -> String {
+    p.strip_prefix(repo()).unwrap_or(p).display().to_string()
+}
+
+#[test]
+fn validate_accepts_every_sample_tree() {
+    let files: Vec<String> = common::sample_trees().iter().map(|p| rel(p)).collect();
+    let args: Vec<&str> = std::iter::once("validate")
+        .chain(files.iter().map(String::as_str))
+        .collect();
+    let out = arbor(&args);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+    assert_eq!(text(&out.stdout), "");
+    assert!(text(&out.stderr).contains("0 error(s), 0 warning(s), 0 unreadable"));
+}
+
+#[test]
+fn fmt_check_accepts_every_sample_tree() {
+    let files: Vec<String> = common::sample_trees().iter().map(|p| rel(p)).collect();
+    let args: Vec<&str> = ["fmt", "--check"]
+        .into_iter()
+        .chain(files.iter().map(String::as_str))
+        .collect();
+    let out = arbor(&args);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn each_invalid_fixture_exits_1_and_names_its_rule_and_node() {
+    let fixtures: Vec<PathBuf> = std::fs::read_dir(repo().join("tests/fixtures/invalid"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_file())
+        .collect();
+    assert!(fixtures.len() >= 17);
+    for path in fixtures {
+        let (rule, node) = common::expectation(&path);
+        let out = arbor(&["validate", &rel(&path)]);
+        let stdout = text(&out.stdout);
+        assert_eq!(out.status.code(), Some(1), "{}: {stdout}", path.display());
+        let line = stdout
+            .lines()
+            .find(|l| l.ends_with(&format!("({rule})")))
+            .unwrap_or_else(|| panic!("{stdout}"));
+        assert!(
+            line.starts_with(&format!("{}: error: ", rel(&path))),
+            "{line}"
+        );
+        assert!(
+            stdout.contains(&format!("[{node}]")) || line.contains(&node),
+            "{stdout}"
+        );
+    }
+}
+
+#[test]
+fn warnings_alone_exit_0() {
+    let out = arbor(&["validate", "tests/fixtures/warnings/unreachable.json"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        text(&out.stdout),
+        "tests/fixtures/warnings/unreachable.json: warning: [bad] 'MockAction' is not connected to Root, so it never runs (unreachable)\n"
+    );
+}
+
+#[test]
+fn a_truncated_file_exits_2_with_line_and_column() {
+    let out = arbor(&["validate", "tests/fixtures/unreadable/truncated.json"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains(
+            "tests/fixtures/unreadable/truncated.json:6:1: error: EOF while parsing an object"
+        ),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn every_unreadable_fixture_exits_2_naming_the_file() {
+    for path in common::json_files(&repo().join("tests/fixtures/unreadable")) {
+        let out = arbor(&["validate", &rel(&path)]);
+        assert_eq!(out.status.code(), Some(2), "{}", path.display());
+        assert!(
+            text(&out.stderr).starts_with(&rel(&path)),
+            "{}",
+            text(&out.stderr)
+        );
+    }
+}
+
+#[test]
+fn the_worst_file_decides_the_exit_code() {
+    let out = arbor(&[
+        "validate",
+        "sample_trees/droid_arena.json",
+        "tests/fixtures/invalid/cycle.json",
+        "tests/fixtures/unreadable/truncated.json",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stdout).contains("(cycle)"));
+}
+
+#[test]
+fn fmt_rewrites_a_file_and_check_lists_what_differs() {
+    let dir = tempfile::tempdir().unwrap();
+    let messy = dir.path().join("messy.json");
+    let original = r#"{"version":1,"format":"arbor.tree","nodes":[{"kind":"Root","id":"root","inputs":{"child":["w"]}},{"id":"w","kind":"Wait"}]}"#;
+    std::fs::write(&messy, original).unwrap();
+    let m = messy.to_str().unwrap();
+
+    let out = arbor(&["fmt", "--check", m]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(text(&out.stdout).trim(), m);
+    assert_eq!(
+        std::fs::read_to_string(&messy).unwrap(),
+        original,
+        "--check changed the file"
+    );
+
+    let out = arbor(&["fmt", m]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let formatted = std::fs::read_to_string(&messy).unwrap();
+    assert!(
+        formatted.starts_with("{\n  \"format\": \"arbor.tree\",\n  \"version\": 1,"),
+        "{formatted}"
+    );
+
+    let out = arbor(&["fmt", "--check", m]);
+    assert_eq!(out.status.code(), Some(0));
+}
+
+#[test]
+fn fmt_refuses_a_broken_file_without_touching_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let broken = dir.path().join("broken.json");
+    std::fs::write(&broken, "{\"format\": \"arbor.tree\", ").unwrap();
+    let out = arbor(&["fmt", broken.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("broken.json:1:"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert_eq!(
+        std::fs::read_to_string(&broken).unwrap(),
+        "{\"format\": \"arbor.tree\", "
+    );
+}
+
+#[test]
+fn no_arguments_prints_help() {
+    let out = arbor(&[]);
+    assert_eq!(out.status.code(), Some(0));
+    let help = text(&out.stdout);
+    assert!(help.contains("validate") && help.contains("fmt"), "{help}");
+}

@@ -1,0 +1,339 @@
+//! Edit operations: each refused edit says why and changes nothing; each inverse undoes exactly.
+
+use arbor::model::{Catalog, Edit, Node, NodeId, ParentSlot, Port, Rule, Tree, Value};
+
+fn id(s: &str) -> NodeId {
+    NodeId::new(s)
+}
+
+fn slot(parent: &str, port: Port, slot: usize) -> ParentSlot {
+    ParentSlot {
+        parent: id(parent),
+        port,
+        slot,
+    }
+}
+
+fn add(tree: &mut Tree, c: &Catalog, node: &str, kind: &str, parent: Option<ParentSlot>) {
+    let edit = Edit::Insert {
+        node: Box::new(Node::new(node, kind)),
+        index: usize::MAX,
+        parent,
+    };
+    tree.apply(edit, c).unwrap();
+}
+
+/// Root ← seq ← [a, b], plus a loose condition `c` and a loose action `d`.
+fn sample(c: &Catalog) -> Tree {
+    let mut t = Tree::new();
+    add(&mut t, c, "root", "Root", None);
+    add(
+        &mut t,
+        c,
+        "seq",
+        "Sequence",
+        Some(slot("root", Port::Child, 0)),
+    );
+    add(
+        &mut t,
+        c,
+        "a",
+        "MockAction",
+        Some(slot("seq", Port::Children, 0)),
+    );
+    add(&mut t, c, "b", "Wait", Some(slot("seq", Port::Children, 1)));
+    add(&mut t, c, "c", "MockCondition", None);
+    add(&mut t, c, "d", "MockAction", None);
+    t
+}
+
+fn refused(edit: Edit, rule: Option<Rule>) -> String {
+    let c = Catalog::builtin();
+    let mut t = sample(&c);
+    let before = t.clone();
+    let err = t.apply(edit, &c).unwrap_err();
+    assert_eq!(t, before, "a refused edit changed the tree");
+    assert_eq!(err.rule, rule, "{}", err.message);
+    err.message
+}
+
+#[test]
+fn links_that_break_typing_are_refused_with_a_reason() {
+    let m = refused(
+        Edit::Link {
+            child: id("d"),
+            to: slot("seq", Port::Conditions, 0),
+        },
+        Some(Rule::LinkType),
+    );
+    assert!(m.contains("only Conditions"), "{m}");
+    let m = refused(
+        Edit::Link {
+            child: id("d"),
+            to: slot("a", Port::Children, 0),
+        },
+        Some(Rule::LinkIntoLeaf),
+    );
+    assert!(m.contains("nothing links into a Leaf"), "{m}");
+    refused(
+        Edit::Link {
+            child: id("root"),
+            to: slot("seq", Port::Children, 0),
+        },
+        Some(Rule::RootHasParent),
+    );
+    refused(
+        Edit::Link {
+            child: id("d"),
+            to: slot("root", Port::Child, 0),
+        },
+        Some(Rule::SlotOverflow),
+    );
+    refused(
+        Edit::Link {
+            child: id("a"),
+            to: slot("seq", Port::Children, 0),
+        },
+        Some(Rule::TwoParents),
+    );
+    refused(
+        Edit::Link {
+            child: id("d"),
+            to: slot("root", Port::Interrupts, 0),
+        },
+        Some(Rule::LinkType),
+    );
+    refused(
+        Edit::Link {
+            child: id("d"),
+            to: slot("seq", Port::Children, 5),
+        },
+        None,
+    );
+}
+
+#[test]
+fn a_link_that_would_close_a_cycle_is_refused() {
+    let c = Catalog::builtin();
+    let mut t = sample(&c);
+    add(&mut t, &c, "inv", "Inverter", None);
+    add(
+        &mut t,
+        &c,
+        "sel",
+        "Selector",
+        Some(slot("inv", Port::Child, 0)),
+    );
+    let err = t
+        .apply(
+            Edit::Link {
+                child: id("inv"),
+                to: slot("sel", Port::Children, 0),
+            },
+            &c,
+        )
+        .unwrap_err();
+    assert_eq!(err.rule, Some(Rule::Cycle));
+}
+
+#[test]
+fn a_condition_can_be_a_guard_or_a_child() {
+    let c = Catalog::builtin();
+    let mut t = sample(&c);
+    t.apply(
+        Edit::Link {
+            child: id("c"),
+            to: slot("seq", Port::Conditions, 0),
+        },
+        &c,
+    )
+    .unwrap();
+    t.apply(Edit::Unlink { child: id("c") }, &c).unwrap();
+    t.apply(
+        Edit::Link {
+            child: id("c"),
+            to: slot("seq", Port::Children, 1),
+        },
+        &c,
+    )
+    .unwrap();
+    assert_eq!(
+        t.node(&id("seq")).unwrap().linked(Port::Children),
+        &[id("a"), id("c"), id("b")]
+    );
+}
+
+#[test]
+fn removing_a_node_unlinks_it_and_undo_restores_everything() {
+    let c = Catalog::builtin();
+    let mut t = sample(&c);
+    let before = t.clone();
+    let undo = t.apply(Edit::Remove { id: id("seq") }, &c).unwrap();
+    assert!(t.node(&id("root")).unwrap().linked(Port::Child).is_empty());
+    assert_eq!(t.parent_of(&id("a")), None, "children become loose");
+    t.apply(undo, &c).unwrap();
+    assert_eq!(t, before);
+}
+
+#[test]
+fn moving_a_child_changes_execution_order_and_undoes() {
+    let c = Catalog::builtin();
+    let mut t = sample(&c);
+    t.apply(
+        Edit::Link {
+            child: id("d"),
+            to: slot("seq", Port::Children, 2),
+        },
+        &c,
+    )
+    .unwrap();
+    let undo = t
+        .apply(
+            Edit::MoveChild {
+                parent: id("seq"),
+                port: Port::Children,
+                from: 0,
+                to: 2,
+            },
+            &c,
+        )
+        .unwrap();
+    assert_eq!(
+        t.node(&id("seq")).unwrap().linked(Port::Children),
+        &[id("b"), id("d"), id("a")]
+    );
+    t.apply(undo, &c).unwrap();
+    assert_eq!(
+        t.node(&id("seq")).unwrap().linked(Port::Children),
+        &[id("a"), id("b"), id("d")]
+    );
+}
+
+#[test]
+fn a_batch_is_all_or_nothing() {
+    let c = Catalog::builtin();
+    let mut t = sample(&c);
+    let before = t.clone();
+    let batch = Edit::Batch(vec![
+        Edit::SetTitle {
+            id: id("a"),
+            title: "first".into(),
+        },
+        Edit::Unlink { child: id("b") },
+        Edit::Link {
+            child: id("b"),
+            to: slot("a", Port::Children, 0),
+        }, // refused
+    ]);
+    assert!(t.apply(batch, &c).is_err());
+    assert_eq!(t, before);
+    let undo = t
+        .apply(
+            Edit::Batch(vec![
+                Edit::SetField {
+                    id: id("b"),
+                    name: "seconds".into(),
+                    value: Some(Value::Float(2.0)),
+                },
+                Edit::Unlink { child: id("b") },
+                Edit::Link {
+                    child: id("b"),
+                    to: slot("seq", Port::Children, 0),
+                },
+            ]),
+            &c,
+        )
+        .unwrap();
+    assert_eq!(
+        t.node(&id("seq")).unwrap().linked(Port::Children),
+        &[id("b"), id("a")]
+    );
+    t.apply(undo, &c).unwrap();
+    assert_eq!(t, before);
+}
+
+#[test]
+fn ids_are_unique_and_fresh_ids_are_readable() {
+    let c = Catalog::builtin();
+    let mut t = sample(&c);
+    assert_eq!(t.fresh_id("MoveTo"), id("move_to_1"));
+    add(&mut t, &c, "move_to_1", "MoveTo", None);
+    assert_eq!(t.fresh_id("MoveTo"), id("move_to_2"));
+    let err = t
+        .apply(
+            Edit::Insert {
+                node: Box::new(Node::new("a", "Wait")),
+                index: 0,
+                parent: None,
+            },
+            &c,
+        )
+        .unwrap_err();
+    assert!(err.message.contains("already exists"));
+    let err = t
+        .apply(
+            Edit::Insert {
+                node: Box::new(Node::new("x/y", "Wait")),
+                index: 0,
+                parent: None,
+            },
+            &c,
+        )
+        .unwrap_err();
+    assert!(err.message.contains("'/'"));
+}
+
+#[test]
+fn non_finite_values_are_refused() {
+    let m = refused(
+        Edit::SetField {
+            id: id("b"),
+            name: "seconds".into(),
+            value: Some(Value::Float(f64::NAN)),
+        },
+        None,
+    );
+    assert!(m.contains("finite"));
+    refused(
+        Edit::SetPosition {
+            id: id("b"),
+            position: [f32::INFINITY, 0.0],
+        },
+        None,
+    );
+    refused(
+        Edit::SetTitle {
+            id: id("ghost"),
+            title: "x".into(),
+        },
+        None,
+    );
+}
+
+#[test]
+fn embedding_code_registers_its_own_kinds() {
+    use arbor::model::{Category, FieldSpec, FieldType, KindSpec};
+    let mut c = Catalog::builtin();
+    let kind = KindSpec::new(
+        "CastSpell",
+        Category::Leaf,
+        "Casts a spell.",
+        vec![FieldSpec::new(
+            "mana",
+            FieldType::Int { min: 0, max: 100 },
+            Value::Int(10),
+            "Mana it costs.",
+        )],
+    );
+    c.register(kind.clone()).unwrap();
+    assert!(c.register(kind).is_err(), "registered twice");
+    let spec = c.kind("CastSpell").unwrap();
+    assert!(
+        spec.field("max_duration").is_some(),
+        "leaves get the common leaf fields"
+    );
+    assert!(
+        c.register(KindSpec::new("MySequence", Category::Composite, "", vec![]))
+            .is_err()
+    );
+}

@@ -1,0 +1,230 @@
+//! The file format: canonical round trips, clear errors with file/line/node, atomic saving.
+
+mod common;
+
+use std::path::Path;
+
+use arbor::io::{LoadError, load_tree, parse_tree, save_tree, tree_to_string};
+use arbor::model::{Catalog, Edit, Node, NodeId, ParentSlot, Port, StructureError, Tree, Value};
+use common::repo;
+
+#[test]
+fn every_sample_tree_round_trips_byte_for_byte() {
+    for path in common::sample_trees() {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let tree = load_tree(&path).unwrap();
+        assert_eq!(
+            tree_to_string(&tree),
+            text,
+            "{} is not canonical",
+            path.display()
+        );
+    }
+}
+
+#[test]
+fn every_fixture_that_loads_round_trips() {
+    for path in common::json_files(&repo().join("tests/fixtures")) {
+        if let Ok(tree) = load_tree(&path) {
+            let again = parse_tree(&tree_to_string(&tree), &path).unwrap();
+            assert_eq!(again, tree, "{}", path.display());
+        }
+    }
+}
+
+fn unreadable(name: &str) -> LoadError {
+    let path = repo().join("tests/fixtures/unreadable").join(name);
+    load_tree(&path).expect_err(name)
+}
+
+#[test]
+fn a_truncated_file_names_line_and_column() {
+    let e = unreadable("truncated.json");
+    let LoadError::Syntax { line, column, .. } = &e else {
+        panic!("{e:?}")
+    };
+    assert_eq!((*line, *column), (6, 1));
+    let text = e.to_string();
+    assert!(
+        text.contains("truncated.json:6:1: EOF while parsing"),
+        "{text}"
+    );
+}
+
+#[test]
+fn malformed_json_names_line_and_column() {
+    let text = "{\n  \"format\": \"arbor.tree\",\n  \"version\": 1,\n  \"nodes\": [,]\n}\n";
+    let e = parse_tree(text, Path::new("bad.json")).unwrap_err();
+    assert!(e.to_string().starts_with("bad.json:4:"), "{e}");
+}
+
+#[test]
+fn a_field_value_of_the_wrong_shape_names_its_place() {
+    let e = unreadable("bad-value.json");
+    let text = e.to_string();
+    assert!(text.contains("bad-value.json:2:"), "{text}");
+    assert!(text.contains("true/false, a number or text"), "{text}");
+}
+
+#[test]
+fn a_newer_version_asks_for_a_newer_arbor() {
+    let e = unreadable("newer-version.json");
+    assert!(matches!(e, LoadError::Format { .. }), "{e:?}");
+    assert!(
+        e.to_string().contains("newer Arbor: tree format version 7"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_file_without_the_header_is_not_a_tree() {
+    let e = unreadable("not-a-tree.json");
+    assert!(e.to_string().contains("not an Arbor tree file"), "{e}");
+}
+
+#[test]
+fn duplicate_ids_and_dangling_links_name_the_node() {
+    let e = unreadable("duplicate-id.json");
+    assert!(
+        matches!(&e, LoadError::Structure { source: StructureError::DuplicateId(id), .. } if id.as_str() == "a"),
+        "{e:?}"
+    );
+    let e = unreadable("dangling-link.json");
+    let text = e.to_string();
+    assert!(
+        text.contains("[root]") && text.contains("'ghost'"),
+        "{text}"
+    );
+}
+
+#[test]
+fn an_unknown_port_is_named() {
+    let e = unreadable("unknown-port.json");
+    assert!(e.to_string().contains("unknown variant `kids`"), "{e}");
+}
+
+#[test]
+fn unknown_keys_are_refused_with_their_place() {
+    let text = r#"{"format": "arbor.tree", "version": 1, "nodes": [], "colour": "red"}"#;
+    let e = parse_tree(text, Path::new("x.json")).unwrap_err();
+    assert!(e.to_string().contains("unknown field `colour`"), "{e}");
+}
+
+#[test]
+fn a_missing_file_is_a_read_error_naming_it() {
+    let e = load_tree(Path::new("no/such/tree.json")).unwrap_err();
+    assert!(matches!(e, LoadError::Read { .. }));
+    assert!(
+        e.to_string().starts_with("no/such/tree.json: cannot read"),
+        "{e}"
+    );
+}
+
+#[test]
+fn unknown_kinds_and_wrong_field_types_load_and_are_caught_by_validation() {
+    let text = r#"{"format": "arbor.tree", "version": 1, "nodes": [
+        {"id": "root", "kind": "Root", "inputs": {"child": ["r"]}},
+        {"id": "r", "kind": "Repeater", "fields": {"times": 2.5}, "inputs": {"child": ["x"]}},
+        {"id": "x", "kind": "Warp"}]}"#;
+    let tree = parse_tree(text, Path::new("t.json")).unwrap();
+    let diags = arbor::model::validate(&tree, &Catalog::builtin(), &arbor::model::NoAssets);
+    let rules: Vec<_> = diags
+        .iter()
+        .map(|d| (d.rule.code(), d.nodes[0].as_str()))
+        .collect();
+    assert!(rules.contains(&("field-type", "r")), "{rules:?}");
+    assert!(rules.contains(&("unknown-kind", "x")), "{rules:?}");
+}
+
+#[test]
+fn save_writes_canonical_text_atomically_and_reloads_equal() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.json");
+    let catalog = Catalog::builtin();
+    let mut tree = Tree::new();
+    let mut root = Node::new("root", "Root");
+    root.position = [400.5, 0.1];
+    tree.apply(
+        Edit::Insert {
+            node: Box::new(root),
+            index: 0,
+            parent: None,
+        },
+        &catalog,
+    )
+    .unwrap();
+    let mut wait = Node::new("wait", "Wait");
+    wait.fields.insert("seconds".into(), Value::Float(0.25));
+    wait.comment = "waits \"a bit\"\nthen goes on".into();
+    let to = ParentSlot {
+        parent: NodeId::new("root"),
+        port: Port::Child,
+        slot: 0,
+    };
+    tree.apply(
+        Edit::Insert {
+            node: Box::new(wait),
+            index: 1,
+            parent: Some(to),
+        },
+        &catalog,
+    )
+    .unwrap();
+    save_tree(&path, &tree).unwrap();
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.contains("\"position\": [400.5, 0.1]"), "{text}");
+    assert_eq!(load_tree(&path).unwrap(), tree);
+    // Nothing but the file itself is left in the folder.
+    let names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names, vec![std::ffi::OsString::from("t.json")]);
+    // Saving over it again replaces it whole.
+    tree.apply(
+        Edit::SetTitle {
+            id: NodeId::new("wait"),
+            title: "Pause".into(),
+        },
+        &catalog,
+    )
+    .unwrap();
+    save_tree(&path, &tree).unwrap();
+    assert_eq!(
+        load_tree(&path)
+            .unwrap()
+            .node(&NodeId::new("wait"))
+            .unwrap()
+            .title,
+        "Pause"
+    );
+}
+
+#[test]
+fn a_failed_save_names_the_file_and_keeps_the_old_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("missing-folder").join("t.json");
+    let e = save_tree(&path, &Tree::new()).unwrap_err();
+    assert!(matches!(e, LoadError::Write { .. }));
+    assert!(e.to_string().contains("t.json: cannot save"), "{e}");
+}
+
+#[test]
+fn canonical_text_is_stable_and_sorted() {
+    let path = repo().join("sample_trees/pass_receive.json");
+    let text = std::fs::read_to_string(&path).unwrap();
+    // The header comes first, in this order.
+    assert!(
+        text.starts_with("{\n  \"format\": \"arbor.tree\",\n  \"version\": 1,\n"),
+        "{text}"
+    );
+    // Child order is explicit, inline, in slot order.
+    assert!(
+        text.contains("\"children\": [\"find_mate\", \"kick\"]"),
+        "{text}"
+    );
+    // Editor data is kept apart from the nodes.
+    let nodes_at = text.find("\"nodes\": [").unwrap();
+    let editor_at = text.find("\"editor\": {").unwrap();
+    assert!(nodes_at < editor_at && !text[..editor_at].contains("\"position\""));
+}
