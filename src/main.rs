@@ -14,6 +14,7 @@ fn main() -> ExitCode {
     let code = match args.command {
         Some(Command::Validate { files }) => cli::validate(&files, &catalog, &mut out, &mut err),
         Some(Command::Fmt { check, files }) => cli::fmt(&files, check, &mut out, &mut err),
+        Some(Command::Kinds) => cli::kinds(&catalog, &mut out),
         None => {
             let _ = Cli::command().print_help();
             cli::EXIT_OK

@@ -1,5 +1,7 @@
 //! The `arbor` binary, run as a user runs it.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod common;
 
 use std::path::{Path, PathBuf};
@@ -187,4 +189,15 @@ fn no_arguments_prints_help() {
     assert_eq!(out.status.code(), Some(0));
     let help = text(&out.stdout);
     assert!(help.contains("validate") && help.contains("fmt"), "{help}");
+}
+
+#[test]
+fn docs_nodes_md_is_the_current_catalog() {
+    let out = arbor(&["kinds"]);
+    assert_eq!(out.status.code(), Some(0));
+    let docs = std::fs::read_to_string(repo().join("docs/NODES.md")).unwrap();
+    assert!(
+        text(&out.stdout) == docs,
+        "docs/NODES.md is out of date: run `cargo run -- kinds > docs/NODES.md`"
+    );
 }

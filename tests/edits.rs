@@ -1,5 +1,7 @@
 //! Edit operations: each refused edit says why and changes nothing; each inverse undoes exactly.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use arbor::model::{Catalog, Edit, Node, NodeId, ParentSlot, Port, Rule, Tree, Value};
 
 fn id(s: &str) -> NodeId {

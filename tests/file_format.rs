@@ -1,5 +1,7 @@
 //! The file format: canonical round trips, clear errors with file/line/node, atomic saving.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod common;
 
 use std::path::Path;

@@ -1,5 +1,7 @@
 //! Property tests: random edits keep the model's invariants; random trees round-trip.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::path::Path;
 
 use arbor::io::{parse_tree, tree_to_string};

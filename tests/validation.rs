@@ -1,5 +1,7 @@
 //! Every rule of SPEC §2: its fixture yields exactly that rule, on the node it names.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod common;
 
 use std::collections::BTreeSet;
@@ -16,7 +18,7 @@ fn fixture(dir: &str, rule: &str) -> PathBuf {
         .join(format!("{rule}.json"))
 }
 
-fn diagnostics(path: &PathBuf) -> Vec<Diagnostic> {
+fn diagnostics(path: &std::path::Path) -> Vec<Diagnostic> {
     let catalog = Catalog::builtin();
     TreeFiles::new(&catalog).validate_file(path).unwrap()
 }

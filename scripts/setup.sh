@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Installs what a fresh machine lacks to build, test and run Arbor; skips what is there.
+#   scripts/setup.sh               build + tests + the editor's runtime libraries (X11/Wayland, GL)
+#   scripts/setup.sh --screenshots also Xvfb and ImageMagick, for scripts/screenshot.sh
+set -euo pipefail
+
+packages=(
+  # The editor opens a window through winit + glutin, which load these at run time.
+  libx11-6 libx11-xcb1 libxcursor1 libxrandr2 libxi6 libxkbcommon0 libxkbcommon-x11-0
+  libwayland-client0 libwayland-egl1 libgl1 libegl1 libgl1-mesa-dri
+  # Headless runs of the real window (smoke test in CI).
+  xvfb xauth
+)
+if [[ "${1:-}" == "--screenshots" ]]; then
+  packages+=(imagemagick)
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  sudo=""
+  if [[ $(id -u) -ne 0 ]]; then sudo="sudo"; fi
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -qq
+  $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+else
+  echo "setup: system packages present"
+fi
+
+command -v cargo >/dev/null || { echo "setup: cargo is missing; install Rust (rustup) first" >&2; exit 1; }
+for component in clippy rustfmt; do
+  if ! cargo "${component/rustfmt/fmt}" --version >/dev/null 2>&1; then
+    rustup component add "$component"
+  fi
+done
+echo "setup: $(cargo --version)"

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# The whole test suite, as CI runs it: tests (with and without the GUI), lints, formatting,
+# and the sample trees through the real binary.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+bash scripts/setup.sh
+
+echo "== cargo test (core and editor)"
+cargo test --all-targets
+echo "== cargo test --no-default-features (the core builds and passes without any GUI crate)"
+cargo test --no-default-features --all-targets
+echo "== cargo clippy"
+cargo clippy --all-targets -- -D warnings
+cargo clippy --no-default-features --all-targets -- -D warnings
+echo "== cargo fmt --check"
+cargo fmt --check
+echo "== sample trees"
+cargo run --quiet --no-default-features -- validate sample_trees/*.json sample_trees/*/*.json
+cargo run --quiet --no-default-features -- fmt --check sample_trees/*.json sample_trees/*/*.json
