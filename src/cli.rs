@@ -37,6 +37,26 @@ pub enum Command {
         #[arg(required = true)]
         files: Vec<PathBuf>,
     },
+    /// Run a tree headless for N steps and print a summary; `--trace` writes every event.
+    Run {
+        /// The tree file.
+        file: PathBuf,
+        /// Steps to run after the start (step 0).
+        #[arg(long, default_value_t = 100)]
+        steps: u64,
+        /// Seconds per step.
+        #[arg(long, default_value_t = 0.1)]
+        dt: f64,
+        /// Seed of the random generator (random composites).
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Trigger an Interrupt before step STEP: `STEP:ID` or `STEP:ID:VALUE` (VALUE is the payload).
+        #[arg(long = "trigger", value_name = "STEP:ID[:VALUE]")]
+        triggers: Vec<String>,
+        /// Write the trace as JSON Lines to PATH, or to standard output with `-`.
+        #[arg(long, value_name = "PATH|-")]
+        trace: Option<PathBuf>,
+    },
     /// Print the node kinds this build knows, with their fields, as Markdown.
     Kinds,
     /// Rewrite tree files in canonical form (stable key order, two-space indent).
@@ -181,5 +201,213 @@ pub fn kinds(catalog: &Catalog, out: &mut dyn Write) -> u8 {
         }
     }
     let _ = out.write_all(text.as_bytes());
+    EXIT_OK
+}
+
+/// A trigger given on the command line.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TriggerArg {
+    /// The step before which it is queued.
+    pub step: u64,
+    /// The Interrupt's id.
+    pub id: String,
+    /// The payload, if any.
+    pub value: Option<String>,
+}
+
+/// Parses `STEP:ID[:VALUE]`.
+pub fn parse_trigger(text: &str) -> Result<TriggerArg, String> {
+    let mut parts = text.splitn(3, ':');
+    let (Some(step), Some(id)) = (parts.next(), parts.next()) else {
+        return Err(format!(
+            "--trigger '{text}': expected STEP:ID or STEP:ID:VALUE"
+        ));
+    };
+    let step: u64 = step
+        .trim()
+        .parse()
+        .map_err(|_| format!("--trigger '{text}': STEP must be a whole number, not '{step}'"))?;
+    if step == 0 {
+        return Err(format!(
+            "--trigger '{text}': STEP must be 1 or more (step 0 is the start)"
+        ));
+    }
+    if id.trim().is_empty() {
+        return Err(format!("--trigger '{text}': the interrupt id is empty"));
+    }
+    Ok(TriggerArg {
+        step,
+        id: id.trim().to_owned(),
+        value: parts.next().map(str::to_owned),
+    })
+}
+
+/// What `arbor run` runs: a tree file, for a number of steps.
+pub struct RunArgs<'a> {
+    /// The tree file.
+    pub file: &'a std::path::Path,
+    /// Steps after the start.
+    pub steps: u64,
+    /// Seconds per step.
+    pub dt: f64,
+    /// Random seed.
+    pub seed: u64,
+    /// Triggers, as given.
+    pub triggers: &'a [String],
+    /// Where the trace goes: a path, `-` for standard output, or nowhere.
+    pub trace: Option<&'a std::path::Path>,
+}
+
+/// `arbor run FILE ...` for trees of mock nodes (and any built-in behaviour that needs no world).
+pub fn run(args: &RunArgs<'_>, catalog: &Catalog, out: &mut dyn Write, err: &mut dyn Write) -> u8 {
+    use crate::runtime::{Behaviours, CtxValue, Instance, JsonlTrace, Program};
+    use std::sync::Arc;
+
+    if !(args.dt.is_finite() && args.dt > 0.0) {
+        let _ = writeln!(
+            err,
+            "error: --dt must be a positive number of seconds, not {}",
+            args.dt
+        );
+        return EXIT_UNREADABLE;
+    }
+    let mut triggers = Vec::new();
+    for t in args.triggers {
+        match parse_trigger(t) {
+            Ok(t) => triggers.push(t),
+            Err(e) => {
+                let _ = writeln!(err, "error: {e}");
+                return EXIT_UNREADABLE;
+            }
+        }
+    }
+    let files = TreeFiles::new(catalog);
+    let tree = match &*files.load(args.file) {
+        Ok(t) => t.clone(),
+        Err(e) => {
+            let _ = writeln!(err, "{}", located(e));
+            return EXIT_UNREADABLE;
+        }
+    };
+    let assets = files.assets_for(args.file);
+    let behaviours = Behaviours::<()>::with_builtins();
+    let program = match Program::compile(&tree, catalog, &assets, &behaviours) {
+        Ok(p) => Arc::new(p),
+        Err(crate::runtime::CompileError::Invalid(diags)) => {
+            for d in diags {
+                let _ = writeln!(err, "{}: {d}", args.file.display());
+            }
+            let _ = writeln!(
+                err,
+                "{}: the tree has errors and does not run",
+                args.file.display()
+            );
+            return EXIT_ERRORS;
+        }
+        Err(e) => {
+            let _ = writeln!(err, "{}: error: {e}", args.file.display());
+            return EXIT_ERRORS;
+        }
+    };
+    for t in &triggers {
+        if program.interrupt_ids().all(|id| id != t.id) {
+            let _ = writeln!(
+                err,
+                "warning: no Interrupt has the id '{}'; the trigger at step {} will be ignored",
+                t.id, t.step
+            );
+        }
+    }
+    let agent_name = args
+        .file
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "agent".into());
+    let to_stdout = args.trace.is_some_and(|p| p.as_os_str() == "-");
+    let sink: Option<Box<dyn Write>> = match args.trace {
+        None => None,
+        Some(_) if to_stdout => Some(Box::new(std::io::BufWriter::new(std::io::stdout()))),
+        Some(path) => match std::fs::File::create(path) {
+            Ok(f) => Some(Box::new(std::io::BufWriter::new(f))),
+            Err(e) => {
+                let _ = writeln!(err, "{}: cannot write the trace: {e}", path.display());
+                return EXIT_UNREADABLE;
+            }
+        },
+    };
+    let mut trace = sink.map(|w| JsonlTrace::new(w, &agent_name));
+    let mut instance = Instance::new(program.clone(), args.seed);
+    for step in 1..=args.steps {
+        for t in triggers.iter().filter(|t| t.step == step) {
+            instance.trigger(
+                &t.id,
+                t.value.as_ref().map(|v| CtxValue::Text(v.as_str().into())),
+            );
+        }
+        let obs = trace
+            .as_mut()
+            .map(|t| t as &mut dyn crate::runtime::Observer);
+        instance.step(args.dt, &mut (), obs);
+    }
+    if let Some(t) = trace
+        && let Err(e) = t.finish()
+    {
+        let _ = writeln!(err, "error: writing the trace failed: {e}");
+        return EXIT_UNREADABLE;
+    }
+    let summary: &mut dyn Write = if to_stdout { err } else { out };
+    let stats = instance.stats();
+    let _ = writeln!(
+        summary,
+        "{}: {} steps of {} s, seed {}",
+        args.file.display(),
+        args.steps,
+        args.dt,
+        args.seed
+    );
+    let _ = writeln!(
+        summary,
+        "runs completed: {} ({} success, {} failure); stalls: {}; context resets: {}; interrupts: {}",
+        stats.succeeded + stats.failed,
+        stats.succeeded,
+        stats.failed,
+        stats.stalls,
+        stats.context_missing,
+        stats.interrupts
+    );
+    let active: Vec<&str> = instance
+        .active_leaves()
+        .iter()
+        .map(|&i| program.node_ids()[i as usize].as_str())
+        .collect();
+    let _ = writeln!(
+        summary,
+        "running now: {}",
+        if active.is_empty() {
+            "nothing".to_owned()
+        } else {
+            active.join(", ")
+        }
+    );
+    let context: Vec<String> = program
+        .keys()
+        .iter()
+        .enumerate()
+        .filter_map(|(k, name)| {
+            instance
+                .context()
+                .get(k as u16)
+                .map(|v| format!("{name} = {v}"))
+        })
+        .collect();
+    let _ = writeln!(
+        summary,
+        "context: {}",
+        if context.is_empty() {
+            "empty".to_owned()
+        } else {
+            context.join(", ")
+        }
+    );
     EXIT_OK
 }

@@ -15,6 +15,24 @@ fn main() -> ExitCode {
         Some(Command::Validate { files }) => cli::validate(&files, &catalog, &mut out, &mut err),
         Some(Command::Fmt { check, files }) => cli::fmt(&files, check, &mut out, &mut err),
         Some(Command::Kinds) => cli::kinds(&catalog, &mut out),
+        Some(Command::Run {
+            file,
+            steps,
+            dt,
+            seed,
+            triggers,
+            trace,
+        }) => {
+            let args = cli::RunArgs {
+                file: &file,
+                steps,
+                dt,
+                seed,
+                triggers: &triggers,
+                trace: trace.as_deref(),
+            };
+            cli::run(&args, &catalog, &mut out, &mut err)
+        }
         None => {
             let _ = Cli::command().print_help();
             cli::EXIT_OK

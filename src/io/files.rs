@@ -103,6 +103,14 @@ impl<'c> TreeFiles<'c> {
         }
     }
 
+    /// The resolver of SubTree assets for a tree saved at `path`.
+    pub fn assets_for(&self, path: &Path) -> impl Assets + '_ {
+        FileAssets {
+            files: self,
+            including: path.to_owned(),
+        }
+    }
+
     /// Validates a tree held in memory as if it were saved at `path` (the editor's case).
     pub fn validate_tree(&self, path: &Path, tree: &Tree) -> Vec<Diagnostic> {
         validate(
@@ -171,6 +179,19 @@ impl Assets for FileAssets<'_, '_> {
                 files: self.files,
                 including: target,
             },
+        ))
+    }
+
+    fn open(&self, asset: &str) -> Option<(Tree, Box<dyn Assets + '_>)> {
+        let dir = self.including.parent().unwrap_or(Path::new(""));
+        let target = dir.join(asset);
+        let tree = self.files.load(&target).as_ref().as_ref().ok()?.clone();
+        Some((
+            tree,
+            Box::new(FileAssets {
+                files: self.files,
+                including: target,
+            }),
         ))
     }
 }

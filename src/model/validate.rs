@@ -160,6 +160,12 @@ pub struct AssetSummary {
 pub trait Assets {
     /// What the asset named `asset` is, seen from the tree being validated.
     fn resolve(&self, asset: &str) -> AssetStatus;
+
+    /// The tree the asset names, with a resolver for the assets it names in turn
+    /// (for compiling). `None` when it cannot be opened.
+    fn open(&self, _asset: &str) -> Option<(Tree, Box<dyn Assets + '_>)> {
+        None
+    }
 }
 
 /// Resolves nothing: for a tree that has no file yet.

@@ -1,0 +1,347 @@
+//! What leaves do: the [`Action`] and [`Condition`] traits, the context they read and
+//! write, and the registry that builds them from a node's fields.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::Arc;
+
+use super::Status;
+use crate::model::{Catalog, Node, Value};
+
+/// A value in an agent's context: a world entity, a position, a number or text.
+#[derive(Clone, Debug, PartialEq)]
+pub enum CtxValue {
+    /// A world entity, by id.
+    Entity(u64),
+    /// A point in the world.
+    Position([f64; 2]),
+    /// A number.
+    Number(f64),
+    /// Text (cheap to clone).
+    Text(Arc<str>),
+}
+
+impl fmt::Display for CtxValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CtxValue::Entity(e) => write!(f, "entity #{e}"),
+            CtxValue::Position([x, y]) => write!(f, "({x}, {y})"),
+            CtxValue::Number(n) => write!(f, "{n}"),
+            CtxValue::Text(t) => write!(f, "{t:?}"),
+        }
+    }
+}
+
+/// A context key, interned when the program is compiled.
+pub type KeyId = u16;
+
+/// An agent's context: one slot per key the program uses.
+#[derive(Clone, Debug, Default)]
+pub struct Context {
+    pub(crate) slots: Vec<Option<CtxValue>>,
+}
+
+impl Context {
+    /// The value under a key.
+    pub fn get(&self, key: KeyId) -> Option<&CtxValue> {
+        self.slots.get(usize::from(key)).and_then(Option::as_ref)
+    }
+
+    /// Sets or clears a key.
+    pub fn set(&mut self, key: KeyId, value: Option<CtxValue>) {
+        if let Some(slot) = self.slots.get_mut(usize::from(key)) {
+            *slot = value;
+        }
+    }
+
+    /// Removes every value for which `keep` is false (the world drops destroyed entities).
+    pub fn retain(&mut self, mut keep: impl FnMut(&CtxValue) -> bool) {
+        for slot in &mut self.slots {
+            if slot.as_ref().is_some_and(|v| !keep(v)) {
+                *slot = None;
+            }
+        }
+    }
+
+    pub(crate) fn clear(&mut self) {
+        self.slots.iter_mut().for_each(|s| *s = None);
+    }
+}
+
+/// What an action's `on_execute` returns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// Still working.
+    Running,
+    /// Done, succeeded.
+    Success,
+    /// Done, failed.
+    Failure,
+}
+
+/// What a running leaf sees of its node and context.
+pub struct LeafIo<'a> {
+    /// The value fetched from `in_context` when the leaf was entered.
+    pub input: Option<&'a CtxValue>,
+    /// The current step number.
+    pub step: u64,
+    /// The agent's context, read only.
+    pub context: &'a Context,
+    pub(crate) produced: &'a mut Option<CtxValue>,
+}
+
+impl LeafIo<'_> {
+    /// Sets the value the leaf produces; it is stored under `out_context` when the leaf finishes.
+    pub fn produce(&mut self, value: CtxValue) {
+        *self.produced = Some(value);
+    }
+}
+
+/// What a condition sees.
+pub struct CondIo<'a> {
+    /// The value fetched from `in_context` before the check.
+    pub input: Option<&'a CtxValue>,
+    /// The current step number.
+    pub step: u64,
+    /// The agent's context.
+    pub context: &'a Context,
+}
+
+/// An action's behaviour. One object per leaf per agent; it may keep state between calls.
+pub trait Action<A>: Send {
+    /// Called when the leaf is entered.
+    fn on_enter(&mut self, _agent: &mut A, _io: &mut LeafIo<'_>) {}
+    /// Called once per step while it runs.
+    fn on_execute(&mut self, agent: &mut A, io: &mut LeafIo<'_>, dt: f64) -> Outcome;
+    /// Called once when it stops: success, failure, or aborted from outside.
+    fn on_exit(&mut self, _agent: &mut A, _io: &mut LeafIo<'_>, _status: Status) {}
+}
+
+/// A condition's behaviour; shared by all agents, so it keeps no state.
+pub trait Condition<A>: Send + Sync {
+    /// Whether the condition holds now (before `invert`).
+    fn check(&self, agent: &mut A, io: &CondIo<'_>) -> bool;
+}
+
+/// Makes a fresh action object for one agent.
+pub type ActionMaker<A> = Arc<dyn Fn() -> Box<dyn Action<A>> + Send + Sync>;
+
+/// A node being compiled: its fields, with defaults from the catalog, and key interning.
+pub struct NodeSpec<'a> {
+    /// The node as in the file.
+    pub node: &'a Node,
+    pub(crate) catalog: &'a Catalog,
+    pub(crate) keys: &'a mut Vec<String>,
+}
+
+impl NodeSpec<'_> {
+    /// A field's value, or its default.
+    pub fn value(&self, field: &str) -> Option<&Value> {
+        self.catalog.field_value(self.node, field)
+    }
+
+    /// A text field ("" when unset).
+    pub fn text(&self, field: &str) -> &str {
+        self.catalog.text(self.node, field)
+    }
+
+    /// A numeric field.
+    pub fn number(&self, field: &str) -> Option<f64> {
+        self.catalog.number(self.node, field)
+    }
+
+    /// A boolean field.
+    pub fn flag(&self, field: &str) -> bool {
+        self.catalog.flag(self.node, field)
+    }
+
+    /// The id of a context key, for reading the context directly.
+    pub fn key(&mut self, name: &str) -> KeyId {
+        intern(self.keys, name)
+    }
+}
+
+pub(crate) fn intern(keys: &mut Vec<String>, name: &str) -> KeyId {
+    match keys.iter().position(|k| k == name) {
+        Some(i) => i as KeyId,
+        None => {
+            keys.push(name.to_owned());
+            (keys.len() - 1) as KeyId
+        }
+    }
+}
+
+type ActionFactory<A> =
+    Box<dyn Fn(&mut NodeSpec<'_>) -> Result<ActionMaker<A>, String> + Send + Sync>;
+type ConditionFactory<A> =
+    Box<dyn Fn(&mut NodeSpec<'_>) -> Result<Arc<dyn Condition<A>>, String> + Send + Sync>;
+
+/// The behaviours a runtime knows, by kind name.
+pub struct Behaviours<A> {
+    actions: HashMap<String, ActionFactory<A>>,
+    conditions: HashMap<String, ConditionFactory<A>>,
+}
+
+impl<A: 'static> Default for Behaviours<A> {
+    fn default() -> Self {
+        Self::with_builtins()
+    }
+}
+
+impl<A: 'static> Behaviours<A> {
+    /// No behaviours at all.
+    pub fn empty() -> Self {
+        Self {
+            actions: HashMap::new(),
+            conditions: HashMap::new(),
+        }
+    }
+
+    /// The built-ins that need no world: `MockAction`, `MockCondition`, `HasContext`.
+    pub fn with_builtins() -> Self {
+        let mut b = Self::empty();
+        b.action("MockAction", |spec| {
+            let script: Arc<[Outcome]> = spec
+                .text("script")
+                .chars()
+                .map(|c| match c {
+                    'R' => Outcome::Running,
+                    'F' => Outcome::Failure,
+                    _ => Outcome::Success,
+                })
+                .collect();
+            if script.is_empty() {
+                return Err("MockAction needs a script of R, S and F".into());
+            }
+            let produces = match spec.value("produces") {
+                Some(Value::Text(t)) => Some(CtxValue::Text(t.as_str().into())),
+                _ => None,
+            };
+            Ok(Arc::new(move || {
+                Box::new(MockAction {
+                    script: script.clone(),
+                    produces: produces.clone(),
+                    executed: 0,
+                })
+            }))
+        });
+        b.condition("MockCondition", |spec| {
+            let script: Vec<bool> = spec.text("script").chars().map(|c| c == 'T').collect();
+            if script.is_empty() {
+                return Err("MockCondition needs a script of T and F".into());
+            }
+            Ok(Arc::new(MockCondition { script }))
+        });
+        b.condition("HasContext", |spec| {
+            let name = spec.text("key").to_owned();
+            if name.is_empty() {
+                return Err("HasContext needs a key".into());
+            }
+            let key = spec.key(&name);
+            Ok(Arc::new(HasContext { key }))
+        });
+        b
+    }
+
+    /// Registers the behaviour of an action kind: `make` reads the node's fields once, at
+    /// compile time, and returns a maker of per-agent action objects.
+    pub fn action(
+        &mut self,
+        kind: &str,
+        make: impl Fn(&mut NodeSpec<'_>) -> Result<ActionMaker<A>, String> + Send + Sync + 'static,
+    ) {
+        self.actions.insert(kind.to_owned(), Box::new(make));
+    }
+
+    /// Registers the behaviour of a condition kind.
+    pub fn condition(
+        &mut self,
+        kind: &str,
+        make: impl Fn(&mut NodeSpec<'_>) -> Result<Arc<dyn Condition<A>>, String>
+        + Send
+        + Sync
+        + 'static,
+    ) {
+        self.conditions.insert(kind.to_owned(), Box::new(make));
+    }
+
+    /// A condition from a closure over the agent.
+    pub fn condition_fn(
+        &mut self,
+        kind: &str,
+        check: impl Fn(&mut A, &CondIo<'_>) -> bool + Send + Sync + Clone + 'static,
+    ) {
+        self.condition(kind, move |_| Ok(Arc::new(FnCondition(check.clone()))));
+    }
+
+    pub(crate) fn make_action(
+        &self,
+        spec: &mut NodeSpec<'_>,
+    ) -> Option<Result<ActionMaker<A>, String>> {
+        self.actions.get(&spec.node.kind).map(|f| f(spec))
+    }
+
+    pub(crate) fn make_condition(
+        &self,
+        spec: &mut NodeSpec<'_>,
+    ) -> Option<Result<Arc<dyn Condition<A>>, String>> {
+        self.conditions.get(&spec.node.kind).map(|f| f(spec))
+    }
+}
+
+struct FnCondition<F>(F);
+
+impl<A, F: Fn(&mut A, &CondIo<'_>) -> bool + Send + Sync> Condition<A> for FnCondition<F> {
+    fn check(&self, agent: &mut A, io: &CondIo<'_>) -> bool {
+        (self.0)(agent, io)
+    }
+}
+
+/// `MockAction`: each execute since entry returns the next letter of its script.
+struct MockAction {
+    script: Arc<[Outcome]>,
+    produces: Option<CtxValue>,
+    executed: usize,
+}
+
+impl<A> Action<A> for MockAction {
+    fn on_enter(&mut self, _: &mut A, _: &mut LeafIo<'_>) {
+        self.executed = 0;
+    }
+
+    fn on_execute(&mut self, _: &mut A, io: &mut LeafIo<'_>, _dt: f64) -> Outcome {
+        if self.executed == 0
+            && let Some(v) = &self.produces
+        {
+            io.produce(v.clone());
+        }
+        let i = self.executed.min(self.script.len() - 1);
+        self.executed += 1;
+        self.script[i]
+    }
+}
+
+/// `MockCondition`: letter N of its script at step N.
+struct MockCondition {
+    script: Vec<bool>,
+}
+
+impl<A> Condition<A> for MockCondition {
+    fn check(&self, _: &mut A, io: &CondIo<'_>) -> bool {
+        let i = usize::try_from(io.step)
+            .unwrap_or(usize::MAX)
+            .min(self.script.len() - 1);
+        self.script[i]
+    }
+}
+
+/// `HasContext`: whether the context holds a value under its key.
+struct HasContext {
+    key: KeyId,
+}
+
+impl<A> Condition<A> for HasContext {
+    fn check(&self, _: &mut A, io: &CondIo<'_>) -> bool {
+        io.context.get(self.key).is_some()
+    }
+}

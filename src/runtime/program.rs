@@ -1,0 +1,438 @@
+//! Compiling a tree (and its subtrees) into a flat, immutable program.
+//!
+//! Nodes are numbered in tree order (SPEC §3.2): Root, then the main tree in pre-order
+//! (a branch's guards right after it, then its children in slot order), then each Interrupt
+//! subtree. So index order is tree order, and the nodes below `n` are exactly `n+1..end`.
+
+use std::sync::Arc;
+
+use super::behaviour::{ActionMaker, Behaviours, Condition, KeyId, NodeSpec, intern};
+use crate::model::{Assets, Catalog, Category, Diagnostic, Node, Port, Tree, Value, validate};
+
+/// Deepest nesting a program may have (subtrees included); deeper trees are refused.
+pub const MAX_DEPTH: usize = 256;
+
+/// No node.
+pub(crate) const NONE: u32 = u32::MAX;
+
+/// Why a tree could not be compiled.
+#[derive(Debug, thiserror::Error)]
+pub enum CompileError {
+    /// Validation found errors; the tree does not run.
+    #[error("the tree has {} error(s); the first: {}", .0.len(), .0.first().map(|d| d.to_string()).unwrap_or_default())]
+    Invalid(Vec<Diagnostic>),
+    /// A node cannot be built by this runtime.
+    #[error("[{node}] {message}")]
+    Node {
+        /// The node's trace id.
+        node: String,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Kind {
+    Root,
+    Sequence {
+        halt: bool,
+        random: bool,
+    },
+    Selector {
+        random: bool,
+    },
+    Parallel {
+        all_succeed: bool,
+        all_fail: bool,
+    },
+    Inverter,
+    Repeater {
+        times: u64,
+        ignore_failures: bool,
+    },
+    UntilFail,
+    ForceSuccess,
+    ForceFailure,
+    Regulator {
+        period: f64,
+    },
+    SubTree,
+    Leaf {
+        max_duration: Option<f64>,
+        input: Option<KeyId>,
+        output: Option<KeyId>,
+        overwrite: bool,
+    },
+    Condition {
+        invert: bool,
+        input: Option<KeyId>,
+    },
+    Interrupt {
+        force_reset: bool,
+        output: Option<KeyId>,
+        overwrite: bool,
+    },
+}
+
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Rec {
+    pub kind: Kind,
+    pub parent: u32,
+    /// One past the last node below this one.
+    pub end: u32,
+    /// Children: `links[kids.0..kids.1]`.
+    pub kids: (u32, u32),
+    /// Guards: `links[guards.0..guards.1]`.
+    pub guards: (u32, u32),
+    /// Leaf slot, condition slot or random-order offset, by kind.
+    pub slot: u32,
+}
+
+/// A compiled tree, shared by every agent that runs it.
+pub struct Program<A> {
+    pub(crate) recs: Vec<Rec>,
+    pub(crate) names: Vec<String>,
+    pub(crate) links: Vec<u32>,
+    pub(crate) makers: Vec<ActionMaker<A>>,
+    pub(crate) conditions: Vec<Arc<dyn Condition<A>>>,
+    pub(crate) keys: Vec<String>,
+    pub(crate) interrupts: Vec<(String, u32)>,
+    pub(crate) perm_len: usize,
+    pub(crate) depth: usize,
+}
+
+impl<A: 'static> Program<A> {
+    /// Compiles a tree: validates it (refusing errors), resolves SubTrees through `assets`,
+    /// and builds each leaf's behaviour from `behaviours`.
+    pub fn compile(
+        tree: &Tree,
+        catalog: &Catalog,
+        assets: &dyn Assets,
+        behaviours: &Behaviours<A>,
+    ) -> Result<Self, CompileError> {
+        let errors: Vec<Diagnostic> = validate(tree, catalog, assets)
+            .into_iter()
+            .filter(|d| d.is_error())
+            .collect();
+        if !errors.is_empty() {
+            return Err(CompileError::Invalid(errors));
+        }
+        let Some(root) = tree
+            .nodes()
+            .iter()
+            .find(|n| catalog.category_of(&n.kind) == Some(Category::Root))
+        else {
+            return Err(CompileError::Invalid(vec![]));
+        };
+        let mut b = Builder {
+            catalog,
+            behaviours,
+            p: Program {
+                recs: Vec::new(),
+                names: Vec::new(),
+                links: Vec::new(),
+                makers: Vec::new(),
+                conditions: Vec::new(),
+                keys: Vec::new(),
+                interrupts: Vec::new(),
+                perm_len: 0,
+                depth: 0,
+            },
+        };
+        b.add(root, tree, assets, "", NONE, 0)?;
+        Ok(b.p)
+    }
+}
+
+impl<A> Program<A> {
+    /// Number of nodes (subtree nodes included; unreachable nodes left out).
+    pub fn len(&self) -> usize {
+        self.recs.len()
+    }
+
+    /// Whether the program has no nodes (never, for a compiled tree).
+    pub fn is_empty(&self) -> bool {
+        self.recs.is_empty()
+    }
+
+    /// Each node's trace id, by index: the id from the file, `SUBTREE-ID/INNER-ID` in subtrees.
+    pub fn node_ids(&self) -> &[String] {
+        &self.names
+    }
+
+    /// The index of the node with this trace id.
+    pub fn index_of(&self, node_id: &str) -> Option<u32> {
+        self.names
+            .iter()
+            .position(|n| n == node_id)
+            .map(|i| i as u32)
+    }
+
+    /// The context keys the program uses, by [`KeyId`].
+    pub fn keys(&self) -> &[String] {
+        &self.keys
+    }
+
+    /// The id of a context key, if the program uses it.
+    pub fn key(&self, name: &str) -> Option<KeyId> {
+        self.keys.iter().position(|k| k == name).map(|i| i as KeyId)
+    }
+
+    /// The interrupt ids the tree answers to.
+    pub fn interrupt_ids(&self) -> impl Iterator<Item = &str> {
+        self.interrupts.iter().map(|(id, _)| id.as_str())
+    }
+
+    /// Number of action leaves.
+    pub fn leaf_count(&self) -> usize {
+        self.makers.len()
+    }
+
+    /// Deepest nesting.
+    pub fn depth(&self) -> usize {
+        self.depth
+    }
+
+    /// Whether node `i` is an action leaf.
+    pub fn is_leaf(&self, i: u32) -> bool {
+        matches!(
+            self.recs.get(i as usize).map(|r| r.kind),
+            Some(Kind::Leaf { .. })
+        )
+    }
+
+    pub(crate) fn kids(&self, n: u32) -> &[u32] {
+        let r = &self.recs[n as usize];
+        &self.links[r.kids.0 as usize..r.kids.1 as usize]
+    }
+
+    pub(crate) fn guards(&self, n: u32) -> &[u32] {
+        let r = &self.recs[n as usize];
+        &self.links[r.guards.0 as usize..r.guards.1 as usize]
+    }
+}
+
+struct Builder<'a, A> {
+    catalog: &'a Catalog,
+    behaviours: &'a Behaviours<A>,
+    p: Program<A>,
+}
+
+impl<A: 'static> Builder<'_, A> {
+    fn err(&self, name: &str, message: impl Into<String>) -> CompileError {
+        CompileError::Node {
+            node: name.to_owned(),
+            message: message.into(),
+        }
+    }
+
+    fn key(&mut self, node: &Node, field: &str) -> Option<KeyId> {
+        let k = self.catalog.text(node, field);
+        (!k.is_empty()).then(|| intern(&mut self.p.keys, k))
+    }
+
+    fn linked<'t>(tree: &'t Tree, node: &Node, port: Port) -> impl Iterator<Item = &'t Node> {
+        node.linked(port)
+            .to_vec()
+            .into_iter()
+            .filter_map(move |id| tree.node(&id))
+    }
+
+    #[allow(clippy::too_many_lines)]
+    fn add(
+        &mut self,
+        node: &Node,
+        tree: &Tree,
+        assets: &dyn Assets,
+        prefix: &str,
+        parent: u32,
+        depth: usize,
+    ) -> Result<u32, CompileError> {
+        let name = format!("{prefix}{}", node.id);
+        if depth > MAX_DEPTH {
+            return Err(self.err(
+                &name,
+                format!("the tree is nested more than {MAX_DEPTH} levels deep"),
+            ));
+        }
+        self.p.depth = self.p.depth.max(depth);
+        let index = self.p.recs.len() as u32;
+        let c = self.catalog;
+        let Some(category) = c.category_of(&node.kind) else {
+            return Err(self.err(&name, format!("unknown node kind '{}'", node.kind)));
+        };
+        let kind = match node.kind.as_str() {
+            "Root" => Kind::Root,
+            "Sequence" | "RandomSequence" => Kind::Sequence {
+                halt: c.flag(node, "halt_on_failure"),
+                random: node.kind == "RandomSequence",
+            },
+            "Selector" | "RandomSelector" => Kind::Selector {
+                random: node.kind == "RandomSelector",
+            },
+            "Parallel" => Kind::Parallel {
+                all_succeed: c.text(node, "success") != "one",
+                all_fail: c.text(node, "failure") == "all",
+            },
+            "Inverter" => Kind::Inverter,
+            "Repeater" => Kind::Repeater {
+                times: c
+                    .field_value(node, "times")
+                    .and_then(Value::as_i64)
+                    .unwrap_or(0)
+                    .max(0) as u64,
+                ignore_failures: c.flag(node, "ignore_failures"),
+            },
+            "UntilFail" => Kind::UntilFail,
+            "ForceSuccess" => Kind::ForceSuccess,
+            "ForceFailure" => Kind::ForceFailure,
+            "Regulator" => Kind::Regulator {
+                period: 1.0 / c.number(node, "hz").unwrap_or(10.0),
+            },
+            "SubTree" => Kind::SubTree,
+            "Interrupt" => Kind::Interrupt {
+                force_reset: c.flag(node, "force_reset"),
+                output: self.key(node, "out_context"),
+                overwrite: c.flag(node, "overwrite_out"),
+            },
+            _ => match category {
+                Category::Leaf => Kind::Leaf {
+                    max_duration: c.number(node, "max_duration"),
+                    input: self.key(node, "in_context"),
+                    output: self.key(node, "out_context"),
+                    overwrite: c.flag(node, "overwrite_out"),
+                },
+                Category::Condition => Kind::Condition {
+                    invert: c.flag(node, "invert"),
+                    input: self.key(node, "in_context"),
+                },
+                _ => return Err(self.err(&name, format!("'{}' cannot be run", node.kind))),
+            },
+        };
+        let mut slot = 0;
+        match kind {
+            Kind::Leaf { .. } => {
+                let mut spec = NodeSpec {
+                    node,
+                    catalog: c,
+                    keys: &mut self.p.keys,
+                };
+                let maker = match self.behaviours.make_action(&mut spec) {
+                    Some(Ok(m)) => m,
+                    Some(Err(e)) => return Err(self.err(&name, e)),
+                    None => {
+                        return Err(self.err(
+                            &name,
+                            format!(
+                                "this runtime has no behaviour for the action '{}'",
+                                node.kind
+                            ),
+                        ));
+                    }
+                };
+                slot = self.p.makers.len() as u32;
+                self.p.makers.push(maker);
+            }
+            Kind::Condition { .. } => {
+                let mut spec = NodeSpec {
+                    node,
+                    catalog: c,
+                    keys: &mut self.p.keys,
+                };
+                let cond = match self.behaviours.make_condition(&mut spec) {
+                    Some(Ok(m)) => m,
+                    Some(Err(e)) => return Err(self.err(&name, e)),
+                    None => {
+                        return Err(self.err(
+                            &name,
+                            format!(
+                                "this runtime has no behaviour for the condition '{}'",
+                                node.kind
+                            ),
+                        ));
+                    }
+                };
+                slot = self.p.conditions.len() as u32;
+                self.p.conditions.push(cond);
+            }
+            _ => {}
+        }
+        self.p.recs.push(Rec {
+            kind,
+            parent,
+            end: index + 1,
+            kids: (0, 0),
+            guards: (0, 0),
+            slot,
+        });
+        self.p.names.push(name.clone());
+
+        let mut guards = Vec::new();
+        if category.is_branch() {
+            for g in Self::linked(tree, node, Port::Conditions) {
+                guards.push(self.add(g, tree, assets, prefix, index, depth + 1)?);
+            }
+        }
+        let mut kids = Vec::new();
+        match category {
+            Category::Root | Category::Decorator | Category::Interrupt => {
+                for k in Self::linked(tree, node, Port::Child) {
+                    kids.push(self.add(k, tree, assets, prefix, index, depth + 1)?);
+                }
+            }
+            Category::Composite => {
+                for k in Self::linked(tree, node, Port::Children) {
+                    kids.push(self.add(k, tree, assets, prefix, index, depth + 1)?);
+                }
+            }
+            Category::SubTree => {
+                let asset = c.text(node, "asset").to_owned();
+                let Some((sub, sub_assets)) = assets.open(&asset) else {
+                    return Err(self.err(&name, format!("cannot open the subtree asset '{asset}'")));
+                };
+                let sub_root = sub
+                    .nodes()
+                    .iter()
+                    .find(|n| c.category_of(&n.kind) == Some(Category::Root));
+                let Some(top) = sub_root
+                    .and_then(|r| r.linked(Port::Child).first())
+                    .and_then(|id| sub.node(id))
+                else {
+                    return Err(self.err(
+                        &name,
+                        format!("the subtree asset '{asset}' has no Root child"),
+                    ));
+                };
+                let inner = format!("{name}/");
+                kids.push(self.add(top, &sub, &*sub_assets, &inner, index, depth + 1)?);
+            }
+            Category::Leaf | Category::Condition => {}
+        }
+        if let Kind::Root = kind {
+            for i in Self::linked(tree, node, Port::Interrupts) {
+                let at = self.add(i, tree, assets, prefix, NONE, depth + 1)?;
+                self.p
+                    .interrupts
+                    .push((c.text(i, "interrupt_id").to_owned(), at));
+            }
+        }
+        let g0 = self.p.links.len() as u32;
+        self.p.links.extend(&guards);
+        let k0 = self.p.links.len() as u32;
+        self.p.links.extend(&kids);
+        let end = self.p.recs.len() as u32;
+        let perm = self.p.perm_len as u32;
+        let rec = &mut self.p.recs[index as usize];
+        rec.guards = (g0, k0);
+        rec.kids = (k0, k0 + kids.len() as u32);
+        rec.end = end;
+        if matches!(
+            kind,
+            Kind::Sequence { random: true, .. } | Kind::Selector { random: true }
+        ) {
+            rec.slot = perm;
+            self.p.perm_len += kids.len();
+        }
+        Ok(index)
+    }
+}

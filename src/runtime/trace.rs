@@ -1,0 +1,189 @@
+//! Trace events (SPEC §5), the observer that receives them, and a JSON Lines writer.
+
+use std::io::Write;
+
+use super::Status;
+
+/// Why Root was entered again.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reason {
+    /// The previous run completed.
+    Complete,
+    /// A context key was missing.
+    ContextMissing,
+    /// A force_reset Interrupt finished.
+    ForceReset,
+    /// The tree stalled in the step before.
+    Stall,
+}
+
+impl Reason {
+    /// The word used in traces.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Reason::Complete => "complete",
+            Reason::ContextMissing => "context_missing",
+            Reason::ForceReset => "force_reset",
+            Reason::Stall => "stall",
+        }
+    }
+}
+
+/// What happened.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum EventKind<'a> {
+    /// A node was entered.
+    Enter,
+    /// A leaf's `on_execute` ran.
+    Execute,
+    /// A node finished.
+    Exit(Status),
+    /// A node was stopped from outside.
+    Abort,
+    /// A condition was checked.
+    Check(bool),
+    /// A run of the tree finished.
+    Complete(Status),
+    /// Root is entered again.
+    Restart(Reason),
+    /// A trigger started an Interrupt.
+    Interrupt(&'a str),
+    /// A context key was missing; the tree resets.
+    ContextMissing(&'a str),
+    /// The tree could not make progress in this step.
+    Stall,
+    /// Something odd that changed nothing, e.g. an unknown interrupt id.
+    Warning(&'a str),
+}
+
+impl EventKind<'_> {
+    /// The event's name in traces.
+    pub fn name(&self) -> &'static str {
+        match self {
+            EventKind::Enter => "enter",
+            EventKind::Execute => "execute",
+            EventKind::Exit(_) => "exit",
+            EventKind::Abort => "abort",
+            EventKind::Check(_) => "check",
+            EventKind::Complete(_) => "complete",
+            EventKind::Restart(_) => "restart",
+            EventKind::Interrupt(_) => "interrupt",
+            EventKind::ContextMissing(_) => "context_missing",
+            EventKind::Stall => "stall",
+            EventKind::Warning(_) => "warning",
+        }
+    }
+}
+
+/// One trace event.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Event<'a> {
+    /// The step it happened in (0: the start).
+    pub step: u64,
+    /// The node's index in the program, if the event concerns a node.
+    pub node: Option<u32>,
+    /// The node's trace id (`SUBTREE-ID/INNER-ID` inside subtrees), or "".
+    pub node_id: &'a str,
+    /// What happened.
+    pub kind: EventKind<'a>,
+}
+
+/// Receives the events of one instance as they happen.
+pub trait Observer {
+    /// Called for each event, in order.
+    fn event(&mut self, event: &Event<'_>);
+}
+
+impl<F: FnMut(&Event<'_>)> Observer for F {
+    fn event(&mut self, event: &Event<'_>) {
+        self(event)
+    }
+}
+
+/// Writes events as JSON Lines: `{"step":3,"agent":"droid-1","event":"exit","node":"n7","status":"success"}`.
+pub struct JsonlTrace<W: Write> {
+    out: W,
+    agent: String,
+    error: Option<std::io::Error>,
+    line: String,
+}
+
+impl<W: Write> JsonlTrace<W> {
+    /// A writer for the named agent's events.
+    pub fn new(out: W, agent: &str) -> Self {
+        Self {
+            out,
+            agent: json_string(agent),
+            error: None,
+            line: String::with_capacity(128),
+        }
+    }
+
+    /// Sets the agent written in each line (for writing several agents into one stream).
+    pub fn set_agent(&mut self, agent: &str) {
+        self.agent = json_string(agent);
+    }
+
+    /// Flushes and returns the first write error, if any.
+    pub fn finish(mut self) -> Result<W, std::io::Error> {
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        self.out.flush()?;
+        Ok(self.out)
+    }
+}
+
+fn json_string(s: &str) -> String {
+    serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
+}
+
+/// Formats one event as a JSON object (no newline).
+pub(crate) fn format_event(line: &mut String, agent_json: &str, e: &Event<'_>) {
+    use std::fmt::Write as _;
+    let _ = write!(
+        line,
+        "{{\"step\":{},\"agent\":{agent_json},\"event\":\"{}\"",
+        e.step,
+        e.kind.name()
+    );
+    if e.node.is_some() {
+        let _ = write!(line, ",\"node\":{}", json_string(e.node_id));
+    }
+    match e.kind {
+        EventKind::Exit(s) | EventKind::Complete(s) => {
+            let _ = write!(line, ",\"status\":\"{s}\"");
+        }
+        EventKind::Check(r) => {
+            let _ = write!(line, ",\"result\":{r}");
+        }
+        EventKind::Restart(r) => {
+            let _ = write!(line, ",\"reason\":\"{}\"", r.as_str());
+        }
+        EventKind::Interrupt(id) => {
+            let _ = write!(line, ",\"id\":{}", json_string(id));
+        }
+        EventKind::ContextMissing(key) => {
+            let _ = write!(line, ",\"key\":{}", json_string(key));
+        }
+        EventKind::Warning(m) => {
+            let _ = write!(line, ",\"message\":{}", json_string(m));
+        }
+        EventKind::Enter | EventKind::Execute | EventKind::Abort | EventKind::Stall => {}
+    }
+    line.push('}');
+}
+
+impl<W: Write> Observer for JsonlTrace<W> {
+    fn event(&mut self, e: &Event<'_>) {
+        if self.error.is_some() {
+            return;
+        }
+        self.line.clear();
+        format_event(&mut self.line, &self.agent, e);
+        self.line.push('\n');
+        if let Err(err) = self.out.write_all(self.line.as_bytes()) {
+            self.error = Some(err);
+        }
+    }
+}
