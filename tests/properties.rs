@@ -10,6 +10,9 @@ use arbor::model::{
 };
 use proptest::prelude::*;
 
+mod common;
+use common::shapes::{build, shape};
+
 const KINDS: &[&str] = &[
     "Root",
     "Sequence",
@@ -187,96 +190,6 @@ proptest! {
         prop_assert_eq!(&back, &tree);
         prop_assert_eq!(tree_to_string(&back), text);
     }
-}
-
-/// A random valid subtree: actions, child conditions, composites with guards, decorators.
-#[derive(Clone, Debug)]
-enum Shape {
-    Action(String, f32, f32),
-    Check(bool),
-    Composite(usize, Vec<Shape>, Vec<bool>),
-    Decorator(usize, Box<Shape>),
-}
-
-fn shape() -> impl Strategy<Value = Shape> {
-    let leaf = prop_oneof![
-        ("[RSF]{1,6}", -500f32..500.0, -500f32..500.0).prop_map(|(s, x, y)| Shape::Action(s, x, y)),
-        any::<bool>().prop_map(Shape::Check),
-    ];
-    leaf.prop_recursive(5, 48, 5, |inner| {
-        prop_oneof![
-            (
-                0..5usize,
-                proptest::collection::vec(inner.clone(), 1..5),
-                proptest::collection::vec(any::<bool>(), 0..3)
-            )
-                .prop_map(|(k, c, g)| Shape::Composite(k, c, g)),
-            (0..6usize, inner).prop_map(|(k, c)| Shape::Decorator(k, Box::new(c))),
-        ]
-    })
-}
-
-fn build(shape: &Shape, nodes: &mut Vec<Node>) -> NodeId {
-    let id = NodeId::new(format!("n{}", nodes.len()));
-    let at = nodes.len();
-    nodes.push(Node::new(id.clone(), ""));
-    let node = match shape {
-        Shape::Action(script, x, y) => {
-            let mut n = Node::new(id.clone(), "MockAction");
-            n.fields
-                .insert("script".into(), Value::Text(script.clone()));
-            n.position = [*x, *y];
-            n.title = format!("do {script}");
-            n
-        }
-        Shape::Check(invert) => {
-            let mut n = Node::new(id.clone(), "MockCondition");
-            n.fields.insert("invert".into(), Value::Bool(*invert));
-            n
-        }
-        Shape::Composite(k, children, guards) => {
-            let kind = [
-                "Sequence",
-                "Selector",
-                "Parallel",
-                "RandomSequence",
-                "RandomSelector",
-            ][*k];
-            let mut n = Node::new(id.clone(), kind);
-            let kids: Vec<NodeId> = children.iter().map(|c| build(c, nodes)).collect();
-            let conds: Vec<NodeId> = guards
-                .iter()
-                .map(|g| build(&Shape::Check(*g), nodes))
-                .collect();
-            n.inputs.insert(Port::Children, kids);
-            if !conds.is_empty() {
-                n.inputs.insert(Port::Conditions, conds);
-            }
-            n
-        }
-        Shape::Decorator(k, child) => {
-            let kind = [
-                "Inverter",
-                "Repeater",
-                "UntilFail",
-                "ForceSuccess",
-                "ForceFailure",
-                "Regulator",
-            ][*k];
-            let mut n = Node::new(id.clone(), kind);
-            if kind == "Repeater" {
-                n.fields.insert("times".into(), Value::Int(3));
-            }
-            if kind == "Regulator" {
-                n.fields.insert("hz".into(), Value::Float(2.5));
-            }
-            let c = build(child, nodes);
-            n.inputs.insert(Port::Child, vec![c]);
-            n
-        }
-    };
-    nodes[at] = node;
-    id
 }
 
 proptest! {

@@ -900,22 +900,22 @@ impl<A> Exec<'_, '_, A> {
         }
         let (done, succeeded) = (self.st.cursor[i], self.st.aux[i]);
         let failed = done - succeeded;
-        let result = if s == Status::Success
-            && (if all_succeed {
+        let success_holds = s == Status::Success
+            && if all_succeed {
                 succeeded == total
             } else {
                 succeeded >= 1
-            }) {
-            Status::Success
-        } else if s == Status::Failure
-            && (if all_fail {
+            };
+        let failure_holds = s == Status::Failure
+            && if all_fail {
                 failed == total
             } else {
                 failed >= 1
-            })
-        {
-            Status::Failure
-        } else if done >= total {
+            };
+        let result = if success_holds {
+            Status::Success
+        } else if failure_holds || done >= total {
+            // A failure policy holds, or every child finished and no policy does.
             Status::Failure
         } else {
             return None;

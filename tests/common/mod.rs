@@ -48,3 +48,5 @@ pub fn expectation(path: &Path) -> (String, String) {
     let (rule, node) = rest.trim().split_once(" on ").unwrap();
     (rule.to_owned(), node.to_owned())
 }
+
+pub mod shapes;

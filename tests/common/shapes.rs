@@ -1,0 +1,149 @@
+//! Random valid trees for property tests: actions with scripts and context keys, child
+//! conditions, composites with guards, decorators, and Root interrupts.
+
+use arbor::model::{Node, NodeId, Port, Value};
+use proptest::prelude::*;
+
+/// A random valid subtree.
+#[derive(Clone, Debug)]
+pub enum Shape {
+    /// A MockAction: script, position, in/out context key numbers.
+    Action(String, f32, f32, Option<u8>, Option<u8>),
+    /// A MockCondition: its script and invert flag.
+    Check(String, bool),
+    /// A composite kind, its children, its guards' scripts.
+    Composite(usize, Vec<Shape>, Vec<String>),
+    /// A decorator kind and its child.
+    Decorator(usize, Box<Shape>),
+}
+
+/// A random subtree, up to 5 levels deep.
+pub fn shape() -> impl Strategy<Value = Shape> {
+    let key = proptest::option::weighted(0.2, 0..3u8);
+    let leaf = prop_oneof![
+        3 => ("[RSF]{1,6}", -500f32..500.0, -500f32..500.0, key.clone(), key)
+            .prop_map(|(s, x, y, i, o)| Shape::Action(s, x, y, i, o)),
+        1 => ("[TF]{1,5}", any::<bool>()).prop_map(|(s, i)| Shape::Check(s, i)),
+    ];
+    leaf.prop_recursive(5, 48, 5, |inner| {
+        prop_oneof![
+            (
+                0..5usize,
+                proptest::collection::vec(inner.clone(), 1..5),
+                proptest::collection::vec("[TF]{1,6}", 0..3)
+            )
+                .prop_map(|(k, c, g)| Shape::Composite(k, c, g)),
+            (0..6usize, inner).prop_map(|(k, c)| Shape::Decorator(k, Box::new(c))),
+        ]
+    })
+}
+
+fn condition(id: NodeId, script: &str, invert: bool) -> Node {
+    let mut n = Node::new(id, "MockCondition");
+    n.fields.insert("script".into(), Value::Text(script.into()));
+    if invert {
+        n.fields.insert("invert".into(), Value::Bool(true));
+    }
+    n
+}
+
+/// Adds the nodes of `shape` to `nodes`, returning the id of its top node.
+pub fn build(shape: &Shape, nodes: &mut Vec<Node>) -> NodeId {
+    let id = NodeId::new(format!("n{}", nodes.len()));
+    let at = nodes.len();
+    nodes.push(Node::new(id.clone(), ""));
+    let node = match shape {
+        Shape::Action(script, x, y, input, output) => {
+            let mut n = Node::new(id.clone(), "MockAction");
+            n.fields
+                .insert("script".into(), Value::Text(script.clone()));
+            if let Some(k) = input {
+                n.fields
+                    .insert("in_context".into(), Value::Text(format!("k{k}")));
+            }
+            if let Some(k) = output {
+                n.fields
+                    .insert("out_context".into(), Value::Text(format!("k{k}")));
+                n.fields
+                    .insert("produces".into(), Value::Text(format!("from {id}")));
+            }
+            n.position = [*x, *y];
+            n.title = format!("do {script}");
+            n
+        }
+        Shape::Check(script, invert) => condition(id.clone(), script, *invert),
+        Shape::Composite(k, children, guards) => {
+            let kind = [
+                "Sequence",
+                "Selector",
+                "Parallel",
+                "RandomSequence",
+                "RandomSelector",
+            ][*k];
+            let mut n = Node::new(id.clone(), kind);
+            let kids: Vec<NodeId> = children.iter().map(|c| build(c, nodes)).collect();
+            let conds: Vec<NodeId> = guards
+                .iter()
+                .map(|g| {
+                    let gid = NodeId::new(format!("n{}", nodes.len()));
+                    nodes.push(condition(gid.clone(), g, false));
+                    gid
+                })
+                .collect();
+            n.inputs.insert(Port::Children, kids);
+            if !conds.is_empty() {
+                n.inputs.insert(Port::Conditions, conds);
+            }
+            n
+        }
+        Shape::Decorator(k, child) => {
+            let kind = [
+                "Inverter",
+                "Repeater",
+                "UntilFail",
+                "ForceSuccess",
+                "ForceFailure",
+                "Regulator",
+            ][*k];
+            let mut n = Node::new(id.clone(), kind);
+            if kind == "Repeater" {
+                n.fields.insert("times".into(), Value::Int(3));
+            }
+            if kind == "Regulator" {
+                n.fields.insert("hz".into(), Value::Float(2.5));
+            }
+            let c = build(child, nodes);
+            n.inputs.insert(Port::Child, vec![c]);
+            n
+        }
+    };
+    nodes[at] = node;
+    id
+}
+
+/// A whole tree: Root over `main`, with an Interrupt (id `i0`, `i1` …) over each of `interrupts`.
+pub fn tree_nodes(main: &Shape, interrupts: &[(Shape, bool)]) -> Vec<Node> {
+    let mut nodes = vec![Node::new("root", "Root")];
+    let child = build(main, &mut nodes);
+    nodes[0].inputs.insert(Port::Child, vec![child]);
+    let mut ids = Vec::new();
+    for (i, (s, force_reset)) in interrupts.iter().enumerate() {
+        let id = NodeId::new(format!("int{i}"));
+        let mut n = Node::new(id.clone(), "Interrupt");
+        n.fields
+            .insert("interrupt_id".into(), Value::Text(format!("i{i}")));
+        n.fields
+            .insert("force_reset".into(), Value::Bool(*force_reset));
+        n.fields
+            .insert("out_context".into(), Value::Text("k0".into()));
+        nodes.push(n);
+        let at = nodes.len() - 1;
+        let c = build(s, &mut nodes);
+        nodes[at].inputs.insert(Port::Child, vec![c]);
+        ids.push(id);
+    }
+    if !ids.is_empty() {
+        nodes[0].inputs.insert(Port::Interrupts, ids);
+    }
+    nodes
+}

@@ -1,0 +1,110 @@
+//! Context: in/out keys, overwrite_out, aborted leaves write nothing, context_missing resets.
+
+use arbor::runtime::CtxValue;
+
+use crate::harness::{Run, expect};
+
+fn text(s: &str) -> Option<CtxValue> {
+    Some(CtxValue::Text(s.into()))
+}
+
+#[test]
+fn a_finished_leaf_writes_what_it_produced() {
+    let mut r = Run::new(
+        "root: Root | child s
+         s: Sequence | children a b
+         a: MockAction script=RS produces=found out_context=k
+         b: MockAction script=R in_context=k",
+    );
+    r.steps(1);
+    assert_eq!(r.context("k"), None, "written only when the leaf finishes");
+    r.steps(1);
+    assert_eq!(r.context("k"), text("found"));
+}
+
+#[test]
+fn overwrite_out_false_keeps_the_first_value() {
+    let mut r = Run::new(
+        "root: Root | child s
+         s: Sequence | children a b c
+         a: MockAction script=S produces=first out_context=k
+         b: MockAction script=S produces=second out_context=k overwrite_out=false
+         c: MockAction script=R in_context=k",
+    );
+    r.steps(3);
+    assert_eq!(r.context("k"), text("first"));
+}
+
+#[test]
+fn an_aborted_leaf_writes_nothing() {
+    let mut r = Run::new(
+        "root: Root | child s
+         s: Sequence | conditions g | children a
+         g: MockCondition script=TTF
+         a: MockAction script=R produces=x out_context=k",
+    );
+    r.steps(3);
+    assert!(r.log.contains(&"2 abort a".to_string()));
+    assert_eq!(r.context("k"), None);
+}
+
+#[test]
+fn a_missing_key_resets_the_tree() {
+    let mut r = Run::new(
+        "root: Root | child s
+         s: Sequence | children a b
+         a: MockAction script=S
+         b: MockAction script=S in_context=k",
+    );
+    expect(
+        &r.step()[3..],
+        "1 execute a\n1 exit a success\n1 context_missing b k\n1 abort s\n1 abort root\n1 restart root context_missing\n1 enter root\n1 enter s\n1 enter a",
+    );
+    assert_eq!(r.counts("b").entries, 0, "the node is not entered");
+    assert_eq!(r.instance.stats().context_missing, 1);
+}
+
+#[test]
+fn a_missing_key_in_the_step_the_run_began_stalls() {
+    let mut r = Run::new(
+        "root: Root | child b
+         b: MockAction script=S in_context=k",
+    );
+    expect(
+        &r.step()[..4],
+        "0 enter root\n0 context_missing b k\n0 abort root\n0 stall root",
+    );
+}
+
+#[test]
+fn a_guard_reads_its_in_context_too() {
+    let mut r = Run::new(
+        "root: Root | child s
+         s: Sequence | children a t
+         a: MockAction script=S produces=v out_context=k
+         t: Sequence | conditions h | children b
+         h: HasContext key=k
+         b: MockAction script=R in_context=k",
+    );
+    r.steps(2);
+    assert!(
+        r.log.contains(&"1 check h true".to_string()),
+        "{:#?}",
+        r.log
+    );
+    assert_eq!(r.instance.active_leaves().len(), 1);
+}
+
+#[test]
+fn trigger_payload_goes_under_the_interrupt_out_context() {
+    let mut r = Run::new(
+        "root: Root | child a | interrupts i
+         a: MockAction script=R
+         i: Interrupt interrupt_id=hello out_context=who | child b
+         b: MockAction script=R in_context=who",
+    );
+    r.step();
+    r.trigger("hello", Some("ada"));
+    r.step();
+    assert_eq!(r.context("who"), text("ada"));
+}

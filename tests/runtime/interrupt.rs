@@ -1,0 +1,142 @@
+//! Interrupts (SPEC §3.4): the whole subtree runs, then the main tree resumes or restarts.
+
+use crate::harness::{Run, expect};
+
+const TREE: &str = "root: Root | child main | interrupts int int2
+    main: Sequence | children a b
+    a: MockAction script=RRRRS
+    b: MockAction script=S
+    int: Interrupt interrupt_id=alarm out_context=src | child seq
+    seq: Sequence | children x y
+    x: MockAction script=RS
+    y: MockAction script=S
+    int2: Interrupt interrupt_id=fire | child z
+    z: MockAction script=S";
+
+#[test]
+fn an_interrupt_subtree_of_two_leaves_runs_both_then_the_main_tree_resumes() {
+    let mut r = Run::new(TREE);
+    r.steps(2);
+    r.trigger("alarm", Some("bob"));
+    expect(
+        &r.step(),
+        "3 interrupt int alarm\n3 abort a\n3 enter int\n3 enter seq\n3 enter x",
+    );
+    expect(
+        &r.steps(3),
+        "4 execute x\n5 execute x\n5 exit x success\n5 enter y\n6 execute y\n6 exit y success\n6 exit seq success\n6 exit int success\n6 enter a",
+    );
+    assert_eq!((r.counts("x").executions, r.counts("y").executions), (2, 1));
+    let a = r.counts("a");
+    assert_eq!(
+        (a.entries, a.aborts),
+        (2, 1),
+        "the aborted leaf is entered again, a new entry"
+    );
+    assert_eq!(
+        r.context("src"),
+        Some(arbor::runtime::CtxValue::Text("bob".into()))
+    );
+    expect(&r.step(), "7 execute a");
+}
+
+#[test]
+fn a_second_trigger_preempts_the_first_and_keeps_the_resume_point() {
+    let mut r = Run::new(TREE);
+    r.steps(2);
+    r.trigger("alarm", None);
+    r.step();
+    r.trigger("fire", None);
+    expect(
+        &r.step(),
+        "4 interrupt int2 fire\n4 abort x\n4 abort seq\n4 abort int\n4 enter int2\n4 enter z",
+    );
+    expect(
+        &r.step(),
+        "5 execute z\n5 exit z success\n5 exit int2 success\n5 enter a",
+    );
+    assert_eq!(r.counts("x").aborts, 1);
+    assert_eq!(r.counts("y").entries, 0);
+}
+
+#[test]
+fn triggers_in_one_step_are_handled_in_order() {
+    let mut r = Run::new(TREE);
+    r.step();
+    r.trigger("fire", None);
+    r.trigger("alarm", None);
+    let events = r.step();
+    expect(
+        &events[..8],
+        "2 interrupt int2 fire\n2 abort a\n2 enter int2\n2 enter z\n2 interrupt int alarm\n2 abort z\n2 abort int2\n2 enter int",
+    );
+}
+
+#[test]
+fn force_reset_restarts_from_root_and_keeps_the_context() {
+    let src = TREE.replace("interrupt_id=alarm", "interrupt_id=alarm force_reset=true");
+    let mut r = Run::new(&src);
+    r.steps(2);
+    r.trigger("alarm", Some("eve"));
+    r.steps(3);
+    expect(
+        &r.step(),
+        "6 execute y\n6 exit y success\n6 exit seq success\n6 exit int success\n6 abort main\n6 abort root\n6 restart root force_reset\n6 enter root\n6 enter main\n6 enter a",
+    );
+    assert_eq!(
+        r.context("src"),
+        Some(arbor::runtime::CtxValue::Text("eve".into()))
+    );
+}
+
+#[test]
+fn an_unknown_id_is_a_warning_and_changes_nothing() {
+    let mut r = Run::new(TREE);
+    r.step();
+    r.trigger("nope", None);
+    expect(
+        &r.step(),
+        "2 warning - no Interrupt has the id 'nope'; trigger ignored\n2 execute a",
+    );
+}
+
+#[test]
+fn resuming_checks_guards_first() {
+    let mut r = Run::new(
+        "root: Root | child main | interrupts int
+         main: Sequence | conditions g | children a
+         g: MockCondition script=TTTF
+         a: MockAction script=R
+         int: Interrupt interrupt_id=go | child x
+         x: MockAction script=S",
+    );
+    r.step();
+    r.trigger("go", None);
+    r.step();
+    let events = r.steps(1);
+    expect(
+        &events[..5],
+        "3 execute x\n3 exit x success\n3 exit int success\n3 check g false\n3 exit main failure",
+    );
+    assert_eq!(
+        r.counts("a").entries,
+        1,
+        "not re-entered under a failed guard"
+    );
+}
+
+#[test]
+fn an_interrupt_with_an_instant_subtree_resumes_in_the_same_step() {
+    let mut r = Run::new(
+        "root: Root | child a | interrupts int
+         a: MockAction script=R
+         int: Interrupt interrupt_id=go | child c
+         c: MockCondition script=T",
+    );
+    r.step();
+    r.trigger("go", None);
+    expect(
+        &r.step(),
+        "2 interrupt int go\n2 abort a\n2 enter int\n2 enter c\n2 check c true\n2 exit c success\n2 exit int success\n2 enter a",
+    );
+}

@@ -1,0 +1,22 @@
+//! Runtime semantics (SPEC §3), one file per node kind or rule, with exact event order.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod harness;
+
+mod conditions;
+mod context;
+mod force;
+mod interrupt;
+mod inverter;
+mod leaf;
+mod parallel;
+mod random;
+mod regulator;
+mod repeater;
+mod root;
+mod selector;
+mod sequence;
+mod stall;
+mod subtree;
+mod until_fail;

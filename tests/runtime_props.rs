@@ -1,0 +1,82 @@
+//! Property test of the runtime: random valid trees, scripts and triggers.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use arbor::model::{Catalog, NoAssets, Tree};
+use arbor::runtime::{Behaviours, CtxValue, Event, EventKind, Instance, JsonlTrace, Program};
+use common::shapes::{Shape, shape, tree_nodes};
+use proptest::prelude::*;
+
+/// Runs the tree for `steps` steps with the triggers (step, interrupt number or an unknown
+/// id), checking the enter/exit pairing; returns the JSON Lines trace.
+fn run(
+    tree: &Tree,
+    seed: u64,
+    steps: u64,
+    triggers: &[(u64, u8)],
+) -> Result<Vec<u8>, TestCaseError> {
+    let program = Program::compile(
+        tree,
+        &Catalog::builtin(),
+        &NoAssets,
+        &Behaviours::<()>::with_builtins(),
+    )
+    .map_err(|e| TestCaseError::fail(e.to_string()))?;
+    let mut instance = Instance::new(Arc::new(program), seed);
+    let mut trace = JsonlTrace::new(Vec::new(), "agent");
+    let mut open: HashMap<String, bool> = HashMap::new();
+    let mut problem: Option<String> = None;
+    for step in 1..=steps {
+        for &(_, which) in triggers.iter().filter(|(s, _)| *s == step) {
+            let id = if which < 2 {
+                format!("i{which}")
+            } else {
+                "unknown".into()
+            };
+            instance.trigger(&id, Some(CtxValue::Text("payload".into())));
+        }
+        let mut check = |e: &Event<'_>| {
+            use arbor::runtime::Observer;
+            trace.event(e);
+            let slot = open.entry(e.node_id.to_owned()).or_default();
+            let opens = matches!(e.kind, EventKind::Enter);
+            let closes = matches!(e.kind, EventKind::Exit(_) | EventKind::Abort);
+            if opens && *slot {
+                problem.get_or_insert(format!("{}: {} entered twice", e.step, e.node_id));
+            } else if closes && !*slot {
+                problem.get_or_insert(format!("{}: {} closed but not open", e.step, e.node_id));
+            } else if opens || closes {
+                *slot = opens;
+            }
+        };
+        instance.step(0.1, &mut (), Some(&mut check));
+        if let Some(p) = problem.take() {
+            return Err(TestCaseError::fail(p));
+        }
+    }
+    Ok(trace.finish().unwrap())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+
+    #[test]
+    fn random_trees_run_deterministically_and_close_every_entry(
+        main in shape(),
+        interrupts in proptest::collection::vec((shape(), any::<bool>()), 0..3),
+        seed in any::<u64>(),
+        triggers in proptest::collection::vec((1..60u64, 0..3u8), 0..6),
+    ) {
+        let interrupts: Vec<(Shape, bool)> = interrupts;
+        let tree = Tree::from_nodes(tree_nodes(&main, &interrupts)).unwrap();
+        let first = run(&tree, seed, 60, &triggers)?;
+        let second = run(&tree, seed, 60, &triggers)?;
+        prop_assert!(first == second, "the same inputs gave different traces");
+        prop_assert!(!first.is_empty());
+    }
+}
