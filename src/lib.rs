@@ -1,7 +1,73 @@
 //! Arbor: an editor and runtime for game-AI behaviour trees.
 //!
-//! The core — [`model`] (nodes, ports, validation) and [`io`] (the JSON asset format) —
-//! never depends on egui; the editor (feature `gui`) is a view of it.
+//! The core — [`model`] (nodes, ports, validation), [`io`] (the JSON asset format) and
+//! [`runtime`] (compiled programs, one instance per agent) — never depends on egui; the
+//! editor (feature `gui`) is a view of it.
+//!
+//! # Embedding
+//!
+//! A game loads a tree file, registers its own action and condition, and steps one
+//! instance per agent. The program is compiled once and shared.
+//!
+//! ```
+//! use std::sync::Arc;
+//! use arbor::io::TreeFiles;
+//! use arbor::model::{Catalog, Category, FieldSpec, FieldType, KindSpec, Value};
+//! use arbor::runtime::{Action, Behaviours, Instance, LeafIo, Outcome, Program};
+//!
+//! /// The game's own agent state, handed to every behaviour.
+//! struct Guard { stamina: f64 }
+//!
+//! /// A game action: rest until stamina is back.
+//! struct Rest;
+//! impl Action<Guard> for Rest {
+//!     fn on_execute(&mut self, guard: &mut Guard, _: &mut LeafIo<'_>, dt: f64) -> Outcome {
+//!         guard.stamina += dt;
+//!         if guard.stamina >= 1.0 { Outcome::Success } else { Outcome::Running }
+//!     }
+//! }
+//!
+//! // 1. Tell the catalog about the game's kinds (for validation and the editor).
+//! let mut catalog = Catalog::builtin();
+//! catalog.register(KindSpec::new("Rest", Category::Leaf, "Rests until rested.", vec![]))?;
+//! catalog.register(KindSpec::new("IsTired", Category::Condition, "True when stamina is low.", vec![
+//!     FieldSpec::new("below", FieldType::non_negative(), Value::Float(0.5), "Stamina threshold."),
+//! ]))?;
+//!
+//! // 2. Give them behaviour.
+//! let mut behaviours = Behaviours::<Guard>::with_builtins();
+//! behaviours.action("Rest", |_spec| Ok(Arc::new(|| Box::new(Rest))));
+//! behaviours.condition_fn("IsTired", |guard: &mut Guard, _io| guard.stamina < 0.5);
+//!
+//! // 3. Load and compile a tree file once (here written on the spot).
+//! let dir = std::env::temp_dir().join(format!("arbor-doc-{}", std::process::id()));
+//! std::fs::create_dir_all(&dir)?;
+//! let path = dir.join("guard.json");
+//! std::fs::write(&path, r#"{"format": "arbor.tree", "version": 1, "nodes": [
+//!     {"id": "root", "kind": "Root", "inputs": {"child": ["choose"]}},
+//!     {"id": "choose", "kind": "Selector", "inputs": {"children": ["rest", "patrol"]}},
+//!     {"id": "rest", "kind": "Sequence", "inputs": {"children": ["tired", "nap"]}},
+//!     {"id": "tired", "kind": "IsTired"},
+//!     {"id": "nap", "kind": "Rest"},
+//!     {"id": "patrol", "kind": "MockAction", "fields": {"script": "RRS"}}]}"#)?;
+//! let files = TreeFiles::new(&catalog);
+//! let tree = files.load(&path).as_ref().clone()?;
+//! let program = Arc::new(Program::compile(&tree, &catalog, &files.assets_for(&path), &behaviours)?);
+//!
+//! // 4. One instance per agent, each with its own state and seed.
+//! let mut agents: Vec<(Guard, Instance<Guard>)> = (0..1_000)
+//!     .map(|i| (Guard { stamina: (i % 10) as f64 / 10.0 }, Instance::new(program.clone(), i)))
+//!     .collect();
+//! for _frame in 0..60 {
+//!     for (guard, instance) in &mut agents {
+//!         instance.step(1.0 / 30.0, guard, None);
+//!     }
+//! }
+//! assert!(agents.iter().all(|(g, _)| g.stamina >= 0.5));
+//! assert!(agents.iter().all(|(_, i)| i.stats().succeeded > 0));
+//! # std::fs::remove_dir_all(&dir)?;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 pub mod cli;
 pub mod io;

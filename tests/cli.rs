@@ -201,3 +201,113 @@ fn docs_nodes_md_is_the_current_catalog() {
         "docs/NODES.md is out of date: run `cargo run -- kinds > docs/NODES.md`"
     );
 }
+
+#[test]
+fn run_prints_a_summary_and_writes_a_trace() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("t.jsonl");
+    let out = arbor(&[
+        "run",
+        "sample_trees/mock_sketch.json",
+        "--steps",
+        "30",
+        "--trigger",
+        "12:alarm:intruder",
+        "--trace",
+        trace.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let summary = text(&out.stdout);
+    assert!(summary.contains("30 steps of 0.1 s, seed 0"), "{summary}");
+    assert!(summary.contains("interrupts: 1"), "{summary}");
+    let lines: Vec<String> = std::fs::read_to_string(&trace)
+        .unwrap()
+        .lines()
+        .map(String::from)
+        .collect();
+    assert_eq!(
+        lines[0],
+        r#"{"step":0,"agent":"mock_sketch","event":"enter","node":"root"}"#
+    );
+    assert!(
+        lines.contains(
+            &r#"{"step":12,"agent":"mock_sketch","event":"interrupt","node":"alarm","id":"alarm"}"#
+                .to_string()
+        )
+    );
+    for l in &lines {
+        serde_json::from_str::<serde_json::Value>(l).unwrap();
+    }
+}
+
+#[test]
+fn run_traces_to_stdout_and_is_deterministic() {
+    let args = [
+        "run",
+        "sample_trees/mock_sketch.json",
+        "--steps",
+        "40",
+        "--seed",
+        "9",
+        "--trace",
+        "-",
+    ];
+    let (a, b) = (arbor(&args), arbor(&args));
+    assert_eq!(a.status.code(), Some(0));
+    assert!(!a.stdout.is_empty());
+    assert_eq!(a.stdout, b.stdout);
+    assert!(
+        text(&a.stderr).contains("runs completed"),
+        "the summary goes to stderr when the trace takes stdout"
+    );
+}
+
+#[test]
+fn run_refuses_bad_input_clearly() {
+    let out = arbor(&["run", "tests/fixtures/invalid/cycle.json"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("(cycle)"),
+        "{}",
+        text(&out.stderr)
+    );
+
+    let out = arbor(&["run", "tests/fixtures/unreadable/truncated.json"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("truncated.json:6:1"));
+
+    let out = arbor(&[
+        "run",
+        "sample_trees/mock_sketch.json",
+        "--trigger",
+        "x:alarm",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("STEP must be a whole number"),
+        "{}",
+        text(&out.stderr)
+    );
+
+    let out = arbor(&["run", "sample_trees/mock_sketch.json", "--dt", "0"]);
+    assert_eq!(out.status.code(), Some(2));
+
+    let out = arbor(&["run", "sample_trees/droid_arena.json"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("no behaviour for the action 'FindClosest'"),
+        "{}",
+        text(&out.stderr)
+    );
+
+    let out = arbor(&[
+        "run",
+        "sample_trees/mock_sketch.json",
+        "--steps",
+        "3",
+        "--trigger",
+        "2:nosuch",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(text(&out.stderr).contains("no Interrupt has the id 'nosuch'"));
+}

@@ -81,8 +81,7 @@ pub enum Outcome {
 
 /// What a running leaf sees of its node and context.
 pub struct LeafIo<'a> {
-    /// The value fetched from `in_context` when the leaf was entered.
-    pub input: Option<&'a CtxValue>,
+    pub(crate) input: &'a Option<CtxValue>,
     /// The current step number.
     pub step: u64,
     /// The agent's context, read only.
@@ -91,6 +90,11 @@ pub struct LeafIo<'a> {
 }
 
 impl LeafIo<'_> {
+    /// The value fetched from `in_context` when the leaf was entered.
+    pub fn input(&self) -> Option<&CtxValue> {
+        self.input.as_ref()
+    }
+
     /// Sets the value the leaf produces; it is stored under `out_context` when the leaf finishes.
     pub fn produce(&mut self, value: CtxValue) {
         *self.produced = Some(value);

@@ -23,9 +23,9 @@ pub struct NodeState {
     pub status: Status,
     /// The step of that change.
     pub step: u64,
-    /// How often it was entered (guards: checked).
+    /// How often it was entered (a guard is not entered: its counters stay 0).
     pub entries: u32,
-    /// How often it succeeded (guards: held).
+    /// How often it succeeded.
     pub successes: u32,
     /// How often it failed.
     pub failures: u32,
@@ -69,6 +69,46 @@ enum Trigger {
     Unknown(String),
 }
 
+/// A node's run state, all in one record so a step touches few cache lines.
+#[derive(Clone, Copy, Debug)]
+struct Rt {
+    /// Leaf: step entered. Root: step the run began. Repeater/UntilFail: step the child's run
+    /// began. Regulator: the step its permission was last decided.
+    began: u64,
+    /// The guard pass that last checked this branch's guards.
+    guard_stamp: u64,
+    /// Leaf: seconds executed. Regulator: seconds since it last allowed a step.
+    timer: f64,
+    /// Bumped at each entry; stale reports carry an older one.
+    epoch: u32,
+    /// Composite: slot of the running child. Parallel: children finished. Repeater: runs.
+    cursor: u32,
+    /// Parallel: children that succeeded.
+    aux: u32,
+    /// The status driving the run (a guard: its last result).
+    status: Status,
+    /// Regulator: the next ready step is allowed at once.
+    first: bool,
+    /// Regulator: this step is allowed.
+    reg_ok: bool,
+}
+
+impl Default for Rt {
+    fn default() -> Self {
+        Self {
+            began: 0,
+            guard_stamp: 0,
+            timer: 0.0,
+            epoch: 0,
+            cursor: 0,
+            aux: 0,
+            status: Status::Idle,
+            first: false,
+            reg_ok: false,
+        }
+    }
+}
+
 struct State {
     step: u64,
     started: bool,
@@ -77,21 +117,10 @@ struct State {
     interrupt: u32,
     stamp: u64,
     rng: u64,
-    status: Vec<Status>,
+    rt: Vec<Rt>,
     shown: Vec<NodeState>,
-    epoch: Vec<u32>,
-    cursor: Vec<u32>,
-    aux: Vec<u32>,
-    timer: Vec<f64>,
-    first: Vec<bool>,
-    began: Vec<u64>,
-    guard_stamp: Vec<u64>,
-    reg_step: Vec<u64>,
-    reg_ok: Vec<bool>,
     perm: Vec<u32>,
     active: Vec<u32>,
-    scratch: Vec<u32>,
-    path: Vec<u32>,
     resume: Vec<u32>,
     reports: VecDeque<Report>,
     triggers: VecDeque<Trigger>,
@@ -122,21 +151,10 @@ impl<A> Instance<A> {
             interrupt: NONE,
             stamp: 0,
             rng: seed ^ 0x9E37_79B9_7F4A_7C15,
-            status: vec![Status::Idle; n],
+            rt: vec![Rt::default(); n],
             shown: vec![NodeState::default(); n],
-            epoch: vec![0; n],
-            cursor: vec![0; n],
-            aux: vec![0; n],
-            timer: vec![0.0; n],
-            first: vec![false; n],
-            began: vec![0; n],
-            guard_stamp: vec![0; n],
-            reg_step: vec![u64::MAX; n],
-            reg_ok: vec![false; n],
             perm: vec![0; program.perm_len],
             active: Vec::with_capacity(leaves),
-            scratch: Vec::with_capacity(leaves),
-            path: Vec::with_capacity(program.depth() + 2),
             resume: Vec::with_capacity(leaves),
             reports: VecDeque::with_capacity(n + 4),
             triggers: VecDeque::with_capacity(4),
@@ -209,16 +227,10 @@ impl<A> Instance<A> {
     pub fn heap_bytes(&self) -> usize {
         use std::mem::size_of;
         let s = &self.st;
-        let n = s.status.capacity();
-        n * (size_of::<Status>()
-            + size_of::<NodeState>()
-            + 3 * size_of::<u32>()
-            + size_of::<f64>()
-            + 2 * size_of::<bool>()
-            + 3 * size_of::<u64>())
+        s.rt.capacity() * size_of::<Rt>()
+            + s.shown.capacity() * size_of::<NodeState>()
             + s.perm.capacity() * 4
-            + (s.active.capacity() + s.scratch.capacity() + s.path.capacity() + s.resume.capacity())
-                * 4
+            + (s.active.capacity() + s.resume.capacity()) * 4
             + s.reports.capacity() * size_of::<Report>()
             + s.triggers.capacity() * size_of::<Trigger>()
             + (s.context.slots.capacity() + s.inputs.capacity() + s.produced.capacity())
@@ -273,7 +285,7 @@ impl<A> Exec<'_, '_, A> {
 
     fn set_status(&mut self, n: u32, s: Status) {
         let i = n as usize;
-        self.st.status[i] = s;
+        self.st.rt[i].status = s;
         let shown = &mut self.st.shown[i];
         shown.status = s;
         shown.step = self.st.step;
@@ -286,7 +298,10 @@ impl<A> Exec<'_, '_, A> {
     }
 
     fn running(&self, n: u32) -> bool {
-        self.st.status.get(n as usize) == Some(&Status::Running)
+        self.st
+            .rt
+            .get(n as usize)
+            .is_some_and(|r| r.status == Status::Running)
     }
 
     fn next_random(&mut self) -> u64 {
@@ -348,38 +363,37 @@ impl<A> Exec<'_, '_, A> {
         }
     }
 
+    /// The first active leaf with an index of at least `from`.
+    fn next_active(&self, from: u32) -> Option<u32> {
+        let at = self.st.active.partition_point(|&x| x < from);
+        self.st.active.get(at).copied()
+    }
+
     /// Phase 2: guards of the active leaves entered in an earlier step, in tree order.
     fn guards(&mut self) {
         let stamp = self.new_stamp();
-        let mut list = std::mem::take(&mut self.st.scratch);
-        list.clear();
-        list.extend_from_slice(&self.st.active);
-        for &leaf in &list {
-            if !self.running(leaf) || self.st.began[leaf as usize] == self.st.step {
+        let mut from = 0;
+        while let Some(leaf) = self.next_active(from) {
+            from = leaf + 1;
+            if self.st.rt[leaf as usize].began == self.st.step {
                 continue;
             }
             if self.check_path(leaf, stamp) == Flow::Unwind && self.st.stalled {
                 break;
             }
         }
-        self.st.scratch = list;
     }
 
     /// Phase 3: execute the remaining leaves, in tree order.
     fn execute(&mut self, dt: f64) {
-        let mut list = std::mem::take(&mut self.st.scratch);
-        list.clear();
-        list.extend_from_slice(&self.st.active);
-        for &leaf in &list {
-            if !self.running(leaf)
-                || self.st.began[leaf as usize] == self.st.step
-                || !self.regulators_allow(leaf, dt)
-            {
+        let mut from = 0;
+        while let Some(leaf) = self.next_active(from) {
+            from = leaf + 1;
+            if self.st.rt[leaf as usize].began == self.st.step || !self.regulators_allow(leaf, dt) {
                 continue;
             }
             self.execute_leaf(leaf, dt);
         }
-        self.st.scratch = list;
     }
 
     /// Phase 4: deliver the queued reports in order.
@@ -387,7 +401,7 @@ impl<A> Exec<'_, '_, A> {
         while let Some(r) = self.st.reports.pop_front() {
             let i = r.node as usize;
             let parent = self.p.recs[i].parent;
-            let fresh = self.st.status[i] == r.status && self.st.epoch[i] == r.epoch;
+            let fresh = self.st.rt[i].status == r.status && self.st.rt[i].epoch == r.epoch;
             if !fresh || parent == NONE || !self.running(parent) {
                 continue;
             }
@@ -406,7 +420,7 @@ impl<A> Exec<'_, '_, A> {
                 if self.input_missing(n, input) {
                     return Flow::Unwind;
                 }
-                self.st.epoch[n as usize] += 1;
+                self.st.rt[n as usize].epoch += 1;
                 self.set_status(n, Status::Running);
                 self.emit(n, EventKind::Enter);
                 let r = self.eval(n);
@@ -429,9 +443,9 @@ impl<A> Exec<'_, '_, A> {
         };
         self.st.inputs[slot] = value;
         self.st.produced[slot] = None;
-        self.st.timer[i] = 0.0;
-        self.st.began[i] = self.st.step;
-        self.st.epoch[i] += 1;
+        self.st.rt[i].timer = 0.0;
+        self.st.rt[i].began = self.st.step;
+        self.st.rt[i].epoch += 1;
         self.set_status(n, Status::Running);
         self.emit(n, EventKind::Enter);
         let State {
@@ -442,7 +456,7 @@ impl<A> Exec<'_, '_, A> {
             ..
         } = &mut *self.st;
         let mut io = LeafIo {
-            input: inputs[slot].as_ref(),
+            input: &inputs[slot],
             step: *step,
             context,
             produced: &mut produced[slot],
@@ -456,7 +470,7 @@ impl<A> Exec<'_, '_, A> {
 
     fn enter_branch(&mut self, n: u32) -> Flow {
         let i = n as usize;
-        self.st.epoch[i] += 1;
+        self.st.rt[i].epoch += 1;
         self.set_status(n, Status::Running);
         self.emit(n, EventKind::Enter);
         for gi in 0..self.p.guards(n).len() {
@@ -470,15 +484,15 @@ impl<A> Exec<'_, '_, A> {
         let kind = self.p.recs[i].kind;
         match kind {
             Kind::Sequence { random, .. } | Kind::Selector { random } => {
-                self.st.cursor[i] = 0;
+                self.st.rt[i].cursor = 0;
                 if random {
                     self.shuffle(n);
                 }
                 self.composite_next(n, None)
             }
             Kind::Parallel { .. } => {
-                self.st.cursor[i] = 0;
-                self.st.aux[i] = 0;
+                self.st.rt[i].cursor = 0;
+                self.st.rt[i].aux = 0;
                 for ki in 0..self.p.kids(n).len() {
                     let k = self.p.kids(n)[ki];
                     match self.enter(k) {
@@ -494,8 +508,8 @@ impl<A> Exec<'_, '_, A> {
                 Flow::Running
             }
             Kind::Repeater { .. } | Kind::UntilFail => {
-                self.st.cursor[i] = 0;
-                self.st.began[i] = self.st.step;
+                self.st.rt[i].cursor = 0;
+                self.st.rt[i].began = self.st.step;
                 match self.enter(self.p.kids(n)[0]) {
                     Flow::Done(s) => match self.loop_result(n, s) {
                         Some(f) => f,
@@ -505,8 +519,8 @@ impl<A> Exec<'_, '_, A> {
                 }
             }
             Kind::Regulator { .. } => {
-                self.st.timer[i] = 0.0;
-                self.st.first[i] = true;
+                self.st.rt[i].timer = 0.0;
+                self.st.rt[i].first = true;
                 self.enter_single(n)
             }
             Kind::Root => self.root_enter(),
@@ -539,9 +553,9 @@ impl<A> Exec<'_, '_, A> {
 
     fn root_enter(&mut self) -> Flow {
         loop {
-            self.st.epoch[0] += 1;
+            self.st.rt[0].epoch += 1;
             self.set_status(0, Status::Running);
-            self.st.began[0] = self.st.step;
+            self.st.rt[0].began = self.st.step;
             self.emit(0, EventKind::Enter);
             let Some(&child) = self.p.kids(0).first() else {
                 return Flow::Running;
@@ -566,7 +580,7 @@ impl<A> Exec<'_, '_, A> {
             Status::Success => self.st.stats.succeeded += 1,
             _ => self.st.stats.failed += 1,
         }
-        let began_now = self.st.began[0] == self.st.step;
+        let began_now = self.st.rt[0].began == self.st.step;
         self.abort_all();
         self.reset_all();
         self.st.context.clear();
@@ -592,9 +606,9 @@ impl<A> Exec<'_, '_, A> {
         }
     }
 
-    /// The condition's result, `invert` applied.
+    /// The condition's result, `invert` applied (its input is known to be present).
     fn eval(&mut self, n: u32) -> bool {
-        let rec = self.p.recs[n as usize];
+        let rec = &self.p.recs[n as usize];
         let Kind::Condition { invert, input } = rec.kind else {
             return false;
         };
@@ -604,27 +618,25 @@ impl<A> Exec<'_, '_, A> {
             step: self.st.step,
             context,
         };
-        let held = self.p.conditions[rec.slot as usize].check(self.agent, &io);
-        held != invert
+        self.p.conditions[rec.slot as usize].check(self.agent, &io) != invert
     }
 
     /// Checks a guard: `None` when the tree was reset for a missing key.
     fn guard(&mut self, g: u32) -> Option<bool> {
-        let Kind::Condition { input, .. } = self.p.recs[g as usize].kind else {
-            return Some(true);
-        };
-        if self.input_missing(g, input) {
+        let i = g as usize;
+        if let Kind::Condition { input: Some(k), .. } = self.p.recs[i].kind
+            && self.st.context.get(k).is_none()
+        {
+            self.context_missing(g, k);
             return None;
         }
         let r = self.eval(g);
-        let shown = &mut self.st.shown[g as usize];
-        shown.status = if r { Status::Success } else { Status::Failure };
-        shown.step = self.st.step;
-        shown.entries = shown.entries.saturating_add(1);
-        if r {
-            shown.successes = shown.successes.saturating_add(1);
-        } else {
-            shown.failures = shown.failures.saturating_add(1);
+        let result = if r { Status::Success } else { Status::Failure };
+        if self.st.rt[i].status != result {
+            self.st.rt[i].status = result;
+            let shown = &mut self.st.shown[i];
+            shown.status = result;
+            shown.step = self.st.step;
         }
         self.emit(g, EventKind::Check(r));
         Some(r)
@@ -633,73 +645,63 @@ impl<A> Exec<'_, '_, A> {
     /// Checks the guards of the branches above `leaf`, outermost first, each branch once per
     /// `stamp`. A failing guard fails its branch (aborting what runs below) and queues its report.
     fn check_path(&mut self, leaf: u32, stamp: u64) -> Flow {
-        let mut path = std::mem::take(&mut self.st.path);
-        path.clear();
-        let mut at = self.p.recs[leaf as usize].parent;
-        while at != NONE {
-            path.push(at);
-            at = self.p.recs[at as usize].parent;
-        }
-        let mut result = Flow::Running;
-        'outer: for &b in path.iter().rev() {
+        let info = self.p.leaves[self.p.recs[leaf as usize].slot as usize];
+        for ci in info.guarded.0..info.guarded.1 {
+            let b = self.p.chain[ci as usize];
             let bi = b as usize;
-            if self.p.guards(b).is_empty() || self.st.guard_stamp[bi] == stamp || !self.running(b) {
+            if self.st.rt[bi].guard_stamp == stamp || !self.running(b) {
                 continue;
             }
-            self.st.guard_stamp[bi] = stamp;
-            for gi in 0..self.p.guards(b).len() {
-                match self.guard(self.p.guards(b)[gi]) {
-                    None => {
-                        result = Flow::Unwind;
-                        break 'outer;
-                    }
+            self.st.rt[bi].guard_stamp = stamp;
+            let (g0, g1) = self.p.recs[bi].guards;
+            for gi in g0..g1 {
+                match self.guard(self.p.links[gi as usize]) {
+                    None => return Flow::Unwind,
                     Some(false) => {
                         self.abort_below(b);
                         self.finish(b, Status::Failure);
-                        let epoch = self.st.epoch[bi];
+                        let epoch = self.st.rt[bi].epoch;
                         self.st.reports.push_back(Report {
                             node: b,
                             status: Status::Failure,
                             epoch,
                         });
-                        result = Flow::Done(Status::Failure);
-                        break 'outer;
+                        return Flow::Done(Status::Failure);
                     }
                     Some(true) => {}
                 }
             }
         }
-        self.st.path = path;
-        result
+        Flow::Running
     }
 
     // ---- executing --------------------------------------------------------------------
 
     fn regulators_allow(&mut self, leaf: u32, dt: f64) -> bool {
+        let info = self.p.leaves[self.p.recs[leaf as usize].slot as usize];
         let mut ok = true;
-        let mut at = self.p.recs[leaf as usize].parent;
-        while at != NONE {
-            let i = at as usize;
-            if let Kind::Regulator { period } = self.p.recs[i].kind {
-                if self.st.reg_step[i] != self.st.step {
-                    self.st.reg_step[i] = self.st.step;
-                    self.st.reg_ok[i] = if self.st.first[i] {
-                        self.st.first[i] = false;
-                        self.st.timer[i] = 0.0;
+        for ci in info.regulators.0..info.regulators.1 {
+            let i = self.p.chain[ci as usize] as usize;
+            let Kind::Regulator { period } = self.p.recs[i].kind else {
+                continue;
+            };
+            if self.st.rt[i].began != self.st.step {
+                self.st.rt[i].began = self.st.step;
+                self.st.rt[i].reg_ok = if self.st.rt[i].first {
+                    self.st.rt[i].first = false;
+                    self.st.rt[i].timer = 0.0;
+                    true
+                } else {
+                    self.st.rt[i].timer += dt;
+                    if self.st.rt[i].timer >= period - EPS {
+                        self.st.rt[i].timer = 0.0;
                         true
                     } else {
-                        self.st.timer[i] += dt;
-                        if self.st.timer[i] >= period - EPS {
-                            self.st.timer[i] = 0.0;
-                            true
-                        } else {
-                            false
-                        }
-                    };
-                }
-                ok &= self.st.reg_ok[i];
+                        false
+                    }
+                };
             }
-            at = self.p.recs[i].parent;
+            ok &= self.st.rt[i].reg_ok;
         }
         ok
     }
@@ -720,24 +722,24 @@ impl<A> Exec<'_, '_, A> {
                 ..
             } = &mut *self.st;
             let mut io = LeafIo {
-                input: inputs[slot].as_ref(),
+                input: &inputs[slot],
                 step: *step,
                 context,
                 produced: &mut produced[slot],
             };
             self.actions[slot].on_execute(self.agent, &mut io, dt)
         };
-        self.st.timer[i] += dt;
+        self.st.rt[i].timer += dt;
         let status = match outcome {
             super::Outcome::Success => Status::Success,
             super::Outcome::Failure => Status::Failure,
             super::Outcome::Running => match max_duration {
-                Some(max) if self.st.timer[i] >= max - EPS => Status::Failure,
+                Some(max) if self.st.rt[i].timer >= max - EPS => Status::Failure,
                 _ => return,
             },
         };
         self.leaf_finish(n, status);
-        let epoch = self.st.epoch[i];
+        let epoch = self.st.rt[i].epoch;
         self.st.reports.push_back(Report {
             node: n,
             status,
@@ -767,7 +769,7 @@ impl<A> Exec<'_, '_, A> {
                 ..
             } = &mut *self.st;
             let mut io = LeafIo {
-                input: inputs[slot].as_ref(),
+                input: &inputs[slot],
                 step: *step,
                 context,
                 produced: &mut produced[slot],
@@ -858,9 +860,9 @@ impl<A> Exec<'_, '_, A> {
                 if !is_sequence && s == Status::Success {
                     return self.finish(n, Status::Success);
                 }
-                self.st.cursor[i] += 1;
+                self.st.rt[i].cursor += 1;
             }
-            let at = self.st.cursor[i];
+            let at = self.st.rt[i].cursor;
             if at >= count {
                 return self.finish(
                     n,
@@ -894,11 +896,11 @@ impl<A> Exec<'_, '_, A> {
             return None;
         };
         let total = self.p.kids(n).len() as u32;
-        self.st.cursor[i] += 1;
+        self.st.rt[i].cursor += 1;
         if s == Status::Success {
-            self.st.aux[i] += 1;
+            self.st.rt[i].aux += 1;
         }
-        let (done, succeeded) = (self.st.cursor[i], self.st.aux[i]);
+        let (done, succeeded) = (self.st.rt[i].cursor, self.st.rt[i].aux);
         let failed = done - succeeded;
         let success_holds = s == Status::Success
             && if all_succeed {
@@ -935,8 +937,8 @@ impl<A> Exec<'_, '_, A> {
                 if s == Status::Failure && !ignore_failures {
                     return Some(self.finish(n, Status::Failure));
                 }
-                self.st.cursor[i] = self.st.cursor[i].saturating_add(1);
-                (times > 0 && u64::from(self.st.cursor[i]) >= times)
+                self.st.rt[i].cursor = self.st.rt[i].cursor.saturating_add(1);
+                (times > 0 && u64::from(self.st.rt[i].cursor) >= times)
                     .then(|| self.finish(n, Status::Success))
             }
             Kind::UntilFail => (s == Status::Failure).then(|| self.finish(n, Status::Success)),
@@ -952,10 +954,10 @@ impl<A> Exec<'_, '_, A> {
             Kind::Repeater { times: 0, .. } | Kind::UntilFail
         );
         loop {
-            if forever && self.st.began[i] == self.st.step {
+            if forever && self.st.rt[i].began == self.st.step {
                 return self.stall(n);
             }
-            self.st.began[i] = self.st.step;
+            self.st.rt[i].began = self.st.step;
             let child = self.p.kids(n)[0];
             self.reset_range(child, self.p.recs[child as usize].end);
             match self.enter(child) {
@@ -1011,7 +1013,7 @@ impl<A> Exec<'_, '_, A> {
             self.st.context.set(k, Some(v));
         }
         self.st.interrupt = at;
-        self.st.epoch[at as usize] += 1;
+        self.st.rt[at as usize].epoch += 1;
         self.set_status(at, Status::Running);
         self.emit(at, EventKind::Enter);
         self.enter_single(at)
@@ -1063,7 +1065,7 @@ impl<A> Exec<'_, '_, A> {
 
     fn abort_node(&mut self, n: u32) {
         let i = n as usize;
-        if self.st.status[i] != Status::Running {
+        if self.st.rt[i].status != Status::Running {
             return;
         }
         self.set_status(n, Status::Aborted);
@@ -1080,7 +1082,7 @@ impl<A> Exec<'_, '_, A> {
                 ..
             } = &mut *self.st;
             let mut io = LeafIo {
-                input: inputs[slot].as_ref(),
+                input: &inputs[slot],
                 step: *step,
                 context,
                 produced: &mut produced[slot],
@@ -1109,8 +1111,8 @@ impl<A> Exec<'_, '_, A> {
     }
 
     fn reset_range(&mut self, from: u32, end: u32) {
-        for s in &mut self.st.status[from as usize..end as usize] {
-            *s = Status::Idle;
+        for r in &mut self.st.rt[from as usize..end as usize] {
+            r.status = Status::Idle;
         }
     }
 
@@ -1138,7 +1140,7 @@ impl<A> Exec<'_, '_, A> {
         self.abort_all();
         self.reset_all();
         self.st.context.clear();
-        if self.st.began[0] == self.st.step {
+        if self.st.rt[0].began == self.st.step {
             return self.stall(0);
         }
         self.emit(0, EventKind::Restart(Reason::ContextMissing));

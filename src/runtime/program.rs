@@ -88,6 +88,15 @@ pub(crate) struct Rec {
     pub slot: u32,
 }
 
+/// What the hot path needs of each action leaf, precomputed.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct LeafInfo {
+    /// Ancestors that have guards, outermost first: `chain[guarded.0..guarded.1]`.
+    pub guarded: (u32, u32),
+    /// Regulator ancestors: `chain[regulators.0..regulators.1]`.
+    pub regulators: (u32, u32),
+}
+
 /// A compiled tree, shared by every agent that runs it.
 pub struct Program<A> {
     pub(crate) recs: Vec<Rec>,
@@ -99,6 +108,8 @@ pub struct Program<A> {
     pub(crate) interrupts: Vec<(String, u32)>,
     pub(crate) perm_len: usize,
     pub(crate) depth: usize,
+    pub(crate) leaves: Vec<LeafInfo>,
+    pub(crate) chain: Vec<u32>,
 }
 
 impl<A: 'static> Program<A> {
@@ -137,9 +148,12 @@ impl<A: 'static> Program<A> {
                 interrupts: Vec::new(),
                 perm_len: 0,
                 depth: 0,
+                leaves: Vec::new(),
+                chain: Vec::new(),
             },
         };
         b.add(root, tree, assets, "", NONE, 0)?;
+        b.p.index_leaves();
         Ok(b.p)
     }
 }
@@ -199,6 +213,49 @@ impl<A> Program<A> {
             self.recs.get(i as usize).map(|r| r.kind),
             Some(Kind::Leaf { .. })
         )
+    }
+
+    /// Precomputes, for each leaf, its guarded and Regulator ancestors.
+    fn index_leaves(&mut self) {
+        let mut leaves = vec![
+            LeafInfo {
+                guarded: (0, 0),
+                regulators: (0, 0)
+            };
+            self.makers.len()
+        ];
+        let mut chain = Vec::new();
+        let mut up = Vec::new();
+        for rec in &self.recs {
+            let Kind::Leaf { .. } = rec.kind else {
+                continue;
+            };
+            up.clear();
+            let mut at = rec.parent;
+            while at != NONE {
+                up.push(at);
+                at = self.recs[at as usize].parent;
+            }
+            let g0 = chain.len() as u32;
+            chain.extend(
+                up.iter()
+                    .rev()
+                    .filter(|&&b| self.recs[b as usize].guards.0 != self.recs[b as usize].guards.1),
+            );
+            let r0 = chain.len() as u32;
+            chain.extend(
+                up.iter()
+                    .rev()
+                    .filter(|&&b| matches!(self.recs[b as usize].kind, Kind::Regulator { .. })),
+            );
+            let r1 = chain.len() as u32;
+            leaves[rec.slot as usize] = LeafInfo {
+                guarded: (g0, r0),
+                regulators: (r0, r1),
+            };
+        }
+        self.leaves = leaves;
+        self.chain = chain;
     }
 
     pub(crate) fn kids(&self, n: u32) -> &[u32] {

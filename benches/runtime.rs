@@ -1,0 +1,591 @@
+//! Workload W (issue #3): a 31-node tree — a Selector over 5 Sequences, each guarded by 2
+//! conditions that read agent state and running 3 actions of 3–7 steps — for 10,000 agents
+//! and 100 steps, in Arbor, in a minimal hand-written enum-and-array tree doing the same
+//! work, and in bonsai-bt. Run with `cargo bench --bench runtime`.
+//!
+//! Before timing, the setup checks that Arbor and the hand-written tree end in the same
+//! agent states with the same number of completed actions, so the comparison is fair.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, unsafe_code, missing_docs)]
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::hint::black_box;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicIsize, Ordering};
+use std::time::Duration;
+
+use arbor::model::{
+    Catalog, Category, FieldSpec, FieldType, KindSpec, NoAssets, Node, NodeId, Port, Tree, Value,
+};
+use arbor::runtime::{Action, Behaviours, CondIo, Condition, Instance, LeafIo, Outcome, Program};
+use criterion::{BatchSize, Criterion, Throughput};
+
+const AGENTS: usize = if cfg!(debug_assertions) { 200 } else { 10_000 };
+const STEPS: usize = 100;
+const SEQS: u32 = 5;
+const ACTS: u32 = 3;
+const DT: f64 = 0.1;
+
+// ---- live heap bytes, for bytes per instance ----------------------------------------
+
+struct Measuring;
+static LIVE: AtomicIsize = AtomicIsize::new(0);
+
+// SAFETY: forwards to the system allocator; only keeps a count of live bytes.
+unsafe impl GlobalAlloc for Measuring {
+    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+        LIVE.fetch_add(l.size() as isize, Ordering::Relaxed);
+        // SAFETY: the caller's contract.
+        unsafe { System.alloc(l) }
+    }
+    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+        LIVE.fetch_sub(l.size() as isize, Ordering::Relaxed);
+        // SAFETY: the caller's contract.
+        unsafe { System.dealloc(p, l) }
+    }
+    unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
+        LIVE.fetch_add(n as isize - l.size() as isize, Ordering::Relaxed);
+        // SAFETY: the caller's contract.
+        unsafe { System.realloc(p, l, n) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Measuring = Measuring;
+
+fn bytes_per<T>(make: impl Fn(usize) -> T) -> f64 {
+    let before = LIVE.load(Ordering::Relaxed);
+    let all: Vec<T> = (0..AGENTS).map(make).collect();
+    let after = LIVE.load(Ordering::Relaxed);
+    drop(black_box(all));
+    (after - before) as f64 / AGENTS as f64
+}
+
+// ---- the agent and its rules, shared by all three -----------------------------------
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct Agent {
+    id: u32,
+    state: [u32; 3],
+    done: u64,
+}
+
+impl Agent {
+    fn new(id: usize) -> Self {
+        let id = id as u32;
+        Self {
+            id,
+            state: [id % 7, id % 5, id % 11],
+            done: 0,
+        }
+    }
+
+    fn duration(&self, seq: u32, act: u32) -> u32 {
+        3 + (self.id + seq * ACTS + act) % 5
+    }
+
+    /// Condition `which` (0 or 1) guarding sequence `seq`. The last sequence's guards always
+    /// hold, so the Selector always finds a sequence to run (no stalls on either side).
+    fn check(&self, seq: u32, which: u32) -> bool {
+        if seq == SEQS - 1 {
+            self.state[0] != u32::MAX
+        } else if which == 0 {
+            self.state[(seq % 3) as usize] % 7 != 6
+        } else {
+            self.state[((seq + 1) % 3) as usize] % 5 != 4
+        }
+    }
+
+    fn effect(&mut self, seq: u32, act: u32) {
+        let slot = ((seq + act) % 3) as usize;
+        self.state[slot] = self.state[slot].wrapping_add(1 + act);
+        self.done += 1;
+    }
+}
+
+// ---- Arbor ----------------------------------------------------------------------------
+
+struct Work {
+    seq: u32,
+    act: u32,
+    elapsed: u32,
+}
+
+impl Action<Agent> for Work {
+    fn on_enter(&mut self, _: &mut Agent, _: &mut LeafIo<'_>) {
+        self.elapsed = 0;
+    }
+    fn on_execute(&mut self, agent: &mut Agent, _: &mut LeafIo<'_>, _: f64) -> Outcome {
+        self.elapsed += 1;
+        if self.elapsed >= agent.duration(self.seq, self.act) {
+            agent.effect(self.seq, self.act);
+            Outcome::Success
+        } else {
+            Outcome::Running
+        }
+    }
+}
+
+struct Check {
+    seq: u32,
+    which: u32,
+}
+
+impl Condition<Agent> for Check {
+    fn check(&self, agent: &mut Agent, _: &CondIo<'_>) -> bool {
+        agent.check(self.seq, self.which)
+    }
+}
+
+fn arbor_program() -> Arc<Program<Agent>> {
+    let mut catalog = Catalog::builtin();
+    let int =
+        |name: &str| FieldSpec::new(name, FieldType::Int { min: 0, max: 10 }, Value::Int(0), "");
+    catalog
+        .register(KindSpec::new(
+            "Work",
+            Category::Leaf,
+            "",
+            vec![int("seq"), int("act")],
+        ))
+        .unwrap();
+    catalog
+        .register(KindSpec::new(
+            "Check",
+            Category::Condition,
+            "",
+            vec![int("seq"), int("which")],
+        ))
+        .unwrap();
+    let mut behaviours = Behaviours::<Agent>::empty();
+    behaviours.action("Work", |spec| {
+        let (seq, act) = (
+            spec.number("seq").unwrap() as u32,
+            spec.number("act").unwrap() as u32,
+        );
+        Ok(Arc::new(move || {
+            Box::new(Work {
+                seq,
+                act,
+                elapsed: 0,
+            })
+        }))
+    });
+    behaviours.condition("Check", |spec| {
+        let (seq, which) = (
+            spec.number("seq").unwrap() as u32,
+            spec.number("which").unwrap() as u32,
+        );
+        Ok(Arc::new(Check { seq, which }))
+    });
+    let mut root = Node::new("root", "Root");
+    root.inputs.insert(Port::Child, vec![NodeId::new("select")]);
+    let mut select = Node::new("select", "Selector");
+    let mut nodes = Vec::new();
+    for s in 0..SEQS {
+        let mut seq = Node::new(format!("seq{s}"), "Sequence");
+        let mut guards = Vec::new();
+        for w in 0..2 {
+            let mut c = Node::new(format!("c{s}{w}"), "Check");
+            c.fields.insert("seq".into(), Value::Int(s.into()));
+            c.fields.insert("which".into(), Value::Int(w.into()));
+            guards.push(c.id.clone());
+            nodes.push(c);
+        }
+        let mut acts = Vec::new();
+        for a in 0..ACTS {
+            let mut w = Node::new(format!("a{s}{a}"), "Work");
+            w.fields.insert("seq".into(), Value::Int(s.into()));
+            w.fields.insert("act".into(), Value::Int(a.into()));
+            acts.push(w.id.clone());
+            nodes.push(w);
+        }
+        seq.inputs.insert(Port::Conditions, guards);
+        seq.inputs.insert(Port::Children, acts);
+        select
+            .inputs
+            .entry(Port::Children)
+            .or_default()
+            .push(seq.id.clone());
+        nodes.push(seq);
+    }
+    nodes.insert(0, select);
+    nodes.insert(0, root);
+    let tree = Tree::from_nodes(nodes).unwrap();
+    assert_eq!(tree.len(), 32, "Root + the 31-node workload tree");
+    Arc::new(Program::compile(&tree, &catalog, &NoAssets, &behaviours).unwrap())
+}
+
+fn arbor_agents(program: &Arc<Program<Agent>>) -> Vec<(Agent, Instance<Agent>)> {
+    (0..AGENTS)
+        .map(|i| (Agent::new(i), Instance::new(program.clone(), i as u64)))
+        .collect()
+}
+
+fn arbor_run(agents: &mut [(Agent, Instance<Agent>)]) {
+    for _ in 0..STEPS {
+        for (agent, instance) in agents.iter_mut() {
+            instance.step(DT, agent, None);
+        }
+    }
+}
+
+// ---- hand-written: a minimal enum-and-array tree interpreter ------------------------------
+//
+// What a programmer writes in an afternoon: nodes as an enum in an array, children as index
+// ranges, per-agent state as two small arrays, guards re-checked every step, and Arbor's step
+// timing (an action entered in a step executes from the next one), so the work is the same.
+
+#[derive(Clone, Copy)]
+enum HNode {
+    Root { child: u8 },
+    Selector { first: u8, count: u8 },
+    Sequence { guards: u8, first: u8, count: u8 },
+    Check { seq: u32, which: u32 },
+    Work { seq: u32, act: u32 },
+}
+
+struct HTree {
+    nodes: Vec<HNode>,
+    parent: Vec<u8>,
+}
+
+fn hand_tree() -> HTree {
+    // Layout: 0 Root, 1 Selector, then per sequence: Sequence, 2 Checks, 3 Works.
+    let mut nodes = vec![
+        HNode::Root { child: 1 },
+        HNode::Selector {
+            first: 2,
+            count: SEQS as u8,
+        },
+    ];
+    let mut parent = vec![0, 0];
+    let mut seq_nodes = Vec::new();
+    for s in 0..SEQS {
+        let at = nodes.len() as u8;
+        seq_nodes.push(at);
+        nodes.push(HNode::Sequence {
+            guards: at + 1,
+            first: at + 3,
+            count: ACTS as u8,
+        });
+        parent.push(1);
+        for w in 0..2 {
+            nodes.push(HNode::Check { seq: s, which: w });
+            parent.push(at);
+        }
+        for a in 0..ACTS {
+            nodes.push(HNode::Work { seq: s, act: a });
+            parent.push(at);
+        }
+    }
+    // Selector children are not contiguous: map slot → node through the sequence list.
+    nodes[1] = HNode::Selector {
+        first: seq_nodes[0],
+        count: SEQS as u8,
+    };
+    HTree { nodes, parent }
+}
+
+#[derive(Clone)]
+struct HInst {
+    started: bool,
+    /// The running leaf, if any.
+    leaf: u8,
+    /// Per node: child cursor (branches) or steps executed (actions).
+    cursor: Vec<u32>,
+}
+
+impl HTree {
+    fn selector_child(&self, sel: u8, slot: u8) -> u8 {
+        let HNode::Selector { first, .. } = self.nodes[sel as usize] else {
+            unreachable!()
+        };
+        first + slot * 6
+    }
+
+    fn guards_hold(&self, seq: u8, agent: &Agent) -> bool {
+        let HNode::Sequence { guards, .. } = self.nodes[seq as usize] else {
+            return true;
+        };
+        (guards..guards + 2).all(|g| match self.nodes[g as usize] {
+            HNode::Check { seq, which } => agent.check(seq, which),
+            _ => true,
+        })
+    }
+
+    /// Enters node `n`; returns Some(result) if it finished at once, None if a leaf now runs.
+    fn enter(&self, n: u8, i: &mut HInst, agent: &Agent) -> Option<bool> {
+        match self.nodes[n as usize] {
+            HNode::Root { child } => self.enter(child, i, agent),
+            HNode::Selector { count, .. } => {
+                for slot in 0..count {
+                    i.cursor[n as usize] = u32::from(slot);
+                    match self.enter(self.selector_child(n, slot), i, agent) {
+                        Some(false) => continue,
+                        other => return other,
+                    }
+                }
+                Some(false)
+            }
+            HNode::Sequence { first, .. } => {
+                if !self.guards_hold(n, agent) {
+                    return Some(false);
+                }
+                i.cursor[n as usize] = 0;
+                self.enter(first, i, agent)
+            }
+            HNode::Check { seq, which } => Some(agent.check(seq, which)),
+            HNode::Work { .. } => {
+                i.cursor[n as usize] = 0;
+                i.leaf = n;
+                None
+            }
+        }
+    }
+
+    /// Node `n` finished with `ok`: its parents react, entering the next child where due.
+    fn finished(&self, mut n: u8, mut ok: bool, i: &mut HInst, agent: &Agent) {
+        loop {
+            let p = self.parent[n as usize];
+            let next = match self.nodes[p as usize] {
+                HNode::Root { .. } => {
+                    self.enter(0, i, agent); // run complete: start again
+                    return;
+                }
+                HNode::Selector { count, .. } => {
+                    let mut r = Some(true);
+                    if !ok {
+                        r = Some(false);
+                        let mut slot = i.cursor[p as usize] as u8 + 1;
+                        while slot < count {
+                            i.cursor[p as usize] = u32::from(slot);
+                            r = self.enter(self.selector_child(p, slot), i, agent);
+                            if r != Some(false) {
+                                break;
+                            }
+                            slot += 1;
+                        }
+                    }
+                    r
+                }
+                HNode::Sequence { first, count, .. } => {
+                    if !ok {
+                        Some(false)
+                    } else {
+                        let c = i.cursor[p as usize] + 1;
+                        i.cursor[p as usize] = c;
+                        if c as u8 == count {
+                            Some(true)
+                        } else {
+                            self.enter(first + c as u8, i, agent)
+                        }
+                    }
+                }
+                _ => return,
+            };
+            match next {
+                Some(r) => {
+                    n = p;
+                    ok = r;
+                }
+                None => return,
+            }
+        }
+    }
+
+    fn step(&self, i: &mut HInst, agent: &mut Agent) {
+        if !i.started {
+            i.started = true;
+            self.enter(0, i, agent);
+        }
+        let leaf = i.leaf;
+        let seq = self.parent[leaf as usize];
+        if !self.guards_hold(seq, agent) {
+            self.finished(seq, false, i, agent);
+            return;
+        }
+        let HNode::Work { seq: s, act } = self.nodes[leaf as usize] else {
+            return;
+        };
+        let c = &mut i.cursor[leaf as usize];
+        *c += 1;
+        if *c >= agent.duration(s, act) {
+            agent.effect(s, act);
+            self.finished(leaf, true, i, agent);
+        }
+    }
+}
+
+fn hand_agents(tree: &HTree) -> Vec<(Agent, HInst)> {
+    (0..AGENTS)
+        .map(|i| {
+            (
+                Agent::new(i),
+                HInst {
+                    started: false,
+                    leaf: 0,
+                    cursor: vec![0; tree.nodes.len()],
+                },
+            )
+        })
+        .collect()
+}
+
+fn hand_run(tree: &HTree, agents: &mut [(Agent, HInst)]) {
+    for _ in 0..STEPS {
+        for (agent, inst) in agents.iter_mut() {
+            tree.step(inst, agent);
+        }
+    }
+}
+
+// ---- bonsai-bt ---------------------------------------------------------------------------
+
+#[derive(Clone, Debug, PartialEq)]
+enum Act {
+    /// Running while both guards of a sequence hold, failure when one does not.
+    Guard(u32),
+    Work(u32, u32),
+}
+
+#[derive(Default)]
+struct BonsaiAgent {
+    agent: Agent,
+    current: Option<(u32, u32)>,
+    elapsed: u32,
+}
+
+fn bonsai_tree() -> bonsai_bt::Behavior<Act> {
+    use bonsai_bt::Behavior::{Action, Race, Select, Sequence, WaitForever, While};
+    let seqs = (0..SEQS)
+        .map(|s| {
+            Race(vec![
+                Action(Act::Guard(s)),
+                Sequence((0..ACTS).map(|a| Action(Act::Work(s, a))).collect()),
+            ])
+        })
+        .collect();
+    While(Box::new(WaitForever), vec![Select(seqs)])
+}
+
+fn bonsai_agents(tree: &bonsai_bt::Behavior<Act>) -> Vec<(BonsaiAgent, bonsai_bt::BT<Act, ()>)> {
+    (0..AGENTS)
+        .map(|i| {
+            (
+                BonsaiAgent {
+                    agent: Agent::new(i),
+                    ..Default::default()
+                },
+                bonsai_bt::BT::new(tree.clone(), ()),
+            )
+        })
+        .collect()
+}
+
+fn bonsai_run(agents: &mut [(BonsaiAgent, bonsai_bt::BT<Act, ()>)]) {
+    use bonsai_bt::{ActionArgs, Event, Failure, Running, Success, UpdateArgs};
+    let e: Event = UpdateArgs { dt: DT }.into();
+    for _ in 0..STEPS {
+        for (a, bt) in agents.iter_mut() {
+            bt.tick(
+                &e,
+                &mut |args: ActionArgs<Event, Act>, _| match *args.action {
+                    Act::Guard(s) => {
+                        if a.agent.check(s, 0) && a.agent.check(s, 1) {
+                            (Running, 0.0)
+                        } else {
+                            (Failure, 0.0)
+                        }
+                    }
+                    Act::Work(s, w) => {
+                        if a.current != Some((s, w)) {
+                            a.current = Some((s, w));
+                            a.elapsed = 0;
+                        }
+                        a.elapsed += 1;
+                        if a.elapsed >= a.agent.duration(s, w) {
+                            a.agent.effect(s, w);
+                            a.current = None;
+                            (Success, 0.0)
+                        } else {
+                            (Running, args.dt)
+                        }
+                    }
+                },
+            );
+        }
+    }
+}
+
+// ---- the benchmark ---------------------------------------------------------------------
+
+fn main() {
+    let program = arbor_program();
+    let tree = bonsai_tree();
+
+    // Fairness: Arbor and the hand-written tree do exactly the same work.
+    let mut a = arbor_agents(&program);
+    let hand = hand_tree();
+    let mut h = hand_agents(&hand);
+    let mut b = bonsai_agents(&tree);
+    arbor_run(&mut a);
+    hand_run(&hand, &mut h);
+    bonsai_run(&mut b);
+    let arbor_states: Vec<&Agent> = a.iter().map(|(x, _)| x).collect();
+    let hand_states: Vec<&Agent> = h.iter().map(|(x, _)| x).collect();
+    assert!(
+        arbor_states == hand_states,
+        "Arbor and the hand-written tree diverged"
+    );
+    let done = |xs: &[&Agent]| xs.iter().map(|x| x.done).sum::<u64>();
+    let bonsai_done: u64 = b.iter().map(|(x, _)| x.agent.done).sum();
+    println!(
+        "workload W: {AGENTS} agents x {STEPS} steps; actions completed: arbor {}, hand-written {}, bonsai-bt {bonsai_done}",
+        done(&arbor_states),
+        done(&hand_states)
+    );
+    println!(
+        "bytes per instance: arbor {:.0} (program shared, {} bytes by the instance's own count), hand-written {:.0}, bonsai-bt {:.0}",
+        bytes_per(|i| Instance::new(program.clone(), i as u64)),
+        a[0].1.heap_bytes(),
+        bytes_per(|_| HInst {
+            started: false,
+            leaf: 0,
+            cursor: vec![0; hand.nodes.len()]
+        }),
+        bytes_per(|_| bonsai_bt::BT::new(tree.clone(), ())),
+    );
+    drop((a, h, b));
+
+    let mut c = Criterion::default()
+        .sample_size(10)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(6))
+        .configure_from_args();
+    let mut g = c.benchmark_group("workload_w");
+    g.throughput(Throughput::Elements((AGENTS * STEPS) as u64));
+    g.bench_function("arbor", |bench| {
+        bench.iter_batched(
+            || arbor_agents(&program),
+            |mut x| arbor_run(&mut x),
+            BatchSize::LargeInput,
+        )
+    });
+    g.bench_function("hand_written", |bench| {
+        bench.iter_batched(
+            || hand_agents(&hand),
+            |mut x| hand_run(&hand, &mut x),
+            BatchSize::LargeInput,
+        )
+    });
+    g.bench_function("bonsai_bt", |bench| {
+        bench.iter_batched(
+            || bonsai_agents(&tree),
+            |mut x| bonsai_run(&mut x),
+            BatchSize::LargeInput,
+        )
+    });
+    g.finish();
+    c.final_summary();
+}
