@@ -489,11 +489,6 @@ impl Tree {
         })
     }
 
-    /// The ids of nodes that are not Root, found by kind name `Root`.
-    pub fn roots(&self) -> impl Iterator<Item = &Node> {
-        self.nodes.iter().filter(|n| n.kind == "Root")
-    }
-
     /// A fresh id for a node of `kind`: the kind in snake case and the first free number.
     pub fn fresh_id(&self, kind: &str) -> NodeId {
         let mut base = String::new();

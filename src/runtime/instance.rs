@@ -283,6 +283,29 @@ impl<A> Exec<'_, '_, A> {
         }
     }
 
+    /// Calls the action of leaf `slot` with its I/O: the input fetched at entry, the value it
+    /// produces, the context.
+    fn call_action<R>(
+        &mut self,
+        slot: usize,
+        f: impl FnOnce(&mut dyn Action<A>, &mut A, &mut LeafIo<'_>) -> R,
+    ) -> R {
+        let State {
+            inputs,
+            produced,
+            context,
+            step,
+            ..
+        } = &mut *self.st;
+        let mut io = LeafIo {
+            input: &inputs[slot],
+            step: *step,
+            context,
+            produced: &mut produced[slot],
+        };
+        f(&mut *self.actions[slot], self.agent, &mut io)
+    }
+
     fn set_status(&mut self, n: u32, s: Status) {
         let i = n as usize;
         self.st.rt[i].status = s;
@@ -448,20 +471,7 @@ impl<A> Exec<'_, '_, A> {
         self.st.rt[i].epoch += 1;
         self.set_status(n, Status::Running);
         self.emit(n, EventKind::Enter);
-        let State {
-            inputs,
-            produced,
-            context,
-            step,
-            ..
-        } = &mut *self.st;
-        let mut io = LeafIo {
-            input: &inputs[slot],
-            step: *step,
-            context,
-            produced: &mut produced[slot],
-        };
-        self.actions[slot].on_enter(self.agent, &mut io);
+        self.call_action(slot, |action, agent, io| action.on_enter(agent, io));
         if let Err(at) = self.st.active.binary_search(&n) {
             self.st.active.insert(at, n);
         }
@@ -713,22 +723,7 @@ impl<A> Exec<'_, '_, A> {
         };
         let slot = self.p.recs[i].slot as usize;
         self.emit(n, EventKind::Execute);
-        let outcome = {
-            let State {
-                inputs,
-                produced,
-                context,
-                step,
-                ..
-            } = &mut *self.st;
-            let mut io = LeafIo {
-                input: &inputs[slot],
-                step: *step,
-                context,
-                produced: &mut produced[slot],
-            };
-            self.actions[slot].on_execute(self.agent, &mut io, dt)
-        };
+        let outcome = self.call_action(slot, |action, agent, io| action.on_execute(agent, io, dt));
         self.st.rt[i].timer += dt;
         let status = match outcome {
             super::Outcome::Success => Status::Success,
@@ -761,20 +756,7 @@ impl<A> Exec<'_, '_, A> {
             self.st.active.remove(at);
         }
         {
-            let State {
-                inputs,
-                produced,
-                context,
-                step,
-                ..
-            } = &mut *self.st;
-            let mut io = LeafIo {
-                input: &inputs[slot],
-                step: *step,
-                context,
-                produced: &mut produced[slot],
-            };
-            self.actions[slot].on_exit(self.agent, &mut io, status);
+            self.call_action(slot, |action, agent, io| action.on_exit(agent, io, status));
         }
         if let (Some(k), Some(v)) = (output, self.st.produced[slot].take())
             && (overwrite || self.st.context.get(k).is_none())
@@ -1074,21 +1056,10 @@ impl<A> Exec<'_, '_, A> {
                 self.st.active.remove(at);
             }
             let slot = self.p.recs[i].slot as usize;
-            let State {
-                inputs,
-                produced,
-                context,
-                step,
-                ..
-            } = &mut *self.st;
-            let mut io = LeafIo {
-                input: &inputs[slot],
-                step: *step,
-                context,
-                produced: &mut produced[slot],
-            };
-            self.actions[slot].on_exit(self.agent, &mut io, Status::Aborted);
-            produced[slot] = None;
+            self.call_action(slot, |action, agent, io| {
+                action.on_exit(agent, io, Status::Aborted)
+            });
+            self.st.produced[slot] = None;
         }
         self.emit(n, EventKind::Abort);
     }

@@ -283,6 +283,24 @@ impl<A: 'static> Builder<'_, A> {
         }
     }
 
+    /// The behaviour a factory made, or why there is none.
+    fn built<T>(
+        &self,
+        name: &str,
+        made: Option<Result<T, String>>,
+        what: &str,
+        kind: &str,
+    ) -> Result<T, CompileError> {
+        match made {
+            Some(Ok(t)) => Ok(t),
+            Some(Err(e)) => Err(self.err(name, e)),
+            None => Err(self.err(
+                name,
+                format!("this runtime has no behaviour for the {what} '{kind}'"),
+            )),
+        }
+    }
+
     fn key(&mut self, node: &Node, field: &str) -> Option<KeyId> {
         let k = self.catalog.text(node, field);
         (!k.is_empty()).then(|| intern(&mut self.p.keys, k))
@@ -374,19 +392,8 @@ impl<A: 'static> Builder<'_, A> {
                     catalog: c,
                     keys: &mut self.p.keys,
                 };
-                let maker = match self.behaviours.make_action(&mut spec) {
-                    Some(Ok(m)) => m,
-                    Some(Err(e)) => return Err(self.err(&name, e)),
-                    None => {
-                        return Err(self.err(
-                            &name,
-                            format!(
-                                "this runtime has no behaviour for the action '{}'",
-                                node.kind
-                            ),
-                        ));
-                    }
-                };
+                let made = self.behaviours.make_action(&mut spec);
+                let maker = self.built(&name, made, "action", &node.kind)?;
                 slot = self.p.makers.len() as u32;
                 self.p.makers.push(maker);
             }
@@ -396,19 +403,8 @@ impl<A: 'static> Builder<'_, A> {
                     catalog: c,
                     keys: &mut self.p.keys,
                 };
-                let cond = match self.behaviours.make_condition(&mut spec) {
-                    Some(Ok(m)) => m,
-                    Some(Err(e)) => return Err(self.err(&name, e)),
-                    None => {
-                        return Err(self.err(
-                            &name,
-                            format!(
-                                "this runtime has no behaviour for the condition '{}'",
-                                node.kind
-                            ),
-                        ));
-                    }
-                };
+                let made = self.behaviours.make_condition(&mut spec);
+                let cond = self.built(&name, made, "condition", &node.kind)?;
                 slot = self.p.conditions.len() as u32;
                 self.p.conditions.push(cond);
             }
