@@ -1,0 +1,290 @@
+//! No panic on any input: mutated and random files go through load, validate, format,
+//! compile and a few steps of running, and every failure is an error value with a message.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::path::Path;
+
+use arbor::io::{TreeFiles, parse_tree, tree_to_string};
+use arbor::model::{Catalog, NoAssets, validate};
+use arbor::runtime::{Behaviours, Instance, Program};
+use proptest::prelude::*;
+
+/// Every stage a file can go through; panics are the only failure.
+fn exercise(text: &str) {
+    let catalog = Catalog::builtin();
+    let Ok(tree) = parse_tree(text, Path::new("fuzz.json")) else {
+        return;
+    };
+    let diagnostics = validate(&tree, &catalog, &NoAssets);
+    for d in &diagnostics {
+        assert!(!d.message.is_empty());
+        let _ = d.to_string();
+    }
+    let again =
+        parse_tree(&tree_to_string(&tree), Path::new("fuzz.json")).expect("canonical text reloads");
+    assert_eq!(again, tree);
+    let _ = tree.check_invariants(&catalog);
+    if let Ok(program) = Program::compile(
+        &tree,
+        &catalog,
+        &NoAssets,
+        &Behaviours::<()>::with_builtins(),
+    ) {
+        let mut instance = Instance::new(std::sync::Arc::new(program), 1);
+        instance.trigger("alarm", None);
+        for _ in 0..20 {
+            instance.step(0.1, &mut (), None);
+        }
+    }
+}
+
+fn corpus() -> Vec<String> {
+    let mut files = common::sample_trees();
+    files.extend(common::json_files(&common::repo().join("tests/fixtures")));
+    files
+        .iter()
+        .map(|p| std::fs::read_to_string(p).unwrap())
+        .collect()
+}
+
+#[derive(Clone, Debug)]
+enum Mutation {
+    Delete(usize, usize),
+    Insert(usize, String),
+    Replace(usize, String),
+    Truncate(usize),
+}
+
+fn mutation() -> impl Strategy<Value = Mutation> {
+    let token = prop_oneof![
+        Just("{".to_string()),
+        Just("}".to_string()),
+        Just("[".to_string()),
+        Just("]".to_string()),
+        Just(",".to_string()),
+        Just("\"root\"".to_string()),
+        Just("\"Sequence\"".to_string()),
+        Just("\"Interrupt\"".to_string()),
+        Just("\"child\"".to_string()),
+        Just("null".to_string()),
+        Just("-1".to_string()),
+        Just("1e400".to_string()),
+        Just("\"\\u0000\"".to_string()),
+        "\\PC{0,6}",
+    ];
+    prop_oneof![
+        (any::<usize>(), 1..40usize).prop_map(|(at, n)| Mutation::Delete(at, n)),
+        (any::<usize>(), token.clone()).prop_map(|(at, t)| Mutation::Insert(at, t)),
+        (any::<usize>(), token).prop_map(|(at, t)| Mutation::Replace(at, t)),
+        any::<usize>().prop_map(Mutation::Truncate),
+    ]
+}
+
+fn apply(text: &str, m: &Mutation) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let at = |i: usize| if chars.is_empty() { 0 } else { i % chars.len() };
+    let (head, tail): (String, String) = match m {
+        Mutation::Delete(i, n) => (
+            chars[..at(*i)].iter().collect(),
+            chars[(at(*i) + n).min(chars.len())..].iter().collect(),
+        ),
+        Mutation::Insert(i, t) => (
+            chars[..at(*i)].iter().collect::<String>() + t,
+            chars[at(*i)..].iter().collect(),
+        ),
+        Mutation::Replace(i, t) => {
+            let end = (at(*i) + t.chars().count()).min(chars.len());
+            (
+                chars[..at(*i)].iter().collect::<String>() + t,
+                chars[end..].iter().collect(),
+            )
+        }
+        Mutation::Truncate(i) => (chars[..at(*i)].iter().collect(), String::new()),
+    };
+    head + &tail
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+    #[test]
+    fn mutated_files_never_panic(which in any::<usize>(), mutations in proptest::collection::vec(mutation(), 1..6)) {
+        let corpus = corpus();
+        let mut text = corpus[which % corpus.len()].clone();
+        for m in &mutations {
+            text = apply(&text, m);
+        }
+        exercise(&text);
+    }
+
+    #[test]
+    fn random_text_never_panics(text in "\\PC{0,200}") {
+        exercise(&text);
+    }
+}
+
+/// A structural change to a parsed tree file: it stays valid JSON of the right shape.
+#[derive(Clone, Debug)]
+enum Change {
+    Kind(usize, usize),
+    Field(usize, String, usize),
+    Relink(usize, usize, usize),
+    Drop(usize),
+    Link(usize, usize, usize),
+}
+
+const KINDS: &[&str] = &[
+    "Root",
+    "Sequence",
+    "Selector",
+    "Parallel",
+    "RandomSequence",
+    "Inverter",
+    "Repeater",
+    "UntilFail",
+    "Regulator",
+    "SubTree",
+    "Interrupt",
+    "MockAction",
+    "MockCondition",
+    "HasContext",
+    "Wait",
+    "Bogus",
+];
+const PORTS: &[&str] = &["child", "children", "conditions", "interrupts"];
+
+fn change() -> impl Strategy<Value = Change> {
+    let n = any::<usize>();
+    prop_oneof![
+        (n.clone(), 0..KINDS.len()).prop_map(|(a, k)| Change::Kind(a, k)),
+        (n.clone(), "(script|times|hz|in_context|out_context|interrupt_id|asset|success|max_duration|invert)", 0..6usize)
+            .prop_map(|(a, f, v)| Change::Field(a, f, v)),
+        (n.clone(), n.clone(), 0..4usize).prop_map(|(a, b, p)| Change::Relink(a, b, p)),
+        n.clone().prop_map(Change::Drop),
+        (n.clone(), n, 0..4usize).prop_map(|(a, b, p)| Change::Link(a, b, p)),
+    ]
+}
+
+fn change_tree(doc: &mut serde_json::Value, c: &Change) {
+    use serde_json::{Value, json};
+    let Some(nodes) = doc.get_mut("nodes").and_then(Value::as_array_mut) else {
+        return;
+    };
+    if nodes.is_empty() {
+        return;
+    }
+    let len = nodes.len();
+    let id = |nodes: &Vec<Value>, i: usize| nodes[i % len]["id"].clone();
+    match c {
+        Change::Kind(a, k) => nodes[a % len]["kind"] = json!(KINDS[*k]),
+        Change::Field(a, f, v) => {
+            let value = [
+                json!("RRSF"),
+                json!(0),
+                json!(-3),
+                json!(2.5),
+                json!(true),
+                json!("k"),
+            ][*v]
+                .clone();
+            if !nodes[a % len]["fields"].is_object() {
+                nodes[a % len]["fields"] = json!({});
+            }
+            nodes[a % len]["fields"][f.as_str()] = value;
+        }
+        Change::Relink(a, b, p) | Change::Link(a, b, p) => {
+            let target = id(nodes, *b);
+            let node = &mut nodes[a % len];
+            if !node["inputs"].is_object() {
+                node["inputs"] = json!({});
+            }
+            let list = &mut node["inputs"][PORTS[*p]];
+            if !list.is_array() {
+                *list = json!([]);
+            }
+            let list = list.as_array_mut().unwrap();
+            if matches!(c, Change::Relink(..)) && !list.is_empty() {
+                list[0] = target;
+            } else {
+                list.push(target);
+            }
+        }
+        Change::Drop(a) => {
+            let gone = nodes.remove(a % len)["id"].clone();
+            for n in nodes.iter_mut() {
+                if let Some(inputs) = n.get_mut("inputs").and_then(Value::as_object_mut) {
+                    for list in inputs.values_mut() {
+                        if let Some(l) = list.as_array_mut() {
+                            l.retain(|x| *x != gone);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+    #[test]
+    fn structurally_changed_trees_never_panic(which in any::<usize>(), changes in proptest::collection::vec(change(), 1..4)) {
+        let corpus = corpus();
+        let Ok(mut doc) = serde_json::from_str::<serde_json::Value>(&corpus[which % corpus.len()]) else { return Ok(()) };
+        for c in &changes {
+            change_tree(&mut doc, c);
+        }
+        exercise(&doc.to_string());
+    }
+}
+
+#[test]
+fn a_deep_chain_is_validated_and_refused_by_compile_without_overflow() {
+    let mut nodes =
+        vec![r#"{"id": "root", "kind": "Root", "inputs": {"child": ["d0"]}}"#.to_string()];
+    let depth = 5_000;
+    for i in 0..depth {
+        nodes.push(format!(
+            r#"{{"id": "d{i}", "kind": "Inverter", "inputs": {{"child": ["d{}"]}}}}"#,
+            i + 1
+        ));
+    }
+    nodes.push(format!(r#"{{"id": "d{depth}", "kind": "MockAction"}}"#));
+    let text = format!(
+        r#"{{"format": "arbor.tree", "version": 1, "nodes": [{}]}}"#,
+        nodes.join(",")
+    );
+    let tree = parse_tree(&text, Path::new("deep.json")).unwrap();
+    let catalog = Catalog::builtin();
+    assert!(
+        validate(&tree, &catalog, &NoAssets)
+            .iter()
+            .all(|d| !d.is_error())
+    );
+    let err = Program::compile(
+        &tree,
+        &catalog,
+        &NoAssets,
+        &Behaviours::<()>::with_builtins(),
+    )
+    .err()
+    .unwrap();
+    assert!(
+        err.to_string().contains("nested more than 256 levels"),
+        "{err}"
+    );
+    let files = TreeFiles::new(&catalog);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("deep.json");
+    std::fs::write(&path, text).unwrap();
+    assert!(
+        files
+            .validate_file(&path)
+            .unwrap()
+            .iter()
+            .all(|d| !d.is_error())
+    );
+}
