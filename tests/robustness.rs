@@ -159,12 +159,12 @@ const PORTS: &[&str] = &["child", "children", "conditions", "interrupts"];
 fn change() -> impl Strategy<Value = Change> {
     let n = any::<usize>();
     prop_oneof![
-        (n.clone(), 0..KINDS.len()).prop_map(|(a, k)| Change::Kind(a, k)),
-        (n.clone(), "(script|times|hz|in_context|out_context|interrupt_id|asset|success|max_duration|invert)", 0..6usize)
+        (n, 0..KINDS.len()).prop_map(|(a, k)| Change::Kind(a, k)),
+        (n, "(script|times|hz|in_context|out_context|interrupt_id|asset|success|max_duration|invert)", 0..6usize)
             .prop_map(|(a, f, v)| Change::Field(a, f, v)),
-        (n.clone(), n.clone(), 0..4usize).prop_map(|(a, b, p)| Change::Relink(a, b, p)),
-        n.clone().prop_map(Change::Drop),
-        (n.clone(), n, 0..4usize).prop_map(|(a, b, p)| Change::Link(a, b, p)),
+        (n, n, 0..4usize).prop_map(|(a, b, p)| Change::Relink(a, b, p)),
+        n.prop_map(Change::Drop),
+        (n, n, 0..4usize).prop_map(|(a, b, p)| Change::Link(a, b, p)),
     ]
 }
 
