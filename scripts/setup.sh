@@ -1,19 +1,16 @@
 #!/usr/bin/env bash
 # Installs what a fresh machine lacks to build, test and run Arbor; skips what is there.
-#   scripts/setup.sh               build + tests + the editor's runtime libraries (X11/Wayland, GL)
-#   scripts/setup.sh --screenshots also Xvfb and ImageMagick, for scripts/screenshot.sh
+#   scripts/setup.sh    build + tests + the editor's runtime libraries (X11/Wayland, GL),
+#                       Xvfb and ImageMagick for scripts/screenshot.sh
 set -euo pipefail
 
 packages=(
   # The editor opens a window through winit + glutin, which load these at run time.
   libx11-6 libx11-xcb1 libxcursor1 libxrandr2 libxi6 libxkbcommon0 libxkbcommon-x11-0
   libwayland-client0 libwayland-egl1 libgl1 libegl1 libgl1-mesa-dri
-  # Headless runs of the real window (smoke test in CI).
-  xvfb xauth
+  # Headless runs of the real window and its screenshot (the smoke test in CI).
+  xvfb xauth imagemagick
 )
-if [[ "${1:-}" == "--screenshots" ]]; then
-  packages+=(imagemagick)
-fi
 
 missing=()
 for p in "${packages[@]}"; do

@@ -18,3 +18,8 @@ cargo fmt --check
 echo "== sample trees"
 cargo run --quiet --no-default-features -- validate sample_trees/*.json sample_trees/*/*.json
 cargo run --quiet --no-default-features -- fmt --check sample_trees/*.json sample_trees/*/*.json
+echo "== editor smoke test (the real window under Xvfb)"
+shot=$(mktemp --suffix=.png)
+bash scripts/screenshot.sh "$shot"
+test -s "$shot"
+rm -f "$shot"

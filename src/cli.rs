@@ -22,7 +22,7 @@ pub const EXIT_UNREADABLE: u8 = 2;
 #[derive(Debug, Parser)]
 #[command(name = "arbor", version, about, long_about = None)]
 pub struct Cli {
-    /// What to do; without a command Arbor prints this help.
+    /// What to do; without a command Arbor opens the editor on a bundled sample tree.
     #[command(subcommand)]
     pub command: Option<Command>,
 }
@@ -36,6 +36,11 @@ pub enum Command {
         /// Tree files to check.
         #[arg(required = true)]
         files: Vec<PathBuf>,
+    },
+    /// Open the editor on FILE (or on a bundled sample tree).
+    Edit {
+        /// The tree file to open.
+        file: Option<PathBuf>,
     },
     /// Run a tree headless for N steps and print a summary; `--trace` writes every event.
     Run {

@@ -70,6 +70,8 @@
 //! ```
 
 pub mod cli;
+#[cfg(feature = "gui")]
+pub mod editor;
 pub mod io;
 pub mod model;
 pub mod runtime;

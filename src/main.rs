@@ -2,7 +2,7 @@
 
 use std::process::ExitCode;
 
-use clap::{CommandFactory, Parser};
+use clap::Parser;
 
 use arbor::cli::{self, Cli, Command};
 use arbor::model::Catalog;
@@ -33,10 +33,30 @@ fn main() -> ExitCode {
             };
             cli::run(&args, &catalog, &mut out, &mut err)
         }
-        None => {
-            let _ = Cli::command().print_help();
-            cli::EXIT_OK
-        }
+        Some(Command::Edit { file }) => editor(file.as_deref(), &mut err),
+        None => editor(None, &mut err),
     };
     ExitCode::from(code)
+}
+
+#[cfg(feature = "gui")]
+fn editor(file: Option<&std::path::Path>, err: &mut dyn std::io::Write) -> u8 {
+    match arbor::editor::run(file) {
+        Ok(()) => cli::EXIT_OK,
+        Err(e) => {
+            let _ = writeln!(err, "error: {e}");
+            cli::EXIT_UNREADABLE
+        }
+    }
+}
+
+#[cfg(not(feature = "gui"))]
+fn editor(_file: Option<&std::path::Path>, err: &mut dyn std::io::Write) -> u8 {
+    use clap::CommandFactory;
+    let _ = writeln!(
+        err,
+        "this build of arbor has no editor (built without the `gui` feature)\n"
+    );
+    let _ = Cli::command().print_help();
+    cli::EXIT_OK
 }

@@ -1,0 +1,331 @@
+//! The one seam between the model and the node-graph widget: the snarl graph is rebuilt
+//! from the tree, and everything done on the canvas comes back as model [`Edit`]s.
+
+use std::collections::{HashMap, HashSet};
+
+use eframe::egui::{self, Color32, RichText, Ui};
+use egui_snarl::ui::{PinInfo, SnarlPin, SnarlViewer};
+use egui_snarl::{InPin, NodeId as SnarlId, OutPin, Snarl};
+
+use crate::model::{Catalog, Category, Edit, NodeId, ParentSlot, Port, Tree};
+
+/// The canvas's copy of the tree's graph.
+pub struct Canvas {
+    /// The widget's graph; each node carries the model id.
+    pub snarl: Snarl<NodeId>,
+    ids: HashMap<NodeId, SnarlId>,
+}
+
+/// The input pins of a node: each port's slots in order, plus one empty slot on list ports.
+pub fn pins(tree: &Tree, catalog: &Catalog, id: &NodeId) -> Vec<(Port, usize)> {
+    let Some(node) = tree.node(id) else {
+        return vec![];
+    };
+    let Some(cat) = catalog.category_of(&node.kind) else {
+        return vec![];
+    };
+    let mut out = Vec::new();
+    for &port in cat.inputs() {
+        let used = node.linked(port).len();
+        let count = if port.is_single() { 1 } else { used + 1 };
+        out.extend((0..count).map(|slot| (port, slot)));
+    }
+    out
+}
+
+/// The header colour of a category, as in the XNode original: branches grey, leaves dark
+/// green, conditions turquoise; Root, Interrupt and SubTree their own.
+pub fn category_colour(category: Option<Category>) -> Color32 {
+    match category {
+        Some(Category::Root) => Color32::from_rgb(150, 60, 50),
+        Some(Category::Composite | Category::Decorator) => Color32::from_rgb(88, 92, 100),
+        Some(Category::SubTree) => Color32::from_rgb(70, 80, 150),
+        Some(Category::Leaf) => Color32::from_rgb(40, 100, 55),
+        Some(Category::Condition) => Color32::from_rgb(30, 130, 140),
+        Some(Category::Interrupt) => Color32::from_rgb(160, 110, 30),
+        None => Color32::from_rgb(120, 40, 40),
+    }
+}
+
+impl Canvas {
+    /// A canvas showing `tree`.
+    pub fn new(tree: &Tree, catalog: &Catalog) -> Self {
+        let mut c = Self {
+            snarl: Snarl::new(),
+            ids: HashMap::new(),
+        };
+        c.rebuild(tree, catalog);
+        c
+    }
+
+    /// Rebuilds the graph from the tree (after any edit).
+    pub fn rebuild(&mut self, tree: &Tree, catalog: &Catalog) {
+        self.snarl = Snarl::new();
+        self.ids.clear();
+        for node in tree.nodes() {
+            let pos = egui::pos2(node.position[0], node.position[1]);
+            let sid = self.snarl.insert_node(pos, node.id.clone());
+            self.ids.insert(node.id.clone(), sid);
+        }
+        for parent in tree.nodes() {
+            let pins = pins(tree, catalog, &parent.id);
+            for (port, slot, child) in parent.links() {
+                let (Some(&p), Some(&c)) = (self.ids.get(&parent.id), self.ids.get(child)) else {
+                    continue;
+                };
+                let Some(input) = pins.iter().position(|&(pp, s)| pp == port && s == slot) else {
+                    continue;
+                };
+                self.snarl.connect(
+                    egui_snarl::OutPinId { node: c, output: 0 },
+                    egui_snarl::InPinId { node: p, input },
+                );
+            }
+        }
+    }
+
+    /// Positions the user moved nodes to, where they differ from the tree's.
+    pub fn moved(&self, tree: &Tree) -> Vec<Edit> {
+        self.snarl
+            .nodes_pos_ids()
+            .filter_map(|(_, pos, id)| {
+                let node = tree.node(id)?;
+                let p = [pos.x, pos.y];
+                (p != node.position).then(|| Edit::SetPosition {
+                    id: id.clone(),
+                    position: p,
+                })
+            })
+            .collect()
+    }
+}
+
+/// Draws the nodes and turns canvas gestures into edits.
+pub struct Viewer<'a> {
+    /// The tree shown.
+    pub tree: &'a Tree,
+    /// Kinds and categories.
+    pub catalog: &'a Catalog,
+    /// Nodes with validation errors (outlined red).
+    pub errors: &'a HashSet<NodeId>,
+    /// Nodes not reachable from Root (dimmed).
+    pub unreachable: &'a HashSet<NodeId>,
+    /// Edits the gestures asked for, applied after drawing.
+    pub edits: Vec<Edit>,
+    /// Why a gesture was refused.
+    pub refused: Option<String>,
+}
+
+impl Viewer<'_> {
+    fn category(&self, id: &NodeId) -> Option<Category> {
+        self.tree
+            .node(id)
+            .and_then(|n| self.catalog.category_of(&n.kind))
+    }
+
+    /// The edit that links `child` into slot (`port`, `slot`) of `parent`, replacing what
+    /// occupies a single slot and moving `child` from where it was; or why not.
+    pub fn link_edit(
+        tree: &Tree,
+        catalog: &Catalog,
+        child: &NodeId,
+        parent: &NodeId,
+        port: Port,
+        slot: usize,
+    ) -> Result<Edit, String> {
+        let mut scratch = tree.clone();
+        let mut batch = Vec::new();
+        if let Some(old) = tree.parent_of(child) {
+            batch.push(Edit::Unlink {
+                child: child.clone(),
+            });
+            if old.parent == *parent && old.port == port && old.slot == slot {
+                return Err("it is already linked there".into());
+            }
+        }
+        if port.is_single()
+            && let Some(occupant) = tree
+                .node(parent)
+                .and_then(|p| p.linked(port).first())
+                .filter(|o| *o != child)
+        {
+            batch.push(Edit::Unlink {
+                child: occupant.clone(),
+            });
+        }
+        for e in &batch {
+            scratch.apply(e.clone(), catalog).map_err(|e| e.message)?;
+        }
+        let used = scratch
+            .node(parent)
+            .map(|p| p.linked(port).len())
+            .unwrap_or(0);
+        let to = ParentSlot {
+            parent: parent.clone(),
+            port,
+            slot: slot.min(used),
+        };
+        scratch
+            .check_link(child, &to, catalog)
+            .map_err(|e| e.message)?;
+        batch.push(Edit::Link {
+            child: child.clone(),
+            to,
+        });
+        Ok(if batch.len() == 1 {
+            batch.remove(0)
+        } else {
+            Edit::Batch(batch)
+        })
+    }
+}
+
+impl SnarlViewer<NodeId> for Viewer<'_> {
+    fn title(&mut self, node: &NodeId) -> String {
+        self.tree
+            .node(node)
+            .map(|n| n.label().to_owned())
+            .unwrap_or_default()
+    }
+
+    fn header_frame(
+        &mut self,
+        default: egui::Frame,
+        node: SnarlId,
+        _inputs: &[InPin],
+        _outputs: &[OutPin],
+        snarl: &Snarl<NodeId>,
+    ) -> egui::Frame {
+        default.fill(category_colour(self.category(&snarl[node])))
+    }
+
+    fn node_frame(
+        &mut self,
+        default: egui::Frame,
+        node: SnarlId,
+        _inputs: &[InPin],
+        _outputs: &[OutPin],
+        snarl: &Snarl<NodeId>,
+    ) -> egui::Frame {
+        let id = &snarl[node];
+        let mut frame = default;
+        if self.errors.contains(id) {
+            frame = frame.stroke(egui::Stroke::new(2.0, Color32::from_rgb(230, 60, 60)));
+        }
+        if self.unreachable.contains(id) {
+            frame = frame.multiply_with_opacity(0.5);
+        }
+        frame
+    }
+
+    fn show_header(
+        &mut self,
+        node: SnarlId,
+        _inputs: &[InPin],
+        _outputs: &[OutPin],
+        ui: &mut Ui,
+        snarl: &mut Snarl<NodeId>,
+    ) {
+        let id = snarl[node].clone();
+        let Some(n) = self.tree.node(&id) else { return };
+        ui.vertical(|ui| {
+            ui.set_min_width(140.0);
+            let line =
+                |text: RichText| egui::Label::new(text).wrap_mode(egui::TextWrapMode::Extend);
+            ui.add(line(
+                RichText::new(n.kind.as_str())
+                    .small()
+                    .color(Color32::from_gray(225)),
+            ));
+            if !n.title.is_empty() {
+                ui.add(line(
+                    RichText::new(n.title.as_str())
+                        .strong()
+                        .color(Color32::WHITE),
+                ));
+            }
+        });
+    }
+
+    fn inputs(&mut self, node: &NodeId) -> usize {
+        pins(self.tree, self.catalog, node).len()
+    }
+
+    fn outputs(&mut self, node: &NodeId) -> usize {
+        usize::from(self.category(node).is_some_and(Category::has_parent_port))
+    }
+
+    fn show_input(
+        &mut self,
+        pin: &InPin,
+        ui: &mut Ui,
+        snarl: &mut Snarl<NodeId>,
+    ) -> impl SnarlPin + 'static {
+        let id = snarl[pin.id.node].clone();
+        let pins = pins(self.tree, self.catalog, &id);
+        let (port, slot) = pins.get(pin.id.input).copied().unwrap_or((Port::Child, 0));
+        let used = self
+            .tree
+            .node(&id)
+            .map(|n| n.linked(port).len())
+            .unwrap_or(0);
+        let text = match port {
+            Port::Child => "child".to_owned(),
+            _ if slot >= used => format!("+ {}", port.name()),
+            Port::Children => format!("{slot}"),
+            Port::Conditions => format!("if {slot}"),
+            Port::Interrupts => format!("interrupt {slot}"),
+        };
+        ui.label(text);
+        let colour = match port {
+            Port::Conditions => Color32::from_rgb(40, 170, 180),
+            Port::Interrupts => Color32::from_rgb(200, 140, 40),
+            _ => Color32::from_gray(200),
+        };
+        PinInfo::circle().with_fill(colour)
+    }
+
+    fn show_output(
+        &mut self,
+        _pin: &OutPin,
+        ui: &mut Ui,
+        _snarl: &mut Snarl<NodeId>,
+    ) -> impl SnarlPin + 'static {
+        ui.add_space(6.0);
+        ui.label("parent");
+        PinInfo::circle().with_fill(Color32::from_gray(200))
+    }
+
+    fn connect(&mut self, from: &OutPin, to: &InPin, snarl: &mut Snarl<NodeId>) {
+        let (child, parent) = (snarl[from.id.node].clone(), snarl[to.id.node].clone());
+        let Some(&(port, slot)) = pins(self.tree, self.catalog, &parent).get(to.id.input) else {
+            return;
+        };
+        match Self::link_edit(self.tree, self.catalog, &child, &parent, port, slot) {
+            Ok(edit) => self.edits.push(edit),
+            Err(why) => {
+                self.refused = Some(format!("Cannot link {child} to {parent}.{port}: {why}"))
+            }
+        }
+    }
+
+    fn disconnect(&mut self, from: &OutPin, _to: &InPin, snarl: &mut Snarl<NodeId>) {
+        self.edits.push(Edit::Unlink {
+            child: snarl[from.id.node].clone(),
+        });
+    }
+
+    fn drop_outputs(&mut self, pin: &OutPin, snarl: &mut Snarl<NodeId>) {
+        self.edits.push(Edit::Unlink {
+            child: snarl[pin.id.node].clone(),
+        });
+    }
+
+    fn drop_inputs(&mut self, pin: &InPin, snarl: &mut Snarl<NodeId>) {
+        for remote in &pin.remotes {
+            self.edits.push(Edit::Unlink {
+                child: snarl[remote.node].clone(),
+            });
+        }
+    }
+}

@@ -1,0 +1,452 @@
+//! The editor: everything egui. A view of the model; every change goes through a model
+//! [`Edit`], so undo is the edit's inverse and the canvas is rebuilt from the tree.
+
+mod canvas;
+
+pub use canvas::{Canvas, Viewer, category_colour, pins};
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use eframe::egui::{self, Key, KeyboardShortcut, Modifiers, RichText};
+
+use crate::io::{TreeFiles, parse_tree, save_tree};
+use crate::model::{
+    Catalog, Category, Diagnostic, Edit, NoAssets, Node, NodeId, Rule, Severity, Tree, validate,
+};
+
+/// The tree the editor opens when given no file (bundled, so it opens from any folder).
+pub const SAMPLE: &str = include_str!("../../sample_trees/droid_arena.json");
+
+/// The editor application.
+pub struct EditorApp {
+    catalog: Catalog,
+    tree: Tree,
+    path: Option<PathBuf>,
+    dirty: bool,
+    undo: Vec<Edit>,
+    redo: Vec<Edit>,
+    canvas: Canvas,
+    diagnostics: Vec<Diagnostic>,
+    status: String,
+    filter: String,
+}
+
+impl EditorApp {
+    /// An editor on `tree`, saved at `path` if any.
+    pub fn new(tree: Tree, path: Option<PathBuf>) -> Self {
+        let catalog = Catalog::builtin();
+        let canvas = Canvas::new(&tree, &catalog);
+        let mut app = Self {
+            catalog,
+            tree,
+            path,
+            dirty: false,
+            undo: Vec::new(),
+            redo: Vec::new(),
+            canvas,
+            diagnostics: Vec::new(),
+            status: String::new(),
+            filter: String::new(),
+        };
+        app.validate();
+        app
+    }
+
+    /// An editor on the bundled sample tree.
+    pub fn sample() -> Self {
+        match parse_tree(SAMPLE, Path::new("droid_arena.json")) {
+            Ok(tree) => Self::new(tree, None),
+            Err(e) => {
+                let mut app = Self::new(Tree::new(), None);
+                app.status = format!("The bundled sample did not load: {e}");
+                app
+            }
+        }
+    }
+
+    /// An editor on a file; a file that fails to load gives its error.
+    pub fn open(path: &Path) -> Result<Self, crate::io::LoadError> {
+        let tree = crate::io::load_tree(path)?;
+        Ok(Self::new(tree, Some(path.to_owned())))
+    }
+
+    /// The tree being edited.
+    pub fn tree(&self) -> &Tree {
+        &self.tree
+    }
+
+    /// The status line: the last refusal, error or confirmation.
+    pub fn status(&self) -> &str {
+        &self.status
+    }
+
+    /// Whether there are unsaved changes.
+    pub fn is_dirty(&self) -> bool {
+        self.dirty
+    }
+
+    /// The current diagnostics.
+    pub fn diagnostics(&self) -> &[Diagnostic] {
+        &self.diagnostics
+    }
+
+    /// The window title: file name and a dirty marker.
+    pub fn title(&self) -> String {
+        let name = self
+            .path
+            .as_deref()
+            .and_then(Path::file_name)
+            .map(|n| n.to_string_lossy().into_owned());
+        format!(
+            "{}{} — Arbor",
+            name.unwrap_or_else(|| "untitled".into()),
+            if self.dirty { " •" } else { "" }
+        )
+    }
+
+    /// Applies an edit as one undo step; a refused edit leaves everything as it was and says why.
+    pub fn apply(&mut self, edit: Edit) -> bool {
+        match self.tree.apply(edit, &self.catalog) {
+            Ok(inverse) => {
+                self.undo.push(inverse);
+                self.redo.clear();
+                self.dirty = true;
+                self.changed();
+                true
+            }
+            Err(e) => {
+                self.status = e.message;
+                false
+            }
+        }
+    }
+
+    /// Undoes the last edit.
+    pub fn undo(&mut self) {
+        let Some(edit) = self.undo.pop() else { return };
+        if let Ok(inverse) = self.tree.apply(edit, &self.catalog) {
+            self.redo.push(inverse);
+            self.dirty = true;
+            self.changed();
+        }
+    }
+
+    /// Redoes the last undone edit.
+    pub fn redo(&mut self) {
+        let Some(edit) = self.redo.pop() else { return };
+        if let Ok(inverse) = self.tree.apply(edit, &self.catalog) {
+            self.undo.push(inverse);
+            self.dirty = true;
+            self.changed();
+        }
+    }
+
+    /// Adds a node of `kind` near `at`.
+    pub fn add_node(&mut self, kind: &str, at: [f32; 2]) -> Option<NodeId> {
+        let id = self.tree.fresh_id(kind);
+        let mut node = Node::new(id.clone(), kind);
+        node.position = at;
+        self.apply(Edit::Insert {
+            node: Box::new(node),
+            index: usize::MAX,
+            parent: None,
+        })
+        .then_some(id)
+    }
+
+    /// Links `child` into slot `slot` of `port` on `parent`, as a drag on the canvas does.
+    pub fn link(
+        &mut self,
+        child: &NodeId,
+        parent: &NodeId,
+        port: crate::model::Port,
+        slot: usize,
+    ) -> bool {
+        match Viewer::link_edit(&self.tree, &self.catalog, child, parent, port, slot) {
+            Ok(edit) => self.apply(edit),
+            Err(why) => {
+                self.status = format!("Cannot link {child} to {parent}.{port}: {why}");
+                false
+            }
+        }
+    }
+
+    /// Saves to `path` (temporary file and rename) and makes it the document's file.
+    pub fn save_to(&mut self, path: &Path) -> bool {
+        match save_tree(path, &self.tree) {
+            Ok(()) => {
+                self.path = Some(path.to_owned());
+                self.dirty = false;
+                self.status = format!("Saved {}", path.display());
+                self.validate();
+                true
+            }
+            Err(e) => {
+                self.status = e.to_string();
+                false
+            }
+        }
+    }
+
+    /// Opens `path` in place of the current tree; on failure the current tree stays and the
+    /// status line gives the error (file, line, node).
+    pub fn open_path(&mut self, path: &Path) -> bool {
+        match Self::open(path) {
+            Ok(app) => {
+                *self = Self {
+                    status: format!("Opened {}", path.display()),
+                    ..app
+                };
+                true
+            }
+            Err(e) => {
+                self.status = e.to_string();
+                false
+            }
+        }
+    }
+
+    fn changed(&mut self) {
+        self.canvas.rebuild(&self.tree, &self.catalog);
+        self.validate();
+    }
+
+    fn validate(&mut self) {
+        self.diagnostics = match &self.path {
+            Some(p) => TreeFiles::new(&self.catalog).validate_tree(p, &self.tree),
+            None => validate(&self.tree, &self.catalog, &NoAssets),
+        };
+    }
+
+    fn shortcuts(&mut self, ctx: &egui::Context) {
+        let cmd = |k| KeyboardShortcut::new(Modifiers::COMMAND, k);
+        let cmd_shift = |k| KeyboardShortcut::new(Modifiers::COMMAND | Modifiers::SHIFT, k);
+        if ctx.input_mut(|i| i.consume_shortcut(&cmd_shift(Key::Z)))
+            || ctx.input_mut(|i| i.consume_shortcut(&cmd(Key::Y)))
+        {
+            self.redo();
+        }
+        if ctx.input_mut(|i| i.consume_shortcut(&cmd(Key::Z))) {
+            self.undo();
+        }
+        if ctx.input_mut(|i| i.consume_shortcut(&cmd_shift(Key::S))) {
+            self.save_as_dialog();
+        } else if ctx.input_mut(|i| i.consume_shortcut(&cmd(Key::S))) {
+            self.save();
+        }
+        if ctx.input_mut(|i| i.consume_shortcut(&cmd(Key::O))) {
+            self.open_dialog();
+        }
+        if ctx.input_mut(|i| i.consume_shortcut(&cmd(Key::N))) {
+            *self = Self::new(Tree::new(), None);
+        }
+    }
+
+    fn save(&mut self) {
+        match self.path.clone() {
+            Some(p) => {
+                self.save_to(&p);
+            }
+            None => self.save_as_dialog(),
+        }
+    }
+
+    fn save_as_dialog(&mut self) {
+        if let Some(p) = rfd::FileDialog::new()
+            .add_filter("Arbor tree", &["json"])
+            .set_file_name("tree.json")
+            .save_file()
+        {
+            self.save_to(&p);
+        }
+    }
+
+    fn open_dialog(&mut self) {
+        if let Some(p) = rfd::FileDialog::new()
+            .add_filter("Arbor tree", &["json"])
+            .pick_file()
+        {
+            self.open_path(&p);
+        }
+    }
+
+    fn menu_ui(&mut self, ui: &mut egui::Ui) {
+        egui::MenuBar::new().ui(ui, |ui| {
+            ui.menu_button("File", |ui| {
+                if ui.button("New").clicked() {
+                    *self = Self::new(Tree::new(), None);
+                }
+                if ui.button("Open…").clicked() {
+                    self.open_dialog();
+                }
+                if ui.button("Save").clicked() {
+                    self.save();
+                }
+                if ui.button("Save As…").clicked() {
+                    self.save_as_dialog();
+                }
+            });
+            ui.menu_button("Edit", |ui| {
+                if ui
+                    .add_enabled(!self.undo.is_empty(), egui::Button::new("Undo"))
+                    .clicked()
+                {
+                    self.undo();
+                }
+                if ui
+                    .add_enabled(!self.redo.is_empty(), egui::Button::new("Redo"))
+                    .clicked()
+                {
+                    self.redo();
+                }
+            });
+        });
+    }
+
+    fn palette_ui(&mut self, ui: &mut egui::Ui) {
+        ui.heading("Nodes");
+        let label = ui.label("Find a kind");
+        ui.add(egui::TextEdit::singleline(&mut self.filter).hint_text("type to filter"))
+            .labelled_by(label.id);
+        let filter = self.filter.to_lowercase();
+        let mut add = None;
+        egui::ScrollArea::vertical().show(ui, |ui| {
+            for category in Category::ALL {
+                let kinds: Vec<&str> = self
+                    .catalog
+                    .kinds()
+                    .iter()
+                    .filter(|k| k.category == category && k.name.to_lowercase().contains(&filter))
+                    .map(|k| k.name.as_str())
+                    .collect();
+                if kinds.is_empty() {
+                    continue;
+                }
+                ui.label(
+                    RichText::new(category.label())
+                        .color(category_colour(Some(category)))
+                        .strong(),
+                );
+                for kind in kinds {
+                    if ui.button(kind).clicked() {
+                        add = Some(kind.to_owned());
+                    }
+                }
+            }
+        });
+        if let Some(kind) = add {
+            let n = self.tree.len() as f32;
+            if self
+                .add_node(&kind, [40.0 + 12.0 * (n % 10.0), 40.0 + 12.0 * (n % 10.0)])
+                .is_some()
+            {
+                self.status = format!("Added {kind}");
+            }
+        }
+    }
+
+    fn diagnostics_ui(&mut self, ui: &mut egui::Ui) {
+        let errors = self.diagnostics.iter().filter(|d| d.is_error()).count();
+        ui.heading(format!(
+            "Problems ({errors} errors, {} warnings)",
+            self.diagnostics.len() - errors
+        ));
+        egui::ScrollArea::vertical().show(ui, |ui| {
+            if self.diagnostics.is_empty() {
+                ui.label("No problems: the tree is valid.");
+            }
+            for d in &self.diagnostics {
+                let colour = match d.severity() {
+                    Severity::Error => egui::Color32::from_rgb(235, 90, 90),
+                    Severity::Warning => egui::Color32::from_rgb(230, 180, 70),
+                };
+                let node = d
+                    .nodes
+                    .first()
+                    .map(|n| format!("[{n}] "))
+                    .unwrap_or_default();
+                ui.label(RichText::new(format!("{node}{} ({})", d.message, d.rule)).color(colour));
+            }
+        });
+    }
+
+    fn canvas_ui(&mut self, ui: &mut egui::Ui) {
+        let errors: HashSet<NodeId> = self
+            .diagnostics
+            .iter()
+            .filter(|d| d.is_error())
+            .flat_map(|d| d.nodes.first().cloned())
+            .collect();
+        let unreachable: HashSet<NodeId> = self
+            .diagnostics
+            .iter()
+            .filter(|d| d.rule == Rule::Unreachable)
+            .flat_map(|d| d.nodes.iter().cloned())
+            .collect();
+        let mut viewer = Viewer {
+            tree: &self.tree,
+            catalog: &self.catalog,
+            errors: &errors,
+            unreachable: &unreachable,
+            edits: Vec::new(),
+            refused: None,
+        };
+        egui_snarl::ui::SnarlWidget::new()
+            .id_salt("arbor-canvas")
+            .show(&mut self.canvas.snarl, &mut viewer, ui);
+        let (edits, refused) = (viewer.edits, viewer.refused);
+        if let Some(why) = refused {
+            self.status = why;
+        }
+        for e in edits {
+            self.apply(e);
+        }
+        // A whole drag is one undo step: positions are committed once the pointer is released.
+        if !ui.input(|i| i.pointer.any_down()) {
+            let moved = self.canvas.moved(&self.tree);
+            if !moved.is_empty() {
+                self.apply(Edit::Batch(moved));
+            }
+        }
+    }
+}
+
+impl eframe::App for EditorApp {
+    fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
+        let ctx = ui.ctx().clone();
+        self.shortcuts(&ctx);
+        ctx.send_viewport_cmd(egui::ViewportCommand::Title(self.title()));
+        egui::Panel::top("menu").show(ui, |ui| self.menu_ui(ui));
+        egui::Panel::bottom("status").show(ui, |ui| {
+            ui.label(if self.status.is_empty() {
+                "Ready"
+            } else {
+                self.status.as_str()
+            });
+        });
+        egui::Panel::left("palette")
+            .default_size(170.0)
+            .show(ui, |ui| self.palette_ui(ui));
+        egui::Panel::right("problems")
+            .default_size(300.0)
+            .show(ui, |ui| self.diagnostics_ui(ui));
+        egui::CentralPanel::default().show(ui, |ui| self.canvas_ui(ui));
+    }
+}
+
+/// Opens the editor window on `file`, or on the bundled sample.
+pub fn run(file: Option<&Path>) -> Result<(), String> {
+    let app = match file {
+        Some(p) => EditorApp::open(p).map_err(|e| e.to_string())?,
+        None => EditorApp::sample(),
+    };
+    let options = eframe::NativeOptions {
+        viewport: egui::ViewportBuilder::default()
+            .with_inner_size([1400.0, 860.0])
+            .with_title(app.title()),
+        ..Default::default()
+    };
+    eframe::run_native("Arbor", options, Box::new(|_cc| Ok(Box::new(app))))
+        .map_err(|e| e.to_string())
+}

@@ -1,0 +1,144 @@
+//! The editor, driven through egui_kittest by accessibility labels.
+
+#![cfg(feature = "gui")]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use arbor::editor::EditorApp;
+use arbor::io::tree_to_string;
+use arbor::model::{NodeId, Port};
+use eframe::egui;
+use egui::accesskit::Role;
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+
+fn harness(app: EditorApp) -> Harness<'static, EditorApp> {
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1400.0, 860.0))
+        .build_eframe(|_cc| app);
+    h.run_steps(4);
+    h
+}
+
+#[test]
+fn opens_the_bundled_sample_with_its_nodes_and_no_problems() {
+    let h = harness(EditorApp::sample());
+    h.get_by_label("Fight, flee or wander");
+    h.get_by_label("Attack a weaker droid");
+    h.get_by_label("Problems (0 errors, 0 warnings)");
+    assert_eq!(h.state().tree().len(), 11);
+}
+
+#[test]
+fn adding_from_the_palette_then_undo_and_redo_restore_the_exact_model() {
+    let mut h = harness(EditorApp::sample());
+    let original = h.state().tree().clone();
+    h.get_by_role_and_label(Role::Button, "Parallel").click();
+    h.run_steps(3);
+    assert_eq!(h.state().tree().len(), original.len() + 1);
+    let added = h.state().tree().clone();
+    assert_eq!(added.nodes().last().unwrap().kind, "Parallel");
+    // The new composite has no children: the Problems panel says so.
+    h.get_by_label_contains("this composite has no children");
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Z);
+    h.run_steps(3);
+    assert_eq!(h.state().tree(), &original);
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Y);
+    h.run_steps(3);
+    assert_eq!(h.state().tree(), &added);
+}
+
+#[test]
+fn the_palette_filters_by_typed_text() {
+    let mut h = harness(EditorApp::sample());
+    h.get_by_label("Find a kind").click();
+    h.run_steps(2);
+    h.get_by_label("Find a kind").type_text("random");
+    h.run_steps(3);
+    h.get_by_role_and_label(Role::Button, "RandomSequence");
+    assert!(
+        h.query_by_role_and_label(Role::Button, "Parallel")
+            .is_none()
+    );
+}
+
+#[test]
+fn linking_leaf_to_sequence_to_root_and_a_refused_link_shows_its_reason() {
+    let mut app = EditorApp::new(arbor::model::Tree::new(), None);
+    let root = app.add_node("Root", [600.0, 0.0]).unwrap();
+    let seq = app.add_node("Sequence", [300.0, 0.0]).unwrap();
+    let leaf = app.add_node("Wait", [0.0, 0.0]).unwrap();
+    assert!(app.link(&leaf, &seq, Port::Children, 0));
+    assert!(app.link(&seq, &root, Port::Child, 0));
+    assert!(
+        app.diagnostics().iter().all(|d| !d.is_error()),
+        "{:?}",
+        app.diagnostics()
+    );
+    // A leaf has no inputs: refused, with the reason in the status line.
+    assert!(!app.link(&seq, &leaf, Port::Children, 0));
+    let mut h = harness(app);
+    h.get_by_label_contains("nothing links into a Leaf");
+    h.run_steps(1);
+    let tree = h.state().tree();
+    assert_eq!(
+        tree.node(&seq).unwrap().linked(Port::Children),
+        &[leaf]
+    );
+    assert_eq!(tree.node(&root).unwrap().linked(Port::Child), &[seq]);
+}
+
+#[test]
+fn dropping_on_an_occupied_single_slot_replaces_the_link() {
+    let mut app = EditorApp::sample();
+    let root = NodeId::new("root");
+    let wander = NodeId::new("wander");
+    assert!(app.link(&wander, &root, Port::Child, 0));
+    assert_eq!(
+        app.tree().node(&root).unwrap().linked(Port::Child),
+        &[wander]
+    );
+    assert!(app.tree().parent_of(&NodeId::new("choose")).is_none());
+    app.undo();
+    assert_eq!(
+        app.tree().node(&root).unwrap().linked(Port::Child),
+        &[NodeId::new("choose")]
+    );
+}
+
+#[test]
+fn save_then_reload_is_byte_identical() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("saved.json");
+    let mut app = EditorApp::sample();
+    app.add_node("Wait", [10.5, 20.25]);
+    assert!(app.is_dirty());
+    assert!(app.save_to(&path));
+    assert!(!app.is_dirty());
+    assert!(app.title().starts_with("saved.json"), "{}", app.title());
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert_eq!(text, tree_to_string(app.tree()));
+    let reopened = EditorApp::open(&path).unwrap();
+    assert_eq!(reopened.tree(), app.tree());
+    assert_eq!(tree_to_string(reopened.tree()), text);
+}
+
+#[test]
+fn opening_an_invalid_file_shows_the_error_and_keeps_the_tree() {
+    let mut app = EditorApp::sample();
+    let before = app.tree().clone();
+    let bad = common::repo().join("tests/fixtures/unreadable/truncated.json");
+    assert!(!app.open_path(&bad));
+    assert_eq!(app.tree(), &before);
+    let h = harness(app);
+    h.get_by_label_contains("truncated.json:6:1: EOF while parsing");
+}
+
+#[test]
+fn the_title_shows_the_file_and_a_dirty_marker() {
+    let mut app = EditorApp::open(&common::repo().join("sample_trees/door_room.json")).unwrap();
+    assert_eq!(app.title(), "door_room.json — Arbor");
+    app.add_node("Wait", [0.0, 0.0]);
+    assert_eq!(app.title(), "door_room.json • — Arbor");
+}
