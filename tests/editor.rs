@@ -82,10 +82,7 @@ fn linking_leaf_to_sequence_to_root_and_a_refused_link_shows_its_reason() {
     h.get_by_label_contains("nothing links into a Leaf");
     h.run_steps(1);
     let tree = h.state().tree();
-    assert_eq!(
-        tree.node(&seq).unwrap().linked(Port::Children),
-        &[leaf]
-    );
+    assert_eq!(tree.node(&seq).unwrap().linked(Port::Children), &[leaf]);
     assert_eq!(tree.node(&root).unwrap().linked(Port::Child), &[seq]);
 }
 
@@ -141,4 +138,58 @@ fn the_title_shows_the_file_and_a_dirty_marker() {
     assert_eq!(app.title(), "door_room.json — Arbor");
     app.add_node("Wait", [0.0, 0.0]);
     assert_eq!(app.title(), "door_room.json • — Arbor");
+}
+
+#[test]
+fn the_inspector_edits_fields_and_typing_is_one_undo_step() {
+    let mut app = EditorApp::sample();
+    app.select(Some(NodeId::new("wander")));
+    let before = app.tree().clone();
+    let mut h = harness(app);
+    h.get_by_label("Inspector");
+    h.get_by_label_contains("Walks to random points");
+    // Type a new title: every keystroke changes the model, the whole typing is one undo step.
+    h.get_by_label("title").click();
+    h.run_steps(2);
+    h.get_by_label("title").type_text(" about");
+    h.run_steps(3);
+    assert_eq!(
+        h.state().tree().node(&NodeId::new("wander")).unwrap().title,
+        "Wander about"
+    );
+    h.get_by_label("max_duration").click(); // ends the typing gesture
+    h.run_steps(3);
+    h.state_mut().undo();
+    assert_eq!(h.state().tree(), &before);
+}
+
+#[test]
+fn the_inspector_sets_a_boolean_and_remove_takes_the_node_out() {
+    let mut app = EditorApp::sample();
+    let id = NodeId::new("find_target");
+    app.select(Some(id.clone()));
+    let mut h = harness(app);
+    h.get_by_role_and_label(Role::CheckBox, "overwrite_out")
+        .click();
+    h.run_steps(3);
+    let node = h.state().tree().node(&id).unwrap().clone();
+    assert_eq!(
+        node.fields.get("overwrite_out"),
+        Some(&arbor::model::Value::Bool(false))
+    );
+    h.get_by_role_and_label(Role::Button, "Remove node").click();
+    h.run_steps(3);
+    assert!(h.state().tree().node(&id).is_none());
+    // Removing it left its parent Sequence with one child fewer, and a valid tree.
+    assert_eq!(
+        h.state()
+            .tree()
+            .node(&NodeId::new("attack"))
+            .unwrap()
+            .linked(Port::Children)
+            .len(),
+        3
+    );
+    h.state_mut().undo();
+    assert!(h.state().tree().node(&id).is_some());
 }

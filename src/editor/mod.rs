@@ -2,6 +2,7 @@
 //! [`Edit`], so undo is the edit's inverse and the canvas is rebuilt from the tree.
 
 mod canvas;
+mod inspector;
 
 pub use canvas::{Canvas, Viewer, category_colour, pins};
 
@@ -30,6 +31,9 @@ pub struct EditorApp {
     diagnostics: Vec<Diagnostic>,
     status: String,
     filter: String,
+    selected: Option<NodeId>,
+    /// The field last changed by a continuous gesture: further changes merge into its undo step.
+    coalescing: Option<(NodeId, String)>,
 }
 
 impl EditorApp {
@@ -48,6 +52,8 @@ impl EditorApp {
             diagnostics: Vec::new(),
             status: String::new(),
             filter: String::new(),
+            selected: None,
+            coalescing: None,
         };
         app.validate();
         app
@@ -119,6 +125,50 @@ impl EditorApp {
                 self.status = e.message;
                 false
             }
+        }
+    }
+
+    /// Applies an edit; consecutive edits with the same `key` on the same node (typing in one
+    /// field, dragging one value) make a single undo step.
+    pub fn apply_coalesced(&mut self, edit: Edit, node: &NodeId, key: &str) -> bool {
+        let same = self
+            .coalescing
+            .as_ref()
+            .is_some_and(|(n, k)| n == node && k == key);
+        if !same {
+            self.coalescing = Some((node.clone(), key.to_owned()));
+            return self.apply(edit);
+        }
+        match self.tree.apply(edit, &self.catalog) {
+            Ok(_) => {
+                self.redo.clear();
+                self.dirty = true;
+                self.changed();
+                true
+            }
+            Err(e) => {
+                self.status = e.message;
+                false
+            }
+        }
+    }
+
+    /// The selected node.
+    pub fn selected(&self) -> Option<&NodeId> {
+        self.selected.as_ref()
+    }
+
+    /// Selects a node (or none).
+    pub fn select(&mut self, id: Option<NodeId>) {
+        self.selected = id.filter(|i| self.tree.contains(i));
+    }
+
+    /// Removes the selected node.
+    pub fn remove_selected(&mut self) {
+        if let Some(id) = self.selected.take()
+            && self.apply(Edit::Remove { id: id.clone() })
+        {
+            self.status = format!("Removed {id}");
         }
     }
 
@@ -241,6 +291,15 @@ impl EditorApp {
         if ctx.input_mut(|i| i.consume_shortcut(&cmd(Key::N))) {
             *self = Self::new(Tree::new(), None);
         }
+        if !ctx.egui_wants_keyboard_input()
+            && ctx.input_mut(|i| i.consume_key(Modifiers::NONE, Key::Delete))
+        {
+            self.remove_selected();
+        }
+        // A gesture ends when nothing is being dragged or typed into: the next change is a new undo step.
+        if !ctx.egui_wants_keyboard_input() && !ctx.input(|i| i.pointer.any_down()) {
+            self.coalescing = None;
+        }
     }
 
     fn save(&mut self) {
@@ -346,6 +405,29 @@ impl EditorApp {
         }
     }
 
+    fn inspector_panel_ui(&mut self, ui: &mut egui::Ui) {
+        let Some(node) = self
+            .selected
+            .as_ref()
+            .and_then(|id| self.tree.node(id))
+            .cloned()
+        else {
+            ui.heading("Inspector");
+            ui.label("Select a node to see and edit its fields.");
+            return;
+        };
+        match inspector::inspector_ui(ui, &self.tree, &self.catalog, &node) {
+            Some(inspector::Request::Edit(edit, Some(key))) => {
+                self.apply_coalesced(edit, &node.id, &key);
+            }
+            Some(inspector::Request::Edit(edit, None)) => {
+                self.apply(edit);
+            }
+            Some(inspector::Request::Remove) => self.remove_selected(),
+            None => {}
+        }
+    }
+
     fn diagnostics_ui(&mut self, ui: &mut egui::Ui) {
         let errors = self.diagnostics.iter().filter(|d| d.is_error()).count();
         ui.heading(format!(
@@ -392,10 +474,15 @@ impl EditorApp {
             edits: Vec::new(),
             refused: None,
         };
-        egui_snarl::ui::SnarlWidget::new()
-            .id_salt("arbor-canvas")
-            .show(&mut self.canvas.snarl, &mut viewer, ui);
+        let widget = egui_snarl::ui::SnarlWidget::new().id_salt("arbor-canvas");
+        widget.show(&mut self.canvas.snarl, &mut viewer, ui);
+        let picked = widget.get_selected_nodes(ui);
         let (edits, refused) = (viewer.edits, viewer.refused);
+        if let Some(&first) = picked.first()
+            && let Some(id) = self.canvas.snarl.get_node(first)
+        {
+            self.selected = Some(id.clone());
+        }
         if let Some(why) = refused {
             self.status = why;
         }
@@ -428,9 +515,18 @@ impl eframe::App for EditorApp {
         egui::Panel::left("palette")
             .default_size(170.0)
             .show(ui, |ui| self.palette_ui(ui));
-        egui::Panel::right("problems")
-            .default_size(300.0)
-            .show(ui, |ui| self.diagnostics_ui(ui));
+        egui::Panel::right("side")
+            .default_size(320.0)
+            .show(ui, |ui| {
+                egui::ScrollArea::vertical()
+                    .id_salt("inspector")
+                    .max_height(ui.available_height() * 0.6)
+                    .show(ui, |ui| {
+                        self.inspector_panel_ui(ui);
+                    });
+                ui.separator();
+                self.diagnostics_ui(ui);
+            });
         egui::CentralPanel::default().show(ui, |ui| self.canvas_ui(ui));
     }
 }

@@ -1,0 +1,234 @@
+//! The inspector: the selected node's id, kind and every field, with its help text.
+//! Produces edits; continuous changes to one field are coalesced by the app.
+
+use eframe::egui::{self, RichText};
+
+use crate::model::{Catalog, Edit, FieldSpec, FieldType, Node, Tree, Value};
+
+/// What the inspector asks for.
+pub enum Request {
+    /// Apply this edit; `key` names the field, so consecutive changes to it merge into one
+    /// undo step.
+    Edit(Edit, Option<String>),
+    /// Remove the node.
+    Remove,
+}
+
+fn value_ui(
+    ui: &mut egui::Ui,
+    spec: &FieldSpec,
+    current: Option<&Value>,
+    label: egui::Id,
+) -> Option<Value> {
+    match &spec.ty {
+        FieldType::Bool => {
+            let mut b = current.and_then(Value::as_bool).unwrap_or(false);
+            named_checkbox(ui, &mut b, &spec.name)
+                .labelled_by(label)
+                .changed()
+                .then_some(Value::Bool(b))
+        }
+        FieldType::Int { min, max } => {
+            let mut i = current.and_then(Value::as_i64).unwrap_or(*min);
+            ui.add(egui::DragValue::new(&mut i).range(*min..=*max))
+                .labelled_by(label)
+                .changed()
+                .then_some(Value::Int(i))
+        }
+        FieldType::Float {
+            min,
+            min_exclusive,
+            max,
+        } => {
+            let mut x = current.and_then(Value::as_f64).unwrap_or(*min);
+            let low = if *min_exclusive { min + 0.001 } else { *min };
+            ui.add(
+                egui::DragValue::new(&mut x)
+                    .range(low..=*max)
+                    .speed(0.05)
+                    .max_decimals(3),
+            )
+            .labelled_by(label)
+            .changed()
+            .then_some(Value::Float(x))
+        }
+        FieldType::Enum(options) => {
+            let mut chosen = current.and_then(Value::as_str).unwrap_or("").to_owned();
+            let before = chosen.clone();
+            egui::ComboBox::from_id_salt(&spec.name)
+                .selected_text(chosen.clone())
+                .show_ui(ui, |ui| {
+                    for o in options {
+                        ui.selectable_value(&mut chosen, o.clone(), o);
+                    }
+                })
+                .response
+                .labelled_by(label);
+            (chosen != before).then_some(Value::Text(chosen))
+        }
+        FieldType::Text | FieldType::ContextKey | FieldType::Asset | FieldType::Script(_) => {
+            let mut t = current.and_then(Value::as_str).unwrap_or("").to_owned();
+            ui.add(egui::TextEdit::singleline(&mut t).desired_width(150.0))
+                .labelled_by(label)
+                .changed()
+                .then_some(Value::Text(t))
+        }
+    }
+}
+
+/// A checkbox without visible text whose accessible name is `name`.
+fn named_checkbox(ui: &mut egui::Ui, value: &mut bool, name: &str) -> egui::Response {
+    let response = ui.checkbox(value, "");
+    let (checked, name) = (*value, name.to_owned());
+    response.widget_info(|| {
+        egui::WidgetInfo::selected(egui::WidgetType::Checkbox, true, checked, &name)
+    });
+    response
+}
+
+/// Draws the inspector for `node`; returns what the user asked for.
+pub fn inspector_ui(
+    ui: &mut egui::Ui,
+    tree: &Tree,
+    catalog: &Catalog,
+    node: &Node,
+) -> Option<Request> {
+    let mut request = None;
+    ui.heading("Inspector");
+    let kind = catalog.kind(&node.kind);
+    egui::Grid::new("inspector-head")
+        .num_columns(2)
+        .show(ui, |ui| {
+            ui.label("id");
+            ui.label(RichText::new(node.id.as_str()).monospace());
+            ui.end_row();
+            ui.label("kind");
+            ui.label(format!(
+                "{} ({})",
+                node.kind,
+                kind.map(|k| k.category.label()).unwrap_or("unknown kind")
+            ));
+            ui.end_row();
+            let label = ui.label("title");
+            let mut title = node.title.clone();
+            if ui
+                .add(egui::TextEdit::singleline(&mut title).desired_width(150.0))
+                .labelled_by(label.id)
+                .changed()
+            {
+                request = Some(Request::Edit(
+                    Edit::SetTitle {
+                        id: node.id.clone(),
+                        title,
+                    },
+                    Some("title".into()),
+                ));
+            }
+            ui.end_row();
+            let label = ui.label("comment");
+            let mut comment = node.comment.clone();
+            if ui
+                .add(
+                    egui::TextEdit::multiline(&mut comment)
+                        .desired_rows(2)
+                        .desired_width(150.0),
+                )
+                .labelled_by(label.id)
+                .changed()
+            {
+                request = Some(Request::Edit(
+                    Edit::SetComment {
+                        id: node.id.clone(),
+                        comment,
+                    },
+                    Some("comment".into()),
+                ));
+            }
+            ui.end_row();
+        });
+    if let Some(k) = kind {
+        ui.label(RichText::new(k.help.as_str()).italics());
+        ui.separator();
+        egui::Grid::new("inspector-fields")
+            .num_columns(2)
+            .striped(true)
+            .show(ui, |ui| {
+                for spec in &k.fields {
+                    let set = node.fields.get(&spec.name);
+                    let label = ui.label(if set.is_some() {
+                        RichText::new(&spec.name).strong()
+                    } else {
+                        RichText::new(&spec.name)
+                    });
+                    let label_id = label.id;
+                    label.on_hover_text(format!("{}\n{}", spec.help, spec.ty.describe()));
+                    ui.horizontal(|ui| {
+                        let current = set.or(spec.default.as_ref());
+                        if spec.default.is_none() && !spec.required {
+                            // An optional field: a checkbox turns it on and off.
+                            let mut on = set.is_some();
+                            if named_checkbox(ui, &mut on, &format!("{} set", spec.name))
+                                .labelled_by(label_id)
+                                .changed()
+                            {
+                                let value = on.then(|| spec.ty.clone()).map(|ty| match ty {
+                                    FieldType::Float { min, .. } => {
+                                        Value::Float(if min > 0.0 { min } else { 1.0 })
+                                    }
+                                    FieldType::Int { min, .. } => Value::Int(min),
+                                    _ => Value::Text(String::new()),
+                                });
+                                request = Some(Request::Edit(
+                                    Edit::SetField {
+                                        id: node.id.clone(),
+                                        name: spec.name.clone(),
+                                        value,
+                                    },
+                                    None,
+                                ));
+                            }
+                            if !on {
+                                ui.label(RichText::new("none").weak());
+                                return;
+                            }
+                        }
+                        if let Some(v) = value_ui(ui, spec, current, label_id) {
+                            let edit = Edit::SetField {
+                                id: node.id.clone(),
+                                name: spec.name.clone(),
+                                value: Some(v),
+                            };
+                            request = Some(Request::Edit(edit, Some(spec.name.clone())));
+                        }
+                    });
+                    ui.end_row();
+                }
+            });
+        for (name, value) in node.fields.iter().filter(|(n, _)| k.field(n).is_none()) {
+            ui.horizontal(|ui| {
+                ui.label(
+                    RichText::new(format!("unknown field {name} = {value}"))
+                        .color(egui::Color32::from_rgb(235, 90, 90)),
+                );
+                if ui.small_button("remove").clicked() {
+                    request = Some(Request::Edit(
+                        Edit::SetField {
+                            id: node.id.clone(),
+                            name: name.clone(),
+                            value: None,
+                        },
+                        None,
+                    ));
+                }
+            });
+        }
+    }
+    if let Some(p) = tree.parent_of(&node.id) {
+        ui.label(format!("linked to {}.{} slot {}", p.parent, p.port, p.slot));
+    }
+    ui.separator();
+    if ui.button("Remove node").clicked() {
+        request = Some(Request::Remove);
+    }
+    request
+}
