@@ -34,7 +34,12 @@ fn main() -> ExitCode {
             cli::run(&args, &catalog, &mut out, &mut err)
         }
         Some(Command::Edit { file }) => editor(file.as_deref(), &mut err),
-        None => editor(None, &mut err),
+        None if cfg!(feature = "gui") => editor(None, &mut err),
+        None => {
+            use clap::CommandFactory;
+            let _ = Cli::command().print_help();
+            cli::EXIT_OK
+        }
     };
     ExitCode::from(code)
 }
@@ -52,11 +57,9 @@ fn editor(file: Option<&std::path::Path>, err: &mut dyn std::io::Write) -> u8 {
 
 #[cfg(not(feature = "gui"))]
 fn editor(_file: Option<&std::path::Path>, err: &mut dyn std::io::Write) -> u8 {
-    use clap::CommandFactory;
     let _ = writeln!(
         err,
-        "this build of arbor has no editor (built without the `gui` feature)\n"
+        "error: this build of arbor has no editor (it was built without the `gui` feature)"
     );
-    let _ = Cli::command().print_help();
-    cli::EXIT_OK
+    cli::EXIT_UNREADABLE
 }

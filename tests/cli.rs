@@ -184,11 +184,55 @@ fn fmt_refuses_a_broken_file_without_touching_it() {
 }
 
 #[test]
-fn no_arguments_prints_help() {
-    let out = arbor(&[]);
+fn help_lists_the_commands() {
+    let out = arbor(&["--help"]);
     assert_eq!(out.status.code(), Some(0));
     let help = text(&out.stdout);
-    assert!(help.contains("validate") && help.contains("fmt"), "{help}");
+    for command in ["edit", "validate", "fmt", "run", "kinds"] {
+        assert!(help.contains(command), "{command}: {help}");
+    }
+}
+
+#[test]
+fn without_a_display_the_editor_fails_fast_with_a_reason() {
+    let out = Command::new(env!("CARGO_BIN_EXE_arbor"))
+        .current_dir(repo())
+        .env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY")
+        .env_remove("WAYLAND_SOCKET")
+        .output()
+        .unwrap();
+    if cfg!(feature = "gui") {
+        assert_eq!(out.status.code(), Some(2));
+        assert!(
+            text(&out.stderr).contains("cannot open the editor window"),
+            "{}",
+            text(&out.stderr)
+        );
+    } else {
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "without the editor, `arbor` prints help"
+        );
+        assert!(text(&out.stdout).contains("validate"));
+    }
+}
+
+#[test]
+fn edit_refuses_a_broken_file_before_opening_a_window() {
+    let out = arbor(&["edit", "tests/fixtures/unreadable/truncated.json"]);
+    assert_eq!(out.status.code(), Some(2));
+    let expected = if cfg!(feature = "gui") {
+        "truncated.json:6:1"
+    } else {
+        "has no editor"
+    };
+    assert!(
+        text(&out.stderr).contains(expected),
+        "{}",
+        text(&out.stderr)
+    );
 }
 
 #[test]

@@ -193,3 +193,83 @@ fn the_inspector_sets_a_boolean_and_remove_takes_the_node_out() {
     h.state_mut().undo();
     assert!(h.state().tree().node(&id).is_some());
 }
+
+#[test]
+fn a_wire_dropped_on_the_canvas_offers_only_kinds_that_fit_and_links_the_new_node() {
+    use arbor::editor::{Attach, kinds_fitting};
+    use arbor::model::{Catalog, ParentSlot};
+    let mut app = EditorApp::sample();
+    let catalog = Catalog::builtin();
+    // From a Sequence's conditions input: conditions only.
+    let into_guard = Attach::Into(ParentSlot {
+        parent: NodeId::new("attack"),
+        port: Port::Conditions,
+        slot: 0,
+    });
+    let kinds = kinds_fitting(app.tree(), &catalog, &into_guard);
+    assert!(
+        kinds
+            .iter()
+            .all(|k| catalog.category_of(k) == Some(arbor::model::Category::Condition)),
+        "{kinds:?}"
+    );
+    assert!(kinds.contains(&"IsHealthBelow".to_string()));
+    // From a leaf's parent output: only kinds with an input that takes a leaf.
+    let above = Attach::Above(NodeId::new("wander"));
+    let kinds = kinds_fitting(app.tree(), &catalog, &above);
+    for fits in ["Inverter", "Root", "Sequence", "Interrupt"] {
+        assert!(kinds.contains(&fits.to_string()), "{fits}: {kinds:?}");
+    }
+    for not in ["Wait", "IsHungry", "SubTree"] {
+        assert!(!kinds.contains(&not.to_string()), "{not}: {kinds:?}");
+    }
+
+    let guard = app
+        .add_attached("IsHealthBelow", [0.0, 0.0], &into_guard)
+        .unwrap();
+    assert_eq!(
+        app.tree()
+            .node(&NodeId::new("attack"))
+            .unwrap()
+            .linked(Port::Conditions),
+        &[guard]
+    );
+    let inverter = app.add_attached("Inverter", [0.0, 0.0], &above).unwrap();
+    assert_eq!(
+        app.tree().node(&inverter).unwrap().linked(Port::Child),
+        &[NodeId::new("wander")]
+    );
+    assert!(
+        app.tree().parent_of(&inverter).is_none(),
+        "the new parent starts loose"
+    );
+    // Each add was one undo step.
+    app.undo();
+    app.undo();
+    assert_eq!(app.tree(), EditorApp::sample().tree());
+}
+
+#[test]
+fn new_with_unsaved_changes_asks_first() {
+    let mut app = EditorApp::sample();
+    app.add_node("Wait", [0.0, 0.0]);
+    let edited = app.tree().clone();
+    let mut h = harness(app);
+    let open_file_menu_and_click_new = |h: &mut Harness<'static, EditorApp>| {
+        h.get_by_label("File").click();
+        h.run_steps(2);
+        h.get_by_role_and_label(Role::Button, "New").click();
+        h.run_steps(3);
+    };
+    open_file_menu_and_click_new(&mut h);
+    h.get_by_label_contains("Save them first?");
+    h.get_by_role_and_label(Role::Button, "Cancel").click();
+    h.run_steps(3);
+    assert!(h.state().pending().is_none());
+    assert_eq!(h.state().tree(), &edited);
+    open_file_menu_and_click_new(&mut h);
+    h.get_by_role_and_label(Role::Button, "Don't save").click();
+    h.run_steps(3);
+    assert!(h.state().tree().is_empty());
+    assert!(!h.state().is_dirty());
+}

@@ -4,10 +4,10 @@
 use std::collections::{HashMap, HashSet};
 
 use eframe::egui::{self, Color32, RichText, Ui};
-use egui_snarl::ui::{PinInfo, SnarlPin, SnarlViewer};
+use egui_snarl::ui::{AnyPins, PinInfo, SnarlPin, SnarlViewer};
 use egui_snarl::{InPin, NodeId as SnarlId, OutPin, Snarl};
 
-use crate::model::{Catalog, Category, Edit, NodeId, ParentSlot, Port, Tree};
+use crate::model::{Catalog, Category, Edit, NodeId, ParentSlot, Port, Tree, link_rule};
 
 /// The canvas's copy of the tree's graph.
 pub struct Canvas {
@@ -100,6 +100,38 @@ impl Canvas {
     }
 }
 
+/// How a node added from a menu is linked.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Attach {
+    /// Not linked.
+    Loose,
+    /// As a child in this slot (a wire dragged from an input onto empty canvas).
+    Into(ParentSlot),
+    /// As the parent of this node (a wire dragged from its `parent` output).
+    Above(NodeId),
+}
+
+/// The kinds a new node may have to be linked as `attach` says.
+pub fn kinds_fitting(tree: &Tree, catalog: &Catalog, attach: &Attach) -> Vec<String> {
+    let category = |id: &NodeId| tree.node(id).and_then(|n| catalog.category_of(&n.kind));
+    catalog
+        .kinds()
+        .iter()
+        .filter(|k| match attach {
+            Attach::Loose => true,
+            Attach::Into(slot) => category(&slot.parent)
+                .is_some_and(|pc| link_rule(pc, slot.port, k.category).is_ok()),
+            Attach::Above(child) => category(child).is_some_and(|cc| {
+                k.category
+                    .inputs()
+                    .iter()
+                    .any(|&p| link_rule(k.category, p, cc).is_ok())
+            }),
+        })
+        .map(|k| k.name.clone())
+        .collect()
+}
+
 /// Draws the nodes and turns canvas gestures into edits.
 pub struct Viewer<'a> {
     /// The tree shown.
@@ -114,6 +146,8 @@ pub struct Viewer<'a> {
     pub edits: Vec<Edit>,
     /// Why a gesture was refused.
     pub refused: Option<String>,
+    /// Nodes to add from the canvas menus: kind, graph position, how to link it.
+    pub adds: Vec<(String, [f32; 2], Attach)>,
 }
 
 impl Viewer<'_> {
@@ -177,6 +211,34 @@ impl Viewer<'_> {
         } else {
             Edit::Batch(batch)
         })
+    }
+}
+
+impl Viewer<'_> {
+    /// The kinds that fit, by category, each a button that asks for the node.
+    fn kinds_menu_ui(&mut self, ui: &mut Ui, pos: egui::Pos2, attach: &Attach) {
+        let fitting = kinds_fitting(self.tree, self.catalog, attach);
+        for category in Category::ALL {
+            let kinds: Vec<&String> = fitting
+                .iter()
+                .filter(|k| self.catalog.category_of(k) == Some(category))
+                .collect();
+            if kinds.is_empty() {
+                continue;
+            }
+            ui.menu_button(
+                RichText::new(category.label()).color(category_colour(Some(category))),
+                |ui| {
+                    for kind in kinds {
+                        if ui.button(kind.as_str()).clicked() {
+                            self.adds
+                                .push((kind.clone(), [pos.x, pos.y], attach.clone()));
+                            ui.close();
+                        }
+                    }
+                },
+            );
+        }
     }
 }
 
@@ -313,6 +375,45 @@ impl SnarlViewer<NodeId> for Viewer<'_> {
         self.edits.push(Edit::Unlink {
             child: snarl[from.id.node].clone(),
         });
+    }
+
+    fn has_graph_menu(&mut self, _pos: egui::Pos2, _snarl: &mut Snarl<NodeId>) -> bool {
+        true
+    }
+
+    fn show_graph_menu(&mut self, pos: egui::Pos2, ui: &mut Ui, _snarl: &mut Snarl<NodeId>) {
+        ui.label(RichText::new("Add a node").strong());
+        self.kinds_menu_ui(ui, pos, &Attach::Loose);
+    }
+
+    fn has_dropped_wire_menu(&mut self, _src: AnyPins<'_>, _snarl: &mut Snarl<NodeId>) -> bool {
+        true
+    }
+
+    fn show_dropped_wire_menu(
+        &mut self,
+        pos: egui::Pos2,
+        ui: &mut Ui,
+        src: AnyPins<'_>,
+        snarl: &mut Snarl<NodeId>,
+    ) {
+        let attach = match src {
+            AnyPins::Out(pins) => match pins.first() {
+                Some(p) => Attach::Above(snarl[p.node].clone()),
+                None => return,
+            },
+            AnyPins::In(ins) => {
+                let Some(p) = ins.first() else { return };
+                let parent = snarl[p.node].clone();
+                let Some(&(port, slot)) = pins(self.tree, self.catalog, &parent).get(p.input)
+                else {
+                    return;
+                };
+                Attach::Into(ParentSlot { parent, port, slot })
+            }
+        };
+        ui.label(RichText::new("Add a node that fits").strong());
+        self.kinds_menu_ui(ui, pos, &attach);
     }
 
     fn drop_outputs(&mut self, pin: &OutPin, snarl: &mut Snarl<NodeId>) {

@@ -4,7 +4,7 @@
 mod canvas;
 mod inspector;
 
-pub use canvas::{Canvas, Viewer, category_colour, pins};
+pub use canvas::{Attach, Canvas, Viewer, category_colour, kinds_fitting, pins};
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -34,6 +34,21 @@ pub struct EditorApp {
     selected: Option<NodeId>,
     /// The field last changed by a continuous gesture: further changes merge into its undo step.
     coalescing: Option<(NodeId, String)>,
+    /// An action waiting for the answer to "save the unsaved changes?".
+    pending: Option<Pending>,
+    /// The window may close (the user answered the prompt).
+    closing: bool,
+}
+
+/// An action that would lose unsaved changes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pending {
+    /// File > New.
+    New,
+    /// File > Open….
+    Open,
+    /// Closing the window.
+    Close,
 }
 
 impl EditorApp {
@@ -54,6 +69,8 @@ impl EditorApp {
             filter: String::new(),
             selected: None,
             coalescing: None,
+            pending: None,
+            closing: false,
         };
         app.validate();
         app
@@ -161,6 +178,133 @@ impl EditorApp {
     /// Selects a node (or none).
     pub fn select(&mut self, id: Option<NodeId>) {
         self.selected = id.filter(|i| self.tree.contains(i));
+    }
+
+    /// Adds a node of `kind` at `at`, linked as `attach` says, as one undo step.
+    pub fn add_attached(&mut self, kind: &str, at: [f32; 2], attach: &Attach) -> Option<NodeId> {
+        let id = self.tree.fresh_id(kind);
+        let mut node = Node::new(id.clone(), kind);
+        node.position = at;
+        let insert = Edit::Insert {
+            node: Box::new(node),
+            index: usize::MAX,
+            parent: None,
+        };
+        let mut scratch = self.tree.clone();
+        if let Err(e) = scratch.apply(insert.clone(), &self.catalog) {
+            self.status = e.message;
+            return None;
+        }
+        let link = match attach {
+            Attach::Loose => Ok(None),
+            Attach::Into(slot) => Viewer::link_edit(
+                &scratch,
+                &self.catalog,
+                &id,
+                &slot.parent,
+                slot.port,
+                slot.slot,
+            )
+            .map(Some),
+            Attach::Above(child) => {
+                let child_cat = scratch
+                    .node(child)
+                    .and_then(|n| self.catalog.category_of(&n.kind));
+                let port = self.catalog.category_of(kind).and_then(|c| {
+                    c.inputs().iter().copied().find(|&p| {
+                        child_cat.is_some_and(|cc| crate::model::link_rule(c, p, cc).is_ok())
+                    })
+                });
+                match port {
+                    Some(p) => {
+                        Viewer::link_edit(&scratch, &self.catalog, child, &id, p, 0).map(Some)
+                    }
+                    None => Err(format!("a {kind} cannot be the parent of {child}")),
+                }
+            }
+        };
+        match link {
+            Ok(link) => {
+                let edit = match link {
+                    Some(l) => Edit::Batch(vec![insert, l]),
+                    None => insert,
+                };
+                self.apply(edit).then(|| {
+                    self.selected = Some(id.clone());
+                    self.status = format!("Added {kind}");
+                    id
+                })
+            }
+            Err(why) => {
+                self.status = format!("Cannot add {kind} there: {why}");
+                None
+            }
+        }
+    }
+
+    /// The action waiting for an answer about unsaved changes.
+    pub fn pending(&self) -> Option<Pending> {
+        self.pending
+    }
+
+    /// Asks for `action`; with unsaved changes the user is asked first.
+    pub fn request(&mut self, action: Pending, ctx: &egui::Context) {
+        if self.dirty {
+            self.pending = Some(action);
+        } else {
+            self.perform(action, ctx);
+        }
+    }
+
+    fn perform(&mut self, action: Pending, ctx: &egui::Context) {
+        self.pending = None;
+        match action {
+            Pending::New => *self = Self::new(Tree::new(), None),
+            Pending::Open => self.open_dialog(),
+            Pending::Close => {
+                self.closing = true;
+                ctx.send_viewport_cmd(egui::ViewportCommand::Close);
+            }
+        }
+    }
+
+    fn unsaved_prompt_ui(&mut self, ctx: &egui::Context) {
+        let Some(action) = self.pending else { return };
+        let name = self
+            .path
+            .as_deref()
+            .and_then(Path::file_name)
+            .map(|n| n.to_string_lossy().into_owned());
+        let mut choice = None;
+        egui::Modal::new(egui::Id::new("unsaved-changes")).show(ctx, |ui| {
+            ui.heading("Unsaved changes");
+            ui.label(format!(
+                "{} has changes that are not saved. Save them first?",
+                name.unwrap_or_else(|| "This tree".into())
+            ));
+            ui.horizontal(|ui| {
+                if ui.button("Save").clicked() {
+                    choice = Some(0);
+                }
+                if ui.button("Don't save").clicked() {
+                    choice = Some(1);
+                }
+                if ui.button("Cancel").clicked() {
+                    choice = Some(2);
+                }
+            });
+        });
+        match choice {
+            Some(0) => {
+                self.save();
+                if !self.dirty {
+                    self.perform(action, ctx);
+                }
+            }
+            Some(1) => self.perform(action, ctx),
+            Some(_) => self.pending = None,
+            None => {}
+        }
     }
 
     /// Removes the selected node.
@@ -286,10 +430,10 @@ impl EditorApp {
             self.save();
         }
         if ctx.input_mut(|i| i.consume_shortcut(&cmd(Key::O))) {
-            self.open_dialog();
+            self.request(Pending::Open, ctx);
         }
         if ctx.input_mut(|i| i.consume_shortcut(&cmd(Key::N))) {
-            *self = Self::new(Tree::new(), None);
+            self.request(Pending::New, ctx);
         }
         if !ctx.egui_wants_keyboard_input()
             && ctx.input_mut(|i| i.consume_key(Modifiers::NONE, Key::Delete))
@@ -334,10 +478,12 @@ impl EditorApp {
         egui::MenuBar::new().ui(ui, |ui| {
             ui.menu_button("File", |ui| {
                 if ui.button("New").clicked() {
-                    *self = Self::new(Tree::new(), None);
+                    self.request(Pending::New, &ui.ctx().clone());
+                    ui.close();
                 }
                 if ui.button("Open…").clicked() {
-                    self.open_dialog();
+                    self.request(Pending::Open, &ui.ctx().clone());
+                    ui.close();
                 }
                 if ui.button("Save").clicked() {
                     self.save();
@@ -473,11 +619,15 @@ impl EditorApp {
             unreachable: &unreachable,
             edits: Vec::new(),
             refused: None,
+            adds: Vec::new(),
         };
         let widget = egui_snarl::ui::SnarlWidget::new().id_salt("arbor-canvas");
         widget.show(&mut self.canvas.snarl, &mut viewer, ui);
         let picked = widget.get_selected_nodes(ui);
-        let (edits, refused) = (viewer.edits, viewer.refused);
+        let (edits, refused, adds) = (viewer.edits, viewer.refused, viewer.adds);
+        for (kind, at, attach) in adds {
+            self.add_attached(&kind, at, &attach);
+        }
         if let Some(&first) = picked.first()
             && let Some(id) = self.canvas.snarl.get_node(first)
         {
@@ -503,6 +653,11 @@ impl eframe::App for EditorApp {
     fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
         let ctx = ui.ctx().clone();
         self.shortcuts(&ctx);
+        if ctx.input(|i| i.viewport().close_requested()) && self.dirty && !self.closing {
+            ctx.send_viewport_cmd(egui::ViewportCommand::CancelClose);
+            self.pending = Some(Pending::Close);
+        }
+        self.unsaved_prompt_ui(&ctx);
         ctx.send_viewport_cmd(egui::ViewportCommand::Title(self.title()));
         egui::Panel::top("menu").show(ui, |ui| self.menu_ui(ui));
         egui::Panel::bottom("status").show(ui, |ui| {
@@ -544,5 +699,5 @@ pub fn run(file: Option<&Path>) -> Result<(), String> {
         ..Default::default()
     };
     eframe::run_native("Arbor", options, Box::new(|_cc| Ok(Box::new(app))))
-        .map_err(|e| e.to_string())
+        .map_err(|e| format!("cannot open the editor window: {e}"))
 }
