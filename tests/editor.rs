@@ -273,3 +273,50 @@ fn new_with_unsaved_changes_asks_first() {
     assert!(h.state().tree().is_empty());
     assert!(!h.state().is_dirty());
 }
+
+#[test]
+fn auto_layout_puts_root_right_and_children_top_to_bottom_in_slot_order() {
+    let mut app = EditorApp::sample();
+    for n in app
+        .tree()
+        .nodes()
+        .iter()
+        .map(|n| n.id.clone())
+        .collect::<Vec<_>>()
+    {
+        app.apply(arbor::model::Edit::SetPosition {
+            id: n,
+            position: [0.0, 0.0],
+        });
+    }
+    let scrambled = app.tree().clone();
+    app.auto_layout();
+    let pos = |id: &str| app.tree().node(&NodeId::new(id)).unwrap().position;
+    let root = pos("root");
+    assert!(
+        app.tree().nodes().iter().all(|n| n.position[0] <= root[0]),
+        "Root is rightmost"
+    );
+    assert!(pos("choose")[0] < root[0] && pos("attack")[0] < pos("choose")[0]);
+    // Slot order is top to bottom.
+    let kids = ["attack", "flee", "wander"].map(|k| pos(k)[1]);
+    assert!(kids[0] < kids[1] && kids[1] < kids[2], "{kids:?}");
+    let leaves = ["find_target", "weaker", "approach", "hit"].map(|k| pos(k)[1]);
+    assert!(leaves.windows(2).all(|w| w[0] < w[1]), "{leaves:?}");
+    // One undo step.
+    app.undo();
+    assert_eq!(app.tree(), &scrambled);
+}
+
+#[test]
+fn zoom_to_fit_shows_every_node() {
+    let view = egui::Rect::from_min_size(egui::pos2(170.0, 30.0), egui::vec2(900.0, 780.0));
+    let positions = [[0.0, 0.0], [750.0, 358.0], [-300.0, 900.0], [2000.0, -40.0]];
+    let t = arbor::editor::fit_transform(view, &positions).unwrap();
+    for p in positions {
+        let on_screen = t * egui::pos2(p[0], p[1]);
+        assert!(view.contains(on_screen), "{p:?} -> {on_screen:?}");
+    }
+    assert!(t.scaling <= 1.0 && t.scaling >= 0.2);
+    assert!(arbor::editor::fit_transform(view, &[]).is_none());
+}

@@ -148,6 +148,29 @@ pub struct Viewer<'a> {
     pub refused: Option<String>,
     /// Nodes to add from the canvas menus: kind, graph position, how to link it.
     pub adds: Vec<(String, [f32; 2], Attach)>,
+    /// Fit the view: the canvas rect on screen and the node positions.
+    pub fit: Option<(egui::Rect, Vec<[f32; 2]>)>,
+}
+
+/// Node size assumed when fitting the view (a typical node with a few slots).
+const NODE_SIZE: egui::Vec2 = egui::vec2(200.0, 150.0);
+
+/// The transform that shows every node inside `view`, at most at 100%.
+pub fn fit_transform(view: egui::Rect, positions: &[[f32; 2]]) -> Option<egui::emath::TSTransform> {
+    let first = positions.first()?;
+    let mut bounds = egui::Rect::from_min_size(egui::pos2(first[0], first[1]), NODE_SIZE);
+    for p in positions {
+        bounds = bounds.union(egui::Rect::from_min_size(egui::pos2(p[0], p[1]), NODE_SIZE));
+    }
+    let bounds = bounds.expand(40.0);
+    let scale = (view.width() / bounds.width())
+        .min(view.height() / bounds.height())
+        .clamp(0.2, 1.0);
+    let translation = view.center().to_vec2() - bounds.center().to_vec2() * scale;
+    Some(egui::emath::TSTransform {
+        scaling: scale,
+        translation,
+    })
 }
 
 impl Viewer<'_> {
@@ -375,6 +398,18 @@ impl SnarlViewer<NodeId> for Viewer<'_> {
         self.edits.push(Edit::Unlink {
             child: snarl[from.id.node].clone(),
         });
+    }
+
+    fn current_transform(
+        &mut self,
+        to_global: &mut egui::emath::TSTransform,
+        _snarl: &mut Snarl<NodeId>,
+    ) {
+        if let Some((view, positions)) = self.fit.take()
+            && let Some(t) = fit_transform(view, &positions)
+        {
+            *to_global = t;
+        }
     }
 
     fn has_graph_menu(&mut self, _pos: egui::Pos2, _snarl: &mut Snarl<NodeId>) -> bool {

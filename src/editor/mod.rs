@@ -3,8 +3,9 @@
 
 mod canvas;
 mod inspector;
+mod layout;
 
-pub use canvas::{Attach, Canvas, Viewer, category_colour, kinds_fitting, pins};
+pub use canvas::{Attach, Canvas, Viewer, category_colour, fit_transform, kinds_fitting, pins};
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -38,6 +39,8 @@ pub struct EditorApp {
     pending: Option<Pending>,
     /// The window may close (the user answered the prompt).
     closing: bool,
+    /// Fit the view to the tree at the next frame.
+    fit: bool,
 }
 
 /// An action that would lose unsaved changes.
@@ -71,6 +74,7 @@ impl EditorApp {
             coalescing: None,
             pending: None,
             closing: false,
+            fit: true,
         };
         app.validate();
         app
@@ -240,6 +244,16 @@ impl EditorApp {
                 None
             }
         }
+    }
+
+    /// Moves every node to its auto-layout place (one undo step) and fits the view.
+    pub fn auto_layout(&mut self) {
+        let edit = layout::layout(&self.tree, &self.catalog);
+        if self.apply(edit) {
+            self.status =
+                "Arranged: Root on the right, children top to bottom in slot order".into();
+        }
+        self.fit = true;
     }
 
     /// The action waiting for an answer about unsaved changes.
@@ -492,6 +506,16 @@ impl EditorApp {
                     self.save_as_dialog();
                 }
             });
+            ui.menu_button("View", |ui| {
+                if ui.button("Zoom to fit (F)").clicked() {
+                    self.fit = true;
+                    ui.close();
+                }
+                if ui.button("Arrange (Ctrl+L)").clicked() {
+                    self.auto_layout();
+                    ui.close();
+                }
+            });
             ui.menu_button("Edit", |ui| {
                 if ui
                     .add_enabled(!self.undo.is_empty(), egui::Button::new("Undo"))
@@ -620,7 +644,14 @@ impl EditorApp {
             edits: Vec::new(),
             refused: None,
             adds: Vec::new(),
+            fit: self.fit.then(|| {
+                (
+                    ui.max_rect(),
+                    self.tree.nodes().iter().map(|n| n.position).collect(),
+                )
+            }),
         };
+        self.fit = false;
         let widget = egui_snarl::ui::SnarlWidget::new().id_salt("arbor-canvas");
         widget.show(&mut self.canvas.snarl, &mut viewer, ui);
         let picked = widget.get_selected_nodes(ui);
