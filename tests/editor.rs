@@ -320,3 +320,61 @@ fn zoom_to_fit_shows_every_node() {
     assert!(t.scaling <= 1.0 && t.scaling >= 0.2);
     assert!(arbor::editor::fit_transform(view, &[]).is_none());
 }
+
+#[test]
+fn duplicate_copies_the_selection_with_its_inner_links_and_fresh_ids() {
+    let mut app = EditorApp::sample();
+    let before = app.tree().clone();
+    app.select_many(&[
+        NodeId::new("flee"),
+        NodeId::new("find_threat"),
+        NodeId::new("run"),
+    ]);
+    let new = app.duplicate();
+    assert_eq!(new.len(), 3);
+    assert_eq!(app.tree().len(), before.len() + 3);
+    let seq = app.tree().node(&new[0]).unwrap();
+    assert_eq!(seq.kind, "Sequence");
+    assert_eq!(seq.linked(Port::Children), &new[1..]);
+    assert!(
+        app.tree().parent_of(&new[0]).is_none(),
+        "the copy's top is loose: its parent was not copied"
+    );
+    assert!(
+        new.iter().all(|id| before.node(id).is_none()),
+        "ids are re-issued"
+    );
+    app.undo();
+    assert_eq!(app.tree(), &before);
+}
+
+#[test]
+fn paste_between_files_reissues_ids() {
+    let mut source = EditorApp::open(&common::repo().join("sample_trees/door_room.json")).unwrap();
+    source.select_many(&[
+        NodeId::new("open_if_closed"),
+        NodeId::new("is_open"),
+        NodeId::new("open"),
+    ]);
+    let clipboard = source.copy_selection().unwrap();
+    let mut target = EditorApp::sample();
+    let n = target.tree().len();
+    let pasted = target.paste(&clipboard, [0.0, 500.0]);
+    assert_eq!(pasted.len(), 3);
+    assert_eq!(target.tree().len(), n + 3);
+    let sel = target.tree().node(&pasted[0]).unwrap();
+    assert_eq!(sel.linked(Port::Children).len(), 2);
+    assert_eq!(
+        target
+            .tree()
+            .node(&pasted[2])
+            .unwrap()
+            .fields
+            .get("max_duration"),
+        Some(&arbor::model::Value::Float(3.0))
+    );
+    // Garbage on the clipboard changes nothing and says why.
+    assert!(target.paste("not a tree", [0.0, 0.0]).is_empty());
+    assert!(target.status().starts_with("Nothing to paste"));
+    assert_eq!(target.tree().len(), n + 3);
+}

@@ -41,6 +41,8 @@ pub struct EditorApp {
     closing: bool,
     /// Fit the view to the tree at the next frame.
     fit: bool,
+    /// Every selected node (the canvas's box and shift-click selection).
+    selection: Vec<NodeId>,
 }
 
 /// An action that would lose unsaved changes.
@@ -75,6 +77,7 @@ impl EditorApp {
             pending: None,
             closing: false,
             fit: true,
+            selection: Vec::new(),
         };
         app.validate();
         app
@@ -182,6 +185,112 @@ impl EditorApp {
     /// Selects a node (or none).
     pub fn select(&mut self, id: Option<NodeId>) {
         self.selected = id.filter(|i| self.tree.contains(i));
+        self.selection = self.selected.iter().cloned().collect();
+    }
+
+    /// Selects several nodes (the first is shown in the inspector).
+    pub fn select_many(&mut self, ids: &[NodeId]) {
+        self.selection = ids
+            .iter()
+            .filter(|i| self.tree.contains(i))
+            .cloned()
+            .collect();
+        self.selected = self.selection.first().cloned();
+    }
+
+    /// The selected nodes as tree-file text: the nodes, with the links among them.
+    pub fn copy_selection(&self) -> Option<String> {
+        let chosen: HashSet<&NodeId> = self.selection.iter().collect();
+        if chosen.is_empty() {
+            return None;
+        }
+        let nodes: Vec<Node> = self
+            .tree
+            .nodes()
+            .iter()
+            .filter(|n| chosen.contains(&n.id))
+            .map(|n| {
+                let mut n = n.clone();
+                for ids in n.inputs.values_mut() {
+                    ids.retain(|c| chosen.contains(c));
+                }
+                n.inputs.retain(|_, ids| !ids.is_empty());
+                n
+            })
+            .collect();
+        Tree::from_nodes(nodes)
+            .ok()
+            .map(|t| crate::io::tree_to_string(&t))
+    }
+
+    /// Pastes nodes from tree-file text: fresh ids, placed `offset` away, links among them
+    /// kept; one undo step. Returns the new ids.
+    pub fn paste(&mut self, text: &str, offset: [f32; 2]) -> Vec<NodeId> {
+        let pasted = match parse_tree(text, Path::new("clipboard")) {
+            Ok(t) => t,
+            Err(e) => {
+                self.status = format!("Nothing to paste: {e}");
+                return Vec::new();
+            }
+        };
+        let mut scratch = self.tree.clone();
+        let mut map = std::collections::HashMap::new();
+        let mut edits = Vec::new();
+        for n in pasted.nodes() {
+            let id = scratch.fresh_id(&n.kind);
+            let mut node = Node::new(id.clone(), n.kind.clone());
+            node.title = n.title.clone();
+            node.fields = n.fields.clone();
+            node.comment = n.comment.clone();
+            node.position = [n.position[0] + offset[0], n.position[1] + offset[1]];
+            let insert = Edit::Insert {
+                node: Box::new(node),
+                index: usize::MAX,
+                parent: None,
+            };
+            if scratch.apply(insert.clone(), &self.catalog).is_err() {
+                continue;
+            }
+            map.insert(n.id.clone(), id);
+            edits.push(insert);
+        }
+        for n in pasted.nodes() {
+            for (port, slot, child) in n.links() {
+                let (Some(parent), Some(child)) = (map.get(&n.id), map.get(child)) else {
+                    continue;
+                };
+                let link = Edit::Link {
+                    child: child.clone(),
+                    to: crate::model::ParentSlot {
+                        parent: parent.clone(),
+                        port,
+                        slot,
+                    },
+                };
+                if scratch.apply(link.clone(), &self.catalog).is_ok() {
+                    edits.push(link);
+                }
+            }
+        }
+        if edits.is_empty() || !self.apply(Edit::Batch(edits)) {
+            return Vec::new();
+        }
+        let ids: Vec<NodeId> = pasted
+            .nodes()
+            .iter()
+            .filter_map(|n| map.get(&n.id).cloned())
+            .collect();
+        self.status = format!("Pasted {} node(s)", ids.len());
+        self.select_many(&ids);
+        ids
+    }
+
+    /// Duplicates the selected nodes (and the links among them) next to the originals.
+    pub fn duplicate(&mut self) -> Vec<NodeId> {
+        match self.copy_selection() {
+            Some(text) => self.paste(&text, [40.0, 40.0]),
+            None => Vec::new(),
+        }
     }
 
     /// Adds a node of `kind` at `at`, linked as `attach` says, as one undo step.
@@ -659,10 +768,12 @@ impl EditorApp {
         for (kind, at, attach) in adds {
             self.add_attached(&kind, at, &attach);
         }
-        if let Some(&first) = picked.first()
-            && let Some(id) = self.canvas.snarl.get_node(first)
-        {
-            self.selected = Some(id.clone());
+        if !picked.is_empty() {
+            let ids: Vec<NodeId> = picked
+                .iter()
+                .filter_map(|&p| self.canvas.snarl.get_node(p).cloned())
+                .collect();
+            self.select_many(&ids);
         }
         if let Some(why) = refused {
             self.status = why;
