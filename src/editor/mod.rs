@@ -137,19 +137,7 @@ impl EditorApp {
 
     /// Applies an edit as one undo step; a refused edit leaves everything as it was and says why.
     pub fn apply(&mut self, edit: Edit) -> bool {
-        match self.tree.apply(edit, &self.catalog) {
-            Ok(inverse) => {
-                self.undo.push(inverse);
-                self.redo.clear();
-                self.dirty = true;
-                self.changed();
-                true
-            }
-            Err(e) => {
-                self.status = e.message;
-                false
-            }
-        }
+        self.apply_recording(edit, true)
     }
 
     /// Applies an edit; consecutive edits with the same `key` on the same node (typing in one
@@ -161,10 +149,18 @@ impl EditorApp {
             .is_some_and(|(n, k)| n == node && k == key);
         if !same {
             self.coalescing = Some((node.clone(), key.to_owned()));
-            return self.apply(edit);
         }
+        self.apply_recording(edit, !same)
+    }
+
+    /// Applies an edit; `record` pushes its inverse as a new undo step (otherwise the step
+    /// already on the stack undoes it too).
+    fn apply_recording(&mut self, edit: Edit, record: bool) -> bool {
         match self.tree.apply(edit, &self.catalog) {
-            Ok(_) => {
+            Ok(inverse) => {
+                if record {
+                    self.undo.push(inverse);
+                }
                 self.redo.clear();
                 self.dirty = true;
                 self.changed();
