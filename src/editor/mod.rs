@@ -43,6 +43,10 @@ pub struct EditorApp {
     fit: bool,
     /// Every selected node (the canvas's box and shift-click selection).
     selection: Vec<NodeId>,
+    /// Nodes with errors and unreachable nodes, from the last validation (for painting).
+    marked: (HashSet<NodeId>, HashSet<NodeId>),
+    /// The window title last sent, so it is sent again only when it changes.
+    shown_title: String,
 }
 
 /// An action that would lose unsaved changes.
@@ -78,6 +82,8 @@ impl EditorApp {
             closing: false,
             fit: true,
             selection: Vec::new(),
+            marked: Default::default(),
+            shown_title: String::new(),
         };
         app.validate();
         app
@@ -530,6 +536,19 @@ impl EditorApp {
             Some(p) => TreeFiles::new(&self.catalog).validate_tree(p, &self.tree),
             None => validate(&self.tree, &self.catalog, &NoAssets),
         };
+        let errors = self
+            .diagnostics
+            .iter()
+            .filter(|d| d.is_error())
+            .filter_map(|d| d.nodes.first().cloned())
+            .collect();
+        let unreachable = self
+            .diagnostics
+            .iter()
+            .filter(|d| d.rule == Rule::Unreachable)
+            .flat_map(|d| d.nodes.iter().cloned())
+            .collect();
+        self.marked = (errors, unreachable);
     }
 
     fn shortcuts(&mut self, ctx: &egui::Context) {
@@ -729,23 +748,11 @@ impl EditorApp {
     }
 
     fn canvas_ui(&mut self, ui: &mut egui::Ui) {
-        let errors: HashSet<NodeId> = self
-            .diagnostics
-            .iter()
-            .filter(|d| d.is_error())
-            .flat_map(|d| d.nodes.first().cloned())
-            .collect();
-        let unreachable: HashSet<NodeId> = self
-            .diagnostics
-            .iter()
-            .filter(|d| d.rule == Rule::Unreachable)
-            .flat_map(|d| d.nodes.iter().cloned())
-            .collect();
         let mut viewer = Viewer {
             tree: &self.tree,
             catalog: &self.catalog,
-            errors: &errors,
-            unreachable: &unreachable,
+            errors: &self.marked.0,
+            unreachable: &self.marked.1,
             edits: Vec::new(),
             refused: None,
             adds: Vec::new(),
@@ -796,7 +803,11 @@ impl eframe::App for EditorApp {
             self.pending = Some(Pending::Close);
         }
         self.unsaved_prompt_ui(&ctx);
-        ctx.send_viewport_cmd(egui::ViewportCommand::Title(self.title()));
+        let title = self.title();
+        if title != self.shown_title {
+            ctx.send_viewport_cmd(egui::ViewportCommand::Title(title.clone()));
+            self.shown_title = title;
+        }
         egui::Panel::top("menu").show(ui, |ui| self.menu_ui(ui));
         egui::Panel::bottom("status").show(ui, |ui| {
             ui.label(if self.status.is_empty() {
