@@ -42,10 +42,15 @@ pub enum Command {
         /// The tree file to open.
         file: Option<PathBuf>,
     },
-    /// Run a tree headless for N steps and print a summary; `--trace` writes every event.
+    /// Run a tree or a scenario headless for N steps and print a summary; `--trace` writes
+    /// every event. A scenario file (recognised by its header) runs every agent's tree in
+    /// the simulated world.
     Run {
-        /// The tree file.
+        /// The tree file, or a scenario file.
         file: PathBuf,
+        /// Run FILE (a tree) for every agent of this scenario, instead of their own trees.
+        #[arg(long, value_name = "SCENARIO")]
+        scenario: Option<PathBuf>,
         /// Steps to run after the start (step 0).
         #[arg(long, default_value_t = 100)]
         steps: u64,
@@ -55,12 +60,20 @@ pub enum Command {
         /// Seed of the random generator (random composites).
         #[arg(long, default_value_t = 0)]
         seed: u64,
-        /// Trigger an Interrupt before step STEP: `STEP:ID` or `STEP:ID:VALUE` (VALUE is the payload).
+        /// Trigger an Interrupt before step STEP: `STEP:ID` or `STEP:ID:VALUE` (VALUE is the
+        /// payload: a world entity's name where one matches, else the text). In a scenario
+        /// it goes to every agent whose tree has that Interrupt, or to one with `ID@AGENT`.
         #[arg(long = "trigger", value_name = "STEP:ID[:VALUE]")]
         triggers: Vec<String>,
         /// Write the trace as JSON Lines to PATH, or to standard output with `-`.
         #[arg(long, value_name = "PATH|-")]
         trace: Option<PathBuf>,
+        /// Scenarios: print the arena as text after the run.
+        #[arg(long)]
+        show: bool,
+        /// Scenarios: print the arena at the start and every K steps (implies --show).
+        #[arg(long, value_name = "K")]
+        show_every: Option<u64>,
     },
     /// Print the node kinds this build knows, with their fields, as Markdown.
     Kinds,
@@ -86,6 +99,16 @@ pub fn validate(
     let mut code = EXIT_OK;
     let (mut errors, mut warnings, mut unreadable) = (0, 0, 0);
     for path in files {
+        if std::fs::read_to_string(path).is_ok_and(|t| crate::world::is_scenario(&t)) {
+            let (e, w, u) = validate_scenario(path, &set, out, err);
+            (errors, warnings, unreadable) = (errors + e, warnings + w, unreadable + u);
+            code = code.max(match (u, e) {
+                (0, 0) => EXIT_OK,
+                (0, _) => EXIT_ERRORS,
+                _ => EXIT_UNREADABLE,
+            });
+            continue;
+        }
         match set.validate_file(path) {
             Ok(diags) => {
                 for d in &diags {
@@ -114,6 +137,68 @@ pub fn validate(
     code
 }
 
+/// Validates a scenario file and each tree file it names (once each); returns the counts
+/// of errors, warnings and unreadable files.
+fn validate_scenario(
+    path: &std::path::Path,
+    set: &TreeFiles<'_>,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> (usize, usize, usize) {
+    let agents = match crate::world::load_scenario(path) {
+        Ok((_, agents)) => agents,
+        Err(e) => {
+            let _ = writeln!(err, "{}", scenario_error_line(&e));
+            return (0, 0, 1);
+        }
+    };
+    let (mut errors, mut warnings, mut unreadable) = (0, 0, 0);
+    let mut seen: Vec<&std::path::Path> = Vec::new();
+    for a in &agents {
+        if seen.contains(&a.tree.as_path()) {
+            continue;
+        }
+        seen.push(&a.tree);
+        match set.validate_file(&a.tree) {
+            Ok(diags) => {
+                for d in &diags {
+                    let _ = writeln!(out, "{}: {d}", a.tree.display());
+                    match d.severity() {
+                        Severity::Error => errors += 1,
+                        Severity::Warning => warnings += 1,
+                    }
+                }
+            }
+            Err(e) => {
+                let _ = writeln!(
+                    err,
+                    "{}: error: entity '{}': cannot load its tree: {}",
+                    path.display(),
+                    a.name,
+                    located(&e)
+                );
+                unreadable += 1;
+            }
+        }
+    }
+    (errors, warnings, unreadable)
+}
+
+/// A scenario error as a `validate` line: `FILE[:LINE:COLUMN]: error: MESSAGE`.
+fn scenario_error_line(e: &crate::world::ScenarioError) -> String {
+    let place = e
+        .place
+        .as_deref()
+        .map(|p| format!(":{p}"))
+        .unwrap_or_default();
+    let entity = e
+        .entity
+        .as_deref()
+        .map(|n| format!("entity '{n}': "))
+        .unwrap_or_default();
+    format!("{}{place}: error: {entity}{}", e.path.display(), e.message)
+}
+
 /// A load error as a `validate` line: `FILE[:LINE:COLUMN]: error: MESSAGE`.
 fn located(e: &LoadError) -> String {
     match e {
@@ -139,16 +224,28 @@ fn located(e: &LoadError) -> String {
 pub fn fmt(files: &[PathBuf], check: bool, out: &mut dyn Write, err: &mut dyn Write) -> u8 {
     let mut code = EXIT_OK;
     for path in files {
-        let tree = match load_tree(path) {
-            Ok(t) => t,
-            Err(e) => {
-                let _ = writeln!(err, "{}", located(&e));
+        let current = std::fs::read_to_string(path).unwrap_or_default();
+        let canonical = if crate::world::is_scenario(&current) {
+            // Scenarios keep their key order; only the layout is made canonical.
+            if let Err(e) = crate::world::parse_scenario(&current, path) {
+                let _ = writeln!(err, "{}", scenario_error_line(&e));
                 code = EXIT_UNREADABLE;
                 continue;
             }
+            match serde_json::from_str(&current) {
+                Ok(v) => crate::io::to_canonical_json(&v),
+                Err(_) => continue, // unreachable: it parsed above
+            }
+        } else {
+            match load_tree(path) {
+                Ok(t) => tree_to_string(&t),
+                Err(e) => {
+                    let _ = writeln!(err, "{}", located(&e));
+                    code = EXIT_UNREADABLE;
+                    continue;
+                }
+            }
         };
-        let canonical = tree_to_string(&tree);
-        let current = std::fs::read_to_string(path).unwrap_or_default();
         if canonical == current {
             continue;
         }
@@ -261,11 +358,55 @@ pub struct RunArgs<'a> {
     pub triggers: &'a [String],
     /// Where the trace goes: a path, `-` for standard output, or nowhere.
     pub trace: Option<&'a std::path::Path>,
+    /// A scenario to run `file` in, for every agent.
+    pub scenario: Option<&'a std::path::Path>,
+    /// Print the arena after the run.
+    pub show: bool,
+    /// Print the arena at the start and every K steps.
+    pub show_every: Option<u64>,
 }
 
-/// `arbor run FILE ...` for trees of mock nodes (and any built-in behaviour that needs no world).
+/// Where a trace goes.
+struct TraceSink {
+    trace: Option<crate::runtime::JsonlTrace<Box<dyn Write>>>,
+    to_stdout: bool,
+}
+
+impl TraceSink {
+    fn open(path: Option<&std::path::Path>, agent: &str) -> Result<Self, String> {
+        let to_stdout = path.is_some_and(|p| p.as_os_str() == "-");
+        let sink: Option<Box<dyn Write>> = match path {
+            None => None,
+            Some(_) if to_stdout => Some(Box::new(std::io::BufWriter::new(std::io::stdout()))),
+            Some(path) => match std::fs::File::create(path) {
+                Ok(f) => Some(Box::new(std::io::BufWriter::new(f))),
+                Err(e) => return Err(format!("{}: cannot write the trace: {e}", path.display())),
+            },
+        };
+        Ok(Self {
+            trace: sink.map(|w| crate::runtime::JsonlTrace::new(w, agent)),
+            to_stdout,
+        })
+    }
+
+    fn observer(&mut self) -> Option<&mut dyn crate::runtime::Observer> {
+        self.trace
+            .as_mut()
+            .map(|t| t as &mut dyn crate::runtime::Observer)
+    }
+
+    fn finish(self) -> Result<(), String> {
+        match self.trace.map(crate::runtime::JsonlTrace::finish) {
+            Some(Err(e)) => Err(format!("error: writing the trace failed: {e}")),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// `arbor run FILE ...`: a scenario (by its header, or FILE in `--scenario`), or a tree of
+/// nodes that need no world (mock nodes).
 pub fn run(args: &RunArgs<'_>, catalog: &Catalog, out: &mut dyn Write, err: &mut dyn Write) -> u8 {
-    use crate::runtime::{Behaviours, CtxValue, Instance, JsonlTrace, Program};
+    use crate::runtime::{Behaviours, CtxValue, Instance, Program};
     use std::sync::Arc;
 
     if !(args.dt.is_finite() && args.dt > 0.0) {
@@ -285,6 +426,28 @@ pub fn run(args: &RunArgs<'_>, catalog: &Catalog, out: &mut dyn Write, err: &mut
                 return EXIT_UNREADABLE;
             }
         }
+    }
+    if let Some(scenario) = args.scenario {
+        return run_scenario(
+            scenario,
+            Some(args.file),
+            args,
+            &triggers,
+            catalog,
+            out,
+            err,
+        );
+    }
+    if std::fs::read_to_string(args.file).is_ok_and(|t| crate::world::is_scenario(&t)) {
+        return run_scenario(args.file, None, args, &triggers, catalog, out, err);
+    }
+    if args.show || args.show_every.is_some() {
+        let _ = writeln!(
+            err,
+            "error: --show and --show-every draw the arena of a scenario; {} is a tree (add --scenario FILE)",
+            args.file.display()
+        );
+        return EXIT_UNREADABLE;
     }
     let files = TreeFiles::new(catalog);
     let tree = match &*files.load(args.file) {
@@ -311,6 +474,11 @@ pub fn run(args: &RunArgs<'_>, catalog: &Catalog, out: &mut dyn Write, err: &mut
         }
         Err(e) => {
             let _ = writeln!(err, "{}: error: {e}", args.file.display());
+            let _ = writeln!(
+                err,
+                "hint: a tree of world nodes runs in a scenario: arbor run SCENARIO.json, or arbor run {} --scenario SCENARIO.json",
+                args.file.display()
+            );
             return EXIT_ERRORS;
         }
     };
@@ -328,19 +496,13 @@ pub fn run(args: &RunArgs<'_>, catalog: &Catalog, out: &mut dyn Write, err: &mut
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| "agent".into());
-    let to_stdout = args.trace.is_some_and(|p| p.as_os_str() == "-");
-    let sink: Option<Box<dyn Write>> = match args.trace {
-        None => None,
-        Some(_) if to_stdout => Some(Box::new(std::io::BufWriter::new(std::io::stdout()))),
-        Some(path) => match std::fs::File::create(path) {
-            Ok(f) => Some(Box::new(std::io::BufWriter::new(f))),
-            Err(e) => {
-                let _ = writeln!(err, "{}: cannot write the trace: {e}", path.display());
-                return EXIT_UNREADABLE;
-            }
-        },
+    let mut sink = match TraceSink::open(args.trace, &agent_name) {
+        Ok(s) => s,
+        Err(e) => {
+            let _ = writeln!(err, "{e}");
+            return EXIT_UNREADABLE;
+        }
     };
-    let mut trace = sink.map(|w| JsonlTrace::new(w, &agent_name));
     let mut instance = Instance::new(program.clone(), args.seed);
     for step in 1..=args.steps {
         for t in triggers.iter().filter(|t| t.step == step) {
@@ -349,15 +511,11 @@ pub fn run(args: &RunArgs<'_>, catalog: &Catalog, out: &mut dyn Write, err: &mut
                 t.value.as_ref().map(|v| CtxValue::Text(v.as_str().into())),
             );
         }
-        let obs = trace
-            .as_mut()
-            .map(|t| t as &mut dyn crate::runtime::Observer);
-        instance.step(args.dt, &mut (), obs);
+        instance.step(args.dt, &mut (), sink.observer());
     }
-    if let Some(t) = trace
-        && let Err(e) = t.finish()
-    {
-        let _ = writeln!(err, "error: writing the trace failed: {e}");
+    let to_stdout = sink.to_stdout;
+    if let Err(e) = sink.finish() {
+        let _ = writeln!(err, "{e}");
         return EXIT_UNREADABLE;
     }
     let summary: &mut dyn Write = if to_stdout { err } else { out };
@@ -414,5 +572,97 @@ pub fn run(args: &RunArgs<'_>, catalog: &Catalog, out: &mut dyn Write, err: &mut
             context.join(", ")
         }
     );
+    EXIT_OK
+}
+
+/// `arbor run SCENARIO` (or `arbor run TREE --scenario SCENARIO`): every agent's tree in the
+/// simulated world; a summary per agent, the optional trace and arena drawings.
+fn run_scenario(
+    scenario: &std::path::Path,
+    tree: Option<&std::path::Path>,
+    args: &RunArgs<'_>,
+    triggers: &[TriggerArg],
+    catalog: &Catalog,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> u8 {
+    use crate::world::{SimError, Simulation};
+
+    let mut sim = match Simulation::load(scenario, catalog, args.seed, tree) {
+        Ok(s) => s,
+        Err(e @ SimError::Invalid { .. }) => {
+            let _ = writeln!(err, "{e}");
+            return EXIT_ERRORS;
+        }
+        Err(SimError::Scenario(e)) => {
+            let _ = writeln!(err, "{}", scenario_error_line(&e));
+            return EXIT_UNREADABLE;
+        }
+        Err(e) => {
+            let _ = writeln!(err, "{e}");
+            return EXIT_UNREADABLE;
+        }
+    };
+    let first = sim
+        .agents()
+        .next()
+        .map(|a| a.name.clone())
+        .unwrap_or_default();
+    let mut sink = match TraceSink::open(args.trace, &first) {
+        Ok(s) => s,
+        Err(e) => {
+            let _ = writeln!(err, "{e}");
+            return EXIT_UNREADABLE;
+        }
+    };
+    // The arena goes with the summary: to standard error when the trace has standard output.
+    let to_stdout = sink.to_stdout;
+    let mut shown = String::new();
+    let every = args.show_every.filter(|&k| k > 0);
+    if every.is_some() {
+        shown.push_str(&sim.render());
+    }
+    for step in 1..=args.steps {
+        for t in triggers.iter().filter(|t| t.step == step) {
+            let (id, agent) = match t.id.split_once('@') {
+                Some((id, agent)) => (id, Some(agent)),
+                None => (t.id.as_str(), None),
+            };
+            if sim.trigger(agent, id, t.value.as_deref()) == 0 {
+                let _ = writeln!(
+                    err,
+                    "warning: step {step}: no agent {} the Interrupt '{id}'; trigger ignored",
+                    agent.map_or("has".to_owned(), |a| format!("named '{a}' has"))
+                );
+            }
+        }
+        sim.step(args.dt, sink.observer());
+        if every.is_some_and(|k| step % k == 0) {
+            shown.push('\n');
+            shown.push_str(&sim.render());
+        }
+    }
+    if let Err(e) = sink.finish() {
+        let _ = writeln!(err, "{e}");
+        return EXIT_UNREADABLE;
+    }
+    let summary: &mut dyn Write = if to_stdout { err } else { out };
+    if !shown.is_empty() {
+        let _ = writeln!(summary, "{shown}");
+    } else if args.show {
+        let _ = writeln!(summary, "{}", sim.render());
+    }
+    let _ = writeln!(
+        summary,
+        "{}: {} agent(s), {} steps of {} s, seed {}",
+        scenario.display(),
+        sim.agents().count(),
+        args.steps,
+        args.dt,
+        args.seed
+    );
+    for a in sim.summary() {
+        let _ = writeln!(summary, "{a}");
+    }
     EXIT_OK
 }

@@ -75,3 +75,4 @@ pub mod editor;
 pub mod io;
 pub mod model;
 pub mod runtime;
+pub mod world;

@@ -22,6 +22,9 @@ fn main() -> ExitCode {
             seed,
             triggers,
             trace,
+            scenario,
+            show,
+            show_every,
         }) => {
             let args = cli::RunArgs {
                 file: &file,
@@ -30,6 +33,9 @@ fn main() -> ExitCode {
                 seed,
                 triggers: &triggers,
                 trace: trace.as_deref(),
+                scenario: scenario.as_deref(),
+                show,
+                show_every,
             };
             cli::run(&args, &catalog, &mut out, &mut err)
         }

@@ -28,36 +28,33 @@ fn rel(p: &Path) -> String {
 #[test]
 fn validate_accepts_every_sample_tree() {
     let files: Vec<String> = common::sample_trees().iter().map(|p| rel(p)).collect();
-    let args: Vec<&str> = std::iter::once("validate")
+    let out = assert_accepts(&["validate"], &files);
+    assert_eq!(text(&out.stdout), "");
+    assert!(text(&out.stderr).contains("0 error(s), 0 warning(s), 0 unreadable"));
+}
+
+/// Runs `cmd FILES...` and asserts exit 0.
+fn assert_accepts(cmd: &[&str], files: &[String]) -> Output {
+    let args: Vec<&str> = cmd
+        .iter()
+        .copied()
         .chain(files.iter().map(String::as_str))
         .collect();
     let out = arbor(&args);
     assert_eq!(
         out.status.code(),
         Some(0),
-        "{}{}",
+        "{args:?}: {}{}",
         text(&out.stdout),
         text(&out.stderr)
     );
-    assert_eq!(text(&out.stdout), "");
-    assert!(text(&out.stderr).contains("0 error(s), 0 warning(s), 0 unreadable"));
+    out
 }
 
 #[test]
 fn fmt_check_accepts_every_sample_tree() {
     let files: Vec<String> = common::sample_trees().iter().map(|p| rel(p)).collect();
-    let args: Vec<&str> = ["fmt", "--check"]
-        .into_iter()
-        .chain(files.iter().map(String::as_str))
-        .collect();
-    let out = arbor(&args);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}{}",
-        text(&out.stdout),
-        text(&out.stderr)
-    );
+    assert_accepts(&["fmt", "--check"], &files);
 }
 
 #[test]
@@ -354,4 +351,199 @@ fn run_refuses_bad_input_clearly() {
     ]);
     assert_eq!(out.status.code(), Some(0));
     assert!(text(&out.stderr).contains("no Interrupt has the id 'nosuch'"));
+}
+
+#[test]
+fn run_recognises_a_scenario_and_prints_each_agent_and_the_arena() {
+    let out = arbor(&[
+        "run",
+        "sample_trees/door_room.scenario.json",
+        "--steps",
+        "300",
+        "--show",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("step 300, 30.0 s"), "{stdout}");
+    assert!(
+        stdout.contains("#......./..A.#"),
+        "the door is open, the visitor inside:\n{stdout}"
+    );
+    assert!(
+        stdout.contains("A visitor: at (") && stdout.contains("running rest"),
+        "{stdout}"
+    );
+
+    let out = arbor(&[
+        "run",
+        "sample_trees/door_room.scenario.json",
+        "--steps",
+        "200",
+        "--show-every",
+        "100",
+    ]);
+    let stdout = text(&out.stdout);
+    for step in ["step 0,", "step 100,", "step 200,"] {
+        assert!(stdout.contains(step), "{step} missing:\n{stdout}");
+    }
+    assert!(
+        stdout.contains("#.A.....+..*.#"),
+        "closed at the start:\n{stdout}"
+    );
+}
+
+#[test]
+fn a_scenario_trace_names_every_agent_and_repeats_byte_for_byte() {
+    let args = [
+        "run",
+        "sample_trees/droid_arena.scenario.json",
+        "--steps",
+        "60",
+        "--seed",
+        "3",
+        "--trace",
+        "-",
+    ];
+    let a = arbor(&args);
+    assert_eq!(a.status.code(), Some(0), "{}", text(&a.stderr));
+    let trace = text(&a.stdout);
+    for droid in ["titan", "brute", "scout", "rookie", "drone"] {
+        assert!(trace.contains(&format!("\"agent\":\"{droid}\"")), "{droid}");
+    }
+    assert!(
+        text(&a.stderr).contains("5 agent(s), 60 steps"),
+        "summary on stderr"
+    );
+    assert_eq!(a.stdout, arbor(&args).stdout);
+}
+
+#[test]
+fn a_tree_runs_for_every_agent_of_another_scenario() {
+    let out = arbor(&[
+        "run",
+        "sample_trees/chase_flee.json",
+        "--scenario",
+        "sample_trees/guard_patrol.scenario.json",
+        "--steps",
+        "50",
+        "--trace",
+        "-",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let trace = text(&out.stdout);
+    assert!(trace.contains("\"agent\":\"guard\",\"event\":\"enter\",\"node\":\"find_enemy\""));
+    assert!(
+        !trace.contains("patrol/"),
+        "the guard ran chase_flee, not its own tree"
+    );
+}
+
+#[test]
+fn scenario_triggers_go_to_the_agents_that_have_the_interrupt() {
+    let out = arbor(&[
+        "run",
+        "sample_trees/pass_receive.scenario.json",
+        "--steps",
+        "3",
+        "--trigger",
+        "2:receive_pass@winger:ball",
+        "--trigger",
+        "2:alarm",
+        "--trace",
+        "-",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let trace = text(&out.stdout);
+    assert!(
+        trace.contains(
+            "{\"step\":2,\"agent\":\"winger\",\"event\":\"interrupt\",\"node\":\"receive\",\"id\":\"receive_pass\"}"
+        ),
+        "{trace}"
+    );
+    assert!(!trace.contains("\"agent\":\"striker\",\"event\":\"interrupt\""));
+    assert!(
+        text(&out.stderr).contains("no agent has the Interrupt 'alarm'"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn bad_scenarios_exit_2_naming_the_file_and_the_entity() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, entities: &str| {
+        let path = dir.path().join(name);
+        let map = serde_json::json!(["######", "#....#", "######"]);
+        std::fs::write(
+            &path,
+            format!(
+                "{{\"format\": \"arbor.scenario\", \"version\": 1, \"map\": {map}, \"entities\": [{entities}]}}"
+            ),
+        )
+        .unwrap();
+        path.display().to_string()
+    };
+    let cases = [
+        (
+            write(
+                "missing_tree.json",
+                r#"{"kind": "agent", "name": "bot", "at": [1, 1], "tree": "nowhere.json"}"#,
+            ),
+            "entity 'bot': cannot load its tree",
+        ),
+        (
+            write(
+                "in_wall.json",
+                r#"{"kind": "agent", "name": "bot", "at": [0, 0], "tree": "t.json"}"#,
+            ),
+            "entity 'bot': is placed in a wall at [0, 0]",
+        ),
+        (
+            write(
+                "same_tile.json",
+                r#"{"kind": "agent", "name": "bot", "at": [1, 1], "tree": "t.json"},
+                   {"kind": "waypoint", "name": "spot", "at": [1, 1]}"#,
+            ),
+            "entity 'spot': shares the tile [1, 1] with 'bot'",
+        ),
+        (
+            write(
+                "unknown_kind.json",
+                r#"{"kind": "robot", "name": "r2", "at": [1, 1]}"#,
+            ),
+            "entity 'r2': unknown entity kind 'robot'",
+        ),
+    ];
+    for (file, message) in &cases {
+        for cmd in ["run", "validate"] {
+            let out = arbor(&[cmd, file]);
+            let stderr = text(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{cmd} {file}: {stderr}");
+            assert!(
+                stderr.contains(file.as_str()) && stderr.contains(message),
+                "{cmd} {file}: {stderr}"
+            );
+            assert!(!stderr.contains("panicked"), "{stderr}");
+        }
+    }
+}
+
+#[test]
+fn validate_and_fmt_accept_the_sample_scenarios() {
+    let files: Vec<String> = common::json_files(&repo().join("sample_trees"))
+        .iter()
+        .map(|p| rel(p))
+        .filter(|p| p.ends_with(".scenario.json"))
+        .collect();
+    assert!(files.len() >= 5, "{files:?}");
+    for cmd in [&["validate"][..], &["fmt", "--check"][..]] {
+        assert_accepts(cmd, &files);
+    }
+    let out = arbor(&["run", "sample_trees/mock_sketch.json", "--show"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("--scenario"),
+        "{}",
+        text(&out.stderr)
+    );
 }

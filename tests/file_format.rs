@@ -222,7 +222,7 @@ fn canonical_text_is_stable_and_sorted() {
     );
     // Child order is explicit, inline, in slot order.
     assert!(
-        text.contains("\"children\": [\"find_mate\", \"kick\"]"),
+        text.contains("\"children\": [\"find_mate\", \"aim\", \"kick\"]"),
         "{text}"
     );
     // Editor data is kept apart from the nodes.

@@ -92,6 +92,10 @@ pub struct Event<'a> {
 pub trait Observer {
     /// Called for each event, in order.
     fn event(&mut self, event: &Event<'_>);
+
+    /// Called before the events of one agent when several agents share an observer (a
+    /// [`Simulation`](crate::world::Simulation) steps them in turn).
+    fn agent(&mut self, _name: &str) {}
 }
 
 impl<F: FnMut(&Event<'_>)> Observer for F {
@@ -175,6 +179,10 @@ pub(crate) fn format_event(line: &mut String, agent_json: &str, e: &Event<'_>) {
 }
 
 impl<W: Write> Observer for JsonlTrace<W> {
+    fn agent(&mut self, name: &str) {
+        self.set_agent(name);
+    }
+
     fn event(&mut self, e: &Event<'_>) {
         if self.error.is_some() {
             return;

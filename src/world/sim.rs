@@ -1,0 +1,370 @@
+//! A running scenario: the world and one tree instance per agent, stepped in a fixed order.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::{
+    AgentSetup, Entity, EntityId, EntityKind, ScenarioError, World, load_scenario, tile_of,
+};
+use crate::io::{LoadError, TreeFiles};
+use crate::model::{Catalog, Diagnostic};
+use crate::runtime::{CompileError, CtxValue, Instance, Observer, Program, RunStats};
+
+/// Why a scenario cannot run.
+#[derive(Debug, thiserror::Error)]
+pub enum SimError {
+    /// The scenario file itself is unreadable or wrong.
+    #[error("{0}")]
+    Scenario(#[from] ScenarioError),
+    /// An agent's tree file cannot be loaded.
+    #[error("{}: entity '{agent}': cannot load its tree: {source}", scenario.display())]
+    Tree {
+        /// The scenario.
+        scenario: PathBuf,
+        /// The agent.
+        agent: String,
+        /// Why the tree did not load (names the tree file).
+        source: Box<LoadError>,
+    },
+    /// An agent's tree has validation errors (or cannot be compiled).
+    #[error("{}: entity '{agent}': its tree {} does not run: {}", scenario.display(), tree.display(), problems.join("; "))]
+    Invalid {
+        /// The scenario.
+        scenario: PathBuf,
+        /// The agent.
+        agent: String,
+        /// The tree file.
+        tree: PathBuf,
+        /// The errors, one a line as `arbor validate` prints them.
+        problems: Vec<String>,
+    },
+}
+
+struct SimAgent {
+    setup: AgentSetup,
+    instance: Instance<World>,
+}
+
+/// A scenario being run: the world, and a tree instance for each agent.
+pub struct Simulation {
+    world: World,
+    agents: Vec<SimAgent>,
+}
+
+/// One agent's state, for summaries.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AgentSummary {
+    /// Its name.
+    pub name: String,
+    /// Its glyph in [`Simulation::render`].
+    pub glyph: char,
+    /// Its team.
+    pub team: String,
+    /// False once destroyed.
+    pub alive: bool,
+    /// Where it is.
+    pub pos: [f64; 2],
+    /// Health and maximum health.
+    pub health: (f64, f64),
+    /// Hunger, 0 to 1.
+    pub hunger: f64,
+    /// The name of the item it holds.
+    pub holding: Option<String>,
+    /// Completed runs, stalls, interrupts.
+    pub runs: RunStats,
+    /// The leaves running now (trace ids).
+    pub leaves: Vec<String>,
+}
+
+impl fmt::Display for AgentSummary {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} {}{}: ",
+            self.glyph,
+            self.name,
+            if self.team.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", self.team)
+            }
+        )?;
+        if !self.alive {
+            return write!(
+                f,
+                "destroyed; runs completed {} ({} success, {} failure)",
+                self.runs.succeeded + self.runs.failed,
+                self.runs.succeeded,
+                self.runs.failed
+            );
+        }
+        write!(
+            f,
+            "at ({:.2}, {:.2}), health {}/{}, hunger {:.2}",
+            self.pos[0], self.pos[1], self.health.0, self.health.1, self.hunger
+        )?;
+        if let Some(item) = &self.holding {
+            write!(f, ", holds {item}")?;
+        }
+        write!(
+            f,
+            "; runs completed {} ({} success, {} failure)",
+            self.runs.succeeded + self.runs.failed,
+            self.runs.succeeded,
+            self.runs.failed
+        )?;
+        if self.runs.stalls > 0 {
+            write!(f, ", stalls {}", self.runs.stalls)?;
+        }
+        if self.runs.interrupts > 0 {
+            write!(f, ", interrupts {}", self.runs.interrupts)?;
+        }
+        write!(
+            f,
+            "; running {}",
+            if self.leaves.is_empty() {
+                "nothing".to_owned()
+            } else {
+                self.leaves.join(", ")
+            }
+        )
+    }
+}
+
+/// A seed for one of several generators drawn from one user seed (SplitMix64 of both).
+fn derive_seed(seed: u64, stream: u64) -> u64 {
+    let mut z = seed ^ stream.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+impl Simulation {
+    /// Loads a scenario and compiles each agent's tree (each tree file once, shared by the
+    /// agents that run it). With `tree`, every agent runs that tree file instead of its own.
+    pub fn load(
+        scenario: &Path,
+        catalog: &Catalog,
+        seed: u64,
+        tree: Option<&Path>,
+    ) -> Result<Self, SimError> {
+        let (mut world, setups) = load_scenario(scenario)?;
+        world.seed(derive_seed(seed, 0));
+        let behaviours = super::world_behaviours();
+        let files = TreeFiles::new(catalog);
+        let mut programs: Vec<(PathBuf, Arc<Program<World>>)> = Vec::new();
+        let mut agents = Vec::with_capacity(setups.len());
+        for (i, mut setup) in setups.into_iter().enumerate() {
+            if let Some(t) = tree {
+                setup.tree = t.to_owned();
+            }
+            let program = match programs.iter().find(|(p, _)| *p == setup.tree) {
+                Some((_, p)) => p.clone(),
+                None => {
+                    let loaded = files.load(&setup.tree);
+                    let t = match &*loaded {
+                        Ok(t) => t,
+                        Err(e) => {
+                            return Err(SimError::Tree {
+                                scenario: scenario.to_owned(),
+                                agent: setup.name,
+                                source: Box::new(e.clone()),
+                            });
+                        }
+                    };
+                    let assets = files.assets_for(&setup.tree);
+                    let p = match Program::compile(t, catalog, &assets, &behaviours) {
+                        Ok(p) => Arc::new(p),
+                        Err(e) => {
+                            let problems = match e {
+                                CompileError::Invalid(d) => {
+                                    d.iter().map(Diagnostic::to_string).collect()
+                                }
+                                other => vec![other.to_string()],
+                            };
+                            return Err(SimError::Invalid {
+                                scenario: scenario.to_owned(),
+                                agent: setup.name,
+                                tree: setup.tree,
+                                problems,
+                            });
+                        }
+                    };
+                    programs.push((setup.tree.clone(), p.clone()));
+                    p
+                }
+            };
+            agents.push(SimAgent {
+                instance: Instance::new(program, derive_seed(seed, i as u64 + 1)),
+                setup,
+            });
+        }
+        Ok(Self { world, agents })
+    }
+
+    /// The world.
+    pub fn world(&self) -> &World {
+        &self.world
+    }
+
+    /// The agents, in stepping order: entity, name and tree file.
+    pub fn agents(&self) -> impl Iterator<Item = &AgentSetup> {
+        self.agents.iter().map(|a| &a.setup)
+    }
+
+    /// The tree instance of an agent, by name.
+    pub fn instance(&self, agent: &str) -> Option<&Instance<World>> {
+        self.agents
+            .iter()
+            .find(|a| a.setup.name == agent)
+            .map(|a| &a.instance)
+    }
+
+    /// Steps every living agent's tree once, in scenario order, then the world (hunger,
+    /// clock). Triggers raised by an agent (`PassBall`) are queued for their target at
+    /// once; entities destroyed during an agent's step leave every context before the next
+    /// agent steps. `observer`, if any, is told each agent's name before its events.
+    pub fn step(&mut self, dt: f64, mut observer: Option<&mut dyn Observer>) {
+        for i in 0..self.agents.len() {
+            let entity = self.agents[i].setup.entity;
+            if self.world.alive(entity).is_none() {
+                continue;
+            }
+            self.world.set_me(entity);
+            let a = &mut self.agents[i];
+            let obs = observer.as_mut().map(|o| {
+                o.agent(&a.setup.name);
+                &mut **o as &mut dyn Observer
+            });
+            a.instance.step(dt, &mut self.world, obs);
+            self.settle();
+        }
+        self.world.advance(dt);
+    }
+
+    /// Delivers the world's triggers and removes destroyed entities from every context.
+    fn settle(&mut self) {
+        for t in std::mem::take(&mut self.world.outbox) {
+            if let Some(a) = self.agents.iter_mut().find(|a| a.setup.entity == t.agent) {
+                a.instance.trigger(t.interrupt_id, Some(t.payload));
+            }
+        }
+        if !self.world.destroyed.is_empty() {
+            let gone = std::mem::take(&mut self.world.destroyed);
+            for a in &mut self.agents {
+                a.instance
+                    .context_mut()
+                    .retain(|v| !matches!(v, CtxValue::Entity(e) if gone.contains(e)));
+            }
+        }
+    }
+
+    /// Queues a trigger (handled at each target's next step) for the named agent, or for
+    /// every agent whose tree has an Interrupt with this id. The payload names a world
+    /// entity where one matches, else it is the text itself. Returns how many agents it
+    /// was queued for.
+    pub fn trigger(
+        &mut self,
+        agent: Option<&str>,
+        interrupt_id: &str,
+        payload: Option<&str>,
+    ) -> usize {
+        let value = payload.map(|p| match self.world.find(p) {
+            Some(id) => CtxValue::Entity(id),
+            None => CtxValue::Text(p.into()),
+        });
+        let mut n = 0;
+        for a in &mut self.agents {
+            let chosen = match agent {
+                Some(name) => a.setup.name == name,
+                None => a
+                    .instance
+                    .program()
+                    .interrupt_ids()
+                    .any(|id| id == interrupt_id),
+            };
+            if chosen {
+                a.instance.trigger(interrupt_id, value.clone());
+                n += 1;
+            }
+        }
+        n
+    }
+
+    fn glyph(&self, entity: EntityId) -> char {
+        let i = self
+            .agents
+            .iter()
+            .position(|a| a.setup.entity == entity)
+            .unwrap_or(usize::MAX);
+        const GLYPHS: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+        GLYPHS.get(i).map_or('@', |&b| char::from(b))
+    }
+
+    /// Each agent's state.
+    pub fn summary(&self) -> Vec<AgentSummary> {
+        self.agents
+            .iter()
+            .map(|a| {
+                let e: Option<&Entity> = self.world.entity(a.setup.entity);
+                let body = match e.map(|e| &e.kind) {
+                    Some(EntityKind::Agent(b)) => Some(b),
+                    _ => None,
+                };
+                let program = a.instance.program();
+                AgentSummary {
+                    name: a.setup.name.clone(),
+                    glyph: self.glyph(a.setup.entity),
+                    team: body.map(|b| b.team.clone()).unwrap_or_default(),
+                    alive: e.is_some_and(|e| e.alive),
+                    pos: e.map_or([0.0, 0.0], |e| e.pos),
+                    health: body.map_or((0.0, 0.0), |b| (b.health, b.max_health)),
+                    hunger: body.map_or(0.0, |b| b.hunger),
+                    holding: body
+                        .and_then(|b| b.holding)
+                        .and_then(|i| self.world.entity(i))
+                        .map(|i| i.name.clone()),
+                    runs: a.instance.stats(),
+                    leaves: a
+                        .instance
+                        .active_leaves()
+                        .iter()
+                        .map(|&i| program.node_ids()[i as usize].clone())
+                        .collect(),
+                }
+            })
+            .collect()
+    }
+
+    /// The arena as text (see [`World::render`]; agents are `A`, `B`, … in scenario order),
+    /// headed by the step and time, followed by a legend of the living agents.
+    pub fn render(&self) -> String {
+        let mut out = format!(
+            "step {}, {:.1} s\n",
+            self.world.step_number(),
+            self.world.time()
+        );
+        out.push_str(&self.world.render(|id| self.glyph(id)));
+        for s in self.summary() {
+            let (x, y) = tile_of(s.pos);
+            if s.alive {
+                out.push_str(&format!(
+                    "{} {} [{x}, {y}] health {}/{}: {}\n",
+                    s.glyph,
+                    s.name,
+                    s.health.0,
+                    s.health.1,
+                    if s.leaves.is_empty() {
+                        "-".to_owned()
+                    } else {
+                        s.leaves.join(", ")
+                    }
+                ));
+            } else {
+                out.push_str(&format!("{} {} destroyed\n", s.glyph, s.name));
+            }
+        }
+        out
+    }
+}
