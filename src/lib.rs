@@ -1,8 +1,9 @@
 //! Arbor: an editor and runtime for game-AI behaviour trees.
 //!
 //! The core — [`model`] (nodes, ports, validation), [`io`] (the JSON asset format) and
-//! [`runtime`] (compiled programs, one instance per agent) — never depends on egui; the
-//! editor (feature `gui`) is a view of it.
+//! [`runtime`] (compiled programs, one instance per agent), with [`world`] (the simulated
+//! arena the examples run in) — never depends on egui; the editor (feature `gui`) is a
+//! view of it.
 //!
 //! # Embedding
 //!

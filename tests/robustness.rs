@@ -288,3 +288,81 @@ fn a_deep_chain_is_validated_and_refused_by_compile_without_overflow() {
             .all(|d| !d.is_error())
     );
 }
+
+/// A folder holding copies of the sample trees, where mutated scenarios are written.
+fn scenario_dir() -> &'static Path {
+    static DIR: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        let samples = common::repo().join("sample_trees");
+        for p in common::json_files(&samples) {
+            let to = dir.path().join(p.strip_prefix(&samples).unwrap());
+            std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+            std::fs::copy(&p, to).unwrap();
+        }
+        dir
+    })
+    .path()
+}
+
+fn scenarios() -> Vec<String> {
+    common::json_files(&common::repo().join("sample_trees"))
+        .iter()
+        .map(|p| std::fs::read_to_string(p).unwrap())
+        .filter(|t| arbor::world::is_scenario(t))
+        .collect()
+}
+
+/// Loads a scenario text and runs it; errors are fine, panics and hangs are not.
+fn exercise_scenario(text: &str, name: &str) {
+    let path = scenario_dir().join(name);
+    std::fs::write(&path, text).unwrap();
+    match arbor::world::Simulation::load(&path, &Catalog::builtin(), 3, None) {
+        Ok(mut sim) => {
+            sim.trigger(None, "receive_pass", Some("ball"));
+            for _ in 0..40 {
+                sim.step(0.25, None);
+            }
+            let _ = sim.render();
+            for a in sim.summary() {
+                let _ = a.to_string();
+            }
+        }
+        Err(e) => assert!(!e.to_string().is_empty()),
+    }
+    std::fs::remove_file(&path).unwrap();
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    #[test]
+    fn mutated_scenarios_never_panic(which in any::<usize>(), mutations in proptest::collection::vec(mutation(), 1..4)) {
+        let all = scenarios();
+        let mut text = all[which % all.len()].clone();
+        for m in &mutations {
+            text = apply(&text, m);
+        }
+        exercise_scenario(&text, &format!("text-{which}.scenario.json"));
+    }
+
+    #[test]
+    fn scenarios_with_odd_values_never_panic(
+        which in any::<usize>(),
+        changes in proptest::collection::vec((any::<usize>(), "(at|health|max_health|damage|range|speed|hunger|hunger_rate|holds|open|nutrition|heal|kind|team)", 0..12usize), 1..5),
+    ) {
+        use serde_json::json;
+        let all = scenarios();
+        let mut doc: serde_json::Value = serde_json::from_str(&all[which % all.len()]).unwrap();
+        let values = [
+            json!(0), json!(-1), json!(1e9), json!(0.5), json!("ball"), json!(null),
+            json!([0, 0]), json!([1, 1]), json!([99, 2]), json!(true), json!("food"), json!([3, 3]),
+        ];
+        for (i, field, v) in &changes {
+            let entities = doc["entities"].as_array_mut().unwrap();
+            let n = entities.len();
+            entities[i % n][field.as_str()] = values[*v].clone();
+        }
+        exercise_scenario(&doc.to_string(), &format!("odd-{which}.scenario.json"));
+    }
+}

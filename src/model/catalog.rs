@@ -569,7 +569,7 @@ fn builtin_kinds() -> Vec<KindSpec> {
         k(
             "MoveTo",
             Leaf,
-            "Walks to the target in in_context (an entity or a position), or to a named waypoint.",
+            "Walks to the target in in_context (an entity or a position), or to a named waypoint, on a path around walls and closed doors; succeeds within arrive_distance, fails when there is no way or it can get no closer.",
             vec![
                 f(
                     "waypoint",
@@ -599,7 +599,7 @@ fn builtin_kinds() -> Vec<KindSpec> {
         k(
             "FindClosest",
             Leaf,
-            "Finds the closest entity of a kind and produces it (for out_context); fails when none is in reach.",
+            "Finds the closest entity of a kind (enemy: an agent of another team; ally: of its own; items nobody holds) and produces it for out_context; fails when none is in reach.",
             vec![
                 f("what", entity(), text("enemy"), "What to look for."),
                 FieldSpec::optional(
@@ -612,7 +612,7 @@ fn builtin_kinds() -> Vec<KindSpec> {
         k(
             "Attack",
             Leaf,
-            "Hits the target in in_context while it is in range; succeeds when it is destroyed.",
+            "Hits the agent in in_context every `cooldown` seconds (the first hit at once) while it is within the attacker's range; succeeds when it is destroyed, fails when it is out of range.",
             vec![f(
                 "cooldown",
                 nonneg(),
@@ -623,7 +623,7 @@ fn builtin_kinds() -> Vec<KindSpec> {
         k(
             "Flee",
             Leaf,
-            "Runs away from the target in in_context until it is this far away.",
+            "Runs away from the target in in_context until it is `distance` away; fails when cornered.",
             vec![f("distance", pos(), Value::Float(6.0), "Safe distance.")],
         ),
         k(
@@ -640,13 +640,13 @@ fn builtin_kinds() -> Vec<KindSpec> {
         k(
             "PickUp",
             Leaf,
-            "Picks up the item in in_context when next to it.",
+            "Picks up the item in in_context within reach (1.5 tiles); a health kit is used at once. Fails when out of reach, held by another, or the hands are full.",
             vec![],
         ),
         k(
             "Eat",
             Leaf,
-            "Eats the food it holds, lowering its hunger.",
+            "Eats the food it holds for `seconds`, lowering its hunger by the food's nutrition; fails without food.",
             vec![f(
                 "seconds",
                 nonneg(),
@@ -657,13 +657,13 @@ fn builtin_kinds() -> Vec<KindSpec> {
         k(
             "OpenDoor",
             Leaf,
-            "Opens the door in in_context when next to it.",
+            "Opens the door in in_context within reach (1.5 tiles); fails farther away.",
             vec![],
         ),
         k(
             "PassBall",
             Leaf,
-            "Passes the held ball to the teammate in in_context, triggering its `receive_pass` interrupt.",
+            "Passes the held ball to the teammate in in_context: the ball lands a tile in front of them and their `receive_pass` Interrupt runs with the ball as payload.",
             vec![],
         ),
         k(
@@ -709,7 +709,7 @@ fn builtin_kinds() -> Vec<KindSpec> {
         k(
             "IsStronger",
             Condition,
-            "True when this agent is stronger than the target in in_context.",
+            "True when this agent is stronger (health × damage) than the agent in in_context.",
             vec![],
         ),
         k(

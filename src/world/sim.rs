@@ -101,9 +101,12 @@ impl fmt::Display for AgentSummary {
         }
         write!(
             f,
-            "at ({:.2}, {:.2}), health {}/{}, hunger {:.2}",
-            self.pos[0], self.pos[1], self.health.0, self.health.1, self.hunger
+            "at ({:.2}, {:.2}), health {}/{}",
+            self.pos[0], self.pos[1], self.health.0, self.health.1
         )?;
+        if self.hunger > 0.0 {
+            write!(f, ", hunger {:.2}", self.hunger)?;
+        }
         if let Some(item) = &self.holding {
             write!(f, ", holds {item}")?;
         }
