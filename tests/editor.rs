@@ -378,3 +378,104 @@ fn paste_between_files_reissues_ids() {
     assert!(target.status().starts_with("Nothing to paste"));
     assert_eq!(target.tree().len(), n + 3);
 }
+
+fn assert_centred(h: &Harness<'_, EditorApp>, id: &NodeId) {
+    let app = h.state();
+    let at = app.screen_centre_of(id).unwrap();
+    let centre = app.canvas_rect().unwrap().center();
+    assert!(
+        (at - centre).length() < 2.0,
+        "{id} is at {at:?}, the view centre is {centre:?}"
+    );
+}
+
+#[test]
+fn clicking_a_problem_selects_its_node_and_centres_the_view_on_it() {
+    let mut h = harness(EditorApp::sample());
+    // Added after the view was fitted to the sample, far away.
+    let far = h
+        .state_mut()
+        .add_node("Parallel", [2600.0, -1800.0])
+        .unwrap();
+    h.state_mut().select(None);
+    h.run_steps(2);
+    let at = h.state().screen_centre_of(&far).unwrap();
+    assert!(
+        !h.state().canvas_rect().unwrap().contains(at),
+        "the node starts out of view"
+    );
+    h.get_by_label_contains("this composite has no children")
+        .click();
+    h.run_steps(3);
+    assert_eq!(h.state().selected(), Some(&far));
+    assert_centred(&h, &far);
+    // The inspector shows it.
+    h.get_by_label(far.as_str());
+}
+
+#[test]
+fn enter_in_the_palette_adds_the_first_match_at_the_view_centre() {
+    let mut h = harness(EditorApp::sample());
+    let n = h.state().tree().len();
+    h.get_by_label("Find a kind").click();
+    h.run_steps(2);
+    h.get_by_label("Find a kind").type_text("until");
+    h.run_steps(2);
+    h.key_press(egui::Key::Enter);
+    h.run_steps(3);
+    assert_eq!(h.state().tree().len(), n + 1);
+    let added = h.state().tree().nodes().last().unwrap().clone();
+    assert_eq!(added.kind, "UntilFail");
+    assert_eq!(h.state().selected(), Some(&added.id));
+    assert_centred(&h, &added.id);
+    // A second one does not hide the first.
+    h.get_by_role_and_label(Role::Button, "UntilFail").click();
+    h.run_steps(3);
+    let second = h.state().tree().nodes().last().unwrap().clone();
+    assert_ne!(second.position, added.position);
+}
+
+#[test]
+fn move_up_and_down_in_the_inspector_change_the_execution_order() {
+    let mut app = EditorApp::sample();
+    app.select(Some(NodeId::new("approach")));
+    let mut h = harness(app);
+    let order = |h: &Harness<'_, EditorApp>| {
+        h.state()
+            .tree()
+            .node(&NodeId::new("attack"))
+            .unwrap()
+            .linked(Port::Children)
+            .iter()
+            .map(|n| n.as_str().to_owned())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(order(&h), ["find_target", "weaker", "approach", "hit"]);
+    h.get_by_label_contains("slot 2 of attack.children (4 linked)");
+    h.get_by_role_and_label(Role::Button, "Move up").click();
+    h.run_steps(3);
+    assert_eq!(order(&h), ["find_target", "approach", "weaker", "hit"]);
+    h.get_by_label_contains("slot 1 of attack.children");
+    h.get_by_role_and_label(Role::Button, "Move down").click();
+    h.run_steps(3);
+    h.get_by_role_and_label(Role::Button, "Move down").click();
+    h.run_steps(3);
+    assert_eq!(order(&h), ["find_target", "weaker", "hit", "approach"]);
+    // At the end of the list it cannot go further down.
+    h.get_by_role_and_label(Role::Button, "Move down").click();
+    h.run_steps(3);
+    assert_eq!(order(&h), ["find_target", "weaker", "hit", "approach"]);
+    for _ in 0..3 {
+        h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Z);
+        h.run_steps(2);
+    }
+    assert_eq!(order(&h), ["find_target", "weaker", "approach", "hit"]);
+}
+
+#[test]
+fn comments_are_shown_on_the_canvas() {
+    let h = harness(EditorApp::sample());
+    // `hit` is not selected, so this text can only come from the node on the canvas.
+    assert!(h.state().selected().is_none());
+    h.get_by_label("Succeeds when the target is destroyed.");
+}

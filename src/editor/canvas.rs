@@ -150,7 +150,16 @@ pub struct Viewer<'a> {
     pub adds: Vec<(String, [f32; 2], Attach)>,
     /// Fit the view: the canvas rect on screen and the node positions.
     pub fit: Option<(egui::Rect, Vec<[f32; 2]>)>,
+    /// Centre the view on a graph position, keeping the zoom: the canvas rect and the point.
+    pub centre: Option<(egui::Rect, [f32; 2])>,
+    /// The selected nodes (outlined in the selection colour, however they were selected).
+    pub selected: &'a [NodeId],
+    /// The view transform (graph to screen) of this frame, reported back.
+    pub transform: Option<egui::emath::TSTransform>,
 }
+
+/// The outline of selected nodes.
+pub const SELECTION_COLOUR: Color32 = Color32::from_rgb(90, 170, 255);
 
 /// Node size assumed when fitting the view (a typical node with a few slots).
 const NODE_SIZE: egui::Vec2 = egui::vec2(200.0, 150.0);
@@ -171,6 +180,18 @@ pub fn fit_transform(view: egui::Rect, positions: &[[f32; 2]]) -> Option<egui::e
         scaling: scale,
         translation,
     })
+}
+
+/// The translation that puts graph point `at` (a node's corner; its typical centre is
+/// shown) at the centre of `view` at zoom `scale`.
+pub fn centre_translation(view: egui::Rect, at: [f32; 2], scale: f32) -> egui::Vec2 {
+    let centre = egui::pos2(at[0], at[1]) + NODE_SIZE * 0.5;
+    view.center().to_vec2() - centre.to_vec2() * scale
+}
+
+/// A node's typical centre in graph coordinates.
+pub fn node_centre(at: [f32; 2]) -> egui::Pos2 {
+    egui::pos2(at[0], at[1]) + NODE_SIZE * 0.5
 }
 
 impl Viewer<'_> {
@@ -297,6 +318,9 @@ impl SnarlViewer<NodeId> for Viewer<'_> {
         if self.errors.contains(id) {
             frame = frame.stroke(egui::Stroke::new(2.0, Color32::from_rgb(230, 60, 60)));
         }
+        if self.selected.contains(id) {
+            frame = frame.stroke(egui::Stroke::new(3.0, SELECTION_COLOUR));
+        }
         if self.unreachable.contains(id) {
             frame = frame.multiply_with_opacity(0.5);
         }
@@ -410,6 +434,36 @@ impl SnarlViewer<NodeId> for Viewer<'_> {
         {
             *to_global = t;
         }
+        if let Some((view, at)) = self.centre.take() {
+            to_global.translation = centre_translation(view, at, to_global.scaling);
+        }
+        self.transform = Some(*to_global);
+    }
+
+    fn has_footer(&mut self, node: &NodeId) -> bool {
+        self.tree.node(node).is_some_and(|n| !n.comment.is_empty())
+    }
+
+    fn show_footer(
+        &mut self,
+        node: SnarlId,
+        _inputs: &[InPin],
+        _outputs: &[OutPin],
+        ui: &mut Ui,
+        snarl: &mut Snarl<NodeId>,
+    ) {
+        let Some(n) = self.tree.node(&snarl[node]) else {
+            return;
+        };
+        ui.set_max_width(220.0);
+        ui.add(
+            egui::Label::new(
+                RichText::new(n.comment.as_str())
+                    .italics()
+                    .color(Color32::from_rgb(235, 215, 140)),
+            )
+            .wrap(),
+        );
     }
 
     fn has_graph_menu(&mut self, _pos: egui::Pos2, _snarl: &mut Snarl<NodeId>) -> bool {

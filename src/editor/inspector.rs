@@ -224,7 +224,39 @@ pub fn inspector_ui(
         }
     }
     if let Some(p) = tree.parent_of(&node.id) {
-        ui.label(format!("linked to {}.{} slot {}", p.parent, p.port, p.slot));
+        let count = tree.node(&p.parent).map_or(0, |n| n.linked(p.port).len());
+        ui.horizontal(|ui| {
+            ui.label(format!(
+                "slot {} of {}.{} ({count} linked)",
+                p.slot, p.parent, p.port
+            ));
+            if count < 2 {
+                return;
+            }
+            let mut step = |ui: &mut egui::Ui, label: &str, hint: &str, to: Option<usize>| {
+                let button = ui.add_enabled(to.is_some(), egui::Button::new(label).small());
+                if button.on_hover_text(hint).clicked()
+                    && let Some(to) = to
+                {
+                    request = Some(Request::Edit(
+                        Edit::MoveChild {
+                            parent: p.parent.clone(),
+                            port: p.port,
+                            from: p.slot,
+                            to,
+                        },
+                        None,
+                    ));
+                }
+            };
+            step(ui, "Move up", "One slot earlier", p.slot.checked_sub(1));
+            step(
+                ui,
+                "Move down",
+                "One slot later",
+                (p.slot + 1 < count).then_some(p.slot + 1),
+            );
+        });
     }
     ui.separator();
     if ui.button("Remove node").clicked() {

@@ -47,6 +47,12 @@ pub struct EditorApp {
     marked: (HashSet<NodeId>, HashSet<NodeId>),
     /// The window title last sent, so it is sent again only when it changes.
     shown_title: String,
+    /// Centre the view on this node at the next frame.
+    centre_on: Option<NodeId>,
+    /// The canvas's own selection at the last frame.
+    canvas_picked: Vec<egui_snarl::NodeId>,
+    /// The canvas rect and view transform (graph to screen) of the last frame.
+    view: Option<(egui::Rect, egui::emath::TSTransform)>,
 }
 
 /// An action that would lose unsaved changes.
@@ -84,6 +90,9 @@ impl EditorApp {
             selection: Vec::new(),
             marked: Default::default(),
             shown_title: String::new(),
+            centre_on: None,
+            canvas_picked: Vec::new(),
+            view: None,
         };
         app.validate();
         app
@@ -188,6 +197,48 @@ impl EditorApp {
     pub fn select(&mut self, id: Option<NodeId>) {
         self.selected = id.filter(|i| self.tree.contains(i));
         self.selection = self.selected.iter().cloned().collect();
+    }
+
+    /// Selects a node and centres the view on it at the next frame (a click on a problem).
+    pub fn focus(&mut self, id: &NodeId) {
+        self.select(Some(id.clone()));
+        if self.selected.is_some() {
+            self.centre_on = Some(id.clone());
+        }
+    }
+
+    /// Where a node's centre is on screen, as of the last frame drawn.
+    pub fn screen_centre_of(&self, id: &NodeId) -> Option<egui::Pos2> {
+        let (_, t) = self.view?;
+        let n = self.tree.node(id)?;
+        Some(t * canvas::node_centre(n.position))
+    }
+
+    /// The canvas area on screen, as of the last frame drawn.
+    pub fn canvas_rect(&self) -> Option<egui::Rect> {
+        self.view.map(|(r, _)| r)
+    }
+
+    /// The graph position at which a new node appears centred in the view, moved down and
+    /// right past any node already there.
+    pub fn view_centre(&self) -> [f32; 2] {
+        let mut at = match self.view {
+            Some((rect, t)) => {
+                let c = t.inverse() * rect.center();
+                let half = canvas::node_centre([0.0, 0.0]);
+                [c.x - half.x, c.y - half.y]
+            }
+            None => [40.0, 40.0],
+        };
+        while self
+            .tree
+            .nodes()
+            .iter()
+            .any(|n| (n.position[0] - at[0]).abs() < 1.0 && (n.position[1] - at[1]).abs() < 1.0)
+        {
+            at = [at[0] + 30.0, at[1] + 30.0];
+        }
+        at
     }
 
     /// Selects several nodes (the first is shown in the inspector).
@@ -660,10 +711,25 @@ impl EditorApp {
     fn palette_ui(&mut self, ui: &mut egui::Ui) {
         ui.heading("Nodes");
         let label = ui.label("Find a kind");
-        ui.add(egui::TextEdit::singleline(&mut self.filter).hint_text("type to filter"))
+        let search = ui
+            .add(
+                egui::TextEdit::singleline(&mut self.filter)
+                    .hint_text("type to filter, Enter adds"),
+            )
             .labelled_by(label.id);
+        let enter = search.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
         let filter = self.filter.to_lowercase();
         let mut add = None;
+        if enter {
+            // Enter adds the first kind that matches, in palette order.
+            add = Category::ALL.iter().find_map(|&c| {
+                self.catalog
+                    .kinds()
+                    .iter()
+                    .find(|k| k.category == c && k.name.to_lowercase().contains(&filter))
+                    .map(|k| k.name.clone())
+            });
+        }
         egui::ScrollArea::vertical().show(ui, |ui| {
             for category in Category::ALL {
                 let kinds: Vec<&str> = self
@@ -689,12 +755,10 @@ impl EditorApp {
             }
         });
         if let Some(kind) = add {
-            let n = self.tree.len() as f32;
-            if self
-                .add_node(&kind, [40.0 + 12.0 * (n % 10.0), 40.0 + 12.0 * (n % 10.0)])
-                .is_some()
-            {
-                self.status = format!("Added {kind}");
+            let at = self.view_centre();
+            if let Some(id) = self.add_node(&kind, at) {
+                self.status = format!("Added {kind} ({id}) at the centre of the view");
+                self.select(Some(id));
             }
         }
     }
@@ -728,6 +792,7 @@ impl EditorApp {
             "Problems ({errors} errors, {} warnings)",
             self.diagnostics.len() - errors
         ));
+        let mut focus = None;
         egui::ScrollArea::vertical().show(ui, |ui| {
             if self.diagnostics.is_empty() {
                 ui.label("No problems: the tree is valid.");
@@ -742,12 +807,29 @@ impl EditorApp {
                     .first()
                     .map(|n| format!("[{n}] "))
                     .unwrap_or_default();
-                ui.label(RichText::new(format!("{node}{} ({})", d.message, d.rule)).color(colour));
+                let text = RichText::new(format!("{node}{} ({})", d.message, d.rule)).color(colour);
+                let label = ui.add(egui::Label::new(text).sense(egui::Sense::click()));
+                if let Some(first) = d.nodes.first()
+                    && label
+                        .on_hover_text("Click to select the node and centre it")
+                        .on_hover_cursor(egui::CursorIcon::PointingHand)
+                        .clicked()
+                {
+                    focus = Some(first.clone());
+                }
             }
         });
+        if let Some(id) = focus {
+            self.focus(&id);
+        }
     }
 
     fn canvas_ui(&mut self, ui: &mut egui::Ui) {
+        let centre = self
+            .centre_on
+            .take()
+            .and_then(|id| self.tree.node(&id))
+            .map(|n| (ui.max_rect(), n.position));
         let mut viewer = Viewer {
             tree: &self.tree,
             catalog: &self.catalog,
@@ -762,16 +844,25 @@ impl EditorApp {
                     self.tree.nodes().iter().map(|n| n.position).collect(),
                 )
             }),
+            centre,
+            selected: &self.selection,
+            transform: None,
         };
         self.fit = false;
         let widget = egui_snarl::ui::SnarlWidget::new().id_salt("arbor-canvas");
         widget.show(&mut self.canvas.snarl, &mut viewer, ui);
         let picked = widget.get_selected_nodes(ui);
+        if let Some(t) = viewer.transform {
+            self.view = Some((ui.max_rect(), t));
+        }
         let (edits, refused, adds) = (viewer.edits, viewer.refused, viewer.adds);
         for (kind, at, attach) in adds {
             self.add_attached(&kind, at, &attach);
         }
-        if !picked.is_empty() {
+        // Follow the canvas's selection when it changes (a click, shift-click or box), so a
+        // selection made elsewhere (the Problems panel, a new node) is not overridden.
+        if picked != self.canvas_picked {
+            self.canvas_picked = picked.clone();
             let ids: Vec<NodeId> = picked
                 .iter()
                 .filter_map(|&p| self.canvas.snarl.get_node(p).cloned())
