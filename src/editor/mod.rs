@@ -887,6 +887,14 @@ impl EditorApp {
 
 impl eframe::App for EditorApp {
     fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
+        self.show(ui);
+    }
+}
+
+impl EditorApp {
+    /// Draws one frame of the whole editor into `ui` (the window's root; also used
+    /// headless by the editor benchmark) and handles its input.
+    pub fn show(&mut self, ui: &mut egui::Ui) {
         let ctx = ui.ctx().clone();
         self.shortcuts(&ctx);
         if ctx.input(|i| i.viewport().close_requested()) && self.dirty && !self.closing {

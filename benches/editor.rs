@@ -1,0 +1,112 @@
+//! Editor frame time: the whole editor (panels, canvas, validation marks) drawn headless
+//! into an egui context for trees of 500 and 2,000 nodes.
+//!
+//! `cargo bench --bench editor`. Two cases per size: an idle frame (nothing changed), and a
+//! frame after an edit (the title of a node changes: the model is validated again and the
+//! canvas rebuilt), which is what a drag or typing costs at most per frame.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use eframe::egui;
+
+use arbor::editor::EditorApp;
+use arbor::io::parse_tree;
+use arbor::model::{Edit, NodeId};
+
+/// A tree of about `n` nodes shaped like a real one: Root, a Selector over areas, each a
+/// Selector over guarded Sequences of three actions.
+fn tree_text(n: usize) -> String {
+    let groups = n.saturating_sub(2) / 5;
+    let areas = (groups as f64).sqrt().ceil() as usize;
+    let mut nodes =
+        vec![r#"{"id": "root", "kind": "Root", "inputs": {"child": ["top"]}}"#.to_owned()];
+    let area_ids: Vec<String> = (0..areas).map(|a| format!("\"area{a}\"")).collect();
+    nodes.push(format!(
+        r#"{{"id": "top", "kind": "Selector", "inputs": {{"children": [{}]}}}}"#,
+        area_ids.join(", ")
+    ));
+    for a in 0..areas {
+        let seqs: Vec<String> = (0..groups)
+            .filter(|g| g % areas == a)
+            .map(|g| format!("\"seq{g}\""))
+            .collect();
+        nodes.push(format!(
+            r#"{{"id": "area{a}", "kind": "Selector", "title": "Area {a}", "inputs": {{"children": [{}]}}}}"#,
+            seqs.join(", ")
+        ));
+    }
+    for g in 0..groups {
+        nodes.push(format!(
+            r#"{{"id": "seq{g}", "kind": "Sequence", "title": "Task {g}", "inputs": {{"conditions": ["ok{g}"], "children": ["a{g}", "b{g}", "c{g}"]}}}}"#
+        ));
+        nodes.push(format!(
+            r#"{{"id": "ok{g}", "kind": "MockCondition", "title": "Allowed?", "fields": {{"script": "TTF"}}}}"#
+        ));
+        for leaf in ["a", "b", "c"] {
+            nodes.push(format!(
+                r#"{{"id": "{leaf}{g}", "kind": "MockAction", "title": "Step {leaf}", "fields": {{"script": "RRS"}}}}"#
+            ));
+        }
+    }
+    format!(
+        r#"{{"format": "arbor.tree", "version": 1, "nodes": [{}]}}"#,
+        nodes.join(",\n")
+    )
+}
+
+fn input() -> egui::RawInput {
+    egui::RawInput {
+        screen_rect: Some(egui::Rect::from_min_size(
+            egui::Pos2::ZERO,
+            egui::vec2(1400.0, 860.0),
+        )),
+        ..Default::default()
+    }
+}
+
+/// One whole frame of the editor. Texture uploads are what a renderer would take; here
+/// they are dropped.
+fn frame(ctx: &egui::Context, app: &mut EditorApp) {
+    let mut out = ctx.run_ui(input(), |ui| app.show(ui));
+    out.textures_delta.clear();
+}
+
+fn editor(n: usize) -> (egui::Context, EditorApp) {
+    let tree = parse_tree(&tree_text(n), std::path::Path::new("bench.json")).expect("bench tree");
+    let mut app = EditorApp::new(tree, None);
+    app.auto_layout();
+    let ctx = egui::Context::default();
+    // Settle: fit the view, lay out fonts and nodes.
+    for _ in 0..3 {
+        frame(&ctx, &mut app);
+    }
+    (ctx, app)
+}
+
+fn frames(c: &mut Criterion) {
+    let mut group = c.benchmark_group("editor_frame");
+    group.sample_size(20);
+    for n in [500, 2000] {
+        let (ctx, mut app) = editor(n);
+        assert!(app.tree().len() + 10 >= n, "{} nodes", app.tree().len());
+        assert!(app.diagnostics().iter().all(|d| !d.is_error()));
+        group.bench_function(format!("idle/{n}"), |b| b.iter(|| frame(&ctx, &mut app)));
+        let id = NodeId::new("seq0");
+        let mut k = 0u64;
+        group.bench_function(format!("after_edit/{n}"), |b| {
+            b.iter(|| {
+                k += 1;
+                app.apply(Edit::SetTitle {
+                    id: id.clone(),
+                    title: format!("Task {k}"),
+                });
+                frame(&ctx, &mut app);
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, frames);
+criterion_main!(benches);
