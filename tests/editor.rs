@@ -479,3 +479,42 @@ fn comments_are_shown_on_the_canvas() {
     assert!(h.state().selected().is_none());
     h.get_by_label("Succeeds when the target is destroyed.");
 }
+
+#[test]
+fn fields_are_edited_inside_the_node_and_typing_is_one_undo_step() {
+    let h0 = EditorApp::sample();
+    let before = h0.tree().clone();
+    let mut h = harness(h0);
+    assert!(
+        h.state().selected().is_none(),
+        "no inspector: the node body is the only editor"
+    );
+    let id = NodeId::new("approach");
+    // Canvas widgets sit under the view's zoom, which accessibility bounds do not include,
+    // so they are reached through accessibility actions rather than pointer positions.
+    h.get_by_label("approach: waypoint").focus();
+    h.run_steps(2);
+    h.get_by_label("approach: waypoint").type_text("gate");
+    h.run_steps(3);
+    assert_eq!(
+        h.state().tree().node(&id).unwrap().fields.get("waypoint"),
+        Some(&arbor::model::Value::Text("gate".into()))
+    );
+    // A drop-down in another node.
+    h.get_by_label("find_target: what").click_accesskit();
+    h.run_steps(2);
+    h.get_by_label("food").click_accesskit();
+    h.run_steps(3);
+    assert_eq!(
+        h.state()
+            .tree()
+            .node(&NodeId::new("find_target"))
+            .unwrap()
+            .fields
+            .get("what"),
+        Some(&arbor::model::Value::Text("food".into()))
+    );
+    h.state_mut().undo();
+    h.state_mut().undo();
+    assert_eq!(h.state().tree(), &before, "two gestures, two undo steps");
+}

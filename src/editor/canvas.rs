@@ -156,6 +156,37 @@ pub struct Viewer<'a> {
     pub selected: &'a [NodeId],
     /// The view transform (graph to screen) of this frame, reported back.
     pub transform: Option<egui::emath::TSTransform>,
+    /// Field changes made in node bodies: the edit, its node and field (for coalescing).
+    pub field_edits: Vec<(Edit, NodeId, String)>,
+}
+
+/// Fields every leaf, condition or Interrupt has; the node body shows them only when set.
+const COMMON_FIELDS: &[&str] = &[
+    "max_duration",
+    "in_context",
+    "out_context",
+    "overwrite_out",
+    "invert",
+    "force_reset",
+];
+
+/// The fields a node shows in its body: its kind's own fields, and the common ones that
+/// are set. Optional fields that are not set stay in the inspector.
+pub fn body_fields<'c>(
+    catalog: &'c Catalog,
+    node: &crate::model::Node,
+) -> Vec<&'c crate::model::FieldSpec> {
+    let Some(kind) = catalog.kind(&node.kind) else {
+        return vec![];
+    };
+    kind.fields
+        .iter()
+        .filter(|f| {
+            let set = node.fields.contains_key(&f.name);
+            set || (!COMMON_FIELDS.contains(&f.name.as_str())
+                && (f.default.is_some() || f.required))
+        })
+        .collect()
 }
 
 /// The outline of selected nodes.
@@ -438,6 +469,60 @@ impl SnarlViewer<NodeId> for Viewer<'_> {
             to_global.translation = centre_translation(view, at, to_global.scaling);
         }
         self.transform = Some(*to_global);
+    }
+
+    fn has_body(&mut self, node: &NodeId) -> bool {
+        self.tree
+            .node(node)
+            .is_some_and(|n| !body_fields(self.catalog, n).is_empty())
+    }
+
+    fn show_body(
+        &mut self,
+        node: SnarlId,
+        _inputs: &[InPin],
+        _outputs: &[OutPin],
+        ui: &mut Ui,
+        snarl: &mut Snarl<NodeId>,
+    ) {
+        let Some(n) = self.tree.node(&snarl[node]) else {
+            return;
+        };
+        let salt = format!("node-body-{}", n.id);
+        egui::Grid::new(&salt)
+            .num_columns(2)
+            .spacing([6.0, 2.0])
+            .show(ui, |ui| {
+                for spec in body_fields(self.catalog, n) {
+                    // Shown as the field name; named "node: field" for assistive tools
+                    // (and tests), so it is told apart from the inspector's widget.
+                    let name = format!("{}: {}", n.id, spec.name);
+                    let label = ui
+                        .label(
+                            RichText::new(&spec.name)
+                                .small()
+                                .color(Color32::from_gray(215)),
+                        )
+                        .on_hover_text(spec.help.as_str());
+                    label.widget_info(|| {
+                        egui::WidgetInfo::labeled(egui::WidgetType::Label, true, &name)
+                    });
+                    let current = n.fields.get(&spec.name).or(spec.default.as_ref());
+                    if let Some(v) = super::inspector::value_ui(ui, spec, current, label.id, &salt)
+                    {
+                        self.field_edits.push((
+                            Edit::SetField {
+                                id: n.id.clone(),
+                                name: spec.name.clone(),
+                                value: Some(v),
+                            },
+                            n.id.clone(),
+                            spec.name.clone(),
+                        ));
+                    }
+                    ui.end_row();
+                }
+            });
     }
 
     fn has_footer(&mut self, node: &NodeId) -> bool {

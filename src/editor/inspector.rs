@@ -14,11 +14,15 @@ pub enum Request {
     Remove,
 }
 
-fn value_ui(
+/// The widget for one field's value (checkbox, number with its range, drop-down, text);
+/// returns the new value when the user changed it. `salt` keeps widget ids apart when the
+/// same field is shown twice (in the node and in the inspector).
+pub(crate) fn value_ui(
     ui: &mut egui::Ui,
     spec: &FieldSpec,
     current: Option<&Value>,
     label: egui::Id,
+    salt: &str,
 ) -> Option<Value> {
     match &spec.ty {
         FieldType::Bool => {
@@ -55,7 +59,7 @@ fn value_ui(
         FieldType::Enum(options) => {
             let mut chosen = current.and_then(Value::as_str).unwrap_or("").to_owned();
             let before = chosen.clone();
-            egui::ComboBox::from_id_salt(&spec.name)
+            egui::ComboBox::from_id_salt((salt, &spec.name))
                 .selected_text(chosen.clone())
                 .show_ui(ui, |ui| {
                     for o in options {
@@ -68,7 +72,8 @@ fn value_ui(
         }
         FieldType::Text | FieldType::ContextKey | FieldType::Asset | FieldType::Script(_) => {
             let mut t = current.and_then(Value::as_str).unwrap_or("").to_owned();
-            ui.add(egui::TextEdit::singleline(&mut t).desired_width(150.0))
+            let width = (t.chars().count() as f32 * 7.5 + 16.0).clamp(90.0, 150.0);
+            ui.add(egui::TextEdit::singleline(&mut t).desired_width(width))
                 .labelled_by(label)
                 .changed()
                 .then_some(Value::Text(t))
@@ -192,7 +197,7 @@ pub fn inspector_ui(
                                 return;
                             }
                         }
-                        if let Some(v) = value_ui(ui, spec, current, label_id) {
+                        if let Some(v) = value_ui(ui, spec, current, label_id, "inspector") {
                             let edit = Edit::SetField {
                                 id: node.id.clone(),
                                 name: spec.name.clone(),

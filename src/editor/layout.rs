@@ -6,14 +6,31 @@ use std::collections::HashSet;
 
 use crate::model::{Catalog, Category, Edit, NodeId, Port, Tree};
 
-const COLUMN: f32 = 260.0;
-const ROW: f32 = 120.0;
+const COLUMN: f32 = 270.0;
+/// Space between two nodes stacked in a column.
+const GAP: f32 = 24.0;
+
+/// A node's height on the canvas, estimated from what it shows: the header, the taller of
+/// its pin column and its body fields, and its comment.
+fn height(tree: &Tree, catalog: &Catalog, id: &NodeId) -> f32 {
+    let Some(node) = tree.node(id) else {
+        return 80.0;
+    };
+    let pins = super::canvas::pins(tree, catalog, id).len() as f32;
+    let fields = super::canvas::body_fields(catalog, node).len() as f32;
+    let comment = if node.comment.is_empty() {
+        0.0
+    } else {
+        8.0 + 20.0 * (node.comment.chars().count() as f32 / 24.0).ceil()
+    };
+    48.0 + (pins * 15.0).max(fields * 19.0).max(20.0) + comment + 12.0
+}
 
 /// The edit that moves every node to its laid-out place (one undo step).
 pub fn layout(tree: &Tree, catalog: &Catalog) -> Edit {
     let mut places: Vec<(NodeId, [f32; 2])> = Vec::new();
     let mut placed = HashSet::new();
-    let mut row = 0.0_f32;
+    let mut row = 0.0_f32; // the next free y in the leaf column
     let roots: Vec<&NodeId> = tree
         .nodes()
         .iter()
@@ -41,7 +58,7 @@ pub fn layout(tree: &Tree, catalog: &Catalog) -> Edit {
         .collect();
     for n in tree.nodes() {
         if !placed.contains(&n.id) && !has_parent.contains(&n.id) {
-            row += 0.5;
+            row += GAP * 2.0;
             place(
                 tree,
                 catalog,
@@ -57,8 +74,8 @@ pub fn layout(tree: &Tree, catalog: &Catalog) -> Edit {
     for n in tree.nodes() {
         if !placed.contains(&n.id) {
             // Left in a cycle: a row of their own.
-            places.push((n.id.clone(), [0.0, row * ROW]));
-            row += 1.0;
+            places.push((n.id.clone(), [0.0, row]));
+            row += height(tree, catalog, &n.id) + GAP;
         }
     }
     let width = depth_max as f32 * COLUMN;
@@ -73,8 +90,9 @@ pub fn layout(tree: &Tree, catalog: &Catalog) -> Edit {
     )
 }
 
-/// Places `id` and the nodes below it; returns its y. Leaves take the next row; a parent
-/// sits level with the middle of its inputs.
+/// Places `id` and the nodes below it; returns its y. Leaves take the next free place in
+/// the column, as tall as they are drawn; a parent sits level with the middle of its
+/// inputs.
 #[allow(clippy::too_many_arguments)]
 fn place(
     tree: &Tree,
@@ -87,7 +105,7 @@ fn place(
     depth_max: &mut usize,
 ) -> f32 {
     if !placed.insert(id.clone()) {
-        return *row * ROW;
+        return *row;
     }
     *depth_max = (*depth_max).max(depth);
     let Some(node) = tree.node(id) else {
@@ -123,8 +141,8 @@ fn place(
     let y = match (ys.first(), ys.last()) {
         (Some(a), Some(b)) => ((a + b) / 2.0).round(),
         _ => {
-            let y = *row * ROW;
-            *row += 1.0;
+            let y = *row;
+            *row += height(tree, catalog, id) + GAP;
             y
         }
     };

@@ -171,6 +171,7 @@ impl EditorApp {
     /// Applies an edit; `record` pushes its inverse as a new undo step (otherwise the step
     /// already on the stack undoes it too).
     fn apply_recording(&mut self, edit: Edit, record: bool) -> bool {
+        let rebuild = changes_graph(&edit);
         match self.tree.apply(edit, &self.catalog) {
             Ok(inverse) => {
                 if record {
@@ -178,7 +179,10 @@ impl EditorApp {
                 }
                 self.redo.clear();
                 self.dirty = true;
-                self.changed();
+                if rebuild {
+                    self.canvas.rebuild(&self.tree, &self.catalog);
+                }
+                self.validate();
                 true
             }
             Err(e) => {
@@ -847,6 +851,7 @@ impl EditorApp {
             centre,
             selected: &self.selection,
             transform: None,
+            field_edits: Vec::new(),
         };
         self.fit = false;
         let widget = egui_snarl::ui::SnarlWidget::new().id_salt("arbor-canvas");
@@ -856,6 +861,9 @@ impl EditorApp {
             self.view = Some((ui.max_rect(), t));
         }
         let (edits, refused, adds) = (viewer.edits, viewer.refused, viewer.adds);
+        for (edit, node, field) in viewer.field_edits {
+            self.apply_coalesced(edit, &node, &field);
+        }
         for (kind, at, attach) in adds {
             self.add_attached(&kind, at, &attach);
         }
@@ -948,4 +956,15 @@ pub fn run(file: Option<&Path>) -> Result<(), String> {
     };
     eframe::run_native("Arbor", options, Box::new(|_cc| Ok(Box::new(app))))
         .map_err(|e| format!("cannot open the editor window: {e}"))
+}
+
+/// Whether an edit changes what the canvas graph holds (nodes, links or positions), so the
+/// snarl graph must be rebuilt; field, title and comment changes are read from the tree
+/// as the nodes are drawn.
+fn changes_graph(edit: &Edit) -> bool {
+    match edit {
+        Edit::SetField { .. } | Edit::SetTitle { .. } | Edit::SetComment { .. } => false,
+        Edit::Batch(edits) => edits.iter().any(changes_graph),
+        _ => true,
+    }
 }
