@@ -518,3 +518,76 @@ fn fields_are_edited_inside_the_node_and_typing_is_one_undo_step() {
     h.state_mut().undo();
     assert_eq!(h.state().tree(), &before, "two gestures, two undo steps");
 }
+
+#[test]
+fn a_subtree_opens_its_asset_and_asset_paths_are_written_relative() {
+    let guard = common::repo().join("sample_trees/guard_patrol.json");
+    let mut app = EditorApp::open(&guard).unwrap();
+    app.select(Some(NodeId::new("patrol")));
+    let mut h = harness(app);
+    h.get_by_role_and_label(Role::Button, "Browse…");
+    h.get_by_role_and_label(Role::Button, "Open").click();
+    h.run_steps(3);
+    assert!(
+        h.state().title().starts_with("patrol.json"),
+        "{}",
+        h.state().title()
+    );
+    assert!(h.state().tree().node(&NodeId::new("route")).is_some());
+    // Both files are now recent, newest first.
+    let recent: Vec<String> = h
+        .state()
+        .recent()
+        .iter()
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(recent, ["patrol.json", "guard_patrol.json"]);
+
+    use arbor::editor::relative_asset;
+    use std::path::Path;
+    let tree = Path::new("/game/ai/guard.json");
+    assert_eq!(
+        relative_asset(Some(tree), Path::new("/game/ai/subtrees/patrol.json")),
+        "subtrees/patrol.json"
+    );
+    assert_eq!(
+        relative_asset(Some(tree), Path::new("/game/shared/flee.json")),
+        "../shared/flee.json"
+    );
+    assert_eq!(
+        relative_asset(None, Path::new("/game/shared/flee.json")),
+        "/game/shared/flee.json"
+    );
+}
+
+#[test]
+fn open_recent_reopens_a_file_and_asks_about_unsaved_changes_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let copy = dir.path().join("copy.json");
+    let mut app = EditorApp::sample();
+    assert!(app.recent().is_empty());
+    assert!(app.save_to(&copy));
+    assert!(app.open_path(&common::repo().join("sample_trees/door_room.json")));
+    assert_eq!(app.recent().len(), 2);
+    app.add_node("Wait", [0.0, 0.0]); // unsaved change
+    let mut h = harness(app);
+    h.get_by_label("File").click();
+    h.run_steps(2);
+    h.get_by_label_contains("Open Recent").hover();
+    h.run_steps(2);
+    h.get_by_label("copy.json").click();
+    h.run_steps(3);
+    h.get_by_label("Unsaved changes");
+    h.get_by_role_and_label(Role::Button, "Don't save").click();
+    h.run_steps(3);
+    assert!(
+        h.state().title().starts_with("copy.json"),
+        "{}",
+        h.state().title()
+    );
+    assert_eq!(
+        h.state().recent()[0].file_name().unwrap(),
+        "copy.json",
+        "the reopened file comes first"
+    );
+}

@@ -12,6 +12,10 @@ pub enum Request {
     Edit(Edit, Option<String>),
     /// Remove the node.
     Remove,
+    /// Pick a file for this asset field.
+    BrowseAsset(String),
+    /// Open this asset (as written in the field, relative to the tree file).
+    OpenAsset(String),
 }
 
 /// The widget for one field's value (checkbox, number with its range, drop-down, text);
@@ -204,6 +208,23 @@ pub fn inspector_ui(
                                 value: Some(v),
                             };
                             request = Some(Request::Edit(edit, Some(spec.name.clone())));
+                        }
+                        if spec.ty == FieldType::Asset {
+                            if ui
+                                .small_button("Browse…")
+                                .on_hover_text("Pick the tree file")
+                                .clicked()
+                            {
+                                request = Some(Request::BrowseAsset(spec.name.clone()));
+                            }
+                            let asset = current.and_then(Value::as_str).unwrap_or("");
+                            if ui
+                                .add_enabled(!asset.is_empty(), egui::Button::new("Open").small())
+                                .on_hover_text("Open this tree in the editor")
+                                .clicked()
+                            {
+                                request = Some(Request::OpenAsset(asset.to_owned()));
+                            }
                         }
                     });
                     ui.end_row();

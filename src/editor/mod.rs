@@ -47,6 +47,8 @@ pub struct EditorApp {
     marked: (HashSet<NodeId>, HashSet<NodeId>),
     /// The window title last sent, so it is sent again only when it changes.
     shown_title: String,
+    /// Files opened or saved lately, newest first.
+    recent: Vec<PathBuf>,
     /// Centre the view on this node at the next frame.
     centre_on: Option<NodeId>,
     /// The canvas's own selection at the last frame.
@@ -56,14 +58,42 @@ pub struct EditorApp {
 }
 
 /// An action that would lose unsaved changes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Pending {
     /// File > New.
     New,
     /// File > Open….
     Open,
+    /// Open this file (a recent file, a SubTree's asset).
+    OpenFile(PathBuf),
     /// Closing the window.
     Close,
+}
+
+/// How many recent files File > Open Recent lists.
+pub const RECENT_MAX: usize = 8;
+
+/// The key of the recent-files list in the app's storage.
+const RECENT_KEY: &str = "arbor-recent-files";
+
+/// The path of `asset` relative to the folder of `tree` (as SubTree assets are written),
+/// with `/` separators; an absolute path when there is no common folder or no tree file.
+pub fn relative_asset(tree: Option<&Path>, asset: &Path) -> String {
+    let Some(dir) = tree.and_then(Path::parent) else {
+        return asset.display().to_string();
+    };
+    let (from, to): (Vec<_>, Vec<_>) = (dir.components().collect(), asset.components().collect());
+    let common = from.iter().zip(&to).take_while(|(a, b)| a == b).count();
+    if common == 0 {
+        return asset.display().to_string();
+    }
+    let mut parts: Vec<String> = vec!["..".to_owned(); from.len() - common];
+    parts.extend(
+        to[common..]
+            .iter()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned()),
+    );
+    parts.join("/")
 }
 
 impl EditorApp {
@@ -91,6 +121,7 @@ impl EditorApp {
             marked: Default::default(),
             shown_title: String::new(),
             centre_on: None,
+            recent: Vec::new(),
             canvas_picked: Vec::new(),
             view: None,
         };
@@ -113,7 +144,9 @@ impl EditorApp {
     /// An editor on a file; a file that fails to load gives its error.
     pub fn open(path: &Path) -> Result<Self, crate::io::LoadError> {
         let tree = crate::io::load_tree(path)?;
-        Ok(Self::new(tree, Some(path.to_owned())))
+        let mut app = Self::new(tree, Some(path.to_owned()));
+        app.remember(path);
+        Ok(app)
     }
 
     /// The tree being edited.
@@ -424,7 +457,25 @@ impl EditorApp {
 
     /// The action waiting for an answer about unsaved changes.
     pub fn pending(&self) -> Option<Pending> {
-        self.pending
+        self.pending.clone()
+    }
+
+    /// Files opened or saved lately, newest first.
+    pub fn recent(&self) -> &[PathBuf] {
+        &self.recent
+    }
+
+    /// Sets the recent files (read from the app's storage at start).
+    pub fn set_recent(&mut self, files: Vec<PathBuf>) {
+        self.recent = files;
+        self.recent.truncate(RECENT_MAX);
+    }
+
+    fn remember(&mut self, path: &Path) {
+        let path = path.canonicalize().unwrap_or_else(|_| path.to_owned());
+        self.recent.retain(|p| *p != path);
+        self.recent.insert(0, path);
+        self.recent.truncate(RECENT_MAX);
     }
 
     /// Asks for `action`; with unsaved changes the user is asked first.
@@ -441,6 +492,9 @@ impl EditorApp {
         match action {
             Pending::New => *self = Self::new(Tree::new(), None),
             Pending::Open => self.open_dialog(),
+            Pending::OpenFile(path) => {
+                self.open_path(&path);
+            }
             Pending::Close => {
                 self.closing = true;
                 ctx.send_viewport_cmd(egui::ViewportCommand::Close);
@@ -449,7 +503,9 @@ impl EditorApp {
     }
 
     fn unsaved_prompt_ui(&mut self, ctx: &egui::Context) {
-        let Some(action) = self.pending else { return };
+        let Some(action) = self.pending.clone() else {
+            return;
+        };
         let name = self
             .path
             .as_deref()
@@ -553,6 +609,7 @@ impl EditorApp {
                 self.path = Some(path.to_owned());
                 self.dirty = false;
                 self.status = format!("Saved {}", path.display());
+                self.remember(path);
                 self.validate();
                 true
             }
@@ -568,10 +625,13 @@ impl EditorApp {
     pub fn open_path(&mut self, path: &Path) -> bool {
         match Self::open(path) {
             Ok(app) => {
+                let recent = std::mem::take(&mut self.recent);
                 *self = Self {
                     status: format!("Opened {}", path.display()),
+                    recent,
                     ..app
                 };
+                self.remember(path);
                 true
             }
             Err(e) => {
@@ -658,6 +718,25 @@ impl EditorApp {
         }
     }
 
+    /// Picks a tree file for a SubTree's asset field and writes it relative to this file.
+    fn browse_asset(&mut self, id: &NodeId, field: &str) {
+        let mut dialog = rfd::FileDialog::new().add_filter("Arbor tree", &["json"]);
+        if let Some(dir) = self.path.as_deref().and_then(Path::parent) {
+            dialog = dialog.set_directory(dir);
+        }
+        if let Some(p) = dialog.pick_file() {
+            let value = relative_asset(self.path.as_deref(), &p);
+            if self.path.is_none() {
+                self.status = "Save this tree to make the asset path relative to it".into();
+            }
+            self.apply(Edit::SetField {
+                id: id.clone(),
+                name: field.to_owned(),
+                value: Some(crate::model::Value::Text(value)),
+            });
+        }
+    }
+
     fn open_dialog(&mut self) {
         if let Some(p) = rfd::FileDialog::new()
             .add_filter("Arbor tree", &["json"])
@@ -678,6 +757,28 @@ impl EditorApp {
                     self.request(Pending::Open, &ui.ctx().clone());
                     ui.close();
                 }
+                ui.add_enabled_ui(!self.recent.is_empty(), |ui| {
+                    ui.menu_button("Open Recent", |ui| {
+                        let mut chosen = None;
+                        for p in &self.recent {
+                            let name = p
+                                .file_name()
+                                .map(|n| n.to_string_lossy().into_owned())
+                                .unwrap_or_default();
+                            let folder = p
+                                .parent()
+                                .map(|d| d.display().to_string())
+                                .unwrap_or_default();
+                            if ui.button(name).on_hover_text(folder).clicked() {
+                                chosen = Some(p.clone());
+                            }
+                        }
+                        if let Some(p) = chosen {
+                            self.request(Pending::OpenFile(p), &ui.ctx().clone());
+                            ui.close();
+                        }
+                    });
+                });
                 if ui.button("Save").clicked() {
                     self.save();
                 }
@@ -786,6 +887,14 @@ impl EditorApp {
                 self.apply(edit);
             }
             Some(inspector::Request::Remove) => self.remove_selected(),
+            Some(inspector::Request::BrowseAsset(field)) => self.browse_asset(&node.id, &field),
+            Some(inspector::Request::OpenAsset(asset)) => {
+                let path = match self.path.as_deref().and_then(Path::parent) {
+                    Some(dir) => dir.join(&asset),
+                    None => PathBuf::from(&asset),
+                };
+                self.request(Pending::OpenFile(path), &ui.ctx().clone());
+            }
             None => {}
         }
     }
@@ -897,6 +1006,10 @@ impl eframe::App for EditorApp {
     fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
         self.show(ui);
     }
+
+    fn save(&mut self, storage: &mut dyn eframe::Storage) {
+        eframe::set_value(storage, RECENT_KEY, &self.recent);
+    }
 }
 
 impl EditorApp {
@@ -948,14 +1061,36 @@ pub fn run(file: Option<&Path>) -> Result<(), String> {
         Some(p) => EditorApp::open(p).map_err(|e| e.to_string())?,
         None => EditorApp::sample(),
     };
+    // Window size and position, panel sizes (egui's memory) and the recent files are kept
+    // between runs in the platform's app-data folder.
     let options = eframe::NativeOptions {
         viewport: egui::ViewportBuilder::default()
             .with_inner_size([1400.0, 860.0])
+            .with_app_id("arbor")
             .with_title(app.title()),
+        persist_window: true,
         ..Default::default()
     };
-    eframe::run_native("Arbor", options, Box::new(|_cc| Ok(Box::new(app))))
-        .map_err(|e| format!("cannot open the editor window: {e}"))
+    eframe::run_native(
+        "Arbor",
+        options,
+        Box::new(|cc| {
+            let mut app = app;
+            if let Some(storage) = cc.storage {
+                let mut recent: Vec<PathBuf> =
+                    eframe::get_value(storage, RECENT_KEY).unwrap_or_default();
+                recent.retain(|p| p.is_file());
+                // The file opened now comes first.
+                for p in app.recent.iter().rev() {
+                    recent.retain(|r| r != p);
+                    recent.insert(0, p.clone());
+                }
+                app.set_recent(recent);
+            }
+            Ok(Box::new(app))
+        }),
+    )
+    .map_err(|e| format!("cannot open the editor window: {e}"))
 }
 
 /// Whether an edit changes what the canvas graph holds (nodes, links or positions), so the
