@@ -6,7 +6,7 @@ use std::collections::HashSet;
 
 use crate::model::{Catalog, Category, Edit, NodeId, Port, Tree};
 
-const COLUMN: f32 = 270.0;
+const COLUMN: f32 = 300.0;
 /// Space between two nodes stacked in a column.
 const GAP: f32 = 24.0;
 
