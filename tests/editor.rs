@@ -591,3 +591,54 @@ fn open_recent_reopens_a_file_and_asks_about_unsaved_changes_first() {
         "the reopened file comes first"
     );
 }
+
+#[test]
+fn every_kind_can_be_added_from_the_palette() {
+    let catalog = arbor::model::Catalog::builtin();
+    let mut h = harness(EditorApp::new(arbor::model::Tree::new(), None));
+    for (i, kind) in catalog.kinds().iter().enumerate() {
+        // Filter first, so the button is in view whatever the palette's length.
+        h.get_by_label("Find a kind").focus();
+        h.run_steps(1);
+        h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+        h.get_by_label("Find a kind").type_text(&kind.name);
+        h.run_steps(2);
+        h.get_by_role_and_label(Role::Button, &kind.name).click();
+        h.run_steps(2);
+        let tree = h.state().tree();
+        assert_eq!(tree.len(), i + 1, "{}", kind.name);
+        let added = tree.nodes().last().unwrap();
+        assert_eq!(added.kind, kind.name);
+        assert_eq!(h.state().selected(), Some(&added.id));
+    }
+    // Each drew on the canvas without trouble, and the inspector shows the last one.
+    h.get_by_label(catalog.kinds().last().unwrap().help.as_str());
+}
+
+#[test]
+fn a_kind_dragged_from_the_palette_lands_where_it_is_dropped() {
+    let mut h = harness(EditorApp::sample());
+    let n = h.state().tree().len();
+    let from = h
+        .get_by_role_and_label(Role::Button, "Inverter")
+        .rect()
+        .center();
+    let canvas = h.state().canvas_rect().unwrap();
+    let to = canvas.center() + egui::vec2(-200.0, 250.0);
+    h.drag_at(from);
+    h.run_steps(1);
+    for k in 1..=6 {
+        h.hover_at(from + (to - from) * (k as f32 / 6.0));
+        h.run_steps(1);
+    }
+    h.drop_at(to);
+    h.run_steps(3);
+    assert_eq!(h.state().tree().len(), n + 1);
+    let added = h.state().tree().nodes().last().unwrap().clone();
+    assert_eq!(added.kind, "Inverter");
+    let at = h.state().screen_centre_of(&added.id).unwrap();
+    assert!(
+        (at - to).length() < 2.0,
+        "dropped at {to:?}, drawn at {at:?}"
+    );
+}

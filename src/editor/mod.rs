@@ -70,6 +70,10 @@ pub enum Pending {
     Close,
 }
 
+/// A node kind being dragged from the palette.
+#[derive(Clone, Debug)]
+struct PaletteDrag(String);
+
 /// How many recent files File > Open Recent lists.
 pub const RECENT_MAX: usize = 8;
 
@@ -853,8 +857,30 @@ impl EditorApp {
                         .strong(),
                 );
                 for kind in kinds {
-                    if ui.button(kind).clicked() {
+                    // Click adds at the centre of the view; drag drops it where it is let go.
+                    let button = ui
+                        .add(egui::Button::new(kind).sense(egui::Sense::click_and_drag()))
+                        .on_hover_text("Click to add, or drag onto the canvas")
+                        .on_hover_cursor(egui::CursorIcon::Grab);
+                    if button.clicked() {
                         add = Some(kind.to_owned());
+                    }
+                    if button.dragged() {
+                        button.dnd_set_drag_payload(PaletteDrag(kind.to_owned()));
+                        if let Some(p) = ui.ctx().pointer_interact_pos() {
+                            ui.ctx()
+                                .layer_painter(egui::LayerId::new(
+                                    egui::Order::Tooltip,
+                                    egui::Id::new("palette-drag"),
+                                ))
+                                .text(
+                                    p + egui::vec2(12.0, 0.0),
+                                    egui::Align2::LEFT_CENTER,
+                                    format!("+ {kind}"),
+                                    egui::FontId::proportional(14.0),
+                                    egui::Color32::WHITE,
+                                );
+                        }
                     }
                 }
             }
@@ -969,9 +995,29 @@ impl EditorApp {
         if let Some(t) = viewer.transform {
             self.view = Some((ui.max_rect(), t));
         }
+        // A kind dragged from the palette and let go over the canvas: a node there.
+        let released = ui.input(|i| i.pointer.primary_released());
+        let over = ui
+            .ctx()
+            .pointer_interact_pos()
+            .filter(|p| ui.max_rect().contains(*p));
+        let mut dropped = None;
+        if let (true, Some(at), Some((_, t))) = (released, over, self.view)
+            && let Some(kind) = egui::DragAndDrop::take_payload::<PaletteDrag>(ui.ctx())
+        {
+            let g = t.inverse() * at;
+            let half = canvas::node_centre([0.0, 0.0]);
+            dropped = Some((kind.0.clone(), [g.x - half.x, g.y - half.y]));
+        }
         let (edits, refused, adds) = (viewer.edits, viewer.refused, viewer.adds);
         for (edit, node, field) in viewer.field_edits {
             self.apply_coalesced(edit, &node, &field);
+        }
+        if let Some((kind, at)) = dropped
+            && let Some(id) = self.add_node(&kind, at)
+        {
+            self.status = format!("Added {kind} ({id})");
+            self.select(Some(id));
         }
         for (kind, at, attach) in adds {
             self.add_attached(&kind, at, &attach);
