@@ -642,3 +642,39 @@ fn a_kind_dragged_from_the_palette_lands_where_it_is_dropped() {
         "dropped at {to:?}, drawn at {at:?}"
     );
 }
+
+#[test]
+fn bodies_outside_the_view_are_not_drawn_until_they_come_into_view() {
+    // A long column of 300 leaves: at the smallest zoom most of it is off screen.
+    let mut nodes =
+        vec![r#"{"id": "root", "kind": "Root", "inputs": {"child": ["all"]}}"#.to_owned()];
+    let leaves: Vec<String> = (0..300).map(|i| format!("\"w{i}\"")).collect();
+    nodes.push(format!(
+        r#"{{"id": "all", "kind": "Sequence", "inputs": {{"children": [{}]}}}}"#,
+        leaves.join(", ")
+    ));
+    for i in 0..300 {
+        nodes.push(format!(
+            r#"{{"id": "w{i}", "kind": "Wait", "fields": {{"seconds": {i}}}}}"#
+        ));
+    }
+    let text = format!(
+        r#"{{"format": "arbor.tree", "version": 1, "nodes": [{}]}}"#,
+        nodes.join(",")
+    );
+    let tree = arbor::io::parse_tree(&text, std::path::Path::new("long.json")).unwrap();
+    let mut app = EditorApp::new(tree, None);
+    app.auto_layout();
+    let mut h = harness(app);
+    h.run_steps(2);
+    let seen = |h: &Harness<'_, EditorApp>, id: &str| {
+        h.query_by_label(&format!("{id}: seconds")).is_some()
+    };
+    let drawn = (0..300).filter(|i| seen(&h, &format!("w{i}"))).count();
+    assert!(drawn > 0 && drawn < 100, "{drawn} of 300 bodies drawn");
+    assert!(!seen(&h, "w299"), "the bottom is not drawn");
+    h.state_mut().focus(&NodeId::new("w299"));
+    h.run_steps(3);
+    assert!(seen(&h, "w299"), "centred, it is drawn");
+    assert!(!seen(&h, "w0"));
+}

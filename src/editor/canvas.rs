@@ -14,6 +14,9 @@ pub struct Canvas {
     /// The widget's graph; each node carries the model id.
     pub snarl: Snarl<NodeId>,
     ids: HashMap<NodeId, SnarlId>,
+    /// Each node body's size when last drawn: a body outside the view only reserves its
+    /// space, so large trees cost little for what is not seen.
+    pub body_sizes: HashMap<NodeId, egui::Vec2>,
 }
 
 /// The input pins of a node: each port's slots in order, plus one empty slot on list ports.
@@ -53,6 +56,7 @@ impl Canvas {
         let mut c = Self {
             snarl: Snarl::new(),
             ids: HashMap::new(),
+            body_sizes: HashMap::new(),
         };
         c.rebuild(tree, catalog);
         c
@@ -158,6 +162,8 @@ pub struct Viewer<'a> {
     pub transform: Option<egui::emath::TSTransform>,
     /// Field changes made in node bodies: the edit, its node and field (for coalescing).
     pub field_edits: Vec<(Edit, NodeId, String)>,
+    /// Body sizes, kept by the [`Canvas`] from frame to frame.
+    pub body_sizes: &'a mut HashMap<NodeId, egui::Vec2>,
 }
 
 /// Fields every leaf, condition or Interrupt has; the node body shows them only when set.
@@ -488,8 +494,15 @@ impl SnarlViewer<NodeId> for Viewer<'_> {
         let Some(n) = self.tree.node(&snarl[node]) else {
             return;
         };
+        // Outside the view, only the space the body took last time is reserved.
+        if let Some(&size) = self.body_sizes.get(&n.id)
+            && !ui.is_rect_visible(egui::Rect::from_min_size(ui.cursor().min, size))
+        {
+            ui.allocate_space(size);
+            return;
+        }
         let salt = format!("node-body-{}", n.id);
-        egui::Grid::new(&salt)
+        let drawn = egui::Grid::new(&salt)
             .num_columns(2)
             .spacing([6.0, 2.0])
             .show(ui, |ui| {
@@ -523,6 +536,8 @@ impl SnarlViewer<NodeId> for Viewer<'_> {
                     ui.end_row();
                 }
             });
+        let id = n.id.clone();
+        self.body_sizes.insert(id, drawn.response.rect.size());
     }
 
     fn has_footer(&mut self, node: &NodeId) -> bool {

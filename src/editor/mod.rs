@@ -987,6 +987,7 @@ impl EditorApp {
             selected: &self.selection,
             transform: None,
             field_edits: Vec::new(),
+            body_sizes: &mut self.canvas.body_sizes,
         };
         self.fit = false;
         let widget = egui_snarl::ui::SnarlWidget::new().id_salt("arbor-canvas");
