@@ -1,5 +1,5 @@
 //! Editor frame time: the whole editor (panels, canvas, validation marks) drawn headless
-//! into an egui context for trees of 500 and 2,000 nodes.
+//! into an egui context for trees of 500, 1,000 and 2,000 nodes.
 //!
 //! `cargo bench --bench editor`. Two cases per size: an idle frame (nothing changed), and a
 //! frame after an edit (the title of a node changes: the model is validated again and the
@@ -87,7 +87,7 @@ fn editor(n: usize) -> (egui::Context, EditorApp) {
 fn frames(c: &mut Criterion) {
     let mut group = c.benchmark_group("editor_frame");
     group.sample_size(20);
-    for n in [500, 2000] {
+    for n in [500, 1000, 2000] {
         let (ctx, mut app) = editor(n);
         assert!(app.tree().len() + 10 >= n, "{} nodes", app.tree().len());
         assert!(app.diagnostics().iter().all(|d| !d.is_error()));

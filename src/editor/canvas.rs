@@ -36,6 +36,25 @@ pub fn pins(tree: &Tree, catalog: &Catalog, id: &NodeId) -> Vec<(Port, usize)> {
     out
 }
 
+/// The port and slot of input pin `index` (what `pins(..)[index]` is, without the list).
+pub fn pin_at(tree: &Tree, catalog: &Catalog, id: &NodeId, index: usize) -> Option<(Port, usize)> {
+    let node = tree.node(id)?;
+    let cat = catalog.category_of(&node.kind)?;
+    let mut left = index;
+    for &port in cat.inputs() {
+        let count = if port.is_single() {
+            1
+        } else {
+            node.linked(port).len() + 1
+        };
+        if left < count {
+            return Some((port, left));
+        }
+        left -= count;
+    }
+    None
+}
+
 /// The header colour of a category, as in the XNode original: branches grey, leaves dark
 /// green, conditions turquoise; Root, Interrupt and SubTree their own.
 pub fn category_colour(category: Option<Category>) -> Color32 {
@@ -407,12 +426,12 @@ impl SnarlViewer<NodeId> for Viewer<'_> {
         ui: &mut Ui,
         snarl: &mut Snarl<NodeId>,
     ) -> impl SnarlPin + 'static {
-        let id = snarl[pin.id.node].clone();
-        let pins = pins(self.tree, self.catalog, &id);
-        let (port, slot) = pins.get(pin.id.input).copied().unwrap_or((Port::Child, 0));
+        let id = &snarl[pin.id.node];
+        let (port, slot) =
+            pin_at(self.tree, self.catalog, id, pin.id.input).unwrap_or((Port::Child, 0));
         let used = self
             .tree
-            .node(&id)
+            .node(id)
             .map(|n| n.linked(port).len())
             .unwrap_or(0);
         let text = match port {
