@@ -216,9 +216,16 @@ fn arbor_program() -> Arc<Program<Agent>> {
     Arc::new(Program::compile(&tree, &catalog, &NoAssets, &behaviours).unwrap())
 }
 
+/// A game's instance: no observer and no display snapshot (an editor turns that on).
+fn arbor_instance(program: &Arc<Program<Agent>>, i: usize) -> Instance<Agent> {
+    let mut instance = Instance::new(program.clone(), i as u64);
+    instance.record_states(false);
+    instance
+}
+
 fn arbor_agents(program: &Arc<Program<Agent>>) -> Vec<(Agent, Instance<Agent>)> {
     (0..AGENTS)
-        .map(|i| (Agent::new(i), Instance::new(program.clone(), i as u64)))
+        .map(|i| (Agent::new(i), arbor_instance(program, i)))
         .collect()
 }
 
@@ -547,7 +554,7 @@ fn main() {
     );
     println!(
         "bytes per instance: arbor {:.0} (program shared, {} bytes by the instance's own count), hand-written {:.0}, bonsai-bt {:.0}",
-        bytes_per(|i| Instance::new(program.clone(), i as u64)),
+        bytes_per(|i| arbor_instance(&program, i)),
         a[0].1.heap_bytes(),
         bytes_per(|_| HInst {
             started: false,

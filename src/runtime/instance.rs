@@ -125,8 +125,12 @@ struct State {
     reports: VecDeque<Report>,
     triggers: VecDeque<Trigger>,
     context: Context,
+    /// Inputs of the leaves with `in_context` (slot 0: always empty).
     inputs: Vec<Option<CtxValue>>,
+    /// Values produced by leaves with `out_context` (slot 0: a scratch for the others).
     produced: Vec<Option<CtxValue>>,
+    /// Whether the display snapshot (`shown`) is kept.
+    record: bool,
     stats: RunStats,
 }
 
@@ -161,8 +165,9 @@ impl<A> Instance<A> {
             context: Context {
                 slots: vec![None; program.keys().len()],
             },
-            inputs: vec![None; leaves],
-            produced: vec![None; leaves],
+            inputs: vec![None; program.io_len.0],
+            produced: vec![None; program.io_len.1],
+            record: true,
             stats: RunStats::default(),
         };
         Self {
@@ -197,9 +202,21 @@ impl<A> Instance<A> {
         &self.st.active
     }
 
-    /// Each node's display state, by node index.
+    /// Each node's display state, by node index (empty while recording is off).
     pub fn node_states(&self) -> &[NodeState] {
         &self.st.shown
+    }
+
+    /// Turns the display snapshot ([`Instance::node_states`]) on or off. It is on by
+    /// default, for editors and tests; a game that never shows it saves its memory and
+    /// upkeep. Turning it on starts from a blank snapshot.
+    pub fn record_states(&mut self, on: bool) {
+        self.st.record = on;
+        self.st.shown = if on {
+            vec![NodeState::default(); self.program.len()]
+        } else {
+            Vec::new()
+        };
     }
 
     /// Counts of completed runs, stalls and resets.
@@ -297,18 +314,28 @@ impl<A> Exec<'_, '_, A> {
             step,
             ..
         } = &mut *self.st;
+        let info = &self.p.leaves[slot];
+        let out = info.output_at as usize;
         let mut io = LeafIo {
-            input: &inputs[slot],
+            input: &inputs[info.input_at as usize],
             step: *step,
             context,
-            produced: &mut produced[slot],
+            produced: &mut produced[out],
         };
-        f(&mut *self.actions[slot], self.agent, &mut io)
+        let r = f(&mut *self.actions[slot], self.agent, &mut io);
+        if out == 0 {
+            // Without out_context a produced value goes nowhere.
+            produced[0] = None;
+        }
+        r
     }
 
     fn set_status(&mut self, n: u32, s: Status) {
         let i = n as usize;
         self.st.rt[i].status = s;
+        if !self.st.record {
+            return;
+        }
         let shown = &mut self.st.shown[i];
         shown.status = s;
         shown.step = self.st.step;
@@ -464,8 +491,10 @@ impl<A> Exec<'_, '_, A> {
             },
             None => None,
         };
-        self.st.inputs[slot] = value;
-        self.st.produced[slot] = None;
+        let info = &self.p.leaves[slot];
+        let (input_at, output_at) = (info.input_at as usize, info.output_at as usize);
+        self.st.inputs[input_at] = value;
+        self.st.produced[output_at] = None;
         self.st.rt[i].timer = 0.0;
         self.st.rt[i].began = self.st.step;
         self.st.rt[i].epoch += 1;
@@ -644,9 +673,10 @@ impl<A> Exec<'_, '_, A> {
         let result = if r { Status::Success } else { Status::Failure };
         if self.st.rt[i].status != result {
             self.st.rt[i].status = result;
-            let shown = &mut self.st.shown[i];
-            shown.status = result;
-            shown.step = self.st.step;
+            if let Some(shown) = self.st.shown.get_mut(i) {
+                shown.status = result;
+                shown.step = self.st.step;
+            }
         }
         self.emit(g, EventKind::Check(r));
         Some(r)
@@ -758,7 +788,8 @@ impl<A> Exec<'_, '_, A> {
         {
             self.call_action(slot, |action, agent, io| action.on_exit(agent, io, status));
         }
-        if let (Some(k), Some(v)) = (output, self.st.produced[slot].take())
+        let output_at = self.p.leaves[slot].output_at as usize;
+        if let (Some(k), Some(v)) = (output, self.st.produced[output_at].take())
             && (overwrite || self.st.context.get(k).is_none())
         {
             self.st.context.set(k, Some(v));
@@ -1059,7 +1090,8 @@ impl<A> Exec<'_, '_, A> {
             self.call_action(slot, |action, agent, io| {
                 action.on_exit(agent, io, Status::Aborted)
             });
-            self.st.produced[slot] = None;
+            let output_at = self.p.leaves[slot].output_at as usize;
+            self.st.produced[output_at] = None;
         }
         self.emit(n, EventKind::Abort);
     }

@@ -95,6 +95,12 @@ pub(crate) struct LeafInfo {
     pub guarded: (u32, u32),
     /// Regulator ancestors: `chain[regulators.0..regulators.1]`.
     pub regulators: (u32, u32),
+    /// Where its input lives in an instance: 0, shared and always empty, for leaves
+    /// without `in_context`.
+    pub input_at: u32,
+    /// Where what it produces is kept until it exits: 0, a scratch cleared after each
+    /// call, for leaves without `out_context`.
+    pub output_at: u32,
 }
 
 /// A compiled tree, shared by every agent that runs it.
@@ -110,6 +116,8 @@ pub struct Program<A> {
     pub(crate) depth: usize,
     pub(crate) leaves: Vec<LeafInfo>,
     pub(crate) chain: Vec<u32>,
+    /// Input and output slots an instance needs (see [`LeafInfo`]).
+    pub(crate) io_len: (usize, usize),
 }
 
 impl<A: 'static> Program<A> {
@@ -150,6 +158,7 @@ impl<A: 'static> Program<A> {
                 depth: 0,
                 leaves: Vec::new(),
                 chain: Vec::new(),
+                io_len: (1, 1),
             },
         };
         b.add(root, tree, assets, "", NONE, 0)?;
@@ -220,16 +229,27 @@ impl<A> Program<A> {
         let mut leaves = vec![
             LeafInfo {
                 guarded: (0, 0),
-                regulators: (0, 0)
+                regulators: (0, 0),
+                input_at: 0,
+                output_at: 0,
             };
             self.makers.len()
         ];
+        let (mut inputs, mut outputs) = (1u32, 1u32);
         let mut chain = Vec::new();
         let mut up = Vec::new();
         for rec in &self.recs {
-            let Kind::Leaf { .. } = rec.kind else {
+            let Kind::Leaf { input, output, .. } = rec.kind else {
                 continue;
             };
+            let input_at = input.map_or(0, |_| {
+                inputs += 1;
+                inputs - 1
+            });
+            let output_at = output.map_or(0, |_| {
+                outputs += 1;
+                outputs - 1
+            });
             up.clear();
             let mut at = rec.parent;
             while at != NONE {
@@ -252,8 +272,11 @@ impl<A> Program<A> {
             leaves[rec.slot as usize] = LeafInfo {
                 guarded: (g0, r0),
                 regulators: (r0, r1),
+                input_at,
+                output_at,
             };
         }
+        self.io_len = (inputs as usize, outputs as usize);
         self.leaves = leaves;
         self.chain = chain;
     }

@@ -108,3 +108,45 @@ fn trigger_payload_goes_under_the_interrupt_out_context() {
     r.step();
     assert_eq!(r.context("who"), text("ada"));
 }
+
+#[test]
+fn a_value_produced_without_out_context_goes_nowhere() {
+    // `a` produces but has no out_context; `b` has one and produces nothing: the key
+    // stays empty (no value leaks from one leaf's output to another's).
+    let mut r = Run::new(
+        "root: Root | child s
+         s: Sequence | children a b c
+         a: MockAction script=S produces=stray
+         b: MockAction script=S out_context=k
+         c: MockAction script=R",
+    );
+    r.steps(3);
+    assert_eq!(r.context("k"), None);
+}
+
+#[test]
+fn the_display_snapshot_can_be_turned_off_and_on() {
+    let mut r = Run::new(
+        "root: Root | child a
+         a: MockAction script=RS",
+    );
+    r.steps(6);
+    let a = r.instance.program().index_of("a").unwrap() as usize;
+    assert_eq!(
+        r.instance.node_states()[a].entries,
+        4,
+        "entered at steps 0, 2, 4 and 6"
+    );
+    r.instance.record_states(false);
+    assert!(r.instance.node_states().is_empty());
+    r.steps(4); // runs on as before, recording nothing
+    assert!(r.instance.node_states().is_empty());
+    r.instance.record_states(true);
+    r.steps(2);
+    assert_eq!(
+        r.instance.node_states()[a].entries,
+        1,
+        "counted from the switch on"
+    );
+    assert_eq!(r.instance.node_states()[a].successes, 1);
+}
