@@ -475,6 +475,18 @@ impl EditorApp {
         self.recent.truncate(RECENT_MAX);
     }
 
+    /// Reads what was kept from the last run (the recent files that still exist), after
+    /// the files this run has already opened.
+    pub fn restore(&mut self, storage: &dyn eframe::Storage) {
+        let mut recent: Vec<PathBuf> = eframe::get_value(storage, RECENT_KEY).unwrap_or_default();
+        recent.retain(|p| p.is_file());
+        for p in self.recent.iter().rev() {
+            recent.retain(|r| r != p);
+            recent.insert(0, p.clone());
+        }
+        self.set_recent(recent);
+    }
+
     fn remember(&mut self, path: &Path) {
         let path = path.canonicalize().unwrap_or_else(|_| path.to_owned());
         self.recent.retain(|p| *p != path);
@@ -1124,15 +1136,7 @@ pub fn run(file: Option<&Path>) -> Result<(), String> {
         Box::new(|cc| {
             let mut app = app;
             if let Some(storage) = cc.storage {
-                let mut recent: Vec<PathBuf> =
-                    eframe::get_value(storage, RECENT_KEY).unwrap_or_default();
-                recent.retain(|p| p.is_file());
-                // The file opened now comes first.
-                for p in app.recent.iter().rev() {
-                    recent.retain(|r| r != p);
-                    recent.insert(0, p.clone());
-                }
-                app.set_recent(recent);
+                app.restore(storage);
             }
             Ok(Box::new(app))
         }),
