@@ -252,6 +252,7 @@ fn a_wire_dropped_on_the_canvas_offers_only_kinds_that_fit_and_links_the_new_nod
 #[test]
 fn new_with_unsaved_changes_asks_first() {
     let mut app = EditorApp::sample();
+    app.set_recent(vec![std::path::PathBuf::from("/trees/earlier.json")]);
     app.add_node("Wait", [0.0, 0.0]);
     let edited = app.tree().clone();
     let mut h = harness(app);
@@ -267,11 +268,13 @@ fn new_with_unsaved_changes_asks_first() {
     h.run_steps(3);
     assert!(h.state().pending().is_none());
     assert_eq!(h.state().tree(), &edited);
+    let recent = h.state().recent().to_vec();
     open_file_menu_and_click_new(&mut h);
     h.get_by_role_and_label(Role::Button, "Don't save").click();
     h.run_steps(3);
     assert!(h.state().tree().is_empty());
     assert!(!h.state().is_dirty());
+    assert_eq!(h.state().recent(), recent, "New keeps the recent files");
 }
 
 #[test]

@@ -506,7 +506,11 @@ impl EditorApp {
     fn perform(&mut self, action: Pending, ctx: &egui::Context) {
         self.pending = None;
         match action {
-            Pending::New => *self = Self::new(Tree::new(), None),
+            Pending::New => {
+                let recent = std::mem::take(&mut self.recent);
+                *self = Self::new(Tree::new(), None);
+                self.recent = recent;
+            }
             Pending::Open => self.open_dialog(),
             Pending::OpenFile(path) => {
                 self.open_path(&path);
