@@ -588,6 +588,11 @@ fn run_scenario(
 ) -> u8 {
     use crate::world::{SimError, Simulation};
 
+    if args.show_every == Some(0) {
+        let _ = writeln!(err, "error: --show-every must be 1 or more steps");
+        return EXIT_UNREADABLE;
+    }
+
     let mut sim = match Simulation::load(scenario, catalog, args.seed, tree) {
         Ok(s) => s,
         Err(e @ SimError::Invalid { .. }) => {
@@ -618,7 +623,7 @@ fn run_scenario(
     // The arena goes with the summary: to standard error when the trace has standard output.
     let to_stdout = sink.to_stdout;
     let mut shown = String::new();
-    let every = args.show_every.filter(|&k| k > 0);
+    let every = args.show_every;
     if every.is_some() {
         shown.push_str(&sim.render());
     }

@@ -539,6 +539,14 @@ fn validate_and_fmt_accept_the_sample_scenarios() {
     for cmd in [&["validate"][..], &["fmt", "--check"][..]] {
         assert_accepts(cmd, &files);
     }
+    let out = arbor(&[
+        "run",
+        "sample_trees/door_room.scenario.json",
+        "--show-every",
+        "0",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("--show-every must be 1 or more"));
     let out = arbor(&["run", "sample_trees/mock_sketch.json", "--show"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(
