@@ -720,3 +720,36 @@ fn recent_files_are_kept_between_runs() {
         .collect();
     assert_eq!(names, ["door_room.json", "b.json"]);
 }
+
+#[test]
+fn dragging_a_node_on_the_canvas_moves_it_in_one_undo_step() {
+    let mut app = EditorApp::sample();
+    // Pin the view: graph coordinates are screen coordinates, so pointer positions (and
+    // accessibility bounds, which ignore the canvas zoom) are where the nodes are drawn.
+    app.pin_view(egui::emath::TSTransform::IDENTITY);
+    app.auto_layout();
+    let before = app.tree().clone();
+    let id = NodeId::new("choose");
+    let mut h = harness(app);
+    let start = h.state().tree().node(&id).unwrap().position;
+    // Grab the header just left of its title (a label would start a text selection).
+    let title = h.get_by_label("Fight, flee or wander").rect();
+    let grab = egui::pos2(title.left() - 6.0, title.center().y);
+    assert!(h.state().canvas_rect().unwrap().contains(grab), "{grab:?}");
+    let by = egui::vec2(120.0, 60.0);
+    h.drag_at(grab);
+    h.run_steps(1);
+    for k in 1..=6 {
+        h.hover_at(grab + by * (k as f32 / 6.0));
+        h.run_steps(1);
+    }
+    h.drop_at(grab + by);
+    h.run_steps(3);
+    let end = h.state().tree().node(&id).unwrap().position;
+    assert!(
+        (end[0] - start[0] - by.x).abs() < 1.0 && (end[1] - start[1] - by.y).abs() < 1.0,
+        "moved from {start:?} to {end:?}"
+    );
+    h.state_mut().undo();
+    assert_eq!(h.state().tree(), &before, "the whole drag was one step");
+}

@@ -175,6 +175,8 @@ pub struct Viewer<'a> {
     pub fit: Option<(egui::Rect, Vec<[f32; 2]>)>,
     /// Centre the view on a graph position, keeping the zoom: the canvas rect and the point.
     pub centre: Option<(egui::Rect, [f32; 2])>,
+    /// Set the view to this transform.
+    pub pinned: Option<egui::emath::TSTransform>,
     /// The selected nodes (outlined in the selection colour, however they were selected).
     pub selected: &'a [NodeId],
     /// The view transform (graph to screen) of this frame, reported back.
@@ -488,6 +490,9 @@ impl SnarlViewer<NodeId> for Viewer<'_> {
         if let Some((view, positions)) = self.fit.take()
             && let Some(t) = fit_transform(view, &positions)
         {
+            *to_global = t;
+        }
+        if let Some(t) = self.pinned.take() {
             *to_global = t;
         }
         if let Some((view, at)) = self.centre.take() {

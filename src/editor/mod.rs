@@ -51,6 +51,8 @@ pub struct EditorApp {
     recent: Vec<PathBuf>,
     /// Centre the view on this node at the next frame.
     centre_on: Option<NodeId>,
+    /// Set the view to this transform at the next frame.
+    pinned: Option<egui::emath::TSTransform>,
     /// The canvas's own selection at the last frame.
     canvas_picked: Vec<egui_snarl::NodeId>,
     /// The canvas rect and view transform (graph to screen) of the last frame.
@@ -125,6 +127,7 @@ impl EditorApp {
             marked: Default::default(),
             shown_title: String::new(),
             centre_on: None,
+            pinned: None,
             recent: Vec::new(),
             canvas_picked: Vec::new(),
             view: None,
@@ -246,6 +249,13 @@ impl EditorApp {
         if self.selected.is_some() {
             self.centre_on = Some(id.clone());
         }
+    }
+
+    /// Sets the view transform (graph to screen) at the next frame, instead of fitting the
+    /// view to the tree; tests pin it so that pointer positions are predictable.
+    pub fn pin_view(&mut self, transform: egui::emath::TSTransform) {
+        self.fit = false;
+        self.pinned = Some(transform);
     }
 
     /// Where a node's centre is on screen, as of the last frame drawn.
@@ -1000,6 +1010,7 @@ impl EditorApp {
                 )
             }),
             centre,
+            pinned: self.pinned.take(),
             selected: &self.selection,
             transform: None,
             field_edits: Vec::new(),
