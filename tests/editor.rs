@@ -753,3 +753,77 @@ fn dragging_a_node_on_the_canvas_moves_it_in_one_undo_step() {
     h.state_mut().undo();
     assert_eq!(h.state().tree(), &before, "the whole drag was one step");
 }
+
+#[test]
+fn step_runs_the_tree_in_its_scenario_and_lights_the_running_nodes() {
+    let app = EditorApp::open(&common::repo().join("sample_trees/door_room.json")).unwrap();
+    let panel = app
+        .simulation()
+        .expect("door_room.scenario.json is found beside the tree");
+    assert!(panel.error.is_none(), "{:?}", panel.error);
+    let mut h = harness(app);
+    h.get_by_label_contains("in door_room.scenario.json");
+    for _ in 0..3 {
+        h.get_by_role_and_label(Role::Button, "Step").click();
+        h.run_steps(2);
+    }
+    let sim = h.state().simulation().unwrap().sim().unwrap();
+    assert_eq!(sim.world().step_number(), 3);
+    h.get_by_label_contains("step 3, 0.3 s");
+    // Not yet in the room: it is on its way to the door.
+    use arbor::runtime::Status;
+    assert_eq!(
+        h.state().live_status(&NodeId::new("to_door")),
+        Some(Status::Running)
+    );
+    assert_eq!(
+        h.state().live_status(&NodeId::new("enter_room")),
+        Some(Status::Running)
+    );
+    assert_eq!(
+        h.state().live_status(&NodeId::new("stay")),
+        Some(Status::Failure)
+    );
+    // The visitor's line is shown.
+    h.get_by_label_contains("A visitor: at (");
+    // An edit starts the run over, with the tree as edited.
+    h.state_mut().apply(arbor::model::Edit::SetField {
+        id: NodeId::new("rest"),
+        name: "seconds".into(),
+        value: Some(arbor::model::Value::Float(1.0)),
+    });
+    h.run_steps(2);
+    let sim = h.state().simulation().unwrap().sim().unwrap();
+    assert_eq!(sim.world().step_number(), 0);
+    // Reset does too.
+    h.get_by_role_and_label(Role::Button, "Step").click();
+    h.run_steps(2);
+    h.get_by_role_and_label(Role::Button, "Reset").click();
+    h.run_steps(2);
+    assert_eq!(
+        h.state()
+            .simulation()
+            .unwrap()
+            .sim()
+            .unwrap()
+            .world()
+            .step_number(),
+        0
+    );
+}
+
+#[test]
+fn the_bundled_sample_opens_with_its_scenario_and_an_invalid_tree_says_why_it_cannot_run() {
+    let mut app = EditorApp::sample();
+    assert!(app.simulation().unwrap().sim().is_some());
+    for _ in 0..30 {
+        app.sim_step();
+    }
+    assert!(app.live_status(&NodeId::new("root")).is_some());
+    // Unlinking the Root's child makes the tree invalid: the panel says why.
+    app.add_node("Root", [0.0, 0.0]);
+    let panel = app.simulation().unwrap();
+    assert!(panel.sim().is_none());
+    let why = panel.error.as_deref().unwrap();
+    assert!(why.contains("the tree has 2 error(s)"), "{why}"); // two Roots; the new one has no child
+}

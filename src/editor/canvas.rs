@@ -177,6 +177,9 @@ pub struct Viewer<'a> {
     pub centre: Option<(egui::Rect, [f32; 2])>,
     /// Set the view to this transform.
     pub pinned: Option<egui::emath::TSTransform>,
+    /// The simulation's node states (watched agent): running nodes and what changed in the
+    /// last step are outlined.
+    pub live: &'a super::simulate::Live,
     /// The selected nodes (outlined in the selection colour, however they were selected).
     pub selected: &'a [NodeId],
     /// The view transform (graph to screen) of this frame, reported back.
@@ -375,6 +378,18 @@ impl SnarlViewer<NodeId> for Viewer<'_> {
         let mut frame = default;
         if self.errors.contains(id) {
             frame = frame.stroke(egui::Stroke::new(2.0, Color32::from_rgb(230, 60, 60)));
+        }
+        match self.live.get(id) {
+            Some((crate::runtime::Status::Running, _)) => {
+                frame = frame.stroke(egui::Stroke::new(3.0, Color32::from_rgb(240, 200, 60)));
+            }
+            Some((crate::runtime::Status::Success, true)) => {
+                frame = frame.stroke(egui::Stroke::new(3.0, Color32::from_rgb(90, 210, 110)));
+            }
+            Some((crate::runtime::Status::Failure | crate::runtime::Status::Aborted, true)) => {
+                frame = frame.stroke(egui::Stroke::new(3.0, Color32::from_rgb(240, 120, 80)));
+            }
+            _ => {}
         }
         if self.selected.contains(id) {
             frame = frame.stroke(egui::Stroke::new(3.0, SELECTION_COLOUR));

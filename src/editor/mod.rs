@@ -4,6 +4,9 @@
 mod canvas;
 mod inspector;
 mod layout;
+mod simulate;
+
+pub use simulate::SimPanel;
 
 pub use canvas::{Attach, Canvas, Viewer, category_colour, fit_transform, kinds_fitting, pins};
 
@@ -53,6 +56,8 @@ pub struct EditorApp {
     centre_on: Option<NodeId>,
     /// Set the view to this transform at the next frame.
     pinned: Option<egui::emath::TSTransform>,
+    /// The scenario the tree runs in, if one was found or opened.
+    sim: Option<SimPanel>,
     /// The canvas's own selection at the last frame.
     canvas_picked: Vec<egui_snarl::NodeId>,
     /// The canvas rect and view transform (graph to screen) of the last frame.
@@ -128,18 +133,68 @@ impl EditorApp {
             shown_title: String::new(),
             centre_on: None,
             pinned: None,
+            sim: None,
             recent: Vec::new(),
             canvas_picked: Vec::new(),
             view: None,
         };
         app.validate();
+        app.sim = app
+            .path
+            .as_deref()
+            .and_then(SimPanel::beside)
+            .and_then(|p| SimPanel::open(&p).ok());
+        app.reset_sim();
         app
+    }
+
+    /// The simulation panel, when the tree has a scenario.
+    pub fn simulation(&self) -> Option<&SimPanel> {
+        self.sim.as_ref()
+    }
+
+    /// Runs the tree in this scenario (from its first state).
+    pub fn set_scenario(&mut self, panel: SimPanel) {
+        self.sim = Some(panel);
+        self.reset_sim();
+    }
+
+    /// Steps the simulation once (the Step button).
+    pub fn sim_step(&mut self) {
+        if let Some(s) = &mut self.sim {
+            s.step();
+        }
+    }
+
+    /// The watched agent's status of a node in the simulation, if it has one.
+    pub fn live_status(&self, id: &NodeId) -> Option<crate::runtime::Status> {
+        self.sim
+            .as_ref()
+            .and_then(|s| s.live(&self.tree).get(id).map(|(st, _)| *st))
+    }
+
+    /// Starts the simulation over with the tree as it is now.
+    fn reset_sim(&mut self) {
+        let path = self
+            .path
+            .clone()
+            .unwrap_or_else(|| PathBuf::from("droid_arena.json"));
+        if let Some(s) = &mut self.sim {
+            s.reset(&self.catalog, &self.tree, &path);
+        }
     }
 
     /// An editor on the bundled sample tree.
     pub fn sample() -> Self {
         match parse_tree(SAMPLE, Path::new("droid_arena.json")) {
-            Ok(tree) => Self::new(tree, None),
+            Ok(tree) => {
+                let mut app = Self::new(tree, None);
+                app.set_scenario(SimPanel::from_text(
+                    PathBuf::from("droid_arena.scenario.json"),
+                    simulate::SAMPLE_SCENARIO.to_owned(),
+                ));
+                app
+            }
             Err(e) => {
                 let mut app = Self::new(Tree::new(), None);
                 app.status = format!("The bundled sample did not load: {e}");
@@ -223,6 +278,7 @@ impl EditorApp {
                     self.canvas.rebuild(&self.tree, &self.catalog);
                 }
                 self.validate();
+                self.reset_sim();
                 true
             }
             Err(e) => {
@@ -674,6 +730,7 @@ impl EditorApp {
     fn changed(&mut self) {
         self.canvas.rebuild(&self.tree, &self.catalog);
         self.validate();
+        self.reset_sim();
     }
 
     fn validate(&mut self) {
@@ -814,6 +871,23 @@ impl EditorApp {
                 }
                 if ui.button("Save As…").clicked() {
                     self.save_as_dialog();
+                }
+                ui.separator();
+                if ui
+                    .button("Open Scenario…")
+                    .on_hover_text("A world to run this tree in (arbor.scenario)")
+                    .clicked()
+                {
+                    ui.close();
+                    if let Some(p) = rfd::FileDialog::new()
+                        .add_filter("Arbor scenario", &["json"])
+                        .pick_file()
+                    {
+                        match SimPanel::open(&p) {
+                            Ok(panel) => self.set_scenario(panel),
+                            Err(e) => self.status = e,
+                        }
+                    }
                 }
             });
             ui.menu_button("View", |ui| {
@@ -990,6 +1064,11 @@ impl EditorApp {
     }
 
     fn canvas_ui(&mut self, ui: &mut egui::Ui) {
+        let live = self
+            .sim
+            .as_ref()
+            .map(|s| s.live(&self.tree))
+            .unwrap_or_default();
         let centre = self
             .centre_on
             .take()
@@ -1010,6 +1089,7 @@ impl EditorApp {
                 )
             }),
             centre,
+            live: &live,
             pinned: self.pinned.take(),
             selected: &self.selection,
             transform: None,
@@ -1110,6 +1190,22 @@ impl EditorApp {
                 self.status.as_str()
             });
         });
+        if let Some(panel) = &mut self.sim {
+            let mut reset = false;
+            egui::Panel::bottom("simulation")
+                .resizable(true)
+                .default_size(200.0)
+                .show(ui, |ui| {
+                    // Its own scroll area, so the panel keeps the size it is given.
+                    egui::ScrollArea::vertical()
+                        .id_salt("simulation-scroll")
+                        .auto_shrink([false, false])
+                        .show(ui, |ui| reset = panel.ui(ui));
+                });
+            if reset {
+                self.reset_sim();
+            }
+        }
         egui::Panel::left("palette")
             .default_size(170.0)
             .show(ui, |ui| self.palette_ui(ui));

@@ -8,7 +8,7 @@ use super::{
     AgentSetup, Entity, EntityId, EntityKind, ScenarioError, World, load_scenario, tile_of,
 };
 use crate::io::{LoadError, TreeFiles};
-use crate::model::{Catalog, Diagnostic};
+use crate::model::{Catalog, Diagnostic, Tree};
 use crate::runtime::{CompileError, CtxValue, Instance, Observer, Program, RunStats};
 
 /// Why a scenario cannot run.
@@ -152,8 +152,36 @@ impl Simulation {
         seed: u64,
         tree: Option<&Path>,
     ) -> Result<Self, SimError> {
-        let (mut world, setups) = load_scenario(scenario)?;
+        let (world, setups) = load_scenario(scenario)?;
+        Self::build(scenario, world, setups, catalog, seed, tree, None)
+    }
+
+    /// A scenario already read (`parse_scenario`), with `edited`: a tree being edited that
+    /// stands in for the file at its path (agents naming that file run it as it is now).
+    pub fn with_edited(
+        scenario: &Path,
+        parsed: (World, Vec<AgentSetup>),
+        catalog: &Catalog,
+        seed: u64,
+        edited: (&Path, &Tree),
+    ) -> Result<Self, SimError> {
+        let (world, setups) = parsed;
+        Self::build(scenario, world, setups, catalog, seed, None, Some(edited))
+    }
+
+    fn build(
+        scenario: &Path,
+        mut world: World,
+        setups: Vec<AgentSetup>,
+        catalog: &Catalog,
+        seed: u64,
+        tree: Option<&Path>,
+        edited: Option<(&Path, &Tree)>,
+    ) -> Result<Self, SimError> {
         world.seed(derive_seed(seed, 0));
+        let same = |a: &Path, b: &Path| {
+            a == b || matches!((a.canonicalize(), b.canonicalize()), (Ok(x), Ok(y)) if x == y)
+        };
         let behaviours = super::world_behaviours();
         let files = TreeFiles::new(catalog);
         let mut programs: Vec<(PathBuf, Arc<Program<World>>)> = Vec::new();
@@ -166,9 +194,10 @@ impl Simulation {
                 Some((_, p)) => p.clone(),
                 None => {
                     let loaded = files.load(&setup.tree);
-                    let t = match &*loaded {
-                        Ok(t) => t,
-                        Err(e) => {
+                    let t = match (&*loaded, edited) {
+                        (_, Some((path, tree))) if same(path, &setup.tree) => tree,
+                        (Ok(t), _) => t,
+                        (Err(e), _) => {
                             return Err(SimError::Tree {
                                 scenario: scenario.to_owned(),
                                 agent: setup.name,
