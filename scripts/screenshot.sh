@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs the editor under Xvfb and saves a PNG of the window: scripts/screenshot.sh [OUT.png] [TREE.json]
+# Runs the editor under Xvfb (its simulation running) and saves a PNG of the window:
+# scripts/screenshot.sh [OUT.png] [TREE.json]
 # Uses target/release/arbor if built, else builds the debug binary.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,9 +19,9 @@ xvfb=$!
 trap 'kill $app $xvfb 2>/dev/null || true' EXIT
 sleep 1
 if [[ -n "$tree" ]]; then
-  DISPLAY=$display WAYLAND_DISPLAY= "$bin" edit "$tree" &
+  DISPLAY=$display WAYLAND_DISPLAY= "$bin" edit --run "$tree" &
 else
-  DISPLAY=$display WAYLAND_DISPLAY= "$bin" &
+  DISPLAY=$display WAYLAND_DISPLAY= "$bin" edit --run &
 fi
 app=$!
 sleep "${SCREENSHOT_WAIT:-6}"

@@ -41,6 +41,9 @@ pub enum Command {
     Edit {
         /// The tree file to open.
         file: Option<PathBuf>,
+        /// Start the simulation running (when the tree has a scenario).
+        #[arg(long)]
+        run: bool,
     },
     /// Run a tree or a scenario headless for N steps and print a summary; `--trace` writes
     /// every event. A scenario file (recognised by its header) runs every agent's tree in

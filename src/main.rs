@@ -39,8 +39,8 @@ fn main() -> ExitCode {
             };
             cli::run(&args, &catalog, &mut out, &mut err)
         }
-        Some(Command::Edit { file }) => editor(file.as_deref(), &mut err),
-        None if cfg!(feature = "gui") => editor(None, &mut err),
+        Some(Command::Edit { file, run }) => editor(file.as_deref(), run, &mut err),
+        None if cfg!(feature = "gui") => editor(None, false, &mut err),
         None => {
             use clap::CommandFactory;
             let _ = Cli::command().print_help();
@@ -51,8 +51,8 @@ fn main() -> ExitCode {
 }
 
 #[cfg(feature = "gui")]
-fn editor(file: Option<&std::path::Path>, err: &mut dyn std::io::Write) -> u8 {
-    match arbor::editor::run(file) {
+fn editor(file: Option<&std::path::Path>, run: bool, err: &mut dyn std::io::Write) -> u8 {
+    match arbor::editor::run(file, run) {
         Ok(()) => cli::EXIT_OK,
         Err(e) => {
             let _ = writeln!(err, "error: {e}");
@@ -62,7 +62,7 @@ fn editor(file: Option<&std::path::Path>, err: &mut dyn std::io::Write) -> u8 {
 }
 
 #[cfg(not(feature = "gui"))]
-fn editor(_file: Option<&std::path::Path>, err: &mut dyn std::io::Write) -> u8 {
+fn editor(_file: Option<&std::path::Path>, _run: bool, err: &mut dyn std::io::Write) -> u8 {
     let _ = writeln!(
         err,
         "error: this build of arbor has no editor (it was built without the `gui` feature)"

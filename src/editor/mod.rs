@@ -1225,12 +1225,16 @@ impl EditorApp {
     }
 }
 
-/// Opens the editor window on `file`, or on the bundled sample.
-pub fn run(file: Option<&Path>) -> Result<(), String> {
-    let app = match file {
+/// Opens the editor window on `file`, or on the bundled sample; with `simulate`, its
+/// simulation starts running.
+pub fn run(file: Option<&Path>, simulate: bool) -> Result<(), String> {
+    let mut app = match file {
         Some(p) => EditorApp::open(p).map_err(|e| e.to_string())?,
         None => EditorApp::sample(),
     };
+    if let Some(s) = &mut app.sim {
+        s.running = simulate;
+    }
     // Window size and position, panel sizes (egui's memory) and the recent files are kept
     // between runs in the platform's app-data folder.
     let options = eframe::NativeOptions {
