@@ -21,32 +21,39 @@ pub struct Canvas {
 
 /// The input pins of a node: each port's slots in order, plus one empty slot on list ports.
 pub fn pins(tree: &Tree, catalog: &Catalog, id: &NodeId) -> Vec<(Port, usize)> {
-    let Some(node) = tree.node(id) else {
-        return vec![];
-    };
-    let Some(cat) = catalog.category_of(&node.kind) else {
-        return vec![];
-    };
-    let mut out = Vec::new();
-    for &port in cat.inputs() {
-        let used = node.linked(port).len();
-        let count = if port.is_single() { 1 } else { used + 1 };
-        out.extend((0..count).map(|slot| (port, slot)));
-    }
-    out
+    port_counts(tree, catalog, id)
+        .flat_map(|(port, count)| (0..count).map(move |slot| (port, slot)))
+        .collect()
+}
+
+/// Each input port of a node with its number of pins (a list port: its links and one
+/// empty slot), in pin order; what [`pins`] lists, without building the list.
+fn port_counts<'t>(
+    tree: &'t Tree,
+    catalog: &Catalog,
+    id: &NodeId,
+) -> impl Iterator<Item = (Port, usize)> + 't {
+    let node = tree.node(id);
+    let ports = node
+        .and_then(|n| catalog.category_of(&n.kind))
+        .map_or(&[][..], Category::inputs);
+    ports.iter().filter_map(move |&port| {
+        let n = node?;
+        Some((
+            port,
+            if port.is_single() {
+                1
+            } else {
+                n.linked(port).len() + 1
+            },
+        ))
+    })
 }
 
 /// The port and slot of input pin `index` (what `pins(..)[index]` is, without the list).
 pub fn pin_at(tree: &Tree, catalog: &Catalog, id: &NodeId, index: usize) -> Option<(Port, usize)> {
-    let node = tree.node(id)?;
-    let cat = catalog.category_of(&node.kind)?;
     let mut left = index;
-    for &port in cat.inputs() {
-        let count = if port.is_single() {
-            1
-        } else {
-            node.linked(port).len() + 1
-        };
+    for (port, count) in port_counts(tree, catalog, id) {
         if left < count {
             return Some((port, left));
         }
@@ -430,7 +437,9 @@ impl SnarlViewer<NodeId> for Viewer<'_> {
     }
 
     fn inputs(&mut self, node: &NodeId) -> usize {
-        pins(self.tree, self.catalog, node).len()
+        port_counts(self.tree, self.catalog, node)
+            .map(|(_, n)| n)
+            .sum()
     }
 
     fn outputs(&mut self, node: &NodeId) -> usize {

@@ -170,7 +170,7 @@ impl EditorApp {
     pub fn live_status(&self, id: &NodeId) -> Option<crate::runtime::Status> {
         self.sim
             .as_ref()
-            .and_then(|s| s.live(&self.tree).get(id).map(|(st, _)| *st))
+            .and_then(|s| s.live().get(id).map(|(st, _)| *st))
     }
 
     /// Starts the simulation over with the tree as it is now.
@@ -1064,11 +1064,8 @@ impl EditorApp {
     }
 
     fn canvas_ui(&mut self, ui: &mut egui::Ui) {
-        let live = self
-            .sim
-            .as_ref()
-            .map(|s| s.live(&self.tree))
-            .unwrap_or_default();
+        let none = simulate::Live::new();
+        let live = self.sim.as_ref().map_or(&none, SimPanel::live);
         let centre = self
             .centre_on
             .take()
@@ -1089,7 +1086,7 @@ impl EditorApp {
                 )
             }),
             centre,
-            live: &live,
+            live,
             pinned: self.pinned.take(),
             selected: &self.selection,
             transform: None,

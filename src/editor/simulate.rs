@@ -29,6 +29,7 @@ pub struct SimPanel {
     /// Stepping continuously.
     pub running: bool,
     last_step: f64,
+    live: Live,
 }
 
 /// A node's live state on the canvas: its status, and whether it changed in the last step.
@@ -59,6 +60,7 @@ impl SimPanel {
             watched: 0,
             running: false,
             last_step: 0.0,
+            live: Live::new(),
         }
     }
 
@@ -90,6 +92,7 @@ impl SimPanel {
                 self.error = Some(e.to_string());
             }
         }
+        self.refresh_live();
     }
 
     /// The simulation, when the tree runs.
@@ -102,36 +105,39 @@ impl SimPanel {
         if let Some(sim) = &mut self.sim {
             sim.step(DT, None);
         }
+        self.refresh_live();
     }
 
-    /// The watched agent's node states, by node id, for painting the canvas. Only nodes of
-    /// this tree (not the inside of SubTrees) are given.
-    pub fn live(&self, tree: &Tree) -> Live {
-        let mut out = Live::new();
-        let Some(sim) = &self.sim else {
-            return out;
-        };
+    /// The watched agent's node states (not idle), by node id, for painting the canvas;
+    /// kept up to date by each step, reset and change of the watched agent.
+    pub fn live(&self) -> &Live {
+        &self.live
+    }
+
+    fn refresh_live(&mut self) {
+        self.live.clear();
+        let Some(sim) = &self.sim else { return };
         let Some(agent) = sim.agents().nth(self.watched) else {
-            return out;
+            return;
         };
         let Some(instance) = sim.instance(&agent.name) else {
-            return out;
+            return;
         };
         let step = instance.step_number();
-        let program = instance.program();
-        for (i, state) in instance.node_states().iter().enumerate() {
-            let id = NodeId::new(program.node_ids()[i].as_str());
-            if state.status != Status::Idle && tree.contains(&id) {
-                out.insert(id, (state.status, state.step == step));
+        let ids = instance.program().node_ids();
+        for (id, state) in ids.iter().zip(instance.node_states()) {
+            if state.status != Status::Idle {
+                self.live
+                    .insert(NodeId::new(id.as_str()), (state.status, state.step == step));
             }
         }
-        out
     }
 
     /// Draws the panel: controls, the watched agent, and the arena. Returns true when the
     /// user asked to start over (Reset).
     pub fn ui(&mut self, ui: &mut egui::Ui) -> bool {
         let mut reset = false;
+        let watched = self.watched;
         let name = self
             .path
             .file_name()
@@ -204,6 +210,9 @@ impl SimPanel {
                 });
             });
         }
+        if self.watched != watched {
+            self.refresh_live();
+        }
         // Continuous running: a step every 0.1 s of real time.
         if self.running && self.sim.is_some() {
             let now = ui.input(|i| i.time);
@@ -239,12 +248,6 @@ fn arena_ui(ui: &mut egui::Ui, sim: &Simulation, watched: usize) {
         }
     }
     let watched_entity = sim.agents().nth(watched).map(|a| a.entity);
-    let glyphs: HashMap<u64, char> = sim
-        .summary()
-        .iter()
-        .zip(sim.agents())
-        .map(|(s, a)| (a.entity, s.glyph))
-        .collect();
     for (i, e) in world.entities().iter().enumerate() {
         if !e.alive {
             continue;
@@ -283,15 +286,13 @@ fn arena_ui(ui: &mut egui::Ui, sim: &Simulation, watched: usize) {
             EntityKind::Agent(b) => {
                 let hue = team_colour(&b.team);
                 painter.circle_filled(p, tile * 0.45, hue);
-                if let Some(g) = glyphs.get(&(i as u64)) {
-                    painter.text(
-                        p,
-                        egui::Align2::CENTER_CENTER,
-                        g,
-                        egui::FontId::monospace(tile * 0.7),
-                        Color32::BLACK,
-                    );
-                }
+                painter.text(
+                    p,
+                    egui::Align2::CENTER_CENTER,
+                    sim.glyph(i as u64),
+                    egui::FontId::monospace(tile * 0.7),
+                    Color32::BLACK,
+                );
                 if Some(i as u64) == watched_entity {
                     painter.circle_stroke(p, tile * 0.6, (2.0, Color32::from_rgb(90, 170, 255)));
                 }

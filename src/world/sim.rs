@@ -324,7 +324,9 @@ impl Simulation {
         n
     }
 
-    fn glyph(&self, entity: EntityId) -> char {
+    /// An agent's letter in [`Simulation::render`] and summaries (`A`, `B`, … in scenario
+    /// order; `@` past `Z` or for an entity that is not an agent).
+    pub fn glyph(&self, entity: EntityId) -> char {
         let i = self
             .agents
             .iter()
