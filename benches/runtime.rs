@@ -20,7 +20,14 @@ use arbor::model::{
 use arbor::runtime::{Action, Behaviours, CondIo, Condition, Instance, LeafIo, Outcome, Program};
 use criterion::{BatchSize, Criterion, Throughput};
 
-const AGENTS: usize = if cfg!(debug_assertions) { 200 } else { 10_000 };
+/// Agents in the workload: 10,000 (W), or `ARBOR_BENCH_AGENTS` to see how the figures
+/// change once everything fits in cache.
+fn agents() -> usize {
+    std::env::var("ARBOR_BENCH_AGENTS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(10_000)
+}
 const STEPS: usize = 100;
 const SEQS: u32 = 5;
 const ACTS: u32 = 3;
@@ -55,10 +62,10 @@ static GLOBAL: Measuring = Measuring;
 
 fn bytes_per<T>(make: impl Fn(usize) -> T) -> f64 {
     let before = LIVE.load(Ordering::Relaxed);
-    let all: Vec<T> = (0..AGENTS).map(make).collect();
+    let all: Vec<T> = (0..agents()).map(make).collect();
     let after = LIVE.load(Ordering::Relaxed);
     drop(black_box(all));
-    (after - before) as f64 / AGENTS as f64
+    (after - before) as f64 / agents() as f64
 }
 
 // ---- the agent and its rules, shared by all three -----------------------------------
@@ -105,6 +112,7 @@ impl Agent {
 
 // ---- Arbor ----------------------------------------------------------------------------
 
+#[derive(Clone)]
 struct Work {
     seq: u32,
     act: u32,
@@ -163,20 +171,18 @@ fn arbor_program() -> Arc<Program<Agent>> {
             spec.number("seq").unwrap() as u32,
             spec.number("act").unwrap() as u32,
         );
-        Ok(Arc::new(move || {
-            Box::new(Work {
-                seq,
-                act,
-                elapsed: 0,
-            })
-        }))
+        Ok(Work {
+            seq,
+            act,
+            elapsed: 0,
+        })
     });
     behaviours.condition("Check", |spec| {
         let (seq, which) = (
             spec.number("seq").unwrap() as u32,
             spec.number("which").unwrap() as u32,
         );
-        Ok(Arc::new(Check { seq, which }))
+        Ok(Check { seq, which })
     });
     let mut root = Node::new("root", "Root");
     root.inputs.insert(Port::Child, vec![NodeId::new("select")]);
@@ -224,11 +230,12 @@ fn arbor_instance(program: &Arc<Program<Agent>>, i: usize) -> Instance<Agent> {
 }
 
 fn arbor_agents(program: &Arc<Program<Agent>>) -> Vec<(Agent, Instance<Agent>)> {
-    (0..AGENTS)
+    (0..agents())
         .map(|i| (Agent::new(i), arbor_instance(program, i)))
         .collect()
 }
 
+#[inline(never)]
 fn arbor_run(agents: &mut [(Agent, Instance<Agent>)]) {
     for _ in 0..STEPS {
         for (agent, instance) in agents.iter_mut() {
@@ -425,7 +432,7 @@ impl HTree {
 }
 
 fn hand_agents(tree: &HTree) -> Vec<(Agent, HInst)> {
-    (0..AGENTS)
+    (0..agents())
         .map(|i| {
             (
                 Agent::new(i),
@@ -439,6 +446,7 @@ fn hand_agents(tree: &HTree) -> Vec<(Agent, HInst)> {
         .collect()
 }
 
+#[inline(never)]
 fn hand_run(tree: &HTree, agents: &mut [(Agent, HInst)]) {
     for _ in 0..STEPS {
         for (agent, inst) in agents.iter_mut() {
@@ -477,7 +485,7 @@ fn bonsai_tree() -> bonsai_bt::Behavior<Act> {
 }
 
 fn bonsai_agents(tree: &bonsai_bt::Behavior<Act>) -> Vec<(BonsaiAgent, bonsai_bt::BT<Act, ()>)> {
-    (0..AGENTS)
+    (0..agents())
         .map(|i| {
             (
                 BonsaiAgent {
@@ -490,6 +498,7 @@ fn bonsai_agents(tree: &bonsai_bt::Behavior<Act>) -> Vec<(BonsaiAgent, bonsai_bt
         .collect()
 }
 
+#[inline(never)]
 fn bonsai_run(agents: &mut [(BonsaiAgent, bonsai_bt::BT<Act, ()>)]) {
     use bonsai_bt::{ActionArgs, Event, Failure, Running, Success, UpdateArgs};
     let e: Event = UpdateArgs { dt: DT }.into();
@@ -548,7 +557,8 @@ fn main() {
     let done = |xs: &[&Agent]| xs.iter().map(|x| x.done).sum::<u64>();
     let bonsai_done: u64 = b.iter().map(|(x, _)| x.agent.done).sum();
     println!(
-        "workload W: {AGENTS} agents x {STEPS} steps; actions completed: arbor {}, hand-written {}, bonsai-bt {bonsai_done}",
+        "workload W: {} agents x {STEPS} steps; actions completed: arbor {}, hand-written {}, bonsai-bt {bonsai_done}",
+        agents(),
         done(&arbor_states),
         done(&hand_states)
     );
@@ -571,7 +581,7 @@ fn main() {
         .measurement_time(Duration::from_secs(6))
         .configure_from_args();
     let mut g = c.benchmark_group("workload_w");
-    g.throughput(Throughput::Elements((AGENTS * STEPS) as u64));
+    g.throughput(Throughput::Elements((agents() * STEPS) as u64));
     g.bench_function("arbor", |bench| {
         bench.iter_batched(
             || arbor_agents(&program),

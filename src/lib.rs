@@ -20,6 +20,7 @@
 //! struct Guard { stamina: f64 }
 //!
 //! /// A game action: rest until stamina is back.
+//! #[derive(Clone)]
 //! struct Rest;
 //! impl Action<Guard> for Rest {
 //!     fn on_execute(&mut self, guard: &mut Guard, _: &mut LeafIo<'_>, dt: f64) -> Outcome {
@@ -37,7 +38,7 @@
 //!
 //! // 2. Give them behaviour.
 //! let mut behaviours = Behaviours::<Guard>::with_builtins();
-//! behaviours.action("Rest", |_spec| Ok(Arc::new(|| Box::new(Rest))));
+//! behaviours.action("Rest", |_spec| Ok(Rest));
 //! behaviours.condition_fn("IsTired", |guard: &mut Guard, _io| guard.stamina < 0.5);
 //!
 //! // 3. Load and compile a tree file once (here written on the spot).

@@ -6,6 +6,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use super::Status;
+use super::slab::ActionType;
 use crate::model::{Catalog, Node, Value};
 
 /// A value in an agent's context: a world entity, a position, a number or text.
@@ -43,11 +44,13 @@ pub struct Context {
 
 impl Context {
     /// The value under a key.
+    #[inline]
     pub fn get(&self, key: KeyId) -> Option<&CtxValue> {
         self.slots.get(usize::from(key)).and_then(Option::as_ref)
     }
 
     /// Sets or clears a key.
+    #[inline]
     pub fn set(&mut self, key: KeyId, value: Option<CtxValue>) {
         if let Some(slot) = self.slots.get_mut(usize::from(key)) {
             *slot = value;
@@ -63,6 +66,7 @@ impl Context {
         }
     }
 
+    #[inline]
     pub(crate) fn clear(&mut self) {
         self.slots.iter_mut().for_each(|s| *s = None);
     }
@@ -81,23 +85,29 @@ pub enum Outcome {
 
 /// What a running leaf sees of its node and context.
 pub struct LeafIo<'a> {
-    pub(crate) input: &'a Option<CtxValue>,
+    pub(crate) input: Option<&'a CtxValue>,
     /// The current step number.
     pub step: u64,
     /// The agent's context, read only.
     pub context: &'a Context,
-    pub(crate) produced: &'a mut Option<CtxValue>,
+    /// Where a produced value is kept until the leaf exits; `None` without `out_context`.
+    pub(crate) produced: Option<&'a mut Option<CtxValue>>,
 }
 
 impl LeafIo<'_> {
     /// The value fetched from `in_context` when the leaf was entered.
+    #[inline]
     pub fn input(&self) -> Option<&CtxValue> {
-        self.input.as_ref()
+        self.input
     }
 
-    /// Sets the value the leaf produces; it is stored under `out_context` when the leaf finishes.
+    /// Sets the value the leaf produces; it is stored under `out_context` when the leaf
+    /// finishes. A leaf without `out_context` produces nothing: the value is dropped.
+    #[inline]
     pub fn produce(&mut self, value: CtxValue) {
-        *self.produced = Some(value);
+        if let Some(p) = self.produced.as_deref_mut() {
+            *p = Some(value);
+        }
     }
 }
 
@@ -111,7 +121,8 @@ pub struct CondIo<'a> {
     pub context: &'a Context,
 }
 
-/// An action's behaviour. One object per leaf per agent; it may keep state between calls.
+/// An action's behaviour. Each agent has its own object per leaf, cloned from the one the
+/// kind's factory made when the tree was compiled; it may keep state between calls.
 pub trait Action<A>: Send {
     /// Called when the leaf is entered.
     fn on_enter(&mut self, _agent: &mut A, _io: &mut LeafIo<'_>) {}
@@ -126,9 +137,6 @@ pub trait Condition<A>: Send + Sync {
     /// Whether the condition holds now (before `invert`).
     fn check(&self, agent: &mut A, io: &CondIo<'_>) -> bool;
 }
-
-/// Makes a fresh action object for one agent.
-pub type ActionMaker<A> = Arc<dyn Fn() -> Box<dyn Action<A>> + Send + Sync>;
 
 /// A node being compiled: its fields, with defaults from the catalog, and key interning.
 pub struct NodeSpec<'a> {
@@ -176,9 +184,9 @@ pub(crate) fn intern(keys: &mut Vec<String>, name: &str) -> KeyId {
 }
 
 type ActionFactory<A> =
-    Box<dyn Fn(&mut NodeSpec<'_>) -> Result<ActionMaker<A>, String> + Send + Sync>;
+    Box<dyn Fn(&mut NodeSpec<'_>) -> Result<ActionType<A>, String> + Send + Sync>;
 type ConditionFactory<A> =
-    Box<dyn Fn(&mut NodeSpec<'_>) -> Result<Arc<dyn Condition<A>>, String> + Send + Sync>;
+    Box<dyn Fn(&mut NodeSpec<'_>) -> Result<Box<dyn Condition<A>>, String> + Send + Sync>;
 
 /// The behaviours a runtime knows, by kind name.
 pub struct Behaviours<A> {
@@ -221,20 +229,18 @@ impl<A: 'static> Behaviours<A> {
                 Some(Value::Text(t)) => Some(CtxValue::Text(t.as_str().into())),
                 _ => None,
             };
-            Ok(Arc::new(move || {
-                Box::new(MockAction {
-                    script: script.clone(),
-                    produces: produces.clone(),
-                    executed: 0,
-                })
-            }))
+            Ok(MockAction {
+                script,
+                produces,
+                executed: 0,
+            })
         });
         b.condition("MockCondition", |spec| {
             let script: Vec<bool> = spec.text("script").chars().map(|c| c == 'T').collect();
             if script.is_empty() {
                 return Err("MockCondition needs a script of T and F".into());
             }
-            Ok(Arc::new(MockCondition { script }))
+            Ok(MockCondition { script })
         });
         b.condition("HasContext", |spec| {
             let name = spec.text("key").to_owned();
@@ -242,31 +248,36 @@ impl<A: 'static> Behaviours<A> {
                 return Err("HasContext needs a key".into());
             }
             let key = spec.key(&name);
-            Ok(Arc::new(HasContext { key }))
+            Ok(HasContext { key })
         });
         b
     }
 
-    /// Registers the behaviour of an action kind: `make` reads the node's fields once, at
-    /// compile time, and returns a maker of per-agent action objects.
-    pub fn action(
+    /// Registers the behaviour of an action kind: `make` reads a node's fields once, at
+    /// compile time, and returns the action object every agent's leaf starts from (each
+    /// agent gets its own clone).
+    pub fn action<T: Action<A> + Clone + Sync + 'static>(
         &mut self,
         kind: &str,
-        make: impl Fn(&mut NodeSpec<'_>) -> Result<ActionMaker<A>, String> + Send + Sync + 'static,
+        make: impl Fn(&mut NodeSpec<'_>) -> Result<T, String> + Send + Sync + 'static,
     ) {
-        self.actions.insert(kind.to_owned(), Box::new(make));
+        self.actions.insert(
+            kind.to_owned(),
+            Box::new(move |spec| make(spec).map(ActionType::new)),
+        );
     }
 
-    /// Registers the behaviour of a condition kind.
-    pub fn condition(
+    /// Registers the behaviour of a condition kind: `make` reads a node's fields once, at
+    /// compile time, and returns the condition, which every agent shares.
+    pub fn condition<T: Condition<A> + 'static>(
         &mut self,
         kind: &str,
-        make: impl Fn(&mut NodeSpec<'_>) -> Result<Arc<dyn Condition<A>>, String>
-        + Send
-        + Sync
-        + 'static,
+        make: impl Fn(&mut NodeSpec<'_>) -> Result<T, String> + Send + Sync + 'static,
     ) {
-        self.conditions.insert(kind.to_owned(), Box::new(make));
+        self.conditions.insert(
+            kind.to_owned(),
+            Box::new(move |spec| make(spec).map(|c| -> Box<dyn Condition<A>> { Box::new(c) })),
+        );
     }
 
     /// A condition from a closure over the agent.
@@ -275,20 +286,20 @@ impl<A: 'static> Behaviours<A> {
         kind: &str,
         check: impl Fn(&mut A, &CondIo<'_>) -> bool + Send + Sync + Clone + 'static,
     ) {
-        self.condition(kind, move |_| Ok(Arc::new(FnCondition(check.clone()))));
+        self.condition(kind, move |_| Ok(FnCondition(check.clone())));
     }
 
     pub(crate) fn make_action(
         &self,
         spec: &mut NodeSpec<'_>,
-    ) -> Option<Result<ActionMaker<A>, String>> {
+    ) -> Option<Result<ActionType<A>, String>> {
         self.actions.get(&spec.node.kind).map(|f| f(spec))
     }
 
     pub(crate) fn make_condition(
         &self,
         spec: &mut NodeSpec<'_>,
-    ) -> Option<Result<Arc<dyn Condition<A>>, String>> {
+    ) -> Option<Result<Box<dyn Condition<A>>, String>> {
         self.conditions.get(&spec.node.kind).map(|f| f(spec))
     }
 }
@@ -302,6 +313,7 @@ impl<A, F: Fn(&mut A, &CondIo<'_>) -> bool + Send + Sync> Condition<A> for FnCon
 }
 
 /// `MockAction`: each execute since entry returns the next letter of its script.
+#[derive(Clone)]
 struct MockAction {
     script: Arc<[Outcome]>,
     produces: Option<CtxValue>,

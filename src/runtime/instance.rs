@@ -9,8 +9,9 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 
 use super::Status;
-use super::behaviour::{Action, CondIo, Context, CtxValue, KeyId, LeafIo};
-use super::program::{Kind, NONE, Program};
+use super::behaviour::{CondIo, Context, CtxValue, KeyId, LeafIo};
+use super::program::{Kind, LeafInfo, NONE, PathGuard, Program};
+use super::slab::ActionSlab;
 use super::trace::{Event, EventKind, Observer, Reason};
 
 /// Tolerance for time comparisons (max_duration, Regulator).
@@ -63,20 +64,42 @@ struct Report {
     epoch: u32,
 }
 
+/// Reports waiting for phase 4, oldest first: two in place (a step rarely queues more),
+/// the rest in `Cold::reports`. Once one has spilled there, later ones follow it, so the
+/// ones in place are always the oldest.
+#[derive(Clone, Copy, Debug)]
+struct Reports {
+    head: u8,
+    len: u8,
+    spilled: bool,
+    ring: [Report; 2],
+}
+
+impl Reports {
+    const NONE: Report = Report {
+        node: NONE,
+        status: Status::Idle,
+        epoch: 0,
+    };
+
+    #[inline]
+    fn any(&self) -> bool {
+        self.len > 0 || self.spilled
+    }
+}
+
 #[derive(Debug)]
 enum Trigger {
     Known(u32, Option<CtxValue>),
     Unknown(String),
 }
 
-/// A node's run state, all in one record so a step touches few cache lines.
-#[derive(Clone, Copy, Debug)]
-struct Rt {
+/// A node's run state besides its status (kept in the instance's block, see `slab`).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Rt {
     /// Leaf: step entered. Root: step the run began. Repeater/UntilFail: step the child's run
     /// began. Regulator: the step its permission was last decided.
     began: u64,
-    /// The guard pass that last checked this branch's guards.
-    guard_stamp: u64,
     /// Leaf: seconds executed. Regulator: seconds since it last allowed a step.
     timer: f64,
     /// Bumped at each entry; stale reports carry an older one.
@@ -85,59 +108,135 @@ struct Rt {
     cursor: u32,
     /// Parallel: children that succeeded.
     aux: u32,
-    /// The status driving the run (a guard: its last result).
-    status: Status,
     /// Regulator: the next ready step is allowed at once.
     first: bool,
     /// Regulator: this step is allowed.
     reg_ok: bool,
 }
 
-impl Default for Rt {
-    fn default() -> Self {
+/// Active leaves kept inline, without a heap block (one or two run at a time in most trees).
+const INLINE: usize = 4;
+
+/// The active leaves in tree order: up to [`INLINE`] in place, more in a vector reserved
+/// when the instance is made (so inserting never allocates).
+#[derive(Debug)]
+struct Active {
+    len: u32,
+    inline: [u32; INLINE],
+    spill: Vec<u32>,
+}
+
+impl Active {
+    fn new(leaves: usize) -> Self {
         Self {
-            began: 0,
-            guard_stamp: 0,
-            timer: 0.0,
-            epoch: 0,
-            cursor: 0,
-            aux: 0,
-            status: Status::Idle,
-            first: false,
-            reg_ok: false,
+            len: 0,
+            inline: [0; INLINE],
+            spill: if leaves > INLINE {
+                Vec::with_capacity(leaves)
+            } else {
+                Vec::new()
+            },
         }
     }
+
+    #[inline]
+    fn as_slice(&self) -> &[u32] {
+        let n = self.len as usize;
+        if n <= INLINE {
+            &self.inline[..n]
+        } else {
+            &self.spill
+        }
+    }
+
+    #[inline]
+    fn insert(&mut self, leaf: u32) {
+        let n = self.len as usize;
+        if n < INLINE {
+            let Err(at) = self.inline[..n].binary_search(&leaf) else {
+                return;
+            };
+            self.inline.copy_within(at..n, at + 1);
+            self.inline[at] = leaf;
+        } else {
+            if n == INLINE {
+                self.spill.clear();
+                self.spill.extend_from_slice(&self.inline);
+            }
+            let Err(at) = self.spill.binary_search(&leaf) else {
+                return;
+            };
+            self.spill.insert(at, leaf);
+        }
+        self.len += 1;
+    }
+
+    #[inline]
+    fn remove(&mut self, leaf: u32) {
+        let n = self.len as usize;
+        if n <= INLINE {
+            let Ok(at) = self.inline[..n].binary_search(&leaf) else {
+                return;
+            };
+            self.inline.copy_within(at + 1..n, at);
+        } else {
+            let Ok(at) = self.spill.binary_search(&leaf) else {
+                return;
+            };
+            self.spill.remove(at);
+            if n - 1 == INLINE {
+                self.inline.copy_from_slice(&self.spill);
+            }
+        }
+        self.len -= 1;
+    }
+
+    #[inline]
+    fn clear(&mut self) {
+        self.len = 0;
+    }
+}
+
+/// What a step in steady state does not touch, in a block of its own.
+struct Cold {
+    rng: u64,
+    perm: Vec<u32>,
+    resume: Vec<u32>,
+    /// Reports beyond the two kept in place (see [`Reports`]).
+    reports: VecDeque<Report>,
+    triggers: VecDeque<Trigger>,
+    context: Context,
+    /// Inputs of the leaves with `in_context`, by `LeafInfo::input_at` (slot 0 unused).
+    inputs: Vec<Option<CtxValue>>,
+    /// Values produced by leaves with `out_context`, by `LeafInfo::output_at` (slot 0 unused).
+    produced: Vec<Option<CtxValue>>,
+    /// The display snapshot; empty while recording is off.
+    shown: Vec<NodeState>,
 }
 
 struct State {
     step: u64,
-    started: bool,
-    stalled: bool,
     restart_at: Option<u64>,
     interrupt: u32,
-    stamp: u64,
-    rng: u64,
-    rt: Vec<Rt>,
-    shown: Vec<NodeState>,
-    perm: Vec<u32>,
-    active: Vec<u32>,
-    resume: Vec<u32>,
-    reports: VecDeque<Report>,
-    triggers: VecDeque<Trigger>,
-    context: Context,
-    /// Inputs of the leaves with `in_context` (slot 0: always empty).
-    inputs: Vec<Option<CtxValue>>,
-    /// Values produced by leaves with `out_context` (slot 0: a scratch for the others).
-    produced: Vec<Option<CtxValue>>,
-    /// Whether the display snapshot (`shown`) is kept.
+    started: bool,
+    stalled: bool,
+    /// Whether the display snapshot (`cold.shown`) is kept.
     record: bool,
+    /// Triggers may wait in `cold.triggers`.
+    triggers_queued: bool,
+    reports: Reports,
     stats: RunStats,
+    /// The last step in which a leaf was entered: while it is not the current one, no
+    /// active leaf is new this step, and `rt[leaf].began` need not be read.
+    last_entry: u64,
+    active: Active,
+    cold: Box<Cold>,
 }
 
 /// One agent's run of a shared [`Program`].
 pub struct Instance<A> {
     program: Arc<Program<A>>,
-    actions: Vec<Box<dyn Action<A>>>,
+    actions: ActionSlab<A>,
     st: State,
 }
 
@@ -146,33 +245,42 @@ impl<A> Instance<A> {
     pub fn new(program: Arc<Program<A>>, seed: u64) -> Self {
         let n = program.len();
         let leaves = program.leaf_count();
-        let actions = program.makers.iter().map(|m| m()).collect();
-        let st = State {
-            step: 0,
-            started: false,
-            stalled: false,
-            restart_at: None,
-            interrupt: NONE,
-            stamp: 0,
+        let cold = Cold {
             rng: seed ^ 0x9E37_79B9_7F4A_7C15,
-            rt: vec![Rt::default(); n],
-            shown: vec![NodeState::default(); n],
             perm: vec![0; program.perm_len],
-            active: Vec::with_capacity(leaves),
             resume: Vec::with_capacity(leaves),
-            reports: VecDeque::with_capacity(n + 4),
-            triggers: VecDeque::with_capacity(4),
+            reports: VecDeque::with_capacity(program.report_cap),
+            // Filled from outside, between steps: it grows there, never in a step.
+            triggers: VecDeque::new(),
             context: Context {
                 slots: vec![None; program.keys().len()],
             },
             inputs: vec![None; program.io_len.0],
             produced: vec![None; program.io_len.1],
+            shown: vec![NodeState::default(); n],
+        };
+        let st = State {
+            step: 0,
+            restart_at: None,
+            interrupt: NONE,
+            started: false,
+            stalled: false,
             record: true,
+            triggers_queued: false,
+            reports: Reports {
+                head: 0,
+                len: 0,
+                spilled: false,
+                ring: [Reports::NONE; 2],
+            },
             stats: RunStats::default(),
+            last_entry: 0,
+            active: Active::new(leaves),
+            cold: Box::new(cold),
         };
         Self {
+            actions: ActionSlab::new(&program.actions),
             program,
-            actions,
             st,
         }
     }
@@ -189,22 +297,22 @@ impl<A> Instance<A> {
 
     /// The agent's context.
     pub fn context(&self) -> &Context {
-        &self.st.context
+        &self.st.cold.context
     }
 
     /// The agent's context, to change from outside (the world removes destroyed entities).
     pub fn context_mut(&mut self) -> &mut Context {
-        &mut self.st.context
+        &mut self.st.cold.context
     }
 
     /// The active leaves, in tree order.
     pub fn active_leaves(&self) -> &[u32] {
-        &self.st.active
+        self.st.active.as_slice()
     }
 
     /// Each node's display state, by node index (empty while recording is off).
     pub fn node_states(&self) -> &[NodeState] {
-        &self.st.shown
+        &self.st.cold.shown
     }
 
     /// Turns the display snapshot ([`Instance::node_states`]) on or off. It is on by
@@ -212,7 +320,15 @@ impl<A> Instance<A> {
     /// upkeep. Turning it on starts from a blank snapshot.
     pub fn record_states(&mut self, on: bool) {
         self.st.record = on;
-        self.st.shown = if on {
+        if on {
+            // Guards' statuses were not kept while off: start them afresh too.
+            for (status, rec) in self.actions.status_mut().iter_mut().zip(&self.program.recs) {
+                if matches!(rec.kind, Kind::Condition { .. }) {
+                    *status = Status::Idle;
+                }
+            }
+        }
+        self.st.cold.shown = if on {
             vec![NodeState::default(); self.program.len()]
         } else {
             Vec::new()
@@ -237,27 +353,24 @@ impl<A> Instance<A> {
                 "no Interrupt has the id '{interrupt_id}'; trigger ignored"
             )),
         };
-        self.st.triggers.push_back(t);
+        self.st.cold.triggers.push_back(t);
+        self.st.triggers_queued = true;
     }
 
     /// Heap memory held by this instance, in bytes (its share of the program not counted).
     pub fn heap_bytes(&self) -> usize {
         use std::mem::size_of;
         let s = &self.st;
-        s.rt.capacity() * size_of::<Rt>()
-            + s.shown.capacity() * size_of::<NodeState>()
-            + s.perm.capacity() * 4
-            + (s.active.capacity() + s.resume.capacity()) * 4
-            + s.reports.capacity() * size_of::<Report>()
-            + s.triggers.capacity() * size_of::<Trigger>()
-            + (s.context.slots.capacity() + s.inputs.capacity() + s.produced.capacity())
+        let c = &*s.cold;
+        size_of::<Cold>()
+            + self.program.actions.size()
+            + s.active.spill.capacity() * 4
+            + (c.perm.capacity() + c.resume.capacity()) * 4
+            + c.reports.capacity() * size_of::<Report>()
+            + c.triggers.capacity() * size_of::<Trigger>()
+            + c.shown.capacity() * size_of::<NodeState>()
+            + (c.context.slots.capacity() + c.inputs.capacity() + c.produced.capacity())
                 * size_of::<Option<CtxValue>>()
-            + self.actions.capacity() * size_of::<Box<dyn Action<A>>>()
-            + self
-                .actions
-                .iter()
-                .map(|a| std::mem::size_of_val(&**a))
-                .sum::<usize>()
     }
 
     /// Advances the agent by one frame of `dt` seconds (SPEC §3.2). The first call also
@@ -266,7 +379,7 @@ impl<A> Instance<A> {
         let mut x = Exec {
             p: &self.program,
             st: &mut self.st,
-            actions: &mut self.actions,
+            block: &mut self.actions,
             agent,
             obs: observer,
         };
@@ -277,7 +390,7 @@ impl<A> Instance<A> {
 struct Exec<'x, 'o, A> {
     p: &'x Program<A>,
     st: &'x mut State,
-    actions: &'x mut [Box<dyn Action<A>>],
+    block: &'x mut ActionSlab<A>,
     agent: &'x mut A,
     obs: Option<&'x mut (dyn Observer + 'o)>,
 }
@@ -300,43 +413,49 @@ impl<A> Exec<'_, '_, A> {
         }
     }
 
-    /// Calls the action of leaf `slot` with its I/O: the input fetched at entry, the value it
-    /// produces, the context.
+    /// Calls the action of leaf `slot` with its I/O: the input fetched at entry, where what it
+    /// produces is kept, the context. A leaf without `in_context`/`out_context` has neither,
+    /// so the call touches nothing but the action's own state.
     fn call_action<R>(
         &mut self,
         slot: usize,
-        f: impl FnOnce(&mut dyn Action<A>, &mut A, &mut LeafIo<'_>) -> R,
+        f: impl FnOnce(&mut ActionSlab<A>, &mut A, &mut LeafIo<'_>) -> R,
     ) -> R {
-        let State {
+        let p = self.p;
+        let info = &p.leaves[slot];
+        let (input_at, output_at) = (info.input_at as usize, info.output_at as usize);
+        let Cold {
             inputs,
             produced,
             context,
-            step,
             ..
-        } = &mut *self.st;
-        let info = &self.p.leaves[slot];
-        let out = info.output_at as usize;
+        } = &mut *self.st.cold;
         let mut io = LeafIo {
-            input: &inputs[info.input_at as usize],
-            step: *step,
+            input: if input_at == 0 {
+                None
+            } else {
+                inputs[input_at].as_ref()
+            },
+            step: self.st.step,
             context,
-            produced: &mut produced[out],
+            produced: if output_at == 0 {
+                None
+            } else {
+                Some(&mut produced[output_at])
+            },
         };
-        let r = f(&mut *self.actions[slot], self.agent, &mut io);
-        if out == 0 {
-            // Without out_context a produced value goes nowhere.
-            produced[0] = None;
-        }
-        r
+        f(self.block, self.agent, &mut io)
     }
 
     fn set_status(&mut self, n: u32, s: Status) {
         let i = n as usize;
-        self.st.rt[i].status = s;
+        self.block.status_mut()[i] = s;
         if !self.st.record {
             return;
         }
-        let shown = &mut self.st.shown[i];
+        let Some(shown) = self.st.cold.shown.get_mut(i) else {
+            return;
+        };
         shown.status = s;
         shown.step = self.st.step;
         match s {
@@ -348,29 +467,39 @@ impl<A> Exec<'_, '_, A> {
     }
 
     fn running(&self, n: u32) -> bool {
-        self.st
-            .rt
-            .get(n as usize)
-            .is_some_and(|r| r.status == Status::Running)
+        self.block.status().get(n as usize) == Some(&Status::Running)
     }
 
     fn next_random(&mut self) -> u64 {
         // SplitMix64: small, fast, the same on every platform.
-        self.st.rng = self.st.rng.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.st.rng;
+        let rng = &mut self.st.cold.rng;
+        *rng = rng.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = *rng;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
         z ^ (z >> 31)
     }
 
-    fn new_stamp(&mut self) -> u64 {
-        self.st.stamp += 1;
-        self.st.stamp
-    }
-
     // ---- the step -------------------------------------------------------------------
 
     fn step(&mut self, dt: f64) {
+        if !self.st.started || self.st.triggers_queued || self.st.restart_at.is_some() {
+            self.step_full(dt);
+            return;
+        }
+        // The common step: started, no trigger waiting, no restart due (a stall in this step
+        // sets one for the next, so none falls due now): phases 2 to 4 only.
+        self.st.stalled = false;
+        self.st.step += 1;
+        self.guards_and_execute(dt);
+        if !self.st.stalled && self.st.reports.any() {
+            self.reports();
+        }
+    }
+
+    /// A step with everything SPEC §3.2 has: the start, triggers, a restart falling due.
+    #[inline(never)]
+    fn step_full(&mut self, dt: f64) {
         self.st.stalled = false;
         if !self.st.started {
             self.st.started = true;
@@ -379,14 +508,13 @@ impl<A> Exec<'_, '_, A> {
             self.st.stalled = false;
         }
         self.st.step += 1;
-        self.interrupts();
-        if !self.st.stalled {
-            self.guards();
+        if self.st.triggers_queued {
+            self.interrupts();
         }
         if !self.st.stalled {
-            self.execute(dt);
+            self.guards_and_execute(dt);
         }
-        if !self.st.stalled {
+        if !self.st.stalled && self.st.reports.any() {
             self.reports();
         }
         let due = self.st.restart_at.is_some_and(|s| s <= self.st.step);
@@ -398,10 +526,11 @@ impl<A> Exec<'_, '_, A> {
     }
 
     /// Phase 1: triggers queued since the last step, in order.
+    #[inline(never)]
     fn interrupts(&mut self) {
-        while let Some(t) = self.st.triggers.pop_front() {
+        while let Some(t) = self.st.cold.triggers.pop_front() {
             if self.st.stalled {
-                self.st.triggers.push_front(t);
+                self.st.cold.triggers.push_front(t);
                 return;
             }
             match t {
@@ -411,24 +540,71 @@ impl<A> Exec<'_, '_, A> {
                 }
             }
         }
+        self.st.triggers_queued = false;
     }
 
     /// The first active leaf with an index of at least `from`.
     fn next_active(&self, from: u32) -> Option<u32> {
-        let at = self.st.active.partition_point(|&x| x < from);
-        self.st.active.get(at).copied()
+        let active = self.st.active.as_slice();
+        let at = active.partition_point(|&x| x < from);
+        active.get(at).copied()
+    }
+
+    /// Whether active leaf `leaf` was entered in this step (it waits for the next one).
+    fn entered_now(&self, leaf: u32) -> bool {
+        self.st.last_entry == self.st.step && self.block.rt()[leaf as usize].began == self.st.step
+    }
+
+    /// Phases 2 and 3. With one active leaf (the common step) they are one check-then-run:
+    /// a failing guard aborts the leaf, and a reset for a missing key leaves only leaves
+    /// entered in this step, which wait for the next; either way nothing is left to execute.
+    fn guards_and_execute(&mut self, dt: f64) {
+        if let &[leaf] = self.st.active.as_slice() {
+            if !self.entered_now(leaf) {
+                self.run_leaf(leaf, dt);
+            }
+            return;
+        }
+        self.guards();
+        if !self.st.stalled {
+            self.execute(dt);
+        }
+    }
+
+    /// Phases 2 and 3 for a leaf that runs alone: its guards, its Regulators, its execute.
+    fn run_leaf(&mut self, leaf: u32, dt: f64) {
+        let p = self.p;
+        let slot = p.recs[leaf as usize].slot as usize;
+        let info = &p.leaves[slot];
+        if info.guards.0 != info.guards.1 {
+            // The guards take a while: let the action's state arrive meanwhile.
+            self.block.prefetch(slot);
+            let flow = if self.quiet() {
+                self.check_guards_quietly(info)
+            } else {
+                self.check_guards(info, 0)
+            };
+            if flow != Flow::Running {
+                return;
+            }
+        }
+        if info.regulators.0 != info.regulators.1 && !self.regulators_allow(leaf, dt) {
+            return;
+        }
+        self.execute_slot(leaf, slot, dt);
     }
 
     /// Phase 2: guards of the active leaves entered in an earlier step, in tree order.
     fn guards(&mut self) {
-        let stamp = self.new_stamp();
-        let mut from = 0;
+        let (mut from, mut prev) = (0, 0);
         while let Some(leaf) = self.next_active(from) {
             from = leaf + 1;
-            if self.st.rt[leaf as usize].began == self.st.step {
+            if self.entered_now(leaf) {
                 continue;
             }
-            if self.check_path(leaf, stamp) == Flow::Unwind && self.st.stalled {
+            let flow = self.check_path(leaf, prev);
+            prev = leaf;
+            if flow == Flow::Unwind && self.st.stalled {
                 break;
             }
         }
@@ -439,7 +615,7 @@ impl<A> Exec<'_, '_, A> {
         let mut from = 0;
         while let Some(leaf) = self.next_active(from) {
             from = leaf + 1;
-            if self.st.rt[leaf as usize].began == self.st.step || !self.regulators_allow(leaf, dt) {
+            if self.entered_now(leaf) || !self.regulators_allow(leaf, dt) {
                 continue;
             }
             self.execute_leaf(leaf, dt);
@@ -447,11 +623,12 @@ impl<A> Exec<'_, '_, A> {
     }
 
     /// Phase 4: deliver the queued reports in order.
+    #[inline(never)]
     fn reports(&mut self) {
-        while let Some(r) = self.st.reports.pop_front() {
+        while let Some(r) = self.next_report() {
             let i = r.node as usize;
             let parent = self.p.recs[i].parent;
-            let fresh = self.st.rt[i].status == r.status && self.st.rt[i].epoch == r.epoch;
+            let fresh = self.block.status()[i] == r.status && self.block.rt()[i].epoch == r.epoch;
             if !fresh || parent == NONE || !self.running(parent) {
                 continue;
             }
@@ -459,6 +636,38 @@ impl<A> Exec<'_, '_, A> {
                 return;
             }
         }
+    }
+
+    fn queue_report(&mut self, n: u32, status: Status) {
+        let r = Report {
+            node: n,
+            status,
+            epoch: self.block.rt_mut()[n as usize].epoch,
+        };
+        let q = &mut self.st.reports;
+        if !q.spilled && q.len < 2 {
+            q.ring[usize::from((q.head + q.len) % 2)] = r;
+            q.len += 1;
+        } else {
+            q.spilled = true;
+            self.st.cold.reports.push_back(r);
+        }
+    }
+
+    fn next_report(&mut self) -> Option<Report> {
+        let q = &mut self.st.reports;
+        if q.len > 0 {
+            let r = q.ring[usize::from(q.head)];
+            q.head = (q.head + 1) % 2;
+            q.len -= 1;
+            return Some(r);
+        }
+        if !q.spilled {
+            return None;
+        }
+        let r = self.st.cold.reports.pop_front();
+        q.spilled = !self.st.cold.reports.is_empty();
+        r
     }
 
     // ---- entering -------------------------------------------------------------------
@@ -470,7 +679,7 @@ impl<A> Exec<'_, '_, A> {
                 if self.input_missing(n, input) {
                     return Flow::Unwind;
                 }
-                self.st.rt[n as usize].epoch += 1;
+                self.block.rt_mut()[n as usize].epoch += 1;
                 self.set_status(n, Status::Running);
                 self.emit(n, EventKind::Enter);
                 let r = self.eval(n);
@@ -485,7 +694,7 @@ impl<A> Exec<'_, '_, A> {
         let i = n as usize;
         let slot = self.p.recs[i].slot as usize;
         let value = match input {
-            Some(k) => match self.st.context.get(k) {
+            Some(k) => match self.st.cold.context.get(k) {
                 Some(v) => Some(v.clone()),
                 None => return self.context_missing(n, k),
             },
@@ -493,23 +702,26 @@ impl<A> Exec<'_, '_, A> {
         };
         let info = &self.p.leaves[slot];
         let (input_at, output_at) = (info.input_at as usize, info.output_at as usize);
-        self.st.inputs[input_at] = value;
-        self.st.produced[output_at] = None;
-        self.st.rt[i].timer = 0.0;
-        self.st.rt[i].began = self.st.step;
-        self.st.rt[i].epoch += 1;
+        if input_at != 0 {
+            self.st.cold.inputs[input_at] = value;
+        }
+        if output_at != 0 {
+            self.st.cold.produced[output_at] = None;
+        }
+        self.block.rt_mut()[i].timer = 0.0;
+        self.block.rt_mut()[i].began = self.st.step;
+        self.st.last_entry = self.st.step;
+        self.block.rt_mut()[i].epoch += 1;
         self.set_status(n, Status::Running);
         self.emit(n, EventKind::Enter);
-        self.call_action(slot, |action, agent, io| action.on_enter(agent, io));
-        if let Err(at) = self.st.active.binary_search(&n) {
-            self.st.active.insert(at, n);
-        }
+        self.call_action(slot, |actions, agent, io| actions.enter(slot, agent, io));
+        self.st.active.insert(n);
         Flow::Running
     }
 
     fn enter_branch(&mut self, n: u32) -> Flow {
         let i = n as usize;
-        self.st.rt[i].epoch += 1;
+        self.block.rt_mut()[i].epoch += 1;
         self.set_status(n, Status::Running);
         self.emit(n, EventKind::Enter);
         for gi in 0..self.p.guards(n).len() {
@@ -523,15 +735,15 @@ impl<A> Exec<'_, '_, A> {
         let kind = self.p.recs[i].kind;
         match kind {
             Kind::Sequence { random, .. } | Kind::Selector { random } => {
-                self.st.rt[i].cursor = 0;
+                self.block.rt_mut()[i].cursor = 0;
                 if random {
                     self.shuffle(n);
                 }
                 self.composite_next(n, None)
             }
             Kind::Parallel { .. } => {
-                self.st.rt[i].cursor = 0;
-                self.st.rt[i].aux = 0;
+                self.block.rt_mut()[i].cursor = 0;
+                self.block.rt_mut()[i].aux = 0;
                 for ki in 0..self.p.kids(n).len() {
                     let k = self.p.kids(n)[ki];
                     match self.enter(k) {
@@ -547,8 +759,8 @@ impl<A> Exec<'_, '_, A> {
                 Flow::Running
             }
             Kind::Repeater { .. } | Kind::UntilFail => {
-                self.st.rt[i].cursor = 0;
-                self.st.rt[i].began = self.st.step;
+                self.block.rt_mut()[i].cursor = 0;
+                self.block.rt_mut()[i].began = self.st.step;
                 match self.enter(self.p.kids(n)[0]) {
                     Flow::Done(s) => match self.loop_result(n, s) {
                         Some(f) => f,
@@ -558,8 +770,8 @@ impl<A> Exec<'_, '_, A> {
                 }
             }
             Kind::Regulator { .. } => {
-                self.st.rt[i].timer = 0.0;
-                self.st.rt[i].first = true;
+                self.block.rt_mut()[i].timer = 0.0;
+                self.block.rt_mut()[i].first = true;
                 self.enter_single(n)
             }
             Kind::Root => self.root_enter(),
@@ -582,19 +794,19 @@ impl<A> Exec<'_, '_, A> {
         let off = self.p.recs[n as usize].slot as usize;
         let kids_len = self.p.kids(n).len();
         for j in 0..kids_len {
-            self.st.perm[off + j] = self.p.kids(n)[j];
+            self.st.cold.perm[off + j] = self.p.kids(n)[j];
         }
         for j in (1..kids_len).rev() {
             let r = (self.next_random() % (j as u64 + 1)) as usize;
-            self.st.perm.swap(off + j, off + r);
+            self.st.cold.perm.swap(off + j, off + r);
         }
     }
 
     fn root_enter(&mut self) -> Flow {
         loop {
-            self.st.rt[0].epoch += 1;
+            self.block.rt_mut()[0].epoch += 1;
             self.set_status(0, Status::Running);
-            self.st.rt[0].began = self.st.step;
+            self.block.rt_mut()[0].began = self.st.step;
             self.emit(0, EventKind::Enter);
             let Some(&child) = self.p.kids(0).first() else {
                 return Flow::Running;
@@ -619,10 +831,10 @@ impl<A> Exec<'_, '_, A> {
             Status::Success => self.st.stats.succeeded += 1,
             _ => self.st.stats.failed += 1,
         }
-        let began_now = self.st.rt[0].began == self.st.step;
+        let began_now = self.block.rt()[0].began == self.st.step;
         self.abort_all();
         self.reset_all();
-        self.st.context.clear();
+        self.clear_context();
         if began_now {
             self.stall(0);
             false
@@ -637,7 +849,7 @@ impl<A> Exec<'_, '_, A> {
     /// If `input` names a missing key, resets the tree for it and returns true.
     fn input_missing(&mut self, n: u32, input: Option<KeyId>) -> bool {
         match input {
-            Some(k) if self.st.context.get(k).is_none() => {
+            Some(k) if self.st.cold.context.get(k).is_none() => {
                 self.context_missing(n, k);
                 true
             }
@@ -651,7 +863,7 @@ impl<A> Exec<'_, '_, A> {
         let Kind::Condition { invert, input } = rec.kind else {
             return false;
         };
-        let context = &self.st.context;
+        let context = &self.st.cold.context;
         let io = CondIo {
             input: input.and_then(|k| context.get(k)),
             step: self.st.step,
@@ -660,56 +872,137 @@ impl<A> Exec<'_, '_, A> {
         self.p.conditions[rec.slot as usize].check(self.agent, &io) != invert
     }
 
-    /// Checks a guard: `None` when the tree was reset for a missing key.
+    /// Checks a guard on entering its branch: `None` when the tree was reset for a missing key.
     fn guard(&mut self, g: u32) -> Option<bool> {
-        let i = g as usize;
-        if let Kind::Condition { input: Some(k), .. } = self.p.recs[i].kind
-            && self.st.context.get(k).is_none()
+        if let Kind::Condition { input: Some(k), .. } = self.p.recs[g as usize].kind
+            && self.st.cold.context.get(k).is_none()
         {
             self.context_missing(g, k);
             return None;
         }
         let r = self.eval(g);
+        self.checked(g, r);
+        Some(r)
+    }
+
+    /// Checks a guard on a running leaf's path: `None` when the tree was reset for a missing key.
+    fn path_guard(&mut self, g: &PathGuard) -> Option<bool> {
+        let context = &self.st.cold.context;
+        let input = match g.input {
+            None => None,
+            Some(k) => match context.get(k) {
+                Some(v) => Some(v),
+                None => {
+                    self.context_missing(g.node, k);
+                    return None;
+                }
+            },
+        };
+        let io = CondIo {
+            input,
+            step: self.st.step,
+            context,
+        };
+        let r = self.p.conditions[g.cond as usize].check(self.agent, &io) != g.invert;
+        self.checked(g.node, r);
+        Some(r)
+    }
+
+    /// After guard `g` gave `r`: its display state and its `check` event.
+    fn checked(&mut self, g: u32, r: bool) {
+        // A guard's status is for display only (it is never entered), so it is kept only
+        // while the display snapshot is.
         let result = if r { Status::Success } else { Status::Failure };
-        if self.st.rt[i].status != result {
-            self.st.rt[i].status = result;
-            if let Some(shown) = self.st.shown.get_mut(i) {
+        let i = g as usize;
+        if self.st.record && self.block.status()[i] != result {
+            self.block.status_mut()[i] = result;
+            if let Some(shown) = self.st.cold.shown.get_mut(i) {
                 shown.status = result;
                 shown.step = self.st.step;
             }
         }
         self.emit(g, EventKind::Check(r));
-        Some(r)
     }
 
-    /// Checks the guards of the branches above `leaf`, outermost first, each branch once per
-    /// `stamp`. A failing guard fails its branch (aborting what runs below) and queues its report.
-    fn check_path(&mut self, leaf: u32, stamp: u64) -> Flow {
-        let info = self.p.leaves[self.p.recs[leaf as usize].slot as usize];
-        for ci in info.guarded.0..info.guarded.1 {
-            let b = self.p.chain[ci as usize];
-            let bi = b as usize;
-            if self.st.rt[bi].guard_stamp == stamp || !self.running(b) {
+    /// Checks the guards of the branches above `leaf`, outermost first. A failing guard
+    /// fails its branch (aborting what runs below) and queues its report.
+    ///
+    /// `prev` is the leaf checked before this one in the same pass (0: none). Leaves are
+    /// checked in tree order, so a branch above `leaf` that comes before `prev` is above
+    /// `prev` too and was checked with it: each branch is checked once per pass.
+    fn check_path(&mut self, leaf: u32, prev: u32) -> Flow {
+        let p = self.p;
+        self.check_guards(&p.leaves[p.recs[leaf as usize].slot as usize], prev)
+    }
+
+    /// Whether nothing watches this step: no display snapshot, no observer.
+    fn quiet(&self) -> bool {
+        !self.st.record && self.obs.is_none()
+    }
+
+    /// [`Exec::check_guards`] for a quiet step (nothing to display or trace per guard), in
+    /// one tight loop; what a failing guard or a missing key leads to is the same.
+    fn check_guards_quietly(&mut self, info: &LeafInfo) -> Flow {
+        let p = self.p;
+        let step = self.st.step;
+        let context = &self.st.cold.context;
+        let agent = &mut *self.agent;
+        let stop = 'check: {
+            for g in &p.path[info.guards.0 as usize..info.guards.1 as usize] {
+                let input = match g.input {
+                    None => None,
+                    Some(k) => match context.get(k) {
+                        Some(v) => Some(v),
+                        None => break 'check Some((g, Some(k))),
+                    },
+                };
+                let io = CondIo {
+                    input,
+                    step,
+                    context,
+                };
+                if p.conditions[g.cond as usize].check(agent, &io) == g.invert {
+                    break 'check Some((g, None));
+                }
+            }
+            None
+        };
+        match stop {
+            None => Flow::Running,
+            Some((g, Some(k))) => {
+                self.context_missing(g.node, k);
+                Flow::Unwind
+            }
+            Some((g, None)) => self.guard_failed(g.branch),
+        }
+    }
+
+    /// A guard of running branch `b` failed: the branch fails, aborting what runs below,
+    /// and its report is queued.
+    fn guard_failed(&mut self, b: u32) -> Flow {
+        self.abort_below(b);
+        self.finish(b, Status::Failure);
+        self.queue_report(b, Status::Failure);
+        Flow::Done(Status::Failure)
+    }
+
+    /// The guards on a leaf's path (see [`Exec::check_path`]).
+    fn check_guards(&mut self, info: &LeafInfo, prev: u32) -> Flow {
+        let p = self.p;
+        for g in &p.path[info.guards.0 as usize..info.guards.1 as usize] {
+            if g.branch < prev {
                 continue;
             }
-            self.st.rt[bi].guard_stamp = stamp;
-            let (g0, g1) = self.p.recs[bi].guards;
-            for gi in g0..g1 {
-                match self.guard(self.p.links[gi as usize]) {
-                    None => return Flow::Unwind,
-                    Some(false) => {
-                        self.abort_below(b);
-                        self.finish(b, Status::Failure);
-                        let epoch = self.st.rt[bi].epoch;
-                        self.st.reports.push_back(Report {
-                            node: b,
-                            status: Status::Failure,
-                            epoch,
-                        });
-                        return Flow::Done(Status::Failure);
-                    }
-                    Some(true) => {}
-                }
+            // Callers pass a leaf whose parent runs, and a running node's parent runs, so
+            // every branch on the path runs.
+            debug_assert!(
+                self.running(g.branch),
+                "a branch above a running leaf is idle"
+            );
+            match self.path_guard(g) {
+                None => return Flow::Unwind,
+                Some(true) => {}
+                Some(false) => return self.guard_failed(g.branch),
             }
         }
         Flow::Running
@@ -719,60 +1012,68 @@ impl<A> Exec<'_, '_, A> {
 
     fn regulators_allow(&mut self, leaf: u32, dt: f64) -> bool {
         let info = self.p.leaves[self.p.recs[leaf as usize].slot as usize];
+        if info.regulators.0 == info.regulators.1 {
+            return true;
+        }
         let mut ok = true;
         for ci in info.regulators.0..info.regulators.1 {
             let i = self.p.chain[ci as usize] as usize;
             let Kind::Regulator { period } = self.p.recs[i].kind else {
                 continue;
             };
-            if self.st.rt[i].began != self.st.step {
-                self.st.rt[i].began = self.st.step;
-                self.st.rt[i].reg_ok = if self.st.rt[i].first {
-                    self.st.rt[i].first = false;
-                    self.st.rt[i].timer = 0.0;
+            if self.block.rt()[i].began != self.st.step {
+                self.block.rt_mut()[i].began = self.st.step;
+                self.block.rt_mut()[i].reg_ok = if self.block.rt_mut()[i].first {
+                    self.block.rt_mut()[i].first = false;
+                    self.block.rt_mut()[i].timer = 0.0;
                     true
                 } else {
-                    self.st.rt[i].timer += dt;
-                    if self.st.rt[i].timer >= period - EPS {
-                        self.st.rt[i].timer = 0.0;
+                    self.block.rt_mut()[i].timer += dt;
+                    if self.block.rt_mut()[i].timer >= period - EPS {
+                        self.block.rt_mut()[i].timer = 0.0;
                         true
                     } else {
                         false
                     }
                 };
             }
-            ok &= self.st.rt[i].reg_ok;
+            ok &= self.block.rt_mut()[i].reg_ok;
         }
         ok
     }
 
     fn execute_leaf(&mut self, n: u32, dt: f64) {
-        let i = n as usize;
-        let Kind::Leaf { max_duration, .. } = self.p.recs[i].kind else {
-            return;
-        };
-        let slot = self.p.recs[i].slot as usize;
+        self.execute_slot(n, self.p.recs[n as usize].slot as usize, dt);
+    }
+
+    /// Executes leaf `n`, whose action is `slot`; queues its report if it finished.
+    fn execute_slot(&mut self, n: u32, slot: usize, dt: f64) {
+        let max = self.p.leaves[slot].max_duration;
         self.emit(n, EventKind::Execute);
-        let outcome = self.call_action(slot, |action, agent, io| action.on_execute(agent, io, dt));
-        self.st.rt[i].timer += dt;
+        let outcome = self.call_action(slot, |actions, agent, io| {
+            actions.execute(slot, agent, io, dt)
+        });
         let status = match outcome {
             super::Outcome::Success => Status::Success,
             super::Outcome::Failure => Status::Failure,
-            super::Outcome::Running => match max_duration {
-                Some(max) if self.st.rt[i].timer >= max - EPS => Status::Failure,
-                _ => return,
-            },
+            super::Outcome::Running => {
+                if max.is_infinite() {
+                    return;
+                }
+                let timer = &mut self.block.rt_mut()[n as usize].timer;
+                *timer += dt;
+                if *timer < max - EPS {
+                    return;
+                }
+                Status::Failure
+            }
         };
         self.leaf_finish(n, status);
-        let epoch = self.st.rt[i].epoch;
-        self.st.reports.push_back(Report {
-            node: n,
-            status,
-            epoch,
-        });
+        self.queue_report(n, status);
     }
 
     /// A leaf stops with success or failure: on_exit, out-context, exit event.
+    #[inline(never)]
     fn leaf_finish(&mut self, n: u32, status: Status) {
         let i = n as usize;
         let Kind::Leaf {
@@ -782,17 +1083,18 @@ impl<A> Exec<'_, '_, A> {
             return;
         };
         let slot = self.p.recs[i].slot as usize;
-        if let Ok(at) = self.st.active.binary_search(&n) {
-            self.st.active.remove(at);
-        }
-        {
-            self.call_action(slot, |action, agent, io| action.on_exit(agent, io, status));
-        }
+        self.st.active.remove(n);
+        self.call_action(slot, |actions, agent, io| {
+            actions.exit(slot, agent, io, status)
+        });
         let output_at = self.p.leaves[slot].output_at as usize;
-        if let (Some(k), Some(v)) = (output, self.st.produced[output_at].take())
-            && (overwrite || self.st.context.get(k).is_none())
+        let cold = &mut *self.st.cold;
+        if let Some(k) = output
+            && output_at != 0
+            && let Some(v) = cold.produced[output_at].take()
+            && (overwrite || cold.context.get(k).is_none())
         {
-            self.st.context.set(k, Some(v));
+            cold.context.set(k, Some(v));
         }
         self.set_status(n, status);
         self.emit(n, EventKind::Exit(status));
@@ -873,9 +1175,9 @@ impl<A> Exec<'_, '_, A> {
                 if !is_sequence && s == Status::Success {
                     return self.finish(n, Status::Success);
                 }
-                self.st.rt[i].cursor += 1;
+                self.block.rt_mut()[i].cursor += 1;
             }
-            let at = self.st.rt[i].cursor;
+            let at = self.block.rt_mut()[i].cursor;
             if at >= count {
                 return self.finish(
                     n,
@@ -887,7 +1189,7 @@ impl<A> Exec<'_, '_, A> {
                 );
             }
             let k = if random {
-                self.st.perm[self.p.recs[i].slot as usize + at as usize]
+                self.st.cold.perm[self.p.recs[i].slot as usize + at as usize]
             } else {
                 self.p.kids(n)[at as usize]
             };
@@ -909,11 +1211,11 @@ impl<A> Exec<'_, '_, A> {
             return None;
         };
         let total = self.p.kids(n).len() as u32;
-        self.st.rt[i].cursor += 1;
+        self.block.rt_mut()[i].cursor += 1;
         if s == Status::Success {
-            self.st.rt[i].aux += 1;
+            self.block.rt_mut()[i].aux += 1;
         }
-        let (done, succeeded) = (self.st.rt[i].cursor, self.st.rt[i].aux);
+        let (done, succeeded) = (self.block.rt_mut()[i].cursor, self.block.rt_mut()[i].aux);
         let failed = done - succeeded;
         let success_holds = s == Status::Success
             && if all_succeed {
@@ -950,8 +1252,8 @@ impl<A> Exec<'_, '_, A> {
                 if s == Status::Failure && !ignore_failures {
                     return Some(self.finish(n, Status::Failure));
                 }
-                self.st.rt[i].cursor = self.st.rt[i].cursor.saturating_add(1);
-                (times > 0 && u64::from(self.st.rt[i].cursor) >= times)
+                self.block.rt_mut()[i].cursor = self.block.rt_mut()[i].cursor.saturating_add(1);
+                (times > 0 && u64::from(self.block.rt_mut()[i].cursor) >= times)
                     .then(|| self.finish(n, Status::Success))
             }
             Kind::UntilFail => (s == Status::Failure).then(|| self.finish(n, Status::Success)),
@@ -967,10 +1269,10 @@ impl<A> Exec<'_, '_, A> {
             Kind::Repeater { times: 0, .. } | Kind::UntilFail
         );
         loop {
-            if forever && self.st.rt[i].began == self.st.step {
+            if forever && self.block.rt()[i].began == self.st.step {
                 return self.stall(n);
             }
-            self.st.rt[i].began = self.st.step;
+            self.block.rt_mut()[i].began = self.st.step;
             let child = self.p.kids(n)[0];
             self.reset_range(child, self.p.recs[child as usize].end);
             match self.enter(child) {
@@ -1007,13 +1309,13 @@ impl<A> Exec<'_, '_, A> {
             let cur = self.st.interrupt;
             self.abort_range(cur, self.p.recs[cur as usize].end);
         } else {
-            let mut resume = std::mem::take(&mut self.st.resume);
+            let mut resume = std::mem::take(&mut self.st.cold.resume);
             resume.clear();
-            resume.extend_from_slice(&self.st.active);
+            resume.extend_from_slice(self.st.active.as_slice());
             for &leaf in resume.iter().rev() {
                 self.abort_node(leaf);
             }
-            self.st.resume = resume;
+            self.st.cold.resume = resume;
         }
         if let Kind::Interrupt {
             output: Some(k),
@@ -1021,12 +1323,12 @@ impl<A> Exec<'_, '_, A> {
             ..
         } = self.p.recs[at as usize].kind
             && let Some(v) = payload
-            && (overwrite || self.st.context.get(k).is_none())
+            && (overwrite || self.st.cold.context.get(k).is_none())
         {
-            self.st.context.set(k, Some(v));
+            self.st.cold.context.set(k, Some(v));
         }
         self.st.interrupt = at;
-        self.st.rt[at as usize].epoch += 1;
+        self.block.rt_mut()[at as usize].epoch += 1;
         self.set_status(at, Status::Running);
         self.emit(at, EventKind::Enter);
         self.enter_single(at)
@@ -1045,15 +1347,17 @@ impl<A> Exec<'_, '_, A> {
             self.emit(0, EventKind::Restart(Reason::ForceReset));
             return self.root_enter();
         }
-        let stamp = self.new_stamp();
-        let resume = std::mem::take(&mut self.st.resume);
+        let resume = std::mem::take(&mut self.st.cold.resume);
         let mut flow = Flow::Running;
+        let mut prev = 0;
         for &leaf in &resume {
             let parent = self.p.recs[leaf as usize].parent;
             if !self.running(parent) {
                 continue;
             }
-            match self.check_path(leaf, stamp) {
+            let checked = self.check_path(leaf, prev);
+            prev = leaf;
+            match checked {
                 Flow::Unwind => {
                     flow = Flow::Unwind;
                     break;
@@ -1069,8 +1373,8 @@ impl<A> Exec<'_, '_, A> {
                 break;
             }
         }
-        self.st.resume = resume;
-        self.st.resume.clear();
+        self.st.cold.resume = resume;
+        self.st.cold.resume.clear();
         flow
     }
 
@@ -1078,28 +1382,33 @@ impl<A> Exec<'_, '_, A> {
 
     fn abort_node(&mut self, n: u32) {
         let i = n as usize;
-        if self.st.rt[i].status != Status::Running {
+        if self.block.status()[i] != Status::Running {
             return;
         }
         self.set_status(n, Status::Aborted);
         if let Kind::Leaf { .. } = self.p.recs[i].kind {
-            if let Ok(at) = self.st.active.binary_search(&n) {
-                self.st.active.remove(at);
-            }
+            self.st.active.remove(n);
             let slot = self.p.recs[i].slot as usize;
-            self.call_action(slot, |action, agent, io| {
-                action.on_exit(agent, io, Status::Aborted)
+            self.call_action(slot, |actions, agent, io| {
+                actions.exit(slot, agent, io, Status::Aborted)
             });
             let output_at = self.p.leaves[slot].output_at as usize;
-            self.st.produced[output_at] = None;
+            if output_at != 0 {
+                self.st.cold.produced[output_at] = None;
+            }
         }
         self.emit(n, EventKind::Abort);
     }
 
     /// Aborts the running nodes in `from..end`, deepest first.
     fn abort_range(&mut self, from: u32, end: u32) {
-        for n in (from..end).rev() {
-            self.abort_node(n);
+        let mut hi = end as usize;
+        while let Some(k) = self.block.status()[from as usize..hi]
+            .iter()
+            .rposition(|&s| s == Status::Running)
+        {
+            hi = from as usize + k;
+            self.abort_node(hi as u32);
         }
     }
 
@@ -1110,18 +1419,23 @@ impl<A> Exec<'_, '_, A> {
     fn abort_all(&mut self) {
         self.abort_range(0, self.p.len() as u32);
         self.st.interrupt = NONE;
-        self.st.resume.clear();
+        self.st.cold.resume.clear();
     }
 
     fn reset_range(&mut self, from: u32, end: u32) {
-        for r in &mut self.st.rt[from as usize..end as usize] {
-            r.status = Status::Idle;
-        }
+        self.block.status_mut()[from as usize..end as usize].fill(Status::Idle);
     }
 
     fn reset_all(&mut self) {
         self.reset_range(0, self.p.len() as u32);
         self.st.active.clear();
+    }
+
+    fn clear_context(&mut self) {
+        // A tree without context keys has nothing to clear (and its cold block stays cold).
+        if !self.p.keys.is_empty() {
+            self.st.cold.context.clear();
+        }
     }
 
     fn context_missing(&mut self, n: u32, key: KeyId) -> Flow {
@@ -1142,8 +1456,8 @@ impl<A> Exec<'_, '_, A> {
         }
         self.abort_all();
         self.reset_all();
-        self.st.context.clear();
-        if self.st.rt[0].began == self.st.step {
+        self.clear_context();
+        if self.block.rt()[0].began == self.st.step {
             return self.stall(0);
         }
         self.emit(0, EventKind::Restart(Reason::ContextMissing));
@@ -1156,7 +1470,11 @@ impl<A> Exec<'_, '_, A> {
         self.emit(n, EventKind::Stall);
         self.abort_all();
         self.reset_all();
-        self.st.reports.clear();
+        if self.st.reports.spilled {
+            self.st.cold.reports.clear();
+        }
+        self.st.reports.len = 0;
+        self.st.reports.spilled = false;
         self.st.stalled = true;
         self.st.restart_at = Some(self.st.step + 1);
         Flow::Unwind

@@ -8,11 +8,11 @@
 mod behaviour;
 mod instance;
 mod program;
+mod slab;
 mod trace;
 
 pub use behaviour::{
-    Action, ActionMaker, Behaviours, CondIo, Condition, Context, CtxValue, KeyId, LeafIo, NodeSpec,
-    Outcome,
+    Action, Behaviours, CondIo, Condition, Context, CtxValue, KeyId, LeafIo, NodeSpec, Outcome,
 };
 pub use instance::{Instance, NodeState, RunStats};
 pub use program::{CompileError, MAX_DEPTH, Program};

@@ -6,7 +6,8 @@
 
 use std::sync::Arc;
 
-use super::behaviour::{ActionMaker, Behaviours, Condition, KeyId, NodeSpec, intern};
+use super::behaviour::{Behaviours, Condition, KeyId, NodeSpec, intern};
+use super::slab::{ActionType, SlabPlan};
 use crate::model::{Assets, Catalog, Category, Diagnostic, Node, Port, Tree, Value, validate};
 
 /// Deepest nesting a program may have (subtrees included); deeper trees are refused.
@@ -88,19 +89,37 @@ pub(crate) struct Rec {
     pub slot: u32,
 }
 
+/// One guard on the way down to a leaf, with what checking it needs.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct PathGuard {
+    /// The branch it guards.
+    pub branch: u32,
+    /// The condition node.
+    pub node: u32,
+    /// Its behaviour: `Program::conditions[cond]`.
+    pub cond: u32,
+    /// Its `in_context` key.
+    pub input: Option<KeyId>,
+    /// Its `invert` field.
+    pub invert: bool,
+}
+
 /// What the hot path needs of each action leaf, precomputed.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct LeafInfo {
-    /// Ancestors that have guards, outermost first: `chain[guarded.0..guarded.1]`.
-    pub guarded: (u32, u32),
+    /// Every guard of every branch above it, outermost branch first, each branch's in slot
+    /// order: `path[guards.0..guards.1]`.
+    pub guards: (u32, u32),
     /// Regulator ancestors: `chain[regulators.0..regulators.1]`.
     pub regulators: (u32, u32),
     /// Where its input lives in an instance: 0, shared and always empty, for leaves
     /// without `in_context`.
     pub input_at: u32,
-    /// Where what it produces is kept until it exits: 0, a scratch cleared after each
-    /// call, for leaves without `out_context`.
+    /// Where what it produces is kept until it exits: 0 (none) for leaves without
+    /// `out_context`.
     pub output_at: u32,
+    /// Its `max_duration` in seconds; infinite when unset.
+    pub max_duration: f64,
 }
 
 /// A compiled tree, shared by every agent that runs it.
@@ -108,16 +127,23 @@ pub struct Program<A> {
     pub(crate) recs: Vec<Rec>,
     pub(crate) names: Vec<String>,
     pub(crate) links: Vec<u32>,
-    pub(crate) makers: Vec<ActionMaker<A>>,
-    pub(crate) conditions: Vec<Arc<dyn Condition<A>>>,
+    /// Each leaf's action, by leaf slot, and where it lives in an instance.
+    pub(crate) actions: Arc<SlabPlan<A>>,
+    pub(crate) conditions: Vec<Box<dyn Condition<A>>>,
     pub(crate) keys: Vec<String>,
     pub(crate) interrupts: Vec<(String, u32)>,
     pub(crate) perm_len: usize,
     pub(crate) depth: usize,
     pub(crate) leaves: Vec<LeafInfo>,
+    /// Guards on the way to each leaf (see [`LeafInfo::guards`]).
+    pub(crate) path: Vec<PathGuard>,
+    /// Regulators above each leaf (see [`LeafInfo::regulators`]).
     pub(crate) chain: Vec<u32>,
     /// Input and output slots an instance needs (see [`LeafInfo`]).
     pub(crate) io_len: (usize, usize),
+    /// Room an instance reserves for reports beyond the two it keeps in place: one per
+    /// leaf and per guarded branch, more than a step queues in practice.
+    pub(crate) report_cap: usize,
 }
 
 impl<A: 'static> Program<A> {
@@ -146,22 +172,32 @@ impl<A: 'static> Program<A> {
         let mut b = Builder {
             catalog,
             behaviours,
+            types: Vec::new(),
             p: Program {
                 recs: Vec::new(),
                 names: Vec::new(),
                 links: Vec::new(),
-                makers: Vec::new(),
+                actions: Arc::new(SlabPlan::empty()),
                 conditions: Vec::new(),
                 keys: Vec::new(),
                 interrupts: Vec::new(),
                 perm_len: 0,
                 depth: 0,
                 leaves: Vec::new(),
+                path: Vec::new(),
                 chain: Vec::new(),
                 io_len: (1, 1),
+                report_cap: 0,
             },
         };
         b.add(root, tree, assets, "", NONE, 0)?;
+        let nodes = b.p.recs.len();
+        let plan =
+            SlabPlan::new(nodes, std::mem::take(&mut b.types)).map_err(|e| CompileError::Node {
+                node: String::new(),
+                message: format!("the actions' state does not fit in memory: {e}"),
+            })?;
+        b.p.actions = Arc::new(plan);
         b.p.index_leaves();
         Ok(b.p)
     }
@@ -208,7 +244,7 @@ impl<A> Program<A> {
 
     /// Number of action leaves.
     pub fn leaf_count(&self) -> usize {
-        self.makers.len()
+        self.actions.len()
     }
 
     /// Deepest nesting.
@@ -224,22 +260,29 @@ impl<A> Program<A> {
         )
     }
 
-    /// Precomputes, for each leaf, its guarded and Regulator ancestors.
+    /// Precomputes, for each leaf, the guards above it and its Regulator ancestors.
     fn index_leaves(&mut self) {
         let mut leaves = vec![
             LeafInfo {
-                guarded: (0, 0),
+                guards: (0, 0),
                 regulators: (0, 0),
                 input_at: 0,
                 output_at: 0,
+                max_duration: f64::INFINITY,
             };
-            self.makers.len()
+            self.actions.len()
         ];
         let (mut inputs, mut outputs) = (1u32, 1u32);
-        let mut chain = Vec::new();
+        let (mut path, mut chain) = (Vec::new(), Vec::new());
         let mut up = Vec::new();
         for rec in &self.recs {
-            let Kind::Leaf { input, output, .. } = rec.kind else {
+            let Kind::Leaf {
+                input,
+                output,
+                max_duration,
+                ..
+            } = rec.kind
+            else {
                 continue;
             };
             let input_at = input.map_or(0, |_| {
@@ -256,28 +299,46 @@ impl<A> Program<A> {
                 up.push(at);
                 at = self.recs[at as usize].parent;
             }
-            let g0 = chain.len() as u32;
-            chain.extend(
-                up.iter()
-                    .rev()
-                    .filter(|&&b| self.recs[b as usize].guards.0 != self.recs[b as usize].guards.1),
-            );
+            let p0 = path.len() as u32;
+            for &b in up.iter().rev() {
+                let (g0, g1) = self.recs[b as usize].guards;
+                for &g in &self.links[g0 as usize..g1 as usize] {
+                    let (input, invert) = match self.recs[g as usize].kind {
+                        Kind::Condition { input, invert } => (input, invert),
+                        _ => (None, false),
+                    };
+                    path.push(PathGuard {
+                        branch: b,
+                        node: g,
+                        cond: self.recs[g as usize].slot,
+                        input,
+                        invert,
+                    });
+                }
+            }
             let r0 = chain.len() as u32;
             chain.extend(
                 up.iter()
                     .rev()
                     .filter(|&&b| matches!(self.recs[b as usize].kind, Kind::Regulator { .. })),
             );
-            let r1 = chain.len() as u32;
             leaves[rec.slot as usize] = LeafInfo {
-                guarded: (g0, r0),
-                regulators: (r0, r1),
+                guards: (p0, path.len() as u32),
+                regulators: (r0, chain.len() as u32),
                 input_at,
                 output_at,
+                max_duration: max_duration.unwrap_or(f64::INFINITY),
             };
         }
         self.io_len = (inputs as usize, outputs as usize);
+        self.report_cap = self.actions.len()
+            + self
+                .recs
+                .iter()
+                .filter(|r| r.guards.0 != r.guards.1)
+                .count();
         self.leaves = leaves;
+        self.path = path;
         self.chain = chain;
     }
 
@@ -295,6 +356,7 @@ impl<A> Program<A> {
 struct Builder<'a, A> {
     catalog: &'a Catalog,
     behaviours: &'a Behaviours<A>,
+    types: Vec<ActionType<A>>,
     p: Program<A>,
 }
 
@@ -416,9 +478,9 @@ impl<A: 'static> Builder<'_, A> {
                     keys: &mut self.p.keys,
                 };
                 let made = self.behaviours.make_action(&mut spec);
-                let maker = self.built(&name, made, "action", &node.kind)?;
-                slot = self.p.makers.len() as u32;
-                self.p.makers.push(maker);
+                let action = self.built(&name, made, "action", &node.kind)?;
+                slot = self.types.len() as u32;
+                self.types.push(action);
             }
             Kind::Condition { .. } => {
                 let mut spec = NodeSpec {

@@ -14,59 +14,44 @@ pub fn world_behaviours() -> Behaviours<World> {
             "" => None,
             w => Some(w.into()),
         };
-        let arrive = spec.number("arrive_distance").unwrap_or(0.5);
-        Ok(Arc::new(move || {
-            Box::new(MoveTo {
-                waypoint: waypoint.clone(),
-                arrive,
-                path: Vec::new(),
-                goal: None,
-            })
-        }))
+        Ok(MoveTo {
+            waypoint,
+            arrive: spec.number("arrive_distance").unwrap_or(0.5),
+            path: Vec::new(),
+            goal: None,
+        })
     });
     b.action("Wander", |spec| {
-        let radius = spec.number("radius").unwrap_or(5.0);
-        Ok(Arc::new(move || {
-            Box::new(Wander {
-                radius,
-                home: (0, 0),
-                path: Vec::new(),
-            })
-        }))
+        Ok(Wander {
+            radius: spec.number("radius").unwrap_or(5.0),
+            home: (0, 0),
+            path: Vec::new(),
+        })
     });
     b.action("FindClosest", |spec| {
-        let what: Arc<str> = spec.text("what").into();
-        let max = spec.number("max_distance");
-        Ok(Arc::new(move || {
-            Box::new(FindClosest {
-                what: what.clone(),
-                max,
-            })
-        }))
+        Ok(FindClosest {
+            what: spec.text("what").into(),
+            max: spec.number("max_distance"),
+        })
     });
     b.action("Attack", |spec| {
-        let cooldown = spec.number("cooldown").unwrap_or(1.0);
-        Ok(Arc::new(move || {
-            Box::new(Attack {
-                cooldown,
-                left: 0.0,
-            })
-        }))
+        Ok(Attack {
+            cooldown: spec.number("cooldown").unwrap_or(1.0),
+            left: 0.0,
+        })
     });
     b.action("Flee", |spec| {
-        let safe = spec.number("distance").unwrap_or(6.0);
-        Ok(Arc::new(move || Box::new(Flee { safe })))
+        Ok(Flee {
+            safe: spec.number("distance").unwrap_or(6.0),
+        })
     });
     for (kind, then) in [("Wait", Finish::Nothing), ("Eat", Finish::Eat)] {
         b.action(kind, move |spec| {
-            let seconds = spec.number("seconds").unwrap_or(1.0);
-            Ok(Arc::new(move || {
-                Box::new(Timed {
-                    seconds,
-                    elapsed: 0.0,
-                    then,
-                })
-            }))
+            Ok(Timed {
+                seconds: spec.number("seconds").unwrap_or(1.0),
+                elapsed: 0.0,
+                then,
+            })
         });
     }
     let instants: [(&str, InstantFn); 3] = [
@@ -75,12 +60,12 @@ pub fn world_behaviours() -> Behaviours<World> {
         ("PassBall", World::pass_ball),
     ];
     for (kind, act) in instants {
-        b.action(kind, move |_| Ok(Arc::new(move || Box::new(Instant(act)))));
+        b.action(kind, move |_| Ok(Instant(act)));
     }
     b.condition("IsInRange", |spec| {
-        Ok(Arc::new(IsInRange {
+        Ok(IsInRange {
             distance: spec.number("distance"),
-        }))
+        })
     });
     b.condition_fn("IsStronger", |w: &mut World, io| {
         let target = w.entity_in(io.input).and_then(|t| w.body(t));
@@ -91,15 +76,13 @@ pub fn world_behaviours() -> Behaviours<World> {
     });
     b.condition("IsHealthBelow", |spec| {
         let fraction = spec.number("fraction").unwrap_or(0.3);
-        Ok(Arc::new(BodyCheck(move |b: &super::Body| {
+        Ok(BodyCheck(move |b: &super::Body| {
             b.health < fraction * b.max_health
-        })))
+        }))
     });
     b.condition("IsHungry", |spec| {
         let threshold = spec.number("threshold").unwrap_or(0.5);
-        Ok(Arc::new(BodyCheck(move |b: &super::Body| {
-            b.hunger >= threshold
-        })))
+        Ok(BodyCheck(move |b: &super::Body| b.hunger >= threshold))
     });
     b.condition_fn("IsDoorOpen", |w: &mut World, io| {
         let door = w.entity_in(io.input).and_then(|d| w.alive(d));
@@ -126,6 +109,7 @@ fn speed(w: &World) -> f64 {
 /// `MoveTo`: plans a path to the target (re-planned when the target changes tile) and
 /// walks it; succeeds within `arrive_distance`, fails when there is no way or it can get
 /// no closer; waits while another agent is in the way.
+#[derive(Clone)]
 struct MoveTo {
     waypoint: Option<Arc<str>>,
     arrive: f64,
@@ -171,6 +155,7 @@ impl Action<World> for MoveTo {
 
 /// `Wander`: walks to random reachable tiles within `radius` of where it was entered,
 /// one after another; runs until stopped.
+#[derive(Clone)]
 struct Wander {
     radius: f64,
     home: Tile,
@@ -196,6 +181,7 @@ impl Action<World> for Wander {
 }
 
 /// `FindClosest`: produces the closest entity of a kind, or fails.
+#[derive(Clone)]
 struct FindClosest {
     what: Arc<str>,
     max: Option<f64>,
@@ -216,6 +202,7 @@ impl Action<World> for FindClosest {
 /// `Attack`: hits the target agent every `cooldown` seconds (the first hit at once) while
 /// it is within range; succeeds when the target is destroyed, fails when it is out of
 /// range or not an agent.
+#[derive(Clone)]
 struct Attack {
     cooldown: f64,
     left: f64,
@@ -258,6 +245,7 @@ impl Action<World> for Attack {
 
 /// `Flee`: steps away from the threat until it is `distance` away (success); fails when
 /// cornered; succeeds at once when the threat is gone.
+#[derive(Clone)]
 struct Flee {
     safe: f64,
 }
@@ -295,6 +283,7 @@ enum Finish {
 }
 
 /// `Wait` and `Eat`: run for `seconds` of simulated time, then succeed.
+#[derive(Clone)]
 struct Timed {
     seconds: f64,
     elapsed: f64,
@@ -327,6 +316,7 @@ type InstantFn = fn(&mut World, EntityId, EntityId) -> bool;
 
 /// An action done in one execute by the agent on the entity in `in_context`: `PickUp`,
 /// `OpenDoor`, `PassBall`. Succeeds when the world says it was done.
+#[derive(Clone)]
 struct Instant(InstantFn);
 
 impl Action<World> for Instant {

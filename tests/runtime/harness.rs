@@ -80,19 +80,18 @@ pub fn behaviours(counters: &Counters) -> Behaviours<()> {
             .map(|t| CtxValue::Text(t.into()));
         let id = spec.node.id.to_string();
         let counters = counters.clone();
-        Ok(Arc::new(move || {
-            Box::new(Counting {
-                id: id.clone(),
-                script: script.clone(),
-                produces: produces.clone(),
-                executed: 0,
-                counters: counters.clone(),
-            })
-        }))
+        Ok(Counting {
+            id,
+            script,
+            produces,
+            executed: 0,
+            counters: counters.clone(),
+        })
     });
     b
 }
 
+#[derive(Clone)]
 struct Counting {
     id: String,
     script: Vec<Outcome>,

@@ -1,0 +1,343 @@
+//! What a step touches of one instance, in a single block of memory: each node's run
+//! record and status, and every leaf's action object.
+//!
+//! Actions are registered with their concrete type (`Behaviours::action`), so the
+//! program keeps, per leaf, a prototype and the functions of that type — clone, call,
+//! drop — monomorphised. An instance clones each prototype into one block laid out and
+//! aligned for them and for the node records. A step then reaches a leaf's state by adding
+//! an offset to one pointer, where a box per leaf meant a pointer chase to its own
+//! allocation, and all it touches of the instance lies in one place (few cache lines,
+//! one or two pages).
+//!
+//! This is the crate's only unsafe code. The invariants it rests on:
+//! - each region (records, statuses, each action) lies inside `SlabPlan::layout`, aligned
+//!   for its type and overlapping no other (`SlabPlan::new` builds them with
+//!   `Layout::extend`);
+//! - an `ActionSlab` only uses the plan it was made from (it holds that plan), and every
+//!   value in it is initialised before the slab is handed out; the actions are dropped
+//!   exactly once (records and statuses are `Copy`);
+//! - values are changed only through `&mut ActionSlab`, so access is exclusive.
+#![allow(unsafe_code)]
+
+use std::alloc::{self, Layout};
+use std::ptr::NonNull;
+use std::sync::Arc;
+
+use super::Status;
+use super::behaviour::{Action, LeafIo, Outcome};
+use super::instance::Rt;
+
+/// A prototype that can write a clone of itself to raw memory.
+trait Proto: Send + Sync {
+    /// Writes a clone of `self` to `dst`.
+    ///
+    /// # Safety
+    /// `dst` is valid for writes of the concrete type and aligned for it.
+    unsafe fn write_clone(&self, dst: *mut u8);
+}
+
+impl<T: Clone + Send + Sync> Proto for T {
+    unsafe fn write_clone(&self, dst: *mut u8) {
+        // SAFETY: the caller's contract.
+        unsafe { dst.cast::<T>().write(self.clone()) }
+    }
+}
+
+type EnterFn<A> = unsafe fn(*mut u8, &mut A, &mut LeafIo<'_>);
+type ExecuteFn<A> = unsafe fn(*mut u8, &mut A, &mut LeafIo<'_>, f64) -> Outcome;
+type ExitFn<A> = unsafe fn(*mut u8, &mut A, &mut LeafIo<'_>, Status);
+
+/// # Safety (all four)
+/// `p` points to a live, exclusively borrowed `T`.
+unsafe fn enter<A, T: Action<A>>(p: *mut u8, agent: &mut A, io: &mut LeafIo<'_>) {
+    // SAFETY: the caller's contract.
+    unsafe { (*p.cast::<T>()).on_enter(agent, io) }
+}
+
+unsafe fn execute<A, T: Action<A>>(
+    p: *mut u8,
+    agent: &mut A,
+    io: &mut LeafIo<'_>,
+    dt: f64,
+) -> Outcome {
+    // SAFETY: the caller's contract.
+    unsafe { (*p.cast::<T>()).on_execute(agent, io, dt) }
+}
+
+unsafe fn exit<A, T: Action<A>>(p: *mut u8, agent: &mut A, io: &mut LeafIo<'_>, s: Status) {
+    // SAFETY: the caller's contract.
+    unsafe { (*p.cast::<T>()).on_exit(agent, io, s) }
+}
+
+unsafe fn drop_value<T>(p: *mut u8) {
+    // SAFETY: the caller's contract; the value is not used again.
+    unsafe { p.cast::<T>().drop_in_place() }
+}
+
+/// One leaf's action: its prototype and the functions of its type.
+pub(crate) struct ActionType<A> {
+    proto: Box<dyn Proto>,
+    layout: Layout,
+    enter: EnterFn<A>,
+    execute: ExecuteFn<A>,
+    exit: ExitFn<A>,
+    drop: unsafe fn(*mut u8),
+}
+
+impl<A> ActionType<A> {
+    /// The action of a leaf whose every agent starts from a clone of `proto`.
+    pub(crate) fn new<T: Action<A> + Clone + Sync + 'static>(proto: T) -> Self {
+        Self {
+            proto: Box::new(proto),
+            layout: Layout::new::<T>(),
+            enter: enter::<A, T>,
+            execute: execute::<A, T>,
+            exit: exit::<A, T>,
+            drop: drop_value::<T>,
+        }
+    }
+}
+
+/// What a call needs, kept apart from the prototypes so the hot table stays small.
+struct Calls<A> {
+    offset: usize,
+    enter: EnterFn<A>,
+    execute: ExecuteFn<A>,
+    exit: ExitFn<A>,
+}
+
+/// Where everything lives in an instance's block; shared by every instance.
+pub(crate) struct SlabPlan<A> {
+    types: Vec<ActionType<A>>,
+    calls: Vec<Calls<A>>,
+    layout: Layout,
+    /// Number of nodes: records at offset 0, statuses at `status_at`.
+    nodes: usize,
+    status_at: usize,
+}
+
+impl<A> SlabPlan<A> {
+    /// Lays out the records and statuses of `nodes` nodes, then the leaves' actions one
+    /// after another, each at an offset aligned for it.
+    pub(crate) fn new(nodes: usize, types: Vec<ActionType<A>>) -> Result<Self, String> {
+        let err = |e: std::alloc::LayoutError| e.to_string();
+        let layout = Layout::array::<Rt>(nodes).map_err(err)?;
+        let (mut layout, status_at) = layout
+            .extend(Layout::array::<Status>(nodes).map_err(err)?)
+            .map_err(err)?;
+        let mut calls = Vec::with_capacity(types.len());
+        for t in &types {
+            let (grown, offset) = layout.extend(t.layout).map_err(|e| e.to_string())?;
+            layout = grown;
+            calls.push(Calls {
+                offset,
+                enter: t.enter,
+                execute: t.execute,
+                exit: t.exit,
+            });
+        }
+        Ok(Self {
+            types,
+            calls,
+            layout: layout.pad_to_align(),
+            nodes,
+            status_at,
+        })
+    }
+
+    /// No nodes.
+    pub(crate) fn empty() -> Self {
+        Self {
+            types: Vec::new(),
+            calls: Vec::new(),
+            layout: Layout::new::<()>(),
+            nodes: 0,
+            status_at: 0,
+        }
+    }
+
+    /// Number of leaves.
+    pub(crate) fn len(&self) -> usize {
+        self.types.len()
+    }
+
+    /// Bytes of one instance's block.
+    pub(crate) fn size(&self) -> usize {
+        self.layout.size()
+    }
+}
+
+/// One instance's block: node records, statuses, and an action object per leaf.
+pub(crate) struct ActionSlab<A> {
+    base: NonNull<u8>,
+    plan: Arc<SlabPlan<A>>,
+}
+
+// SAFETY: every value in the block is an `Action`, which is `Send`; the block is owned.
+unsafe impl<A> Send for ActionSlab<A> {}
+
+/// Drops the first `ready` values and frees the block; used by `Drop` and, if a clone
+/// panics, to clean up a half-built slab.
+struct Teardown<'a, A> {
+    base: NonNull<u8>,
+    plan: &'a SlabPlan<A>,
+    ready: usize,
+}
+
+impl<A> Drop for Teardown<'_, A> {
+    fn drop(&mut self) {
+        for (t, c) in self
+            .plan
+            .types
+            .iter()
+            .zip(&self.plan.calls)
+            .take(self.ready)
+        {
+            // SAFETY: values `..ready` were written by `ActionSlab::new` and not dropped.
+            unsafe { (t.drop)(self.base.as_ptr().add(c.offset)) }
+        }
+        if self.plan.layout.size() != 0 {
+            // SAFETY: allocated in `ActionSlab::new` with this layout.
+            unsafe { alloc::dealloc(self.base.as_ptr(), self.plan.layout) }
+        }
+    }
+}
+
+impl<A> ActionSlab<A> {
+    /// A block of idle nodes and a fresh clone of every leaf's prototype.
+    pub(crate) fn new(plan: &Arc<SlabPlan<A>>) -> Self {
+        let layout = plan.layout;
+        let base = if layout.size() == 0 {
+            // Nothing to store (no leaves, or only zero-sized actions): any aligned,
+            // non-null address serves.
+            NonNull::new(std::ptr::without_provenance_mut::<u8>(layout.align()))
+                .unwrap_or(NonNull::dangling())
+        } else {
+            // SAFETY: the layout has a non-zero size.
+            let p = unsafe { alloc::alloc(layout) };
+            NonNull::new(p).unwrap_or_else(|| alloc::handle_alloc_error(layout))
+        };
+        for i in 0..plan.nodes {
+            // SAFETY: record `i` and status `i` lie inside the block, aligned (`SlabPlan::new`).
+            unsafe {
+                base.as_ptr().cast::<Rt>().add(i).write(Rt::default());
+                base.as_ptr()
+                    .add(plan.status_at)
+                    .cast::<Status>()
+                    .add(i)
+                    .write(Status::Idle);
+            }
+        }
+        let mut guard = Teardown {
+            base,
+            plan,
+            ready: 0,
+        };
+        for (t, c) in plan.types.iter().zip(&plan.calls) {
+            // SAFETY: `offset` is inside the block and aligned for the prototype's type
+            // (`SlabPlan::new`); nothing lives there yet.
+            unsafe { t.proto.write_clone(base.as_ptr().add(c.offset)) };
+            guard.ready += 1;
+        }
+        std::mem::forget(guard);
+        Self {
+            base,
+            plan: plan.clone(),
+        }
+    }
+
+    /// Each node's run record.
+    #[inline]
+    pub(crate) fn rt(&self) -> &[Rt] {
+        // SAFETY: `nodes` initialised records at offset 0 (`new`); shared access via `&self`.
+        unsafe { std::slice::from_raw_parts(self.base.as_ptr().cast::<Rt>(), self.plan.nodes) }
+    }
+
+    /// Each node's run record, to change.
+    #[inline]
+    pub(crate) fn rt_mut(&mut self) -> &mut [Rt] {
+        // SAFETY: as in `rt`; `&mut self` makes the access exclusive.
+        unsafe { std::slice::from_raw_parts_mut(self.base.as_ptr().cast::<Rt>(), self.plan.nodes) }
+    }
+
+    /// Each node's status.
+    #[inline]
+    pub(crate) fn status(&self) -> &[Status] {
+        // SAFETY: `nodes` initialised statuses at `status_at` (`new`).
+        unsafe {
+            std::slice::from_raw_parts(
+                self.base.as_ptr().add(self.plan.status_at).cast::<Status>(),
+                self.plan.nodes,
+            )
+        }
+    }
+
+    /// Each node's status, to change.
+    #[inline]
+    pub(crate) fn status_mut(&mut self) -> &mut [Status] {
+        // SAFETY: as in `status`; `&mut self` makes the access exclusive.
+        unsafe {
+            std::slice::from_raw_parts_mut(
+                self.base.as_ptr().add(self.plan.status_at).cast::<Status>(),
+                self.plan.nodes,
+            )
+        }
+    }
+
+    fn at(&self, c: &Calls<A>) -> *mut u8 {
+        // SAFETY: `offset` is inside the block (`SlabPlan::new`).
+        unsafe { self.base.as_ptr().add(c.offset) }
+    }
+
+    /// Asks the processor to start loading leaf `slot`'s action into cache, so a step
+    /// that checks guards first does not then wait for memory. Only a hint.
+    #[inline]
+    pub(crate) fn prefetch(&self, slot: usize) {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(c) = self.plan.calls.get(slot) {
+            use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+            // SAFETY: SSE is part of x86_64; a prefetch never faults, and the address is
+            // inside this block anyway.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(self.at(c).cast::<i8>()) }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = slot;
+    }
+
+    /// Calls leaf `slot`'s `on_enter`.
+    pub(crate) fn enter(&mut self, slot: usize, agent: &mut A, io: &mut LeafIo<'_>) {
+        let c = &self.plan.calls[slot];
+        // SAFETY: the value at `slot` is live; `&mut self` makes the access exclusive.
+        unsafe { (c.enter)(self.at(c), agent, io) }
+    }
+
+    /// Calls leaf `slot`'s `on_execute`.
+    pub(crate) fn execute(
+        &mut self,
+        slot: usize,
+        agent: &mut A,
+        io: &mut LeafIo<'_>,
+        dt: f64,
+    ) -> Outcome {
+        let c = &self.plan.calls[slot];
+        // SAFETY: as in `enter`.
+        unsafe { (c.execute)(self.at(c), agent, io, dt) }
+    }
+
+    /// Calls leaf `slot`'s `on_exit`.
+    pub(crate) fn exit(&mut self, slot: usize, agent: &mut A, io: &mut LeafIo<'_>, s: Status) {
+        let c = &self.plan.calls[slot];
+        // SAFETY: as in `enter`.
+        unsafe { (c.exit)(self.at(c), agent, io, s) }
+    }
+}
+
+impl<A> Drop for ActionSlab<A> {
+    fn drop(&mut self) {
+        drop(Teardown {
+            base: self.base,
+            plan: &self.plan,
+            ready: self.plan.len(),
+        });
+    }
+}
