@@ -94,25 +94,27 @@ enum Trigger {
     Unknown(String),
 }
 
-/// A node's run state besides its status (kept in the instance's block, see `slab`).
+/// A node's run state besides its status (kept in the instance's block, see `slab`), in
+/// 16 bytes. Seconds (a leaf's time executed, a Regulator's time since it last allowed a
+/// step) are kept apart, for the nodes that need them (`LeafInfo::timer_at`, a
+/// Regulator's `Rec::slot`).
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Rt {
     /// Leaf: step entered. Root: step the run began. Repeater/UntilFail: step the child's run
-    /// began. Regulator: the step its permission was last decided.
+    /// began. Regulator: the step its permission was last decided. Parallel: children that
+    /// succeeded.
     began: u64,
-    /// Leaf: seconds executed. Regulator: seconds since it last allowed a step.
-    timer: f64,
     /// Bumped at each entry; stale reports carry an older one.
     epoch: u32,
     /// Composite: slot of the running child. Parallel: children finished. Repeater: runs.
+    /// Regulator: [`REG_FIRST`] and [`REG_OK`].
     cursor: u32,
-    /// Parallel: children that succeeded.
-    aux: u32,
-    /// Regulator: the next ready step is allowed at once.
-    first: bool,
-    /// Regulator: this step is allowed.
-    reg_ok: bool,
 }
+
+/// Regulator: the next ready step is allowed at once.
+const REG_FIRST: u32 = 1;
+/// Regulator: this step is allowed.
+const REG_OK: u32 = 2;
 
 /// Active leaves kept inline, without a heap block (one or two run at a time in most trees).
 const INLINE: usize = 4;
@@ -708,7 +710,9 @@ impl<A> Exec<'_, '_, A> {
         if output_at != 0 {
             self.st.cold.produced[output_at] = None;
         }
-        self.block.rt_mut()[i].timer = 0.0;
+        if info.timer_at != NONE {
+            self.block.timers_mut()[info.timer_at as usize] = 0.0;
+        }
         self.block.rt_mut()[i].began = self.st.step;
         self.st.last_entry = self.st.step;
         self.block.rt_mut()[i].epoch += 1;
@@ -743,7 +747,7 @@ impl<A> Exec<'_, '_, A> {
             }
             Kind::Parallel { .. } => {
                 self.block.rt_mut()[i].cursor = 0;
-                self.block.rt_mut()[i].aux = 0;
+                self.block.rt_mut()[i].began = 0;
                 for ki in 0..self.p.kids(n).len() {
                     let k = self.p.kids(n)[ki];
                     match self.enter(k) {
@@ -770,8 +774,9 @@ impl<A> Exec<'_, '_, A> {
                 }
             }
             Kind::Regulator { .. } => {
-                self.block.rt_mut()[i].timer = 0.0;
-                self.block.rt_mut()[i].first = true;
+                let t = self.p.recs[i].slot as usize;
+                self.block.timers_mut()[t] = 0.0;
+                self.block.rt_mut()[i].cursor = REG_FIRST;
                 self.enter_single(n)
             }
             Kind::Root => self.root_enter(),
@@ -1021,23 +1026,28 @@ impl<A> Exec<'_, '_, A> {
             let Kind::Regulator { period } = self.p.recs[i].kind else {
                 continue;
             };
-            if self.block.rt()[i].began != self.st.step {
-                self.block.rt_mut()[i].began = self.st.step;
-                self.block.rt_mut()[i].reg_ok = if self.block.rt_mut()[i].first {
-                    self.block.rt_mut()[i].first = false;
-                    self.block.rt_mut()[i].timer = 0.0;
+            let t = self.p.recs[i].slot as usize;
+            let step = self.st.step;
+            if self.block.rt()[i].began != step {
+                let first = self.block.rt()[i].cursor & REG_FIRST != 0;
+                let timer = &mut self.block.timers_mut()[t];
+                let allowed = if first {
+                    *timer = 0.0;
                     true
                 } else {
-                    self.block.rt_mut()[i].timer += dt;
-                    if self.block.rt_mut()[i].timer >= period - EPS {
-                        self.block.rt_mut()[i].timer = 0.0;
+                    *timer += dt;
+                    if *timer >= period - EPS {
+                        *timer = 0.0;
                         true
                     } else {
                         false
                     }
                 };
+                let rt = &mut self.block.rt_mut()[i];
+                rt.began = step;
+                rt.cursor = if allowed { REG_OK } else { 0 };
             }
-            ok &= self.block.rt_mut()[i].reg_ok;
+            ok &= self.block.rt()[i].cursor & REG_OK != 0;
         }
         ok
     }
@@ -1048,7 +1058,8 @@ impl<A> Exec<'_, '_, A> {
 
     /// Executes leaf `n`, whose action is `slot`; queues its report if it finished.
     fn execute_slot(&mut self, n: u32, slot: usize, dt: f64) {
-        let max = self.p.leaves[slot].max_duration;
+        let info = &self.p.leaves[slot];
+        let (max, timer_at) = (info.max_duration, info.timer_at as usize);
         self.emit(n, EventKind::Execute);
         let outcome = self.call_action(slot, |actions, agent, io| {
             actions.execute(slot, agent, io, dt)
@@ -1060,7 +1071,7 @@ impl<A> Exec<'_, '_, A> {
                 if max.is_infinite() {
                     return;
                 }
-                let timer = &mut self.block.rt_mut()[n as usize].timer;
+                let timer = &mut self.block.timers_mut()[timer_at];
                 *timer += dt;
                 if *timer < max - EPS {
                     return;
@@ -1213,9 +1224,10 @@ impl<A> Exec<'_, '_, A> {
         let total = self.p.kids(n).len() as u32;
         self.block.rt_mut()[i].cursor += 1;
         if s == Status::Success {
-            self.block.rt_mut()[i].aux += 1;
+            self.block.rt_mut()[i].began += 1;
         }
-        let (done, succeeded) = (self.block.rt_mut()[i].cursor, self.block.rt_mut()[i].aux);
+        let rt = self.block.rt()[i];
+        let (done, succeeded) = (rt.cursor, rt.began as u32);
         let failed = done - succeeded;
         let success_holds = s == Status::Success
             && if all_succeed {

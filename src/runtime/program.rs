@@ -85,7 +85,7 @@ pub(crate) struct Rec {
     pub kids: (u32, u32),
     /// Guards: `links[guards.0..guards.1]`.
     pub guards: (u32, u32),
-    /// Leaf slot, condition slot or random-order offset, by kind.
+    /// Leaf slot, condition slot, random-order offset or Regulator timer, by kind.
     pub slot: u32,
 }
 
@@ -120,6 +120,8 @@ pub(crate) struct LeafInfo {
     pub output_at: u32,
     /// Its `max_duration` in seconds; infinite when unset.
     pub max_duration: f64,
+    /// Where its time executed is kept (leaves with `max_duration`); `NONE` for others.
+    pub timer_at: u32,
 }
 
 /// A compiled tree, shared by every agent that runs it.
@@ -191,14 +193,15 @@ impl<A: 'static> Program<A> {
             },
         };
         b.add(root, tree, assets, "", NONE, 0)?;
+        let timers = b.p.index_leaves(b.types.len());
         let nodes = b.p.recs.len();
-        let plan =
-            SlabPlan::new(nodes, std::mem::take(&mut b.types)).map_err(|e| CompileError::Node {
+        let plan = SlabPlan::new(nodes, timers, std::mem::take(&mut b.types)).map_err(|e| {
+            CompileError::Node {
                 node: String::new(),
-                message: format!("the actions' state does not fit in memory: {e}"),
-            })?;
+                message: format!("the instance state does not fit in memory: {e}"),
+            }
+        })?;
         b.p.actions = Arc::new(plan);
-        b.p.index_leaves();
         Ok(b.p)
     }
 }
@@ -260,8 +263,17 @@ impl<A> Program<A> {
         )
     }
 
-    /// Precomputes, for each leaf, the guards above it and its Regulator ancestors.
-    fn index_leaves(&mut self) {
+    /// Precomputes, for each of the `count` leaves, the guards above it and its Regulator
+    /// ancestors; numbers the timers (Regulators, leaves with `max_duration`) and returns
+    /// how many there are.
+    fn index_leaves(&mut self, count: usize) -> usize {
+        let mut timers = 0u32;
+        for rec in &mut self.recs {
+            if let Kind::Regulator { .. } = rec.kind {
+                rec.slot = timers;
+                timers += 1;
+            }
+        }
         let mut leaves = vec![
             LeafInfo {
                 guards: (0, 0),
@@ -269,8 +281,9 @@ impl<A> Program<A> {
                 input_at: 0,
                 output_at: 0,
                 max_duration: f64::INFINITY,
+                timer_at: NONE,
             };
-            self.actions.len()
+            count
         ];
         let (mut inputs, mut outputs) = (1u32, 1u32);
         let (mut path, mut chain) = (Vec::new(), Vec::new());
@@ -328,10 +341,14 @@ impl<A> Program<A> {
                 input_at,
                 output_at,
                 max_duration: max_duration.unwrap_or(f64::INFINITY),
+                timer_at: max_duration.map_or(NONE, |_| {
+                    timers += 1;
+                    timers - 1
+                }),
             };
         }
         self.io_len = (inputs as usize, outputs as usize);
-        self.report_cap = self.actions.len()
+        self.report_cap = count
             + self
                 .recs
                 .iter()
@@ -340,6 +357,7 @@ impl<A> Program<A> {
         self.leaves = leaves;
         self.path = path;
         self.chain = chain;
+        timers as usize
     }
 
     pub(crate) fn kids(&self, n: u32) -> &[u32] {

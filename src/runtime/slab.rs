@@ -114,14 +114,24 @@ pub(crate) struct SlabPlan<A> {
     /// Number of nodes: records at offset 0, statuses at `status_at`.
     nodes: usize,
     status_at: usize,
+    /// Number of timers, at `timers_at`.
+    timers: usize,
+    timers_at: usize,
 }
 
 impl<A> SlabPlan<A> {
-    /// Lays out the records and statuses of `nodes` nodes, then the leaves' actions one
-    /// after another, each at an offset aligned for it.
-    pub(crate) fn new(nodes: usize, types: Vec<ActionType<A>>) -> Result<Self, String> {
+    /// Lays out the records of `nodes` nodes, `timers` timers, the nodes' statuses, then
+    /// the leaves' actions one after another, each at an offset aligned for it.
+    pub(crate) fn new(
+        nodes: usize,
+        timers: usize,
+        types: Vec<ActionType<A>>,
+    ) -> Result<Self, String> {
         let err = |e: std::alloc::LayoutError| e.to_string();
         let layout = Layout::array::<Rt>(nodes).map_err(err)?;
+        let (layout, timers_at) = layout
+            .extend(Layout::array::<f64>(timers).map_err(err)?)
+            .map_err(err)?;
         let (mut layout, status_at) = layout
             .extend(Layout::array::<Status>(nodes).map_err(err)?)
             .map_err(err)?;
@@ -142,6 +152,8 @@ impl<A> SlabPlan<A> {
             layout: layout.pad_to_align(),
             nodes,
             status_at,
+            timers,
+            timers_at,
         })
     }
 
@@ -153,6 +165,8 @@ impl<A> SlabPlan<A> {
             layout: Layout::new::<()>(),
             nodes: 0,
             status_at: 0,
+            timers: 0,
+            timers_at: 0,
         }
     }
 
@@ -228,6 +242,16 @@ impl<A> ActionSlab<A> {
                     .write(Status::Idle);
             }
         }
+        for i in 0..plan.timers {
+            // SAFETY: timer `i` lies inside the block, aligned (`SlabPlan::new`).
+            unsafe {
+                base.as_ptr()
+                    .add(plan.timers_at)
+                    .cast::<f64>()
+                    .add(i)
+                    .write(0.0);
+            }
+        }
         let mut guard = Teardown {
             base,
             plan,
@@ -258,6 +282,19 @@ impl<A> ActionSlab<A> {
     pub(crate) fn rt_mut(&mut self) -> &mut [Rt] {
         // SAFETY: as in `rt`; `&mut self` makes the access exclusive.
         unsafe { std::slice::from_raw_parts_mut(self.base.as_ptr().cast::<Rt>(), self.plan.nodes) }
+    }
+
+    /// The timers (seconds), by timer number.
+    #[inline]
+    pub(crate) fn timers_mut(&mut self) -> &mut [f64] {
+        // SAFETY: `timers` initialised values at `timers_at` (`new`); `&mut self` makes the
+        // access exclusive.
+        unsafe {
+            std::slice::from_raw_parts_mut(
+                self.base.as_ptr().add(self.plan.timers_at).cast::<f64>(),
+                self.plan.timers,
+            )
+        }
     }
 
     /// Each node's status.
