@@ -4,6 +4,7 @@
 
 mod harness;
 
+mod actions;
 mod conditions;
 mod context;
 mod force;
