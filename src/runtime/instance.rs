@@ -235,6 +235,11 @@ struct State {
     cold: Box<Cold>,
 }
 
+/// `n` empty value slots; none for `n = 1` (slot 0 only means "none").
+fn slots(n: usize) -> Vec<Option<CtxValue>> {
+    if n > 1 { vec![None; n] } else { Vec::new() }
+}
+
 /// One agent's run of a shared [`Program`].
 pub struct Instance<A> {
     program: Arc<Program<A>>,
@@ -250,15 +255,21 @@ impl<A> Instance<A> {
         let cold = Cold {
             rng: seed ^ 0x9E37_79B9_7F4A_7C15,
             perm: vec![0; program.perm_len],
-            resume: Vec::with_capacity(leaves),
+            // Only an Interrupt needs the leaves it aborted kept for resuming.
+            resume: if program.interrupts.is_empty() {
+                Vec::new()
+            } else {
+                Vec::with_capacity(leaves)
+            },
             reports: VecDeque::with_capacity(program.report_cap),
             // Filled from outside, between steps: it grows there, never in a step.
             triggers: VecDeque::new(),
             context: Context {
                 slots: vec![None; program.keys().len()],
             },
-            inputs: vec![None; program.io_len.0],
-            produced: vec![None; program.io_len.1],
+            // Slot 0 stands for "none" and is never used: no slots when no leaf has one.
+            inputs: slots(program.io_len.0),
+            produced: slots(program.io_len.1),
             shown: vec![NodeState::default(); n],
         };
         let st = State {

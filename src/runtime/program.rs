@@ -348,12 +348,14 @@ impl<A> Program<A> {
             };
         }
         self.io_len = (inputs as usize, outputs as usize);
-        self.report_cap = count
+        // Two are kept in the instance itself (see `Reports`).
+        self.report_cap = (count
             + self
                 .recs
                 .iter()
                 .filter(|r| r.guards.0 != r.guards.1)
-                .count();
+                .count())
+        .saturating_sub(2);
         self.leaves = leaves;
         self.path = path;
         self.chain = chain;

@@ -72,9 +72,10 @@ impl<P: Clone + Send + Sync> Action<Log> for Probe<P> {
 #[derive(Clone, Default)]
 struct Zst;
 
+/// Only its layout matters: 64-byte alignment.
 #[derive(Clone, Default)]
 #[repr(align(64))]
-struct Wide(u8);
+struct Wide(#[allow(dead_code)] u8);
 
 fn probe<P: Clone + Send + Sync + 'static>(tag: u32, pad: P) -> Probe<P> {
     LIVE.fetch_add(1, Ordering::SeqCst);
@@ -115,7 +116,9 @@ fn program() -> Arc<Program<Log>> {
 
 #[test]
 fn every_action_runs_in_place_and_keeps_its_own_state() {
-    let _serial = SERIAL.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let _serial = SERIAL
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let program = program();
     let mut agents: Vec<(Log, Instance<Log>)> = (0..3)
         .map(|i| (Log::default(), Instance::new(program.clone(), i)))
@@ -146,7 +149,9 @@ fn every_action_runs_in_place_and_keeps_its_own_state() {
 
 #[test]
 fn every_clone_is_dropped_once_even_when_a_clone_panics() {
-    let _serial = SERIAL.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let _serial = SERIAL
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let before = LIVE.load(Ordering::SeqCst);
     let program = program();
     let prototypes = LIVE.load(Ordering::SeqCst) - before;
@@ -163,15 +168,27 @@ fn every_clone_is_dropped_once_even_when_a_clone_panics() {
         }
         assert_eq!(LIVE.load(Ordering::SeqCst) - before, 6 + 4 * 6);
     }
-    assert_eq!(LIVE.load(Ordering::SeqCst) - before, 6, "instances drop their actions");
+    assert_eq!(
+        LIVE.load(Ordering::SeqCst) - before,
+        6,
+        "instances drop their actions"
+    );
 
     // The fourth clone of an instance panics: the three made are dropped, nothing else.
     PANIC_AT.store(CLONES.load(Ordering::SeqCst) + 4, Ordering::SeqCst);
     let made = catch_unwind(AssertUnwindSafe(|| Instance::new(program.clone(), 9)));
     PANIC_AT.store(usize::MAX, Ordering::SeqCst);
     assert!(made.is_err());
-    assert_eq!(LIVE.load(Ordering::SeqCst) - before, 6, "a half-built instance drops its clones");
+    assert_eq!(
+        LIVE.load(Ordering::SeqCst) - before,
+        6,
+        "a half-built instance drops its clones"
+    );
 
     drop(program);
-    assert_eq!(LIVE.load(Ordering::SeqCst) - before, 0, "the program drops its prototypes");
+    assert_eq!(
+        LIVE.load(Ordering::SeqCst) - before,
+        0,
+        "the program drops its prototypes"
+    );
 }
