@@ -20,13 +20,14 @@ use arbor::model::{
 use arbor::runtime::{Action, Behaviours, CondIo, Condition, Instance, LeafIo, Outcome, Program};
 use criterion::{BatchSize, Criterion, Throughput};
 
-/// Agents in the workload: 10,000 (W), or `ARBOR_BENCH_AGENTS` to see how the figures
-/// change once everything fits in cache.
+/// Agents in the workload: 10,000 (W; 200 in a debug build, which `cargo test
+/// --all-targets` runs once as a smoke test), or `ARBOR_BENCH_AGENTS` to see how the
+/// figures change once everything fits in cache.
 fn agents() -> usize {
     std::env::var("ARBOR_BENCH_AGENTS")
         .ok()
         .and_then(|n| n.parse().ok())
-        .unwrap_or(10_000)
+        .unwrap_or(if cfg!(debug_assertions) { 200 } else { 10_000 })
 }
 const STEPS: usize = 100;
 const SEQS: u32 = 5;
