@@ -10,6 +10,8 @@ echo "== cargo test (core and editor)"
 cargo test --all-targets
 echo "== cargo test --no-default-features (the core builds and passes without any GUI crate)"
 cargo test --no-default-features --all-targets
+echo "== doc tests (the crate docs' embedding example)"
+cargo test --no-default-features --doc
 echo "== cargo clippy"
 cargo clippy --all-targets -- -D warnings
 cargo clippy --no-default-features --all-targets -- -D warnings
