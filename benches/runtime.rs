@@ -227,11 +227,9 @@ fn arbor_program() -> Arc<Program<Agent>> {
     Arc::new(Program::compile(&tree, &catalog, &NoAssets, &behaviours).unwrap())
 }
 
-/// A game's instance: no observer and no display snapshot (an editor turns that on).
+/// A game's instance: no observer, no display snapshot (an editor turns that on).
 fn arbor_instance(program: &Arc<Program<Agent>>, i: usize) -> Instance<Agent> {
-    let mut instance = Instance::new(program.clone(), i as u64);
-    instance.record_states(false);
-    instance
+    Instance::new(program.clone(), i as u64)
 }
 
 fn arbor_agents(program: &Arc<Program<Agent>>) -> Vec<(Agent, Instance<Agent>)> {
@@ -541,6 +539,54 @@ fn bonsai_run(agents: &mut [(BonsaiAgent, bonsai_bt::BT<Act, ()>)]) {
 
 // ---- the benchmark ---------------------------------------------------------------------
 
+/// `ARBOR_BENCH_ROUNDS=N`: N rounds of the three runners in turn (fresh agents each, only
+/// the 100 steps timed), so whatever else the machine does weighs on all three alike;
+/// prints the median and best time per agent-step and the ratios of the medians.
+fn interleaved(
+    rounds: usize,
+    program: &Arc<Program<Agent>>,
+    hand: &HTree,
+    tree: &bonsai_bt::Behavior<Act>,
+) {
+    use std::time::Instant;
+    let mut times: [Vec<f64>; 3] = Default::default();
+    let per_step = |t: Duration| t.as_secs_f64() * 1e9 / (agents() * STEPS) as f64;
+    for _ in 0..rounds.max(1) {
+        let mut a = arbor_agents(program);
+        let t = Instant::now();
+        arbor_run(&mut a);
+        times[0].push(per_step(t.elapsed()));
+        drop(black_box(a));
+        let mut h = hand_agents(hand);
+        let t = Instant::now();
+        hand_run(hand, &mut h);
+        times[1].push(per_step(t.elapsed()));
+        drop(black_box(h));
+        let mut b = bonsai_agents(tree);
+        let t = Instant::now();
+        bonsai_run(&mut b);
+        times[2].push(per_step(t.elapsed()));
+        drop(black_box(b));
+    }
+    let mut medians = [0.0; 3];
+    for (i, name) in ["arbor", "hand-written", "bonsai-bt"].iter().enumerate() {
+        let v = &mut times[i];
+        v.sort_by(f64::total_cmp);
+        medians[i] = v[v.len() / 2];
+        println!(
+            "{name:>12}: median {:7.1} ns per agent-step, best {:7.1} ({} rounds)",
+            medians[i],
+            v[0],
+            v.len()
+        );
+    }
+    println!(
+        "arbor is {:.1}x the hand-written tree's time and {:.1}x faster than bonsai-bt (medians)",
+        medians[0] / medians[1],
+        medians[2] / medians[0]
+    );
+}
+
 fn main() {
     let program = arbor_program();
     let tree = bonsai_tree();
@@ -579,6 +625,14 @@ fn main() {
         bytes_per(|_| bonsai_bt::BT::new(tree.clone(), ())),
     );
     drop((a, h, b));
+
+    if let Some(rounds) = std::env::var("ARBOR_BENCH_ROUNDS")
+        .ok()
+        .and_then(|r| r.parse::<usize>().ok())
+    {
+        interleaved(rounds, &program, &hand, &tree);
+        return;
+    }
 
     let mut c = Criterion::default()
         .sample_size(10)

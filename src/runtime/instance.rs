@@ -250,7 +250,6 @@ pub struct Instance<A> {
 impl<A> Instance<A> {
     /// A new instance, not started; its random generator is seeded with `seed`.
     pub fn new(program: Arc<Program<A>>, seed: u64) -> Self {
-        let n = program.len();
         let leaves = program.leaf_count();
         let cold = Cold {
             rng: seed ^ 0x9E37_79B9_7F4A_7C15,
@@ -270,7 +269,7 @@ impl<A> Instance<A> {
             // Slot 0 stands for "none" and is never used: no slots when no leaf has one.
             inputs: slots(program.io_len.0),
             produced: slots(program.io_len.1),
-            shown: vec![NodeState::default(); n],
+            shown: Vec::new(),
         };
         let st = State {
             step: 0,
@@ -278,7 +277,7 @@ impl<A> Instance<A> {
             interrupt: NONE,
             started: false,
             stalled: false,
-            record: true,
+            record: false,
             triggers_queued: false,
             reports: Reports {
                 head: 0,
@@ -323,14 +322,15 @@ impl<A> Instance<A> {
         self.st.active.as_slice()
     }
 
-    /// Each node's display state, by node index (empty while recording is off).
+    /// Each node's display state, by node index (empty unless recording is on, see
+    /// [`Instance::record_states`]).
     pub fn node_states(&self) -> &[NodeState] {
         &self.st.cold.shown
     }
 
-    /// Turns the display snapshot ([`Instance::node_states`]) on or off. It is on by
-    /// default, for editors and tests; a game that never shows it saves its memory and
-    /// upkeep. Turning it on starts from a blank snapshot.
+    /// Turns the display snapshot ([`Instance::node_states`]) on or off. It is off by
+    /// default, so a game that never shows it pays nothing for it; an editor or a debugger
+    /// turns it on. Turning it on starts from a blank snapshot.
     pub fn record_states(&mut self, on: bool) {
         self.st.record = on;
         if on {
@@ -590,8 +590,11 @@ impl<A> Exec<'_, '_, A> {
         let slot = p.recs[leaf as usize].slot as usize;
         let info = &p.leaves[slot];
         if info.guards.0 != info.guards.1 {
-            // The guards take a while: let the action's state arrive meanwhile.
+            // The guards take a while: let the action's state arrive meanwhile, and what
+            // the leaf's completion would touch (its parent's record, the statuses).
             self.block.prefetch(slot);
+            self.block
+                .prefetch_node(p.recs[leaf as usize].parent as usize);
             let flow = if self.quiet() {
                 self.check_guards_quietly(info)
             } else {

@@ -341,6 +341,25 @@ impl<A> ActionSlab<A> {
         let _ = slot;
     }
 
+    /// Asks the processor to start loading node `n`'s run record and the statuses: what
+    /// a leaf's completion reads and writes. Only a hint.
+    #[inline]
+    pub(crate) fn prefetch_node(&self, n: usize) {
+        #[cfg(target_arch = "x86_64")]
+        if n < self.plan.nodes {
+            use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+            // SAFETY: SSE is part of x86_64; a prefetch never faults, and both addresses
+            // are inside this block anyway.
+            unsafe {
+                let base = self.base.as_ptr();
+                _mm_prefetch::<_MM_HINT_T0>(base.cast::<Rt>().add(n).cast::<i8>());
+                _mm_prefetch::<_MM_HINT_T0>(base.add(self.plan.status_at).add(n).cast::<i8>());
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = n;
+    }
+
     /// Calls leaf `slot`'s `on_enter`.
     pub(crate) fn enter(&mut self, slot: usize, agent: &mut A, io: &mut LeafIo<'_>) {
         let c = &self.plan.calls[slot];

@@ -227,10 +227,10 @@ impl Simulation {
                     p
                 }
             };
-            agents.push(SimAgent {
-                instance: Instance::new(program, derive_seed(seed, i as u64 + 1)),
-                setup,
-            });
+            let mut instance = Instance::new(program, derive_seed(seed, i as u64 + 1));
+            // The editor paints the watched agent's nodes from it.
+            instance.record_states(true);
+            agents.push(SimAgent { instance, setup });
         }
         Ok(Self { world, agents })
     }

@@ -1,6 +1,6 @@
 //! Context: in/out keys, overwrite_out, aborted leaves write nothing, context_missing resets.
 
-use arbor::runtime::CtxValue;
+use arbor::runtime::{CtxValue, Instance};
 
 use crate::harness::{Run, expect};
 
@@ -129,6 +129,12 @@ fn the_display_snapshot_can_be_turned_off_and_on() {
     let mut r = Run::new(
         "root: Root | child a
          a: MockAction script=RS",
+    );
+    assert!(
+        Instance::new(r.instance.program().clone(), 0)
+            .node_states()
+            .is_empty(),
+        "off unless asked for"
     );
     r.steps(6);
     let a = r.instance.program().index_of("a").unwrap() as usize;

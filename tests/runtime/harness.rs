@@ -173,7 +173,11 @@ impl Run {
         )
         .unwrap_or_else(|e| panic!("{e}"));
         Self {
-            instance: Instance::new(Arc::new(program), seed),
+            instance: {
+                let mut i = Instance::new(Arc::new(program), seed);
+                i.record_states(true);
+                i
+            },
             counters,
             log: Vec::new(),
             dt: 0.1,
