@@ -17,7 +17,9 @@ use std::time::Duration;
 use arbor::model::{
     Catalog, Category, FieldSpec, FieldType, KindSpec, NoAssets, Node, NodeId, Port, Tree, Value,
 };
-use arbor::runtime::{Action, Behaviours, CondIo, Condition, Instance, LeafIo, Outcome, Program};
+use arbor::runtime::{
+    Action, Behaviours, CondIo, Condition, Instance, LeafIo, Outcome, Program, step_all,
+};
 use criterion::{BatchSize, Criterion, Throughput};
 
 /// Agents in the workload: 10,000 (W; 200 in a debug build, which `cargo test
@@ -244,6 +246,14 @@ fn arbor_run(agents: &mut [(Agent, Instance<Agent>)]) {
         for (agent, instance) in agents.iter_mut() {
             instance.step(DT, agent, None);
         }
+    }
+}
+
+/// The same through `step_all`, which prefetches the next agents' state while stepping one.
+#[inline(never)]
+fn arbor_run_all(agents: &mut [(Agent, Instance<Agent>)]) {
+    for _ in 0..STEPS {
+        step_all(DT, agents.iter_mut().map(|(a, i)| (a, i)));
     }
 }
 
@@ -549,7 +559,7 @@ fn interleaved(
     tree: &bonsai_bt::Behavior<Act>,
 ) {
     use std::time::Instant;
-    let mut times: [Vec<f64>; 3] = Default::default();
+    let mut times: [Vec<f64>; 4] = Default::default();
     let per_step = |t: Duration| t.as_secs_f64() * 1e9 / (agents() * STEPS) as f64;
     for _ in 0..rounds.max(1) {
         let mut a = arbor_agents(program);
@@ -567,24 +577,32 @@ fn interleaved(
         bonsai_run(&mut b);
         times[2].push(per_step(t.elapsed()));
         drop(black_box(b));
+        let mut a = arbor_agents(program);
+        let t = Instant::now();
+        arbor_run_all(&mut a);
+        times[3].push(per_step(t.elapsed()));
+        drop(black_box(a));
     }
-    let mut medians = [0.0; 3];
-    for (i, name) in ["arbor", "hand-written", "bonsai-bt"].iter().enumerate() {
+    let mut medians = [0.0; 4];
+    let names = ["arbor", "hand-written", "bonsai-bt", "arbor step_all"];
+    for (i, name) in names.iter().enumerate() {
         let v = &mut times[i];
         v.sort_by(f64::total_cmp);
         medians[i] = v[v.len() / 2];
         println!(
-            "{name:>12}: median {:7.1} ns per agent-step, best {:7.1} ({} rounds)",
+            "{name:>14}: median {:7.1} ns per agent-step, best {:7.1} ({} rounds)",
             medians[i],
             v[0],
             v.len()
         );
     }
-    println!(
-        "arbor is {:.1}x the hand-written tree's time and {:.1}x faster than bonsai-bt (medians)",
-        medians[0] / medians[1],
-        medians[2] / medians[0]
-    );
+    for (i, name) in [(0, "arbor"), (3, "arbor step_all")] {
+        println!(
+            "{name} is {:.1}x the hand-written tree's time and {:.1}x faster than bonsai-bt (medians)",
+            medians[i] / medians[1],
+            medians[2] / medians[i]
+        );
+    }
 }
 
 fn main() {
@@ -599,6 +617,13 @@ fn main() {
     arbor_run(&mut a);
     hand_run(&hand, &mut h);
     bonsai_run(&mut b);
+    let mut a2 = arbor_agents(&program);
+    arbor_run_all(&mut a2);
+    assert!(
+        a.iter().map(|(x, _)| x).eq(a2.iter().map(|(x, _)| x)),
+        "step_all and step diverged"
+    );
+    drop(a2);
     let arbor_states: Vec<&Agent> = a.iter().map(|(x, _)| x).collect();
     let hand_states: Vec<&Agent> = h.iter().map(|(x, _)| x).collect();
     assert!(
@@ -645,6 +670,13 @@ fn main() {
         bench.iter_batched(
             || arbor_agents(&program),
             |mut x| arbor_run(&mut x),
+            BatchSize::LargeInput,
+        )
+    });
+    g.bench_function("arbor_step_all", |bench| {
+        bench.iter_batched(
+            || arbor_agents(&program),
+            |mut x| arbor_run_all(&mut x),
             BatchSize::LargeInput,
         )
     });

@@ -8,7 +8,10 @@
 //! # Embedding
 //!
 //! A game loads a tree file, registers its own action and condition, and steps one
-//! instance per agent. The program is compiled once and shared.
+//! instance per agent. The program is compiled once and shared. An instance records
+//! nothing for display unless asked (`Instance::record_states`), and with thousands of
+//! agents [`runtime::step_all`] steps them in order while fetching the next ones' state
+//! from memory (the README's performance section has the figures).
 //!
 //! ```
 //! use std::sync::Arc;

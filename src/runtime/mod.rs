@@ -14,7 +14,7 @@ mod trace;
 pub use behaviour::{
     Action, Behaviours, CondIo, Condition, Context, CtxValue, KeyId, LeafIo, NodeSpec, Outcome,
 };
-pub use instance::{Instance, NodeState, RunStats};
+pub use instance::{Instance, NodeState, RunStats, step_all};
 pub use program::{CompileError, MAX_DEPTH, Program};
 pub use trace::{Event, EventKind, JsonlTrace, Observer, Reason};
 

@@ -192,3 +192,71 @@ fn every_clone_is_dropped_once_even_when_a_clone_panics() {
         "the program drops its prototypes"
     );
 }
+
+/// A tree with most of what a step can do: guards, context keys, a Parallel, a random
+/// composite, a Regulator over a Repeater, and an Interrupt.
+const RICH: &str = r#"{"format": "arbor.tree", "version": 1, "nodes": [
+  {"id": "root", "kind": "Root", "inputs": {"child": ["top"], "interrupts": ["int"]}},
+  {"id": "top", "kind": "Selector", "inputs": {"children": ["guarded", "par", "rnd", "rep"]}},
+  {"id": "guarded", "kind": "Sequence", "inputs": {"conditions": ["g"], "children": ["find", "use"]}},
+  {"id": "g", "kind": "MockCondition", "fields": {"script": "TTTTTTTTTTTTTTTTTTTF"}},
+  {"id": "find", "kind": "MockAction", "fields": {"script": "RRS", "produces": "thing", "out_context": "k"}},
+  {"id": "use", "kind": "MockAction", "fields": {"script": "RRRRRRRRF", "in_context": "k", "max_duration": 0.5}},
+  {"id": "par", "kind": "Parallel", "fields": {"success": "one"}, "inputs": {"children": ["p1", "p2"]}},
+  {"id": "p1", "kind": "MockAction", "fields": {"script": "RRRF"}},
+  {"id": "p2", "kind": "MockAction", "fields": {"script": "RRRRRF"}},
+  {"id": "rnd", "kind": "RandomSelector", "inputs": {"children": ["r1", "r2", "r3"]}},
+  {"id": "r1", "kind": "MockAction", "fields": {"script": "RF"}},
+  {"id": "r2", "kind": "MockAction", "fields": {"script": "F"}},
+  {"id": "r3", "kind": "MockAction", "fields": {"script": "RRF"}},
+  {"id": "rep", "kind": "Regulator", "fields": {"hz": 4.0}, "inputs": {"child": ["rp"]}},
+  {"id": "rp", "kind": "Repeater", "fields": {"times": 3}, "inputs": {"child": ["leaf"]}},
+  {"id": "leaf", "kind": "MockAction", "fields": {"script": "RS"}},
+  {"id": "int", "kind": "Interrupt", "fields": {"interrupt_id": "ping"}, "inputs": {"child": ["pong"]}},
+  {"id": "pong", "kind": "MockAction", "fields": {"script": "RS"}}
+]}"#;
+
+#[test]
+fn step_all_is_step_in_order() {
+    use arbor::runtime::step_all;
+    let tree = arbor::io::parse_tree(RICH, std::path::Path::new("rich.json")).unwrap();
+    let program = Arc::new(
+        Program::compile(
+            &tree,
+            &Catalog::builtin(),
+            &NoAssets,
+            &Behaviours::<()>::with_builtins(),
+        )
+        .unwrap(),
+    );
+    let make = || -> Vec<((), Instance<()>)> {
+        (0..13)
+            .map(|seed| {
+                let mut i = Instance::new(program.clone(), seed);
+                i.record_states(true);
+                ((), i)
+            })
+            .collect()
+    };
+    let (mut one_by_one, mut all) = (make(), make());
+    for step in 0..120 {
+        if step % 17 == 5 {
+            for agents in [&mut one_by_one, &mut all] {
+                for (_, i) in agents.iter_mut().step_by(3) {
+                    i.trigger("ping", None);
+                }
+            }
+        }
+        for (agent, instance) in &mut one_by_one {
+            instance.step(0.1, agent, None);
+        }
+        step_all(0.1, all.iter_mut().map(|(a, i)| (a, i)));
+    }
+    for ((_, a), (_, b)) in one_by_one.iter().zip(&all) {
+        assert_eq!(a.stats(), b.stats());
+        assert_eq!(a.active_leaves(), b.active_leaves());
+        assert_eq!(a.node_states(), b.node_states());
+        assert_eq!(a.context().get(0), b.context().get(0));
+    }
+    assert!(all.iter().any(|(_, i)| i.stats().interrupts > 0));
+}
