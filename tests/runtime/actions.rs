@@ -195,26 +195,7 @@ fn every_clone_is_dropped_once_even_when_a_clone_panics() {
 
 /// A tree with most of what a step can do: guards, context keys, a Parallel, a random
 /// composite, a Regulator over a Repeater, and an Interrupt.
-const RICH: &str = r#"{"format": "arbor.tree", "version": 1, "nodes": [
-  {"id": "root", "kind": "Root", "inputs": {"child": ["top"], "interrupts": ["int"]}},
-  {"id": "top", "kind": "Selector", "inputs": {"children": ["guarded", "par", "rnd", "rep"]}},
-  {"id": "guarded", "kind": "Sequence", "inputs": {"conditions": ["g"], "children": ["find", "use"]}},
-  {"id": "g", "kind": "MockCondition", "fields": {"script": "TTTTTTTTTTTTTTTTTTTF"}},
-  {"id": "find", "kind": "MockAction", "fields": {"script": "RRS", "produces": "thing", "out_context": "k"}},
-  {"id": "use", "kind": "MockAction", "fields": {"script": "RRRRRRRRF", "in_context": "k", "max_duration": 0.5}},
-  {"id": "par", "kind": "Parallel", "fields": {"success": "one"}, "inputs": {"children": ["p1", "p2"]}},
-  {"id": "p1", "kind": "MockAction", "fields": {"script": "RRRF"}},
-  {"id": "p2", "kind": "MockAction", "fields": {"script": "RRRRRF"}},
-  {"id": "rnd", "kind": "RandomSelector", "inputs": {"children": ["r1", "r2", "r3"]}},
-  {"id": "r1", "kind": "MockAction", "fields": {"script": "RF"}},
-  {"id": "r2", "kind": "MockAction", "fields": {"script": "F"}},
-  {"id": "r3", "kind": "MockAction", "fields": {"script": "RRF"}},
-  {"id": "rep", "kind": "Regulator", "fields": {"hz": 4.0}, "inputs": {"child": ["rp"]}},
-  {"id": "rp", "kind": "Repeater", "fields": {"times": 3}, "inputs": {"child": ["leaf"]}},
-  {"id": "leaf", "kind": "MockAction", "fields": {"script": "RS"}},
-  {"id": "int", "kind": "Interrupt", "fields": {"interrupt_id": "ping"}, "inputs": {"child": ["pong"]}},
-  {"id": "pong", "kind": "MockAction", "fields": {"script": "RS"}}
-]}"#;
+const RICH: &str = include_str!("../fixtures/runtime/rich.json");
 
 #[test]
 fn step_all_is_step_in_order() {
