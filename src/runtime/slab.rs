@@ -1,5 +1,5 @@
 //! What a step touches of one instance, in a single block of memory: each node's run
-//! record and status, and every leaf's action object.
+//! record and status, the timers, and every leaf's action object.
 //!
 //! Actions are registered with their concrete type (`Behaviours::action`), so the
 //! program keeps, per leaf, a prototype and the functions of that type — clone, call,
@@ -10,12 +10,12 @@
 //! one or two pages).
 //!
 //! This is the crate's only unsafe code. The invariants it rests on:
-//! - each region (records, statuses, each action) lies inside `SlabPlan::layout`, aligned
-//!   for its type and overlapping no other (`SlabPlan::new` builds them with
+//! - each region (records, timers, statuses, each action) lies inside `SlabPlan::layout`,
+//!   aligned for its type and overlapping no other (`SlabPlan::new` builds them with
 //!   `Layout::extend`);
 //! - an `ActionSlab` only uses the plan it was made from (it holds that plan), and every
 //!   value in it is initialised before the slab is handed out; the actions are dropped
-//!   exactly once (records and statuses are `Copy`);
+//!   exactly once (records, timers and statuses are `Copy`);
 //! - values are changed only through `&mut ActionSlab`, so access is exclusive.
 #![allow(unsafe_code)]
 
@@ -181,7 +181,7 @@ impl<A> SlabPlan<A> {
     }
 }
 
-/// One instance's block: node records, statuses, and an action object per leaf.
+/// One instance's block: node records, timers, statuses, and an action object per leaf.
 pub(crate) struct ActionSlab<A> {
     base: NonNull<u8>,
     plan: Arc<SlabPlan<A>>,
@@ -222,8 +222,8 @@ impl<A> ActionSlab<A> {
     pub(crate) fn new(plan: &Arc<SlabPlan<A>>) -> Self {
         let layout = plan.layout;
         let base = if layout.size() == 0 {
-            // Nothing to store (no leaves, or only zero-sized actions): any aligned,
-            // non-null address serves.
+            // Nothing to store (an empty plan; a compiled program always has Root): any
+            // aligned, non-null address serves.
             NonNull::new(std::ptr::without_provenance_mut::<u8>(layout.align()))
                 .unwrap_or(NonNull::dangling())
         } else {
