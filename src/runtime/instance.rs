@@ -168,6 +168,10 @@ impl Active {
             let Err(at) = self.spill.binary_search(&leaf) else {
                 return;
             };
+            debug_assert!(
+                self.spill.len() < self.spill.capacity(),
+                "more leaves active than Program::bounds allows"
+            );
             self.spill.insert(at, leaf);
         }
         self.len += 1;
@@ -250,7 +254,7 @@ pub struct Instance<A> {
 impl<A> Instance<A> {
     /// A new instance, not started; its random generator is seeded with `seed`.
     pub fn new(program: Arc<Program<A>>, seed: u64) -> Self {
-        let leaves = program.leaf_count();
+        let leaves = program.max_active;
         let cold = Cold {
             rng: seed ^ 0x9E37_79B9_7F4A_7C15,
             perm: vec![0; program.perm_len],
@@ -730,6 +734,10 @@ impl<A> Exec<'_, '_, A> {
             q.ring[usize::from((q.head + q.len) % 2)] = r;
             q.len += 1;
         } else {
+            debug_assert!(
+                self.st.cold.reports.len() < self.p.report_cap,
+                "more reports in a step than Program::bounds allows"
+            );
             q.spilled = true;
             self.st.cold.reports.push_back(r);
         }

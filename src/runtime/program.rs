@@ -143,9 +143,11 @@ pub struct Program<A> {
     pub(crate) chain: Vec<u32>,
     /// Input and output slots an instance needs (see [`LeafInfo`]).
     pub(crate) io_len: (usize, usize),
-    /// Room an instance reserves for reports beyond the two it keeps in place: one per
-    /// leaf and per guarded branch, more than a step queues in practice.
+    /// Room an instance reserves for reports beyond the two it keeps in place: the most
+    /// one step can queue (see [`Program::bounds`]), less two.
     pub(crate) report_cap: usize,
+    /// The most action leaves that can be active at once (see [`Program::bounds`]).
+    pub(crate) max_active: usize,
 }
 
 impl<A: 'static> Program<A> {
@@ -190,6 +192,7 @@ impl<A: 'static> Program<A> {
                 chain: Vec::new(),
                 io_len: (1, 1),
                 report_cap: 0,
+                max_active: 0,
             },
         };
         b.add(root, tree, assets, "", NONE, 0)?;
@@ -348,18 +351,52 @@ impl<A> Program<A> {
             };
         }
         self.io_len = (inputs as usize, outputs as usize);
+        let (active, reports) = self.bounds();
+        self.max_active = active;
         // Two are kept in the instance itself (see `Reports`).
-        self.report_cap = (count
-            + self
-                .recs
-                .iter()
-                .filter(|r| r.guards.0 != r.guards.1)
-                .count())
-        .saturating_sub(2);
+        self.report_cap = reports.saturating_sub(2);
         self.leaves = leaves;
         self.path = path;
         self.chain = chain;
         timers as usize
+    }
+
+    /// The most action leaves active at once, and the most reports one step can queue.
+    ///
+    /// A report is queued only by a leaf finishing (phase 3) or by a guard failing its
+    /// branch (phase 2, or in phase 4 when an ending Interrupt resumes the leaves it
+    /// aborted), at most once per running node per step; so both are bounded by what can
+    /// run at once: one child's worth below most branches, every child's below a Parallel.
+    /// An Interrupt's subtree runs beside the main tree's branches, and its last reports
+    /// can wait while the resumed leaves' guards fail: it is counted on top.
+    fn bounds(&self) -> (usize, usize) {
+        let n = self.recs.len();
+        let (mut leaves, mut reports) = (vec![0usize; n], vec![0usize; n]);
+        for i in (0..n).rev() {
+            let r = &self.recs[i];
+            let kids = &self.links[r.kids.0 as usize..r.kids.1 as usize];
+            let (l, q) = match r.kind {
+                Kind::Leaf { .. } => (1, 1),
+                Kind::Condition { .. } => (0, 0),
+                Kind::Parallel { .. } => kids.iter().fold((0, 0), |(l, q), &k| {
+                    (l + leaves[k as usize], q + reports[k as usize])
+                }),
+                _ => kids.iter().fold((0, 0), |(l, q), &k| {
+                    (l.max(leaves[k as usize]), q.max(reports[k as usize]))
+                }),
+            };
+            leaves[i] = l;
+            reports[i] = q + usize::from(r.guards.0 != r.guards.1);
+        }
+        let (mut l, mut q) = (
+            leaves.first().copied().unwrap_or(0),
+            reports.first().copied().unwrap_or(0),
+        );
+        for &(_, at) in &self.interrupts {
+            l += leaves[at as usize];
+            q += reports[at as usize];
+        }
+        (l, q)
     }
 
     pub(crate) fn kids(&self, n: u32) -> &[u32] {
