@@ -49,9 +49,9 @@ static GLOBAL: Counting = Counting;
 /// Regulator over a Repeater, an Interrupt (shared with `tests/runtime/actions.rs`).
 const TREE: &str = include_str!("fixtures/runtime/rich.json");
 
-#[test]
-fn steady_state_steps_allocate_nothing() {
-    let tree = arbor::io::parse_tree(TREE, std::path::Path::new("alloc.json")).unwrap();
+/// `count` instances of the tree in `text` (mock nodes only), seeded 0, 1, ….
+fn instances(text: &str, count: u64) -> Vec<Instance<()>> {
+    let tree = arbor::io::parse_tree(text, std::path::Path::new("alloc.json")).unwrap();
     let program = Program::compile(
         &tree,
         &Catalog::builtin(),
@@ -60,7 +60,14 @@ fn steady_state_steps_allocate_nothing() {
     )
     .unwrap();
     let program = Arc::new(program);
-    let mut agents: Vec<Instance<()>> = (0..8).map(|s| Instance::new(program.clone(), s)).collect();
+    (0..count)
+        .map(|s| Instance::new(program.clone(), s))
+        .collect()
+}
+
+#[test]
+fn steady_state_steps_allocate_nothing() {
+    let mut agents = instances(TREE, 8);
     // Warm up: every path is taken at least once (runs complete, guards fail, parallel aborts).
     for _ in 0..500 {
         for a in &mut agents {
@@ -85,11 +92,26 @@ fn steady_state_steps_allocate_nothing() {
     assert_eq!(ALLOCATIONS.load(Ordering::Relaxed), 0, "steps allocated");
 }
 
+/// The Interrupt both trees below end with: "ping", over a Parallel of three leaves that
+/// finish together.
+macro_rules! ping_interrupt {
+    () => {
+        r#"
+  {"id": "int", "kind": "Interrupt", "fields": {"interrupt_id": "ping"}, "inputs": {"child": ["ip"]}},
+  {"id": "ip", "kind": "Parallel", "inputs": {"children": ["i1", "i2", "i3"]}},
+  {"id": "i1", "kind": "MockAction", "fields": {"script": "RS"}},
+  {"id": "i2", "kind": "MockAction", "fields": {"script": "RS"}},
+  {"id": "i3", "kind": "MockAction", "fields": {"script": "RS"}}
+]}"#
+    };
+}
+
 /// Six leaves under a Parallel, three of them below guards that fail in the step the
 /// other three finish: six reports in one step and six active leaves, beyond what an
 /// instance keeps in place. An Interrupt over a Parallel of three fires every 40 steps.
 /// The room reserved for both must come from the tree's shape (`Program::bounds`).
-const WIDE: &str = r#"{"format": "arbor.tree", "version": 1, "nodes": [
+const WIDE: &str = concat!(
+    r#"{"format": "arbor.tree", "version": 1, "nodes": [
   {"id": "root", "kind": "Root", "inputs": {"child": ["par"], "interrupts": ["int"]}},
   {"id": "par", "kind": "Parallel", "inputs": {"children": ["s1", "s2", "s3", "b1", "b2", "b3"]}},
   {"id": "s1", "kind": "Sequence", "inputs": {"conditions": ["g1"], "children": ["a1"]}},
@@ -104,43 +126,52 @@ const WIDE: &str = r#"{"format": "arbor.tree", "version": 1, "nodes": [
   {"id": "b1", "kind": "MockAction", "fields": {"script": "RRS"}},
   {"id": "b2", "kind": "MockAction", "fields": {"script": "RRS"}},
   {"id": "b3", "kind": "MockAction", "fields": {"script": "RRS"}},
-  {"id": "int", "kind": "Interrupt", "fields": {"interrupt_id": "ping"}, "inputs": {"child": ["ip"]}},
-  {"id": "ip", "kind": "Parallel", "inputs": {"children": ["i1", "i2", "i3"]}},
-  {"id": "i1", "kind": "MockAction", "fields": {"script": "RS"}},
-  {"id": "i2", "kind": "MockAction", "fields": {"script": "RS"}},
-  {"id": "i3", "kind": "MockAction", "fields": {"script": "RS"}}
-]}"#;
+"#,
+    ping_interrupt!()
+);
+
+/// A one-leaf main tree with an Interrupt whose three leaves finish together: the
+/// Interrupt's share of the room cannot come from the main tree's.
+const NARROW_WIDE_INTERRUPT: &str = concat!(
+    r#"{"format": "arbor.tree", "version": 1, "nodes": [
+  {"id": "root", "kind": "Root", "inputs": {"child": ["s"], "interrupts": ["int"]}},
+  {"id": "s", "kind": "Sequence", "inputs": {"conditions": ["g"], "children": ["a"]}},
+  {"id": "g", "kind": "MockCondition", "fields": {"script": "TTTTTF"}},
+  {"id": "a", "kind": "MockAction", "fields": {"script": "RRRRRRRS"}},
+"#,
+    ping_interrupt!()
+);
+
+/// Steps `agents` (triggering "ping" every 40 steps) and returns the most leaves that
+/// were active at once.
+fn run_with_pings(agents: &mut [Instance<()>], steps: u32) -> usize {
+    let mut most_active = 0;
+    for step in 0..steps {
+        for a in agents.iter_mut() {
+            if step % 40 == 20 {
+                a.trigger("ping", None);
+            }
+            a.step(0.1, &mut (), None);
+            most_active = most_active.max(a.active_leaves().len());
+        }
+    }
+    most_active
+}
 
 #[test]
 fn wide_parallels_and_interrupts_queue_many_reports_without_allocating() {
-    let tree = arbor::io::parse_tree(WIDE, std::path::Path::new("wide.json")).unwrap();
-    let program = Program::compile(
-        &tree,
-        &Catalog::builtin(),
-        &NoAssets,
-        &Behaviours::<()>::with_builtins(),
-    )
-    .unwrap();
-    let program = Arc::new(program);
-    let mut agents: Vec<Instance<()>> = (0..4).map(|s| Instance::new(program.clone(), s)).collect();
-    let mut most_active = 0;
-    let mut run = |agents: &mut Vec<Instance<()>>, steps: u32| {
-        for step in 0..steps {
-            for a in agents.iter_mut() {
-                if step % 40 == 20 {
-                    a.trigger("ping", None);
-                }
-                a.step(0.1, &mut (), None);
-                most_active = most_active.max(a.active_leaves().len());
-            }
-        }
-    };
-    run(&mut agents, 200);
-    COUNTING.with(|c| c.set(true));
-    run(&mut agents, 400);
-    COUNTING.with(|c| c.set(false));
-    assert_eq!(ALLOCATIONS.load(Ordering::Relaxed), 0, "steps allocated");
-    assert_eq!(most_active, 6, "all six leaves of the Parallel run at once");
-    let stats = agents[0].stats();
-    assert!(stats.interrupts >= 10 && stats.succeeded + stats.failed >= 10);
+    for (text, widest) in [(WIDE, 6), (NARROW_WIDE_INTERRUPT, 3)] {
+        let mut agents = instances(text, 4);
+        let warm = run_with_pings(&mut agents, 200);
+        COUNTING.with(|c| c.set(true));
+        let most_active = run_with_pings(&mut agents, 400).max(warm);
+        COUNTING.with(|c| c.set(false));
+        assert_eq!(ALLOCATIONS.load(Ordering::Relaxed), 0, "steps allocated");
+        assert_eq!(
+            most_active, widest,
+            "every leaf of the widest Parallel runs"
+        );
+        let stats = agents[0].stats();
+        assert!(stats.interrupts >= 10 && stats.succeeded + stats.failed >= 10);
+    }
 }
