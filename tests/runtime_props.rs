@@ -13,13 +13,16 @@ use common::shapes::{Shape, shape, tree_nodes};
 use proptest::prelude::*;
 
 /// Runs the tree for `steps` steps with the triggers (step, interrupt number or an unknown
-/// id), checking the enter/exit pairing; returns the JSON Lines trace.
+/// id). Observed, it checks the enter/exit pairing and returns the JSON Lines trace; quiet
+/// (no observer: the paths a game takes), the trace is empty. Either way it also returns
+/// what a game sees after each step: run counters, active leaves, context.
 fn run(
     tree: &Tree,
     seed: u64,
     steps: u64,
     triggers: &[(u64, u8)],
-) -> Result<Vec<u8>, TestCaseError> {
+    observe: bool,
+) -> Result<(Vec<u8>, Vec<String>), TestCaseError> {
     let program = Program::compile(
         tree,
         &Catalog::builtin(),
@@ -31,6 +34,7 @@ fn run(
     let mut trace = JsonlTrace::new(Vec::new(), "agent");
     let mut open: HashMap<String, bool> = HashMap::new();
     let mut problem: Option<String> = None;
+    let mut seen = Vec::new();
     for step in 1..=steps {
         for &(_, which) in triggers.iter().filter(|(s, _)| *s == step) {
             let id = if which < 2 {
@@ -54,12 +58,22 @@ fn run(
                 *slot = opens;
             }
         };
-        instance.step(0.1, &mut (), Some(&mut check));
+        if observe {
+            instance.step(0.1, &mut (), Some(&mut check));
+        } else {
+            instance.step(0.1, &mut (), None);
+        }
         if let Some(p) = problem.take() {
             return Err(TestCaseError::fail(p));
         }
+        seen.push(format!(
+            "{:?} {:?} {:?}",
+            instance.stats(),
+            instance.active_leaves(),
+            instance.context()
+        ));
     }
-    Ok(trace.finish().unwrap())
+    Ok((trace.finish().unwrap(), seen))
 }
 
 proptest! {
@@ -74,9 +88,11 @@ proptest! {
     ) {
         let interrupts: Vec<(Shape, bool)> = interrupts;
         let tree = Tree::from_nodes(tree_nodes(&main, &interrupts)).unwrap();
-        let first = run(&tree, seed, 60, &triggers)?;
-        let second = run(&tree, seed, 60, &triggers)?;
+        let first = run(&tree, seed, 60, &triggers, true)?;
+        let second = run(&tree, seed, 60, &triggers, true)?;
         prop_assert!(first == second, "the same inputs gave different traces");
-        prop_assert!(!first.is_empty());
+        prop_assert!(!first.0.is_empty());
+        let quiet = run(&tree, seed, 60, &triggers, false)?;
+        prop_assert_eq!(quiet.1, first.1, "a step without an observer went differently");
     }
 }

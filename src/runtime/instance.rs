@@ -155,10 +155,15 @@ impl Active {
     fn insert(&mut self, leaf: u32) {
         let n = self.len as usize;
         if n < INLINE {
-            let Err(at) = self.inline[..n].binary_search(&leaf) else {
+            // At most four: a plain shift is cheaper than a search and a memmove call.
+            if self.inline[..n].contains(&leaf) {
                 return;
-            };
-            self.inline.copy_within(at..n, at + 1);
+            }
+            let mut at = n;
+            while at > 0 && self.inline[at - 1] > leaf {
+                self.inline[at] = self.inline[at - 1];
+                at -= 1;
+            }
             self.inline[at] = leaf;
         } else {
             if n == INLINE {
@@ -181,10 +186,12 @@ impl Active {
     fn remove(&mut self, leaf: u32) {
         let n = self.len as usize;
         if n <= INLINE {
-            let Ok(at) = self.inline[..n].binary_search(&leaf) else {
+            let Some(at) = self.inline[..n].iter().position(|&x| x == leaf) else {
                 return;
             };
-            self.inline.copy_within(at + 1..n, at);
+            for i in at..n - 1 {
+                self.inline[i] = self.inline[i + 1];
+            }
         } else {
             let Ok(at) = self.spill.binary_search(&leaf) else {
                 return;
@@ -658,6 +665,10 @@ impl<A> Exec<'_, '_, A> {
         let p = self.p;
         let slot = p.recs[leaf as usize].slot as usize;
         let info = &p.leaves[slot];
+        if info.plain && self.quiet() {
+            self.run_plain(leaf, slot, info, dt);
+            return;
+        }
         if info.guards.0 != info.guards.1 {
             // The guards take a while: let the action's state arrive meanwhile, and what
             // the leaf's completion would touch (its parent's record, the statuses).
@@ -677,6 +688,52 @@ impl<A> Exec<'_, '_, A> {
             return;
         }
         self.execute_slot(leaf, slot, dt);
+    }
+
+    /// [`Exec::run_leaf`] for a plain leaf (see [`LeafInfo::plain`]) in a quiet step:
+    /// the guards and the action called with what they need and nothing else.
+    #[inline]
+    fn run_plain(&mut self, leaf: u32, slot: usize, info: &LeafInfo, dt: f64) {
+        let p = self.p;
+        self.block.prefetch(slot);
+        self.block
+            .prefetch_node(p.recs[leaf as usize].parent as usize);
+        let cold = &mut *self.st.cold;
+        let agent = &mut *self.agent;
+        let cond_io = CondIo {
+            input: None,
+            step: self.st.step,
+            context: &cold.context,
+        };
+        for g in &p.path[info.guards.0 as usize..info.guards.1 as usize] {
+            if p.conditions[g.cond as usize].check(agent, &cond_io) == g.invert {
+                self.guard_failed(g.branch);
+                return;
+            }
+        }
+        let mut io = LeafIo {
+            input: None,
+            step: self.st.step,
+            context: &cold.context,
+            produced: None,
+        };
+        match self.block.execute(slot, agent, &mut io, dt) {
+            super::Outcome::Running => {}
+            super::Outcome::Success => self.lone_leaf_done(leaf, Status::Success),
+            super::Outcome::Failure => self.lone_leaf_done(leaf, Status::Failure),
+        }
+    }
+
+    /// Leaf `n`, the only one executed in this phase 3, finished. With nothing queued
+    /// before it, phase 4 would deliver its report first and alone: it is delivered now.
+    #[inline(never)]
+    fn lone_leaf_done(&mut self, n: u32, status: Status) {
+        if self.st.reports.any() {
+            self.leaf_done(n, status);
+            return;
+        }
+        self.leaf_finish(n, status);
+        self.deliver(n, status);
     }
 
     /// Phase 2: guards of the active leaves entered in an earlier step, in tree order.
@@ -1166,12 +1223,17 @@ impl<A> Exec<'_, '_, A> {
                 Status::Failure
             }
         };
+        self.leaf_done(n, status);
+    }
+
+    /// Leaf `n` finished in phase 3: it stops, and its report waits for phase 4.
+    #[inline(never)]
+    fn leaf_done(&mut self, n: u32, status: Status) {
         self.leaf_finish(n, status);
         self.queue_report(n, status);
     }
 
     /// A leaf stops with success or failure: on_exit, out-context, exit event.
-    #[inline(never)]
     fn leaf_finish(&mut self, n: u32, status: Status) {
         let i = n as usize;
         let Kind::Leaf {

@@ -122,6 +122,9 @@ pub(crate) struct LeafInfo {
     pub max_duration: f64,
     /// Where its time executed is kept (leaves with `max_duration`); `NONE` for others.
     pub timer_at: u32,
+    /// No Regulator above it, no `in_context`/`out_context`, no `max_duration`, no guard
+    /// above it reading the context: a step that runs it alone needs none of that.
+    pub plain: bool,
 }
 
 /// A compiled tree, shared by every agent that runs it.
@@ -285,6 +288,7 @@ impl<A> Program<A> {
                 output_at: 0,
                 max_duration: f64::INFINITY,
                 timer_at: NONE,
+                plain: false,
             };
             count
         ];
@@ -338,7 +342,13 @@ impl<A> Program<A> {
                     .rev()
                     .filter(|&&b| matches!(self.recs[b as usize].kind, Kind::Regulator { .. })),
             );
+            let plain = input.is_none()
+                && output.is_none()
+                && max_duration.is_none()
+                && chain.len() as u32 == r0
+                && path[p0 as usize..].iter().all(|g| g.input.is_none());
             leaves[rec.slot as usize] = LeafInfo {
+                plain,
                 guards: (p0, path.len() as u32),
                 regulators: (r0, chain.len() as u32),
                 input_at,
