@@ -549,8 +549,8 @@ fn bonsai_run(agents: &mut [(BonsaiAgent, bonsai_bt::BT<Act, ()>)]) {
 
 // ---- the benchmark ---------------------------------------------------------------------
 
-/// `ARBOR_BENCH_ROUNDS=N`: N rounds of the three runners in turn (fresh agents each, only
-/// the 100 steps timed), so whatever else the machine does weighs on all three alike;
+/// `ARBOR_BENCH_ROUNDS=N`: N rounds of the four runners in turn (fresh agents each, only
+/// the 100 steps timed), so whatever else the machine does weighs on all four alike;
 /// prints the median and best time per agent-step and the ratios of the medians.
 fn interleaved(
     rounds: usize,
