@@ -559,29 +559,21 @@ fn interleaved(
     tree: &bonsai_bt::Behavior<Act>,
 ) {
     use std::time::Instant;
+    /// Nanoseconds per agent-step of `run` over fresh agents from `make` (only the run timed).
+    fn timed<T>(make: impl FnOnce() -> T, run: impl FnOnce(&mut T)) -> f64 {
+        let mut agents = make();
+        let t = Instant::now();
+        run(&mut agents);
+        let elapsed = t.elapsed();
+        drop(black_box(agents));
+        elapsed.as_secs_f64() * 1e9 / (self::agents() * STEPS) as f64
+    }
     let mut times: [Vec<f64>; 4] = Default::default();
-    let per_step = |t: Duration| t.as_secs_f64() * 1e9 / (agents() * STEPS) as f64;
     for _ in 0..rounds.max(1) {
-        let mut a = arbor_agents(program);
-        let t = Instant::now();
-        arbor_run(&mut a);
-        times[0].push(per_step(t.elapsed()));
-        drop(black_box(a));
-        let mut h = hand_agents(hand);
-        let t = Instant::now();
-        hand_run(hand, &mut h);
-        times[1].push(per_step(t.elapsed()));
-        drop(black_box(h));
-        let mut b = bonsai_agents(tree);
-        let t = Instant::now();
-        bonsai_run(&mut b);
-        times[2].push(per_step(t.elapsed()));
-        drop(black_box(b));
-        let mut a = arbor_agents(program);
-        let t = Instant::now();
-        arbor_run_all(&mut a);
-        times[3].push(per_step(t.elapsed()));
-        drop(black_box(a));
+        times[0].push(timed(|| arbor_agents(program), |a| arbor_run(a)));
+        times[1].push(timed(|| hand_agents(hand), |h| hand_run(hand, h)));
+        times[2].push(timed(|| bonsai_agents(tree), |b| bonsai_run(b)));
+        times[3].push(timed(|| arbor_agents(program), |a| arbor_run_all(a)));
     }
     let mut medians = [0.0; 4];
     let names = ["arbor", "hand-written", "bonsai-bt", "arbor step_all"];

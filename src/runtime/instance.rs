@@ -691,7 +691,9 @@ impl<A> Exec<'_, '_, A> {
     }
 
     /// [`Exec::run_leaf`] for a plain leaf (see [`LeafInfo::plain`]) in a quiet step:
-    /// the guards and the action called with what they need and nothing else.
+    /// the guards and the action called with what they need and nothing else. The guard
+    /// loop is [`Exec::check_guards_quietly`] without the context lookups; calling that
+    /// instead costs ~30 instructions per agent-step at workload W (422 → 455, callgrind).
     #[inline]
     fn run_plain(&mut self, leaf: u32, slot: usize, info: &LeafInfo, dt: f64) {
         let p = self.p;
