@@ -246,6 +246,19 @@ struct State {
     cold: Box<Cold>,
 }
 
+impl State {
+    /// Whether this step may take [`Instance::step_lone_plain`]: started, no trigger and
+    /// no restart waiting, no display snapshot kept, and exactly one leaf active.
+    #[inline]
+    fn lone_quiet(&self) -> bool {
+        self.started
+            && !self.triggers_queued
+            && !self.record
+            && self.restart_at.is_none()
+            && self.active.len == 1
+    }
+}
+
 /// `n` empty value slots; none for `n = 1` (slot 0 only means "none").
 fn slots(n: usize) -> Vec<Option<CtxValue>> {
     if n > 1 { vec![None; n] } else { Vec::new() }
@@ -416,15 +429,94 @@ impl<A> Instance<A> {
 
     /// Advances the agent by one frame of `dt` seconds (SPEC §3.2). The first call also
     /// starts the instance (its events carry step 0).
+    #[inline]
     pub fn step(&mut self, dt: f64, agent: &mut A, observer: Option<&mut dyn Observer>) {
-        let mut x = Exec {
+        if observer.is_none() && self.st.lone_quiet() && self.step_lone_plain(dt, agent) {
+            return;
+        }
+        self.exec(agent, observer).step(dt);
+    }
+
+    fn exec<'x, 'o>(
+        &'x mut self,
+        agent: &'x mut A,
+        obs: Option<&'x mut (dyn Observer + 'o)>,
+    ) -> Exec<'x, 'o, A> {
+        Exec {
             p: &self.program,
             st: &mut self.st,
             block: &mut self.actions,
             agent,
-            obs: observer,
+            obs,
+        }
+    }
+
+    /// The most common step of a game's agent, on its own short path: nothing watches
+    /// (no observer, no display snapshot), nothing is due (started, no trigger, no
+    /// restart), and one *plain* leaf runs (no Regulator, context key or `max_duration`
+    /// on its path, see `LeafInfo::plain`). Its guards are checked outermost first, then
+    /// it executes: phases 2 and 3 of SPEC §3.2 for a step with one active leaf, which
+    /// was entered in an earlier step (no leaf is entered before phase 2 when nothing is
+    /// due). What follows a failing guard or a finished leaf goes the general way.
+    /// Returns false, having done nothing, when the running leaf is not plain.
+    #[inline]
+    fn step_lone_plain(&mut self, dt: f64, agent: &mut A) -> bool {
+        let p = &*self.program;
+        let leaf = self.st.active.inline[0];
+        let Some(lone) = p.lone.get(leaf as usize) else {
+            return false;
         };
-        x.step(dt);
+        let slot = lone.slot as usize;
+        if lone.slot == NONE {
+            return false;
+        }
+        self.st.stalled = false;
+        self.st.step += 1;
+        // The guards take a while: let the action's state arrive meanwhile, and what the
+        // leaf's completion would touch (its parent's record, the statuses).
+        self.actions.prefetch(slot);
+        self.actions.prefetch_node(lone.parent as usize);
+        let context = &self.st.cold.context;
+        let cond_io = CondIo {
+            input: None,
+            step: self.st.step,
+            context,
+        };
+        for g in &p.path[lone.guards.0 as usize..lone.guards.1 as usize] {
+            if p.conditions[g.cond as usize].check(agent, &cond_io) == g.invert {
+                self.lone_guard_failed(agent, g.branch);
+                return true;
+            }
+        }
+        let mut io = LeafIo {
+            input: None,
+            step: self.st.step,
+            context,
+            produced: None,
+        };
+        let status = match self.actions.execute(slot, agent, &mut io, dt) {
+            super::Outcome::Running => return true,
+            super::Outcome::Success => Status::Success,
+            super::Outcome::Failure => Status::Failure,
+        };
+        self.lone_leaf_done(agent, leaf, status);
+        true
+    }
+
+    /// [`Instance::step_lone_plain`]: a guard of branch `b` failed; the rest of the step.
+    #[inline(never)]
+    fn lone_guard_failed(&mut self, agent: &mut A, b: u32) {
+        let mut x = self.exec(agent, None);
+        x.guard_failed(b);
+        x.finish_step();
+    }
+
+    /// [`Instance::step_lone_plain`]: the leaf finished; the rest of the step.
+    #[inline(never)]
+    fn lone_leaf_done(&mut self, agent: &mut A, leaf: u32, status: Status) {
+        let mut x = self.exec(agent, None);
+        x.lone_leaf_done(leaf, status);
+        x.finish_step();
     }
 }
 
@@ -581,6 +673,12 @@ impl<A> Exec<'_, '_, A> {
         self.st.stalled = false;
         self.st.step += 1;
         self.guards_and_execute(dt);
+        self.finish_step();
+    }
+
+    /// Phase 4 of a step with nothing due after it: the reports, unless the tree stalled.
+    #[inline]
+    fn finish_step(&mut self) {
         if !self.st.stalled && self.st.reports.any() {
             self.reports();
         }

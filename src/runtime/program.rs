@@ -127,6 +127,18 @@ pub(crate) struct LeafInfo {
     pub plain: bool,
 }
 
+/// What a quiet step of a *plain* leaf running alone needs (see [`LeafInfo::plain`]), by
+/// node index: one small record, so that step reads nothing else of the program.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Lone {
+    /// The leaf's action slot; [`NONE`] for a node that is not a plain leaf.
+    pub slot: u32,
+    /// Its parent (whose record a completion touches, fetched early).
+    pub parent: u32,
+    /// Its guards: `path[guards.0..guards.1]`.
+    pub guards: (u32, u32),
+}
+
 /// A compiled tree, shared by every agent that runs it.
 pub struct Program<A> {
     pub(crate) recs: Vec<Rec>,
@@ -140,6 +152,8 @@ pub struct Program<A> {
     pub(crate) perm_len: usize,
     pub(crate) depth: usize,
     pub(crate) leaves: Vec<LeafInfo>,
+    /// Per node: what the quiet step of a plain leaf running alone needs.
+    pub(crate) lone: Vec<Lone>,
     /// Guards on the way to each leaf (see [`LeafInfo::guards`]).
     pub(crate) path: Vec<PathGuard>,
     /// Regulators above each leaf (see [`LeafInfo::regulators`]).
@@ -191,6 +205,7 @@ impl<A: 'static> Program<A> {
                 perm_len: 0,
                 depth: 0,
                 leaves: Vec::new(),
+                lone: Vec::new(),
                 path: Vec::new(),
                 chain: Vec::new(),
                 io_len: (1, 1),
@@ -360,6 +375,22 @@ impl<A> Program<A> {
                 }),
             };
         }
+        self.lone = self
+            .recs
+            .iter()
+            .map(|rec| match rec.kind {
+                Kind::Leaf { .. } if leaves[rec.slot as usize].plain => Lone {
+                    slot: rec.slot,
+                    parent: rec.parent,
+                    guards: leaves[rec.slot as usize].guards,
+                },
+                _ => Lone {
+                    slot: NONE,
+                    parent: NONE,
+                    guards: (0, 0),
+                },
+            })
+            .collect();
         self.io_len = (inputs as usize, outputs as usize);
         let (active, reports) = self.bounds();
         self.max_active = active;
