@@ -7,15 +7,84 @@ mod common;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use arbor::model::{Catalog, NoAssets, Tree};
-use arbor::runtime::{Behaviours, CtxValue, Event, EventKind, Instance, JsonlTrace, Program};
+use arbor::model::{Catalog, NoAssets, Tree, Value};
+use arbor::runtime::{
+    Action, Behaviours, CtxValue, Event, EventKind, Instance, JsonlTrace, LeafIo, Outcome, Program,
+    Status,
+};
 use common::shapes::{Shape, shape, tree_nodes};
 use proptest::prelude::*;
+
+/// The agent: a log of every call an action received, so that a quiet run can be checked
+/// call for call against an observed one.
+type Log = Vec<String>;
+
+/// `MockAction` as the runtime has it (each execute since entry returns the next letter of
+/// its script; the first produces its value), writing each call into the agent's log.
+#[derive(Clone)]
+struct Logged {
+    id: String,
+    script: Vec<Outcome>,
+    produces: Option<CtxValue>,
+    executed: usize,
+}
+
+impl Action<Log> for Logged {
+    fn on_enter(&mut self, log: &mut Log, io: &mut LeafIo<'_>) {
+        self.executed = 0;
+        log.push(format!("{} enter {} {:?}", io.step, self.id, io.input()));
+    }
+
+    fn on_execute(&mut self, log: &mut Log, io: &mut LeafIo<'_>, _dt: f64) -> Outcome {
+        if self.executed == 0
+            && let Some(v) = &self.produces
+        {
+            io.produce(v.clone());
+        }
+        let outcome = self.script[self.executed.min(self.script.len() - 1)];
+        self.executed += 1;
+        log.push(format!("{} execute {} {outcome:?}", io.step, self.id));
+        outcome
+    }
+
+    fn on_exit(&mut self, log: &mut Log, io: &mut LeafIo<'_>, status: Status) {
+        log.push(format!("{} exit {} {status:?}", io.step, self.id));
+    }
+}
+
+fn behaviours() -> Behaviours<Log> {
+    let mut b = Behaviours::<Log>::with_builtins();
+    b.action("MockAction", |spec| {
+        let script = spec
+            .text("script")
+            .chars()
+            .map(|c| match c {
+                'R' => Outcome::Running,
+                'F' => Outcome::Failure,
+                _ => Outcome::Success,
+            })
+            .collect::<Vec<_>>();
+        if script.is_empty() {
+            return Err("MockAction needs a script".into());
+        }
+        Ok(Logged {
+            id: spec.node.id.to_string(),
+            script,
+            produces: match spec.value("produces") {
+                Some(Value::Text(t)) => Some(CtxValue::Text(t.as_str().into())),
+                _ => None,
+            },
+            executed: 0,
+        })
+    });
+    b
+}
 
 /// Runs the tree for `steps` steps with the triggers (step, interrupt number or an unknown
 /// id). Observed, it checks the enter/exit pairing and returns the JSON Lines trace; quiet
 /// (no observer: the paths a game takes), the trace is empty. Either way it also returns
-/// what a game sees after each step: run counters, active leaves, context.
+/// what a game sees after each step (run counters, active leaves, context) and every call
+/// the actions received.
 fn run(
     tree: &Tree,
     seed: u64,
@@ -23,18 +92,14 @@ fn run(
     triggers: &[(u64, u8)],
     observe: bool,
 ) -> Result<(Vec<u8>, Vec<String>), TestCaseError> {
-    let program = Program::compile(
-        tree,
-        &Catalog::builtin(),
-        &NoAssets,
-        &Behaviours::<()>::with_builtins(),
-    )
-    .map_err(|e| TestCaseError::fail(e.to_string()))?;
+    let program = Program::compile(tree, &Catalog::builtin(), &NoAssets, &behaviours())
+        .map_err(|e| TestCaseError::fail(e.to_string()))?;
     let mut instance = Instance::new(Arc::new(program), seed);
     let mut trace = JsonlTrace::new(Vec::new(), "agent");
     let mut open: HashMap<String, bool> = HashMap::new();
     let mut problem: Option<String> = None;
     let mut seen = Vec::new();
+    let mut log = Log::new();
     for step in 1..=steps {
         for &(_, which) in triggers.iter().filter(|(s, _)| *s == step) {
             let id = if which < 2 {
@@ -59,9 +124,9 @@ fn run(
             }
         };
         if observe {
-            instance.step(0.1, &mut (), Some(&mut check));
+            instance.step(0.1, &mut log, Some(&mut check));
         } else {
-            instance.step(0.1, &mut (), None);
+            instance.step(0.1, &mut log, None);
         }
         if let Some(p) = problem.take() {
             return Err(TestCaseError::fail(p));
@@ -73,6 +138,7 @@ fn run(
             instance.context()
         ));
     }
+    seen.append(&mut log);
     Ok((trace.finish().unwrap(), seen))
 }
 
