@@ -514,9 +514,68 @@ impl<A> Instance<A> {
     /// [`Instance::step_lone_plain`]: the leaf finished; the rest of the step.
     #[inline(never)]
     fn lone_leaf_done(&mut self, agent: &mut A, leaf: u32, status: Status) {
+        if !self.st.reports.any() && self.lone_next_sibling(agent, leaf, status) {
+            return;
+        }
         let mut x = self.exec(agent, None);
         x.lone_leaf_done(leaf, status);
         x.finish_step();
+    }
+
+    /// [`Instance::lone_leaf_done`] when its parent, a Sequence or Selector in slot order,
+    /// moves on to a next child that is a plain leaf, with nothing queued: the leaf exits,
+    /// the parent's cursor moves, the next leaf is entered (to execute from the next step).
+    /// That is what phase 4 does with the leaf's report (delivered first and alone, see
+    /// `Exec::lone_leaf_done`): `leaf_finish`, then the parent's `composite_next`, then
+    /// `enter_leaf`; with no observer, no snapshot and no context key involved, nothing
+    /// else of theirs applies. Returns false, having done nothing, in any other case.
+    #[inline]
+    fn lone_next_sibling(&mut self, agent: &mut A, leaf: u32, status: Status) -> bool {
+        let p = &*self.program;
+        let (slot, parent) = match p.lone.get(leaf as usize) {
+            Some(l) if l.slot != NONE => (l.slot as usize, l.parent),
+            _ => return false,
+        };
+        let moves_on = match p.recs[parent as usize].kind {
+            Kind::Sequence {
+                halt,
+                random: false,
+            } => status == Status::Success || !halt,
+            Kind::Selector { random: false } => status == Status::Failure,
+            _ => false,
+        };
+        if !moves_on {
+            return false;
+        }
+        let at = self.actions.rt()[parent as usize].cursor + 1;
+        let Some(&next) = p.kids(parent).get(at as usize) else {
+            return false;
+        };
+        let next_slot = match p.lone.get(next as usize) {
+            Some(l) if l.slot != NONE => l.slot as usize,
+            _ => return false,
+        };
+        let step = self.st.step;
+        let mut io = LeafIo {
+            input: None,
+            step,
+            context: &self.st.cold.context,
+            produced: None,
+        };
+        // leaf_finish
+        self.actions.exit(slot, agent, &mut io, status);
+        self.actions.status_mut()[leaf as usize] = status;
+        // composite_next
+        self.actions.rt_mut()[parent as usize].cursor = at;
+        // enter_leaf
+        let rt = &mut self.actions.rt_mut()[next as usize];
+        rt.began = step;
+        rt.epoch += 1;
+        self.st.last_entry = step;
+        self.actions.status_mut()[next as usize] = Status::Running;
+        self.actions.enter(next_slot, agent, &mut io);
+        self.st.active.inline[0] = next;
+        true
     }
 }
 
