@@ -1050,8 +1050,8 @@ impl<A> Exec<'_, '_, A> {
         self.block.rt_mut()[i].epoch += 1;
         self.set_status(n, Status::Running);
         self.emit(n, EventKind::Enter);
-        for gi in 0..self.p.guards(n).len() {
-            let g = self.p.guards(n)[gi];
+        let p = self.p;
+        for &g in p.guards(n) {
             match self.guard(g) {
                 None => return Flow::Unwind,
                 Some(false) => return self.finish(n, Status::Failure),
@@ -1201,13 +1201,28 @@ impl<A> Exec<'_, '_, A> {
 
     /// Checks a guard on entering its branch: `None` when the tree was reset for a missing key.
     fn guard(&mut self, g: u32) -> Option<bool> {
-        if let Kind::Condition { input: Some(k), .. } = self.p.recs[g as usize].kind
-            && self.st.cold.context.get(k).is_none()
-        {
-            self.context_missing(g, k);
-            return None;
-        }
-        let r = self.eval(g);
+        let p = self.p;
+        let rec = &p.recs[g as usize];
+        let Kind::Condition { invert, input } = rec.kind else {
+            return Some(false);
+        };
+        let context = &self.st.cold.context;
+        let input = match input {
+            None => None,
+            Some(k) => match context.get(k) {
+                Some(v) => Some(v),
+                None => {
+                    self.context_missing(g, k);
+                    return None;
+                }
+            },
+        };
+        let io = CondIo {
+            input,
+            step: self.st.step,
+            context,
+        };
+        let r = p.conditions[rec.slot as usize].check(self.agent, &io) != invert;
         self.checked(g, r);
         Some(r)
     }
@@ -1498,13 +1513,18 @@ impl<A> Exec<'_, '_, A> {
     /// Sequence and Selector (random or not): react to the last child's result and enter the
     /// next child, as long as children finish at once.
     fn composite_next(&mut self, n: u32, mut last: Option<Status>) -> Flow {
+        let p = self.p;
         let i = n as usize;
-        let (is_sequence, halt, random) = match self.p.recs[i].kind {
+        let rec = &p.recs[i];
+        let (is_sequence, halt, random) = match rec.kind {
             Kind::Sequence { halt, random } => (true, halt, random),
             Kind::Selector { random } => (false, false, random),
             _ => return Flow::Running,
         };
-        let count = self.p.kids(n).len() as u32;
+        let kids = &p.links[rec.kids.0 as usize..rec.kids.1 as usize];
+        // Entering a child never moves this node's cursor (a reset unwinds at once), so it
+        // is read once and written back as it moves.
+        let mut at = self.block.rt()[i].cursor;
         loop {
             if let Some(s) = last {
                 if is_sequence && s == Status::Failure && halt {
@@ -1513,10 +1533,10 @@ impl<A> Exec<'_, '_, A> {
                 if !is_sequence && s == Status::Success {
                     return self.finish(n, Status::Success);
                 }
-                self.block.rt_mut()[i].cursor += 1;
+                at += 1;
+                self.block.rt_mut()[i].cursor = at;
             }
-            let at = self.block.rt_mut()[i].cursor;
-            if at >= count {
+            let Some(&kid) = kids.get(at as usize) else {
                 return self.finish(
                     n,
                     if is_sequence {
@@ -1525,11 +1545,11 @@ impl<A> Exec<'_, '_, A> {
                         Status::Failure
                     },
                 );
-            }
+            };
             let k = if random {
-                self.st.cold.perm[self.p.recs[i].slot as usize + at as usize]
+                self.st.cold.perm[rec.slot as usize + at as usize]
             } else {
-                self.p.kids(n)[at as usize]
+                kid
             };
             match self.enter(k) {
                 Flow::Done(s) => last = Some(s),
