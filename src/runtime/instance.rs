@@ -438,6 +438,14 @@ impl<A> Instance<A> {
         let Some(&leaf) = self.st.active.as_slice().first() else {
             return;
         };
+        if let Some(lone) = self.program.lone.get(leaf as usize)
+            && lone.slot != NONE
+        {
+            self.actions.prefetch_at(lone.action_at);
+            self.actions.prefetch_at(lone.parent_at);
+            self.actions.prefetch_at(lone.status_at);
+            return;
+        }
         let Some(rec) = self.program.recs.get(leaf as usize) else {
             return;
         };
@@ -493,8 +501,9 @@ impl<A> Instance<A> {
         self.st.step += 1;
         // The guards take a while: let the action's state arrive meanwhile, and what the
         // leaf's completion would touch (its parent's record, the statuses).
-        self.actions.prefetch(slot);
-        self.actions.prefetch_node(lone.parent as usize);
+        self.actions.prefetch_at(lone.action_at);
+        self.actions.prefetch_at(lone.parent_at);
+        self.actions.prefetch_at(lone.status_at);
         let context = &self.st.cold.context;
         let cond_io = CondIo {
             input: None,

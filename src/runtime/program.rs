@@ -137,6 +137,13 @@ pub(crate) struct Lone {
     pub parent: u32,
     /// Its guards: `path[guards.0..guards.1]`.
     pub guards: (u32, u32),
+    /// Where, in an instance's block (bytes from its start), its action's state lies, its
+    /// parent's record, and the statuses: what its step touches, and its completion.
+    pub action_at: u32,
+    /// See `action_at`.
+    pub parent_at: u32,
+    /// See `action_at`.
+    pub status_at: u32,
 }
 
 /// A compiled tree, shared by every agent that runs it.
@@ -222,6 +229,14 @@ impl<A: 'static> Program<A> {
                 message: format!("the instance state does not fit in memory: {e}"),
             }
         })?;
+        for lone in b.p.lone.iter_mut().filter(|l| l.slot != NONE) {
+            // A block's offsets fit in u32: the plan refuses blocks past isize, and a
+            // program has fewer than u32::MAX nodes; an offset that did not fit would only
+            // make a prefetch hint miss (it never faults).
+            lone.action_at = plan.action_offset(lone.slot as usize) as u32;
+            lone.parent_at = plan.record_offset(lone.parent as usize) as u32;
+            lone.status_at = plan.status_offset() as u32;
+        }
         b.p.actions = Arc::new(plan);
         Ok(b.p)
     }
@@ -383,11 +398,18 @@ impl<A> Program<A> {
                     slot: rec.slot,
                     parent: rec.parent,
                     guards: leaves[rec.slot as usize].guards,
+                    // Set once the block is laid out (`Program::compile`).
+                    action_at: 0,
+                    parent_at: 0,
+                    status_at: 0,
                 },
                 _ => Lone {
                     slot: NONE,
                     parent: NONE,
                     guards: (0, 0),
+                    action_at: 0,
+                    parent_at: 0,
+                    status_at: 0,
                 },
             })
             .collect();

@@ -179,6 +179,21 @@ impl<A> SlabPlan<A> {
     pub(crate) fn size(&self) -> usize {
         self.layout.size()
     }
+
+    /// Where leaf `slot`'s action lies in a block (bytes from its start).
+    pub(crate) fn action_offset(&self, slot: usize) -> usize {
+        self.calls.get(slot).map_or(0, |c| c.offset)
+    }
+
+    /// Where node `n`'s record lies in a block (bytes from its start).
+    pub(crate) fn record_offset(&self, n: usize) -> usize {
+        n.min(self.nodes) * std::mem::size_of::<Rt>()
+    }
+
+    /// Where the statuses lie in a block (bytes from its start).
+    pub(crate) fn status_offset(&self) -> usize {
+        self.status_at
+    }
 }
 
 /// One instance's block: node records, timers, statuses, and an action object per leaf.
@@ -358,6 +373,23 @@ impl<A> ActionSlab<A> {
         }
         #[cfg(not(target_arch = "x86_64"))]
         let _ = n;
+    }
+
+    /// Asks the processor to start loading the cache line `offset` bytes into the block
+    /// (an offset from [`SlabPlan`]'s `*_offset`). Only a hint: it never faults, whatever
+    /// the address, and changes nothing.
+    #[inline]
+    pub(crate) fn prefetch_at(&self, offset: u32) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+            let at = self.base.as_ptr().wrapping_add(offset as usize);
+            // SAFETY: SSE is part of x86_64, and a prefetch reads nothing the program sees
+            // and never faults, whatever the address.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(at.cast::<i8>()) }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = offset;
     }
 
     /// Calls leaf `slot`'s `on_enter`.
