@@ -55,15 +55,7 @@ impl Action<Log> for Logged {
 fn behaviours() -> Behaviours<Log> {
     let mut b = Behaviours::<Log>::with_builtins();
     b.action("MockAction", |spec| {
-        let script = spec
-            .text("script")
-            .chars()
-            .map(|c| match c {
-                'R' => Outcome::Running,
-                'F' => Outcome::Failure,
-                _ => Outcome::Success,
-            })
-            .collect::<Vec<_>>();
+        let script = common::mock_script(spec.text("script"));
         if script.is_empty() {
             return Err("MockAction needs a script".into());
         }

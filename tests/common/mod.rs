@@ -50,3 +50,16 @@ pub fn expectation(path: &Path) -> (String, String) {
 }
 
 pub mod shapes;
+
+/// A `MockAction` script as the runtime reads it: `R` running, `F` failure, anything else
+/// success (for test actions that stand in for `MockAction`).
+pub fn mock_script(text: &str) -> Vec<arbor::runtime::Outcome> {
+    use arbor::runtime::Outcome;
+    text.chars()
+        .map(|c| match c {
+            'R' => Outcome::Running,
+            'F' => Outcome::Failure,
+            _ => Outcome::Success,
+        })
+        .collect()
+}

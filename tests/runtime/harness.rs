@@ -65,15 +65,7 @@ pub fn behaviours(counters: &Counters) -> Behaviours<()> {
     let mut b = Behaviours::with_builtins();
     let counters = counters.clone();
     b.action("MockAction", move |spec| {
-        let script: Vec<Outcome> = spec
-            .text("script")
-            .chars()
-            .map(|c| match c {
-                'R' => Outcome::Running,
-                'F' => Outcome::Failure,
-                _ => Outcome::Success,
-            })
-            .collect();
+        let script: Vec<Outcome> = crate::common::mock_script(spec.text("script"));
         let produces = spec
             .value("produces")
             .and_then(Value::as_str)
