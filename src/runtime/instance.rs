@@ -850,10 +850,6 @@ impl<A> Exec<'_, '_, A> {
         let p = self.p;
         let slot = p.recs[leaf as usize].slot as usize;
         let info = &p.leaves[slot];
-        if info.plain && self.quiet() {
-            self.run_plain(leaf, slot, info, dt);
-            return;
-        }
         if info.guards.0 != info.guards.1 {
             // The guards take a while: let the action's state arrive meanwhile, and what
             // the leaf's completion would touch (its parent's record, the statuses).
@@ -873,42 +869,6 @@ impl<A> Exec<'_, '_, A> {
             return;
         }
         self.execute_slot(leaf, slot, dt);
-    }
-
-    /// [`Exec::run_leaf`] for a plain leaf (see [`LeafInfo::plain`]) in a quiet step:
-    /// the guards and the action called with what they need and nothing else. The guard
-    /// loop is [`Exec::check_guards_quietly`] without the context lookups; calling that
-    /// instead costs ~30 instructions per agent-step at workload W (422 → 455, callgrind).
-    #[inline]
-    fn run_plain(&mut self, leaf: u32, slot: usize, info: &LeafInfo, dt: f64) {
-        let p = self.p;
-        self.block.prefetch(slot);
-        self.block
-            .prefetch_node(p.recs[leaf as usize].parent as usize);
-        let cold = &mut *self.st.cold;
-        let agent = &mut *self.agent;
-        let cond_io = CondIo {
-            input: None,
-            step: self.st.step,
-            context: &cold.context,
-        };
-        for g in &p.path[info.guards.0 as usize..info.guards.1 as usize] {
-            if p.conditions[g.cond as usize].check(agent, &cond_io) == g.invert {
-                self.guard_failed(g.branch);
-                return;
-            }
-        }
-        let mut io = LeafIo {
-            input: None,
-            step: self.st.step,
-            context: &cold.context,
-            produced: None,
-        };
-        match self.block.execute(slot, agent, &mut io, dt) {
-            super::Outcome::Running => {}
-            super::Outcome::Success => self.lone_leaf_done(leaf, Status::Success),
-            super::Outcome::Failure => self.lone_leaf_done(leaf, Status::Failure),
-        }
     }
 
     /// Leaf `n`, the only one executed in this phase 3, finished. With nothing queued
