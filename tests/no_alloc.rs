@@ -175,3 +175,59 @@ fn wide_parallels_and_interrupts_queue_many_reports_without_allocating() {
         assert!(stats.interrupts >= 10 && stats.succeeded + stats.failed >= 10);
     }
 }
+
+/// A Selector over two guarded Sequences of mock nodes: no context key, no random
+/// composite, no Interrupt.
+const PLAIN: &str = r#"{"format": "arbor.tree", "version": 1, "nodes": [
+  {"id": "root", "kind": "Root", "inputs": {"child": ["sel"]}},
+  {"id": "sel", "kind": "Selector", "inputs": {"children": ["s1", "s2"]}},
+  {"id": "s1", "kind": "Sequence", "inputs": {"conditions": ["g1"], "children": ["a1", "a2"]}},
+  {"id": "g1", "kind": "MockCondition", "fields": {"script": "TTTTF"}},
+  {"id": "a1", "kind": "MockAction", "fields": {"script": "RRS"}},
+  {"id": "a2", "kind": "MockAction", "fields": {"script": "RF"}},
+  {"id": "s2", "kind": "Sequence", "inputs": {"children": ["b1"]}},
+  {"id": "b1", "kind": "MockAction", "fields": {"script": "RS"}}
+]}"#;
+
+/// A plain tree's instance keeps no second block of state (`Cold` in the runtime): its
+/// steps allocate nothing from the very first one, the start included. What a trigger
+/// needs (here one for an id no Interrupt has) is made when it is queued, from outside,
+/// and the step that handles it still allocates nothing.
+#[test]
+fn a_plain_tree_allocates_nothing_from_its_first_step() {
+    use arbor::runtime::{Event, EventKind};
+    let mut agents = instances(PLAIN, 4);
+    let bare = agents[0].heap_bytes();
+    let mut warnings = 0;
+    let step_all = |agents: &mut [Instance<()>], warnings: &mut u32| {
+        for a in agents.iter_mut() {
+            let mut count = |e: &Event<'_>| {
+                if matches!(e.kind, EventKind::Warning(_)) {
+                    *warnings += 1;
+                }
+            };
+            a.step(0.1, &mut (), Some(&mut count));
+        }
+    };
+    COUNTING.with(|c| c.set(true));
+    for _ in 0..300 {
+        step_all(&mut agents, &mut warnings);
+    }
+    COUNTING.with(|c| c.set(false));
+    assert_eq!(ALLOCATIONS.load(Ordering::Relaxed), 0, "steps allocated");
+    assert_eq!(agents[0].heap_bytes(), bare, "nothing grew");
+    assert!(agents[0].stats().succeeded + agents[0].stats().failed > 50);
+
+    agents[0].trigger("nope", None);
+    assert!(
+        agents[0].heap_bytes() > bare,
+        "the trigger made room for itself"
+    );
+    COUNTING.with(|c| c.set(true));
+    for _ in 0..300 {
+        step_all(&mut agents, &mut warnings);
+    }
+    COUNTING.with(|c| c.set(false));
+    assert_eq!(ALLOCATIONS.load(Ordering::Relaxed), 0, "steps allocated");
+    assert_eq!(warnings, 1, "the unknown id was reported once");
+}

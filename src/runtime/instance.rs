@@ -210,9 +210,13 @@ impl Active {
     }
 }
 
-/// What a step in steady state does not touch, in a block of its own.
+/// What a step in steady state does not touch, in a block of its own. It is made with
+/// the instance only for a program that uses it in its steps (context keys, random
+/// composites, Interrupts, more than two reports in a step: [`Cold::needed`]); for any
+/// other, only once something from outside asks for it (a trigger, the display
+/// snapshot, a change to the context), never in a step. A game's plain tree then keeps
+/// no second block per agent, so its agents' blocks lie closer together in memory.
 struct Cold {
-    rng: u64,
     perm: Vec<u32>,
     resume: Vec<u32>,
     /// Reports beyond the two kept in place (see [`Reports`]).
@@ -225,6 +229,56 @@ struct Cold {
     produced: Vec<Option<CtxValue>>,
     /// The display snapshot; empty while recording is off.
     shown: Vec<NodeState>,
+}
+
+/// The context of an instance that has no [`Cold`] block: no keys, so no values.
+static NO_CONTEXT: Context = Context { slots: Vec::new() };
+
+impl Cold {
+    /// Whether a step of `p` may use the block: without it, a step reads no context
+    /// value, shuffles nothing, resumes nothing and queues at most two reports.
+    fn needed<A>(p: &Program<A>) -> bool {
+        !p.keys().is_empty()
+            || p.perm_len > 0
+            || !p.interrupts.is_empty()
+            || p.report_cap > 0
+            || p.io_len != (1, 1)
+    }
+
+    fn new<A>(p: &Program<A>) -> Self {
+        Self {
+            perm: vec![0; p.perm_len],
+            // Only an Interrupt needs the leaves it aborted kept for resuming.
+            resume: if p.interrupts.is_empty() {
+                Vec::new()
+            } else {
+                Vec::with_capacity(p.max_active)
+            },
+            reports: VecDeque::with_capacity(p.report_cap),
+            // Filled from outside, between steps: it grows there, never in a step.
+            triggers: VecDeque::new(),
+            context: Context {
+                slots: vec![None; p.keys().len()],
+            },
+            // Slot 0 stands for "none" and is never used: no slots when no leaf has one.
+            inputs: slots(p.io_len.0),
+            produced: slots(p.io_len.1),
+            shown: Vec::new(),
+        }
+    }
+}
+
+/// The context kept in `cold`, or the empty one when there is no block.
+#[inline]
+fn ctx(cold: &Option<Box<Cold>>) -> &Context {
+    cold.as_deref().map_or(&NO_CONTEXT, |c| &c.context)
+}
+
+/// The [`Cold`] block, made for program `p` if there is none yet (never in a step of a
+/// program that does not need it, see [`Cold::needed`]).
+#[inline]
+fn cold_of<'c, A>(cold: &'c mut Option<Box<Cold>>, p: &Program<A>) -> &'c mut Cold {
+    cold.get_or_insert_with(|| Box::new(Cold::new(p)))
 }
 
 struct State {
@@ -243,7 +297,9 @@ struct State {
     /// active leaf is new this step, and `rt[leaf].began` need not be read.
     last_entry: u64,
     active: Active,
-    cold: Box<Cold>,
+    /// The random generator's state (SplitMix64).
+    rng: u64,
+    cold: Option<Box<Cold>>,
 }
 
 impl State {
@@ -294,26 +350,6 @@ impl<A> Instance<A> {
     /// A new instance, not started; its random generator is seeded with `seed`.
     pub fn new(program: Arc<Program<A>>, seed: u64) -> Self {
         let leaves = program.max_active;
-        let cold = Cold {
-            rng: seed ^ 0x9E37_79B9_7F4A_7C15,
-            perm: vec![0; program.perm_len],
-            // Only an Interrupt needs the leaves it aborted kept for resuming.
-            resume: if program.interrupts.is_empty() {
-                Vec::new()
-            } else {
-                Vec::with_capacity(leaves)
-            },
-            reports: VecDeque::with_capacity(program.report_cap),
-            // Filled from outside, between steps: it grows there, never in a step.
-            triggers: VecDeque::new(),
-            context: Context {
-                slots: vec![None; program.keys().len()],
-            },
-            // Slot 0 stands for "none" and is never used: no slots when no leaf has one.
-            inputs: slots(program.io_len.0),
-            produced: slots(program.io_len.1),
-            shown: Vec::new(),
-        };
         let st = State {
             step: 0,
             restart_at: None,
@@ -331,7 +367,8 @@ impl<A> Instance<A> {
             stats: RunStats::default(),
             last_entry: 0,
             active: Active::new(leaves),
-            cold: Box::new(cold),
+            rng: seed ^ 0x9E37_79B9_7F4A_7C15,
+            cold: Cold::needed(&program).then(|| Box::new(Cold::new(&program))),
         };
         Self {
             actions: ActionSlab::new(&program.actions),
@@ -352,12 +389,12 @@ impl<A> Instance<A> {
 
     /// The agent's context.
     pub fn context(&self) -> &Context {
-        &self.st.cold.context
+        ctx(&self.st.cold)
     }
 
     /// The agent's context, to change from outside (the world removes destroyed entities).
     pub fn context_mut(&mut self) -> &mut Context {
-        &mut self.st.cold.context
+        &mut cold_of(&mut self.st.cold, &self.program).context
     }
 
     /// The active leaves, in tree order.
@@ -368,7 +405,7 @@ impl<A> Instance<A> {
     /// Each node's display state, by node index (empty unless recording is on, see
     /// [`Instance::record_states`]).
     pub fn node_states(&self) -> &[NodeState] {
-        &self.st.cold.shown
+        self.st.cold.as_deref().map_or(&[], |c| &c.shown)
     }
 
     /// Turns the display snapshot ([`Instance::node_states`]) on or off. It is off by
@@ -384,11 +421,12 @@ impl<A> Instance<A> {
                 }
             }
         }
-        self.st.cold.shown = if on {
-            vec![NodeState::default(); self.program.len()]
-        } else {
-            Vec::new()
-        };
+        if on {
+            cold_of(&mut self.st.cold, &self.program).shown =
+                vec![NodeState::default(); self.program.len()];
+        } else if let Some(cold) = self.st.cold.as_deref_mut() {
+            cold.shown = Vec::new();
+        }
     }
 
     /// Counts of completed runs, stalls and resets.
@@ -409,7 +447,9 @@ impl<A> Instance<A> {
                 "no Interrupt has the id '{interrupt_id}'; trigger ignored"
             )),
         };
-        self.st.cold.triggers.push_back(t);
+        cold_of(&mut self.st.cold, &self.program)
+            .triggers
+            .push_back(t);
         self.st.triggers_queued = true;
     }
 
@@ -417,16 +457,16 @@ impl<A> Instance<A> {
     pub fn heap_bytes(&self) -> usize {
         use std::mem::size_of;
         let s = &self.st;
-        let c = &*s.cold;
-        size_of::<Cold>()
-            + self.program.actions.size()
-            + s.active.spill.capacity() * 4
-            + (c.perm.capacity() + c.resume.capacity()) * 4
-            + c.reports.capacity() * size_of::<Report>()
-            + c.triggers.capacity() * size_of::<Trigger>()
-            + c.shown.capacity() * size_of::<NodeState>()
-            + (c.context.slots.capacity() + c.inputs.capacity() + c.produced.capacity())
-                * size_of::<Option<CtxValue>>()
+        let cold = s.cold.as_deref().map_or(0, |c| {
+            size_of::<Cold>()
+                + (c.perm.capacity() + c.resume.capacity()) * 4
+                + c.reports.capacity() * size_of::<Report>()
+                + c.triggers.capacity() * size_of::<Trigger>()
+                + c.shown.capacity() * size_of::<NodeState>()
+                + (c.context.slots.capacity() + c.inputs.capacity() + c.produced.capacity())
+                    * size_of::<Option<CtxValue>>()
+        });
+        self.program.actions.size() + s.active.spill.capacity() * 4 + cold
     }
 
     /// Asks the processor to start loading what this instance's next step will most
@@ -504,7 +544,7 @@ impl<A> Instance<A> {
         self.actions.prefetch_at(lone.action_at);
         self.actions.prefetch_at(lone.parent_at);
         self.actions.prefetch_at(lone.status_at);
-        let context = &self.st.cold.context;
+        let context = ctx(&self.st.cold);
         let cond_io = CondIo {
             input: None,
             step: self.st.step,
@@ -587,7 +627,7 @@ impl<A> Instance<A> {
         let mut io = LeafIo {
             input: None,
             step,
-            context: &self.st.cold.context,
+            context: ctx(&self.st.cold),
             produced: None,
         };
         // leaf_finish
@@ -692,24 +732,32 @@ impl<A> Exec<'_, '_, A> {
         let p = self.p;
         let info = &p.leaves[slot];
         let (input_at, output_at) = (info.input_at as usize, info.output_at as usize);
-        let Cold {
-            inputs,
-            produced,
-            context,
-            ..
-        } = &mut *self.st.cold;
-        let mut io = LeafIo {
-            input: if input_at == 0 {
-                None
-            } else {
-                inputs[input_at].as_ref()
+        let mut io = match self.st.cold.as_deref_mut() {
+            Some(Cold {
+                inputs,
+                produced,
+                context,
+                ..
+            }) => LeafIo {
+                input: if input_at == 0 {
+                    None
+                } else {
+                    inputs[input_at].as_ref()
+                },
+                step: self.st.step,
+                context,
+                produced: if output_at == 0 {
+                    None
+                } else {
+                    Some(&mut produced[output_at])
+                },
             },
-            step: self.st.step,
-            context,
-            produced: if output_at == 0 {
-                None
-            } else {
-                Some(&mut produced[output_at])
+            // No block: no leaf has an input or an output slot (`Cold::needed`).
+            None => LeafIo {
+                input: None,
+                step: self.st.step,
+                context: &NO_CONTEXT,
+                produced: None,
             },
         };
         f(self.block, self.agent, &mut io)
@@ -721,7 +769,7 @@ impl<A> Exec<'_, '_, A> {
         if !self.st.record {
             return;
         }
-        let Some(shown) = self.st.cold.shown.get_mut(i) else {
+        let Some(shown) = self.st.cold.as_deref_mut().and_then(|c| c.shown.get_mut(i)) else {
             return;
         };
         shown.status = s;
@@ -738,9 +786,15 @@ impl<A> Exec<'_, '_, A> {
         self.block.status().get(n as usize) == Some(&Status::Running)
     }
 
+    /// The instance's [`Cold`] block; made now only if the program's steps never needed
+    /// it before (they do not allocate: `Cold::needed` made it with the instance).
+    fn cold(&mut self) -> &mut Cold {
+        cold_of(&mut self.st.cold, self.p)
+    }
+
     fn next_random(&mut self) -> u64 {
         // SplitMix64: small, fast, the same on every platform.
-        let rng = &mut self.st.cold.rng;
+        let rng = &mut self.st.rng;
         *rng = rng.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = *rng;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -802,9 +856,14 @@ impl<A> Exec<'_, '_, A> {
     /// Phase 1: triggers queued since the last step, in order.
     #[inline(never)]
     fn interrupts(&mut self) {
-        while let Some(t) = self.st.cold.triggers.pop_front() {
+        while let Some(t) = self
+            .st
+            .cold
+            .as_deref_mut()
+            .and_then(|c| c.triggers.pop_front())
+        {
             if self.st.stalled {
-                self.st.cold.triggers.push_front(t);
+                self.cold().triggers.push_front(t);
                 return;
             }
             match t {
@@ -939,11 +998,11 @@ impl<A> Exec<'_, '_, A> {
             q.len += 1;
         } else {
             debug_assert!(
-                self.st.cold.reports.len() < self.p.report_cap,
+                self.st.cold.as_deref().map_or(0, |c| c.reports.len()) < self.p.report_cap,
                 "more reports in a step than Program::bounds allows"
             );
             q.spilled = true;
-            self.st.cold.reports.push_back(r);
+            self.cold().reports.push_back(r);
         }
     }
 
@@ -958,8 +1017,9 @@ impl<A> Exec<'_, '_, A> {
         if !q.spilled {
             return None;
         }
-        let r = self.st.cold.reports.pop_front();
-        q.spilled = !self.st.cold.reports.is_empty();
+        let cold = self.st.cold.as_deref_mut()?;
+        let r = cold.reports.pop_front();
+        q.spilled = !cold.reports.is_empty();
         r
     }
 
@@ -987,7 +1047,7 @@ impl<A> Exec<'_, '_, A> {
         let i = n as usize;
         let slot = self.p.recs[i].slot as usize;
         let value = match input {
-            Some(k) => match self.st.cold.context.get(k) {
+            Some(k) => match ctx(&self.st.cold).get(k) {
                 Some(v) => Some(v.clone()),
                 None => return self.context_missing(n, k),
             },
@@ -996,10 +1056,10 @@ impl<A> Exec<'_, '_, A> {
         let info = &self.p.leaves[slot];
         let (input_at, output_at) = (info.input_at as usize, info.output_at as usize);
         if input_at != 0 {
-            self.st.cold.inputs[input_at] = value;
+            self.cold().inputs[input_at] = value;
         }
         if output_at != 0 {
-            self.st.cold.produced[output_at] = None;
+            self.cold().produced[output_at] = None;
         }
         if info.timer_at != NONE {
             self.block.timers_mut()[info.timer_at as usize] = 0.0;
@@ -1090,11 +1150,11 @@ impl<A> Exec<'_, '_, A> {
         let off = self.p.recs[n as usize].slot as usize;
         let kids_len = self.p.kids(n).len();
         for j in 0..kids_len {
-            self.st.cold.perm[off + j] = self.p.kids(n)[j];
+            self.cold().perm[off + j] = self.p.kids(n)[j];
         }
         for j in (1..kids_len).rev() {
             let r = (self.next_random() % (j as u64 + 1)) as usize;
-            self.st.cold.perm.swap(off + j, off + r);
+            self.cold().perm.swap(off + j, off + r);
         }
     }
 
@@ -1145,7 +1205,7 @@ impl<A> Exec<'_, '_, A> {
     /// If `input` names a missing key, resets the tree for it and returns true.
     fn input_missing(&mut self, n: u32, input: Option<KeyId>) -> bool {
         match input {
-            Some(k) if self.st.cold.context.get(k).is_none() => {
+            Some(k) if ctx(&self.st.cold).get(k).is_none() => {
                 self.context_missing(n, k);
                 true
             }
@@ -1159,7 +1219,7 @@ impl<A> Exec<'_, '_, A> {
         let Kind::Condition { invert, input } = rec.kind else {
             return false;
         };
-        let context = &self.st.cold.context;
+        let context = ctx(&self.st.cold);
         let io = CondIo {
             input: input.and_then(|k| context.get(k)),
             step: self.st.step,
@@ -1175,7 +1235,7 @@ impl<A> Exec<'_, '_, A> {
         let Kind::Condition { invert, input } = rec.kind else {
             return Some(false);
         };
-        let context = &self.st.cold.context;
+        let context = ctx(&self.st.cold);
         let input = match input {
             None => None,
             Some(k) => match context.get(k) {
@@ -1198,7 +1258,7 @@ impl<A> Exec<'_, '_, A> {
 
     /// Checks a guard on a running leaf's path: `None` when the tree was reset for a missing key.
     fn path_guard(&mut self, g: &PathGuard) -> Option<bool> {
-        let context = &self.st.cold.context;
+        let context = ctx(&self.st.cold);
         let input = match g.input {
             None => None,
             Some(k) => match context.get(k) {
@@ -1227,7 +1287,7 @@ impl<A> Exec<'_, '_, A> {
         let i = g as usize;
         if self.st.record && self.block.status()[i] != result {
             self.block.status_mut()[i] = result;
-            if let Some(shown) = self.st.cold.shown.get_mut(i) {
+            if let Some(shown) = self.st.cold.as_deref_mut().and_then(|c| c.shown.get_mut(i)) {
                 shown.status = result;
                 shown.step = self.st.step;
             }
@@ -1256,7 +1316,7 @@ impl<A> Exec<'_, '_, A> {
     fn check_guards_quietly(&mut self, info: &LeafInfo) -> Flow {
         let p = self.p;
         let step = self.st.step;
-        let context = &self.st.cold.context;
+        let context = ctx(&self.st.cold);
         let agent = &mut *self.agent;
         let stop = 'check: {
             for g in &p.path[info.guards.0 as usize..info.guards.1 as usize] {
@@ -1410,9 +1470,9 @@ impl<A> Exec<'_, '_, A> {
             actions.exit(slot, agent, io, status)
         });
         let output_at = self.p.leaves[slot].output_at as usize;
-        let cold = &mut *self.st.cold;
         if let Some(k) = output
             && output_at != 0
+            && let Some(cold) = self.st.cold.as_deref_mut()
             && let Some(v) = cold.produced[output_at].take()
             && (overwrite || cold.context.get(k).is_none())
         {
@@ -1516,7 +1576,7 @@ impl<A> Exec<'_, '_, A> {
                 );
             };
             let k = if random {
-                self.st.cold.perm[rec.slot as usize + at as usize]
+                self.cold().perm[rec.slot as usize + at as usize]
             } else {
                 kid
             };
@@ -1637,13 +1697,13 @@ impl<A> Exec<'_, '_, A> {
             let cur = self.st.interrupt;
             self.abort_range(cur, self.p.recs[cur as usize].end);
         } else {
-            let mut resume = std::mem::take(&mut self.st.cold.resume);
+            let mut resume = std::mem::take(&mut self.cold().resume);
             resume.clear();
             resume.extend_from_slice(self.st.active.as_slice());
             for &leaf in resume.iter().rev() {
                 self.abort_node(leaf);
             }
-            self.st.cold.resume = resume;
+            self.cold().resume = resume;
         }
         if let Kind::Interrupt {
             output: Some(k),
@@ -1651,9 +1711,9 @@ impl<A> Exec<'_, '_, A> {
             ..
         } = self.p.recs[at as usize].kind
             && let Some(v) = payload
-            && (overwrite || self.st.cold.context.get(k).is_none())
+            && (overwrite || ctx(&self.st.cold).get(k).is_none())
         {
-            self.st.cold.context.set(k, Some(v));
+            self.cold().context.set(k, Some(v));
         }
         self.st.interrupt = at;
         self.block.rt_mut()[at as usize].epoch += 1;
@@ -1675,7 +1735,7 @@ impl<A> Exec<'_, '_, A> {
             self.emit(0, EventKind::Restart(Reason::ForceReset));
             return self.root_enter();
         }
-        let resume = std::mem::take(&mut self.st.cold.resume);
+        let resume = std::mem::take(&mut self.cold().resume);
         let mut flow = Flow::Running;
         let mut prev = 0;
         for &leaf in &resume {
@@ -1701,8 +1761,9 @@ impl<A> Exec<'_, '_, A> {
                 break;
             }
         }
-        self.st.cold.resume = resume;
-        self.st.cold.resume.clear();
+        let cold = self.cold();
+        cold.resume = resume;
+        cold.resume.clear();
         flow
     }
 
@@ -1722,7 +1783,7 @@ impl<A> Exec<'_, '_, A> {
             });
             let output_at = self.p.leaves[slot].output_at as usize;
             if output_at != 0 {
-                self.st.cold.produced[output_at] = None;
+                self.cold().produced[output_at] = None;
             }
         }
         self.emit(n, EventKind::Abort);
@@ -1744,7 +1805,9 @@ impl<A> Exec<'_, '_, A> {
     fn abort_all(&mut self) {
         self.abort_range(0, self.p.len() as u32);
         self.st.interrupt = NONE;
-        self.st.cold.resume.clear();
+        if let Some(cold) = self.st.cold.as_deref_mut() {
+            cold.resume.clear();
+        }
     }
 
     fn reset_range(&mut self, from: u32, end: u32) {
@@ -1759,7 +1822,7 @@ impl<A> Exec<'_, '_, A> {
     fn clear_context(&mut self) {
         // A tree without context keys has nothing to clear (and its cold block stays cold).
         if !self.p.keys.is_empty() {
-            self.st.cold.context.clear();
+            self.cold().context.clear();
         }
     }
 
@@ -1796,7 +1859,7 @@ impl<A> Exec<'_, '_, A> {
         self.abort_all();
         self.reset_all();
         if self.st.reports.spilled {
-            self.st.cold.reports.clear();
+            self.cold().reports.clear();
         }
         self.st.reports.len = 0;
         self.st.reports.spilled = false;
@@ -1808,7 +1871,61 @@ impl<A> Exec<'_, '_, A> {
 
 #[cfg(test)]
 mod tests {
-    use super::{Status, last_running};
+    use std::sync::Arc;
+
+    use super::{Instance, Status, last_running};
+    use crate::model::{Catalog, NoAssets};
+    use crate::runtime::{Behaviours, Program};
+
+    /// An instance of the tree of mock nodes `nodes` (a test: an error fails it).
+    #[allow(clippy::unwrap_used)]
+    fn instance(nodes: &str) -> Instance<()> {
+        let text = format!(r#"{{"format": "arbor.tree", "version": 1, "nodes": [{nodes}]}}"#);
+        let tree = crate::io::parse_tree(&text, std::path::Path::new("t.json")).unwrap();
+        let p = Program::compile(
+            &tree,
+            &Catalog::builtin(),
+            &NoAssets,
+            &Behaviours::with_builtins(),
+        );
+        Instance::new(Arc::new(p.unwrap()), 7)
+    }
+
+    #[test]
+    fn only_a_program_that_needs_it_gets_a_cold_block_with_the_instance() {
+        let root = r#"{"id": "root", "kind": "Root", "inputs": {"child": ["s"]}}"#;
+        let plain = r#"{"id": "s", "kind": "Sequence", "inputs": {"conditions": ["g"], "children": ["a"]}},
+            {"id": "g", "kind": "MockCondition"}, {"id": "a", "kind": "MockAction"}"#;
+        let mut i = instance(&format!("{root}, {plain}"));
+        assert!(i.st.cold.is_none());
+        for _ in 0..5 {
+            i.step(0.1, &mut (), None);
+        }
+        assert!(i.st.cold.is_none(), "a quiet step made it");
+        assert!(i.context().get(0).is_none());
+        assert!(i.node_states().is_empty());
+        i.record_states(true);
+        assert_eq!(i.node_states().len(), 4, "made on demand");
+
+        let needing = [
+            // a context key
+            r#"{"id": "s", "kind": "MockAction", "fields": {"out_context": "k"}}"#,
+            // a random composite
+            r#"{"id": "s", "kind": "RandomSequence", "inputs": {"children": ["a"]}},
+               {"id": "a", "kind": "MockAction"}"#,
+        ];
+        for nodes in needing {
+            assert!(
+                instance(&format!("{root}, {nodes}")).st.cold.is_some(),
+                "{nodes}"
+            );
+        }
+        let interrupt = r#"{"id": "root", "kind": "Root", "inputs": {"child": ["a"], "interrupts": ["i"]}},
+            {"id": "a", "kind": "MockAction"},
+            {"id": "i", "kind": "Interrupt", "fields": {"interrupt_id": "x"}, "inputs": {"child": ["b"]}},
+            {"id": "b", "kind": "MockAction"}"#;
+        assert!(instance(interrupt).st.cold.is_some());
+    }
 
     #[test]
     fn last_running_finds_what_a_plain_search_finds() {
