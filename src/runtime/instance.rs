@@ -95,21 +95,22 @@ enum Trigger {
 }
 
 /// A node's run state besides its status (kept in the instance's block, see `slab`), in
-/// 16 bytes. Seconds (a leaf's time executed, a Regulator's time since it last allowed a
-/// step) are kept apart, for the nodes that need them (`LeafInfo::timer_at`, a
-/// Regulator's `Rec::slot`).
+/// 8 bytes. What only a few nodes keep is apart, for those nodes alone: seconds (a
+/// leaf's time executed, a Regulator's time since it last allowed a step:
+/// `LeafInfo::timer_at`, a Regulator's `Rec::slot`) and a 64-bit word (a step or a
+/// count: Root, Parallel, Repeater, UntilFail, Regulator, see `Rec::slot`).
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Rt {
-    /// Leaf: step entered. Root: step the run began. Repeater/UntilFail: step the child's run
-    /// began. Regulator: the step its permission was last decided. Parallel: children that
-    /// succeeded.
-    began: u64,
     /// Bumped at each entry; stale reports carry an older one.
     epoch: u32,
     /// Composite: slot of the running child. Parallel: children finished. Repeater: runs.
-    /// Regulator: [`REG_FIRST`] and [`REG_OK`].
+    /// Regulator: [`REG_FIRST`] and [`REG_OK`]. Leaf: [`ENTERED`] while it is active and
+    /// was entered in the step `State::last_entry`.
     cursor: u32,
 }
+
+/// Leaf: entered in the step `State::last_entry` (see [`Exec::entered_now`]).
+const ENTERED: u32 = 1;
 
 /// Regulator: the next ready step is allowed at once.
 const REG_FIRST: u32 = 1;
@@ -293,8 +294,8 @@ struct State {
     triggers_queued: bool,
     reports: Reports,
     stats: RunStats,
-    /// The last step in which a leaf was entered: while it is not the current one, no
-    /// active leaf is new this step, and `rt[leaf].began` need not be read.
+    /// The last step in which a leaf was entered. The active leaves entered in it are
+    /// marked [`ENTERED`]; the marks are cleared when a leaf is entered in a later step.
     last_entry: u64,
     active: Active,
     /// The random generator's state (SplitMix64).
@@ -635,9 +636,9 @@ impl<A> Instance<A> {
         self.actions.status_mut()[leaf as usize] = status;
         // composite_next
         self.actions.rt_mut()[parent as usize].cursor = at;
-        // enter_leaf
+        // enter_leaf: the one active leaf was `leaf`, whose mark no longer counts.
         let rt = &mut self.actions.rt_mut()[next as usize];
-        rt.began = step;
+        rt.cursor = ENTERED;
         rt.epoch += 1;
         self.st.last_entry = step;
         self.actions.status_mut()[next as usize] = Status::Running;
@@ -885,7 +886,31 @@ impl<A> Exec<'_, '_, A> {
 
     /// Whether active leaf `leaf` was entered in this step (it waits for the next one).
     fn entered_now(&self, leaf: u32) -> bool {
-        self.st.last_entry == self.st.step && self.block.rt()[leaf as usize].began == self.st.step
+        self.st.last_entry == self.st.step && self.block.rt()[leaf as usize].cursor == ENTERED
+    }
+
+    /// Leaf `n` is entered now: marks it [`ENTERED`], first clearing the marks of the
+    /// active leaves if they were entered in an earlier step. (Under SPEC §3.2's phases
+    /// only an Interrupt enters leaves before phase 3, once it has aborted every other
+    /// leaf; clearing keeps the mark exact whatever the order of the phases.)
+    fn mark_entered(&mut self, n: u32) {
+        if self.st.last_entry != self.st.step {
+            self.st.last_entry = self.st.step;
+            let rt = self.block.rt_mut();
+            for &leaf in self.st.active.as_slice() {
+                rt[leaf as usize].cursor = 0;
+            }
+        }
+        self.block.rt_mut()[n as usize].cursor = ENTERED;
+    }
+
+    /// Node `n`'s word (see `Rec::slot`).
+    fn word(&self, n: u32) -> u64 {
+        self.block.words()[self.p.recs[n as usize].slot as usize]
+    }
+
+    fn word_mut(&mut self, n: u32) -> &mut u64 {
+        &mut self.block.words_mut()[self.p.recs[n as usize].slot as usize]
     }
 
     /// Phases 2 and 3. With one active leaf (the common step) they are one check-then-run:
@@ -1064,8 +1089,7 @@ impl<A> Exec<'_, '_, A> {
         if info.timer_at != NONE {
             self.block.timers_mut()[info.timer_at as usize] = 0.0;
         }
-        self.block.rt_mut()[i].began = self.st.step;
-        self.st.last_entry = self.st.step;
+        self.mark_entered(n);
         self.block.rt_mut()[i].epoch += 1;
         self.set_status(n, Status::Running);
         self.emit(n, EventKind::Enter);
@@ -1098,7 +1122,7 @@ impl<A> Exec<'_, '_, A> {
             }
             Kind::Parallel { .. } => {
                 self.block.rt_mut()[i].cursor = 0;
-                self.block.rt_mut()[i].began = 0;
+                *self.word_mut(n) = 0;
                 for ki in 0..self.p.kids(n).len() {
                     let k = self.p.kids(n)[ki];
                     match self.enter(k) {
@@ -1115,7 +1139,7 @@ impl<A> Exec<'_, '_, A> {
             }
             Kind::Repeater { .. } | Kind::UntilFail => {
                 self.block.rt_mut()[i].cursor = 0;
-                self.block.rt_mut()[i].began = self.st.step;
+                *self.word_mut(n) = self.st.step;
                 match self.enter(self.p.kids(n)[0]) {
                     Flow::Done(s) => match self.loop_result(n, s) {
                         Some(f) => f,
@@ -1162,7 +1186,7 @@ impl<A> Exec<'_, '_, A> {
         loop {
             self.block.rt_mut()[0].epoch += 1;
             self.set_status(0, Status::Running);
-            self.block.rt_mut()[0].began = self.st.step;
+            *self.word_mut(0) = self.st.step;
             self.emit(0, EventKind::Enter);
             let Some(&child) = self.p.kids(0).first() else {
                 return Flow::Running;
@@ -1187,7 +1211,7 @@ impl<A> Exec<'_, '_, A> {
             Status::Success => self.st.stats.succeeded += 1,
             _ => self.st.stats.failed += 1,
         }
-        let began_now = self.block.rt()[0].began == self.st.step;
+        let began_now = self.word(0) == self.st.step;
         self.abort_all();
         self.reset_all();
         self.clear_context();
@@ -1394,7 +1418,7 @@ impl<A> Exec<'_, '_, A> {
             };
             let t = self.p.recs[i].slot as usize;
             let step = self.st.step;
-            if self.block.rt()[i].began != step {
+            if self.word(i as u32) != step {
                 let first = self.block.rt()[i].cursor & REG_FIRST != 0;
                 let timer = &mut self.block.timers_mut()[t];
                 let allowed = if first {
@@ -1409,9 +1433,8 @@ impl<A> Exec<'_, '_, A> {
                         false
                     }
                 };
-                let rt = &mut self.block.rt_mut()[i];
-                rt.began = step;
-                rt.cursor = if allowed { REG_OK } else { 0 };
+                *self.word_mut(i as u32) = step;
+                self.block.rt_mut()[i].cursor = if allowed { REG_OK } else { 0 };
             }
             ok &= self.block.rt()[i].cursor & REG_OK != 0;
         }
@@ -1600,10 +1623,9 @@ impl<A> Exec<'_, '_, A> {
         let total = self.p.kids(n).len() as u32;
         self.block.rt_mut()[i].cursor += 1;
         if s == Status::Success {
-            self.block.rt_mut()[i].began += 1;
+            *self.word_mut(n) += 1;
         }
-        let rt = self.block.rt()[i];
-        let (done, succeeded) = (rt.cursor, rt.began as u32);
+        let (done, succeeded) = (self.block.rt()[i].cursor, self.word(n) as u32);
         let failed = done - succeeded;
         let success_holds = s == Status::Success
             && if all_succeed {
@@ -1657,10 +1679,10 @@ impl<A> Exec<'_, '_, A> {
             Kind::Repeater { times: 0, .. } | Kind::UntilFail
         );
         loop {
-            if forever && self.block.rt()[i].began == self.st.step {
+            if forever && self.word(n) == self.st.step {
                 return self.stall(n);
             }
-            self.block.rt_mut()[i].began = self.st.step;
+            *self.word_mut(n) = self.st.step;
             let child = self.p.kids(n)[0];
             self.reset_range(child, self.p.recs[child as usize].end);
             match self.enter(child) {
@@ -1845,7 +1867,7 @@ impl<A> Exec<'_, '_, A> {
         self.abort_all();
         self.reset_all();
         self.clear_context();
-        if self.block.rt()[0].began == self.st.step {
+        if self.word(0) == self.st.step {
             return self.stall(0);
         }
         self.emit(0, EventKind::Restart(Reason::ContextMissing));

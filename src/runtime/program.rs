@@ -85,7 +85,10 @@ pub(crate) struct Rec {
     pub kids: (u32, u32),
     /// Guards: `links[guards.0..guards.1]`.
     pub guards: (u32, u32),
-    /// Leaf slot, condition slot, random-order offset or Regulator timer, by kind.
+    /// Leaf slot, condition slot, random-order offset, or by kind the node's word in an
+    /// instance's block: Root (the step its run began), Parallel (children that succeeded),
+    /// Repeater and UntilFail (the step the child's run began), Regulator (the step its
+    /// permission was last decided; also its timer's number).
     pub slot: u32,
 }
 
@@ -221,14 +224,15 @@ impl<A: 'static> Program<A> {
             },
         };
         b.add(root, tree, assets, "", NONE, 0)?;
-        let timers = b.p.index_leaves(b.types.len());
+        let (timers, words) = b.p.index_leaves(b.types.len());
         let nodes = b.p.recs.len();
-        let plan = SlabPlan::new(nodes, timers, std::mem::take(&mut b.types)).map_err(|e| {
-            CompileError::Node {
-                node: String::new(),
-                message: format!("the instance state does not fit in memory: {e}"),
-            }
-        })?;
+        let plan =
+            SlabPlan::new(nodes, timers, words, std::mem::take(&mut b.types)).map_err(|e| {
+                CompileError::Node {
+                    node: String::new(),
+                    message: format!("the instance state does not fit in memory: {e}"),
+                }
+            })?;
         for lone in b.p.lone.iter_mut().filter(|l| l.slot != NONE) {
             // A block's offsets fit in u32: the plan refuses blocks past isize, and a
             // program has fewer than u32::MAX nodes; an offset that did not fit would only
@@ -300,14 +304,24 @@ impl<A> Program<A> {
     }
 
     /// Precomputes, for each of the `count` leaves, the guards above it and its Regulator
-    /// ancestors; numbers the timers (Regulators, leaves with `max_duration`) and returns
-    /// how many there are.
-    fn index_leaves(&mut self, count: usize) -> usize {
+    /// ancestors; numbers the timers (Regulators, leaves with `max_duration`) and the words
+    /// (Regulators first, so that a Regulator's word and timer share a number; then Root,
+    /// Parallels, Repeaters and UntilFails) and returns how many of each there are.
+    fn index_leaves(&mut self, count: usize) -> (usize, usize) {
         let mut timers = 0u32;
         for rec in &mut self.recs {
             if let Kind::Regulator { .. } = rec.kind {
                 rec.slot = timers;
                 timers += 1;
+            }
+        }
+        let mut words = timers;
+        for rec in &mut self.recs {
+            if let Kind::Root | Kind::Parallel { .. } | Kind::Repeater { .. } | Kind::UntilFail =
+                rec.kind
+            {
+                rec.slot = words;
+                words += 1;
             }
         }
         let mut leaves = vec![
@@ -421,7 +435,7 @@ impl<A> Program<A> {
         self.leaves = leaves;
         self.path = path;
         self.chain = chain;
-        timers as usize
+        (timers as usize, words as usize)
     }
 
     /// The most action leaves active at once, and the most reports one step can queue.

@@ -10,12 +10,12 @@
 //! one or two pages).
 //!
 //! This is the crate's only unsafe code. The invariants it rests on:
-//! - each region (records, timers, statuses, each action) lies inside `SlabPlan::layout`,
+//! - each region (records, timers, words, statuses, each action) lies inside `SlabPlan::layout`,
 //!   aligned for its type and overlapping no other (`SlabPlan::new` builds them with
 //!   `Layout::extend`);
 //! - an `ActionSlab` only uses the plan it was made from (it holds that plan), and every
 //!   value in it is initialised before the slab is handed out; the actions are dropped
-//!   exactly once (records, timers and statuses are `Copy`);
+//!   exactly once (records, timers, words and statuses are `Copy`);
 //! - values are changed only through `&mut ActionSlab`, so access is exclusive.
 #![allow(unsafe_code)]
 
@@ -117,20 +117,28 @@ pub(crate) struct SlabPlan<A> {
     /// Number of timers, at `timers_at`.
     timers: usize,
     timers_at: usize,
+    /// Number of 64-bit words (the few nodes that keep a step or a count), at `words_at`.
+    words: usize,
+    words_at: usize,
 }
 
 impl<A> SlabPlan<A> {
-    /// Lays out the records of `nodes` nodes, `timers` timers, the nodes' statuses, then
-    /// the leaves' actions one after another, each at an offset aligned for it.
+    /// Lays out the records of `nodes` nodes, `timers` timers, `words` words, the nodes'
+    /// statuses, then the leaves' actions one after another, each at an offset aligned
+    /// for it.
     pub(crate) fn new(
         nodes: usize,
         timers: usize,
+        words: usize,
         types: Vec<ActionType<A>>,
     ) -> Result<Self, String> {
         let err = |e: std::alloc::LayoutError| e.to_string();
         let layout = Layout::array::<Rt>(nodes).map_err(err)?;
         let (layout, timers_at) = layout
             .extend(Layout::array::<f64>(timers).map_err(err)?)
+            .map_err(err)?;
+        let (layout, words_at) = layout
+            .extend(Layout::array::<u64>(words).map_err(err)?)
             .map_err(err)?;
         let (mut layout, status_at) = layout
             .extend(Layout::array::<Status>(nodes).map_err(err)?)
@@ -154,6 +162,8 @@ impl<A> SlabPlan<A> {
             status_at,
             timers,
             timers_at,
+            words,
+            words_at,
         })
     }
 
@@ -167,6 +177,8 @@ impl<A> SlabPlan<A> {
             status_at: 0,
             timers: 0,
             timers_at: 0,
+            words: 0,
+            words_at: 0,
         }
     }
 
@@ -196,7 +208,8 @@ impl<A> SlabPlan<A> {
     }
 }
 
-/// One instance's block: node records, timers, statuses, and an action object per leaf.
+/// One instance's block: node records, timers, words, statuses, and an action object per
+/// leaf.
 pub(crate) struct ActionSlab<A> {
     base: NonNull<u8>,
     plan: Arc<SlabPlan<A>>,
@@ -267,6 +280,16 @@ impl<A> ActionSlab<A> {
                     .write(0.0);
             }
         }
+        for i in 0..plan.words {
+            // SAFETY: word `i` lies inside the block, aligned (`SlabPlan::new`).
+            unsafe {
+                base.as_ptr()
+                    .add(plan.words_at)
+                    .cast::<u64>()
+                    .add(i)
+                    .write(0)
+            }
+        }
         let mut guard = Teardown {
             base,
             plan,
@@ -308,6 +331,30 @@ impl<A> ActionSlab<A> {
             std::slice::from_raw_parts_mut(
                 self.base.as_ptr().add(self.plan.timers_at).cast::<f64>(),
                 self.plan.timers,
+            )
+        }
+    }
+
+    /// The words (a step or a count, see `Rec::slot`), by word number.
+    #[inline]
+    pub(crate) fn words(&self) -> &[u64] {
+        // SAFETY: `words` initialised values at `words_at` (`new`).
+        unsafe {
+            std::slice::from_raw_parts(
+                self.base.as_ptr().add(self.plan.words_at).cast::<u64>(),
+                self.plan.words,
+            )
+        }
+    }
+
+    /// The words, to change.
+    #[inline]
+    pub(crate) fn words_mut(&mut self) -> &mut [u64] {
+        // SAFETY: as in `words`; `&mut self` makes the access exclusive.
+        unsafe {
+            std::slice::from_raw_parts_mut(
+                self.base.as_ptr().add(self.plan.words_at).cast::<u64>(),
+                self.plan.words,
             )
         }
     }
