@@ -616,7 +616,8 @@ impl<A> Instance<A> {
         if !moves_on {
             return false;
         }
-        let at = self.actions.rt()[parent as usize].cursor + 1;
+        let parent_ri = p.recs[parent as usize].ri as usize;
+        let at = self.actions.rt()[parent_ri].cursor + 1;
         let Some(&next) = p.kids(parent).get(at as usize) else {
             return false;
         };
@@ -635,9 +636,9 @@ impl<A> Instance<A> {
         self.actions.exit(slot, agent, &mut io, status);
         self.actions.status_mut()[leaf as usize] = status;
         // composite_next
-        self.actions.rt_mut()[parent as usize].cursor = at;
+        self.actions.rt_mut()[parent_ri].cursor = at;
         // enter_leaf: the one active leaf was `leaf`, whose mark no longer counts.
-        let rt = &mut self.actions.rt_mut()[next as usize];
+        let rt = &mut self.actions.rt_mut()[p.recs[next as usize].ri as usize];
         rt.cursor = ENTERED;
         rt.epoch += 1;
         self.st.last_entry = step;
@@ -886,7 +887,7 @@ impl<A> Exec<'_, '_, A> {
 
     /// Whether active leaf `leaf` was entered in this step (it waits for the next one).
     fn entered_now(&self, leaf: u32) -> bool {
-        self.st.last_entry == self.st.step && self.block.rt()[leaf as usize].cursor == ENTERED
+        self.st.last_entry == self.st.step && self.rt(leaf).cursor == ENTERED
     }
 
     /// Leaf `n` is entered now: marks it [`ENTERED`], first clearing the marks of the
@@ -896,12 +897,24 @@ impl<A> Exec<'_, '_, A> {
     fn mark_entered(&mut self, n: u32) {
         if self.st.last_entry != self.st.step {
             self.st.last_entry = self.st.step;
-            let rt = self.block.rt_mut();
+            let (p, rt) = (self.p, self.block.rt_mut());
             for &leaf in self.st.active.as_slice() {
-                rt[leaf as usize].cursor = 0;
+                rt[p.recs[leaf as usize].ri as usize].cursor = 0;
             }
         }
-        self.block.rt_mut()[n as usize].cursor = ENTERED;
+        self.rt_mut(n).cursor = ENTERED;
+    }
+
+    /// Node `n`'s run record (not a condition's: it has none).
+    #[inline]
+    fn rt(&self, n: u32) -> &Rt {
+        &self.block.rt()[self.p.recs[n as usize].ri as usize]
+    }
+
+    #[inline]
+    fn rt_mut(&mut self, n: u32) -> &mut Rt {
+        let ri = self.p.recs[n as usize].ri as usize;
+        &mut self.block.rt_mut()[ri]
     }
 
     /// Node `n`'s word (see `Rec::slot`).
@@ -1001,7 +1014,7 @@ impl<A> Exec<'_, '_, A> {
         while let Some(r) = self.next_report() {
             let i = r.node as usize;
             let parent = self.p.recs[i].parent;
-            let fresh = self.block.status()[i] == r.status && self.block.rt()[i].epoch == r.epoch;
+            let fresh = self.block.status()[i] == r.status && self.rt(i as u32).epoch == r.epoch;
             if !fresh || parent == NONE || !self.running(parent) {
                 continue;
             }
@@ -1015,7 +1028,7 @@ impl<A> Exec<'_, '_, A> {
         let r = Report {
             node: n,
             status,
-            epoch: self.block.rt_mut()[n as usize].epoch,
+            epoch: self.rt_mut(n).epoch,
         };
         let q = &mut self.st.reports;
         if !q.spilled && q.len < 2 {
@@ -1057,7 +1070,7 @@ impl<A> Exec<'_, '_, A> {
                 if self.input_missing(n, input) {
                     return Flow::Unwind;
                 }
-                self.block.rt_mut()[n as usize].epoch += 1;
+                // No run record: a condition finishes here, and no report of it waits.
                 self.set_status(n, Status::Running);
                 self.emit(n, EventKind::Enter);
                 let r = self.eval(n);
@@ -1090,7 +1103,7 @@ impl<A> Exec<'_, '_, A> {
             self.block.timers_mut()[info.timer_at as usize] = 0.0;
         }
         self.mark_entered(n);
-        self.block.rt_mut()[i].epoch += 1;
+        self.rt_mut(i as u32).epoch += 1;
         self.set_status(n, Status::Running);
         self.emit(n, EventKind::Enter);
         self.call_action(slot, |actions, agent, io| actions.enter(slot, agent, io));
@@ -1100,7 +1113,7 @@ impl<A> Exec<'_, '_, A> {
 
     fn enter_branch(&mut self, n: u32) -> Flow {
         let i = n as usize;
-        self.block.rt_mut()[i].epoch += 1;
+        self.rt_mut(i as u32).epoch += 1;
         self.set_status(n, Status::Running);
         self.emit(n, EventKind::Enter);
         let p = self.p;
@@ -1114,14 +1127,14 @@ impl<A> Exec<'_, '_, A> {
         let kind = self.p.recs[i].kind;
         match kind {
             Kind::Sequence { random, .. } | Kind::Selector { random } => {
-                self.block.rt_mut()[i].cursor = 0;
+                self.rt_mut(i as u32).cursor = 0;
                 if random {
                     self.shuffle(n);
                 }
                 self.composite_next(n, None)
             }
             Kind::Parallel { .. } => {
-                self.block.rt_mut()[i].cursor = 0;
+                self.rt_mut(i as u32).cursor = 0;
                 *self.word_mut(n) = 0;
                 for ki in 0..self.p.kids(n).len() {
                     let k = self.p.kids(n)[ki];
@@ -1138,7 +1151,7 @@ impl<A> Exec<'_, '_, A> {
                 Flow::Running
             }
             Kind::Repeater { .. } | Kind::UntilFail => {
-                self.block.rt_mut()[i].cursor = 0;
+                self.rt_mut(i as u32).cursor = 0;
                 *self.word_mut(n) = self.st.step;
                 match self.enter(self.p.kids(n)[0]) {
                     Flow::Done(s) => match self.loop_result(n, s) {
@@ -1151,7 +1164,7 @@ impl<A> Exec<'_, '_, A> {
             Kind::Regulator { .. } => {
                 let t = self.p.recs[i].slot as usize;
                 self.block.timers_mut()[t] = 0.0;
-                self.block.rt_mut()[i].cursor = REG_FIRST;
+                self.rt_mut(i as u32).cursor = REG_FIRST;
                 self.enter_single(n)
             }
             Kind::Root => self.root_enter(),
@@ -1184,7 +1197,7 @@ impl<A> Exec<'_, '_, A> {
 
     fn root_enter(&mut self) -> Flow {
         loop {
-            self.block.rt_mut()[0].epoch += 1;
+            self.rt_mut(0).epoch += 1;
             self.set_status(0, Status::Running);
             *self.word_mut(0) = self.st.step;
             self.emit(0, EventKind::Enter);
@@ -1419,7 +1432,7 @@ impl<A> Exec<'_, '_, A> {
             let t = self.p.recs[i].slot as usize;
             let step = self.st.step;
             if self.word(i as u32) != step {
-                let first = self.block.rt()[i].cursor & REG_FIRST != 0;
+                let first = self.rt(i as u32).cursor & REG_FIRST != 0;
                 let timer = &mut self.block.timers_mut()[t];
                 let allowed = if first {
                     *timer = 0.0;
@@ -1434,9 +1447,9 @@ impl<A> Exec<'_, '_, A> {
                     }
                 };
                 *self.word_mut(i as u32) = step;
-                self.block.rt_mut()[i].cursor = if allowed { REG_OK } else { 0 };
+                self.rt_mut(i as u32).cursor = if allowed { REG_OK } else { 0 };
             }
-            ok &= self.block.rt()[i].cursor & REG_OK != 0;
+            ok &= self.rt(i as u32).cursor & REG_OK != 0;
         }
         ok
     }
@@ -1576,7 +1589,7 @@ impl<A> Exec<'_, '_, A> {
         let kids = &p.links[rec.kids.0 as usize..rec.kids.1 as usize];
         // Entering a child never moves this node's cursor (a reset unwinds at once), so it
         // is read once and written back as it moves.
-        let mut at = self.block.rt()[i].cursor;
+        let mut at = self.rt(i as u32).cursor;
         loop {
             if let Some(s) = last {
                 if is_sequence && s == Status::Failure && halt {
@@ -1586,7 +1599,7 @@ impl<A> Exec<'_, '_, A> {
                     return self.finish(n, Status::Success);
                 }
                 at += 1;
-                self.block.rt_mut()[i].cursor = at;
+                self.rt_mut(i as u32).cursor = at;
             }
             let Some(&kid) = kids.get(at as usize) else {
                 return self.finish(
@@ -1621,11 +1634,11 @@ impl<A> Exec<'_, '_, A> {
             return None;
         };
         let total = self.p.kids(n).len() as u32;
-        self.block.rt_mut()[i].cursor += 1;
+        self.rt_mut(i as u32).cursor += 1;
         if s == Status::Success {
             *self.word_mut(n) += 1;
         }
-        let (done, succeeded) = (self.block.rt()[i].cursor, self.word(n) as u32);
+        let (done, succeeded) = (self.rt(i as u32).cursor, self.word(n) as u32);
         let failed = done - succeeded;
         let success_holds = s == Status::Success
             && if all_succeed {
@@ -1662,8 +1675,8 @@ impl<A> Exec<'_, '_, A> {
                 if s == Status::Failure && !ignore_failures {
                     return Some(self.finish(n, Status::Failure));
                 }
-                self.block.rt_mut()[i].cursor = self.block.rt_mut()[i].cursor.saturating_add(1);
-                (times > 0 && u64::from(self.block.rt_mut()[i].cursor) >= times)
+                self.rt_mut(i as u32).cursor = self.rt_mut(i as u32).cursor.saturating_add(1);
+                (times > 0 && u64::from(self.rt_mut(i as u32).cursor) >= times)
                     .then(|| self.finish(n, Status::Success))
             }
             Kind::UntilFail => (s == Status::Failure).then(|| self.finish(n, Status::Success)),
@@ -1738,7 +1751,7 @@ impl<A> Exec<'_, '_, A> {
             self.cold().context.set(k, Some(v));
         }
         self.st.interrupt = at;
-        self.block.rt_mut()[at as usize].epoch += 1;
+        self.rt_mut(at).epoch += 1;
         self.set_status(at, Status::Running);
         self.emit(at, EventKind::Enter);
         self.enter_single(at)

@@ -85,6 +85,9 @@ pub(crate) struct Rec {
     pub kids: (u32, u32),
     /// Guards: `links[guards.0..guards.1]`.
     pub guards: (u32, u32),
+    /// Its run record in an instance's block (`Rt`); `NONE` for a condition, which keeps
+    /// none (it finishes where it is checked and never waits for a report).
+    pub ri: u32,
     /// Leaf slot, condition slot, random-order offset, or by kind the node's word in an
     /// instance's block: Root (the step its run began), Parallel (children that succeeded),
     /// Repeater and UntilFail (the step the child's run began), Regulator (the step its
@@ -226,19 +229,26 @@ impl<A: 'static> Program<A> {
         b.add(root, tree, assets, "", NONE, 0)?;
         let (timers, words) = b.p.index_leaves(b.types.len());
         let nodes = b.p.recs.len();
-        let plan =
-            SlabPlan::new(nodes, timers, words, std::mem::take(&mut b.types)).map_err(|e| {
-                CompileError::Node {
-                    node: String::new(),
-                    message: format!("the instance state does not fit in memory: {e}"),
-                }
-            })?;
+        let mut records = 0;
+        for rec in &mut b.p.recs {
+            if !matches!(rec.kind, Kind::Condition { .. }) {
+                rec.ri = records;
+                records += 1;
+            }
+        }
+        let types = std::mem::take(&mut b.types);
+        let plan = SlabPlan::new(nodes, records as usize, timers, words, types).map_err(|e| {
+            CompileError::Node {
+                node: String::new(),
+                message: format!("the instance state does not fit in memory: {e}"),
+            }
+        })?;
         for lone in b.p.lone.iter_mut().filter(|l| l.slot != NONE) {
             // A block's offsets fit in u32: the plan refuses blocks past isize, and a
             // program has fewer than u32::MAX nodes; an offset that did not fit would only
             // make a prefetch hint miss (it never faults).
             lone.action_at = plan.action_offset(lone.slot as usize) as u32;
-            lone.parent_at = plan.record_offset(lone.parent as usize) as u32;
+            lone.parent_at = plan.record_offset(b.p.recs[lone.parent as usize].ri as usize) as u32;
             lone.status_at = plan.status_offset() as u32;
         }
         b.p.actions = Arc::new(plan);
@@ -635,6 +645,7 @@ impl<A: 'static> Builder<'_, A> {
             end: index + 1,
             kids: (0, 0),
             guards: (0, 0),
+            ri: NONE,
             slot,
         });
         self.p.names.push(name.clone());

@@ -111,7 +111,9 @@ pub(crate) struct SlabPlan<A> {
     types: Vec<ActionType<A>>,
     calls: Vec<Calls<A>>,
     layout: Layout,
-    /// Number of nodes: records at offset 0, statuses at `status_at`.
+    /// Number of run records, at offset 0.
+    records: usize,
+    /// Number of nodes: statuses at `status_at`.
     nodes: usize,
     status_at: usize,
     /// Number of timers, at `timers_at`.
@@ -123,17 +125,18 @@ pub(crate) struct SlabPlan<A> {
 }
 
 impl<A> SlabPlan<A> {
-    /// Lays out the records of `nodes` nodes, `timers` timers, `words` words, the nodes'
-    /// statuses, then the leaves' actions one after another, each at an offset aligned
-    /// for it.
+    /// Lays out `records` run records, `timers` timers, `words` words, the statuses of
+    /// `nodes` nodes, then the leaves' actions one after another, each at an offset
+    /// aligned for it.
     pub(crate) fn new(
         nodes: usize,
+        records: usize,
         timers: usize,
         words: usize,
         types: Vec<ActionType<A>>,
     ) -> Result<Self, String> {
         let err = |e: std::alloc::LayoutError| e.to_string();
-        let layout = Layout::array::<Rt>(nodes).map_err(err)?;
+        let layout = Layout::array::<Rt>(records).map_err(err)?;
         let (layout, timers_at) = layout
             .extend(Layout::array::<f64>(timers).map_err(err)?)
             .map_err(err)?;
@@ -158,6 +161,7 @@ impl<A> SlabPlan<A> {
             types,
             calls,
             layout: layout.pad_to_align(),
+            records,
             nodes,
             status_at,
             timers,
@@ -173,6 +177,7 @@ impl<A> SlabPlan<A> {
             types: Vec::new(),
             calls: Vec::new(),
             layout: Layout::new::<()>(),
+            records: 0,
             nodes: 0,
             status_at: 0,
             timers: 0,
@@ -197,9 +202,9 @@ impl<A> SlabPlan<A> {
         self.calls.get(slot).map_or(0, |c| c.offset)
     }
 
-    /// Where node `n`'s record lies in a block (bytes from its start).
-    pub(crate) fn record_offset(&self, n: usize) -> usize {
-        n.min(self.nodes) * std::mem::size_of::<Rt>()
+    /// Where run record `r` lies in a block (bytes from its start).
+    pub(crate) fn record_offset(&self, r: usize) -> usize {
+        r.min(self.records) * std::mem::size_of::<Rt>()
     }
 
     /// Where the statuses lie in a block (bytes from its start).
@@ -259,10 +264,13 @@ impl<A> ActionSlab<A> {
             let p = unsafe { alloc::alloc(layout) };
             NonNull::new(p).unwrap_or_else(|| alloc::handle_alloc_error(layout))
         };
+        for i in 0..plan.records {
+            // SAFETY: record `i` lies inside the block, aligned (`SlabPlan::new`).
+            unsafe { base.as_ptr().cast::<Rt>().add(i).write(Rt::default()) }
+        }
         for i in 0..plan.nodes {
-            // SAFETY: record `i` and status `i` lie inside the block, aligned (`SlabPlan::new`).
+            // SAFETY: status `i` lies inside the block (`SlabPlan::new`).
             unsafe {
-                base.as_ptr().cast::<Rt>().add(i).write(Rt::default());
                 base.as_ptr()
                     .add(plan.status_at)
                     .cast::<Status>()
@@ -308,18 +316,20 @@ impl<A> ActionSlab<A> {
         }
     }
 
-    /// Each node's run record.
+    /// The run records, by `Rec::ri`.
     #[inline]
     pub(crate) fn rt(&self) -> &[Rt] {
-        // SAFETY: `nodes` initialised records at offset 0 (`new`); shared access via `&self`.
-        unsafe { std::slice::from_raw_parts(self.base.as_ptr().cast::<Rt>(), self.plan.nodes) }
+        // SAFETY: `records` initialised records at offset 0 (`new`); shared access via `&self`.
+        unsafe { std::slice::from_raw_parts(self.base.as_ptr().cast::<Rt>(), self.plan.records) }
     }
 
-    /// Each node's run record, to change.
+    /// The run records, to change.
     #[inline]
     pub(crate) fn rt_mut(&mut self) -> &mut [Rt] {
         // SAFETY: as in `rt`; `&mut self` makes the access exclusive.
-        unsafe { std::slice::from_raw_parts_mut(self.base.as_ptr().cast::<Rt>(), self.plan.nodes) }
+        unsafe {
+            std::slice::from_raw_parts_mut(self.base.as_ptr().cast::<Rt>(), self.plan.records)
+        }
     }
 
     /// The timers (seconds), by timer number.
