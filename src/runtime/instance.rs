@@ -491,8 +491,15 @@ impl<A> Instance<A> {
             return;
         };
         self.actions.prefetch(rec.slot as usize);
-        self.actions.prefetch_node(leaf as usize);
-        self.actions.prefetch_node(rec.parent as usize);
+        let ri = |n: u32| {
+            self.program
+                .recs
+                .get(n as usize)
+                .map_or(usize::MAX, |r| r.ri as usize)
+        };
+        self.actions.prefetch_node(ri(leaf), leaf as usize);
+        self.actions
+            .prefetch_node(ri(rec.parent), rec.parent as usize);
     }
 
     /// Advances the agent by one frame of `dt` seconds (SPEC §3.2). The first call also
@@ -951,8 +958,10 @@ impl<A> Exec<'_, '_, A> {
             // The guards take a while: let the action's state arrive meanwhile, and what
             // the leaf's completion would touch (its parent's record, the statuses).
             self.block.prefetch(slot);
+            let parent = p.recs[leaf as usize].parent;
+            let parent_ri = p.recs.get(parent as usize).map_or(NONE, |r| r.ri);
             self.block
-                .prefetch_node(p.recs[leaf as usize].parent as usize);
+                .prefetch_node(parent_ri as usize, parent as usize);
             let flow = if self.quiet() {
                 self.check_guards_quietly(info)
             } else {

@@ -413,23 +413,28 @@ impl<A> ActionSlab<A> {
         let _ = slot;
     }
 
-    /// Asks the processor to start loading node `n`'s run record and the statuses: what
-    /// a leaf's completion reads and writes. Only a hint.
+    /// Asks the processor to start loading run record `r` and node `n`'s status: what a
+    /// leaf's completion reads and writes. Only a hint; nothing is fetched for an index
+    /// out of range (a condition has no record: `NONE`).
     #[inline]
-    pub(crate) fn prefetch_node(&self, n: usize) {
+    pub(crate) fn prefetch_node(&self, r: usize, n: usize) {
         #[cfg(target_arch = "x86_64")]
-        if n < self.plan.nodes {
+        {
             use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+            let base = self.base.as_ptr();
             // SAFETY: SSE is part of x86_64; a prefetch never faults, and both addresses
-            // are inside this block anyway.
+            // are inside this block (`r < records`, `n < nodes`).
             unsafe {
-                let base = self.base.as_ptr();
-                _mm_prefetch::<_MM_HINT_T0>(base.cast::<Rt>().add(n).cast::<i8>());
-                _mm_prefetch::<_MM_HINT_T0>(base.add(self.plan.status_at).add(n).cast::<i8>());
+                if r < self.plan.records {
+                    _mm_prefetch::<_MM_HINT_T0>(base.cast::<Rt>().add(r).cast::<i8>());
+                }
+                if n < self.plan.nodes {
+                    _mm_prefetch::<_MM_HINT_T0>(base.add(self.plan.status_at).add(n).cast::<i8>());
+                }
             }
         }
         #[cfg(not(target_arch = "x86_64"))]
-        let _ = n;
+        let _ = (r, n);
     }
 
     /// Asks the processor to start loading the cache line `offset` bytes into the block
