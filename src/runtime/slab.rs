@@ -316,81 +316,74 @@ impl<A> ActionSlab<A> {
         }
     }
 
+    /// The `len` values of type `T` at byte `at` of the block.
+    ///
+    /// # Safety
+    /// `len` initialised values of `T` lie at `at`, aligned for `T` (a region of the plan,
+    /// written by `new`).
+    #[inline]
+    unsafe fn region<T>(&self, at: usize, len: usize) -> &[T] {
+        // SAFETY: the caller's contract; shared access via `&self`.
+        unsafe { std::slice::from_raw_parts(self.base.as_ptr().add(at).cast::<T>(), len) }
+    }
+
+    /// [`ActionSlab::region`], to change.
+    ///
+    /// # Safety
+    /// As for `region`.
+    #[inline]
+    unsafe fn region_mut<T>(&mut self, at: usize, len: usize) -> &mut [T] {
+        // SAFETY: the caller's contract; `&mut self` makes the access exclusive.
+        unsafe { std::slice::from_raw_parts_mut(self.base.as_ptr().add(at).cast::<T>(), len) }
+    }
+
     /// The run records, by `Rec::ri`.
     #[inline]
     pub(crate) fn rt(&self) -> &[Rt] {
-        // SAFETY: `records` initialised records at offset 0 (`new`); shared access via `&self`.
-        unsafe { std::slice::from_raw_parts(self.base.as_ptr().cast::<Rt>(), self.plan.records) }
+        // SAFETY: `new` initialised `records` records at offset 0.
+        unsafe { self.region(0, self.plan.records) }
     }
 
     /// The run records, to change.
     #[inline]
     pub(crate) fn rt_mut(&mut self) -> &mut [Rt] {
-        // SAFETY: as in `rt`; `&mut self` makes the access exclusive.
-        unsafe {
-            std::slice::from_raw_parts_mut(self.base.as_ptr().cast::<Rt>(), self.plan.records)
-        }
+        // SAFETY: as in `rt`.
+        unsafe { self.region_mut(0, self.plan.records) }
     }
 
     /// The timers (seconds), by timer number.
     #[inline]
     pub(crate) fn timers_mut(&mut self) -> &mut [f64] {
-        // SAFETY: `timers` initialised values at `timers_at` (`new`); `&mut self` makes the
-        // access exclusive.
-        unsafe {
-            std::slice::from_raw_parts_mut(
-                self.base.as_ptr().add(self.plan.timers_at).cast::<f64>(),
-                self.plan.timers,
-            )
-        }
+        // SAFETY: `new` initialised `timers` values at `timers_at`.
+        unsafe { self.region_mut(self.plan.timers_at, self.plan.timers) }
     }
 
     /// The words (a step or a count, see `Rec::slot`), by word number.
     #[inline]
     pub(crate) fn words(&self) -> &[u64] {
-        // SAFETY: `words` initialised values at `words_at` (`new`).
-        unsafe {
-            std::slice::from_raw_parts(
-                self.base.as_ptr().add(self.plan.words_at).cast::<u64>(),
-                self.plan.words,
-            )
-        }
+        // SAFETY: `new` initialised `words` values at `words_at`.
+        unsafe { self.region(self.plan.words_at, self.plan.words) }
     }
 
     /// The words, to change.
     #[inline]
     pub(crate) fn words_mut(&mut self) -> &mut [u64] {
-        // SAFETY: as in `words`; `&mut self` makes the access exclusive.
-        unsafe {
-            std::slice::from_raw_parts_mut(
-                self.base.as_ptr().add(self.plan.words_at).cast::<u64>(),
-                self.plan.words,
-            )
-        }
+        // SAFETY: as in `words`.
+        unsafe { self.region_mut(self.plan.words_at, self.plan.words) }
     }
 
     /// Each node's status.
     #[inline]
     pub(crate) fn status(&self) -> &[Status] {
-        // SAFETY: `nodes` initialised statuses at `status_at` (`new`).
-        unsafe {
-            std::slice::from_raw_parts(
-                self.base.as_ptr().add(self.plan.status_at).cast::<Status>(),
-                self.plan.nodes,
-            )
-        }
+        // SAFETY: `new` initialised `nodes` statuses at `status_at`.
+        unsafe { self.region(self.plan.status_at, self.plan.nodes) }
     }
 
     /// Each node's status, to change.
     #[inline]
     pub(crate) fn status_mut(&mut self) -> &mut [Status] {
-        // SAFETY: as in `status`; `&mut self` makes the access exclusive.
-        unsafe {
-            std::slice::from_raw_parts_mut(
-                self.base.as_ptr().add(self.plan.status_at).cast::<Status>(),
-                self.plan.nodes,
-            )
-        }
+        // SAFETY: as in `status`.
+        unsafe { self.region_mut(self.plan.status_at, self.plan.nodes) }
     }
 
     fn at(&self, c: &Calls<A>) -> *mut u8 {
