@@ -394,6 +394,7 @@ impl<A> Instance<A> {
     }
 
     /// The agent's context, to change from outside (the world removes destroyed entities).
+    /// Where the program's steps keep no context, the first call makes room for it.
     pub fn context_mut(&mut self) -> &mut Context {
         &mut cold_of(&mut self.st.cold, &self.program).context
     }
@@ -436,6 +437,7 @@ impl<A> Instance<A> {
     }
 
     /// Queues a trigger for the Interrupt with this id; it is handled at the next step.
+    /// The queue is kept here, outside the step: queueing may allocate, handling does not.
     pub fn trigger(&mut self, interrupt_id: &str, payload: Option<CtxValue>) {
         let t = match self
             .program
