@@ -797,8 +797,8 @@ impl<A> Exec<'_, '_, A> {
         self.block.status().get(n as usize) == Some(&Status::Running)
     }
 
-    /// The instance's [`Cold`] block; made now only if the program's steps never needed
-    /// it before (they do not allocate: `Cold::needed` made it with the instance).
+    /// The instance's [`Cold`] block. A step only asks for it where the program uses it,
+    /// and then `Cold::needed` made it with the instance: a step never allocates it.
     fn cold(&mut self) -> &mut Cold {
         cold_of(&mut self.st.cold, self.p)
     }
