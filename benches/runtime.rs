@@ -119,20 +119,27 @@ impl Agent {
 
 // ---- Arbor ----------------------------------------------------------------------------
 
-#[derive(Clone)]
 struct Work {
     seq: u32,
     act: u32,
-    elapsed: u32,
 }
 
 impl Action<Agent> for Work {
-    fn on_enter(&mut self, _: &mut Agent, _: &mut LeafIo<'_>) {
-        self.elapsed = 0;
+    /// Steps executed since entry.
+    type Memory = u32;
+
+    fn on_enter(&self, elapsed: &mut u32, _: &mut Agent, _: &mut LeafIo<'_>) {
+        *elapsed = 0;
     }
-    fn on_execute(&mut self, agent: &mut Agent, _: &mut LeafIo<'_>, _: f64) -> Outcome {
-        self.elapsed += 1;
-        if self.elapsed >= agent.duration(self.seq, self.act) {
+    fn on_execute(
+        &self,
+        elapsed: &mut u32,
+        agent: &mut Agent,
+        _: &mut LeafIo<'_>,
+        _: f64,
+    ) -> Outcome {
+        *elapsed += 1;
+        if *elapsed >= agent.duration(self.seq, self.act) {
             agent.effect(self.seq, self.act);
             Outcome::Success
         } else {
@@ -178,11 +185,7 @@ fn arbor_program() -> Arc<Program<Agent>> {
             spec.number("seq").unwrap() as u32,
             spec.number("act").unwrap() as u32,
         );
-        Ok(Work {
-            seq,
-            act,
-            elapsed: 0,
-        })
+        Ok(Work { seq, act })
     });
     behaviours.condition("Check", |spec| {
         let (seq, which) = (

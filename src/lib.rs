@@ -22,11 +22,12 @@
 //! /// The game's own agent state, handed to every behaviour.
 //! struct Guard { stamina: f64 }
 //!
-//! /// A game action: rest until stamina is back.
-//! #[derive(Clone)]
+//! /// A game action: rest until stamina is back. Its object is shared by every agent;
+//! /// what one agent must remember between calls would be its `Memory`.
 //! struct Rest;
 //! impl Action<Guard> for Rest {
-//!     fn on_execute(&mut self, guard: &mut Guard, _: &mut LeafIo<'_>, dt: f64) -> Outcome {
+//!     type Memory = ();
+//!     fn on_execute(&self, _: &mut (), guard: &mut Guard, _: &mut LeafIo<'_>, dt: f64) -> Outcome {
 //!         guard.stamina += dt;
 //!         if guard.stamina >= 1.0 { Outcome::Success } else { Outcome::Running }
 //!     }

@@ -21,33 +21,40 @@ type Log = Vec<String>;
 
 /// `MockAction` as the runtime has it (each execute since entry returns the next letter of
 /// its script; the first produces its value), writing each call into the agent's log.
-#[derive(Clone)]
 struct Logged {
     id: String,
     script: Vec<Outcome>,
     produces: Option<CtxValue>,
-    executed: usize,
 }
 
 impl Action<Log> for Logged {
-    fn on_enter(&mut self, log: &mut Log, io: &mut LeafIo<'_>) {
-        self.executed = 0;
+    /// Executes since entry.
+    type Memory = usize;
+
+    fn on_enter(&self, executed: &mut usize, log: &mut Log, io: &mut LeafIo<'_>) {
+        *executed = 0;
         log.push(format!("{} enter {} {:?}", io.step, self.id, io.input()));
     }
 
-    fn on_execute(&mut self, log: &mut Log, io: &mut LeafIo<'_>, _dt: f64) -> Outcome {
-        if self.executed == 0
+    fn on_execute(
+        &self,
+        executed: &mut usize,
+        log: &mut Log,
+        io: &mut LeafIo<'_>,
+        _dt: f64,
+    ) -> Outcome {
+        if *executed == 0
             && let Some(v) = &self.produces
         {
             io.produce(v.clone());
         }
-        let outcome = self.script[self.executed.min(self.script.len() - 1)];
-        self.executed += 1;
+        let outcome = self.script[(*executed).min(self.script.len() - 1)];
+        *executed += 1;
         log.push(format!("{} execute {} {outcome:?}", io.step, self.id));
         outcome
     }
 
-    fn on_exit(&mut self, log: &mut Log, io: &mut LeafIo<'_>, status: Status) {
+    fn on_exit(&self, _: &mut usize, log: &mut Log, io: &mut LeafIo<'_>, status: Status) {
         log.push(format!("{} exit {} {status:?}", io.step, self.id));
     }
 }
@@ -66,7 +73,6 @@ fn behaviours() -> Behaviours<Log> {
                 Some(Value::Text(t)) => Some(CtxValue::Text(t.as_str().into())),
                 _ => None,
             },
-            executed: 0,
         })
     });
     b

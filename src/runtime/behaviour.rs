@@ -121,15 +121,52 @@ pub struct CondIo<'a> {
     pub context: &'a Context,
 }
 
-/// An action's behaviour. Each agent has its own object per leaf, cloned from the one the
-/// kind's factory made when the tree was compiled; it may keep state between calls.
-pub trait Action<A>: Send {
+/// An action's behaviour. The object a kind's factory makes when the tree is compiled
+/// (one per leaf, from the node's fields) is shared by every agent, read only; what an
+/// agent must remember between calls (time spent, a planned path) is its
+/// [`Action::Memory`], one per agent and leaf, made with `Default` when the agent's
+/// instance is created. So 10,000 agents keep 10,000 small memories, not 10,000 copies of
+/// the leaf's settings.
+///
+/// ```
+/// use arbor::runtime::{Action, LeafIo, Outcome};
+///
+/// struct Wait { steps: u32 }        // from the node's fields, shared
+///
+/// impl Action<()> for Wait {
+///     type Memory = u32;            // steps waited, per agent
+///     fn on_enter(&self, waited: &mut u32, _: &mut (), _: &mut LeafIo<'_>) {
+///         *waited = 0;
+///     }
+///     fn on_execute(&self, waited: &mut u32, _: &mut (), _: &mut LeafIo<'_>, _dt: f64) -> Outcome {
+///         *waited += 1;
+///         if *waited >= self.steps { Outcome::Success } else { Outcome::Running }
+///     }
+/// }
+/// ```
+pub trait Action<A>: Send + Sync {
+    /// What each agent keeps for this leaf between calls; `()` for an action that
+    /// remembers nothing.
+    type Memory: Default + Send + 'static;
     /// Called when the leaf is entered.
-    fn on_enter(&mut self, _agent: &mut A, _io: &mut LeafIo<'_>) {}
+    fn on_enter(&self, _memory: &mut Self::Memory, _agent: &mut A, _io: &mut LeafIo<'_>) {}
     /// Called once per step while it runs.
-    fn on_execute(&mut self, agent: &mut A, io: &mut LeafIo<'_>, dt: f64) -> Outcome;
+    fn on_execute(
+        &self,
+        memory: &mut Self::Memory,
+        agent: &mut A,
+        io: &mut LeafIo<'_>,
+        dt: f64,
+    ) -> Outcome;
     /// Called once when it stops: success, failure, or aborted from outside.
-    fn on_exit(&mut self, _agent: &mut A, _io: &mut LeafIo<'_>, _status: Status) {}
+    fn on_exit(
+        &self,
+        _memory: &mut Self::Memory,
+        _agent: &mut A,
+        _io: &mut LeafIo<'_>,
+        _status: Status,
+    ) {
+    }
 }
 
 /// A condition's behaviour; shared by all agents, so it keeps no state.
@@ -213,7 +250,7 @@ impl<A: 'static> Behaviours<A> {
     pub fn with_builtins() -> Self {
         let mut b = Self::empty();
         b.action("MockAction", |spec| {
-            let script: Arc<[Outcome]> = spec
+            let script: Box<[Outcome]> = spec
                 .text("script")
                 .chars()
                 .map(|c| match c {
@@ -229,11 +266,7 @@ impl<A: 'static> Behaviours<A> {
                 Some(Value::Text(t)) => Some(CtxValue::Text(t.as_str().into())),
                 _ => None,
             };
-            Ok(MockAction {
-                script,
-                produces,
-                executed: 0,
-            })
+            Ok(MockAction { script, produces })
         });
         b.condition("MockCondition", |spec| {
             let script: Vec<bool> = spec.text("script").chars().map(|c| c == 'T').collect();
@@ -254,9 +287,9 @@ impl<A: 'static> Behaviours<A> {
     }
 
     /// Registers the behaviour of an action kind: `make` reads a node's fields once, at
-    /// compile time, and returns the action object every agent's leaf starts from (each
-    /// agent gets its own clone).
-    pub fn action<T: Action<A> + Clone + Sync + 'static>(
+    /// compile time, and returns the action object that every agent's leaf shares (each
+    /// agent keeps its own [`Action::Memory`]).
+    pub fn action<T: Action<A> + 'static>(
         &mut self,
         kind: &str,
         make: impl Fn(&mut NodeSpec<'_>) -> Result<T, String> + Send + Sync + 'static,
@@ -313,26 +346,33 @@ impl<A, F: Fn(&mut A, &CondIo<'_>) -> bool + Send + Sync> Condition<A> for FnCon
 }
 
 /// `MockAction`: each execute since entry returns the next letter of its script.
-#[derive(Clone)]
 struct MockAction {
-    script: Arc<[Outcome]>,
+    script: Box<[Outcome]>,
     produces: Option<CtxValue>,
-    executed: usize,
 }
 
 impl<A> Action<A> for MockAction {
-    fn on_enter(&mut self, _: &mut A, _: &mut LeafIo<'_>) {
-        self.executed = 0;
+    /// Executes since entry.
+    type Memory = usize;
+
+    fn on_enter(&self, executed: &mut usize, _: &mut A, _: &mut LeafIo<'_>) {
+        *executed = 0;
     }
 
-    fn on_execute(&mut self, _: &mut A, io: &mut LeafIo<'_>, _dt: f64) -> Outcome {
-        if self.executed == 0
+    fn on_execute(
+        &self,
+        executed: &mut usize,
+        _: &mut A,
+        io: &mut LeafIo<'_>,
+        _dt: f64,
+    ) -> Outcome {
+        if *executed == 0
             && let Some(v) = &self.produces
         {
             io.produce(v.clone());
         }
-        let i = self.executed.min(self.script.len() - 1);
-        self.executed += 1;
+        let i = (*executed).min(self.script.len() - 1);
+        *executed += 1;
         self.script[i]
     }
 }

@@ -1,21 +1,24 @@
 //! What a step touches of one instance, in a single block of memory: each node's run
-//! record and status, the timers, and every leaf's action object.
+//! record and status, the timers, and every leaf's action memory.
 //!
 //! Actions are registered with their concrete type (`Behaviours::action`), so the
-//! program keeps, per leaf, a prototype and the functions of that type — clone, call,
-//! drop — monomorphised. An instance clones each prototype into one block laid out and
-//! aligned for them and for the node records. A step then reaches a leaf's state by adding
-//! an offset to one pointer, where a box per leaf meant a pointer chase to its own
-//! allocation, and all it touches of the instance lies in one place (few cache lines,
-//! one or two pages).
+//! program keeps, per leaf, the action object all agents share (its settings) and the
+//! functions of that type — make and drop its memory, call it — monomorphised. An
+//! instance makes each leaf's `Action::Memory` in one block laid out and aligned for them
+//! and for the node records. A step then reaches a leaf's state by adding an offset to one
+//! pointer, where a box per leaf meant a pointer chase to its own allocation, and all it
+//! touches of the instance lies in one place (few cache lines, one or two pages). What
+//! does not change per agent stays in the program, once: an agent keeps only what its
+//! actions remember between calls.
 //!
 //! This is the crate's only unsafe code. The invariants it rests on:
 //! - each region (records, timers, words, statuses, each action) lies inside `SlabPlan::layout`,
 //!   aligned for its type and overlapping no other (`SlabPlan::new` builds them with
 //!   `Layout::extend`);
-//! - an `ActionSlab` only uses the plan it was made from (it holds that plan), and every
-//!   value in it is initialised before the slab is handed out; the actions are dropped
-//!   exactly once (records, timers, words and statuses are `Copy`);
+//! - an `ActionSlab` only uses the plan it was made from (it holds that plan, which owns
+//!   the shared action objects the calls point to), and every value in it is initialised
+//!   before the slab is handed out; the memories are dropped exactly once (records,
+//!   timers, words and statuses are `Copy`);
 //! - values are changed only through `&mut ActionSlab`, so access is exclusive.
 #![allow(unsafe_code)]
 
@@ -27,57 +30,66 @@ use super::Status;
 use super::behaviour::{Action, LeafIo, Outcome};
 use super::instance::Rt;
 
-/// A prototype that can write a clone of itself to raw memory.
-trait Proto: Send + Sync {
-    /// Writes a clone of `self` to `dst`.
-    ///
-    /// # Safety
-    /// `dst` is valid for writes of the concrete type and aligned for it.
-    unsafe fn write_clone(&self, dst: *mut u8);
-}
+type EnterFn<A> = unsafe fn(*const u8, *mut u8, &mut A, &mut LeafIo<'_>);
+type ExecuteFn<A> = unsafe fn(*const u8, *mut u8, &mut A, &mut LeafIo<'_>, f64) -> Outcome;
+type ExitFn<A> = unsafe fn(*const u8, *mut u8, &mut A, &mut LeafIo<'_>, Status);
 
-impl<T: Clone + Send + Sync> Proto for T {
-    unsafe fn write_clone(&self, dst: *mut u8) {
-        // SAFETY: the caller's contract.
-        unsafe { dst.cast::<T>().write(self.clone()) }
-    }
-}
-
-type EnterFn<A> = unsafe fn(*mut u8, &mut A, &mut LeafIo<'_>);
-type ExecuteFn<A> = unsafe fn(*mut u8, &mut A, &mut LeafIo<'_>, f64) -> Outcome;
-type ExitFn<A> = unsafe fn(*mut u8, &mut A, &mut LeafIo<'_>, Status);
-
-/// # Safety (all four)
-/// `p` points to a live, exclusively borrowed `T`.
-unsafe fn enter<A, T: Action<A>>(p: *mut u8, agent: &mut A, io: &mut LeafIo<'_>) {
+/// # Safety (the three calls)
+/// `this` points to a live `T` (shared), `mem` to a live, exclusively borrowed
+/// `T::Memory`.
+unsafe fn enter<A, T: Action<A>>(
+    this: *const u8,
+    mem: *mut u8,
+    agent: &mut A,
+    io: &mut LeafIo<'_>,
+) {
     // SAFETY: the caller's contract.
-    unsafe { (*p.cast::<T>()).on_enter(agent, io) }
+    unsafe { (*this.cast::<T>()).on_enter(&mut *mem.cast::<T::Memory>(), agent, io) }
 }
 
 unsafe fn execute<A, T: Action<A>>(
-    p: *mut u8,
+    this: *const u8,
+    mem: *mut u8,
     agent: &mut A,
     io: &mut LeafIo<'_>,
     dt: f64,
 ) -> Outcome {
     // SAFETY: the caller's contract.
-    unsafe { (*p.cast::<T>()).on_execute(agent, io, dt) }
+    unsafe { (*this.cast::<T>()).on_execute(&mut *mem.cast::<T::Memory>(), agent, io, dt) }
 }
 
-unsafe fn exit<A, T: Action<A>>(p: *mut u8, agent: &mut A, io: &mut LeafIo<'_>, s: Status) {
+unsafe fn exit<A, T: Action<A>>(
+    this: *const u8,
+    mem: *mut u8,
+    agent: &mut A,
+    io: &mut LeafIo<'_>,
+    s: Status,
+) {
     // SAFETY: the caller's contract.
-    unsafe { (*p.cast::<T>()).on_exit(agent, io, s) }
+    unsafe { (*this.cast::<T>()).on_exit(&mut *mem.cast::<T::Memory>(), agent, io, s) }
 }
 
-unsafe fn drop_value<T>(p: *mut u8) {
-    // SAFETY: the caller's contract; the value is not used again.
-    unsafe { p.cast::<T>().drop_in_place() }
+/// # Safety
+/// `p` is valid for writes of `M` and aligned for it.
+unsafe fn write_default<M: Default>(p: *mut u8) {
+    // SAFETY: the caller's contract.
+    unsafe { p.cast::<M>().write(M::default()) }
 }
 
-/// One leaf's action: its prototype and the functions of its type.
+/// # Safety
+/// `p` points to a live `M`, which is not used again.
+unsafe fn drop_value<M>(p: *mut u8) {
+    // SAFETY: the caller's contract.
+    unsafe { p.cast::<M>().drop_in_place() }
+}
+
+/// One leaf's action: the object every agent shares (its settings) and the functions of
+/// its type, including those that make and drop each agent's memory for it.
 pub(crate) struct ActionType<A> {
-    proto: Box<dyn Proto>,
+    shared: Box<dyn std::any::Any + Send + Sync>,
+    /// The layout of its `Memory`.
     layout: Layout,
+    init: unsafe fn(*mut u8),
     enter: EnterFn<A>,
     execute: ExecuteFn<A>,
     exit: ExitFn<A>,
@@ -85,22 +97,33 @@ pub(crate) struct ActionType<A> {
 }
 
 impl<A> ActionType<A> {
-    /// The action of a leaf whose every agent starts from a clone of `proto`.
-    pub(crate) fn new<T: Action<A> + Clone + Sync + 'static>(proto: T) -> Self {
+    /// The action of a leaf whose agents share `action` and each keep a `T::Memory`.
+    pub(crate) fn new<T: Action<A> + 'static>(action: T) -> Self {
         Self {
-            proto: Box::new(proto),
-            layout: Layout::new::<T>(),
+            shared: Box::new(action),
+            layout: Layout::new::<T::Memory>(),
+            init: write_default::<T::Memory>,
             enter: enter::<A, T>,
             execute: execute::<A, T>,
             exit: exit::<A, T>,
-            drop: drop_value::<T>,
+            drop: drop_value::<T::Memory>,
         }
     }
 }
 
-/// What a call needs, kept apart from the prototypes so the hot table stays small.
+/// The address of a leaf's shared action object, which its [`SlabPlan`] owns (boxed, so
+/// it never moves while the plan lives).
+struct SharedPtr(NonNull<u8>);
+
+// SAFETY: it points to an `Action`, which is `Send + Sync`, and is only read through.
+unsafe impl Send for SharedPtr {}
+// SAFETY: as above.
+unsafe impl Sync for SharedPtr {}
+
+/// What a call needs, kept apart from the action objects so the hot table stays small.
 struct Calls<A> {
     offset: usize,
+    this: SharedPtr,
     enter: EnterFn<A>,
     execute: ExecuteFn<A>,
     exit: ExitFn<A>,
@@ -152,6 +175,7 @@ impl<A> SlabPlan<A> {
             layout = grown;
             calls.push(Calls {
                 offset,
+                this: SharedPtr(NonNull::from(&*t.shared).cast::<u8>()),
                 enter: t.enter,
                 execute: t.execute,
                 exit: t.exit,
@@ -213,18 +237,19 @@ impl<A> SlabPlan<A> {
     }
 }
 
-/// One instance's block: node records, timers, words, statuses, and an action object per
+/// One instance's block: node records, timers, words, statuses, and an action memory per
 /// leaf.
 pub(crate) struct ActionSlab<A> {
     base: NonNull<u8>,
     plan: Arc<SlabPlan<A>>,
 }
 
-// SAFETY: every value in the block is an `Action`, which is `Send`; the block is owned.
+// SAFETY: every value in the block is an `Action::Memory`, which is `Send`; the block is
+// owned.
 unsafe impl<A> Send for ActionSlab<A> {}
 
-/// Drops the first `ready` values and frees the block; used by `Drop` and, if a clone
-/// panics, to clean up a half-built slab.
+/// Drops the first `ready` memories and frees the block; used by `Drop` and, if a
+/// `Default` panics, to clean up a half-built slab.
 struct Teardown<'a, A> {
     base: NonNull<u8>,
     plan: &'a SlabPlan<A>,
@@ -251,7 +276,7 @@ impl<A> Drop for Teardown<'_, A> {
 }
 
 impl<A> ActionSlab<A> {
-    /// A block of idle nodes and a fresh clone of every leaf's prototype.
+    /// A block of idle nodes and a fresh (`Default`) memory for every leaf's action.
     pub(crate) fn new(plan: &Arc<SlabPlan<A>>) -> Self {
         let layout = plan.layout;
         let base = if layout.size() == 0 {
@@ -304,9 +329,9 @@ impl<A> ActionSlab<A> {
             ready: 0,
         };
         for (t, c) in plan.types.iter().zip(&plan.calls) {
-            // SAFETY: `offset` is inside the block and aligned for the prototype's type
+            // SAFETY: `offset` is inside the block and aligned for the memory's type
             // (`SlabPlan::new`); nothing lives there yet.
-            unsafe { t.proto.write_clone(base.as_ptr().add(c.offset)) };
+            unsafe { (t.init)(base.as_ptr().add(c.offset)) };
             guard.ready += 1;
         }
         std::mem::forget(guard);
@@ -451,7 +476,7 @@ impl<A> ActionSlab<A> {
     pub(crate) fn enter(&mut self, slot: usize, agent: &mut A, io: &mut LeafIo<'_>) {
         let c = &self.plan.calls[slot];
         // SAFETY: the value at `slot` is live; `&mut self` makes the access exclusive.
-        unsafe { (c.enter)(self.at(c), agent, io) }
+        unsafe { (c.enter)(c.this.0.as_ptr(), self.at(c), agent, io) }
     }
 
     /// Calls leaf `slot`'s `on_execute`.
@@ -464,14 +489,14 @@ impl<A> ActionSlab<A> {
     ) -> Outcome {
         let c = &self.plan.calls[slot];
         // SAFETY: as in `enter`.
-        unsafe { (c.execute)(self.at(c), agent, io, dt) }
+        unsafe { (c.execute)(c.this.0.as_ptr(), self.at(c), agent, io, dt) }
     }
 
     /// Calls leaf `slot`'s `on_exit`.
     pub(crate) fn exit(&mut self, slot: usize, agent: &mut A, io: &mut LeafIo<'_>, s: Status) {
         let c = &self.plan.calls[slot];
         // SAFETY: as in `enter`.
-        unsafe { (c.exit)(self.at(c), agent, io, s) }
+        unsafe { (c.exit)(c.this.0.as_ptr(), self.at(c), agent, io, s) }
     }
 }
 

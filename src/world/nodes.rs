@@ -17,15 +17,11 @@ pub fn world_behaviours() -> Behaviours<World> {
         Ok(MoveTo {
             waypoint,
             arrive: spec.number("arrive_distance").unwrap_or(0.5),
-            path: Vec::new(),
-            goal: None,
         })
     });
     b.action("Wander", |spec| {
         Ok(Wander {
             radius: spec.number("radius").unwrap_or(5.0),
-            home: (0, 0),
-            path: Vec::new(),
         })
     });
     b.action("FindClosest", |spec| {
@@ -37,7 +33,6 @@ pub fn world_behaviours() -> Behaviours<World> {
     b.action("Attack", |spec| {
         Ok(Attack {
             cooldown: spec.number("cooldown").unwrap_or(1.0),
-            left: 0.0,
         })
     });
     b.action("Flee", |spec| {
@@ -49,7 +44,6 @@ pub fn world_behaviours() -> Behaviours<World> {
         b.action(kind, move |spec| {
             Ok(Timed {
                 seconds: spec.number("seconds").unwrap_or(1.0),
-                elapsed: 0.0,
                 then,
             })
         });
@@ -109,21 +103,33 @@ fn speed(w: &World) -> f64 {
 /// `MoveTo`: plans a path to the target (re-planned when the target changes tile) and
 /// walks it; succeeds within `arrive_distance`, fails when there is no way or it can get
 /// no closer; waits while another agent is in the way.
-#[derive(Clone)]
 struct MoveTo {
     waypoint: Option<Arc<str>>,
     arrive: f64,
+}
+
+/// A `MoveTo`'s memory: the path it walks and the tile it was planned to.
+#[derive(Default)]
+struct Route {
     path: Vec<Tile>,
     goal: Option<Tile>,
 }
 
 impl Action<World> for MoveTo {
-    fn on_enter(&mut self, _: &mut World, _: &mut LeafIo<'_>) {
-        self.path.clear();
-        self.goal = None;
+    type Memory = Route;
+
+    fn on_enter(&self, route: &mut Route, _: &mut World, _: &mut LeafIo<'_>) {
+        route.path.clear();
+        route.goal = None;
     }
 
-    fn on_execute(&mut self, w: &mut World, io: &mut LeafIo<'_>, dt: f64) -> Outcome {
+    fn on_execute(
+        &self,
+        route: &mut Route,
+        w: &mut World,
+        io: &mut LeafIo<'_>,
+        dt: f64,
+    ) -> Outcome {
         let me = w.me();
         let Some(target) = move_target(w, io.input(), self.waypoint.as_deref()) else {
             return Outcome::Failure;
@@ -135,19 +141,19 @@ impl Action<World> for MoveTo {
             return Outcome::Success;
         }
         let goal = tile_of(target);
-        if self.goal != Some(goal) || self.path.is_empty() {
+        if route.goal != Some(goal) || route.path.is_empty() {
             match w.find_path(pos, target) {
                 Some(path) => {
-                    self.path = path;
-                    self.goal = Some(goal);
+                    route.path = path;
+                    route.goal = Some(goal);
                 }
                 None => return Outcome::Failure,
             }
         }
-        let moved = w.follow(me, &mut self.path, Some(target), speed(w) * dt);
+        let moved = w.follow(me, &mut route.path, Some(target), speed(w) * dt);
         match w.position_of(me) {
             Some(p) if distance(p, target) <= self.arrive + EPS => Outcome::Success,
-            _ if moved <= 0.0 && self.path.is_empty() => Outcome::Failure,
+            _ if moved <= 0.0 && route.path.is_empty() => Outcome::Failure,
             _ => Outcome::Running,
         }
     }
@@ -155,40 +161,47 @@ impl Action<World> for MoveTo {
 
 /// `Wander`: walks to random reachable tiles within `radius` of where it was entered,
 /// one after another; runs until stopped.
-#[derive(Clone)]
 struct Wander {
     radius: f64,
+}
+
+/// A `Wander`'s memory: the tile it was entered on and the path it walks.
+#[derive(Default)]
+struct Roam {
     home: Tile,
     path: Vec<Tile>,
 }
 
 impl Action<World> for Wander {
-    fn on_enter(&mut self, w: &mut World, _: &mut LeafIo<'_>) {
-        self.home = w.position_of(w.me()).map_or((0, 0), tile_of);
-        self.path.clear();
+    type Memory = Roam;
+
+    fn on_enter(&self, roam: &mut Roam, w: &mut World, _: &mut LeafIo<'_>) {
+        roam.home = w.position_of(w.me()).map_or((0, 0), tile_of);
+        roam.path.clear();
     }
 
-    fn on_execute(&mut self, w: &mut World, _: &mut LeafIo<'_>, dt: f64) -> Outcome {
+    fn on_execute(&self, roam: &mut Roam, w: &mut World, _: &mut LeafIo<'_>, dt: f64) -> Outcome {
         let me = w.me();
-        if self.path.is_empty()
-            && let Some((_, path)) = w.random_destination(me, self.home, self.radius)
+        if roam.path.is_empty()
+            && let Some((_, path)) = w.random_destination(me, roam.home, self.radius)
         {
-            self.path = path;
+            roam.path = path;
         }
-        w.follow(me, &mut self.path, None, speed(w) * dt);
+        w.follow(me, &mut roam.path, None, speed(w) * dt);
         Outcome::Running
     }
 }
 
 /// `FindClosest`: produces the closest entity of a kind, or fails.
-#[derive(Clone)]
 struct FindClosest {
     what: Arc<str>,
     max: Option<f64>,
 }
 
 impl Action<World> for FindClosest {
-    fn on_execute(&mut self, w: &mut World, io: &mut LeafIo<'_>, _: f64) -> Outcome {
+    type Memory = ();
+
+    fn on_execute(&self, _: &mut (), w: &mut World, io: &mut LeafIo<'_>, _: f64) -> Outcome {
         match w.closest(w.me(), &self.what, self.max) {
             Some(id) => {
                 io.produce(CtxValue::Entity(id));
@@ -202,18 +215,19 @@ impl Action<World> for FindClosest {
 /// `Attack`: hits the target agent every `cooldown` seconds (the first hit at once) while
 /// it is within range; succeeds when the target is destroyed, fails when it is out of
 /// range or not an agent.
-#[derive(Clone)]
 struct Attack {
     cooldown: f64,
-    left: f64,
 }
 
 impl Action<World> for Attack {
-    fn on_enter(&mut self, _: &mut World, _: &mut LeafIo<'_>) {
-        self.left = 0.0;
+    /// Seconds left before the next hit.
+    type Memory = f64;
+
+    fn on_enter(&self, left: &mut f64, _: &mut World, _: &mut LeafIo<'_>) {
+        *left = 0.0;
     }
 
-    fn on_execute(&mut self, w: &mut World, io: &mut LeafIo<'_>, dt: f64) -> Outcome {
+    fn on_execute(&self, left: &mut f64, w: &mut World, io: &mut LeafIo<'_>, dt: f64) -> Outcome {
         let me = w.me();
         let Some(&CtxValue::Entity(target)) = io.input() else {
             return Outcome::Failure;
@@ -232,26 +246,27 @@ impl Action<World> for Attack {
         if distance(at, there) > body.range + EPS {
             return Outcome::Failure;
         }
-        if self.left <= EPS {
-            self.left = self.cooldown;
+        if *left <= EPS {
+            *left = self.cooldown;
             if w.hit(me, target, body.damage) {
                 return Outcome::Success;
             }
         }
-        self.left -= dt;
+        *left -= dt;
         Outcome::Running
     }
 }
 
 /// `Flee`: steps away from the threat until it is `distance` away (success); fails when
 /// cornered; succeeds at once when the threat is gone.
-#[derive(Clone)]
 struct Flee {
     safe: f64,
 }
 
 impl Action<World> for Flee {
-    fn on_execute(&mut self, w: &mut World, io: &mut LeafIo<'_>, dt: f64) -> Outcome {
+    type Memory = ();
+
+    fn on_execute(&self, _: &mut (), w: &mut World, io: &mut LeafIo<'_>, dt: f64) -> Outcome {
         let me = w.me();
         let threat = match io.input() {
             Some(&CtxValue::Entity(id)) if w.alive(id).is_none() => return Outcome::Success,
@@ -283,24 +298,25 @@ enum Finish {
 }
 
 /// `Wait` and `Eat`: run for `seconds` of simulated time, then succeed.
-#[derive(Clone)]
 struct Timed {
     seconds: f64,
-    elapsed: f64,
     then: Finish,
 }
 
 impl Action<World> for Timed {
-    fn on_enter(&mut self, _: &mut World, _: &mut LeafIo<'_>) {
-        self.elapsed = 0.0;
+    /// Seconds run since entry.
+    type Memory = f64;
+
+    fn on_enter(&self, elapsed: &mut f64, _: &mut World, _: &mut LeafIo<'_>) {
+        *elapsed = 0.0;
     }
 
-    fn on_execute(&mut self, w: &mut World, _: &mut LeafIo<'_>, dt: f64) -> Outcome {
+    fn on_execute(&self, elapsed: &mut f64, w: &mut World, _: &mut LeafIo<'_>, dt: f64) -> Outcome {
         if matches!(self.then, Finish::Eat) && w.held(w.me(), ItemKind::Food).is_none() {
             return Outcome::Failure;
         }
-        self.elapsed += dt;
-        if self.elapsed < self.seconds - EPS {
+        *elapsed += dt;
+        if *elapsed < self.seconds - EPS {
             return Outcome::Running;
         }
         match self.then {
@@ -316,11 +332,12 @@ type InstantFn = fn(&mut World, EntityId, EntityId) -> bool;
 
 /// An action done in one execute by the agent on the entity in `in_context`: `PickUp`,
 /// `OpenDoor`, `PassBall`. Succeeds when the world says it was done.
-#[derive(Clone)]
 struct Instant(InstantFn);
 
 impl Action<World> for Instant {
-    fn on_execute(&mut self, w: &mut World, io: &mut LeafIo<'_>, _: f64) -> Outcome {
+    type Memory = ();
+
+    fn on_execute(&self, _: &mut (), w: &mut World, io: &mut LeafIo<'_>, _: f64) -> Outcome {
         let me = w.me();
         match w.entity_in(io.input()) {
             Some(target) if (self.0)(w, me, target) => Outcome::Success,

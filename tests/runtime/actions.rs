@@ -1,6 +1,7 @@
-//! Action objects as an instance keeps them: one per leaf per agent, cloned from the
-//! factory's prototype into the instance's single block, dropped exactly once, whatever
-//! their size and alignment; and what a leaf keeps is its own.
+//! Action memories as an instance keeps them: one per leaf per agent, made with `Default`
+//! in the instance's single block and dropped exactly once, whatever their size and
+//! alignment; what a leaf remembers is its own, and the action object (its settings) is
+//! shared by every agent.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{AtomicIsize, AtomicUsize, Ordering};
@@ -11,57 +12,73 @@ use arbor::runtime::{Action, Behaviours, Instance, LeafIo, Outcome, Program};
 
 use crate::harness::tree;
 
-/// The agent: the log of what each leaf saw, as `(leaf tag, executions so far)`.
+/// The agent: the log of what each leaf saw, as `(leaf tag, executions so far)`, and the
+/// address of each action object that ran, by tag.
 #[derive(Default)]
-struct Log(Vec<(u32, u32)>);
+struct Log(Vec<(u32, u32)>, [usize; 7]);
 
 /// The tests here count objects globally: one at a time.
 static SERIAL: Mutex<()> = Mutex::new(());
 
-/// Live action objects, for drop accounting.
+/// Live memories, for drop accounting.
 static LIVE: AtomicIsize = AtomicIsize::new(0);
-/// Clones made; a clone panics when this reaches `PANIC_AT`.
-static CLONES: AtomicUsize = AtomicUsize::new(0);
+/// Memories made; making one panics when this reaches `PANIC_AT`.
+static MADE: AtomicUsize = AtomicUsize::new(0);
 static PANIC_AT: AtomicUsize = AtomicUsize::new(usize::MAX);
+/// Live action objects (the programs' shared ones).
+static SHARED: AtomicIsize = AtomicIsize::new(0);
 
-/// Counts its executions since entry and logs them; `pad` gives each kind its own size and
-/// alignment.
+/// The shared part: which leaf it is.
 struct Probe<P> {
     tag: u32,
-    executed: u32,
-    pad: P,
+    _pad: std::marker::PhantomData<fn() -> P>,
 }
 
-impl<P: Clone> Clone for Probe<P> {
-    fn clone(&self) -> Self {
-        if CLONES.fetch_add(1, Ordering::SeqCst) + 1 == PANIC_AT.load(Ordering::SeqCst) {
-            panic!("clone refused");
+impl<P> Drop for Probe<P> {
+    fn drop(&mut self) {
+        SHARED.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// What each agent keeps: its executions since entry; `pad` gives each kind its own size
+/// and alignment.
+struct Mem<P> {
+    executed: u32,
+    _pad: P,
+}
+
+impl<P: Default> Default for Mem<P> {
+    fn default() -> Self {
+        if MADE.fetch_add(1, Ordering::SeqCst) + 1 == PANIC_AT.load(Ordering::SeqCst) {
+            panic!("memory refused");
         }
         LIVE.fetch_add(1, Ordering::SeqCst);
         Self {
-            tag: self.tag,
-            executed: self.executed,
-            pad: self.pad.clone(),
+            executed: 0,
+            _pad: P::default(),
         }
     }
 }
 
-impl<P> Drop for Probe<P> {
+impl<P> Drop for Mem<P> {
     fn drop(&mut self) {
         LIVE.fetch_sub(1, Ordering::SeqCst);
     }
 }
 
-impl<P: Clone + Send + Sync> Action<Log> for Probe<P> {
-    fn on_enter(&mut self, _: &mut Log, _: &mut LeafIo<'_>) {
-        self.executed = 0;
+impl<P: Default + Send + 'static> Action<Log> for Probe<P> {
+    type Memory = Mem<P>;
+
+    fn on_enter(&self, mem: &mut Mem<P>, _: &mut Log, _: &mut LeafIo<'_>) {
+        mem.executed = 0;
     }
-    fn on_execute(&mut self, log: &mut Log, _: &mut LeafIo<'_>, _: f64) -> Outcome {
-        let at = std::ptr::from_ref(self) as usize;
-        assert_eq!(at % align_of::<Self>(), 0, "misaligned action");
-        self.executed += 1;
-        log.0.push((self.tag, self.executed));
-        if self.executed == 2 {
+    fn on_execute(&self, mem: &mut Mem<P>, log: &mut Log, _: &mut LeafIo<'_>, _: f64) -> Outcome {
+        let at = std::ptr::from_ref(mem) as usize;
+        assert_eq!(at % align_of::<Mem<P>>(), 0, "misaligned memory");
+        log.1[self.tag as usize] = std::ptr::from_ref(self) as usize;
+        mem.executed += 1;
+        log.0.push((self.tag, mem.executed));
+        if mem.executed == 2 {
             Outcome::Success
         } else {
             Outcome::Running
@@ -69,20 +86,28 @@ impl<P: Clone + Send + Sync> Action<Log> for Probe<P> {
     }
 }
 
-#[derive(Clone, Default)]
+#[derive(Default)]
 struct Zst;
 
 /// Only its layout matters: 64-byte alignment.
-#[derive(Clone, Default)]
+#[derive(Default)]
 #[repr(align(64))]
 struct Wide(#[allow(dead_code)] u8);
 
-fn probe<P: Clone + Send + Sync + 'static>(tag: u32, pad: P) -> Probe<P> {
-    LIVE.fetch_add(1, Ordering::SeqCst);
+/// Big, and its default is not all zeroes.
+struct Big(#[allow(dead_code)] [u64; 40]);
+
+impl Default for Big {
+    fn default() -> Self {
+        Self([5; 40])
+    }
+}
+
+fn probe<P>(tag: u32) -> Probe<P> {
+    SHARED.fetch_add(1, Ordering::SeqCst);
     Probe {
         tag,
-        executed: 0,
-        pad,
+        _pad: std::marker::PhantomData,
     }
 }
 
@@ -95,12 +120,12 @@ fn program() -> Arc<Program<Log>> {
             .register(KindSpec::new(kind, Category::Leaf, "", vec![]))
             .unwrap();
     }
-    b.action("PZst", |_| Ok(probe(1, Zst)));
-    b.action("PByte", |_| Ok(probe(2, 7u8)));
-    b.action("PWide", |_| Ok(probe(3, Wide(9))));
-    b.action("PBig", |_| Ok(probe(4, [5u64; 40])));
-    b.action("PText", |_| Ok(probe(5, String::from("heap"))));
-    b.action("PU128", |_| Ok(probe(6, u128::MAX)));
+    b.action("PZst", |_| Ok(probe::<Zst>(1)));
+    b.action("PByte", |_| Ok(probe::<u8>(2)));
+    b.action("PWide", |_| Ok(probe::<Wide>(3)));
+    b.action("PBig", |_| Ok(probe::<Big>(4)));
+    b.action("PText", |_| Ok(probe::<String>(5)));
+    b.action("PU128", |_| Ok(probe::<u128>(6)));
     let t = tree(
         "root: Root | child seq
          seq: Sequence | children a b c d e f
@@ -115,7 +140,7 @@ fn program() -> Arc<Program<Log>> {
 }
 
 #[test]
-fn every_action_runs_in_place_and_keeps_its_own_state() {
+fn every_leaf_keeps_its_own_memory_and_shares_its_action() {
     let _serial = SERIAL
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
@@ -145,51 +170,71 @@ fn every_action_runs_in_place_and_keeps_its_own_state() {
         assert_eq!(log.0, expected);
         assert!(log.0.len() >= 24);
     }
+    // One action object per leaf, the same for every agent; six different ones.
+    let shared = agents[0].0.1;
+    assert!(agents.iter().all(|(log, _)| log.1 == shared));
+    let mut distinct = shared[1..].to_vec();
+    distinct.sort_unstable();
+    distinct.dedup();
+    assert_eq!(
+        distinct.len(),
+        6,
+        "one object per leaf (a ZST's may share an address)"
+    );
 }
 
 #[test]
-fn every_clone_is_dropped_once_even_when_a_clone_panics() {
+fn every_memory_is_dropped_once_even_when_making_one_panics() {
     let _serial = SERIAL
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
-    let before = LIVE.load(Ordering::SeqCst);
+    let (before, shared_before) = (LIVE.load(Ordering::SeqCst), SHARED.load(Ordering::SeqCst));
     let program = program();
-    let prototypes = LIVE.load(Ordering::SeqCst) - before;
-    assert_eq!(prototypes, 6);
+    assert_eq!(SHARED.load(Ordering::SeqCst) - shared_before, 6);
+    assert_eq!(
+        LIVE.load(Ordering::SeqCst) - before,
+        0,
+        "a program keeps no memory"
+    );
     {
         let mut agents: Vec<(Log, Instance<Log>)> = (0..4)
             .map(|i| (Log::default(), Instance::new(program.clone(), i)))
             .collect();
-        assert_eq!(LIVE.load(Ordering::SeqCst) - before, 6 + 4 * 6);
+        assert_eq!(LIVE.load(Ordering::SeqCst) - before, 4 * 6);
         for _ in 0..10 {
             for (log, inst) in &mut agents {
                 inst.step(0.1, log, None);
             }
         }
-        assert_eq!(LIVE.load(Ordering::SeqCst) - before, 6 + 4 * 6);
+        assert_eq!(LIVE.load(Ordering::SeqCst) - before, 4 * 6);
+        assert_eq!(
+            SHARED.load(Ordering::SeqCst) - shared_before,
+            6,
+            "nothing cloned"
+        );
     }
     assert_eq!(
         LIVE.load(Ordering::SeqCst) - before,
-        6,
-        "instances drop their actions"
+        0,
+        "instances drop their memories"
     );
 
-    // The fourth clone of an instance panics: the three made are dropped, nothing else.
-    PANIC_AT.store(CLONES.load(Ordering::SeqCst) + 4, Ordering::SeqCst);
+    // The fourth memory of an instance panics: the three made are dropped, nothing else.
+    PANIC_AT.store(MADE.load(Ordering::SeqCst) + 4, Ordering::SeqCst);
     let made = catch_unwind(AssertUnwindSafe(|| Instance::new(program.clone(), 9)));
     PANIC_AT.store(usize::MAX, Ordering::SeqCst);
     assert!(made.is_err());
     assert_eq!(
         LIVE.load(Ordering::SeqCst) - before,
-        6,
-        "a half-built instance drops its clones"
+        0,
+        "a half-built instance drops the memories it made"
     );
 
     drop(program);
     assert_eq!(
-        LIVE.load(Ordering::SeqCst) - before,
+        SHARED.load(Ordering::SeqCst) - shared_before,
         0,
-        "the program drops its prototypes"
+        "the program drops its action objects"
     );
 }
 

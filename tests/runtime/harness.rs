@@ -76,19 +76,16 @@ pub fn behaviours(counters: &Counters) -> Behaviours<()> {
             id,
             script,
             produces,
-            executed: 0,
             counters: counters.clone(),
         })
     });
     b
 }
 
-#[derive(Clone)]
 struct Counting {
     id: String,
     script: Vec<Outcome>,
     produces: Option<CtxValue>,
-    executed: usize,
     counters: Counters,
 }
 
@@ -104,22 +101,25 @@ impl Counting {
 }
 
 impl Action<()> for Counting {
-    fn on_enter(&mut self, _: &mut (), _: &mut LeafIo<'_>) {
-        self.executed = 0;
+    /// Executes since entry.
+    type Memory = usize;
+
+    fn on_enter(&self, executed: &mut usize, _: &mut (), _: &mut LeafIo<'_>) {
+        *executed = 0;
         self.count(|c| c.entries += 1);
     }
-    fn on_execute(&mut self, _: &mut (), io: &mut LeafIo<'_>, _: f64) -> Outcome {
+    fn on_execute(&self, executed: &mut usize, _: &mut (), io: &mut LeafIo<'_>, _: f64) -> Outcome {
         self.count(|c| c.executions += 1);
-        if self.executed == 0
+        if *executed == 0
             && let Some(v) = &self.produces
         {
             io.produce(v.clone());
         }
-        let r = self.script[self.executed.min(self.script.len() - 1)];
-        self.executed += 1;
+        let r = self.script[(*executed).min(self.script.len() - 1)];
+        *executed += 1;
         r
     }
-    fn on_exit(&mut self, _: &mut (), _: &mut LeafIo<'_>, status: Status) {
+    fn on_exit(&self, _: &mut usize, _: &mut (), _: &mut LeafIo<'_>, status: Status) {
         if status == Status::Aborted {
             self.count(|c| c.aborts += 1);
         } else {
