@@ -94,23 +94,22 @@ enum Trigger {
     Unknown(String),
 }
 
-/// A node's run state besides its status (kept in the instance's block, see `slab`), in
-/// 8 bytes. What only a few nodes keep is apart, for those nodes alone: seconds (a
-/// leaf's time executed, a Regulator's time since it last allowed a step:
-/// `LeafInfo::timer_at`, a Regulator's `Rec::slot`) and a 64-bit word (a step or a
-/// count: Root, Parallel, Repeater, UntilFail, Regulator, see `Rec::slot`).
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct Rt {
-    /// Bumped at each entry; stale reports carry an older one.
-    epoch: u32,
-    /// Composite: slot of the running child. Parallel: children finished. Repeater: runs.
-    /// Regulator: [`REG_FIRST`] and [`REG_OK`]. Leaf: [`ENTERED`] while it is active and
-    /// was entered in the step `State::last_entry`.
-    cursor: u32,
-}
+// A node's run state besides its status is its run record among the record words of the
+// instance's block (see `Rec::ri`): an epoch word, bumped by [`EPOCH`] at each entry so
+// that stale reports are told apart, and for a branch a cursor word (composite: slot of the
+// running child; Parallel: children finished; Repeater: runs; Regulator: [`REG_FIRST`] and
+// [`REG_OK`]). A leaf has only its epoch word, whose lowest bit is its [`ENTERED`] mark.
+// What only a few nodes keep is apart, for those nodes alone: seconds (a leaf's time
+// executed, a Regulator's time since it last allowed a step: `LeafInfo::timer_at`, a
+// Regulator's `Rec::slot`) and a 64-bit word (a step or a count: Root, Parallel,
+// Repeater, UntilFail, Regulator, see `Rec::slot`).
 
-/// Leaf: entered in the step `State::last_entry` (see [`Exec::entered_now`]).
+/// Leaf: the lowest bit of its epoch word, set while it is active and was entered in the
+/// step `State::last_entry` (see [`Exec::entered_now`]).
 const ENTERED: u32 = 1;
+
+/// What an entry adds to an epoch word, leaving a leaf's [`ENTERED`] bit as it is.
+const EPOCH: u32 = 2;
 
 /// Regulator: the next ready step is allowed at once.
 const REG_FIRST: u32 = 1;
@@ -626,7 +625,7 @@ impl<A> Instance<A> {
             return false;
         }
         let parent_ri = p.recs[parent as usize].ri as usize;
-        let at = self.actions.rt()[parent_ri].cursor + 1;
+        let at = self.actions.rt()[parent_ri + 1] + 1;
         let Some(&next) = p.kids(parent).get(at as usize) else {
             return false;
         };
@@ -645,11 +644,10 @@ impl<A> Instance<A> {
         self.actions.exit(slot, agent, &mut io, status);
         self.actions.status_mut()[leaf as usize] = status;
         // composite_next
-        self.actions.rt_mut()[parent_ri].cursor = at;
+        self.actions.rt_mut()[parent_ri + 1] = at;
         // enter_leaf: the one active leaf was `leaf`, whose mark no longer counts.
-        let rt = &mut self.actions.rt_mut()[p.recs[next as usize].ri as usize];
-        rt.cursor = ENTERED;
-        rt.epoch += 1;
+        let epoch = &mut self.actions.rt_mut()[p.recs[next as usize].ri as usize];
+        *epoch = epoch.wrapping_add(EPOCH) | ENTERED;
         self.st.last_entry = step;
         self.actions.status_mut()[next as usize] = Status::Running;
         self.actions.enter(next_slot, agent, &mut io);
@@ -896,7 +894,7 @@ impl<A> Exec<'_, '_, A> {
 
     /// Whether active leaf `leaf` was entered in this step (it waits for the next one).
     fn entered_now(&self, leaf: u32) -> bool {
-        self.st.last_entry == self.st.step && self.rt(leaf).cursor == ENTERED
+        self.st.last_entry == self.st.step && *self.epoch_word(leaf) & ENTERED != 0
     }
 
     /// Leaf `n` is entered now: marks it [`ENTERED`], first clearing the marks of the
@@ -908,22 +906,47 @@ impl<A> Exec<'_, '_, A> {
             self.st.last_entry = self.st.step;
             let (p, rt) = (self.p, self.block.rt_mut());
             for &leaf in self.st.active.as_slice() {
-                rt[p.recs[leaf as usize].ri as usize].cursor = 0;
+                rt[p.recs[leaf as usize].ri as usize] &= !ENTERED;
             }
         }
-        self.rt_mut(n).cursor = ENTERED;
+        *self.epoch_mut(n) |= ENTERED;
     }
 
-    /// Node `n`'s run record (not a condition's: it has none).
+    /// Node `n`'s epoch word (not a condition's: it has no record).
     #[inline]
-    fn rt(&self, n: u32) -> &Rt {
+    fn epoch_word(&self, n: u32) -> &u32 {
         &self.block.rt()[self.p.recs[n as usize].ri as usize]
     }
 
     #[inline]
-    fn rt_mut(&mut self, n: u32) -> &mut Rt {
+    fn epoch_mut(&mut self, n: u32) -> &mut u32 {
         let ri = self.p.recs[n as usize].ri as usize;
         &mut self.block.rt_mut()[ri]
+    }
+
+    /// Node `n`'s epoch, without a leaf's [`ENTERED`] bit.
+    #[inline]
+    fn epoch(&self, n: u32) -> u32 {
+        *self.epoch_word(n) & !ENTERED
+    }
+
+    /// Node `n` is entered: a new epoch.
+    #[inline]
+    fn bump(&mut self, n: u32) {
+        let e = self.epoch_mut(n);
+        *e = e.wrapping_add(EPOCH);
+    }
+
+    /// Branch `n`'s cursor word.
+    #[inline]
+    fn cursor(&self, n: u32) -> u32 {
+        self.block.rt()[self.p.recs[n as usize].ri as usize + 1]
+    }
+
+    #[inline]
+    fn cursor_mut(&mut self, n: u32) -> &mut u32 {
+        let ri = self.p.recs[n as usize].ri as usize;
+        &mut self.block.rt_mut()[ri + 1]
     }
 
     /// Node `n`'s word (see `Rec::slot`).
@@ -1025,7 +1048,7 @@ impl<A> Exec<'_, '_, A> {
         while let Some(r) = self.next_report() {
             let i = r.node as usize;
             let parent = self.p.recs[i].parent;
-            let fresh = self.block.status()[i] == r.status && self.rt(i as u32).epoch == r.epoch;
+            let fresh = self.block.status()[i] == r.status && self.epoch(i as u32) == r.epoch;
             if !fresh || parent == NONE || !self.running(parent) {
                 continue;
             }
@@ -1039,7 +1062,7 @@ impl<A> Exec<'_, '_, A> {
         let r = Report {
             node: n,
             status,
-            epoch: self.rt_mut(n).epoch,
+            epoch: self.epoch(n),
         };
         let q = &mut self.st.reports;
         if !q.spilled && q.len < 2 {
@@ -1114,7 +1137,7 @@ impl<A> Exec<'_, '_, A> {
             self.block.timers_mut()[info.timer_at as usize] = 0.0;
         }
         self.mark_entered(n);
-        self.rt_mut(i as u32).epoch += 1;
+        self.bump(i as u32);
         self.set_status(n, Status::Running);
         self.emit(n, EventKind::Enter);
         self.call_action(slot, |actions, agent, io| actions.enter(slot, agent, io));
@@ -1124,7 +1147,7 @@ impl<A> Exec<'_, '_, A> {
 
     fn enter_branch(&mut self, n: u32) -> Flow {
         let i = n as usize;
-        self.rt_mut(i as u32).epoch += 1;
+        self.bump(i as u32);
         self.set_status(n, Status::Running);
         self.emit(n, EventKind::Enter);
         let p = self.p;
@@ -1138,14 +1161,14 @@ impl<A> Exec<'_, '_, A> {
         let kind = self.p.recs[i].kind;
         match kind {
             Kind::Sequence { random, .. } | Kind::Selector { random } => {
-                self.rt_mut(i as u32).cursor = 0;
+                *self.cursor_mut(i as u32) = 0;
                 if random {
                     self.shuffle(n);
                 }
                 self.composite_next(n, None)
             }
             Kind::Parallel { .. } => {
-                self.rt_mut(i as u32).cursor = 0;
+                *self.cursor_mut(i as u32) = 0;
                 *self.word_mut(n) = 0;
                 for ki in 0..self.p.kids(n).len() {
                     let k = self.p.kids(n)[ki];
@@ -1162,7 +1185,7 @@ impl<A> Exec<'_, '_, A> {
                 Flow::Running
             }
             Kind::Repeater { .. } | Kind::UntilFail => {
-                self.rt_mut(i as u32).cursor = 0;
+                *self.cursor_mut(i as u32) = 0;
                 *self.word_mut(n) = self.st.step;
                 match self.enter(self.p.kids(n)[0]) {
                     Flow::Done(s) => match self.loop_result(n, s) {
@@ -1175,7 +1198,7 @@ impl<A> Exec<'_, '_, A> {
             Kind::Regulator { .. } => {
                 let t = self.p.recs[i].slot as usize;
                 self.block.timers_mut()[t] = 0.0;
-                self.rt_mut(i as u32).cursor = REG_FIRST;
+                *self.cursor_mut(i as u32) = REG_FIRST;
                 self.enter_single(n)
             }
             Kind::Root => self.root_enter(),
@@ -1208,7 +1231,7 @@ impl<A> Exec<'_, '_, A> {
 
     fn root_enter(&mut self) -> Flow {
         loop {
-            self.rt_mut(0).epoch += 1;
+            self.bump(0);
             self.set_status(0, Status::Running);
             *self.word_mut(0) = self.st.step;
             self.emit(0, EventKind::Enter);
@@ -1443,7 +1466,7 @@ impl<A> Exec<'_, '_, A> {
             let t = self.p.recs[i].slot as usize;
             let step = self.st.step;
             if self.word(i as u32) != step {
-                let first = self.rt(i as u32).cursor & REG_FIRST != 0;
+                let first = self.cursor(i as u32) & REG_FIRST != 0;
                 let timer = &mut self.block.timers_mut()[t];
                 let allowed = if first {
                     *timer = 0.0;
@@ -1458,9 +1481,9 @@ impl<A> Exec<'_, '_, A> {
                     }
                 };
                 *self.word_mut(i as u32) = step;
-                self.rt_mut(i as u32).cursor = if allowed { REG_OK } else { 0 };
+                *self.cursor_mut(i as u32) = if allowed { REG_OK } else { 0 };
             }
-            ok &= self.rt(i as u32).cursor & REG_OK != 0;
+            ok &= self.cursor(i as u32) & REG_OK != 0;
         }
         ok
     }
@@ -1600,7 +1623,7 @@ impl<A> Exec<'_, '_, A> {
         let kids = &p.links[rec.kids.0 as usize..rec.kids.1 as usize];
         // Entering a child never moves this node's cursor (a reset unwinds at once), so it
         // is read once and written back as it moves.
-        let mut at = self.rt(i as u32).cursor;
+        let mut at = self.cursor(i as u32);
         loop {
             if let Some(s) = last {
                 if is_sequence && s == Status::Failure && halt {
@@ -1610,7 +1633,7 @@ impl<A> Exec<'_, '_, A> {
                     return self.finish(n, Status::Success);
                 }
                 at += 1;
-                self.rt_mut(i as u32).cursor = at;
+                *self.cursor_mut(i as u32) = at;
             }
             let Some(&kid) = kids.get(at as usize) else {
                 return self.finish(
@@ -1645,11 +1668,11 @@ impl<A> Exec<'_, '_, A> {
             return None;
         };
         let total = self.p.kids(n).len() as u32;
-        self.rt_mut(i as u32).cursor += 1;
+        *self.cursor_mut(i as u32) += 1;
         if s == Status::Success {
             *self.word_mut(n) += 1;
         }
-        let (done, succeeded) = (self.rt(i as u32).cursor, self.word(n) as u32);
+        let (done, succeeded) = (self.cursor(i as u32), self.word(n) as u32);
         let failed = done - succeeded;
         let success_holds = s == Status::Success
             && if all_succeed {
@@ -1686,8 +1709,9 @@ impl<A> Exec<'_, '_, A> {
                 if s == Status::Failure && !ignore_failures {
                     return Some(self.finish(n, Status::Failure));
                 }
-                self.rt_mut(i as u32).cursor = self.rt_mut(i as u32).cursor.saturating_add(1);
-                (times > 0 && u64::from(self.rt_mut(i as u32).cursor) >= times)
+                let runs = self.cursor_mut(i as u32);
+                *runs = runs.saturating_add(1);
+                (times > 0 && u64::from(self.cursor(i as u32)) >= times)
                     .then(|| self.finish(n, Status::Success))
             }
             Kind::UntilFail => (s == Status::Failure).then(|| self.finish(n, Status::Success)),
@@ -1762,7 +1786,7 @@ impl<A> Exec<'_, '_, A> {
             self.cold().context.set(k, Some(v));
         }
         self.st.interrupt = at;
-        self.rt_mut(at).epoch += 1;
+        self.bump(at);
         self.set_status(at, Status::Running);
         self.emit(at, EventKind::Enter);
         self.enter_single(at)

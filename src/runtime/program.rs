@@ -85,8 +85,12 @@ pub(crate) struct Rec {
     pub kids: (u32, u32),
     /// Guards: `links[guards.0..guards.1]`.
     pub guards: (u32, u32),
-    /// Its run record in an instance's block (`Rt`); `NONE` for a condition, which keeps
-    /// none (it finishes where it is checked and never waits for a report).
+    /// Where its run record starts among the 32-bit record words of an instance's block;
+    /// `NONE` for a condition, which keeps none (it finishes where it is checked and never
+    /// waits for a report). Word `ri` is its epoch, bumped at each entry so that stale
+    /// reports are told apart; a leaf keeps its [`ENTERED`](super::instance) mark in the
+    /// epoch's lowest bit and has no other word; a branch has a second, its cursor (slot of
+    /// the running child; Parallel: children finished; Repeater: runs; Regulator: flags).
     pub ri: u32,
     /// Leaf slot, condition slot, random-order offset, or by kind the node's word in an
     /// instance's block: Root (the step its run began), Parallel (children that succeeded),
@@ -231,10 +235,13 @@ impl<A: 'static> Program<A> {
         let nodes = b.p.recs.len();
         let mut records = 0;
         for rec in &mut b.p.recs {
-            if !matches!(rec.kind, Kind::Condition { .. }) {
-                rec.ri = records;
-                records += 1;
-            }
+            let len = match rec.kind {
+                Kind::Condition { .. } => continue,
+                Kind::Leaf { .. } => 1,
+                _ => 2,
+            };
+            rec.ri = records;
+            records += len;
         }
         let types = std::mem::take(&mut b.types);
         let plan = SlabPlan::new(nodes, records as usize, timers, words, types).map_err(|e| {

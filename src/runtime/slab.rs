@@ -28,7 +28,6 @@ use std::sync::Arc;
 
 use super::Status;
 use super::behaviour::{Action, LeafIo, Outcome};
-use super::instance::Rt;
 
 type EnterFn<A> = unsafe fn(*const u8, *mut u8, &mut A, &mut LeafIo<'_>);
 type ExecuteFn<A> = unsafe fn(*const u8, *mut u8, &mut A, &mut LeafIo<'_>, f64) -> Outcome;
@@ -134,7 +133,8 @@ pub(crate) struct SlabPlan<A> {
     types: Vec<ActionType<A>>,
     calls: Vec<Calls<A>>,
     layout: Layout,
-    /// Number of run records, at offset 0.
+    /// Number of 32-bit record words (a node's run record is one or two, see
+    /// `Rec::ri`), at offset 0.
     records: usize,
     /// Number of nodes: statuses at `status_at`.
     nodes: usize,
@@ -148,7 +148,7 @@ pub(crate) struct SlabPlan<A> {
 }
 
 impl<A> SlabPlan<A> {
-    /// Lays out `records` run records, `timers` timers, `words` words, the statuses of
+    /// Lays out `records` record words, `timers` timers, `words` words, the statuses of
     /// `nodes` nodes, then the leaves' actions one after another, each at an offset
     /// aligned for it.
     pub(crate) fn new(
@@ -159,7 +159,7 @@ impl<A> SlabPlan<A> {
         types: Vec<ActionType<A>>,
     ) -> Result<Self, String> {
         let err = |e: std::alloc::LayoutError| e.to_string();
-        let layout = Layout::array::<Rt>(records).map_err(err)?;
+        let layout = Layout::array::<u32>(records).map_err(err)?;
         let (layout, timers_at) = layout
             .extend(Layout::array::<f64>(timers).map_err(err)?)
             .map_err(err)?;
@@ -226,9 +226,9 @@ impl<A> SlabPlan<A> {
         self.calls.get(slot).map_or(0, |c| c.offset)
     }
 
-    /// Where run record `r` lies in a block (bytes from its start).
+    /// Where record word `r` lies in a block (bytes from its start).
     pub(crate) fn record_offset(&self, r: usize) -> usize {
-        r.min(self.records) * std::mem::size_of::<Rt>()
+        r.min(self.records) * std::mem::size_of::<u32>()
     }
 
     /// Where the statuses lie in a block (bytes from its start).
@@ -290,8 +290,8 @@ impl<A> ActionSlab<A> {
             NonNull::new(p).unwrap_or_else(|| alloc::handle_alloc_error(layout))
         };
         for i in 0..plan.records {
-            // SAFETY: record `i` lies inside the block, aligned (`SlabPlan::new`).
-            unsafe { base.as_ptr().cast::<Rt>().add(i).write(Rt::default()) }
+            // SAFETY: record word `i` lies inside the block, aligned (`SlabPlan::new`).
+            unsafe { base.as_ptr().cast::<u32>().add(i).write(0) }
         }
         for i in 0..plan.nodes {
             // SAFETY: status `i` lies inside the block (`SlabPlan::new`).
@@ -362,16 +362,16 @@ impl<A> ActionSlab<A> {
         unsafe { std::slice::from_raw_parts_mut(self.base.as_ptr().add(at).cast::<T>(), len) }
     }
 
-    /// The run records, by `Rec::ri`.
+    /// The record words (see `Rec::ri`).
     #[inline]
-    pub(crate) fn rt(&self) -> &[Rt] {
-        // SAFETY: `new` initialised `records` records at offset 0.
+    pub(crate) fn rt(&self) -> &[u32] {
+        // SAFETY: `new` initialised `records` words at offset 0.
         unsafe { self.region(0, self.plan.records) }
     }
 
-    /// The run records, to change.
+    /// The record words, to change.
     #[inline]
-    pub(crate) fn rt_mut(&mut self) -> &mut [Rt] {
+    pub(crate) fn rt_mut(&mut self) -> &mut [u32] {
         // SAFETY: as in `rt`.
         unsafe { self.region_mut(0, self.plan.records) }
     }
@@ -431,7 +431,7 @@ impl<A> ActionSlab<A> {
         let _ = slot;
     }
 
-    /// Asks the processor to start loading run record `r` and node `n`'s status: what a
+    /// Asks the processor to start loading record word `r` and node `n`'s status: what a
     /// leaf's completion reads and writes. Only a hint; nothing is fetched for an index
     /// out of range (a condition has no record: `NONE`).
     #[inline]
@@ -444,7 +444,7 @@ impl<A> ActionSlab<A> {
             // are inside this block (`r < records`, `n < nodes`).
             unsafe {
                 if r < self.plan.records {
-                    _mm_prefetch::<_MM_HINT_T0>(base.cast::<Rt>().add(r).cast::<i8>());
+                    _mm_prefetch::<_MM_HINT_T0>(base.cast::<u32>().add(r).cast::<i8>());
                 }
                 if n < self.plan.nodes {
                     _mm_prefetch::<_MM_HINT_T0>(base.add(self.plan.status_at).add(n).cast::<i8>());
