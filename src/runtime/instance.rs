@@ -116,43 +116,36 @@ const REG_FIRST: u32 = 1;
 /// Regulator: this step is allowed.
 const REG_OK: u32 = 2;
 
+/// [`State::restart_at`]: no restart due.
+const NO_RESTART: u64 = u64::MAX;
+
 /// Active leaves kept inline, without a heap block (one or two run at a time in most trees).
 const INLINE: usize = 4;
 
-/// The active leaves in tree order: up to [`INLINE`] in place, more in a vector reserved
-/// when the instance is made (so inserting never allocates).
+/// The active leaves in tree order: up to [`INLINE`] in place, more in `Cold::spill`,
+/// reserved from the tree's shape when that block is made (so inserting never allocates;
+/// a program that can have more leaves active always has the block, see [`Cold::needed`]).
 #[derive(Debug)]
 struct Active {
     len: u32,
     inline: [u32; INLINE],
-    spill: Vec<u32>,
 }
 
 impl Active {
-    fn new(leaves: usize) -> Self {
-        Self {
-            len: 0,
-            inline: [0; INLINE],
-            spill: if leaves > INLINE {
-                Vec::with_capacity(leaves)
-            } else {
-                Vec::new()
-            },
-        }
-    }
-
+    /// The active leaves; `spill` is `Cold::spill` (or empty without the block).
     #[inline]
-    fn as_slice(&self) -> &[u32] {
+    fn as_slice<'a>(&'a self, spill: &'a [u32]) -> &'a [u32] {
         let n = self.len as usize;
         if n <= INLINE {
             &self.inline[..n]
         } else {
-            &self.spill
+            spill
         }
     }
 
+    /// Adds `leaf`; `spill` gives `Cold::spill`, asked for only past [`INLINE`] leaves.
     #[inline]
-    fn insert(&mut self, leaf: u32) {
+    fn insert<'s>(&mut self, leaf: u32, spill: impl FnOnce() -> &'s mut Vec<u32>) {
         let n = self.len as usize;
         if n < INLINE {
             // At most four: a plain shift is cheaper than a search and a memmove call.
@@ -166,24 +159,26 @@ impl Active {
             }
             self.inline[at] = leaf;
         } else {
+            let spill = spill();
             if n == INLINE {
-                self.spill.clear();
-                self.spill.extend_from_slice(&self.inline);
+                spill.clear();
+                spill.extend_from_slice(&self.inline);
             }
-            let Err(at) = self.spill.binary_search(&leaf) else {
+            let Err(at) = spill.binary_search(&leaf) else {
                 return;
             };
             debug_assert!(
-                self.spill.len() < self.spill.capacity(),
+                spill.len() < spill.capacity(),
                 "more leaves active than Program::bounds allows"
             );
-            self.spill.insert(at, leaf);
+            spill.insert(at, leaf);
         }
         self.len += 1;
     }
 
+    /// Removes `leaf`; `spill` as for [`Active::insert`].
     #[inline]
-    fn remove(&mut self, leaf: u32) {
+    fn remove<'s>(&mut self, leaf: u32, spill: impl FnOnce() -> &'s mut Vec<u32>) {
         let n = self.len as usize;
         if n <= INLINE {
             let Some(at) = self.inline[..n].iter().position(|&x| x == leaf) else {
@@ -193,12 +188,13 @@ impl Active {
                 self.inline[i] = self.inline[i + 1];
             }
         } else {
-            let Ok(at) = self.spill.binary_search(&leaf) else {
+            let spill = spill();
+            let Ok(at) = spill.binary_search(&leaf) else {
                 return;
             };
-            self.spill.remove(at);
+            spill.remove(at);
             if n - 1 == INLINE {
-                self.inline.copy_from_slice(&self.spill);
+                self.inline.copy_from_slice(spill);
             }
         }
         self.len -= 1;
@@ -217,6 +213,8 @@ impl Active {
 /// snapshot, a change to the context), never in a step. A game's plain tree then keeps
 /// no second block per agent, so its agents' blocks lie closer together in memory.
 struct Cold {
+    /// Active leaves beyond [`INLINE`] (see [`Active`]).
+    spill: Vec<u32>,
     perm: Vec<u32>,
     resume: Vec<u32>,
     /// Reports beyond the two kept in place (see [`Reports`]).
@@ -243,10 +241,16 @@ impl Cold {
             || !p.interrupts.is_empty()
             || p.report_cap > 0
             || p.io_len != (1, 1)
+            || p.max_active > INLINE
     }
 
     fn new<A>(p: &Program<A>) -> Self {
         Self {
+            spill: if p.max_active > INLINE {
+                Vec::with_capacity(p.max_active)
+            } else {
+                Vec::new()
+            },
             perm: vec![0; p.perm_len],
             // Only an Interrupt needs the leaves it aborted kept for resuming.
             resume: if p.interrupts.is_empty() {
@@ -283,7 +287,8 @@ fn cold_of<'c, A>(cold: &'c mut Option<Box<Cold>>, p: &Program<A>) -> &'c mut Co
 
 struct State {
     step: u64,
-    restart_at: Option<u64>,
+    /// The step at which a stalled tree restarts; [`NO_RESTART`] when none is due.
+    restart_at: u64,
     interrupt: u32,
     started: bool,
     stalled: bool,
@@ -310,8 +315,15 @@ impl State {
         self.started
             && !self.triggers_queued
             && !self.record
-            && self.restart_at.is_none()
+            && self.restart_at == NO_RESTART
             && self.active.len == 1
+    }
+
+    /// The active leaves, in tree order.
+    #[inline]
+    fn active(&self) -> &[u32] {
+        let spill = self.cold.as_deref().map_or(&[][..], |c| &c.spill);
+        self.active.as_slice(spill)
     }
 }
 
@@ -349,10 +361,9 @@ pub struct Instance<A> {
 impl<A> Instance<A> {
     /// A new instance, not started; its random generator is seeded with `seed`.
     pub fn new(program: Arc<Program<A>>, seed: u64) -> Self {
-        let leaves = program.max_active;
         let st = State {
             step: 0,
-            restart_at: None,
+            restart_at: NO_RESTART,
             interrupt: NONE,
             started: false,
             stalled: false,
@@ -366,7 +377,10 @@ impl<A> Instance<A> {
             },
             stats: RunStats::default(),
             last_entry: 0,
-            active: Active::new(leaves),
+            active: Active {
+                len: 0,
+                inline: [0; INLINE],
+            },
             rng: seed ^ 0x9E37_79B9_7F4A_7C15,
             cold: Cold::needed(&program).then(|| Box::new(Cold::new(&program))),
         };
@@ -400,7 +414,7 @@ impl<A> Instance<A> {
 
     /// The active leaves, in tree order.
     pub fn active_leaves(&self) -> &[u32] {
-        self.st.active.as_slice()
+        self.st.active()
     }
 
     /// Each node's display state, by node index (empty unless recording is on, see
@@ -461,14 +475,14 @@ impl<A> Instance<A> {
         let s = &self.st;
         let cold = s.cold.as_deref().map_or(0, |c| {
             size_of::<Cold>()
-                + (c.perm.capacity() + c.resume.capacity()) * 4
+                + (c.spill.capacity() + c.perm.capacity() + c.resume.capacity()) * 4
                 + c.reports.capacity() * size_of::<Report>()
                 + c.triggers.capacity() * size_of::<Trigger>()
                 + c.shown.capacity() * size_of::<NodeState>()
                 + (c.context.slots.capacity() + c.inputs.capacity() + c.produced.capacity())
                     * size_of::<Option<CtxValue>>()
         });
-        self.program.actions.size() + s.active.spill.capacity() * 4 + cold
+        self.program.actions.size() + cold
     }
 
     /// Asks the processor to start loading what this instance's next step will most
@@ -477,7 +491,7 @@ impl<A> Instance<A> {
     /// ahead, so that stepping many agents in turn does not wait for memory at each.
     #[inline]
     pub fn prefetch(&self) {
-        let Some(&leaf) = self.st.active.as_slice().first() else {
+        let Some(&leaf) = self.st.active().first() else {
             return;
         };
         if let Some(lone) = self.program.lone.get(leaf as usize)
@@ -814,7 +828,7 @@ impl<A> Exec<'_, '_, A> {
     // ---- the step -------------------------------------------------------------------
 
     fn step(&mut self, dt: f64) {
-        if !self.st.started || self.st.triggers_queued || self.st.restart_at.is_some() {
+        if !self.st.started || self.st.triggers_queued || self.st.restart_at != NO_RESTART {
             self.step_full(dt);
             return;
         }
@@ -854,9 +868,9 @@ impl<A> Exec<'_, '_, A> {
         if !self.st.stalled && self.st.reports.any() {
             self.reports();
         }
-        let due = self.st.restart_at.is_some_and(|s| s <= self.st.step);
+        let due = self.st.restart_at <= self.st.step;
         if !self.st.stalled && due && self.st.interrupt == NONE && !self.running(0) {
-            self.st.restart_at = None;
+            self.st.restart_at = NO_RESTART;
             self.emit(0, EventKind::Restart(Reason::Stall));
             self.root_enter();
         }
@@ -887,9 +901,23 @@ impl<A> Exec<'_, '_, A> {
 
     /// The first active leaf with an index of at least `from`.
     fn next_active(&self, from: u32) -> Option<u32> {
-        let active = self.st.active.as_slice();
+        let active = self.st.active();
         let at = active.partition_point(|&x| x < from);
         active.get(at).copied()
+    }
+
+    /// Leaf `n` is active now.
+    #[inline]
+    fn activate(&mut self, n: u32) {
+        let (st, p) = (&mut *self.st, self.p);
+        st.active.insert(n, || &mut cold_of(&mut st.cold, p).spill);
+    }
+
+    /// Leaf `n` is not active any more.
+    #[inline]
+    fn deactivate(&mut self, n: u32) {
+        let (st, p) = (&mut *self.st, self.p);
+        st.active.remove(n, || &mut cold_of(&mut st.cold, p).spill);
     }
 
     /// Whether active leaf `leaf` was entered in this step (it waits for the next one).
@@ -905,7 +933,7 @@ impl<A> Exec<'_, '_, A> {
         if self.st.last_entry != self.st.step {
             self.st.last_entry = self.st.step;
             let (p, rt) = (self.p, self.block.rt_mut());
-            for &leaf in self.st.active.as_slice() {
+            for &leaf in self.st.active() {
                 rt[p.recs[leaf as usize].ri as usize] &= !ENTERED;
             }
         }
@@ -962,7 +990,7 @@ impl<A> Exec<'_, '_, A> {
     /// a failing guard aborts the leaf, and a reset for a missing key leaves only leaves
     /// entered in this step, which wait for the next; either way nothing is left to execute.
     fn guards_and_execute(&mut self, dt: f64) {
-        if let &[leaf] = self.st.active.as_slice() {
+        if let &[leaf] = self.st.active() {
             if !self.entered_now(leaf) {
                 self.run_leaf(leaf, dt);
             }
@@ -1141,7 +1169,7 @@ impl<A> Exec<'_, '_, A> {
         self.set_status(n, Status::Running);
         self.emit(n, EventKind::Enter);
         self.call_action(slot, |actions, agent, io| actions.enter(slot, agent, io));
-        self.st.active.insert(n);
+        self.activate(n);
         Flow::Running
     }
 
@@ -1535,7 +1563,7 @@ impl<A> Exec<'_, '_, A> {
             return;
         };
         let slot = self.p.recs[i].slot as usize;
-        self.st.active.remove(n);
+        self.deactivate(n);
         self.call_action(slot, |actions, agent, io| {
             actions.exit(slot, agent, io, status)
         });
@@ -1769,7 +1797,7 @@ impl<A> Exec<'_, '_, A> {
         } else {
             let mut resume = std::mem::take(&mut self.cold().resume);
             resume.clear();
-            resume.extend_from_slice(self.st.active.as_slice());
+            resume.extend_from_slice(self.st.active());
             for &leaf in resume.iter().rev() {
                 self.abort_node(leaf);
             }
@@ -1801,7 +1829,7 @@ impl<A> Exec<'_, '_, A> {
         if force_reset {
             self.abort_all();
             self.reset_all();
-            self.st.restart_at = None;
+            self.st.restart_at = NO_RESTART;
             self.emit(0, EventKind::Restart(Reason::ForceReset));
             return self.root_enter();
         }
@@ -1846,7 +1874,7 @@ impl<A> Exec<'_, '_, A> {
         }
         self.set_status(n, Status::Aborted);
         if let Kind::Leaf { .. } = self.p.recs[i].kind {
-            self.st.active.remove(n);
+            self.deactivate(n);
             let slot = self.p.recs[i].slot as usize;
             self.call_action(slot, |actions, agent, io| {
                 actions.exit(slot, agent, io, Status::Aborted)
@@ -1934,7 +1962,7 @@ impl<A> Exec<'_, '_, A> {
         self.st.reports.len = 0;
         self.st.reports.spilled = false;
         self.st.stalled = true;
-        self.st.restart_at = Some(self.st.step + 1);
+        self.st.restart_at = self.st.step + 1;
         Flow::Unwind
     }
 }
@@ -1983,6 +2011,11 @@ mod tests {
             // a random composite
             r#"{"id": "s", "kind": "RandomSequence", "inputs": {"children": ["a"]}},
                {"id": "a", "kind": "MockAction"}"#,
+            // more leaves active at once than fit in place (and more reports)
+            r#"{"id": "s", "kind": "Parallel", "inputs": {"children": ["a", "b", "c", "d", "e"]}},
+               {"id": "a", "kind": "MockAction"}, {"id": "b", "kind": "MockAction"},
+               {"id": "c", "kind": "MockAction"}, {"id": "d", "kind": "MockAction"},
+               {"id": "e", "kind": "MockAction"}"#,
         ];
         for nodes in needing {
             assert!(
