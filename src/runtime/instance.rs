@@ -116,8 +116,16 @@ const REG_FIRST: u32 = 1;
 /// Regulator: this step is allowed.
 const REG_OK: u32 = 2;
 
-/// [`State::restart_at`]: no restart due.
-const NO_RESTART: u64 = u64::MAX;
+/// [`State::flags`]: not started yet.
+const NOT_STARTED: u8 = 1;
+/// [`State::flags`]: triggers may wait in `Cold::triggers`.
+const TRIGGERS: u8 = 2;
+/// [`State::flags`]: a restart after a stall is due at `State::restart_at`.
+const RESTART: u8 = 4;
+/// [`State::flags`]: the display snapshot (`Cold::shown`) is kept.
+const RECORD: u8 = 8;
+/// The flags that make a step take `Exec::step_full`.
+const DUE: u8 = NOT_STARTED | TRIGGERS | RESTART;
 
 /// Active leaves kept inline, without a heap block (one or two run at a time in most trees).
 const INLINE: usize = 4;
@@ -287,15 +295,13 @@ fn cold_of<'c, A>(cold: &'c mut Option<Box<Cold>>, p: &Program<A>) -> &'c mut Co
 
 struct State {
     step: u64,
-    /// The step at which a stalled tree restarts; [`NO_RESTART`] when none is due.
+    /// The step at which a stalled tree restarts, when [`RESTART`] is set.
     restart_at: u64,
     interrupt: u32,
-    started: bool,
+    /// [`NOT_STARTED`], [`TRIGGERS`], [`RESTART`], [`RECORD`]: one byte, so a step sees at
+    /// one compare that none is set.
+    flags: u8,
     stalled: bool,
-    /// Whether the display snapshot (`cold.shown`) is kept.
-    record: bool,
-    /// Triggers may wait in `cold.triggers`.
-    triggers_queued: bool,
     reports: Reports,
     stats: RunStats,
     /// The last step in which a leaf was entered. The active leaves entered in it are
@@ -312,11 +318,13 @@ impl State {
     /// no restart waiting, no display snapshot kept, and exactly one leaf active.
     #[inline]
     fn lone_quiet(&self) -> bool {
-        self.started
-            && !self.triggers_queued
-            && !self.record
-            && self.restart_at == NO_RESTART
-            && self.active.len == 1
+        self.flags == 0 && self.active.len == 1
+    }
+
+    /// Whether the display snapshot is kept.
+    #[inline]
+    fn recording(&self) -> bool {
+        self.flags & RECORD != 0
     }
 
     /// The active leaves, in tree order.
@@ -363,12 +371,10 @@ impl<A> Instance<A> {
     pub fn new(program: Arc<Program<A>>, seed: u64) -> Self {
         let st = State {
             step: 0,
-            restart_at: NO_RESTART,
+            restart_at: 0,
             interrupt: NONE,
-            started: false,
+            flags: NOT_STARTED,
             stalled: false,
-            record: false,
-            triggers_queued: false,
             reports: Reports {
                 head: 0,
                 len: 0,
@@ -427,7 +433,11 @@ impl<A> Instance<A> {
     /// default, so a game that never shows it pays nothing for it; an editor or a debugger
     /// turns it on. Turning it on starts from a blank snapshot.
     pub fn record_states(&mut self, on: bool) {
-        self.st.record = on;
+        if on {
+            self.st.flags |= RECORD;
+        } else {
+            self.st.flags &= !RECORD;
+        }
         if on {
             // Guards' statuses were not kept while off: start them afresh too.
             for (status, rec) in self.actions.status_mut().iter_mut().zip(&self.program.recs) {
@@ -466,7 +476,7 @@ impl<A> Instance<A> {
         cold_of(&mut self.st.cold, &self.program)
             .triggers
             .push_back(t);
-        self.st.triggers_queued = true;
+        self.st.flags |= TRIGGERS;
     }
 
     /// Heap memory held by this instance, in bytes (its share of the program not counted).
@@ -789,7 +799,7 @@ impl<A> Exec<'_, '_, A> {
     fn set_status(&mut self, n: u32, s: Status) {
         let i = n as usize;
         self.block.status_mut()[i] = s;
-        if !self.st.record {
+        if !self.st.recording() {
             return;
         }
         let Some(shown) = self.st.cold.as_deref_mut().and_then(|c| c.shown.get_mut(i)) else {
@@ -828,7 +838,7 @@ impl<A> Exec<'_, '_, A> {
     // ---- the step -------------------------------------------------------------------
 
     fn step(&mut self, dt: f64) {
-        if !self.st.started || self.st.triggers_queued || self.st.restart_at != NO_RESTART {
+        if self.st.flags & DUE != 0 {
             self.step_full(dt);
             return;
         }
@@ -852,14 +862,14 @@ impl<A> Exec<'_, '_, A> {
     #[inline(never)]
     fn step_full(&mut self, dt: f64) {
         self.st.stalled = false;
-        if !self.st.started {
-            self.st.started = true;
+        if self.st.flags & NOT_STARTED != 0 {
+            self.st.flags &= !NOT_STARTED;
             self.st.step = 0;
             self.root_enter();
             self.st.stalled = false;
         }
         self.st.step += 1;
-        if self.st.triggers_queued {
+        if self.st.flags & TRIGGERS != 0 {
             self.interrupts();
         }
         if !self.st.stalled {
@@ -868,9 +878,9 @@ impl<A> Exec<'_, '_, A> {
         if !self.st.stalled && self.st.reports.any() {
             self.reports();
         }
-        let due = self.st.restart_at <= self.st.step;
+        let due = self.st.flags & RESTART != 0 && self.st.restart_at <= self.st.step;
         if !self.st.stalled && due && self.st.interrupt == NONE && !self.running(0) {
-            self.st.restart_at = NO_RESTART;
+            self.st.flags &= !RESTART;
             self.emit(0, EventKind::Restart(Reason::Stall));
             self.root_enter();
         }
@@ -896,7 +906,7 @@ impl<A> Exec<'_, '_, A> {
                 }
             }
         }
-        self.st.triggers_queued = false;
+        self.st.flags &= !TRIGGERS;
     }
 
     /// The first active leaf with an index of at least `from`.
@@ -1384,7 +1394,7 @@ impl<A> Exec<'_, '_, A> {
         // while the display snapshot is.
         let result = if r { Status::Success } else { Status::Failure };
         let i = g as usize;
-        if self.st.record && self.block.status()[i] != result {
+        if self.st.recording() && self.block.status()[i] != result {
             self.block.status_mut()[i] = result;
             if let Some(shown) = self.st.cold.as_deref_mut().and_then(|c| c.shown.get_mut(i)) {
                 shown.status = result;
@@ -1407,7 +1417,7 @@ impl<A> Exec<'_, '_, A> {
 
     /// Whether nothing watches this step: no display snapshot, no observer.
     fn quiet(&self) -> bool {
-        !self.st.record && self.obs.is_none()
+        !self.st.recording() && self.obs.is_none()
     }
 
     /// [`Exec::check_guards`] for a quiet step (nothing to display or trace per guard), in
@@ -1829,7 +1839,7 @@ impl<A> Exec<'_, '_, A> {
         if force_reset {
             self.abort_all();
             self.reset_all();
-            self.st.restart_at = NO_RESTART;
+            self.st.flags &= !RESTART;
             self.emit(0, EventKind::Restart(Reason::ForceReset));
             return self.root_enter();
         }
@@ -1963,6 +1973,7 @@ impl<A> Exec<'_, '_, A> {
         self.st.reports.spilled = false;
         self.st.stalled = true;
         self.st.restart_at = self.st.step + 1;
+        self.st.flags |= RESTART;
         Flow::Unwind
     }
 }
