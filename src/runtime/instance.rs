@@ -1361,7 +1361,9 @@ impl<A> Exec<'_, '_, A> {
             context,
         };
         let r = p.conditions[rec.slot as usize].check(self.agent, &io) != invert;
-        self.checked(g, r);
+        if !self.quiet() {
+            self.checked(g, r);
+        }
         Some(r)
     }
 
@@ -1416,6 +1418,7 @@ impl<A> Exec<'_, '_, A> {
     }
 
     /// Whether nothing watches this step: no display snapshot, no observer.
+    #[inline]
     fn quiet(&self) -> bool {
         !self.st.recording() && self.obs.is_none()
     }
