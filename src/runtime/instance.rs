@@ -584,7 +584,7 @@ impl<A> Instance<A> {
             context,
         };
         for g in &p.path[lone.guards.0 as usize..lone.guards.1 as usize] {
-            if p.conditions[g.cond as usize].check(agent, &cond_io) == g.invert {
+            if g.cond.get().check(agent, &cond_io) == g.invert {
                 self.lone_guard_failed(agent, g.branch);
                 return true;
             }
@@ -1334,7 +1334,10 @@ impl<A> Exec<'_, '_, A> {
             step: self.st.step,
             context,
         };
-        self.p.conditions[rec.slot as usize].check(self.agent, &io) != invert
+        self.p.conditions[rec.slot as usize]
+            .get()
+            .check(self.agent, &io)
+            != invert
     }
 
     /// Checks a guard on entering its branch: `None` when the tree was reset for a missing key.
@@ -1360,7 +1363,7 @@ impl<A> Exec<'_, '_, A> {
             step: self.st.step,
             context,
         };
-        let r = p.conditions[rec.slot as usize].check(self.agent, &io) != invert;
+        let r = p.conditions[rec.slot as usize].get().check(self.agent, &io) != invert;
         if !self.quiet() {
             self.checked(g, r);
         }
@@ -1368,7 +1371,7 @@ impl<A> Exec<'_, '_, A> {
     }
 
     /// Checks a guard on a running leaf's path: `None` when the tree was reset for a missing key.
-    fn path_guard(&mut self, g: &PathGuard) -> Option<bool> {
+    fn path_guard(&mut self, g: &PathGuard<A>) -> Option<bool> {
         let context = ctx(&self.st.cold);
         let input = match g.input {
             None => None,
@@ -1385,7 +1388,7 @@ impl<A> Exec<'_, '_, A> {
             step: self.st.step,
             context,
         };
-        let r = self.p.conditions[g.cond as usize].check(self.agent, &io) != g.invert;
+        let r = g.cond.get().check(self.agent, &io) != g.invert;
         self.checked(g.node, r);
         Some(r)
     }
@@ -1444,7 +1447,7 @@ impl<A> Exec<'_, '_, A> {
                     step,
                     context,
                 };
-                if p.conditions[g.cond as usize].check(agent, &io) == g.invert {
+                if g.cond.get().check(agent, &io) == g.invert {
                     break 'check Some((g, None));
                 }
             }

@@ -6,8 +6,9 @@
 
 use std::sync::Arc;
 
+use super::behaviour::CondIo;
 use super::behaviour::{Behaviours, Condition, KeyId, NodeSpec, intern};
-use super::slab::{ActionType, SlabPlan};
+use super::slab::{ActionType, CondRef, SlabPlan};
 use crate::model::{Assets, Catalog, Category, Diagnostic, Node, Port, Tree, Value, validate};
 
 /// Deepest nesting a program may have (subtrees included); deeper trees are refused.
@@ -99,15 +100,25 @@ pub(crate) struct Rec {
     pub slot: u32,
 }
 
+/// The condition of a guard that is not one (validation refuses such trees): never holds.
+struct Never;
+
+impl<A> Condition<A> for Never {
+    fn check(&self, _: &mut A, _: &CondIo<'_>) -> bool {
+        false
+    }
+}
+
 /// One guard on the way down to a leaf, with what checking it needs.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct PathGuard {
+pub(crate) struct PathGuard<A> {
     /// The branch it guards.
     pub branch: u32,
     /// The condition node.
     pub node: u32,
-    /// Its behaviour: `Program::conditions[cond]`.
-    pub cond: u32,
+    /// Its behaviour, one of `Program::conditions`, referred to here so that checking it
+    /// reads no index into them (a guard that is not a condition, which validation
+    /// refuses, gets one that never holds).
+    pub cond: CondRef<A>,
     /// Its `in_context` key.
     pub input: Option<KeyId>,
     /// Its `invert` field.
@@ -163,7 +174,7 @@ pub struct Program<A> {
     pub(crate) links: Vec<u32>,
     /// Each leaf's action, by leaf slot, and where it lives in an instance.
     pub(crate) actions: Arc<SlabPlan<A>>,
-    pub(crate) conditions: Vec<Box<dyn Condition<A>>>,
+    pub(crate) conditions: Vec<CondRef<A>>,
     pub(crate) keys: Vec<String>,
     pub(crate) interrupts: Vec<(String, u32)>,
     pub(crate) perm_len: usize,
@@ -172,7 +183,7 @@ pub struct Program<A> {
     /// Per node: what the quiet step of a plain leaf running alone needs.
     pub(crate) lone: Vec<Lone>,
     /// Guards on the way to each leaf (see [`LeafInfo::guards`]).
-    pub(crate) path: Vec<PathGuard>,
+    pub(crate) path: Vec<PathGuard<A>>,
     /// Regulators above each leaf (see [`LeafInfo::regulators`]).
     pub(crate) chain: Vec<u32>,
     /// Input and output slots an instance needs (see [`LeafInfo`]).
@@ -384,14 +395,21 @@ impl<A> Program<A> {
             for &b in up.iter().rev() {
                 let (g0, g1) = self.recs[b as usize].guards;
                 for &g in &self.links[g0 as usize..g1 as usize] {
-                    let (input, invert) = match self.recs[g as usize].kind {
-                        Kind::Condition { input, invert } => (input, invert),
-                        _ => (None, false),
+                    let rec = &self.recs[g as usize];
+                    let never = || CondRef::new(&(Arc::new(Never) as Arc<dyn Condition<A>>));
+                    let (cond, input, invert) = match rec.kind {
+                        Kind::Condition { input, invert } => {
+                            match self.conditions.get(rec.slot as usize) {
+                                Some(c) => (c.clone(), input, invert),
+                                None => (never(), None, false),
+                            }
+                        }
+                        _ => (never(), None, false),
                     };
                     path.push(PathGuard {
                         branch: b,
                         node: g,
-                        cond: self.recs[g as usize].slot,
+                        cond,
                         input,
                         invert,
                     });
@@ -642,7 +660,7 @@ impl<A: 'static> Builder<'_, A> {
                 let made = self.behaviours.make_condition(&mut spec);
                 let cond = self.built(&name, made, "condition", &node.kind)?;
                 slot = self.p.conditions.len() as u32;
-                self.p.conditions.push(cond);
+                self.p.conditions.push(CondRef::new(&Arc::from(cond)));
             }
             _ => {}
         }

@@ -11,6 +11,8 @@
 //! does not change per agent stays in the program, once: an agent keeps only what its
 //! actions remember between calls.
 //!
+//! It also holds [`CondRef`], by which a flattened guard calls its condition directly.
+//!
 //! This is the crate's only unsafe code. The invariants it rests on:
 //! - each region (records, timers, words, statuses, each action) lies inside `SlabPlan::layout`,
 //!   aligned for its type and overlapping no other (`SlabPlan::new` builds them with
@@ -19,7 +21,8 @@
 //!   the shared action objects the calls point to), and every value in it is initialised
 //!   before the slab is handed out; the memories are dropped exactly once (records,
 //!   timers, words and statuses are `Copy`);
-//! - values are changed only through `&mut ActionSlab`, so access is exclusive.
+//! - values are changed only through `&mut ActionSlab`, so access is exclusive;
+//! - a `CondRef`'s address is that of the condition its own `Arc` keeps alive.
 #![allow(unsafe_code)]
 
 use std::alloc::{self, Layout};
@@ -27,7 +30,7 @@ use std::ptr::NonNull;
 use std::sync::Arc;
 
 use super::Status;
-use super::behaviour::{Action, LeafIo, Outcome};
+use super::behaviour::{Action, Condition, LeafIo, Outcome};
 
 type EnterFn<A> = unsafe fn(*const u8, *mut u8, &mut A, &mut LeafIo<'_>);
 type ExecuteFn<A> = unsafe fn(*const u8, *mut u8, &mut A, &mut LeafIo<'_>, f64) -> Outcome;
@@ -118,6 +121,48 @@ struct SharedPtr(NonNull<u8>);
 unsafe impl Send for SharedPtr {}
 // SAFETY: as above.
 unsafe impl Sync for SharedPtr {}
+
+/// A condition object shared through an `Arc`, with the address of the condition itself
+/// kept beside it: a check then calls it at once, where going through the `Arc` would
+/// first work out where its value lies behind the counters (from the alignment the trait
+/// object's vtable holds), for every guard checked.
+pub(crate) struct CondRef<A> {
+    at: NonNull<dyn Condition<A>>,
+    /// Keeps the condition alive, and so `at` valid.
+    _owner: Arc<dyn Condition<A>>,
+}
+
+// SAFETY: it only gives shared access to a `Condition`, which is `Send + Sync`.
+unsafe impl<A> Send for CondRef<A> {}
+// SAFETY: as above.
+unsafe impl<A> Sync for CondRef<A> {}
+
+impl<A> Clone for CondRef<A> {
+    fn clone(&self) -> Self {
+        Self {
+            at: self.at,
+            _owner: self._owner.clone(),
+        }
+    }
+}
+
+impl<A> CondRef<A> {
+    /// A reference to `c` that keeps it alive.
+    pub(crate) fn new(c: &Arc<dyn Condition<A>>) -> Self {
+        Self {
+            at: NonNull::from(&**c),
+            _owner: c.clone(),
+        }
+    }
+
+    /// The condition.
+    #[inline]
+    pub(crate) fn get(&self) -> &dyn Condition<A> {
+        // SAFETY: `at` is the address of the value `_owner` keeps alive, never changed;
+        // only shared references to it are ever made.
+        unsafe { self.at.as_ref() }
+    }
+}
 
 /// What a call needs, kept apart from the action objects so the hot table stays small.
 struct Calls<A> {
