@@ -9,14 +9,14 @@ use std::sync::Arc;
 
 use arbor::model::{Catalog, NoAssets, Tree, Value};
 use arbor::runtime::{
-    Action, Behaviours, CtxValue, Event, EventKind, Instance, JsonlTrace, LeafIo, Outcome, Program,
-    Status,
+    Action, Behaviours, CondIo, Condition, CtxValue, Event, EventKind, Instance, JsonlTrace,
+    LeafIo, Outcome, Program, Status,
 };
 use common::shapes::{Shape, shape, tree_nodes};
 use proptest::prelude::*;
 
-/// The agent: a log of every call an action received, so that a quiet run can be checked
-/// call for call against an observed one.
+/// The agent: a log of every call an action or a condition received, so that a quiet run can
+/// be checked call for call against an observed one.
 type Log = Vec<String>;
 
 /// `MockAction` as the runtime has it (each execute since entry returns the next letter of
@@ -59,6 +59,22 @@ impl Action<Log> for Logged {
     }
 }
 
+/// `MockCondition` as the runtime has it (letter N of its script at step N), writing each
+/// check into the agent's log: which guards a step checks, and in what order, is compared.
+struct LoggedCheck {
+    id: String,
+    script: Vec<bool>,
+}
+
+impl Condition<Log> for LoggedCheck {
+    fn check(&self, log: &mut Log, io: &CondIo<'_>) -> bool {
+        let at = usize::try_from(io.step).unwrap_or(usize::MAX);
+        let r = self.script[at.min(self.script.len() - 1)];
+        log.push(format!("{} check {} {r}", io.step, self.id));
+        r
+    }
+}
+
 fn behaviours() -> Behaviours<Log> {
     let mut b = Behaviours::<Log>::with_builtins();
     b.action("MockAction", |spec| {
@@ -73,6 +89,16 @@ fn behaviours() -> Behaviours<Log> {
                 Some(Value::Text(t)) => Some(CtxValue::Text(t.as_str().into())),
                 _ => None,
             },
+        })
+    });
+    b.condition("MockCondition", |spec| {
+        let script: Vec<bool> = spec.text("script").chars().map(|c| c == 'T').collect();
+        if script.is_empty() {
+            return Err("MockCondition needs a script".into());
+        }
+        Ok(LoggedCheck {
+            id: spec.node.id.to_string(),
+            script,
         })
     });
     b

@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use super::Status;
 use super::behaviour::{CondIo, Context, CtxValue, KeyId, LeafIo};
-use super::program::{Kind, LeafInfo, NONE, PathGuard, Program};
+use super::program::{Kind, LeafInfo, NONE, PathGuard, Program, Quick};
 use super::slab::ActionSlab;
 use super::trace::{Event, EventKind, Observer, Reason};
 
@@ -321,6 +321,17 @@ impl State {
         self.flags == 0 && self.active.len == 1
     }
 
+    /// The I/O of a leaf without `in_context` or `out_context`, at this step.
+    #[inline]
+    fn plain_io(&self) -> LeafIo<'_> {
+        LeafIo {
+            input: None,
+            step: self.step,
+            context: ctx(&self.cold),
+            produced: None,
+        }
+    }
+
     /// Whether the display snapshot is kept.
     #[inline]
     fn recording(&self) -> bool {
@@ -585,7 +596,7 @@ impl<A> Instance<A> {
         };
         for g in &p.path[lone.guards.0 as usize..lone.guards.1 as usize] {
             if g.cond.get().check(agent, &cond_io) == g.invert {
-                self.lone_guard_failed(agent, g.branch);
+                self.lone_guard_failed(agent, leaf, g.branch);
                 return true;
             }
         }
@@ -604,11 +615,14 @@ impl<A> Instance<A> {
         true
     }
 
-    /// [`Instance::step_lone_plain`]: a guard of branch `b` failed; the rest of the step.
+    /// [`Instance::step_lone_plain`]: a guard of branch `b`, above `leaf`, failed; the rest
+    /// of the step.
     #[inline(never)]
-    fn lone_guard_failed(&mut self, agent: &mut A, b: u32) {
+    fn lone_guard_failed(&mut self, agent: &mut A, leaf: u32, b: u32) {
         let mut x = self.exec(agent, None);
-        x.guard_failed(b);
+        if x.st.reports.any() || x.q_guard_failed(leaf, b).is_none() {
+            x.guard_failed(b);
+        }
         x.finish_step();
     }
 
@@ -619,7 +633,14 @@ impl<A> Instance<A> {
             return;
         }
         let mut x = self.exec(agent, None);
-        x.lone_leaf_done(leaf, status);
+        match x.p.quick[leaf as usize] {
+            Quick::Leaf { slot } if !x.st.reports.any() => {
+                x.q_leaf_done(leaf, slot as usize, status);
+            }
+            _ => {
+                x.lone_leaf_done(leaf, status);
+            }
+        }
         x.finish_step();
     }
 
@@ -1783,6 +1804,231 @@ impl<A> Exec<'_, '_, A> {
                         return f;
                     }
                 }
+                f => return f,
+            }
+        }
+    }
+
+    // ---- quiet transitions ------------------------------------------------------------
+    //
+    // What follows when the lone plain leaf of a quiet step finishes or a guard above it
+    // fails (see `Instance::step_lone_plain`), on a short path through the nodes `Quick`
+    // names: each function makes the changes the general one it is named after makes, in
+    // the same order, less what only an observer or the display snapshot would see (a
+    // quiet step has neither). Any other node is handed to the general functions, which
+    // take the transition from there.
+
+    /// `lone_leaf_done` of leaf `n` (a `Quick::Leaf`, action `slot`) with nothing queued:
+    /// `leaf_finish`, then `deliver`.
+    fn q_leaf_done(&mut self, n: u32, slot: usize, status: Status) -> Flow {
+        debug_assert!(self.quiet() && !self.st.reports.any());
+        self.deactivate(n);
+        let mut io = self.st.plain_io();
+        self.block.exit(slot, self.agent, &mut io, status);
+        self.block.status_mut()[n as usize] = status;
+        self.q_deliver(n, status)
+    }
+
+    /// `guard_failed` of branch `b`, above the lone active leaf `leaf`, then the delivery
+    /// of the branch's report (the only one queued): `None`, having done nothing, unless
+    /// `b` and every branch between it and the leaf is a `Quick` Sequence or Selector.
+    /// Those run one child at a time, so what runs below `b` is that line of branches and
+    /// the leaf; `abort_below` aborts them deepest first.
+    fn q_guard_failed(&mut self, leaf: u32, b: u32) -> Option<Flow> {
+        debug_assert!(self.quiet() && !self.st.reports.any());
+        let p = self.p;
+        let Quick::Leaf { slot } = p.quick[leaf as usize] else {
+            return None;
+        };
+        let mut at = p.recs[leaf as usize].parent;
+        loop {
+            if !matches!(
+                p.quick.get(at as usize),
+                Some(Quick::Sequence { .. } | Quick::Selector { .. })
+            ) {
+                return None;
+            }
+            if at == b {
+                break;
+            }
+            at = p.recs[at as usize].parent;
+        }
+        // abort_node of the leaf
+        self.block.status_mut()[leaf as usize] = Status::Aborted;
+        self.deactivate(leaf);
+        let mut io = self.st.plain_io();
+        self.block
+            .exit(slot as usize, self.agent, &mut io, Status::Aborted);
+        // abort_node of the branches between
+        let mut at = p.recs[leaf as usize].parent;
+        while at != b {
+            self.block.status_mut()[at as usize] = Status::Aborted;
+            at = p.recs[at as usize].parent;
+        }
+        debug_assert!(
+            last_running(&self.block.status()[b as usize + 1..p.recs[b as usize].end as usize])
+                .is_none(),
+            "something still runs below a failed branch"
+        );
+        // finish, then the report's delivery
+        self.block.status_mut()[b as usize] = Status::Failure;
+        Some(self.q_deliver(b, Status::Failure))
+    }
+
+    /// `deliver`: child `c`'s result `s` climbs while its parents finish.
+    fn q_deliver(&mut self, mut c: u32, mut s: Status) -> Flow {
+        loop {
+            let p = self.p.recs[c as usize].parent;
+            if p == NONE || !self.running(p) {
+                return Flow::Running;
+            }
+            let flow = match self.p.quick[p as usize] {
+                Quick::Sequence { halt, .. } => self.q_next(p, true, halt, Some(s)),
+                Quick::Selector { .. } => self.q_next(p, false, false, Some(s)),
+                Quick::Root if self.st.interrupt == NONE => self.q_restart(s),
+                _ => return self.deliver(c, s),
+            };
+            match flow {
+                Flow::Done(s2) => {
+                    c = p;
+                    s = s2;
+                }
+                f => return f,
+            }
+        }
+    }
+
+    /// `composite_next` of a `Quick` Sequence (`is_sequence`, with its `halt`) or Selector.
+    fn q_next(&mut self, n: u32, is_sequence: bool, halt: bool, mut last: Option<Status>) -> Flow {
+        let p = self.p;
+        let rec = &p.recs[n as usize];
+        let kids = &p.links[rec.kids.0 as usize..rec.kids.1 as usize];
+        let cursor = rec.ri as usize + 1;
+        let mut at = self.block.rt()[cursor];
+        loop {
+            if let Some(s) = last {
+                if if is_sequence {
+                    s == Status::Failure && halt
+                } else {
+                    s == Status::Success
+                } {
+                    self.block.status_mut()[n as usize] = s;
+                    return Flow::Done(s);
+                }
+                at += 1;
+                self.block.rt_mut()[cursor] = at;
+            }
+            let Some(&kid) = kids.get(at as usize) else {
+                let s = if is_sequence {
+                    Status::Success
+                } else {
+                    Status::Failure
+                };
+                self.block.status_mut()[n as usize] = s;
+                return Flow::Done(s);
+            };
+            match self.q_enter(kid) {
+                Flow::Done(s) => last = Some(s),
+                f => return f,
+            }
+        }
+    }
+
+    /// `enter`: the nodes `Quick` names here, the others the general way.
+    fn q_enter(&mut self, n: u32) -> Flow {
+        let p = self.p;
+        match p.quick[n as usize] {
+            Quick::Leaf { slot } => {
+                // enter_leaf
+                self.mark_entered(n);
+                self.bump(n);
+                self.block.status_mut()[n as usize] = Status::Running;
+                let mut io = self.st.plain_io();
+                self.block.enter(slot as usize, self.agent, &mut io);
+                self.activate(n);
+                Flow::Running
+            }
+            Quick::Sequence { halt, guards } => {
+                if !self.q_enter_branch(n, guards) {
+                    return Flow::Done(Status::Failure);
+                }
+                self.q_next(n, true, halt, None)
+            }
+            Quick::Selector { guards } => {
+                if !self.q_enter_branch(n, guards) {
+                    return Flow::Done(Status::Failure);
+                }
+                self.q_next(n, false, false, None)
+            }
+            Quick::Check { slot, invert } => {
+                // enter of a condition, which `eval`s it and finishes
+                let io = CondIo {
+                    input: None,
+                    step: self.st.step,
+                    context: ctx(&self.st.cold),
+                };
+                let r = p.conditions[slot as usize].get().check(self.agent, &io) != invert;
+                let s = if r { Status::Success } else { Status::Failure };
+                self.block.status_mut()[n as usize] = s;
+                Flow::Done(s)
+            }
+            Quick::Root | Quick::Other => self.enter(n),
+        }
+    }
+
+    /// `enter_branch` of a `Quick` Sequence or Selector up to entering its first child
+    /// (its cursor set): false when one of its `guards` failed it.
+    fn q_enter_branch(&mut self, n: u32, guards: (u32, u32)) -> bool {
+        let p = self.p;
+        self.bump(n);
+        self.block.status_mut()[n as usize] = Status::Running;
+        let io = CondIo {
+            input: None,
+            step: self.st.step,
+            context: ctx(&self.st.cold),
+        };
+        for g in &p.entry[guards.0 as usize..guards.1 as usize] {
+            if g.cond.get().check(self.agent, &io) == g.invert {
+                self.block.status_mut()[n as usize] = Status::Failure;
+                return false;
+            }
+        }
+        *self.cursor_mut(n) = 0;
+        true
+    }
+
+    /// `react` of Root to its child's result `s` with no Interrupt running: `root_complete`,
+    /// then `root_enter` (while the child finishes at once). The run's last leaf is done and
+    /// its branches, which run one child at a time, are too: nothing runs, so `abort_all`
+    /// has nothing to abort, and with no Interrupt running, no leaves to resume to forget.
+    fn q_restart(&mut self, mut s: Status) -> Flow {
+        loop {
+            // root_complete
+            self.block.status_mut()[0] = s;
+            match s {
+                Status::Success => self.st.stats.succeeded += 1,
+                _ => self.st.stats.failed += 1,
+            }
+            let began_now = self.word(0) == self.st.step;
+            debug_assert!(
+                last_running(self.block.status()).is_none()
+                    && self.st.cold.as_deref().is_none_or(|c| c.resume.is_empty()),
+                "something still runs when a run completes"
+            );
+            self.reset_all();
+            self.clear_context();
+            if began_now {
+                return self.stall(0);
+            }
+            // root_enter
+            self.bump(0);
+            self.block.status_mut()[0] = Status::Running;
+            *self.word_mut(0) = self.st.step;
+            let Some(&child) = self.p.kids(0).first() else {
+                return Flow::Running;
+            };
+            match self.q_enter(child) {
+                Flow::Done(r) => s = r,
                 f => return f,
             }
         }

@@ -167,6 +167,34 @@ pub(crate) struct Lone {
     pub status_at: u32,
 }
 
+/// How a quiet transition treats a node (see `Exec::q_enter` in the instance): the kinds a
+/// game's trees are mostly made of, in the simplest form, which it enters and lets react
+/// on a short path; any other node goes the general way.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Quick {
+    /// Entered, and reacting to a child, the general way.
+    Other,
+    Root,
+    /// A Sequence in slot order whose guards, `entry[guards.0..guards.1]`, read no context.
+    Sequence {
+        halt: bool,
+        guards: (u32, u32),
+    },
+    /// A Selector in slot order whose guards read no context (see `Sequence`).
+    Selector {
+        guards: (u32, u32),
+    },
+    /// An action leaf with no `in_context`, `out_context` or `max_duration`: its slot.
+    Leaf {
+        slot: u32,
+    },
+    /// A condition child with no `in_context`: its slot among the conditions, its `invert`.
+    Check {
+        slot: u32,
+        invert: bool,
+    },
+}
+
 /// A compiled tree, shared by every agent that runs it.
 pub struct Program<A> {
     pub(crate) recs: Vec<Rec>,
@@ -186,6 +214,10 @@ pub struct Program<A> {
     pub(crate) path: Vec<PathGuard<A>>,
     /// Regulators above each leaf (see [`LeafInfo::regulators`]).
     pub(crate) chain: Vec<u32>,
+    /// Per node: how a quiet transition treats it.
+    pub(crate) quick: Vec<Quick>,
+    /// The guards of the Sequences and Selectors that [`Quick`] names, each's in slot order.
+    pub(crate) entry: Vec<PathGuard<A>>,
     /// Input and output slots an instance needs (see [`LeafInfo`]).
     pub(crate) io_len: (usize, usize),
     /// Room an instance reserves for reports beyond the two it keeps in place: the most
@@ -236,6 +268,8 @@ impl<A: 'static> Program<A> {
                 lone: Vec::new(),
                 path: Vec::new(),
                 chain: Vec::new(),
+                quick: Vec::new(),
+                entry: Vec::new(),
                 io_len: (1, 1),
                 report_cap: 0,
                 max_active: 0,
@@ -243,6 +277,7 @@ impl<A: 'static> Program<A> {
         };
         b.add(root, tree, assets, "", NONE, 0)?;
         let (timers, words) = b.p.index_leaves(b.types.len());
+        b.p.index_quick();
         let nodes = b.p.recs.len();
         let mut records = 0;
         for rec in &mut b.p.recs {
@@ -393,27 +428,7 @@ impl<A> Program<A> {
             }
             let p0 = path.len() as u32;
             for &b in up.iter().rev() {
-                let (g0, g1) = self.recs[b as usize].guards;
-                for &g in &self.links[g0 as usize..g1 as usize] {
-                    let rec = &self.recs[g as usize];
-                    let never = || CondRef::new(&(Arc::new(Never) as Arc<dyn Condition<A>>));
-                    let (cond, input, invert) = match rec.kind {
-                        Kind::Condition { input, invert } => {
-                            match self.conditions.get(rec.slot as usize) {
-                                Some(c) => (c.clone(), input, invert),
-                                None => (never(), None, false),
-                            }
-                        }
-                        _ => (never(), None, false),
-                    };
-                    path.push(PathGuard {
-                        branch: b,
-                        node: g,
-                        cond,
-                        input,
-                        invert,
-                    });
-                }
+                self.push_guards(b, &mut path);
             }
             let r0 = chain.len() as u32;
             chain.extend(
@@ -471,6 +486,71 @@ impl<A> Program<A> {
         self.path = path;
         self.chain = chain;
         (timers as usize, words as usize)
+    }
+
+    /// Appends branch `b`'s guards, in slot order, to `to`.
+    fn push_guards(&self, b: u32, to: &mut Vec<PathGuard<A>>) {
+        let (g0, g1) = self.recs[b as usize].guards;
+        for &g in &self.links[g0 as usize..g1 as usize] {
+            let rec = &self.recs[g as usize];
+            let never = || CondRef::new(&(Arc::new(Never) as Arc<dyn Condition<A>>));
+            let (cond, input, invert) = match rec.kind {
+                Kind::Condition { input, invert } => match self.conditions.get(rec.slot as usize) {
+                    Some(c) => (c.clone(), input, invert),
+                    None => (never(), None, false),
+                },
+                _ => (never(), None, false),
+            };
+            to.push(PathGuard {
+                branch: b,
+                node: g,
+                cond,
+                input,
+                invert,
+            });
+        }
+    }
+
+    /// Classifies each node for quiet transitions ([`Quick`]) and lists the guards of the
+    /// Sequences and Selectors among them.
+    fn index_quick(&mut self) {
+        let mut entry = Vec::new();
+        let mut quick = Vec::with_capacity(self.recs.len());
+        for (i, rec) in self.recs.iter().enumerate() {
+            let q = match rec.kind {
+                Kind::Root => Quick::Root,
+                Kind::Leaf {
+                    max_duration: None,
+                    input: None,
+                    output: None,
+                    ..
+                } => Quick::Leaf { slot: rec.slot },
+                Kind::Condition {
+                    input: None,
+                    invert,
+                } if (rec.slot as usize) < self.conditions.len() => Quick::Check {
+                    slot: rec.slot,
+                    invert,
+                },
+                Kind::Sequence { random: false, .. } | Kind::Selector { random: false } => {
+                    let g0 = entry.len();
+                    self.push_guards(i as u32, &mut entry);
+                    let guards = (g0 as u32, entry.len() as u32);
+                    if entry[g0..].iter().any(|g| g.input.is_some()) {
+                        entry.truncate(g0);
+                        Quick::Other
+                    } else if let Kind::Sequence { halt, .. } = rec.kind {
+                        Quick::Sequence { halt, guards }
+                    } else {
+                        Quick::Selector { guards }
+                    }
+                }
+                _ => Quick::Other,
+            };
+            quick.push(q);
+        }
+        self.quick = quick;
+        self.entry = entry;
     }
 
     /// The most action leaves active at once, and the most reports one step can queue.
