@@ -1876,162 +1876,164 @@ impl<A> Exec<'_, '_, A> {
     }
 
     /// `deliver`: child `c`'s result `s` climbs while its parents finish.
-    fn q_deliver(&mut self, mut c: u32, mut s: Status) -> Flow {
+    fn q_deliver(&mut self, c: u32, s: Status) -> Flow {
+        self.q_run(c, Some(s))
+    }
+
+    /// The general functions' entering and reacting, for the nodes `Quick` names, as one
+    /// loop rather than calls within calls: `report` is `None` to enter node `n` (`enter`),
+    /// or `Some(s)` when `n` finished with `s` and its parent is to react (`deliver`). A
+    /// Sequence's or Selector's `composite_next`, which enters its children one after
+    /// another while they finish at once, is that parent reacting to each in turn (the
+    /// parent's `Running` status, which `deliver` checks, holds throughout: only a reset
+    /// changes it, and a reset unwinds).
+    fn q_run(&mut self, mut n: u32, mut report: Option<Status>) -> Flow {
+        let p = self.p;
         loop {
-            let p = self.p.recs[c as usize].parent;
-            if p == NONE || !self.running(p) {
+            let Some(s) = report else {
+                // ---- enter node n
+                match p.quick[n as usize] {
+                    Quick::Leaf { slot } => {
+                        // enter_leaf
+                        self.mark_entered(n);
+                        self.bump(n);
+                        self.block.status_mut()[n as usize] = Status::Running;
+                        let mut io = self.st.plain_io();
+                        self.block.enter(slot as usize, self.agent, &mut io);
+                        self.activate(n);
+                        return Flow::Running;
+                    }
+                    Quick::Sequence { guards, .. } | Quick::Selector { guards } => {
+                        // enter_branch, then composite_next(n, None)
+                        self.bump(n);
+                        let io = CondIo {
+                            input: None,
+                            step: self.st.step,
+                            context: ctx(&self.st.cold),
+                        };
+                        let held = p.entry[guards.0 as usize..guards.1 as usize]
+                            .iter()
+                            .all(|g| g.cond.get().check(self.agent, &io) != g.invert);
+                        if !held {
+                            self.block.status_mut()[n as usize] = Status::Failure;
+                            report = Some(Status::Failure);
+                            continue;
+                        }
+                        self.block.status_mut()[n as usize] = Status::Running;
+                        *self.cursor_mut(n) = 0;
+                        match p.kids(n).first() {
+                            Some(&k) => n = k,
+                            None => {
+                                let s = Self::q_exhausted(p.quick[n as usize]);
+                                self.block.status_mut()[n as usize] = s;
+                                report = Some(s);
+                            }
+                        }
+                    }
+                    Quick::Check { slot, invert } => {
+                        // enter of a condition, which `eval`s it and finishes
+                        let io = CondIo {
+                            input: None,
+                            step: self.st.step,
+                            context: ctx(&self.st.cold),
+                        };
+                        let r = p.conditions[slot as usize].get().check(self.agent, &io) != invert;
+                        let s = if r { Status::Success } else { Status::Failure };
+                        self.block.status_mut()[n as usize] = s;
+                        report = Some(s);
+                    }
+                    Quick::Root | Quick::Other => match self.enter(n) {
+                        Flow::Done(s) => report = Some(s),
+                        f => return f,
+                    },
+                }
+                continue;
+            };
+            // ---- n finished with s: its parent reacts
+            let c = n;
+            n = p.recs[c as usize].parent;
+            if n == NONE || !self.running(n) {
                 return Flow::Running;
             }
-            let flow = match self.p.quick[p as usize] {
-                Quick::Sequence { halt, .. } => self.q_next(p, true, halt, Some(s)),
-                Quick::Selector { .. } => self.q_next(p, false, false, Some(s)),
-                Quick::Root if self.st.interrupt == NONE => self.q_restart(s),
+            match p.quick[n as usize] {
+                q @ (Quick::Sequence { .. } | Quick::Selector { .. }) => {
+                    // composite_next(n, Some(s))
+                    let done = match q {
+                        Quick::Sequence { halt, .. } => s == Status::Failure && halt,
+                        _ => s == Status::Success,
+                    };
+                    if done {
+                        self.block.status_mut()[n as usize] = s;
+                        continue;
+                    }
+                    let cursor = p.recs[n as usize].ri as usize + 1;
+                    let at = self.block.rt()[cursor] + 1;
+                    self.block.rt_mut()[cursor] = at;
+                    match p.kids(n).get(at as usize) {
+                        Some(&k) => {
+                            n = k;
+                            report = None;
+                        }
+                        None => {
+                            let s = Self::q_exhausted(q);
+                            self.block.status_mut()[n as usize] = s;
+                            report = Some(s);
+                        }
+                    }
+                }
+                Quick::Root if self.st.interrupt == NONE => {
+                    // root_complete, then root_enter
+                    if !self.q_restart(s) {
+                        return Flow::Unwind;
+                    }
+                    match p.kids(0).first() {
+                        Some(&k) => {
+                            n = k;
+                            report = None;
+                        }
+                        None => return Flow::Running,
+                    }
+                }
                 _ => return self.deliver(c, s),
-            };
-            match flow {
-                Flow::Done(s2) => {
-                    c = p;
-                    s = s2;
-                }
-                f => return f,
             }
         }
     }
 
-    /// `composite_next` of a `Quick` Sequence (`is_sequence`, with its `halt`) or Selector.
-    fn q_next(&mut self, n: u32, is_sequence: bool, halt: bool, mut last: Option<Status>) -> Flow {
-        let p = self.p;
-        let rec = &p.recs[n as usize];
-        let kids = &p.links[rec.kids.0 as usize..rec.kids.1 as usize];
-        let cursor = rec.ri as usize + 1;
-        let mut at = self.block.rt()[cursor];
-        loop {
-            if let Some(s) = last {
-                if if is_sequence {
-                    s == Status::Failure && halt
-                } else {
-                    s == Status::Success
-                } {
-                    self.block.status_mut()[n as usize] = s;
-                    return Flow::Done(s);
-                }
-                at += 1;
-                self.block.rt_mut()[cursor] = at;
-            }
-            let Some(&kid) = kids.get(at as usize) else {
-                let s = if is_sequence {
-                    Status::Success
-                } else {
-                    Status::Failure
-                };
-                self.block.status_mut()[n as usize] = s;
-                return Flow::Done(s);
-            };
-            match self.q_enter(kid) {
-                Flow::Done(s) => last = Some(s),
-                f => return f,
-            }
+    /// What a Sequence (success) or a Selector (failure) of `Quick` kind `q` finishes with
+    /// once its children are exhausted.
+    fn q_exhausted(q: Quick) -> Status {
+        match q {
+            Quick::Sequence { .. } => Status::Success,
+            _ => Status::Failure,
         }
     }
 
-    /// `enter`: the nodes `Quick` names here, the others the general way.
-    fn q_enter(&mut self, n: u32) -> Flow {
-        let p = self.p;
-        match p.quick[n as usize] {
-            Quick::Leaf { slot } => {
-                // enter_leaf
-                self.mark_entered(n);
-                self.bump(n);
-                self.block.status_mut()[n as usize] = Status::Running;
-                let mut io = self.st.plain_io();
-                self.block.enter(slot as usize, self.agent, &mut io);
-                self.activate(n);
-                Flow::Running
-            }
-            Quick::Sequence { halt, guards } => {
-                if !self.q_enter_branch(n, guards) {
-                    return Flow::Done(Status::Failure);
-                }
-                self.q_next(n, true, halt, None)
-            }
-            Quick::Selector { guards } => {
-                if !self.q_enter_branch(n, guards) {
-                    return Flow::Done(Status::Failure);
-                }
-                self.q_next(n, false, false, None)
-            }
-            Quick::Check { slot, invert } => {
-                // enter of a condition, which `eval`s it and finishes
-                let io = CondIo {
-                    input: None,
-                    step: self.st.step,
-                    context: ctx(&self.st.cold),
-                };
-                let r = p.conditions[slot as usize].get().check(self.agent, &io) != invert;
-                let s = if r { Status::Success } else { Status::Failure };
-                self.block.status_mut()[n as usize] = s;
-                Flow::Done(s)
-            }
-            Quick::Root | Quick::Other => self.enter(n),
-        }
-    }
-
-    /// `enter_branch` of a `Quick` Sequence or Selector up to entering its first child
-    /// (its cursor set): false when one of its `guards` failed it.
-    fn q_enter_branch(&mut self, n: u32, guards: (u32, u32)) -> bool {
-        let p = self.p;
-        self.bump(n);
-        self.block.status_mut()[n as usize] = Status::Running;
-        let io = CondIo {
-            input: None,
-            step: self.st.step,
-            context: ctx(&self.st.cold),
-        };
-        for g in &p.entry[guards.0 as usize..guards.1 as usize] {
-            if g.cond.get().check(self.agent, &io) == g.invert {
-                self.block.status_mut()[n as usize] = Status::Failure;
-                return false;
-            }
-        }
-        *self.cursor_mut(n) = 0;
-        true
-    }
-
-    /// `react` of Root to its child's result `s` with no Interrupt running: `root_complete`,
-    /// then `root_enter` (while the child finishes at once). The run's last leaf is done and
+    /// `root_complete` with `s`, with no Interrupt running, then `root_enter` up to entering
+    /// Root's child: false when the tree stalled instead. The run's last leaf is done and
     /// its branches, which run one child at a time, are too: nothing runs, so `abort_all`
     /// has nothing to abort, and with no Interrupt running, no leaves to resume to forget.
-    fn q_restart(&mut self, mut s: Status) -> Flow {
-        loop {
-            // root_complete
-            self.block.status_mut()[0] = s;
-            match s {
-                Status::Success => self.st.stats.succeeded += 1,
-                _ => self.st.stats.failed += 1,
-            }
-            let began_now = self.word(0) == self.st.step;
-            debug_assert!(
-                last_running(self.block.status()).is_none()
-                    && self.st.cold.as_deref().is_none_or(|c| c.resume.is_empty()),
-                "something still runs when a run completes"
-            );
-            self.reset_all();
-            self.clear_context();
-            if began_now {
-                return self.stall(0);
-            }
-            // root_enter
-            self.bump(0);
-            self.block.status_mut()[0] = Status::Running;
-            *self.word_mut(0) = self.st.step;
-            let Some(&child) = self.p.kids(0).first() else {
-                return Flow::Running;
-            };
-            match self.q_enter(child) {
-                Flow::Done(r) => s = r,
-                f => return f,
-            }
+    fn q_restart(&mut self, s: Status) -> bool {
+        self.block.status_mut()[0] = s;
+        match s {
+            Status::Success => self.st.stats.succeeded += 1,
+            _ => self.st.stats.failed += 1,
         }
+        let began_now = self.word(0) == self.st.step;
+        debug_assert!(
+            last_running(self.block.status()).is_none()
+                && self.st.cold.as_deref().is_none_or(|c| c.resume.is_empty()),
+            "something still runs when a run completes"
+        );
+        self.reset_all();
+        self.clear_context();
+        if began_now {
+            self.stall(0);
+            return false;
+        }
+        self.bump(0);
+        self.block.status_mut()[0] = Status::Running;
+        *self.word_mut(0) = self.st.step;
+        true
     }
 
     // ---- interrupts -------------------------------------------------------------------
