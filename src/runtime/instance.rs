@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use super::Status;
 use super::behaviour::{CondIo, Context, CtxValue, KeyId, LeafIo};
-use super::program::{Kind, LeafInfo, NONE, PathGuard, Program, Quick};
+use super::program::{Kind, LeafInfo, NONE, PathGuard, Program, Quick, QuickRec};
 use super::slab::ActionSlab;
 use super::trace::{Event, EventKind, Observer, Reason};
 
@@ -633,7 +633,7 @@ impl<A> Instance<A> {
             return;
         }
         let mut x = self.exec(agent, None);
-        match x.p.quick[leaf as usize] {
+        match x.p.quick[leaf as usize].how {
             Quick::Leaf { slot } if !x.st.reports.any() => {
                 x.q_leaf_done(leaf, slot as usize, status);
             }
@@ -961,6 +961,12 @@ impl<A> Exec<'_, '_, A> {
     /// only an Interrupt enters leaves before phase 3, once it has aborted every other
     /// leaf; clearing keeps the mark exact whatever the order of the phases.)
     fn mark_entered(&mut self, n: u32) {
+        self.mark_entered_at(self.p.recs[n as usize].ri as usize);
+    }
+
+    /// [`Exec::mark_entered`] of the leaf whose epoch is record word `ri`.
+    #[inline]
+    fn mark_entered_at(&mut self, ri: usize) {
         if self.st.last_entry != self.st.step {
             self.st.last_entry = self.st.step;
             let (p, rt) = (self.p, self.block.rt_mut());
@@ -968,7 +974,7 @@ impl<A> Exec<'_, '_, A> {
                 rt[p.recs[leaf as usize].ri as usize] &= !ENTERED;
             }
         }
-        *self.epoch_mut(n) |= ENTERED;
+        self.block.rt_mut()[ri] |= ENTERED;
     }
 
     /// Node `n`'s epoch word (not a condition's: it has no record).
@@ -1837,13 +1843,13 @@ impl<A> Exec<'_, '_, A> {
     fn q_guard_failed(&mut self, leaf: u32, b: u32) -> Option<Flow> {
         debug_assert!(self.quiet() && !self.st.reports.any());
         let p = self.p;
-        let Quick::Leaf { slot } = p.quick[leaf as usize] else {
+        let Quick::Leaf { slot } = p.quick[leaf as usize].how else {
             return None;
         };
         let mut at = p.recs[leaf as usize].parent;
         loop {
             if !matches!(
-                p.quick.get(at as usize),
+                p.quick.get(at as usize).map(|q| q.how),
                 Some(Quick::Sequence { .. } | Quick::Selector { .. })
             ) {
                 return None;
@@ -1892,11 +1898,13 @@ impl<A> Exec<'_, '_, A> {
         loop {
             let Some(s) = report else {
                 // ---- enter node n
-                match p.quick[n as usize] {
+                let q = p.quick[n as usize];
+                match q.how {
                     Quick::Leaf { slot } => {
                         // enter_leaf
-                        self.mark_entered(n);
-                        self.bump(n);
+                        self.mark_entered_at(q.ri as usize);
+                        let e = &mut self.block.rt_mut()[q.ri as usize];
+                        *e = e.wrapping_add(EPOCH);
                         self.block.status_mut()[n as usize] = Status::Running;
                         let mut io = self.st.plain_io();
                         self.block.enter(slot as usize, self.agent, &mut io);
@@ -1905,7 +1913,8 @@ impl<A> Exec<'_, '_, A> {
                     }
                     Quick::Sequence { guards, .. } | Quick::Selector { guards } => {
                         // enter_branch, then composite_next(n, None)
-                        self.bump(n);
+                        let rt = &mut self.block.rt_mut()[q.ri as usize..q.ri as usize + 2];
+                        rt[0] = rt[0].wrapping_add(EPOCH);
                         let io = CondIo {
                             input: None,
                             step: self.st.step,
@@ -1920,11 +1929,11 @@ impl<A> Exec<'_, '_, A> {
                             continue;
                         }
                         self.block.status_mut()[n as usize] = Status::Running;
-                        *self.cursor_mut(n) = 0;
-                        match p.kids(n).first() {
+                        self.block.rt_mut()[q.ri as usize + 1] = 0;
+                        match p.links[q.kids.0 as usize..q.kids.1 as usize].first() {
                             Some(&k) => n = k,
                             None => {
-                                let s = Self::q_exhausted(p.quick[n as usize]);
+                                let s = Self::q_exhausted(q);
                                 self.block.status_mut()[n as usize] = s;
                                 report = Some(s);
                             }
@@ -1951,58 +1960,56 @@ impl<A> Exec<'_, '_, A> {
             };
             // ---- n finished with s: its parent reacts
             let c = n;
-            n = p.recs[c as usize].parent;
+            n = p.quick[c as usize].parent;
             if n == NONE || !self.running(n) {
                 return Flow::Running;
             }
-            match p.quick[n as usize] {
-                q @ (Quick::Sequence { .. } | Quick::Selector { .. }) => {
-                    // composite_next(n, Some(s))
-                    let done = match q {
-                        Quick::Sequence { halt, .. } => s == Status::Failure && halt,
-                        _ => s == Status::Success,
-                    };
-                    if done {
-                        self.block.status_mut()[n as usize] = s;
-                        continue;
-                    }
-                    let cursor = p.recs[n as usize].ri as usize + 1;
-                    let at = self.block.rt()[cursor] + 1;
-                    self.block.rt_mut()[cursor] = at;
-                    match p.kids(n).get(at as usize) {
-                        Some(&k) => {
-                            n = k;
-                            report = None;
-                        }
-                        None => {
-                            let s = Self::q_exhausted(q);
-                            self.block.status_mut()[n as usize] = s;
-                            report = Some(s);
-                        }
-                    }
-                }
+            let q = p.quick[n as usize];
+            let done = match q.how {
+                Quick::Sequence { halt, .. } => s == Status::Failure && halt,
+                Quick::Selector { .. } => s == Status::Success,
                 Quick::Root if self.st.interrupt == NONE => {
                     // root_complete, then root_enter
                     if !self.q_restart(s) {
                         return Flow::Unwind;
                     }
-                    match p.kids(0).first() {
+                    match p.links[q.kids.0 as usize..q.kids.1 as usize].first() {
                         Some(&k) => {
                             n = k;
                             report = None;
                         }
                         None => return Flow::Running,
                     }
+                    continue;
                 }
                 _ => return self.deliver(c, s),
+            };
+            // composite_next(n, Some(s))
+            if done {
+                self.block.status_mut()[n as usize] = s;
+                continue;
+            }
+            let cursor = &mut self.block.rt_mut()[q.ri as usize + 1];
+            *cursor += 1;
+            let at = *cursor;
+            match p.links[q.kids.0 as usize..q.kids.1 as usize].get(at as usize) {
+                Some(&k) => {
+                    n = k;
+                    report = None;
+                }
+                None => {
+                    let s = Self::q_exhausted(q);
+                    self.block.status_mut()[n as usize] = s;
+                    report = Some(s);
+                }
             }
         }
     }
 
-    /// What a Sequence (success) or a Selector (failure) of `Quick` kind `q` finishes with
-    /// once its children are exhausted.
-    fn q_exhausted(q: Quick) -> Status {
-        match q {
+    /// What a Sequence (success) or a Selector (failure), `q`, finishes with once its
+    /// children are exhausted.
+    fn q_exhausted(q: QuickRec) -> Status {
+        match q.how {
             Quick::Sequence { .. } => Status::Success,
             _ => Status::Failure,
         }

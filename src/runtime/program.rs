@@ -195,6 +195,18 @@ pub(crate) enum Quick {
     },
 }
 
+/// What a quiet transition reads of a node, in one small record: how it treats it, and the
+/// node's parent, run record and children as [`Rec`] has them.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct QuickRec {
+    pub how: Quick,
+    pub parent: u32,
+    /// See [`Rec::ri`].
+    pub ri: u32,
+    /// See [`Rec::kids`].
+    pub kids: (u32, u32),
+}
+
 /// A compiled tree, shared by every agent that runs it.
 pub struct Program<A> {
     pub(crate) recs: Vec<Rec>,
@@ -214,8 +226,8 @@ pub struct Program<A> {
     pub(crate) path: Vec<PathGuard<A>>,
     /// Regulators above each leaf (see [`LeafInfo::regulators`]).
     pub(crate) chain: Vec<u32>,
-    /// Per node: how a quiet transition treats it.
-    pub(crate) quick: Vec<Quick>,
+    /// Per node: what a quiet transition reads of it.
+    pub(crate) quick: Vec<QuickRec>,
     /// The guards of the Sequences and Selectors that [`Quick`] names, each's in slot order.
     pub(crate) entry: Vec<PathGuard<A>>,
     /// Input and output slots an instance needs (see [`LeafInfo`]).
@@ -277,7 +289,6 @@ impl<A: 'static> Program<A> {
         };
         b.add(root, tree, assets, "", NONE, 0)?;
         let (timers, words) = b.p.index_leaves(b.types.len());
-        b.p.index_quick();
         let nodes = b.p.recs.len();
         let mut records = 0;
         for rec in &mut b.p.recs {
@@ -289,6 +300,7 @@ impl<A: 'static> Program<A> {
             rec.ri = records;
             records += len;
         }
+        b.p.index_quick();
         let types = std::mem::take(&mut b.types);
         let plan = SlabPlan::new(nodes, records as usize, timers, words, types).map_err(|e| {
             CompileError::Node {
@@ -512,7 +524,7 @@ impl<A> Program<A> {
     }
 
     /// Classifies each node for quiet transitions ([`Quick`]) and lists the guards of the
-    /// Sequences and Selectors among them.
+    /// Sequences and Selectors among them (once the run records are laid out).
     fn index_quick(&mut self) {
         let mut entry = Vec::new();
         let mut quick = Vec::with_capacity(self.recs.len());
@@ -547,7 +559,12 @@ impl<A> Program<A> {
                 }
                 _ => Quick::Other,
             };
-            quick.push(q);
+            quick.push(QuickRec {
+                how: q,
+                parent: rec.parent,
+                ri: rec.ri,
+                kids: rec.kids,
+            });
         }
         self.quick = quick;
         self.entry = entry;
