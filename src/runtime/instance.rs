@@ -645,7 +645,7 @@ impl<A> Instance<A> {
     }
 
     /// [`Instance::lone_leaf_done`] when its parent, a Sequence or Selector in slot order,
-    /// moves on to a next child that is a plain leaf, with nothing queued: the leaf exits,
+    /// moves on to a next child that is a `Quick` leaf, with nothing queued: the leaf exits,
     /// the parent's cursor moves, the next leaf is entered (to execute from the next step).
     /// That is what phase 4 does with the leaf's report (delivered first and alone, see
     /// `Exec::lone_leaf_done`): `leaf_finish`, then the parent's `composite_next`, then
@@ -654,29 +654,38 @@ impl<A> Instance<A> {
     #[inline]
     fn lone_next_sibling(&mut self, agent: &mut A, leaf: u32, status: Status) -> bool {
         let p = &*self.program;
-        let (slot, parent) = match p.lone.get(leaf as usize) {
-            Some(l) if l.slot != NONE => (l.slot as usize, l.parent),
-            _ => return false,
+        let Some(&QuickRec {
+            how: Quick::Leaf { slot },
+            parent,
+            ..
+        }) = p.quick.get(leaf as usize)
+        else {
+            return false;
         };
-        let moves_on = match p.recs[parent as usize].kind {
-            Kind::Sequence {
-                halt,
-                random: false,
-            } => status == Status::Success || !halt,
-            Kind::Selector { random: false } => status == Status::Failure,
+        let Some(&up) = p.quick.get(parent as usize) else {
+            return false;
+        };
+        let moves_on = match up.how {
+            Quick::Sequence { halt, .. } => status == Status::Success || !halt,
+            Quick::Selector { .. } => status == Status::Failure,
             _ => false,
         };
         if !moves_on {
             return false;
         }
-        let parent_ri = p.recs[parent as usize].ri as usize;
-        let at = self.actions.rt()[parent_ri + 1] + 1;
-        let Some(&next) = p.kids(parent).get(at as usize) else {
+        let cursor = up.ri as usize + 1;
+        let at = self.actions.rt()[cursor] + 1;
+        let kids = &p.links[up.kids.0 as usize..up.kids.1 as usize];
+        let Some(&next) = kids.get(at as usize) else {
             return false;
         };
-        let next_slot = match p.lone.get(next as usize) {
-            Some(l) if l.slot != NONE => l.slot as usize,
-            _ => return false,
+        let QuickRec {
+            how: Quick::Leaf { slot: next_slot },
+            ri: next_ri,
+            ..
+        } = p.quick[next as usize]
+        else {
+            return false;
         };
         let step = self.st.step;
         let mut io = LeafIo {
@@ -686,16 +695,16 @@ impl<A> Instance<A> {
             produced: None,
         };
         // leaf_finish
-        self.actions.exit(slot, agent, &mut io, status);
+        self.actions.exit(slot as usize, agent, &mut io, status);
         self.actions.status_mut()[leaf as usize] = status;
         // composite_next
-        self.actions.rt_mut()[parent_ri + 1] = at;
+        self.actions.rt_mut()[cursor] = at;
         // enter_leaf: the one active leaf was `leaf`, whose mark no longer counts.
-        let epoch = &mut self.actions.rt_mut()[p.recs[next as usize].ri as usize];
+        let epoch = &mut self.actions.rt_mut()[next_ri as usize];
         *epoch = epoch.wrapping_add(EPOCH) | ENTERED;
         self.st.last_entry = step;
         self.actions.status_mut()[next as usize] = Status::Running;
-        self.actions.enter(next_slot, agent, &mut io);
+        self.actions.enter(next_slot as usize, agent, &mut io);
         self.st.active.inline[0] = next;
         true
     }
