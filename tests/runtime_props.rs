@@ -12,7 +12,7 @@ use arbor::runtime::{
     Action, Behaviours, CondIo, Condition, CtxValue, Event, EventKind, Instance, JsonlTrace,
     LeafIo, Outcome, Program, Status,
 };
-use common::shapes::{Shape, shape, tree_nodes};
+use common::shapes::{Shape, quick_shape, shape, tree_nodes};
 use proptest::prelude::*;
 
 /// The agent: a log of every call an action or a condition received, so that a quiet run can
@@ -184,5 +184,22 @@ proptest! {
         prop_assert!(!first.0.is_empty());
         let quiet = run(&tree, seed, 60, &triggers, false)?;
         prop_assert_eq!(quiet.1, first.1, "a step without an observer went differently");
+    }
+
+    /// The same for trees of only the kinds a game's agent steps through on the quiet
+    /// short path (random trees rarely stay within them for long): every restart, guard
+    /// failure and hand-over there is compared call for call, and check for check, with
+    /// the general path an observer makes the runtime take.
+    #[test]
+    fn trees_the_quiet_path_takes_run_as_when_observed(
+        main in quick_shape(),
+        interrupts in proptest::collection::vec((quick_shape(), any::<bool>()), 0..2),
+        seed in any::<u64>(),
+        triggers in proptest::collection::vec((1..60u64, 0..2u8), 0..3),
+    ) {
+        let tree = Tree::from_nodes(tree_nodes(&main, &interrupts)).unwrap();
+        let observed = run(&tree, seed, 60, &triggers, true)?;
+        let quiet = run(&tree, seed, 60, &triggers, false)?;
+        prop_assert_eq!(quiet.1, observed.1, "a step without an observer went differently");
     }
 }

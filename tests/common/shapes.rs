@@ -11,7 +11,8 @@ pub enum Shape {
     Action(String, f32, f32, Option<u8>, Option<u8>),
     /// A MockCondition: its script and invert flag.
     Check(String, bool),
-    /// A composite kind, its children, its guards' scripts.
+    /// A composite kind (5: a Sequence that does not halt on failure), its children, its
+    /// guards' scripts.
     Composite(usize, Vec<Shape>, Vec<String>),
     /// A decorator kind and its child.
     Decorator(usize, Box<Shape>),
@@ -35,6 +36,25 @@ pub fn shape() -> impl Strategy<Value = Shape> {
                 .prop_map(|(k, c, g)| Shape::Composite(k, c, g)),
             (0..6usize, inner).prop_map(|(k, c)| Shape::Decorator(k, Box::new(c))),
         ]
+    })
+}
+
+/// A random subtree of only the kinds a quiet transition takes on its short path (see
+/// `Exec::q_run`): Sequences (halting on failure or not) and Selectors with guards,
+/// actions without context keys, conditions. Most of a game's trees are made of these.
+pub fn quick_shape() -> impl Strategy<Value = Shape> {
+    let leaf = prop_oneof![
+        3 => ("[RSF]{1,6}", -500f32..500.0, -500f32..500.0)
+            .prop_map(|(s, x, y)| Shape::Action(s, x, y, None, None)),
+        1 => ("[TF]{1,5}", any::<bool>()).prop_map(|(s, i)| Shape::Check(s, i)),
+    ];
+    leaf.prop_recursive(5, 48, 5, |inner| {
+        (
+            prop_oneof![Just(0usize), Just(1), Just(5)],
+            proptest::collection::vec(inner, 1..5),
+            proptest::collection::vec("[TF]{1,6}", 0..3),
+        )
+            .prop_map(|(k, c, g)| Shape::Composite(k, c, g))
     })
 }
 
@@ -79,8 +99,13 @@ pub fn build(shape: &Shape, nodes: &mut Vec<Node>) -> NodeId {
                 "Parallel",
                 "RandomSequence",
                 "RandomSelector",
+                "Sequence",
             ][*k];
             let mut n = Node::new(id.clone(), kind);
+            if *k == 5 {
+                n.fields
+                    .insert("halt_on_failure".into(), Value::Bool(false));
+            }
             let kids: Vec<NodeId> = children.iter().map(|c| build(c, nodes)).collect();
             let conds: Vec<NodeId> = guards
                 .iter()
