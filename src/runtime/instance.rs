@@ -1828,10 +1828,10 @@ impl<A> Exec<'_, '_, A> {
     //
     // What follows when the lone plain leaf of a quiet step finishes or a guard above it
     // fails (see `Instance::step_lone_plain`), on a short path through the nodes `Quick`
-    // names: each function makes the changes the general one it is named after makes, in
-    // the same order, less what only an observer or the display snapshot would see (a
-    // quiet step has neither). Any other node is handed to the general functions, which
-    // take the transition from there.
+    // names: each part makes the changes the general function it stands for (named in its
+    // documentation or comment) makes, in the same order, less what only an observer or
+    // the display snapshot would see (a quiet step has neither). Any other node is handed
+    // to the general functions, which take the transition from there.
 
     /// `lone_leaf_done` of leaf `n` (a `Quick::Leaf`, action `slot`) with nothing queued:
     /// `leaf_finish`, then `deliver`.
@@ -1922,8 +1922,8 @@ impl<A> Exec<'_, '_, A> {
                     }
                     Quick::Sequence { guards, .. } | Quick::Selector { guards } => {
                         // enter_branch, then composite_next(n, None)
-                        let rt = &mut self.block.rt_mut()[q.ri as usize..q.ri as usize + 2];
-                        rt[0] = rt[0].wrapping_add(EPOCH);
+                        let e = &mut self.block.rt_mut()[q.ri as usize];
+                        *e = e.wrapping_add(EPOCH);
                         let io = CondIo {
                             input: None,
                             step: self.st.step,

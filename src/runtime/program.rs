@@ -167,7 +167,7 @@ pub(crate) struct Lone {
     pub status_at: u32,
 }
 
-/// How a quiet transition treats a node (see `Exec::q_enter` in the instance): the kinds a
+/// How a quiet transition treats a node (see `Exec::q_run` in the instance): the kinds a
 /// game's trees are mostly made of, in the simplest form, which it enters and lets react
 /// on a short path; any other node goes the general way.
 #[derive(Clone, Copy, Debug)]
