@@ -332,6 +332,16 @@ impl State {
         }
     }
 
+    /// The I/O of a condition without `in_context`, at this step.
+    #[inline]
+    fn plain_cond_io(&self) -> CondIo<'_> {
+        CondIo {
+            input: None,
+            step: self.step,
+            context: ctx(&self.cold),
+        }
+    }
+
     /// Whether the display snapshot is kept.
     #[inline]
     fn recording(&self) -> bool {
@@ -611,7 +621,7 @@ impl<A> Instance<A> {
             super::Outcome::Success => Status::Success,
             super::Outcome::Failure => Status::Failure,
         };
-        self.lone_leaf_done(agent, leaf, status);
+        self.lone_leaf_done(agent, leaf, slot, status);
         true
     }
 
@@ -626,20 +636,18 @@ impl<A> Instance<A> {
         x.finish_step();
     }
 
-    /// [`Instance::step_lone_plain`]: the leaf finished; the rest of the step.
+    /// [`Instance::step_lone_plain`]: the leaf, whose action is `slot`, finished; the rest
+    /// of the step.
     #[inline(never)]
-    fn lone_leaf_done(&mut self, agent: &mut A, leaf: u32, status: Status) {
+    fn lone_leaf_done(&mut self, agent: &mut A, leaf: u32, slot: usize, status: Status) {
         if !self.st.reports.any() && self.lone_next_sibling(agent, leaf, status) {
             return;
         }
         let mut x = self.exec(agent, None);
-        match x.p.quick[leaf as usize].how {
-            Quick::Leaf { slot } if !x.st.reports.any() => {
-                x.q_leaf_done(leaf, slot as usize, status);
-            }
-            _ => {
-                x.lone_leaf_done(leaf, status);
-            }
+        if x.st.reports.any() {
+            x.lone_leaf_done(leaf, status);
+        } else {
+            x.q_leaf_done(leaf, slot, status);
         }
         x.finish_step();
     }
@@ -1833,7 +1841,7 @@ impl<A> Exec<'_, '_, A> {
     // the display snapshot would see (a quiet step has neither). Any other node is handed
     // to the general functions, which take the transition from there.
 
-    /// `lone_leaf_done` of leaf `n` (a `Quick::Leaf`, action `slot`) with nothing queued:
+    /// `lone_leaf_done` of the plain leaf `n` (action `slot`) with nothing queued:
     /// `leaf_finish`, then `deliver`.
     fn q_leaf_done(&mut self, n: u32, slot: usize, status: Status) -> Flow {
         debug_assert!(self.quiet() && !self.st.reports.any());
@@ -1841,7 +1849,7 @@ impl<A> Exec<'_, '_, A> {
         let mut io = self.st.plain_io();
         self.block.exit(slot, self.agent, &mut io, status);
         self.block.status_mut()[n as usize] = status;
-        self.q_deliver(n, status)
+        self.q_run(n, Some(status))
     }
 
     /// `guard_failed` of branch `b`, above the lone active leaf `leaf`, then the delivery
@@ -1855,18 +1863,16 @@ impl<A> Exec<'_, '_, A> {
         let Quick::Leaf { slot } = p.quick[leaf as usize].how else {
             return None;
         };
-        let mut at = p.recs[leaf as usize].parent;
+        let mut at = p.quick[leaf as usize].parent;
         loop {
-            if !matches!(
-                p.quick.get(at as usize).map(|q| q.how),
-                Some(Quick::Sequence { .. } | Quick::Selector { .. })
-            ) {
+            let q = p.quick.get(at as usize)?;
+            if !matches!(q.how, Quick::Sequence { .. } | Quick::Selector { .. }) {
                 return None;
             }
             if at == b {
                 break;
             }
-            at = p.recs[at as usize].parent;
+            at = q.parent;
         }
         // abort_node of the leaf
         self.block.status_mut()[leaf as usize] = Status::Aborted;
@@ -1875,10 +1881,10 @@ impl<A> Exec<'_, '_, A> {
         self.block
             .exit(slot as usize, self.agent, &mut io, Status::Aborted);
         // abort_node of the branches between
-        let mut at = p.recs[leaf as usize].parent;
+        let mut at = p.quick[leaf as usize].parent;
         while at != b {
             self.block.status_mut()[at as usize] = Status::Aborted;
-            at = p.recs[at as usize].parent;
+            at = p.quick[at as usize].parent;
         }
         debug_assert!(
             last_running(&self.block.status()[b as usize + 1..p.recs[b as usize].end as usize])
@@ -1887,12 +1893,7 @@ impl<A> Exec<'_, '_, A> {
         );
         // finish, then the report's delivery
         self.block.status_mut()[b as usize] = Status::Failure;
-        Some(self.q_deliver(b, Status::Failure))
-    }
-
-    /// `deliver`: child `c`'s result `s` climbs while its parents finish.
-    fn q_deliver(&mut self, c: u32, s: Status) -> Flow {
-        self.q_run(c, Some(s))
+        Some(self.q_run(b, Some(Status::Failure)))
     }
 
     /// The general functions' entering and reacting, for the nodes `Quick` names, as one
@@ -1924,11 +1925,7 @@ impl<A> Exec<'_, '_, A> {
                         // enter_branch, then composite_next(n, None)
                         let e = &mut self.block.rt_mut()[q.ri as usize];
                         *e = e.wrapping_add(EPOCH);
-                        let io = CondIo {
-                            input: None,
-                            step: self.st.step,
-                            context: ctx(&self.st.cold),
-                        };
+                        let io = self.st.plain_cond_io();
                         let held = p.entry[guards.0 as usize..guards.1 as usize]
                             .iter()
                             .all(|g| g.cond.get().check(self.agent, &io) != g.invert);
@@ -1950,11 +1947,7 @@ impl<A> Exec<'_, '_, A> {
                     }
                     Quick::Check { slot, invert } => {
                         // enter of a condition, which `eval`s it and finishes
-                        let io = CondIo {
-                            input: None,
-                            step: self.st.step,
-                            context: ctx(&self.st.cold),
-                        };
+                        let io = self.st.plain_cond_io();
                         let r = p.conditions[slot as usize].get().check(self.agent, &io) != invert;
                         let s = if r { Status::Success } else { Status::Failure };
                         self.block.status_mut()[n as usize] = s;
