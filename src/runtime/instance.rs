@@ -552,10 +552,29 @@ impl<A> Instance<A> {
     /// starts the instance (its events carry step 0).
     #[inline]
     pub fn step(&mut self, dt: f64, agent: &mut A, observer: Option<&mut dyn Observer>) {
-        if observer.is_none() && self.st.lone_quiet() && self.step_lone_plain(dt, agent) {
-            return;
+        if observer.is_none() {
+            loop {
+                if self.st.lone_quiet() {
+                    if self.step_lone_plain(dt, agent) {
+                        return;
+                    }
+                    break;
+                }
+                if self.st.flags != NOT_STARTED {
+                    break;
+                }
+                // The first step of a game's agent: the start on the quiet short path,
+                // then the rest of the step as any other (the start cleared the flag).
+                self.start_quietly(agent);
+            }
         }
         self.exec(agent, observer).step(dt);
+    }
+
+    /// [`Exec::q_start`], out of the way of the common step.
+    #[inline(never)]
+    fn start_quietly(&mut self, agent: &mut A) {
+        self.exec(agent, None).q_start();
     }
 
     fn exec<'x, 'o>(
@@ -604,7 +623,7 @@ impl<A> Instance<A> {
             step: self.st.step,
             context,
         };
-        for g in &p.path[lone.guards.0 as usize..lone.guards.1 as usize] {
+        for g in &lone.guards {
             if g.cond.get().check(agent, &cond_io) == g.invert {
                 self.lone_guard_failed(agent, leaf, g.branch);
                 return true;
@@ -1953,7 +1972,18 @@ impl<A> Exec<'_, '_, A> {
                         self.block.status_mut()[n as usize] = s;
                         report = Some(s);
                     }
-                    Quick::Root | Quick::Other => match self.enter(n) {
+                    Quick::Root => {
+                        // root_enter, up to entering Root's child
+                        let e = &mut self.block.rt_mut()[q.ri as usize];
+                        *e = e.wrapping_add(EPOCH);
+                        self.block.status_mut()[n as usize] = Status::Running;
+                        *self.word_mut(n) = self.st.step;
+                        match p.links[q.kids.0 as usize..q.kids.1 as usize].first() {
+                            Some(&k) => n = k,
+                            None => return Flow::Running,
+                        }
+                    }
+                    Quick::Other => match self.enter(n) {
                         Flow::Done(s) => report = Some(s),
                         f => return f,
                     },
@@ -2006,6 +2036,16 @@ impl<A> Exec<'_, '_, A> {
                 }
             }
         }
+    }
+
+    /// The start of `step_full` (step 0: Root is entered) for a quiet step with nothing
+    /// else due, `root_enter` through `q_run`; the step goes on as one that had started.
+    fn q_start(&mut self) {
+        debug_assert!(self.quiet() && self.st.flags == NOT_STARTED);
+        self.st.flags &= !NOT_STARTED;
+        self.st.step = 0;
+        self.q_run(0, None);
+        self.st.stalled = false;
     }
 
     /// What a Sequence (success) or a Selector (failure), `q`, finishes with once its

@@ -125,6 +125,18 @@ pub(crate) struct PathGuard<A> {
     pub invert: bool,
 }
 
+impl<A> Clone for PathGuard<A> {
+    fn clone(&self) -> Self {
+        Self {
+            branch: self.branch,
+            node: self.node,
+            cond: self.cond.clone(),
+            input: self.input,
+            invert: self.invert,
+        }
+    }
+}
+
 /// What the hot path needs of each action leaf, precomputed.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct LeafInfo {
@@ -150,14 +162,14 @@ pub(crate) struct LeafInfo {
 
 /// What a quiet step of a *plain* leaf running alone needs (see [`LeafInfo::plain`]), by
 /// node index: one small record, so that step reads nothing else of the program.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Lone {
+pub(crate) struct Lone<A> {
+    /// Its guards, as `path[LeafInfo::guards]` has them, kept here too: the step then
+    /// reads them without working out or checking a range.
+    pub guards: Box<[PathGuard<A>]>,
     /// The leaf's action slot; [`NONE`] for a node that is not a plain leaf.
     pub slot: u32,
     /// Its parent (whose record a completion touches, fetched early).
     pub parent: u32,
-    /// Its guards: `path[guards.0..guards.1]`.
-    pub guards: (u32, u32),
     /// Where, in an instance's block (bytes from its start), its action's state lies, its
     /// parent's record, and the statuses: what its step touches, and its completion.
     pub action_at: u32,
@@ -198,6 +210,7 @@ pub(crate) enum Quick {
 /// What a quiet transition reads of a node, in one small record: how it treats it, and the
 /// node's parent, run record and children as [`Rec`] has them.
 #[derive(Clone, Copy, Debug)]
+#[repr(align(32))]
 pub(crate) struct QuickRec {
     pub how: Quick,
     pub parent: u32,
@@ -221,7 +234,7 @@ pub struct Program<A> {
     pub(crate) depth: usize,
     pub(crate) leaves: Vec<LeafInfo>,
     /// Per node: what the quiet step of a plain leaf running alone needs.
-    pub(crate) lone: Vec<Lone>,
+    pub(crate) lone: Vec<Lone<A>>,
     /// Guards on the way to each leaf (see [`LeafInfo::guards`]).
     pub(crate) path: Vec<PathGuard<A>>,
     /// Regulators above each leaf (see [`LeafInfo::regulators`]).
@@ -473,7 +486,10 @@ impl<A> Program<A> {
                 Kind::Leaf { .. } if leaves[rec.slot as usize].plain => Lone {
                     slot: rec.slot,
                     parent: rec.parent,
-                    guards: leaves[rec.slot as usize].guards,
+                    guards: {
+                        let (from, to) = leaves[rec.slot as usize].guards;
+                        path[from as usize..to as usize].to_vec().into_boxed_slice()
+                    },
                     // Set once the block is laid out (`Program::compile`).
                     action_at: 0,
                     parent_at: 0,
@@ -482,7 +498,7 @@ impl<A> Program<A> {
                 _ => Lone {
                     slot: NONE,
                     parent: NONE,
-                    guards: (0, 0),
+                    guards: Box::new([]),
                     action_at: 0,
                     parent_at: 0,
                     status_at: 0,
