@@ -120,7 +120,8 @@ const REG_OK: u32 = 2;
 const NOT_STARTED: u8 = 1;
 /// [`State::flags`]: triggers may wait in `Cold::triggers`.
 const TRIGGERS: u8 = 2;
-/// [`State::flags`]: a restart after a stall is due at `State::restart_at`.
+/// [`State::flags`]: a restart after a stall is due (from the next step, see
+/// `Exec::step_full`).
 const RESTART: u8 = 4;
 /// [`State::flags`]: the display snapshot (`Cold::shown`) is kept.
 const RECORD: u8 = 8;
@@ -295,8 +296,6 @@ fn cold_of<'c, A>(cold: &'c mut Option<Box<Cold>>, p: &Program<A>) -> &'c mut Co
 
 struct State {
     step: u64,
-    /// The step at which a stalled tree restarts, when [`RESTART`] is set.
-    restart_at: u64,
     interrupt: u32,
     /// [`NOT_STARTED`], [`TRIGGERS`], [`RESTART`], [`RECORD`]: one byte, so a step sees at
     /// one compare that none is set.
@@ -392,7 +391,6 @@ impl<A> Instance<A> {
     pub fn new(program: Arc<Program<A>>, seed: u64) -> Self {
         let st = State {
             step: 0,
-            restart_at: 0,
             interrupt: NONE,
             flags: NOT_STARTED,
             stalled: false,
@@ -935,7 +933,9 @@ impl<A> Exec<'_, '_, A> {
         if !self.st.stalled && self.st.reports.any() {
             self.reports();
         }
-        let due = self.st.flags & RESTART != 0 && self.st.restart_at <= self.st.step;
+        // A stall sets RESTART and `stalled`, which holds to the end of its step: a restart
+        // found here is due (from the step after the stall's, as SPEC §3.2 has it).
+        let due = self.st.flags & RESTART != 0;
         if !self.st.stalled && due && self.st.interrupt == NONE && !self.running(0) {
             self.st.flags &= !RESTART;
             self.emit(0, EventKind::Restart(Reason::Stall));
@@ -2275,7 +2275,6 @@ impl<A> Exec<'_, '_, A> {
         self.st.reports.len = 0;
         self.st.reports.spilled = false;
         self.st.stalled = true;
-        self.st.restart_at = self.st.step + 1;
         self.st.flags |= RESTART;
         Flow::Unwind
     }
