@@ -977,6 +977,12 @@ impl<A> Exec<'_, '_, A> {
     #[inline]
     fn activate(&mut self, n: u32) {
         let (st, p) = (&mut *self.st, self.p);
+        if st.active.len == 0 {
+            // The usual case (one leaf at a time), in place.
+            st.active.inline[0] = n;
+            st.active.len = 1;
+            return;
+        }
         st.active.insert(n, || &mut cold_of(&mut st.cold, p).spill);
     }
 
@@ -984,6 +990,11 @@ impl<A> Exec<'_, '_, A> {
     #[inline]
     fn deactivate(&mut self, n: u32) {
         let (st, p) = (&mut *self.st, self.p);
+        if st.active.len == 1 && st.active.inline[0] == n {
+            // The usual case (one leaf at a time), in place.
+            st.active.len = 0;
+            return;
+        }
         st.active.remove(n, || &mut cold_of(&mut st.cold, p).spill);
     }
 
@@ -1004,13 +1015,23 @@ impl<A> Exec<'_, '_, A> {
     #[inline]
     fn mark_entered_at(&mut self, ri: usize) {
         if self.st.last_entry != self.st.step {
-            self.st.last_entry = self.st.step;
-            let (p, rt) = (self.p, self.block.rt_mut());
-            for &leaf in self.st.active() {
-                rt[p.recs[leaf as usize].ri as usize] &= !ENTERED;
+            if self.st.active.len == 0 {
+                self.st.last_entry = self.st.step;
+            } else {
+                self.clear_entered_marks();
             }
         }
         self.block.rt_mut()[ri] |= ENTERED;
+    }
+
+    /// The first entry in this step: the active leaves' marks, from an earlier step, go.
+    #[inline(never)]
+    fn clear_entered_marks(&mut self) {
+        self.st.last_entry = self.st.step;
+        let (p, rt) = (self.p, self.block.rt_mut());
+        for &leaf in self.st.active() {
+            rt[p.recs[leaf as usize].ri as usize] &= !ENTERED;
+        }
     }
 
     /// Node `n`'s epoch word (not a condition's: it has no record).
@@ -2230,6 +2251,7 @@ impl<A> Exec<'_, '_, A> {
         self.st.active.clear();
     }
 
+    #[inline]
     fn clear_context(&mut self) {
         // A tree without context keys has nothing to clear (and its cold block stays cold).
         if !self.p.keys.is_empty() {
