@@ -252,7 +252,7 @@ fn arbor_run(agents: &mut [(Agent, Instance<Agent>)]) {
     }
 }
 
-/// The same through `step_all`, which prefetches the next agents' state while stepping one.
+/// The same through `step_all`, the batch call a game would make.
 #[inline(never)]
 fn arbor_run_all(agents: &mut [(Agent, Instance<Agent>)]) {
     for _ in 0..STEPS {

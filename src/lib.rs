@@ -9,9 +9,8 @@
 //!
 //! A game loads a tree file, registers its own action and condition, and steps one
 //! instance per agent. The program is compiled once and shared. An instance records
-//! nothing for display unless asked (`Instance::record_states`), and with thousands of
-//! agents [`runtime::step_all`] steps them in order while fetching the next ones' state
-//! from memory (the README's performance section has the figures).
+//! nothing for display unless asked (`Instance::record_states`); [`runtime::step_all`]
+//! steps many in order (the README's performance section has the figures).
 //!
 //! ```
 //! use std::sync::Arc;

@@ -514,38 +514,6 @@ impl<A> Instance<A> {
         self.program.actions.size() + cold
     }
 
-    /// Asks the processor to start loading what this instance's next step will most
-    /// likely touch: the running leaf's action, its record and its parent's, the statuses.
-    /// Only a hint, with no effect on what happens; [`step_all`] calls it a few agents
-    /// ahead, so that stepping many agents in turn does not wait for memory at each.
-    #[inline]
-    pub fn prefetch(&self) {
-        let Some(&leaf) = self.st.active().first() else {
-            return;
-        };
-        if let Some(lone) = self.program.lone.get(leaf as usize)
-            && lone.slot != NONE
-        {
-            self.actions.prefetch_at(lone.action_at);
-            self.actions.prefetch_at(lone.parent_at);
-            self.actions.prefetch_at(lone.status_at);
-            return;
-        }
-        let Some(rec) = self.program.recs.get(leaf as usize) else {
-            return;
-        };
-        self.actions.prefetch(rec.slot as usize);
-        let ri = |n: u32| {
-            self.program
-                .recs
-                .get(n as usize)
-                .map_or(usize::MAX, |r| r.ri as usize)
-        };
-        self.actions.prefetch_node(ri(leaf), leaf as usize);
-        self.actions
-            .prefetch_node(ri(rec.parent), rec.parent as usize);
-    }
-
     /// Advances the agent by one frame of `dt` seconds (SPEC §3.2). The first call also
     /// starts the instance (its events carry step 0).
     #[inline]
@@ -735,11 +703,10 @@ impl<A> Instance<A> {
     }
 }
 
-/// Steps many agents by `dt` seconds, one after another in the order given (so the same
-/// order gives the same result as calling [`Instance::step`] on each), with no observer.
-/// While one agent steps, the state of the agent four places ahead is requested from
-/// memory ([`Instance::prefetch`]): with thousands of agents, whose state no cache holds,
-/// each step then mostly finds its own state already loaded.
+/// Steps many agents by `dt` seconds, one after another in the order given, with no
+/// observer: the same as calling [`Instance::step`] on each. (It once asked for the state
+/// of the agent four places ahead while stepping one; with the step's own prefetch hints,
+/// that only made it 15% slower at workload W, see docs/RUNTIME.md.)
 ///
 /// ```
 /// # use std::sync::Arc;
@@ -762,24 +729,8 @@ pub fn step_all<'a, A: 'a>(
     dt: f64,
     agents: impl IntoIterator<Item = (&'a mut A, &'a mut Instance<A>)>,
 ) {
-    /// How many agents ahead to prefetch: enough to cover a trip to memory.
-    const AHEAD: usize = 4;
-    let mut agents = agents.into_iter();
-    let mut queue: [Option<(&'a mut A, &'a mut Instance<A>)>; AHEAD] = [const { None }; AHEAD];
-    for slot in &mut queue {
-        *slot = agents.next();
-        if let Some((_, instance)) = slot {
-            instance.prefetch();
-        }
-    }
-    let mut at = 0;
-    while let Some((agent, instance)) = queue[at].take() {
-        if let Some(next) = agents.next() {
-            next.1.prefetch();
-            queue[at] = Some(next);
-        }
+    for (agent, instance) in agents {
         instance.step(dt, agent, None);
-        at = (at + 1) % AHEAD;
     }
 }
 
