@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use super::Status;
 use super::behaviour::{CondIo, Context, CtxValue, KeyId, LeafIo};
-use super::program::{Kind, LeafInfo, NONE, PathGuard, Program, Quick, QuickRec};
+use super::program::{Kind, LeafInfo, Lone, NONE, PathGuard, Program, Quick, QuickRec};
 use super::slab::ActionSlab;
 use super::trace::{Event, EventKind, Observer, Reason};
 
@@ -643,43 +643,31 @@ impl<A> Instance<A> {
     /// That is what phase 4 does with the leaf's report (delivered first and alone, see
     /// `Exec::lone_leaf_done`): `leaf_finish`, then the parent's `composite_next`, then
     /// `enter_leaf`; with no observer, no snapshot and no context key involved, nothing
-    /// else of theirs applies. Returns false, having done nothing, in any other case.
+    /// else of theirs applies. All of it but the status is fixed by the tree, in the leaf's
+    /// `HandOver`. Returns false, having done nothing, in any other case.
     #[inline]
     fn lone_next_sibling(&mut self, agent: &mut A, leaf: u32, status: Status) -> bool {
         let p = &*self.program;
-        let Some(&QuickRec {
-            how: Quick::Leaf { slot },
-            parent,
+        let Some(Lone {
+            slot,
+            next: Some(h),
             ..
-        }) = p.quick.get(leaf as usize)
+        }) = p.lone.get(leaf as usize)
         else {
             return false;
         };
-        let Some(&up) = p.quick.get(parent as usize) else {
-            return false;
-        };
-        let moves_on = match up.how {
-            Quick::Sequence { halt, .. } => status == Status::Success || !halt,
-            Quick::Selector { .. } => status == Status::Failure,
-            _ => false,
+        let moves_on = match status {
+            Status::Success => h.on_success,
+            _ => h.on_failure,
         };
         if !moves_on {
             return false;
         }
-        let cursor = up.ri as usize + 1;
-        let at = self.actions.rt()[cursor] + 1;
-        let kids = &p.links[up.kids.0 as usize..up.kids.1 as usize];
-        let Some(&next) = kids.get(at as usize) else {
-            return false;
-        };
-        let QuickRec {
-            how: Quick::Leaf { slot: next_slot },
-            ri: next_ri,
-            ..
-        } = p.quick[next as usize]
-        else {
-            return false;
-        };
+        debug_assert_eq!(
+            self.actions.rt()[h.cursor_at as usize] + 1,
+            h.cursor,
+            "a slot-order parent's cursor is its running child's slot"
+        );
         let step = self.st.step;
         let mut io = LeafIo {
             input: None,
@@ -688,17 +676,17 @@ impl<A> Instance<A> {
             produced: None,
         };
         // leaf_finish
-        self.actions.exit(slot as usize, agent, &mut io, status);
+        self.actions.exit(*slot as usize, agent, &mut io, status);
         self.actions.status_mut()[leaf as usize] = status;
         // composite_next
-        self.actions.rt_mut()[cursor] = at;
+        self.actions.rt_mut()[h.cursor_at as usize] = h.cursor;
         // enter_leaf: the one active leaf was `leaf`, whose mark no longer counts.
-        let epoch = &mut self.actions.rt_mut()[next_ri as usize];
+        let epoch = &mut self.actions.rt_mut()[h.ri as usize];
         *epoch = epoch.wrapping_add(EPOCH) | ENTERED;
         self.st.last_entry = step;
-        self.actions.status_mut()[next as usize] = Status::Running;
-        self.actions.enter(next_slot as usize, agent, &mut io);
-        self.st.active.inline[0] = next;
+        self.actions.status_mut()[h.node as usize] = Status::Running;
+        self.actions.enter(h.slot as usize, agent, &mut io);
+        self.st.active.inline[0] = h.node;
         true
     }
 }

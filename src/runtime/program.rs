@@ -177,6 +177,25 @@ pub(crate) struct Lone<A> {
     pub parent_at: u32,
     /// See `action_at`.
     pub status_at: u32,
+    /// Its direct hand-over to the next sibling, if it has one that takes it.
+    pub next: Option<HandOver>,
+}
+
+/// What a plain leaf's completion does when its parent, a `Quick` Sequence or Selector,
+/// moves on to a next child that is a `Quick` leaf (see `Instance::lone_next_sibling`):
+/// all of it fixed by the tree, since such a parent's cursor is the running child's slot.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct HandOver {
+    /// Whether the parent moves on after a success, and after a failure.
+    pub on_success: bool,
+    pub on_failure: bool,
+    /// The parent's cursor word, and its value once it has moved on.
+    pub cursor_at: u32,
+    pub cursor: u32,
+    /// The next leaf, its action slot and its epoch word.
+    pub node: u32,
+    pub slot: u32,
+    pub ri: u32,
 }
 
 /// How a quiet transition treats a node (see `Exec::q_run` in the instance): the kinds a
@@ -314,6 +333,7 @@ impl<A: 'static> Program<A> {
             records += len;
         }
         b.p.index_quick();
+        b.p.index_hand_overs();
         let types = std::mem::take(&mut b.types);
         let plan = SlabPlan::new(nodes, records as usize, timers, words, types).map_err(|e| {
             CompileError::Node {
@@ -491,6 +511,7 @@ impl<A> Program<A> {
                         path[from as usize..to as usize].to_vec().into_boxed_slice()
                     },
                     // Set once the block is laid out (`Program::compile`).
+                    next: None,
                     action_at: 0,
                     parent_at: 0,
                     status_at: 0,
@@ -499,6 +520,7 @@ impl<A> Program<A> {
                     slot: NONE,
                     parent: NONE,
                     guards: Box::new([]),
+                    next: None,
                     action_at: 0,
                     parent_at: 0,
                     status_at: 0,
@@ -584,6 +606,55 @@ impl<A> Program<A> {
         }
         self.quick = quick;
         self.entry = entry;
+    }
+
+    /// Each plain leaf's [`HandOver`] (`Lone::next`), once the quick records are made.
+    fn index_hand_overs(&mut self) {
+        for (n, lone) in self.lone.iter_mut().enumerate() {
+            lone.next = None;
+            if lone.slot == NONE {
+                continue;
+            }
+            let (Some(q), Some(up)) = (self.quick.get(n), self.quick.get(lone.parent as usize))
+            else {
+                continue;
+            };
+            let (on_success, on_failure) = match up.how {
+                Quick::Sequence { halt, .. } => (true, !halt),
+                Quick::Selector { .. } => (false, true),
+                _ => continue,
+            };
+            let kids = self
+                .links
+                .get(up.kids.0 as usize..up.kids.1 as usize)
+                .unwrap_or(&[]);
+            let Some(at) = kids.iter().position(|&k| k as usize == n) else {
+                continue;
+            };
+            let Some(&next) = kids.get(at + 1) else {
+                continue;
+            };
+            if !matches!(q.how, Quick::Leaf { .. }) {
+                continue;
+            }
+            let Some(&QuickRec {
+                how: Quick::Leaf { slot },
+                ri,
+                ..
+            }) = self.quick.get(next as usize)
+            else {
+                continue;
+            };
+            lone.next = Some(HandOver {
+                on_success,
+                on_failure,
+                cursor_at: up.ri + 1,
+                cursor: at as u32 + 1,
+                node: next,
+                slot,
+                ri,
+            });
+        }
     }
 
     /// The most action leaves active at once, and the most reports one step can queue.
