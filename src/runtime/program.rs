@@ -161,7 +161,7 @@ pub(crate) struct LeafInfo {
 }
 
 /// What a quiet step of a *plain* leaf running alone needs (see [`LeafInfo::plain`]), by
-/// node index: one small record, so that step reads nothing else of the program.
+/// node index: one record, so that step reads nothing else of the program.
 pub(crate) struct Lone<A> {
     /// Its guards, as `path[LeafInfo::guards]` has them, kept here too: the step then
     /// reads them without working out or checking a range.
@@ -510,8 +510,9 @@ impl<A> Program<A> {
                         let (from, to) = leaves[rec.slot as usize].guards;
                         path[from as usize..to as usize].to_vec().into_boxed_slice()
                     },
-                    // Set once the block is laid out (`Program::compile`).
+                    // Set once the quick records are made (`index_hand_overs`).
                     next: None,
+                    // Set once the block is laid out (`Program::compile`).
                     action_at: 0,
                     parent_at: 0,
                     status_at: 0,
