@@ -155,6 +155,18 @@ impl Active {
     /// Adds `leaf`; `spill` gives `Cold::spill`, asked for only past [`INLINE`] leaves.
     #[inline]
     fn insert<'s>(&mut self, leaf: u32, spill: impl FnOnce() -> &'s mut Vec<u32>) {
+        if self.len == 0 {
+            // The usual case, one leaf at a time: in place, inlined where it is called.
+            self.inline[0] = leaf;
+            self.len = 1;
+            return;
+        }
+        self.insert_more(leaf, spill);
+    }
+
+    /// [`Active::insert`] beside other active leaves.
+    #[inline(never)]
+    fn insert_more<'s>(&mut self, leaf: u32, spill: impl FnOnce() -> &'s mut Vec<u32>) {
         let n = self.len as usize;
         if n < INLINE {
             // At most four: a plain shift is cheaper than a search and a memmove call.
@@ -188,6 +200,17 @@ impl Active {
     /// Removes `leaf`; `spill` as for [`Active::insert`].
     #[inline]
     fn remove<'s>(&mut self, leaf: u32, spill: impl FnOnce() -> &'s mut Vec<u32>) {
+        if self.len == 1 && self.inline[0] == leaf {
+            // The usual case, one leaf at a time (see `insert`).
+            self.len = 0;
+            return;
+        }
+        self.remove_other(leaf, spill);
+    }
+
+    /// [`Active::remove`] of one of several active leaves, or of one not active.
+    #[inline(never)]
+    fn remove_other<'s>(&mut self, leaf: u32, spill: impl FnOnce() -> &'s mut Vec<u32>) {
         let n = self.len as usize;
         if n <= INLINE {
             let Some(at) = self.inline[..n].iter().position(|&x| x == leaf) else {
@@ -916,12 +939,6 @@ impl<A> Exec<'_, '_, A> {
     #[inline]
     fn activate(&mut self, n: u32) {
         let (st, p) = (&mut *self.st, self.p);
-        if st.active.len == 0 {
-            // The usual case (one leaf at a time), in place.
-            st.active.inline[0] = n;
-            st.active.len = 1;
-            return;
-        }
         st.active.insert(n, || &mut cold_of(&mut st.cold, p).spill);
     }
 
@@ -929,11 +946,6 @@ impl<A> Exec<'_, '_, A> {
     #[inline]
     fn deactivate(&mut self, n: u32) {
         let (st, p) = (&mut *self.st, self.p);
-        if st.active.len == 1 && st.active.inline[0] == n {
-            // The usual case (one leaf at a time), in place.
-            st.active.len = 0;
-            return;
-        }
         st.active.remove(n, || &mut cold_of(&mut st.cold, p).spill);
     }
 
@@ -1961,17 +1973,11 @@ impl<A> Exec<'_, '_, A> {
                 Quick::Sequence { halt, .. } => s == Status::Failure && halt,
                 Quick::Selector { .. } => s == Status::Success,
                 Quick::Root if self.st.interrupt == NONE => {
-                    // root_complete, then root_enter
+                    // root_complete, then root_enter (the Root arm above)
                     if !self.q_restart(s) {
                         return Flow::Unwind;
                     }
-                    match p.links[q.kids.0 as usize..q.kids.1 as usize].first() {
-                        Some(&k) => {
-                            n = k;
-                            report = None;
-                        }
-                        None => return Flow::Running,
-                    }
+                    report = None;
                     continue;
                 }
                 _ => return self.deliver(c, s),
@@ -2017,10 +2023,10 @@ impl<A> Exec<'_, '_, A> {
         }
     }
 
-    /// `root_complete` with `s`, with no Interrupt running, then `root_enter` up to entering
-    /// Root's child: false when the tree stalled instead. The run's last leaf is done and
-    /// its branches, which run one child at a time, are too: nothing runs, so `abort_all`
-    /// has nothing to abort, and with no Interrupt running, no leaves to resume to forget.
+    /// `root_complete` with `s`, with no Interrupt running: false when the tree stalled
+    /// instead of being entered again. The run's last leaf is done and its branches, which
+    /// run one child at a time, are too: nothing runs, so `abort_all` has nothing to abort,
+    /// and with no Interrupt running, no leaves to resume to forget.
     fn q_restart(&mut self, s: Status) -> bool {
         self.block.status_mut()[0] = s;
         match s {
@@ -2039,9 +2045,6 @@ impl<A> Exec<'_, '_, A> {
             self.stall(0);
             return false;
         }
-        self.bump(0);
-        self.block.status_mut()[0] = Status::Running;
-        *self.word_mut(0) = self.st.step;
         true
     }
 

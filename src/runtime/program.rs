@@ -613,11 +613,12 @@ impl<A> Program<A> {
     fn index_hand_overs(&mut self) {
         for (n, lone) in self.lone.iter_mut().enumerate() {
             lone.next = None;
-            if lone.slot == NONE {
+            if lone.slot == NONE
+                || !matches!(self.quick.get(n).map(|q| q.how), Some(Quick::Leaf { .. }))
+            {
                 continue;
             }
-            let (Some(q), Some(up)) = (self.quick.get(n), self.quick.get(lone.parent as usize))
-            else {
+            let Some(up) = self.quick.get(lone.parent as usize) else {
                 continue;
             };
             let (on_success, on_failure) = match up.how {
@@ -635,9 +636,6 @@ impl<A> Program<A> {
             let Some(&next) = kids.get(at + 1) else {
                 continue;
             };
-            if !matches!(q.how, Quick::Leaf { .. }) {
-                continue;
-            }
             let Some(&QuickRec {
                 how: Quick::Leaf { slot },
                 ri,
