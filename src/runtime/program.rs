@@ -6,6 +6,7 @@
 
 use std::sync::Arc;
 
+use super::Status;
 use super::behaviour::CondIo;
 use super::behaviour::{Behaviours, Condition, KeyId, NodeSpec, intern};
 use super::slab::{ActionType, CondRef, SlabPlan};
@@ -198,6 +199,17 @@ pub(crate) struct HandOver {
     pub ri: u32,
 }
 
+/// One branch on a plain leaf's way up to Root that finishes when the leaf does (see
+/// `Program::climbs`): it gets `status`, and, when its children are exhausted, its cursor
+/// word `cursor_at` moves past the last (to `cursor`; [`NONE`] when it stays).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ClimbStep {
+    pub node: u32,
+    pub status: Status,
+    pub cursor_at: u32,
+    pub cursor: u32,
+}
+
 /// How a quiet transition treats a node (see `Exec::q_run` in the instance): the kinds a
 /// game's trees are mostly made of, in the simplest form, which it enters and lets react
 /// on a short path; any other node goes the general way.
@@ -254,6 +266,11 @@ pub struct Program<A> {
     pub(crate) leaves: Vec<LeafInfo>,
     /// Per node: what the quiet step of a plain leaf running alone needs.
     pub(crate) lone: Vec<Lone<A>>,
+    /// Per node, for a plain leaf finishing with success (`[0]`) or failure (`[1]`) with
+    /// nothing queued and no Interrupt running, when every branch between it and Root
+    /// finishes on its report, so that Root completes its run: those branches, deepest
+    /// first. Fixed by the tree, as `HandOver` is; `None` in any other case.
+    pub(crate) climbs: Vec<[Option<Box<[ClimbStep]>>; 2]>,
     /// Guards on the way to each leaf (see [`LeafInfo::guards`]).
     pub(crate) path: Vec<PathGuard<A>>,
     /// Regulators above each leaf (see [`LeafInfo::regulators`]).
@@ -310,6 +327,7 @@ impl<A: 'static> Program<A> {
                 depth: 0,
                 leaves: Vec::new(),
                 lone: Vec::new(),
+                climbs: Vec::new(),
                 path: Vec::new(),
                 chain: Vec::new(),
                 quick: Vec::new(),
@@ -334,6 +352,7 @@ impl<A: 'static> Program<A> {
         }
         b.p.index_quick();
         b.p.index_hand_overs();
+        b.p.index_climbs();
         let types = std::mem::take(&mut b.types);
         let plan = SlabPlan::new(nodes, records as usize, timers, words, types).map_err(|e| {
             CompileError::Node {
@@ -654,6 +673,63 @@ impl<A> Program<A> {
                 ri,
             });
         }
+    }
+
+    /// Each plain leaf's climbs to Root (`Program::climbs`), once the quick records are
+    /// made: what `Exec::q_run` does with the leaf's report, level by level, when each
+    /// parent is a `Quick` Sequence or Selector that finishes on it (a slot-order parent's
+    /// cursor is its running child's slot, so whether it finishes is fixed by the tree),
+    /// up to Root.
+    fn index_climbs(&mut self) {
+        let climb = |n: usize, mut s: Status| -> Option<Box<[ClimbStep]>> {
+            let mut steps = Vec::new();
+            let mut c = n;
+            loop {
+                let up = self.quick.get(self.quick.get(c)?.parent as usize)?;
+                let parent = self.quick[c].parent;
+                let (halts_now, on) = match up.how {
+                    Quick::Root => return Some(steps.into_boxed_slice()),
+                    Quick::Sequence { halt, .. } => (s == Status::Failure && halt, Status::Success),
+                    Quick::Selector { .. } => (s == Status::Success, Status::Failure),
+                    _ => return None,
+                };
+                if halts_now {
+                    steps.push(ClimbStep {
+                        node: parent,
+                        status: s,
+                        cursor_at: NONE,
+                        cursor: 0,
+                    });
+                } else {
+                    // It moves past the child: finishing only if that was its last.
+                    let kids = self.links.get(up.kids.0 as usize..up.kids.1 as usize)?;
+                    let at = kids.iter().position(|&k| k as usize == c)?;
+                    if at + 1 < kids.len() {
+                        return None;
+                    }
+                    s = on;
+                    steps.push(ClimbStep {
+                        node: parent,
+                        status: s,
+                        cursor_at: up.ri + 1,
+                        cursor: kids.len() as u32,
+                    });
+                }
+                c = parent as usize;
+            }
+        };
+        let climbs = (0..self.lone.len())
+            .map(|n| {
+                let plain = self.lone[n].slot != NONE
+                    && matches!(self.quick.get(n).map(|q| q.how), Some(Quick::Leaf { .. }));
+                if plain {
+                    [climb(n, Status::Success), climb(n, Status::Failure)]
+                } else {
+                    [None, None]
+                }
+            })
+            .collect();
+        self.climbs = climbs;
     }
 
     /// The most action leaves active at once, and the most reports one step can queue.
