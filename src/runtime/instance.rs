@@ -244,7 +244,12 @@ impl Active {
 /// other, only once something from outside asks for it (a trigger, the display
 /// snapshot, a change to the context), never in a step. A game's plain tree then keeps
 /// no second block per agent, so its agents' blocks lie closer together in memory.
+///
+/// The context comes first: its address is then the block's, and [`ctx`] picks it or the
+/// empty one with one test.
+#[repr(C)]
 struct Cold {
+    context: Context,
     /// Active leaves beyond [`INLINE`] (see [`Active`]).
     spill: Vec<u32>,
     perm: Vec<u32>,
@@ -252,7 +257,6 @@ struct Cold {
     /// Reports beyond the two kept in place (see [`Reports`]).
     reports: VecDeque<Report>,
     triggers: VecDeque<Trigger>,
-    context: Context,
     /// Inputs of the leaves with `in_context`, by `LeafInfo::input_at` (slot 0 unused).
     inputs: Vec<Option<CtxValue>>,
     /// Values produced by leaves with `out_context`, by `LeafInfo::output_at` (slot 0 unused).
@@ -2251,8 +2255,14 @@ impl<A> Exec<'_, '_, A> {
     fn clear_context(&mut self) {
         // A tree without context keys has nothing to clear (and its cold block stays cold).
         if !self.p.keys.is_empty() {
-            self.cold().context.clear();
+            self.clear_keys();
         }
+    }
+
+    /// [`Exec::clear_context`] of a tree with context keys, out of the way of one without.
+    #[inline(never)]
+    fn clear_keys(&mut self) {
+        self.cold().context.clear();
     }
 
     fn context_missing(&mut self, n: u32, key: KeyId) -> Flow {
