@@ -368,6 +368,30 @@ impl State {
         }
     }
 
+    /// The leaf whose epoch is record word `ri` of `rt` is entered now: marks it
+    /// [`ENTERED`], first clearing the marks of the active leaves if they were entered in
+    /// an earlier step (see [`Exec::mark_entered`]).
+    #[inline]
+    fn mark_entered<A>(&mut self, p: &Program<A>, rt: &mut [u32], ri: usize) {
+        if self.last_entry != self.step {
+            if self.active.len == 0 {
+                self.last_entry = self.step;
+            } else {
+                self.clear_entered_marks(p, rt);
+            }
+        }
+        rt[ri] |= ENTERED;
+    }
+
+    /// The first entry in this step: the active leaves' marks, from an earlier step, go.
+    #[inline(never)]
+    fn clear_entered_marks<A>(&mut self, p: &Program<A>, rt: &mut [u32]) {
+        self.last_entry = self.step;
+        for &leaf in self.active() {
+            rt[p.recs[leaf as usize].ri as usize] &= !ENTERED;
+        }
+    }
+
     /// Whether the display snapshot is kept.
     #[inline]
     fn recording(&self) -> bool {
@@ -974,24 +998,7 @@ impl<A> Exec<'_, '_, A> {
     /// [`Exec::mark_entered`] of the leaf whose epoch is record word `ri`.
     #[inline]
     fn mark_entered_at(&mut self, ri: usize) {
-        if self.st.last_entry != self.st.step {
-            if self.st.active.len == 0 {
-                self.st.last_entry = self.st.step;
-            } else {
-                self.clear_entered_marks();
-            }
-        }
-        self.block.rt_mut()[ri] |= ENTERED;
-    }
-
-    /// The first entry in this step: the active leaves' marks, from an earlier step, go.
-    #[inline(never)]
-    fn clear_entered_marks(&mut self) {
-        self.st.last_entry = self.st.step;
-        let (p, rt) = (self.p, self.block.rt_mut());
-        for &leaf in self.st.active() {
-            rt[p.recs[leaf as usize].ri as usize] &= !ENTERED;
-        }
+        self.st.mark_entered(self.p, self.block.rt_mut(), ri);
     }
 
     /// Node `n`'s epoch word (not a condition's: it has no record).
@@ -1954,19 +1961,20 @@ impl<A> Exec<'_, '_, A> {
                 match q.how {
                     Quick::Leaf { slot } => {
                         // enter_leaf
-                        self.mark_entered_at(q.ri as usize);
-                        let e = &mut self.block.rt_mut()[q.ri as usize];
+                        let (rt, status) = self.block.rt_status_mut();
+                        self.st.mark_entered(p, rt, q.ri as usize);
+                        let e = &mut rt[q.ri as usize];
                         *e = e.wrapping_add(EPOCH);
-                        self.block.status_mut()[n as usize] = Status::Running;
+                        status[n as usize] = Status::Running;
                         let mut io = self.st.plain_io();
                         self.block.enter(slot as usize, self.agent, &mut io);
                         self.activate(n);
                         return Flow::Running;
                     }
                     Quick::Sequence { guards, .. } | Quick::Selector { guards } => {
-                        // enter_branch, then composite_next(n, None)
-                        let e = &mut self.block.rt_mut()[q.ri as usize];
-                        *e = e.wrapping_add(EPOCH);
+                        // enter_branch, then composite_next(n, None); the guards are
+                        // checked first, the node's words then changed at one go (no
+                        // guard sees them).
                         let io = self.st.plain_cond_io();
                         // (A walk down the slice, as in `Instance::step_lone_plain`.)
                         let mut held = true;
@@ -1978,18 +1986,21 @@ impl<A> Exec<'_, '_, A> {
                             }
                             left = rest;
                         }
+                        let (rt, status) = self.block.rt_status_mut();
+                        let e = &mut rt[q.ri as usize];
+                        *e = e.wrapping_add(EPOCH);
                         if !held {
-                            self.block.status_mut()[n as usize] = Status::Failure;
+                            status[n as usize] = Status::Failure;
                             report = Some(Status::Failure);
                             continue;
                         }
-                        self.block.status_mut()[n as usize] = Status::Running;
-                        self.block.rt_mut()[q.ri as usize + 1] = 0;
+                        status[n as usize] = Status::Running;
+                        rt[q.ri as usize + 1] = 0;
                         match p.links[q.kids.0 as usize..q.kids.1 as usize].first() {
                             Some(&k) => n = k,
                             None => {
                                 let s = Self::q_exhausted(q);
-                                self.block.status_mut()[n as usize] = s;
+                                status[n as usize] = s;
                                 report = Some(s);
                             }
                         }
@@ -2004,9 +2015,10 @@ impl<A> Exec<'_, '_, A> {
                     }
                     Quick::Root => {
                         // root_enter, up to entering Root's child
-                        let e = &mut self.block.rt_mut()[q.ri as usize];
+                        let (rt, status) = self.block.rt_status_mut();
+                        let e = &mut rt[q.ri as usize];
                         *e = e.wrapping_add(EPOCH);
-                        self.block.status_mut()[n as usize] = Status::Running;
+                        status[n as usize] = Status::Running;
                         *self.word_mut(n) = self.st.step;
                         match p.links[q.kids.0 as usize..q.kids.1 as usize].first() {
                             Some(&k) => n = k,
@@ -2041,11 +2053,12 @@ impl<A> Exec<'_, '_, A> {
                 _ => return self.deliver(c, s),
             };
             // composite_next(n, Some(s))
+            let (rt, status) = self.block.rt_status_mut();
             if done {
-                self.block.status_mut()[n as usize] = s;
+                status[n as usize] = s;
                 continue;
             }
-            let cursor = &mut self.block.rt_mut()[q.ri as usize + 1];
+            let cursor = &mut rt[q.ri as usize + 1];
             *cursor += 1;
             let at = *cursor;
             match p.links[q.kids.0 as usize..q.kids.1 as usize].get(at as usize) {
@@ -2055,7 +2068,7 @@ impl<A> Exec<'_, '_, A> {
                 }
                 None => {
                     let s = Self::q_exhausted(q);
-                    self.block.status_mut()[n as usize] = s;
+                    status[n as usize] = s;
                     report = Some(s);
                 }
             }

@@ -442,6 +442,24 @@ impl<A> ActionSlab<A> {
         unsafe { self.region_mut(self.plan.words_at, self.plan.words) }
     }
 
+    /// The record words and the statuses at once, to change both (the two regions do not
+    /// overlap).
+    #[inline]
+    pub(crate) fn rt_status_mut(&mut self) -> (&mut [u32], &mut [Status]) {
+        let (plan, base) = (&*self.plan, self.base.as_ptr());
+        // SAFETY: as in `rt` and `status`; `SlabPlan::new` lays the regions out apart,
+        // and `&mut self` makes the access to both exclusive.
+        unsafe {
+            (
+                std::slice::from_raw_parts_mut(base.cast::<u32>(), plan.records),
+                std::slice::from_raw_parts_mut(
+                    base.add(plan.status_at).cast::<Status>(),
+                    plan.nodes,
+                ),
+            )
+        }
+    }
+
     /// Each node's status.
     #[inline]
     pub(crate) fn status(&self) -> &[Status] {
