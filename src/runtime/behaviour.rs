@@ -83,22 +83,30 @@ pub enum Outcome {
     Failure,
 }
 
-/// What a running leaf sees of its node and context.
+/// What a running leaf sees of its node and context: what a condition sees, [`CondIo`],
+/// which it dereferences to (`io.step`, `io.context`), and where its product goes.
 pub struct LeafIo<'a> {
-    pub(crate) input: Option<&'a CtxValue>,
-    /// The current step number.
-    pub step: u64,
-    /// The agent's context, read only.
-    pub context: &'a Context,
+    /// The input, the step and the context, as a condition gets them. (One record for
+    /// both: a step then makes it once for the guards and the leaf.)
+    pub(crate) seen: CondIo<'a>,
     /// Where a produced value is kept until the leaf exits; `None` without `out_context`.
     pub(crate) produced: Option<&'a mut Option<CtxValue>>,
+}
+
+impl<'a> std::ops::Deref for LeafIo<'a> {
+    type Target = CondIo<'a>;
+
+    #[inline]
+    fn deref(&self) -> &CondIo<'a> {
+        &self.seen
+    }
 }
 
 impl LeafIo<'_> {
     /// The value fetched from `in_context` when the leaf was entered.
     #[inline]
     pub fn input(&self) -> Option<&CtxValue> {
-        self.input
+        self.seen.input
     }
 
     /// Sets the value the leaf produces; it is stored under `out_context` when the leaf

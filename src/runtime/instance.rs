@@ -351,9 +351,7 @@ impl State {
     #[inline]
     fn plain_io(&self) -> LeafIo<'_> {
         LeafIo {
-            input: None,
-            step: self.step,
-            context: ctx(&self.cold),
+            seen: self.plain_cond_io(),
             produced: None,
         }
     }
@@ -634,28 +632,25 @@ impl<A> Instance<A> {
         self.actions.prefetch_at(lone.action_at);
         self.actions.prefetch_at(lone.parent_at);
         self.actions.prefetch_at(lone.status_at);
-        let context = ctx(&self.st.cold);
-        let cond_io = CondIo {
-            input: None,
-            step: self.st.step,
-            context,
+        // One record for the guards and the leaf (a leaf's I/O holds a condition's).
+        let mut io = LeafIo {
+            seen: CondIo {
+                input: None,
+                step: self.st.step,
+                context: ctx(&self.st.cold),
+            },
+            produced: None,
         };
         // (As a walk down the slice, the loop counts down the guards left: 7 instructions
         // fewer per step than `for g in &lone.guards`, at workload W.)
         let mut guards = &*lone.guards;
         while let [g, rest @ ..] = guards {
-            if g.cond.get().check(agent, &cond_io) == g.invert {
+            if g.cond.get().check(agent, &io.seen) == g.invert {
                 self.lone_guard_failed(agent, leaf, g.branch);
                 return true;
             }
             guards = rest;
         }
-        let mut io = LeafIo {
-            input: None,
-            step: self.st.step,
-            context,
-            produced: None,
-        };
         let status = match self.actions.execute(slot, agent, &mut io, dt) {
             super::Outcome::Running => return true,
             super::Outcome::Success => Status::Success,
@@ -726,9 +721,11 @@ impl<A> Instance<A> {
         );
         let step = self.st.step;
         let mut io = LeafIo {
-            input: None,
-            step,
-            context: ctx(&self.st.cold),
+            seen: CondIo {
+                input: None,
+                step,
+                context: ctx(&self.st.cold),
+            },
             produced: None,
         };
         // leaf_finish
@@ -822,13 +819,15 @@ impl<A> Exec<'_, '_, A> {
                 context,
                 ..
             }) => LeafIo {
-                input: if input_at == 0 {
-                    None
-                } else {
-                    inputs[input_at].as_ref()
+                seen: CondIo {
+                    input: if input_at == 0 {
+                        None
+                    } else {
+                        inputs[input_at].as_ref()
+                    },
+                    step: self.st.step,
+                    context,
                 },
-                step: self.st.step,
-                context,
                 produced: if output_at == 0 {
                     None
                 } else {
@@ -837,9 +836,11 @@ impl<A> Exec<'_, '_, A> {
             },
             // No block: no leaf has an input or an output slot (`Cold::needed`).
             None => LeafIo {
-                input: None,
-                step: self.st.step,
-                context: &NO_CONTEXT,
+                seen: CondIo {
+                    input: None,
+                    step: self.st.step,
+                    context: &NO_CONTEXT,
+                },
                 produced: None,
             },
         };
