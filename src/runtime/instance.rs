@@ -117,16 +117,16 @@ const REG_FIRST: u32 = 1;
 const REG_OK: u32 = 2;
 
 /// [`State::flags`]: not started yet.
-const NOT_STARTED: u8 = 1;
+const NOT_STARTED: u16 = 1;
 /// [`State::flags`]: triggers may wait in `Cold::triggers`.
-const TRIGGERS: u8 = 2;
+const TRIGGERS: u16 = 2;
 /// [`State::flags`]: a restart after a stall is due (from the next step, see
 /// `Exec::step_full`).
-const RESTART: u8 = 4;
+const RESTART: u16 = 4;
 /// [`State::flags`]: the display snapshot (`Cold::shown`) is kept.
-const RECORD: u8 = 8;
+const RECORD: u16 = 8;
 /// The flags that make a step take `Exec::step_full`.
-const DUE: u8 = NOT_STARTED | TRIGGERS | RESTART;
+const DUE: u16 = NOT_STARTED | TRIGGERS | RESTART;
 
 /// Active leaves kept inline, without a heap block (one or two run at a time in most trees).
 const INLINE: usize = 4;
@@ -135,8 +135,11 @@ const INLINE: usize = 4;
 /// reserved from the tree's shape when that block is made (so inserting never allocates;
 /// a program that can have more leaves active always has the block, see [`Cold::needed`]).
 #[derive(Debug)]
+#[repr(C)]
 struct Active {
-    len: u32,
+    /// The count comes first (see [`State`]); a program has at most `u16::MAX` leaves
+    /// active at once (`Program::compile` refuses more).
+    len: u16,
     inline: [u32; INLINE],
 }
 
@@ -321,30 +324,40 @@ fn cold_of<'c, A>(cold: &'c mut Option<Box<Cold>>, p: &Program<A>) -> &'c mut Co
     cold.get_or_insert_with(|| Box::new(Cold::new(p)))
 }
 
+/// Laid out in this order (`repr(C)`, widest first, 128 bytes) so that `flags` lies just
+/// before `active`'s count: [`State::lone_quiet`] reads both in one load.
+#[repr(C)]
 struct State {
-    step: u64,
-    interrupt: u32,
-    /// [`NOT_STARTED`], [`TRIGGERS`], [`RESTART`], [`RECORD`]: one byte, so a step sees at
-    /// one compare that none is set.
-    flags: u8,
-    stalled: bool,
-    reports: Reports,
     stats: RunStats,
+    step: u64,
     /// The last step in which a leaf was entered. The active leaves entered in it are
     /// marked [`ENTERED`]; the marks are cleared when a leaf is entered in a later step.
     last_entry: u64,
-    active: Active,
     /// The random generator's state (SplitMix64).
     rng: u64,
     cold: Option<Box<Cold>>,
+    reports: Reports,
+    interrupt: u32,
+    stalled: bool,
+    /// [`NOT_STARTED`], [`TRIGGERS`], [`RESTART`], [`RECORD`]: one word, so a step sees at
+    /// one compare that none is set.
+    flags: u16,
+    active: Active,
 }
+
+// `flags` just before `active`'s count, for `State::lone_quiet`.
+const _: () = assert!(
+    std::mem::offset_of!(State, flags) + 2 == std::mem::offset_of!(State, active)
+        && std::mem::offset_of!(Active, len) == 0
+);
 
 impl State {
     /// Whether this step may take [`Instance::step_lone_plain`]: started, no trigger and
     /// no restart waiting, no display snapshot kept, and exactly one leaf active.
     #[inline]
     fn lone_quiet(&self) -> bool {
-        self.flags == 0 && self.active.len == 1
+        // No flag and a count of one, as one 32-bit word (the two lie side by side).
+        (u32::from(self.flags) | u32::from(self.active.len) << 16) == 1 << 16
     }
 
     /// The I/O of a leaf without `in_context` or `out_context`, at this step.

@@ -339,6 +339,17 @@ impl<A: 'static> Program<A> {
         };
         b.add(root, tree, assets, "", NONE, 0)?;
         let (timers, words) = b.p.index_leaves(b.types.len());
+        if b.p.max_active > usize::from(u16::MAX) {
+            // An instance counts its active leaves in 16 bits (see `Active`).
+            return Err(CompileError::Node {
+                node: b.p.names.first().cloned().unwrap_or_default(),
+                message: format!(
+                    "{} action leaves can run at once (under Parallels); an instance runs at most {}",
+                    b.p.max_active,
+                    u16::MAX
+                ),
+            });
+        }
         let nodes = b.p.recs.len();
         let mut records = 0;
         for rec in &mut b.p.recs {
