@@ -669,7 +669,17 @@ impl<A> Instance<A> {
             super::Outcome::Success => Status::Success,
             super::Outcome::Failure => Status::Failure,
         };
-        if self.st.reports.any() || !self.lone_next_sibling(agent, leaf, status) {
+        let handed_over = !self.st.reports.any()
+            && Self::lone_next_sibling(
+                lone,
+                &mut self.actions,
+                (&mut self.st.last_entry, &mut self.st.active.inline[0]),
+                agent,
+                &mut io,
+                leaf,
+                status,
+            );
+        if !handed_over {
             self.lone_leaf_done(agent, leaf, slot, status);
         }
         true
@@ -709,14 +719,25 @@ impl<A> Instance<A> {
     /// `enter_leaf`; with no observer, no snapshot and no context key involved, nothing
     /// else of theirs applies. All of it but the status is fixed by the tree, in the leaf's
     /// `HandOver`. Returns false, having done nothing, in any other case.
+    ///
+    /// `lone` is the leaf's record, `io` the I/O it executed with (the same for its exit
+    /// and the next leaf's entry: no context key is involved, and the step is the same);
+    /// `entry` the instance's last entry step and its one running leaf, to update.
     #[inline]
-    fn lone_next_sibling(&mut self, agent: &mut A, leaf: u32, status: Status) -> bool {
-        let p = &*self.program;
-        let Some(Lone {
+    fn lone_next_sibling(
+        lone: &Lone<A>,
+        actions: &mut ActionSlab<A>,
+        entry: (&mut u64, &mut u32),
+        agent: &mut A,
+        io: &mut LeafIo<'_>,
+        leaf: u32,
+        status: Status,
+    ) -> bool {
+        let Lone {
             slot,
             next: Some(h),
             ..
-        }) = p.lone.get(leaf as usize)
+        } = lone
         else {
             return false;
         };
@@ -728,31 +749,23 @@ impl<A> Instance<A> {
             return false;
         }
         debug_assert_eq!(
-            self.actions.rt()[h.cursor_at as usize] + 1,
+            actions.rt()[h.cursor_at as usize] + 1,
             h.cursor,
             "a slot-order parent's cursor is its running child's slot"
         );
-        let step = self.st.step;
-        let mut io = LeafIo {
-            seen: CondIo {
-                input: None,
-                step,
-                context: ctx(&self.st.cold),
-            },
-            produced: None,
-        };
         // leaf_finish
-        self.actions.exit(*slot as usize, agent, &mut io, status);
-        self.actions.status_mut()[leaf as usize] = status;
+        actions.exit(*slot as usize, agent, io, status);
+        let (rt, statuses) = actions.rt_status_mut();
+        statuses[leaf as usize] = status;
         // composite_next
-        self.actions.rt_mut()[h.cursor_at as usize] = h.cursor;
+        rt[h.cursor_at as usize] = h.cursor;
         // enter_leaf: the one active leaf was `leaf`, whose mark no longer counts.
-        let epoch = &mut self.actions.rt_mut()[h.ri as usize];
+        let epoch = &mut rt[h.ri as usize];
         *epoch = epoch.wrapping_add(EPOCH) | ENTERED;
-        self.st.last_entry = step;
-        self.actions.status_mut()[h.node as usize] = Status::Running;
-        self.actions.enter(h.slot as usize, agent, &mut io);
-        self.st.active.inline[0] = h.node;
+        statuses[h.node as usize] = Status::Running;
+        *entry.0 = io.step;
+        actions.enter(h.slot as usize, agent, io);
+        *entry.1 = h.node;
         true
     }
 }
