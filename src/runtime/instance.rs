@@ -1892,21 +1892,22 @@ impl<A> Exec<'_, '_, A> {
         self.deactivate(n);
         let mut io = self.st.plain_io();
         self.block.exit(slot, self.agent, &mut io, status);
-        self.block.status_mut()[n as usize] = status;
+        let (rt, statuses) = self.block.rt_status_mut();
+        statuses[n as usize] = status;
         let mut s = status;
         for c in steps {
             debug_assert!(
-                self.running(c.node),
+                statuses[c.node as usize] == Status::Running,
                 "a branch above a running leaf is idle"
             );
-            self.block.status_mut()[c.node as usize] = c.status;
+            statuses[c.node as usize] = c.status;
             if c.cursor_at != NONE {
                 debug_assert_eq!(
-                    self.block.rt()[c.cursor_at as usize] + 1,
+                    rt[c.cursor_at as usize] + 1,
                     c.cursor,
                     "a slot-order parent's cursor is its running child's slot"
                 );
-                self.block.rt_mut()[c.cursor_at as usize] = c.cursor;
+                rt[c.cursor_at as usize] = c.cursor;
             }
             s = c.status;
         }
