@@ -3,13 +3,14 @@
 
 use std::collections::{HashMap, HashSet};
 
-use eframe::egui::{self, Color32, RichText, Ui};
-use egui_snarl::ui::{AnyPins, PinInfo, SnarlPin, SnarlViewer};
-use egui_snarl::{InPin, NodeId as SnarlId, OutPin, Snarl};
+use eframe::egui::{self, Key, Modifiers, PointerButton, Ui, emath::TSTransform};
+use egui_snarl::{NodeId as SnarlId, Snarl};
+
+pub use super::viewer::{NODE_SIZE, SELECTION_COLOUR, Viewer, body_fields};
 
 use crate::model::{Catalog, Category, Edit, NodeId, ParentSlot, Port, Tree, link_rule};
 
-/// The canvas's copy of the tree's graph.
+/// The canvas: its copy of the tree's graph, the camera, and the gesture under way.
 pub struct Canvas {
     /// The widget's graph; each node carries the model id.
     pub snarl: Snarl<NodeId>,
@@ -17,7 +18,59 @@ pub struct Canvas {
     /// Each node body's size when last drawn: a body outside the view only reserves its
     /// space, so large trees cost little for what is not seen.
     pub body_sizes: HashMap<NodeId, egui::Vec2>,
+    /// Graph to screen; `None` until the first frame fits the tree.
+    camera: Option<TSTransform>,
+    /// What to do with the camera at the next frame.
+    request: Option<ViewRequest>,
+    /// Each node's frame as drawn in the last frame (graph coordinates), in drawing order.
+    rects: Vec<(NodeId, egui::Rect)>,
+    /// The canvas area on screen in the last frame.
+    area: Option<egui::Rect>,
+    gesture: Gesture,
+    /// Space was held to pan since it was pressed (so letting it go does not run the sim).
+    space_panned: bool,
+    /// Nodes whose subtrees are hidden.
+    collapsed: HashSet<NodeId>,
+    /// For each collapsed node shown, how many nodes below it are hidden.
+    hidden: HashMap<NodeId, usize>,
 }
+
+/// A change of the camera asked for by a command.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ViewRequest {
+    /// Show every node.
+    Fit,
+    /// Show these nodes.
+    FitNodes(Vec<NodeId>),
+    /// Centre this node, keeping the zoom.
+    Centre(NodeId),
+    /// Zoom by this factor around the view's centre.
+    Zoom(f32),
+    /// Zoom to 100 % around the view's centre.
+    Actual,
+    /// Use exactly this transform (graph to screen).
+    Pin(TSTransform),
+}
+
+/// A pointer gesture on the canvas, from press to release.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+enum Gesture {
+    #[default]
+    None,
+    /// A selection box from this screen point; the modifiers held when it began.
+    Box(egui::Pos2, Modifiers),
+    /// Panning with a middle or right drag, or Space and a left drag.
+    Pan,
+}
+
+/// The smallest zoom at which every text in a node is at least 11 px high: the smallest
+/// text drawn in a node is [`SMALL_TEXT`] px at 100 %. Fitting never zooms out further;
+/// below it nodes are drawn as their header and title only.
+pub const READABLE_ZOOM: f32 = 11.0 / SMALL_TEXT;
+/// The size of the smallest text in a node at 100 % (kind names, field names, slots).
+pub const SMALL_TEXT: f32 = 12.0;
+/// How far the wheel and the keys may zoom.
+const ZOOM_RANGE: (f32, f32) = (0.1, 3.0);
 
 /// The input pins of a node: each port's slots in order, plus one empty slot on list ports.
 pub fn pins(tree: &Tree, catalog: &Catalog, id: &NodeId) -> Vec<(Port, usize)> {
@@ -28,7 +81,7 @@ pub fn pins(tree: &Tree, catalog: &Catalog, id: &NodeId) -> Vec<(Port, usize)> {
 
 /// Each input port of a node with its number of pins (a list port: its links and one
 /// empty slot), in pin order; what [`pins`] lists, without building the list.
-fn port_counts<'t>(
+pub(super) fn port_counts<'t>(
     tree: &'t Tree,
     catalog: &Catalog,
     id: &NodeId,
@@ -62,20 +115,6 @@ pub fn pin_at(tree: &Tree, catalog: &Catalog, id: &NodeId, index: usize) -> Opti
     None
 }
 
-/// The header colour of a category, as in the XNode original: branches grey, leaves dark
-/// green, conditions turquoise; Root, Interrupt and SubTree their own.
-pub fn category_colour(category: Option<Category>) -> Color32 {
-    match category {
-        Some(Category::Root) => Color32::from_rgb(150, 60, 50),
-        Some(Category::Composite | Category::Decorator) => Color32::from_rgb(88, 92, 100),
-        Some(Category::SubTree) => Color32::from_rgb(70, 80, 150),
-        Some(Category::Leaf) => Color32::from_rgb(40, 100, 55),
-        Some(Category::Condition) => Color32::from_rgb(30, 130, 140),
-        Some(Category::Interrupt) => Color32::from_rgb(160, 110, 30),
-        None => Color32::from_rgb(120, 40, 40),
-    }
-}
-
 impl Canvas {
     /// A canvas showing `tree`.
     pub fn new(tree: &Tree, catalog: &Catalog) -> Self {
@@ -83,16 +122,36 @@ impl Canvas {
             snarl: Snarl::new(),
             ids: HashMap::new(),
             body_sizes: HashMap::new(),
+            camera: None,
+            request: Some(ViewRequest::Fit),
+            rects: Vec::new(),
+            area: None,
+            gesture: Gesture::None,
+            space_panned: false,
+            collapsed: HashSet::new(),
+            hidden: HashMap::new(),
         };
         c.rebuild(tree, catalog);
         c
     }
 
-    /// Rebuilds the graph from the tree (after any edit).
+    /// Rebuilds the graph from the tree (after any edit). Nodes below a collapsed node are
+    /// left out.
     pub fn rebuild(&mut self, tree: &Tree, catalog: &Catalog) {
         self.snarl = Snarl::new();
         self.ids.clear();
+        self.collapsed.retain(|id| tree.contains(id));
+        let hidden = hidden_below(tree, &self.collapsed);
+        self.hidden = self
+            .collapsed
+            .iter()
+            .filter(|c| !hidden.contains(*c))
+            .map(|c| (c.clone(), descendants(tree, c).len()))
+            .collect();
         for node in tree.nodes() {
+            if hidden.contains(&node.id) {
+                continue;
+            }
             let pos = egui::pos2(node.position[0], node.position[1]);
             let sid = self.snarl.insert_node(pos, node.id.clone());
             self.ids.insert(node.id.clone(), sid);
@@ -128,6 +187,473 @@ impl Canvas {
             })
             .collect()
     }
+
+    /// Asks for a change of the camera at the next frame.
+    pub fn request(&mut self, request: ViewRequest) {
+        self.request = Some(request);
+    }
+
+    /// Whether the subtree below `id` is hidden.
+    pub fn is_collapsed(&self, id: &NodeId) -> bool {
+        self.collapsed.contains(id)
+    }
+
+    /// Hides or shows the subtree below `id`; the graph must be rebuilt after.
+    pub fn set_collapsed(&mut self, id: &NodeId, collapsed: bool) {
+        if collapsed {
+            self.collapsed.insert(id.clone());
+        } else {
+            self.collapsed.remove(id);
+        }
+    }
+
+    /// Whether a node is drawn (not hidden below a collapsed one).
+    pub fn is_shown(&self, id: &NodeId) -> bool {
+        self.ids.contains_key(id)
+    }
+
+    /// The camera (graph to screen) of the last frame.
+    pub fn camera(&self) -> Option<TSTransform> {
+        self.camera
+    }
+
+    /// The canvas area on screen in the last frame.
+    pub fn area(&self) -> Option<egui::Rect> {
+        self.area
+    }
+
+    /// Whether Space was held to pan since it was last pressed.
+    pub fn space_panned(&self) -> bool {
+        self.space_panned
+    }
+
+    /// Where a node's frame was drawn in the last frame, on screen.
+    pub fn screen_rect_of(&self, id: &NodeId) -> Option<egui::Rect> {
+        let camera = self.camera?;
+        self.rects
+            .iter()
+            .find(|(n, _)| n == id)
+            .map(|(_, r)| camera * *r)
+    }
+
+    /// The graph point under a screen point, with the last frame's camera.
+    pub fn to_graph(&self, screen: egui::Pos2) -> Option<egui::Pos2> {
+        self.camera.map(|c| c.inverse() * screen)
+    }
+
+    /// The graph rect of a node: as drawn last, or its estimated size at its position.
+    fn graph_rect(&self, tree: &Tree, id: &NodeId) -> Option<egui::Rect> {
+        let node = tree.node(id)?;
+        let drawn = self.rects.iter().find(|(n, _)| n == id).map(|(_, r)| *r);
+        drawn.or_else(|| {
+            let at = egui::pos2(node.position[0], node.position[1]);
+            Some(egui::Rect::from_min_size(at, NODE_SIZE))
+        })
+    }
+
+    /// The camera for this frame: the last one, changed by a pending request.
+    fn frame_camera(&mut self, tree: &Tree, area: egui::Rect) -> TSTransform {
+        let current = self.camera;
+        let around = |camera: TSTransform, scale: f32| {
+            let centre = camera.inverse() * area.center();
+            TSTransform {
+                scaling: scale,
+                translation: area.center().to_vec2() - centre.to_vec2() * scale,
+            }
+        };
+        let fit = |ids: &[NodeId], canvas: &Self| {
+            let bounds = ids
+                .iter()
+                .filter(|id| canvas.is_shown(id))
+                .filter_map(|id| canvas.graph_rect(tree, id))
+                .reduce(|a, b| a.union(b));
+            bounds.map(|b| fit_rect(area, b))
+        };
+        let camera = match self.request.take() {
+            None => current,
+            Some(ViewRequest::Fit) => {
+                let all: Vec<NodeId> = tree.nodes().iter().map(|n| n.id.clone()).collect();
+                let root = tree
+                    .nodes()
+                    .iter()
+                    .find(|n| n.kind == "Root")
+                    .and_then(|n| self.graph_rect(tree, &n.id));
+                // A tree too large to show whole keeps its Root in view.
+                fit(&all, self)
+                    .map(|t| match root {
+                        Some(r) => keep_inside(t, r, area),
+                        None => t,
+                    })
+                    .or(current)
+            }
+            Some(ViewRequest::FitNodes(ids)) => fit(&ids, self).or(current),
+            Some(ViewRequest::Centre(id)) => {
+                if self.is_shown(&id) && !self.rects.iter().any(|(n, _)| *n == id) {
+                    // Not drawn yet (just added): centred again once its size is known.
+                    self.request = Some(ViewRequest::Centre(id.clone()));
+                }
+                let scale = current.map_or(1.0, |c| c.scaling);
+                self.graph_rect(tree, &id)
+                    .map(|r| TSTransform {
+                        scaling: scale,
+                        translation: area.center().to_vec2() - r.center().to_vec2() * scale,
+                    })
+                    .or(current)
+            }
+            Some(ViewRequest::Zoom(by)) => {
+                current.map(|c| around(c, (c.scaling * by).clamp(ZOOM_RANGE.0, ZOOM_RANGE.1)))
+            }
+            Some(ViewRequest::Actual) => current.map(|c| around(c, 1.0)),
+            Some(ViewRequest::Pin(t)) => Some(t),
+        };
+        camera.unwrap_or(TSTransform {
+            scaling: 1.0,
+            translation: area.min.to_vec2() + egui::vec2(40.0, 40.0),
+        })
+    }
+
+    /// Pans and zooms from this frame's pointer input (before the graph is drawn): a middle
+    /// or right drag, or Space with a left drag, pans; the wheel, Ctrl+wheel and a pinch
+    /// zoom around the pointer. Returns the camera and whether a left drag is a pan.
+    fn pointer_camera(
+        &mut self,
+        ui: &Ui,
+        area: egui::Rect,
+        mut camera: TSTransform,
+    ) -> TSTransform {
+        let ctx = ui.ctx();
+        let over = ctx
+            .pointer_hover_pos()
+            .filter(|p| area.contains(*p) && over_canvas(ctx, *p, ui.layer_id()));
+        let typing = ctx.egui_wants_keyboard_input();
+        let (origin, space, delta, any_down) = ctx.input(|i| {
+            (
+                i.pointer.press_origin().filter(|p| area.contains(*p)),
+                i.key_down(Key::Space) && !typing,
+                i.pointer.delta(),
+                i.pointer.any_down(),
+            )
+        });
+        let pressed_here = origin.is_some_and(|p| over_canvas(ctx, p, ui.layer_id()));
+        if !space && ctx.input(|i| !i.key_down(Key::Space)) {
+            // Space let go (or never held): the next press starts afresh.
+            if ctx.input(|i| !i.key_released(Key::Space)) {
+                self.space_panned = false;
+            }
+        }
+        let pan_button = ctx.input(|i| {
+            i.pointer.button_down(PointerButton::Middle)
+                || i.pointer.button_down(PointerButton::Secondary)
+                || (space && i.pointer.button_down(PointerButton::Primary))
+        });
+        if !any_down {
+            if self.gesture == Gesture::Pan {
+                self.gesture = Gesture::None;
+            }
+        } else if pan_button && pressed_here && matches!(self.gesture, Gesture::None | Gesture::Pan)
+        {
+            let moved = ctx.input(|i| {
+                i.pointer
+                    .press_origin()
+                    .zip(i.pointer.latest_pos())
+                    .is_some_and(|(a, b)| a.distance(b) > 2.0)
+            });
+            if moved || self.gesture == Gesture::Pan {
+                self.gesture = Gesture::Pan;
+                camera.translation += delta;
+                if space {
+                    self.space_panned = true;
+                }
+            }
+        }
+        if let Some(at) = over {
+            let (scroll, zoom) = ctx.input(|i| (i.smooth_scroll_delta, i.zoom_delta()));
+            let by = zoom * (scroll.y / 400.0).exp();
+            if by != 1.0 {
+                let scale = (camera.scaling * by).clamp(ZOOM_RANGE.0, ZOOM_RANGE.1);
+                let graph = camera.inverse() * at;
+                camera = TSTransform {
+                    scaling: scale,
+                    translation: at.to_vec2() - graph.to_vec2() * scale,
+                };
+            }
+            camera.translation.x += scroll.x;
+        }
+        camera
+    }
+
+    /// Draws the graph and handles the gestures on it; what they ask for comes back in the
+    /// result, applied by the app after drawing.
+    pub fn show(&mut self, ui: &mut Ui, look: &Look<'_>) -> CanvasOutput {
+        let area = ui.max_rect();
+        self.area = Some(area);
+        let camera = self.frame_camera(look.tree, area);
+        let camera = self.pointer_camera(ui, area, camera);
+        self.camera = Some(camera);
+        let ctx = ui.ctx().clone();
+        let modifiers = ctx.input(|i| i.modifiers);
+        let space = ctx.input(|i| i.key_down(Key::Space)) && !ctx.egui_wants_keyboard_input();
+        let before: HashMap<SnarlId, egui::Pos2> =
+            self.snarl.nodes_pos_ids().map(|(s, p, _)| (s, p)).collect();
+        let mut viewer = Viewer {
+            look,
+            lod: camera.scaling < READABLE_ZOOM - 1e-4,
+            camera,
+            hidden: &self.hidden,
+            out: CanvasOutput::default(),
+            body_sizes: &mut self.body_sizes,
+            rects: Vec::new(),
+        };
+        // The widget's own selection, box and shift/ctrl handling stay unused: it sees no
+        // modifiers, and the camera is this canvas's.
+        ctx.input_mut(|i| i.modifiers = Modifiers::NONE);
+        // A press on a node's text grabs the node, not a text selection.
+        ui.style_mut().interaction.selectable_labels = false;
+        let widget = egui_snarl::ui::SnarlWidget::new()
+            .id_salt("arbor-canvas")
+            .style(snarl_style());
+        let response = widget.show(&mut self.snarl, &mut viewer, ui);
+        ctx.input_mut(|i| i.modifiers = modifiers);
+        let Viewer { mut out, rects, .. } = viewer;
+        self.rects = rects;
+
+        // A node dragged: with Space held the drag pans instead; a selected node takes the
+        // other selected nodes along.
+        let dragged: Vec<(SnarlId, egui::Vec2)> = self
+            .snarl
+            .nodes_pos_ids()
+            .filter_map(|(s, p, _)| before.get(&s).map(|b| (s, p - *b)))
+            .filter(|(_, d)| *d != egui::Vec2::ZERO)
+            .collect();
+        if let [(moved, delta)] = dragged[..] {
+            let id = self.snarl.get_node(moved).cloned();
+            if space || self.gesture == Gesture::Pan {
+                if let Some(n) = self.snarl.get_node_info_mut(moved) {
+                    n.pos -= delta;
+                }
+            } else if let Some(id) = id {
+                if look.selected.contains(&id) {
+                    for other in look.selected.iter().filter(|o| **o != id) {
+                        if let Some(&s) = self.ids.get(other)
+                            && let Some(n) = self.snarl.get_node_info_mut(s)
+                        {
+                            n.pos += delta;
+                        }
+                    }
+                } else {
+                    out.select = Some(Selecting::Only(vec![id]));
+                }
+            }
+        }
+        self.clicks_and_box(&ctx, &response, area, modifiers, space, &mut out);
+        out
+    }
+
+    /// A click on a node selects it (Shift or Ctrl adds or toggles); a click on empty
+    /// canvas clears the selection; a left drag on empty canvas draws a selection box.
+    fn clicks_and_box(
+        &mut self,
+        ctx: &egui::Context,
+        background: &egui::Response,
+        area: egui::Rect,
+        modifiers: Modifiers,
+        space: bool,
+        out: &mut CanvasOutput,
+    ) {
+        let Some(camera) = self.camera else { return };
+        let adding = modifiers.shift || modifiers.command;
+        let node_at = |p: egui::Pos2| {
+            self.rects
+                .iter()
+                .rev()
+                .find(|(_, r)| (camera * *r).contains(p))
+                .map(|(id, _)| id.clone())
+        };
+        let (primary_click, secondary_click, at) = ctx.input(|i| {
+            (
+                i.pointer.primary_clicked(),
+                i.pointer.secondary_clicked(),
+                i.pointer.interact_pos(),
+            )
+        });
+        if let Some(at) = at.filter(|p| area.contains(*p))
+            && over_canvas(ctx, at, background.layer_id)
+            && (primary_click || secondary_click)
+            && out.select.is_none()
+        {
+            match node_at(at) {
+                Some(id) if primary_click && adding => out.select = Some(Selecting::Toggle(id)),
+                Some(id) => out.select = Some(Selecting::Click(id)),
+                None if primary_click && !adding && background.clicked() => {
+                    out.select = Some(Selecting::Only(Vec::new()));
+                }
+                None => {}
+            }
+        }
+        // The selection box.
+        if background.drag_started_by(PointerButton::Primary)
+            && !space
+            && self.gesture == Gesture::None
+            && let Some(start) = ctx.input(|i| i.pointer.press_origin())
+        {
+            self.gesture = Gesture::Box(start, modifiers);
+        }
+        if let Gesture::Box(start, began) = self.gesture {
+            let end = ctx.input(|i| i.pointer.latest_pos()).unwrap_or(start);
+            let rect = egui::Rect::from_two_pos(start, end);
+            if ctx.input(|i| i.pointer.primary_down()) {
+                let painter = ctx.layer_painter(egui::LayerId::new(
+                    egui::Order::Foreground,
+                    egui::Id::new("selection-box"),
+                ));
+                let painter = painter.with_clip_rect(area);
+                painter.rect(
+                    rect,
+                    2.0,
+                    SELECTION_COLOUR.gamma_multiply(0.15),
+                    egui::Stroke::new(1.5, SELECTION_COLOUR),
+                    egui::StrokeKind::Inside,
+                );
+                ctx.request_repaint();
+            } else {
+                let inside: Vec<NodeId> = self
+                    .rects
+                    .iter()
+                    .filter(|(_, r)| rect.intersects(camera * *r))
+                    .map(|(id, _)| id.clone())
+                    .collect();
+                out.select = Some(if began.shift || began.command {
+                    Selecting::Add(inside)
+                } else {
+                    Selecting::Only(inside)
+                });
+                self.gesture = Gesture::None;
+            }
+        }
+    }
+}
+
+/// Whether the topmost layer at `p` is the canvas's (no menu, popup or window above it).
+fn over_canvas(ctx: &egui::Context, p: egui::Pos2, canvas: egui::LayerId) -> bool {
+    ctx.layer_id_at(p).is_none_or(|l| l.order == canvas.order)
+}
+
+/// The transform that shows `bounds` (graph) inside `view`, between the readable zoom and
+/// 100 %: a tree too large to show whole at a readable size is centred.
+pub fn fit_rect(view: egui::Rect, bounds: egui::Rect) -> TSTransform {
+    let bounds = bounds.expand(30.0);
+    let scale = (view.width() / bounds.width())
+        .min(view.height() / bounds.height())
+        .clamp(READABLE_ZOOM, 1.0);
+    TSTransform {
+        scaling: scale,
+        translation: view.center().to_vec2() - bounds.center().to_vec2() * scale,
+    }
+}
+
+/// `camera` moved as little as needed for graph rect `keep` to be inside `view`.
+fn keep_inside(mut camera: TSTransform, keep: egui::Rect, view: egui::Rect) -> TSTransform {
+    let view = view.shrink(20.0);
+    let on_screen = camera * keep;
+    let shift = |lo: f32, hi: f32, min: f32, max: f32| {
+        if hi - lo > max - min || lo < min {
+            min - lo
+        } else if hi > max {
+            max - hi
+        } else {
+            0.0
+        }
+    };
+    camera.translation.x += shift(on_screen.min.x, on_screen.max.x, view.min.x, view.max.x);
+    camera.translation.y += shift(on_screen.min.y, on_screen.max.y, view.min.y, view.max.y);
+    camera
+}
+
+/// The nodes below `id` (not `id` itself).
+pub fn descendants(tree: &Tree, id: &NodeId) -> Vec<NodeId> {
+    let mut out = Vec::new();
+    let mut seen: HashSet<&NodeId> = HashSet::from([id]);
+    let mut stack: Vec<&NodeId> = vec![id];
+    while let Some(n) = stack.pop() {
+        let Some(node) = tree.node(n) else { continue };
+        for (_, _, child) in node.links() {
+            if seen.insert(child) {
+                out.push(child.clone());
+                stack.push(child);
+            }
+        }
+    }
+    out
+}
+
+/// Every node hidden below a collapsed node.
+fn hidden_below(tree: &Tree, collapsed: &HashSet<NodeId>) -> HashSet<NodeId> {
+    collapsed
+        .iter()
+        .flat_map(|c| descendants(tree, c))
+        .collect()
+}
+
+/// The widget's style: no collapsing button, no double-click centring, and a wide zoom
+/// range (the camera is this canvas's own).
+fn snarl_style() -> egui_snarl::ui::SnarlStyle {
+    let mut style = egui_snarl::ui::SnarlStyle::new();
+    style.collapsible = Some(false);
+    style.centering = Some(false);
+    style.min_scale = Some(ZOOM_RANGE.0);
+    style.max_scale = Some(ZOOM_RANGE.1);
+    style.header_drag_space = Some(egui::vec2(0.0, 0.0));
+    style.wire_width = Some(2.5);
+    style
+}
+
+/// What the canvas shows: the tree and the marks on it.
+pub struct Look<'a> {
+    /// The tree shown.
+    pub tree: &'a Tree,
+    /// Kinds and categories.
+    pub catalog: &'a Catalog,
+    /// Nodes with validation errors (outlined red).
+    pub errors: &'a HashSet<NodeId>,
+    /// Nodes not reachable from Root (dimmed).
+    pub unreachable: &'a HashSet<NodeId>,
+    /// The simulation's node states (watched agent).
+    pub live: &'a super::simulate::Live,
+    /// The selected nodes (with a halo outside their outline).
+    pub selected: &'a [NodeId],
+}
+
+/// How a gesture changes the selection.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Selecting {
+    /// A click on a node: it alone, unless it is already selected (then the selection
+    /// stays, so a right-click menu or a drag acts on all of it).
+    Click(NodeId),
+    /// Shift or Ctrl and a click: add the node, or take it out.
+    Toggle(NodeId),
+    /// Exactly these (a box, a click on empty canvas, a drag of an unselected node).
+    Only(Vec<NodeId>),
+    /// Add these (a box with Shift or Ctrl).
+    Add(Vec<NodeId>),
+}
+
+/// What the gestures on the canvas asked for in one frame, applied by the app after drawing.
+#[derive(Default)]
+pub struct CanvasOutput {
+    /// Edits (links made or removed).
+    pub edits: Vec<Edit>,
+    /// Why a gesture was refused.
+    pub refused: Option<String>,
+    /// Nodes to add from the canvas menus: kind, graph position, how to link it.
+    pub adds: Vec<(String, [f32; 2], Attach)>,
+    /// Field changes made in node bodies: the edit, its node and field (for coalescing).
+    pub field_edits: Vec<(Edit, NodeId, String)>,
+    /// A change of the selection.
+    pub select: Option<Selecting>,
+    /// A command chosen from a node's right-click menu, and the node.
+    pub command: Option<(super::commands::Command, NodeId)>,
+    /// Paste here (graph position), from the canvas's right-click menu.
+    pub paste_at: Option<[f32; 2]>,
 }
 
 /// How a node added from a menu is linked.
@@ -160,510 +686,4 @@ pub fn kinds_fitting(tree: &Tree, catalog: &Catalog, attach: &Attach) -> Vec<Str
         })
         .map(|k| k.name.clone())
         .collect()
-}
-
-/// Draws the nodes and turns canvas gestures into edits.
-pub struct Viewer<'a> {
-    /// The tree shown.
-    pub tree: &'a Tree,
-    /// Kinds and categories.
-    pub catalog: &'a Catalog,
-    /// Nodes with validation errors (outlined red).
-    pub errors: &'a HashSet<NodeId>,
-    /// Nodes not reachable from Root (dimmed).
-    pub unreachable: &'a HashSet<NodeId>,
-    /// Edits the gestures asked for, applied after drawing.
-    pub edits: Vec<Edit>,
-    /// Why a gesture was refused.
-    pub refused: Option<String>,
-    /// Nodes to add from the canvas menus: kind, graph position, how to link it.
-    pub adds: Vec<(String, [f32; 2], Attach)>,
-    /// Fit the view: the canvas rect on screen and the node positions.
-    pub fit: Option<(egui::Rect, Vec<[f32; 2]>)>,
-    /// Centre the view on a graph position, keeping the zoom: the canvas rect and the point.
-    pub centre: Option<(egui::Rect, [f32; 2])>,
-    /// Set the view to this transform.
-    pub pinned: Option<egui::emath::TSTransform>,
-    /// The simulation's node states (watched agent): running nodes and what changed in the
-    /// last step are outlined.
-    pub live: &'a super::simulate::Live,
-    /// The selected nodes (outlined in the selection colour, however they were selected).
-    pub selected: &'a [NodeId],
-    /// The view transform (graph to screen) of this frame, reported back.
-    pub transform: Option<egui::emath::TSTransform>,
-    /// Field changes made in node bodies: the edit, its node and field (for coalescing).
-    pub field_edits: Vec<(Edit, NodeId, String)>,
-    /// Body sizes, kept by the [`Canvas`] from frame to frame.
-    pub body_sizes: &'a mut HashMap<NodeId, egui::Vec2>,
-}
-
-/// Fields every leaf, condition or Interrupt has; the node body shows them only when set.
-const COMMON_FIELDS: &[&str] = &[
-    "max_duration",
-    "in_context",
-    "out_context",
-    "overwrite_out",
-    "invert",
-    "force_reset",
-];
-
-/// The fields a node shows in its body: its kind's own fields, and the common ones that
-/// are set. Optional fields that are not set stay in the inspector.
-pub fn body_fields<'c>(
-    catalog: &'c Catalog,
-    node: &crate::model::Node,
-) -> Vec<&'c crate::model::FieldSpec> {
-    let Some(kind) = catalog.kind(&node.kind) else {
-        return vec![];
-    };
-    kind.fields
-        .iter()
-        .filter(|f| {
-            let set = node.fields.contains_key(&f.name);
-            set || (!COMMON_FIELDS.contains(&f.name.as_str())
-                && (f.default.is_some() || f.required))
-        })
-        .collect()
-}
-
-/// The outline of selected nodes.
-pub const SELECTION_COLOUR: Color32 = Color32::from_rgb(90, 170, 255);
-
-/// Node size assumed when fitting the view (a typical node with a few slots).
-const NODE_SIZE: egui::Vec2 = egui::vec2(200.0, 150.0);
-
-/// The transform that shows every node inside `view`, at most at 100%.
-pub fn fit_transform(view: egui::Rect, positions: &[[f32; 2]]) -> Option<egui::emath::TSTransform> {
-    let first = positions.first()?;
-    let mut bounds = egui::Rect::from_min_size(egui::pos2(first[0], first[1]), NODE_SIZE);
-    for p in positions {
-        bounds = bounds.union(egui::Rect::from_min_size(egui::pos2(p[0], p[1]), NODE_SIZE));
-    }
-    let bounds = bounds.expand(40.0);
-    let scale = (view.width() / bounds.width())
-        .min(view.height() / bounds.height())
-        .clamp(0.2, 1.0);
-    let translation = view.center().to_vec2() - bounds.center().to_vec2() * scale;
-    Some(egui::emath::TSTransform {
-        scaling: scale,
-        translation,
-    })
-}
-
-/// The translation that puts graph point `at` (a node's corner; its typical centre is
-/// shown) at the centre of `view` at zoom `scale`.
-pub fn centre_translation(view: egui::Rect, at: [f32; 2], scale: f32) -> egui::Vec2 {
-    let centre = egui::pos2(at[0], at[1]) + NODE_SIZE * 0.5;
-    view.center().to_vec2() - centre.to_vec2() * scale
-}
-
-/// A node's typical centre in graph coordinates.
-pub fn node_centre(at: [f32; 2]) -> egui::Pos2 {
-    egui::pos2(at[0], at[1]) + NODE_SIZE * 0.5
-}
-
-impl Viewer<'_> {
-    fn category(&self, id: &NodeId) -> Option<Category> {
-        self.tree
-            .node(id)
-            .and_then(|n| self.catalog.category_of(&n.kind))
-    }
-
-    /// The edit that links `child` into slot (`port`, `slot`) of `parent`, replacing what
-    /// occupies a single slot and moving `child` from where it was; or why not.
-    pub fn link_edit(
-        tree: &Tree,
-        catalog: &Catalog,
-        child: &NodeId,
-        parent: &NodeId,
-        port: Port,
-        slot: usize,
-    ) -> Result<Edit, String> {
-        let mut scratch = tree.clone();
-        let mut batch = Vec::new();
-        if let Some(old) = tree.parent_of(child) {
-            batch.push(Edit::Unlink {
-                child: child.clone(),
-            });
-            if old.parent == *parent && old.port == port && old.slot == slot {
-                return Err("it is already linked there".into());
-            }
-        }
-        if port.is_single()
-            && let Some(occupant) = tree
-                .node(parent)
-                .and_then(|p| p.linked(port).first())
-                .filter(|o| *o != child)
-        {
-            batch.push(Edit::Unlink {
-                child: occupant.clone(),
-            });
-        }
-        for e in &batch {
-            scratch.apply(e.clone(), catalog).map_err(|e| e.message)?;
-        }
-        let used = scratch
-            .node(parent)
-            .map(|p| p.linked(port).len())
-            .unwrap_or(0);
-        let to = ParentSlot {
-            parent: parent.clone(),
-            port,
-            slot: slot.min(used),
-        };
-        scratch
-            .check_link(child, &to, catalog)
-            .map_err(|e| e.message)?;
-        batch.push(Edit::Link {
-            child: child.clone(),
-            to,
-        });
-        Ok(if batch.len() == 1 {
-            batch.remove(0)
-        } else {
-            Edit::Batch(batch)
-        })
-    }
-}
-
-impl Viewer<'_> {
-    /// The kinds that fit, by category, each a button that asks for the node.
-    fn kinds_menu_ui(&mut self, ui: &mut Ui, pos: egui::Pos2, attach: &Attach) {
-        let fitting = kinds_fitting(self.tree, self.catalog, attach);
-        for category in Category::ALL {
-            let kinds: Vec<&String> = fitting
-                .iter()
-                .filter(|k| self.catalog.category_of(k) == Some(category))
-                .collect();
-            if kinds.is_empty() {
-                continue;
-            }
-            ui.menu_button(
-                RichText::new(category.label()).color(category_colour(Some(category))),
-                |ui| {
-                    for kind in kinds {
-                        if ui.button(kind.as_str()).clicked() {
-                            self.adds
-                                .push((kind.clone(), [pos.x, pos.y], attach.clone()));
-                            ui.close();
-                        }
-                    }
-                },
-            );
-        }
-    }
-}
-
-impl SnarlViewer<NodeId> for Viewer<'_> {
-    fn title(&mut self, node: &NodeId) -> String {
-        self.tree
-            .node(node)
-            .map(|n| n.label().to_owned())
-            .unwrap_or_default()
-    }
-
-    fn header_frame(
-        &mut self,
-        default: egui::Frame,
-        node: SnarlId,
-        _inputs: &[InPin],
-        _outputs: &[OutPin],
-        snarl: &Snarl<NodeId>,
-    ) -> egui::Frame {
-        default.fill(category_colour(self.category(&snarl[node])))
-    }
-
-    fn node_frame(
-        &mut self,
-        default: egui::Frame,
-        node: SnarlId,
-        _inputs: &[InPin],
-        _outputs: &[OutPin],
-        snarl: &Snarl<NodeId>,
-    ) -> egui::Frame {
-        let id = &snarl[node];
-        let mut frame = default;
-        if self.errors.contains(id) {
-            frame = frame.stroke(egui::Stroke::new(2.0, Color32::from_rgb(230, 60, 60)));
-        }
-        match self.live.get(id) {
-            Some((crate::runtime::Status::Running, _)) => {
-                frame = frame.stroke(egui::Stroke::new(3.0, Color32::from_rgb(240, 200, 60)));
-            }
-            Some((crate::runtime::Status::Success, true)) => {
-                frame = frame.stroke(egui::Stroke::new(3.0, Color32::from_rgb(90, 210, 110)));
-            }
-            Some((crate::runtime::Status::Failure | crate::runtime::Status::Aborted, true)) => {
-                frame = frame.stroke(egui::Stroke::new(3.0, Color32::from_rgb(240, 120, 80)));
-            }
-            _ => {}
-        }
-        if self.selected.contains(id) {
-            frame = frame.stroke(egui::Stroke::new(3.0, SELECTION_COLOUR));
-        }
-        if self.unreachable.contains(id) {
-            frame = frame.multiply_with_opacity(0.5);
-        }
-        frame
-    }
-
-    fn show_header(
-        &mut self,
-        node: SnarlId,
-        _inputs: &[InPin],
-        _outputs: &[OutPin],
-        ui: &mut Ui,
-        snarl: &mut Snarl<NodeId>,
-    ) {
-        let id = snarl[node].clone();
-        let Some(n) = self.tree.node(&id) else { return };
-        ui.vertical(|ui| {
-            ui.set_min_width(140.0);
-            let line =
-                |text: RichText| egui::Label::new(text).wrap_mode(egui::TextWrapMode::Extend);
-            ui.add(line(
-                RichText::new(n.kind.as_str())
-                    .small()
-                    .color(Color32::from_gray(225)),
-            ));
-            if !n.title.is_empty() {
-                ui.add(line(
-                    RichText::new(n.title.as_str())
-                        .strong()
-                        .color(Color32::WHITE),
-                ));
-            }
-        });
-    }
-
-    fn inputs(&mut self, node: &NodeId) -> usize {
-        port_counts(self.tree, self.catalog, node)
-            .map(|(_, n)| n)
-            .sum()
-    }
-
-    fn outputs(&mut self, node: &NodeId) -> usize {
-        usize::from(self.category(node).is_some_and(Category::has_parent_port))
-    }
-
-    fn show_input(
-        &mut self,
-        pin: &InPin,
-        ui: &mut Ui,
-        snarl: &mut Snarl<NodeId>,
-    ) -> impl SnarlPin + 'static {
-        let id = &snarl[pin.id.node];
-        let (port, slot) =
-            pin_at(self.tree, self.catalog, id, pin.id.input).unwrap_or((Port::Child, 0));
-        let used = self
-            .tree
-            .node(id)
-            .map(|n| n.linked(port).len())
-            .unwrap_or(0);
-        let text = match port {
-            Port::Child => "child".to_owned(),
-            _ if slot >= used => format!("+ {}", port.name()),
-            Port::Children => format!("{slot}"),
-            Port::Conditions => format!("if {slot}"),
-            Port::Interrupts => format!("interrupt {slot}"),
-        };
-        ui.label(text);
-        let colour = match port {
-            Port::Conditions => Color32::from_rgb(40, 170, 180),
-            Port::Interrupts => Color32::from_rgb(200, 140, 40),
-            _ => Color32::from_gray(200),
-        };
-        PinInfo::circle().with_fill(colour)
-    }
-
-    fn show_output(
-        &mut self,
-        _pin: &OutPin,
-        ui: &mut Ui,
-        _snarl: &mut Snarl<NodeId>,
-    ) -> impl SnarlPin + 'static {
-        ui.add_space(6.0);
-        ui.label("parent");
-        PinInfo::circle().with_fill(Color32::from_gray(200))
-    }
-
-    fn connect(&mut self, from: &OutPin, to: &InPin, snarl: &mut Snarl<NodeId>) {
-        let (child, parent) = (snarl[from.id.node].clone(), snarl[to.id.node].clone());
-        let Some(&(port, slot)) = pins(self.tree, self.catalog, &parent).get(to.id.input) else {
-            return;
-        };
-        match Self::link_edit(self.tree, self.catalog, &child, &parent, port, slot) {
-            Ok(edit) => self.edits.push(edit),
-            Err(why) => {
-                self.refused = Some(format!("Cannot link {child} to {parent}.{port}: {why}"))
-            }
-        }
-    }
-
-    fn disconnect(&mut self, from: &OutPin, _to: &InPin, snarl: &mut Snarl<NodeId>) {
-        self.edits.push(Edit::Unlink {
-            child: snarl[from.id.node].clone(),
-        });
-    }
-
-    fn current_transform(
-        &mut self,
-        to_global: &mut egui::emath::TSTransform,
-        _snarl: &mut Snarl<NodeId>,
-    ) {
-        if let Some((view, positions)) = self.fit.take()
-            && let Some(t) = fit_transform(view, &positions)
-        {
-            *to_global = t;
-        }
-        if let Some(t) = self.pinned.take() {
-            *to_global = t;
-        }
-        if let Some((view, at)) = self.centre.take() {
-            to_global.translation = centre_translation(view, at, to_global.scaling);
-        }
-        self.transform = Some(*to_global);
-    }
-
-    fn has_body(&mut self, node: &NodeId) -> bool {
-        self.tree
-            .node(node)
-            .is_some_and(|n| !body_fields(self.catalog, n).is_empty())
-    }
-
-    fn show_body(
-        &mut self,
-        node: SnarlId,
-        _inputs: &[InPin],
-        _outputs: &[OutPin],
-        ui: &mut Ui,
-        snarl: &mut Snarl<NodeId>,
-    ) {
-        let Some(n) = self.tree.node(&snarl[node]) else {
-            return;
-        };
-        // Outside the view, only the space the body took last time is reserved.
-        if let Some(&size) = self.body_sizes.get(&n.id)
-            && !ui.is_rect_visible(egui::Rect::from_min_size(ui.cursor().min, size))
-        {
-            ui.allocate_space(size);
-            return;
-        }
-        let salt = format!("node-body-{}", n.id);
-        let drawn = egui::Grid::new(&salt)
-            .num_columns(2)
-            .spacing([6.0, 2.0])
-            .show(ui, |ui| {
-                for spec in body_fields(self.catalog, n) {
-                    // Shown as the field name; named "node: field" for assistive tools
-                    // (and tests), so it is told apart from the inspector's widget.
-                    let name = format!("{}: {}", n.id, spec.name);
-                    let label = ui
-                        .label(
-                            RichText::new(&spec.name)
-                                .small()
-                                .color(Color32::from_gray(215)),
-                        )
-                        .on_hover_text(spec.help.as_str());
-                    label.widget_info(|| {
-                        egui::WidgetInfo::labeled(egui::WidgetType::Label, true, &name)
-                    });
-                    let current = n.fields.get(&spec.name).or(spec.default.as_ref());
-                    if let Some(v) = super::inspector::value_ui(ui, spec, current, label.id, &salt)
-                    {
-                        self.field_edits.push((
-                            Edit::SetField {
-                                id: n.id.clone(),
-                                name: spec.name.clone(),
-                                value: Some(v),
-                            },
-                            n.id.clone(),
-                            spec.name.clone(),
-                        ));
-                    }
-                    ui.end_row();
-                }
-            });
-        let id = n.id.clone();
-        self.body_sizes.insert(id, drawn.response.rect.size());
-    }
-
-    fn has_footer(&mut self, node: &NodeId) -> bool {
-        self.tree.node(node).is_some_and(|n| !n.comment.is_empty())
-    }
-
-    fn show_footer(
-        &mut self,
-        node: SnarlId,
-        _inputs: &[InPin],
-        _outputs: &[OutPin],
-        ui: &mut Ui,
-        snarl: &mut Snarl<NodeId>,
-    ) {
-        let Some(n) = self.tree.node(&snarl[node]) else {
-            return;
-        };
-        ui.set_max_width(220.0);
-        ui.add(
-            egui::Label::new(
-                RichText::new(n.comment.as_str())
-                    .italics()
-                    .color(Color32::from_rgb(235, 215, 140)),
-            )
-            .wrap(),
-        );
-    }
-
-    fn has_graph_menu(&mut self, _pos: egui::Pos2, _snarl: &mut Snarl<NodeId>) -> bool {
-        true
-    }
-
-    fn show_graph_menu(&mut self, pos: egui::Pos2, ui: &mut Ui, _snarl: &mut Snarl<NodeId>) {
-        ui.label(RichText::new("Add a node").strong());
-        self.kinds_menu_ui(ui, pos, &Attach::Loose);
-    }
-
-    fn has_dropped_wire_menu(&mut self, _src: AnyPins<'_>, _snarl: &mut Snarl<NodeId>) -> bool {
-        true
-    }
-
-    fn show_dropped_wire_menu(
-        &mut self,
-        pos: egui::Pos2,
-        ui: &mut Ui,
-        src: AnyPins<'_>,
-        snarl: &mut Snarl<NodeId>,
-    ) {
-        let attach = match src {
-            AnyPins::Out(pins) => match pins.first() {
-                Some(p) => Attach::Above(snarl[p.node].clone()),
-                None => return,
-            },
-            AnyPins::In(ins) => {
-                let Some(p) = ins.first() else { return };
-                let parent = snarl[p.node].clone();
-                let Some(&(port, slot)) = pins(self.tree, self.catalog, &parent).get(p.input)
-                else {
-                    return;
-                };
-                Attach::Into(ParentSlot { parent, port, slot })
-            }
-        };
-        ui.label(RichText::new("Add a node that fits").strong());
-        self.kinds_menu_ui(ui, pos, &attach);
-    }
-
-    fn drop_outputs(&mut self, pin: &OutPin, snarl: &mut Snarl<NodeId>) {
-        self.edits.push(Edit::Unlink {
-            child: snarl[pin.id.node].clone(),
-        });
-    }
-
-    fn drop_inputs(&mut self, pin: &InPin, snarl: &mut Snarl<NodeId>) {
-        for remote in &pin.remotes {
-            self.edits.push(Edit::Unlink {
-                child: snarl[remote.node].clone(),
-            });
-        }
-    }
 }

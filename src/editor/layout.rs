@@ -149,3 +149,89 @@ fn place(
     places.push((id.clone(), [depth as f32 * COLUMN, y]));
     y
 }
+
+/// A node's size on the canvas, estimated: as wide as a typical node, as tall as
+/// [`height`] says.
+fn size(tree: &Tree, catalog: &Catalog, id: &NodeId) -> [f32; 2] {
+    [NODE_WIDTH, height(tree, catalog, id)]
+}
+
+/// The width assumed for a node that has not been drawn.
+const NODE_WIDTH: f32 = 240.0;
+
+/// Where a new node goes when it is made by dropping a wire: beside its parent, below its
+/// elder siblings (slot order, top to bottom), or to the right of the child it is made
+/// the parent of. `None` for a node not linked.
+pub fn beside(tree: &Tree, catalog: &Catalog, attach: &super::Attach) -> Option<[f32; 2]> {
+    match attach {
+        super::Attach::Loose => None,
+        super::Attach::Into(slot) => {
+            let parent = tree.node(&slot.parent)?;
+            let siblings = parent.linked(slot.port);
+            let above = slot
+                .slot
+                .min(siblings.len())
+                .checked_sub(1)
+                .and_then(|i| siblings.get(i));
+            let x = parent.position[0] - COLUMN;
+            Some(match above.and_then(|s| tree.node(s)) {
+                Some(s) => [x, s.position[1] + height(tree, catalog, &s.id) + GAP],
+                None => [x, parent.position[1]],
+            })
+        }
+        super::Attach::Above(child) => {
+            let c = tree.node(child)?;
+            Some([c.position[0] + COLUMN, c.position[1]])
+        }
+    }
+}
+
+/// The free place nearest `want` (graph position of a node's top-left corner) where a new
+/// node overlaps none: `want` itself if free, else the nearest free place on rings around it
+/// (below and right first at equal distance). Each try tests every node; at most 200 tries.
+pub fn free_spot(tree: &Tree, catalog: &Catalog, want: [f32; 2]) -> [f32; 2] {
+    let rects: Vec<([f32; 2], [f32; 2])> = tree
+        .nodes()
+        .iter()
+        .map(|n| (n.position, size(tree, catalog, &n.id)))
+        .collect();
+    let new = [NODE_WIDTH, 110.0];
+    let free = |at: [f32; 2]| {
+        rects.iter().all(|(p, s)| {
+            at[0] + new[0] + GAP <= p[0]
+                || p[0] + s[0] + GAP <= at[0]
+                || at[1] + new[1] + GAP <= p[1]
+                || p[1] + s[1] + GAP <= at[1]
+        })
+    };
+    if free(want) {
+        return want;
+    }
+    let step = [NODE_WIDTH / 2.0, 60.0];
+    let mut tries = 0;
+    for ring in 1..=12i32 {
+        // The places on this ring, nearest first; at equal distance below, then right.
+        let mut places: Vec<(i32, i32)> = (-ring..=ring)
+            .flat_map(|dy| (-ring..=ring).map(move |dx| (dx, dy)))
+            .filter(|(dx, dy)| dx.abs().max(dy.abs()) == ring)
+            .collect();
+        places.sort_by(|a, b| {
+            let d = |(dx, dy): (i32, i32)| (dx as f32 * step[0]).hypot(dy as f32 * step[1]);
+            d(*a)
+                .total_cmp(&d(*b))
+                .then(b.1.cmp(&a.1))
+                .then(b.0.cmp(&a.0))
+        });
+        for (dx, dy) in places {
+            tries += 1;
+            if tries > 200 {
+                return want;
+            }
+            let at = [want[0] + dx as f32 * step[0], want[1] + dy as f32 * step[1]];
+            if free(at) {
+                return at;
+            }
+        }
+    }
+    want
+}

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use eframe::egui::{self, Color32, RichText};
 
+use super::commands::Command;
 use crate::model::{Catalog, NodeId, Tree};
 use crate::runtime::Status;
 use crate::world::{EntityKind, ItemKind, Simulation, parse_scenario};
@@ -30,6 +31,9 @@ pub struct SimPanel {
     pub running: bool,
     last_step: f64,
     live: Live,
+    /// The tree file the scenario's agents name for the tree being edited: they run the
+    /// edited tree, whatever name it is later saved under.
+    paired: Option<PathBuf>,
 }
 
 /// A node's live state on the canvas: its status, and whether it changed in the last step.
@@ -61,11 +65,21 @@ impl SimPanel {
             running: false,
             last_step: 0.0,
             live: Live::new(),
+            paired: None,
         }
     }
 
-    /// Starts over from the scenario's first state with `tree` (at `tree_path`) as edited.
+    /// Makes the agents that run `tree` (the edited tree's file; the bundled sample's name
+    /// when it has none) run the tree being edited, from now on.
+    pub fn pair_with(&mut self, tree: Option<&Path>) {
+        self.paired = Some(tree.map_or_else(|| PathBuf::from("droid_arena.json"), Path::to_owned));
+    }
+
+    /// Starts over from the scenario's first state with `tree` as edited, in place of the
+    /// tree file it was paired with (else `tree_path`).
     pub fn reset(&mut self, catalog: &Catalog, tree: &Tree, tree_path: &Path) {
+        let paired = self.paired.clone();
+        let tree_path = paired.as_deref().unwrap_or(tree_path);
         self.sim = None;
         self.error = None;
         let parsed = match parse_scenario(&self.text, &self.path) {
@@ -133,10 +147,10 @@ impl SimPanel {
         }
     }
 
-    /// Draws the panel: controls, the watched agent, and the arena. Returns true when the
-    /// user asked to start over (Reset).
-    pub fn ui(&mut self, ui: &mut egui::Ui) -> bool {
-        let mut reset = false;
+    /// Draws the panel: controls, the watched agent, and the arena. Returns the commands
+    /// its buttons asked for.
+    pub fn ui(&mut self, ui: &mut egui::Ui) -> Vec<Command> {
+        let mut asked = Vec::new();
         let watched = self.watched;
         let name = self
             .path
@@ -147,29 +161,15 @@ impl SimPanel {
             ui.label(RichText::new("Simulation").strong());
             ui.label(format!("in {name}"));
             let can = self.sim.is_some();
-            if ui
-                .add_enabled(can, egui::Button::new("Step"))
-                .on_hover_text("One step of 0.1 s")
-                .clicked()
-            {
-                self.running = false;
-                self.step();
-            }
             let run_label = if self.running { "Pause" } else { "Run" };
-            if ui
-                .add_enabled(can, egui::Button::new(run_label))
-                .on_hover_text("Ten steps a second")
-                .clicked()
-            {
-                self.running = !self.running;
-            }
-            if ui
-                .button("Reset")
-                .on_hover_text("Back to the first state")
-                .clicked()
-            {
-                self.running = false;
-                reset = true;
+            for (command, label, enabled) in [
+                (Command::SimStep, "Step", can),
+                (Command::SimRunPause, run_label, can),
+                (Command::SimReset, "Reset", true),
+            ] {
+                if command_button_ui(ui, command, label, enabled) {
+                    asked.push(command);
+                }
             }
             if let Some(sim) = &self.sim {
                 let names: Vec<String> = sim.agents().map(|a| a.name.clone()).collect();
@@ -223,8 +223,19 @@ impl SimPanel {
             ui.ctx()
                 .request_repaint_after(std::time::Duration::from_millis(100));
         }
-        reset
+        asked
     }
+}
+
+/// A button for a command, with the command's tooltip and shortcut in its hover text.
+fn command_button_ui(ui: &mut egui::Ui, command: Command, label: &str, enabled: bool) -> bool {
+    let hover = match command.shortcut_text(ui.ctx()) {
+        Some(keys) => format!("{} ({keys})", command.tooltip()),
+        None => command.tooltip().to_owned(),
+    };
+    ui.add_enabled(enabled, egui::Button::new(label))
+        .on_hover_text(hover)
+        .clicked()
 }
 
 /// The arena, one square a tile, scaled to the panel's height.

@@ -1,0 +1,612 @@
+//! Applying commands: the one place where what the menus, keys, buttons and the palette
+//! asked for in a frame is carried out, after drawing.
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+
+use eframe::egui;
+
+use super::canvas::{Attach, ViewRequest, descendants};
+use super::commands::{Command, Enabled};
+use super::files::{Chooser, FilePrompt, Purpose};
+use super::{EditorApp, Pending, Viewer, layout};
+use crate::io::{parse_tree, save_tree};
+use crate::model::{Edit, Node, NodeId, ParentSlot, Tree};
+
+/// How far a duplicate lands from its original.
+const DUPLICATE_OFFSET: [f32; 2] = [40.0, 40.0];
+
+impl Enabled for EditorApp {
+    fn enabled(&self, command: Command) -> bool {
+        let some = !self.selection.is_empty();
+        match command {
+            Command::Undo => self.doc.can_undo(),
+            Command::Redo => self.doc.can_redo(),
+            Command::Cut
+            | Command::Copy
+            | Command::Duplicate
+            | Command::Delete
+            | Command::SelectSubtree
+            | Command::ZoomToSelection
+            | Command::ToggleCollapse => some,
+            Command::Disconnect => self
+                .selection
+                .iter()
+                .any(|id| self.doc.tree().parent_of(id).is_some()),
+            Command::SelectAll | Command::ZoomToFit | Command::Arrange => {
+                !self.doc.tree().is_empty()
+            }
+            Command::SimStep | Command::SimRunPause => {
+                self.sim.as_ref().is_some_and(|s| s.sim().is_some())
+            }
+            Command::SimReset => self.sim.is_some(),
+            _ => true,
+        }
+    }
+}
+
+impl EditorApp {
+    /// Applies the commands asked for in this frame, in order.
+    pub(super) fn run_queue(&mut self, ctx: &egui::Context) {
+        let queue = std::mem::take(&mut self.queue);
+        for command in queue {
+            if self.enabled(command) {
+                self.execute(command, ctx);
+            }
+            ctx.request_repaint();
+        }
+        self.pasted = None;
+        self.paste_at = None;
+    }
+
+    /// Asks for `command`, run after this frame is drawn.
+    pub(super) fn ask(&mut self, command: Command) {
+        self.queue.push(command);
+    }
+
+    fn execute(&mut self, command: Command, ctx: &egui::Context) {
+        match command {
+            Command::New => self.request(Pending::New, ctx),
+            Command::Open => self.request(Pending::Open, ctx),
+            Command::Save => self.save(),
+            Command::SaveAs => self.choose(Purpose::SaveTree),
+            Command::OpenScenario => self.choose(Purpose::OpenScenario),
+            Command::Undo => {
+                if self.doc.undo(&self.catalog) {
+                    self.changed();
+                }
+            }
+            Command::Redo => {
+                if self.doc.redo(&self.catalog) {
+                    self.changed();
+                }
+            }
+            Command::Cut => {
+                if let Some(text) = self.copy_selection() {
+                    ctx.copy_text(text);
+                    let n = self.selection.len();
+                    self.remove_selection();
+                    self.say(format!("Cut {n} node(s)"));
+                }
+            }
+            Command::Copy => {
+                if let Some(text) = self.copy_selection() {
+                    ctx.copy_text(text);
+                    self.say(format!("Copied {} node(s)", self.selection.len()));
+                }
+            }
+            Command::Paste => match self.pasted.take() {
+                Some(text) => {
+                    let at = self.paste_at.or_else(|| self.pointer_graph(ctx));
+                    self.paste_text(&text, at);
+                }
+                // From a menu: the platform answers with the clipboard's text as a Paste
+                // event in the next frame.
+                None => ctx.send_viewport_cmd(egui::ViewportCommand::RequestPaste),
+            },
+            Command::Duplicate => {
+                self.duplicate();
+            }
+            Command::Delete => self.remove_selection(),
+            Command::SelectAll => {
+                let all: Vec<NodeId> = self
+                    .doc
+                    .tree()
+                    .nodes()
+                    .iter()
+                    .map(|n| n.id.clone())
+                    .collect();
+                self.select_many(&all);
+            }
+            Command::SelectNone => self.select(None),
+            Command::SelectSubtree => {
+                let mut ids = self.selection.clone();
+                for id in &self.selection {
+                    ids.extend(descendants(self.doc.tree(), id));
+                }
+                self.select_many(&ids);
+            }
+            Command::Disconnect => {
+                let edits: Vec<Edit> = self
+                    .selection
+                    .iter()
+                    .filter(|id| self.doc.tree().parent_of(id).is_some())
+                    .map(|id| Edit::Unlink { child: id.clone() })
+                    .collect();
+                if self.apply(Edit::Batch(edits)) {
+                    self.say("Disconnected from the parent");
+                }
+            }
+            Command::ToggleCollapse => self.toggle_collapse(),
+            Command::ZoomToFit => self.canvas.request(ViewRequest::Fit),
+            Command::ZoomToSelection => self
+                .canvas
+                .request(ViewRequest::FitNodes(self.selection.clone())),
+            Command::ZoomIn => self.canvas.request(ViewRequest::Zoom(1.25)),
+            Command::ZoomOut => self.canvas.request(ViewRequest::Zoom(0.8)),
+            Command::ZoomReset => self.canvas.request(ViewRequest::Actual),
+            Command::Arrange => self.auto_layout(),
+            Command::CommandPalette => self.palette.show(),
+            Command::ShowMessages => self.messages.open = true,
+            Command::SimStep => {
+                if let Some(s) = &mut self.sim {
+                    s.running = false;
+                    s.step();
+                }
+            }
+            Command::SimRunPause => {
+                if let Some(s) = &mut self.sim {
+                    s.running = !s.running;
+                }
+            }
+            Command::SimReset => {
+                if let Some(s) = &mut self.sim {
+                    s.running = false;
+                }
+                self.reset_sim();
+            }
+        }
+    }
+
+    /// The graph point under the pointer, when it is over the canvas.
+    fn pointer_graph(&self, ctx: &egui::Context) -> Option<[f32; 2]> {
+        let area = self.canvas.area()?;
+        let p = ctx.pointer_latest_pos().filter(|p| area.contains(*p))?;
+        let g = self.canvas.to_graph(p)?;
+        Some([g.x, g.y])
+    }
+
+    /// The selected nodes as tree-file text: the nodes, with the links among them.
+    pub fn copy_selection(&self) -> Option<String> {
+        let chosen: HashSet<&NodeId> = self.selection.iter().collect();
+        if chosen.is_empty() {
+            return None;
+        }
+        let nodes: Vec<Node> = self
+            .doc
+            .tree()
+            .nodes()
+            .iter()
+            .filter(|n| chosen.contains(&n.id))
+            .map(|n| {
+                let mut n = n.clone();
+                for ids in n.inputs.values_mut() {
+                    ids.retain(|c| chosen.contains(c));
+                }
+                n.inputs.retain(|_, ids| !ids.is_empty());
+                n
+            })
+            .collect();
+        Tree::from_nodes(nodes)
+            .ok()
+            .map(|t| crate::io::tree_to_string(&t))
+    }
+
+    /// Pastes nodes from tree-file text, their top-left corner at `at` (graph), or beside
+    /// where they were copied from: fresh ids, links among them kept; one undo step.
+    /// Returns the new ids.
+    pub fn paste_text(&mut self, text: &str, at: Option<[f32; 2]>) -> Vec<NodeId> {
+        let pasted = match parse_tree(text, Path::new("clipboard")) {
+            Ok(t) => t,
+            Err(e) => {
+                self.say_problem(format!(
+                    "Nothing to paste: the clipboard holds no nodes ({e})"
+                ));
+                return Vec::new();
+            }
+        };
+        let corner = pasted.nodes().iter().fold([f32::MAX, f32::MAX], |c, n| {
+            [c[0].min(n.position[0]), c[1].min(n.position[1])]
+        });
+        let offset = match at {
+            Some(at) if !pasted.is_empty() => [at[0] - corner[0], at[1] - corner[1]],
+            _ => DUPLICATE_OFFSET,
+        };
+        let ids = self.paste(&pasted, offset);
+        if !ids.is_empty() {
+            self.say(format!("Pasted {} node(s)", ids.len()));
+        }
+        ids
+    }
+
+    /// Inserts copies of `pasted`'s nodes moved by `offset`, with fresh ids and the links
+    /// among them, as one undo step, and selects them.
+    fn paste(&mut self, pasted: &Tree, offset: [f32; 2]) -> Vec<NodeId> {
+        let mut scratch = self.doc.tree().clone();
+        let mut map = HashMap::new();
+        let mut edits = Vec::new();
+        for n in pasted.nodes() {
+            let id = scratch.fresh_id(&n.kind);
+            let mut node = Node::new(id.clone(), n.kind.clone());
+            node.title = n.title.clone();
+            node.fields = n.fields.clone();
+            node.comment = n.comment.clone();
+            node.position = [n.position[0] + offset[0], n.position[1] + offset[1]];
+            let insert = Edit::Insert {
+                node: Box::new(node),
+                index: usize::MAX,
+                parent: None,
+            };
+            if scratch.apply(insert.clone(), &self.catalog).is_err() {
+                continue;
+            }
+            map.insert(n.id.clone(), id);
+            edits.push(insert);
+        }
+        for n in pasted.nodes() {
+            for (port, slot, child) in n.links() {
+                let (Some(parent), Some(child)) = (map.get(&n.id), map.get(child)) else {
+                    continue;
+                };
+                let link = Edit::Link {
+                    child: child.clone(),
+                    to: ParentSlot {
+                        parent: parent.clone(),
+                        port,
+                        slot,
+                    },
+                };
+                if scratch.apply(link.clone(), &self.catalog).is_ok() {
+                    edits.push(link);
+                }
+            }
+        }
+        if edits.is_empty() || !self.apply(Edit::Batch(edits)) {
+            return Vec::new();
+        }
+        let ids: Vec<NodeId> = pasted
+            .nodes()
+            .iter()
+            .filter_map(|n| map.get(&n.id).cloned())
+            .collect();
+        self.select_many(&ids);
+        ids
+    }
+
+    /// Duplicates the selected nodes (and the links among them) beside the originals.
+    pub fn duplicate(&mut self) -> Vec<NodeId> {
+        let Some(text) = self.copy_selection() else {
+            return Vec::new();
+        };
+        let Ok(copied) = parse_tree(&text, Path::new("selection")) else {
+            return Vec::new();
+        };
+        let ids = self.paste(&copied, DUPLICATE_OFFSET);
+        if !ids.is_empty() {
+            self.say(format!("Duplicated {} node(s)", ids.len()));
+        }
+        ids
+    }
+
+    /// Removes the selected nodes, as one undo step.
+    fn remove_selection(&mut self) {
+        let ids = std::mem::take(&mut self.selection);
+        if ids.is_empty() {
+            return;
+        }
+        let edits = ids
+            .iter()
+            .map(|id| Edit::Remove { id: id.clone() })
+            .collect();
+        if self.apply(Edit::Batch(edits)) {
+            self.say(match &ids[..] {
+                [one] => format!("Removed {one}"),
+                _ => format!("Removed {} nodes", ids.len()),
+            });
+        } else {
+            self.selection = ids;
+        }
+    }
+
+    fn toggle_collapse(&mut self) {
+        let ids = self.selection.clone();
+        let collapse = ids.iter().any(|id| !self.canvas.is_collapsed(id));
+        for id in &ids {
+            self.canvas.set_collapsed(id, collapse);
+        }
+        self.canvas.rebuild(self.doc.tree(), &self.catalog);
+        if collapse {
+            // What is hidden is not selected.
+            let hidden: HashSet<NodeId> = ids
+                .iter()
+                .flat_map(|id| descendants(self.doc.tree(), id))
+                .collect();
+            self.selection.retain(|id| !hidden.contains(id));
+        }
+    }
+
+    /// Adds a node of `kind` near `at` (the next free place there), linked as `attach`
+    /// says, as one undo step, and selects it.
+    pub fn add_attached(&mut self, kind: &str, at: [f32; 2], attach: &Attach) -> Option<NodeId> {
+        let tree = self.doc.tree();
+        let id = tree.fresh_id(kind);
+        let want = layout::beside(tree, &self.catalog, attach).unwrap_or(at);
+        let mut node = Node::new(id.clone(), kind);
+        node.position = layout::free_spot(tree, &self.catalog, want);
+        let insert = Edit::Insert {
+            node: Box::new(node),
+            index: usize::MAX,
+            parent: None,
+        };
+        let mut scratch = tree.clone();
+        if let Err(e) = scratch.apply(insert.clone(), &self.catalog) {
+            self.say_problem(e.message);
+            return None;
+        }
+        let link = match attach {
+            Attach::Loose => Ok(None),
+            Attach::Into(slot) => Viewer::link_edit(
+                &scratch,
+                &self.catalog,
+                &id,
+                &slot.parent,
+                slot.port,
+                slot.slot,
+            )
+            .map(Some),
+            Attach::Above(child) => {
+                let child_cat = scratch
+                    .node(child)
+                    .and_then(|n| self.catalog.category_of(&n.kind));
+                let port = self.catalog.category_of(kind).and_then(|c| {
+                    c.inputs().iter().copied().find(|&p| {
+                        child_cat.is_some_and(|cc| crate::model::link_rule(c, p, cc).is_ok())
+                    })
+                });
+                match port {
+                    Some(p) => {
+                        Viewer::link_edit(&scratch, &self.catalog, child, &id, p, 0).map(Some)
+                    }
+                    None => Err(format!("a {kind} cannot be the parent of {child}")),
+                }
+            }
+        };
+        match link {
+            Ok(link) => {
+                let edit = match link {
+                    Some(l) => Edit::Batch(vec![insert, l]),
+                    None => insert,
+                };
+                self.apply(edit).then(|| {
+                    self.select(Some(id.clone()));
+                    self.say(format!("Added {kind} ({id})"));
+                    id
+                })
+            }
+            Err(why) => {
+                self.say_problem(format!("Cannot add {kind} there: {why}"));
+                None
+            }
+        }
+    }
+
+    /// Adds an unlinked node of `kind` at the next free place near `at`.
+    pub fn add_node(&mut self, kind: &str, at: [f32; 2]) -> Option<NodeId> {
+        self.add_attached(kind, at, &Attach::Loose)
+    }
+
+    /// Moves every node to its auto-layout place (one undo step) and fits the view.
+    pub fn auto_layout(&mut self) {
+        let edit = layout::layout(self.doc.tree(), &self.catalog);
+        if self.apply(edit) {
+            self.say("Arranged: Root on the right, children top to bottom in slot order");
+        }
+        self.canvas.request(ViewRequest::Fit);
+    }
+
+    /// Links `child` into slot `slot` of `port` on `parent`, as a drag on the canvas does.
+    pub fn link(
+        &mut self,
+        child: &NodeId,
+        parent: &NodeId,
+        port: crate::model::Port,
+        slot: usize,
+    ) -> bool {
+        match Viewer::link_edit(self.doc.tree(), &self.catalog, child, parent, port, slot) {
+            Ok(edit) => self.apply(edit),
+            Err(why) => {
+                self.say_problem(format!("Cannot link {child} to {parent}.{port}: {why}"));
+                false
+            }
+        }
+    }
+
+    /// Undoes the last edit.
+    pub fn undo(&mut self) {
+        if self.doc.undo(&self.catalog) {
+            self.changed();
+        }
+    }
+
+    /// Asks for `action`; with unsaved changes the user is asked first.
+    pub fn request(&mut self, action: Pending, ctx: &egui::Context) {
+        if self.doc.is_dirty() {
+            self.pending = Some(action);
+        } else {
+            self.perform(action, ctx);
+        }
+    }
+
+    pub(super) fn perform(&mut self, action: Pending, ctx: &egui::Context) {
+        self.pending = None;
+        match action {
+            Pending::New => {
+                self.replace_with(Self::new(Tree::new(), None));
+                self.say("New tree");
+            }
+            Pending::Open => self.choose(Purpose::OpenTree),
+            Pending::OpenFile(path) => {
+                self.open_path(&path);
+            }
+            Pending::Close => {
+                self.closing = true;
+                ctx.send_viewport_cmd(egui::ViewportCommand::Close);
+            }
+        }
+    }
+
+    /// Puts `other` in place of this editor, keeping what belongs to the session: recent
+    /// files, messages, the file chooser.
+    fn replace_with(&mut self, other: Self) {
+        let recent = std::mem::take(&mut self.recent);
+        let messages = std::mem::take(&mut self.messages);
+        let (chooser, why) = (self.chooser, self.chooser_why.take());
+        *self = Self {
+            recent,
+            messages,
+            chooser,
+            chooser_why: why,
+            sized: self.sized,
+            ..other
+        };
+    }
+
+    fn save(&mut self) {
+        match self.doc.path().map(Path::to_owned) {
+            Some(p) => {
+                self.save_to(&p);
+            }
+            None => self.choose(Purpose::SaveTree),
+        }
+    }
+
+    /// Saves to `path` (temporary file and rename) and makes it the document's file; the
+    /// simulation keeps its scenario, running the tree under its new name.
+    pub fn save_to(&mut self, path: &Path) -> bool {
+        match save_tree(path, self.doc.tree()) {
+            Ok(()) => {
+                self.doc.mark_saved(path);
+                self.say(format!("Saved {}", path.display()));
+                self.remember(path);
+                self.validate();
+                true
+            }
+            Err(e) => {
+                self.say_problem(e.to_string());
+                false
+            }
+        }
+    }
+
+    /// Opens `path` in place of the current tree; on failure the current tree stays and the
+    /// status line gives the error (file, line, node).
+    pub fn open_path(&mut self, path: &Path) -> bool {
+        match Self::open(path) {
+            Ok(app) => {
+                self.replace_with(app);
+                self.say(format!("Opened {}", path.display()));
+                self.remember(path);
+                true
+            }
+            Err(e) => {
+                self.say_problem(e.to_string());
+                false
+            }
+        }
+    }
+
+    /// Opens a scenario to run the tree in.
+    pub fn open_scenario(&mut self, path: &Path) -> bool {
+        match super::SimPanel::open(path) {
+            Ok(panel) => {
+                self.set_scenario(panel);
+                self.say(format!("Running the tree in {}", path.display()));
+                true
+            }
+            Err(e) => {
+                self.say_problem(e);
+                false
+            }
+        }
+    }
+
+    /// Asks for a file for `purpose`: the system's dialog, or the in-app field where there
+    /// is none.
+    pub(super) fn choose(&mut self, purpose: Purpose) {
+        let dir = self.doc.path().and_then(Path::parent).map(Path::to_owned);
+        let name = match &purpose {
+            Purpose::SaveTree => self
+                .doc
+                .path()
+                .and_then(Path::file_name)
+                .map_or_else(|| "tree.json".into(), |n| n.to_string_lossy().into_owned()),
+            _ => String::new(),
+        };
+        let why = match self.chooser {
+            Chooser::Native => match super::files::native(&purpose, dir.as_deref(), &name) {
+                Ok(Some(p)) => return self.chosen(purpose, &p),
+                Ok(None) => return,
+                Err(why) => Some(why),
+            },
+            Chooser::InApp => self.chooser_why.clone(),
+        };
+        if let Some(w) = &why {
+            self.say(format!("{w}: type the path instead"));
+        }
+        let base = dir
+            .or_else(|| std::env::current_dir().ok())
+            .unwrap_or_else(|| PathBuf::from("."));
+        self.prompt = Some(FilePrompt::new(purpose, name, base, why));
+    }
+
+    /// Carries out `purpose` with the chosen file.
+    fn chosen(&mut self, purpose: Purpose, path: &Path) {
+        match purpose {
+            Purpose::OpenTree => {
+                self.open_path(path);
+            }
+            Purpose::SaveTree => {
+                self.save_to(path);
+            }
+            Purpose::OpenScenario => {
+                self.open_scenario(path);
+            }
+            Purpose::Asset(id, field) => {
+                let value = super::relative_asset(self.doc.path(), path);
+                if self.doc.path().is_none() {
+                    self.say("Save this tree to make the asset path relative to it");
+                }
+                self.apply(Edit::SetField {
+                    id,
+                    name: field,
+                    value: Some(crate::model::Value::Text(value)),
+                });
+            }
+        }
+    }
+
+    pub(super) fn file_prompt_ui(&mut self, ctx: &egui::Context) {
+        let Some(prompt) = &mut self.prompt else {
+            return;
+        };
+        match prompt.ui(ctx) {
+            None => {}
+            Some(None) => self.prompt = None,
+            Some(Some(path)) => {
+                let purpose = prompt.purpose.clone();
+                self.prompt = None;
+                self.chosen(purpose, &path);
+            }
+        }
+    }
+}

@@ -1,0 +1,468 @@
+//! Every command of the editor, in one table: its label, shortcuts, tooltip and menu.
+//! Menus, key handling, context menus, buttons and the command palette all read this
+//! table and queue a [`Command`]; the app applies the queue in one place after drawing,
+//! so a shortcut shown in a menu is the one that runs it.
+
+use eframe::egui::{self, Key, KeyboardShortcut, Modifiers};
+
+/// One thing the user can ask the editor to do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Command {
+    /// A new, empty tree.
+    New,
+    /// Open a tree file.
+    Open,
+    /// Save the tree to its file (asks for a name when it has none).
+    Save,
+    /// Save the tree under a new name.
+    SaveAs,
+    /// Open a scenario to run the tree in.
+    OpenScenario,
+    /// Undo the last edit.
+    Undo,
+    /// Redo the last undone edit.
+    Redo,
+    /// Copy the selection to the clipboard and remove it.
+    Cut,
+    /// Copy the selection to the clipboard.
+    Copy,
+    /// Paste nodes from the clipboard at the pointer.
+    Paste,
+    /// Copy the selection in place, beside the originals.
+    Duplicate,
+    /// Remove the selected nodes.
+    Delete,
+    /// Select every node.
+    SelectAll,
+    /// Clear the selection (and close the palette).
+    SelectNone,
+    /// Add every node below the selected ones to the selection.
+    SelectSubtree,
+    /// Unlink the selected nodes from their parents.
+    Disconnect,
+    /// Hide or show what hangs below the selected nodes.
+    ToggleCollapse,
+    /// Show every node.
+    ZoomToFit,
+    /// Show the selected nodes.
+    ZoomToSelection,
+    /// Zoom in around the view's centre.
+    ZoomIn,
+    /// Zoom out around the view's centre.
+    ZoomOut,
+    /// Zoom to 100 %.
+    ZoomReset,
+    /// Lay the tree out: Root on the right, children top to bottom in slot order.
+    Arrange,
+    /// Find and run any command by name.
+    CommandPalette,
+    /// Show the messages of this session.
+    ShowMessages,
+    /// One simulation step.
+    SimStep,
+    /// Run or pause the simulation.
+    SimRunPause,
+    /// Start the simulation over.
+    SimReset,
+}
+
+/// The menu a command is listed in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Menu {
+    /// File.
+    File,
+    /// Edit.
+    Edit,
+    /// View.
+    View,
+    /// Simulation.
+    Simulation,
+}
+
+impl Menu {
+    /// Every menu, in menu-bar order.
+    pub const ALL: [Menu; 4] = [Menu::File, Menu::Edit, Menu::View, Menu::Simulation];
+
+    /// The menu's title.
+    pub fn label(self) -> &'static str {
+        match self {
+            Menu::File => "File",
+            Menu::Edit => "Edit",
+            Menu::View => "View",
+            Menu::Simulation => "Simulation",
+        }
+    }
+}
+
+const fn key(modifiers: Modifiers, logical_key: Key) -> KeyboardShortcut {
+    KeyboardShortcut::new(modifiers, logical_key)
+}
+const CMD: Modifiers = Modifiers::COMMAND;
+const CMD_SHIFT: Modifiers = Modifiers::COMMAND.plus(Modifiers::SHIFT);
+const NONE: Modifiers = Modifiers::NONE;
+
+impl Command {
+    /// Every command, in menu order.
+    pub const ALL: [Command; 28] = [
+        Command::New,
+        Command::Open,
+        Command::Save,
+        Command::SaveAs,
+        Command::OpenScenario,
+        Command::Undo,
+        Command::Redo,
+        Command::Cut,
+        Command::Copy,
+        Command::Paste,
+        Command::Duplicate,
+        Command::Delete,
+        Command::SelectAll,
+        Command::SelectNone,
+        Command::SelectSubtree,
+        Command::Disconnect,
+        Command::ToggleCollapse,
+        Command::ZoomToFit,
+        Command::ZoomToSelection,
+        Command::ZoomIn,
+        Command::ZoomOut,
+        Command::ZoomReset,
+        Command::Arrange,
+        Command::CommandPalette,
+        Command::ShowMessages,
+        Command::SimStep,
+        Command::SimRunPause,
+        Command::SimReset,
+    ];
+
+    /// The command's name, as in menus and the palette.
+    pub fn label(self) -> &'static str {
+        match self {
+            Command::New => "New",
+            Command::Open => "Open…",
+            Command::Save => "Save",
+            Command::SaveAs => "Save As…",
+            Command::OpenScenario => "Open Scenario…",
+            Command::Undo => "Undo",
+            Command::Redo => "Redo",
+            Command::Cut => "Cut",
+            Command::Copy => "Copy",
+            Command::Paste => "Paste",
+            Command::Duplicate => "Duplicate",
+            Command::Delete => "Delete",
+            Command::SelectAll => "Select All",
+            Command::SelectNone => "Select None",
+            Command::SelectSubtree => "Select Subtree",
+            Command::Disconnect => "Disconnect",
+            Command::ToggleCollapse => "Collapse / Expand Subtree",
+            Command::ZoomToFit => "Zoom to Fit",
+            Command::ZoomToSelection => "Zoom to Selection",
+            Command::ZoomIn => "Zoom In",
+            Command::ZoomOut => "Zoom Out",
+            Command::ZoomReset => "Zoom to 100 %",
+            Command::Arrange => "Arrange",
+            Command::CommandPalette => "Command Palette…",
+            Command::ShowMessages => "Messages…",
+            Command::SimStep => "Step",
+            Command::SimRunPause => "Run / Pause",
+            Command::SimReset => "Reset",
+        }
+    }
+
+    /// What the command does, for tooltips and the palette.
+    pub fn tooltip(self) -> &'static str {
+        match self {
+            Command::New => "Start a new, empty tree",
+            Command::Open => "Open a tree file",
+            Command::Save => "Save the tree to its file",
+            Command::SaveAs => "Save the tree under a new name",
+            Command::OpenScenario => "Open a world (arbor.scenario) to run this tree in",
+            Command::Undo => "Undo the last edit",
+            Command::Redo => "Redo the last undone edit",
+            Command::Cut => "Copy the selected nodes to the clipboard and remove them",
+            Command::Copy => "Copy the selected nodes (and the links among them) to the clipboard",
+            Command::Paste => "Paste nodes from the clipboard at the pointer, with new ids",
+            Command::Duplicate => "Copy the selected nodes beside the originals",
+            Command::Delete => "Remove the selected nodes",
+            Command::SelectAll => "Select every node",
+            Command::SelectNone => "Clear the selection",
+            Command::SelectSubtree => "Add everything below the selected nodes to the selection",
+            Command::Disconnect => "Unlink the selected nodes from their parents",
+            Command::ToggleCollapse => "Hide or show the nodes below the selected ones",
+            Command::ZoomToFit => "Show the whole tree",
+            Command::ZoomToSelection => "Show the selected nodes",
+            Command::ZoomIn => "Zoom in",
+            Command::ZoomOut => "Zoom out",
+            Command::ZoomReset => "Show the canvas at its natural size",
+            Command::Arrange => {
+                "Lay out the tree: Root on the right, children top to bottom in slot order"
+            }
+            Command::CommandPalette => "Find any command by name",
+            Command::ShowMessages => "Every message of this session",
+            Command::SimStep => "Advance the simulation by one step of 0.1 s",
+            Command::SimRunPause => "Run the simulation, or pause it",
+            Command::SimReset => "Start the simulation over from the scenario's first state",
+        }
+    }
+
+    /// The keys that run the command; the first is the one shown in menus.
+    pub fn shortcuts(self) -> &'static [KeyboardShortcut] {
+        const fn one(k: KeyboardShortcut) -> [KeyboardShortcut; 1] {
+            [k]
+        }
+        match self {
+            Command::New => &const { one(key(CMD, Key::N)) },
+            Command::Open => &const { one(key(CMD, Key::O)) },
+            Command::Save => &const { one(key(CMD, Key::S)) },
+            Command::SaveAs => &const { one(key(CMD_SHIFT, Key::S)) },
+            Command::OpenScenario => &[],
+            Command::Undo => &const { one(key(CMD, Key::Z)) },
+            Command::Redo => &const { [key(CMD_SHIFT, Key::Z), key(CMD, Key::Y)] },
+            Command::Cut => &const { one(key(CMD, Key::X)) },
+            Command::Copy => &const { one(key(CMD, Key::C)) },
+            Command::Paste => &const { one(key(CMD, Key::V)) },
+            Command::Duplicate => &const { one(key(CMD, Key::D)) },
+            Command::Delete => &const { [key(NONE, Key::Delete), key(NONE, Key::Backspace)] },
+            Command::SelectAll => &const { one(key(CMD, Key::A)) },
+            Command::SelectNone => &const { one(key(NONE, Key::Escape)) },
+            Command::SelectSubtree => &[],
+            Command::Disconnect => &[],
+            Command::ToggleCollapse => &[],
+            Command::ZoomToFit => &const { one(key(NONE, Key::F)) },
+            Command::ZoomToSelection => &const { one(key(Modifiers::SHIFT, Key::F)) },
+            Command::ZoomIn => &const { [key(CMD, Key::Plus), key(CMD, Key::Equals)] },
+            Command::ZoomOut => &const { one(key(CMD, Key::Minus)) },
+            Command::ZoomReset => &const { one(key(CMD, Key::Num0)) },
+            Command::Arrange => &const { one(key(CMD, Key::L)) },
+            Command::CommandPalette => &const { one(key(CMD_SHIFT, Key::P)) },
+            Command::ShowMessages => &[],
+            Command::SimStep => &const { one(key(NONE, Key::N)) },
+            Command::SimRunPause => &const { one(key(NONE, Key::Space)) },
+            Command::SimReset => &[],
+        }
+    }
+
+    /// The menu the command is listed in.
+    pub fn menu(self) -> Menu {
+        use Command::*;
+        match self {
+            New | Open | Save | SaveAs | OpenScenario => Menu::File,
+            Undo | Redo | Cut | Copy | Paste | Duplicate | Delete | SelectAll | SelectNone
+            | SelectSubtree | Disconnect | ToggleCollapse => Menu::Edit,
+            ZoomToFit | ZoomToSelection | ZoomIn | ZoomOut | ZoomReset | Arrange
+            | CommandPalette | ShowMessages => Menu::View,
+            SimStep | SimRunPause | SimReset => Menu::Simulation,
+        }
+    }
+
+    /// Whether a separator comes before the command in its menu.
+    pub fn starts_group(self) -> bool {
+        use Command::*;
+        matches!(
+            self,
+            OpenScenario | Cut | SelectAll | ZoomIn | Arrange | SimReset
+        )
+    }
+
+    /// Whether the command also acts on a node from its right-click menu.
+    pub fn in_node_menu(self) -> bool {
+        use Command::*;
+        matches!(
+            self,
+            Cut | Copy
+                | Duplicate
+                | Delete
+                | Disconnect
+                | SelectSubtree
+                | ToggleCollapse
+                | ZoomToSelection
+        )
+    }
+
+    /// Whether its shortcut works while a text field has the keyboard: file commands and
+    /// the palette do; the others leave the keys to the field (Ctrl+C copies its text).
+    pub fn works_while_typing(self) -> bool {
+        use Command::*;
+        matches!(self, New | Open | Save | SaveAs | CommandPalette)
+    }
+
+    /// The shortcut as shown in menus and the palette, e.g. "Ctrl+Shift+S".
+    pub fn shortcut_text(self, ctx: &egui::Context) -> Option<String> {
+        self.shortcuts().first().map(|s| ctx.format_shortcut(s))
+    }
+}
+
+/// Whether a command can run now, and its state for a check mark.
+pub trait Enabled {
+    /// Whether `command` can run in the current state.
+    fn enabled(&self, command: Command) -> bool;
+}
+
+/// The commands whose shortcuts were pressed in this frame, in table order; their keys are
+/// consumed. While a text field has the keyboard only [`Command::works_while_typing`] ones
+/// are taken. Cut, Copy and Paste also come as the events the platform sends for them
+/// (Ctrl+X / C / V never reach egui as keys); a pasted text is returned with them.
+///
+/// Space runs [`Command::SimRunPause`] when it is let go, unless it was held to pan the
+/// canvas (`space_panned`).
+pub fn pressed(ctx: &egui::Context, space_panned: bool) -> (Vec<Command>, Option<String>) {
+    let typing = ctx.egui_wants_keyboard_input();
+    let mut found = Vec::new();
+    let mut pasted = None;
+    ctx.input_mut(|i| {
+        if !typing {
+            for event in &i.events {
+                match event {
+                    egui::Event::Cut => found.push(Command::Cut),
+                    egui::Event::Copy => found.push(Command::Copy),
+                    egui::Event::Paste(text) => {
+                        found.push(Command::Paste);
+                        pasted = Some(text.clone());
+                    }
+                    _ => {}
+                }
+            }
+        }
+        // Longer shortcuts first, so Ctrl+Shift+S is not taken as Ctrl+S.
+        let mut table: Vec<(Command, KeyboardShortcut)> = Command::ALL
+            .iter()
+            .flat_map(|&c| c.shortcuts().iter().map(move |&s| (c, s)))
+            .filter(|(c, _)| !typing || c.works_while_typing())
+            .collect();
+        table.sort_by_key(|(_, s)| std::cmp::Reverse(modifier_count(s.modifiers)));
+        for (command, shortcut) in table {
+            if command == Command::SimRunPause {
+                i.consume_shortcut(&shortcut);
+                if i.key_released(Key::Space) && i.modifiers.is_none() && !space_panned {
+                    found.push(command);
+                }
+                continue;
+            }
+            if i.consume_shortcut(&shortcut) && !found.contains(&command) {
+                found.push(command);
+            }
+        }
+    });
+    found.sort_by_key(|c| Command::ALL.iter().position(|a| a == c));
+    (found, pasted)
+}
+
+fn modifier_count(m: Modifiers) -> u8 {
+    u8::from(m.alt) + u8::from(m.shift) + u8::from(m.command || m.ctrl || m.mac_cmd)
+}
+
+/// A menu button for `command`: its label, its shortcut, its tooltip, greyed out when it
+/// cannot run. Returns true when clicked.
+pub fn menu_item_ui(ui: &mut egui::Ui, command: Command, enabled: bool) -> bool {
+    let mut button = egui::Button::new(command.label());
+    if let Some(text) = command.shortcut_text(ui.ctx()) {
+        button = button.shortcut_text(text);
+    }
+    ui.add_enabled(enabled, button)
+        .on_hover_text(command.tooltip())
+        .clicked()
+}
+
+/// The command palette's state: open, what is typed, which match is highlighted.
+#[derive(Default)]
+pub struct Palette {
+    /// Shown.
+    pub open: bool,
+    query: String,
+    highlighted: usize,
+    focus: bool,
+}
+
+impl Palette {
+    /// Opens the palette, empty, with the keyboard in its field.
+    pub fn show(&mut self) {
+        *self = Self {
+            open: true,
+            focus: true,
+            ..Self::default()
+        };
+    }
+
+    /// The commands whose label or tooltip contains every typed word, in table order.
+    pub fn matches(query: &str) -> Vec<Command> {
+        let words: Vec<String> = query.split_whitespace().map(str::to_lowercase).collect();
+        Command::ALL
+            .into_iter()
+            .filter(|c| *c != Command::CommandPalette)
+            .filter(|c| {
+                let text = format!("{} {}", c.label(), c.tooltip()).to_lowercase();
+                words.iter().all(|w| text.contains(w.as_str()))
+            })
+            .collect()
+    }
+
+    /// Draws the palette; returns the command chosen (Enter or a click).
+    pub fn ui(&mut self, ctx: &egui::Context, enabled: &dyn Enabled) -> Option<Command> {
+        if !self.open {
+            return None;
+        }
+        let mut chosen = None;
+        let modal = egui::Modal::new(egui::Id::new("command-palette")).show(ctx, |ui| {
+            ui.set_width(460.0);
+            let title = ui.label(egui::RichText::new("Command palette").strong());
+            let field = ui
+                .add(
+                    egui::TextEdit::singleline(&mut self.query)
+                        .hint_text("Type a command")
+                        .desired_width(f32::INFINITY),
+                )
+                .labelled_by(title.id);
+            if std::mem::take(&mut self.focus) {
+                field.request_focus();
+            }
+            if field.changed() {
+                self.highlighted = 0;
+            }
+            let found = Self::matches(&self.query);
+            let (down, up, enter) = ui.input_mut(|i| {
+                (
+                    i.consume_key(Modifiers::NONE, Key::ArrowDown),
+                    i.consume_key(Modifiers::NONE, Key::ArrowUp),
+                    i.consume_key(Modifiers::NONE, Key::Enter),
+                )
+            });
+            if down {
+                self.highlighted = (self.highlighted + 1).min(found.len().saturating_sub(1));
+            }
+            if up {
+                self.highlighted = self.highlighted.saturating_sub(1);
+            }
+            if enter
+                && let Some(&c) = found.get(self.highlighted)
+                && enabled.enabled(c)
+            {
+                chosen = Some(c);
+            }
+            if found.is_empty() {
+                ui.label("No command matches");
+            }
+            egui::ScrollArea::vertical()
+                .max_height(320.0)
+                .show(ui, |ui| {
+                    for (n, &c) in found.iter().enumerate() {
+                        let shortcut = c.shortcut_text(ui.ctx()).unwrap_or_default();
+                        let text = format!("{}  ·  {}", c.label(), c.menu().label());
+                        let row = ui.add_enabled(
+                            enabled.enabled(c),
+                            egui::Button::selectable(n == self.highlighted, text)
+                                .shortcut_text(shortcut),
+                        );
+                        if n == self.highlighted {
+                            row.scroll_to_me(None);
+                        }
+                        if row.on_hover_text(c.tooltip()).clicked() {
+                            chosen = Some(c);
+                        }
+                    }
+                });
+        });
+        if chosen.is_some() || modal.should_close() {
+            self.open = false;
+        }
+        chosen
+    }
+}

@@ -1,0 +1,165 @@
+//! The document: the tree being edited, its file, and its history. Every change goes
+//! through a model [`Edit`]; undo applies the edit's inverse. Each state of the tree has a
+//! revision number, so undoing back to the state last saved clears the dirty marker.
+
+use std::path::{Path, PathBuf};
+
+use crate::model::{Catalog, Edit, EditError, NodeId, Tree};
+
+/// The tree being edited, where it is saved, and its undo history.
+pub struct Document {
+    tree: Tree,
+    path: Option<PathBuf>,
+    /// Inverse edits, newest last, each with the revision of the state it restores.
+    undo: Vec<(Edit, u64)>,
+    /// Undone edits, newest last, each with the revision of the state it restores.
+    redo: Vec<(Edit, u64)>,
+    /// The revision of the tree as it is now.
+    revision: u64,
+    /// The revision that was last saved (or opened).
+    saved: u64,
+    /// The next revision number to hand out.
+    next: u64,
+    /// The field last changed by a continuous gesture: further changes merge into its step.
+    coalescing: Option<(NodeId, String)>,
+}
+
+impl Document {
+    /// A document for `tree`, saved at `path` if any; it is clean.
+    pub fn new(tree: Tree, path: Option<PathBuf>) -> Self {
+        Self {
+            tree,
+            path,
+            undo: Vec::new(),
+            redo: Vec::new(),
+            revision: 0,
+            saved: 0,
+            next: 1,
+            coalescing: None,
+        }
+    }
+
+    /// The tree as edited.
+    pub fn tree(&self) -> &Tree {
+        &self.tree
+    }
+
+    /// The file the tree is saved in, if any.
+    pub fn path(&self) -> Option<&Path> {
+        self.path.as_deref()
+    }
+
+    /// The file name to show (`untitled` without a file).
+    pub fn name(&self) -> String {
+        self.path
+            .as_deref()
+            .and_then(Path::file_name)
+            .map_or_else(|| "untitled".into(), |n| n.to_string_lossy().into_owned())
+    }
+
+    /// Whether the tree differs from the state last saved or opened.
+    pub fn is_dirty(&self) -> bool {
+        self.revision != self.saved
+    }
+
+    /// Records that the tree as it is now is saved at `path`.
+    pub fn mark_saved(&mut self, path: &Path) {
+        self.path = Some(path.to_owned());
+        self.saved = self.revision;
+    }
+
+    /// Whether there is an edit to undo.
+    pub fn can_undo(&self) -> bool {
+        !self.undo.is_empty()
+    }
+
+    /// Whether there is an undone edit to redo.
+    pub fn can_redo(&self) -> bool {
+        !self.redo.is_empty()
+    }
+
+    /// Applies an edit as one undo step.
+    pub fn apply(&mut self, edit: Edit, catalog: &Catalog) -> Result<(), EditError> {
+        self.coalescing = None;
+        self.apply_recording(edit, true, catalog)
+    }
+
+    /// Applies an edit; consecutive edits with the same `key` on the same node (typing in one
+    /// field, dragging one value) make a single undo step, until [`Self::end_gesture`].
+    pub fn apply_coalesced(
+        &mut self,
+        edit: Edit,
+        node: &NodeId,
+        key: &str,
+        catalog: &Catalog,
+    ) -> Result<(), EditError> {
+        let same = self
+            .coalescing
+            .as_ref()
+            .is_some_and(|(n, k)| n == node && k == key);
+        let result = self.apply_recording(edit, !same, catalog);
+        if result.is_ok() {
+            self.coalescing = Some((node.clone(), key.to_owned()));
+        }
+        result
+    }
+
+    /// Ends a continuous gesture: the next change is a new undo step.
+    pub fn end_gesture(&mut self) {
+        self.coalescing = None;
+    }
+
+    fn apply_recording(
+        &mut self,
+        edit: Edit,
+        record: bool,
+        catalog: &Catalog,
+    ) -> Result<(), EditError> {
+        let inverse = self.tree.apply(edit, catalog)?;
+        if record || self.undo.is_empty() {
+            self.undo.push((inverse, self.revision));
+        }
+        // A merged change still makes a new state: saved mid-gesture, it is dirty again.
+        self.revision = self.fresh();
+        self.redo.clear();
+        Ok(())
+    }
+
+    fn fresh(&mut self) -> u64 {
+        let r = self.next;
+        self.next += 1;
+        r
+    }
+
+    /// Undoes the last step; false when there is none.
+    pub fn undo(&mut self, catalog: &Catalog) -> bool {
+        self.coalescing = None;
+        let Some((edit, before)) = self.undo.pop() else {
+            return false;
+        };
+        match self.tree.apply(edit, catalog) {
+            Ok(inverse) => {
+                self.redo.push((inverse, self.revision));
+                self.revision = before;
+                true
+            }
+            Err(_) => false,
+        }
+    }
+
+    /// Redoes the last undone step; false when there is none.
+    pub fn redo(&mut self, catalog: &Catalog) -> bool {
+        self.coalescing = None;
+        let Some((edit, after)) = self.redo.pop() else {
+            return false;
+        };
+        match self.tree.apply(edit, catalog) {
+            Ok(inverse) => {
+                self.undo.push((inverse, self.revision));
+                self.revision = after;
+                true
+            }
+            Err(_) => false,
+        }
+    }
+}

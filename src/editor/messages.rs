@@ -1,0 +1,123 @@
+//! The status line and the session's messages: each message shows in the status line for
+//! a few seconds, then the line says "Ready"; every message stays in the list that
+//! View > Messages… (or a click on the status line) opens.
+
+use eframe::egui::{self, Color32, RichText};
+
+/// How long a message stays in the status line, in seconds.
+pub const SHOWN_FOR: f64 = 8.0;
+
+/// How many messages the list keeps (the oldest go first).
+const KEPT: usize = 200;
+
+/// What a message is about, for its colour.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Level {
+    /// Something done.
+    Info,
+    /// Something refused or failed.
+    Problem,
+}
+
+/// The session's messages, newest last.
+#[derive(Default)]
+pub struct Messages {
+    list: Vec<(f64, Level, String)>,
+    /// The time of the frame being drawn.
+    now: f64,
+    /// The list window is open.
+    pub open: bool,
+}
+
+impl Messages {
+    /// Adds a message, shown at once.
+    pub fn say(&mut self, level: Level, text: impl Into<String>) {
+        let text = text.into();
+        if text.is_empty() {
+            return;
+        }
+        self.list.push((self.now, level, text));
+        if self.list.len() > KEPT {
+            self.list.remove(0);
+        }
+    }
+
+    /// The message in the status line now: the newest, unless it has expired.
+    pub fn current(&self) -> Option<&str> {
+        self.list
+            .last()
+            .filter(|(at, _, _)| self.now - at < SHOWN_FOR)
+            .map(|(_, _, t)| t.as_str())
+    }
+
+    /// The newest message, expired or not.
+    pub fn last(&self) -> Option<&str> {
+        self.list.last().map(|(_, _, t)| t.as_str())
+    }
+
+    /// Every message, oldest first.
+    pub fn all(&self) -> impl Iterator<Item = &str> {
+        self.list.iter().map(|(_, _, t)| t.as_str())
+    }
+
+    /// The status line: the current message or "Ready"; a click opens the list.
+    pub fn status_ui(&mut self, ui: &mut egui::Ui) {
+        self.now = ui.input(|i| i.time);
+        ui.horizontal(|ui| {
+            let (text, level) = match self.list.last() {
+                Some((at, level, t)) if self.now - at < SHOWN_FOR => (t.as_str(), *level),
+                _ => ("Ready", Level::Info),
+            };
+            let text = RichText::new(text).color(colour(level, ui));
+            let line = ui
+                .add(
+                    egui::Label::new(text)
+                        .truncate()
+                        .sense(egui::Sense::click()),
+                )
+                .on_hover_text("Click to see every message of this session");
+            if line.clicked() {
+                self.open = true;
+            }
+            if let Some((at, _, _)) = self.list.last() {
+                let left = SHOWN_FOR - (self.now - at);
+                if left > 0.0 {
+                    ui.ctx()
+                        .request_repaint_after(std::time::Duration::from_secs_f64(left));
+                }
+            }
+        });
+    }
+
+    /// The list of messages, when open.
+    pub fn window_ui(&mut self, ctx: &egui::Context) {
+        let mut open = self.open;
+        egui::Window::new("Messages")
+            .open(&mut open)
+            .default_size([520.0, 300.0])
+            .show(ctx, |ui| {
+                if self.list.is_empty() {
+                    ui.label("No messages yet.");
+                }
+                egui::ScrollArea::vertical()
+                    .stick_to_bottom(true)
+                    .auto_shrink([false, false])
+                    .show(ui, |ui| {
+                        for (at, level, text) in &self.list {
+                            ui.label(
+                                RichText::new(format!("{at:>7.1} s  {text}"))
+                                    .color(colour(*level, ui)),
+                            );
+                        }
+                    });
+            });
+        self.open = open;
+    }
+}
+
+fn colour(level: Level, ui: &egui::Ui) -> Color32 {
+    match level {
+        Level::Info => ui.visuals().text_color(),
+        Level::Problem => Color32::from_rgb(235, 120, 90),
+    }
+}

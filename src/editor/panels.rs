@@ -1,0 +1,372 @@
+//! The menus and panels around the canvas: the menu bar (read from the command table), the
+//! palette of node kinds, the inspector, the problems list, the simulation panel and the
+//! unsaved-changes prompt. Each queues commands or edits; nothing here applies a command.
+
+use std::path::{Path, PathBuf};
+
+use eframe::egui::{self, RichText};
+
+use super::canvas::{Look, Selecting};
+use super::commands::{self, Command, Enabled, Menu};
+use super::files::Purpose;
+use super::{EditorApp, Pending, SimPanel, category_colour, inspector, simulate};
+use crate::model::{Category, Edit, Severity};
+
+/// A node kind being dragged from the palette.
+#[derive(Clone, Debug)]
+struct PaletteDrag(String);
+
+impl EditorApp {
+    pub(super) fn menu_ui(&mut self, ui: &mut egui::Ui) {
+        egui::MenuBar::new().ui(ui, |ui| {
+            for menu in Menu::ALL {
+                ui.menu_button(menu.label(), |ui| {
+                    for command in Command::ALL.into_iter().filter(|c| c.menu() == menu) {
+                        if command.starts_group() {
+                            ui.separator();
+                        }
+                        if commands::menu_item_ui(ui, command, self.enabled(command)) {
+                            self.ask(command);
+                            ui.close();
+                        }
+                        if command == Command::Open {
+                            self.recent_menu_ui(ui);
+                        }
+                    }
+                });
+            }
+        });
+    }
+
+    fn recent_menu_ui(&mut self, ui: &mut egui::Ui) {
+        ui.add_enabled_ui(!self.recent.is_empty(), |ui| {
+            ui.menu_button("Open Recent", |ui| {
+                let mut chosen = None;
+                for p in &self.recent {
+                    let name = p
+                        .file_name()
+                        .map(|n| n.to_string_lossy().into_owned())
+                        .unwrap_or_default();
+                    let folder = p
+                        .parent()
+                        .map(|d| d.display().to_string())
+                        .unwrap_or_default();
+                    if ui.button(name).on_hover_text(folder).clicked() {
+                        chosen = Some(p.clone());
+                    }
+                }
+                if let Some(p) = chosen {
+                    self.request(Pending::OpenFile(p), &ui.ctx().clone());
+                    ui.close();
+                }
+            });
+        });
+    }
+
+    pub(super) fn palette_ui(&mut self, ui: &mut egui::Ui) {
+        ui.heading("Nodes");
+        let label = ui.label("Find a kind");
+        let search = ui
+            .add(
+                egui::TextEdit::singleline(&mut self.filter)
+                    .hint_text("type to filter, Enter adds"),
+            )
+            .labelled_by(label.id);
+        let enter = search.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
+        let filter = self.filter.to_lowercase();
+        let mut add = None;
+        if enter {
+            // Enter adds the first kind that matches, in palette order.
+            add = Category::ALL.iter().find_map(|&c| {
+                self.catalog
+                    .kinds()
+                    .iter()
+                    .find(|k| k.category == c && k.name.to_lowercase().contains(&filter))
+                    .map(|k| k.name.clone())
+            });
+        }
+        egui::ScrollArea::vertical().show(ui, |ui| {
+            for category in Category::ALL {
+                let kinds: Vec<&str> = self
+                    .catalog
+                    .kinds()
+                    .iter()
+                    .filter(|k| k.category == category && k.name.to_lowercase().contains(&filter))
+                    .map(|k| k.name.as_str())
+                    .collect();
+                if kinds.is_empty() {
+                    continue;
+                }
+                ui.label(
+                    RichText::new(category.label())
+                        .color(category_colour(Some(category)))
+                        .strong(),
+                );
+                for kind in kinds {
+                    // Click adds at the centre of the view; drag drops it where it is let go.
+                    let button = ui
+                        .add(egui::Button::new(kind).sense(egui::Sense::click_and_drag()))
+                        .on_hover_text("Click to add, or drag onto the canvas")
+                        .on_hover_cursor(egui::CursorIcon::Grab);
+                    if button.clicked() {
+                        add = Some(kind.to_owned());
+                    }
+                    if button.dragged() {
+                        button.dnd_set_drag_payload(PaletteDrag(kind.to_owned()));
+                        if let Some(p) = ui.ctx().pointer_interact_pos() {
+                            ui.ctx()
+                                .layer_painter(egui::LayerId::new(
+                                    egui::Order::Tooltip,
+                                    egui::Id::new("palette-drag"),
+                                ))
+                                .text(
+                                    p + egui::vec2(12.0, 0.0),
+                                    egui::Align2::LEFT_CENTER,
+                                    format!("+ {kind}"),
+                                    egui::FontId::proportional(14.0),
+                                    egui::Color32::WHITE,
+                                );
+                        }
+                    }
+                }
+            }
+        });
+        if let Some(kind) = add {
+            let at = self.view_centre();
+            self.add_node(&kind, at);
+        }
+    }
+
+    /// The graph position at the centre of the view, where a node from the palette goes
+    /// (moved to the next free place there).
+    pub fn view_centre(&self) -> [f32; 2] {
+        match (self.canvas.area(), self.canvas.camera()) {
+            (Some(rect), Some(t)) => {
+                let c = t.inverse() * rect.center();
+                [c.x - 100.0, c.y - 40.0]
+            }
+            _ => [40.0, 40.0],
+        }
+    }
+
+    pub(super) fn inspector_panel_ui(&mut self, ui: &mut egui::Ui) {
+        let Some(node) = self
+            .selected()
+            .and_then(|id| self.doc.tree().node(id))
+            .cloned()
+        else {
+            ui.heading("Inspector");
+            ui.label("Select a node to see and edit its fields.");
+            return;
+        };
+        if self.selection.len() > 1 {
+            ui.label(format!(
+                "{} nodes selected; showing the first",
+                self.selection.len()
+            ));
+        }
+        match inspector::inspector_ui(ui, self.doc.tree(), &self.catalog, &node) {
+            Some(inspector::Request::Edit(edit, Some(key))) => {
+                self.apply_coalesced(edit, &node.id, &key);
+            }
+            Some(inspector::Request::Edit(edit, None)) => {
+                self.apply(edit);
+            }
+            Some(inspector::Request::Remove) => {
+                self.select(Some(node.id.clone()));
+                self.ask(Command::Delete);
+            }
+            Some(inspector::Request::BrowseAsset(field)) => {
+                self.choose(Purpose::Asset(node.id.clone(), field));
+            }
+            Some(inspector::Request::OpenAsset(asset)) => {
+                let path = match self.doc.path().and_then(Path::parent) {
+                    Some(dir) => dir.join(&asset),
+                    None => PathBuf::from(&asset),
+                };
+                self.request(Pending::OpenFile(path), &ui.ctx().clone());
+            }
+            None => {}
+        }
+    }
+
+    pub(super) fn diagnostics_ui(&mut self, ui: &mut egui::Ui) {
+        let errors = self.diagnostics.iter().filter(|d| d.is_error()).count();
+        ui.heading(format!(
+            "Problems ({errors} errors, {} warnings)",
+            self.diagnostics.len() - errors
+        ));
+        let mut focus = None;
+        egui::ScrollArea::vertical().show(ui, |ui| {
+            if self.diagnostics.is_empty() {
+                ui.label("No problems: the tree is valid.");
+            }
+            for d in &self.diagnostics {
+                let colour = match d.severity() {
+                    Severity::Error => egui::Color32::from_rgb(235, 90, 90),
+                    Severity::Warning => egui::Color32::from_rgb(230, 180, 70),
+                };
+                let node = d
+                    .nodes
+                    .first()
+                    .map(|n| format!("[{n}] "))
+                    .unwrap_or_default();
+                let text = RichText::new(format!("{node}{} ({})", d.message, d.rule)).color(colour);
+                let label = ui.add(egui::Label::new(text).sense(egui::Sense::click()));
+                if let Some(first) = d.nodes.first()
+                    && label
+                        .on_hover_text("Click to select the node and centre it")
+                        .on_hover_cursor(egui::CursorIcon::PointingHand)
+                        .clicked()
+                {
+                    focus = Some(first.clone());
+                }
+            }
+        });
+        if let Some(id) = focus {
+            self.focus(&id);
+        }
+    }
+
+    pub(super) fn unsaved_prompt_ui(&mut self, ctx: &egui::Context) {
+        let Some(action) = self.pending.clone() else {
+            return;
+        };
+        let name = self.doc.name();
+        let mut choice = None;
+        egui::Modal::new(egui::Id::new("unsaved-changes")).show(ctx, |ui| {
+            ui.heading("Unsaved changes");
+            ui.label(format!(
+                "{name} has changes that are not saved. Save them first?"
+            ));
+            ui.horizontal(|ui| {
+                if ui.button("Save").clicked() {
+                    choice = Some(0);
+                }
+                if ui.button("Don't save").clicked() {
+                    choice = Some(1);
+                }
+                if ui.button("Cancel").clicked() {
+                    choice = Some(2);
+                }
+            });
+        });
+        match choice {
+            Some(0) => {
+                match self.doc.path().map(Path::to_owned) {
+                    Some(p) => {
+                        self.save_to(&p);
+                    }
+                    None => {
+                        self.pending = None;
+                        self.choose(Purpose::SaveTree);
+                        return;
+                    }
+                }
+                if !self.doc.is_dirty() {
+                    self.perform(action, ctx);
+                }
+            }
+            Some(1) => self.perform(action, ctx),
+            Some(_) => self.pending = None,
+            None => {}
+        }
+    }
+
+    pub(super) fn simulation_ui(&mut self, ui: &mut egui::Ui) {
+        let Some(panel) = &mut self.sim else { return };
+        let mut asked = Vec::new();
+        egui::Panel::bottom("simulation")
+            .resizable(true)
+            .default_size(200.0)
+            .show(ui, |ui| {
+                // Its own scroll area, so the panel keeps the size it is given.
+                egui::ScrollArea::vertical()
+                    .id_salt("simulation-scroll")
+                    .auto_shrink([false, false])
+                    .show(ui, |ui| asked = panel.ui(ui));
+            });
+        for c in asked {
+            self.ask(c);
+        }
+    }
+
+    pub(super) fn canvas_ui(&mut self, ui: &mut egui::Ui) {
+        let none = simulate::Live::new();
+        let live = self.sim.as_ref().map_or(&none, SimPanel::live);
+        let look = Look {
+            tree: self.doc.tree(),
+            catalog: &self.catalog,
+            errors: &self.marked.0,
+            unreachable: &self.marked.1,
+            live,
+            selected: &self.selection,
+        };
+        let out = self.canvas.show(ui, &look);
+        // A kind dragged from the palette and let go over the canvas: a node there.
+        let released = ui.input(|i| i.pointer.primary_released());
+        let over = ui
+            .ctx()
+            .pointer_interact_pos()
+            .filter(|p| ui.max_rect().contains(*p));
+        if let (true, Some(at)) = (released, over)
+            && let Some(kind) = egui::DragAndDrop::take_payload::<PaletteDrag>(ui.ctx())
+            && let Some(g) = self.canvas.to_graph(at)
+        {
+            self.add_node(&kind.0, [g.x - 100.0, g.y - 20.0]);
+        }
+        for (edit, node, field) in out.field_edits {
+            self.apply_coalesced(edit, &node, &field);
+        }
+        for (kind, at, attach) in out.adds {
+            self.add_attached(&kind, at, &attach);
+        }
+        match out.select {
+            Some(Selecting::Click(id)) if !self.selection.contains(&id) => {
+                self.select(Some(id));
+            }
+            Some(Selecting::Click(id)) => {
+                // Already selected: it becomes the one the inspector shows.
+                self.selection.retain(|s| *s != id);
+                self.selection.insert(0, id);
+            }
+            Some(Selecting::Toggle(id)) => {
+                if self.selection.contains(&id) {
+                    self.selection.retain(|s| *s != id);
+                } else {
+                    self.selection.push(id);
+                }
+            }
+            Some(Selecting::Only(ids)) => self.select_many(&ids),
+            Some(Selecting::Add(ids)) => {
+                let mut all = self.selection.clone();
+                all.extend(ids);
+                self.select_many(&all);
+            }
+            None => {}
+        }
+        if let Some((command, id)) = out.command {
+            if !self.selection.contains(&id) {
+                self.select(Some(id));
+            }
+            self.ask(command);
+        }
+        if let Some(at) = out.paste_at {
+            self.paste_at = Some(at);
+            self.ask(Command::Paste);
+        }
+        if let Some(why) = out.refused {
+            self.say_problem(why);
+        }
+        for e in out.edits {
+            self.apply(e);
+        }
+        // A whole drag is one undo step: positions are committed once the pointer is released.
+        if !ui.input(|i| i.pointer.any_down()) {
+            let moved = self.canvas.moved(self.doc.tree());
+            if !moved.is_empty() {
+                self.apply(Edit::Batch(moved));
+            }
+        }
+    }
+}

@@ -1,0 +1,574 @@
+//! How the canvas draws a node and turns gestures on it into requests: the one
+//! [`SnarlViewer`] of the editor. Below the readable zoom a node is drawn as its header and
+//! title only.
+
+use std::collections::HashMap;
+
+use eframe::egui::{self, Color32, RichText, Ui, emath::TSTransform};
+use egui_snarl::ui::{AnyPins, PinInfo, SnarlPin, SnarlViewer};
+use egui_snarl::{InPin, NodeId as SnarlId, OutPin, Snarl};
+
+use super::canvas::{Attach, CanvasOutput, Look, SMALL_TEXT, kinds_fitting, pin_at, pins};
+use super::commands::Command;
+use crate::model::{Catalog, Category, Edit, NodeId, ParentSlot, Port, Tree};
+
+/// Draws the nodes of one frame and collects what the gestures on them ask for.
+pub struct Viewer<'a> {
+    /// What is shown.
+    pub look: &'a Look<'a>,
+    /// Below the readable zoom: header and title only.
+    pub lod: bool,
+    /// The camera of this frame.
+    pub camera: TSTransform,
+    /// For each collapsed node, how many nodes below it are hidden.
+    pub hidden: &'a HashMap<NodeId, usize>,
+    /// What the gestures asked for.
+    pub out: CanvasOutput,
+    /// Body sizes, kept by the canvas from frame to frame.
+    pub body_sizes: &'a mut HashMap<NodeId, egui::Vec2>,
+    /// Each node's frame as drawn (graph coordinates), in drawing order.
+    pub rects: Vec<(NodeId, egui::Rect)>,
+}
+
+/// The header colour of a category, as in the XNode original: branches grey, leaves dark
+/// green, conditions turquoise; Root, Interrupt and SubTree their own.
+pub fn category_colour(category: Option<Category>) -> Color32 {
+    match category {
+        Some(Category::Root) => Color32::from_rgb(150, 60, 50),
+        Some(Category::Composite | Category::Decorator) => Color32::from_rgb(88, 92, 100),
+        Some(Category::SubTree) => Color32::from_rgb(70, 80, 150),
+        Some(Category::Leaf) => Color32::from_rgb(40, 100, 55),
+        Some(Category::Condition) => Color32::from_rgb(30, 130, 140),
+        Some(Category::Interrupt) => Color32::from_rgb(160, 110, 30),
+        None => Color32::from_rgb(120, 40, 40),
+    }
+}
+
+/// Fields every leaf, condition or Interrupt has; the node body shows them only when set.
+const COMMON_FIELDS: &[&str] = &[
+    "max_duration",
+    "in_context",
+    "out_context",
+    "overwrite_out",
+    "invert",
+    "force_reset",
+];
+
+/// The fields a node shows in its body: its kind's own fields, and the common ones that
+/// are set. Optional fields that are not set stay in the inspector.
+pub fn body_fields<'c>(
+    catalog: &'c Catalog,
+    node: &crate::model::Node,
+) -> Vec<&'c crate::model::FieldSpec> {
+    let Some(kind) = catalog.kind(&node.kind) else {
+        return vec![];
+    };
+    kind.fields
+        .iter()
+        .filter(|f| {
+            let set = node.fields.contains_key(&f.name);
+            set || (!COMMON_FIELDS.contains(&f.name.as_str())
+                && (f.default.is_some() || f.required))
+        })
+        .collect()
+}
+
+/// The outline of selected nodes.
+pub const SELECTION_COLOUR: Color32 = Color32::from_rgb(90, 170, 255);
+
+/// Node size assumed before a node is drawn (a typical node with a few slots).
+pub const NODE_SIZE: egui::Vec2 = egui::vec2(200.0, 150.0);
+
+impl Viewer<'_> {
+    fn category(&self, id: &NodeId) -> Option<Category> {
+        self.look
+            .tree
+            .node(id)
+            .and_then(|n| self.look.catalog.category_of(&n.kind))
+    }
+
+    /// The edit that links `child` into slot (`port`, `slot`) of `parent`, replacing what
+    /// occupies a single slot and moving `child` from where it was; or why not.
+    pub fn link_edit(
+        tree: &Tree,
+        catalog: &Catalog,
+        child: &NodeId,
+        parent: &NodeId,
+        port: Port,
+        slot: usize,
+    ) -> Result<Edit, String> {
+        let mut scratch = tree.clone();
+        let mut batch = Vec::new();
+        if let Some(old) = tree.parent_of(child) {
+            batch.push(Edit::Unlink {
+                child: child.clone(),
+            });
+            if old.parent == *parent && old.port == port && old.slot == slot {
+                return Err("it is already linked there".into());
+            }
+        }
+        if port.is_single()
+            && let Some(occupant) = tree
+                .node(parent)
+                .and_then(|p| p.linked(port).first())
+                .filter(|o| *o != child)
+        {
+            batch.push(Edit::Unlink {
+                child: occupant.clone(),
+            });
+        }
+        for e in &batch {
+            scratch.apply(e.clone(), catalog).map_err(|e| e.message)?;
+        }
+        let used = scratch
+            .node(parent)
+            .map(|p| p.linked(port).len())
+            .unwrap_or(0);
+        let to = ParentSlot {
+            parent: parent.clone(),
+            port,
+            slot: slot.min(used),
+        };
+        scratch
+            .check_link(child, &to, catalog)
+            .map_err(|e| e.message)?;
+        batch.push(Edit::Link {
+            child: child.clone(),
+            to,
+        });
+        Ok(if batch.len() == 1 {
+            batch.remove(0)
+        } else {
+            Edit::Batch(batch)
+        })
+    }
+
+    /// The kinds that fit, by category, each a button that asks for the node.
+    fn kinds_menu_ui(&mut self, ui: &mut Ui, pos: egui::Pos2, attach: &Attach) {
+        let fitting = kinds_fitting(self.look.tree, self.look.catalog, attach);
+        for category in Category::ALL {
+            let kinds: Vec<&String> = fitting
+                .iter()
+                .filter(|k| self.look.catalog.category_of(k) == Some(category))
+                .collect();
+            if kinds.is_empty() {
+                continue;
+            }
+            ui.menu_button(
+                RichText::new(category.label()).color(category_colour(Some(category))),
+                |ui| {
+                    for kind in kinds {
+                        if ui.button(kind.as_str()).clicked() {
+                            self.out
+                                .adds
+                                .push((kind.clone(), [pos.x, pos.y], attach.clone()));
+                            ui.close();
+                        }
+                    }
+                },
+            );
+        }
+    }
+}
+
+/// A line of text in a node that never wraps (titles are never cut short).
+fn line(text: RichText) -> egui::Label {
+    egui::Label::new(text).wrap_mode(egui::TextWrapMode::Extend)
+}
+
+impl SnarlViewer<NodeId> for Viewer<'_> {
+    fn title(&mut self, node: &NodeId) -> String {
+        self.look
+            .tree
+            .node(node)
+            .map(|n| n.label().to_owned())
+            .unwrap_or_default()
+    }
+
+    fn header_frame(
+        &mut self,
+        default: egui::Frame,
+        node: SnarlId,
+        _inputs: &[InPin],
+        _outputs: &[OutPin],
+        snarl: &Snarl<NodeId>,
+    ) -> egui::Frame {
+        default.fill(category_colour(self.category(&snarl[node])))
+    }
+
+    fn node_frame(
+        &mut self,
+        default: egui::Frame,
+        node: SnarlId,
+        _inputs: &[InPin],
+        _outputs: &[OutPin],
+        snarl: &Snarl<NodeId>,
+    ) -> egui::Frame {
+        let id = &snarl[node];
+        let mut frame = default;
+        if self.look.errors.contains(id) {
+            frame = frame.stroke(egui::Stroke::new(2.0, Color32::from_rgb(230, 60, 60)));
+        }
+        match self.look.live.get(id) {
+            Some((crate::runtime::Status::Running, _)) => {
+                frame = frame.stroke(egui::Stroke::new(3.0, Color32::from_rgb(240, 200, 60)));
+            }
+            Some((crate::runtime::Status::Success, true)) => {
+                frame = frame.stroke(egui::Stroke::new(3.0, Color32::from_rgb(90, 210, 110)));
+            }
+            Some((crate::runtime::Status::Failure | crate::runtime::Status::Aborted, true)) => {
+                frame = frame.stroke(egui::Stroke::new(3.0, Color32::from_rgb(240, 120, 80)));
+            }
+            _ => {}
+        }
+        if self.look.unreachable.contains(id) {
+            frame = frame.multiply_with_opacity(0.5);
+        }
+        frame
+    }
+
+    fn show_header(
+        &mut self,
+        node: SnarlId,
+        _inputs: &[InPin],
+        _outputs: &[OutPin],
+        ui: &mut Ui,
+        snarl: &mut Snarl<NodeId>,
+    ) {
+        let id = snarl[node].clone();
+        let Some(n) = self.look.tree.node(&id) else {
+            return;
+        };
+        let hidden = self.hidden.get(&id).copied();
+        if self.lod {
+            // Header and title only, at a size that stays legible on screen.
+            let size = (SMALL_TEXT + 2.0) / self.camera.scaling.max(0.05);
+            ui.set_width(NODE_SIZE.x);
+            ui.add(
+                egui::Label::new(
+                    RichText::new(n.label())
+                        .size(size.min(60.0))
+                        .strong()
+                        .color(Color32::WHITE),
+                )
+                .truncate(),
+            );
+            return;
+        }
+        ui.vertical(|ui| {
+            ui.set_min_width(140.0);
+            ui.add(line(
+                RichText::new(n.kind.as_str())
+                    .size(SMALL_TEXT)
+                    .color(Color32::from_gray(225)),
+            ));
+            if !n.title.is_empty() {
+                ui.add(line(
+                    RichText::new(n.title.as_str())
+                        .size(SMALL_TEXT + 3.0)
+                        .strong()
+                        .color(Color32::WHITE),
+                ));
+            }
+            if let Some(count) = hidden {
+                ui.add(line(
+                    RichText::new(format!("▸ {count} hidden below"))
+                        .size(SMALL_TEXT)
+                        .italics()
+                        .color(Color32::from_rgb(235, 215, 140)),
+                ));
+            }
+        });
+    }
+
+    fn inputs(&mut self, node: &NodeId) -> usize {
+        super::canvas::port_counts(self.look.tree, self.look.catalog, node)
+            .map(|(_, n)| n)
+            .sum()
+    }
+
+    fn outputs(&mut self, node: &NodeId) -> usize {
+        usize::from(self.category(node).is_some_and(Category::has_parent_port))
+    }
+
+    fn show_input(
+        &mut self,
+        pin: &InPin,
+        ui: &mut Ui,
+        snarl: &mut Snarl<NodeId>,
+    ) -> impl SnarlPin + 'static {
+        let id = &snarl[pin.id.node];
+        let (port, slot) =
+            pin_at(self.look.tree, self.look.catalog, id, pin.id.input).unwrap_or((Port::Child, 0));
+        let used = self
+            .look
+            .tree
+            .node(id)
+            .map(|n| n.linked(port).len())
+            .unwrap_or(0);
+        let text = match port {
+            Port::Child => "child".to_owned(),
+            _ if slot >= used => format!("+ {}", port.name()),
+            Port::Children => format!("{slot}"),
+            Port::Conditions => format!("if {slot}"),
+            Port::Interrupts => format!("interrupt {slot}"),
+        };
+        if !self.lod {
+            ui.label(RichText::new(text).size(SMALL_TEXT));
+        }
+        let colour = match port {
+            Port::Conditions => Color32::from_rgb(40, 170, 180),
+            Port::Interrupts => Color32::from_rgb(200, 140, 40),
+            _ => Color32::from_gray(200),
+        };
+        PinInfo::circle().with_fill(colour)
+    }
+
+    fn show_output(
+        &mut self,
+        _pin: &OutPin,
+        ui: &mut Ui,
+        _snarl: &mut Snarl<NodeId>,
+    ) -> impl SnarlPin + 'static {
+        if !self.lod {
+            ui.add_space(6.0);
+            ui.label(RichText::new("parent").size(SMALL_TEXT));
+        }
+        PinInfo::circle().with_fill(Color32::from_gray(200))
+    }
+
+    fn connect(&mut self, from: &OutPin, to: &InPin, snarl: &mut Snarl<NodeId>) {
+        let (child, parent) = (snarl[from.id.node].clone(), snarl[to.id.node].clone());
+        let Some(&(port, slot)) = pins(self.look.tree, self.look.catalog, &parent).get(to.id.input)
+        else {
+            return;
+        };
+        match Self::link_edit(
+            self.look.tree,
+            self.look.catalog,
+            &child,
+            &parent,
+            port,
+            slot,
+        ) {
+            Ok(edit) => self.out.edits.push(edit),
+            Err(why) => {
+                self.out.refused = Some(format!("Cannot link {child} to {parent}.{port}: {why}"))
+            }
+        }
+    }
+
+    fn disconnect(&mut self, from: &OutPin, _to: &InPin, snarl: &mut Snarl<NodeId>) {
+        self.out.edits.push(Edit::Unlink {
+            child: snarl[from.id.node].clone(),
+        });
+    }
+
+    fn current_transform(&mut self, to_global: &mut TSTransform, _snarl: &mut Snarl<NodeId>) {
+        // The camera is the canvas's: the widget's own pan and zoom are overridden.
+        *to_global = self.camera;
+    }
+
+    fn has_body(&mut self, node: &NodeId) -> bool {
+        !self.lod
+            && self
+                .look
+                .tree
+                .node(node)
+                .is_some_and(|n| !body_fields(self.look.catalog, n).is_empty())
+    }
+
+    fn show_body(
+        &mut self,
+        node: SnarlId,
+        _inputs: &[InPin],
+        _outputs: &[OutPin],
+        ui: &mut Ui,
+        snarl: &mut Snarl<NodeId>,
+    ) {
+        let Some(n) = self.look.tree.node(&snarl[node]) else {
+            return;
+        };
+        // Outside the view, only the space the body took last time is reserved.
+        if let Some(&size) = self.body_sizes.get(&n.id)
+            && !ui.is_rect_visible(egui::Rect::from_min_size(ui.cursor().min, size))
+        {
+            ui.allocate_space(size);
+            return;
+        }
+        let salt = format!("node-body-{}", n.id);
+        let drawn = egui::Grid::new(&salt)
+            .num_columns(2)
+            .spacing([6.0, 2.0])
+            .show(ui, |ui| {
+                for spec in body_fields(self.look.catalog, n) {
+                    // Shown as the field name; named "node: field" for assistive tools
+                    // (and tests), so it is told apart from the inspector's widget.
+                    let name = format!("{}: {}", n.id, spec.name);
+                    let label = ui
+                        .label(
+                            RichText::new(&spec.name)
+                                .size(SMALL_TEXT)
+                                .color(Color32::from_gray(215)),
+                        )
+                        .on_hover_text(spec.help.as_str());
+                    label.widget_info(|| {
+                        egui::WidgetInfo::labeled(egui::WidgetType::Label, true, &name)
+                    });
+                    let current = n.fields.get(&spec.name).or(spec.default.as_ref());
+                    if let Some(v) = super::inspector::value_ui(ui, spec, current, label.id, &salt)
+                    {
+                        self.out.field_edits.push((
+                            Edit::SetField {
+                                id: n.id.clone(),
+                                name: spec.name.clone(),
+                                value: Some(v),
+                            },
+                            n.id.clone(),
+                            spec.name.clone(),
+                        ));
+                    }
+                    ui.end_row();
+                }
+            });
+        let id = n.id.clone();
+        self.body_sizes.insert(id, drawn.response.rect.size());
+    }
+
+    fn has_footer(&mut self, node: &NodeId) -> bool {
+        !self.lod
+            && self
+                .look
+                .tree
+                .node(node)
+                .is_some_and(|n| !n.comment.is_empty())
+    }
+
+    fn show_footer(
+        &mut self,
+        node: SnarlId,
+        _inputs: &[InPin],
+        _outputs: &[OutPin],
+        ui: &mut Ui,
+        snarl: &mut Snarl<NodeId>,
+    ) {
+        let Some(n) = self.look.tree.node(&snarl[node]) else {
+            return;
+        };
+        ui.set_max_width(220.0);
+        ui.add(
+            egui::Label::new(
+                RichText::new(n.comment.as_str())
+                    .size(SMALL_TEXT)
+                    .italics()
+                    .color(Color32::from_rgb(235, 215, 140)),
+            )
+            .wrap(),
+        );
+    }
+
+    fn final_node_rect(
+        &mut self,
+        node: SnarlId,
+        rect: egui::Rect,
+        ui: &mut Ui,
+        snarl: &mut Snarl<NodeId>,
+    ) {
+        let id = snarl[node].clone();
+        // The selection is a halo outside the node, so it never hides a status outline.
+        if self.look.selected.contains(&id) {
+            let width = 2.5 / self.camera.scaling.max(0.2);
+            ui.painter().rect_stroke(
+                rect.expand(4.0 + width),
+                egui::CornerRadius::same(8),
+                egui::Stroke::new(width, SELECTION_COLOUR),
+                egui::StrokeKind::Outside,
+            );
+        }
+        self.rects.push((id, rect));
+    }
+
+    fn has_node_menu(&mut self, _node: &NodeId) -> bool {
+        true
+    }
+
+    fn show_node_menu(
+        &mut self,
+        node: SnarlId,
+        _inputs: &[InPin],
+        _outputs: &[OutPin],
+        ui: &mut Ui,
+        snarl: &mut Snarl<NodeId>,
+    ) {
+        let id = snarl[node].clone();
+        ui.label(RichText::new(self.title(&id)).strong());
+        for command in Command::ALL.into_iter().filter(|c| c.in_node_menu()) {
+            if command.starts_group() {
+                ui.separator();
+            }
+            if super::commands::menu_item_ui(ui, command, true) {
+                self.out.command = Some((command, id.clone()));
+                ui.close();
+            }
+        }
+    }
+
+    fn has_graph_menu(&mut self, _pos: egui::Pos2, _snarl: &mut Snarl<NodeId>) -> bool {
+        true
+    }
+
+    fn show_graph_menu(&mut self, pos: egui::Pos2, ui: &mut Ui, _snarl: &mut Snarl<NodeId>) {
+        if super::commands::menu_item_ui(ui, Command::Paste, true) {
+            self.out.paste_at = Some([pos.x, pos.y]);
+            ui.close();
+        }
+        ui.separator();
+        ui.label(RichText::new("Add a node").strong());
+        self.kinds_menu_ui(ui, pos, &Attach::Loose);
+    }
+
+    fn has_dropped_wire_menu(&mut self, _src: AnyPins<'_>, _snarl: &mut Snarl<NodeId>) -> bool {
+        true
+    }
+
+    fn show_dropped_wire_menu(
+        &mut self,
+        pos: egui::Pos2,
+        ui: &mut Ui,
+        src: AnyPins<'_>,
+        snarl: &mut Snarl<NodeId>,
+    ) {
+        let attach = match src {
+            AnyPins::Out(pins) => match pins.first() {
+                Some(p) => Attach::Above(snarl[p.node].clone()),
+                None => return,
+            },
+            AnyPins::In(ins) => {
+                let Some(p) = ins.first() else { return };
+                let parent = snarl[p.node].clone();
+                let Some(&(port, slot)) =
+                    pins(self.look.tree, self.look.catalog, &parent).get(p.input)
+                else {
+                    return;
+                };
+                Attach::Into(ParentSlot { parent, port, slot })
+            }
+        };
+        ui.label(RichText::new("Add a node that fits").strong());
+        self.kinds_menu_ui(ui, pos, &attach);
+    }
+
+    fn drop_outputs(&mut self, pin: &OutPin, snarl: &mut Snarl<NodeId>) {
+        self.out.edits.push(Edit::Unlink {
+            child: snarl[pin.id.node].clone(),
+        });
+    }
+
+    fn drop_inputs(&mut self, pin: &InPin, snarl: &mut Snarl<NodeId>) {
+        for remote in &pin.remotes {
+            self.out.edits.push(Edit::Unlink {
+                child: snarl[remote.node].clone(),
+            });
+        }
+    }
+}
