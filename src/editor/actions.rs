@@ -52,6 +52,10 @@ impl EditorApp {
         for command in queue {
             if self.enabled(command) {
                 self.execute(command, ctx);
+                if self.ran.len() >= 100 {
+                    self.ran.remove(0);
+                }
+                self.ran.push(command);
             }
             ctx.request_repaint();
         }
@@ -471,12 +475,14 @@ impl EditorApp {
         let recent = std::mem::take(&mut self.recent);
         let messages = std::mem::take(&mut self.messages);
         let (chooser, why) = (self.chooser, self.chooser_why.take());
+        let ran = std::mem::take(&mut self.ran);
         *self = Self {
             recent,
             messages,
             chooser,
             chooser_why: why,
             sized: self.sized,
+            ran,
             ..other
         };
     }

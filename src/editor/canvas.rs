@@ -29,6 +29,9 @@ pub struct Canvas {
     gesture: Gesture,
     /// Space was held to pan since it was pressed (so letting it go does not run the sim).
     space_panned: bool,
+    /// The last request was carried out once with the node sizes of the frame before; it
+    /// is carried out again with the sizes it gave.
+    settled: bool,
     /// Nodes whose subtrees are hidden.
     collapsed: HashSet<NodeId>,
     /// For each collapsed node shown, how many nodes below it are hidden.
@@ -128,6 +131,7 @@ impl Canvas {
             area: None,
             gesture: Gesture::None,
             space_panned: false,
+            settled: false,
             collapsed: HashSet::new(),
             hidden: HashMap::new(),
         };
@@ -269,7 +273,18 @@ impl Canvas {
                 .reduce(|a, b| a.union(b));
             bounds.map(|b| fit_rect(area, b))
         };
-        let camera = match self.request.take() {
+        let request = self.request.take();
+        // Fitting or centring changes the zoom, and with it the drawn sizes (the level of
+        // detail): done again once in the next frame, with the sizes it gave.
+        if let Some(r @ (ViewRequest::Fit | ViewRequest::FitNodes(_))) = &request {
+            if self.settled {
+                self.settled = false;
+            } else {
+                self.settled = true;
+                self.request = Some(r.clone());
+            }
+        }
+        let camera = match request {
             None => current,
             Some(ViewRequest::Fit) => {
                 let all: Vec<NodeId> = tree.nodes().iter().map(|n| n.id.clone()).collect();

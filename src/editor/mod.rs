@@ -19,7 +19,7 @@ mod panels;
 mod simulate;
 mod viewer;
 
-pub use canvas::{Attach, Canvas, ViewRequest, kinds_fitting, pins};
+pub use canvas::{Attach, Canvas, READABLE_ZOOM, SMALL_TEXT, ViewRequest, kinds_fitting, pins};
 pub use commands::Command;
 pub use document::Document;
 pub use simulate::SimPanel;
@@ -72,6 +72,8 @@ pub struct EditorApp {
     sim: Option<SimPanel>,
     /// The window was checked against the monitor's size.
     sized: bool,
+    /// Every command run in this session, oldest first (the last 100).
+    ran: Vec<Command>,
 }
 
 /// An action that would lose unsaved changes.
@@ -141,13 +143,18 @@ impl EditorApp {
             recent: Vec::new(),
             sim: None,
             sized: false,
+            ran: Vec::new(),
         };
         app.validate();
         app.sim = app
             .doc
             .path()
             .and_then(SimPanel::beside)
-            .and_then(|p| SimPanel::open(&p).ok());
+            .and_then(|p| SimPanel::open(&p).ok())
+            .map(|mut panel| {
+                panel.pair_with(app.doc.path());
+                panel
+            });
         app.reset_sim();
         app
     }
@@ -240,6 +247,11 @@ impl EditorApp {
 
     fn say_problem(&mut self, text: impl Into<String>) {
         self.messages.say(messages::Level::Problem, text);
+    }
+
+    /// The commands run lately (however they were asked for), oldest first.
+    pub fn commands_run(&self) -> &[Command] {
+        &self.ran
     }
 
     /// Whether there are unsaved changes.

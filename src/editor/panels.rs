@@ -291,6 +291,11 @@ impl EditorApp {
         }
     }
 
+    /// Sorts node ids in file order (a box selects in the order the tree lists them).
+    fn in_tree_order(&self, ids: &mut [crate::model::NodeId]) {
+        ids.sort_by_key(|id| self.doc.tree().position_of(id));
+    }
+
     pub(super) fn canvas_ui(&mut self, ui: &mut egui::Ui) {
         let none = simulate::Live::new();
         let live = self.sim.as_ref().map_or(&none, SimPanel::live);
@@ -337,8 +342,12 @@ impl EditorApp {
                     self.selection.push(id);
                 }
             }
-            Some(Selecting::Only(ids)) => self.select_many(&ids),
-            Some(Selecting::Add(ids)) => {
+            Some(Selecting::Only(mut ids)) => {
+                self.in_tree_order(&mut ids);
+                self.select_many(&ids);
+            }
+            Some(Selecting::Add(mut ids)) => {
+                self.in_tree_order(&mut ids);
                 let mut all = self.selection.clone();
                 all.extend(ids);
                 self.select_many(&all);

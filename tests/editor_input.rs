@@ -1,0 +1,731 @@
+//! Every editor command reached through the input a person uses: keys with their
+//! modifiers (and the Cut / Copy / Paste events the platform sends for Ctrl+X / C / V),
+//! pointer clicks and drags on the canvas, menu and context-menu clicks. Apps are set up
+//! through their API; what is tested is only ever reached by input.
+
+#![cfg(feature = "gui")]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use arbor::editor::files::Chooser;
+use arbor::editor::{Command, EditorApp, READABLE_ZOOM};
+use arbor::model::{NodeId, Port};
+use eframe::egui::{self, Event, Key, KeyboardShortcut, Modifiers, PointerButton, Pos2};
+use egui::accesskit::Role;
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+
+fn harness(mut app: EditorApp) -> Harness<'static, EditorApp> {
+    app.set_chooser(Chooser::InApp);
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1400.0, 860.0))
+        .build_eframe(|_cc| app);
+    h.run_steps(4);
+    h
+}
+
+/// Presses a shortcut as the platform delivers it: Ctrl+X / C / V arrive as the Cut, Copy
+/// and Paste events (Paste with the clipboard's text), every other key as a key event.
+fn press(h: &mut Harness<'static, EditorApp>, s: KeyboardShortcut, clipboard: &str) {
+    let event = match (s.modifiers.command, s.logical_key) {
+        (true, Key::X) => Some(Event::Cut),
+        (true, Key::C) => Some(Event::Copy),
+        (true, Key::V) => Some(Event::Paste(clipboard.to_owned())),
+        _ => None,
+    };
+    // kittest runs a frame for each queued event.
+    match event {
+        Some(e) => h.event(e),
+        None => h.key_press_modifiers(s.modifiers, s.logical_key),
+    }
+    // The command runs in this frame; what it copied is in this frame's output.
+    h.step();
+    let text = copied_now(h);
+    if text.is_some() {
+        COPIED.with(|c| *c.borrow_mut() = text);
+    }
+    h.run_steps(1);
+}
+
+thread_local! {
+    /// What the app put on the clipboard last, as the platform would keep it.
+    static COPIED: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
+}
+
+fn key(h: &mut Harness<'static, EditorApp>, modifiers: Modifiers, k: Key) {
+    press(h, KeyboardShortcut::new(modifiers, k), "");
+}
+
+/// The text the app last put on the clipboard.
+fn copied(_h: &Harness<'static, EditorApp>) -> Option<String> {
+    COPIED.with(|c| c.borrow().clone())
+}
+
+/// The text the app put on the clipboard in the last frame.
+fn copied_now(h: &Harness<'static, EditorApp>) -> Option<String> {
+    h.output()
+        .platform_output
+        .commands
+        .iter()
+        .rev()
+        .find_map(|c| match c {
+            egui::OutputCommand::CopyText(t) => Some(t.clone()),
+            _ => None,
+        })
+}
+
+/// A press and release of `button` at `at`, with `modifiers` held.
+fn click_at(
+    h: &mut Harness<'static, EditorApp>,
+    at: Pos2,
+    button: PointerButton,
+    modifiers: Modifiers,
+) {
+    h.event(Event::ModifiersChanged(modifiers));
+    h.event(Event::PointerMoved(at));
+    h.run_steps(1);
+    for pressed in [true, false] {
+        h.event(Event::PointerButton {
+            pos: at,
+            button,
+            pressed,
+            modifiers,
+        });
+    }
+    h.event(Event::ModifiersChanged(Modifiers::NONE));
+    h.run_steps(3);
+}
+
+/// A drag of `button` from `from` to `to` in small moves, with `modifiers` held.
+fn drag(
+    h: &mut Harness<'static, EditorApp>,
+    from: Pos2,
+    to: Pos2,
+    button: PointerButton,
+    modifiers: Modifiers,
+) {
+    h.event(Event::ModifiersChanged(modifiers));
+    h.event(Event::PointerMoved(from));
+    h.run_steps(1);
+    h.event(Event::PointerButton {
+        pos: from,
+        button,
+        pressed: true,
+        modifiers,
+    });
+    h.run_steps(1);
+    for k in 1..=8 {
+        h.event(Event::PointerMoved(from + (to - from) * (k as f32 / 8.0)));
+        h.run_steps(1);
+    }
+    h.event(Event::PointerButton {
+        pos: to,
+        button,
+        pressed: false,
+        modifiers,
+    });
+    h.event(Event::ModifiersChanged(Modifiers::NONE));
+    h.run_steps(3);
+}
+
+/// A point in the header of a node, as drawn.
+fn on_node(h: &Harness<'static, EditorApp>, id: &str) -> Pos2 {
+    let r = h.state().screen_rect_of(&NodeId::new(id)).unwrap();
+    r.left_top() + egui::vec2(14.0, 10.0)
+}
+
+/// A point of the canvas with no node under it.
+fn empty_spot(h: &Harness<'static, EditorApp>) -> Pos2 {
+    let canvas = h.state().canvas_rect().unwrap();
+    let taken = |p: Pos2| {
+        h.state().tree().nodes().iter().any(|n| {
+            h.state()
+                .screen_rect_of(&n.id)
+                .is_some_and(|r| r.expand(8.0).contains(p))
+        })
+    };
+    (0..40)
+        .flat_map(|y| (0..40).map(move |x| (x, y)))
+        .map(|(x, y)| canvas.min + egui::vec2(20.0 + x as f32 * 20.0, 20.0 + y as f32 * 12.0))
+        .find(|p| canvas.shrink(10.0).contains(*p) && !taken(*p))
+        .expect("an empty spot on the canvas")
+}
+
+fn ids(list: &[&str]) -> Vec<NodeId> {
+    list.iter().map(|s| NodeId::new(*s)).collect()
+}
+
+/// Five loose Wait nodes: a row of three, and two below; the view shows graph point
+/// (0, 0) at screen (250, 100), at 100 %.
+fn five_waits() -> EditorApp {
+    let mut app = EditorApp::new(arbor::model::Tree::new(), None);
+    for (x, y) in [
+        (0.0, 0.0),
+        (300.0, 0.0),
+        (600.0, 0.0),
+        (0.0, 350.0),
+        (300.0, 350.0),
+    ] {
+        app.add_node("Wait", [x, y]).unwrap();
+    }
+    app.select(None);
+    app.pin_view(egui::emath::TSTransform::from_translation(egui::vec2(
+        250.0, 100.0,
+    )));
+    app
+}
+
+#[test]
+fn every_shortcut_runs_its_command_and_is_shown_in_its_menu() {
+    let clipboard = EditorApp::sample().tree().clone();
+    let clipboard = arbor::io::tree_to_string(&clipboard);
+    for command in Command::ALL {
+        for shortcut in command.shortcuts() {
+            let mut app = EditorApp::sample();
+            // Something to undo, something to redo, a selection.
+            app.apply(arbor::model::Edit::SetTitle {
+                id: NodeId::new("wander"),
+                title: "Stroll".into(),
+            });
+            app.apply(arbor::model::Edit::SetTitle {
+                id: NodeId::new("wander"),
+                title: "Amble".into(),
+            });
+            app.undo();
+            app.select(Some(NodeId::new("flee")));
+            let mut h = harness(app);
+            press(&mut h, *shortcut, &clipboard);
+            assert!(
+                h.state().commands_run().contains(&command),
+                "{} did not run {command:?}: ran {:?}",
+                h.ctx.format_shortcut(shortcut),
+                h.state().commands_run()
+            );
+        }
+        if let Some(first) = command.shortcuts().first() {
+            // Listed in its menu with that shortcut.
+            let mut h = harness(EditorApp::sample());
+            h.get_by_role_and_label(Role::Button, command.menu().label())
+                .click();
+            h.run_steps(2);
+            let item = format!("{} {}", command.label(), h.ctx.format_shortcut(first));
+            h.get_by_role_and_label(Role::Button, &item);
+        }
+    }
+}
+
+#[test]
+fn a_click_selects_shift_click_adds_ctrl_click_toggles_and_esc_or_empty_canvas_clears() {
+    let mut h = harness(EditorApp::sample());
+    h.state_mut().focus(&NodeId::new("attack"));
+    h.state_mut().select(None);
+    h.run_steps(3);
+    let p = on_node(&h, "attack");
+    click_at(&mut h, p, PointerButton::Primary, Modifiers::NONE);
+    assert_eq!(h.state().selection(), ids(&["attack"]));
+    // The inspector shows it.
+    h.get_by_label("Attack a weaker droid");
+    h.get_by_role_and_label(Role::Button, "Remove node");
+    let p = on_node(&h, "choose");
+    click_at(&mut h, p, PointerButton::Primary, Modifiers::SHIFT);
+    assert_eq!(h.state().selection(), ids(&["attack", "choose"]));
+    let p = on_node(&h, "attack");
+    click_at(&mut h, p, PointerButton::Primary, Modifiers::COMMAND);
+    assert_eq!(h.state().selection(), ids(&["choose"]));
+    key(&mut h, Modifiers::NONE, Key::Escape);
+    assert!(h.state().selection().is_empty());
+    key(&mut h, Modifiers::COMMAND, Key::A);
+    assert_eq!(h.state().selection().len(), h.state().tree().len());
+    let p = empty_spot(&h);
+    click_at(&mut h, p, PointerButton::Primary, Modifiers::NONE);
+    assert!(h.state().selection().is_empty());
+}
+
+#[test]
+fn a_box_around_three_nodes_then_delete_removes_them_in_one_undo_step() {
+    let mut h = harness(five_waits());
+    let before = h.state().tree().clone();
+    let row = ["wait_1", "wait_2", "wait_3"];
+    // Around the top row only, from empty canvas.
+    let top = h.state().screen_rect_of(&NodeId::new("wait_1")).unwrap();
+    let right = h.state().screen_rect_of(&NodeId::new("wait_3")).unwrap();
+    drag(
+        &mut h,
+        top.left_top() - egui::vec2(20.0, 20.0),
+        right.right_bottom() + egui::vec2(20.0, 20.0),
+        PointerButton::Primary,
+        Modifiers::NONE,
+    );
+    assert_eq!(h.state().selection(), ids(&row));
+    assert_eq!(h.state().tree(), &before, "a box moves nothing");
+    key(&mut h, Modifiers::NONE, Key::Delete);
+    assert_eq!(h.state().tree().len(), 2);
+    assert!(
+        row.iter()
+            .all(|r| !h.state().tree().contains(&NodeId::new(*r)))
+    );
+    key(&mut h, Modifiers::COMMAND, Key::Z);
+    assert_eq!(h.state().tree(), &before);
+    // Backspace deletes too.
+    let p = on_node(&h, "wait_4");
+    click_at(&mut h, p, PointerButton::Primary, Modifiers::NONE);
+    key(&mut h, Modifiers::NONE, Key::Backspace);
+    assert_eq!(h.state().tree().len(), 4);
+}
+
+#[test]
+fn dragging_a_selected_node_moves_the_whole_selection_in_one_undo_step() {
+    let mut h = harness(five_waits());
+    let before = h.state().tree().clone();
+    let p = on_node(&h, "wait_1");
+    click_at(&mut h, p, PointerButton::Primary, Modifiers::NONE);
+    let p = on_node(&h, "wait_2");
+    click_at(&mut h, p, PointerButton::Primary, Modifiers::SHIFT);
+    let from = on_node(&h, "wait_2");
+    drag(
+        &mut h,
+        from,
+        from + egui::vec2(50.0, 30.0),
+        PointerButton::Primary,
+        Modifiers::NONE,
+    );
+    let pos = |h: &Harness<'static, EditorApp>, id: &str| {
+        h.state().tree().node(&NodeId::new(id)).unwrap().position
+    };
+    assert_eq!(pos(&h, "wait_1"), [50.0, 30.0]);
+    assert_eq!(pos(&h, "wait_2"), [350.0, 30.0]);
+    assert_eq!(pos(&h, "wait_3"), [600.0, 0.0], "not selected, not moved");
+    key(&mut h, Modifiers::COMMAND, Key::Z);
+    assert_eq!(h.state().tree(), &before);
+}
+
+#[test]
+fn copy_then_paste_in_another_window_gives_new_ids_at_the_pointer_with_inner_links() {
+    let source = EditorApp::open(&common::repo().join("sample_trees/door_room.json")).unwrap();
+    let mut a = harness(source);
+    // Select the door's Selector and its two children with a click and two shift-clicks.
+    a.state_mut().focus(&NodeId::new("open_if_closed"));
+    a.state_mut().select(None);
+    a.run_steps(3);
+    for (id, m) in [
+        ("open_if_closed", Modifiers::NONE),
+        ("is_open", Modifiers::SHIFT),
+        ("open", Modifiers::SHIFT),
+    ] {
+        let p = on_node(&a, id);
+        click_at(&mut a, p, PointerButton::Primary, m);
+    }
+    assert_eq!(a.state().selection().len(), 3);
+    key(&mut a, Modifiers::COMMAND, Key::C);
+    let text = copied(&a).expect("Ctrl+C put the nodes on the clipboard");
+    // The other copy of the app.
+    let mut b = harness(EditorApp::sample());
+    let n = b.state().tree().len();
+    let at = empty_spot(&b);
+    b.event(Event::PointerMoved(at));
+    b.run_steps(1);
+    press(
+        &mut b,
+        KeyboardShortcut::new(Modifiers::COMMAND, Key::V),
+        &text,
+    );
+    assert_eq!(b.state().tree().len(), n + 3);
+    let pasted = b.state().selection().to_vec();
+    assert_eq!(pasted.len(), 3);
+    let original = a.state().tree();
+    assert!(
+        pasted
+            .iter()
+            .all(|id| !original.contains(id) || !EditorApp::sample().tree().contains(id))
+    );
+    let selector = b.state().tree().node(&pasted[0]).unwrap().clone();
+    assert_eq!(selector.kind, "Selector");
+    assert_eq!(
+        selector.linked(Port::Children),
+        &pasted[1..],
+        "inner links kept"
+    );
+    let open = b.state().tree().node(&pasted[2]).unwrap();
+    assert_eq!(
+        open.fields.get("max_duration"),
+        Some(&arbor::model::Value::Float(3.0))
+    );
+    // The top-left of what was pasted is at the pointer.
+    let corner = pasted
+        .iter()
+        .map(|id| b.state().tree().node(id).unwrap().position)
+        .fold([f32::MAX, f32::MAX], |c, p| {
+            [c[0].min(p[0]), c[1].min(p[1])]
+        });
+    let g = b.state().camera().unwrap().inverse() * at;
+    assert!(
+        (corner[0] - g.x).abs() < 1.0 && (corner[1] - g.y).abs() < 1.0,
+        "{corner:?} vs {g:?}"
+    );
+    // Garbage on the clipboard changes nothing and says why.
+    press(
+        &mut b,
+        KeyboardShortcut::new(Modifiers::COMMAND, Key::V),
+        "not a tree",
+    );
+    assert_eq!(b.state().tree().len(), n + 3);
+    assert!(
+        b.state().status().starts_with("Nothing to paste"),
+        "{}",
+        b.state().status()
+    );
+}
+
+#[test]
+fn select_all_then_duplicate_doubles_the_nodes_and_one_undo_takes_them_away() {
+    let mut h = harness(EditorApp::sample());
+    let before = h.state().tree().clone();
+    key(&mut h, Modifiers::COMMAND, Key::A);
+    key(&mut h, Modifiers::COMMAND, Key::D);
+    let tree = h.state().tree();
+    assert_eq!(tree.len(), 2 * before.len());
+    let copies = h.state().selection().to_vec();
+    assert!(
+        copies.iter().all(|id| !before.contains(id)),
+        "ids are re-issued"
+    );
+    // The copy's Root holds the copy's Selector, not the original.
+    let root_copy = copies
+        .iter()
+        .find(|id| tree.node(id).unwrap().kind == "Root")
+        .unwrap();
+    let child = &tree.node(root_copy).unwrap().linked(Port::Child)[0];
+    assert!(copies.contains(child));
+    key(&mut h, Modifiers::COMMAND, Key::Z);
+    assert_eq!(h.state().tree(), &before);
+}
+
+#[test]
+fn cut_takes_the_selection_to_the_clipboard_and_paste_brings_it_back() {
+    let mut h = harness(five_waits());
+    let p = on_node(&h, "wait_5");
+    click_at(&mut h, p, PointerButton::Primary, Modifiers::NONE);
+    key(&mut h, Modifiers::COMMAND, Key::X);
+    assert_eq!(h.state().tree().len(), 4);
+    let text = copied(&h).unwrap();
+    assert!(text.contains("wait_5"));
+    press(
+        &mut h,
+        KeyboardShortcut::new(Modifiers::COMMAND, Key::V),
+        &text,
+    );
+    assert_eq!(h.state().tree().len(), 5);
+}
+
+#[test]
+fn the_node_menu_disconnects_selects_the_subtree_and_collapses_it() {
+    let mut h = harness(EditorApp::sample());
+    h.state_mut().focus(&NodeId::new("flee"));
+    h.state_mut().select(None);
+    h.run_steps(3);
+    let menu = |h: &mut Harness<'static, EditorApp>, id: &str, item: &str| {
+        let p = on_node(h, id);
+        click_at(h, p, PointerButton::Secondary, Modifiers::NONE);
+        h.get_by_role_and_label(Role::Button, item).click();
+        h.run_steps(3);
+    };
+    menu(&mut h, "flee", "Select Subtree");
+    let mut got = h.state().selection().to_vec();
+    got.sort_by(|a, b| a.as_str().cmp(b.as_str()));
+    assert_eq!(got, ids(&["find_threat", "flee", "run"]));
+    menu(&mut h, "flee", "Collapse / Expand Subtree");
+    assert!(h.state().is_collapsed(&NodeId::new("flee")));
+    assert!(!h.state().is_shown(&NodeId::new("run")));
+    h.get_by_label("▸ 2 hidden below");
+    menu(&mut h, "flee", "Collapse / Expand Subtree");
+    assert!(h.state().is_shown(&NodeId::new("run")));
+    menu(&mut h, "flee", "Disconnect");
+    assert!(h.state().tree().parent_of(&NodeId::new("flee")).is_none());
+    key(&mut h, Modifiers::COMMAND, Key::Z);
+    assert!(h.state().tree().parent_of(&NodeId::new("flee")).is_some());
+    menu(&mut h, "flee", "Duplicate Ctrl+D");
+    assert_eq!(h.state().tree().len(), 12);
+}
+
+#[test]
+fn middle_right_and_space_drags_pan_and_the_wheel_zooms_around_the_pointer() {
+    let mut h = harness(five_waits());
+    let before = h.state().tree().clone();
+    let start = h.state().camera().unwrap();
+    let from = empty_spot(&h);
+    for button in [PointerButton::Middle, PointerButton::Secondary] {
+        let was = h.state().camera().unwrap().translation;
+        drag(
+            &mut h,
+            from,
+            from + egui::vec2(80.0, 40.0),
+            button,
+            Modifiers::NONE,
+        );
+        let now = h.state().camera().unwrap().translation;
+        assert!(
+            ((now - was) - egui::vec2(80.0, 40.0)).length() < 1.0,
+            "{button:?}: {was:?} -> {now:?}"
+        );
+    }
+    // Space and a left drag, even starting on a node, pans and moves nothing.
+    let was = h.state().camera().unwrap().translation;
+    h.key_down(Key::Space);
+    let on = on_node(&h, "wait_1");
+    drag(
+        &mut h,
+        on,
+        on + egui::vec2(-60.0, 20.0),
+        PointerButton::Primary,
+        Modifiers::NONE,
+    );
+    h.key_up(Key::Space);
+    h.run_steps(2);
+    let now = h.state().camera().unwrap().translation;
+    assert!(
+        ((now - was) - egui::vec2(-60.0, 20.0)).length() < 1.0,
+        "{was:?} -> {now:?}"
+    );
+    assert_eq!(h.state().tree(), &before);
+    assert!(
+        !h.state().commands_run().contains(&Command::SimRunPause),
+        "a Space that panned does not run the simulation"
+    );
+    // The wheel zooms in around the pointer: the graph point under it stays.
+    let at = empty_spot(&h);
+    h.event(Event::PointerMoved(at));
+    h.run_steps(1);
+    let under = h.state().camera().unwrap().inverse() * at;
+    h.event(Event::MouseWheel {
+        unit: egui::MouseWheelUnit::Point,
+        delta: egui::vec2(0.0, 120.0),
+        modifiers: Modifiers::NONE,
+        phase: egui::TouchPhase::Move,
+    });
+    h.run_steps(12);
+    let camera = h.state().camera().unwrap();
+    assert!(
+        camera.scaling > start.scaling * 1.1,
+        "{} -> {}",
+        start.scaling,
+        camera.scaling
+    );
+    let still = camera.inverse() * at;
+    assert!((still - under).length() < 1.0, "{under:?} -> {still:?}");
+}
+
+#[test]
+fn zoom_keys_step_the_zoom_and_f_fits_every_node_at_a_readable_size() {
+    let app = EditorApp::open(&common::repo().join("sample_trees/door_room.json")).unwrap();
+    let mut h = harness(app);
+    let scale = |h: &Harness<'static, EditorApp>| h.state().camera().unwrap().scaling;
+    key(&mut h, Modifiers::COMMAND, Key::Num0);
+    assert!((scale(&h) - 1.0).abs() < 1e-4);
+    key(&mut h, Modifiers::COMMAND, Key::Equals);
+    assert!((scale(&h) - 1.25).abs() < 1e-3);
+    key(&mut h, Modifiers::COMMAND, Key::Minus);
+    key(&mut h, Modifiers::COMMAND, Key::Minus);
+    key(&mut h, Modifiers::COMMAND, Key::Minus);
+    assert!(scale(&h) < 0.7);
+    // F shows a tree that fits at a readable size whole.
+    let mut small = EditorApp::new(arbor::model::Tree::new(), None);
+    for at in [[0.0, 0.0], [300.0, 0.0], [0.0, 300.0]] {
+        small.add_node("Wait", at).unwrap();
+    }
+    small.pin_view(egui::emath::TSTransform::from_scaling(0.3));
+    let mut s = harness(small);
+    key(&mut s, Modifiers::NONE, Key::F);
+    s.run_steps(2);
+    assert!(scale(&s) >= READABLE_ZOOM - 1e-4, "{}", scale(&s));
+    let canvas = s.state().canvas_rect().unwrap();
+    for n in s.state().tree().nodes() {
+        let r = s.state().screen_rect_of(&n.id).unwrap();
+        assert!(
+            canvas.contains_rect(r),
+            "{} at {r:?} outside {canvas:?}",
+            n.id
+        );
+    }
+    // A tree too large for that keeps the readable zoom.
+    key(&mut h, Modifiers::NONE, Key::F);
+    h.run_steps(2);
+    assert!(scale(&h) >= READABLE_ZOOM - 1e-4, "{}", scale(&h));
+    // Shift+F shows the selection.
+    h.state_mut().select(Some(NodeId::new("rest")));
+    key(&mut h, Modifiers::SHIFT, Key::F);
+    h.run_steps(2);
+    let canvas = h.state().canvas_rect().unwrap();
+    let r = h.state().screen_rect_of(&NodeId::new("rest")).unwrap();
+    assert!(
+        (r.center() - canvas.center()).length() < 2.0,
+        "{r:?} in {canvas:?}"
+    );
+}
+
+#[test]
+fn arrange_is_one_key_and_one_undo_step() {
+    let mut h = harness(five_waits());
+    let before = h.state().tree().clone();
+    key(&mut h, Modifiers::COMMAND, Key::L);
+    assert_ne!(h.state().tree(), &before);
+    key(&mut h, Modifiers::COMMAND, Key::Z);
+    assert_eq!(h.state().tree(), &before);
+}
+
+#[test]
+fn undoing_back_to_the_saved_state_clears_the_dirty_marker() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("tree.json");
+    std::fs::copy(common::repo().join("sample_trees/door_room.json"), &path).unwrap();
+    let mut h = harness(EditorApp::open(&path).unwrap());
+    assert_eq!(h.state().title(), "tree.json — Arbor");
+    key(&mut h, Modifiers::COMMAND, Key::A);
+    key(&mut h, Modifiers::COMMAND, Key::D);
+    assert_eq!(h.state().title(), "tree.json • — Arbor");
+    key(&mut h, Modifiers::COMMAND, Key::Z);
+    assert_eq!(h.state().title(), "tree.json — Arbor");
+    key(&mut h, Modifiers::COMMAND, Key::Y);
+    assert_eq!(h.state().title(), "tree.json • — Arbor");
+    key(&mut h, Modifiers::COMMAND, Key::S);
+    assert_eq!(h.state().title(), "tree.json — Arbor");
+    key(&mut h, Modifiers::COMMAND, Key::Z);
+    assert_eq!(
+        h.state().title(),
+        "tree.json • — Arbor",
+        "the saved file has the copies"
+    );
+}
+
+#[test]
+fn save_as_without_a_native_dialog_writes_through_the_path_field_and_keeps_the_scenario() {
+    let dir = tempfile::tempdir().unwrap();
+    for f in ["door_room.json", "door_room.scenario.json"] {
+        std::fs::copy(
+            common::repo().join("sample_trees").join(f),
+            dir.path().join(f),
+        )
+        .unwrap();
+    }
+    let mut h = harness(EditorApp::open(&dir.path().join("door_room.json")).unwrap());
+    key(&mut h, Modifiers::COMMAND | Modifiers::SHIFT, Key::S);
+    h.get_by_label("Save the tree as");
+    // It starts with the file's name, relative to its folder; completion lists the files
+    // whose names start with what is typed.
+    h.get_by_label("Save the tree as").focus();
+    h.key_press_modifiers(Modifiers::COMMAND, Key::A);
+    h.get_by_label("Save the tree as").type_text("door_r");
+    h.run_steps(2);
+    h.get_by_label("door_room.json");
+    h.get_by_label("door_room.scenario.json");
+    h.get_by_label("Save the tree as").type_text("oom_v2.json");
+    h.run_steps(2);
+    h.get_by_label("Save the tree as").focus();
+    h.run_steps(1);
+    h.key_press(Key::Enter);
+    h.run_steps(3);
+    let saved = dir.path().join("door_room_v2.json");
+    assert!(saved.is_file(), "{}", h.state().last_message());
+    assert_eq!(h.state().title(), "door_room_v2.json — Arbor");
+    assert_eq!(arbor::io::load_tree(&saved).unwrap(), *h.state().tree());
+    // The scenario still runs the tree being edited: an edit that breaks it shows there.
+    key(&mut h, Modifiers::COMMAND, Key::A);
+    key(&mut h, Modifiers::NONE, Key::Delete);
+    assert!(
+        h.state().tree().is_empty(),
+        "{:?}",
+        h.state().commands_run()
+    );
+    let panel = h.state().simulation().unwrap();
+    assert!(
+        panel.error.as_deref().unwrap_or("").contains("error"),
+        "{:?}",
+        panel.error
+    );
+}
+
+#[test]
+fn new_then_save_asks_for_a_name_in_the_path_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = harness(EditorApp::sample());
+    key(&mut h, Modifiers::COMMAND, Key::N);
+    assert!(h.state().tree().is_empty());
+    assert_eq!(h.state().title(), "untitled — Arbor");
+    key(&mut h, Modifiers::COMMAND, Key::S);
+    let path = dir.path().join("fresh.json");
+    h.get_by_label("Save the tree as").focus();
+    h.key_press_modifiers(Modifiers::COMMAND, Key::A);
+    h.get_by_label("Save the tree as")
+        .type_text(path.to_str().unwrap());
+    h.run_steps(2);
+    h.get_by_role_and_label(Role::Button, "Save").click();
+    h.run_steps(3);
+    assert!(path.is_file());
+    assert_eq!(h.state().title(), "fresh.json — Arbor");
+}
+
+#[test]
+fn status_messages_expire_and_the_list_is_one_click_away() {
+    let mut h = harness(EditorApp::sample());
+    key(&mut h, Modifiers::COMMAND, Key::A);
+    key(&mut h, Modifiers::COMMAND, Key::C);
+    h.get_by_label("Copied 11 node(s)");
+    h.run_steps(40); // ten seconds
+    assert_eq!(h.state().status(), "");
+    h.get_by_label("Ready").click();
+    h.run_steps(3);
+    h.get_by_label_contains("Copied 11 node(s)");
+}
+
+#[test]
+fn the_command_palette_finds_a_command_by_name_and_enter_runs_it() {
+    let mut h = harness(five_waits());
+    let before = h.state().tree().clone();
+    key(&mut h, Modifiers::COMMAND | Modifiers::SHIFT, Key::P);
+    h.get_by_label("Command palette").type_text("arrange");
+    h.run_steps(2);
+    h.get_by_role_and_label(Role::Button, "Arrange  ·  View Ctrl+L");
+    h.key_press(Key::Enter);
+    h.run_steps(3);
+    assert_eq!(h.state().commands_run().last(), Some(&Command::Arrange));
+    assert_ne!(h.state().tree(), &before);
+}
+
+#[test]
+fn every_sample_opens_at_a_readable_zoom_with_its_root_in_view() {
+    for name in [
+        "chase_flee",
+        "door_room",
+        "droid_arena",
+        "guard_patrol",
+        "hungry_agent",
+        "mock_sketch",
+        "pass_receive",
+    ] {
+        let app =
+            EditorApp::open(&common::repo().join(format!("sample_trees/{name}.json"))).unwrap();
+        let h = harness(app);
+        let scale = h.state().camera().unwrap().scaling;
+        assert!(scale >= READABLE_ZOOM - 1e-4, "{name}: {scale}");
+        let canvas = h.state().canvas_rect().unwrap();
+        let root = &h
+            .state()
+            .tree()
+            .nodes()
+            .iter()
+            .find(|n| n.kind == "Root")
+            .unwrap()
+            .id;
+        let r = h.state().screen_rect_of(root).unwrap();
+        assert!(
+            canvas.contains_rect(r),
+            "{name}: Root at {r:?}, canvas {canvas:?}"
+        );
+    }
+}
+
+#[test]
+fn the_window_icon_is_arbors_own() {
+    let icon = arbor::editor::icon().expect("assets/icon.png is a PNG");
+    assert_eq!((icon.width, icon.height), (256, 256));
+}
