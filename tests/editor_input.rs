@@ -75,24 +75,23 @@ fn copied_now(h: &Harness<'static, EditorApp>) -> Option<String> {
         })
 }
 
+/// The platform's event for pressing or letting go of `button` at `at`.
+fn button(at: Pos2, button: PointerButton, pressed: bool, modifiers: Modifiers) -> Event {
+    Event::PointerButton {
+        pos: at,
+        button,
+        pressed,
+        modifiers,
+    }
+}
+
 /// A press and release of `button` at `at`, with `modifiers` held.
-fn click_at(
-    h: &mut Harness<'static, EditorApp>,
-    at: Pos2,
-    button: PointerButton,
-    modifiers: Modifiers,
-) {
+fn click_at(h: &mut Harness<'static, EditorApp>, at: Pos2, b: PointerButton, modifiers: Modifiers) {
     h.event(Event::ModifiersChanged(modifiers));
     h.event(Event::PointerMoved(at));
     h.run_steps(1);
-    for pressed in [true, false] {
-        h.event(Event::PointerButton {
-            pos: at,
-            button,
-            pressed,
-            modifiers,
-        });
-    }
+    h.event(button(at, b, true, modifiers));
+    h.event(button(at, b, false, modifiers));
     h.event(Event::ModifiersChanged(Modifiers::NONE));
     h.run_steps(3);
 }
@@ -102,29 +101,19 @@ fn drag(
     h: &mut Harness<'static, EditorApp>,
     from: Pos2,
     to: Pos2,
-    button: PointerButton,
+    b: PointerButton,
     modifiers: Modifiers,
 ) {
     h.event(Event::ModifiersChanged(modifiers));
     h.event(Event::PointerMoved(from));
     h.run_steps(1);
-    h.event(Event::PointerButton {
-        pos: from,
-        button,
-        pressed: true,
-        modifiers,
-    });
+    h.event(button(from, b, true, modifiers));
     h.run_steps(1);
     for k in 1..=8 {
         h.event(Event::PointerMoved(from + (to - from) * (k as f32 / 8.0)));
         h.run_steps(1);
     }
-    h.event(Event::PointerButton {
-        pos: to,
-        button,
-        pressed: false,
-        modifiers,
-    });
+    h.event(button(to, b, false, modifiers));
     h.event(Event::ModifiersChanged(Modifiers::NONE));
     h.run_steps(3);
 }

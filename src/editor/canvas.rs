@@ -418,6 +418,7 @@ impl Canvas {
             out: CanvasOutput::default(),
             body_sizes: &mut self.body_sizes,
             rects: Vec::new(),
+            selected: look.selected.iter().collect(),
         };
         // The widget's own selection, box and shift/ctrl handling stay unused: it sees no
         // modifiers, and the camera is this canvas's.

@@ -291,7 +291,7 @@ impl Command {
     }
 }
 
-/// Whether a command can run now, and its state for a check mark.
+/// Whether a command can run now.
 pub trait Enabled {
     /// Whether `command` can run in the current state.
     fn enabled(&self, command: Command) -> bool;

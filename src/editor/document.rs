@@ -133,30 +133,33 @@ impl Document {
 
     /// Undoes the last step; false when there is none.
     pub fn undo(&mut self, catalog: &Catalog) -> bool {
-        self.coalescing = None;
-        let Some((edit, before)) = self.undo.pop() else {
-            return false;
-        };
-        match self.tree.apply(edit, catalog) {
-            Ok(inverse) => {
-                self.redo.push((inverse, self.revision));
-                self.revision = before;
-                true
-            }
-            Err(_) => false,
-        }
+        self.replay(false, catalog)
     }
 
     /// Redoes the last undone step; false when there is none.
     pub fn redo(&mut self, catalog: &Catalog) -> bool {
+        self.replay(true, catalog)
+    }
+
+    /// Applies the newest edit of one stack and pushes its inverse on the other, moving the
+    /// tree to the revision the edit restores.
+    fn replay(&mut self, forward: bool, catalog: &Catalog) -> bool {
         self.coalescing = None;
-        let Some((edit, after)) = self.redo.pop() else {
+        let Self {
+            tree,
+            undo,
+            redo,
+            revision,
+            ..
+        } = self;
+        let (from, to) = if forward { (redo, undo) } else { (undo, redo) };
+        let Some((edit, restores)) = from.pop() else {
             return false;
         };
-        match self.tree.apply(edit, catalog) {
+        match tree.apply(edit, catalog) {
             Ok(inverse) => {
-                self.undo.push((inverse, self.revision));
-                self.revision = after;
+                to.push((inverse, *revision));
+                *revision = restores;
                 true
             }
             Err(_) => false,

@@ -86,8 +86,8 @@ pub struct FilePrompt {
     /// Relative paths are taken from here.
     base: PathBuf,
     focus: bool,
-    /// The file exists and Save was asked once: the next asks to replace it.
-    confirm: bool,
+    /// The completions of `text`, read from its folder when the text last changed.
+    found: Option<(String, Vec<String>)>,
 }
 
 /// A native dialog that answers faster than this did not open (nobody cancels that fast).
@@ -133,7 +133,7 @@ impl FilePrompt {
             why,
             base,
             focus: true,
-            confirm: false,
+            found: None,
         }
     }
 
@@ -227,10 +227,14 @@ impl FilePrompt {
             if std::mem::take(&mut self.focus) {
                 field.request_focus();
             }
-            if field.changed() {
-                self.confirm = false;
-            }
-            let found = self.completions();
+            let found = match &self.found {
+                Some((text, found)) if *text == self.text => found.clone(),
+                _ => {
+                    let found = self.completions();
+                    self.found = Some((self.text.clone(), found.clone()));
+                    found
+                }
+            };
             if tab
                 && let Some(common) = Self::common_prefix(&found)
                 && common.len() > self.text.len()
@@ -244,7 +248,6 @@ impl FilePrompt {
                     for f in &found {
                         if ui.selectable_label(false, f).clicked() {
                             self.text = f.clone();
-                            self.confirm = false;
                             self.focus = true;
                         }
                     }
@@ -289,10 +292,6 @@ impl FilePrompt {
                 .set_char_range(Some(egui::text::CCursorRange::one(end)));
             state.store(ctx, id);
         }
-        self.focus_keep(ctx, id);
-    }
-
-    fn focus_keep(&self, ctx: &egui::Context, id: egui::Id) {
         ctx.memory_mut(|m| m.request_focus(id));
     }
 

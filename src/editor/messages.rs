@@ -55,11 +55,6 @@ impl Messages {
         self.list.last().map(|(_, _, t)| t.as_str())
     }
 
-    /// Every message, oldest first.
-    pub fn all(&self) -> impl Iterator<Item = &str> {
-        self.list.iter().map(|(_, _, t)| t.as_str())
-    }
-
     /// The status line: the current message or "Ready"; a click opens the list.
     pub fn status_ui(&mut self, ui: &mut egui::Ui) {
         self.now = ui.input(|i| i.time);

@@ -2,7 +2,7 @@
 //! [`SnarlViewer`] of the editor. Below the readable zoom a node is drawn as its header and
 //! title only.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use eframe::egui::{self, Color32, RichText, Ui, emath::TSTransform};
 use egui_snarl::ui::{AnyPins, PinInfo, SnarlPin, SnarlViewer};
@@ -28,6 +28,8 @@ pub struct Viewer<'a> {
     pub body_sizes: &'a mut HashMap<NodeId, egui::Vec2>,
     /// Each node's frame as drawn (graph coordinates), in drawing order.
     pub rects: Vec<(NodeId, egui::Rect)>,
+    /// The selected nodes, for a look-up per node drawn.
+    pub selected: HashSet<&'a NodeId>,
 }
 
 /// The header colour of a category, as in the XNode original: branches grey, leaves dark
@@ -476,7 +478,7 @@ impl SnarlViewer<NodeId> for Viewer<'_> {
     ) {
         let id = snarl[node].clone();
         // The selection is a halo outside the node, so it never hides a status outline.
-        if self.look.selected.contains(&id) {
+        if self.selected.contains(&id) {
             let width = 2.5 / self.camera.scaling.max(0.2);
             ui.painter().rect_stroke(
                 rect.expand(4.0 + width),
