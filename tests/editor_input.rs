@@ -681,7 +681,7 @@ fn the_command_palette_finds_a_command_by_name_and_enter_runs_it() {
 }
 
 #[test]
-fn every_sample_opens_at_a_readable_zoom_with_its_root_in_view() {
+fn every_sample_opens_readable_with_root_in_view_no_title_cut_short_and_no_nodes_touching() {
     for name in [
         "chase_flee",
         "door_room",
@@ -710,6 +710,48 @@ fn every_sample_opens_at_a_readable_zoom_with_its_root_in_view() {
             canvas.contains_rect(r),
             "{name}: Root at {r:?}, canvas {canvas:?}"
         );
+        // No title is cut short: each title is drawn at its full width, inside its node.
+        let camera = h.state().camera().unwrap();
+        let full = |title: &str| {
+            h.ctx.fonts_mut(|f| {
+                f.layout_no_wrap(
+                    title.to_owned(),
+                    egui::FontId::proportional(arbor::editor::SMALL_TEXT + 3.0),
+                    egui::Color32::WHITE,
+                )
+                .size()
+                .x
+            })
+        };
+        for n in h.state().tree().nodes() {
+            if n.title.is_empty() || !h.state().is_shown(&n.id) {
+                continue;
+            }
+            let node = h.state().screen_rect_of(&n.id).unwrap();
+            let width = full(&n.title);
+            let inside = h.query_all_by_label(&n.title).any(|t| {
+                let b = t.rect();
+                if b.width() + 0.5 < width {
+                    return false;
+                }
+                let text = egui::Rect::from_min_max(camera.mul_pos(b.min), camera.mul_pos(b.max));
+                node.contains_rect(text)
+            });
+            assert!(inside, "{name}: title of {} cut short in {node:?}", n.id);
+        }
+        // No two nodes overlap or touch.
+        let rects: Vec<(&NodeId, egui::Rect)> = h
+            .state()
+            .tree()
+            .nodes()
+            .iter()
+            .filter_map(|n| Some((&n.id, h.state().screen_rect_of(&n.id)?)))
+            .collect();
+        for (i, (a, ra)) in rects.iter().enumerate() {
+            for (b, rb) in &rects[i + 1..] {
+                assert!(!ra.expand(4.0).intersects(*rb), "{name}: {a} and {b} touch");
+            }
+        }
     }
 }
 
@@ -717,4 +759,150 @@ fn every_sample_opens_at_a_readable_zoom_with_its_root_in_view() {
 fn the_window_icon_is_arbors_own() {
     let icon = arbor::editor::icon().expect("assets/icon.png is a PNG");
     assert_eq!((icon.width, icon.height), (256, 256));
+}
+
+/// The screen point of a node's input pin whose label reads `label`.
+fn pin_of(h: &Harness<'static, EditorApp>, node: &str, label: &str) -> Pos2 {
+    let rect = h.state().screen_rect_of(&NodeId::new(node)).unwrap();
+    let camera = h.state().camera().unwrap();
+    // The label's bounds are in graph space (the canvas draws in a transformed layer); the
+    // pin is drawn inside the node's frame, between its edge and the label.
+    let bounds = h.get_by_label(label).rect();
+    let label = camera.mul_pos(bounds.left_center());
+    Pos2::new((rect.left() + label.x) / 2.0, label.y)
+}
+
+#[test]
+fn a_wire_dropped_on_empty_canvas_offers_the_kinds_that_fit_and_places_the_node_beside_its_parent()
+{
+    let mut app = EditorApp::new(arbor::model::Tree::new(), None);
+    let seq = app.add_node("Sequence", [600.0, 0.0]).unwrap();
+    let wait = app.add_node("Wait", [300.0, 0.0]).unwrap();
+    assert!(app.link(&wait, &seq, Port::Children, 0));
+    app.select(None);
+    app.pin_view(egui::emath::TSTransform::from_translation(egui::vec2(
+        250.0, 100.0,
+    )));
+    let mut h = harness(app);
+    let from = pin_of(&h, seq.as_str(), "+ children");
+    // Drop the wire down and to the left, on empty canvas.
+    let to = from + egui::vec2(-150.0, 320.0);
+    drag(&mut h, from, to, PointerButton::Primary, Modifiers::NONE);
+    h.get_by_label("Add a node that fits");
+    // The palette on the left lists Wait too; the menu's is the one that appears.
+    let palette: Vec<_> = h
+        .query_all_by_role_and_label(Role::Button, "Wait")
+        .map(|n| n.rect())
+        .collect();
+    h.get_by_label("Leaf ⏵").click();
+    h.run_steps(2);
+    h.query_all_by_role_and_label(Role::Button, "Wait")
+        .find(|n| !palette.contains(&n.rect()))
+        .expect("Wait in the menu")
+        .click();
+    h.run_steps(3);
+    let tree = h.state().tree();
+    let parent = tree.node(&seq).unwrap();
+    let kids = parent.linked(Port::Children);
+    assert_eq!(kids.len(), 2, "{:?}", tree);
+    assert_eq!(kids[0], wait);
+    let new = tree.node(&kids[1]).unwrap();
+    let first = tree.node(&wait).unwrap();
+    // Beside its parent (children sit to its left), below its sibling, overlapping nothing.
+    assert_eq!(new.position[0], first.position[0]);
+    assert!(new.position[1] > first.position[1]);
+    let (a, b) = (
+        h.state().screen_rect_of(&wait).unwrap(),
+        h.state().screen_rect_of(&new.id).unwrap(),
+    );
+    assert!(!a.intersects(b), "{a:?} {b:?}");
+    // One undo step takes it away.
+    key(&mut h, Modifiers::COMMAND, Key::Z);
+    assert_eq!(h.state().tree().nodes().len(), 2);
+}
+
+#[test]
+fn tab_in_the_path_field_completes_to_the_files_common_prefix() {
+    let dir = tempfile::tempdir().unwrap();
+    for f in ["guard_patrol.json", "guard_patrol.scenario.json"] {
+        std::fs::copy(
+            common::repo().join("sample_trees").join(f),
+            dir.path().join(f),
+        )
+        .unwrap();
+    }
+    let mut h = harness(EditorApp::sample());
+    key(&mut h, Modifiers::COMMAND, Key::O);
+    let field = "Open a tree";
+    h.get_by_label(field).focus();
+    h.key_press_modifiers(Modifiers::COMMAND, Key::A);
+    let typed = format!("{}/gu", dir.path().display());
+    h.get_by_label(field).type_text(&typed);
+    h.run_steps(2);
+    h.key_press(Key::Tab);
+    h.run_steps(2);
+    let want = format!("{}/guard_patrol.", dir.path().display());
+    assert_eq!(
+        h.get_by_label(field).value().as_deref(),
+        Some(want.as_str())
+    );
+    // The field keeps the focus: typing goes on where the completion ended.
+    h.get_by_label(field).type_text("json");
+    h.run_steps(1);
+    h.key_press(Key::Enter);
+    h.run_steps(3);
+    assert_eq!(h.state().title(), "guard_patrol.json — Arbor");
+}
+
+/// The platform reports a monitor of `size` for the 1400 × 860 window, and a frame runs.
+fn on_monitor(h: &mut Harness<'static, EditorApp>, size: egui::Vec2) {
+    let viewport = h
+        .input_mut()
+        .viewports
+        .entry(egui::ViewportId::ROOT)
+        .or_default();
+    viewport.monitor_size = Some(size);
+    viewport.inner_rect = Some(egui::Rect::from_min_size(
+        Pos2::ZERO,
+        egui::vec2(1400.0, 860.0),
+    ));
+    h.step();
+}
+
+#[test]
+fn a_window_larger_than_its_monitor_opens_shrunk_to_fit_and_centred() {
+    let app = EditorApp::open(&common::repo().join("sample_trees/droid_arena.json")).unwrap();
+    let mut h = harness(app);
+    // The platform reports the monitor and a window restored larger than it.
+    on_monitor(&mut h, egui::vec2(1280.0, 720.0));
+    let commands = &h.output().viewport_output[&egui::ViewportId::ROOT].commands;
+    let size = commands.iter().find_map(|c| match c {
+        egui::ViewportCommand::InnerSize(s) => Some(*s),
+        _ => None,
+    });
+    let at = commands.iter().find_map(|c| match c {
+        egui::ViewportCommand::OuterPosition(p) => Some(*p),
+        _ => None,
+    });
+    let size = size.expect("the window is resized");
+    assert!(size.x <= 1280.0 && size.y <= 720.0, "{size:?}");
+    assert!(size.x >= 1000.0 && size.y >= 600.0, "{size:?}");
+    let at = at.expect("and moved");
+    assert!((at.x * 2.0 + size.x - 1280.0).abs() < 1.0, "{at:?}");
+    // The harness applies the resize: the editor now fits.
+    h.run_steps(3);
+    let canvas = h.state().canvas_rect().unwrap();
+    assert!(canvas.max.x <= 1280.0);
+    // The view opened fitted is fitted again to the smaller canvas: Root stays in view.
+    let root = h.state().screen_rect_of(&NodeId::new("root")).unwrap();
+    assert!(canvas.contains_rect(root), "{root:?} in {canvas:?}");
+    // A window that fits is left alone.
+    let mut h = harness(EditorApp::sample());
+    on_monitor(&mut h, egui::vec2(2560.0, 1440.0));
+    assert!(
+        !h.output().viewport_output[&egui::ViewportId::ROOT]
+            .commands
+            .iter()
+            .any(|c| matches!(c, egui::ViewportCommand::InnerSize(_)))
+    );
 }

@@ -344,9 +344,11 @@ impl EditorApp {
     pub fn add_attached(&mut self, kind: &str, at: [f32; 2], attach: &Attach) -> Option<NodeId> {
         let tree = self.doc.tree();
         let id = tree.fresh_id(kind);
-        let want = layout::beside(tree, &self.catalog, attach).unwrap_or(at);
+        let drawn = |n: &NodeId| self.canvas.drawn_size(n);
+        let sizes = layout::Sizes::new(tree, &self.catalog, &drawn);
+        let want = layout::beside(&sizes, attach).unwrap_or(at);
         let mut node = Node::new(id.clone(), kind);
-        node.position = layout::free_spot(tree, &self.catalog, want);
+        node.position = layout::free_spot(&sizes, want);
         let insert = Edit::Insert {
             node: Box::new(node),
             index: usize::MAX,
@@ -411,7 +413,8 @@ impl EditorApp {
 
     /// Moves every node to its auto-layout place (one undo step) and fits the view.
     pub fn auto_layout(&mut self) {
-        let edit = layout::layout(self.doc.tree(), &self.catalog);
+        let drawn = |n: &NodeId| self.canvas.drawn_size(n);
+        let edit = layout::layout(&layout::Sizes::new(self.doc.tree(), &self.catalog, &drawn));
         if self.apply(edit) {
             self.say("Arranged: Root on the right, children top to bottom in slot order");
         }

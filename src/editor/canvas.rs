@@ -24,6 +24,8 @@ pub struct Canvas {
     request: Option<ViewRequest>,
     /// Each node's frame as drawn in the last frame (graph coordinates), in drawing order.
     rects: Vec<(NodeId, egui::Rect)>,
+    /// Where each node is in `rects`.
+    drawn: HashMap<NodeId, usize>,
     /// The canvas area on screen in the last frame.
     area: Option<egui::Rect>,
     gesture: Gesture,
@@ -32,6 +34,10 @@ pub struct Canvas {
     /// The last request was carried out once with the node sizes of the frame before; it
     /// is carried out again with the sizes it gave.
     settled: bool,
+    /// The canvas area the view was last fitted to, while nothing has moved the camera
+    /// since: a resize of the window (the first frames of a window shrunk to its monitor)
+    /// fits again.
+    fitted_to: Option<egui::Rect>,
     /// Nodes whose subtrees are hidden.
     collapsed: HashSet<NodeId>,
     /// For each collapsed node shown, how many nodes below it are hidden.
@@ -128,10 +134,12 @@ impl Canvas {
             camera: None,
             request: Some(ViewRequest::Fit),
             rects: Vec::new(),
+            drawn: HashMap::new(),
             area: None,
             gesture: Gesture::None,
             space_panned: false,
             settled: false,
+            fitted_to: None,
             collapsed: HashSet::new(),
             hidden: HashMap::new(),
         };
@@ -234,10 +242,12 @@ impl Canvas {
     /// Where a node's frame was drawn in the last frame, on screen.
     pub fn screen_rect_of(&self, id: &NodeId) -> Option<egui::Rect> {
         let camera = self.camera?;
-        self.rects
-            .iter()
-            .find(|(n, _)| n == id)
-            .map(|(_, r)| camera * *r)
+        self.drawn_rect(id).map(|r| camera * r)
+    }
+
+    /// Where a node's frame was drawn in the last frame, in graph coordinates.
+    fn drawn_rect(&self, id: &NodeId) -> Option<egui::Rect> {
+        self.drawn.get(id).map(|&i| self.rects[i].1)
     }
 
     /// The graph point under a screen point, with the last frame's camera.
@@ -245,11 +255,15 @@ impl Canvas {
         self.camera.map(|c| c.inverse() * screen)
     }
 
+    /// A node's size as drawn in the last frame (graph units), if it was drawn.
+    pub fn drawn_size(&self, id: &NodeId) -> Option<[f32; 2]> {
+        self.drawn_rect(id).map(|r| [r.width(), r.height()])
+    }
+
     /// The graph rect of a node: as drawn last, or its estimated size at its position.
     fn graph_rect(&self, tree: &Tree, id: &NodeId) -> Option<egui::Rect> {
         let node = tree.node(id)?;
-        let drawn = self.rects.iter().find(|(n, _)| n == id).map(|(_, r)| *r);
-        drawn.or_else(|| {
+        self.drawn_rect(id).or_else(|| {
             let at = egui::pos2(node.position[0], node.position[1]);
             Some(egui::Rect::from_min_size(at, NODE_SIZE))
         })
@@ -273,7 +287,17 @@ impl Canvas {
                 .reduce(|a, b| a.union(b));
             bounds.map(|b| fit_rect(area, b))
         };
+        if self.request.is_none()
+            && self
+                .fitted_to
+                .is_some_and(|a| (a.size() - area.size()).length() > 0.5)
+        {
+            self.request = Some(ViewRequest::Fit);
+        }
         let request = self.request.take();
+        if request.is_some() {
+            self.fitted_to = (request == Some(ViewRequest::Fit)).then_some(area);
+        }
         // Fitting or centring changes the zoom, and with it the drawn sizes (the level of
         // detail): done again once in the next frame, with the sizes it gave.
         if let Some(r @ (ViewRequest::Fit | ViewRequest::FitNodes(_))) = &request {
@@ -303,7 +327,7 @@ impl Canvas {
             }
             Some(ViewRequest::FitNodes(ids)) => fit(&ids, self).or(current),
             Some(ViewRequest::Centre(id)) => {
-                if self.is_shown(&id) && !self.rects.iter().any(|(n, _)| *n == id) {
+                if self.is_shown(&id) && !self.drawn.contains_key(&id) {
                     // Not drawn yet (just added): centred again once its size is known.
                     self.request = Some(ViewRequest::Centre(id.clone()));
                 }
@@ -403,7 +427,11 @@ impl Canvas {
         let area = ui.max_rect();
         self.area = Some(area);
         let camera = self.frame_camera(look.tree, area);
-        let camera = self.pointer_camera(ui, area, camera);
+        let moved = self.pointer_camera(ui, area, camera);
+        if moved != camera {
+            self.fitted_to = None;
+        }
+        let camera = moved;
         self.camera = Some(camera);
         let ctx = ui.ctx().clone();
         let modifiers = ctx.input(|i| i.modifiers);
@@ -431,6 +459,11 @@ impl Canvas {
         let response = widget.show(&mut self.snarl, &mut viewer, ui);
         ctx.input_mut(|i| i.modifiers = modifiers);
         let Viewer { mut out, rects, .. } = viewer;
+        self.drawn = rects
+            .iter()
+            .enumerate()
+            .map(|(i, (id, _))| (id.clone(), i))
+            .collect();
         self.rects = rects;
 
         // A node dragged: with Space held the drag pans instead; a selected node takes the

@@ -221,6 +221,8 @@ impl FilePrompt {
                 .add(
                     egui::TextEdit::singleline(&mut self.text)
                         .hint_text("folder/name.json")
+                        // Tab completes; it must not move the focus away.
+                        .lock_focus(true)
                         .desired_width(f32::INFINITY),
                 )
                 .labelled_by(title.id);

@@ -6,49 +6,72 @@ use std::collections::HashSet;
 
 use crate::model::{Catalog, Category, Edit, NodeId, Port, Tree};
 
-const COLUMN: f32 = 300.0;
+/// Space between two columns: from the right edge of the widest node of a column to the
+/// left edge of the next column to its right.
+const COLUMN_GAP: f32 = 60.0;
 /// Space between two nodes stacked in a column.
 const GAP: f32 = 24.0;
+/// The width assumed for a node that has not been drawn.
+const NODE_WIDTH: f32 = 240.0;
 
-/// A node's height on the canvas, estimated from what it shows: the header, the taller of
-/// its pin column and its body fields, and its comment.
-fn height(tree: &Tree, catalog: &Catalog, id: &NodeId) -> f32 {
-    let Some(node) = tree.node(id) else {
-        return 80.0;
-    };
-    let pins = super::canvas::pins(tree, catalog, id).len() as f32;
-    let fields = super::canvas::body_fields(catalog, node).len() as f32;
-    let comment = if node.comment.is_empty() {
-        0.0
-    } else {
-        8.0 + 20.0 * (node.comment.chars().count() as f32 / 24.0).ceil()
-    };
-    48.0 + (pins * 15.0).max(fields * 19.0).max(20.0) + comment + 12.0
+/// Node sizes on the canvas (graph units): as drawn when the canvas has drawn the node,
+/// else estimated from what it shows.
+pub struct Sizes<'a> {
+    tree: &'a Tree,
+    catalog: &'a Catalog,
+    drawn: &'a dyn Fn(&NodeId) -> Option<[f32; 2]>,
 }
 
-/// The edit that moves every node to its laid-out place (one undo step).
-pub fn layout(tree: &Tree, catalog: &Catalog) -> Edit {
-    let mut places: Vec<(NodeId, [f32; 2])> = Vec::new();
-    let mut placed = HashSet::new();
-    let mut row = 0.0_f32; // the next free y in the leaf column
-    let roots: Vec<&NodeId> = tree
-        .nodes()
-        .iter()
-        .filter(|n| catalog.category_of(&n.kind) == Some(Category::Root))
-        .map(|n| &n.id)
-        .collect();
-    let mut depth_max = 0usize;
-    for root in &roots {
-        place(
+impl<'a> Sizes<'a> {
+    /// Sizes from `drawn`, estimated where it has none.
+    pub fn new(
+        tree: &'a Tree,
+        catalog: &'a Catalog,
+        drawn: &'a dyn Fn(&NodeId) -> Option<[f32; 2]>,
+    ) -> Self {
+        Self {
             tree,
             catalog,
-            root,
-            0,
-            &mut row,
-            &mut places,
-            &mut placed,
-            &mut depth_max,
-        );
+            drawn,
+        }
+    }
+
+    /// A node's width and height.
+    fn of(&self, id: &NodeId) -> [f32; 2] {
+        (self.drawn)(id).unwrap_or_else(|| [NODE_WIDTH, self.estimated_height(id)])
+    }
+
+    /// A node's height estimated from what it shows: the header, the taller of its pin
+    /// column and its body fields, and its comment.
+    fn estimated_height(&self, id: &NodeId) -> f32 {
+        let Some(node) = self.tree.node(id) else {
+            return 80.0;
+        };
+        let pins = super::canvas::pins(self.tree, self.catalog, id).len() as f32;
+        let fields = super::canvas::body_fields(self.catalog, node).len() as f32;
+        let comment = if node.comment.is_empty() {
+            0.0
+        } else {
+            8.0 + 20.0 * (node.comment.chars().count() as f32 / 24.0).ceil()
+        };
+        48.0 + (pins * 15.0).max(fields * 19.0).max(20.0) + comment + 12.0
+    }
+}
+
+/// The edit that moves every node to its laid-out place (one undo step). Each column is
+/// as wide as its widest node, so no two columns touch.
+pub fn layout(sizes: &Sizes<'_>) -> Edit {
+    let (tree, catalog) = (sizes.tree, sizes.catalog);
+    let mut places = Places {
+        sizes,
+        at: Vec::new(),
+        placed: HashSet::new(),
+        row: 0.0,
+    };
+    for n in tree.nodes() {
+        if catalog.category_of(&n.kind) == Some(Category::Root) {
+            places.place(&n.id, 0);
+        }
     }
     // Loose nodes (not below any Root), each with what hangs below it.
     let has_parent: HashSet<&NodeId> = tree
@@ -57,112 +80,101 @@ pub fn layout(tree: &Tree, catalog: &Catalog) -> Edit {
         .flat_map(|n| n.links().map(|(_, _, c)| c))
         .collect();
     for n in tree.nodes() {
-        if !placed.contains(&n.id) && !has_parent.contains(&n.id) {
-            row += GAP * 2.0;
-            place(
-                tree,
-                catalog,
-                &n.id,
-                0,
-                &mut row,
-                &mut places,
-                &mut placed,
-                &mut depth_max,
-            );
+        if !places.placed.contains(&n.id) && !has_parent.contains(&n.id) {
+            places.row += GAP * 2.0;
+            places.place(&n.id, 0);
         }
     }
     for n in tree.nodes() {
-        if !placed.contains(&n.id) {
+        if !places.placed.contains(&n.id) {
             // Left in a cycle: a row of their own.
-            places.push((n.id.clone(), [0.0, row]));
-            row += height(tree, catalog, &n.id) + GAP;
+            let y = places.row;
+            places.row += sizes.of(&n.id)[1] + GAP;
+            places.at.push((n.id.clone(), 0, y));
         }
     }
-    let width = depth_max as f32 * COLUMN;
+    // Columns from Root (depth 0) leftwards, each as wide as its widest node.
+    let depth_max = places.at.iter().map(|(_, d, _)| *d).max().unwrap_or(0);
+    let mut widths = vec![0.0_f32; depth_max + 1];
+    for (id, d, _) in &places.at {
+        widths[*d] = widths[*d].max(sizes.of(id)[0]);
+    }
+    // The left edge of each column, with the leftmost column at x = 0.
+    let mut lefts = vec![0.0_f32; depth_max + 1];
+    let mut x = 0.0;
+    for d in (0..=depth_max).rev() {
+        lefts[d] = x;
+        x += (widths[d] + COLUMN_GAP).round();
+    }
     Edit::Batch(
         places
+            .at
             .into_iter()
-            .map(|(id, [x, y])| Edit::SetPosition {
+            .map(|(id, d, y)| Edit::SetPosition {
                 id,
-                position: [width - x, y],
+                position: [lefts[d], y],
             })
             .collect(),
     )
 }
 
-/// Places `id` and the nodes below it; returns its y. Leaves take the next free place in
-/// the column, as tall as they are drawn; a parent sits level with the middle of its
-/// inputs.
-#[allow(clippy::too_many_arguments)]
-fn place(
-    tree: &Tree,
-    catalog: &Catalog,
-    id: &NodeId,
-    depth: usize,
-    row: &mut f32,
-    places: &mut Vec<(NodeId, [f32; 2])>,
-    placed: &mut HashSet<NodeId>,
-    depth_max: &mut usize,
-) -> f32 {
-    if !placed.insert(id.clone()) {
-        return *row;
-    }
-    *depth_max = (*depth_max).max(depth);
-    let Some(node) = tree.node(id) else {
-        return 0.0;
-    };
-    let ports: &[Port] = catalog
-        .category_of(&node.kind)
-        .map(Category::inputs)
-        .unwrap_or(&[]);
-    let mut order: Vec<Port> = ports.to_vec();
-    order.sort_by_key(|p| match p {
-        Port::Conditions => 0,
-        Port::Child | Port::Children => 1,
-        Port::Interrupts => 2,
-    });
-    let mut ys = Vec::new();
-    for port in order {
-        for child in node.linked(port) {
-            if depth < 512 {
-                ys.push(place(
-                    tree,
-                    catalog,
-                    child,
-                    depth + 1,
-                    row,
-                    places,
-                    placed,
-                    depth_max,
-                ));
+/// The layout being built: each placed node with its depth (column) and y.
+struct Places<'s, 'a> {
+    sizes: &'s Sizes<'a>,
+    at: Vec<(NodeId, usize, f32)>,
+    placed: HashSet<NodeId>,
+    /// The next free y in the leaf column.
+    row: f32,
+}
+
+impl Places<'_, '_> {
+    /// Places `id` and the nodes below it; returns its y. Leaves take the next free place
+    /// in the column, as tall as they are drawn; a parent sits level with the middle of its
+    /// inputs.
+    fn place(&mut self, id: &NodeId, depth: usize) -> f32 {
+        if !self.placed.insert(id.clone()) {
+            return self.row;
+        }
+        let (tree, catalog) = (self.sizes.tree, self.sizes.catalog);
+        let Some(node) = tree.node(id) else {
+            return 0.0;
+        };
+        let ports: &[Port] = catalog
+            .category_of(&node.kind)
+            .map(Category::inputs)
+            .unwrap_or(&[]);
+        let mut order: Vec<Port> = ports.to_vec();
+        order.sort_by_key(|p| match p {
+            Port::Conditions => 0,
+            Port::Child | Port::Children => 1,
+            Port::Interrupts => 2,
+        });
+        let mut ys = Vec::new();
+        for port in order {
+            for child in node.linked(port) {
+                if depth < 512 {
+                    ys.push(self.place(child, depth + 1));
+                }
             }
         }
+        let y = match (ys.first(), ys.last()) {
+            (Some(a), Some(b)) => ((a + b) / 2.0).round(),
+            _ => {
+                let y = self.row;
+                self.row += self.sizes.of(id)[1] + GAP;
+                y
+            }
+        };
+        self.at.push((id.clone(), depth, y));
+        y
     }
-    let y = match (ys.first(), ys.last()) {
-        (Some(a), Some(b)) => ((a + b) / 2.0).round(),
-        _ => {
-            let y = *row;
-            *row += height(tree, catalog, id) + GAP;
-            y
-        }
-    };
-    places.push((id.clone(), [depth as f32 * COLUMN, y]));
-    y
 }
-
-/// A node's size on the canvas, estimated: as wide as a typical node, as tall as
-/// [`height`] says.
-fn size(tree: &Tree, catalog: &Catalog, id: &NodeId) -> [f32; 2] {
-    [NODE_WIDTH, height(tree, catalog, id)]
-}
-
-/// The width assumed for a node that has not been drawn.
-const NODE_WIDTH: f32 = 240.0;
 
 /// Where a new node goes when it is made by dropping a wire: beside its parent, below its
 /// elder siblings (slot order, top to bottom), or to the right of the child it is made
 /// the parent of. `None` for a node not linked.
-pub fn beside(tree: &Tree, catalog: &Catalog, attach: &super::Attach) -> Option<[f32; 2]> {
+pub fn beside(sizes: &Sizes<'_>, attach: &super::Attach) -> Option<[f32; 2]> {
+    let tree = sizes.tree;
     match attach {
         super::Attach::Loose => None,
         super::Attach::Into(slot) => {
@@ -173,15 +185,20 @@ pub fn beside(tree: &Tree, catalog: &Catalog, attach: &super::Attach) -> Option<
                 .min(siblings.len())
                 .checked_sub(1)
                 .and_then(|i| siblings.get(i));
-            let x = parent.position[0] - COLUMN;
             Some(match above.and_then(|s| tree.node(s)) {
-                Some(s) => [x, s.position[1] + height(tree, catalog, &s.id) + GAP],
-                None => [x, parent.position[1]],
+                Some(s) => [s.position[0], s.position[1] + sizes.of(&s.id)[1] + GAP],
+                None => [
+                    parent.position[0] - NODE_WIDTH - COLUMN_GAP,
+                    parent.position[1],
+                ],
             })
         }
         super::Attach::Above(child) => {
             let c = tree.node(child)?;
-            Some([c.position[0] + COLUMN, c.position[1]])
+            Some([
+                c.position[0] + sizes.of(child)[0] + COLUMN_GAP,
+                c.position[1],
+            ])
         }
     }
 }
@@ -189,11 +206,12 @@ pub fn beside(tree: &Tree, catalog: &Catalog, attach: &super::Attach) -> Option<
 /// The free place nearest `want` (graph position of a node's top-left corner) where a new
 /// node overlaps none: `want` itself if free, else the nearest free place on rings around it
 /// (below and right first at equal distance). Each try tests every node; at most 200 tries.
-pub fn free_spot(tree: &Tree, catalog: &Catalog, want: [f32; 2]) -> [f32; 2] {
-    let rects: Vec<([f32; 2], [f32; 2])> = tree
+pub fn free_spot(sizes: &Sizes<'_>, want: [f32; 2]) -> [f32; 2] {
+    let rects: Vec<([f32; 2], [f32; 2])> = sizes
+        .tree
         .nodes()
         .iter()
-        .map(|n| (n.position, size(tree, catalog, &n.id)))
+        .map(|n| (n.position, sizes.of(&n.id)))
         .collect();
     let new = [NODE_WIDTH, 110.0];
     let free = |at: [f32; 2]| {
