@@ -75,6 +75,7 @@
 //! ```
 
 pub mod cli;
+pub mod debug;
 #[cfg(feature = "gui")]
 pub mod editor;
 pub mod io;

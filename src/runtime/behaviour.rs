@@ -154,8 +154,9 @@ pub struct CondIo<'a> {
 /// ```
 pub trait Action<A>: Send + Sync {
     /// What each agent keeps for this leaf between calls; `()` for an action that
-    /// remembers nothing.
-    type Memory: Default + Send + 'static;
+    /// remembers nothing. `Clone`, so that a whole instance can be copied (the debugger
+    /// keeps copies of past steps to go back to).
+    type Memory: Default + Clone + Send + 'static;
     /// Called when the leaf is entered.
     fn on_enter(&self, _memory: &mut Self::Memory, _agent: &mut A, _io: &mut LeafIo<'_>) {}
     /// Called once per step while it runs.
@@ -292,6 +293,11 @@ impl<A: 'static> Behaviours<A> {
             Ok(HasContext { key })
         });
         b
+    }
+
+    /// Whether a behaviour (action or condition) is registered for `kind`.
+    pub fn knows(&self, kind: &str) -> bool {
+        self.actions.contains_key(kind) || self.conditions.contains_key(kind)
     }
 
     /// Registers the behaviour of an action kind: `make` reads a node's fields once, at

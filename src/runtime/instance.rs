@@ -30,6 +30,10 @@ pub struct NodeState {
     pub successes: u32,
     /// How often it failed.
     pub failures: u32,
+    /// How often it was stopped from outside.
+    pub aborts: u32,
+    /// The step it was last entered (how long it has been running, while it runs).
+    pub since: u64,
 }
 
 /// Counts over the whole life of an instance.
@@ -88,7 +92,7 @@ impl Reports {
     }
 }
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 enum Trigger {
     Known(u32, Option<CtxValue>),
     Unknown(String),
@@ -134,7 +138,7 @@ const INLINE: usize = 4;
 /// The active leaves in tree order: up to [`INLINE`] in place, more in `Cold::spill`,
 /// reserved from the tree's shape when that block is made (so inserting never allocates;
 /// a program that can have more leaves active always has the block, see [`Cold::needed`]).
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 #[repr(C)]
 struct Active {
     /// The count comes first (see [`State`]); a program has at most `u16::MAX` leaves
@@ -311,6 +315,33 @@ impl Cold {
     }
 }
 
+impl Clone for Cold {
+    /// A copy with the same capacities: a step never allocates in the copy either.
+    fn clone(&self) -> Self {
+        fn same<T: Clone>(v: &Vec<T>) -> Vec<T> {
+            let mut out = Vec::with_capacity(v.capacity());
+            out.extend_from_slice(v);
+            out
+        }
+        fn same_deque<T: Clone>(v: &VecDeque<T>) -> VecDeque<T> {
+            let mut out = VecDeque::with_capacity(v.capacity());
+            out.extend(v.iter().cloned());
+            out
+        }
+        Self {
+            context: self.context.clone(),
+            spill: same(&self.spill),
+            perm: same(&self.perm),
+            resume: same(&self.resume),
+            reports: same_deque(&self.reports),
+            triggers: same_deque(&self.triggers),
+            inputs: same(&self.inputs),
+            produced: same(&self.produced),
+            shown: same(&self.shown),
+        }
+    }
+}
+
 /// The context kept in `cold`, or the empty one when there is no block.
 #[inline]
 fn ctx(cold: &Option<Box<Cold>>) -> &Context {
@@ -326,6 +357,7 @@ fn cold_of<'c, A>(cold: &'c mut Option<Box<Cold>>, p: &Program<A>) -> &'c mut Co
 
 /// Laid out in this order (`repr(C)`, widest first, 128 bytes) so that `flags` lies just
 /// before `active`'s count: [`State::lone_quiet`] reads both in one load.
+#[derive(Clone)]
 #[repr(C)]
 struct State {
     stats: RunStats,
@@ -446,6 +478,18 @@ pub struct Instance<A> {
     program: Arc<Program<A>>,
     actions: ActionSlab<A>,
     st: State,
+}
+
+impl<A> Clone for Instance<A> {
+    /// A copy of the instance as it is now: stepping the copy and the original alike
+    /// gives the same runs (the debugger keeps copies of past steps to go back to).
+    fn clone(&self) -> Self {
+        Self {
+            program: self.program.clone(),
+            actions: self.actions.clone(),
+            st: self.st.clone(),
+        }
+    }
 }
 
 impl<A> Instance<A> {
@@ -879,10 +923,14 @@ impl<A> Exec<'_, '_, A> {
         shown.status = s;
         shown.step = self.st.step;
         match s {
-            Status::Running => shown.entries = shown.entries.saturating_add(1),
+            Status::Running => {
+                shown.entries = shown.entries.saturating_add(1);
+                shown.since = self.st.step;
+            }
             Status::Success => shown.successes = shown.successes.saturating_add(1),
             Status::Failure => shown.failures = shown.failures.saturating_add(1),
-            _ => {}
+            Status::Aborted => shown.aborts = shown.aborts.saturating_add(1),
+            Status::Idle => {}
         }
     }
 

@@ -79,6 +79,13 @@ unsafe fn write_default<M: Default>(p: *mut u8) {
 }
 
 /// # Safety
+/// `from` points to a live `M`; `to` is valid for writes of `M` and aligned for it.
+unsafe fn clone_value<M: Clone>(from: *const u8, to: *mut u8) {
+    // SAFETY: the caller's contract.
+    unsafe { to.cast::<M>().write((*from.cast::<M>()).clone()) }
+}
+
+/// # Safety
 /// `p` points to a live `M`, which is not used again.
 unsafe fn drop_value<M>(p: *mut u8) {
     // SAFETY: the caller's contract.
@@ -92,6 +99,7 @@ pub(crate) struct ActionType<A> {
     /// The layout of its `Memory`.
     layout: Layout,
     init: unsafe fn(*mut u8),
+    clone: unsafe fn(*const u8, *mut u8),
     enter: EnterFn<A>,
     execute: ExecuteFn<A>,
     exit: ExitFn<A>,
@@ -105,6 +113,7 @@ impl<A> ActionType<A> {
             shared: Box::new(action),
             layout: Layout::new::<T::Memory>(),
             init: write_default::<T::Memory>,
+            clone: clone_value::<T::Memory>,
             enter: enter::<A, T>,
             execute: execute::<A, T>,
             exit: exit::<A, T>,
@@ -321,10 +330,10 @@ impl<A> Drop for Teardown<'_, A> {
 }
 
 impl<A> ActionSlab<A> {
-    /// A block of idle nodes and a fresh (`Default`) memory for every leaf's action.
-    pub(crate) fn new(plan: &Arc<SlabPlan<A>>) -> Self {
+    /// An uninitialised block for `plan`.
+    fn allocate(plan: &SlabPlan<A>) -> NonNull<u8> {
         let layout = plan.layout;
-        let base = if layout.size() == 0 {
+        if layout.size() == 0 {
             // Nothing to store (an empty plan; a compiled program always has Root): any
             // aligned, non-null address serves.
             NonNull::new(std::ptr::without_provenance_mut::<u8>(layout.align()))
@@ -333,7 +342,12 @@ impl<A> ActionSlab<A> {
             // SAFETY: the layout has a non-zero size.
             let p = unsafe { alloc::alloc(layout) };
             NonNull::new(p).unwrap_or_else(|| alloc::handle_alloc_error(layout))
-        };
+        }
+    }
+
+    /// A block of idle nodes and a fresh (`Default`) memory for every leaf's action.
+    pub(crate) fn new(plan: &Arc<SlabPlan<A>>) -> Self {
+        let base = Self::allocate(plan);
         for i in 0..plan.records {
             // SAFETY: record word `i` lies inside the block, aligned (`SlabPlan::new`).
             unsafe { base.as_ptr().cast::<u32>().add(i).write(0) }
@@ -560,6 +574,41 @@ impl<A> ActionSlab<A> {
         let c = &self.plan.calls[slot];
         // SAFETY: as in `enter`.
         unsafe { (c.exit)(c.this.0.as_ptr(), self.at(c), agent, io, s) }
+    }
+}
+
+impl<A> Clone for ActionSlab<A> {
+    /// A copy of every record, timer, word and status, and a clone of every memory.
+    fn clone(&self) -> Self {
+        let plan = &self.plan;
+        let base = Self::allocate(plan);
+        // Records, timers, words and statuses are `Copy` and lie before the first memory
+        // (`SlabPlan::new` lays them out first); the bytes between them are padding.
+        let plain = plan.calls.first().map_or(plan.layout.size(), |c| c.offset);
+        // SAFETY: both blocks have the plan's layout, so `plain` bytes lie inside each,
+        // and they are two allocations, so they do not overlap.
+        unsafe { std::ptr::copy_nonoverlapping(self.base.as_ptr(), base.as_ptr(), plain) };
+        let mut guard = Teardown {
+            base,
+            plan,
+            ready: 0,
+        };
+        for (t, c) in plan.types.iter().zip(&plan.calls) {
+            // SAFETY: `offset` holds a live memory of the type in `self`'s block; in the
+            // new block it is aligned for it and nothing lives there yet.
+            unsafe {
+                (t.clone)(
+                    self.base.as_ptr().add(c.offset),
+                    base.as_ptr().add(c.offset),
+                );
+            }
+            guard.ready += 1;
+        }
+        std::mem::forget(guard);
+        Self {
+            base,
+            plan: plan.clone(),
+        }
     }
 }
 

@@ -200,6 +200,19 @@ impl World {
         self.rng = seed;
     }
 
+    /// Bytes this world keeps on the heap, roughly.
+    pub fn heap_bytes(&self) -> usize {
+        use std::mem::size_of;
+        self.walls.capacity()
+            + self.door_at.capacity() * size_of::<Option<EntityId>>()
+            + self.entities.capacity() * size_of::<Entity>()
+            + self
+                .entities
+                .iter()
+                .map(|e| e.name.capacity())
+                .sum::<usize>()
+    }
+
     /// Width in tiles.
     pub fn width(&self) -> i32 {
         self.width

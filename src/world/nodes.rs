@@ -109,7 +109,7 @@ struct MoveTo {
 }
 
 /// A `MoveTo`'s memory: the path it walks and the tile it was planned to.
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct Route {
     path: Vec<Tile>,
     goal: Option<Tile>,
@@ -166,7 +166,7 @@ struct Wander {
 }
 
 /// A `Wander`'s memory: the tile it was entered on and the path it walks.
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct Roam {
     home: Tile,
     path: Vec<Tile>,

@@ -39,14 +39,41 @@ pub enum SimError {
         /// The errors, one a line as `arbor validate` prints them.
         problems: Vec<String>,
     },
+    /// A tree run without a scenario uses world nodes, which need a world to act on.
+    #[error("{}: uses world nodes ({}); it runs in a scenario, with the entities they act on. Open one (File > Open Scenario…, or arbor run {} --scenario SCENARIO.json)", tree.display(), kinds.join(", "), tree.display())]
+    NeedsScenario {
+        /// The tree file (or "untitled").
+        tree: PathBuf,
+        /// The world node kinds it uses.
+        kinds: Vec<String>,
+    },
+    /// A tree run without a scenario has errors (or cannot be compiled).
+    #[error("{}: does not run: {}", tree.display(), problems.join("; "))]
+    Unrunnable {
+        /// The tree file (or "untitled").
+        tree: PathBuf,
+        /// The errors, one a line as `arbor validate` prints them.
+        problems: Vec<String>,
+    },
 }
 
+/// A compile error as lines, as `arbor validate` prints them.
+fn problems(e: CompileError) -> Vec<String> {
+    match e {
+        CompileError::Invalid(d) => d.iter().map(Diagnostic::to_string).collect(),
+        other => vec![other.to_string()],
+    }
+}
+
+#[derive(Clone)]
 struct SimAgent {
     setup: AgentSetup,
     instance: Instance<World>,
 }
 
-/// A scenario being run: the world, and a tree instance for each agent.
+/// A scenario being run: the world, and a tree instance for each agent. A clone is the
+/// whole state of the run at its step: stepping a clone goes on exactly as the original.
+#[derive(Clone)]
 pub struct Simulation {
     world: World,
     agents: Vec<SimAgent>,
@@ -209,17 +236,11 @@ impl Simulation {
                     let p = match Program::compile(t, catalog, &assets, &behaviours) {
                         Ok(p) => Arc::new(p),
                         Err(e) => {
-                            let problems = match e {
-                                CompileError::Invalid(d) => {
-                                    d.iter().map(Diagnostic::to_string).collect()
-                                }
-                                other => vec![other.to_string()],
-                            };
                             return Err(SimError::Invalid {
                                 scenario: scenario.to_owned(),
                                 agent: setup.name,
                                 tree: setup.tree,
-                                problems,
+                                problems: problems(e),
                             });
                         }
                     };
@@ -233,6 +254,94 @@ impl Simulation {
             agents.push(SimAgent { instance, setup });
         }
         Ok(Self { world, agents })
+    }
+
+    /// A tree run without a scenario, as `arbor run TREE` runs it: one agent, named after
+    /// the file (`agent` when untitled), in an empty arena, its instance seeded with
+    /// `seed` itself. Only trees of nodes that need no world run so (mocks, HasContext,
+    /// the composites and decorators); a tree with world nodes says which.
+    pub fn solo(
+        path: Option<&Path>,
+        tree: &Tree,
+        catalog: &Catalog,
+        seed: u64,
+    ) -> Result<Self, SimError> {
+        let shown = path.map_or_else(|| PathBuf::from("untitled"), Path::to_owned);
+        let files = TreeFiles::new(catalog);
+        let base = path.map_or_else(|| PathBuf::from("untitled.json"), Path::to_owned);
+        let assets = files.assets_for(&base);
+        let plain = crate::runtime::Behaviours::<()>::with_builtins();
+        if let Err(e) = Program::compile(tree, catalog, &assets, &plain) {
+            let behaviours = super::world_behaviours();
+            let mut kinds: Vec<String> = tree
+                .nodes()
+                .iter()
+                .map(|n| n.kind.clone())
+                .filter(|k| !plain.knows(k) && behaviours.knows(k))
+                .collect();
+            kinds.sort();
+            kinds.dedup();
+            return Err(match e {
+                CompileError::Node { .. } if !kinds.is_empty() => {
+                    SimError::NeedsScenario { tree: shown, kinds }
+                }
+                e => SimError::Unrunnable {
+                    tree: shown,
+                    problems: problems(e),
+                },
+            });
+        }
+        let program = Program::compile(tree, catalog, &assets, &super::world_behaviours())
+            .map_err(|e| SimError::Unrunnable {
+                tree: shown.clone(),
+                problems: problems(e),
+            })?;
+        let name = path
+            .and_then(Path::file_stem)
+            .map_or_else(|| "agent".to_owned(), |s| s.to_string_lossy().into_owned());
+        let mut world = World::new(12, 8, vec![false; 12 * 8]);
+        world.seed(derive_seed(seed, 0));
+        let entity = world.add(Entity {
+            name: name.clone(),
+            pos: [6.0, 4.0],
+            alive: true,
+            kind: EntityKind::Agent(super::Body {
+                team: String::new(),
+                health: 100.0,
+                max_health: 100.0,
+                damage: 10.0,
+                range: 1.5,
+                speed: 2.0,
+                hunger: 0.0,
+                hunger_rate: 0.0,
+                holding: None,
+                meals: 0,
+                last_meal: None,
+                kills: 0,
+            }),
+        });
+        let mut instance = Instance::new(Arc::new(program), seed);
+        instance.record_states(true);
+        Ok(Self {
+            world,
+            agents: vec![SimAgent {
+                setup: AgentSetup {
+                    entity,
+                    name,
+                    tree: shown,
+                },
+                instance,
+            }],
+        })
+    }
+
+    /// Bytes this state keeps on the heap, roughly: each agent's instance and the world.
+    pub fn heap_bytes(&self) -> usize {
+        self.agents
+            .iter()
+            .map(|a| a.instance.heap_bytes() + a.setup.name.len() + a.setup.tree.as_os_str().len())
+            .sum::<usize>()
+            + self.world.heap_bytes()
     }
 
     /// The world.

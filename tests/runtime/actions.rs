@@ -60,13 +60,23 @@ impl<P: Default> Default for Mem<P> {
     }
 }
 
+impl<P: Clone> Clone for Mem<P> {
+    fn clone(&self) -> Self {
+        LIVE.fetch_add(1, Ordering::SeqCst);
+        Self {
+            executed: self.executed,
+            _pad: self._pad.clone(),
+        }
+    }
+}
+
 impl<P> Drop for Mem<P> {
     fn drop(&mut self) {
         LIVE.fetch_sub(1, Ordering::SeqCst);
     }
 }
 
-impl<P: Default + Send + 'static> Action<Log> for Probe<P> {
+impl<P: Default + Clone + Send + 'static> Action<Log> for Probe<P> {
     type Memory = Mem<P>;
 
     fn on_enter(&self, mem: &mut Mem<P>, _: &mut Log, _: &mut LeafIo<'_>) {
@@ -86,15 +96,16 @@ impl<P: Default + Send + 'static> Action<Log> for Probe<P> {
     }
 }
 
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct Zst;
 
 /// Only its layout matters: 64-byte alignment.
-#[derive(Default)]
+#[derive(Clone, Default)]
 #[repr(align(64))]
 struct Wide(#[allow(dead_code)] u8);
 
 /// Big, and its default is not all zeroes.
+#[derive(Clone)]
 struct Big(#[allow(dead_code)] [u64; 40]);
 
 impl Default for Big {
@@ -285,4 +296,31 @@ fn step_all_is_step_in_order() {
         assert_eq!(a.context().get(0), b.context().get(0));
     }
     assert!(all.iter().any(|(_, i)| i.stats().interrupts > 0));
+}
+
+#[test]
+fn a_cloned_instance_runs_on_as_the_original_and_its_memories_are_dropped_once() {
+    let _serial = SERIAL
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let before = LIVE.load(Ordering::SeqCst);
+    let program = program();
+    {
+        let (mut log, mut original) = (Log::default(), Instance::new(program.clone(), 7));
+        // Stop mid-run, with leaves holding counts.
+        for _ in 0..5 {
+            original.step(0.1, &mut log, None);
+        }
+        let mut copy = original.clone();
+        let mut copy_log = Log(log.0.clone(), log.1);
+        assert_eq!(LIVE.load(Ordering::SeqCst) - before, 2 * 6);
+        for _ in 0..20 {
+            original.step(0.1, &mut log, None);
+            copy.step(0.1, &mut copy_log, None);
+        }
+        assert_eq!(log.0, copy_log.0);
+        assert_eq!(original.step_number(), copy.step_number());
+        assert_eq!(original.active_leaves(), copy.active_leaves());
+    }
+    assert_eq!(LIVE.load(Ordering::SeqCst), before);
 }

@@ -1,0 +1,143 @@
+//! Events as the session keeps them (owned, with their agent), their trace lines and
+//! their one-line explanations.
+
+use std::sync::Arc;
+
+use crate::runtime::{Event, EventKind, Reason, Status};
+
+/// What happened (an owned [`EventKind`]).
+#[derive(Clone, Debug, PartialEq)]
+pub enum LoggedKind {
+    /// A node was entered.
+    Enter,
+    /// A leaf's `on_execute` ran.
+    Execute,
+    /// A node finished.
+    Exit(Status),
+    /// A node was stopped from outside.
+    Abort,
+    /// A condition was checked.
+    Check(bool),
+    /// A run of the tree finished.
+    Complete(Status),
+    /// Root is entered again.
+    Restart(Reason),
+    /// A trigger started an Interrupt.
+    Interrupt(Arc<str>),
+    /// A context key was missing; the tree resets.
+    ContextMissing(Arc<str>),
+    /// The tree could not make progress in this step.
+    Stall,
+    /// Something odd that changed nothing.
+    Warning(Arc<str>),
+}
+
+impl LoggedKind {
+    /// The event's name in traces (SPEC §5).
+    pub fn name(&self) -> &'static str {
+        self.as_event().name()
+    }
+
+    /// The borrowed form.
+    fn as_event(&self) -> EventKind<'_> {
+        match self {
+            LoggedKind::Enter => EventKind::Enter,
+            LoggedKind::Execute => EventKind::Execute,
+            LoggedKind::Exit(s) => EventKind::Exit(*s),
+            LoggedKind::Abort => EventKind::Abort,
+            LoggedKind::Check(r) => EventKind::Check(*r),
+            LoggedKind::Complete(s) => EventKind::Complete(*s),
+            LoggedKind::Restart(r) => EventKind::Restart(*r),
+            LoggedKind::Interrupt(id) => EventKind::Interrupt(id),
+            LoggedKind::ContextMissing(k) => EventKind::ContextMissing(k),
+            LoggedKind::Stall => EventKind::Stall,
+            LoggedKind::Warning(m) => EventKind::Warning(m),
+        }
+    }
+}
+
+/// One event of one agent.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Logged {
+    /// The step it happened in.
+    pub step: u64,
+    /// The agent (index in scenario order).
+    pub agent: usize,
+    /// The node's index in the agent's program, if the event concerns a node.
+    pub node: Option<u32>,
+    /// What happened.
+    pub kind: LoggedKind,
+}
+
+/// The event as `arbor run --trace` writes it.
+pub(super) fn trace_line(agent: &str, node_id: &str, e: &Logged) -> String {
+    let mut line = String::new();
+    let agent = serde_json::to_string(agent).unwrap_or_else(|_| "\"\"".into());
+    crate::runtime::format_event(
+        &mut line,
+        &agent,
+        &Event {
+            step: e.step,
+            node: e.node,
+            node_id,
+            kind: e.kind.as_event(),
+        },
+    );
+    line
+}
+
+/// The event at `i` of `events` in words, naming nodes by `title`; a failure says why,
+/// from the events of its agent just before it in the same step (a guard found false, a
+/// child that failed, a missing key, its own action).
+pub fn describe(events: &[Logged], i: usize, title: &dyn Fn(u32) -> String) -> String {
+    let Some(e) = events.get(i) else {
+        return String::new();
+    };
+    let node = e.node.map(title).unwrap_or_default();
+    match &e.kind {
+        LoggedKind::Enter => format!("{node} entered"),
+        LoggedKind::Execute => format!("{node} executed"),
+        LoggedKind::Exit(Status::Failure) => {
+            let cause = events[..i]
+                .iter()
+                .rev()
+                .take_while(|c| c.step == e.step)
+                .filter(|c| c.agent == e.agent && c.kind != LoggedKind::Abort)
+                .find(|c| c.node != e.node || c.kind == LoggedKind::Execute);
+            match cause.map(|c| (&c.kind, c.node.map(title).unwrap_or_default())) {
+                Some((LoggedKind::Check(false), guard)) => {
+                    format!("{node} failed: guard '{guard}' was false")
+                }
+                Some((LoggedKind::Exit(Status::Failure), child)) => {
+                    format!("{node} failed: '{child}' failed")
+                }
+                Some((LoggedKind::ContextMissing(key), _)) => {
+                    format!("{node} failed: context key '{key}' was missing")
+                }
+                Some((LoggedKind::Execute, _)) => {
+                    format!("{node} failed: its action reported failure")
+                }
+                _ => format!("{node} failed"),
+            }
+        }
+        LoggedKind::Exit(s) => format!("{node} {}", status_word(*s)),
+        LoggedKind::Abort => format!("{node} aborted"),
+        LoggedKind::Check(r) => format!("{node} checked: {r}"),
+        LoggedKind::Complete(s) => format!("the run {}", status_word(*s)),
+        LoggedKind::Restart(r) => format!("Root entered again: {}", super::reason_words(*r)),
+        LoggedKind::Interrupt(id) => format!("{node} started by the trigger '{id}'"),
+        LoggedKind::ContextMissing(key) => format!("{node} needs context key '{key}': missing"),
+        LoggedKind::Stall => format!("stalled at {node}: no progress in this step"),
+        LoggedKind::Warning(m) => format!("warning: {m}"),
+    }
+}
+
+fn status_word(s: Status) -> &'static str {
+    match s {
+        Status::Success => "succeeded",
+        Status::Failure => "failed",
+        Status::Running => "is running",
+        Status::Aborted => "was aborted",
+        Status::Idle => "is idle",
+    }
+}

@@ -1,0 +1,526 @@
+//! The debugging core: a simulation run step by step, with breakpoints, each agent's
+//! events, markers for the timeline and the run's history to go back to. No egui: the
+//! editor draws a [`Session`]; tests and the command line drive it.
+//!
+//! A run is a function of its tree, scenario, seed, dt and the triggers given, so the
+//! session keeps only a copy of the whole simulation every [`CHECKPOINT_EVERY`] steps and
+//! the triggers; any past step is rebuilt by stepping a copy on from the checkpoint
+//! before it. Going forward from a past step replays the same future; a trigger given at
+//! a past step starts a new future from there (the old one is dropped).
+
+use std::collections::VecDeque;
+
+use crate::runtime::{CtxValue, Event, EventKind, Observer, Reason, Status};
+use crate::world::Simulation;
+
+mod log;
+pub use log::{Logged, LoggedKind, describe};
+
+/// Steps between two kept copies of the run: going to any step replays at most this many.
+pub const CHECKPOINT_EVERY: u64 = 128;
+
+/// How many steps of events the session keeps before the shown step (the event log).
+pub const LOG_STEPS: u64 = 128;
+
+/// The most steps "run until something changes" takes before it gives up.
+pub const UNTIL_CHANGE_LIMIT: u64 = 10_000;
+
+/// What makes a breakpoint stop the run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum BreakOn {
+    /// The node is entered.
+    #[default]
+    Enter,
+    /// The node fails.
+    Failure,
+    /// The node is aborted.
+    Abort,
+    /// The node reads a context key that is missing.
+    ContextMissing,
+    /// The Interrupt node starts.
+    Interrupt,
+    /// The tree stalls at the node.
+    Stall,
+}
+
+impl BreakOn {
+    /// Every condition, in menu order.
+    pub const ALL: [BreakOn; 6] = [
+        BreakOn::Enter,
+        BreakOn::Failure,
+        BreakOn::Abort,
+        BreakOn::ContextMissing,
+        BreakOn::Interrupt,
+        BreakOn::Stall,
+    ];
+
+    /// The word used in settings and messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            BreakOn::Enter => "enter",
+            BreakOn::Failure => "failure",
+            BreakOn::Abort => "abort",
+            BreakOn::ContextMissing => "context_missing",
+            BreakOn::Interrupt => "interrupt",
+            BreakOn::Stall => "stall",
+        }
+    }
+
+    /// The condition named `name` ([`BreakOn::name`]).
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|b| b.name() == name)
+    }
+
+    /// Whether an event of `kind` meets the condition.
+    fn matches(self, kind: &LoggedKind) -> bool {
+        matches!(
+            (self, kind),
+            (BreakOn::Enter, LoggedKind::Enter)
+                | (BreakOn::Failure, LoggedKind::Exit(Status::Failure))
+                | (BreakOn::Abort, LoggedKind::Abort)
+                | (BreakOn::ContextMissing, LoggedKind::ContextMissing(_))
+                | (BreakOn::Interrupt, LoggedKind::Interrupt(_))
+                | (BreakOn::Stall, LoggedKind::Stall)
+        )
+    }
+}
+
+/// A breakpoint: a node (its trace id) and what stops the run there.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Breakpoint {
+    /// The node's trace id.
+    pub node: String,
+    /// What stops the run.
+    pub on: BreakOn,
+}
+
+/// Why the run stopped at a step.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Hit {
+    /// The step.
+    pub step: u64,
+    /// The agent (index in scenario order).
+    pub agent: usize,
+    /// The breakpoint.
+    pub breakpoint: Breakpoint,
+}
+
+/// What a timeline marker marks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MarkerKind {
+    /// An Interrupt started.
+    Interrupt,
+    /// A run of the tree failed.
+    Failure,
+    /// The tree stalled.
+    Stall,
+    /// A context key was missing.
+    ContextMissing,
+    /// A breakpoint stopped the run.
+    Breakpoint,
+}
+
+/// A mark on the timeline.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Marker {
+    /// The step.
+    pub step: u64,
+    /// The agent (index in scenario order).
+    pub agent: usize,
+    /// What happened.
+    pub kind: MarkerKind,
+}
+
+/// A trigger given to the run: queued before step `step` is taken, as
+/// `arbor run --trigger STEP:ID[@AGENT][:VALUE]` queues it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GivenTrigger {
+    /// The step it is queued before.
+    pub step: u64,
+    /// The agent, or every agent whose tree has the Interrupt.
+    pub agent: Option<String>,
+    /// The Interrupt id.
+    pub id: String,
+    /// The payload: an entity's name or text.
+    pub payload: Option<String>,
+}
+
+/// A simulation being debugged: the state at the shown step, the history behind it, the
+/// breakpoints and the recent events.
+pub struct Session {
+    dt: f64,
+    /// The state at step `at`.
+    current: Simulation,
+    /// The step shown.
+    at: u64,
+    /// The furthest step run so far.
+    head: u64,
+    /// Copies of the run at steps 0, [`CHECKPOINT_EVERY`], 2 × …, up to `head`.
+    checkpoints: Vec<Simulation>,
+    triggers: Vec<GivenTrigger>,
+    breakpoints: Vec<Breakpoint>,
+    markers: Vec<Marker>,
+    /// The events of the steps up to `at` (at most [`LOG_STEPS`] of them), oldest first.
+    events: VecDeque<Logged>,
+    /// Each agent's name, in scenario order.
+    names: Vec<String>,
+}
+
+/// Collects one step's events.
+struct Collect<'n> {
+    names: &'n [String],
+    agent: usize,
+    out: Vec<Logged>,
+}
+
+impl Observer for Collect<'_> {
+    fn agent(&mut self, name: &str) {
+        self.agent = self.names.iter().position(|n| n == name).unwrap_or(0);
+    }
+
+    fn event(&mut self, e: &Event<'_>) {
+        self.out.push(Logged {
+            step: e.step,
+            agent: self.agent,
+            node: e.node,
+            kind: LoggedKind::from(&e.kind),
+        });
+    }
+}
+
+impl Session {
+    /// A session at step 0 of `sim`, stepping by `dt` seconds.
+    pub fn new(sim: Simulation, dt: f64) -> Self {
+        let names = sim.agents().map(|a| a.name.clone()).collect();
+        Self {
+            dt,
+            checkpoints: vec![sim.clone()],
+            current: sim,
+            at: 0,
+            head: 0,
+            triggers: Vec::new(),
+            breakpoints: Vec::new(),
+            markers: Vec::new(),
+            events: VecDeque::new(),
+            names,
+        }
+    }
+
+    /// The simulation as of the shown step.
+    pub fn sim(&self) -> &Simulation {
+        &self.current
+    }
+
+    /// The shown step.
+    pub fn step_number(&self) -> u64 {
+        self.at
+    }
+
+    /// The furthest step run so far (the end of the timeline).
+    pub fn head(&self) -> u64 {
+        self.head
+    }
+
+    /// Seconds per step.
+    pub fn dt(&self) -> f64 {
+        self.dt
+    }
+
+    /// Each agent's name, in scenario order.
+    pub fn agent_names(&self) -> &[String] {
+        &self.names
+    }
+
+    /// The events of the last steps up to the shown one, oldest first (all agents).
+    pub fn events(&self) -> impl DoubleEndedIterator<Item = &Logged> {
+        self.events.iter()
+    }
+
+    /// The timeline's markers, by step.
+    pub fn markers(&self) -> &[Marker] {
+        &self.markers
+    }
+
+    /// The triggers given so far, by step.
+    pub fn triggers(&self) -> &[GivenTrigger] {
+        &self.triggers
+    }
+
+    /// The breakpoints.
+    pub fn breakpoints(&self) -> &[Breakpoint] {
+        &self.breakpoints
+    }
+
+    /// Sets or clears a breakpoint; returns whether it is now set.
+    pub fn toggle_breakpoint(&mut self, b: Breakpoint) -> bool {
+        if let Some(i) = self.breakpoints.iter().position(|x| *x == b) {
+            self.breakpoints.remove(i);
+            false
+        } else {
+            self.breakpoints.push(b);
+            true
+        }
+    }
+
+    /// Replaces every breakpoint.
+    pub fn set_breakpoints(&mut self, list: Vec<Breakpoint>) {
+        self.breakpoints = list;
+    }
+
+    /// Bytes the history keeps, roughly (the checkpoints and the event log).
+    pub fn history_bytes(&self) -> usize {
+        let per = self.current.heap_bytes() + std::mem::size_of::<Simulation>();
+        per * self.checkpoints.len()
+            + self.events.len() * std::mem::size_of::<Logged>()
+            + self.markers.len() * std::mem::size_of::<Marker>()
+    }
+
+    /// Queues a trigger before the next step. Given at a past step, it starts a new
+    /// future from the shown step: the steps after it are dropped from the history.
+    /// Returns how many agents it was queued for (0: no agent has that Interrupt).
+    pub fn trigger(&mut self, agent: Option<&str>, id: &str, payload: Option<&str>) -> usize {
+        let wanted = self
+            .current
+            .agents()
+            .filter(|a| agent.is_none_or(|n| n == a.name))
+            .filter(|a| {
+                self.current
+                    .instance(&a.name)
+                    .is_some_and(|i| i.program().interrupt_ids().any(|x| x == id))
+            })
+            .count();
+        if wanted == 0 {
+            return 0;
+        }
+        self.truncate_future();
+        self.triggers.push(GivenTrigger {
+            step: self.at + 1,
+            agent: agent.map(str::to_owned),
+            id: id.to_owned(),
+            payload: payload.map(str::to_owned),
+        });
+        wanted
+    }
+
+    /// Drops what lies after the shown step: checkpoints, markers and triggers.
+    fn truncate_future(&mut self) {
+        if self.at == self.head {
+            return;
+        }
+        let at = self.at;
+        self.checkpoints
+            .truncate((at / CHECKPOINT_EVERY) as usize + 1);
+        self.markers.retain(|m| m.step <= at);
+        self.triggers.retain(|t| t.step <= at);
+        self.head = at;
+    }
+
+    /// Takes one step: the next step of the history if the shown step is in the past, a
+    /// new one otherwise. Returns the breakpoint hits of that step.
+    pub fn step(&mut self) -> Vec<Hit> {
+        let next = self.at + 1;
+        for t in self.triggers.iter().filter(|t| t.step == next) {
+            self.current
+                .trigger(t.agent.as_deref(), &t.id, t.payload.as_deref());
+        }
+        let mut collect = Collect {
+            names: &self.names,
+            agent: 0,
+            out: Vec::new(),
+        };
+        self.current.step(self.dt, Some(&mut collect));
+        let events = collect.out;
+        self.at = next;
+        let hits = self.hits(&events, next);
+        if next > self.head {
+            self.head = next;
+            self.mark(&events, &hits, next);
+            if next.is_multiple_of(CHECKPOINT_EVERY) {
+                self.checkpoints.push(self.current.clone());
+            }
+        }
+        self.events.extend(events);
+        self.trim_events();
+        hits
+    }
+
+    /// Keeps the events of the last [`LOG_STEPS`] steps (the start's, step 0, come with
+    /// the first step's).
+    fn trim_events(&mut self) {
+        let keep_from = self.at.saturating_sub(LOG_STEPS - 1);
+        while self
+            .events
+            .front()
+            .is_some_and(|e| e.step.max(1) < keep_from)
+        {
+            self.events.pop_front();
+        }
+    }
+
+    /// The breakpoints that `events` (of session step `step`) meet, one hit per
+    /// breakpoint and agent.
+    fn hits(&self, events: &[Logged], step: u64) -> Vec<Hit> {
+        let mut hits: Vec<Hit> = Vec::new();
+        if self.breakpoints.is_empty() {
+            return hits;
+        }
+        for e in events {
+            let Some(id) = self.node_id(e) else { continue };
+            for b in &self.breakpoints {
+                if b.node == id
+                    && b.on.matches(&e.kind)
+                    && !hits
+                        .iter()
+                        .any(|h| h.breakpoint == *b && h.agent == e.agent)
+                {
+                    hits.push(Hit {
+                        step,
+                        agent: e.agent,
+                        breakpoint: b.clone(),
+                    });
+                }
+            }
+        }
+        hits
+    }
+
+    /// Adds the markers of newly run step `step`.
+    fn mark(&mut self, events: &[Logged], hits: &[Hit], step: u64) {
+        let before = self.markers.len();
+        for e in events {
+            let kind = match e.kind {
+                LoggedKind::Interrupt(_) => MarkerKind::Interrupt,
+                LoggedKind::Complete(Status::Failure) => MarkerKind::Failure,
+                LoggedKind::Stall => MarkerKind::Stall,
+                LoggedKind::ContextMissing(_) => MarkerKind::ContextMissing,
+                _ => continue,
+            };
+            let m = Marker {
+                step,
+                agent: e.agent,
+                kind,
+            };
+            if !self.markers[before..].contains(&m) {
+                self.markers.push(m);
+            }
+        }
+        for h in hits {
+            let m = Marker {
+                step: h.step,
+                agent: h.agent,
+                kind: MarkerKind::Breakpoint,
+            };
+            if !self.markers[before..].contains(&m) {
+                self.markers.push(m);
+            }
+        }
+    }
+
+    /// Takes up to `n` steps, stopping after a step where a breakpoint hits.
+    pub fn run(&mut self, n: u64) -> Vec<Hit> {
+        for _ in 0..n {
+            let hits = self.step();
+            if !hits.is_empty() {
+                return hits;
+            }
+        }
+        Vec::new()
+    }
+
+    /// Steps until the running leaves of `agent` change or a breakpoint hits (at most
+    /// [`UNTIL_CHANGE_LIMIT`] steps). Returns the hits and the steps taken.
+    pub fn run_until_change(&mut self, agent: &str) -> (Vec<Hit>, u64) {
+        let running = |s: &Self| {
+            s.current
+                .instance(agent)
+                .map(|i| i.active_leaves().to_vec())
+        };
+        let before = running(self);
+        for taken in 1..=UNTIL_CHANGE_LIMIT {
+            let hits = self.step();
+            if !hits.is_empty() || running(self) != before {
+                return (hits, taken);
+            }
+        }
+        (Vec::new(), UNTIL_CHANGE_LIMIT)
+    }
+
+    /// Shows step `k`: a past step is rebuilt from the checkpoint before it (with the
+    /// events of the steps before it, for the log); a step past the end is run to
+    /// (breakpoints do not stop it).
+    pub fn seek(&mut self, k: u64) {
+        if k > self.head {
+            while self.at < k {
+                self.step();
+            }
+            return;
+        }
+        // Rebuild from a checkpoint far enough back to fill the event log.
+        let from = k.saturating_sub(LOG_STEPS) / CHECKPOINT_EVERY;
+        let from = (from as usize).min(self.checkpoints.len() - 1);
+        self.current = self.checkpoints[from].clone();
+        self.at = from as u64 * CHECKPOINT_EVERY;
+        self.events.clear();
+        while self.at < k {
+            self.step();
+        }
+    }
+
+    /// The trace id of an event's node, from its agent's program.
+    pub fn node_id(&self, e: &Logged) -> Option<&str> {
+        let name = self.names.get(e.agent)?;
+        let program = self.current.instance(name)?.program();
+        e.node
+            .and_then(|n| program.node_ids().get(n as usize))
+            .map(String::as_str)
+    }
+
+    /// An event as `arbor run --trace` writes it (one JSON object, no newline).
+    pub fn trace_line(&self, e: &Logged) -> String {
+        let agent = self.names.get(e.agent).map_or("", String::as_str);
+        let node_id = self.node_id(e).unwrap_or("");
+        log::trace_line(agent, node_id, e)
+    }
+
+    /// The value of a context key for an agent, for display (entities by name).
+    pub fn show_value(&self, value: &CtxValue) -> String {
+        match value {
+            CtxValue::Entity(id) => self
+                .current
+                .world()
+                .entity(*id)
+                .map_or_else(|| format!("entity #{id} (gone)"), |e| e.name.clone()),
+            CtxValue::Position(p) => format!("({:.2}, {:.2})", p[0], p[1]),
+            CtxValue::Number(n) => format!("{n}"),
+            CtxValue::Text(t) => format!("\"{t}\""),
+        }
+    }
+}
+
+/// Why Root was entered again, in words.
+pub fn reason_words(r: Reason) -> &'static str {
+    match r {
+        Reason::Complete => "the run completed",
+        Reason::ContextMissing => "a context key was missing",
+        Reason::ForceReset => "an Interrupt reset the tree",
+        Reason::Stall => "the tree stalled",
+    }
+}
+
+impl From<&EventKind<'_>> for LoggedKind {
+    fn from(k: &EventKind<'_>) -> Self {
+        match *k {
+            EventKind::Enter => LoggedKind::Enter,
+            EventKind::Execute => LoggedKind::Execute,
+            EventKind::Exit(s) => LoggedKind::Exit(s),
+            EventKind::Abort => LoggedKind::Abort,
+            EventKind::Check(r) => LoggedKind::Check(r),
+            EventKind::Complete(s) => LoggedKind::Complete(s),
+            EventKind::Restart(r) => LoggedKind::Restart(r),
+            EventKind::Interrupt(id) => LoggedKind::Interrupt(id.into()),
+            EventKind::ContextMissing(key) => LoggedKind::ContextMissing(key.into()),
+            EventKind::Stall => LoggedKind::Stall,
+            EventKind::Warning(m) => LoggedKind::Warning(m.into()),
+        }
+    }
+}

@@ -1,0 +1,333 @@
+//! The debugging core, headless: its event buffer is the trace `arbor run --trace` writes,
+//! breakpoints stop at the step the trace shows their event, a trigger from the core is a
+//! `--trigger`, and any past step rebuilt from the history is the state a fresh run of
+//! that many steps reaches.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use arbor::debug::{BreakOn, Breakpoint, CHECKPOINT_EVERY, LoggedKind, MarkerKind, Session};
+use arbor::model::Catalog;
+use arbor::world::Simulation;
+
+const SCENARIOS: [&str; 6] = [
+    "chase_flee",
+    "door_room",
+    "droid_arena",
+    "guard_patrol",
+    "hungry_agent",
+    "pass_receive",
+];
+
+fn sample(name: &str) -> PathBuf {
+    common::repo().join("sample_trees").join(name)
+}
+
+fn scenario_session(name: &str, seed: u64) -> Session {
+    let sim = Simulation::load(
+        &sample(&format!("{name}.scenario.json")),
+        &Catalog::builtin(),
+        seed,
+        None,
+    )
+    .unwrap();
+    Session::new(sim, 0.1)
+}
+
+fn solo_session(path: &Path, seed: u64) -> Session {
+    let tree = arbor::io::load_tree(path).unwrap();
+    let sim = Simulation::solo(Some(path), &tree, &Catalog::builtin(), seed).unwrap();
+    Session::new(sim, 0.1)
+}
+
+/// What `arbor run FILE --steps N --seed S --trigger … --trace OUT` writes.
+fn cli_trace(file: &Path, steps: u64, seed: u64, triggers: &[String]) -> Vec<String> {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("trace.jsonl");
+    let args = arbor::cli::RunArgs {
+        file,
+        steps,
+        dt: 0.1,
+        seed,
+        triggers,
+        trace: Some(&out),
+        scenario: None,
+        show: false,
+        show_every: None,
+    };
+    let (mut o, mut e) = (Vec::new(), Vec::new());
+    let code = arbor::cli::run(&args, &Catalog::builtin(), &mut o, &mut e);
+    assert_eq!(code, 0, "{}", String::from_utf8_lossy(&e));
+    std::fs::read_to_string(out)
+        .unwrap()
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
+/// The session's events as trace lines, step by step from its step 0 (the start's events
+/// come with step 1's: the start happens in the first step).
+fn session_trace(s: &mut Session, steps: u64, mut before: impl FnMut(&mut Session)) -> Vec<String> {
+    let mut lines = Vec::new();
+    for _ in 0..steps {
+        before(s);
+        s.step();
+        let at = s.step_number();
+        let fresh: Vec<String> = s
+            .events()
+            .filter(|e| e.step == at || (at == 1 && e.step == 0))
+            .map(|e| s.trace_line(e))
+            .collect();
+        lines.extend(fresh);
+    }
+    lines
+}
+
+#[test]
+fn the_event_buffer_is_the_trace_arbor_run_writes_for_every_sample() {
+    for name in SCENARIOS {
+        let file = sample(&format!("{name}.scenario.json"));
+        let want = cli_trace(&file, 300, 7, &[]);
+        let mut s = scenario_session(name, 7);
+        let got = session_trace(&mut s, 300, |_| {});
+        assert_eq!(got.len(), want.len(), "{name}");
+        assert_eq!(got, want, "{name}");
+    }
+}
+
+#[test]
+fn a_trigger_from_the_core_is_a_trigger_on_the_command_line() {
+    // A tree without a scenario, alone in an empty world, as `arbor run TREE` runs it.
+    let file = sample("mock_sketch.json");
+    let want = cli_trace(&file, 40, 3, &["12:alarm:north gate".to_owned()]);
+    let mut s = solo_session(&file, 3);
+    let got = session_trace(&mut s, 40, |s| {
+        // Given while step 11 is shown: queued before step 12.
+        if s.step_number() == 11 {
+            assert_eq!(s.trigger(None, "alarm", Some("north gate")), 1);
+        }
+    });
+    assert!(want.iter().any(|l| l.contains("\"interrupt\"")));
+    assert_eq!(got, want);
+    // In a scenario, by agent: the winger of pass_receive receives a pass at step 30.
+    let file = sample("pass_receive.scenario.json");
+    let want = cli_trace(&file, 60, 1, &["30:receive_pass@winger:striker".to_owned()]);
+    let mut s = scenario_session("pass_receive", 1);
+    let got = session_trace(&mut s, 60, |s| {
+        if s.step_number() == 29 {
+            assert_eq!(
+                s.trigger(Some("winger"), "receive_pass", Some("striker")),
+                1
+            );
+        }
+    });
+    assert_eq!(got, want);
+    assert_eq!(s.trigger(Some("winger"), "no_such_interrupt", None), 0);
+}
+
+#[test]
+fn a_breakpoint_pauses_at_the_step_where_the_trace_shows_its_event() {
+    let cases = [
+        (
+            "droid_arena",
+            "attack",
+            BreakOn::Enter,
+            "\"event\":\"enter\"",
+        ),
+        (
+            "droid_arena",
+            "weaker",
+            BreakOn::Failure,
+            "\"status\":\"failure\"",
+        ),
+        (
+            "droid_arena",
+            "hit",
+            BreakOn::Failure,
+            "\"status\":\"failure\"",
+        ),
+        (
+            "pass_receive",
+            "receive",
+            BreakOn::Interrupt,
+            "\"event\":\"interrupt\"",
+        ),
+        (
+            "pass_receive",
+            "move",
+            BreakOn::Abort,
+            "\"event\":\"abort\"",
+        ),
+    ];
+    for (name, node, on, event) in cases {
+        let trace = cli_trace(&sample(&format!("{name}.scenario.json")), 400, 5, &[]);
+        let first = trace
+            .iter()
+            .find(|l| l.contains(&format!("\"node\":\"{node}\"")) && l.contains(event))
+            .unwrap_or_else(|| panic!("{node} {on:?} is in the trace"));
+        let step: u64 = first
+            .split("\"step\":")
+            .nth(1)
+            .and_then(|s| s.split(',').next())
+            .unwrap()
+            .parse()
+            .unwrap();
+        let mut s = scenario_session(name, 5);
+        s.toggle_breakpoint(Breakpoint {
+            node: node.to_owned(),
+            on,
+        });
+        let hits = s.run(400);
+        // The start's events (step 0) happen in the first step.
+        assert_eq!(s.step_number(), step.max(1), "{node} {on:?}");
+        assert_eq!(hits[0].breakpoint.node, node);
+        assert!(
+            s.markers()
+                .iter()
+                .any(|m| m.kind == MarkerKind::Breakpoint && m.step == step.max(1))
+        );
+        // Run again: it goes on to the next time.
+        let later = s.run(400);
+        assert!(later.is_empty() || s.step_number() > step.max(1));
+    }
+}
+
+#[test]
+fn a_past_step_rebuilt_from_the_history_is_a_fresh_run_of_that_many_steps() {
+    let steps = 3 * CHECKPOINT_EVERY + 40;
+    for name in SCENARIOS {
+        let mut s = scenario_session(name, 11);
+        s.run(steps);
+        assert_eq!(s.head(), steps);
+        for k in [
+            0,
+            1,
+            2,
+            57,
+            CHECKPOINT_EVERY - 1,
+            CHECKPOINT_EVERY,
+            CHECKPOINT_EVERY + 1,
+            300,
+            steps - 1,
+            steps,
+        ] {
+            s.seek(k);
+            let mut fresh = scenario_session(name, 11);
+            fresh.run(k);
+            assert_eq!(s.step_number(), k);
+            assert_eq!(s.sim().summary(), fresh.sim().summary(), "{name} at {k}");
+            assert_eq!(s.sim().render(), fresh.sim().render(), "{name} at {k}");
+            for a in s.agent_names().to_vec() {
+                let (x, y) = (
+                    s.sim().instance(&a).unwrap(),
+                    fresh.sim().instance(&a).unwrap(),
+                );
+                assert_eq!(x.node_states(), y.node_states(), "{name} {a} at {k}");
+                assert_eq!(x.active_leaves(), y.active_leaves());
+                assert_eq!(format!("{:?}", x.context()), format!("{:?}", y.context()));
+            }
+            // The log holds the steps before it, as the fresh run saw them.
+            let log: Vec<String> = s.events().map(|e| s.trace_line(e)).collect();
+            let tail: Vec<String> = fresh.events().map(|e| fresh.trace_line(e)).collect();
+            assert_eq!(log.len(), tail.len(), "{name} at {k}");
+            assert!(log == tail, "{name} at {k}: the log differs");
+        }
+        // Forward from the past replays the same future.
+        s.seek(100);
+        s.run(steps - 100);
+        let mut fresh = scenario_session(name, 11);
+        fresh.run(steps);
+        assert_eq!(s.sim().summary(), fresh.sim().summary(), "{name}");
+    }
+}
+
+#[test]
+fn a_trigger_given_at_a_past_step_starts_a_new_future() {
+    let mut s = scenario_session("pass_receive", 2);
+    s.run(200);
+    s.seek(50);
+    assert_eq!(
+        s.trigger(Some("winger"), "receive_pass", Some("striker")),
+        1
+    );
+    assert_eq!(s.head(), 50, "the old future is dropped");
+    s.run(10);
+    let mut fresh = scenario_session("pass_receive", 2);
+    fresh.run(50);
+    fresh.trigger(Some("winger"), "receive_pass", Some("striker"));
+    fresh.run(10);
+    assert_eq!(s.sim().summary(), fresh.sim().summary());
+    assert!(
+        s.events()
+            .any(|e| matches!(&e.kind, LoggedKind::Interrupt(id) if &**id == "receive_pass"))
+    );
+    assert!(
+        s.markers()
+            .iter()
+            .any(|m| m.kind == MarkerKind::Interrupt && m.step == 51)
+    );
+}
+
+#[test]
+fn run_until_something_changes_stops_when_the_running_leaf_changes() {
+    let mut s = scenario_session("door_room", 0);
+    s.step();
+    let agent = s.agent_names()[0].clone();
+    let before = s.sim().instance(&agent).unwrap().active_leaves().to_vec();
+    let (hits, taken) = s.run_until_change(&agent);
+    assert!(hits.is_empty());
+    assert!(taken >= 1);
+    assert_ne!(
+        s.sim().instance(&agent).unwrap().active_leaves(),
+        &before[..]
+    );
+    // One step before, it had not changed yet.
+    s.seek(s.step_number() - 1);
+    assert_eq!(
+        s.sim().instance(&agent).unwrap().active_leaves(),
+        &before[..]
+    );
+}
+
+#[test]
+fn a_tree_of_world_nodes_without_a_scenario_says_what_it_needs() {
+    let path = sample("door_room.json");
+    let tree = arbor::io::load_tree(&path).unwrap();
+    let e = Simulation::solo(Some(&path), &tree, &Catalog::builtin(), 0)
+        .err()
+        .expect("a world tree does not run alone");
+    let text = e.to_string();
+    assert!(
+        text.contains("MoveTo") && text.contains("OpenDoor"),
+        "{text}"
+    );
+    assert!(text.contains("scenario"), "{text}");
+}
+
+#[test]
+fn a_failure_explains_itself_in_one_line() {
+    let file = sample("mock_sketch.json");
+    let tree = arbor::io::load_tree(&file).unwrap();
+    let mut s = solo_session(&file, 0);
+    s.run(8);
+    let events: Vec<_> = s.events().cloned().collect();
+    let agent = s.agent_names()[0].clone();
+    let program = s.sim().instance(&agent).unwrap().program().clone();
+    let title = |n: u32| {
+        let id = &program.node_ids()[n as usize];
+        tree.node(&arbor::model::NodeId::new(id.as_str()))
+            .map(|n| n.label().to_owned())
+            .unwrap_or_else(|| id.clone())
+    };
+    let at = events
+        .iter()
+        .position(|e| e.step == 8 && e.kind == LoggedKind::Exit(arbor::runtime::Status::Failure))
+        .expect("work fails at step 8");
+    assert_eq!(
+        arbor::debug::describe(&events, at, &title),
+        "Work while allowed failed: guard 'Allowed?' was false"
+    );
+}
