@@ -108,5 +108,84 @@ fn frames(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, frames);
+/// The droid arena scaled to `n` agents on a larger map of the same pattern, written
+/// beside a copy of its tree in `dir`; returns the tree's path.
+fn crowded_arena(dir: &std::path::Path, n: usize) -> std::path::PathBuf {
+    let (w, h) = (60usize, 36usize);
+    let map: Vec<String> = (0..h)
+        .map(|y| {
+            (0..w)
+                .map(|x| {
+                    let border = x == 0 || y == 0 || x == w - 1 || y == h - 1;
+                    let pillar = x % 10 >= 5 && x % 10 <= 6 && y % 8 >= 3 && y % 8 <= 4;
+                    if border || pillar { '#' } else { '.' }
+                })
+                .collect()
+        })
+        .collect();
+    let teams = ["red", "blue", "green", "yellow", "purple"];
+    let agents: Vec<String> = (0..n)
+        .map(|i| {
+            let (x, y) = (2 + (i * 7) % (w - 4), 1 + (i * 3) % (h - 2));
+            let (x, y) = if map[y].as_bytes()[x] == b'#' { (x, 1) } else { (x, y) };
+            format!(
+                r#"{{"kind": "agent", "name": "droid{i}", "at": [{x}, {y}], "team": "{}", "health": {}, "damage": 8, "range": 1.5, "speed": 2.0, "tree": "droid_arena.json"}}"#,
+                teams[i % 5],
+                40 + (i % 7) * 15
+            )
+        })
+        .collect();
+    let scenario = format!(
+        r#"{{"format": "arbor.scenario", "version": 1, "map": {}, "entities": [{}]}}"#,
+        serde_json::to_string(&map).unwrap(),
+        agents.join(",\n")
+    );
+    let tree = dir.join("droid_arena.json");
+    let samples = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("sample_trees");
+    std::fs::copy(samples.join("droid_arena.json"), &tree).unwrap();
+    std::fs::write(dir.join("droid_arena.scenario.json"), scenario).unwrap();
+    tree
+}
+
+/// The editor running the droid arena scaled to 100 agents at 60 steps a second: each
+/// frame is a 60th of a second later, so each frame takes one step and draws it.
+fn debugger(c: &mut Criterion) {
+    let dir = tempfile::tempdir().unwrap();
+    let tree = crowded_arena(dir.path(), 100);
+    let mut app = EditorApp::open(&tree).unwrap();
+    let panel = app.simulation_mut().unwrap();
+    assert_eq!(
+        panel.sim().unwrap().agents().count(),
+        100,
+        "{:?}",
+        panel.error
+    );
+    panel.speed = 60.0;
+    panel.running = true;
+    let ctx = egui::Context::default();
+    let mut t = 0.0;
+    let mut frame_at = |app: &mut EditorApp| {
+        t += 1.0 / 60.0;
+        let mut raw = input();
+        raw.time = Some(t);
+        let mut out = ctx.run_ui(raw, |ui| app.show(ui));
+        out.textures_delta.clear();
+    };
+    for _ in 0..30 {
+        frame_at(&mut app);
+    }
+    let before = app.simulation().unwrap().step_number();
+    let mut group = c.benchmark_group("debugger_frame");
+    group.sample_size(30);
+    group.bench_function("100_agents_at_60_steps_a_second", |b| {
+        b.iter(|| frame_at(&mut app))
+    });
+    group.finish();
+    assert!(
+        app.simulation().unwrap().step_number() > before + 30,
+        "it ran"
+    );
+}
+
+criterion_group!(benches, frames, debugger);
 criterion_main!(benches);

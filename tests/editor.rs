@@ -743,8 +743,9 @@ fn step_runs_the_tree_in_its_scenario_and_lights_the_running_nodes() {
         h.state().live_status(&NodeId::new("stay")),
         Some(Status::Failure)
     );
-    // The visitor's line is shown.
-    h.get_by_label_contains("A visitor: at (");
+    // The visitor's state is shown.
+    h.get_by_label("visitor: state");
+    h.get_by_label_contains("at (");
     // An edit starts the run over, with the tree as edited.
     h.state_mut().apply(arbor::model::Edit::SetField {
         id: NodeId::new("rest"),

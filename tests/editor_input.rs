@@ -184,6 +184,8 @@ fn every_shortcut_runs_its_command_and_is_shown_in_its_menu() {
             app.undo();
             app.select(Some(NodeId::new("flee")));
             let mut h = harness(app);
+            // A step taken, so there is one to go back to.
+            key(&mut h, Modifiers::NONE, Key::N);
             press(&mut h, *shortcut, &clipboard);
             assert!(
                 h.state().commands_run().contains(&command),
@@ -905,4 +907,154 @@ fn a_window_larger_than_its_monitor_opens_shrunk_to_fit_and_centred() {
             .iter()
             .any(|c| matches!(c, egui::ViewportCommand::InnerSize(_)))
     );
+}
+
+/// A fresh session of `name`'s scenario (seed 0, as the editor runs it) at step `k`.
+fn core_at(name: &str, k: u64) -> arbor::debug::Session {
+    let sim = arbor::world::Simulation::load(
+        &common::repo().join(format!("sample_trees/{name}.scenario.json")),
+        &arbor::model::Catalog::builtin(),
+        0,
+        None,
+    )
+    .unwrap();
+    let mut s = arbor::debug::Session::new(sim, 0.1);
+    s.run(k);
+    s
+}
+
+/// The canvas's light of every node against the core's node states for `agent`.
+fn lights_match(h: &Harness<'static, EditorApp>, core: &arbor::debug::Session, agent: &str) {
+    let instance = core.sim().instance(agent).unwrap();
+    for (id, state) in instance
+        .program()
+        .node_ids()
+        .iter()
+        .zip(instance.node_states())
+    {
+        let shown = h.state().live_status(&NodeId::new(id.as_str()));
+        let want = (state.status != arbor::runtime::Status::Idle || state.entries > 0)
+            .then_some(state.status);
+        assert_eq!(shown, want, "{id} at step {}", core.step_number());
+    }
+}
+
+fn open_sample(name: &str) -> Harness<'static, EditorApp> {
+    harness(EditorApp::open(&common::repo().join(format!("sample_trees/{name}.json"))).unwrap())
+}
+
+#[test]
+fn n_steps_shift_left_steps_back_and_every_panel_shows_that_step() {
+    let mut h = open_sample("door_room");
+    for _ in 0..30 {
+        key(&mut h, Modifiers::NONE, Key::N);
+    }
+    h.get_by_label_contains("step 30,");
+    lights_match(&h, &core_at("door_room", 30), "visitor");
+    for _ in 0..5 {
+        key(&mut h, Modifiers::SHIFT, Key::ArrowLeft);
+    }
+    h.get_by_label_contains("step 25,");
+    let core = core_at("door_room", 25);
+    lights_match(&h, &core, "visitor");
+    // The arena's agent is where the core's is.
+    let pos = core.sim().summary()[0].pos;
+    h.get_by_label_contains(&format!("at ({:.2}, {:.2})", pos[0], pos[1]));
+    // Shift+→ goes forward again through the same history.
+    key(&mut h, Modifiers::SHIFT, Key::ArrowRight);
+    h.get_by_label_contains("step 26,");
+    lights_match(&h, &core_at("door_room", 26), "visitor");
+}
+
+#[test]
+fn f9_sets_a_breakpoint_and_space_runs_to_the_step_the_core_stops_at() {
+    let mut h = open_sample("droid_arena");
+    h.state_mut().select(Some(NodeId::new("attack")));
+    key(&mut h, Modifiers::NONE, Key::F9);
+    assert_eq!(h.state().simulation().unwrap().breakpoints().len(), 1);
+    h.state_mut().select(None);
+    // The core, with the same breakpoint, stops at this step.
+    let mut core = core_at("droid_arena", 0);
+    core.toggle_breakpoint(arbor::debug::Breakpoint {
+        node: "attack".into(),
+        on: arbor::debug::BreakOn::Enter,
+    });
+    core.run(1000);
+    let want = core.step_number();
+    key(&mut h, Modifiers::NONE, Key::Space);
+    for _ in 0..200 {
+        h.run_steps(1);
+        if !h.state().simulation().unwrap().running {
+            break;
+        }
+    }
+    assert!(
+        !h.state().simulation().unwrap().running,
+        "the breakpoint paused the run"
+    );
+    assert_eq!(h.state().simulation().unwrap().step_number(), want);
+    assert_eq!(h.state().selection(), &[NodeId::new("attack")]);
+    assert!(
+        h.query_all_by_label_contains(&format!(
+            "Breakpoint: attack on enter of titan, step {want}"
+        ))
+        .count()
+            >= 1
+    );
+    // F9 again clears it.
+    key(&mut h, Modifiers::NONE, Key::F9);
+    assert!(h.state().simulation().unwrap().breakpoints().is_empty());
+}
+
+#[test]
+fn a_trigger_button_fires_the_interrupt_and_the_log_shows_it() {
+    let mut h = open_sample("pass_receive");
+    key(&mut h, Modifiers::NONE, Key::N);
+    h.get_by_label("⚡ receive_pass").click();
+    h.run_steps(2);
+    key(&mut h, Modifiers::NONE, Key::N);
+    h.get_by_label_contains("Receive a pass started by the trigger 'receive_pass'");
+    // Filtered to failures and interrupts, a click on the event selects its node.
+    h.get_by_role_and_label(Role::ComboBox, "Show").click();
+    h.run_steps(2);
+    h.get_by_label("failures and interrupts").click();
+    h.run_steps(2);
+    h.get_by_label_contains("Receive a pass started by the trigger")
+        .click();
+    h.run_steps(2);
+    assert_eq!(h.state().selection(), &[NodeId::new("receive")]);
+}
+
+#[test]
+fn a_click_on_the_timeline_shows_that_step() {
+    let mut h = open_sample("door_room");
+    for _ in 0..40 {
+        key(&mut h, Modifiers::NONE, Key::N);
+    }
+    let bar = h.get_by_label("Timeline").rect();
+    // A quarter of the way along: step 10.
+    let at = Pos2::new(
+        bar.left() + 6.0 + (bar.width() - 12.0) * 0.25,
+        bar.center().y,
+    );
+    click_at(&mut h, at, PointerButton::Primary, Modifiers::NONE);
+    assert_eq!(h.state().simulation().unwrap().step_number(), 10);
+    lights_match(&h, &core_at("door_room", 10), "visitor");
+}
+
+#[test]
+fn a_tree_without_a_scenario_runs_alone_and_a_world_tree_asks_for_one() {
+    let mut h = open_sample("mock_sketch");
+    h.get_by_label_contains("alone in an empty world");
+    for _ in 0..8 {
+        key(&mut h, Modifiers::NONE, Key::N);
+    }
+    h.get_by_label_contains("Work while allowed failed: guard 'Allowed?' was false");
+    // A tree of world nodes with no scenario beside it says what it needs.
+    let dir = tempfile::tempdir().unwrap();
+    let copy = dir.path().join("door_room.json");
+    std::fs::copy(common::repo().join("sample_trees/door_room.json"), &copy).unwrap();
+    let h = harness(EditorApp::open(&copy).unwrap());
+    h.get_by_label_contains("uses world nodes");
+    h.get_by_role_and_label(Role::Button, "Open Scenario…");
 }

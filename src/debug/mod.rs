@@ -164,6 +164,8 @@ pub struct Session {
     events: VecDeque<Logged>,
     /// Each agent's name, in scenario order.
     names: Vec<String>,
+    /// For each agent, the context keys whose value changed in the shown step.
+    written: Vec<Vec<usize>>,
 }
 
 /// Collects one step's events.
@@ -202,6 +204,7 @@ impl Session {
             breakpoints: Vec::new(),
             markers: Vec::new(),
             events: VecDeque::new(),
+            written: Vec::new(),
             names,
         }
     }
@@ -269,8 +272,9 @@ impl Session {
 
     /// Bytes the history keeps, roughly (the checkpoints and the event log).
     pub fn history_bytes(&self) -> usize {
-        let per = self.current.heap_bytes() + std::mem::size_of::<Simulation>();
-        per * self.checkpoints.len()
+        let one = |s: &Simulation| s.heap_bytes() + std::mem::size_of::<Simulation>();
+        self.checkpoints.iter().map(one).sum::<usize>()
+            + one(&self.current)
             + self.events.len() * std::mem::size_of::<Logged>()
             + self.markers.len() * std::mem::size_of::<Marker>()
     }
@@ -328,8 +332,14 @@ impl Session {
             agent: 0,
             out: Vec::new(),
         };
+        let before = self.contexts();
         self.current.step(self.dt, Some(&mut collect));
         let events = collect.out;
+        self.written = before
+            .iter()
+            .zip(self.contexts())
+            .map(|(a, b)| (0..b.len()).filter(|&k| a.get(k) != b.get(k)).collect())
+            .collect();
         self.at = next;
         let hits = self.hits(&events, next);
         if next > self.head {
@@ -342,6 +352,26 @@ impl Session {
         self.events.extend(events);
         self.trim_events();
         hits
+    }
+
+    /// Each agent's context values, by key.
+    fn contexts(&self) -> Vec<Vec<Option<CtxValue>>> {
+        self.names
+            .iter()
+            .map(|n| {
+                self.current.instance(n).map_or_else(Vec::new, |i| {
+                    (0..i.program().keys().len())
+                        .map(|k| i.context().get(k as u16).cloned())
+                        .collect()
+                })
+            })
+            .collect()
+    }
+
+    /// The context keys (indexes into the program's keys) of agent `agent` whose value
+    /// changed in the shown step.
+    pub fn written_keys(&self, agent: usize) -> &[usize] {
+        self.written.get(agent).map_or(&[], Vec::as_slice)
     }
 
     /// Keeps the events of the last [`LOG_STEPS`] steps (the start's, step 0, come with
@@ -461,6 +491,7 @@ impl Session {
         self.current = self.checkpoints[from].clone();
         self.at = from as u64 * CHECKPOINT_EVERY;
         self.events.clear();
+        self.written.clear();
         while self.at < k {
             self.step();
         }

@@ -36,9 +36,12 @@ impl Enabled for EditorApp {
             Command::SelectAll | Command::ZoomToFit | Command::Arrange => {
                 !self.doc.tree().is_empty()
             }
-            Command::SimStep | Command::SimRunPause => {
-                self.sim.as_ref().is_some_and(|s| s.sim().is_some())
-            }
+            Command::SimStep
+            | Command::SimStep10
+            | Command::SimUntilChange
+            | Command::SimRunPause => self.sim.as_ref().is_some_and(|s| s.sim().is_some()),
+            Command::SimBack => self.sim.as_ref().is_some_and(|s| s.step_number() > 0),
+            Command::ToggleBreakpoint => self.sim.is_some() && some,
             Command::SimReset => self.sim.is_some(),
             _ => true,
         }
@@ -152,11 +155,43 @@ impl EditorApp {
             Command::Arrange => self.auto_layout(),
             Command::CommandPalette => self.palette.show(),
             Command::ShowMessages => self.messages.open = true,
-            Command::SimStep => {
+            Command::SimStep | Command::SimStep10 | Command::SimUntilChange => {
                 if let Some(s) = &mut self.sim {
                     s.running = false;
-                    s.step();
+                    match command {
+                        Command::SimStep => s.step_by(1),
+                        Command::SimStep10 => s.step_by(10),
+                        _ => s.until_change(),
+                    }
                 }
+                self.after_sim();
+            }
+            Command::SimBack => {
+                if let Some(s) = &mut self.sim {
+                    s.running = false;
+                    let k = s.step_number().saturating_sub(1);
+                    s.seek(k);
+                }
+            }
+            Command::ToggleBreakpoint => {
+                let ids = self.selection.clone();
+                let mut said = Vec::new();
+                if let Some(s) = &mut self.sim {
+                    for id in &ids {
+                        let on = s.toggle_breakpoint(id);
+                        said.push(format!(
+                            "{} {id}",
+                            if on {
+                                "breakpoint on"
+                            } else {
+                                "no breakpoint on"
+                            }
+                        ));
+                    }
+                }
+                self.save_breakpoints();
+                let said = said.join(", ");
+                self.say(format!("Breakpoints: {said}"));
             }
             Command::SimRunPause => {
                 if let Some(s) = &mut self.sim {

@@ -670,6 +670,10 @@ pub struct Look<'a> {
     pub live: &'a super::simulate::Live,
     /// The selected nodes (with a halo outside their outline).
     pub selected: &'a [NodeId],
+    /// Nodes with a breakpoint (a red dot in the header).
+    pub breakpoints: &'a HashSet<NodeId>,
+    /// Seconds since the app started, for the pulse of running leaves.
+    pub time: f64,
 }
 
 /// How a gesture changes the selection.

@@ -58,12 +58,20 @@ pub enum Command {
     CommandPalette,
     /// Show the messages of this session.
     ShowMessages,
-    /// One simulation step.
+    /// One simulation step (forward through the history when a past step is shown).
     SimStep,
+    /// Ten simulation steps.
+    SimStep10,
+    /// Step until the watched agent's running leaf changes or a breakpoint hits.
+    SimUntilChange,
+    /// Show the step before.
+    SimBack,
     /// Run or pause the simulation.
     SimRunPause,
     /// Start the simulation over.
     SimReset,
+    /// Set or clear a breakpoint on the selected node.
+    ToggleBreakpoint,
 }
 
 /// The menu a command is listed in.
@@ -103,7 +111,7 @@ const NONE: Modifiers = Modifiers::NONE;
 
 impl Command {
     /// Every command, in menu order.
-    pub const ALL: [Command; 28] = [
+    pub const ALL: [Command; 32] = [
         Command::New,
         Command::Open,
         Command::Save,
@@ -130,8 +138,12 @@ impl Command {
         Command::CommandPalette,
         Command::ShowMessages,
         Command::SimStep,
+        Command::SimStep10,
+        Command::SimUntilChange,
+        Command::SimBack,
         Command::SimRunPause,
         Command::SimReset,
+        Command::ToggleBreakpoint,
     ];
 
     /// The command's name, as in menus and the palette.
@@ -163,8 +175,12 @@ impl Command {
             Command::CommandPalette => "Command Palette…",
             Command::ShowMessages => "Messages…",
             Command::SimStep => "Step",
+            Command::SimStep10 => "Step ×10",
+            Command::SimUntilChange => "Run Until Something Changes",
+            Command::SimBack => "Step Back",
             Command::SimRunPause => "Run / Pause",
             Command::SimReset => "Reset",
+            Command::ToggleBreakpoint => "Toggle Breakpoint",
         }
     }
 
@@ -199,8 +215,16 @@ impl Command {
             Command::CommandPalette => "Find any command by name",
             Command::ShowMessages => "Every message of this session",
             Command::SimStep => "Advance the simulation by one step of 0.1 s",
+            Command::SimStep10 => "Advance the simulation by ten steps (a breakpoint stops it)",
+            Command::SimUntilChange => {
+                "Step until the watched agent's running leaf changes or a breakpoint hits"
+            }
+            Command::SimBack => "Show the step before, rebuilt from the run's history",
             Command::SimRunPause => "Run the simulation, or pause it",
             Command::SimReset => "Start the simulation over from the scenario's first state",
+            Command::ToggleBreakpoint => {
+                "Pause the run when the selected node is entered (set or clear)"
+            }
         }
     }
 
@@ -235,9 +259,21 @@ impl Command {
             Command::Arrange => &const { one(key(CMD, Key::L)) },
             Command::CommandPalette => &const { one(key(CMD_SHIFT, Key::P)) },
             Command::ShowMessages => &[],
-            Command::SimStep => &const { one(key(NONE, Key::N)) },
+            Command::SimStep => {
+                &const {
+                    [
+                        key(NONE, Key::N),
+                        key(NONE, Key::ArrowRight),
+                        key(Modifiers::SHIFT, Key::ArrowRight),
+                    ]
+                }
+            }
+            Command::SimStep10 => &[],
+            Command::SimUntilChange => &[],
+            Command::SimBack => &const { one(key(Modifiers::SHIFT, Key::ArrowLeft)) },
             Command::SimRunPause => &const { one(key(NONE, Key::Space)) },
             Command::SimReset => &[],
+            Command::ToggleBreakpoint => &const { one(key(NONE, Key::F9)) },
         }
     }
 
@@ -250,7 +286,8 @@ impl Command {
             | SelectSubtree | Disconnect | ToggleCollapse => Menu::Edit,
             ZoomToFit | ZoomToSelection | ZoomIn | ZoomOut | ZoomReset | Arrange
             | CommandPalette | ShowMessages => Menu::View,
-            SimStep | SimRunPause | SimReset => Menu::Simulation,
+            SimStep | SimStep10 | SimUntilChange | SimBack | SimRunPause | SimReset
+            | ToggleBreakpoint => Menu::Simulation,
         }
     }
 
@@ -259,7 +296,7 @@ impl Command {
         use Command::*;
         matches!(
             self,
-            OpenScenario | Cut | SelectAll | ZoomIn | Arrange | SimReset
+            OpenScenario | Cut | SelectAll | ZoomIn | Arrange | SimReset | ToggleBreakpoint
         )
     }
 
@@ -275,6 +312,7 @@ impl Command {
                 | SelectSubtree
                 | ToggleCollapse
                 | ZoomToSelection
+                | ToggleBreakpoint
         )
     }
 

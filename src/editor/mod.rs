@@ -25,7 +25,7 @@ pub use document::Document;
 pub use simulate::SimPanel;
 pub use viewer::{Viewer, category_colour};
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use eframe::egui;
@@ -74,6 +74,8 @@ pub struct EditorApp {
     sized: bool,
     /// Every command run in this session, oldest first (the last 100).
     ran: Vec<Command>,
+    /// Breakpoints by tree file (kept in the editor's settings, never in the tree).
+    breakpoints: HashMap<String, Vec<(String, String)>>,
 }
 
 /// An action that would lose unsaved changes.
@@ -94,6 +96,9 @@ pub const RECENT_MAX: usize = 8;
 
 /// The key of the recent-files list in the app's storage.
 const RECENT_KEY: &str = "arbor-recent-files";
+
+/// The key of the breakpoints (by tree file) in the app's storage.
+const BREAKPOINTS_KEY: &str = "arbor-breakpoints";
 
 /// The path of `asset` relative to the folder of `tree` (as SubTree assets are written),
 /// with `/` separators; an absolute path when there is no common folder or no tree file.
@@ -144,17 +149,18 @@ impl EditorApp {
             sim: None,
             sized: false,
             ran: Vec::new(),
+            breakpoints: HashMap::new(),
         };
         app.validate();
-        app.sim = app
+        // A tree without a scenario beside it runs alone, in an empty world.
+        let mut panel = app
             .doc
             .path()
             .and_then(SimPanel::beside)
             .and_then(|p| SimPanel::open(&p).ok())
-            .map(|mut panel| {
-                panel.pair_with(app.doc.path());
-                panel
-            });
+            .unwrap_or_else(|| SimPanel::solo(app.doc.path()));
+        panel.pair_with(app.doc.path());
+        app.sim = Some(panel);
         app.reset_sim();
         app
     }
@@ -191,9 +197,14 @@ impl EditorApp {
         self.chooser = chooser;
     }
 
-    /// The simulation panel, when the tree has a scenario.
+    /// The simulation panel.
     pub fn simulation(&self) -> Option<&SimPanel> {
         self.sim.as_ref()
+    }
+
+    /// The simulation panel, to change (its speed, whether it runs).
+    pub fn simulation_mut(&mut self) -> Option<&mut SimPanel> {
+        self.sim.as_mut()
     }
 
     /// Runs the tree in this scenario (from its first state).
@@ -207,7 +218,7 @@ impl EditorApp {
     pub fn live_status(&self, id: &NodeId) -> Option<crate::runtime::Status> {
         self.sim
             .as_ref()
-            .and_then(|s| s.live().get(id).map(|(st, _)| *st))
+            .and_then(|s| s.live().get(id).map(|l| l.state.status))
     }
 
     /// Starts the simulation over with the tree as it is now.
@@ -218,6 +229,68 @@ impl EditorApp {
             .map_or_else(|| PathBuf::from("droid_arena.json"), Path::to_owned);
         if let Some(s) = &mut self.sim {
             s.reset(&self.catalog, self.doc.tree(), &path);
+        }
+        self.load_breakpoints();
+    }
+
+    /// The settings' key for the breakpoints of the tree being edited.
+    fn breakpoints_key(&self) -> String {
+        self.doc
+            .path()
+            .map(|p| p.canonicalize().unwrap_or_else(|_| p.to_owned()))
+            .map_or_else(|| "untitled".to_owned(), |p| p.display().to_string())
+    }
+
+    /// Keeps the panel's breakpoints under the tree's file, for the settings.
+    pub(super) fn save_breakpoints(&mut self) {
+        let Some(panel) = &self.sim else { return };
+        let list: Vec<(String, String)> = panel
+            .breakpoints()
+            .iter()
+            .map(|b| (b.node.clone(), b.on.name().to_owned()))
+            .collect();
+        let key = self.breakpoints_key();
+        if list.is_empty() {
+            self.breakpoints.remove(&key);
+        } else {
+            self.breakpoints.insert(key, list);
+        }
+    }
+
+    /// Gives the panel the breakpoints kept for the tree's file.
+    fn load_breakpoints(&mut self) {
+        let list: Vec<crate::debug::Breakpoint> = self
+            .breakpoints
+            .get(&self.breakpoints_key())
+            .map(|l| {
+                l.iter()
+                    .filter_map(|(node, on)| {
+                        Some(crate::debug::Breakpoint {
+                            node: node.clone(),
+                            on: crate::debug::BreakOn::from_name(on)?,
+                        })
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        if let Some(panel) = &mut self.sim {
+            panel.set_breakpoints(list);
+        }
+    }
+
+    /// After steps: selects the node a breakpoint stopped at, and says why it stopped.
+    pub(super) fn after_sim(&mut self) {
+        let Some(panel) = &mut self.sim else { return };
+        let select = panel.take_select();
+        let why = panel.take_news();
+        if let Some(id) = select
+            && self.doc.tree().contains(&id)
+        {
+            self.select(Some(id.clone()));
+            self.canvas.request(ViewRequest::Centre(id));
+        }
+        if let Some(why) = why {
+            self.say(why);
         }
     }
 
@@ -417,6 +490,8 @@ impl EditorApp {
     /// Reads what was kept from the last run (the recent files that still exist), after
     /// the files this run has already opened.
     pub fn restore(&mut self, storage: &dyn eframe::Storage) {
+        self.breakpoints = eframe::get_value(storage, BREAKPOINTS_KEY).unwrap_or_default();
+        self.load_breakpoints();
         let mut recent: Vec<PathBuf> = eframe::get_value(storage, RECENT_KEY).unwrap_or_default();
         recent.retain(|p| p.is_file());
         for p in self.recent.iter().rev() {
@@ -540,6 +615,7 @@ impl eframe::App for EditorApp {
 
     fn save(&mut self, storage: &mut dyn eframe::Storage) {
         eframe::set_value(storage, RECENT_KEY, &self.recent);
+        eframe::set_value(storage, BREAKPOINTS_KEY, &self.breakpoints);
     }
 }
 

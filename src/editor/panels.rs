@@ -2,6 +2,7 @@
 //! palette of node kinds, the inspector, the problems list, the simulation panel and the
 //! unsaved-changes prompt. Each queues commands or edits; nothing here applies a command.
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use eframe::egui::{self, RichText};
@@ -276,6 +277,7 @@ impl EditorApp {
     pub(super) fn simulation_ui(&mut self, ui: &mut egui::Ui) {
         let Some(panel) = &mut self.sim else { return };
         let mut asked = Vec::new();
+        let (tree, selected) = (self.doc.tree(), self.selection.first());
         egui::Panel::bottom("simulation")
             .resizable(true)
             .default_size(200.0)
@@ -284,8 +286,9 @@ impl EditorApp {
                 egui::ScrollArea::vertical()
                     .id_salt("simulation-scroll")
                     .auto_shrink([false, false])
-                    .show(ui, |ui| asked = panel.ui(ui));
+                    .show(ui, |ui| asked = panel.ui(ui, tree, selected));
             });
+        self.after_sim();
         for c in asked {
             self.ask(c);
         }
@@ -299,6 +302,13 @@ impl EditorApp {
     pub(super) fn canvas_ui(&mut self, ui: &mut egui::Ui) {
         let none = simulate::Live::new();
         let live = self.sim.as_ref().map_or(&none, SimPanel::live);
+        let breakpoints: HashSet<crate::model::NodeId> =
+            self.sim.as_ref().map_or_else(HashSet::new, |s| {
+                s.breakpoints()
+                    .iter()
+                    .map(|b| crate::model::NodeId::new(b.node.as_str()))
+                    .collect()
+            });
         let look = Look {
             tree: self.doc.tree(),
             catalog: &self.catalog,
@@ -306,6 +316,8 @@ impl EditorApp {
             unreachable: &self.marked.1,
             live,
             selected: &self.selection,
+            breakpoints: &breakpoints,
+            time: ui.input(|i| i.time),
         };
         let out = self.canvas.show(ui, &look);
         // A kind dragged from the palette and let go over the canvas: a node there.

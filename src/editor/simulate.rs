@@ -1,5 +1,7 @@
-//! The simulation panel: the tree being edited runs in its scenario's world; Step, Run and
-//! Reset drive it, the arena is drawn, and the watched agent's node states light the canvas.
+//! The simulation and debugger panel: the tree being edited runs in its scenario's world
+//! (or alone in an empty one) inside a debugging [`Session`]; Step, Run, the timeline,
+//! breakpoints and triggers drive it; the arena, the watched agent's context and its
+//! event log show the step the canvas shows.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -7,9 +9,10 @@ use std::path::{Path, PathBuf};
 use eframe::egui::{self, Color32, RichText};
 
 use super::commands::Command;
+use crate::debug::{Breakpoint, Hit, Logged, LoggedKind, MarkerKind, Session, describe};
 use crate::model::{Catalog, NodeId, Tree};
-use crate::runtime::Status;
-use crate::world::{EntityKind, ItemKind, Simulation, parse_scenario};
+use crate::runtime::{NodeState, Status};
+use crate::world::{EntityKind, ItemKind, SimError, Simulation, parse_scenario};
 
 /// The scenario bundled with the bundled sample tree.
 pub const SAMPLE_SCENARIO: &str = include_str!("../../sample_trees/droid_arena.scenario.json");
@@ -17,27 +20,117 @@ pub const SAMPLE_SCENARIO: &str = include_str!("../../sample_trees/droid_arena.s
 /// Seconds per simulated step.
 const DT: f64 = 0.1;
 
-/// A scenario to run the edited tree in, and its run so far.
+/// Run speeds, in steps a second.
+pub const SPEEDS: std::ops::RangeInclusive<f64> = 1.0..=60.0;
+
+/// Where the run comes from.
+enum Source {
+    /// A scenario file (for the bundled sample, its text under a name).
+    Scenario(String),
+    /// The tree alone, in an empty world.
+    Solo,
+}
+
+/// A node's light on the canvas: its display state and how many steps ago it changed.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Light {
+    /// Status, counters, the step of the last change.
+    pub state: NodeState,
+    /// Steps since the last change (0: in the shown step).
+    pub age: u64,
+}
+
+/// The watched agent's lights, by node id.
+pub type Live = HashMap<NodeId, Light>;
+
+/// What the event log shows.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum LogFilter {
+    /// Everything.
+    #[default]
+    All,
+    /// Entries and exits.
+    EnterExit,
+    /// Failures, aborts, missing keys, stalls and interrupts.
+    Trouble,
+    /// Guard and condition checks.
+    Checks,
+}
+
+impl LogFilter {
+    const ALL: [LogFilter; 4] = [
+        LogFilter::All,
+        LogFilter::EnterExit,
+        LogFilter::Trouble,
+        LogFilter::Checks,
+    ];
+
+    fn label(self) -> &'static str {
+        match self {
+            LogFilter::All => "all events",
+            LogFilter::EnterExit => "enter / exit",
+            LogFilter::Trouble => "failures and interrupts",
+            LogFilter::Checks => "checks",
+        }
+    }
+
+    fn keeps(self, kind: &LoggedKind) -> bool {
+        match self {
+            LogFilter::All => true,
+            LogFilter::EnterExit => matches!(kind, LoggedKind::Enter | LoggedKind::Exit(_)),
+            LogFilter::Trouble => matches!(
+                kind,
+                LoggedKind::Exit(Status::Failure)
+                    | LoggedKind::Abort
+                    | LoggedKind::ContextMissing(_)
+                    | LoggedKind::Stall
+                    | LoggedKind::Interrupt(_)
+                    | LoggedKind::Complete(Status::Failure)
+            ),
+            LogFilter::Checks => matches!(kind, LoggedKind::Check(_)),
+        }
+    }
+}
+
+/// A scenario (or the empty world) to run the edited tree in, and the session debugging it.
 pub struct SimPanel {
-    /// The scenario's path (for the bundled sample, a name only).
+    /// The scenario's path (for the bundled sample, a name only); for a tree run alone,
+    /// the tree's.
     pub path: PathBuf,
-    text: String,
-    sim: Option<Simulation>,
-    /// Why the tree cannot run now (validation errors, a missing file).
+    source: Source,
+    session: Option<Session>,
+    /// Why the tree cannot run now (validation errors, a missing file, a world needed).
     pub error: Option<String>,
+    /// The tree needs a scenario: the panel offers to open one.
+    pub needs_scenario: bool,
     /// The agent whose node states light the canvas.
     pub watched: usize,
     /// Stepping continuously.
     pub running: bool,
-    last_step: f64,
+    /// Steps a second while running.
+    pub speed: f64,
+    /// Steps owed to the real-time clock while running, and the time it was last read.
+    owed: f64,
+    clock: Option<f64>,
     live: Live,
     /// The tree file the scenario's agents name for the tree being edited: they run the
     /// edited tree, whatever name it is later saved under.
     paired: Option<PathBuf>,
+    /// The breakpoints, kept across resets.
+    breakpoints: Vec<Breakpoint>,
+    /// Why the run last stopped by itself (a breakpoint), shown until the next step.
+    pub stopped: Option<String>,
+    /// A node to select (a breakpoint hit, a click in the event log), taken by the app.
+    select: Option<NodeId>,
+    /// A message for the status line, taken by the app.
+    news: Option<String>,
+    /// The event log's filter, and whether it shows the selected node's events only.
+    pub filter: LogFilter,
+    /// Show only the selected node's events.
+    pub only_selected: bool,
+    /// The payload typed for triggers.
+    pub payload: String,
 }
-
-/// A node's live state on the canvas: its status, and whether it changed in the last step.
-pub type Live = HashMap<NodeId, (Status, bool)>;
 
 impl SimPanel {
     /// The scenario beside a tree file: `NAME.scenario.json` for `NAME.json`.
@@ -56,51 +149,96 @@ impl SimPanel {
 
     /// A panel for scenario text (the bundled sample's).
     pub fn from_text(path: PathBuf, text: String) -> Self {
+        Self::with_source(path, Source::Scenario(text))
+    }
+
+    /// A panel that runs the tree alone, in an empty world (a tree without a scenario).
+    pub fn solo(tree: Option<&Path>) -> Self {
+        let path = tree.map_or_else(|| PathBuf::from("untitled"), Path::to_owned);
+        Self::with_source(path, Source::Solo)
+    }
+
+    fn with_source(path: PathBuf, source: Source) -> Self {
         Self {
             path,
-            text,
-            sim: None,
+            source,
+            session: None,
             error: None,
+            needs_scenario: false,
             watched: 0,
             running: false,
-            last_step: 0.0,
+            speed: 10.0,
+            owed: 0.0,
+            clock: None,
             live: Live::new(),
             paired: None,
+            breakpoints: Vec::new(),
+            stopped: None,
+            select: None,
+            news: None,
+            filter: LogFilter::All,
+            only_selected: false,
+            payload: String::new(),
         }
+    }
+
+    /// Whether the tree runs alone (no scenario).
+    pub fn is_solo(&self) -> bool {
+        matches!(self.source, Source::Solo)
     }
 
     /// Makes the agents that run `tree` (the edited tree's file; the bundled sample's name
     /// when it has none) run the tree being edited, from now on.
     pub fn pair_with(&mut self, tree: Option<&Path>) {
         self.paired = Some(tree.map_or_else(|| PathBuf::from("droid_arena.json"), Path::to_owned));
+        if self.is_solo() {
+            self.path = tree.map_or_else(|| PathBuf::from("untitled"), Path::to_owned);
+        }
     }
 
-    /// Starts over from the scenario's first state with `tree` as edited, in place of the
-    /// tree file it was paired with (else `tree_path`).
+    /// Starts over from the first state with `tree` as edited, in place of the tree file
+    /// it was paired with (else `tree_path`).
     pub fn reset(&mut self, catalog: &Catalog, tree: &Tree, tree_path: &Path) {
         let paired = self.paired.clone();
         let tree_path = paired.as_deref().unwrap_or(tree_path);
-        self.sim = None;
+        self.session = None;
         self.error = None;
-        let parsed = match parse_scenario(&self.text, &self.path) {
-            Ok(p) => p,
-            Err(e) => {
-                self.error = Some(e.to_string());
-                return;
+        self.needs_scenario = false;
+        self.stopped = None;
+        let sim = match &self.source {
+            Source::Solo => {
+                let path = (self.path.as_os_str() != "untitled").then_some(self.path.as_path());
+                Simulation::solo(path, tree, catalog, 0)
             }
+            Source::Scenario(text) => match parse_scenario(text, &self.path) {
+                Ok(parsed) => {
+                    Simulation::with_edited(&self.path, parsed, catalog, 0, (tree_path, tree))
+                }
+                Err(e) => {
+                    self.error = Some(e.to_string());
+                    return;
+                }
+            },
         };
-        match Simulation::with_edited(&self.path, parsed, catalog, 0, (tree_path, tree)) {
+        match sim {
             Ok(sim) => {
                 self.watched = self.watched.min(sim.agents().count().saturating_sub(1));
-                self.sim = Some(sim);
+                let mut session = Session::new(sim, DT);
+                session.set_breakpoints(self.breakpoints.clone());
+                self.session = Some(session);
             }
-            Err(crate::world::SimError::Invalid { problems, .. }) => {
+            Err(SimError::Invalid { problems, .. } | SimError::Unrunnable { problems, .. }) => {
                 self.running = false;
                 self.error = Some(format!(
                     "the tree has {} error(s); the Problems panel lists them",
                     problems.len()
                 ));
             }
+            Err(e @ SimError::NeedsScenario { .. }) => {
+                self.running = false;
+                self.needs_scenario = true;
+                self.error = Some(e.to_string());
+            }
             Err(e) => {
                 self.running = false;
                 self.error = Some(e.to_string());
@@ -109,48 +247,211 @@ impl SimPanel {
         self.refresh_live();
     }
 
-    /// The simulation, when the tree runs.
+    /// The simulation at the shown step, when the tree runs.
     pub fn sim(&self) -> Option<&Simulation> {
-        self.sim.as_ref()
+        self.session.as_ref().map(Session::sim)
     }
 
-    /// Steps once.
-    pub fn step(&mut self) {
-        if let Some(sim) = &mut self.sim {
-            sim.step(DT, None);
+    /// The debugging session, when the tree runs.
+    pub fn session(&self) -> Option<&Session> {
+        self.session.as_ref()
+    }
+
+    /// The watched agent's name.
+    pub fn watched_name(&self) -> Option<&str> {
+        self.session
+            .as_ref()
+            .and_then(|s| s.agent_names().get(self.watched))
+            .map(String::as_str)
+    }
+
+    /// Takes `n` steps (stopping at a breakpoint).
+    pub fn step_by(&mut self, n: u64) {
+        let hits = match &mut self.session {
+            Some(s) => s.run(n),
+            None => return,
+        };
+        self.after_steps(hits);
+    }
+
+    /// Steps until the watched agent's running leaf changes or a breakpoint hits.
+    pub fn until_change(&mut self) {
+        let Some(name) = self.watched_name().map(str::to_owned) else {
+            return;
+        };
+        let Some(s) = &mut self.session else { return };
+        let (hits, taken) = s.run_until_change(&name);
+        if hits.is_empty() && taken == crate::debug::UNTIL_CHANGE_LIMIT {
+            self.stopped = Some(format!("Nothing changed in {taken} steps"));
+            self.news = self.stopped.clone();
+            self.refresh_live();
+            return;
+        }
+        self.after_steps(hits);
+    }
+
+    /// Shows step `k` (a past one rebuilt from the history).
+    pub fn seek(&mut self, k: u64) {
+        if let Some(s) = &mut self.session {
+            s.seek(k);
+            self.stopped = None;
         }
         self.refresh_live();
     }
 
-    /// The watched agent's node states (not idle), by node id, for painting the canvas;
-    /// kept up to date by each step, reset and change of the watched agent.
+    /// The shown step.
+    pub fn step_number(&self) -> u64 {
+        self.session.as_ref().map_or(0, Session::step_number)
+    }
+
+    fn after_steps(&mut self, hits: Vec<Hit>) {
+        self.stopped = None;
+        if let Some(hit) = hits.first() {
+            self.running = false;
+            self.watched = hit.agent;
+            let agent = self
+                .session
+                .as_ref()
+                .and_then(|s| s.agent_names().get(hit.agent).cloned())
+                .unwrap_or_default();
+            self.stopped = Some(format!(
+                "Breakpoint: {} on {} of {agent}, step {}",
+                hit.breakpoint.node,
+                hit.breakpoint.on.name(),
+                hit.step
+            ));
+            self.select = Some(NodeId::new(hit.breakpoint.node.as_str()));
+            self.news = self.stopped.clone();
+        }
+        self.refresh_live();
+    }
+
+    /// Sets or clears a breakpoint on entering `node`; returns whether it is now set.
+    pub fn toggle_breakpoint(&mut self, node: &NodeId) -> bool {
+        let b = Breakpoint {
+            node: node.as_str().to_owned(),
+            on: crate::debug::BreakOn::Enter,
+        };
+        let now = match self.breakpoints.iter().position(|x| x.node == b.node) {
+            Some(i) => {
+                self.breakpoints.remove(i);
+                false
+            }
+            None => {
+                self.breakpoints.push(b);
+                true
+            }
+        };
+        if let Some(s) = &mut self.session {
+            s.set_breakpoints(self.breakpoints.clone());
+        }
+        now
+    }
+
+    /// Sets the condition of the breakpoint on `node` (adding it if there is none).
+    pub fn set_breakpoint(&mut self, node: &NodeId, on: crate::debug::BreakOn) {
+        self.breakpoints.retain(|b| b.node != node.as_str());
+        self.breakpoints.push(Breakpoint {
+            node: node.as_str().to_owned(),
+            on,
+        });
+        if let Some(s) = &mut self.session {
+            s.set_breakpoints(self.breakpoints.clone());
+        }
+    }
+
+    /// The breakpoints.
+    pub fn breakpoints(&self) -> &[Breakpoint] {
+        &self.breakpoints
+    }
+
+    /// Replaces the breakpoints (read from the settings).
+    pub fn set_breakpoints(&mut self, list: Vec<Breakpoint>) {
+        self.breakpoints = list;
+        if let Some(s) = &mut self.session {
+            s.set_breakpoints(self.breakpoints.clone());
+        }
+    }
+
+    /// A node the panel asks the app to select (a breakpoint hit, a click in the log).
+    pub fn take_select(&mut self) -> Option<NodeId> {
+        self.select.take()
+    }
+
+    /// A message for the status line (why the run stopped, a trigger queued).
+    pub fn take_news(&mut self) -> Option<String> {
+        self.news.take()
+    }
+
+    /// Queues a trigger of the watched agent's Interrupt `id` before the next step.
+    pub fn trigger(&mut self, id: &str) -> bool {
+        let Some(name) = self.watched_name().map(str::to_owned) else {
+            return false;
+        };
+        let payload = self.payload.trim().to_owned();
+        let payload = (!payload.is_empty()).then_some(payload);
+        self.session
+            .as_mut()
+            .is_some_and(|s| s.trigger(Some(&name), id, payload.as_deref()) > 0)
+    }
+
+    /// The watched agent's node lights, by node id, for painting the canvas; kept up to
+    /// date by each step, reset and change of the watched agent.
     pub fn live(&self) -> &Live {
         &self.live
     }
 
     fn refresh_live(&mut self) {
         self.live.clear();
-        let Some(sim) = &self.sim else { return };
-        let Some(agent) = sim.agents().nth(self.watched) else {
+        let Some(session) = &self.session else { return };
+        let Some(name) = session.agent_names().get(self.watched) else {
             return;
         };
-        let Some(instance) = sim.instance(&agent.name) else {
+        let Some(instance) = session.sim().instance(name) else {
             return;
         };
         let step = instance.step_number();
         let ids = instance.program().node_ids();
         for (id, state) in ids.iter().zip(instance.node_states()) {
-            if state.status != Status::Idle {
-                self.live
-                    .insert(NodeId::new(id.as_str()), (state.status, state.step == step));
+            if state.status != Status::Idle || state.entries > 0 {
+                self.live.insert(
+                    NodeId::new(id.as_str()),
+                    Light {
+                        state: *state,
+                        age: step.saturating_sub(state.step),
+                    },
+                );
             }
         }
     }
 
-    /// Draws the panel: controls, the watched agent, and the arena. Returns the commands
-    /// its buttons asked for.
-    pub fn ui(&mut self, ui: &mut egui::Ui) -> Vec<Command> {
+    /// Steps owed to real time while running, at `speed` steps a second, taken now.
+    fn pace(&mut self, now: f64) {
+        let last = self.clock.replace(now).unwrap_or(now);
+        if !self.running {
+            self.owed = 0.0;
+            return;
+        }
+        // A frame late by more than a quarter second does not run a burst to catch up.
+        self.owed += (now - last).min(0.25) * self.speed;
+        let due = self.owed.floor();
+        if due >= 1.0 {
+            self.owed -= due;
+            self.step_by(due as u64);
+        }
+    }
+
+    /// Draws the panel: controls, the timeline, the arena, the watched agent's context
+    /// and its event log. Returns the commands its buttons asked for.
+    pub fn ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        tree: &Tree,
+        selected: Option<&NodeId>,
+    ) -> Vec<Command> {
         let mut asked = Vec::new();
+        let now = ui.input(|i| i.time);
+        self.pace(now);
         let watched = self.watched;
         let name = self
             .path
@@ -159,11 +460,18 @@ impl SimPanel {
             .unwrap_or_default();
         ui.horizontal(|ui| {
             ui.label(RichText::new("Simulation").strong());
-            ui.label(format!("in {name}"));
-            let can = self.sim.is_some();
+            if self.is_solo() {
+                ui.label(format!("{name} alone in an empty world"));
+            } else {
+                ui.label(format!("in {name}"));
+            }
+            let can = self.session.is_some();
             let run_label = if self.running { "Pause" } else { "Run" };
             for (command, label, enabled) in [
+                (Command::SimBack, "◀", can),
                 (Command::SimStep, "Step", can),
+                (Command::SimStep10, "×10", can),
+                (Command::SimUntilChange, "Until change", can),
                 (Command::SimRunPause, run_label, can),
                 (Command::SimReset, "Reset", true),
             ] {
@@ -171,8 +479,14 @@ impl SimPanel {
                     asked.push(command);
                 }
             }
-            if let Some(sim) = &self.sim {
-                let names: Vec<String> = sim.agents().map(|a| a.name.clone()).collect();
+            ui.add(
+                egui::Slider::new(&mut self.speed, SPEEDS)
+                    .integer()
+                    .suffix(" steps/s"),
+            )
+            .on_hover_text("Run speed");
+            if let Some(session) = &self.session {
+                let names = session.agent_names().to_vec();
                 let label = ui.label("Watch");
                 egui::ComboBox::from_id_salt("watched-agent")
                     .selected_text(names.get(self.watched).cloned().unwrap_or_default())
@@ -183,47 +497,384 @@ impl SimPanel {
                     })
                     .response
                     .labelled_by(label.id);
+                let world = session.sim().world();
                 ui.label(format!(
                     "step {}, {:.1} s",
-                    sim.world().step_number(),
-                    sim.world().time()
+                    world.step_number(),
+                    world.time()
                 ));
             }
         });
         if let Some(e) = &self.error {
-            ui.label(
-                RichText::new(format!("Cannot run: {e}")).color(Color32::from_rgb(235, 90, 90)),
-            );
+            ui.horizontal(|ui| {
+                ui.label(
+                    RichText::new(format!("Cannot run: {e}")).color(Color32::from_rgb(235, 90, 90)),
+                );
+                if self.needs_scenario && ui.button("Open Scenario…").clicked() {
+                    asked.push(Command::OpenScenario);
+                }
+            });
         }
-        if let Some(sim) = &self.sim {
+        if let Some(why) = &self.stopped {
+            ui.label(RichText::new(why).color(Color32::from_rgb(240, 200, 60)));
+        }
+        if self.session.is_some() {
+            self.timeline_ui(ui);
+            self.triggers_ui(ui);
             ui.horizontal_top(|ui| {
-                arena_ui(ui, sim, self.watched);
+                self.arena_ui(ui);
+                ui.separator();
                 ui.vertical(|ui| {
-                    for (i, s) in sim.summary().iter().enumerate() {
-                        let text = RichText::new(s.to_string()).small();
-                        ui.label(if i == self.watched {
-                            text.strong()
-                        } else {
-                            text
-                        });
-                    }
+                    ui.set_width(320.0);
+                    self.context_ui(ui, tree, selected);
                 });
+                ui.separator();
+                ui.vertical(|ui| self.log_ui(ui, tree, selected));
             });
         }
         if self.watched != watched {
             self.refresh_live();
         }
-        // Continuous running: a step every 0.1 s of real time.
-        if self.running && self.sim.is_some() {
-            let now = ui.input(|i| i.time);
-            if now - self.last_step >= DT {
-                self.last_step = now;
-                self.step();
-            }
-            ui.ctx()
-                .request_repaint_after(std::time::Duration::from_millis(100));
+        if self.running && self.session.is_some() {
+            ui.ctx().request_repaint();
         }
         asked
+    }
+
+    /// The run so far as a bar: markers for the watched agent's interrupts, failures,
+    /// stalls, missing keys and breakpoint hits; a click or drag shows that step.
+    fn timeline_ui(&mut self, ui: &mut egui::Ui) {
+        let Some(session) = &self.session else { return };
+        let (head, at) = (session.head().max(1), session.step_number());
+        let width = ui.available_width().max(100.0);
+        let (rect, response) =
+            ui.allocate_exact_size(egui::vec2(width, 22.0), egui::Sense::click_and_drag());
+        response
+            .widget_info(|| egui::WidgetInfo::labeled(egui::WidgetType::Slider, true, "Timeline"));
+        let response = response.on_hover_text("Drag to any step of the run (Shift+← / Shift+→)");
+        let painter = ui.painter_at(rect);
+        let bar = rect.shrink2(egui::vec2(6.0, 7.0));
+        let x_of = |step: u64| bar.left() + bar.width() * (step as f32 / head as f32);
+        painter.rect_filled(bar, 3.0, Color32::from_gray(55));
+        for m in session.markers() {
+            if m.agent != self.watched && m.kind != MarkerKind::Breakpoint {
+                continue;
+            }
+            let colour = match m.kind {
+                MarkerKind::Interrupt => Color32::from_rgb(230, 160, 60),
+                MarkerKind::Failure => Color32::from_rgb(235, 90, 80),
+                MarkerKind::Stall => Color32::from_rgb(200, 120, 220),
+                MarkerKind::ContextMissing => Color32::from_rgb(90, 200, 220),
+                MarkerKind::Breakpoint => Color32::from_rgb(240, 60, 60),
+            };
+            let x = x_of(m.step);
+            painter.line_segment(
+                [
+                    egui::pos2(x, rect.top() + 2.0),
+                    egui::pos2(x, rect.bottom() - 2.0),
+                ],
+                (2.0, colour),
+            );
+        }
+        let x = x_of(at);
+        painter.rect_filled(
+            egui::Rect::from_min_max(bar.min, egui::pos2(x, bar.max.y)),
+            3.0,
+            Color32::from_rgb(70, 110, 160),
+        );
+        painter.circle_filled(
+            egui::pos2(x, rect.center().y),
+            7.0,
+            Color32::from_rgb(120, 180, 255),
+        );
+        if (response.clicked() || response.dragged())
+            && let Some(p) = response.interact_pointer_pos()
+        {
+            let f = ((p.x - bar.left()) / bar.width()).clamp(0.0, 1.0);
+            let k = (f * head as f32).round() as u64;
+            if k != at {
+                self.running = false;
+                self.seek(k);
+            }
+        }
+    }
+
+    /// A button per Interrupt of the watched agent's tree, and the payload they carry.
+    fn triggers_ui(&mut self, ui: &mut egui::Ui) {
+        let Some(name) = self.watched_name().map(str::to_owned) else {
+            return;
+        };
+        let ids: Vec<String> = self
+            .sim()
+            .and_then(|s| s.instance(&name))
+            .map(|i| i.program().interrupt_ids().map(str::to_owned).collect())
+            .unwrap_or_default();
+        if ids.is_empty() {
+            return;
+        }
+        let entities: Vec<String> = self
+            .sim()
+            .map(|s| {
+                s.world()
+                    .entities()
+                    .iter()
+                    .filter(|e| e.alive)
+                    .map(|e| e.name.clone())
+                    .collect()
+            })
+            .unwrap_or_default();
+        ui.horizontal(|ui| {
+            ui.label("Trigger");
+            let mut fired = None;
+            for id in &ids {
+                if ui
+                    .button(format!("⚡ {id}"))
+                    .on_hover_text(format!(
+                        "Start {name}'s Interrupt '{id}' before the next step"
+                    ))
+                    .clicked()
+                {
+                    fired = Some(id.clone());
+                }
+            }
+            let label = ui.label("payload");
+            ui.add(
+                egui::TextEdit::singleline(&mut self.payload)
+                    .hint_text("text or entity")
+                    .desired_width(110.0),
+            )
+            .labelled_by(label.id);
+            egui::ComboBox::from_id_salt("payload-entity")
+                .selected_text("entity…")
+                .show_ui(ui, |ui| {
+                    for e in &entities {
+                        if ui.selectable_label(self.payload == *e, e).clicked() {
+                            self.payload = e.clone();
+                        }
+                    }
+                });
+            if let Some(id) = fired
+                && self.trigger(&id)
+            {
+                self.news = Some(format!(
+                    "Trigger '{id}' queued for {name}: it starts at the next step"
+                ));
+            }
+        });
+    }
+
+    /// The watched agent's context (every key, its value in words; keys written in the
+    /// shown step highlighted, the selected node's keys marked) and its own state.
+    fn context_ui(&self, ui: &mut egui::Ui, tree: &Tree, selected: Option<&NodeId>) {
+        let Some(session) = &self.session else { return };
+        let Some(name) = session.agent_names().get(self.watched) else {
+            return;
+        };
+        let sim = session.sim();
+        ui.label(RichText::new(format!("{name}: context")).strong());
+        if let Some(instance) = sim.instance(name) {
+            let program = instance.program();
+            let written = session.written_keys(self.watched);
+            let uses: Vec<String> = selected
+                .and_then(|id| tree.node(id))
+                .map(|n| {
+                    n.fields
+                        .iter()
+                        .filter(|(k, _)| k.contains("context") || k.as_str() == "key")
+                        .filter_map(|(_, v)| v.as_str().map(str::to_owned))
+                        .collect()
+                })
+                .unwrap_or_default();
+            if program.keys().is_empty() {
+                ui.label(RichText::new("(its tree uses no context keys)").weak());
+            }
+            egui::Grid::new("context-grid")
+                .striped(true)
+                .show(ui, |ui| {
+                    for (k, key) in program.keys().iter().enumerate() {
+                        let value = instance
+                            .context()
+                            .get(k as u16)
+                            .map_or_else(|| "—".to_owned(), |v| session.show_value(v));
+                        let mut key_text = RichText::new(key.as_str()).monospace();
+                        if uses.contains(key) {
+                            key_text = key_text.color(Color32::from_rgb(120, 180, 255)).strong();
+                        }
+                        ui.label(key_text);
+                        let mut value_text = RichText::new(value);
+                        if written.contains(&k) {
+                            value_text =
+                                value_text.color(Color32::from_rgb(250, 220, 120)).strong();
+                        }
+                        ui.label(value_text);
+                        ui.end_row();
+                    }
+                });
+        }
+        if let Some(s) = sim.summary().get(self.watched) {
+            ui.add_space(4.0);
+            ui.label(RichText::new(format!("{name}: state")).strong());
+            let mut lines = vec![format!(
+                "at ({:.2}, {:.2}), health {}/{}",
+                s.pos[0], s.pos[1], s.health.0, s.health.1
+            )];
+            if !s.team.is_empty() {
+                lines.push(format!("team {}", s.team));
+            }
+            lines.push(format!("hunger {:.2}", s.hunger));
+            lines.push(format!(
+                "holds {}",
+                s.holding.clone().unwrap_or_else(|| "nothing".into())
+            ));
+            if !s.alive {
+                lines.push("destroyed".into());
+            }
+            for l in lines {
+                ui.label(RichText::new(l).small());
+            }
+        }
+    }
+
+    /// The watched agent's events, by step, newest last; a click selects the node.
+    fn log_ui(&mut self, ui: &mut egui::Ui, tree: &Tree, selected: Option<&NodeId>) {
+        let Some(session) = &self.session else { return };
+        ui.horizontal(|ui| {
+            ui.label(RichText::new("Event log").strong());
+            let show = ui.label("Show");
+            egui::ComboBox::from_id_salt("log-filter")
+                .selected_text(self.filter.label())
+                .show_ui(ui, |ui| {
+                    for f in LogFilter::ALL {
+                        ui.selectable_value(&mut self.filter, f, f.label());
+                    }
+                })
+                .response
+                .labelled_by(show.id);
+            ui.checkbox(&mut self.only_selected, "selected node only");
+        });
+        let events: Vec<Logged> = session
+            .events()
+            .filter(|e| e.agent == self.watched)
+            .cloned()
+            .collect();
+        let ids: Vec<String> = events
+            .iter()
+            .map(|e| session.node_id(e).unwrap_or("").to_owned())
+            .collect();
+        let title = |n: u32| {
+            let program = self
+                .watched_name()
+                .and_then(|a| session.sim().instance(a))
+                .map(|i| i.program().clone());
+            let id = program
+                .as_ref()
+                .and_then(|p| p.node_ids().get(n as usize).cloned())
+                .unwrap_or_default();
+            tree.node(&NodeId::new(id.as_str()))
+                .map_or(id, |n| n.label().to_owned())
+        };
+        let mut clicked = None;
+        egui::ScrollArea::vertical()
+            .id_salt("event-log")
+            .max_height(110.0)
+            .stick_to_bottom(true)
+            .auto_shrink([false, true])
+            .show(ui, |ui| {
+                let mut last_step = None;
+                for (i, e) in events.iter().enumerate() {
+                    if !self.filter.keeps(&e.kind)
+                        || (self.only_selected && selected.is_none_or(|s| s.as_str() != ids[i]))
+                    {
+                        continue;
+                    }
+                    let step = e.step.max(1);
+                    if last_step != Some(step) {
+                        ui.label(RichText::new(format!("step {step}")).weak().small());
+                        last_step = Some(step);
+                    }
+                    let text = describe(&events, i, &title);
+                    let colour = match e.kind {
+                        LoggedKind::Exit(Status::Failure)
+                        | LoggedKind::Complete(Status::Failure) => Color32::from_rgb(240, 120, 100),
+                        LoggedKind::Exit(Status::Success) => Color32::from_rgb(120, 210, 130),
+                        LoggedKind::Interrupt(_) => Color32::from_rgb(230, 160, 60),
+                        LoggedKind::Abort | LoggedKind::Stall | LoggedKind::ContextMissing(_) => {
+                            Color32::from_rgb(220, 140, 220)
+                        }
+                        _ => ui.visuals().text_color(),
+                    };
+                    let r = ui.add(
+                        egui::Label::new(RichText::new(text).small().color(colour))
+                            .sense(egui::Sense::click()),
+                    );
+                    if r.clicked() && !ids[i].is_empty() {
+                        clicked = Some(ids[i].clone());
+                    }
+                }
+            });
+        if let Some(id) = clicked {
+            self.select = Some(NodeId::new(id.as_str()));
+        }
+    }
+
+    /// The arena, one square a tile: a click on an agent watches it, hovering names what
+    /// is there, and the watched agent's context entities are joined to it by a line.
+    fn arena_ui(&mut self, ui: &mut egui::Ui) {
+        let Some(sim) = self.sim() else { return };
+        let world = sim.world();
+        let (w, h) = (world.width().max(1) as f32, world.height().max(1) as f32);
+        let tile = (130.0 / h).clamp(4.0, 18.0);
+        let (rect, response) =
+            ui.allocate_exact_size(egui::vec2(w * tile, h * tile), egui::Sense::click());
+        let at = |x: f32, y: f32| rect.min + egui::vec2((x + 0.5) * tile, (y + 0.5) * tile);
+        draw_arena(ui, sim, self.watched, rect, tile);
+        // The watched agent's targets: every entity in its context.
+        let watched_agent = sim
+            .agents()
+            .nth(self.watched)
+            .map(|a| (a.entity, a.name.clone()));
+        if let Some((me, name)) = &watched_agent
+            && let (Some(instance), Some(from)) = (sim.instance(name), world.position_of(*me))
+        {
+            let painter = ui.painter_at(rect);
+            for k in 0..instance.program().keys().len() {
+                if let Some(to) = world.resolve(instance.context().get(k as u16)) {
+                    painter.line_segment(
+                        [
+                            at(from[0] as f32, from[1] as f32),
+                            at(to[0] as f32, to[1] as f32),
+                        ],
+                        egui::Stroke::new(1.5, Color32::from_rgba_unmultiplied(120, 180, 255, 160)),
+                    );
+                }
+            }
+        }
+        let nearest = |p: egui::Pos2| {
+            world
+                .entities()
+                .iter()
+                .enumerate()
+                .filter(|(_, e)| e.alive)
+                .map(|(i, e)| (i, e, at(e.pos[0] as f32, e.pos[1] as f32).distance(p)))
+                .filter(|(_, _, d)| *d < tile * 0.8)
+                .min_by(|a, b| a.2.total_cmp(&b.2))
+                .map(|(i, e, _)| (i as u64, e.name.clone()))
+        };
+        let hovered = response.hover_pos().and_then(nearest);
+        let mut watch = None;
+        if response.clicked()
+            && let Some(p) = response.interact_pointer_pos()
+            && let Some((entity, _)) = nearest(p)
+        {
+            watch = sim.agents().position(|a| a.entity == entity);
+        }
+        if let Some((_, n)) = hovered {
+            response.on_hover_text(n);
+        }
+        if let Some(i) = watch {
+            self.watched = i;
+            self.refresh_live();
+        }
     }
 }
 
@@ -238,12 +889,9 @@ fn command_button_ui(ui: &mut egui::Ui, command: Command, label: &str, enabled: 
         .clicked()
 }
 
-/// The arena, one square a tile, scaled to the panel's height.
-fn arena_ui(ui: &mut egui::Ui, sim: &Simulation, watched: usize) {
+/// Draws the arena in `rect`, `tile` points a tile.
+fn draw_arena(ui: &egui::Ui, sim: &Simulation, watched: usize, rect: egui::Rect, tile: f32) {
     let world = sim.world();
-    let (w, h) = (world.width().max(1) as f32, world.height().max(1) as f32);
-    let tile = (150.0 / h).clamp(4.0, 16.0);
-    let (rect, _) = ui.allocate_exact_size(egui::vec2(w * tile, h * tile), egui::Sense::hover());
     let painter = ui.painter_at(rect);
     let at = |x: f32, y: f32| rect.min + egui::vec2((x + 0.5) * tile, (y + 0.5) * tile);
     painter.rect_filled(rect, 0.0, Color32::from_gray(40));

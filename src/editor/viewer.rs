@@ -11,6 +11,7 @@ use egui_snarl::{InPin, NodeId as SnarlId, OutPin, Snarl};
 use super::canvas::{Attach, CanvasOutput, Look, SMALL_TEXT, kinds_fitting, pin_at, pins};
 use super::commands::Command;
 use crate::model::{Catalog, Category, Edit, NodeId, ParentSlot, Port, Tree};
+use crate::runtime::Status;
 
 /// Draws the nodes of one frame and collects what the gestures on them ask for.
 pub struct Viewer<'a> {
@@ -173,6 +174,57 @@ impl Viewer<'_> {
     }
 }
 
+/// How many steps a finished node's light takes to fade out.
+pub const FADE_STEPS: u64 = 6;
+
+/// The colour of a status light.
+pub fn status_colour(status: Status) -> Color32 {
+    match status {
+        Status::Running => Color32::from_rgb(245, 200, 50),
+        Status::Success => Color32::from_rgb(80, 210, 100),
+        Status::Failure => Color32::from_rgb(240, 80, 60),
+        Status::Aborted => Color32::from_rgb(190, 120, 230),
+        Status::Idle => Color32::from_gray(120),
+    }
+}
+
+/// `a` moved towards `b` by `t` (0 to 1).
+fn mix(a: Color32, b: Color32, t: f32) -> Color32 {
+    let m = |x: u8, y: u8| (f32::from(x) + (f32::from(y) - f32::from(x)) * t).round() as u8;
+    Color32::from_rgb(m(a.r(), b.r()), m(a.g(), b.g()), m(a.b(), b.b()))
+}
+
+impl Viewer<'_> {
+    /// A node's status light: its colour (faded by how many steps ago it finished) and the
+    /// outline's width (at least 3.5 at 100 %; a running leaf pulses).
+    fn light(&self, id: &NodeId) -> Option<(Color32, f32)> {
+        let light = self.look.live.get(id)?;
+        let status = light.state.status;
+        match status {
+            Status::Idle => None,
+            Status::Running => {
+                let leaf = self.category(id) == Some(Category::Leaf);
+                let pulse = if leaf {
+                    1.5 * (0.5 + 0.5 * (self.look.time * 5.0).sin() as f32)
+                } else {
+                    0.0
+                };
+                Some((status_colour(status), 4.0 + pulse))
+            }
+            _ if light.age >= FADE_STEPS => None,
+            _ => {
+                let fade = 1.0 - light.age as f32 / FADE_STEPS as f32;
+                let alpha = (255.0 * (0.35 + 0.65 * fade)) as u8;
+                let c = status_colour(status);
+                Some((
+                    Color32::from_rgba_unmultiplied(c.r(), c.g(), c.b(), alpha),
+                    3.5,
+                ))
+            }
+        }
+    }
+}
+
 /// A line of text in a node that never wraps (titles are never cut short).
 fn line(text: RichText) -> egui::Label {
     egui::Label::new(text).wrap_mode(egui::TextWrapMode::Extend)
@@ -195,7 +247,15 @@ impl SnarlViewer<NodeId> for Viewer<'_> {
         _outputs: &[OutPin],
         snarl: &Snarl<NodeId>,
     ) -> egui::Frame {
-        default.fill(category_colour(self.category(&snarl[node])))
+        let id = &snarl[node];
+        let base = category_colour(self.category(id));
+        // The status tints the header, so a glance at the title finds what runs.
+        match self.light(id) {
+            Some((colour, _)) => {
+                default.fill(mix(base, colour, 0.45 * f32::from(colour.a()) / 255.0))
+            }
+            None => default.fill(base),
+        }
     }
 
     fn node_frame(
@@ -211,17 +271,8 @@ impl SnarlViewer<NodeId> for Viewer<'_> {
         if self.look.errors.contains(id) {
             frame = frame.stroke(egui::Stroke::new(2.0, Color32::from_rgb(230, 60, 60)));
         }
-        match self.look.live.get(id) {
-            Some((crate::runtime::Status::Running, _)) => {
-                frame = frame.stroke(egui::Stroke::new(3.0, Color32::from_rgb(240, 200, 60)));
-            }
-            Some((crate::runtime::Status::Success, true)) => {
-                frame = frame.stroke(egui::Stroke::new(3.0, Color32::from_rgb(90, 210, 110)));
-            }
-            Some((crate::runtime::Status::Failure | crate::runtime::Status::Aborted, true)) => {
-                frame = frame.stroke(egui::Stroke::new(3.0, Color32::from_rgb(240, 120, 80)));
-            }
-            _ => {}
+        if let Some((colour, width)) = self.light(id) {
+            frame = frame.stroke(egui::Stroke::new(width, colour));
         }
         if self.look.unreachable.contains(id) {
             frame = frame.multiply_with_opacity(0.5);
@@ -257,13 +308,24 @@ impl SnarlViewer<NodeId> for Viewer<'_> {
             );
             return;
         }
+        let breakpoint = self.look.breakpoints.contains(&id);
         ui.vertical(|ui| {
             ui.set_min_width(140.0);
-            ui.add(line(
-                RichText::new(n.kind.as_str())
-                    .size(SMALL_TEXT)
-                    .color(Color32::from_gray(225)),
-            ));
+            ui.horizontal(|ui| {
+                if breakpoint {
+                    ui.add(line(
+                        RichText::new("●")
+                            .size(SMALL_TEXT)
+                            .color(Color32::from_rgb(240, 60, 60)),
+                    ))
+                    .on_hover_text("Breakpoint: the run pauses when this node is entered (F9)");
+                }
+                ui.add(line(
+                    RichText::new(n.kind.as_str())
+                        .size(SMALL_TEXT)
+                        .color(Color32::from_gray(225)),
+                ));
+            });
             if !n.title.is_empty() {
                 ui.add(line(
                     RichText::new(n.title.as_str())
@@ -318,9 +380,22 @@ impl SnarlViewer<NodeId> for Viewer<'_> {
         if !self.lod {
             ui.label(RichText::new(text).size(SMALL_TEXT));
         }
-        let colour = match port {
-            Port::Conditions => Color32::from_rgb(40, 170, 180),
-            Port::Interrupts => Color32::from_rgb(200, 140, 40),
+        // A guard's port shows its last check: green true, red false.
+        let checked = (port == Port::Conditions)
+            .then(|| {
+                self.look
+                    .tree
+                    .node(id)
+                    .and_then(|n| n.linked(port).get(slot).cloned())
+            })
+            .flatten()
+            .and_then(|g| self.look.live.get(&g))
+            .map(|l| l.state.status)
+            .filter(|s| matches!(s, Status::Success | Status::Failure));
+        let colour = match (port, checked) {
+            (_, Some(s)) => status_colour(s),
+            (Port::Conditions, None) => Color32::from_rgb(40, 170, 180),
+            (Port::Interrupts, _) => Color32::from_rgb(200, 140, 40),
             _ => Color32::from_gray(200),
         };
         PinInfo::circle().with_fill(colour)
@@ -488,6 +563,41 @@ impl SnarlViewer<NodeId> for Viewer<'_> {
             );
         }
         self.rects.push((id, rect));
+    }
+
+    fn has_on_hover_popup(&mut self, node: &NodeId) -> bool {
+        self.look.live.contains_key(node)
+    }
+
+    fn show_on_hover_popup(
+        &mut self,
+        node: SnarlId,
+        _inputs: &[InPin],
+        _outputs: &[OutPin],
+        ui: &mut Ui,
+        snarl: &mut Snarl<NodeId>,
+    ) {
+        let Some(light) = self.look.live.get(&snarl[node]) else {
+            return;
+        };
+        let s = light.state;
+        let status = format!("{:?}", s.status).to_lowercase();
+        ui.label(
+            RichText::new(format!("{status}, since step {}", s.step))
+                .color(status_colour(s.status))
+                .strong(),
+        );
+        if s.status == Status::Running {
+            let steps = s.step.max(s.since) - s.since + light.age;
+            ui.label(format!(
+                "running for {steps} step(s), since step {}",
+                s.since
+            ));
+        }
+        ui.label(format!(
+            "entered {} · succeeded {} · failed {} · aborted {}",
+            s.entries, s.successes, s.failures, s.aborts
+        ));
     }
 
     fn has_node_menu(&mut self, _node: &NodeId) -> bool {
