@@ -957,6 +957,17 @@ fn n_steps_shift_left_steps_back_and_every_panel_shows_that_step() {
     h.get_by_label_contains("step 25,");
     let core = core_at("door_room", 25);
     lights_match(&h, &core, "visitor");
+    // The leaf the core runs is named in the panel.
+    let instance = core.sim().instance("visitor").unwrap();
+    let leaf = &instance.program().node_ids()[instance.active_leaves()[0] as usize];
+    let title = h
+        .state()
+        .tree()
+        .node(&NodeId::new(leaf.as_str()))
+        .unwrap()
+        .label()
+        .to_owned();
+    h.get_by_label(&format!("running: {title}"));
     // The arena's agent is where the core's is.
     let pos = core.sim().summary()[0].pos;
     h.get_by_label_contains(&format!("at ({:.2}, {:.2})", pos[0], pos[1]));
@@ -1057,4 +1068,157 @@ fn a_tree_without_a_scenario_runs_alone_and_a_world_tree_asks_for_one() {
     let h = harness(EditorApp::open(&copy).unwrap());
     h.get_by_label_contains("uses world nodes");
     h.get_by_role_and_label(Role::Button, "Open Scenario…");
+}
+
+#[test]
+fn run_holds_its_speed_in_real_time() {
+    let mut h = open_sample("door_room");
+    // kittest advances the clock by a quarter second a frame.
+    key(&mut h, Modifiers::NONE, Key::Space);
+    let start = h.state().simulation().unwrap().step_number();
+    h.run_steps(20); // five seconds
+    let taken = h.state().simulation().unwrap().step_number() - start;
+    assert!(
+        (49..=51).contains(&taken),
+        "10 steps/s for 5 s took {taken} steps"
+    );
+    key(&mut h, Modifiers::NONE, Key::Space);
+    assert!(!h.state().simulation().unwrap().running);
+}
+
+#[test]
+fn the_node_menu_sets_what_a_breakpoint_breaks_on_and_the_dot_clears_it() {
+    let mut h = open_sample("droid_arena");
+    let at = on_node(&h, "choose");
+    click_at(&mut h, at, PointerButton::Secondary, Modifiers::NONE);
+    h.get_by_label("Break On ⏵").click();
+    h.run_steps(2);
+    h.get_by_label("failure").click();
+    h.run_steps(3);
+    let panel = h.state().simulation().unwrap();
+    assert_eq!(
+        panel.breakpoints(),
+        &[arbor::debug::Breakpoint {
+            node: "choose".into(),
+            on: arbor::debug::BreakOn::Failure
+        }]
+    );
+    // Run stops where the core stops for the same breakpoint.
+    let mut core = core_at("droid_arena", 0);
+    core.set_breakpoints(panel.breakpoints().to_vec());
+    core.run(1000);
+    h.get_by_role_and_label(Role::Button, "×10").click();
+    for _ in 0..100 {
+        h.get_by_role_and_label(Role::Button, "×10").click();
+        h.run_steps(1);
+        if h.state().simulation().unwrap().stopped.is_some() {
+            break;
+        }
+    }
+    assert_eq!(
+        h.state().simulation().unwrap().step_number(),
+        core.step_number()
+    );
+    // The red dot in its header clears it (its bounds are in graph space; the view has
+    // moved to the node the run stopped at).
+    h.run_steps(3);
+    let dot = h.get_by_label("●").rect().center();
+    let at = h.state().camera().unwrap().mul_pos(dot);
+    click_at(&mut h, at, PointerButton::Primary, Modifiers::NONE);
+    assert!(h.state().simulation().unwrap().breakpoints().is_empty());
+}
+
+/// An in-memory store for the app's settings.
+#[derive(Default)]
+struct Settings(std::collections::HashMap<String, String>);
+
+impl eframe::Storage for Settings {
+    fn get_string(&self, key: &str) -> Option<String> {
+        self.0.get(key).cloned()
+    }
+    fn set_string(&mut self, key: &str, value: String) {
+        self.0.insert(key.to_owned(), value);
+    }
+    fn remove_string(&mut self, key: &str) {
+        self.0.remove(key);
+    }
+    fn flush(&mut self) {}
+}
+
+#[test]
+fn breakpoints_are_kept_per_file_in_the_settings_not_in_the_tree() {
+    let dir = tempfile::tempdir().unwrap();
+    for f in ["door_room.json", "door_room.scenario.json"] {
+        std::fs::copy(
+            common::repo().join("sample_trees").join(f),
+            dir.path().join(f),
+        )
+        .unwrap();
+    }
+    let file = dir.path().join("door_room.json");
+    let before = std::fs::read_to_string(&file).unwrap();
+    let mut settings = Settings::default();
+    {
+        let mut app = EditorApp::open(&file).unwrap();
+        app.select(Some(NodeId::new("open")));
+        let mut h = harness(app);
+        key(&mut h, Modifiers::NONE, Key::F9);
+        key(&mut h, Modifiers::COMMAND, Key::S);
+        eframe::App::save(h.state_mut(), &mut settings);
+    }
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        before,
+        "the tree file is unchanged"
+    );
+    let mut app = EditorApp::open(&file).unwrap();
+    app.restore(&settings);
+    assert_eq!(
+        app.simulation().unwrap().breakpoints(),
+        &[arbor::debug::Breakpoint {
+            node: "open".into(),
+            on: arbor::debug::BreakOn::Enter
+        }]
+    );
+    // Another file has none.
+    let mut other = EditorApp::open(&common::repo().join("sample_trees/door_room.json")).unwrap();
+    other.restore(&settings);
+    assert!(other.simulation().unwrap().breakpoints().is_empty());
+}
+
+#[test]
+fn a_subtree_names_the_inner_leaf_that_runs() {
+    let mut h = open_sample("guard_patrol");
+    key(&mut h, Modifiers::NONE, Key::N);
+    key(&mut h, Modifiers::NONE, Key::N);
+    let core = core_at("guard_patrol", 2);
+    let instance = core.sim().instance("guard").unwrap();
+    let leaf = &instance.program().node_ids()[instance.active_leaves()[0] as usize];
+    let inner = leaf
+        .strip_prefix("patrol/")
+        .expect("a leaf inside the subtree runs");
+    h.get_by_label(&format!("▶ {inner} runs"));
+    // And the SubTree node itself is lit as running.
+    assert_eq!(
+        h.state().live_status(&NodeId::new("patrol")),
+        Some(arbor::runtime::Status::Running)
+    );
+}
+
+#[test]
+fn a_click_on_an_agent_in_the_arena_watches_it() {
+    let mut h = open_sample("droid_arena");
+    key(&mut h, Modifiers::NONE, Key::N);
+    let arena = h.get_by_label("Arena").rect();
+    let sim = h.state().simulation().unwrap().sim().unwrap();
+    let tile = arena.width() / sim.world().width() as f32;
+    let brute = sim.summary()[1].pos;
+    let at = arena.min
+        + egui::vec2(
+            (brute[0] as f32 + 0.5) * tile,
+            (brute[1] as f32 + 0.5) * tile,
+        );
+    click_at(&mut h, at, PointerButton::Primary, Modifiers::NONE);
+    assert_eq!(h.state().simulation().unwrap().watched, 1);
+    h.get_by_label("brute: context");
 }

@@ -525,6 +525,14 @@ impl Canvas {
                 i.pointer.interact_pos(),
             )
         });
+        // A click on a breakpoint's dot clears it.
+        if primary_click
+            && let Some(at) = at
+            && let Some((id, _)) = out.dots.iter().find(|(_, r)| (camera * *r).contains(at))
+        {
+            out.command = Some((super::commands::Command::ToggleBreakpoint, id.clone()));
+            return;
+        }
         if let Some(at) = at.filter(|p| area.contains(*p))
             && over_canvas(ctx, at, background.layer_id)
             && (primary_click || secondary_click)
@@ -670,10 +678,12 @@ pub struct Look<'a> {
     pub live: &'a super::simulate::Live,
     /// The selected nodes (with a halo outside their outline).
     pub selected: &'a [NodeId],
-    /// Nodes with a breakpoint (a red dot in the header).
-    pub breakpoints: &'a HashSet<NodeId>,
+    /// Nodes with a breakpoint (a red dot in the header), and what it breaks on.
+    pub breakpoints: &'a HashMap<NodeId, crate::debug::BreakOn>,
     /// Seconds since the app started, for the pulse of running leaves.
     pub time: f64,
+    /// The watched agent's running leaves (trace ids).
+    pub running_leaves: &'a [String],
 }
 
 /// How a gesture changes the selection.
@@ -707,6 +717,10 @@ pub struct CanvasOutput {
     pub command: Option<(super::commands::Command, NodeId)>,
     /// Paste here (graph position), from the canvas's right-click menu.
     pub paste_at: Option<[f32; 2]>,
+    /// A breakpoint's condition chosen from a node's right-click menu.
+    pub break_on: Option<(NodeId, crate::debug::BreakOn)>,
+    /// Where each node's breakpoint dot was drawn (graph coordinates).
+    pub dots: Vec<(NodeId, egui::Rect)>,
 }
 
 /// How a node added from a menu is linked.

@@ -153,12 +153,14 @@ impl EditorApp {
         };
         app.validate();
         // A tree without a scenario beside it runs alone, in an empty world.
-        let mut panel = app
-            .doc
-            .path()
-            .and_then(SimPanel::beside)
-            .and_then(|p| SimPanel::open(&p).ok())
-            .unwrap_or_else(|| SimPanel::solo(app.doc.path()));
+        // A scenario beside it that does not load shows why in the panel.
+        let mut panel = match app.doc.path().and_then(SimPanel::beside) {
+            Some(p) => SimPanel::open(&p).unwrap_or_else(|_| {
+                let text = std::fs::read_to_string(&p).unwrap_or_default();
+                SimPanel::from_text(p, text)
+            }),
+            None => SimPanel::solo(app.doc.path()),
+        };
         panel.pair_with(app.doc.path());
         app.sim = Some(panel);
         app.reset_sim();

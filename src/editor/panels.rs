@@ -2,7 +2,7 @@
 //! palette of node kinds, the inspector, the problems list, the simulation panel and the
 //! unsaved-changes prompt. Each queues commands or edits; nothing here applies a command.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use eframe::egui::{self, RichText};
@@ -302,11 +302,11 @@ impl EditorApp {
     pub(super) fn canvas_ui(&mut self, ui: &mut egui::Ui) {
         let none = simulate::Live::new();
         let live = self.sim.as_ref().map_or(&none, SimPanel::live);
-        let breakpoints: HashSet<crate::model::NodeId> =
-            self.sim.as_ref().map_or_else(HashSet::new, |s| {
+        let breakpoints: HashMap<crate::model::NodeId, crate::debug::BreakOn> =
+            self.sim.as_ref().map_or_else(HashMap::new, |s| {
                 s.breakpoints()
                     .iter()
-                    .map(|b| crate::model::NodeId::new(b.node.as_str()))
+                    .map(|b| (crate::model::NodeId::new(b.node.as_str()), b.on))
                     .collect()
             });
         let look = Look {
@@ -318,6 +318,7 @@ impl EditorApp {
             selected: &self.selection,
             breakpoints: &breakpoints,
             time: ui.input(|i| i.time),
+            running_leaves: self.sim.as_ref().map_or(&[], SimPanel::running_leaves),
         };
         let out = self.canvas.show(ui, &look);
         // A kind dragged from the palette and let go over the canvas: a node there.
@@ -371,6 +372,13 @@ impl EditorApp {
                 self.select(Some(id));
             }
             self.ask(command);
+        }
+        if let Some((id, on)) = out.break_on {
+            if let Some(panel) = &mut self.sim {
+                panel.set_breakpoint(&id, on);
+            }
+            self.save_breakpoints();
+            self.say(format!("Breakpoint on {id}: breaks on {}", on.name()));
         }
         if let Some(at) = out.paste_at {
             self.paste_at = Some(at);

@@ -113,6 +113,8 @@ pub struct SimPanel {
     owed: f64,
     clock: Option<f64>,
     live: Live,
+    /// The watched agent's running leaves (trace ids).
+    running_leaves: Vec<String>,
     /// The tree file the scenario's agents name for the tree being edited: they run the
     /// edited tree, whatever name it is later saved under.
     paired: Option<PathBuf>,
@@ -171,6 +173,7 @@ impl SimPanel {
             owed: 0.0,
             clock: None,
             live: Live::new(),
+            running_leaves: Vec::new(),
             paired: None,
             breakpoints: Vec::new(),
             stopped: None,
@@ -401,8 +404,14 @@ impl SimPanel {
         &self.live
     }
 
+    /// The watched agent's running leaves (trace ids; `SUBTREE/INNER` inside subtrees).
+    pub fn running_leaves(&self) -> &[String] {
+        &self.running_leaves
+    }
+
     fn refresh_live(&mut self) {
         self.live.clear();
+        self.running_leaves.clear();
         let Some(session) = &self.session else { return };
         let Some(name) = session.agent_names().get(self.watched) else {
             return;
@@ -412,6 +421,11 @@ impl SimPanel {
         };
         let step = instance.step_number();
         let ids = instance.program().node_ids();
+        self.running_leaves = instance
+            .active_leaves()
+            .iter()
+            .filter_map(|&l| ids.get(l as usize).cloned())
+            .collect();
         for (id, state) in ids.iter().zip(instance.node_states()) {
             if state.status != Status::Idle || state.entries > 0 {
                 self.live.insert(
@@ -503,6 +517,28 @@ impl SimPanel {
                     world.step_number(),
                     world.time()
                 ));
+                // What the watched agent runs now, by title.
+                let running: Vec<String> = names
+                    .get(self.watched)
+                    .and_then(|n| session.sim().instance(n))
+                    .map(|i| {
+                        let ids = i.program().node_ids();
+                        i.active_leaves()
+                            .iter()
+                            .filter_map(|&l| ids.get(l as usize))
+                            .map(|id| {
+                                tree.node(&NodeId::new(id.as_str()))
+                                    .map_or_else(|| id.clone(), |n| n.label().to_owned())
+                            })
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                if !running.is_empty() {
+                    ui.label(
+                        RichText::new(format!("running: {}", running.join(", ")))
+                            .color(super::viewer::status_colour(Status::Running)),
+                    );
+                }
             }
         });
         if let Some(e) = &self.error {
@@ -823,9 +859,12 @@ impl SimPanel {
         let Some(sim) = self.sim() else { return };
         let world = sim.world();
         let (w, h) = (world.width().max(1) as f32, world.height().max(1) as f32);
-        let tile = (130.0 / h).clamp(4.0, 18.0);
+        // As large as the panel leaves room for: resizing the panel resizes the arena.
+        let room = (ui.clip_rect().bottom() - ui.cursor().top() - 6.0).max(60.0);
+        let tile = (room / h).min(360.0 / w).clamp(4.0, 24.0);
         let (rect, response) =
             ui.allocate_exact_size(egui::vec2(w * tile, h * tile), egui::Sense::click());
+        response.widget_info(|| egui::WidgetInfo::labeled(egui::WidgetType::Other, true, "Arena"));
         let at = |x: f32, y: f32| rect.min + egui::vec2((x + 0.5) * tile, (y + 0.5) * tile);
         draw_arena(ui, sim, self.watched, rect, tile);
         // The watched agent's targets: every entity in its context.

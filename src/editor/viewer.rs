@@ -195,6 +195,13 @@ fn mix(a: Color32, b: Color32, t: f32) -> Color32 {
 }
 
 impl Viewer<'_> {
+    /// The colour of the wire from `child` up to its parent: bright while the child runs
+    /// (the active path), none otherwise.
+    fn wire_light(&self, child: &NodeId) -> Option<Color32> {
+        let light = self.look.live.get(child)?;
+        (light.state.status == Status::Running).then(|| status_colour(Status::Running))
+    }
+
     /// A node's status light: its colour (faded by how many steps ago it finished) and the
     /// outline's width (at least 3.5 at 100 %; a running leaf pulses).
     fn light(&self, id: &NodeId) -> Option<(Color32, f32)> {
@@ -308,17 +315,23 @@ impl SnarlViewer<NodeId> for Viewer<'_> {
             );
             return;
         }
-        let breakpoint = self.look.breakpoints.contains(&id);
+        let breakpoint = self.look.breakpoints.get(&id).copied();
         ui.vertical(|ui| {
             ui.set_min_width(140.0);
             ui.horizontal(|ui| {
-                if breakpoint {
-                    ui.add(line(
-                        RichText::new("●")
-                            .size(SMALL_TEXT)
-                            .color(Color32::from_rgb(240, 60, 60)),
-                    ))
-                    .on_hover_text("Breakpoint: the run pauses when this node is entered (F9)");
+                if let Some(on) = breakpoint {
+                    let dot = ui
+                        .add(line(
+                            RichText::new("●")
+                                .size(SMALL_TEXT)
+                                .color(Color32::from_rgb(240, 60, 60)),
+                        ))
+                        .on_hover_text(format!(
+                            "Breakpoint: the run pauses on {} of this node. Click (or F9) to clear",
+                            on.name()
+                        ));
+                    // The canvas takes clicks on it (the node's own drag lies above).
+                    self.out.dots.push((id.clone(), dot.rect));
                 }
                 ui.add(line(
                     RichText::new(n.kind.as_str())
@@ -333,6 +346,19 @@ impl SnarlViewer<NodeId> for Viewer<'_> {
                         .strong()
                         .color(Color32::WHITE),
                 ));
+            }
+            // A SubTree names the inner leaves that run (trace ids `SUBTREE/INNER`).
+            if self.category(&id) == Some(Category::SubTree) {
+                let prefix = format!("{id}/");
+                for leaf in self.look.running_leaves {
+                    if let Some(inner) = leaf.strip_prefix(&prefix) {
+                        ui.add(line(
+                            RichText::new(format!("▶ {inner} runs"))
+                                .size(SMALL_TEXT)
+                                .color(status_colour(Status::Running)),
+                        ));
+                    }
+                }
             }
             if let Some(count) = hidden {
                 ui.add(line(
@@ -398,20 +424,33 @@ impl SnarlViewer<NodeId> for Viewer<'_> {
             (Port::Interrupts, _) => Color32::from_rgb(200, 140, 40),
             _ => Color32::from_gray(200),
         };
-        PinInfo::circle().with_fill(colour)
+        let info = PinInfo::circle().with_fill(colour);
+        let child = self
+            .look
+            .tree
+            .node(id)
+            .and_then(|n| n.linked(port).get(slot).cloned());
+        match child.and_then(|c| self.wire_light(&c)) {
+            Some(c) => info.with_wire_color(c),
+            None => info,
+        }
     }
 
     fn show_output(
         &mut self,
-        _pin: &OutPin,
+        pin: &OutPin,
         ui: &mut Ui,
-        _snarl: &mut Snarl<NodeId>,
+        snarl: &mut Snarl<NodeId>,
     ) -> impl SnarlPin + 'static {
         if !self.lod {
             ui.add_space(6.0);
             ui.label(RichText::new("parent").size(SMALL_TEXT));
         }
-        PinInfo::circle().with_fill(Color32::from_gray(200))
+        let info = PinInfo::circle().with_fill(Color32::from_gray(200));
+        match self.wire_light(&snarl[pin.id.node]) {
+            Some(c) => info.with_wire_color(c),
+            None => info,
+        }
     }
 
     fn connect(&mut self, from: &OutPin, to: &InPin, snarl: &mut Snarl<NodeId>) {
@@ -623,6 +662,15 @@ impl SnarlViewer<NodeId> for Viewer<'_> {
                 ui.close();
             }
         }
+        let current = self.look.breakpoints.get(&id).copied();
+        ui.menu_button("Break On", |ui| {
+            for on in crate::debug::BreakOn::ALL {
+                if ui.radio(current == Some(on), on.name()).clicked() {
+                    self.out.break_on = Some((id.clone(), on));
+                    ui.close();
+                }
+            }
+        });
     }
 
     fn has_graph_menu(&mut self, _pos: egui::Pos2, _snarl: &mut Snarl<NodeId>) -> bool {
