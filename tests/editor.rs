@@ -641,23 +641,6 @@ fn bodies_outside_the_view_are_not_drawn_until_they_come_into_view() {
     assert!(!seen(&h, "w0"));
 }
 
-/// The app-data store eframe gives an app, in memory.
-#[derive(Default)]
-struct MemStorage(std::collections::HashMap<String, String>);
-
-impl eframe::Storage for MemStorage {
-    fn get_string(&self, key: &str) -> Option<String> {
-        self.0.get(key).cloned()
-    }
-    fn set_string(&mut self, key: &str, value: String) {
-        self.0.insert(key.to_owned(), value);
-    }
-    fn remove_string(&mut self, key: &str) {
-        self.0.remove(key);
-    }
-    fn flush(&mut self) {}
-}
-
 #[test]
 fn recent_files_are_kept_between_runs() {
     use eframe::App;
@@ -666,7 +649,7 @@ fn recent_files_are_kept_between_runs() {
     let mut first = EditorApp::sample();
     assert!(first.save_to(&a));
     assert!(first.save_to(&b));
-    let mut storage = MemStorage::default();
+    let mut storage = common::MemStorage::default();
     first.save(&mut storage);
     std::fs::remove_file(&a).unwrap(); // gone since: dropped from the list
     // The next run opened door_room.json from the command line.

@@ -591,13 +591,7 @@ fn undoing_back_to_the_saved_state_clears_the_dirty_marker() {
 #[test]
 fn save_as_without_a_native_dialog_writes_through_the_path_field_and_keeps_the_scenario() {
     let dir = tempfile::tempdir().unwrap();
-    for f in ["door_room.json", "door_room.scenario.json"] {
-        std::fs::copy(
-            common::repo().join("sample_trees").join(f),
-            dir.path().join(f),
-        )
-        .unwrap();
-    }
+    common::copy_samples(dir.path(), &["door_room.json", "door_room.scenario.json"]);
     let mut h = harness(EditorApp::open(&dir.path().join("door_room.json")).unwrap());
     key(&mut h, Modifiers::COMMAND | Modifiers::SHIFT, Key::S);
     h.get_by_label("Save the tree as");
@@ -826,13 +820,10 @@ fn a_wire_dropped_on_empty_canvas_offers_the_kinds_that_fit_and_places_the_node_
 #[test]
 fn tab_in_the_path_field_completes_to_the_files_common_prefix() {
     let dir = tempfile::tempdir().unwrap();
-    for f in ["guard_patrol.json", "guard_patrol.scenario.json"] {
-        std::fs::copy(
-            common::repo().join("sample_trees").join(f),
-            dir.path().join(f),
-        )
-        .unwrap();
-    }
+    common::copy_samples(
+        dir.path(),
+        &["guard_patrol.json", "guard_patrol.scenario.json"],
+    );
     let mut h = harness(EditorApp::sample());
     key(&mut h, Modifiers::COMMAND, Key::O);
     let field = "Open a tree";
@@ -1128,36 +1119,13 @@ fn the_node_menu_sets_what_a_breakpoint_breaks_on_and_the_dot_clears_it() {
     assert!(h.state().simulation().unwrap().breakpoints().is_empty());
 }
 
-/// An in-memory store for the app's settings.
-#[derive(Default)]
-struct Settings(std::collections::HashMap<String, String>);
-
-impl eframe::Storage for Settings {
-    fn get_string(&self, key: &str) -> Option<String> {
-        self.0.get(key).cloned()
-    }
-    fn set_string(&mut self, key: &str, value: String) {
-        self.0.insert(key.to_owned(), value);
-    }
-    fn remove_string(&mut self, key: &str) {
-        self.0.remove(key);
-    }
-    fn flush(&mut self) {}
-}
-
 #[test]
 fn breakpoints_are_kept_per_file_in_the_settings_not_in_the_tree() {
     let dir = tempfile::tempdir().unwrap();
-    for f in ["door_room.json", "door_room.scenario.json"] {
-        std::fs::copy(
-            common::repo().join("sample_trees").join(f),
-            dir.path().join(f),
-        )
-        .unwrap();
-    }
+    common::copy_samples(dir.path(), &["door_room.json", "door_room.scenario.json"]);
     let file = dir.path().join("door_room.json");
     let before = std::fs::read_to_string(&file).unwrap();
-    let mut settings = Settings::default();
+    let mut settings = common::MemStorage::default();
     {
         let mut app = EditorApp::open(&file).unwrap();
         app.select(Some(NodeId::new("open")));

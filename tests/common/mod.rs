@@ -63,3 +63,29 @@ pub fn mock_script(text: &str) -> Vec<arbor::runtime::Outcome> {
         })
         .collect()
 }
+
+/// Copies bundled sample files into `dir`.
+pub fn copy_samples(dir: &Path, files: &[&str]) {
+    for f in files {
+        std::fs::copy(repo().join("sample_trees").join(f), dir.join(f)).unwrap();
+    }
+}
+
+/// The app-data store eframe gives an app, in memory.
+#[cfg(feature = "gui")]
+#[derive(Default)]
+pub struct MemStorage(std::collections::HashMap<String, String>);
+
+#[cfg(feature = "gui")]
+impl eframe::Storage for MemStorage {
+    fn get_string(&self, key: &str) -> Option<String> {
+        self.0.get(key).cloned()
+    }
+    fn set_string(&mut self, key: &str, value: String) {
+        self.0.insert(key.to_owned(), value);
+    }
+    fn remove_string(&mut self, key: &str) {
+        self.0.remove(key);
+    }
+    fn flush(&mut self) {}
+}
