@@ -77,6 +77,11 @@ pub enum Command {
         /// Scenarios: print the arena at the start and every K steps (implies --show).
         #[arg(long, value_name = "K")]
         show_every: Option<u64>,
+        /// Stop at the first step where a breakpoint hits: NODE (its trace id) breaks on
+        /// enter; NODE:ON on ON, one of enter, failure, abort, context_missing, interrupt,
+        /// stall. Prints where and why, then the summary at that step.
+        #[arg(long = "break", value_name = "NODE[:ON]")]
+        breaks: Vec<String>,
     },
     /// Print the node kinds this build knows, with their fields, as Markdown.
     Kinds,
@@ -367,6 +372,8 @@ pub struct RunArgs<'a> {
     pub show: bool,
     /// Print the arena at the start and every K steps.
     pub show_every: Option<u64>,
+    /// Breakpoints, as given (`NODE[:ON]`): the run stops at the first hit.
+    pub breaks: &'a [String],
 }
 
 /// Where a trace goes.
@@ -420,15 +427,15 @@ pub fn run(args: &RunArgs<'_>, catalog: &Catalog, out: &mut dyn Write, err: &mut
         );
         return EXIT_UNREADABLE;
     }
-    let mut triggers = Vec::new();
-    for t in args.triggers {
-        match parse_trigger(t) {
-            Ok(t) => triggers.push(t),
-            Err(e) => {
-                let _ = writeln!(err, "error: {e}");
-                return EXIT_UNREADABLE;
-            }
+    let triggers: Vec<TriggerArg> = match args.triggers.iter().map(|t| parse_trigger(t)).collect() {
+        Ok(t) => t,
+        Err(e) => {
+            let _ = writeln!(err, "error: {e}");
+            return EXIT_UNREADABLE;
         }
+    };
+    if !args.breaks.is_empty() {
+        return run_to_break(args, &triggers, catalog, out, err);
     }
     if let Some(scenario) = args.scenario {
         return run_scenario(
@@ -578,6 +585,166 @@ pub fn run(args: &RunArgs<'_>, catalog: &Catalog, out: &mut dyn Write, err: &mut
     EXIT_OK
 }
 
+/// Queues the triggers given for `step` (`ID` for every agent whose tree has it, `ID@AGENT`
+/// for one) through `trigger`, which returns how many agents took it; warns of those none
+/// took.
+fn queue_triggers(
+    step: u64,
+    triggers: &[TriggerArg],
+    err: &mut dyn Write,
+    mut trigger: impl FnMut(Option<&str>, &str, Option<&str>) -> usize,
+) {
+    for t in triggers.iter().filter(|t| t.step == step) {
+        let (id, agent) = match t.id.split_once('@') {
+            Some((id, agent)) => (id, Some(agent)),
+            None => (t.id.as_str(), None),
+        };
+        if trigger(agent, id, t.value.as_deref()) == 0 {
+            let _ = writeln!(
+                err,
+                "warning: step {step}: no agent {} the Interrupt '{id}'; trigger ignored",
+                agent.map_or("has".to_owned(), |a| format!("named '{a}' has"))
+            );
+        }
+    }
+}
+
+/// Parses `NODE[:ON]`.
+pub fn parse_break(text: &str) -> Result<crate::debug::Breakpoint, String> {
+    use crate::debug::{BreakOn, Breakpoint};
+    let (node, on) = match text.rsplit_once(':') {
+        Some((node, on)) => {
+            let on = BreakOn::from_name(on.trim()).ok_or_else(|| {
+                let all: Vec<&str> = BreakOn::ALL.iter().map(|b| b.name()).collect();
+                format!(
+                    "--break '{text}': '{on}' is not a condition; use one of {}",
+                    all.join(", ")
+                )
+            })?;
+            (node, on)
+        }
+        None => (text, BreakOn::Enter),
+    };
+    if node.trim().is_empty() {
+        return Err(format!("--break '{text}': the node id is empty"));
+    }
+    Ok(Breakpoint {
+        node: node.trim().to_owned(),
+        on,
+    })
+}
+
+/// `arbor run … --break NODE[:ON]`: the run goes through a debugging session (the one the
+/// editor draws) and stops at the first step where a breakpoint hits. A tree file runs
+/// alone in an empty world, as without `--break`.
+fn run_to_break(
+    args: &RunArgs<'_>,
+    triggers: &[TriggerArg],
+    catalog: &Catalog,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> u8 {
+    use crate::debug::Session;
+    use crate::world::{SimError, Simulation};
+
+    let breakpoints: Vec<_> = match args.breaks.iter().map(|b| parse_break(b)).collect() {
+        Ok(b) => b,
+        Err(e) => {
+            let _ = writeln!(err, "error: {e}");
+            return EXIT_UNREADABLE;
+        }
+    };
+    let is_scenario = args.scenario.is_none()
+        && std::fs::read_to_string(args.file).is_ok_and(|t| crate::world::is_scenario(&t));
+    let loaded = match (args.scenario, is_scenario) {
+        (Some(scenario), _) => Simulation::load(scenario, catalog, args.seed, Some(args.file)),
+        (None, true) => Simulation::load(args.file, catalog, args.seed, None),
+        (None, false) => match crate::io::load_tree(args.file) {
+            Ok(tree) => Simulation::solo(Some(args.file), &tree, catalog, args.seed),
+            Err(e) => {
+                let _ = writeln!(err, "{}", located(&e));
+                return EXIT_UNREADABLE;
+            }
+        },
+    };
+    let sim = match loaded {
+        Ok(s) => s,
+        Err(SimError::Scenario(e)) => {
+            let _ = writeln!(err, "{}", scenario_error_line(&e));
+            return EXIT_UNREADABLE;
+        }
+        Err(
+            e @ (SimError::Invalid { .. }
+            | SimError::Unrunnable { .. }
+            | SimError::NeedsScenario { .. }),
+        ) => {
+            let _ = writeln!(err, "{e}");
+            return EXIT_ERRORS;
+        }
+        Err(e) => {
+            let _ = writeln!(err, "{e}");
+            return EXIT_UNREADABLE;
+        }
+    };
+    // No history: the run only goes forward.
+    let mut session = Session::with_history(sim, args.dt, u64::MAX, 2);
+    session.set_breakpoints(breakpoints);
+    let to_stdout = args.trace.is_some_and(|p| p.as_os_str() == "-");
+    let mut trace: Option<Box<dyn Write>> = match args.trace {
+        None => None,
+        Some(_) if to_stdout => Some(Box::new(std::io::BufWriter::new(std::io::stdout()))),
+        Some(path) => match std::fs::File::create(path) {
+            Ok(f) => Some(Box::new(std::io::BufWriter::new(f))),
+            Err(e) => {
+                let _ = writeln!(err, "{}: cannot write the trace: {e}", path.display());
+                return EXIT_UNREADABLE;
+            }
+        },
+    };
+    let mut hits = Vec::new();
+    for step in 1..=args.steps {
+        queue_triggers(step, triggers, err, |agent, id, value| {
+            session.trigger(agent, id, value)
+        });
+        hits = session.step();
+        if let Some(w) = trace.as_mut() {
+            // The start's events (step 0) come with the first step's.
+            for e in session.events().filter(|e| e.step.max(1) == step) {
+                if let Err(e) = writeln!(w, "{}", session.trace_line(e)) {
+                    let _ = writeln!(err, "error: writing the trace failed: {e}");
+                    return EXIT_UNREADABLE;
+                }
+            }
+        }
+        if !hits.is_empty() {
+            break;
+        }
+    }
+    if let Some(Err(e)) = trace.as_mut().map(|w| w.flush()) {
+        let _ = writeln!(err, "error: writing the trace failed: {e}");
+        return EXIT_UNREADABLE;
+    }
+    let summary: &mut dyn Write = if to_stdout { err } else { out };
+    let names = session.agent_names();
+    for h in &hits {
+        let _ = writeln!(
+            summary,
+            "breakpoint: {} on {} of {} at step {}",
+            h.breakpoint.node,
+            h.breakpoint.on.name(),
+            names.get(h.agent).map_or("", String::as_str),
+            h.step
+        );
+    }
+    if hits.is_empty() {
+        let _ = writeln!(summary, "no breakpoint hit in {} steps", args.steps);
+    }
+    for a in session.sim().summary() {
+        let _ = writeln!(summary, "{a}");
+    }
+    EXIT_OK
+}
+
 /// `arbor run SCENARIO` (or `arbor run TREE --scenario SCENARIO`): every agent's tree in the
 /// simulated world; a summary per agent, the optional trace and arena drawings.
 fn run_scenario(
@@ -631,19 +798,9 @@ fn run_scenario(
         shown.push_str(&sim.render());
     }
     for step in 1..=args.steps {
-        for t in triggers.iter().filter(|t| t.step == step) {
-            let (id, agent) = match t.id.split_once('@') {
-                Some((id, agent)) => (id, Some(agent)),
-                None => (t.id.as_str(), None),
-            };
-            if sim.trigger(agent, id, t.value.as_deref()) == 0 {
-                let _ = writeln!(
-                    err,
-                    "warning: step {step}: no agent {} the Interrupt '{id}'; trigger ignored",
-                    agent.map_or("has".to_owned(), |a| format!("named '{a}' has"))
-                );
-            }
-        }
+        queue_triggers(step, triggers, err, |agent, id, value| {
+            sim.trigger(agent, id, value)
+        });
         sim.step(args.dt, sink.observer());
         if every.is_some_and(|k| step % k == 0) {
             shown.push('\n');

@@ -25,6 +25,7 @@ fn main() -> ExitCode {
             scenario,
             show,
             show_every,
+            breaks,
         }) => {
             let args = cli::RunArgs {
                 file: &file,
@@ -36,6 +37,7 @@ fn main() -> ExitCode {
                 scenario: scenario.as_deref(),
                 show,
                 show_every,
+                breaks: &breaks,
             };
             cli::run(&args, &catalog, &mut out, &mut err)
         }

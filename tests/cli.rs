@@ -555,3 +555,92 @@ fn validate_and_fmt_accept_the_sample_scenarios() {
         text(&out.stderr)
     );
 }
+
+#[test]
+fn run_break_stops_at_the_step_where_the_trace_first_shows_the_event() {
+    let scenario = "sample_trees/droid_arena.scenario.json";
+    let full = arbor(&["run", scenario, "--steps", "300", "--trace", "-"]);
+    let trace = text(&full.stdout);
+    let first = trace
+        .lines()
+        .find(|l| l.contains("\"node\":\"weaker\"") && l.contains("\"status\":\"failure\""))
+        .expect("weaker fails in 300 steps");
+    let step = first
+        .split("\"step\":")
+        .nth(1)
+        .unwrap()
+        .split(',')
+        .next()
+        .unwrap();
+    let agent = first
+        .split("\"agent\":\"")
+        .nth(1)
+        .unwrap()
+        .split('"')
+        .next()
+        .unwrap();
+    let stopped = arbor(&[
+        "run",
+        scenario,
+        "--steps",
+        "300",
+        "--break",
+        "weaker:failure",
+    ]);
+    assert_eq!(stopped.status.code(), Some(0), "{}", text(&stopped.stderr));
+    let out = text(&stopped.stdout);
+    assert!(
+        out.starts_with(&format!(
+            "breakpoint: weaker on failure of {agent} at step {step}\n"
+        )),
+        "{out}"
+    );
+    // With --trace, the trace up to the stop is the full run's up to that step.
+    let cut = arbor(&[
+        "run",
+        scenario,
+        "--steps",
+        "300",
+        "--break",
+        "weaker:failure",
+        "--trace",
+        "-",
+    ]);
+    let step: u64 = step.parse().unwrap();
+    let want: Vec<&str> = trace
+        .lines()
+        .filter(|l| {
+            let s: u64 = l
+                .split("\"step\":")
+                .nth(1)
+                .unwrap()
+                .split(',')
+                .next()
+                .unwrap()
+                .parse()
+                .unwrap();
+            s <= step
+        })
+        .collect();
+    assert_eq!(text(&cut.stdout).lines().collect::<Vec<_>>(), want);
+    // A tree runs alone; a wrong condition is refused.
+    let tree = arbor(&[
+        "run",
+        "sample_trees/mock_sketch.json",
+        "--break",
+        "work:failure",
+    ]);
+    assert!(
+        text(&tree.stdout).starts_with("breakpoint: work on failure of mock_sketch at step 8"),
+        "{}",
+        text(&tree.stdout)
+    );
+    let bad = arbor(&[
+        "run",
+        "sample_trees/mock_sketch.json",
+        "--break",
+        "work:sometimes",
+    ]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(text(&bad.stderr).contains("'sometimes' is not a condition"));
+}

@@ -57,6 +57,7 @@ fn cli_trace(file: &Path, steps: u64, seed: u64, triggers: &[String]) -> Vec<Str
         scenario: None,
         show: false,
         show_every: None,
+        breaks: &[],
     };
     let (mut o, mut e) = (Vec::new(), Vec::new());
     let code = arbor::cli::run(&args, &Catalog::builtin(), &mut o, &mut e);
@@ -330,4 +331,29 @@ fn a_failure_explains_itself_in_one_line() {
         arbor::debug::describe(&events, at, &title),
         "Work while allowed failed: guard 'Allowed?' was false"
     );
+}
+
+#[test]
+fn a_long_run_thins_its_history_and_still_rebuilds_every_step() {
+    let load = || {
+        Simulation::load(
+            &sample("droid_arena.scenario.json"),
+            &Catalog::builtin(),
+            4,
+            None,
+        )
+        .unwrap()
+    };
+    // A copy every 4 steps, at most 8 copies: 600 steps thin them out several times.
+    let mut s = Session::with_history(load(), 0.1, 4, 8);
+    s.run(600);
+    let (kept, every) = s.checkpoints();
+    assert!(kept <= 9, "{kept} copies");
+    assert!(every >= 64, "spacing {every}");
+    for k in [0, 3, 64, 65, 127, 128, 300, 511, 512, 599, 600] {
+        s.seek(k);
+        let mut fresh = Session::new(load(), 0.1);
+        fresh.run(k);
+        assert_eq!(s.sim().summary(), fresh.sim().summary(), "at {k}");
+    }
 }

@@ -1,9 +1,11 @@
 //! The debugging core: a simulation run step by step, with breakpoints, each agent's
 //! events, markers for the timeline and the run's history to go back to. No egui: the
-//! editor draws a [`Session`]; tests and the command line drive it.
+//! editor draws a [`Session`]; tests and `arbor run --break` drive it.
 //!
 //! A run is a function of its tree, scenario, seed, dt and the triggers given, so the
-//! session keeps only a copy of the whole simulation every [`CHECKPOINT_EVERY`] steps and
+//! session keeps only a copy of the whole simulation every [`CHECKPOINT_EVERY`] steps (at
+//! most [`MAX_CHECKPOINTS`] copies: past that, every other copy goes and the spacing doubles)
+//! and
 //! the triggers; any past step is rebuilt by stepping a copy on from the checkpoint
 //! before it. Going forward from a past step replays the same future; a trigger given at
 //! a past step starts a new future from there (the old one is dropped).
@@ -16,8 +18,13 @@ use crate::world::Simulation;
 mod log;
 pub use log::{Logged, LoggedKind, describe};
 
-/// Steps between two kept copies of the run: going to any step replays at most this many.
+/// Steps between two kept copies of the run at first: going to any step replays at most
+/// this many (and the event log's steps).
 pub const CHECKPOINT_EVERY: u64 = 128;
+
+/// The most copies kept: a longer run thins them out (every other one goes and the
+/// spacing doubles), so the history's memory stays bounded however long the run.
+pub const MAX_CHECKPOINTS: usize = 2048;
 
 /// How many steps of events the session keeps before the shown step (the event log).
 pub const LOG_STEPS: u64 = 128;
@@ -155,8 +162,13 @@ pub struct Session {
     at: u64,
     /// The furthest step run so far.
     head: u64,
-    /// Copies of the run at steps 0, [`CHECKPOINT_EVERY`], 2 × …, up to `head`.
+    /// Copies of the run at steps 0, `every`, 2 × `every` …, up to `head`.
     checkpoints: Vec<Simulation>,
+    /// Steps between two copies: [`CHECKPOINT_EVERY`], doubled each time the copies are
+    /// thinned out.
+    every: u64,
+    /// The most copies kept.
+    max_checkpoints: usize,
     triggers: Vec<GivenTrigger>,
     breakpoints: Vec<Breakpoint>,
     markers: Vec<Marker>,
@@ -193,10 +205,17 @@ impl Observer for Collect<'_> {
 impl Session {
     /// A session at step 0 of `sim`, stepping by `dt` seconds.
     pub fn new(sim: Simulation, dt: f64) -> Self {
+        Self::with_history(sim, dt, CHECKPOINT_EVERY, MAX_CHECKPOINTS)
+    }
+
+    /// A session that keeps a copy every `every` steps, at most `max` copies (at least 2).
+    pub fn with_history(sim: Simulation, dt: f64, every: u64, max: usize) -> Self {
         let names = sim.agents().map(|a| a.name.clone()).collect();
         Self {
             dt,
             checkpoints: vec![sim.clone()],
+            every: every.max(1),
+            max_checkpoints: max.max(2),
             current: sim,
             at: 0,
             head: 0,
@@ -270,6 +289,11 @@ impl Session {
         self.breakpoints = list;
     }
 
+    /// How many copies of the run the history keeps, and the steps between them.
+    pub fn checkpoints(&self) -> (usize, u64) {
+        (self.checkpoints.len(), self.every)
+    }
+
     /// Bytes the history keeps, roughly (the checkpoints and the event log).
     pub fn history_bytes(&self) -> usize {
         let one = |s: &Simulation| s.heap_bytes() + std::mem::size_of::<Simulation>();
@@ -312,8 +336,7 @@ impl Session {
             return;
         }
         let at = self.at;
-        self.checkpoints
-            .truncate((at / CHECKPOINT_EVERY) as usize + 1);
+        self.checkpoints.truncate((at / self.every) as usize + 1);
         self.markers.retain(|m| m.step <= at);
         self.triggers.retain(|t| t.step <= at);
         self.head = at;
@@ -345,8 +368,17 @@ impl Session {
         if next > self.head {
             self.head = next;
             self.mark(&events, &hits, next);
-            if next.is_multiple_of(CHECKPOINT_EVERY) {
+            if next.is_multiple_of(self.every) {
                 self.checkpoints.push(self.current.clone());
+                if self.checkpoints.len() > self.max_checkpoints {
+                    // Keep steps 0, 2 × every, 4 × every …
+                    let mut i = 0;
+                    self.checkpoints.retain(|_| {
+                        i += 1;
+                        i % 2 == 1
+                    });
+                    self.every *= 2;
+                }
             }
         }
         self.events.extend(events);
@@ -486,10 +518,10 @@ impl Session {
             return;
         }
         // Rebuild from a checkpoint far enough back to fill the event log.
-        let from = k.saturating_sub(LOG_STEPS) / CHECKPOINT_EVERY;
+        let from = k.saturating_sub(LOG_STEPS) / self.every;
         let from = (from as usize).min(self.checkpoints.len() - 1);
         self.current = self.checkpoints[from].clone();
-        self.at = from as u64 * CHECKPOINT_EVERY;
+        self.at = from as u64 * self.every;
         self.events.clear();
         self.written.clear();
         while self.at < k {
