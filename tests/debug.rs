@@ -357,3 +357,23 @@ fn a_long_run_thins_its_history_and_still_rebuilds_every_step() {
         assert_eq!(s.sim().summary(), fresh.sim().summary(), "at {k}");
     }
 }
+
+#[test]
+fn the_world_keeps_the_path_an_agent_walks_for_display() {
+    let mut s = scenario_session("door_room", 0);
+    s.run(3);
+    let world = s.sim().world();
+    let me = s.sim().agents().next().unwrap().entity;
+    let plan: Vec<_> = world.plan_of(me).collect();
+    assert!(!plan.is_empty(), "walking to the door, it has a path");
+    // The next tile is next to where it stands, the last one is where it goes.
+    let here = world.position_of(me).unwrap();
+    let first = plan[0];
+    assert!(
+        (f64::from(first.0) - here[0]).abs() <= 1.5 && (f64::from(first.1) - here[1]).abs() <= 1.5
+    );
+    // Going back rebuilds it as it was.
+    s.run(20);
+    s.seek(3);
+    assert_eq!(s.sim().world().plan_of(me).collect::<Vec<_>>(), plan);
+}

@@ -1173,20 +1173,77 @@ fn a_subtree_names_the_inner_leaf_that_runs() {
     );
 }
 
+/// The screen point of agent `i` (scenario order) in the arena.
+fn in_arena(h: &Harness<'static, EditorApp>, i: usize) -> Pos2 {
+    let arena = h.get_by_label("Arena").rect();
+    let sim = h.state().simulation().unwrap().sim().unwrap();
+    let tile = arena.width() / sim.world().width() as f32;
+    let p = sim.summary()[i].pos;
+    arena.min + egui::vec2((p[0] as f32 + 0.5) * tile, (p[1] as f32 + 0.5) * tile)
+}
+
 #[test]
 fn a_click_on_an_agent_in_the_arena_watches_it() {
     let mut h = open_sample("droid_arena");
     key(&mut h, Modifiers::NONE, Key::N);
-    let arena = h.get_by_label("Arena").rect();
-    let sim = h.state().simulation().unwrap().sim().unwrap();
-    let tile = arena.width() / sim.world().width() as f32;
-    let brute = sim.summary()[1].pos;
-    let at = arena.min
-        + egui::vec2(
-            (brute[0] as f32 + 0.5) * tile,
-            (brute[1] as f32 + 0.5) * tile,
-        );
+    let at = in_arena(&h, 1);
     click_at(&mut h, at, PointerButton::Primary, Modifiers::NONE);
     assert_eq!(h.state().simulation().unwrap().watched, 1);
     h.get_by_label("brute: context");
+}
+
+#[test]
+fn the_ring_on_a_selected_node_sets_a_breakpoint() {
+    let mut h = open_sample("droid_arena");
+    let at = on_node(&h, "choose");
+    click_at(&mut h, at, PointerButton::Primary, Modifiers::NONE);
+    assert_eq!(h.state().selection(), &[NodeId::new("choose")]);
+    let ring = h.get_by_label("○").rect().center();
+    let at = h.state().camera().unwrap().mul_pos(ring);
+    click_at(&mut h, at, PointerButton::Primary, Modifiers::NONE);
+    assert_eq!(
+        h.state().simulation().unwrap().breakpoints(),
+        &[arbor::debug::Breakpoint {
+            node: "choose".into(),
+            on: arbor::debug::BreakOn::Enter
+        }]
+    );
+    h.get_by_label("●");
+}
+
+#[test]
+fn hovering_a_node_shows_its_counts_and_status() {
+    let mut h = open_sample("door_room");
+    for _ in 0..12 {
+        key(&mut h, Modifiers::NONE, Key::N);
+    }
+    let core = core_at("door_room", 12);
+    let instance = core.sim().instance("visitor").unwrap();
+    let ids = instance.program().node_ids();
+    let root = ids.iter().position(|i| i == "root").unwrap();
+    let s = instance.node_states()[root];
+    h.hover_at(on_node(&h, "root"));
+    h.run_steps(3);
+    h.get_by_label(&format!(
+        "entered {} · succeeded {} · failed {} · aborted {}",
+        s.entries, s.successes, s.failures, s.aborts
+    ));
+    h.get_by_label_contains("running for");
+}
+
+#[test]
+fn pick_in_arena_makes_the_clicked_entity_the_trigger_payload() {
+    let mut h = open_sample("pass_receive");
+    key(&mut h, Modifiers::NONE, Key::N);
+    h.get_by_label("Pick in arena").click();
+    h.run_steps(2);
+    let at = in_arena(&h, 1);
+    click_at(&mut h, at, PointerButton::Primary, Modifiers::NONE);
+    let panel = h.state().simulation().unwrap();
+    assert_eq!(panel.payload, "winger");
+    assert_eq!(
+        panel.watched, 0,
+        "picking does not change the watched agent"
+    );
+    assert!(!panel.picking);
 }

@@ -684,6 +684,8 @@ pub struct Look<'a> {
     pub time: f64,
     /// The watched agent's running leaves (trace ids).
     pub running_leaves: &'a [String],
+    /// A run is being debugged (breakpoints can be set).
+    pub debugging: bool,
 }
 
 /// How a gesture changes the selection.

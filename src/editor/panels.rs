@@ -319,6 +319,7 @@ impl EditorApp {
             breakpoints: &breakpoints,
             time: ui.input(|i| i.time),
             running_leaves: self.sim.as_ref().map_or(&[], SimPanel::running_leaves),
+            debugging: self.sim.as_ref().is_some_and(|s| s.session().is_some()),
         };
         let out = self.canvas.show(ui, &look);
         // A kind dragged from the palette and let go over the canvas: a node there.

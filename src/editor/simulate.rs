@@ -132,6 +132,8 @@ pub struct SimPanel {
     pub only_selected: bool,
     /// The payload typed for triggers.
     pub payload: String,
+    /// The next click in the arena picks the payload's entity (instead of watching).
+    pub picking: bool,
 }
 
 impl SimPanel {
@@ -182,6 +184,7 @@ impl SimPanel {
             filter: LogFilter::All,
             only_selected: false,
             payload: String::new(),
+            picking: false,
         }
     }
 
@@ -448,7 +451,8 @@ impl SimPanel {
         }
         // A frame late by more than a quarter second does not run a burst to catch up.
         self.owed += (now - last).min(0.25) * self.speed;
-        let due = self.owed.floor();
+        // (A hair of slack, so 60 frames of a 60th of a second make 60 steps.)
+        let due = (self.owed + 1e-9).floor();
         if due >= 1.0 {
             self.owed -= due;
             self.step_by(due as u64);
@@ -689,6 +693,8 @@ impl SimPanel {
                         }
                     }
                 });
+            ui.toggle_value(&mut self.picking, "Pick in arena")
+                .on_hover_text("The next click on an entity in the arena makes it the payload");
             if let Some(id) = fired
                 && self.trigger(&id)
             {
@@ -876,6 +882,17 @@ impl SimPanel {
             && let (Some(instance), Some(from)) = (sim.instance(name), world.position_of(*me))
         {
             let painter = ui.painter_at(rect);
+            // The path it walks, tile by tile.
+            let mut last = at(from[0] as f32, from[1] as f32);
+            for (x, y) in world.plan_of(*me) {
+                let p = at(x as f32, y as f32);
+                painter.line_segment(
+                    [last, p],
+                    egui::Stroke::new(2.0, Color32::from_rgba_unmultiplied(250, 220, 120, 200)),
+                );
+                painter.circle_filled(p, tile * 0.1, Color32::from_rgb(250, 220, 120));
+                last = p;
+            }
             for k in 0..instance.program().keys().len() {
                 if let Some(to) = world.resolve(instance.context().get(k as u16)) {
                     painter.line_segment(
@@ -901,11 +918,16 @@ impl SimPanel {
         };
         let hovered = response.hover_pos().and_then(nearest);
         let mut watch = None;
+        let mut picked = None;
         if response.clicked()
             && let Some(p) = response.interact_pointer_pos()
-            && let Some((entity, _)) = nearest(p)
+            && let Some((entity, name)) = nearest(p)
         {
-            watch = sim.agents().position(|a| a.entity == entity);
+            if self.picking {
+                picked = Some(name);
+            } else {
+                watch = sim.agents().position(|a| a.entity == entity);
+            }
         }
         if let Some((_, n)) = hovered {
             response.on_hover_text(n);
@@ -913,6 +935,10 @@ impl SimPanel {
         if let Some(i) = watch {
             self.watched = i;
             self.refresh_live();
+        }
+        if let Some(name) = picked {
+            self.payload = name;
+            self.picking = false;
         }
     }
 }

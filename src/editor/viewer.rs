@@ -319,25 +319,36 @@ impl SnarlViewer<NodeId> for Viewer<'_> {
         ui.vertical(|ui| {
             ui.set_min_width(140.0);
             ui.horizontal(|ui| {
-                if let Some(on) = breakpoint {
-                    let dot = ui
-                        .add(line(
-                            RichText::new("●")
-                                .size(SMALL_TEXT)
-                                .color(Color32::from_rgb(240, 60, 60)),
-                        ))
-                        .on_hover_text(format!(
-                            "Breakpoint: the run pauses on {} of this node. Click (or F9) to clear",
-                            on.name()
-                        ));
-                    // The canvas takes clicks on it (the node's own drag lies above).
-                    self.out.dots.push((id.clone(), dot.rect));
-                }
                 ui.add(line(
                     RichText::new(n.kind.as_str())
                         .size(SMALL_TEXT)
                         .color(Color32::from_gray(225)),
                 ));
+                // After the kind, the breakpoint dot: red when set; on a selected node, a
+                // faint ring that sets one.
+                let dot = match breakpoint {
+                    Some(on) => Some((
+                        "●",
+                        Color32::from_rgb(240, 60, 60),
+                        format!(
+                            "Breakpoint: the run pauses on {} of this node. Click (or F9) to clear",
+                            on.name()
+                        ),
+                    )),
+                    None if self.look.debugging && self.selected.contains(&id) => Some((
+                        "○",
+                        Color32::from_rgb(200, 110, 110),
+                        "Click (or F9) to pause the run when this node is entered".to_owned(),
+                    )),
+                    None => None,
+                };
+                if let Some((glyph, colour, hover)) = dot {
+                    let r = ui
+                        .add(line(RichText::new(glyph).size(SMALL_TEXT).color(colour)))
+                        .on_hover_text(hover);
+                    // The canvas takes clicks on it (the node's own drag lies above).
+                    self.out.dots.push((id.clone(), r.rect));
+                }
             });
             if !n.title.is_empty() {
                 ui.add(line(

@@ -159,6 +159,10 @@ pub struct World {
     time: f64,
     pub(crate) outbox: Vec<WorldTrigger>,
     pub(crate) destroyed: Vec<EntityId>,
+    /// Each entity's path as last followed (tiles still ahead, the next one last) and the
+    /// step it was followed in, for display; reused, so following never allocates after
+    /// the first time.
+    plans: Vec<(u64, Vec<Tile>)>,
 }
 
 /// A tile, as `(x, y)`.
@@ -180,6 +184,7 @@ impl World {
             time: 0.0,
             outbox: Vec::new(),
             destroyed: Vec::new(),
+            plans: Vec::new(),
         }
     }
 
@@ -204,6 +209,11 @@ impl World {
     pub fn heap_bytes(&self) -> usize {
         use std::mem::size_of;
         self.walls.capacity()
+            + self
+                .plans
+                .iter()
+                .map(|(_, p)| p.capacity() * size_of::<Tile>())
+                .sum::<usize>()
             + self.door_at.capacity() * size_of::<Option<EntityId>>()
             + self.entities.capacity() * size_of::<Entity>()
             + self
@@ -518,7 +528,25 @@ impl World {
                 break; // stepped aside or ran out of budget
             }
         }
+        let i = me as usize;
+        if self.plans.len() <= i {
+            self.plans.resize_with(i + 1, || (u64::MAX, Vec::new()));
+        }
+        let (step, plan) = &mut self.plans[i];
+        *step = self.step;
+        plan.clear();
+        plan.extend_from_slice(path);
         moved
+    }
+
+    /// The tiles an entity still walks on the path it followed in the last step, the next
+    /// one first; empty when it followed none.
+    pub fn plan_of(&self, id: EntityId) -> impl Iterator<Item = Tile> + '_ {
+        let fresh = self
+            .plans
+            .get(id as usize)
+            .filter(|(step, _)| step.wrapping_add(1) == self.step);
+        fresh.into_iter().flat_map(|(_, p)| p.iter().rev().copied())
     }
 
     /// Picks a random open tile within `radius` of `around` that can be reached from
