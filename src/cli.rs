@@ -382,17 +382,44 @@ struct TraceSink {
     to_stdout: bool,
 }
 
+/// Where `--trace` writes: nowhere, standard output (`-`) or a new file; and whether it
+/// is standard output.
+fn trace_writer(path: Option<&std::path::Path>) -> Result<(Option<Box<dyn Write>>, bool), String> {
+    let to_stdout = path.is_some_and(|p| p.as_os_str() == "-");
+    let sink: Option<Box<dyn Write>> = match path {
+        None => None,
+        Some(_) if to_stdout => Some(Box::new(std::io::BufWriter::new(std::io::stdout()))),
+        Some(path) => match std::fs::File::create(path) {
+            Ok(f) => Some(Box::new(std::io::BufWriter::new(f))),
+            Err(e) => return Err(format!("{}: cannot write the trace: {e}", path.display())),
+        },
+    };
+    Ok((sink, to_stdout))
+}
+
+/// Why a simulation cannot run, on standard error; the exit code: 1 for a tree with
+/// errors (or one that needs a world), 2 for what cannot be read.
+fn sim_error(e: &crate::world::SimError, err: &mut dyn Write) -> u8 {
+    use crate::world::SimError;
+    match e {
+        SimError::Scenario(e) => {
+            let _ = writeln!(err, "{}", scenario_error_line(e));
+            EXIT_UNREADABLE
+        }
+        SimError::Invalid { .. } | SimError::Unrunnable { .. } | SimError::NeedsScenario { .. } => {
+            let _ = writeln!(err, "{e}");
+            EXIT_ERRORS
+        }
+        SimError::Tree { .. } => {
+            let _ = writeln!(err, "{e}");
+            EXIT_UNREADABLE
+        }
+    }
+}
+
 impl TraceSink {
     fn open(path: Option<&std::path::Path>, agent: &str) -> Result<Self, String> {
-        let to_stdout = path.is_some_and(|p| p.as_os_str() == "-");
-        let sink: Option<Box<dyn Write>> = match path {
-            None => None,
-            Some(_) if to_stdout => Some(Box::new(std::io::BufWriter::new(std::io::stdout()))),
-            Some(path) => match std::fs::File::create(path) {
-                Ok(f) => Some(Box::new(std::io::BufWriter::new(f))),
-                Err(e) => return Err(format!("{}: cannot write the trace: {e}", path.display())),
-            },
-        };
+        let (sink, to_stdout) = trace_writer(path)?;
         Ok(Self {
             trace: sink.map(|w| crate::runtime::JsonlTrace::new(w, agent)),
             to_stdout,
@@ -645,7 +672,7 @@ fn run_to_break(
     err: &mut dyn Write,
 ) -> u8 {
     use crate::debug::Session;
-    use crate::world::{SimError, Simulation};
+    use crate::world::Simulation;
 
     let breakpoints: Vec<_> = match args.breaks.iter().map(|b| parse_break(b)).collect() {
         Ok(b) => b,
@@ -669,37 +696,17 @@ fn run_to_break(
     };
     let sim = match loaded {
         Ok(s) => s,
-        Err(SimError::Scenario(e)) => {
-            let _ = writeln!(err, "{}", scenario_error_line(&e));
-            return EXIT_UNREADABLE;
-        }
-        Err(
-            e @ (SimError::Invalid { .. }
-            | SimError::Unrunnable { .. }
-            | SimError::NeedsScenario { .. }),
-        ) => {
-            let _ = writeln!(err, "{e}");
-            return EXIT_ERRORS;
-        }
-        Err(e) => {
-            let _ = writeln!(err, "{e}");
-            return EXIT_UNREADABLE;
-        }
+        Err(e) => return sim_error(&e, err),
     };
     // No history: the run only goes forward.
     let mut session = Session::with_history(sim, args.dt, u64::MAX, 2);
     session.set_breakpoints(breakpoints);
-    let to_stdout = args.trace.is_some_and(|p| p.as_os_str() == "-");
-    let mut trace: Option<Box<dyn Write>> = match args.trace {
-        None => None,
-        Some(_) if to_stdout => Some(Box::new(std::io::BufWriter::new(std::io::stdout()))),
-        Some(path) => match std::fs::File::create(path) {
-            Ok(f) => Some(Box::new(std::io::BufWriter::new(f))),
-            Err(e) => {
-                let _ = writeln!(err, "{}: cannot write the trace: {e}", path.display());
-                return EXIT_UNREADABLE;
-            }
-        },
+    let (mut trace, to_stdout) = match trace_writer(args.trace) {
+        Ok(t) => t,
+        Err(e) => {
+            let _ = writeln!(err, "{e}");
+            return EXIT_UNREADABLE;
+        }
     };
     let mut hits = Vec::new();
     for step in 1..=args.steps {
@@ -756,7 +763,7 @@ fn run_scenario(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> u8 {
-    use crate::world::{SimError, Simulation};
+    use crate::world::Simulation;
 
     if args.show_every == Some(0) {
         let _ = writeln!(err, "error: --show-every must be 1 or more steps");
@@ -765,18 +772,7 @@ fn run_scenario(
 
     let mut sim = match Simulation::load(scenario, catalog, args.seed, tree) {
         Ok(s) => s,
-        Err(e @ SimError::Invalid { .. }) => {
-            let _ = writeln!(err, "{e}");
-            return EXIT_ERRORS;
-        }
-        Err(SimError::Scenario(e)) => {
-            let _ = writeln!(err, "{}", scenario_error_line(&e));
-            return EXIT_UNREADABLE;
-        }
-        Err(e) => {
-            let _ = writeln!(err, "{e}");
-            return EXIT_UNREADABLE;
-        }
+        Err(e) => return sim_error(&e, err),
     };
     let first = sim
         .agents()

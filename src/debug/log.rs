@@ -3,58 +3,10 @@
 
 use std::sync::Arc;
 
-use crate::runtime::{Event, EventKind, Reason, Status};
+use crate::runtime::{Event, EventKindOf, Status};
 
-/// What happened (an owned [`EventKind`]).
-#[derive(Clone, Debug, PartialEq)]
-pub enum LoggedKind {
-    /// A node was entered.
-    Enter,
-    /// A leaf's `on_execute` ran.
-    Execute,
-    /// A node finished.
-    Exit(Status),
-    /// A node was stopped from outside.
-    Abort,
-    /// A condition was checked.
-    Check(bool),
-    /// A run of the tree finished.
-    Complete(Status),
-    /// Root is entered again.
-    Restart(Reason),
-    /// A trigger started an Interrupt.
-    Interrupt(Arc<str>),
-    /// A context key was missing; the tree resets.
-    ContextMissing(Arc<str>),
-    /// The tree could not make progress in this step.
-    Stall,
-    /// Something odd that changed nothing.
-    Warning(Arc<str>),
-}
-
-impl LoggedKind {
-    /// The event's name in traces (SPEC §5).
-    pub fn name(&self) -> &'static str {
-        self.as_event().name()
-    }
-
-    /// The borrowed form.
-    fn as_event(&self) -> EventKind<'_> {
-        match self {
-            LoggedKind::Enter => EventKind::Enter,
-            LoggedKind::Execute => EventKind::Execute,
-            LoggedKind::Exit(s) => EventKind::Exit(*s),
-            LoggedKind::Abort => EventKind::Abort,
-            LoggedKind::Check(r) => EventKind::Check(*r),
-            LoggedKind::Complete(s) => EventKind::Complete(*s),
-            LoggedKind::Restart(r) => EventKind::Restart(*r),
-            LoggedKind::Interrupt(id) => EventKind::Interrupt(id),
-            LoggedKind::ContextMissing(k) => EventKind::ContextMissing(k),
-            LoggedKind::Stall => EventKind::Stall,
-            LoggedKind::Warning(m) => EventKind::Warning(m),
-        }
-    }
-}
+/// What happened, kept: an [`EventKindOf`] that owns its texts.
+pub type LoggedKind = EventKindOf<Arc<str>>;
 
 /// One event of one agent.
 #[derive(Clone, Debug, PartialEq)]
@@ -80,7 +32,7 @@ pub(super) fn trace_line(agent: &str, node_id: &str, e: &Logged) -> String {
             step: e.step,
             node: e.node,
             node_id,
-            kind: e.kind.as_event(),
+            kind: e.kind.map(|t| &**t),
         },
     );
     line

@@ -11,8 +11,9 @@
 //! a past step starts a new future from there (the old one is dropped).
 
 use std::collections::VecDeque;
+use std::sync::Arc;
 
-use crate::runtime::{CtxValue, Event, EventKind, Observer, Reason, Status};
+use crate::runtime::{CtxValue, Event, Observer, Reason, Status};
 use crate::world::Simulation;
 
 mod log;
@@ -197,7 +198,7 @@ impl Observer for Collect<'_> {
             step: e.step,
             agent: self.agent,
             node: e.node,
-            kind: LoggedKind::from(&e.kind),
+            kind: e.kind.map(|t| Arc::from(*t)),
         });
     }
 }
@@ -567,23 +568,5 @@ pub fn reason_words(r: Reason) -> &'static str {
         Reason::ContextMissing => "a context key was missing",
         Reason::ForceReset => "an Interrupt reset the tree",
         Reason::Stall => "the tree stalled",
-    }
-}
-
-impl From<&EventKind<'_>> for LoggedKind {
-    fn from(k: &EventKind<'_>) -> Self {
-        match *k {
-            EventKind::Enter => LoggedKind::Enter,
-            EventKind::Execute => LoggedKind::Execute,
-            EventKind::Exit(s) => LoggedKind::Exit(s),
-            EventKind::Abort => LoggedKind::Abort,
-            EventKind::Check(r) => LoggedKind::Check(r),
-            EventKind::Complete(s) => LoggedKind::Complete(s),
-            EventKind::Restart(r) => LoggedKind::Restart(r),
-            EventKind::Interrupt(id) => LoggedKind::Interrupt(id.into()),
-            EventKind::ContextMissing(key) => LoggedKind::ContextMissing(key.into()),
-            EventKind::Stall => LoggedKind::Stall,
-            EventKind::Warning(m) => LoggedKind::Warning(m.into()),
-        }
     }
 }

@@ -17,7 +17,7 @@ pub use behaviour::{
 pub use instance::{Instance, NodeState, RunStats, step_all};
 pub use program::{CompileError, MAX_DEPTH, Program};
 pub(crate) use trace::format_event;
-pub use trace::{Event, EventKind, JsonlTrace, Observer, Reason};
+pub use trace::{Event, EventKind, EventKindOf, JsonlTrace, Observer, Reason};
 
 use std::fmt;
 

@@ -29,9 +29,13 @@ impl Reason {
     }
 }
 
-/// What happened.
+/// What happened, as an observer is told it: its texts borrowed.
+pub type EventKind<'a> = EventKindOf<&'a str>;
+
+/// What happened; `S` holds its texts (an interrupt id, a key, a message): borrowed as an
+/// observer is told them ([`EventKind`]), owned where events are kept (the debugger's log).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub enum EventKind<'a> {
+pub enum EventKindOf<S> {
     /// A node was entered.
     Enter,
     /// A leaf's `on_execute` ran.
@@ -47,30 +51,48 @@ pub enum EventKind<'a> {
     /// Root is entered again.
     Restart(Reason),
     /// A trigger started an Interrupt.
-    Interrupt(&'a str),
+    Interrupt(S),
     /// A context key was missing; the tree resets.
-    ContextMissing(&'a str),
+    ContextMissing(S),
     /// The tree could not make progress in this step.
     Stall,
     /// Something odd that changed nothing, e.g. an unknown interrupt id.
-    Warning(&'a str),
+    Warning(S),
 }
 
-impl EventKind<'_> {
+impl<S> EventKindOf<S> {
     /// The event's name in traces.
     pub fn name(&self) -> &'static str {
         match self {
-            EventKind::Enter => "enter",
-            EventKind::Execute => "execute",
-            EventKind::Exit(_) => "exit",
-            EventKind::Abort => "abort",
-            EventKind::Check(_) => "check",
-            EventKind::Complete(_) => "complete",
-            EventKind::Restart(_) => "restart",
-            EventKind::Interrupt(_) => "interrupt",
-            EventKind::ContextMissing(_) => "context_missing",
-            EventKind::Stall => "stall",
-            EventKind::Warning(_) => "warning",
+            Self::Enter => "enter",
+            Self::Execute => "execute",
+            Self::Exit(_) => "exit",
+            Self::Abort => "abort",
+            Self::Check(_) => "check",
+            Self::Complete(_) => "complete",
+            Self::Restart(_) => "restart",
+            Self::Interrupt(_) => "interrupt",
+            Self::ContextMissing(_) => "context_missing",
+            Self::Stall => "stall",
+            Self::Warning(_) => "warning",
+        }
+    }
+
+    /// The same event with its texts turned by `f` (borrowed to owned, or back).
+    pub fn map<'s, T>(&'s self, f: impl Fn(&'s S) -> T) -> EventKindOf<T> {
+        use EventKindOf as K;
+        match self {
+            K::Enter => K::Enter,
+            K::Execute => K::Execute,
+            K::Exit(s) => K::Exit(*s),
+            K::Abort => K::Abort,
+            K::Check(r) => K::Check(*r),
+            K::Complete(s) => K::Complete(*s),
+            K::Restart(r) => K::Restart(*r),
+            K::Interrupt(t) => K::Interrupt(f(t)),
+            K::ContextMissing(t) => K::ContextMissing(f(t)),
+            K::Stall => K::Stall,
+            K::Warning(t) => K::Warning(f(t)),
         }
     }
 }
