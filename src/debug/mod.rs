@@ -13,8 +13,8 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-use crate::runtime::{CtxValue, Event, Observer, Reason, Status};
-use crate::world::Simulation;
+use crate::runtime::{CtxValue, Event, Observer, Program, Reason, Status};
+use crate::world::{Simulation, World};
 
 mod log;
 pub use log::{Logged, LoggedKind, describe};
@@ -177,6 +177,8 @@ pub struct Session {
     events: VecDeque<Logged>,
     /// Each agent's name, in scenario order.
     names: Vec<String>,
+    /// Each agent's program (for its node ids), in scenario order.
+    programs: Vec<Arc<Program<World>>>,
     /// For each agent, the context keys whose value changed in the shown step.
     written: Vec<Vec<usize>>,
 }
@@ -211,7 +213,11 @@ impl Session {
 
     /// A session that keeps a copy every `every` steps, at most `max` copies (at least 2).
     pub fn with_history(sim: Simulation, dt: f64, every: u64, max: usize) -> Self {
-        let names = sim.agents().map(|a| a.name.clone()).collect();
+        let names: Vec<String> = sim.agents().map(|a| a.name.clone()).collect();
+        let programs = names
+            .iter()
+            .filter_map(|n| sim.instance(n).map(|i| i.program().clone()))
+            .collect();
         Self {
             dt,
             checkpoints: vec![sim.clone()],
@@ -226,6 +232,7 @@ impl Session {
             events: VecDeque::new(),
             written: Vec::new(),
             names,
+            programs,
         }
     }
 
@@ -532,10 +539,8 @@ impl Session {
 
     /// The trace id of an event's node, from its agent's program.
     pub fn node_id(&self, e: &Logged) -> Option<&str> {
-        let name = self.names.get(e.agent)?;
-        let program = self.current.instance(name)?.program();
         e.node
-            .and_then(|n| program.node_ids().get(n as usize))
+            .and_then(|n| self.programs.get(e.agent)?.node_ids().get(n as usize))
             .map(String::as_str)
     }
 

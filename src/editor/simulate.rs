@@ -27,8 +27,8 @@ pub const SPEEDS: std::ops::RangeInclusive<f64> = 1.0..=60.0;
 enum Source {
     /// A scenario file (for the bundled sample, its text under a name).
     Scenario(String),
-    /// The tree alone, in an empty world.
-    Solo,
+    /// The tree alone, in an empty world; its file, when it has one.
+    Solo(Option<PathBuf>),
 }
 
 /// A node's light on the canvas: its display state and how many steps ago it changed.
@@ -159,7 +159,7 @@ impl SimPanel {
     /// A panel that runs the tree alone, in an empty world (a tree without a scenario).
     pub fn solo(tree: Option<&Path>) -> Self {
         let path = tree.map_or_else(|| PathBuf::from("untitled"), Path::to_owned);
-        Self::with_source(path, Source::Solo)
+        Self::with_source(path, Source::Solo(tree.map(Path::to_owned)))
     }
 
     fn with_source(path: PathBuf, source: Source) -> Self {
@@ -190,14 +190,15 @@ impl SimPanel {
 
     /// Whether the tree runs alone (no scenario).
     pub fn is_solo(&self) -> bool {
-        matches!(self.source, Source::Solo)
+        matches!(self.source, Source::Solo(_))
     }
 
     /// Makes the agents that run `tree` (the edited tree's file; the bundled sample's name
     /// when it has none) run the tree being edited, from now on.
     pub fn pair_with(&mut self, tree: Option<&Path>) {
         self.paired = Some(tree.map_or_else(|| PathBuf::from("droid_arena.json"), Path::to_owned));
-        if self.is_solo() {
+        if let Source::Solo(path) = &mut self.source {
+            *path = tree.map(Path::to_owned);
             self.path = tree.map_or_else(|| PathBuf::from("untitled"), Path::to_owned);
         }
     }
@@ -212,10 +213,7 @@ impl SimPanel {
         self.needs_scenario = false;
         self.stopped = None;
         let sim = match &self.source {
-            Source::Solo => {
-                let path = (self.path.as_os_str() != "untitled").then_some(self.path.as_path());
-                Simulation::solo(path, tree, catalog, 0)
-            }
+            Source::Solo(path) => Simulation::solo(path.as_deref(), tree, catalog, 0),
             Source::Scenario(text) => match parse_scenario(text, &self.path) {
                 Ok(parsed) => {
                     Simulation::with_edited(&self.path, parsed, catalog, 0, (tree_path, tree))
@@ -799,21 +797,17 @@ impl SimPanel {
             .filter(|e| e.agent == self.watched)
             .cloned()
             .collect();
-        let ids: Vec<String> = events
-            .iter()
-            .map(|e| session.node_id(e).unwrap_or("").to_owned())
-            .collect();
+        // The watched agent's node ids, looked up once for the whole log.
+        let node_ids: &[String] = self
+            .watched_name()
+            .and_then(|a| session.sim().instance(a))
+            .map_or(&[], |i| i.program().node_ids());
+        let id_of = |n: u32| node_ids.get(n as usize).map_or("", String::as_str);
+        let ids: Vec<&str> = events.iter().map(|e| e.node.map_or("", id_of)).collect();
         let title = |n: u32| {
-            let program = self
-                .watched_name()
-                .and_then(|a| session.sim().instance(a))
-                .map(|i| i.program().clone());
-            let id = program
-                .as_ref()
-                .and_then(|p| p.node_ids().get(n as usize).cloned())
-                .unwrap_or_default();
-            tree.node(&NodeId::new(id.as_str()))
-                .map_or(id, |n| n.label().to_owned())
+            let id = id_of(n);
+            tree.node(&NodeId::new(id))
+                .map_or_else(|| id.to_owned(), |n| n.label().to_owned())
         };
         let mut clicked = None;
         egui::ScrollArea::vertical()
@@ -850,7 +844,7 @@ impl SimPanel {
                             .sense(egui::Sense::click()),
                     );
                     if r.clicked() && !ids[i].is_empty() {
-                        clicked = Some(ids[i].clone());
+                        clicked = Some(ids[i].to_owned());
                     }
                 }
             });
