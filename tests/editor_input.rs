@@ -171,6 +171,20 @@ fn every_shortcut_runs_its_command_and_is_shown_in_its_menu() {
     let clipboard = arbor::io::tree_to_string(&clipboard);
     for command in Command::ALL {
         for shortcut in command.shortcuts() {
+            if matches!(command, Command::OpenSubTree | Command::BackToRunTree) {
+                // These need a SubTree selected in a run, and its tree opened.
+                let path = common::repo().join("sample_trees/guard_patrol.json");
+                let mut app = EditorApp::open(&path).unwrap();
+                app.select(Some(NodeId::new("patrol")));
+                let mut h = harness(app);
+                key(&mut h, Modifiers::NONE, Key::N);
+                if command == Command::BackToRunTree {
+                    key(&mut h, Modifiers::COMMAND, Key::Enter);
+                }
+                press(&mut h, *shortcut, "");
+                assert!(h.state().commands_run().contains(&command), "{command:?}");
+                continue;
+            }
             let mut app = EditorApp::sample();
             // Something to undo, something to redo, a selection.
             app.apply(arbor::model::Edit::SetTitle {
@@ -1246,4 +1260,172 @@ fn pick_in_arena_makes_the_clicked_entity_the_trigger_payload() {
         "picking does not change the watched agent"
     );
     assert!(!panel.picking);
+}
+
+/// The broad wires drawn under the active path: each cubic curve painted this frame, as
+/// its stroke's colour.
+fn broad_wires(h: &Harness<'static, EditorApp>) -> Vec<egui::Color32> {
+    fn walk(shape: &egui::Shape, out: &mut Vec<egui::Color32>) {
+        match shape {
+            egui::Shape::Vec(v) => v.iter().for_each(|s| walk(s, out)),
+            egui::Shape::CubicBezier(c) => match &c.stroke.color {
+                egui::epaint::ColorMode::Solid(colour) => out.push(*colour),
+                other => panic!("a wire of {other:?}"),
+            },
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    for clipped in &h.output().shapes {
+        walk(&clipped.shape, &mut out);
+    }
+    out
+}
+
+#[test]
+fn the_wires_of_the_active_path_are_drawn_broad_in_the_running_colour() {
+    let mut h = open_sample("door_room");
+    // Zoomed out until the whole tree is on the canvas.
+    for _ in 0..6 {
+        key(&mut h, Modifiers::COMMAND, Key::Minus);
+    }
+    let canvas = h.state().canvas_rect().unwrap();
+    for n in h.state().tree().nodes() {
+        assert!(canvas.contains_rect(h.state().screen_rect_of(&n.id).unwrap()));
+    }
+    assert!(broad_wires(&h).is_empty(), "no run yet, no broad wire");
+    for k in [1, 30, 31] {
+        while h.query_by_label_contains(&format!("step {k},")).is_none() {
+            key(&mut h, Modifiers::NONE, Key::N);
+        }
+        h.run_steps(1);
+        // One broad wire from each running node up to its parent, in the running colour.
+        let core = core_at("door_room", k);
+        let instance = core.sim().instance("visitor").unwrap();
+        let running = instance
+            .node_states()
+            .iter()
+            .filter(|s| s.status == arbor::runtime::Status::Running)
+            .count();
+        let wires = broad_wires(&h);
+        assert_eq!(wires.len(), running - 1, "step {k}: Root has no wire up");
+        assert!(
+            wires
+                .iter()
+                .all(|c| *c == arbor::editor::status_colour(arbor::runtime::Status::Running)),
+            "{wires:?}"
+        );
+    }
+}
+
+/// The canvas's light of every node of a SubTree's tree shown inside the run, against
+/// the core's states of the SubTree `prefix`'s inner nodes.
+fn inner_lights_match(
+    h: &Harness<'static, EditorApp>,
+    core: &arbor::debug::Session,
+    agent: &str,
+    prefix: &str,
+) {
+    let instance = core.sim().instance(agent).unwrap();
+    let mut lit = 0;
+    for (id, state) in instance
+        .program()
+        .node_ids()
+        .iter()
+        .zip(instance.node_states())
+    {
+        let Some(inner) = id.strip_prefix(&format!("{prefix}/")) else {
+            continue;
+        };
+        let shown = h.state().live_status(&NodeId::new(inner));
+        let want = (state.status != arbor::runtime::Status::Idle || state.entries > 0)
+            .then_some(state.status);
+        lit += usize::from(want.is_some());
+        assert_eq!(shown, want, "{id} at step {}", core.step_number());
+    }
+    assert!(
+        lit > 0,
+        "some inner node has a light at step {}",
+        core.step_number()
+    );
+}
+
+#[test]
+fn opening_a_subtree_during_a_run_keeps_the_run_and_lights_its_inner_nodes() {
+    let mut h = open_sample("guard_patrol");
+    for _ in 0..2 {
+        key(&mut h, Modifiers::NONE, Key::N);
+    }
+    // Select the SubTree with a click, open it with the inspector's Open.
+    let at = on_node(&h, "patrol");
+    click_at(&mut h, at, PointerButton::Primary, Modifiers::NONE);
+    h.get_by_role_and_label(Role::Button, "Open").click();
+    h.run_steps(3);
+    let file = h.state().document().path().unwrap().to_owned();
+    assert_eq!(file.file_name().unwrap(), "patrol.json");
+    h.get_by_label_contains("step 2,");
+    h.get_by_label_contains("SubTree patrol inside the run");
+    inner_lights_match(&h, &core_at("guard_patrol", 2), "guard", "patrol");
+    // The run goes on, lighting the inner nodes step by step.
+    for _ in 0..25 {
+        key(&mut h, Modifiers::NONE, Key::N);
+    }
+    h.get_by_label_contains("step 27,");
+    inner_lights_match(&h, &core_at("guard_patrol", 27), "guard", "patrol");
+    // A breakpoint set here is on the SubTree's inner node, kept for the running tree.
+    let at = on_node(&h, "look_b");
+    click_at(&mut h, at, PointerButton::Primary, Modifiers::NONE);
+    key(&mut h, Modifiers::NONE, Key::F9);
+    assert_eq!(
+        h.state().simulation().unwrap().breakpoints(),
+        &[arbor::debug::Breakpoint {
+            node: "patrol/look_b".into(),
+            on: arbor::debug::BreakOn::Enter
+        }]
+    );
+    // The button in the panel goes back to the running tree, at the same step.
+    h.get_by_label_contains("Back to guard_patrol.json").click();
+    h.run_steps(3);
+    assert_eq!(
+        h.state().document().path().unwrap().file_name().unwrap(),
+        "guard_patrol.json"
+    );
+    h.get_by_label_contains("step 27,");
+    lights_match(&h, &core_at("guard_patrol", 27), "guard");
+    assert!(h.query_by_label_contains("inside the run").is_none());
+    // The breakpoint is on the running tree's list, and Run stops there.
+    key(&mut h, Modifiers::NONE, Key::Space);
+    let mut core = core_at("guard_patrol", 27);
+    core.set_breakpoints(vec![arbor::debug::Breakpoint {
+        node: "patrol/look_b".into(),
+        on: arbor::debug::BreakOn::Enter,
+    }]);
+    let hits = core.run(2000);
+    let stop = hits.first().expect("the core hits the breakpoint").step;
+    for _ in 0..400 {
+        if !h.state().simulation().unwrap().running {
+            break;
+        }
+        h.run_steps(4);
+    }
+    assert_eq!(h.state().simulation().unwrap().step_number(), stop);
+}
+
+#[test]
+fn editing_a_subtree_shown_inside_a_run_runs_it_on_its_own() {
+    let mut h = open_sample("guard_patrol");
+    key(&mut h, Modifiers::NONE, Key::N);
+    // Open SubTree from the node's right-click menu.
+    let at = on_node(&h, "patrol");
+    click_at(&mut h, at, PointerButton::Secondary, Modifiers::NONE);
+    h.get_by_label_contains("Open SubTree").click();
+    h.run_steps(3);
+    h.get_by_label_contains("SubTree patrol inside the run");
+    // An edit (delete a node) ends the view into the run.
+    let at = on_node(&h, "look_b");
+    click_at(&mut h, at, PointerButton::Primary, Modifiers::NONE);
+    key(&mut h, Modifiers::NONE, Key::Delete);
+    assert!(h.query_by_label_contains("inside the run").is_none());
+    h.get_by_label_contains("patrol.json alone in an empty world");
+    assert_eq!(h.state().simulation().unwrap().step_number(), 0);
 }

@@ -43,6 +43,8 @@ impl Enabled for EditorApp {
             Command::SimBack => self.sim.as_ref().is_some_and(|s| s.step_number() > 0),
             Command::ToggleBreakpoint => self.sim.is_some() && some,
             Command::SimReset => self.sim.is_some(),
+            Command::OpenSubTree => self.subtree_asset().is_some(),
+            Command::BackToRunTree => self.sim.as_ref().is_some_and(|s| s.inside().is_some()),
             _ => true,
         }
     }
@@ -78,6 +80,12 @@ impl EditorApp {
             Command::Save => self.save(),
             Command::SaveAs => self.choose(Purpose::SaveTree),
             Command::OpenScenario => self.choose(Purpose::OpenScenario),
+            Command::OpenSubTree => {
+                if let Some((node, path)) = self.subtree_asset() {
+                    self.request(Pending::OpenSubTree(path, node), ctx);
+                }
+            }
+            Command::BackToRunTree => self.back_to_run_tree(),
             Command::Undo => {
                 if self.doc.undo(&self.catalog) {
                     self.changed();
@@ -202,7 +210,7 @@ impl EditorApp {
                 if let Some(s) = &mut self.sim {
                     s.running = false;
                 }
-                self.reset_sim();
+                self.restart_sim();
             }
         }
     }
@@ -500,6 +508,9 @@ impl EditorApp {
             Pending::OpenFile(path) => {
                 self.open_path(&path);
             }
+            Pending::OpenSubTree(path, node) => {
+                self.open_subtree(&path, &node);
+            }
             Pending::Close => {
                 self.closing = true;
                 ctx.send_viewport_cmd(egui::ViewportCommand::Close);
@@ -567,6 +578,69 @@ impl EditorApp {
                 false
             }
         }
+    }
+
+    /// The selected SubTree node and its asset's file (relative to the tree's folder).
+    fn subtree_asset(&self) -> Option<(NodeId, PathBuf)> {
+        let [id] = self.selection.as_slice() else {
+            return None;
+        };
+        let node = self.doc.tree().node(id)?;
+        if self.catalog.category_of(&node.kind) != Some(crate::model::Category::SubTree) {
+            return None;
+        }
+        let Some(crate::model::Value::Text(asset)) = node.fields.get("asset") else {
+            return None;
+        };
+        if asset.trim().is_empty() {
+            return None;
+        }
+        let path = match self.doc.path().and_then(Path::parent) {
+            Some(dir) => dir.join(asset),
+            None => PathBuf::from(asset),
+        };
+        Some((id.clone(), path))
+    }
+
+    /// Opens the asset of the SubTree `node`. While the tree runs, the run goes on: the
+    /// asset's nodes are lit by the SubTree's inner nodes, until Back to the Running Tree.
+    pub fn open_subtree(&mut self, path: &Path, node: &NodeId) -> bool {
+        let mut panel = self.sim.take();
+        let running = panel.as_ref().is_some_and(|p| {
+            p.inside().is_some() || p.session().is_some_and(|s| s.step_number() > 0)
+        });
+        let shown = (self.doc.tree().clone(), self.doc.path().map(Path::to_owned));
+        if !self.open_path(path) {
+            self.sim = panel;
+            return false;
+        }
+        if running && let Some(mut panel) = panel.take() {
+            panel.enter(&shown.0, shown.1.as_deref(), node);
+            let step = panel.step_number();
+            self.sim = Some(panel);
+            self.say(format!(
+                "Opened {}: the run goes on (step {step}); Back to the Running Tree returns",
+                path.display()
+            ));
+        }
+        true
+    }
+
+    /// From a SubTree's asset back to the tree the run runs, the run going on.
+    fn back_to_run_tree(&mut self) {
+        let Some(mut panel) = self.sim.take() else {
+            return;
+        };
+        let Some(inside) = panel.leave() else {
+            self.sim = Some(panel);
+            return;
+        };
+        self.replace_with(Self::new(inside.tree, inside.file.clone()));
+        self.sim = Some(panel);
+        if let Some(file) = &inside.file {
+            self.remember(file);
+        }
+        self.say("Back to the running tree");
     }
 
     /// Opens a scenario to run the tree in.

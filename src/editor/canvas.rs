@@ -447,6 +447,8 @@ impl Canvas {
             body_sizes: &mut self.body_sizes,
             rects: Vec::new(),
             selected: look.selected.iter().collect(),
+            lit_wires: Default::default(),
+            underlay: None,
         };
         // The widget's own selection, box and shift/ctrl handling stay unused: it sees no
         // modifiers, and the camera is this canvas's.
@@ -457,6 +459,7 @@ impl Canvas {
             .id_salt("arbor-canvas")
             .style(snarl_style());
         let response = widget.show(&mut self.snarl, &mut viewer, ui);
+        viewer.draw_lit_wires();
         ctx.input_mut(|i| i.modifiers = modifiers);
         let Viewer { mut out, rects, .. } = viewer;
         self.drawn = rects
@@ -661,6 +664,10 @@ fn snarl_style() -> egui_snarl::ui::SnarlStyle {
     style.max_scale = Some(ZOOM_RANGE.1);
     style.header_drag_space = Some(egui::vec2(0.0, 0.0));
     style.wire_width = Some(2.5);
+    style.wire_style = Some(egui_snarl::ui::WireStyle::Bezier3);
+    style.wire_frame_size = Some(super::viewer::WIRE_FRAME);
+    style.upscale_wire_frame = Some(false);
+    style.downscale_wire_frame = Some(true);
     style
 }
 

@@ -18,6 +18,10 @@ pub enum Command {
     SaveAs,
     /// Open a scenario to run the tree in.
     OpenScenario,
+    /// Open the selected SubTree's asset (while the tree runs, the run goes on).
+    OpenSubTree,
+    /// Back from a SubTree's asset to the tree the run runs.
+    BackToRunTree,
     /// Undo the last edit.
     Undo,
     /// Redo the last undone edit.
@@ -111,12 +115,13 @@ const NONE: Modifiers = Modifiers::NONE;
 
 impl Command {
     /// Every command, in menu order.
-    pub const ALL: [Command; 32] = [
+    pub const ALL: [Command; 34] = [
         Command::New,
         Command::Open,
         Command::Save,
         Command::SaveAs,
         Command::OpenScenario,
+        Command::OpenSubTree,
         Command::Undo,
         Command::Redo,
         Command::Cut,
@@ -144,6 +149,7 @@ impl Command {
         Command::SimRunPause,
         Command::SimReset,
         Command::ToggleBreakpoint,
+        Command::BackToRunTree,
     ];
 
     /// The command's name, as in menus and the palette.
@@ -154,6 +160,8 @@ impl Command {
             Command::Save => "Save",
             Command::SaveAs => "Save As…",
             Command::OpenScenario => "Open Scenario…",
+            Command::OpenSubTree => "Open SubTree",
+            Command::BackToRunTree => "Back to the Running Tree",
             Command::Undo => "Undo",
             Command::Redo => "Redo",
             Command::Cut => "Cut",
@@ -192,6 +200,10 @@ impl Command {
             Command::Save => "Save the tree to its file",
             Command::SaveAs => "Save the tree under a new name",
             Command::OpenScenario => "Open a world (arbor.scenario) to run this tree in",
+            Command::OpenSubTree => {
+                "Open the selected SubTree's tree; a run goes on, lighting the tree's nodes"
+            }
+            Command::BackToRunTree => "Show the tree the run runs again, from a SubTree's tree",
             Command::Undo => "Undo the last edit",
             Command::Redo => "Redo the last undone edit",
             Command::Cut => "Copy the selected nodes to the clipboard and remove them",
@@ -239,6 +251,8 @@ impl Command {
             Command::Save => &const { one(key(CMD, Key::S)) },
             Command::SaveAs => &const { one(key(CMD_SHIFT, Key::S)) },
             Command::OpenScenario => &[],
+            Command::OpenSubTree => &const { one(key(CMD, Key::Enter)) },
+            Command::BackToRunTree => &const { one(key(CMD, Key::Backspace)) },
             Command::Undo => &const { one(key(CMD, Key::Z)) },
             Command::Redo => &const { [key(CMD_SHIFT, Key::Z), key(CMD, Key::Y)] },
             Command::Cut => &const { one(key(CMD, Key::X)) },
@@ -281,13 +295,13 @@ impl Command {
     pub fn menu(self) -> Menu {
         use Command::*;
         match self {
-            New | Open | Save | SaveAs | OpenScenario => Menu::File,
+            New | Open | Save | SaveAs | OpenScenario | OpenSubTree => Menu::File,
             Undo | Redo | Cut | Copy | Paste | Duplicate | Delete | SelectAll | SelectNone
             | SelectSubtree | Disconnect | ToggleCollapse => Menu::Edit,
             ZoomToFit | ZoomToSelection | ZoomIn | ZoomOut | ZoomReset | Arrange
             | CommandPalette | ShowMessages => Menu::View,
             SimStep | SimStep10 | SimUntilChange | SimBack | SimRunPause | SimReset
-            | ToggleBreakpoint => Menu::Simulation,
+            | ToggleBreakpoint | BackToRunTree => Menu::Simulation,
         }
     }
 
@@ -296,7 +310,14 @@ impl Command {
         use Command::*;
         matches!(
             self,
-            OpenScenario | Cut | SelectAll | ZoomIn | Arrange | SimReset | ToggleBreakpoint
+            OpenScenario
+                | Cut
+                | SelectAll
+                | ZoomIn
+                | Arrange
+                | SimReset
+                | ToggleBreakpoint
+                | BackToRunTree
         )
     }
 
@@ -313,6 +334,7 @@ impl Command {
                 | ToggleCollapse
                 | ZoomToSelection
                 | ToggleBreakpoint
+                | OpenSubTree
         )
     }
 

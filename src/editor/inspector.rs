@@ -14,8 +14,8 @@ pub enum Request {
     Remove,
     /// Pick a file for this asset field.
     BrowseAsset(String),
-    /// Open this asset (as written in the field, relative to the tree file).
-    OpenAsset(String),
+    /// Open the SubTree's asset.
+    OpenAsset,
 }
 
 /// The widget for one field's value (checkbox, number with its range, drop-down, text);
@@ -223,7 +223,7 @@ pub fn inspector_ui(
                                 .on_hover_text("Open this tree in the editor")
                                 .clicked()
                             {
-                                request = Some(Request::OpenAsset(asset.to_owned()));
+                                request = Some(Request::OpenAsset);
                             }
                         }
                     });

@@ -23,7 +23,7 @@ pub use canvas::{Attach, Canvas, READABLE_ZOOM, SMALL_TEXT, ViewRequest, kinds_f
 pub use commands::Command;
 pub use document::Document;
 pub use simulate::SimPanel;
-pub use viewer::{Viewer, category_colour};
+pub use viewer::{Viewer, category_colour, status_colour};
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -85,8 +85,10 @@ pub enum Pending {
     New,
     /// File > Open….
     Open,
-    /// Open this file (a recent file, a SubTree's asset).
+    /// Open this file (a recent file).
     OpenFile(PathBuf),
+    /// Open the asset of this SubTree node (the run goes on).
+    OpenSubTree(PathBuf, NodeId),
     /// Closing the window.
     Close,
 }
@@ -152,19 +154,24 @@ impl EditorApp {
             breakpoints: HashMap::new(),
         };
         app.validate();
-        // A tree without a scenario beside it runs alone, in an empty world.
-        // A scenario beside it that does not load shows why in the panel.
-        let mut panel = match app.doc.path().and_then(SimPanel::beside) {
+        app.sim = Some(app.own_panel());
+        app.reset_sim();
+        app
+    }
+
+    /// A panel that runs the tree being edited: in the scenario beside its file, or alone
+    /// in an empty world when there is none. A scenario beside it that does not load
+    /// shows why in the panel.
+    fn own_panel(&self) -> SimPanel {
+        let mut panel = match self.doc.path().and_then(SimPanel::beside) {
             Some(p) => SimPanel::open(&p).unwrap_or_else(|_| {
                 let text = std::fs::read_to_string(&p).unwrap_or_default();
                 SimPanel::from_text(p, text)
             }),
-            None => SimPanel::solo(app.doc.path()),
+            None => SimPanel::solo(self.doc.path()),
         };
-        panel.pair_with(app.doc.path());
-        app.sim = Some(panel);
-        app.reset_sim();
-        app
+        panel.pair_with(self.doc.path());
+        panel
     }
 
     /// An editor on the bundled sample tree.
@@ -223,8 +230,19 @@ impl EditorApp {
             .and_then(|s| s.live().get(id).map(|l| l.state.status))
     }
 
-    /// Starts the simulation over with the tree as it is now.
+    /// Starts the simulation over with the tree as it is now. A SubTree's asset that was
+    /// shown inside a run has changed: the run no longer matches it, so the asset runs
+    /// on its own from now on.
     fn reset_sim(&mut self) {
+        if self.sim.as_ref().is_some_and(|s| s.inside().is_some()) {
+            self.sim = Some(self.own_panel());
+            self.say("The SubTree's tree changed: it now runs on its own");
+        }
+        self.restart_sim();
+    }
+
+    /// Starts the simulation over (the run's own tree, while a SubTree's asset is shown).
+    fn restart_sim(&mut self) {
         let path = self
             .doc
             .path()
@@ -235,10 +253,12 @@ impl EditorApp {
         self.load_breakpoints();
     }
 
-    /// The settings' key for the breakpoints of the tree being edited.
+    /// The settings' key for the breakpoints of the tree the run runs (the tree being
+    /// edited, unless a SubTree's asset is shown inside a run).
     fn breakpoints_key(&self) -> String {
-        self.doc
-            .path()
+        let inside = self.sim.as_ref().and_then(SimPanel::inside);
+        inside
+            .map_or_else(|| self.doc.path(), |i| i.file.as_deref())
             .map(|p| p.canonicalize().unwrap_or_else(|_| p.to_owned()))
             .map_or_else(|| "untitled".to_owned(), |p| p.display().to_string())
     }

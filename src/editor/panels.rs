@@ -3,7 +3,7 @@
 //! unsaved-changes prompt. Each queues commands or edits; nothing here applies a command.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use eframe::egui::{self, RichText};
 
@@ -180,12 +180,9 @@ impl EditorApp {
             Some(inspector::Request::BrowseAsset(field)) => {
                 self.choose(Purpose::Asset(node.id.clone(), field));
             }
-            Some(inspector::Request::OpenAsset(asset)) => {
-                let path = match self.doc.path().and_then(Path::parent) {
-                    Some(dir) => dir.join(&asset),
-                    None => PathBuf::from(&asset),
-                };
-                self.request(Pending::OpenFile(path), &ui.ctx().clone());
+            Some(inspector::Request::OpenAsset) => {
+                self.select(Some(node.id.clone()));
+                self.ask(Command::OpenSubTree);
             }
             None => {}
         }
@@ -306,7 +303,7 @@ impl EditorApp {
             self.sim.as_ref().map_or_else(HashMap::new, |s| {
                 s.breakpoints()
                     .iter()
-                    .map(|b| (crate::model::NodeId::new(b.node.as_str()), b.on))
+                    .filter_map(|b| Some((s.shown(&b.node)?, b.on)))
                     .collect()
             });
         let look = Look {

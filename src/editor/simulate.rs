@@ -134,6 +134,20 @@ pub struct SimPanel {
     pub payload: String,
     /// The next click in the arena picks the payload's entity (instead of watching).
     pub picking: bool,
+    /// Set while the canvas shows one of the run's SubTree assets.
+    inside: Option<Inside>,
+}
+
+/// The run's own tree, kept while the canvas shows the asset of one of its SubTrees (the
+/// run goes on, and the asset's nodes are lit by the SubTree's inner nodes).
+#[derive(Clone, Debug)]
+pub struct Inside {
+    /// The tree the run runs.
+    pub tree: Tree,
+    /// Its file.
+    pub file: Option<PathBuf>,
+    /// The trace id of the SubTree whose asset is shown (`OUTER/INNER` when nested).
+    pub prefix: String,
 }
 
 impl SimPanel {
@@ -185,6 +199,55 @@ impl SimPanel {
             only_selected: false,
             payload: String::new(),
             picking: false,
+            inside: None,
+        }
+    }
+
+    /// Shows the asset of the SubTree `node` of the tree shown now (`tree`, from `file`)
+    /// while the run goes on: the asset's nodes take the lights of the SubTree's inner
+    /// nodes, and breakpoints set on them break inside this SubTree.
+    pub fn enter(&mut self, tree: &Tree, file: Option<&Path>, node: &NodeId) {
+        match &mut self.inside {
+            Some(inside) => inside.prefix = format!("{}/{node}", inside.prefix),
+            None => {
+                self.inside = Some(Inside {
+                    tree: tree.clone(),
+                    file: file.map(Path::to_owned),
+                    prefix: node.as_str().to_owned(),
+                });
+            }
+        }
+        self.refresh_live();
+    }
+
+    /// The run's own tree, while the canvas shows one of its SubTree assets.
+    pub fn inside(&self) -> Option<&Inside> {
+        self.inside.as_ref()
+    }
+
+    /// Shows the run's own tree again; returns it, with its file.
+    pub fn leave(&mut self) -> Option<Inside> {
+        let inside = self.inside.take();
+        self.refresh_live();
+        inside
+    }
+
+    /// The node of the shown tree that the run's node `id` (a trace id) is, if it is one.
+    pub fn shown(&self, id: &str) -> Option<NodeId> {
+        match &self.inside {
+            None => Some(NodeId::new(id)),
+            Some(inside) => id
+                .strip_prefix(inside.prefix.as_str())?
+                .strip_prefix('/')
+                .map(NodeId::new),
+        }
+    }
+
+    /// The run's id (trace id) of the shown tree's node `node`.
+    pub fn traced(&self, node: &NodeId) -> String {
+        match &self.inside {
+            None => node.as_str().to_owned(),
+            Some(inside) => format!("{}/{node}", inside.prefix),
         }
     }
 
@@ -205,7 +268,10 @@ impl SimPanel {
 
     /// Starts over from the first state with `tree` as edited, in place of the tree file
     /// it was paired with (else `tree_path`).
+    /// While a SubTree's asset is shown, the run's own tree is run instead.
     pub fn reset(&mut self, catalog: &Catalog, tree: &Tree, tree_path: &Path) {
+        let own = self.inside.as_ref().map(|i| i.tree.clone());
+        let tree = own.as_ref().unwrap_or(tree);
         let paired = self.paired.clone();
         let tree_path = paired.as_deref().unwrap_or(tree_path);
         self.session = None;
@@ -324,7 +390,7 @@ impl SimPanel {
                 hit.breakpoint.on.name(),
                 hit.step
             ));
-            self.select = Some(NodeId::new(hit.breakpoint.node.as_str()));
+            self.select = self.shown(&hit.breakpoint.node);
             self.news = self.stopped.clone();
         }
         self.refresh_live();
@@ -333,7 +399,7 @@ impl SimPanel {
     /// Sets or clears a breakpoint on entering `node`; returns whether it is now set.
     pub fn toggle_breakpoint(&mut self, node: &NodeId) -> bool {
         let b = Breakpoint {
-            node: node.as_str().to_owned(),
+            node: self.traced(node),
             on: crate::debug::BreakOn::Enter,
         };
         let now = match self.breakpoints.iter().position(|x| x.node == b.node) {
@@ -354,17 +420,15 @@ impl SimPanel {
 
     /// Sets the condition of the breakpoint on `node` (adding it if there is none).
     pub fn set_breakpoint(&mut self, node: &NodeId, on: crate::debug::BreakOn) {
-        self.breakpoints.retain(|b| b.node != node.as_str());
-        self.breakpoints.push(Breakpoint {
-            node: node.as_str().to_owned(),
-            on,
-        });
+        let node = self.traced(node);
+        self.breakpoints.retain(|b| b.node != node);
+        self.breakpoints.push(Breakpoint { node, on });
         if let Some(s) = &mut self.session {
             s.set_breakpoints(self.breakpoints.clone());
         }
     }
 
-    /// The breakpoints.
+    /// The breakpoints (on the run's nodes: trace ids).
     pub fn breakpoints(&self) -> &[Breakpoint] {
         &self.breakpoints
     }
@@ -405,7 +469,8 @@ impl SimPanel {
         &self.live
     }
 
-    /// The watched agent's running leaves (trace ids; `SUBTREE/INNER` inside subtrees).
+    /// The watched agent's running leaves, as ids in the shown tree (`SUBTREE/INNER`
+    /// inside its subtrees).
     pub fn running_leaves(&self) -> &[String] {
         &self.running_leaves
     }
@@ -425,12 +490,15 @@ impl SimPanel {
         self.running_leaves = instance
             .active_leaves()
             .iter()
-            .filter_map(|&l| ids.get(l as usize).cloned())
+            .filter_map(|&l| self.shown(ids.get(l as usize)?))
+            .map(|id| id.as_str().to_owned())
             .collect();
         for (id, state) in ids.iter().zip(instance.node_states()) {
-            if state.status != Status::Idle || state.entries > 0 {
+            if (state.status != Status::Idle || state.entries > 0)
+                && let Some(id) = self.shown(id)
+            {
                 self.live.insert(
-                    NodeId::new(id.as_str()),
+                    id,
                     Light {
                         state: *state,
                         age: step.saturating_sub(state.step),
@@ -529,7 +597,8 @@ impl SimPanel {
                             .iter()
                             .filter_map(|&l| ids.get(l as usize))
                             .map(|id| {
-                                tree.node(&NodeId::new(id.as_str()))
+                                self.shown(id)
+                                    .and_then(|shown| tree.node(&shown))
                                     .map_or_else(|| id.clone(), |n| n.label().to_owned())
                             })
                             .collect()
@@ -543,6 +612,30 @@ impl SimPanel {
                 }
             }
         });
+        // A SubTree's tree shown while the run goes on: which SubTree, and the way back.
+        if let Some(inside) = &self.inside {
+            ui.horizontal(|ui| {
+                let file = inside
+                    .file
+                    .as_deref()
+                    .and_then(Path::file_name)
+                    .map_or_else(
+                        || "the running tree".to_owned(),
+                        |f| f.to_string_lossy().into_owned(),
+                    );
+                let back = format!("◀ Back to {file}");
+                if command_button_ui(ui, Command::BackToRunTree, &back, true) {
+                    asked.push(Command::BackToRunTree);
+                }
+                ui.label(
+                    RichText::new(format!(
+                        "showing the tree of SubTree {} inside the run",
+                        inside.prefix
+                    ))
+                    .color(Color32::from_rgb(150, 160, 240)),
+                );
+            });
+        }
         if let Some(e) = &self.error {
             ui.horizontal(|ui| {
                 ui.label(
@@ -806,9 +899,11 @@ impl SimPanel {
         let ids: Vec<&str> = events.iter().map(|e| e.node.map_or("", id_of)).collect();
         let title = |n: u32| {
             let id = id_of(n);
-            tree.node(&NodeId::new(id))
+            self.shown(id)
+                .and_then(|shown| tree.node(&shown))
                 .map_or_else(|| id.to_owned(), |n| n.label().to_owned())
         };
+        let selected = selected.map(|s| self.traced(s));
         let mut clicked = None;
         egui::ScrollArea::vertical()
             .id_salt("event-log")
@@ -819,7 +914,7 @@ impl SimPanel {
                 let mut last_step = None;
                 for (i, e) in events.iter().enumerate() {
                     if !self.filter.keeps(&e.kind)
-                        || (self.only_selected && selected.is_none_or(|s| s.as_str() != ids[i]))
+                        || (self.only_selected && selected.as_deref().is_none_or(|s| s != ids[i]))
                     {
                         continue;
                     }
@@ -849,7 +944,7 @@ impl SimPanel {
                 }
             });
         if let Some(id) = clicked {
-            self.select = Some(NodeId::new(id.as_str()));
+            self.select = self.shown(&id);
         }
     }
 

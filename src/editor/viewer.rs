@@ -2,7 +2,9 @@
 //! [`SnarlViewer`] of the editor. Below the readable zoom a node is drawn as its header and
 //! title only.
 
+use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
 
 use eframe::egui::{self, Color32, RichText, Ui, emath::TSTransform};
 use egui_snarl::ui::{AnyPins, PinInfo, SnarlPin, SnarlViewer};
@@ -31,6 +33,75 @@ pub struct Viewer<'a> {
     pub rects: Vec<(NodeId, egui::Rect)>,
     /// The selected nodes, for a look-up per node drawn.
     pub selected: HashSet<&'a NodeId>,
+    /// The wires of the active path: the ends of each, as their pins were drawn.
+    pub lit_wires: LitWires,
+    /// Where the active path's broad wires go: a place kept in the canvas layer behind
+    /// the widget's own wires, filled once the pins have been drawn.
+    pub underlay: Option<(egui::Painter, egui::layers::ShapeIdx)>,
+}
+
+/// The two ends of each wire on the active path, keyed by its child: the child's
+/// `parent` pin and the parent's pin for that child (graph coordinates), and its colour.
+pub type LitWires = Rc<RefCell<HashMap<NodeId, LitWire>>>;
+
+/// One wire on the active path.
+#[derive(Clone, Debug, Default)]
+pub struct LitWire {
+    /// The child's `parent` pin.
+    pub from: Option<egui::Pos2>,
+    /// The parent's pin for this child.
+    pub to: Option<egui::Pos2>,
+    /// Its colour.
+    pub colour: Color32,
+}
+
+/// How far a wire leaves its pin straight before it bends (graph units); the widget's
+/// wires and the active path's broad ones are both drawn with it.
+pub const WIRE_FRAME: f32 = 32.0;
+
+/// The width of a wire on the active path (the widget's own wires are 2.5).
+pub const LIT_WIRE_WIDTH: f32 = 6.0;
+
+/// The widget's cubic wire from `from` to `to`, as its control points: straight out of
+/// each pin by the frame, the frame never more than a sixth of the wire's length.
+pub fn wire_curve(from: egui::Pos2, to: egui::Pos2) -> [egui::Pos2; 4] {
+    let frame = WIRE_FRAME.min((to - from).length() / 6.0);
+    [
+        from,
+        from + egui::vec2(frame, 0.0),
+        to - egui::vec2(frame, 0.0),
+        to,
+    ]
+}
+
+/// A pin that notes where it was drawn when its wire is on the active path.
+pub struct Pin {
+    info: PinInfo,
+    /// The wire's child, the table, and whether this is the wire's `to` end.
+    lit: Option<(NodeId, LitWires, bool)>,
+}
+
+impl SnarlPin for Pin {
+    fn draw(
+        self,
+        snarl_style: &egui_snarl::ui::SnarlStyle,
+        style: &egui::Style,
+        rect: egui::Rect,
+        painter: &egui::Painter,
+    ) -> egui_snarl::ui::PinWireInfo {
+        let wire = self.info.draw(snarl_style, style, rect, painter);
+        if let Some((child, table, to)) = self.lit {
+            let mut table = table.borrow_mut();
+            let end = table.entry(child).or_default();
+            end.colour = wire.color;
+            if to {
+                end.to = Some(rect.center());
+            } else {
+                end.from = Some(rect.center());
+            }
+        }
+        wire
+    }
 }
 
 /// The header colour of a category, as in the XNode original: branches grey, leaves dark
@@ -200,6 +271,42 @@ impl Viewer<'_> {
     fn wire_light(&self, child: &NodeId) -> Option<Color32> {
         let light = self.look.live.get(child)?;
         (light.state.status == Status::Running).then(|| status_colour(Status::Running))
+    }
+
+    /// A pin of the wire from `child` up to its parent (`to`: the parent's end): on the
+    /// active path it takes the path's colour and notes where it is drawn, so the canvas
+    /// can broaden the wire.
+    fn lit_pin(&self, info: PinInfo, child: Option<NodeId>, to: bool) -> Pin {
+        match child.and_then(|c| Some((self.wire_light(&c)?, c))) {
+            Some((colour, child)) => Pin {
+                info: info.with_wire_color(colour),
+                lit: Some((child, self.lit_wires.clone(), to)),
+            },
+            None => Pin { info, lit: None },
+        }
+    }
+
+    /// Draws the active path's wires broad, in the place kept behind the widget's own
+    /// wires (which are drawn over them, thin and of the same colour).
+    pub fn draw_lit_wires(&mut self) {
+        let Some((painter, idx)) = self.underlay.take() else {
+            return;
+        };
+        let shapes = self
+            .lit_wires
+            .borrow()
+            .values()
+            .filter_map(|w| Some((w.from?, w.to?, w.colour)))
+            .map(|(from, to, colour)| {
+                egui::Shape::CubicBezier(egui::epaint::CubicBezierShape::from_points_stroke(
+                    wire_curve(from, to),
+                    false,
+                    Color32::TRANSPARENT,
+                    egui::Stroke::new(LIT_WIRE_WIDTH, colour),
+                ))
+            })
+            .collect();
+        painter.set(idx, egui::Shape::Vec(shapes));
     }
 
     /// A node's status light: its colour (faded by how many steps ago it finished) and the
@@ -441,10 +548,7 @@ impl SnarlViewer<NodeId> for Viewer<'_> {
             .tree
             .node(id)
             .and_then(|n| n.linked(port).get(slot).cloned());
-        match child.and_then(|c| self.wire_light(&c)) {
-            Some(c) => info.with_wire_color(c),
-            None => info,
-        }
+        self.lit_pin(info, child, true)
     }
 
     fn show_output(
@@ -458,10 +562,22 @@ impl SnarlViewer<NodeId> for Viewer<'_> {
             ui.label(RichText::new("parent").size(SMALL_TEXT));
         }
         let info = PinInfo::circle().with_fill(Color32::from_gray(200));
-        match self.wire_light(&snarl[pin.id.node]) {
-            Some(c) => info.with_wire_color(c),
-            None => info,
+        self.lit_pin(info, Some(snarl[pin.id.node].clone()), false)
+    }
+
+    fn draw_background(
+        &mut self,
+        background: Option<&egui_snarl::ui::BackgroundPattern>,
+        viewport: &egui::Rect,
+        snarl_style: &egui_snarl::ui::SnarlStyle,
+        style: &egui::Style,
+        painter: &egui::Painter,
+        _snarl: &Snarl<NodeId>,
+    ) {
+        if let Some(background) = background {
+            background.draw(viewport, snarl_style, style, painter);
         }
+        self.underlay = Some((painter.clone(), painter.add(egui::Shape::Noop)));
     }
 
     fn connect(&mut self, from: &OutPin, to: &InPin, snarl: &mut Snarl<NodeId>) {
