@@ -1039,6 +1039,17 @@ fn a_trigger_button_fires_the_interrupt_and_the_log_shows_it() {
         .click();
     h.run_steps(2);
     assert_eq!(h.state().selection(), &[NodeId::new("receive")]);
+    // Filtered to one kind of event: the checks only.
+    h.get_by_role_and_label(Role::ComboBox, "Show").click();
+    h.run_steps(2);
+    h.get_by_label("check").click();
+    h.run_steps(2);
+    assert!(
+        h.query_by_label_contains("started by the trigger")
+            .is_none()
+    );
+    assert!(h.query_all_by_label_contains("checked:").count() > 0);
+    assert!(h.query_by_label_contains(" executed").is_none());
 }
 
 #[test]

@@ -49,35 +49,46 @@ pub enum LogFilter {
     /// Everything.
     #[default]
     All,
-    /// Entries and exits.
-    EnterExit,
     /// Failures, aborts, missing keys, stalls and interrupts.
     Trouble,
-    /// Guard and condition checks.
-    Checks,
+    /// One kind of event, by its name in traces (SPEC §5).
+    Kind(&'static str),
 }
 
 impl LogFilter {
-    const ALL: [LogFilter; 4] = [
-        LogFilter::All,
-        LogFilter::EnterExit,
-        LogFilter::Trouble,
-        LogFilter::Checks,
-    ];
+    /// The filters offered: everything, trouble, then each kind of event.
+    fn offered() -> Vec<LogFilter> {
+        use crate::runtime::{EventKindOf as K, Reason, Status::Success};
+        let kinds: [K<()>; 11] = [
+            K::Enter,
+            K::Execute,
+            K::Exit(Success),
+            K::Abort,
+            K::Check(true),
+            K::Complete(Success),
+            K::Restart(Reason::Complete),
+            K::Interrupt(()),
+            K::ContextMissing(()),
+            K::Stall,
+            K::Warning(()),
+        ];
+        [LogFilter::All, LogFilter::Trouble]
+            .into_iter()
+            .chain(kinds.iter().map(|k| LogFilter::Kind(k.name())))
+            .collect()
+    }
 
     fn label(self) -> &'static str {
         match self {
             LogFilter::All => "all events",
-            LogFilter::EnterExit => "enter / exit",
             LogFilter::Trouble => "failures and interrupts",
-            LogFilter::Checks => "checks",
+            LogFilter::Kind(name) => name,
         }
     }
 
     fn keeps(self, kind: &LoggedKind) -> bool {
         match self {
             LogFilter::All => true,
-            LogFilter::EnterExit => matches!(kind, LoggedKind::Enter | LoggedKind::Exit(_)),
             LogFilter::Trouble => matches!(
                 kind,
                 LoggedKind::Exit(Status::Failure)
@@ -87,7 +98,7 @@ impl LogFilter {
                     | LoggedKind::Interrupt(_)
                     | LoggedKind::Complete(Status::Failure)
             ),
-            LogFilter::Checks => matches!(kind, LoggedKind::Check(_)),
+            LogFilter::Kind(name) => kind.name() == name,
         }
     }
 }
@@ -877,7 +888,7 @@ impl SimPanel {
             egui::ComboBox::from_id_salt("log-filter")
                 .selected_text(self.filter.label())
                 .show_ui(ui, |ui| {
-                    for f in LogFilter::ALL {
+                    for f in LogFilter::offered() {
                         ui.selectable_value(&mut self.filter, f, f.label());
                     }
                 })
