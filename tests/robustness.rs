@@ -7,7 +7,7 @@ mod common;
 
 use std::path::Path;
 
-use arbor::io::{TreeFiles, parse_tree, tree_to_string};
+use arbor::io::{parse_tree, tree_to_string};
 use arbor::model::{Catalog, NoAssets, validate};
 use arbor::runtime::{Behaviours, Instance, Program};
 use proptest::prelude::*;
@@ -242,7 +242,7 @@ proptest! {
 }
 
 #[test]
-fn a_deep_chain_is_validated_and_refused_by_compile_without_overflow() {
+fn a_deep_chain_is_refused_by_validate_and_compile_alike_without_overflow() {
     let mut nodes =
         vec![r#"{"id": "root", "kind": "Root", "inputs": {"child": ["d0"]}}"#.to_string()];
     let depth = 5_000;
@@ -259,11 +259,20 @@ fn a_deep_chain_is_validated_and_refused_by_compile_without_overflow() {
     );
     let tree = parse_tree(&text, Path::new("deep.json")).unwrap();
     let catalog = Catalog::builtin();
+    // validate names the first node past the limit (d0 is at depth 1).
+    let errors: Vec<_> = validate(&tree, &catalog, &NoAssets)
+        .into_iter()
+        .filter(|d| d.is_error())
+        .collect();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert_eq!(errors[0].rule, arbor::model::Rule::TooLarge);
+    assert_eq!(errors[0].nodes, vec![arbor::model::NodeId::new("d256")]);
     assert!(
-        validate(&tree, &catalog, &NoAssets)
-            .iter()
-            .all(|d| !d.is_error())
+        errors[0].message.contains("at most 256 levels"),
+        "{}",
+        errors[0]
     );
+    // compile refuses it for the same reason.
     let err = Program::compile(
         &tree,
         &catalog,
@@ -272,21 +281,19 @@ fn a_deep_chain_is_validated_and_refused_by_compile_without_overflow() {
     )
     .err()
     .unwrap();
-    assert!(
-        err.to_string().contains("nested more than 256 levels"),
-        "{err}"
+    assert!(err.to_string().contains("at most 256 levels"), "{err}");
+    // A tree at the limit is valid, and compiles.
+    let at_limit = text.replace(
+        r#""d255", "kind": "Inverter", "inputs": {"child": ["d256"]}"#,
+        r#""d255", "kind": "MockAction""#,
     );
-    let files = TreeFiles::new(&catalog);
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("deep.json");
-    std::fs::write(&path, text).unwrap();
-    assert!(
-        files
-            .validate_file(&path)
-            .unwrap()
-            .iter()
-            .all(|d| !d.is_error())
-    );
+    let tree = parse_tree(&at_limit, Path::new("deep.json")).unwrap();
+    let catalog = Catalog::builtin();
+    let errors: Vec<_> = validate(&tree, &catalog, &NoAssets)
+        .into_iter()
+        .filter(|d| d.is_error() && d.rule == arbor::model::Rule::TooLarge)
+        .collect();
+    assert!(errors.is_empty(), "{errors:?}");
 }
 
 /// A folder holding copies of the sample trees, where mutated scenarios are written.
@@ -365,4 +372,47 @@ proptest! {
         }
         exercise_scenario(&doc.to_string(), &format!("odd-{which}.scenario.json"));
     }
+}
+
+#[test]
+fn more_context_keys_than_a_program_holds_are_refused_naming_the_node() {
+    let n = arbor::model::MAX_CONTEXT_KEYS + 1;
+    let mut nodes = vec![
+        r#"{"id": "root", "kind": "Root", "inputs": {"child": ["s"]}}"#.to_string(),
+        format!(
+            r#"{{"id": "s", "kind": "Sequence", "inputs": {{"children": [{}]}}}}"#,
+            (0..n)
+                .map(|i| format!(r#""m{i}""#))
+                .collect::<Vec<_>>()
+                .join(",")
+        ),
+    ];
+    for i in 0..n {
+        nodes.push(format!(
+            r#"{{"id": "m{i}", "kind": "MockAction", "fields": {{"out_context": "k{i}"}}}}"#
+        ));
+    }
+    let text = format!(
+        r#"{{"format": "arbor.tree", "version": 1, "nodes": [{}]}}"#,
+        nodes.join(",")
+    );
+    let tree = parse_tree(&text, Path::new("keys.json")).unwrap();
+    let catalog = Catalog::builtin();
+    let errors: Vec<_> = validate(&tree, &catalog, &NoAssets)
+        .into_iter()
+        .filter(|d| d.is_error())
+        .collect();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert_eq!(errors[0].rule, arbor::model::Rule::TooLarge);
+    let last = format!("m{}", n - 1);
+    assert_eq!(errors[0].nodes, vec![arbor::model::NodeId::new(last)]);
+    let err = Program::compile(
+        &tree,
+        &catalog,
+        &NoAssets,
+        &Behaviours::<()>::with_builtins(),
+    )
+    .err()
+    .unwrap();
+    assert!(err.to_string().contains("distinct context keys"), "{err}");
 }

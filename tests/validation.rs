@@ -94,6 +94,7 @@ rule_tests! {
     field_range: "invalid" / "field-range";
     field_unknown: "invalid" / "field-unknown";
     unknown_kind: "invalid" / "unknown-kind";
+    too_large: "invalid" / "too-large";
     unreachable: "warnings" / "unreachable";
     context_unwritten: "warnings" / "context-unwritten";
     context_unread: "warnings" / "context-unread";

@@ -18,6 +18,9 @@ pub struct TreeFiles<'c> {
     catalog: &'c Catalog,
     loaded: RefCell<HashMap<PathBuf, Loaded>>,
     validated: RefCell<HashMap<PathBuf, Rc<Vec<Diagnostic>>>>,
+    /// What each asset is to the trees that include it: found once per file, however
+    /// many SubTrees name it.
+    resolved: RefCell<HashMap<PathBuf, AssetStatus>>,
 }
 
 /// The file a path names, made absolute where possible so that two spellings of one file agree.
@@ -39,6 +42,7 @@ impl<'c> TreeFiles<'c> {
             catalog,
             loaded: RefCell::default(),
             validated: RefCell::default(),
+            resolved: RefCell::default(),
         }
     }
 
@@ -154,6 +158,32 @@ impl Assets for FileAssets<'_, '_> {
                 .collect();
             return AssetStatus::Cycle(names.join(" → "));
         }
+        let key = identity(&target);
+        if let Some(status) = self.files.resolved.borrow().get(&key) {
+            return status.clone();
+        }
+        let status = self.status_of(target);
+        self.files.resolved.borrow_mut().insert(key, status.clone());
+        status
+    }
+
+    fn open(&self, asset: &str) -> Option<(Tree, Box<dyn Assets + '_>)> {
+        let dir = self.including.parent().unwrap_or(Path::new(""));
+        let target = dir.join(asset);
+        let tree = self.files.load(&target).as_ref().as_ref().ok()?.clone();
+        Some((
+            tree,
+            Box::new(FileAssets {
+                files: self.files,
+                including: target,
+            }),
+        ))
+    }
+}
+
+impl FileAssets<'_, '_> {
+    /// What the asset file `target` is: unreadable, broken, or valid and summarised.
+    fn status_of(&self, target: PathBuf) -> AssetStatus {
         let loaded = self.files.load(&target);
         let tree = match &*loaded {
             Ok(tree) => tree,
@@ -179,19 +209,6 @@ impl Assets for FileAssets<'_, '_> {
                 files: self.files,
                 including: target,
             },
-        ))
-    }
-
-    fn open(&self, asset: &str) -> Option<(Tree, Box<dyn Assets + '_>)> {
-        let dir = self.including.parent().unwrap_or(Path::new(""));
-        let target = dir.join(asset);
-        let tree = self.files.load(&target).as_ref().as_ref().ok()?.clone();
-        Some((
-            tree,
-            Box::new(FileAssets {
-                files: self.files,
-                including: target,
-            }),
         ))
     }
 }

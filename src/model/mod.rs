@@ -11,8 +11,8 @@ mod validate;
 pub use catalog::{Catalog, CatalogError, FieldSpec, FieldType, KindSpec};
 pub use edit::{Edit, EditError, ParentSlot};
 pub use validate::{
-    AssetStatus, AssetSummary, Assets, Diagnostic, NoAssets, Rule, Severity, link_rule, summarize,
-    validate,
+    AssetStatus, AssetSummary, Assets, Diagnostic, MAX_CONTEXT_KEYS, MAX_DEPTH, MAX_NODES,
+    NoAssets, Rule, Severity, link_rule, summarize, validate,
 };
 
 use std::collections::{BTreeMap, HashMap};
@@ -547,7 +547,7 @@ impl Tree {
                 }
             }
         }
-        if let Some(cycle) = validate::find_cycles(self).into_iter().next() {
+        if let Some(cycle) = validate::find_cycles(self).0.into_iter().next() {
             return Err(format!("cycle through {cycle:?}"));
         }
         Ok(())

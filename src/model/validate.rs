@@ -82,7 +82,19 @@ rules! {
     ContextUnread = "context-unread", Warning;
     /// A tree or forever loop with no action leaf.
     NoAction = "no-action", Warning;
+    /// Past a limit of what a program holds: nesting depth, nodes with SubTrees
+    /// included, distinct context keys.
+    TooLarge = "too-large", Error;
 }
+
+/// The deepest a node may sit below Root, SubTrees included (Root is at depth 0).
+pub const MAX_DEPTH: usize = 256;
+
+/// The most nodes a tree may run, each SubTree counted with the nodes of its asset.
+pub const MAX_NODES: u64 = 2_000_000;
+
+/// The most distinct context keys a tree may use, SubTrees included.
+pub const MAX_CONTEXT_KEYS: usize = 65_535;
 
 impl fmt::Display for Rule {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -154,6 +166,11 @@ pub struct AssetSummary {
     pub reads: BTreeSet<String>,
     /// Whether it contains an action leaf that runs.
     pub has_action: bool,
+    /// The nodes it adds where it is included (its Root's child and all below, its own
+    /// SubTrees counted with their assets' nodes).
+    pub nodes: u64,
+    /// How deep it reaches below its Root's child (0: that node alone).
+    pub depth: usize,
 }
 
 /// Resolves the `asset` of SubTree nodes. The io module resolves files; tests can fake it.
@@ -220,12 +237,22 @@ pub fn link_rule(parent: Category, port: Port, child: Category) -> Result<(), (R
     }
 }
 
-/// Every cycle of links, each as the list of nodes on it (reported once per cycle).
-pub(crate) fn find_cycles(tree: &Tree) -> Vec<Vec<NodeId>> {
+/// How many cycles are reported one by one; past that, one more finding counts the rest.
+pub const CYCLES_LISTED: usize = 20;
+
+/// How many nodes a cycle's message names before it cuts the list short.
+const CYCLE_NODES_NAMED: usize = 12;
+
+/// The cycles of links, each as the list of nodes on it (reported once per cycle): at
+/// most [`CYCLES_LISTED`], and how many there are in all.
+pub(crate) fn find_cycles(tree: &Tree) -> (Vec<Vec<NodeId>>, usize) {
     // Iterative three-colour DFS over child edges, so deep trees cannot overflow the stack.
     let n = tree.len();
     let mut colour = vec![0u8; n];
+    // Where each node on the stack sits in it, so a cycle's start is found at once.
+    let mut depth = vec![0usize; n];
     let mut cycles = Vec::new();
+    let mut total = 0;
     let idx = |id: &NodeId| tree.position_of(id).unwrap_or(usize::MAX);
     let children: Vec<Vec<usize>> = tree
         .nodes()
@@ -249,16 +276,19 @@ pub(crate) fn find_cycles(tree: &Tree) -> Vec<Vec<NodeId>> {
                 match colour[w] {
                     0 => {
                         colour[w] = 1;
+                        depth[w] = stack.len();
                         stack.push((w, 0));
                     }
                     1 => {
-                        let from = stack.iter().position(|&(u, _)| u == w).unwrap_or(0);
-                        cycles.push(
-                            stack[from..]
-                                .iter()
-                                .map(|&(u, _)| tree.nodes()[u].id.clone())
-                                .collect(),
-                        );
+                        total += 1;
+                        if cycles.len() < CYCLES_LISTED {
+                            cycles.push(
+                                stack[depth[w]..]
+                                    .iter()
+                                    .map(|&(u, _)| tree.nodes()[u].id.clone())
+                                    .collect(),
+                            );
+                        }
                     }
                     _ => {}
                 }
@@ -268,7 +298,7 @@ pub(crate) fn find_cycles(tree: &Tree) -> Vec<Vec<NodeId>> {
             }
         }
     }
-    cycles
+    (cycles, total)
 }
 
 struct Ctx<'a> {
@@ -297,11 +327,12 @@ pub fn validate(tree: &Tree, catalog: &Catalog, assets: &dyn Assets) -> Vec<Diag
     cx.counts();
     cx.interrupt_ids();
     cx.subtree_assets();
-    let cyclic = !find_cycles(tree).is_empty();
+    let cyclic = find_cycles(tree).1 > 0;
     if !cyclic {
         cx.reachability();
         cx.context();
         cx.actions();
+        cx.size();
     }
     cx.out
 }
@@ -467,17 +498,31 @@ impl<'a> Ctx<'a> {
     }
 
     fn cycles(&mut self) {
-        for cycle in find_cycles(self.tree) {
-            let path = cycle
-                .iter()
-                .map(|n| n.as_str())
-                .collect::<Vec<_>>()
-                .join(" → ");
-            let first = cycle.first().map(|n| n.as_str()).unwrap_or("");
+        let (cycles, total) = find_cycles(self.tree);
+        for cycle in &cycles {
+            let named = cycle.len().min(CYCLE_NODES_NAMED);
+            let mut path: Vec<&str> = cycle[..named].iter().map(NodeId::as_str).collect();
+            if named < cycle.len() {
+                path.push("…");
+            }
+            let first = cycle.first().map_or("", NodeId::as_str);
+            let size = if named < cycle.len() {
+                format!(" ({} nodes)", cycle.len())
+            } else {
+                String::new()
+            };
             self.out.push(Diagnostic::new(
                 Rule::Cycle,
                 cycle.clone(),
-                format!("links form a cycle: {path} → {first}"),
+                format!("links form a cycle: {} → {first}{size}", path.join(" → ")),
+            ));
+        }
+        if total > cycles.len() {
+            let first = cycles.first().and_then(|c| c.first()).cloned();
+            self.out.push(Diagnostic::new(
+                Rule::Cycle,
+                first.into_iter().collect(),
+                format!("and {} more cycles of links", total - cycles.len()),
             ));
         }
     }
@@ -574,9 +619,15 @@ impl<'a> Ctx<'a> {
     }
 
     /// Nodes in tree order from `start`: pre-order, ports in display order, slot order.
+    /// Each node comes once, however many parents link it (an error reported apart), so
+    /// the walk is linear in the links.
     fn preorder(&self, start: &'a Node, out: &mut Vec<&'a Node>, ports: &[Port]) {
+        let mut seen: HashSet<&NodeId> = HashSet::new();
         let mut stack = vec![start];
         while let Some(node) = stack.pop() {
+            if !seen.insert(&node.id) {
+                continue;
+            }
             out.push(node);
             let cat = self.category(node);
             let mut kids = Vec::new();
@@ -710,6 +761,9 @@ impl<'a> Ctx<'a> {
             .flat_map(|n| self.writes_of(n))
             .collect();
         let mut read_anywhere: HashSet<String> = HashSet::new();
+        // Every key read or written, for the limit of keys a program holds.
+        let mut used: HashSet<String> = HashSet::new();
+        let mut too_many = false;
         let mut found = Vec::new();
         for node in main.iter().chain(interrupts.iter()) {
             for key in self.reads_of(node) {
@@ -723,9 +777,22 @@ impl<'a> Ctx<'a> {
                         format!("it reads context key '{key}', but no earlier action, Interrupt or trigger writes it; the tree will reset here"),
                     ));
                 }
-                read_anywhere.insert(key);
+                read_anywhere.insert(key.clone());
+                used.insert(key);
             }
-            written.extend(self.writes_of(node));
+            let writes = self.writes_of(node);
+            used.extend(writes.iter().cloned());
+            written.extend(writes);
+            if used.len() > MAX_CONTEXT_KEYS && !too_many {
+                too_many = true;
+                found.push(Diagnostic::new(
+                    Rule::TooLarge,
+                    vec![node.id.clone()],
+                    format!(
+                        "with this node the tree uses more than {MAX_CONTEXT_KEYS} distinct context keys (SubTrees included); a tree uses at most {MAX_CONTEXT_KEYS}"
+                    ),
+                ));
+            }
         }
         for node in main.iter().chain(interrupts.iter()) {
             if self.category(node) == Some(Category::SubTree) {
@@ -744,16 +811,97 @@ impl<'a> Ctx<'a> {
         self.out.extend(found);
     }
 
-    fn has_action(&self, top: &'a Node) -> bool {
-        let mut below = Vec::new();
-        self.preorder(top, &mut below, &[Port::Child, Port::Children]);
-        below.iter().any(|n| match self.category(n) {
-            Some(Category::Leaf) => true,
-            Some(Category::SubTree) => {
-                matches!(self.subtrees.get(&n.id), Some(AssetStatus::Ok(s)) if s.has_action)
+    /// How much a program of the tree from `top` holds: its nodes (each SubTree with its
+    /// asset's), and its depth below `top` (a SubTree's asset starts one level below
+    /// it), with the first node found past [`MAX_DEPTH`] levels below `top`. One walk;
+    /// each node counted once.
+    fn extent(&self, top: &'a Node) -> (u64, usize, Option<&'a Node>) {
+        let mut seen: HashSet<&NodeId> = HashSet::new();
+        let (mut nodes, mut deepest, mut too_deep) = (0u64, 0usize, None);
+        let mut stack = vec![(top, 0usize)];
+        while let Some((node, depth)) = stack.pop() {
+            if !seen.insert(&node.id) {
+                continue;
             }
-            _ => false,
-        })
+            nodes = nodes.saturating_add(1);
+            let mut reach = depth;
+            if let Some(AssetStatus::Ok(sub)) = self.subtrees.get(&node.id) {
+                nodes = nodes.saturating_add(sub.nodes);
+                reach = depth.saturating_add(1).saturating_add(sub.depth);
+            }
+            deepest = deepest.max(reach);
+            if reach > MAX_DEPTH && too_deep.is_none() {
+                too_deep = Some(node);
+            }
+            for (_, _, child) in node.links() {
+                if let Some(c) = self.tree.node(child) {
+                    stack.push((c, depth + 1));
+                }
+            }
+        }
+        (nodes, deepest, too_deep)
+    }
+
+    /// Limits of what a program holds, refused here so that validate reports all that
+    /// compiling would refuse.
+    fn size(&mut self) {
+        let Some(root) = self.the_root() else { return };
+        let (nodes, depth, too_deep) = self.extent(root);
+        if let Some(node) = too_deep {
+            self.push(
+                Rule::TooLarge,
+                &node.id,
+                format!(
+                    "it is nested {depth} levels below Root (SubTrees included); a tree runs at most {MAX_DEPTH} levels deep"
+                ),
+            );
+        }
+        if nodes > MAX_NODES {
+            self.push(
+                Rule::TooLarge,
+                &root.id,
+                format!(
+                    "the tree runs {nodes} nodes with its SubTrees included; a tree runs at most {MAX_NODES}"
+                ),
+            );
+        }
+    }
+
+    /// Whether an action (a leaf, or a SubTree with one) runs below `top`, through
+    /// child and children links.
+    fn has_action(&self, top: &'a Node) -> bool {
+        self.with_action(top).contains(&top.id)
+    }
+
+    /// The nodes from `top` down (Interrupts too) with an action at or below them
+    /// through child and children links, found in one walk: each node's answer from its
+    /// children's.
+    fn with_action(&self, top: &'a Node) -> HashSet<&'a NodeId> {
+        let ports = [Port::Child, Port::Children];
+        let mut order = Vec::new();
+        self.preorder(
+            top,
+            &mut order,
+            &[Port::Child, Port::Children, Port::Interrupts],
+        );
+        let mut found: HashSet<&'a NodeId> = HashSet::new();
+        for n in order.iter().rev() {
+            let own = match self.category(n) {
+                Some(Category::Leaf) => true,
+                Some(Category::SubTree) => {
+                    matches!(self.subtrees.get(&n.id), Some(AssetStatus::Ok(s)) if s.has_action)
+                }
+                _ => false,
+            };
+            let below = ports
+                .iter()
+                .flat_map(|p| n.linked(*p))
+                .any(|c| found.contains(c));
+            if own || below {
+                found.insert(&n.id);
+            }
+        }
+        found
     }
 
     fn actions(&mut self) {
@@ -762,7 +910,8 @@ impl<'a> Ctx<'a> {
             return;
         }
         let mut found = Vec::new();
-        if !self.has_action(root) {
+        let with_action = self.with_action(root);
+        if !with_action.contains(&root.id) {
             found.push(Diagnostic::new(
                 Rule::NoAction,
                 vec![root.id.clone()],
@@ -786,7 +935,7 @@ impl<'a> Ctx<'a> {
                 "UntilFail" => true,
                 _ => false,
             };
-            if forever && !node.linked(Port::Child).is_empty() && !self.has_action(node) {
+            if forever && !node.linked(Port::Child).is_empty() && !with_action.contains(&node.id) {
                 found.push(Diagnostic::new(
                     Rule::NoAction,
                     vec![node.id.clone()],
@@ -826,6 +975,16 @@ pub fn summarize(tree: &Tree, catalog: &Catalog, assets: &dyn Assets) -> AssetSu
         summary.writes.extend(cx.writes_of(node));
     }
     summary.has_action = cx.has_action(root);
+    // Where the asset is included, its Root's child stands in for the SubTree.
+    if let Some(top) = root
+        .linked(Port::Child)
+        .first()
+        .and_then(|id| tree.node(id))
+    {
+        let (nodes, depth, _) = cx.extent(top);
+        summary.nodes = nodes;
+        summary.depth = depth;
+    }
     summary
 }
 
@@ -837,11 +996,16 @@ fn join(ids: &[NodeId]) -> String {
 }
 
 /// ", did you mean 'X'?" for the closest candidate within a small edit distance.
+/// Only candidates whose length is within the distance allowed are compared, so a name
+/// megabytes long costs one pass over it.
 fn suggestion<'s>(word: &str, candidates: impl Iterator<Item = &'s str>) -> String {
-    let lower = word.to_lowercase();
+    let allowed = |c: &str| 2.max(c.len() / 4);
+    let length = word.chars().count();
+    let lower = || word.to_lowercase();
     candidates
-        .map(|c| (edit_distance(&lower, &c.to_lowercase()), c))
-        .filter(|(d, c)| *d <= 2.max(c.len() / 4))
+        .filter(|c| length.abs_diff(c.chars().count()) <= allowed(c))
+        .map(|c| (edit_distance(&lower(), &c.to_lowercase()), c))
+        .filter(|(d, c)| *d <= allowed(c))
         .min_by_key(|(d, _)| *d)
         .map(|(_, c)| format!("; did you mean '{c}'?"))
         .unwrap_or_default()

@@ -189,7 +189,7 @@ pub struct NodeSpec<'a> {
     /// The node as in the file.
     pub node: &'a Node,
     pub(crate) catalog: &'a Catalog,
-    pub(crate) keys: &'a mut Vec<String>,
+    pub(crate) keys: &'a mut KeyTable,
 }
 
 impl NodeSpec<'_> {
@@ -215,17 +215,39 @@ impl NodeSpec<'_> {
 
     /// The id of a context key, for reading the context directly.
     pub fn key(&mut self, name: &str) -> KeyId {
-        intern(self.keys, name)
+        self.keys.intern(name)
     }
 }
 
-pub(crate) fn intern(keys: &mut Vec<String>, name: &str) -> KeyId {
-    match keys.iter().position(|k| k == name) {
-        Some(i) => i as KeyId,
-        None => {
-            keys.push(name.to_owned());
-            (keys.len() - 1) as KeyId
+/// The most context keys a program can use (validation refuses more): ids are
+/// [`KeyId`]s, and the last one is kept to mark a key past the limit (a program with
+/// one is refused, never run).
+pub const MAX_KEYS: usize = crate::model::MAX_CONTEXT_KEYS;
+const _: () = assert!(MAX_KEYS <= KeyId::MAX as usize);
+
+/// The context keys a program uses, each given its id once, found by name.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct KeyTable {
+    pub(crate) names: Vec<String>,
+    ids: std::collections::HashMap<String, KeyId>,
+}
+
+impl KeyTable {
+    /// The id of `name`, new ids in order of first use. Past [`MAX_KEYS`] keys every new
+    /// key gets `KeyId::MAX` and [`KeyTable::full`] says so; no id ever wraps around.
+    pub(crate) fn intern(&mut self, name: &str) -> KeyId {
+        if let Some(&id) = self.ids.get(name) {
+            return id;
         }
+        let id = KeyId::try_from(self.names.len()).unwrap_or(KeyId::MAX);
+        self.names.push(name.to_owned());
+        self.ids.insert(name.to_owned(), id);
+        id
+    }
+
+    /// Whether more keys were asked for than a program can use.
+    pub(crate) fn full(&self) -> bool {
+        self.names.len() > MAX_KEYS
     }
 }
 

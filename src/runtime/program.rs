@@ -8,12 +8,12 @@ use std::sync::Arc;
 
 use super::Status;
 use super::behaviour::CondIo;
-use super::behaviour::{Behaviours, Condition, KeyId, NodeSpec, intern};
+use super::behaviour::{Behaviours, Condition, KeyId, KeyTable, MAX_KEYS, NodeSpec};
 use super::slab::{ActionType, CondRef, SlabPlan};
 use crate::model::{Assets, Catalog, Category, Diagnostic, Node, Port, Tree, Value, validate};
 
-/// Deepest nesting a program may have (subtrees included); deeper trees are refused.
-pub const MAX_DEPTH: usize = 256;
+/// Deepest nesting a program may have (subtrees included); validation refuses deeper.
+pub use crate::model::MAX_DEPTH;
 
 /// No node.
 pub(crate) const NONE: u32 = u32::MAX;
@@ -337,6 +337,7 @@ impl<A: 'static> Program<A> {
         let mut b = Builder {
             catalog,
             behaviours,
+            keys: KeyTable::default(),
             types: Vec::new(),
             p: Program {
                 recs: Vec::new(),
@@ -361,6 +362,7 @@ impl<A: 'static> Program<A> {
             },
         };
         b.add(root, tree, assets, "", NONE, 0)?;
+        b.p.keys = std::mem::take(&mut b.keys.names);
         let (timers, words) = b.p.index_leaves(b.types.len());
         if b.p.max_active > usize::from(u16::MAX) {
             // An instance counts its active leaves in 16 bits (see `Active`).
@@ -438,7 +440,10 @@ impl<A> Program<A> {
 
     /// The id of a context key, if the program uses it.
     pub fn key(&self, name: &str) -> Option<KeyId> {
-        self.keys.iter().position(|k| k == name).map(|i| i as KeyId)
+        self.keys
+            .iter()
+            .position(|k| k == name)
+            .and_then(|i| KeyId::try_from(i).ok())
     }
 
     /// The interrupt ids the tree answers to.
@@ -818,6 +823,8 @@ impl<A> Program<A> {
 struct Builder<'a, A> {
     catalog: &'a Catalog,
     behaviours: &'a Behaviours<A>,
+    /// The context keys met so far.
+    keys: KeyTable,
     types: Vec<ActionType<A>>,
     p: Program<A>,
 }
@@ -850,7 +857,7 @@ impl<A: 'static> Builder<'_, A> {
 
     fn key(&mut self, node: &Node, field: &str) -> Option<KeyId> {
         let k = self.catalog.text(node, field);
-        (!k.is_empty()).then(|| intern(&mut self.p.keys, k))
+        (!k.is_empty()).then(|| self.keys.intern(k))
     }
 
     fn linked<'t>(tree: &'t Tree, node: &Node, port: Port) -> impl Iterator<Item = &'t Node> {
@@ -937,7 +944,7 @@ impl<A: 'static> Builder<'_, A> {
                 let mut spec = NodeSpec {
                     node,
                     catalog: c,
-                    keys: &mut self.p.keys,
+                    keys: &mut self.keys,
                 };
                 let made = self.behaviours.make_action(&mut spec);
                 let action = self.built(&name, made, "action", &node.kind)?;
@@ -948,7 +955,7 @@ impl<A: 'static> Builder<'_, A> {
                 let mut spec = NodeSpec {
                     node,
                     catalog: c,
-                    keys: &mut self.p.keys,
+                    keys: &mut self.keys,
                 };
                 let made = self.behaviours.make_condition(&mut spec);
                 let cond = self.built(&name, made, "condition", &node.kind)?;
@@ -956,6 +963,14 @@ impl<A: 'static> Builder<'_, A> {
                 self.p.conditions.push(CondRef::new(&Arc::from(cond)));
             }
             _ => {}
+        }
+        if self.keys.full() {
+            return Err(self.err(
+                &name,
+                format!(
+                    "the tree uses more than {MAX_KEYS} distinct context keys (this node's is one past that); a program holds at most {MAX_KEYS}"
+                ),
+            ));
         }
         self.p.recs.push(Rec {
             kind,
