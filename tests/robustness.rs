@@ -253,20 +253,11 @@ fn a_deep_chain_is_refused_by_validate_and_compile_alike_without_overflow() {
         ));
     }
     nodes.push(format!(r#"{{"id": "d{depth}", "kind": "MockAction"}}"#));
-    let text = format!(
-        r#"{{"format": "arbor.tree", "version": 1, "nodes": [{}]}}"#,
-        nodes.join(",")
-    );
+    let text = tree_text(&nodes);
     let tree = parse_tree(&text, Path::new("deep.json")).unwrap();
     let catalog = Catalog::builtin();
     // validate names the first node past the limit (d0 is at depth 1).
-    let errors: Vec<_> = validate(&tree, &catalog, &NoAssets)
-        .into_iter()
-        .filter(|d| d.is_error())
-        .collect();
-    assert_eq!(errors.len(), 1, "{errors:?}");
-    assert_eq!(errors[0].rule, arbor::model::Rule::TooLarge);
-    assert_eq!(errors[0].nodes, vec![arbor::model::NodeId::new("d256")]);
+    let errors = too_large_on(&tree, "d256");
     assert!(
         errors[0].message.contains("at most 256 levels"),
         "{}",
@@ -392,20 +383,9 @@ fn more_context_keys_than_a_program_holds_are_refused_naming_the_node() {
             r#"{{"id": "m{i}", "kind": "MockAction", "fields": {{"out_context": "k{i}"}}}}"#
         ));
     }
-    let text = format!(
-        r#"{{"format": "arbor.tree", "version": 1, "nodes": [{}]}}"#,
-        nodes.join(",")
-    );
-    let tree = parse_tree(&text, Path::new("keys.json")).unwrap();
+    let tree = parse_tree(&tree_text(&nodes), Path::new("keys.json")).unwrap();
     let catalog = Catalog::builtin();
-    let errors: Vec<_> = validate(&tree, &catalog, &NoAssets)
-        .into_iter()
-        .filter(|d| d.is_error())
-        .collect();
-    assert_eq!(errors.len(), 1, "{errors:?}");
-    assert_eq!(errors[0].rule, arbor::model::Rule::TooLarge);
-    let last = format!("m{}", n - 1);
-    assert_eq!(errors[0].nodes, vec![arbor::model::NodeId::new(last)]);
+    too_large_on(&tree, &format!("m{}", n - 1));
     let err = Program::compile(
         &tree,
         &catalog,
@@ -415,4 +395,24 @@ fn more_context_keys_than_a_program_holds_are_refused_naming_the_node() {
     .err()
     .unwrap();
     assert!(err.to_string().contains("distinct context keys"), "{err}");
+}
+
+/// A tree file's text with these nodes (each a JSON object's text).
+fn tree_text(nodes: &[String]) -> String {
+    format!(
+        r#"{{"format": "arbor.tree", "version": 1, "nodes": [{}]}}"#,
+        nodes.join(",")
+    )
+}
+
+/// The tree's one error: too-large, on `node`.
+fn too_large_on(tree: &arbor::model::Tree, node: &str) -> Vec<arbor::model::Diagnostic> {
+    let errors: Vec<_> = validate(tree, &Catalog::builtin(), &NoAssets)
+        .into_iter()
+        .filter(|d| d.is_error())
+        .collect();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert_eq!(errors[0].rule, arbor::model::Rule::TooLarge);
+    assert_eq!(errors[0].nodes, vec![arbor::model::NodeId::new(node)]);
+    errors
 }
