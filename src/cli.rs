@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
 
-use crate::io::{LoadError, TreeFiles, load_tree, tree_to_string, write_atomically};
+use crate::io::{LoadError, TreeFiles, write_atomically};
 use crate::model::{Catalog, Category, Severity};
 
 /// Exit code: everything is fine.
@@ -58,7 +58,7 @@ pub enum Command {
         #[arg(long, default_value_t = 100)]
         steps: u64,
         /// Seconds per step.
-        #[arg(long, default_value_t = 0.1)]
+        #[arg(long, default_value_t = 0.1, allow_negative_numbers = true)]
         dt: f64,
         /// Seed of the random generator (random composites).
         #[arg(long, default_value_t = 0)]
@@ -107,7 +107,7 @@ pub fn validate(
     let mut code = EXIT_OK;
     let (mut errors, mut warnings, mut unreadable) = (0, 0, 0);
     for path in files {
-        if std::fs::read_to_string(path).is_ok_and(|t| crate::world::is_scenario(&t)) {
+        if crate::io::read_text(path).is_ok_and(|t| crate::world::is_scenario(&t)) {
             let (e, w, u) = validate_scenario(path, &set, out, err);
             (errors, warnings, unreadable) = (errors + e, warnings + w, unreadable + u);
             code = code.max(match (u, e) {
@@ -232,7 +232,19 @@ fn located(e: &LoadError) -> String {
 pub fn fmt(files: &[PathBuf], check: bool, out: &mut dyn Write, err: &mut dyn Write) -> u8 {
     let mut code = EXIT_OK;
     for path in files {
-        let current = std::fs::read_to_string(path).unwrap_or_default();
+        // Each file is read once: the text decides whether it is a scenario or a tree.
+        let current = match crate::io::read_text(path) {
+            Ok(text) => text,
+            Err(e) => {
+                let e = crate::io::LoadError::Read {
+                    path: path.clone(),
+                    source: std::sync::Arc::new(e),
+                };
+                let _ = writeln!(err, "{}", located(&e));
+                code = EXIT_UNREADABLE;
+                continue;
+            }
+        };
         let canonical = if crate::world::is_scenario(&current) {
             // Scenarios keep their key order; only the layout is made canonical.
             if let Err(e) = crate::world::parse_scenario(&current, path) {
@@ -245,8 +257,16 @@ pub fn fmt(files: &[PathBuf], check: bool, out: &mut dyn Write, err: &mut dyn Wr
                 Err(_) => continue, // unreachable: it parsed above
             }
         } else {
-            match load_tree(path) {
-                Ok(t) => tree_to_string(&t),
+            match crate::io::parse_tree(&current, path) {
+                // Never write a text that does not load back to the same tree.
+                Ok(t) => match crate::io::round_trip(&t, path) {
+                    Ok(text) => text,
+                    Err(e) => {
+                        let _ = writeln!(err, "{}", located(&e));
+                        code = EXIT_UNREADABLE;
+                        continue;
+                    }
+                },
                 Err(e) => {
                     let _ = writeln!(err, "{}", located(&e));
                     code = EXIT_UNREADABLE;
@@ -475,7 +495,7 @@ pub fn run(args: &RunArgs<'_>, catalog: &Catalog, out: &mut dyn Write, err: &mut
             err,
         );
     }
-    if std::fs::read_to_string(args.file).is_ok_and(|t| crate::world::is_scenario(&t)) {
+    if crate::io::read_text(args.file).is_ok_and(|t| crate::world::is_scenario(&t)) {
         return run_scenario(args.file, None, args, &triggers, catalog, out, err);
     }
     if args.show || args.show_every.is_some() {
@@ -682,7 +702,7 @@ fn run_to_break(
         }
     };
     let is_scenario = args.scenario.is_none()
-        && std::fs::read_to_string(args.file).is_ok_and(|t| crate::world::is_scenario(&t));
+        && crate::io::read_text(args.file).is_ok_and(|t| crate::world::is_scenario(&t));
     let loaded = match (args.scenario, is_scenario) {
         (Some(scenario), _) => Simulation::load(scenario, catalog, args.seed, Some(args.file)),
         (None, true) => Simulation::load(args.file, catalog, args.seed, None),

@@ -332,6 +332,14 @@ fn run_refuses_bad_input_clearly() {
 
     let out = arbor(&["run", "sample_trees/mock_sketch.json", "--dt", "0"]);
     assert_eq!(out.status.code(), Some(2));
+    // A negative number is read as dt's value, and refused for what it is.
+    let out = arbor(&["run", "sample_trees/mock_sketch.json", "--dt", "-0.1"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("--dt must be a positive number of seconds, not -0.1"),
+        "{}",
+        text(&out.stderr)
+    );
 
     let out = arbor(&["run", "sample_trees/droid_arena.json"]);
     assert_eq!(out.status.code(), Some(1));

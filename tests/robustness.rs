@@ -416,3 +416,62 @@ fn too_large_on(tree: &arbor::model::Tree, node: &str) -> Vec<arbor::model::Diag
     assert_eq!(errors[0].nodes, vec![arbor::model::NodeId::new(node)]);
     errors
 }
+
+#[cfg(unix)]
+#[test]
+fn paths_that_are_not_regular_files_are_refused_at_once_saying_what_they_are() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("folder.json");
+    std::fs::create_dir(&folder).unwrap();
+    let fifo = dir.path().join("pipe.json");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let big = dir.path().join("big.json");
+    std::fs::File::create(&big)
+        .unwrap()
+        .set_len(arbor::io::MAX_FILE_BYTES + 1)
+        .unwrap();
+    for (path, says) in [
+        (folder.as_path(), "it is a folder, not a file"),
+        (
+            fifo.as_path(),
+            "it is a FIFO (named pipe), not a regular file",
+        ),
+        (Path::new("/dev/zero"), "it is a device, not a regular file"),
+        (big.as_path(), "Arbor reads files of at most 64 MiB"),
+    ] {
+        let e = arbor::io::load_tree(path).err().unwrap().to_string();
+        assert!(e.contains(says), "{e}");
+        let e = arbor::world::load_scenario(path).err().unwrap().to_string();
+        assert!(e.contains(says), "{e}");
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn saving_through_a_symlink_writes_its_file_and_keeps_the_link_and_the_permissions() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let real = dir.path().join("real.json");
+    std::fs::copy(common::repo().join("sample_trees/door_room.json"), &real).unwrap();
+    std::fs::set_permissions(&real, std::fs::Permissions::from_mode(0o640)).unwrap();
+    let link = dir.path().join("link.json");
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    let mut tree = arbor::io::load_tree(&link).unwrap();
+    tree.description = "changed through the link".into();
+    arbor::io::save_tree(&link, &tree).unwrap();
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert_eq!(arbor::io::load_tree(&real).unwrap(), tree);
+    let mode = std::fs::metadata(&real).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o640);
+}

@@ -69,7 +69,7 @@ pub fn is_scenario(text: &str) -> bool {
 
 /// Reads a scenario file: the world and its agents.
 pub fn load_scenario(path: &Path) -> Result<(World, Vec<AgentSetup>), ScenarioError> {
-    let text = std::fs::read_to_string(path).map_err(|e| ScenarioError {
+    let text = crate::io::read_text(path).map_err(|e| ScenarioError {
         path: path.to_owned(),
         place: None,
         entity: None,
