@@ -107,7 +107,7 @@ pub fn validate(
     let mut code = EXIT_OK;
     let (mut errors, mut warnings, mut unreadable) = (0, 0, 0);
     for path in files {
-        if crate::io::read_text(path).is_ok_and(|t| crate::world::is_scenario(&t)) {
+        if is_scenario_file(path) {
             let (e, w, u) = validate_scenario(path, &set, out, err);
             (errors, warnings, unreadable) = (errors + e, warnings + w, unreadable + u);
             code = code.max(match (u, e) {
@@ -226,6 +226,11 @@ fn located(e: &LoadError) -> String {
             }
         }
     }
+}
+
+/// Whether `path` is a readable scenario file (by its header); anything else is a tree.
+fn is_scenario_file(path: &std::path::Path) -> bool {
+    crate::io::read_text(path).is_ok_and(|t| crate::world::is_scenario(&t))
 }
 
 /// `arbor fmt [--check] FILE...`.
@@ -495,7 +500,7 @@ pub fn run(args: &RunArgs<'_>, catalog: &Catalog, out: &mut dyn Write, err: &mut
             err,
         );
     }
-    if crate::io::read_text(args.file).is_ok_and(|t| crate::world::is_scenario(&t)) {
+    if is_scenario_file(args.file) {
         return run_scenario(args.file, None, args, &triggers, catalog, out, err);
     }
     if args.show || args.show_every.is_some() {
@@ -701,8 +706,7 @@ fn run_to_break(
             return EXIT_UNREADABLE;
         }
     };
-    let is_scenario = args.scenario.is_none()
-        && crate::io::read_text(args.file).is_ok_and(|t| crate::world::is_scenario(&t));
+    let is_scenario = args.scenario.is_none() && is_scenario_file(args.file);
     let loaded = match (args.scenario, is_scenario) {
         (Some(scenario), _) => Simulation::load(scenario, catalog, args.seed, Some(args.file)),
         (None, true) => Simulation::load(args.file, catalog, args.seed, None),

@@ -255,7 +255,6 @@ fn a_deep_chain_is_refused_by_validate_and_compile_alike_without_overflow() {
     nodes.push(format!(r#"{{"id": "d{depth}", "kind": "MockAction"}}"#));
     let text = tree_text(&nodes);
     let tree = parse_tree(&text, Path::new("deep.json")).unwrap();
-    let catalog = Catalog::builtin();
     // validate names the first node past the limit (d0 is at depth 1).
     let errors = too_large_on(&tree, "d256");
     assert!(
@@ -264,16 +263,9 @@ fn a_deep_chain_is_refused_by_validate_and_compile_alike_without_overflow() {
         errors[0]
     );
     // compile refuses it for the same reason.
-    let err = Program::compile(
-        &tree,
-        &catalog,
-        &NoAssets,
-        &Behaviours::<()>::with_builtins(),
-    )
-    .err()
-    .unwrap();
+    let err = compile_error(&tree);
     assert!(err.to_string().contains("at most 256 levels"), "{err}");
-    // A tree at the limit is valid, and compiles.
+    // A tree at the limit is not too large.
     let at_limit = text.replace(
         r#""d255", "kind": "Inverter", "inputs": {"child": ["d256"]}"#,
         r#""d255", "kind": "MockAction""#,
@@ -384,16 +376,8 @@ fn more_context_keys_than_a_program_holds_are_refused_naming_the_node() {
         ));
     }
     let tree = parse_tree(&tree_text(&nodes), Path::new("keys.json")).unwrap();
-    let catalog = Catalog::builtin();
     too_large_on(&tree, &format!("m{}", n - 1));
-    let err = Program::compile(
-        &tree,
-        &catalog,
-        &NoAssets,
-        &Behaviours::<()>::with_builtins(),
-    )
-    .err()
-    .unwrap();
+    let err = compile_error(&tree);
     assert!(err.to_string().contains("distinct context keys"), "{err}");
 }
 
@@ -474,4 +458,17 @@ fn saving_through_a_symlink_writes_its_file_and_keeps_the_link_and_the_permissio
     assert_eq!(arbor::io::load_tree(&real).unwrap(), tree);
     let mode = std::fs::metadata(&real).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode, 0o640);
+}
+
+/// Why compiling `tree` fails.
+fn compile_error(tree: &arbor::model::Tree) -> String {
+    Program::compile(
+        tree,
+        &Catalog::builtin(),
+        &NoAssets,
+        &Behaviours::<()>::with_builtins(),
+    )
+    .err()
+    .unwrap()
+    .to_string()
 }
