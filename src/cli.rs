@@ -107,16 +107,26 @@ pub fn validate(
     let mut code = EXIT_OK;
     let (mut errors, mut warnings, mut unreadable) = (0, 0, 0);
     for path in files {
-        if is_scenario_file(path) {
-            let (e, w, u) = validate_scenario(path, &set, out, err);
-            (errors, warnings, unreadable) = (errors + e, warnings + w, unreadable + u);
-            code = code.max(match (u, e) {
-                (0, 0) => EXIT_OK,
-                (0, _) => EXIT_ERRORS,
-                _ => EXIT_UNREADABLE,
-            });
-            continue;
-        }
+        let text = match read_input(path) {
+            Ok(Input::Tree(text)) => text,
+            Ok(Input::Scenario(text)) => {
+                let (e, w, u) = validate_scenario(path, &text, &set, out, err);
+                (errors, warnings, unreadable) = (errors + e, warnings + w, unreadable + u);
+                code = code.max(match (u, e) {
+                    (0, 0) => EXIT_OK,
+                    (0, _) => EXIT_ERRORS,
+                    _ => EXIT_UNREADABLE,
+                });
+                continue;
+            }
+            Err(e) => {
+                let _ = writeln!(err, "{}", located(&e));
+                unreadable += 1;
+                code = EXIT_UNREADABLE;
+                continue;
+            }
+        };
+        set.load_text(path, &text);
         match set.validate_file(path) {
             Ok(diags) => {
                 for d in &diags {
@@ -149,11 +159,12 @@ pub fn validate(
 /// of errors, warnings and unreadable files.
 fn validate_scenario(
     path: &std::path::Path,
+    text: &str,
     set: &TreeFiles<'_>,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> (usize, usize, usize) {
-    let agents = match crate::world::load_scenario(path) {
+    let agents = match crate::world::parse_scenario(text, path) {
         Ok((_, agents)) => agents,
         Err(e) => {
             let _ = writeln!(err, "{}", scenario_error_line(&e));
@@ -228,9 +239,43 @@ fn located(e: &LoadError) -> String {
     }
 }
 
-/// Whether `path` is a readable scenario file (by its header); anything else is a tree.
-fn is_scenario_file(path: &std::path::Path) -> bool {
-    crate::io::read_text(path).is_ok_and(|t| crate::world::is_scenario(&t))
+/// A file named on the command line, read once: a scenario or a tree, by its header.
+enum Input {
+    Scenario(String),
+    Tree(String),
+}
+
+fn read_input(path: &std::path::Path) -> Result<Input, LoadError> {
+    let text = crate::io::read_text(path).map_err(|e| LoadError::Read {
+        path: path.to_owned(),
+        source: std::sync::Arc::new(e),
+    })?;
+    Ok(if crate::world::is_scenario(&text) {
+        Input::Scenario(text)
+    } else {
+        Input::Tree(text)
+    })
+}
+
+/// The simulation of a scenario: from its text when it was read already, else from its file.
+fn load_sim(
+    scenario: &std::path::Path,
+    text: Option<&str>,
+    catalog: &Catalog,
+    seed: u64,
+    tree: Option<&std::path::Path>,
+) -> Result<crate::world::Simulation, crate::world::SimError> {
+    use crate::world::Simulation;
+    match text {
+        Some(text) => Simulation::from_parsed(
+            scenario,
+            crate::world::parse_scenario(text, scenario)?,
+            catalog,
+            seed,
+            tree,
+        ),
+        None => Simulation::load(scenario, catalog, seed, tree),
+    }
 }
 
 /// `arbor fmt [--check] FILE...`.
@@ -408,9 +453,21 @@ struct TraceSink {
 }
 
 /// Where `--trace` writes: nowhere, standard output (`-`) or a new file; and whether it
-/// is standard output.
-fn trace_writer(path: Option<&std::path::Path>) -> Result<(Option<Box<dyn Write>>, bool), String> {
+/// is standard output. A path that is one of the run's `inputs` is refused.
+fn trace_writer(
+    path: Option<&std::path::Path>,
+    inputs: &[PathBuf],
+) -> Result<(Option<Box<dyn Write>>, bool), String> {
     let to_stdout = path.is_some_and(|p| p.as_os_str() == "-");
+    if let Some(path) = path.filter(|_| !to_stdout)
+        && let Some(input) = inputs.iter().find(|i| crate::io::same_file(path, i))
+    {
+        return Err(format!(
+            "{}: error: --trace would write over {}, which this run reads; give the trace another path",
+            path.display(),
+            input.display()
+        ));
+    }
     let sink: Option<Box<dyn Write>> = match path {
         None => None,
         Some(_) if to_stdout => Some(Box::new(std::io::BufWriter::new(std::io::stdout()))),
@@ -443,8 +500,12 @@ fn sim_error(e: &crate::world::SimError, err: &mut dyn Write) -> u8 {
 }
 
 impl TraceSink {
-    fn open(path: Option<&std::path::Path>, agent: &str) -> Result<Self, String> {
-        let (sink, to_stdout) = trace_writer(path)?;
+    fn open(
+        path: Option<&std::path::Path>,
+        inputs: &[PathBuf],
+        agent: &str,
+    ) -> Result<Self, String> {
+        let (sink, to_stdout) = trace_writer(path, inputs)?;
         Ok(Self {
             trace: sink.map(|w| crate::runtime::JsonlTrace::new(w, agent)),
             to_stdout,
@@ -492,6 +553,7 @@ pub fn run(args: &RunArgs<'_>, catalog: &Catalog, out: &mut dyn Write, err: &mut
     if let Some(scenario) = args.scenario {
         return run_scenario(
             scenario,
+            None,
             Some(args.file),
             args,
             &triggers,
@@ -500,9 +562,25 @@ pub fn run(args: &RunArgs<'_>, catalog: &Catalog, out: &mut dyn Write, err: &mut
             err,
         );
     }
-    if is_scenario_file(args.file) {
-        return run_scenario(args.file, None, args, &triggers, catalog, out, err);
-    }
+    let text = match read_input(args.file) {
+        Ok(Input::Tree(text)) => text,
+        Ok(Input::Scenario(text)) => {
+            return run_scenario(
+                args.file,
+                Some(&text),
+                None,
+                args,
+                &triggers,
+                catalog,
+                out,
+                err,
+            );
+        }
+        Err(e) => {
+            let _ = writeln!(err, "{}", located(&e));
+            return EXIT_UNREADABLE;
+        }
+    };
     if args.show || args.show_every.is_some() {
         let _ = writeln!(
             err,
@@ -512,7 +590,7 @@ pub fn run(args: &RunArgs<'_>, catalog: &Catalog, out: &mut dyn Write, err: &mut
         return EXIT_UNREADABLE;
     }
     let files = TreeFiles::new(catalog);
-    let tree = match &*files.load(args.file) {
+    let tree = match &*files.load_text(args.file, &text) {
         Ok(t) => t.clone(),
         Err(e) => {
             let _ = writeln!(err, "{}", located(e));
@@ -536,11 +614,15 @@ pub fn run(args: &RunArgs<'_>, catalog: &Catalog, out: &mut dyn Write, err: &mut
         }
         Err(e) => {
             let _ = writeln!(err, "{}: error: {e}", args.file.display());
-            let _ = writeln!(
-                err,
-                "hint: a tree of world nodes runs in a scenario: arbor run SCENARIO.json, or arbor run {} --scenario SCENARIO.json",
-                args.file.display()
-            );
+            let world = crate::world::world_kinds(&tree);
+            if !world.is_empty() {
+                let _ = writeln!(
+                    err,
+                    "hint: {} run only in the world: arbor run SCENARIO.json, or arbor run {} --scenario SCENARIO.json",
+                    world.join(", "),
+                    args.file.display()
+                );
+            }
             return EXIT_ERRORS;
         }
     };
@@ -558,7 +640,7 @@ pub fn run(args: &RunArgs<'_>, catalog: &Catalog, out: &mut dyn Write, err: &mut
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| "agent".into());
-    let mut sink = match TraceSink::open(args.trace, &agent_name) {
+    let mut sink = match TraceSink::open(args.trace, &files.paths(), &agent_name) {
         Ok(s) => s,
         Err(e) => {
             let _ = writeln!(err, "{e}");
@@ -706,17 +788,25 @@ fn run_to_break(
             return EXIT_UNREADABLE;
         }
     };
-    let is_scenario = args.scenario.is_none() && is_scenario_file(args.file);
-    let loaded = match (args.scenario, is_scenario) {
-        (Some(scenario), _) => Simulation::load(scenario, catalog, args.seed, Some(args.file)),
-        (None, true) => Simulation::load(args.file, catalog, args.seed, None),
-        (None, false) => match crate::io::load_tree(args.file) {
-            Ok(tree) => Simulation::solo(Some(args.file), &tree, catalog, args.seed),
-            Err(e) => {
-                let _ = writeln!(err, "{}", located(&e));
-                return EXIT_UNREADABLE;
-            }
-        },
+    let read = match args.scenario {
+        Some(scenario) => Ok(Simulation::load(
+            scenario,
+            catalog,
+            args.seed,
+            Some(args.file),
+        )),
+        None => read_input(args.file).and_then(|input| match input {
+            Input::Scenario(text) => Ok(load_sim(args.file, Some(&text), catalog, args.seed, None)),
+            Input::Tree(text) => crate::io::parse_tree(&text, args.file)
+                .map(|tree| Simulation::solo(Some(args.file), &tree, catalog, args.seed)),
+        }),
+    };
+    let loaded = match read {
+        Ok(loaded) => loaded,
+        Err(e) => {
+            let _ = writeln!(err, "{}", located(&e));
+            return EXIT_UNREADABLE;
+        }
     };
     let sim = match loaded {
         Ok(s) => s,
@@ -725,7 +815,7 @@ fn run_to_break(
     // No history: the run only goes forward.
     let mut session = Session::with_history(sim, args.dt, u64::MAX, 2);
     session.set_breakpoints(breakpoints);
-    let (mut trace, to_stdout) = match trace_writer(args.trace) {
+    let (mut trace, to_stdout) = match trace_writer(args.trace, session.sim().inputs()) {
         Ok(t) => t,
         Err(e) => {
             let _ = writeln!(err, "{e}");
@@ -778,8 +868,10 @@ fn run_to_break(
 
 /// `arbor run SCENARIO` (or `arbor run TREE --scenario SCENARIO`): every agent's tree in the
 /// simulated world; a summary per agent, the optional trace and arena drawings.
+#[allow(clippy::too_many_arguments)]
 fn run_scenario(
     scenario: &std::path::Path,
+    text: Option<&str>,
     tree: Option<&std::path::Path>,
     args: &RunArgs<'_>,
     triggers: &[TriggerArg],
@@ -787,14 +879,12 @@ fn run_scenario(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> u8 {
-    use crate::world::Simulation;
-
     if args.show_every == Some(0) {
         let _ = writeln!(err, "error: --show-every must be 1 or more steps");
         return EXIT_UNREADABLE;
     }
 
-    let mut sim = match Simulation::load(scenario, catalog, args.seed, tree) {
+    let mut sim = match load_sim(scenario, text, catalog, args.seed, tree) {
         Ok(s) => s,
         Err(e) => return sim_error(&e, err),
     };
@@ -803,7 +893,7 @@ fn run_scenario(
         .next()
         .map(|a| a.name.clone())
         .unwrap_or_default();
-    let mut sink = match TraceSink::open(args.trace, &first) {
+    let mut sink = match TraceSink::open(args.trace, sim.inputs(), &first) {
         Ok(s) => s,
         Err(e) => {
             let _ = writeln!(err, "{e}");

@@ -652,3 +652,131 @@ fn run_break_stops_at_the_step_where_the_trace_first_shows_the_event() {
     assert_eq!(bad.status.code(), Some(2));
     assert!(text(&bad.stderr).contains("'sometimes' is not a condition"));
 }
+
+#[test]
+fn a_tree_of_world_nodes_run_alone_is_told_which_nodes_need_a_scenario() {
+    let out = arbor(&["run", "sample_trees/door_room.json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("hint: ") && err.contains("MoveTo") && err.contains("--scenario"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_subtree_asset_that_is_a_folder_is_called_a_folder_and_no_other_finding_follows() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("sub.json")).unwrap();
+    let main = dir.path().join("main.json");
+    std::fs::write(
+        &main,
+        r#"{"format": "arbor.tree", "version": 1, "nodes": [
+            {"id": "root", "kind": "Root", "inputs": {"child": ["s"]}},
+            {"id": "s", "kind": "SubTree", "fields": {"asset": "sub.json"}}]}"#,
+    )
+    .unwrap();
+    let out = arbor(&["validate", main.to_str().unwrap()]);
+    let err = text(&out.stdout) + &text(&out.stderr);
+    assert!(err.contains("it is a folder, not a file"), "{err}");
+    assert!(!err.contains("no such file"), "{err}");
+    // Whether the asset has an action is not known, so the tree is not said to have none.
+    assert!(!err.contains("no-action"), "{err}");
+    assert!(err.contains("1 error(s), 0 warning(s)"), "{err}");
+}
+
+#[test]
+fn a_trace_never_writes_over_a_file_the_run_reads() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("subtrees")).unwrap();
+    common::copy_samples(
+        dir.path(),
+        &[
+            "guard_patrol.json",
+            "guard_patrol.scenario.json",
+            "subtrees/patrol.json",
+            "mock_sketch.json",
+            "chase_flee.json",
+        ],
+    );
+    let p = |f: &str| dir.path().join(f).to_str().unwrap().to_owned();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(p("mock_sketch.json"), p("link.jsonl")).unwrap();
+    let inputs = [
+        "guard_patrol.json",
+        "guard_patrol.scenario.json",
+        "subtrees/patrol.json",
+        "mock_sketch.json",
+    ];
+    let contents = || -> Vec<Vec<u8>> {
+        inputs
+            .iter()
+            .map(|f| std::fs::read(p(f)).unwrap())
+            .collect()
+    };
+    let other_spelling = format!("{}/subtrees/../mock_sketch.json", dir.path().display());
+    let cases: Vec<(Vec<String>, String)> = vec![
+        // The tree run alone, named as it is or another way.
+        (vec![p("mock_sketch.json")], p("mock_sketch.json")),
+        (vec![p("mock_sketch.json")], other_spelling),
+        // A scenario, its agents' tree and the SubTree asset that tree includes.
+        (
+            vec![p("guard_patrol.scenario.json")],
+            p("guard_patrol.scenario.json"),
+        ),
+        (
+            vec![p("guard_patrol.scenario.json")],
+            p("guard_patrol.json"),
+        ),
+        (
+            vec![p("guard_patrol.scenario.json")],
+            p("subtrees/patrol.json"),
+        ),
+        (
+            vec![
+                p("guard_patrol.json"),
+                "--scenario".into(),
+                p("guard_patrol.scenario.json"),
+            ],
+            p("subtrees/patrol.json"),
+        ),
+        // With breakpoints, the run goes another way.
+        (
+            vec![
+                p("guard_patrol.scenario.json"),
+                "--break".into(),
+                "never".into(),
+            ],
+            p("guard_patrol.json"),
+        ),
+        #[cfg(unix)]
+        (vec![p("mock_sketch.json")], p("link.jsonl")),
+    ];
+    for (run, trace) in cases {
+        let before = contents();
+        let mut args: Vec<&str> = vec!["run"];
+        args.extend(run.iter().map(String::as_str));
+        args.extend(["--steps", "3", "--trace", &trace]);
+        let out = arbor(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = text(&out.stderr);
+        assert!(err.contains("--trace would write over"), "{args:?}: {err}");
+        let after = contents();
+        assert!(before == after, "{args:?} changed a file");
+    }
+    // A new path is written.
+    let out = arbor(&[
+        "run",
+        &p("mock_sketch.json"),
+        "--steps",
+        "3",
+        "--trace",
+        &p("t.jsonl"),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(
+        std::fs::read_to_string(p("t.jsonl"))
+            .unwrap()
+            .contains("\"enter\"")
+    );
+}

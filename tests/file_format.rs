@@ -102,7 +102,51 @@ fn duplicate_ids_and_dangling_links_name_the_node() {
 #[test]
 fn an_unknown_port_is_named() {
     let e = unreadable("unknown-port.json");
-    assert!(e.to_string().contains("unknown variant `kids`"), "{e}");
+    assert!(e.to_string().contains("unknown port `kids`"), "{e}");
+}
+
+#[test]
+fn a_layout_number_too_large_for_the_editor_is_refused_not_saved_as_null() {
+    let e = unreadable("huge-position.json");
+    let text = e.to_string();
+    assert!(
+        text.contains("huge-position.json:5:")
+            && text.contains("the number 1e39 is too large for a layout coordinate"),
+        "{text}"
+    );
+    // The largest that fits loads, and writes back the same.
+    let fits = r#"{"format": "arbor.tree", "version": 1, "nodes": [{"id": "root", "kind": "Root"}],
+        "editor": {"view": {"offset": [-3.4e38, 0], "zoom": 1}, "nodes": {"root": {"position": [3.4e38, 1]}}}}"#;
+    let tree = parse_tree(fits, Path::new("fits.json")).unwrap();
+    let again = parse_tree(&tree_to_string(&tree), Path::new("fits.json")).unwrap();
+    assert_eq!(again, tree);
+    assert!(!tree_to_string(&tree).contains("null"));
+}
+
+#[test]
+fn shape_errors_use_json_words_not_internal_type_names() {
+    let e = unreadable("editor-not-an-object.json").to_string();
+    assert!(
+        e.contains("expected the editor's layout: an object with \"view\" and \"nodes\""),
+        "{e}"
+    );
+    for body in [
+        r#""nodes": 5"#,
+        r#""nodes": [5]"#,
+        r#""nodes": [{"id": "a", "kind": "Root", "inputs": []}]"#,
+        r#""nodes": [], "editor": {"view": 1}"#,
+        r#""nodes": [], "editor": {"nodes": {"a": 1}}"#,
+        r#""nodes": [], "editor": {"nodes": {"a": {"position": {}}}}"#,
+        r#""nodes": [], "editor": {"nodes": {"a": {"position": [1, 2, 3]}}}"#,
+    ] {
+        let text = format!(r#"{{"format": "arbor.tree", "version": 1, {body}}}"#);
+        let e = parse_tree(&text, Path::new("x.json"))
+            .unwrap_err()
+            .to_string();
+        for internal in ["struct", "Dto", "sequence", "map", "variant", "tuple"] {
+            assert!(!e.contains(internal), "{body}: {e}");
+        }
+    }
 }
 
 #[test]

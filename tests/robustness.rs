@@ -381,6 +381,68 @@ fn more_context_keys_than_a_program_holds_are_refused_naming_the_node() {
     assert!(err.to_string().contains("distinct context keys"), "{err}");
 }
 
+#[test]
+fn more_leaves_running_at_once_than_an_instance_counts_are_refused_by_validate() {
+    // Under a Parallel every child's leaves run at once; below a Sequence, one child's.
+    let text = |parallels: usize, per: usize, interrupt: bool| {
+        let mut nodes = vec![
+            format!(
+                r#"{{"id": "root", "kind": "Root", "inputs": {{"child": ["all"]{}}}}}"#,
+                if interrupt { r#", "interrupts": ["i"]"# } else { "" }
+            ),
+            format!(
+                r#"{{"id": "all", "kind": "Parallel", "inputs": {{"children": [{}]}}}}"#,
+                (0..parallels)
+                    .map(|p| format!(r#""p{p}""#))
+                    .collect::<Vec<_>>()
+                    .join(",")
+            ),
+            r#"{"id": "i", "kind": "Interrupt", "fields": {"interrupt_id": "alarm"}, "inputs": {"child": ["w"]}}"#.into(),
+            r#"{"id": "w", "kind": "MockAction"}"#.into(),
+        ];
+        for p in 0..parallels {
+            let seq: Vec<String> = (0..2).map(|s| format!(r#""p{p}s{s}""#)).collect();
+            nodes.push(format!(
+                r#"{{"id": "p{p}", "kind": "Sequence", "inputs": {{"children": [{}]}}}}"#,
+                seq.join(",")
+            ));
+            for s in 0..2 {
+                let leaves: Vec<String> = (0..per).map(|l| format!(r#""p{p}s{s}l{l}""#)).collect();
+                nodes.push(format!(
+                    r#"{{"id": "p{p}s{s}", "kind": "Parallel", "inputs": {{"children": [{}]}}}}"#,
+                    leaves.join(",")
+                ));
+                for l in 0..per {
+                    nodes.push(format!(r#"{{"id": "p{p}s{s}l{l}", "kind": "MockAction"}}"#));
+                }
+            }
+        }
+        if !interrupt {
+            nodes.retain(|n| !n.contains(r#""id": "i""#) && !n.contains(r#""id": "w""#));
+        }
+        parse_tree(&tree_text(&nodes), Path::new("parallel.json")).unwrap()
+    };
+    let limit = usize::try_from(arbor::model::MAX_ACTIVE_LEAVES).unwrap();
+    // 5 × 13,107 = 65,535 at once (twice as many leaves in all): at the limit.
+    let at_limit = text(5, limit / 5, false);
+    assert!(
+        validate(&at_limit, &Catalog::builtin(), &NoAssets)
+            .iter()
+            .all(|d| !d.is_error())
+    );
+    // The Interrupt's leaf runs beside them: one past.
+    let errors = too_large_on(&text(5, limit / 5, true), "root");
+    assert!(
+        errors[0]
+            .message
+            .contains("65536 action leaves can run at once"),
+        "{}",
+        errors[0].message
+    );
+    let err = compile_error(&text(5, limit / 5, true));
+    assert!(err.contains("65536 action leaves can run at once"), "{err}");
+}
+
 /// A tree file's text with these nodes (each a JSON object's text).
 fn tree_text(nodes: &[String]) -> String {
     format!(

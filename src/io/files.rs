@@ -6,7 +6,7 @@ use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
-use super::{LoadError, load_tree};
+use super::{LoadError, load_tree, parse_tree};
 use crate::model::{
     AssetStatus, Assets, Catalog, Category, Diagnostic, Tree, Value, summarize, validate,
 };
@@ -53,13 +53,28 @@ impl<'c> TreeFiles<'c> {
 
     /// Loads a tree file once; later calls return the same result.
     pub fn load(&self, path: &Path) -> Loaded {
+        self.load_with(path, || load_tree(path))
+    }
+
+    /// The tree file at `path` whose text was already read (by a caller that looked at
+    /// its header): parsed and kept as if [`TreeFiles::load`] had read it.
+    pub fn load_text(&self, path: &Path, text: &str) -> Loaded {
+        self.load_with(path, || parse_tree(text, path))
+    }
+
+    fn load_with(&self, path: &Path, read: impl FnOnce() -> Result<Tree, LoadError>) -> Loaded {
         let key = identity(path);
         if let Some(t) = self.loaded.borrow().get(&key) {
             return t.clone();
         }
-        let t = Rc::new(load_tree(path));
+        let t = Rc::new(read());
         self.loaded.borrow_mut().insert(key, t.clone());
         t
+    }
+
+    /// Every file read so far (made absolute), in no order.
+    pub fn paths(&self) -> Vec<PathBuf> {
+        self.loaded.borrow().keys().cloned().collect()
     }
 
     /// The files a tree's SubTree nodes name, resolved against the folder of `path`.
@@ -148,7 +163,8 @@ impl Assets for FileAssets<'_, '_> {
     fn resolve(&self, asset: &str) -> AssetStatus {
         let dir = self.including.parent().unwrap_or(Path::new(""));
         let target = dir.join(asset);
-        if !target.is_file() {
+        // (A folder or a device is there: reading it below says which it is.)
+        if !target.exists() {
             return AssetStatus::Missing(format!("no such file: {}", target.display()));
         }
         if let Some(chain) = self.files.path_back(&target, &self.including) {

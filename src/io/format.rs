@@ -16,7 +16,10 @@ pub const TREE_FORMAT: &str = "arbor.tree";
 pub const TREE_VERSION: u64 = 1;
 
 #[derive(Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a tree file: an object with \"format\", \"version\" and \"nodes\""
+)]
 struct TreeFile {
     format: String,
     version: u64,
@@ -28,7 +31,10 @@ struct TreeFile {
 }
 
 #[derive(Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a node: an object with \"id\" and \"kind\""
+)]
 struct NodeDto {
     id: NodeId,
     kind: String,
@@ -41,7 +47,10 @@ struct NodeDto {
 }
 
 #[derive(Serialize, Deserialize, Default)]
-#[serde(deny_unknown_fields)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "the editor's layout: an object with \"view\" and \"nodes\""
+)]
 struct EditorDto {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     view: Option<ViewDto>,
@@ -50,9 +59,14 @@ struct EditorDto {
 }
 
 #[derive(Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "the view: an object with \"offset\" and \"zoom\""
+)]
 struct ViewDto {
+    #[serde(deserialize_with = "f32_pair")]
     offset: [f64; 2],
+    #[serde(deserialize_with = "f32_number")]
     zoom: f64,
 }
 
@@ -63,17 +77,76 @@ impl EditorDto {
 }
 
 #[derive(Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a node's layout: an object with \"position\""
+)]
 struct NodeViewDto {
+    #[serde(deserialize_with = "f32_pair")]
     position: [f64; 2],
     #[serde(default, skip_serializing_if = "String::is_empty")]
     comment: String,
 }
 
+/// A layout number, which the editor keeps as an f32: one that does not fit is refused
+/// here rather than loaded as infinity and written back as null.
+fn f32_number<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    let x = f64::deserialize(d)?;
+    if (x as f32).is_finite() {
+        Ok(x)
+    } else {
+        Err(serde::de::Error::custom(format!(
+            "the number {x:e} is too large for a layout coordinate (at most ±{:e})",
+            f32::MAX
+        )))
+    }
+}
+
+fn f32_pair<'de, D: serde::Deserializer<'de>>(d: D) -> Result<[f64; 2], D::Error> {
+    struct Pair;
+    impl<'de> serde::de::Visitor<'de> for Pair {
+        type Value = [f64; 2];
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("a pair [x, y]")
+        }
+        fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<[f64; 2], A::Error> {
+            #[derive(Deserialize)]
+            #[serde(transparent)]
+            struct Coord(#[serde(deserialize_with = "f32_number")] f64);
+            let mut pair = [0.0; 2];
+            for (i, slot) in pair.iter_mut().enumerate() {
+                *slot = seq
+                    .next_element::<Coord>()?
+                    .ok_or_else(|| serde::de::Error::invalid_length(i, &self))?
+                    .0;
+            }
+            if seq.next_element::<serde::de::IgnoredAny>()?.is_some() {
+                return Err(serde::de::Error::custom(
+                    "expected a pair [x, y]: it has more than two numbers",
+                ));
+            }
+            Ok(pair)
+        }
+    }
+    d.deserialize_seq(Pair)
+}
+
+/// serde's words for JSON's shapes, in JSON's words.
+const PLAIN_WORDS: &[(&str, &str)] = &[
+    ("expected a sequence", "expected a list [ … ]"),
+    ("expected a map", "expected an object { … }"),
+    ("invalid type: sequence", "invalid type: a list"),
+    ("invalid type: map", "invalid type: an object"),
+    ("unknown variant", "unknown port"),
+];
+
 fn syntax(path: &Path, e: &serde_json::Error) -> LoadError {
     let full = e.to_string();
     let suffix = format!(" at line {} column {}", e.line(), e.column());
-    let message = full.strip_suffix(&suffix).unwrap_or(&full).to_owned();
+    let mut message = full.strip_suffix(&suffix).unwrap_or(&full).to_owned();
+    for (serde, plain) in PLAIN_WORDS {
+        message = message.replace(serde, plain);
+    }
     LoadError::Syntax {
         path: path.to_owned(),
         line: e.line().max(1),
@@ -87,46 +160,77 @@ fn widen(x: f32) -> f64 {
     x.to_string().parse().unwrap_or(f64::from(x))
 }
 
+/// The header a file's text declares, read without building the rest of the file.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Header {
+    /// The `format` text (`arbor.tree`, `arbor.scenario`), if it is text.
+    pub format: Option<String>,
+    /// The `version`, if it is a whole number.
+    pub version: Option<u64>,
+}
+
+/// The header of a JSON object's text; `None` when the text is not a JSON object.
+pub fn read_header(text: &str) -> Option<Header> {
+    #[derive(Deserialize)]
+    struct Raw {
+        #[serde(default)]
+        format: Option<serde_json::Value>,
+        #[serde(default)]
+        version: Option<serde_json::Value>,
+    }
+    let raw: Raw = serde_json::from_str(text).ok()?;
+    Some(Header {
+        format: raw.format.and_then(|f| f.as_str().map(str::to_owned)),
+        version: raw.version.as_ref().and_then(serde_json::Value::as_u64),
+    })
+}
+
+/// What is wrong with a header, if anything.
+fn header_problem(format: Option<&str>, version: Option<u64>) -> Option<String> {
+    match format {
+        Some(TREE_FORMAT) => {}
+        Some("arbor.scenario") => return Some("this is a scenario file, not a tree file".into()),
+        Some(other) => {
+            return Some(format!(
+                "not an Arbor tree file: its format is \"{other}\", expected \"{TREE_FORMAT}\""
+            ));
+        }
+        None => {
+            return Some(format!(
+                "not an Arbor tree file: it has no \"format\": \"{TREE_FORMAT}\" header"
+            ));
+        }
+    }
+    match version {
+        Some(TREE_VERSION) => None,
+        Some(v) if v > TREE_VERSION => Some(format!(
+            "written by a newer Arbor: tree format version {v}; this build reads version {TREE_VERSION}. Update Arbor to open it"
+        )),
+        _ => Some(format!("the \"version\" header must be {TREE_VERSION}")),
+    }
+}
+
 /// Parses the text of a tree file; `path` is only used in errors.
 pub fn parse_tree(text: &str, path: &Path) -> Result<Tree, LoadError> {
-    let raw: serde_json::Value = serde_json::from_str(text).map_err(|e| syntax(path, &e))?;
     let format_err = |message: String| LoadError::Format {
         path: path.to_owned(),
         message,
     };
-    let header = raw.get("format").and_then(serde_json::Value::as_str);
-    match header {
-        Some(TREE_FORMAT) => {}
-        Some("arbor.scenario") => {
-            return Err(format_err(
-                "this is a scenario file, not a tree file".into(),
-            ));
+    let file: TreeFile = match serde_json::from_str(text) {
+        Ok(file) => file,
+        Err(e) => {
+            // A wrong header explains a body that does not fit better than the body's error.
+            if let Some(h) = read_header(text)
+                && let Some(problem) = header_problem(h.format.as_deref(), h.version)
+            {
+                return Err(format_err(problem));
+            }
+            return Err(syntax(path, &e));
         }
-        Some(other) => {
-            return Err(format_err(format!(
-                "not an Arbor tree file: its format is \"{other}\", expected \"{TREE_FORMAT}\""
-            )));
-        }
-        None => {
-            return Err(format_err(format!(
-                "not an Arbor tree file: it has no \"format\": \"{TREE_FORMAT}\" header"
-            )));
-        }
+    };
+    if let Some(problem) = header_problem(Some(&file.format), Some(file.version)) {
+        return Err(format_err(problem));
     }
-    match raw.get("version").and_then(serde_json::Value::as_u64) {
-        Some(TREE_VERSION) => {}
-        Some(v) if v > TREE_VERSION => {
-            return Err(format_err(format!(
-                "written by a newer Arbor: tree format version {v}; this build reads version {TREE_VERSION}. Update Arbor to open it"
-            )));
-        }
-        _ => {
-            return Err(format_err(format!(
-                "the \"version\" header must be {TREE_VERSION}"
-            )));
-        }
-    }
-    let file: TreeFile = serde_json::from_str(text).map_err(|e| syntax(path, &e))?;
     let mut editor = file.editor;
     let nodes = file
         .nodes

@@ -8,7 +8,7 @@ mod format;
 
 pub use canonical::to_canonical_json;
 pub use files::TreeFiles;
-pub use format::{TREE_FORMAT, TREE_VERSION, parse_tree, tree_to_string};
+pub use format::{Header, TREE_FORMAT, TREE_VERSION, parse_tree, read_header, tree_to_string};
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -131,6 +131,24 @@ fn special_kind(kind: &std::fs::FileType) -> &'static str {
     }
     let _ = kind;
     "a special file"
+}
+
+/// Whether two paths name the same existing file (through links, other spellings, or
+/// hard links).
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    let (Ok(ma), Ok(mb)) = (std::fs::metadata(a), std::fs::metadata(b)) else {
+        return false;
+    };
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        (ma.dev(), ma.ino()) == (mb.dev(), mb.ino())
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (ma, mb);
+        matches!((std::fs::canonicalize(a), std::fs::canonicalize(b)), (Ok(x), Ok(y)) if x == y)
+    }
 }
 
 /// Reads and parses a tree file (no validation: see [`TreeFiles::validate_file`]).

@@ -11,8 +11,8 @@ mod validate;
 pub use catalog::{Catalog, CatalogError, FieldSpec, FieldType, KindSpec};
 pub use edit::{Edit, EditError, ParentSlot};
 pub use validate::{
-    AssetStatus, AssetSummary, Assets, Diagnostic, MAX_CONTEXT_KEYS, MAX_DEPTH, MAX_NODES,
-    NoAssets, Rule, Severity, link_rule, summarize, validate,
+    AssetStatus, AssetSummary, Assets, Diagnostic, MAX_ACTIVE_LEAVES, MAX_CONTEXT_KEYS, MAX_DEPTH,
+    MAX_NODES, NoAssets, Rule, Severity, link_rule, summarize, validate,
 };
 
 use std::collections::{BTreeMap, HashMap};

@@ -83,7 +83,7 @@ rules! {
     /// A tree or forever loop with no action leaf.
     NoAction = "no-action", Warning;
     /// Past a limit of what a program holds: nesting depth, nodes with SubTrees
-    /// included, distinct context keys.
+    /// included, distinct context keys, action leaves running at once.
     TooLarge = "too-large", Error;
 }
 
@@ -95,6 +95,10 @@ pub const MAX_NODES: u64 = 2_000_000;
 
 /// The most distinct context keys a tree may use, SubTrees included.
 pub const MAX_CONTEXT_KEYS: usize = 65_535;
+
+/// The most action leaves a tree may run at once (under Parallels, with its Interrupts'
+/// subtrees running beside the main tree), SubTrees included.
+pub const MAX_ACTIVE_LEAVES: u64 = 65_535;
 
 impl fmt::Display for Rule {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -171,6 +175,18 @@ pub struct AssetSummary {
     pub nodes: u64,
     /// How deep it reaches below its Root's child (0: that node alone).
     pub depth: usize,
+    /// The most action leaves its Root's child can run at once.
+    pub active: u64,
+}
+
+/// What can run below a node.
+#[derive(Clone, Copy, Default)]
+struct Reach {
+    /// An action leaf (or a SubTree with one).
+    action: bool,
+    /// The most action leaves running at once: every child's below a Parallel, one
+    /// child's below any other branch.
+    leaves: u64,
 }
 
 /// Resolves the `asset` of SubTree nodes. The io module resolves files; tests can fake it.
@@ -331,8 +347,11 @@ pub fn validate(tree: &Tree, catalog: &Catalog, assets: &dyn Assets) -> Vec<Diag
     if !cyclic {
         cx.reachability();
         cx.context();
-        cx.actions();
-        cx.size();
+        if let Some(root) = cx.the_root() {
+            let reach = cx.reach(root);
+            cx.actions(root, &reach);
+            cx.size(root, &reach);
+        }
     }
     cx.out
 }
@@ -844,8 +863,7 @@ impl<'a> Ctx<'a> {
 
     /// Limits of what a program holds, refused here so that validate reports all that
     /// compiling would refuse.
-    fn size(&mut self) {
-        let Some(root) = self.the_root() else { return };
+    fn size(&mut self, root: &'a Node, reach: &HashMap<&'a NodeId, Reach>) {
         let (nodes, depth, too_deep) = self.extent(root);
         if let Some(node) = too_deep {
             self.push(
@@ -865,18 +883,26 @@ impl<'a> Ctx<'a> {
                 ),
             );
         }
+        let leaves_of = |id: &NodeId| reach.get(id).map_or(0, |r| r.leaves);
+        let active = root
+            .linked(Port::Child)
+            .iter()
+            .chain(root.linked(Port::Interrupts))
+            .fold(0u64, |sum, id| sum.saturating_add(leaves_of(id)));
+        if active > MAX_ACTIVE_LEAVES {
+            self.push(
+                Rule::TooLarge,
+                &root.id,
+                format!(
+                    "{active} action leaves can run at once (under Parallels, Interrupts included); a tree runs at most {MAX_ACTIVE_LEAVES} at once"
+                ),
+            );
+        }
     }
 
-    /// Whether an action (a leaf, or a SubTree with one) runs below `top`, through
-    /// child and children links.
-    fn has_action(&self, top: &'a Node) -> bool {
-        self.with_action(top).contains(&top.id)
-    }
-
-    /// The nodes from `top` down (Interrupts too) with an action at or below them
-    /// through child and children links, found in one walk: each node's answer from its
-    /// children's.
-    fn with_action(&self, top: &'a Node) -> HashSet<&'a NodeId> {
+    /// What runs below each node from `top` down (Interrupts too), through child and
+    /// children links, found in one walk: each node's answer from its children's.
+    fn reach(&self, top: &'a Node) -> HashMap<&'a NodeId, Reach> {
         let ports = [Port::Child, Port::Children];
         let mut order = Vec::new();
         self.preorder(
@@ -884,34 +910,58 @@ impl<'a> Ctx<'a> {
             &mut order,
             &[Port::Child, Port::Children, Port::Interrupts],
         );
-        let mut found: HashSet<&'a NodeId> = HashSet::new();
+        let mut found: HashMap<&'a NodeId, Reach> = HashMap::with_capacity(order.len());
         for n in order.iter().rev() {
             let own = match self.category(n) {
-                Some(Category::Leaf) => true,
-                Some(Category::SubTree) => {
-                    matches!(self.subtrees.get(&n.id), Some(AssetStatus::Ok(s)) if s.has_action)
-                }
-                _ => false,
+                Some(Category::Leaf) => Reach {
+                    action: true,
+                    leaves: 1,
+                },
+                // An asset that cannot be read may well have actions: only a valid one
+                // without any is said to have none.
+                Some(Category::SubTree) => match self.subtrees.get(&n.id) {
+                    Some(AssetStatus::Ok(s)) => Reach {
+                        action: s.has_action,
+                        leaves: s.active,
+                    },
+                    _ => Reach {
+                        action: true,
+                        leaves: 0,
+                    },
+                },
+                _ => Reach::default(),
             };
+            let parallel = n.kind == "Parallel";
             let below = ports
                 .iter()
                 .flat_map(|p| n.linked(*p))
-                .any(|c| found.contains(c));
-            if own || below {
-                found.insert(&n.id);
-            }
+                .filter_map(|c| found.get(c))
+                .fold(Reach::default(), |acc, c| Reach {
+                    action: acc.action || c.action,
+                    leaves: if parallel {
+                        acc.leaves.saturating_add(c.leaves)
+                    } else {
+                        acc.leaves.max(c.leaves)
+                    },
+                });
+            found.insert(
+                &n.id,
+                Reach {
+                    action: own.action || below.action,
+                    leaves: own.leaves.max(below.leaves),
+                },
+            );
         }
         found
     }
 
-    fn actions(&mut self) {
-        let Some(root) = self.the_root() else { return };
+    fn actions(&mut self, root: &'a Node, reach: &HashMap<&'a NodeId, Reach>) {
         if root.linked(Port::Child).is_empty() {
             return;
         }
         let mut found = Vec::new();
-        let with_action = self.with_action(root);
-        if !with_action.contains(&root.id) {
+        let has_action = |id: &NodeId| reach.get(id).is_some_and(|r| r.action);
+        if !has_action(&root.id) {
             found.push(Diagnostic::new(
                 Rule::NoAction,
                 vec![root.id.clone()],
@@ -935,7 +985,7 @@ impl<'a> Ctx<'a> {
                 "UntilFail" => true,
                 _ => false,
             };
-            if forever && !node.linked(Port::Child).is_empty() && !with_action.contains(&node.id) {
+            if forever && !node.linked(Port::Child).is_empty() && !has_action(&node.id) {
                 found.push(Diagnostic::new(
                     Rule::NoAction,
                     vec![node.id.clone()],
@@ -974,7 +1024,8 @@ pub fn summarize(tree: &Tree, catalog: &Catalog, assets: &dyn Assets) -> AssetSu
         summary.reads.extend(cx.reads_of(node));
         summary.writes.extend(cx.writes_of(node));
     }
-    summary.has_action = cx.has_action(root);
+    let reach = cx.reach(root);
+    summary.has_action = reach.get(&root.id).is_some_and(|r| r.action);
     // Where the asset is included, its Root's child stands in for the SubTree.
     if let Some(top) = root
         .linked(Port::Child)
@@ -984,6 +1035,7 @@ pub fn summarize(tree: &Tree, catalog: &Catalog, assets: &dyn Assets) -> AssetSu
         let (nodes, depth, _) = cx.extent(top);
         summary.nodes = nodes;
         summary.depth = depth;
+        summary.active = reach.get(&top.id).map_or(0, |r| r.leaves);
     }
     summary
 }

@@ -16,7 +16,7 @@ mod nodes;
 mod scenario;
 mod sim;
 
-pub use nodes::world_behaviours;
+pub use nodes::{world_behaviours, world_kinds};
 pub use scenario::{
     AgentSetup, SCENARIO_FORMAT, SCENARIO_VERSION, ScenarioError, is_scenario, load_scenario,
     parse_scenario,

@@ -6,6 +6,21 @@ use std::sync::Arc;
 use super::{EPS, EntityId, EntityKind, ItemKind, Tile, World, distance, tile_of};
 use crate::runtime::{Action, Behaviours, CondIo, Condition, CtxValue, LeafIo, Outcome};
 
+/// The kinds in `tree` that only run in the world (in a scenario), sorted, each once.
+pub fn world_kinds(tree: &crate::model::Tree) -> Vec<String> {
+    let plain = Behaviours::<()>::with_builtins();
+    let world = world_behaviours();
+    let mut kinds: Vec<String> = tree
+        .nodes()
+        .iter()
+        .map(|n| n.kind.clone())
+        .filter(|k| !plain.knows(k) && world.knows(k))
+        .collect();
+    kinds.sort();
+    kinds.dedup();
+    kinds
+}
+
 /// The behaviours of every built-in kind: the world's and the mock ones.
 pub fn world_behaviours() -> Behaviours<World> {
     let mut b = Behaviours::<World>::with_builtins();

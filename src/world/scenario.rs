@@ -57,14 +57,10 @@ pub struct AgentSetup {
 /// Whether a file's text is a scenario (by its `format` header) rather than a tree.
 pub fn is_scenario(text: &str) -> bool {
     // A cheap look at the header; the full parse reports any other problem.
-    serde_json::from_str::<Map<String, Value>>(text)
-        .ok()
-        .and_then(|m| {
-            m.get("format")
-                .and_then(Value::as_str)
-                .map(|f| f == SCENARIO_FORMAT)
-        })
-        .unwrap_or(false)
+    crate::io::read_header(text)
+        .and_then(|h| h.format)
+        .as_deref()
+        == Some(SCENARIO_FORMAT)
 }
 
 /// Reads a scenario file: the world and its agents.

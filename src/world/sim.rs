@@ -77,6 +77,8 @@ struct SimAgent {
 pub struct Simulation {
     world: World,
     agents: Vec<SimAgent>,
+    /// The files it was made from: the scenario, the trees and their SubTree assets.
+    inputs: Vec<PathBuf>,
 }
 
 /// One agent's state, for summaries.
@@ -179,7 +181,18 @@ impl Simulation {
         seed: u64,
         tree: Option<&Path>,
     ) -> Result<Self, SimError> {
-        let (world, setups) = load_scenario(scenario)?;
+        Self::from_parsed(scenario, load_scenario(scenario)?, catalog, seed, tree)
+    }
+
+    /// [`Simulation::load`] of a scenario already read (`parse_scenario`).
+    pub fn from_parsed(
+        scenario: &Path,
+        parsed: (World, Vec<AgentSetup>),
+        catalog: &Catalog,
+        seed: u64,
+        tree: Option<&Path>,
+    ) -> Result<Self, SimError> {
+        let (world, setups) = parsed;
         Self::build(scenario, world, setups, catalog, seed, tree, None)
     }
 
@@ -253,7 +266,14 @@ impl Simulation {
             instance.record_states(true);
             agents.push(SimAgent { instance, setup });
         }
-        Ok(Self { world, agents })
+        let inputs = std::iter::once(scenario.to_owned())
+            .chain(files.paths())
+            .collect();
+        Ok(Self {
+            world,
+            agents,
+            inputs,
+        })
     }
 
     /// A tree run without a scenario, as `arbor run TREE` runs it: one agent, named after
@@ -272,15 +292,7 @@ impl Simulation {
         let assets = files.assets_for(&base);
         let plain = crate::runtime::Behaviours::<()>::with_builtins();
         if let Err(e) = Program::compile(tree, catalog, &assets, &plain) {
-            let behaviours = super::world_behaviours();
-            let mut kinds: Vec<String> = tree
-                .nodes()
-                .iter()
-                .map(|n| n.kind.clone())
-                .filter(|k| !plain.knows(k) && behaviours.knows(k))
-                .collect();
-            kinds.sort();
-            kinds.dedup();
+            let kinds = super::world_kinds(tree);
             return Err(match e {
                 CompileError::Node { .. } if !kinds.is_empty() => {
                     SimError::NeedsScenario { tree: shown, kinds }
@@ -322,7 +334,13 @@ impl Simulation {
         });
         let mut instance = Instance::new(Arc::new(program), seed);
         instance.record_states(true);
+        let inputs = path
+            .map(Path::to_owned)
+            .into_iter()
+            .chain(files.paths())
+            .collect();
         Ok(Self {
+            inputs,
             world,
             agents: vec![SimAgent {
                 setup: AgentSetup {
@@ -333,6 +351,12 @@ impl Simulation {
                 instance,
             }],
         })
+    }
+
+    /// The files it was made from: the scenario (or the tree run alone), the trees and
+    /// their SubTree assets.
+    pub fn inputs(&self) -> &[PathBuf] {
+        &self.inputs
     }
 
     /// Bytes this state keeps on the heap, roughly: each agent's instance and the world.

@@ -73,37 +73,3 @@ fn an_instant_child_that_decides_stops_the_entering() {
     );
     assert_eq!(r.counts("a").entries, 0);
 }
-
-#[test]
-fn a_tree_with_more_leaves_running_at_once_than_an_instance_counts_does_not_compile() {
-    use arbor::model::{Catalog, NoAssets, Node, NodeId, Port, Tree};
-    use arbor::runtime::{Behaviours, CompileError, Program};
-    // 65,536 action leaves under one Parallel all run at once; an instance counts 65,535.
-    let leaves: Vec<Node> = (0..=u32::from(u16::MAX))
-        .map(|i| Node::new(format!("a{i}"), "MockAction"))
-        .collect();
-    let mut par = Node::new("p", "Parallel");
-    par.inputs.insert(
-        Port::Children,
-        leaves.iter().map(|n| n.id.clone()).collect(),
-    );
-    let mut root = Node::new("root", "Root");
-    root.inputs.insert(Port::Child, vec![NodeId::new("p")]);
-    let mut nodes = vec![root, par];
-    nodes.extend(leaves);
-    let tree = Tree::from_nodes(nodes).unwrap();
-    let built = Program::<()>::compile(
-        &tree,
-        &Catalog::builtin(),
-        &NoAssets,
-        &Behaviours::with_builtins(),
-    );
-    let Err(CompileError::Node { node, message }) = built else {
-        panic!("compiled, or failed otherwise");
-    };
-    assert_eq!(node, "root");
-    assert!(
-        message.contains("65536 action leaves can run at once"),
-        "{message}"
-    );
-}
