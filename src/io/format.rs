@@ -3,6 +3,8 @@
 //! These DTOs are the file's shape; the model is built from them and never serialised directly.
 
 use std::collections::BTreeMap;
+
+use foldhash::HashMap;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
@@ -54,8 +56,13 @@ struct NodeDto {
 struct EditorDto {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     view: Option<ViewDto>,
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    nodes: BTreeMap<NodeId, NodeViewDto>,
+    /// Written sorted by id; read into a hash map (looked up once per node).
+    #[serde(
+        default,
+        skip_serializing_if = "HashMap::is_empty",
+        serialize_with = "sorted"
+    )]
+    nodes: HashMap<NodeId, NodeViewDto>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -86,6 +93,13 @@ struct NodeViewDto {
     position: [f64; 2],
     #[serde(default, skip_serializing_if = "String::is_empty")]
     comment: String,
+}
+
+fn sorted<S: serde::Serializer>(
+    nodes: &HashMap<NodeId, NodeViewDto>,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    s.collect_map(nodes.iter().collect::<BTreeMap<_, _>>())
 }
 
 /// A layout number, which the editor keeps as an f32: one that does not fit is refused
@@ -231,12 +245,12 @@ pub fn parse_tree(text: &str, path: &Path) -> Result<Tree, LoadError> {
     if let Some(problem) = header_problem(Some(&file.format), Some(file.version)) {
         return Err(format_err(problem));
     }
-    let mut editor = file.editor;
+    let editor = file.editor;
     let nodes = file
         .nodes
         .into_iter()
         .map(|dto| {
-            let view = editor.nodes.remove(&dto.id);
+            let view = editor.nodes.get(&dto.id);
             let mut inputs = dto.inputs;
             inputs.retain(|_, ids| !ids.is_empty());
             Node {
@@ -244,7 +258,7 @@ pub fn parse_tree(text: &str, path: &Path) -> Result<Tree, LoadError> {
                     .as_ref()
                     .map(|v| [v.position[0] as f32, v.position[1] as f32])
                     .unwrap_or_default(),
-                comment: view.map(|v| v.comment).unwrap_or_default(),
+                comment: view.map(|v| v.comment.clone()).unwrap_or_default(),
                 id: dto.id,
                 kind: dto.kind,
                 title: dto.title,

@@ -3,7 +3,7 @@
 //! The palette, the inspector and validation all read it. It starts with the
 //! built-in kinds of SPEC §1 and §4; embedding code registers its own.
 
-use std::collections::HashMap;
+use foldhash::{HashMap, HashMapExt};
 
 use super::{Category, Node, Rule, Value};
 

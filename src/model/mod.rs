@@ -15,7 +15,9 @@ pub use validate::{
     MAX_NODES, NoAssets, Rule, Severity, link_rule, summarize, validate,
 };
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
+
+use foldhash::{HashMap, HashMapExt};
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
@@ -459,6 +461,17 @@ impl Tree {
     /// The position of a node in file order.
     pub fn position_of(&self, id: &NodeId) -> Option<usize> {
         self.index.get(id).copied()
+    }
+
+    /// The position of a node borrowed from this tree's [`Tree::nodes`], found from where
+    /// it sits in memory, without looking its id up; else by its id.
+    pub fn position_of_node(&self, node: &Node) -> Option<usize> {
+        let offset = (node as *const Node as usize).wrapping_sub(self.nodes.as_ptr() as usize);
+        let i = offset / std::mem::size_of::<Node>().max(1);
+        match self.nodes.get(i) {
+            Some(n) if std::ptr::eq(n, node) => Some(i),
+            _ => self.position_of(&node.id),
+        }
     }
 
     /// Whether a node with this id exists.

@@ -1,9 +1,11 @@
 //! Validation ("TreeNode typing", SPEC §2): diagnostics tied to node ids.
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::BTreeSet;
+
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use std::fmt;
 
-use super::{Catalog, Category, Node, NodeId, Port, Tree, Value};
+use super::{Catalog, Category, KindSpec, Node, NodeId, Port, Tree, Value};
 
 /// How serious a diagnostic is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -179,6 +181,9 @@ pub struct AssetSummary {
     pub active: u64,
 }
 
+/// What can run below each node, by position (`None`: not walked).
+struct Reaches(Vec<Option<Reach>>);
+
 /// What can run below a node.
 #[derive(Clone, Copy, Default)]
 struct Reach {
@@ -324,26 +329,73 @@ struct Ctx<'a> {
     out: Vec<Diagnostic>,
     /// Asset status per SubTree node, resolved once.
     subtrees: HashMap<&'a NodeId, AssetStatus>,
+    /// The links the walks follow, by position, looked up once.
+    graph: Graph,
+    /// Each node's kind, by position, looked up once.
+    kinds: Vec<Option<&'a KindSpec>>,
+}
+
+/// Each node's links on the ports its category has (in the category's port order, then
+/// list order) as positions in the tree: what the walks follow, each id looked up once.
+struct Graph {
+    /// Where each node's links start in `links`; one more entry closes the last.
+    starts: Vec<u32>,
+    links: Vec<(Port, u32)>,
+}
+
+impl Graph {
+    fn new(tree: &Tree, catalog: &Catalog) -> Self {
+        let mut starts = Vec::with_capacity(tree.len() + 1);
+        let mut links = Vec::with_capacity(tree.len());
+        for node in tree.nodes() {
+            starts.push(links.len() as u32);
+            let ports = catalog
+                .category_of(&node.kind)
+                .map(Category::inputs)
+                .unwrap_or(&[]);
+            for &port in ports {
+                links.extend(
+                    node.linked(port)
+                        .iter()
+                        .filter_map(|c| tree.position_of(c))
+                        .map(|c| (port, c as u32)),
+                );
+            }
+        }
+        starts.push(links.len() as u32);
+        Self { starts, links }
+    }
+
+    fn links(&self, node: usize) -> &[(Port, u32)] {
+        &self.links[self.starts[node] as usize..self.starts[node + 1] as usize]
+    }
+}
+
+impl<'a> Ctx<'a> {
+    fn new(tree: &'a Tree, catalog: &'a Catalog, assets: &'a dyn Assets) -> Self {
+        Self {
+            tree,
+            catalog,
+            assets,
+            out: Vec::new(),
+            subtrees: HashMap::new(),
+            graph: Graph::new(tree, catalog),
+            kinds: tree.nodes().iter().map(|n| catalog.kind(&n.kind)).collect(),
+        }
+    }
 }
 
 /// Validates a tree against the catalog, resolving SubTree assets through `assets`.
 /// Diagnostics come in a stable order: per node in file order, then tree-wide findings.
 pub fn validate(tree: &Tree, catalog: &Catalog, assets: &dyn Assets) -> Vec<Diagnostic> {
-    let mut cx = Ctx {
-        tree,
-        catalog,
-        assets,
-        out: Vec::new(),
-        subtrees: HashMap::new(),
-    };
+    let mut cx = Ctx::new(tree, catalog, assets);
     cx.kinds_and_fields();
     cx.roots();
     cx.links();
-    cx.cycles();
+    let cyclic = cx.cycles();
     cx.counts();
     cx.interrupt_ids();
     cx.subtree_assets();
-    let cyclic = find_cycles(tree).1 > 0;
     if !cyclic {
         cx.reachability();
         cx.context();
@@ -363,12 +415,28 @@ impl<'a> Ctx<'a> {
     }
 
     fn category(&self, node: &Node) -> Option<Category> {
-        self.catalog.category_of(&node.kind)
+        self.spec(node).map(|k| k.category)
+    }
+
+    /// What runs below `node` (nothing when it was not walked).
+    fn reach_of(&self, reach: &Reaches, node: &Node) -> Reach {
+        self.tree
+            .position_of_node(node)
+            .and_then(|i| reach.0[i])
+            .unwrap_or_default()
+    }
+
+    /// The node's kind, if the catalog has it.
+    fn spec(&self, node: &Node) -> Option<&'a KindSpec> {
+        match self.tree.position_of_node(node) {
+            Some(i) => self.kinds[i],
+            None => self.catalog.kind(&node.kind),
+        }
     }
 
     fn kinds_and_fields(&mut self) {
         for node in self.tree.nodes() {
-            let Some(kind) = self.catalog.kind(&node.kind) else {
+            let Some(kind) = self.spec(node) else {
                 let hint = suggestion(
                     &node.kind,
                     self.catalog.kinds().iter().map(|k| k.name.as_str()),
@@ -516,7 +584,8 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    fn cycles(&mut self) {
+    /// Reports the cycles of links; whether there is any.
+    fn cycles(&mut self) -> bool {
         let (cycles, total) = find_cycles(self.tree);
         for cycle in &cycles {
             let named = cycle.len().min(CYCLE_NODES_NAMED);
@@ -544,6 +613,7 @@ impl<'a> Ctx<'a> {
                 format!("and {} more cycles of links", total - cycles.len()),
             ));
         }
+        total > 0
     }
 
     fn counts(&mut self) {
@@ -632,7 +702,7 @@ impl<'a> Ctx<'a> {
             .tree
             .nodes()
             .iter()
-            .filter(|n| self.catalog.category_of(&n.kind) == Some(Category::Root));
+            .filter(|n| self.category(n) == Some(Category::Root));
         let root = roots.next()?;
         roots.next().is_none().then_some(root)
     }
@@ -641,22 +711,38 @@ impl<'a> Ctx<'a> {
     /// Each node comes once, however many parents link it (an error reported apart), so
     /// the walk is linear in the links.
     fn preorder(&self, start: &'a Node, out: &mut Vec<&'a Node>, ports: &[Port]) {
-        let mut seen: HashSet<&NodeId> = HashSet::new();
-        let mut stack = vec![start];
-        while let Some(node) = stack.pop() {
-            if !seen.insert(&node.id) {
+        let tree: &'a Tree = self.tree;
+        out.extend(
+            self.preorder_at(start, ports)
+                .into_iter()
+                .map(|i| &tree.nodes()[i as usize]),
+        );
+    }
+
+    /// [`Ctx::preorder`] as positions.
+    fn preorder_at(&self, start: &Node, ports: &[Port]) -> Vec<u32> {
+        let mut out = Vec::new();
+        let Some(start) = self.tree.position_of_node(start) else {
+            return out;
+        };
+        let mut seen = vec![false; self.tree.len()];
+        let mut stack = vec![start as u32];
+        while let Some(i) = stack.pop() {
+            if std::mem::replace(&mut seen[i as usize], true) {
                 continue;
             }
-            out.push(node);
-            let cat = self.category(node);
-            let mut kids = Vec::new();
-            for port in cat.map(Category::inputs).unwrap_or(&[]) {
-                if ports.contains(port) {
-                    kids.extend(node.linked(*port).iter().filter_map(|c| self.tree.node(c)));
-                }
-            }
-            stack.extend(kids.into_iter().rev());
+            out.push(i);
+            let at = stack.len();
+            stack.extend(
+                self.graph
+                    .links(i as usize)
+                    .iter()
+                    .filter(|(port, _)| ports.contains(port))
+                    .map(|&(_, c)| c),
+            );
+            stack[at..].reverse();
         }
+        out
     }
 
     fn reachability(&mut self) {
@@ -835,16 +921,21 @@ impl<'a> Ctx<'a> {
     /// it), with the first node found past [`MAX_DEPTH`] levels below `top`. One walk;
     /// each node counted once.
     fn extent(&self, top: &'a Node) -> (u64, usize, Option<&'a Node>) {
-        let mut seen: HashSet<&NodeId> = HashSet::new();
+        let tree: &'a Tree = self.tree;
         let (mut nodes, mut deepest, mut too_deep) = (0u64, 0usize, None);
-        let mut stack = vec![(top, 0usize)];
-        while let Some((node, depth)) = stack.pop() {
-            if !seen.insert(&node.id) {
+        let Some(start) = tree.position_of_node(top) else {
+            return (nodes, deepest, too_deep);
+        };
+        let mut seen = vec![false; tree.len()];
+        let mut stack = vec![(start as u32, 0usize)];
+        while let Some((i, depth)) = stack.pop() {
+            if std::mem::replace(&mut seen[i as usize], true) {
                 continue;
             }
+            let node = &tree.nodes()[i as usize];
             nodes = nodes.saturating_add(1);
             let mut reach = depth;
-            if let Some(AssetStatus::Ok(sub)) = self.subtrees.get(&node.id) {
+            if let Some(AssetStatus::Ok(sub)) = self.asset_of(node) {
                 nodes = nodes.saturating_add(sub.nodes);
                 reach = depth.saturating_add(1).saturating_add(sub.depth);
             }
@@ -852,18 +943,28 @@ impl<'a> Ctx<'a> {
             if reach > MAX_DEPTH && too_deep.is_none() {
                 too_deep = Some(node);
             }
-            for (_, _, child) in node.links() {
-                if let Some(c) = self.tree.node(child) {
-                    stack.push((c, depth + 1));
-                }
-            }
+            stack.extend(
+                self.graph
+                    .links(i as usize)
+                    .iter()
+                    .map(|&(_, c)| (c, depth + 1)),
+            );
         }
         (nodes, deepest, too_deep)
     }
 
+    /// What a SubTree node's asset is (`None` for other nodes).
+    fn asset_of(&self, node: &Node) -> Option<&AssetStatus> {
+        if self.category(node) == Some(Category::SubTree) {
+            self.subtrees.get(&node.id)
+        } else {
+            None
+        }
+    }
+
     /// Limits of what a program holds, refused here so that validate reports all that
     /// compiling would refuse.
-    fn size(&mut self, root: &'a Node, reach: &HashMap<&'a NodeId, Reach>) {
+    fn size(&mut self, root: &'a Node, reach: &Reaches) {
         let (nodes, depth, too_deep) = self.extent(root);
         if let Some(node) = too_deep {
             self.push(
@@ -883,7 +984,11 @@ impl<'a> Ctx<'a> {
                 ),
             );
         }
-        let leaves_of = |id: &NodeId| reach.get(id).map_or(0, |r| r.leaves);
+        let leaves_of = |id: &NodeId| {
+            self.tree
+                .node(id)
+                .map_or(0, |n| self.reach_of(reach, n).leaves)
+        };
         let active = root
             .linked(Port::Child)
             .iter()
@@ -902,16 +1007,12 @@ impl<'a> Ctx<'a> {
 
     /// What runs below each node from `top` down (Interrupts too), through child and
     /// children links, found in one walk: each node's answer from its children's.
-    fn reach(&self, top: &'a Node) -> HashMap<&'a NodeId, Reach> {
-        let ports = [Port::Child, Port::Children];
-        let mut order = Vec::new();
-        self.preorder(
-            top,
-            &mut order,
-            &[Port::Child, Port::Children, Port::Interrupts],
-        );
-        let mut found: HashMap<&'a NodeId, Reach> = HashMap::with_capacity(order.len());
-        for n in order.iter().rev() {
+    fn reach(&self, top: &'a Node) -> Reaches {
+        let tree: &'a Tree = self.tree;
+        let order = self.preorder_at(top, &[Port::Child, Port::Children, Port::Interrupts]);
+        let mut found = vec![None; tree.len()];
+        for &i in order.iter().rev() {
+            let n = &tree.nodes()[i as usize];
             let own = match self.category(n) {
                 Some(Category::Leaf) => Reach {
                     action: true,
@@ -919,7 +1020,7 @@ impl<'a> Ctx<'a> {
                 },
                 // An asset that cannot be read may well have actions: only a valid one
                 // without any is said to have none.
-                Some(Category::SubTree) => match self.subtrees.get(&n.id) {
+                Some(Category::SubTree) => match self.asset_of(n) {
                     Some(AssetStatus::Ok(s)) => Reach {
                         action: s.has_action,
                         leaves: s.active,
@@ -932,11 +1033,13 @@ impl<'a> Ctx<'a> {
                 _ => Reach::default(),
             };
             let parallel = n.kind == "Parallel";
-            let below = ports
+            let below = self
+                .graph
+                .links(i as usize)
                 .iter()
-                .flat_map(|p| n.linked(*p))
-                .filter_map(|c| found.get(c))
-                .fold(Reach::default(), |acc, c| Reach {
+                .filter(|(port, _)| matches!(port, Port::Child | Port::Children))
+                .filter_map(|&(_, c)| found[c as usize])
+                .fold(Reach::default(), |acc: Reach, c: Reach| Reach {
                     action: acc.action || c.action,
                     leaves: if parallel {
                         acc.leaves.saturating_add(c.leaves)
@@ -944,24 +1047,21 @@ impl<'a> Ctx<'a> {
                         acc.leaves.max(c.leaves)
                     },
                 });
-            found.insert(
-                &n.id,
-                Reach {
-                    action: own.action || below.action,
-                    leaves: own.leaves.max(below.leaves),
-                },
-            );
+            found[i as usize] = Some(Reach {
+                action: own.action || below.action,
+                leaves: own.leaves.max(below.leaves),
+            });
         }
-        found
+        Reaches(found)
     }
 
-    fn actions(&mut self, root: &'a Node, reach: &HashMap<&'a NodeId, Reach>) {
+    fn actions(&mut self, root: &'a Node, reach: &Reaches) {
         if root.linked(Port::Child).is_empty() {
             return;
         }
         let mut found = Vec::new();
-        let has_action = |id: &NodeId| reach.get(id).is_some_and(|r| r.action);
-        if !has_action(&root.id) {
+        let has_action = |node: &Node| self.reach_of(reach, node).action;
+        if !has_action(root) {
             found.push(Diagnostic::new(
                 Rule::NoAction,
                 vec![root.id.clone()],
@@ -985,7 +1085,7 @@ impl<'a> Ctx<'a> {
                 "UntilFail" => true,
                 _ => false,
             };
-            if forever && !node.linked(Port::Child).is_empty() && !has_action(&node.id) {
+            if forever && !node.linked(Port::Child).is_empty() && !has_action(node) {
                 found.push(Diagnostic::new(
                     Rule::NoAction,
                     vec![node.id.clone()],
@@ -1002,13 +1102,7 @@ impl<'a> Ctx<'a> {
 
 /// Summarises a valid tree for trees that include it as a SubTree.
 pub fn summarize(tree: &Tree, catalog: &Catalog, assets: &dyn Assets) -> AssetSummary {
-    let mut cx = Ctx {
-        tree,
-        catalog,
-        assets,
-        out: Vec::new(),
-        subtrees: HashMap::new(),
-    };
+    let mut cx = Ctx::new(tree, catalog, assets);
     cx.subtree_assets();
     let mut summary = AssetSummary::default();
     let Some(root) = cx.the_root() else {
@@ -1025,7 +1119,7 @@ pub fn summarize(tree: &Tree, catalog: &Catalog, assets: &dyn Assets) -> AssetSu
         summary.writes.extend(cx.writes_of(node));
     }
     let reach = cx.reach(root);
-    summary.has_action = reach.get(&root.id).is_some_and(|r| r.action);
+    summary.has_action = cx.reach_of(&reach, root).action;
     // Where the asset is included, its Root's child stands in for the SubTree.
     if let Some(top) = root
         .linked(Port::Child)
@@ -1035,7 +1129,7 @@ pub fn summarize(tree: &Tree, catalog: &Catalog, assets: &dyn Assets) -> AssetSu
         let (nodes, depth, _) = cx.extent(top);
         summary.nodes = nodes;
         summary.depth = depth;
-        summary.active = reach.get(&top.id).map_or(0, |r| r.leaves);
+        summary.active = cx.reach_of(&reach, top).leaves;
     }
     summary
 }

@@ -1,7 +1,7 @@
 //! What leaves do: the [`Action`] and [`Condition`] traits, the context they read and
 //! write, and the registry that builds them from a node's fields.
 
-use std::collections::HashMap;
+use foldhash::{HashMap, HashMapExt};
 use std::fmt;
 use std::sync::Arc;
 

@@ -87,7 +87,7 @@ fn list(ids: impl Iterator<Item = String>) -> String {
 }
 
 /// A realistic large tree of about `n` nodes: a Selector of Sequences, each a condition,
-/// a Wait and leaves with scripts and context keys, every node with an editor position.
+/// MockActions with scripts and context keys, every node with an editor position.
 pub fn balanced(n: usize) -> String {
     let per_branch = 10;
     let branches = (n / (per_branch + 1)).max(1);
@@ -127,7 +127,7 @@ pub fn balanced(n: usize) -> String {
                     &format!("\"key\": \"seen{}\"", b % 50),
                     "",
                 ),
-                1 => f.node(&id, "Wait", "\"seconds\": 0.25", ""),
+                1 => f.node(&id, "MockAction", "\"script\": \"RRS\"", ""),
                 2 => f.node(
                     &id,
                     "MockAction",
