@@ -7,38 +7,14 @@ mod common;
 
 use std::path::Path;
 
-use arbor::io::{parse_tree, tree_to_string};
+use arbor::io::parse_tree;
 use arbor::model::{Catalog, NoAssets, validate};
-use arbor::runtime::{Behaviours, Instance, Program};
+use arbor::runtime::{Behaviours, Program};
 use proptest::prelude::*;
 
 /// Every stage a file can go through; panics are the only failure.
 fn exercise(text: &str) {
-    let catalog = Catalog::builtin();
-    let Ok(tree) = parse_tree(text, Path::new("fuzz.json")) else {
-        return;
-    };
-    let diagnostics = validate(&tree, &catalog, &NoAssets);
-    for d in &diagnostics {
-        assert!(!d.message.is_empty());
-        let _ = d.to_string();
-    }
-    let again =
-        parse_tree(&tree_to_string(&tree), Path::new("fuzz.json")).expect("canonical text reloads");
-    assert_eq!(again, tree);
-    let _ = tree.check_invariants(&catalog);
-    if let Ok(program) = Program::compile(
-        &tree,
-        &catalog,
-        &NoAssets,
-        &Behaviours::<()>::with_builtins(),
-    ) {
-        let mut instance = Instance::new(std::sync::Arc::new(program), 1);
-        instance.trigger("alarm", None);
-        for _ in 0..20 {
-            instance.step(0.1, &mut (), None);
-        }
-    }
+    common::exercise::tree_text(text);
 }
 
 fn corpus() -> Vec<String> {
@@ -280,21 +256,6 @@ fn a_deep_chain_is_refused_by_validate_and_compile_alike_without_overflow() {
 }
 
 /// A folder holding copies of the sample trees, where mutated scenarios are written.
-fn scenario_dir() -> &'static Path {
-    static DIR: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
-    DIR.get_or_init(|| {
-        let dir = tempfile::tempdir().unwrap();
-        let samples = common::repo().join("sample_trees");
-        for p in common::json_files(&samples) {
-            let to = dir.path().join(p.strip_prefix(&samples).unwrap());
-            std::fs::create_dir_all(to.parent().unwrap()).unwrap();
-            std::fs::copy(&p, to).unwrap();
-        }
-        dir
-    })
-    .path()
-}
-
 fn scenarios() -> Vec<String> {
     common::json_files(&common::repo().join("sample_trees"))
         .iter()
@@ -303,24 +264,10 @@ fn scenarios() -> Vec<String> {
         .collect()
 }
 
-/// Loads a scenario text and runs it; errors are fine, panics and hangs are not.
+/// Loads a scenario text, as a file among the samples, and runs it; errors are fine,
+/// panics and hangs are not.
 fn exercise_scenario(text: &str, name: &str) {
-    let path = scenario_dir().join(name);
-    std::fs::write(&path, text).unwrap();
-    match arbor::world::Simulation::load(&path, &Catalog::builtin(), 3, None) {
-        Ok(mut sim) => {
-            sim.trigger(None, "receive_pass", Some("ball"));
-            for _ in 0..40 {
-                sim.step(0.25, None);
-            }
-            let _ = sim.render();
-            for a in sim.summary() {
-                let _ = a.to_string();
-            }
-        }
-        Err(e) => assert!(!e.to_string().is_empty()),
-    }
-    std::fs::remove_file(&path).unwrap();
+    common::exercise::scenario_text(text, &common::repo().join("sample_trees").join(name));
 }
 
 proptest! {

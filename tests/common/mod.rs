@@ -1,6 +1,8 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
+pub mod exercise;
+
 use std::path::{Path, PathBuf};
 
 /// The repository's root folder.

@@ -1,0 +1,76 @@
+//! Every stage an input can go through, where a panic is the only failure: shared by
+//! the robustness tests (tests/robustness.rs) and the fuzz targets (fuzz/).
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::Path;
+use std::sync::Arc;
+
+use arbor::io::{parse_tree, tree_to_string};
+use arbor::model::{Catalog, NoAssets, Tree, validate};
+use arbor::runtime::{Behaviours, Instance, Program};
+
+/// A tree file's text: load, then everything [`tree`] does.
+pub fn tree_text(text: &str) {
+    if let Ok(tree) = parse_tree(text, Path::new("fuzz.json")) {
+        self::tree(&tree);
+    }
+}
+
+/// A loaded tree: validate, the canonical text (which loads back to the same tree and is
+/// a fixed point), compile, and 20 steps with a trigger.
+pub fn tree(tree: &Tree) {
+    let catalog = Catalog::builtin();
+    for d in &validate(tree, &catalog, &NoAssets) {
+        assert!(!d.message.is_empty());
+        let _ = d.to_string();
+    }
+    let canonical = tree_to_string(tree);
+    let again = parse_tree(&canonical, Path::new("fuzz.json")).expect("canonical text reloads");
+    assert_eq!(
+        &again, tree,
+        "the canonical text loads back to the same tree"
+    );
+    assert_eq!(
+        tree_to_string(&again),
+        canonical,
+        "the canonical text is a fixed point"
+    );
+    let _ = tree.check_invariants(&catalog);
+    if let Ok(program) = Program::compile(
+        tree,
+        &catalog,
+        &NoAssets,
+        &Behaviours::<()>::with_builtins(),
+    ) {
+        let mut instance = Instance::new(Arc::new(program), 1);
+        instance.trigger("alarm", None);
+        for _ in 0..20 {
+            instance.step(0.1, &mut (), None);
+        }
+    }
+}
+
+/// A scenario's text, read as the file `path` (whose folder anchors its tree paths):
+/// load, then 40 steps with a trigger, the drawing and the summary.
+pub fn scenario_text(text: &str, path: &Path) {
+    use arbor::world::{Simulation, parse_scenario};
+    let loaded = parse_scenario(text, path)
+        .map_err(|e| e.to_string())
+        .and_then(|parsed| {
+            Simulation::from_parsed(path, parsed, &Catalog::builtin(), 3, None)
+                .map_err(|e| e.to_string())
+        });
+    match loaded {
+        Ok(mut sim) => {
+            sim.trigger(None, "receive_pass", Some("ball"));
+            for _ in 0..40 {
+                sim.step(0.25, None);
+            }
+            let _ = sim.render();
+            for a in sim.summary() {
+                let _ = a.to_string();
+            }
+        }
+        Err(e) => assert!(!e.is_empty()),
+    }
+}
