@@ -1440,3 +1440,123 @@ fn editing_a_subtree_shown_inside_a_run_runs_it_on_its_own() {
     h.get_by_label_contains("patrol.json alone in an empty world");
     assert_eq!(h.state().simulation().unwrap().step_number(), 0);
 }
+
+/// Drags node "work" aside, then runs frames until the unsaved work is written aside.
+fn move_and_wait(h: &mut Harness<'static, EditorApp>) -> std::path::PathBuf {
+    let from = on_node(h, "work");
+    drag(
+        h,
+        from,
+        from + egui::vec2(60.0, 40.0),
+        PointerButton::Primary,
+        Modifiers::NONE,
+    );
+    assert!(h.state().is_dirty());
+    until_written_aside(h)
+}
+
+/// Runs frames until the app has written its recovery file (at most 60 s of egui time).
+fn until_written_aside(h: &mut Harness<'static, EditorApp>) -> std::path::PathBuf {
+    for _ in 0..3600 {
+        if let Some(f) = h.state().recovery_file() {
+            return f.to_owned();
+        }
+        h.run_steps(1);
+    }
+    panic!("no recovery file written");
+}
+
+/// An editor on a copy of mock_sketch.json, writing recovery files in the same folder.
+fn recoverable(dir: &std::path::Path) -> (EditorApp, std::path::PathBuf, arbor::io::RecoveryDir) {
+    let tree = dir.join("mock_sketch.json");
+    if !tree.exists() {
+        common::copy_samples(dir, &["mock_sketch.json"]);
+    }
+    let recovery = arbor::io::RecoveryDir::new(dir.join("recovery"));
+    let app = EditorApp::open(&tree)
+        .unwrap()
+        .with_recovery(recovery.clone());
+    (app, tree, recovery)
+}
+
+#[test]
+fn unsaved_work_is_written_aside_and_offered_back_at_the_next_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let (app, tree, _) = recoverable(dir.path());
+    let mut h = harness(app);
+    let from = on_node(&h, "work");
+    drag(
+        &mut h,
+        from,
+        from + egui::vec2(60.0, 40.0),
+        PointerButton::Primary,
+        Modifiers::NONE,
+    );
+    assert!(h.state().is_dirty());
+    assert!(
+        h.state().recovery_file().is_none(),
+        "written a few seconds after the change"
+    );
+    let file = until_written_aside(&mut h);
+    let moved = h.state().tree().clone();
+    let written = arbor::io::RecoveryDir::read(&file).unwrap();
+    assert_eq!(written.tree, moved);
+    assert!(arbor::io::same_file(
+        written.path.as_deref().unwrap(),
+        &tree
+    ));
+    // The editor stops without closing (a crash, a kill): the work stays aside.
+    drop(h);
+    assert!(file.exists());
+    assert_ne!(arbor::io::load_tree(&tree).unwrap(), moved);
+
+    // The next start on the same file offers it, saying where it is.
+    let (app, _, _) = recoverable(dir.path());
+    let mut h = harness(app);
+    h.get_by_label_contains("Recovered work");
+    h.get_by_label_contains(&file.display().to_string());
+    h.get_by_role_and_label(Role::Button, "Restore").click();
+    h.run_steps(3);
+    assert_eq!(*h.state().tree(), moved);
+    assert!(h.state().is_dirty(), "restored work is not saved yet");
+    // Saving it removes the recovery file.
+    key(&mut h, Modifiers::COMMAND, Key::S);
+    h.run_steps(2);
+    assert_eq!(arbor::io::load_tree(&tree).unwrap(), moved);
+    assert!(!file.exists());
+}
+
+#[test]
+fn recovered_work_discarded_or_unsaved_work_let_go_leaves_no_recovery_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let (app, tree, _) = recoverable(dir.path());
+    let on_disk = arbor::io::load_tree(&tree).unwrap();
+    let mut h = harness(app);
+    let file = move_and_wait(&mut h);
+    drop(h);
+
+    // Discard at the next start: the file goes, the tree is the one on disk.
+    let (app, _, recovery) = recoverable(dir.path());
+    let mut h = harness(app);
+    h.get_by_role_and_label(Role::Button, "Discard").click();
+    h.run_steps(3);
+    assert!(!file.exists());
+    assert_eq!(*h.state().tree(), on_disk);
+    assert!(!h.state().is_dirty());
+    assert!(recovery.find(Some(&tree)).is_none());
+
+    // Undoing back to the saved tree removes the file written for the change.
+    let file = move_and_wait(&mut h);
+    key(&mut h, Modifiers::COMMAND, Key::Z);
+    h.run_steps(2);
+    assert!(!h.state().is_dirty());
+    assert!(!file.exists());
+
+    // New, answered "Don't save": the work is let go, and its file with it.
+    let file = move_and_wait(&mut h);
+    key(&mut h, Modifiers::COMMAND, Key::N);
+    h.get_by_role_and_label(Role::Button, "Don't save").click();
+    h.run_steps(3);
+    assert!(!file.exists());
+    assert_eq!(arbor::io::load_tree(&tree).unwrap(), on_disk);
+}

@@ -512,6 +512,8 @@ impl EditorApp {
                 self.open_subtree(&path, &node);
             }
             Pending::Close => {
+                // Closing without saving: the work is let go, and its recovery file too.
+                self.drop_recovery();
                 self.closing = true;
                 ctx.send_viewport_cmd(egui::ViewportCommand::Close);
             }
@@ -521,6 +523,9 @@ impl EditorApp {
     /// Puts `other` in place of this editor, keeping what belongs to the session: recent
     /// files, messages, the file chooser.
     fn replace_with(&mut self, other: Self) {
+        // The tree being replaced was saved or let go: its recovery file goes.
+        self.drop_recovery();
+        let recovery = self.autosave.dir.take();
         let recent = std::mem::take(&mut self.recent);
         let messages = std::mem::take(&mut self.messages);
         let (chooser, why) = (self.chooser, self.chooser_why.take());
@@ -534,6 +539,8 @@ impl EditorApp {
             ran,
             ..other
         };
+        self.autosave.dir = recovery;
+        self.offer_recovery();
     }
 
     fn save(&mut self) {

@@ -62,6 +62,22 @@ impl Document {
         self.revision != self.saved
     }
 
+    /// The revision of the tree as it is now: each change makes a new one.
+    pub fn revision(&self) -> u64 {
+        self.revision
+    }
+
+    /// Puts `tree` (recovered unsaved work) in place of the tree, as a change not yet
+    /// saved; the history starts again from it.
+    pub fn restore(&mut self, tree: Tree) {
+        self.tree = tree;
+        self.undo.clear();
+        self.redo.clear();
+        self.coalescing = None;
+        self.revision = self.next;
+        self.next += 1;
+    }
+
     /// Records that the tree as it is now is saved at `path`.
     pub fn mark_saved(&mut self, path: &Path) {
         self.path = Some(path.to_owned());

@@ -8,6 +8,7 @@
 //! Each frame draws, collects what was asked for, then applies it in one place.
 
 mod actions;
+mod autosave;
 mod canvas;
 pub mod commands;
 mod document;
@@ -19,6 +20,7 @@ mod panels;
 mod simulate;
 mod viewer;
 
+pub use autosave::AUTOSAVE_SECONDS;
 pub use canvas::{Attach, Canvas, READABLE_ZOOM, SMALL_TEXT, ViewRequest, kinds_fitting, pins};
 pub use commands::Command;
 pub use document::Document;
@@ -76,6 +78,8 @@ pub struct EditorApp {
     ran: Vec<Command>,
     /// Breakpoints by tree file (kept in the editor's settings, never in the tree).
     breakpoints: HashMap<String, Vec<(String, String)>>,
+    /// Unsaved work written aside, and work recovered to offer.
+    autosave: autosave::Autosave,
 }
 
 /// An action that would lose unsaved changes.
@@ -152,6 +156,7 @@ impl EditorApp {
             sized: false,
             ran: Vec::new(),
             breakpoints: HashMap::new(),
+            autosave: autosave::Autosave::default(),
         };
         app.validate();
         app.sim = Some(app.own_panel());
@@ -562,7 +567,11 @@ impl EditorApp {
     pub fn show(&mut self, ui: &mut egui::Ui) {
         let ctx = ui.ctx().clone();
         self.fit_window(&ctx);
-        if self.prompt.is_none() && !self.palette.open && self.pending.is_none() {
+        if self.prompt.is_none()
+            && !self.palette.open
+            && self.pending.is_none()
+            && self.autosave.offer.is_none()
+        {
             let (pressed, pasted) = commands::pressed(&ctx, self.canvas.space_panned());
             self.queue.extend(pressed);
             self.pasted = pasted;
@@ -577,6 +586,7 @@ impl EditorApp {
             self.pending = Some(Pending::Close);
         }
         self.unsaved_prompt_ui(&ctx);
+        self.recovery_prompt_ui(&ctx);
         let mut palette = std::mem::take(&mut self.palette);
         if let Some(c) = palette.ui(&ctx, &*self) {
             self.queue.push(c);
@@ -609,6 +619,7 @@ impl EditorApp {
             });
         egui::CentralPanel::default().show(ui, |ui| self.canvas_ui(ui));
         self.run_queue(&ctx);
+        self.autosave(&ctx);
     }
 
     /// At the first frame, a window larger than its monitor is shrunk to fit it.
@@ -655,6 +666,9 @@ pub fn run(file: Option<&Path>, simulate: bool) -> Result<(), String> {
     };
     if let Some(s) = &mut app.sim {
         s.running = simulate;
+    }
+    if let Some(dir) = crate::io::RecoveryDir::default_dir() {
+        app = app.with_recovery(crate::io::RecoveryDir::new(dir));
     }
     // Window size and position, panel sizes (egui's memory) and the recent files are kept
     // between runs in the platform's app-data folder.

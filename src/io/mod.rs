@@ -5,10 +5,12 @@
 mod canonical;
 mod files;
 mod format;
+mod recovery;
 
 pub use canonical::to_canonical_json;
 pub use files::TreeFiles;
 pub use format::{Header, TREE_FORMAT, TREE_VERSION, parse_tree, read_header, tree_to_string};
+pub use recovery::{RECOVERY_FORMAT, Recovered, RecoveryDir};
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

@@ -1,0 +1,193 @@
+//! The real editor process, under Xvfb, driven with xdotool: its unsaved work is written
+//! aside while it runs, survives a kill, and is offered back at the next start.
+
+#![cfg(feature = "gui")]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use arbor::editor::EditorApp;
+use arbor::io::RecoveryDir;
+use eframe::egui;
+use egui::accesskit::Role;
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+
+fn have(program: &str) -> bool {
+    Command::new("sh")
+        .args(["-c", &format!("command -v {program}")])
+        .stdout(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// Kills the child when dropped, whatever happens in the test.
+struct Killed(Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Waits up to `secs` for `f` to give something.
+fn wait_for<T>(secs: u64, what: &str, mut f: impl FnMut() -> Option<T>) -> T {
+    let start = Instant::now();
+    loop {
+        if let Some(t) = f() {
+            return t;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(secs),
+            "waited {secs} s for {what}"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+fn xdotool(display: &str, args: &[&str]) -> String {
+    let out = Command::new("xdotool")
+        .args(args)
+        .env("DISPLAY", display)
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The recovery files in `dir`.
+fn written(dir: &Path) -> Vec<PathBuf> {
+    std::fs::read_dir(dir)
+        .map(|d| {
+            d.flatten()
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|e| e == "json"))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn unsaved_work_survives_a_kill_of_the_real_editor_and_is_restored_at_the_next_start() {
+    if !(have("Xvfb") && have("xdotool")) {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI has Xvfb and xdotool (scripts/setup.sh installs them)"
+        );
+        eprintln!("skipped: needs Xvfb and xdotool (scripts/setup.sh installs them)");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    common::copy_samples(dir.path(), &["mock_sketch.json"]);
+    let tree = dir.path().join("mock_sketch.json");
+    let on_disk = arbor::io::load_tree(&tree).unwrap();
+    let recovery = dir.path().join("recovery");
+
+    // Where the palette's Sequence button is: the same app laid out at the window's size.
+    let button = {
+        let mut h = Harness::builder()
+            .with_size(egui::vec2(1400.0, 860.0))
+            .build_eframe(|_cc| EditorApp::open(&tree).unwrap());
+        h.run_steps(4);
+        h.get_by_role_and_label(Role::Button, "Sequence")
+            .rect()
+            .center()
+    };
+
+    let display = format!(":{}", 40 + std::process::id() % 40);
+    let _xvfb = Killed(
+        Command::new("Xvfb")
+            .args([
+                display.as_str(),
+                "-screen",
+                "0",
+                "1600x1000x24",
+                "-nolisten",
+                "tcp",
+            ])
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let socket = format!("/tmp/.X11-unix/X{}", &display[1..]);
+    wait_for(20, "Xvfb", || Path::new(&socket).exists().then_some(()));
+    let mut editor = Killed(
+        Command::new(env!("CARGO_BIN_EXE_arbor"))
+            .arg("edit")
+            .arg(&tree)
+            .env("DISPLAY", &display)
+            .env("WAYLAND_DISPLAY", "")
+            .env("ARBOR_RECOVERY_DIR", &recovery)
+            .env("XDG_DATA_HOME", dir.path().join("data"))
+            .env("XDG_CONFIG_HOME", dir.path().join("config"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let window = wait_for(60, "the editor's window", || {
+        let found = xdotool(
+            &display,
+            &["search", "--onlyvisible", "--name", "mock_sketch"],
+        );
+        found.lines().next().map(str::to_owned)
+    });
+    let geometry = xdotool(&display, &["getwindowgeometry", "--shell", &window]);
+    let field = |name: &str| -> f32 {
+        geometry
+            .lines()
+            .find_map(|l| l.strip_prefix(&format!("{name}=")))
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or(0.0)
+    };
+    let (x, y) = (field("X") + button.x, field("Y") + button.y);
+    // A click on the palette adds a Sequence: the tree has unsaved work. (Clicked until the
+    // first frames are drawn and the click lands.)
+    let file = wait_for(60, "a recovery file", || {
+        if written(&recovery).is_empty() {
+            xdotool(
+                &display,
+                &["mousemove", &format!("{x:.0}"), &format!("{y:.0}")],
+            );
+            std::thread::sleep(Duration::from_millis(300));
+            xdotool(&display, &["click", "1"]);
+            std::thread::sleep(Duration::from_millis(3000));
+        }
+        written(&recovery).into_iter().next()
+    });
+    // Killed, as by a crash: nothing is cleaned up.
+    editor.0.kill().unwrap();
+    editor.0.wait().unwrap();
+    let recovered = RecoveryDir::read(&file).expect("a whole recovery file");
+    assert!(recovered.tree.nodes().len() > on_disk.nodes().len());
+    assert!(
+        recovered
+            .tree
+            .nodes()
+            .iter()
+            .any(|n| n.kind == "Sequence" && on_disk.node(&n.id).is_none())
+    );
+    assert_eq!(
+        arbor::io::load_tree(&tree).unwrap(),
+        on_disk,
+        "the tree file is untouched"
+    );
+
+    // The next start offers it back.
+    let app = EditorApp::open(&tree)
+        .unwrap()
+        .with_recovery(RecoveryDir::new(&recovery));
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1400.0, 860.0))
+        .build_eframe(|_cc| app);
+    h.run_steps(4);
+    h.get_by_label_contains("Recovered work");
+    h.get_by_role_and_label(Role::Button, "Restore").click();
+    h.run_steps(3);
+    assert_eq!(*h.state().tree(), recovered.tree);
+    assert!(h.state().is_dirty());
+}
