@@ -25,3 +25,5 @@ shot=$(mktemp --suffix=.png)
 bash scripts/screenshot.sh "$shot"
 test -s "$shot"
 rm -f "$shot"
+echo "== fuzzing (each target about a minute; skipped with a line without a nightly toolchain)"
+bash scripts/fuzz.sh

@@ -243,3 +243,67 @@ fn a_fixture_loads_even_with_errors_so_the_editor_can_show_them() {
         load_tree(&path).unwrap_or_else(|e| panic!("{e}"));
     }
 }
+
+#[test]
+fn many_levels_of_shared_subtree_files_are_checked_once_each_with_findings_of_bounded_length() {
+    // 150 levels, 10 SubTrees each naming the next level's one file: read and checked
+    // once per file (walked per inclusion, 10^150 visits); the tree is too large to run.
+    let dir = tempfile::tempdir().unwrap();
+    let main = common::big_trees::subtree_levels(dir.path(), 150, 10);
+    let catalog = Catalog::builtin();
+    let files = TreeFiles::new(&catalog);
+    let diags = files.validate_file(&main).unwrap();
+    assert!(diags.iter().all(|d| d.message.len() < 500), "{diags:?}");
+    assert!(diags.iter().any(|d| d.rule == Rule::SubtreeInvalid));
+    assert_eq!(files.paths().len(), 151, "each file read once");
+}
+
+#[test]
+fn a_cycle_through_three_files_is_found_from_each_of_them() {
+    let dir = tempfile::tempdir().unwrap();
+    for (file, names) in [
+        ("a.json", "b.json"),
+        ("b.json", "c.json"),
+        ("c.json", "a.json"),
+    ] {
+        std::fs::write(
+            dir.path().join(file),
+            format!(
+                r#"{{"format": "arbor.tree", "version": 1, "nodes": [
+                {{"id": "root", "kind": "Root", "inputs": {{"child": ["sub"]}}}},
+                {{"id": "sub", "kind": "SubTree", "fields": {{"asset": "{names}"}}}}]}}"#
+            ),
+        )
+        .unwrap();
+    }
+    let catalog = Catalog::builtin();
+    let files = TreeFiles::new(&catalog);
+    for (file, chain) in [
+        ("a.json", "a.json → b.json → c.json → a.json"),
+        ("b.json", "b.json → c.json → a.json → b.json"),
+        ("c.json", "c.json → a.json → b.json → c.json"),
+    ] {
+        // A fresh set starts the chain at the file checked.
+        let diags = TreeFiles::new(&catalog)
+            .validate_file(&dir.path().join(file))
+            .unwrap();
+        let cycle: Vec<_> = diags
+            .iter()
+            .filter(|d| d.rule == Rule::SubtreeCycle)
+            .collect();
+        assert_eq!(cycle.len(), 1, "{file}: {diags:?}");
+        assert!(
+            cycle[0].message.contains(chain),
+            "{file}: {}",
+            cycle[0].message
+        );
+        // One set that has checked the others already still reports it.
+        let diags = files.validate_file(&dir.path().join(file)).unwrap();
+        assert!(
+            diags
+                .iter()
+                .any(|d| d.rule == Rule::SubtreeCycle && d.message.contains("leads back")),
+            "{file}: {diags:?}"
+        );
+    }
+}

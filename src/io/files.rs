@@ -2,14 +2,12 @@
 //! the file that names them and cycles across files detected.
 
 use std::cell::RefCell;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
 use super::{LoadError, load_tree, parse_tree};
-use crate::model::{
-    AssetStatus, Assets, Catalog, Category, Diagnostic, Tree, Value, summarize, validate,
-};
+use crate::model::{AssetStatus, Assets, Catalog, Diagnostic, Tree, summarize, validate};
 
 type Loaded = Rc<Result<Tree, LoadError>>;
 
@@ -21,7 +19,17 @@ pub struct TreeFiles<'c> {
     /// What each asset is to the trees that include it: found once per file, however
     /// many SubTrees name it.
     resolved: RefCell<HashMap<PathBuf, AssetStatus>>,
+    /// The files whose SubTrees are being resolved, outermost first, each with the lowest
+    /// position on this stack that a cycle found below it leads back to. A SubTree naming a
+    /// file on the stack closes a cycle: found at once, with no walk of the files.
+    resolving: RefCell<Vec<(PathBuf, Option<Back>)>>,
 }
+
+/// How much of an asset's first error the including tree's finding quotes.
+const QUOTED_CHARS: usize = 240;
+
+/// Where a cycle of SubTree files leads back to on the stack, and its chain of file names.
+type Back = (usize, String);
 
 /// The file a path names, made absolute where possible so that two spellings of one file agree.
 fn identity(path: &Path) -> PathBuf {
@@ -43,6 +51,7 @@ impl<'c> TreeFiles<'c> {
             loaded: RefCell::default(),
             validated: RefCell::default(),
             resolved: RefCell::default(),
+            resolving: RefCell::default(),
         }
     }
 
@@ -77,41 +86,31 @@ impl<'c> TreeFiles<'c> {
         self.loaded.borrow().keys().cloned().collect()
     }
 
-    /// The files a tree's SubTree nodes name, resolved against the folder of `path`.
-    fn asset_paths(&self, path: &Path, tree: &Tree) -> Vec<PathBuf> {
-        let dir = path.parent().unwrap_or(Path::new(""));
-        tree.nodes()
-            .iter()
-            .filter(|n| self.catalog.category_of(&n.kind) == Some(Category::SubTree))
-            .filter_map(|n| match n.fields.get("asset") {
-                Some(Value::Text(a)) if !a.trim().is_empty() => Some(dir.join(a)),
-                _ => None,
-            })
-            .collect()
+    /// Runs `f` with `path` on the stack of files being resolved (unless it is on top
+    /// already); returns what `f` gave and, when `path` was pushed, the lowest position a
+    /// cycle found below it leads back to, with that cycle's chain.
+    fn entered<R>(&self, path: &Path, f: impl FnOnce() -> R) -> (R, Option<Back>) {
+        let key = identity(path);
+        let pushed = self.resolving.borrow().last().map(|(p, _)| p) != Some(&key);
+        if pushed {
+            self.resolving.borrow_mut().push((key, None));
+        }
+        let r = f();
+        let back = if pushed {
+            self.resolving.borrow_mut().pop().and_then(|(_, b)| b)
+        } else {
+            None
+        };
+        (r, back)
     }
 
-    /// A chain of files from `from` through SubTree assets back to `target`, if there is one.
-    fn path_back(&self, from: &Path, target: &Path) -> Option<Vec<PathBuf>> {
-        let target = identity(target);
-        let mut seen = HashSet::new();
-        let mut stack = vec![vec![from.to_owned()]];
-        while let Some(chain) = stack.pop() {
-            let Some(last) = chain.last() else { continue };
-            if identity(last) == target {
-                return Some(chain);
-            }
-            if !seen.insert(identity(last)) {
-                continue;
-            }
-            if let Ok(tree) = &*self.load(last) {
-                for next in self.asset_paths(last, tree) {
-                    let mut longer = chain.clone();
-                    longer.push(next);
-                    stack.push(longer);
-                }
-            }
+    /// Records, for the file on top of the stack, that a cycle leads back to position `at`.
+    fn note_back(&self, at: usize, chain: &str) {
+        if let Some((_, back)) = self.resolving.borrow_mut().last_mut()
+            && back.as_ref().is_none_or(|(lowest, _)| at < *lowest)
+        {
+            *back = Some((at, chain.to_owned()));
         }
-        None
     }
 
     /// Validates a tree file, with its SubTree assets. `Err` when the file itself cannot be loaded.
@@ -132,14 +131,12 @@ impl<'c> TreeFiles<'c> {
 
     /// Validates a tree held in memory as if it were saved at `path` (the editor's case).
     pub fn validate_tree(&self, path: &Path, tree: &Tree) -> Vec<Diagnostic> {
-        validate(
-            tree,
-            self.catalog,
-            &FileAssets {
-                files: self,
-                including: path.to_owned(),
-            },
-        )
+        let assets = FileAssets {
+            files: self,
+            including: path.to_owned(),
+        };
+        self.entered(path, || validate(tree, self.catalog, &assets))
+            .0
     }
 
     fn validate_cached(&self, path: &Path, tree: &Tree) -> Rc<Vec<Diagnostic>> {
@@ -167,20 +164,41 @@ impl Assets for FileAssets<'_, '_> {
         if !target.exists() {
             return AssetStatus::Missing(format!("no such file: {}", target.display()));
         }
-        if let Some(chain) = self.files.path_back(&target, &self.including) {
-            let names: Vec<String> = std::iter::once(&self.including)
-                .chain(chain.iter())
-                .map(|p| short(p))
-                .collect();
-            return AssetStatus::Cycle(names.join(" → "));
-        }
         let key = identity(&target);
+        let closes = {
+            let stack = self.files.resolving.borrow();
+            stack.iter().position(|(p, _)| *p == key).map(|at| {
+                let names: Vec<String> = stack[at..]
+                    .iter()
+                    .map(|(p, _)| short(p))
+                    .chain(std::iter::once(short(&key)))
+                    .collect();
+                (at, names.join(" → "))
+            })
+        };
+        if let Some((at, chain)) = closes {
+            self.files.note_back(at, &chain);
+            return AssetStatus::Cycle(chain);
+        }
         if let Some(status) = self.files.resolved.borrow().get(&key) {
             return status.clone();
         }
-        let status = self.status_of(target);
-        self.files.resolved.borrow_mut().insert(key, status.clone());
-        status
+        let below = self.files.resolving.borrow().len();
+        let (status, back) = self
+            .files
+            .entered(&target, || self.status_of(target.clone()));
+        match back {
+            // It leads back to the including file or further out: from here, a cycle.
+            // (Not kept: what it is depends on where it is reached from.)
+            Some((at, chain)) if at < below => {
+                self.files.note_back(at, &chain);
+                AssetStatus::Cycle(chain)
+            }
+            _ => {
+                self.files.resolved.borrow_mut().insert(key, status.clone());
+                status
+            }
+        }
     }
 
     fn open(&self, asset: &str) -> Option<(Tree, Box<dyn Assets + '_>)> {
@@ -215,6 +233,13 @@ impl FileAssets<'_, '_> {
                 format!(" (and {} more errors)", errors.len() - 1)
             } else {
                 String::new()
+            };
+            // An asset's first error may itself quote its own asset's: cut, so the text
+            // stays bounded however deep the SubTrees go.
+            let first = first.to_string();
+            let first = match first.char_indices().nth(QUOTED_CHARS) {
+                Some((cut, _)) => format!("{} …", &first[..cut]),
+                None => first,
             };
             return AssetStatus::Invalid(format!("{}: {first}{more}", short(&target)));
         }

@@ -233,16 +233,22 @@ impl Simulation {
             let program = match programs.iter().find(|(p, _)| *p == setup.tree) {
                 Some((_, p)) => p.clone(),
                 None => {
-                    let loaded = files.load(&setup.tree);
-                    let t = match (&*loaded, edited) {
-                        (_, Some((path, tree))) if same(path, &setup.tree) => tree,
-                        (Ok(t), _) => t,
-                        (Err(e), _) => {
-                            return Err(SimError::Tree {
-                                scenario: scenario.to_owned(),
-                                agent: setup.name,
-                                source: Box::new(e.clone()),
-                            });
+                    // The tree being edited stands in for its file, which is not read.
+                    let loaded;
+                    let t = match edited.filter(|(path, _)| same(path, &setup.tree)) {
+                        Some((_, tree)) => tree,
+                        None => {
+                            loaded = files.load(&setup.tree);
+                            match &*loaded {
+                                Ok(t) => t,
+                                Err(e) => {
+                                    return Err(SimError::Tree {
+                                        scenario: scenario.to_owned(),
+                                        agent: setup.name,
+                                        source: Box::new(e.clone()),
+                                    });
+                                }
+                            }
                         }
                     };
                     let assets = files.assets_for(&setup.tree);

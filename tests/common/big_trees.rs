@@ -1,7 +1,7 @@
 //! Tree files of hostile and large shapes, built at any size, for the cost-growth bench
 //! (benches/shapes.rs), the size tests and `cargo run --release --example shape`.
 //! Each generator returns the text of a tree file; `subtree_levels` writes a folder.
-#![allow(dead_code)]
+#![allow(dead_code, clippy::unwrap_used)]
 
 use std::fmt::Write as _;
 use std::path::Path;

@@ -1,6 +1,7 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
+pub mod big_trees;
 pub mod exercise;
 
 use std::path::{Path, PathBuf};
