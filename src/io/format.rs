@@ -183,20 +183,55 @@ pub struct Header {
     pub version: Option<u64>,
 }
 
-/// The header of a JSON object's text; `None` when the text is not a JSON object.
+/// The header of a JSON object's text; `None` when the text is not a JSON object (or is
+/// broken before both `format` and `version` are read). Reading stops once `format` and `version` are found (they come first in the
+/// canonical form), so a large file is not scanned to the end.
 pub fn read_header(text: &str) -> Option<Header> {
-    #[derive(Deserialize)]
-    struct Raw {
-        #[serde(default)]
-        format: Option<serde_json::Value>,
-        #[serde(default)]
-        version: Option<serde_json::Value>,
+    use serde::de::{Error, IgnoredAny, MapAccess, Visitor};
+
+    /// Not an error: what stops the reading once the header is known.
+    const FOUND: &str = "header found";
+
+    struct Look<'h>(&'h mut Header);
+    impl<'de> Visitor<'de> for Look<'_> {
+        type Value = ();
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("an object")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+            let (mut format, mut version) = (false, false);
+            while let Some(key) = map.next_key::<String>()? {
+                match key.as_str() {
+                    "format" => {
+                        let v: serde_json::Value = map.next_value()?;
+                        self.0.format = v.as_str().map(str::to_owned);
+                        format = true;
+                    }
+                    "version" => {
+                        let v: serde_json::Value = map.next_value()?;
+                        self.0.version = v.as_u64();
+                        version = true;
+                    }
+                    _ => {
+                        map.next_value::<IgnoredAny>()?;
+                    }
+                }
+                if format && version {
+                    return Err(A::Error::custom(FOUND));
+                }
+            }
+            Ok(())
+        }
     }
-    let raw: Raw = serde_json::from_str(text).ok()?;
-    Some(Header {
-        format: raw.format.and_then(|f| f.as_str().map(str::to_owned)),
-        version: raw.version.as_ref().and_then(serde_json::Value::as_u64),
-    })
+
+    let mut header = Header::default();
+    let mut de = serde_json::Deserializer::from_str(text);
+    match serde::Deserializer::deserialize_map(&mut de, Look(&mut header)) {
+        Ok(()) => de.end().ok().map(|()| header),
+        // (A body broken after both is still a file of that format and version.)
+        Err(e) if e.to_string().starts_with(FOUND) => Some(header),
+        Err(_) => None,
+    }
 }
 
 /// What is wrong with a header, if anything.

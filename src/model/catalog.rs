@@ -240,6 +240,18 @@ impl KindSpec {
         }
     }
 
+    /// The value of a field on a node: set, else the default of its kind (`kind`, asked
+    /// for only when the field is not set). `None` for "none" or unknown.
+    pub fn value_on<'a>(
+        node: &'a Node,
+        field: &str,
+        kind: impl FnOnce() -> Option<&'a KindSpec>,
+    ) -> Option<&'a Value> {
+        node.fields
+            .get(field)
+            .or_else(|| kind()?.field(field)?.default.as_ref())
+    }
+
     /// The spec of the named field.
     pub fn field(&self, name: &str) -> Option<&FieldSpec> {
         self.fields.iter().find(|f| f.name == name)
@@ -388,9 +400,7 @@ impl Catalog {
 
     /// The value of a field on a node: set, else the default. `None` for "none" or unknown.
     pub fn field_value<'a>(&'a self, node: &'a Node, field: &str) -> Option<&'a Value> {
-        node.fields
-            .get(field)
-            .or_else(|| self.kind(&node.kind)?.field(field)?.default.as_ref())
+        KindSpec::value_on(node, field, || self.kind(&node.kind))
     }
 
     /// A text field's effective value ("" when unset or not text).

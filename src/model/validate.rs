@@ -418,6 +418,13 @@ impl<'a> Ctx<'a> {
         self.spec(node).map(|k| k.category)
     }
 
+    /// A text field's value on `node`: set, else its kind's default ("" when neither).
+    fn text(&self, node: &'a Node, field: &str) -> &'a str {
+        KindSpec::value_on(node, field, || self.spec(node))
+            .and_then(Value::as_str)
+            .unwrap_or("")
+    }
+
     /// What runs below `node` (nothing when it was not walked).
     fn reach_of(&self, reach: &Reaches, node: &Node) -> Reach {
         self.tree
@@ -646,7 +653,7 @@ impl<'a> Ctx<'a> {
             if self.category(node) != Some(Category::Interrupt) {
                 continue;
             }
-            let id = self.catalog.text(node, "interrupt_id").trim().to_owned();
+            let id = self.text(node, "interrupt_id").trim().to_owned();
             if id.is_empty() {
                 continue;
             }
@@ -800,12 +807,12 @@ impl<'a> Ctx<'a> {
         let mut keys = Vec::new();
         match self.category(node) {
             Some(Category::Leaf | Category::Condition) => {
-                let k = self.catalog.text(node, "in_context");
+                let k = self.text(node, "in_context");
                 if !k.is_empty() {
                     keys.push(k.to_owned());
                 }
                 if node.kind == "HasContext" {
-                    let k = self.catalog.text(node, "key");
+                    let k = self.text(node, "key");
                     if !k.is_empty() {
                         keys.push(k.to_owned());
                     }
@@ -824,7 +831,7 @@ impl<'a> Ctx<'a> {
     fn writes_of(&self, node: &'a Node) -> Vec<String> {
         match self.category(node) {
             Some(Category::Leaf | Category::Interrupt) => {
-                let k = self.catalog.text(node, "out_context");
+                let k = self.text(node, "out_context");
                 if k.is_empty() {
                     vec![]
                 } else {
