@@ -780,3 +780,40 @@ fn a_trace_never_writes_over_a_file_the_run_reads() {
             .contains("\"enter\"")
     );
 }
+
+#[test]
+fn a_file_cut_short_is_told_by_its_header_and_its_place() {
+    let dir = tempfile::tempdir().unwrap();
+    for (content, says) in [
+        // A scenario cut short is read as a scenario (its syntax error), not as a tree.
+        (
+            r#"{"format": "arbor.scenario", "arena": ["#,
+            ":1:39: error: EOF while parsing a list",
+        ),
+        // A tree cut before its version: the cut, not a missing version.
+        (
+            r#"{"format": "arbor.tree", "#,
+            ":1:25: error: EOF while parsing a value",
+        ),
+        // Whole, without a version: that.
+        (
+            r#"{"format": "arbor.tree", "nodes": []}"#,
+            "missing field `version`",
+        ),
+        // Another program's JSON: not an Arbor file, whatever else it has.
+        (
+            r#"{"format": "other", "colour": 1}"#,
+            "its format is \"other\"",
+        ),
+    ] {
+        let path = dir.path().join("cut.json");
+        std::fs::write(&path, content).unwrap();
+        let out = arbor(&["validate", path.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(2), "{content}");
+        assert!(
+            text(&out.stderr).contains(says),
+            "{content}: {}",
+            text(&out.stderr)
+        );
+    }
+}

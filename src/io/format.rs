@@ -183,8 +183,8 @@ pub struct Header {
     pub version: Option<u64>,
 }
 
-/// The header of a JSON object's text; `None` when the text is not a JSON object (or is
-/// broken before both `format` and `version` are read). Reading stops once `format` and `version` are found (they come first in the
+/// The header of a JSON object's text, as far as it could be read; `None` when the text
+/// is not a JSON object or has neither key before it breaks. Reading stops once `format` and `version` are found (they come first in the
 /// canonical form), so a large file is not scanned to the end.
 pub fn read_header(text: &str) -> Option<Header> {
     use serde::de::{Error, IgnoredAny, MapAccess, Visitor};
@@ -228,8 +228,9 @@ pub fn read_header(text: &str) -> Option<Header> {
     let mut de = serde_json::Deserializer::from_str(text);
     match serde::Deserializer::deserialize_map(&mut de, Look(&mut header)) {
         Ok(()) => de.end().ok().map(|()| header),
-        // (A body broken after both is still a file of that format and version.)
         Err(e) if e.to_string().starts_with(FOUND) => Some(header),
+        // A body broken after the header's first key still says what it is.
+        Err(_) if header != Header::default() => Some(header),
         Err(_) => None,
     }
 }
@@ -269,7 +270,9 @@ pub fn parse_tree(text: &str, path: &Path) -> Result<Tree, LoadError> {
         Ok(file) => file,
         Err(e) => {
             // A wrong header explains a body that does not fit better than the body's error.
+            // (A version not read may just be cut off: the body's error says more then.)
             if let Some(h) = read_header(text)
+                && (h.format.as_deref() != Some(TREE_FORMAT) || h.version.is_some())
                 && let Some(problem) = header_problem(h.format.as_deref(), h.version)
             {
                 return Err(format_err(problem));
