@@ -61,6 +61,14 @@ enum Flow {
     Unwind,
 }
 
+/// Where a failing guard's report goes: to the report queue of phase 4, or to the parents
+/// at once (a guard failing on resume, SPEC §3.4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Delivery {
+    Queued,
+    AtOnce,
+}
+
 #[derive(Clone, Copy, Debug)]
 struct Report {
     node: u32,
@@ -1148,7 +1156,7 @@ impl<A> Exec<'_, '_, A> {
             let flow = if self.quiet() {
                 self.check_guards_quietly(info)
             } else {
-                self.check_guards(info, 0)
+                self.check_guards(info, 0, Delivery::Queued)
             };
             if flow != Flow::Running {
                 return;
@@ -1180,7 +1188,7 @@ impl<A> Exec<'_, '_, A> {
             if self.entered_now(leaf) {
                 continue;
             }
-            let flow = self.check_path(leaf, prev);
+            let flow = self.check_path(leaf, prev, Delivery::Queued);
             prev = leaf;
             if flow == Flow::Unwind && self.st.stalled {
                 break;
@@ -1535,9 +1543,13 @@ impl<A> Exec<'_, '_, A> {
     /// `prev` is the leaf checked before this one in the same pass (0: none). Leaves are
     /// checked in tree order, so a branch above `leaf` that comes before `prev` is above
     /// `prev` too and was checked with it: each branch is checked once per pass.
-    fn check_path(&mut self, leaf: u32, prev: u32) -> Flow {
+    fn check_path(&mut self, leaf: u32, prev: u32, delivery: Delivery) -> Flow {
         let p = self.p;
-        self.check_guards(&p.leaves[p.recs[leaf as usize].slot as usize], prev)
+        self.check_guards(
+            &p.leaves[p.recs[leaf as usize].slot as usize],
+            prev,
+            delivery,
+        )
     }
 
     /// Whether nothing watches this step: no display snapshot, no observer.
@@ -1586,14 +1598,26 @@ impl<A> Exec<'_, '_, A> {
     /// A guard of running branch `b` failed: the branch fails, aborting what runs below,
     /// and its report is queued.
     fn guard_failed(&mut self, b: u32) -> Flow {
+        self.guard_failed_as(b, Delivery::Queued)
+    }
+
+    /// [`Exec::guard_failed`], its report queued or delivered at once.
+    fn guard_failed_as(&mut self, b: u32, delivery: Delivery) -> Flow {
         self.abort_below(b);
         self.finish(b, Status::Failure);
-        self.queue_report(b, Status::Failure);
+        match delivery {
+            Delivery::Queued => self.queue_report(b, Status::Failure),
+            Delivery::AtOnce => {
+                if self.deliver(b, Status::Failure) == Flow::Unwind {
+                    return Flow::Unwind;
+                }
+            }
+        }
         Flow::Done(Status::Failure)
     }
 
     /// The guards on a leaf's path (see [`Exec::check_path`]).
-    fn check_guards(&mut self, info: &LeafInfo, prev: u32) -> Flow {
+    fn check_guards(&mut self, info: &LeafInfo, prev: u32, delivery: Delivery) -> Flow {
         let p = self.p;
         for g in &p.path[info.guards.0 as usize..info.guards.1 as usize] {
             if g.branch < prev {
@@ -1608,7 +1632,7 @@ impl<A> Exec<'_, '_, A> {
             match self.path_guard(g) {
                 None => return Flow::Unwind,
                 Some(true) => {}
-                Some(false) => return self.guard_failed(g.branch),
+                Some(false) => return self.guard_failed_as(g.branch, delivery),
             }
         }
         Flow::Running
@@ -2245,12 +2269,16 @@ impl<A> Exec<'_, '_, A> {
         let resume = std::mem::take(&mut self.cold().resume);
         let mut flow = Flow::Running;
         let mut prev = 0;
+        // A guard failing on resume is delivered at once (SPEC §3.4), so the main tree has
+        // moved on before the next trigger of the step; should that end the run, Root is
+        // entered again and what was left to resume belongs to the run that ended.
+        let run = self.epoch(0);
         for &leaf in &resume {
             let parent = self.p.recs[leaf as usize].parent;
-            if !self.running(parent) {
+            if self.epoch(0) != run || !self.running(parent) {
                 continue;
             }
-            let checked = self.check_path(leaf, prev);
+            let checked = self.check_path(leaf, prev, Delivery::AtOnce);
             prev = leaf;
             match checked {
                 Flow::Unwind => {

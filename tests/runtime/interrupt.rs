@@ -140,3 +140,92 @@ fn an_interrupt_with_an_instant_subtree_resumes_in_the_same_step() {
         "2 interrupt int go\n2 abort a\n2 enter int\n2 enter c\n2 check c true\n2 exit c success\n2 exit int success\n2 enter a",
     );
 }
+
+/// Two triggers in one step; the first interrupt ends at once and the main tree resumes
+/// with a leaf whose guard is now false.
+const RESUME_THEN_SECOND: &str = "root: Root | child main | interrupts i1 i2
+     main: Selector | children guarded next
+     guarded: Sequence | conditions g | children a
+     g: MockCondition script=TTF
+     a: MockAction script=R
+     next: MockAction script=R
+     i1: Interrupt interrupt_id=one | child c1
+     c1: MockCondition script=T
+     i2: Interrupt interrupt_id=two | child x
+     x: MockAction script=R";
+
+#[test]
+fn a_guard_failing_on_resume_is_delivered_at_once_so_the_main_tree_never_runs_beside_the_next_interrupt()
+ {
+    let mut r = Run::new(RESUME_THEN_SECOND);
+    r.step();
+    r.trigger("one", None);
+    r.trigger("two", None);
+    let step2 = r.step();
+    expect(
+        &step2,
+        "2 interrupt i1 one
+         2 abort a
+         2 enter i1
+         2 enter c1
+         2 check c1 true
+         2 exit c1 success
+         2 exit i1 success
+         2 check g false
+         2 exit guarded failure
+         2 enter next
+         2 interrupt i2 two
+         2 abort next
+         2 enter i2
+         2 enter x",
+    );
+    // Only the interrupt's leaf runs while it runs.
+    let step3 = r.step();
+    expect(&step3, "3 execute x");
+}
+
+#[test]
+fn a_run_ended_by_a_guard_failing_on_resume_completes_before_the_next_interrupt_starts() {
+    let mut r = Run::new(
+        // The guard holds while `flag` is absent; the first interrupt sets it, and the
+        // run's completion clears the context.
+        "root: Root | child guarded | interrupts i1 i2
+         guarded: Sequence | conditions g | children a
+         g: HasContext key=flag invert=true
+         a: MockAction script=R
+         i1: Interrupt interrupt_id=one out_context=flag | child c1
+         c1: MockCondition script=T
+         i2: Interrupt interrupt_id=two | child x
+         x: MockAction script=R",
+    );
+    r.step();
+    r.trigger("one", Some("up"));
+    r.trigger("two", None);
+    let step2 = r.step();
+    expect(
+        &step2,
+        "2 interrupt i1 one
+         2 abort a
+         2 enter i1
+         2 enter c1
+         2 check c1 true
+         2 exit c1 success
+         2 exit i1 success
+         2 check g false
+         2 exit guarded failure
+         2 exit root failure
+         2 complete root failure
+         2 restart root complete
+         2 enter root
+         2 enter guarded
+         2 check g true
+         2 enter a
+         2 interrupt i2 two
+         2 abort a
+         2 enter i2
+         2 enter x",
+    );
+    // The second interrupt was not aborted by the run's completion: it runs on alone.
+    expect(&r.step(), "3 execute x");
+    assert_eq!(r.counts("x").aborts, 0);
+}
