@@ -6,6 +6,7 @@
 mod common;
 mod harness;
 
+mod abort_order;
 mod actions;
 mod conditions;
 mod context;
