@@ -375,6 +375,8 @@ struct State {
     last_entry: u64,
     /// The random generator's state (SplitMix64).
     rng: u64,
+    /// Seconds elapsed: the sum of the dts of the steps so far (SPEC §3.3.1).
+    clock: f64,
     cold: Option<Box<Cold>>,
     reports: Reports,
     interrupt: u32,
@@ -521,6 +523,7 @@ impl<A> Instance<A> {
                 inline: [0; INLINE],
             },
             rng: seed ^ 0x9E37_79B9_7F4A_7C15,
+            clock: 0.0,
             cold: Cold::needed(&program).then(|| Box::new(Cold::new(&program))),
         };
         Self {
@@ -538,6 +541,12 @@ impl<A> Instance<A> {
     /// The number of the last step taken (0: only started, or not yet).
     pub fn step_number(&self) -> u64 {
         self.st.step
+    }
+
+    /// Seconds elapsed: 0 before the first step, then the sum of the dts of every step
+    /// so far (SPEC §3.3.1's instance clock).
+    pub fn clock(&self) -> f64 {
+        self.st.clock
     }
 
     /// The agent's context.
@@ -632,6 +641,8 @@ impl<A> Instance<A> {
     /// starts the instance (its events carry step 0).
     #[inline]
     pub fn step(&mut self, dt: f64, agent: &mut A, observer: Option<&mut dyn Observer>) {
+        // Every step adds its dt before phase 1 (SPEC §3.3.1), whichever path it takes.
+        self.st.clock += dt;
         if observer.is_none() {
             loop {
                 if self.st.lone_quiet() {

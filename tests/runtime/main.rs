@@ -8,6 +8,7 @@ mod harness;
 
 mod abort_order;
 mod actions;
+mod clock;
 mod conditions;
 mod context;
 mod force;
