@@ -333,6 +333,9 @@ struct Ctx<'a> {
     graph: Graph,
     /// Each node's kind, by position, looked up once.
     kinds: Vec<Option<&'a KindSpec>>,
+    /// The walks' marks of the nodes they visited, by position: all false between walks
+    /// (each walk clears what it marked, so a walk costs what it visits).
+    marks: std::cell::RefCell<Vec<bool>>,
 }
 
 /// Each node's links on the ports its category has (in the category's port order, then
@@ -381,6 +384,7 @@ impl<'a> Ctx<'a> {
             subtrees: HashMap::new(),
             graph: Graph::new(tree, catalog),
             kinds: tree.nodes().iter().map(|n| catalog.kind(&n.kind)).collect(),
+            marks: std::cell::RefCell::new(vec![false; tree.len()]),
         }
     }
 }
@@ -526,8 +530,10 @@ impl<'a> Ctx<'a> {
     }
 
     fn links(&mut self) {
-        let mut parent_of: HashMap<&NodeId, &NodeId> = HashMap::new();
-        for parent in self.tree.nodes() {
+        let tree: &'a Tree = self.tree;
+        // Each node's first parent, by position.
+        let mut parent_of: Vec<Option<&NodeId>> = vec![None; tree.len()];
+        for parent in tree.nodes() {
             let pcat = self.category(parent);
             for (port, ids) in &parent.inputs {
                 if let Some(pc) = pcat
@@ -548,10 +554,11 @@ impl<'a> Ctx<'a> {
                     ));
                 }
                 for child_id in ids {
-                    let Some(child) = self.tree.node(child_id) else {
+                    let Some(at) = tree.position_of(child_id) else {
                         continue;
                     };
-                    if let Some(first) = parent_of.insert(child_id, &parent.id) {
+                    let child = &tree.nodes()[at];
+                    if let Some(first) = parent_of[at].replace(&parent.id) {
                         let msg = if first == &parent.id {
                             format!("it is linked twice into {}", parent.id)
                         } else {
@@ -732,7 +739,7 @@ impl<'a> Ctx<'a> {
         let Some(start) = self.tree.position_of_node(start) else {
             return out;
         };
-        let mut seen = vec![false; self.tree.len()];
+        let mut seen = self.marks.borrow_mut();
         let mut stack = vec![start as u32];
         while let Some(i) = stack.pop() {
             if std::mem::replace(&mut seen[i as usize], true) {
@@ -749,43 +756,42 @@ impl<'a> Ctx<'a> {
             );
             stack[at..].reverse();
         }
+        for &i in &out {
+            seen[i as usize] = false;
+        }
         out
     }
 
     fn reachability(&mut self) {
-        let mut reached: HashSet<&NodeId> = HashSet::new();
+        let tree: &'a Tree = self.tree;
+        let mut reached = vec![false; tree.len()];
         if let Some(root) = self.the_root() {
-            let mut all = Vec::new();
-            self.preorder(root, &mut all, &Port::ALL);
-            reached.extend(all.iter().map(|n| &n.id));
+            for i in self.preorder_at(root, &Port::ALL) {
+                reached[i as usize] = true;
+            }
         }
-        if self
-            .tree
+        if tree
             .nodes()
             .iter()
             .all(|n| self.category(n) != Some(Category::Root))
         {
             return; // root-count already says it all
         }
-        let has_parent: HashSet<&NodeId> = self
-            .tree
-            .nodes()
-            .iter()
-            .flat_map(|n| n.links().map(|(_, _, c)| c))
-            .collect();
-        for top in self.tree.nodes() {
-            if reached.contains(&top.id)
-                || has_parent.contains(&top.id)
-                || self.category(top) == Some(Category::Root)
-            {
+        let mut has_parent = vec![false; tree.len()];
+        for (_, _, c) in tree.nodes().iter().flat_map(Node::links) {
+            if let Some(i) = tree.position_of(c) {
+                has_parent[i] = true;
+            }
+        }
+        for (at, top) in tree.nodes().iter().enumerate() {
+            if reached[at] || has_parent[at] || self.category(top) == Some(Category::Root) {
                 continue;
             }
-            let mut group = Vec::new();
-            self.preorder(top, &mut group, &Port::ALL);
-            let ids: Vec<NodeId> = group
-                .iter()
-                .filter(|n| !reached.contains(&n.id))
-                .map(|n| n.id.clone())
+            let ids: Vec<NodeId> = self
+                .preorder_at(top, &Port::ALL)
+                .into_iter()
+                .filter(|&i| !reached[i as usize])
+                .map(|i| tree.nodes()[i as usize].id.clone())
                 .collect();
             let msg = if ids.len() == 1 {
                 format!(

@@ -14,6 +14,7 @@ pub const SHAPES: &[&str] = &[
     "wide",
     "keys",
     "long_kind",
+    "loose",
 ];
 
 /// The text of shape `name` with about `n` nodes (for `long_kind`, a kind name of `n`
@@ -26,6 +27,7 @@ pub fn shape(name: &str, n: usize) -> Option<String> {
         "wide" => wide(n),
         "keys" => keys(n),
         "long_kind" => long_kind(n),
+        "loose" => loose(n),
         _ => return None,
     })
 }
@@ -229,6 +231,16 @@ pub fn keys(n: usize) -> String {
             &format!("\"key\": \"key{i}\""),
             "",
         );
+    }
+    f.finish(&[])
+}
+
+/// `n` actions linked to nothing: each is its own unreachable group.
+pub fn loose(n: usize) -> String {
+    let mut f = File::new();
+    f.node("root", "Root", "", "\"child\": [\"l0\"]");
+    for i in 0..n {
+        f.node(&format!("l{i}"), "MockAction", "", "");
     }
     f.finish(&[])
 }
