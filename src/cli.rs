@@ -257,25 +257,15 @@ fn read_input(path: &std::path::Path) -> Result<Input, LoadError> {
     })
 }
 
-/// The simulation of a scenario: from its text when it was read already, else from its file.
-fn load_sim(
+/// The simulation of the scenario file `scenario`, whose text was read already.
+fn scenario_sim(
     scenario: &std::path::Path,
-    text: Option<&str>,
+    text: &str,
     catalog: &Catalog,
     seed: u64,
-    tree: Option<&std::path::Path>,
 ) -> Result<crate::world::Simulation, crate::world::SimError> {
-    use crate::world::Simulation;
-    match text {
-        Some(text) => Simulation::from_parsed(
-            scenario,
-            crate::world::parse_scenario(text, scenario)?,
-            catalog,
-            seed,
-            tree,
-        ),
-        None => Simulation::load(scenario, catalog, seed, tree),
-    }
+    let parsed = crate::world::parse_scenario(text, scenario)?;
+    crate::world::Simulation::from_parsed(scenario, parsed, catalog, seed, None)
 }
 
 /// `arbor fmt [--check] FILE...`.
@@ -551,30 +541,14 @@ pub fn run(args: &RunArgs<'_>, catalog: &Catalog, out: &mut dyn Write, err: &mut
         return run_to_break(args, &triggers, catalog, out, err);
     }
     if let Some(scenario) = args.scenario {
-        return run_scenario(
-            scenario,
-            None,
-            Some(args.file),
-            args,
-            &triggers,
-            catalog,
-            out,
-            err,
-        );
+        let load = || crate::world::Simulation::load(scenario, catalog, args.seed, Some(args.file));
+        return run_scenario(scenario, load, args, &triggers, out, err);
     }
     let text = match read_input(args.file) {
         Ok(Input::Tree(text)) => text,
         Ok(Input::Scenario(text)) => {
-            return run_scenario(
-                args.file,
-                Some(&text),
-                None,
-                args,
-                &triggers,
-                catalog,
-                out,
-                err,
-            );
+            let load = || scenario_sim(args.file, &text, catalog, args.seed);
+            return run_scenario(args.file, load, args, &triggers, out, err);
         }
         Err(e) => {
             let _ = writeln!(err, "{}", located(&e));
@@ -796,7 +770,7 @@ fn run_to_break(
             Some(args.file),
         )),
         None => read_input(args.file).and_then(|input| match input {
-            Input::Scenario(text) => Ok(load_sim(args.file, Some(&text), catalog, args.seed, None)),
+            Input::Scenario(text) => Ok(scenario_sim(args.file, &text, catalog, args.seed)),
             Input::Tree(text) => crate::io::parse_tree(&text, args.file)
                 .map(|tree| Simulation::solo(Some(args.file), &tree, catalog, args.seed)),
         }),
@@ -868,14 +842,12 @@ fn run_to_break(
 
 /// `arbor run SCENARIO` (or `arbor run TREE --scenario SCENARIO`): every agent's tree in the
 /// simulated world; a summary per agent, the optional trace and arena drawings.
-#[allow(clippy::too_many_arguments)]
+/// `load` makes the simulation of `scenario` (from its file, or from its text already read).
 fn run_scenario(
     scenario: &std::path::Path,
-    text: Option<&str>,
-    tree: Option<&std::path::Path>,
+    load: impl FnOnce() -> Result<crate::world::Simulation, crate::world::SimError>,
     args: &RunArgs<'_>,
     triggers: &[TriggerArg],
-    catalog: &Catalog,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> u8 {
@@ -884,7 +856,7 @@ fn run_scenario(
         return EXIT_UNREADABLE;
     }
 
-    let mut sim = match load_sim(scenario, text, catalog, args.seed, tree) {
+    let mut sim = match load() {
         Ok(s) => s,
         Err(e) => return sim_error(&e, err),
     };

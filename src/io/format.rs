@@ -3,10 +3,9 @@
 //! These DTOs are the file's shape; the model is built from them and never serialised directly.
 
 use std::collections::BTreeMap;
-
-use foldhash::HashMap;
 use std::path::Path;
 
+use foldhash::HashMap;
 use serde::{Deserialize, Serialize};
 
 use super::{LoadError, canonical::to_canonical_json};
