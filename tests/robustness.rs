@@ -311,10 +311,7 @@ fn more_context_keys_than_a_program_holds_are_refused_naming_the_node() {
         r#"{"id": "root", "kind": "Root", "inputs": {"child": ["s"]}}"#.to_string(),
         format!(
             r#"{{"id": "s", "kind": "Sequence", "inputs": {{"children": [{}]}}}}"#,
-            (0..n)
-                .map(|i| format!(r#""m{i}""#))
-                .collect::<Vec<_>>()
-                .join(",")
+            quoted((0..n).map(|i| format!("m{i}")))
         ),
     ];
     for i in 0..n {
@@ -335,37 +332,35 @@ fn more_leaves_running_at_once_than_an_instance_counts_are_refused_by_validate()
         let mut nodes = vec![
             format!(
                 r#"{{"id": "root", "kind": "Root", "inputs": {{"child": ["all"]{}}}}}"#,
-                if interrupt { r#", "interrupts": ["i"]"# } else { "" }
+                if interrupt {
+                    r#", "interrupts": ["i"]"#
+                } else {
+                    ""
+                }
             ),
             format!(
                 r#"{{"id": "all", "kind": "Parallel", "inputs": {{"children": [{}]}}}}"#,
-                (0..parallels)
-                    .map(|p| format!(r#""p{p}""#))
-                    .collect::<Vec<_>>()
-                    .join(",")
+                quoted((0..parallels).map(|p| format!("p{p}")))
             ),
-            r#"{"id": "i", "kind": "Interrupt", "fields": {"interrupt_id": "alarm"}, "inputs": {"child": ["w"]}}"#.into(),
-            r#"{"id": "w", "kind": "MockAction"}"#.into(),
         ];
+        if interrupt {
+            nodes.push(r#"{"id": "i", "kind": "Interrupt", "fields": {"interrupt_id": "alarm"}, "inputs": {"child": ["w"]}}"#.into());
+            nodes.push(r#"{"id": "w", "kind": "MockAction"}"#.into());
+        }
         for p in 0..parallels {
-            let seq: Vec<String> = (0..2).map(|s| format!(r#""p{p}s{s}""#)).collect();
             nodes.push(format!(
                 r#"{{"id": "p{p}", "kind": "Sequence", "inputs": {{"children": [{}]}}}}"#,
-                seq.join(",")
+                quoted((0..2).map(|s| format!("p{p}s{s}")))
             ));
             for s in 0..2 {
-                let leaves: Vec<String> = (0..per).map(|l| format!(r#""p{p}s{s}l{l}""#)).collect();
                 nodes.push(format!(
                     r#"{{"id": "p{p}s{s}", "kind": "Parallel", "inputs": {{"children": [{}]}}}}"#,
-                    leaves.join(",")
+                    quoted((0..per).map(|l| format!("p{p}s{s}l{l}")))
                 ));
                 for l in 0..per {
                     nodes.push(format!(r#"{{"id": "p{p}s{s}l{l}", "kind": "MockAction"}}"#));
                 }
             }
-        }
-        if !interrupt {
-            nodes.retain(|n| !n.contains(r#""id": "i""#) && !n.contains(r#""id": "w""#));
         }
         parse_tree(&tree_text(&nodes), Path::new("parallel.json")).unwrap()
     };
@@ -388,6 +383,13 @@ fn more_leaves_running_at_once_than_an_instance_counts_are_refused_by_validate()
     );
     let err = compile_error(&text(5, limit / 5, true));
     assert!(err.contains("65536 action leaves can run at once"), "{err}");
+}
+
+/// Ids as a JSON list's items: `"a","b"`.
+fn quoted(ids: impl Iterator<Item = String>) -> String {
+    ids.map(|id| format!("\"{id}\""))
+        .collect::<Vec<_>>()
+        .join(",")
 }
 
 /// A tree file's text with these nodes (each a JSON object's text).

@@ -183,15 +183,18 @@ pub struct Header {
 }
 
 /// The header of a JSON object's text, as far as it could be read; `None` when the text
-/// is not a JSON object or has neither key before it breaks. Reading stops once `format` and `version` are found (they come first in the
-/// canonical form), so a large file is not scanned to the end.
+/// is not a JSON object or has neither key before it breaks. Reading stops once `format`
+/// and `version` are found (they come first in the canonical form), so a large file is
+/// not scanned to the end.
 pub fn read_header(text: &str) -> Option<Header> {
     use serde::de::{Error, IgnoredAny, MapAccess, Visitor};
 
-    /// Not an error: what stops the reading once the header is known.
-    const FOUND: &str = "header found";
-
-    struct Look<'h>(&'h mut Header);
+    /// Fills `header`; sets `found` (and stops the reading with an error) once both keys
+    /// are read.
+    struct Look<'h> {
+        header: &'h mut Header,
+        found: &'h mut bool,
+    }
     impl<'de> Visitor<'de> for Look<'_> {
         type Value = ();
         fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -203,12 +206,12 @@ pub fn read_header(text: &str) -> Option<Header> {
                 match key.as_str() {
                     "format" => {
                         let v: serde_json::Value = map.next_value()?;
-                        self.0.format = v.as_str().map(str::to_owned);
+                        self.header.format = v.as_str().map(str::to_owned);
                         format = true;
                     }
                     "version" => {
                         let v: serde_json::Value = map.next_value()?;
-                        self.0.version = v.as_u64();
+                        self.header.version = v.as_u64();
                         version = true;
                     }
                     _ => {
@@ -216,20 +219,25 @@ pub fn read_header(text: &str) -> Option<Header> {
                     }
                 }
                 if format && version {
-                    return Err(A::Error::custom(FOUND));
+                    *self.found = true;
+                    return Err(A::Error::custom("header read"));
                 }
             }
             Ok(())
         }
     }
 
-    let mut header = Header::default();
+    let (mut header, mut found) = (Header::default(), false);
     let mut de = serde_json::Deserializer::from_str(text);
-    match serde::Deserializer::deserialize_map(&mut de, Look(&mut header)) {
+    let look = Look {
+        header: &mut header,
+        found: &mut found,
+    };
+    match serde::Deserializer::deserialize_map(&mut de, look) {
         Ok(()) => de.end().ok().map(|()| header),
-        Err(e) if e.to_string().starts_with(FOUND) => Some(header),
-        // A body broken after the header's first key still says what it is.
-        Err(_) if header != Header::default() => Some(header),
+        // Stopped once read; or a body broken after the header's first key, which still
+        // says what it is.
+        Err(_) if found || header != Header::default() => Some(header),
         Err(_) => None,
     }
 }

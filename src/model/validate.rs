@@ -939,12 +939,14 @@ impl<'a> Ctx<'a> {
         let Some(start) = tree.position_of_node(top) else {
             return (nodes, deepest, too_deep);
         };
-        let mut seen = vec![false; tree.len()];
+        let mut seen = self.marks.borrow_mut();
+        let mut visited = Vec::new();
         let mut stack = vec![(start as u32, 0usize)];
         while let Some((i, depth)) = stack.pop() {
             if std::mem::replace(&mut seen[i as usize], true) {
                 continue;
             }
+            visited.push(i);
             let node = &tree.nodes()[i as usize];
             nodes = nodes.saturating_add(1);
             let mut reach = depth;
@@ -962,6 +964,9 @@ impl<'a> Ctx<'a> {
                     .iter()
                     .map(|&(_, c)| (c, depth + 1)),
             );
+        }
+        for i in visited {
+            seen[i as usize] = false;
         }
         (nodes, deepest, too_deep)
     }

@@ -219,9 +219,7 @@ impl Simulation {
         edited: Option<(&Path, &Tree)>,
     ) -> Result<Self, SimError> {
         world.seed(derive_seed(seed, 0));
-        let same = |a: &Path, b: &Path| {
-            a == b || matches!((a.canonicalize(), b.canonicalize()), (Ok(x), Ok(y)) if x == y)
-        };
+        let same = |a: &Path, b: &Path| a == b || crate::io::same_file(a, b);
         let behaviours = super::world_behaviours();
         let files = TreeFiles::new(catalog);
         let mut programs: Vec<(PathBuf, Arc<Program<World>>)> = Vec::new();
