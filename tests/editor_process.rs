@@ -6,6 +6,7 @@
 
 mod common;
 
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -31,6 +32,48 @@ struct Killed(Child);
 impl Drop for Killed {
     fn drop(&mut self) {
         let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// An X server of its own, stopped with SIGTERM when dropped so that it removes its lock
+/// file and socket (a killed one leaves them, and the display looks taken from then on).
+struct Xvfb(Child);
+
+impl Xvfb {
+    /// Starts one on a display it finds free (`-displayfd`) and returns it with the
+    /// display's name, once the server is ready.
+    fn start() -> (Self, String) {
+        let mut child = Command::new("Xvfb")
+            .args([
+                "-displayfd",
+                "1",
+                "-screen",
+                "0",
+                "1600x1000x24",
+                "-nolisten",
+                "tcp",
+            ])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut number = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut number)
+            .unwrap();
+        let server = Self(child);
+        assert!(
+            !number.trim().is_empty(),
+            "Xvfb did not start (no display number)"
+        );
+        (server, format!(":{}", number.trim()))
+    }
+}
+
+impl Drop for Xvfb {
+    fn drop(&mut self) {
+        let _ = Command::new("kill").arg(self.0.id().to_string()).status();
         let _ = self.0.wait();
     }
 }
@@ -98,23 +141,7 @@ fn unsaved_work_survives_a_kill_of_the_real_editor_and_is_restored_at_the_next_s
             .center()
     };
 
-    let display = format!(":{}", 40 + std::process::id() % 40);
-    let _xvfb = Killed(
-        Command::new("Xvfb")
-            .args([
-                display.as_str(),
-                "-screen",
-                "0",
-                "1600x1000x24",
-                "-nolisten",
-                "tcp",
-            ])
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
-    let socket = format!("/tmp/.X11-unix/X{}", &display[1..]);
-    wait_for(20, "Xvfb", || Path::new(&socket).exists().then_some(()));
+    let (_xvfb, display) = Xvfb::start();
     let mut editor = Killed(
         Command::new(env!("CARGO_BIN_EXE_arbor"))
             .arg("edit")
