@@ -13,11 +13,23 @@ if [[ ! -x "$bin" ]]; then
   cargo build --quiet
   bin="$target/debug/arbor"
 fi
-display=:$((90 + RANDOM % 9))
-Xvfb "$display" -screen 0 1440x900x24 -nolisten tcp &
+# Xvfb picks a free display itself and writes its number (a fixed one may be taken, or
+# look taken through a lock file a killed server left); stopped with SIGTERM on exit, it
+# removes its own lock file.
+number=$(mktemp)
+Xvfb -displayfd 3 -screen 0 1440x900x24 -nolisten tcp 3>"$number" &
 xvfb=$!
-trap 'kill $app $xvfb 2>/dev/null || true' EXIT
-sleep 1
+app=
+trap 'kill $app $xvfb 2>/dev/null || true; rm -f "$number"' EXIT
+for _ in $(seq 100); do
+  [[ -s "$number" ]] && break
+  sleep 0.1
+done
+if [[ ! -s "$number" ]]; then
+  echo "screenshot: Xvfb did not start" >&2
+  exit 1
+fi
+display=:$(head -n1 "$number")
 if [[ -n "$tree" ]]; then
   DISPLAY=$display WAYLAND_DISPLAY= "$bin" edit --run "$tree" &
 else
