@@ -347,26 +347,23 @@ pub struct Catalog {
     index: HashMap<String, usize>,
 }
 
-impl Default for Catalog {
-    fn default() -> Self {
-        Self::builtin()
-    }
-}
-
 impl Catalog {
-    /// The built-in kinds: structure (SPEC §1) and the simulated world's nodes (SPEC §4).
-    pub fn builtin() -> Self {
-        let mut c = Self {
+    /// A catalog with no kinds (`Catalog::builtin`, in the runtime, fills it).
+    pub(crate) fn empty() -> Self {
+        Self {
             kinds: Vec::new(),
             index: HashMap::new(),
-        };
-        for k in builtin_kinds() {
-            c.insert(k);
         }
-        c
     }
 
-    fn insert(&mut self, k: KindSpec) {
+    /// The leaves and conditions built in: the simulated world's (SPEC §4) and the mock
+    /// ones for sketching and tests. The structural kinds are defined with their runtime
+    /// behaviour (`runtime/kinds`).
+    pub(crate) fn builtin_leaves() -> Vec<KindSpec> {
+        builtin_leaves()
+    }
+
+    pub(crate) fn insert(&mut self, k: KindSpec) {
         self.index.insert(k.name.clone(), self.kinds.len());
         self.kinds.push(k);
     }
@@ -431,16 +428,8 @@ fn text(s: &str) -> Value {
     Value::Text(s.into())
 }
 
-fn builtin_kinds() -> Vec<KindSpec> {
+fn builtin_leaves() -> Vec<KindSpec> {
     use Category::*;
-    let halt = || {
-        FieldSpec::new(
-            "halt_on_failure",
-            FieldType::Bool,
-            Value::Bool(true),
-            "Stop at the first failed child (off: carry on as if it succeeded).",
-        )
-    };
     let k = KindSpec::new;
     let f = FieldSpec::new;
     let nonneg = FieldType::non_negative;
@@ -458,123 +447,6 @@ fn builtin_kinds() -> Vec<KindSpec> {
         ])
     };
     vec![
-        k(
-            "Root",
-            Root,
-            "The entry point: runs its child again and again; holds the tree's Interrupts.",
-            vec![],
-        ),
-        k(
-            "Sequence",
-            Composite,
-            "Runs its children in order while they succeed.",
-            vec![halt()],
-        ),
-        k(
-            "Selector",
-            Composite,
-            "Tries its children in order until one succeeds.",
-            vec![],
-        ),
-        k(
-            "Parallel",
-            Composite,
-            "Runs all children at once; finishes by its success and failure policies.",
-            vec![
-                f(
-                    "success",
-                    enum_of(&["all", "one"]),
-                    text("all"),
-                    "Succeed when all children, or one child, succeeded.",
-                ),
-                f(
-                    "failure",
-                    enum_of(&["one", "all"]),
-                    text("one"),
-                    "Fail when one child, or all children, failed.",
-                ),
-            ],
-        ),
-        k(
-            "RandomSequence",
-            Composite,
-            "A Sequence over its children in a random order, shuffled on every entry.",
-            vec![halt()],
-        ),
-        k(
-            "RandomSelector",
-            Composite,
-            "A Selector over its children in a random order, shuffled on every entry.",
-            vec![],
-        ),
-        k(
-            "Inverter",
-            Decorator,
-            "Swaps its child's success and failure.",
-            vec![],
-        ),
-        k(
-            "Repeater",
-            Decorator,
-            "Runs its child again after each success, `times` runs in all (0: for ever).",
-            vec![
-                f(
-                    "times",
-                    FieldType::Int {
-                        min: 0,
-                        max: i64::MAX,
-                    },
-                    Value::Int(0),
-                    "How many runs of the child; 0 repeats for ever.",
-                ),
-                f(
-                    "ignore_failures",
-                    FieldType::Bool,
-                    Value::Bool(false),
-                    "Count a failed run as a run instead of failing.",
-                ),
-            ],
-        ),
-        k(
-            "UntilFail",
-            Decorator,
-            "Runs its child again after each success; succeeds when it fails.",
-            vec![],
-        ),
-        k(
-            "ForceSuccess",
-            Decorator,
-            "Succeeds whatever its child's result.",
-            vec![],
-        ),
-        k(
-            "ForceFailure",
-            Decorator,
-            "Fails whatever its child's result.",
-            vec![],
-        ),
-        k(
-            "Regulator",
-            Decorator,
-            "Lets the actions below it execute at most `hz` times per simulated second.",
-            vec![f("hz", pos(), Value::Float(10.0), "Executions per second.")],
-        ),
-        k(
-            "SubTree",
-            SubTree,
-            "Runs the Root child of another tree file as this branch's child.",
-            vec![FieldSpec::required(
-                "asset",
-                FieldType::Asset,
-                "The tree file to run, relative to this file.",
-            )],
-        ),
-        k(
-            "Interrupt",
-            Interrupt,
-            "A subtree started from outside by a trigger with its interrupt_id.",
-            vec![],
-        ),
         // Leaves of the simulated world (SPEC §4).
         k(
             "MoveTo",

@@ -6,6 +6,8 @@
 //! runtime is generic over the game's agent type `A`, which every behaviour receives.
 
 mod behaviour;
+mod exec;
+mod kinds;
 mod instance;
 mod program;
 mod slab;

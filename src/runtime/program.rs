@@ -6,11 +6,11 @@
 
 use std::sync::Arc;
 
-use super::Status;
 use super::behaviour::CondIo;
 use super::behaviour::{Behaviours, Condition, KeyId, KeyTable, MAX_KEYS, NodeSpec};
+use super::kinds::{Build, Kind};
 use super::slab::{ActionType, CondRef, SlabPlan};
-use crate::model::{Assets, Catalog, Category, Diagnostic, Node, Port, Tree, Value, validate};
+use crate::model::{Assets, Catalog, Category, Diagnostic, Node, Port, Tree, validate};
 
 /// Deepest nesting a program may have (subtrees included); validation refuses deeper.
 pub use crate::model::MAX_DEPTH;
@@ -35,49 +35,6 @@ pub enum CompileError {
 }
 
 #[derive(Clone, Copy, Debug)]
-pub(crate) enum Kind {
-    Root,
-    Sequence {
-        halt: bool,
-        random: bool,
-    },
-    Selector {
-        random: bool,
-    },
-    Parallel {
-        all_succeed: bool,
-        all_fail: bool,
-    },
-    Inverter,
-    Repeater {
-        times: u64,
-        ignore_failures: bool,
-    },
-    UntilFail,
-    ForceSuccess,
-    ForceFailure,
-    Regulator {
-        period: f64,
-    },
-    SubTree,
-    Leaf {
-        max_duration: Option<f64>,
-        input: Option<KeyId>,
-        output: Option<KeyId>,
-        overwrite: bool,
-    },
-    Condition {
-        invert: bool,
-        input: Option<KeyId>,
-    },
-    Interrupt {
-        force_reset: bool,
-        output: Option<KeyId>,
-        overwrite: bool,
-    },
-}
-
-#[derive(Clone, Copy, Debug)]
 pub(crate) struct Rec {
     pub kind: Kind,
     pub parent: u32,
@@ -87,18 +44,22 @@ pub(crate) struct Rec {
     pub kids: (u32, u32),
     /// Guards: `links[guards.0..guards.1]`.
     pub guards: (u32, u32),
+    /// The same guards, ready to check: `Program::entry[entry.0..entry.1]`.
+    pub entry: (u32, u32),
     /// Where its run record starts among the 32-bit record words of an instance's block;
     /// `NONE` for a condition, which keeps none (it finishes where it is checked and never
     /// waits for a report). Word `ri` is its epoch, bumped at each entry so that stale
     /// reports are told apart; a leaf keeps its [`ENTERED`](super::instance) mark in the
-    /// epoch's lowest bit and has no other word; a branch has a second, its cursor (slot of
-    /// the running child; Parallel: children finished; Repeater: runs; Regulator: flags).
+    /// epoch's lowest bit and has no other word; a branch has a second, its cursor, which
+    /// its kind uses as it says (`kinds::Needs`).
     pub ri: u32,
-    /// Leaf slot, condition slot, random-order offset, or by kind the node's word in an
-    /// instance's block: Root (the step its run began), Parallel (children that succeeded),
-    /// Repeater and UntilFail (the step the child's run began), Regulator (the step its
-    /// permission was last decided; also its timer's number).
+    /// A leaf's or condition's slot among the actions or conditions; a random-order
+    /// composite's offset among an instance's permutations.
     pub slot: u32,
+    /// Its 64-bit word in an instance's block, if its kind keeps one; else `NONE`.
+    pub word: u32,
+    /// Its timer in an instance's block, if its kind keeps one; else `NONE`.
+    pub timer: u32,
 }
 
 /// The condition of a guard that is not one (validation refuses such trees): never holds.
@@ -110,43 +71,29 @@ impl<A> Condition<A> for Never {
     }
 }
 
-/// One guard on the way down to a leaf, with what checking it needs.
+/// One guard on the way down to a leaf, or on entering a branch, with what checking it
+/// needs.
 pub(crate) struct PathGuard<A> {
     /// The branch it guards.
     pub branch: u32,
-    /// The condition node.
+    /// The condition node (a TimeLimit's own: the branch).
     pub node: u32,
-    /// Its behaviour, one of `Program::conditions`, referred to here so that checking it
-    /// reads no index into them (a guard that is not a condition, which validation
-    /// refuses, gets one that never holds).
-    pub cond: CondRef<A>,
-    /// Its `in_context` key.
-    pub input: Option<KeyId>,
-    /// Its `invert` field.
-    pub invert: bool,
+    pub test: Test<A>,
 }
 
-impl<A> PathGuard<A> {
-    /// The first of `guards` that does not hold, checked in order with `io` (for guards
-    /// without an `in_context` key); `None` when all hold.
-    ///
-    /// (A walk down the slice: at workload W, 7 instructions fewer per step than a `for`
-    /// loop or an iterator search.)
-    #[inline]
-    pub(crate) fn first_failing<'g>(
-        guards: &'g [Self],
-        agent: &mut A,
-        io: &CondIo<'_>,
-    ) -> Option<&'g Self> {
-        let mut left = guards;
-        while let [g, rest @ ..] = left {
-            if g.cond.get().check(agent, io) == g.invert {
-                return Some(g);
-            }
-            left = rest;
-        }
-        None
-    }
+/// What a guard checks.
+pub(crate) enum Test<A> {
+    /// A condition: its behaviour, one of `Program::conditions`, referred to here so that
+    /// checking it reads no index into them (a guard that is not a condition, which
+    /// validation refuses, gets one that never holds); its `in_context` key; its `invert`.
+    Cond {
+        cond: CondRef<A>,
+        input: Option<KeyId>,
+        invert: bool,
+    },
+    /// A TimeLimit on itself (SPEC §3.3.1): holds while less than `seconds` have passed on
+    /// the instance's clock since the branch was entered (its timer).
+    TimeLimit { seconds: f64 },
 }
 
 impl<A> Clone for PathGuard<A> {
@@ -154,9 +101,18 @@ impl<A> Clone for PathGuard<A> {
         Self {
             branch: self.branch,
             node: self.node,
-            cond: self.cond.clone(),
-            input: self.input,
-            invert: self.invert,
+            test: match &self.test {
+                Test::Cond {
+                    cond,
+                    input,
+                    invert,
+                } => Test::Cond {
+                    cond: cond.clone(),
+                    input: *input,
+                    invert: *invert,
+                },
+                Test::TimeLimit { seconds } => Test::TimeLimit { seconds: *seconds },
+            },
         }
     }
 }
@@ -179,99 +135,6 @@ pub(crate) struct LeafInfo {
     pub max_duration: f64,
     /// Where its time executed is kept (leaves with `max_duration`); `NONE` for others.
     pub timer_at: u32,
-    /// No Regulator above it, no `in_context`/`out_context`, no `max_duration`, no guard
-    /// above it reading the context: a step that runs it alone needs none of that.
-    pub plain: bool,
-}
-
-/// What a quiet step of a *plain* leaf running alone needs (see [`LeafInfo::plain`]), by
-/// node index: one record, so that step reads nothing else of the program.
-pub(crate) struct Lone<A> {
-    /// Its guards, as `path[LeafInfo::guards]` has them, kept here too: the step then
-    /// reads them without working out or checking a range.
-    pub guards: Box<[PathGuard<A>]>,
-    /// The leaf's action slot; [`NONE`] for a node that is not a plain leaf.
-    pub slot: u32,
-    /// Its parent (whose record a completion touches, fetched early).
-    pub parent: u32,
-    /// Where, in an instance's block (bytes from its start), its action's state lies, its
-    /// parent's record, and the statuses: what its step touches, and its completion.
-    pub action_at: u32,
-    /// See `action_at`.
-    pub parent_at: u32,
-    /// See `action_at`.
-    pub status_at: u32,
-    /// Its direct hand-over to the next sibling, if it has one that takes it.
-    pub next: Option<HandOver>,
-}
-
-/// What a plain leaf's completion does when its parent, a `Quick` Sequence or Selector,
-/// moves on to a next child that is a `Quick` leaf (see `Instance::lone_next_sibling`):
-/// all of it fixed by the tree, since such a parent's cursor is the running child's slot.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct HandOver {
-    /// Whether the parent moves on after a success, and after a failure.
-    pub on_success: bool,
-    pub on_failure: bool,
-    /// The parent's cursor word, and its value once it has moved on.
-    pub cursor_at: u32,
-    pub cursor: u32,
-    /// The next leaf, its action slot and its epoch word.
-    pub node: u32,
-    pub slot: u32,
-    pub ri: u32,
-}
-
-/// One branch on a plain leaf's way up to Root that finishes when the leaf does (see
-/// `Program::climbs`): it gets `status`, and, when its children are exhausted, its cursor
-/// word `cursor_at` moves past the last (to `cursor`; [`NONE`] when it stays).
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct ClimbStep {
-    pub node: u32,
-    pub status: Status,
-    pub cursor_at: u32,
-    pub cursor: u32,
-}
-
-/// How a quiet transition treats a node (see `Exec::q_run` in the instance): the kinds a
-/// game's trees are mostly made of, in the simplest form, which it enters and lets react
-/// on a short path; any other node goes the general way.
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum Quick {
-    /// Entered, and reacting to a child, the general way.
-    Other,
-    Root,
-    /// A Sequence in slot order whose guards, `entry[guards.0..guards.1]`, read no context.
-    Sequence {
-        halt: bool,
-        guards: (u32, u32),
-    },
-    /// A Selector in slot order whose guards read no context (see `Sequence`).
-    Selector {
-        guards: (u32, u32),
-    },
-    /// An action leaf with no `in_context`, `out_context` or `max_duration`: its slot.
-    Leaf {
-        slot: u32,
-    },
-    /// A condition child with no `in_context`: its slot among the conditions, its `invert`.
-    Check {
-        slot: u32,
-        invert: bool,
-    },
-}
-
-/// What a quiet transition reads of a node, in one small record: how it treats it, and the
-/// node's parent, run record and children as [`Rec`] has them.
-#[derive(Clone, Copy, Debug)]
-#[repr(align(32))]
-pub(crate) struct QuickRec {
-    pub how: Quick,
-    pub parent: u32,
-    /// See [`Rec::ri`].
-    pub ri: u32,
-    /// See [`Rec::kids`].
-    pub kids: (u32, u32),
 }
 
 /// A compiled tree, shared by every agent that runs it.
@@ -287,20 +150,11 @@ pub struct Program<A> {
     pub(crate) perm_len: usize,
     pub(crate) depth: usize,
     pub(crate) leaves: Vec<LeafInfo>,
-    /// Per node: what the quiet step of a plain leaf running alone needs.
-    pub(crate) lone: Vec<Lone<A>>,
-    /// Per node, for a plain leaf finishing with success (`[0]`) or failure (`[1]`) with
-    /// nothing queued and no Interrupt running, when every branch between it and Root
-    /// finishes on its report, so that Root completes its run: those branches, deepest
-    /// first. Fixed by the tree, as `HandOver` is; `None` in any other case.
-    pub(crate) climbs: Vec<[Option<Box<[ClimbStep]>>; 2]>,
     /// Guards on the way to each leaf (see [`LeafInfo::guards`]).
     pub(crate) path: Vec<PathGuard<A>>,
     /// Regulators above each leaf (see [`LeafInfo::regulators`]).
     pub(crate) chain: Vec<u32>,
-    /// Per node: what a quiet transition reads of it.
-    pub(crate) quick: Vec<QuickRec>,
-    /// The guards of the Sequences and Selectors that [`Quick`] names, each's in slot order.
+    /// Every branch's guards, ready to check on entry (see [`Rec::entry`]).
     pub(crate) entry: Vec<PathGuard<A>>,
     /// Input and output slots an instance needs (see [`LeafInfo`]).
     pub(crate) io_len: (usize, usize),
@@ -350,11 +204,8 @@ impl<A: 'static> Program<A> {
                 perm_len: 0,
                 depth: 0,
                 leaves: Vec::new(),
-                lone: Vec::new(),
-                climbs: Vec::new(),
                 path: Vec::new(),
                 chain: Vec::new(),
-                quick: Vec::new(),
                 entry: Vec::new(),
                 io_len: (1, 1),
                 report_cap: 0,
@@ -363,47 +214,19 @@ impl<A: 'static> Program<A> {
         };
         b.add(root, tree, assets, "", NONE, 0)?;
         b.p.keys = std::mem::take(&mut b.keys.names);
-        let (timers, words) = b.p.index_leaves(b.types.len());
-        if b.p.max_active > usize::from(u16::MAX) {
-            // An instance counts its active leaves in 16 bits (see `Active`).
-            return Err(CompileError::Node {
-                node: b.p.names.first().cloned().unwrap_or_default(),
-                message: format!(
-                    "{} action leaves can run at once (under Parallels); an instance runs at most {}",
-                    b.p.max_active,
-                    u16::MAX
-                ),
-            });
-        }
-        let nodes = b.p.recs.len();
-        let mut records = 0;
-        for rec in &mut b.p.recs {
-            let len = match rec.kind {
-                Kind::Condition { .. } => continue,
-                Kind::Leaf { .. } => 1,
-                _ => 2,
-            };
-            rec.ri = records;
-            records += len;
-        }
-        b.p.index_quick();
-        b.p.index_hand_overs();
-        b.p.index_climbs();
+        let (records, timers, words) = b.p.lay_out();
+        b.p.index_leaves(b.types.len());
+        debug_assert!(
+            b.p.max_active <= usize::from(u16::MAX),
+            "validation refuses a tree with more leaves active at once than an instance counts"
+        );
         let types = std::mem::take(&mut b.types);
-        let plan = SlabPlan::new(nodes, records as usize, timers, words, types).map_err(|e| {
+        let plan = SlabPlan::new(b.p.recs.len(), records, timers, words, types).map_err(|e| {
             CompileError::Node {
                 node: String::new(),
                 message: format!("the instance state does not fit in memory: {e}"),
             }
         })?;
-        for lone in b.p.lone.iter_mut().filter(|l| l.slot != NONE) {
-            // A block's offsets fit in u32: the plan refuses blocks past isize, and a
-            // program has fewer than u32::MAX nodes; an offset that did not fit would only
-            // make a prefetch hint miss (it never faults).
-            lone.action_at = plan.action_offset(lone.slot as usize) as u32;
-            lone.parent_at = plan.record_offset(b.p.recs[lone.parent as usize].ri as usize) as u32;
-            lone.status_at = plan.status_offset() as u32;
-        }
         b.p.actions = Arc::new(plan);
         Ok(b.p)
     }
@@ -465,31 +288,36 @@ impl<A> Program<A> {
     pub fn is_leaf(&self, i: u32) -> bool {
         matches!(
             self.recs.get(i as usize).map(|r| r.kind),
-            Some(Kind::Leaf { .. })
+            Some(Kind::Leaf(_))
         )
     }
 
+    /// Places each node's state in an instance's block as its kind asks (`Kind::needs`):
+    /// its run record, its word and its timer. Returns how many record words, timers and
+    /// words there are.
+    fn lay_out(&mut self) -> (usize, usize, usize) {
+        let (mut records, mut timers, mut words) = (0u32, 0u32, 0u32);
+        let take = |n: &mut u32, used: bool| {
+            if used {
+                *n += 1;
+                *n - 1
+            } else {
+                NONE
+            }
+        };
+        for rec in &mut self.recs {
+            let needs = rec.kind.needs();
+            rec.ri = if needs.records > 0 { records } else { NONE };
+            records += needs.records;
+            rec.word = take(&mut words, needs.word);
+            rec.timer = take(&mut timers, needs.timer);
+        }
+        (records as usize, timers as usize, words as usize)
+    }
+
     /// Precomputes, for each of the `count` leaves, the guards above it and its Regulator
-    /// ancestors; numbers the timers (Regulators, leaves with `max_duration`) and the words
-    /// (Regulators first, so that a Regulator's word and timer share a number; then Root,
-    /// Parallels, Repeaters and UntilFails) and returns how many of each there are.
-    fn index_leaves(&mut self, count: usize) -> (usize, usize) {
-        let mut timers = 0u32;
-        for rec in &mut self.recs {
-            if let Kind::Regulator { .. } = rec.kind {
-                rec.slot = timers;
-                timers += 1;
-            }
-        }
-        let mut words = timers;
-        for rec in &mut self.recs {
-            if let Kind::Root | Kind::Parallel { .. } | Kind::Repeater { .. } | Kind::UntilFail =
-                rec.kind
-            {
-                rec.slot = words;
-                words += 1;
-            }
-        }
+    /// ancestors, and for each branch its guards ready to check on entry.
+    fn index_leaves(&mut self, count: usize) {
         let mut leaves = vec![
             LeafInfo {
                 guards: (0, 0),
@@ -498,7 +326,6 @@ impl<A> Program<A> {
                 output_at: 0,
                 max_duration: f64::INFINITY,
                 timer_at: NONE,
-                plain: false,
             };
             count
         ];
@@ -506,20 +333,14 @@ impl<A> Program<A> {
         let (mut path, mut chain) = (Vec::new(), Vec::new());
         let mut up = Vec::new();
         for rec in &self.recs {
-            let Kind::Leaf {
-                input,
-                output,
-                max_duration,
-                ..
-            } = rec.kind
-            else {
+            let Kind::Leaf(leaf) = rec.kind else {
                 continue;
             };
-            let input_at = input.map_or(0, |_| {
+            let input_at = leaf.input.map_or(0, |_| {
                 inputs += 1;
                 inputs - 1
             });
-            let output_at = output.map_or(0, |_| {
+            let output_at = leaf.output.map_or(0, |_| {
                 outputs += 1;
                 outputs - 1
             });
@@ -531,61 +352,29 @@ impl<A> Program<A> {
             }
             let p0 = path.len() as u32;
             for &b in up.iter().rev() {
-                self.push_guards(b, &mut path);
+                self.push_guards(b, &mut path, true);
             }
             let r0 = chain.len() as u32;
             chain.extend(
                 up.iter()
                     .rev()
-                    .filter(|&&b| matches!(self.recs[b as usize].kind, Kind::Regulator { .. })),
+                    .filter(|&&b| matches!(self.recs[b as usize].kind, Kind::Regulator(_))),
             );
-            let plain = input.is_none()
-                && output.is_none()
-                && max_duration.is_none()
-                && chain.len() as u32 == r0
-                && path[p0 as usize..].iter().all(|g| g.input.is_none());
             leaves[rec.slot as usize] = LeafInfo {
-                plain,
                 guards: (p0, path.len() as u32),
                 regulators: (r0, chain.len() as u32),
                 input_at,
                 output_at,
-                max_duration: max_duration.unwrap_or(f64::INFINITY),
-                timer_at: max_duration.map_or(NONE, |_| {
-                    timers += 1;
-                    timers - 1
-                }),
+                max_duration: leaf.max_duration.unwrap_or(f64::INFINITY),
+                timer_at: rec.timer,
             };
         }
-        self.lone = self
-            .recs
-            .iter()
-            .map(|rec| match rec.kind {
-                Kind::Leaf { .. } if leaves[rec.slot as usize].plain => Lone {
-                    slot: rec.slot,
-                    parent: rec.parent,
-                    guards: {
-                        let (from, to) = leaves[rec.slot as usize].guards;
-                        path[from as usize..to as usize].to_vec().into_boxed_slice()
-                    },
-                    // Set once the quick records are made (`index_hand_overs`).
-                    next: None,
-                    // Set once the block is laid out (`Program::compile`).
-                    action_at: 0,
-                    parent_at: 0,
-                    status_at: 0,
-                },
-                _ => Lone {
-                    slot: NONE,
-                    parent: NONE,
-                    guards: Box::new([]),
-                    next: None,
-                    action_at: 0,
-                    parent_at: 0,
-                    status_at: 0,
-                },
-            })
-            .collect();
+        let mut entry = Vec::new();
+        for b in 0..self.recs.len() {
+            let e0 = entry.len() as u32;
+            self.push_guards(b as u32, &mut entry, false);
+            self.recs[b].entry = (e0, entry.len() as u32);
+        }
         self.io_len = (inputs as usize, outputs as usize);
         let (active, reports) = self.bounds();
         self.max_active = active;
@@ -594,181 +383,48 @@ impl<A> Program<A> {
         self.leaves = leaves;
         self.path = path;
         self.chain = chain;
-        (timers as usize, words as usize)
+        self.entry = entry;
     }
 
-    /// Appends branch `b`'s guards, in slot order, to `to`.
-    fn push_guards(&self, b: u32, to: &mut Vec<PathGuard<A>>) {
-        let (g0, g1) = self.recs[b as usize].guards;
-        for &g in &self.links[g0 as usize..g1 as usize] {
-            let rec = &self.recs[g as usize];
+    /// Appends branch `b`'s guards, in slot order, to `to`; on a running leaf's path
+    /// (`on_path`), a TimeLimit's check on itself after them (SPEC §3.3.1).
+    fn push_guards(&self, b: u32, to: &mut Vec<PathGuard<A>>, on_path: bool) {
+        let rec = &self.recs[b as usize];
+        for &g in &self.links[rec.guards.0 as usize..rec.guards.1 as usize] {
+            let guard = &self.recs[g as usize];
             let never = || CondRef::new(&(Arc::new(Never) as Arc<dyn Condition<A>>));
-            let (cond, input, invert) = match rec.kind {
-                Kind::Condition { input, invert } => match self.conditions.get(rec.slot as usize) {
-                    Some(c) => (c.clone(), input, invert),
-                    None => (never(), None, false),
+            let test = match guard.kind {
+                Kind::Condition(c) => match self.conditions.get(guard.slot as usize) {
+                    Some(cond) => Test::Cond {
+                        cond: cond.clone(),
+                        input: c.input,
+                        invert: c.invert,
+                    },
+                    None => Test::Cond {
+                        cond: never(),
+                        input: None,
+                        invert: false,
+                    },
                 },
-                _ => (never(), None, false),
+                _ => Test::Cond {
+                    cond: never(),
+                    input: None,
+                    invert: false,
+                },
             };
             to.push(PathGuard {
                 branch: b,
                 node: g,
-                cond,
-                input,
-                invert,
+                test,
             });
         }
-    }
-
-    /// Classifies each node for quiet transitions ([`Quick`]) and lists the guards of the
-    /// Sequences and Selectors among them (once the run records are laid out).
-    fn index_quick(&mut self) {
-        let mut entry = Vec::new();
-        let mut quick = Vec::with_capacity(self.recs.len());
-        for (i, rec) in self.recs.iter().enumerate() {
-            let q = match rec.kind {
-                Kind::Root => Quick::Root,
-                Kind::Leaf {
-                    max_duration: None,
-                    input: None,
-                    output: None,
-                    ..
-                } => Quick::Leaf { slot: rec.slot },
-                Kind::Condition {
-                    input: None,
-                    invert,
-                } if (rec.slot as usize) < self.conditions.len() => Quick::Check {
-                    slot: rec.slot,
-                    invert,
-                },
-                Kind::Sequence { random: false, .. } | Kind::Selector { random: false } => {
-                    let g0 = entry.len();
-                    self.push_guards(i as u32, &mut entry);
-                    let guards = (g0 as u32, entry.len() as u32);
-                    if entry[g0..].iter().any(|g| g.input.is_some()) {
-                        entry.truncate(g0);
-                        Quick::Other
-                    } else if let Kind::Sequence { halt, .. } = rec.kind {
-                        Quick::Sequence { halt, guards }
-                    } else {
-                        Quick::Selector { guards }
-                    }
-                }
-                _ => Quick::Other,
-            };
-            quick.push(QuickRec {
-                how: q,
-                parent: rec.parent,
-                ri: rec.ri,
-                kids: rec.kids,
+        if on_path && let Kind::TimeLimit(t) = rec.kind {
+            to.push(PathGuard {
+                branch: b,
+                node: b,
+                test: Test::TimeLimit { seconds: t.seconds },
             });
         }
-        self.quick = quick;
-        self.entry = entry;
-    }
-
-    /// Each plain leaf's [`HandOver`] (`Lone::next`), once the quick records are made.
-    fn index_hand_overs(&mut self) {
-        for (n, lone) in self.lone.iter_mut().enumerate() {
-            lone.next = None;
-            if lone.slot == NONE
-                || !matches!(self.quick.get(n).map(|q| q.how), Some(Quick::Leaf { .. }))
-            {
-                continue;
-            }
-            let Some(up) = self.quick.get(lone.parent as usize) else {
-                continue;
-            };
-            let (on_success, on_failure) = match up.how {
-                Quick::Sequence { halt, .. } => (true, !halt),
-                Quick::Selector { .. } => (false, true),
-                _ => continue,
-            };
-            let kids = self
-                .links
-                .get(up.kids.0 as usize..up.kids.1 as usize)
-                .unwrap_or(&[]);
-            let Some(at) = kids.iter().position(|&k| k as usize == n) else {
-                continue;
-            };
-            let Some(&next) = kids.get(at + 1) else {
-                continue;
-            };
-            let Some(&QuickRec {
-                how: Quick::Leaf { slot },
-                ri,
-                ..
-            }) = self.quick.get(next as usize)
-            else {
-                continue;
-            };
-            lone.next = Some(HandOver {
-                on_success,
-                on_failure,
-                cursor_at: up.ri + 1,
-                cursor: at as u32 + 1,
-                node: next,
-                slot,
-                ri,
-            });
-        }
-    }
-
-    /// Each plain leaf's climbs to Root (`Program::climbs`), once the quick records are
-    /// made: what `Exec::q_run` does with the leaf's report, level by level, when each
-    /// parent is a `Quick` Sequence or Selector that finishes on it (a slot-order parent's
-    /// cursor is its running child's slot, so whether it finishes is fixed by the tree),
-    /// up to Root.
-    fn index_climbs(&mut self) {
-        let climb = |n: usize, mut s: Status| -> Option<Box<[ClimbStep]>> {
-            let mut steps = Vec::new();
-            let mut c = n;
-            loop {
-                let up = self.quick.get(self.quick.get(c)?.parent as usize)?;
-                let parent = self.quick[c].parent;
-                let (halts_now, on) = match up.how {
-                    Quick::Root => return Some(steps.into_boxed_slice()),
-                    Quick::Sequence { halt, .. } => (s == Status::Failure && halt, Status::Success),
-                    Quick::Selector { .. } => (s == Status::Success, Status::Failure),
-                    _ => return None,
-                };
-                if halts_now {
-                    steps.push(ClimbStep {
-                        node: parent,
-                        status: s,
-                        cursor_at: NONE,
-                        cursor: 0,
-                    });
-                } else {
-                    // It moves past the child: finishing only if that was its last.
-                    let kids = self.links.get(up.kids.0 as usize..up.kids.1 as usize)?;
-                    let at = kids.iter().position(|&k| k as usize == c)?;
-                    if at + 1 < kids.len() {
-                        return None;
-                    }
-                    s = on;
-                    steps.push(ClimbStep {
-                        node: parent,
-                        status: s,
-                        cursor_at: up.ri + 1,
-                        cursor: kids.len() as u32,
-                    });
-                }
-                c = parent as usize;
-            }
-        };
-        let climbs = (0..self.lone.len())
-            .map(|n| {
-                let plain = self.lone[n].slot != NONE
-                    && matches!(self.quick.get(n).map(|q| q.how), Some(Quick::Leaf { .. }));
-                if plain {
-                    [climb(n, Status::Success), climb(n, Status::Failure)]
-                } else {
-                    [None, None]
-                }
-            })
-            .collect();
-        self.climbs = climbs;
     }
 
     /// The most action leaves active at once, and the most reports one step can queue.
@@ -786,9 +442,9 @@ impl<A> Program<A> {
             let r = &self.recs[i];
             let kids = &self.links[r.kids.0 as usize..r.kids.1 as usize];
             let (l, q) = match r.kind {
-                Kind::Leaf { .. } => (1, 1),
-                Kind::Condition { .. } => (0, 0),
-                Kind::Parallel { .. } => kids.iter().fold((0, 0), |(l, q), &k| {
+                Kind::Leaf(_) => (1, 1),
+                Kind::Condition(_) => (0, 0),
+                Kind::Parallel(_) => kids.iter().fold((0, 0), |(l, q), &k| {
                     (l + leaves[k as usize], q + reports[k as usize])
                 }),
                 _ => kids.iter().fold((0, 0), |(l, q), &k| {
@@ -796,7 +452,9 @@ impl<A> Program<A> {
                 }),
             };
             leaves[i] = l;
-            reports[i] = q + usize::from(r.guards.0 != r.guards.1);
+            // A failing guard, or a TimeLimit's check on itself, fails the branch: one report.
+            let checked = r.guards.0 != r.guards.1 || matches!(r.kind, Kind::TimeLimit(_));
+            reports[i] = q + usize::from(checked);
         }
         let (mut l, mut q) = (
             leaves.first().copied().unwrap_or(0),
@@ -855,11 +513,6 @@ impl<A: 'static> Builder<'_, A> {
         }
     }
 
-    fn key(&mut self, node: &Node, field: &str) -> Option<KeyId> {
-        let k = self.catalog.text(node, field);
-        (!k.is_empty()).then(|| self.keys.intern(k))
-    }
-
     fn linked<'t>(tree: &'t Tree, node: &Node, port: Port) -> impl Iterator<Item = &'t Node> {
         node.linked(port)
             .to_vec()
@@ -890,57 +543,16 @@ impl<A: 'static> Builder<'_, A> {
         let Some(category) = c.category_of(&node.kind) else {
             return Err(self.err(&name, format!("unknown node kind '{}'", node.kind)));
         };
-        let kind = match node.kind.as_str() {
-            "Root" => Kind::Root,
-            "Sequence" | "RandomSequence" => Kind::Sequence {
-                halt: c.flag(node, "halt_on_failure"),
-                random: node.kind == "RandomSequence",
-            },
-            "Selector" | "RandomSelector" => Kind::Selector {
-                random: node.kind == "RandomSelector",
-            },
-            "Parallel" => Kind::Parallel {
-                all_succeed: c.text(node, "success") != "one",
-                all_fail: c.text(node, "failure") == "all",
-            },
-            "Inverter" => Kind::Inverter,
-            "Repeater" => Kind::Repeater {
-                times: c
-                    .field_value(node, "times")
-                    .and_then(Value::as_i64)
-                    .unwrap_or(0)
-                    .max(0) as u64,
-                ignore_failures: c.flag(node, "ignore_failures"),
-            },
-            "UntilFail" => Kind::UntilFail,
-            "ForceSuccess" => Kind::ForceSuccess,
-            "ForceFailure" => Kind::ForceFailure,
-            "Regulator" => Kind::Regulator {
-                period: 1.0 / c.number(node, "hz").unwrap_or(10.0),
-            },
-            "SubTree" => Kind::SubTree,
-            "Interrupt" => Kind::Interrupt {
-                force_reset: c.flag(node, "force_reset"),
-                output: self.key(node, "out_context"),
-                overwrite: c.flag(node, "overwrite_out"),
-            },
-            _ => match category {
-                Category::Leaf => Kind::Leaf {
-                    max_duration: c.number(node, "max_duration"),
-                    input: self.key(node, "in_context"),
-                    output: self.key(node, "out_context"),
-                    overwrite: c.flag(node, "overwrite_out"),
-                },
-                Category::Condition => Kind::Condition {
-                    invert: c.flag(node, "invert"),
-                    input: self.key(node, "in_context"),
-                },
-                _ => return Err(self.err(&name, format!("'{}' cannot be run", node.kind))),
-            },
+        let mut build = Build {
+            catalog: c,
+            keys: &mut self.keys,
+        };
+        let Some(kind) = Kind::build(node, category, &mut build) else {
+            return Err(self.err(&name, format!("'{}' cannot be run", node.kind)));
         };
         let mut slot = 0;
         match kind {
-            Kind::Leaf { .. } => {
+            Kind::Leaf(_) => {
                 let mut spec = NodeSpec {
                     node,
                     catalog: c,
@@ -951,7 +563,7 @@ impl<A: 'static> Builder<'_, A> {
                 slot = self.types.len() as u32;
                 self.types.push(action);
             }
-            Kind::Condition { .. } => {
+            Kind::Condition(_) => {
                 let mut spec = NodeSpec {
                     node,
                     catalog: c,
@@ -978,8 +590,11 @@ impl<A: 'static> Builder<'_, A> {
             end: index + 1,
             kids: (0, 0),
             guards: (0, 0),
+            entry: (0, 0),
             ri: NONE,
             slot,
+            word: NONE,
+            timer: NONE,
         });
         self.p.names.push(name.clone());
 
@@ -1024,7 +639,7 @@ impl<A: 'static> Builder<'_, A> {
             }
             Category::Leaf | Category::Condition => {}
         }
-        if let Kind::Root = kind {
+        if let Kind::Root(_) = kind {
             for i in Self::linked(tree, node, Port::Interrupts) {
                 let at = self.add(i, tree, assets, prefix, NONE, depth + 1)?;
                 self.p
@@ -1042,10 +657,12 @@ impl<A: 'static> Builder<'_, A> {
         rec.guards = (g0, k0);
         rec.kids = (k0, k0 + kids.len() as u32);
         rec.end = end;
-        if matches!(
-            kind,
-            Kind::Sequence { random: true, .. } | Kind::Selector { random: true }
-        ) {
+        let random = match kind {
+            Kind::Sequence(k) => k.random,
+            Kind::Selector(k) => k.random,
+            _ => false,
+        };
+        if random {
             rec.slot = perm;
             self.p.perm_len += kids.len();
         }

@@ -437,6 +437,13 @@ impl<A> ActionSlab<A> {
 
     /// The timers (seconds), by timer number.
     #[inline]
+    pub(crate) fn timers(&self) -> &[f64] {
+        // SAFETY: `new` initialised `timers` values at `timers_at`.
+        unsafe { self.region(self.plan.timers_at, self.plan.timers) }
+    }
+
+    /// The timers, to change.
+    #[inline]
     pub(crate) fn timers_mut(&mut self) -> &mut [f64] {
         // SAFETY: `new` initialised `timers` values at `timers_at`.
         unsafe { self.region_mut(self.plan.timers_at, self.plan.timers) }

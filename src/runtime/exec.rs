@@ -1,0 +1,967 @@
+//! The lifecycle of SPEC §3, written once: a step's phases, entering, executing, exiting,
+//! aborting, reporting and guard checks. What is particular to a node kind is in its
+//! module under `kinds/`; this file asks it through [`Kind::enter`] and [`Kind::react`].
+//!
+//! It is generic over [`Hooks`]: a step nothing watches runs it as [`Quiet`], where every
+//! event and every update of the display snapshot is compiled out; a watched step runs the
+//! same code as [`Watched`]. There is no second copy of any rule for the quiet case.
+//!
+//! Resets (a missing context key, a stall) are carried out where they are found and the
+//! call chain unwinds with [`Flow::Unwind`] without touching state again; reports queued
+//! before a reset are dropped by their epoch.
+
+use std::marker::PhantomData;
+
+use super::Status;
+use super::behaviour::{CondIo, CtxValue, KeyId, LeafIo};
+use super::instance::{
+    Cold, DUE, ENTERED, EPOCH, NOT_STARTED, NO_CONTEXT, RESTART, Report, State, TRIGGERS,
+    Trigger, cold_of, ctx, last_running,
+};
+use super::kinds::{Act, EPS, Kind, leaf, regulator};
+use super::program::{NONE, PathGuard, Program, Test};
+use super::slab::ActionSlab;
+use super::trace::{Event, EventKind, Observer, Reason};
+
+/// Whether a step is watched: by an observer, or for the display snapshot.
+pub(crate) trait Hooks {
+    /// False: events and display updates are compiled out.
+    const ON: bool;
+}
+
+/// A step nothing watches (no observer, no display snapshot): a game's step.
+pub(crate) enum Quiet {}
+
+impl Hooks for Quiet {
+    const ON: bool = false;
+}
+
+/// A step with an observer, or with the display snapshot kept.
+pub(crate) enum Watched {}
+
+impl Hooks for Watched {
+    const ON: bool = true;
+}
+
+/// How a call left the node it was about.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Flow {
+    /// The node runs on.
+    Running,
+    /// The node finished now, with this status.
+    Done(Status),
+    /// The tree was reset below; callers return at once.
+    Unwind,
+}
+
+/// Where a failing guard's report goes: to the report queue of phase 4, or to the parents
+/// at once (a guard failing on resume, SPEC §3.4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Delivery {
+    Queued,
+    AtOnce,
+}
+
+/// Why a list of guards stopped: a guard that does not hold, or one whose `in_context`
+/// key is missing.
+pub(crate) enum Stop<'g, A> {
+    False(&'g PathGuard<A>),
+    Missing(&'g PathGuard<A>, KeyId),
+}
+
+/// One step of one instance, as the lifecycle sees it.
+pub(crate) struct Exec<'x, 'o, A, H> {
+    pub p: &'x Program<A>,
+    pub st: &'x mut State,
+    pub block: &'x mut ActionSlab<A>,
+    pub agent: &'x mut A,
+    pub obs: Option<&'x mut (dyn Observer + 'o)>,
+    pub hooks: PhantomData<H>,
+}
+
+impl<A, H: Hooks> Exec<'_, '_, A, H> {
+    // ---- what is watched ------------------------------------------------------------
+
+    #[inline]
+    pub(crate) fn emit(&mut self, node: u32, kind: EventKind<'_>) {
+        if !H::ON {
+            return;
+        }
+        if let Some(o) = self.obs.as_deref_mut() {
+            let node_id = self
+                .p
+                .names
+                .get(node as usize)
+                .map(String::as_str)
+                .unwrap_or("");
+            o.event(&Event {
+                step: self.st.step,
+                node: (node != NONE).then_some(node),
+                node_id,
+                kind,
+            });
+        }
+    }
+
+    /// Whether the display snapshot is kept in this step.
+    #[inline]
+    fn recording(&self) -> bool {
+        H::ON && self.st.recording()
+    }
+
+    #[inline]
+    pub(crate) fn set_status(&mut self, n: u32, s: Status) {
+        let i = n as usize;
+        self.block.status_mut()[i] = s;
+        if self.recording() {
+            self.show(i, s);
+        }
+    }
+
+    /// The display snapshot of node `i` after its status became `s`.
+    fn show(&mut self, i: usize, s: Status) {
+        let step = self.st.step;
+        let Some(shown) = self.st.cold.as_deref_mut().and_then(|c| c.shown.get_mut(i)) else {
+            return;
+        };
+        shown.status = s;
+        shown.step = step;
+        match s {
+            Status::Running => {
+                shown.entries = shown.entries.saturating_add(1);
+                shown.since = step;
+            }
+            Status::Success => shown.successes = shown.successes.saturating_add(1),
+            Status::Failure => shown.failures = shown.failures.saturating_add(1),
+            Status::Aborted => shown.aborts = shown.aborts.saturating_add(1),
+            Status::Idle => {}
+        }
+    }
+
+    /// After guard `g` gave `r`: its display state and its `check` event.
+    fn checked(&mut self, g: u32, r: bool) {
+        // A guard's status is for display only (it is never entered), so it is kept only
+        // while the display snapshot is.
+        let result = if r { Status::Success } else { Status::Failure };
+        let i = g as usize;
+        if self.recording() && self.block.status()[i] != result {
+            self.block.status_mut()[i] = result;
+            if let Some(shown) = self.st.cold.as_deref_mut().and_then(|c| c.shown.get_mut(i)) {
+                shown.status = result;
+                shown.step = self.st.step;
+            }
+        }
+        self.emit(g, EventKind::Check(r));
+    }
+
+    // ---- instance state -------------------------------------------------------------
+
+    #[inline]
+    pub(crate) fn running(&self, n: u32) -> bool {
+        self.block.status().get(n as usize) == Some(&Status::Running)
+    }
+
+    /// The instance's [`Cold`] block. A step only asks for it where the program uses it,
+    /// and then `Cold::needed` made it with the instance: a step never allocates it.
+    pub(crate) fn cold(&mut self) -> &mut Cold {
+        cold_of(&mut self.st.cold, self.p)
+    }
+
+    pub(crate) fn next_random(&mut self) -> u64 {
+        // SplitMix64: small, fast, the same on every platform.
+        let rng = &mut self.st.rng;
+        *rng = rng.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = *rng;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// The step being taken.
+    #[inline]
+    pub(crate) fn step_number(&self) -> u64 {
+        self.st.step
+    }
+
+    /// The instance's clock, in seconds (SPEC §3.3.1).
+    #[inline]
+    pub(crate) fn clock(&self) -> f64 {
+        self.st.clock
+    }
+
+    /// Node `n`'s epoch word (not a condition's: it has no record).
+    #[inline]
+    fn epoch_word(&self, n: u32) -> &u32 {
+        &self.block.rt()[self.p.recs[n as usize].ri as usize]
+    }
+
+    /// Node `n`'s epoch, without a leaf's [`ENTERED`] bit.
+    #[inline]
+    pub(crate) fn epoch(&self, n: u32) -> u32 {
+        *self.epoch_word(n) & !ENTERED
+    }
+
+    /// Node `n` is entered: a new epoch.
+    #[inline]
+    fn bump(&mut self, n: u32) {
+        let ri = self.p.recs[n as usize].ri as usize;
+        let e = &mut self.block.rt_mut()[ri];
+        *e = e.wrapping_add(EPOCH);
+    }
+
+    /// Branch `n`'s cursor word (see `Rec::ri`).
+    #[inline]
+    pub(crate) fn cursor(&self, n: u32) -> u32 {
+        self.block.rt()[self.p.recs[n as usize].ri as usize + 1]
+    }
+
+    #[inline]
+    pub(crate) fn cursor_mut(&mut self, n: u32) -> &mut u32 {
+        let ri = self.p.recs[n as usize].ri as usize;
+        &mut self.block.rt_mut()[ri + 1]
+    }
+
+    /// Node `n`'s word (see `Rec::word`).
+    #[inline]
+    pub(crate) fn word(&self, n: u32) -> u64 {
+        self.block.words()[self.p.recs[n as usize].word as usize]
+    }
+
+    #[inline]
+    pub(crate) fn word_mut(&mut self, n: u32) -> &mut u64 {
+        &mut self.block.words_mut()[self.p.recs[n as usize].word as usize]
+    }
+
+    /// Node `n`'s timer (see `Rec::timer`).
+    #[inline]
+    pub(crate) fn timer(&self, n: u32) -> f64 {
+        self.block.timers()[self.p.recs[n as usize].timer as usize]
+    }
+
+    #[inline]
+    pub(crate) fn timer_mut(&mut self, n: u32) -> &mut f64 {
+        &mut self.block.timers_mut()[self.p.recs[n as usize].timer as usize]
+    }
+
+    /// The first active leaf with an index of at least `from`.
+    fn next_active(&self, from: u32) -> Option<u32> {
+        let active = self.st.active();
+        let at = active.partition_point(|&x| x < from);
+        active.get(at).copied()
+    }
+
+    /// Leaf `n` is active now.
+    #[inline]
+    pub(crate) fn activate(&mut self, n: u32) {
+        let (st, p) = (&mut *self.st, self.p);
+        st.active.insert(n, || &mut cold_of(&mut st.cold, p).spill);
+    }
+
+    /// Leaf `n` is not active any more.
+    #[inline]
+    pub(crate) fn deactivate(&mut self, n: u32) {
+        let (st, p) = (&mut *self.st, self.p);
+        st.active.remove(n, || &mut cold_of(&mut st.cold, p).spill);
+    }
+
+    /// Whether active leaf `leaf` was entered in this step (it waits for the next one).
+    fn entered_now(&self, leaf: u32) -> bool {
+        self.st.last_entry == self.st.step && *self.epoch_word(leaf) & ENTERED != 0
+    }
+
+    /// Leaf `n` is entered now: marks it [`ENTERED`] and counts the entry in its epoch,
+    /// first clearing the marks of the active leaves if they were entered in an earlier
+    /// step. (Under SPEC §3.2's phases only an Interrupt enters leaves before phase 3,
+    /// once it has aborted every other leaf; clearing keeps the mark exact whatever the
+    /// order of the phases.)
+    #[inline]
+    pub(crate) fn mark_entered(&mut self, n: u32) {
+        let ri = self.p.recs[n as usize].ri as usize;
+        self.st.mark_entered(self.p, self.block.rt_mut(), ri);
+        let e = &mut self.block.rt_mut()[ri];
+        *e = e.wrapping_add(EPOCH);
+    }
+
+    /// Calls the action of leaf `slot` with its I/O: the input fetched at entry, where what
+    /// it produces is kept, the context. A leaf without `in_context`/`out_context` has
+    /// neither, so the call touches nothing but the action's own state.
+    #[inline]
+    pub(crate) fn call_action<R>(
+        &mut self,
+        slot: usize,
+        f: impl FnOnce(&mut ActionSlab<A>, &mut A, &mut LeafIo<'_>) -> R,
+    ) -> R {
+        let p = self.p;
+        let info = &p.leaves[slot];
+        let (input_at, output_at) = (info.input_at as usize, info.output_at as usize);
+        let step = self.st.step;
+        let mut io = match self.st.cold.as_deref_mut() {
+            Some(Cold {
+                inputs,
+                produced,
+                context,
+                ..
+            }) => LeafIo {
+                seen: CondIo {
+                    input: if input_at == 0 {
+                        None
+                    } else {
+                        inputs[input_at].as_ref()
+                    },
+                    step,
+                    context,
+                },
+                produced: if output_at == 0 {
+                    None
+                } else {
+                    Some(&mut produced[output_at])
+                },
+            },
+            // No block: no leaf has an input or an output slot (`Cold::needed`).
+            None => LeafIo {
+                seen: CondIo {
+                    input: None,
+                    step,
+                    context: &NO_CONTEXT,
+                },
+                produced: None,
+            },
+        };
+        f(self.block, self.agent, &mut io)
+    }
+
+    // ---- the step -------------------------------------------------------------------
+
+    pub(crate) fn step(&mut self, dt: f64) {
+        if self.st.flags & DUE != 0 {
+            self.step_full(dt);
+            return;
+        }
+        // The common step: started, no trigger waiting, no restart due (a stall in this step
+        // sets one for the next, so none falls due now): phases 2 to 4 only.
+        self.st.stalled = false;
+        self.st.step += 1;
+        self.st.clock += dt;
+        self.guards_and_execute(dt);
+        self.finish_step();
+    }
+
+    /// Phase 4 of a step with nothing due after it: the reports, unless the tree stalled.
+    #[inline]
+    pub(crate) fn finish_step(&mut self) {
+        if !self.st.stalled && self.st.reports.any() {
+            self.reports();
+        }
+    }
+
+    /// A step with everything SPEC §3.2 has: the start, triggers, a restart falling due.
+    #[inline(never)]
+    fn step_full(&mut self, dt: f64) {
+        self.st.stalled = false;
+        if self.st.flags & NOT_STARTED != 0 {
+            self.st.flags &= !NOT_STARTED;
+            self.st.step = 0;
+            self.enter(0);
+            self.st.stalled = false;
+        }
+        // The start is at clock 0; every step adds its dt before phase 1 (SPEC §3.3.1).
+        self.st.step += 1;
+        self.st.clock += dt;
+        if self.st.flags & TRIGGERS != 0 {
+            self.interrupts();
+        }
+        if !self.st.stalled {
+            self.guards_and_execute(dt);
+        }
+        if !self.st.stalled && self.st.reports.any() {
+            self.reports();
+        }
+        // A stall sets RESTART and `stalled`, which holds to the end of its step: a restart
+        // found here is due (from the step after the stall's, as SPEC §3.2 has it).
+        let due = self.st.flags & RESTART != 0;
+        if !self.st.stalled && due && self.st.interrupt == NONE && !self.running(0) {
+            self.st.flags &= !RESTART;
+            self.emit(0, EventKind::Restart(Reason::Stall));
+            self.enter(0);
+        }
+    }
+
+    /// Phase 1: triggers queued since the last step, in order.
+    #[inline(never)]
+    fn interrupts(&mut self) {
+        while let Some(t) = self
+            .st
+            .cold
+            .as_deref_mut()
+            .and_then(|c| c.triggers.pop_front())
+        {
+            if self.st.stalled {
+                self.cold().triggers.push_front(t);
+                return;
+            }
+            match t {
+                Trigger::Unknown(message) => self.emit(NONE, EventKind::Warning(&message)),
+                Trigger::Known(at, payload) => {
+                    self.start_interrupt(at, payload);
+                }
+            }
+        }
+        self.st.flags &= !TRIGGERS;
+    }
+
+    /// Phases 2 and 3. With one active leaf (the common step) they are one check-then-run:
+    /// a failing guard aborts the leaf, and a reset for a missing key leaves only leaves
+    /// entered in this step, which wait for the next; either way nothing is left to execute.
+    fn guards_and_execute(&mut self, dt: f64) {
+        if let &[leaf] = self.st.active() {
+            if !self.entered_now(leaf) {
+                self.run_leaf(leaf, dt);
+            }
+            return;
+        }
+        self.guards();
+        if !self.st.stalled {
+            self.execute(dt);
+        }
+    }
+
+    /// Phases 2 and 3 for a leaf that runs alone: its guards, its Regulators, its execute.
+    fn run_leaf(&mut self, leaf: u32, dt: f64) {
+        // The guards take a while: let the action's state arrive meanwhile, and what the
+        // leaf's completion would touch (its parent's record, the statuses).
+        let rec = &self.p.recs[leaf as usize];
+        self.block.prefetch(rec.slot as usize);
+        let parent_ri = self.p.recs.get(rec.parent as usize).map_or(NONE, |r| r.ri);
+        self.block.prefetch_node(parent_ri as usize, rec.parent as usize);
+        if self.check_path(leaf, 0, Delivery::Queued) != Flow::Running {
+            return;
+        }
+        if self.regulators_allow(leaf, dt)
+            && let Some(status) = leaf::execute(self, leaf, dt)
+        {
+            self.lone_leaf_done(leaf, status);
+        }
+    }
+
+    /// Phase 2: guards of the active leaves entered in an earlier step, in tree order.
+    fn guards(&mut self) {
+        let (mut from, mut prev) = (0, 0);
+        while let Some(leaf) = self.next_active(from) {
+            from = leaf + 1;
+            if self.entered_now(leaf) {
+                continue;
+            }
+            let flow = self.check_path(leaf, prev, Delivery::Queued);
+            prev = leaf;
+            if flow == Flow::Unwind && self.st.stalled {
+                break;
+            }
+        }
+    }
+
+    /// Phase 3: execute the remaining leaves, in tree order.
+    fn execute(&mut self, dt: f64) {
+        let mut from = 0;
+        while let Some(leaf) = self.next_active(from) {
+            from = leaf + 1;
+            if self.entered_now(leaf) || !self.regulators_allow(leaf, dt) {
+                continue;
+            }
+            self.execute_leaf(leaf, dt);
+        }
+    }
+
+    /// Executes leaf `n`; if it finished, it exits and its report waits for phase 4.
+    #[inline]
+    pub(crate) fn execute_leaf(&mut self, n: u32, dt: f64) {
+        if let Some(status) = leaf::execute(self, n, dt) {
+            self.leaf_done(n, status);
+        }
+    }
+
+    /// Leaf `n` finished in phase 3: it exits, and its report waits for phase 4.
+    #[inline(never)]
+    fn leaf_done(&mut self, n: u32, status: Status) {
+        leaf::exit(self, n, status);
+        self.queue_report(n, status);
+    }
+
+    /// Phase 4: deliver the queued reports in order.
+    #[inline(never)]
+    fn reports(&mut self) {
+        while let Some(r) = self.next_report() {
+            let i = r.node as usize;
+            let parent = self.p.recs[i].parent;
+            let fresh = self.block.status()[i] == r.status && self.epoch(i as u32) == r.epoch;
+            if !fresh || parent == NONE || !self.running(parent) {
+                continue;
+            }
+            if self.deliver(r.node, r.status) == Flow::Unwind && self.st.stalled {
+                return;
+            }
+        }
+    }
+
+    fn queue_report(&mut self, n: u32, status: Status) {
+        let r = Report {
+            node: n,
+            status,
+            epoch: self.epoch(n),
+        };
+        let q = &mut self.st.reports;
+        if !q.spilled && q.len < 2 {
+            q.ring[usize::from((q.head + q.len) % 2)] = r;
+            q.len += 1;
+        } else {
+            debug_assert!(
+                self.st.cold.as_deref().map_or(0, |c| c.reports.len()) < self.p.report_cap,
+                "more reports in a step than Program::bounds allows"
+            );
+            q.spilled = true;
+            self.cold().reports.push_back(r);
+        }
+    }
+
+    fn next_report(&mut self) -> Option<Report> {
+        let q = &mut self.st.reports;
+        if q.len > 0 {
+            let r = q.ring[usize::from(q.head)];
+            q.head = (q.head + 1) % 2;
+            q.len -= 1;
+            return Some(r);
+        }
+        if !q.spilled {
+            return None;
+        }
+        let cold = self.st.cold.as_deref_mut()?;
+        let r = cold.reports.pop_front();
+        q.spilled = !cold.reports.is_empty();
+        r
+    }
+
+    // ---- entering, finishing, reporting -----------------------------------------------
+
+    /// Enters node `n` and whatever it enters in turn, as long as nodes finish at once.
+    pub(crate) fn enter(&mut self, n: u32) -> Flow {
+        let act = self.begin(n);
+        self.run(n, act)
+    }
+
+    /// The entry of node `n` itself: for a branch, the count, `enter` and its guards
+    /// (SPEC §3.3: one that fails makes the branch fail at once); then its kind's `enter`.
+    #[inline]
+    fn begin(&mut self, n: u32) -> Act {
+        let p = self.p;
+        let rec = &p.recs[n as usize];
+        let kind = rec.kind;
+        if kind.is_branch() {
+            self.bump(n);
+            self.set_status(n, Status::Running);
+            self.emit(n, EventKind::Enter);
+            if rec.entry.0 != rec.entry.1 {
+                match self.first_failing(&p.entry[rec.entry.0 as usize..rec.entry.1 as usize]) {
+                    None => {}
+                    Some(Stop::False(_)) => return Act::Done(Status::Failure),
+                    Some(Stop::Missing(g, k)) => {
+                        self.context_missing(g.node, k);
+                        return Act::Unwind;
+                    }
+                }
+            }
+        }
+        kind.enter(self, n)
+    }
+
+    /// Carries out what node `n` asked for (`act`), hearing its children's reports while
+    /// they finish at once, until it runs on, finishes or the tree was reset.
+    fn run(&mut self, n: u32, mut act: Act) -> Flow {
+        loop {
+            act = match act {
+                Act::Running => return Flow::Running,
+                Act::Unwind => return Flow::Unwind,
+                Act::Done(s) => return self.finish(n, s),
+                Act::Again => self.begin(n),
+                Act::Enter(k) => match self.enter(k) {
+                    Flow::Done(s) => self.p.recs[n as usize].kind.react(self, n, s),
+                    f => return f,
+                },
+                Act::EnterAll => {
+                    let mut next = Act::Running;
+                    for ki in 0..self.p.kids(n).len() {
+                        let k = self.p.kids(n)[ki];
+                        match self.enter(k) {
+                            Flow::Running => {}
+                            Flow::Unwind => return Flow::Unwind,
+                            Flow::Done(s) => {
+                                next = self.p.recs[n as usize].kind.react(self, n, s);
+                                if next != Act::Running {
+                                    break;
+                                }
+                            }
+                        }
+                    }
+                    if next == Act::Running {
+                        return Flow::Running;
+                    }
+                    next
+                }
+            };
+        }
+    }
+
+    /// Node `n` finishes with `s`: its status and its `exit` event.
+    #[inline]
+    pub(crate) fn finish(&mut self, n: u32, s: Status) -> Flow {
+        self.set_status(n, s);
+        self.emit(n, EventKind::Exit(s));
+        Flow::Done(s)
+    }
+
+    /// Delivers child `c`'s result to its parents, climbing while they finish.
+    pub(crate) fn deliver(&mut self, mut c: u32, mut s: Status) -> Flow {
+        loop {
+            let p = self.p.recs[c as usize].parent;
+            if p == NONE || !self.running(p) {
+                return Flow::Running;
+            }
+            let act = self.p.recs[p as usize].kind.react(self, p, s);
+            match self.run(p, act) {
+                Flow::Done(s2) => {
+                    c = p;
+                    s = s2;
+                }
+                f => return f,
+            }
+        }
+    }
+
+    /// Leaf `n`, the only one executed in this phase 3, finished. With nothing queued
+    /// before it, phase 4 would deliver its report first and alone: it is delivered now.
+    #[inline(never)]
+    pub(crate) fn lone_leaf_done(&mut self, n: u32, status: Status) {
+        if self.st.reports.any() {
+            self.leaf_done(n, status);
+            return;
+        }
+        leaf::exit(self, n, status);
+        self.deliver(n, status);
+    }
+
+    /// Root's child finished: the run is complete. Returns whether Root is to be entered
+    /// again now (false: the tree stalled).
+    pub(crate) fn root_complete(&mut self, s: Status) -> bool {
+        self.finish(0, s);
+        self.emit(0, EventKind::Complete(s));
+        match s {
+            Status::Success => self.st.stats.succeeded += 1,
+            _ => self.st.stats.failed += 1,
+        }
+        let began_now = self.word(0) == self.st.step;
+        self.abort_all();
+        self.reset_all();
+        self.clear_context();
+        if began_now {
+            self.stall(0);
+            false
+        } else {
+            self.emit(0, EventKind::Restart(Reason::Complete));
+            true
+        }
+    }
+
+    // ---- guards -----------------------------------------------------------------------
+
+    /// Checks `guards` in order, stopping at the first that does not hold or whose key is
+    /// missing. This is every guard check there is: a branch's on entry, those on a
+    /// running leaf's path in phase 2 and on resume.
+    #[inline]
+    pub(crate) fn first_failing<'g>(&mut self, guards: &'g [PathGuard<A>]) -> Option<Stop<'g, A>> {
+        for g in guards {
+            let held = match &g.test {
+                Test::Cond {
+                    cond,
+                    input,
+                    invert,
+                } => {
+                    let context = ctx(&self.st.cold);
+                    let input = match *input {
+                        None => None,
+                        Some(k) => match context.get(k) {
+                            Some(v) => Some(v),
+                            None => return Some(Stop::Missing(g, k)),
+                        },
+                    };
+                    let io = CondIo {
+                        input,
+                        step: self.st.step,
+                        context,
+                    };
+                    let r = cond.get().check(self.agent, &io) != *invert;
+                    if H::ON {
+                        self.checked(g.node, r);
+                    }
+                    r
+                }
+                Test::TimeLimit { seconds } => {
+                    self.st.clock - self.timer(g.branch) < seconds - EPS
+                }
+            };
+            if !held {
+                return Some(Stop::False(g));
+            }
+        }
+        None
+    }
+
+    /// Checks the guards of the branches above `leaf`, outermost first. A failing guard
+    /// fails its branch (aborting what runs below); its report is queued or delivered at
+    /// once, as `delivery` says.
+    ///
+    /// `prev` is the leaf checked before this one in the same pass (0: none). Leaves are
+    /// checked in tree order, so a branch above `leaf` that comes before `prev` is above
+    /// `prev` too and was checked with it: each branch is checked once per pass.
+    #[inline]
+    pub(crate) fn check_path(&mut self, leaf: u32, prev: u32, delivery: Delivery) -> Flow {
+        let p = self.p;
+        let (from, to) = p.leaves[p.recs[leaf as usize].slot as usize].guards;
+        let path = &p.path[from as usize..to as usize];
+        // Outermost first: the branches' indices grow along the path.
+        let path = if prev == 0 {
+            path
+        } else {
+            &path[path.partition_point(|g| g.branch < prev)..]
+        };
+        debug_assert!(
+            path.iter().all(|g| self.running(g.branch)),
+            "a branch above a running leaf is idle"
+        );
+        match self.first_failing(path) {
+            None => Flow::Running,
+            Some(Stop::False(g)) => self.guard_failed(g.branch, delivery),
+            Some(Stop::Missing(g, k)) => self.context_missing(g.node, k),
+        }
+    }
+
+    /// A guard of running branch `b` failed: the branch fails, aborting what runs below,
+    /// and its report is queued or delivered at once.
+    pub(crate) fn guard_failed(&mut self, b: u32, delivery: Delivery) -> Flow {
+        self.abort_below(b);
+        self.finish(b, Status::Failure);
+        match delivery {
+            Delivery::Queued => self.queue_report(b, Status::Failure),
+            Delivery::AtOnce => {
+                if self.deliver(b, Status::Failure) == Flow::Unwind {
+                    return Flow::Unwind;
+                }
+            }
+        }
+        Flow::Done(Status::Failure)
+    }
+
+    /// Phase 3's gate: whether every Regulator above `leaf` lets it execute in this step.
+    fn regulators_allow(&mut self, leaf: u32, dt: f64) -> bool {
+        let p = self.p;
+        let (from, to) = p.leaves[p.recs[leaf as usize].slot as usize].regulators;
+        let mut ok = true;
+        for &r in &p.chain[from as usize..to as usize] {
+            ok &= regulator::allows(self, r, dt);
+        }
+        ok
+    }
+
+    // ---- interrupts -------------------------------------------------------------------
+
+    fn start_interrupt(&mut self, at: u32, payload: Option<CtxValue>) -> Flow {
+        self.st.stats.interrupts += 1;
+        if H::ON
+            && let Some(o) = self.obs.as_deref_mut()
+        {
+            let id = self
+                .p
+                .interrupts
+                .iter()
+                .find(|(_, i)| *i == at)
+                .map(|(id, _)| id.as_str())
+                .unwrap_or("");
+            o.event(&Event {
+                step: self.st.step,
+                node: Some(at),
+                node_id: &self.p.names[at as usize],
+                kind: EventKind::Interrupt(id),
+            });
+        }
+        if self.st.interrupt != NONE {
+            let cur = self.st.interrupt;
+            self.abort_range(cur, self.p.recs[cur as usize].end);
+        } else {
+            let mut resume = std::mem::take(&mut self.cold().resume);
+            resume.clear();
+            resume.extend_from_slice(self.st.active());
+            for &leaf in resume.iter().rev() {
+                self.abort_node(leaf);
+            }
+            self.cold().resume = resume;
+        }
+        if let Kind::Interrupt(i) = self.p.recs[at as usize].kind
+            && let Some(k) = i.output
+            && let Some(v) = payload
+            && (i.overwrite || ctx(&self.st.cold).get(k).is_none())
+        {
+            self.cold().context.set(k, Some(v));
+        }
+        self.st.interrupt = at;
+        self.enter(at)
+    }
+
+    /// Interrupt `at`'s child finished with `s`: it finishes, then the main tree restarts
+    /// (`force_reset`) or resumes the leaves it aborted (SPEC §3.4).
+    pub(crate) fn interrupt_done(&mut self, at: u32, s: Status, force_reset: bool) -> Act {
+        self.finish(at, s);
+        self.st.interrupt = NONE;
+        if force_reset {
+            self.abort_all();
+            self.reset_all();
+            self.st.flags &= !RESTART;
+            self.emit(0, EventKind::Restart(Reason::ForceReset));
+            return match self.enter(0) {
+                Flow::Unwind => Act::Unwind,
+                _ => Act::Running,
+            };
+        }
+        let resume = std::mem::take(&mut self.cold().resume);
+        let mut act = Act::Running;
+        let mut prev = 0;
+        // A guard failing on resume is delivered at once (SPEC §3.4), so the main tree has
+        // moved on before the next trigger of the step; should that end the run, Root is
+        // entered again and what was left to resume belongs to the run that ended.
+        let run = self.epoch(0);
+        for &leaf in &resume {
+            let parent = self.p.recs[leaf as usize].parent;
+            if self.epoch(0) != run || !self.running(parent) {
+                continue;
+            }
+            let checked = self.check_path(leaf, prev, Delivery::AtOnce);
+            prev = leaf;
+            match checked {
+                Flow::Unwind => {
+                    act = Act::Unwind;
+                    break;
+                }
+                Flow::Done(_) => continue,
+                Flow::Running => {}
+            }
+            if !self.running(parent) {
+                continue;
+            }
+            if self.enter(leaf) == Flow::Unwind {
+                act = Act::Unwind;
+                break;
+            }
+        }
+        let cold = self.cold();
+        cold.resume = resume;
+        cold.resume.clear();
+        act
+    }
+
+    // ---- aborting and resetting ---------------------------------------------------------
+
+    pub(crate) fn abort_node(&mut self, n: u32) {
+        if !self.running(n) {
+            return;
+        }
+        self.set_status(n, Status::Aborted);
+        if let Kind::Leaf(_) = self.p.recs[n as usize].kind {
+            leaf::abort(self, n);
+        }
+        self.emit(n, EventKind::Abort);
+    }
+
+    /// Aborts the running nodes in `from..end`, deepest first.
+    pub(crate) fn abort_range(&mut self, from: u32, end: u32) {
+        let mut hi = end as usize;
+        while let Some(k) = last_running(&self.block.status()[from as usize..hi]) {
+            hi = from as usize + k;
+            self.abort_node(hi as u32);
+        }
+    }
+
+    pub(crate) fn abort_below(&mut self, n: u32) {
+        self.abort_range(n + 1, self.p.recs[n as usize].end);
+    }
+
+    fn abort_all(&mut self) {
+        self.abort_range(0, self.p.len() as u32);
+        self.st.interrupt = NONE;
+        if let Some(cold) = self.st.cold.as_deref_mut() {
+            cold.resume.clear();
+        }
+    }
+
+    pub(crate) fn reset_range(&mut self, from: u32, end: u32) {
+        self.block.status_mut()[from as usize..end as usize].fill(Status::Idle);
+    }
+
+    fn reset_all(&mut self) {
+        self.reset_range(0, self.p.len() as u32);
+        self.st.active.clear();
+    }
+
+    #[inline]
+    fn clear_context(&mut self) {
+        // A tree without context keys has nothing to clear (and its cold block stays cold).
+        if !self.p.keys.is_empty() {
+            self.clear_keys();
+        }
+    }
+
+    /// [`Exec::clear_context`] of a tree with context keys, out of the way of one without.
+    #[inline(never)]
+    fn clear_keys(&mut self) {
+        self.cold().context.clear();
+    }
+
+    pub(crate) fn context_missing(&mut self, n: u32, key: KeyId) -> Flow {
+        self.st.stats.context_missing += 1;
+        if H::ON
+            && let Some(o) = self.obs.as_deref_mut()
+        {
+            let name = self
+                .p
+                .keys
+                .get(usize::from(key))
+                .map(String::as_str)
+                .unwrap_or("");
+            o.event(&Event {
+                step: self.st.step,
+                node: Some(n),
+                node_id: &self.p.names[n as usize],
+                kind: EventKind::ContextMissing(name),
+            });
+        }
+        self.abort_all();
+        self.reset_all();
+        self.clear_context();
+        if self.word(0) == self.st.step {
+            return self.stall(0);
+        }
+        self.emit(0, EventKind::Restart(Reason::ContextMissing));
+        self.enter(0);
+        Flow::Unwind
+    }
+
+    pub(crate) fn stall(&mut self, n: u32) -> Flow {
+        self.st.stats.stalls += 1;
+        self.emit(n, EventKind::Stall);
+        self.abort_all();
+        self.reset_all();
+        if self.st.reports.spilled {
+            self.cold().reports.clear();
+        }
+        self.st.reports.len = 0;
+        self.st.reports.spilled = false;
+        self.st.stalled = true;
+        self.st.flags |= RESTART;
+        Flow::Unwind
+    }
+}

@@ -1,0 +1,177 @@
+//! Sequence, Selector and their random-order forms (SPEC §3.3): children entered one at
+//! a time, in slot order or in an order shuffled on every entry by the instance's
+//! generator.
+//!
+//! Per instance: a branch's record, whose cursor is the slot (in the order walked) of the
+//! running child; a random-order node's order among the instance's permutations.
+
+use super::{Act, Build, Def, Next};
+use crate::model::{Category, FieldSpec, FieldType, KindSpec, Node, Value};
+use crate::runtime::Status;
+use crate::runtime::exec::{Exec, Hooks};
+
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Sequence {
+    pub halt: bool,
+    pub random: bool,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Selector {
+    pub random: bool,
+}
+
+fn halt() -> FieldSpec {
+    FieldSpec::new(
+        "halt_on_failure",
+        FieldType::Bool,
+        Value::Bool(true),
+        "Stop at the first failed child (off: carry on as if it succeeded).",
+    )
+}
+
+impl Def for Sequence {
+    fn specs() -> Vec<KindSpec> {
+        vec![
+            KindSpec::new(
+                "Sequence",
+                Category::Composite,
+                "Runs its children in order while they succeed.",
+                vec![halt()],
+            ),
+            KindSpec::new(
+                "RandomSequence",
+                Category::Composite,
+                "A Sequence over its children in a random order, shuffled on every entry.",
+                vec![halt()],
+            ),
+        ]
+    }
+
+    fn serves(name: &str, _: Category) -> bool {
+        matches!(name, "Sequence" | "RandomSequence")
+    }
+
+    fn build(node: &Node, b: &mut Build<'_>) -> Self {
+        Self {
+            halt: b.flag(node, "halt_on_failure"),
+            random: node.kind == "RandomSequence",
+        }
+    }
+
+    fn enter<A, H: Hooks>(self, x: &mut Exec<'_, '_, A, H>, n: u32) -> Act {
+        start(x, n, self.random, Status::Success)
+    }
+
+    fn react<A, H: Hooks>(self, x: &mut Exec<'_, '_, A, H>, n: u32, s: Status) -> Act {
+        follow(x, n, self.random, self.next(x.cursor(n), count(x, n), s))
+    }
+
+    /// A failure ends it, unless `halt_on_failure` is off; otherwise the next child, and
+    /// after the last, success.
+    fn next(self, at: u32, count: u32, s: Status) -> Option<Next> {
+        Some(if s == Status::Failure && self.halt {
+            Next::Finish(Status::Failure)
+        } else if at + 1 < count {
+            Next::Child(at + 1)
+        } else {
+            Next::Finish(Status::Success)
+        })
+    }
+}
+
+impl Def for Selector {
+    fn specs() -> Vec<KindSpec> {
+        vec![
+            KindSpec::new(
+                "Selector",
+                Category::Composite,
+                "Tries its children in order until one succeeds.",
+                vec![],
+            ),
+            KindSpec::new(
+                "RandomSelector",
+                Category::Composite,
+                "A Selector over its children in a random order, shuffled on every entry.",
+                vec![],
+            ),
+        ]
+    }
+
+    fn serves(name: &str, _: Category) -> bool {
+        matches!(name, "Selector" | "RandomSelector")
+    }
+
+    fn build(node: &Node, _: &mut Build<'_>) -> Self {
+        Self {
+            random: node.kind == "RandomSelector",
+        }
+    }
+
+    fn enter<A, H: Hooks>(self, x: &mut Exec<'_, '_, A, H>, n: u32) -> Act {
+        start(x, n, self.random, Status::Failure)
+    }
+
+    fn react<A, H: Hooks>(self, x: &mut Exec<'_, '_, A, H>, n: u32, s: Status) -> Act {
+        follow(x, n, self.random, self.next(x.cursor(n), count(x, n), s))
+    }
+
+    /// A success ends it; otherwise the next child, and after the last, failure.
+    fn next(self, at: u32, count: u32, s: Status) -> Option<Next> {
+        Some(if s == Status::Success {
+            Next::Finish(Status::Success)
+        } else if at + 1 < count {
+            Next::Child(at + 1)
+        } else {
+            Next::Finish(Status::Failure)
+        })
+    }
+}
+
+fn count<A, H: Hooks>(x: &Exec<'_, '_, A, H>, n: u32) -> u32 {
+    x.p.kids(n).len() as u32
+}
+
+/// Entered: a new order if it is random, then the first child (none: `empty`).
+#[inline]
+fn start<A, H: Hooks>(x: &mut Exec<'_, '_, A, H>, n: u32, random: bool, empty: Status) -> Act {
+    if random {
+        shuffle(x, n);
+    }
+    let first = if count(x, n) > 0 {
+        Next::Child(0)
+    } else {
+        Next::Finish(empty)
+    };
+    follow(x, n, random, Some(first))
+}
+
+/// Does what `next` says: finish, or move the cursor to a slot and enter its child.
+#[inline]
+fn follow<A, H: Hooks>(x: &mut Exec<'_, '_, A, H>, n: u32, random: bool, next: Option<Next>) -> Act {
+    match next {
+        Some(Next::Child(at)) => {
+            *x.cursor_mut(n) = at;
+            let rec = &x.p.recs[n as usize];
+            let kid = if random {
+                x.cold().perm[rec.slot as usize + at as usize]
+            } else {
+                x.p.kids(n)[at as usize]
+            };
+            Act::Enter(kid)
+        }
+        Some(Next::Finish(s)) => Act::Done(s),
+        None => Act::Running,
+    }
+}
+
+/// A new order of `n`'s children, from the instance's generator (Fisher–Yates).
+fn shuffle<A, H: Hooks>(x: &mut Exec<'_, '_, A, H>, n: u32) {
+    let off = x.p.recs[n as usize].slot as usize;
+    let kids = x.p.kids(n);
+    x.cold().perm[off..off + kids.len()].copy_from_slice(kids);
+    for j in (1..kids.len()).rev() {
+        let r = (x.next_random() % (j as u64 + 1)) as usize;
+        x.cold().perm.swap(off + j, off + r);
+    }
+}

@@ -1,0 +1,60 @@
+//! A condition used as a child (SPEC §3.3): any kind registered as a condition. Entered,
+//! it is checked and finishes at once; it is never active and keeps no run record. As a
+//! branch's guard it is never entered: the lifecycle checks it (`Exec::first_failing`).
+
+use super::{Act, Build, Def, Needs};
+use crate::model::{Category, KindSpec, Node};
+use crate::runtime::behaviour::{CondIo, KeyId};
+use crate::runtime::exec::{Exec, Hooks};
+use crate::runtime::{EventKind, Status};
+
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Condition {
+    pub invert: bool,
+    pub input: Option<KeyId>,
+}
+
+impl Def for Condition {
+    fn specs() -> Vec<KindSpec> {
+        Vec::new()
+    }
+
+    fn serves(_: &str, category: Category) -> bool {
+        category == Category::Condition
+    }
+
+    fn build(node: &Node, b: &mut Build<'_>) -> Self {
+        Self {
+            invert: b.flag(node, "invert"),
+            input: b.key(node, "in_context"),
+        }
+    }
+
+    fn needs(self) -> Needs {
+        Needs::default()
+    }
+
+    fn enter<A, H: Hooks>(self, x: &mut Exec<'_, '_, A, H>, n: u32) -> Act {
+        if let Some(k) = self.input
+            && x.st.context().get(k).is_none()
+        {
+            x.context_missing(n, k);
+            return Act::Unwind;
+        }
+        x.set_status(n, Status::Running);
+        x.emit(n, EventKind::Enter);
+        let context = x.st.context();
+        let io = CondIo {
+            input: self.input.and_then(|k| context.get(k)),
+            step: x.st.step,
+            context,
+        };
+        let p = x.p;
+        let r = p.conditions[p.recs[n as usize].slot as usize]
+            .get()
+            .check(x.agent, &io)
+            != self.invert;
+        x.emit(n, EventKind::Check(r));
+        Act::Done(if r { Status::Success } else { Status::Failure })
+    }
+}

@@ -1,0 +1,46 @@
+//! Interrupt (SPEC §3.4): a subtree started from outside by a trigger with its
+//! `interrupt_id`. A trigger aborts what runs (`Exec::start_interrupt`) and enters it;
+//! when its child finishes, the main tree restarts (`force_reset`) or resumes.
+//!
+//! Per instance: a branch's record.
+
+use super::{Act, Build, Def, only_child};
+use crate::model::{Category, KindSpec, Node};
+use crate::runtime::Status;
+use crate::runtime::behaviour::KeyId;
+use crate::runtime::exec::{Exec, Hooks};
+
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Interrupt {
+    pub force_reset: bool,
+    /// Where the trigger's payload goes.
+    pub output: Option<KeyId>,
+    pub overwrite: bool,
+}
+
+impl Def for Interrupt {
+    fn specs() -> Vec<KindSpec> {
+        vec![KindSpec::new(
+            "Interrupt",
+            Category::Interrupt,
+            "A subtree started from outside by a trigger with its interrupt_id.",
+            vec![],
+        )]
+    }
+
+    fn build(node: &Node, b: &mut Build<'_>) -> Self {
+        Self {
+            force_reset: b.flag(node, "force_reset"),
+            output: b.key(node, "out_context"),
+            overwrite: b.flag(node, "overwrite_out"),
+        }
+    }
+
+    fn enter<A, H: Hooks>(self, x: &mut Exec<'_, '_, A, H>, n: u32) -> Act {
+        only_child(x, n)
+    }
+
+    fn react<A, H: Hooks>(self, x: &mut Exec<'_, '_, A, H>, n: u32, s: Status) -> Act {
+        x.interrupt_done(n, s, self.force_reset)
+    }
+}

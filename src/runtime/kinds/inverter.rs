@@ -1,0 +1,40 @@
+//! Inverter (SPEC §3.3): swaps its child's success and failure.
+
+use super::{Act, Build, Def, Next, only_child};
+use crate::model::{Category, KindSpec, Node};
+use crate::runtime::Status;
+use crate::runtime::exec::{Exec, Hooks};
+
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Inverter;
+
+impl Def for Inverter {
+    fn specs() -> Vec<KindSpec> {
+        vec![KindSpec::new(
+            "Inverter",
+            Category::Decorator,
+            "Swaps its child's success and failure.",
+            vec![],
+        )]
+    }
+
+    fn build(_: &Node, _: &mut Build<'_>) -> Self {
+        Self
+    }
+
+    fn enter<A, H: Hooks>(self, x: &mut Exec<'_, '_, A, H>, n: u32) -> Act {
+        only_child(x, n)
+    }
+
+    fn react<A, H: Hooks>(self, _: &mut Exec<'_, '_, A, H>, _: u32, s: Status) -> Act {
+        super::finish_as(self.next(0, 1, s))
+    }
+
+    fn next(self, _: u32, _: u32, s: Status) -> Option<Next> {
+        Some(Next::Finish(match s {
+            Status::Success => Status::Failure,
+            Status::Failure => Status::Success,
+            other => other,
+        }))
+    }
+}

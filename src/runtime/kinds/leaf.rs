@@ -1,0 +1,142 @@
+//! An action leaf (SPEC §3.1, §3.2): any kind registered as an action. Its catalog entry
+//! comes with the behaviour registered for it; the fields every leaf has are
+//! `max_duration`, `in_context`, `out_context` and `overwrite_out`.
+//!
+//! Per instance: an epoch word, whose lowest bit is its entered-now mark; a timer (its
+//! time executed) when it has a `max_duration`; its input and what it produces, in the
+//! instance's cold block, when it has `in_context` or `out_context`.
+
+use super::{Act, Build, Def, EPS, Needs};
+use crate::model::{Category, KindSpec, Node};
+use crate::runtime::Status;
+use crate::runtime::behaviour::KeyId;
+use crate::runtime::exec::{Exec, Hooks};
+use crate::runtime::{Outcome, program::NONE};
+
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Leaf {
+    pub max_duration: Option<f64>,
+    pub input: Option<KeyId>,
+    pub output: Option<KeyId>,
+    pub overwrite: bool,
+}
+
+impl Def for Leaf {
+    fn specs() -> Vec<KindSpec> {
+        Vec::new()
+    }
+
+    fn serves(_: &str, category: Category) -> bool {
+        category == Category::Leaf
+    }
+
+    fn build(node: &Node, b: &mut Build<'_>) -> Self {
+        Self {
+            max_duration: b.number(node, "max_duration"),
+            input: b.key(node, "in_context"),
+            output: b.key(node, "out_context"),
+            overwrite: b.flag(node, "overwrite_out"),
+        }
+    }
+
+    fn needs(self) -> Needs {
+        Needs {
+            records: 1,
+            word: false,
+            timer: self.max_duration.is_some(),
+        }
+    }
+
+    /// Fetches its input (a missing key resets the tree), then `on_enter`; it is active
+    /// from now on and executes from the next step.
+    fn enter<A, H: Hooks>(self, x: &mut Exec<'_, '_, A, H>, n: u32) -> Act {
+        let rec = &x.p.recs[n as usize];
+        let (slot, timer) = (rec.slot as usize, rec.timer);
+        let value = match self.input {
+            Some(k) => match x.st.context().get(k) {
+                Some(v) => Some(v.clone()),
+                None => {
+                    x.context_missing(n, k);
+                    return Act::Unwind;
+                }
+            },
+            None => None,
+        };
+        let info = &x.p.leaves[slot];
+        let (input_at, output_at) = (info.input_at as usize, info.output_at as usize);
+        if input_at != 0 {
+            x.cold().inputs[input_at] = value;
+        }
+        if output_at != 0 {
+            x.cold().produced[output_at] = None;
+        }
+        if timer != NONE {
+            x.block.timers_mut()[timer as usize] = 0.0;
+        }
+        x.mark_entered(n);
+        x.set_status(n, Status::Running);
+        x.emit(n, crate::runtime::EventKind::Enter);
+        x.call_action(slot, |actions, agent, io| actions.enter(slot, agent, io));
+        x.activate(n);
+        Act::Running
+    }
+}
+
+/// Executes leaf `n` (`on_execute`, then the `max_duration` check): `Some` when it
+/// finished.
+#[inline]
+pub(crate) fn execute<A, H: Hooks>(x: &mut Exec<'_, '_, A, H>, n: u32, dt: f64) -> Option<Status> {
+    let p = x.p;
+    let slot = p.recs[n as usize].slot as usize;
+    let info = &p.leaves[slot];
+    x.emit(n, crate::runtime::EventKind::Execute);
+    let outcome = x.call_action(slot, |actions, agent, io| actions.execute(slot, agent, io, dt));
+    match outcome {
+        Outcome::Success => Some(Status::Success),
+        Outcome::Failure => Some(Status::Failure),
+        Outcome::Running => {
+            if info.max_duration.is_infinite() {
+                return None;
+            }
+            let timer = &mut x.block.timers_mut()[info.timer_at as usize];
+            *timer += dt;
+            (*timer >= info.max_duration - EPS).then_some(Status::Failure)
+        }
+    }
+}
+
+/// Leaf `n` stops with success or failure: `on_exit`, its out-context, its `exit` event.
+pub(crate) fn exit<A, H: Hooks>(x: &mut Exec<'_, '_, A, H>, n: u32, status: Status) {
+    let p = x.p;
+    let rec = &p.recs[n as usize];
+    let super::Kind::Leaf(leaf) = rec.kind else {
+        return;
+    };
+    let slot = rec.slot as usize;
+    x.deactivate(n);
+    x.call_action(slot, |actions, agent, io| actions.exit(slot, agent, io, status));
+    let output_at = p.leaves[slot].output_at as usize;
+    if let Some(k) = leaf.output
+        && output_at != 0
+        && let Some(cold) = x.st.cold.as_deref_mut()
+        && let Some(v) = cold.produced[output_at].take()
+        && (leaf.overwrite || cold.context.get(k).is_none())
+    {
+        cold.context.set(k, Some(v));
+    }
+    x.finish(n, status);
+}
+
+/// Running leaf `n` is aborted (its status already says so): it is not active any more,
+/// gets `on_exit(aborted)`, and what it produced is dropped.
+pub(crate) fn abort<A, H: Hooks>(x: &mut Exec<'_, '_, A, H>, n: u32) {
+    let slot = x.p.recs[n as usize].slot as usize;
+    x.deactivate(n);
+    x.call_action(slot, |actions, agent, io| {
+        actions.exit(slot, agent, io, Status::Aborted)
+    });
+    let output_at = x.p.leaves[slot].output_at as usize;
+    if output_at != 0 {
+        x.cold().produced[output_at] = None;
+    }
+}

@@ -1,0 +1,281 @@
+//! The built-in node kinds, one module each (SPEC §1 and §3.3).
+//!
+//! A module holds everything that is particular to its kind: its catalog entry (fields,
+//! defaults, ranges, help), what the compiler reads from a node of it, what it keeps per
+//! instance ([`Needs`]), what it does when it is entered and when a child reports, and,
+//! where that is fixed by the tree, the rule a compiled shortcut is derived from
+//! ([`Def::next`]). Everything the kinds share — statuses, epochs, events, guards,
+//! aborting, the report queue — is the lifecycle in `exec.rs`, written once.
+//!
+//! The list at the bottom ([`kinds!`]) is the only place that names every kind.
+
+mod composite;
+mod condition;
+mod cooldown;
+mod force;
+mod interrupt;
+mod inverter;
+pub(crate) mod leaf;
+mod parallel;
+pub(crate) mod regulator;
+mod repeater;
+mod retry;
+mod root;
+mod run_once;
+mod subtree;
+mod time_limit;
+mod until_fail;
+
+use super::Status;
+use super::behaviour::{KeyId, KeyTable};
+use super::exec::{Exec, Hooks};
+use crate::model::{Catalog, Category, KindSpec, Node, Value};
+
+/// Tolerance for comparisons of time (SPEC §3.2 and §3.3.1: "within 1e-9").
+pub(crate) const EPS: f64 = 1e-9;
+
+/// What a node asks of the lifecycle once it has been entered, or has heard a child's
+/// report.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Act {
+    /// It runs on.
+    Running,
+    /// It finishes now with this status.
+    Done(Status),
+    /// Enter this child next; when the child finishes at once, the node hears its report.
+    Enter(u32),
+    /// Enter every child in slot order, each report heard as it comes, until one decides.
+    EnterAll,
+    /// Enter this node again from the start (Root, after a run completed).
+    Again,
+    /// The tree was reset below; the call chain unwinds.
+    Unwind,
+}
+
+/// The part of a node's reaction to a child's report that the tree alone decides (see
+/// [`Def::next`]): the node finishes with this status, or enters the child in this slot.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Next {
+    Finish(Status),
+    Child(u32),
+}
+
+/// What a node keeps in an instance besides its status.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Needs {
+    /// Its run record: 0 (a condition: it never waits), 1 (an epoch word), or 2 (an epoch
+    /// and a cursor word).
+    pub records: u32,
+    /// A 64-bit word (a step or a count).
+    pub word: bool,
+    /// A timer (seconds, or a time on the instance's clock).
+    pub timer: bool,
+}
+
+impl Needs {
+    /// A branch: epoch and cursor.
+    pub(crate) const BRANCH: Self = Self {
+        records: 2,
+        word: false,
+        timer: false,
+    };
+}
+
+/// What a kind's `build` reads a node's fields with.
+pub(crate) struct Build<'a> {
+    pub catalog: &'a Catalog,
+    pub keys: &'a mut KeyTable,
+}
+
+impl Build<'_> {
+    pub(crate) fn flag(&self, node: &Node, field: &str) -> bool {
+        self.catalog.flag(node, field)
+    }
+
+    pub(crate) fn text<'n>(&'n self, node: &'n Node, field: &str) -> &'n str {
+        self.catalog.text(node, field)
+    }
+
+    pub(crate) fn number(&self, node: &Node, field: &str) -> Option<f64> {
+        self.catalog.number(node, field)
+    }
+
+    /// A whole-number field, 0 when unset or negative (validation refuses both).
+    pub(crate) fn count(&self, node: &Node, field: &str) -> u64 {
+        self.catalog
+            .field_value(node, field)
+            .and_then(Value::as_i64)
+            .unwrap_or(0)
+            .max(0) as u64
+    }
+
+    /// A context-key field: the key's id, or none when it is empty.
+    pub(crate) fn key(&mut self, node: &Node, field: &str) -> Option<KeyId> {
+        let k = self.catalog.text(node, field);
+        (!k.is_empty()).then(|| self.keys.intern(k))
+    }
+}
+
+/// One built-in node kind.
+pub(crate) trait Def: Copy {
+    /// The catalog entries it serves (none for leaves and conditions, whose entries come
+    /// with the behaviours registered for them).
+    fn specs() -> Vec<KindSpec>;
+
+    /// Whether it runs nodes of the kind named `name`, of `category`.
+    fn serves(name: &str, category: Category) -> bool {
+        let _ = category;
+        Self::specs().iter().any(|s| s.name == name)
+    }
+
+    /// What a node of it is compiled to.
+    fn build(node: &Node, b: &mut Build<'_>) -> Self;
+
+    /// What it keeps per instance.
+    fn needs(self) -> Needs {
+        Needs::BRANCH
+    }
+
+    /// Node `n` of this kind is entered. For a branch the lifecycle has already counted
+    /// the entry, emitted `enter` and checked its guards.
+    fn enter<A, H: Hooks>(self, x: &mut Exec<'_, '_, A, H>, n: u32) -> Act;
+
+    /// Running node `n` hears that its child finished with `s`.
+    fn react<A, H: Hooks>(self, x: &mut Exec<'_, '_, A, H>, n: u32, s: Status) -> Act {
+        let _ = (x, n, s);
+        Act::Running
+    }
+
+    /// The reaction to a report of `s` from the child in slot `at` of `count`, where the
+    /// tree alone decides it (the node's words do not enter into it, and it changes
+    /// nothing but the node's cursor, which becomes the slot of the child it enters).
+    /// `react` then follows it, and compiled shortcuts are derived from it.
+    fn next(self, at: u32, count: u32, s: Status) -> Option<Next> {
+        let _ = (at, count, s);
+        None
+    }
+}
+
+/// The kinds: each variant, the type that defines it, and the dispatch of [`Def`]'s
+/// calls to it.
+macro_rules! kinds {
+    ($($variant:ident($ty:ty)),* $(,)?) => {
+        /// A compiled node's kind, with the settings it runs by.
+        #[derive(Clone, Copy, Debug)]
+        pub(crate) enum Kind {
+            $($variant($ty)),*
+        }
+
+        impl Kind {
+            /// The catalog entries of the built-in kinds, in palette order.
+            pub(crate) fn specs() -> Vec<KindSpec> {
+                let mut all = Vec::new();
+                $(all.extend(<$ty as Def>::specs());)*
+                all
+            }
+
+            /// What a node is compiled to; `None` for a kind no definition serves.
+            pub(crate) fn build(node: &Node, category: Category, b: &mut Build<'_>) -> Option<Self> {
+                $(if <$ty as Def>::serves(&node.kind, category) {
+                    return Some(Kind::$variant(<$ty as Def>::build(node, b)));
+                })*
+                None
+            }
+
+            /// Whether some definition serves nodes of this kind.
+            pub(crate) fn defined(name: &str, category: Category) -> bool {
+                false $(|| <$ty as Def>::serves(name, category))*
+            }
+
+            pub(crate) fn needs(self) -> Needs {
+                match self { $(Kind::$variant(k) => k.needs()),* }
+            }
+
+            #[inline]
+            pub(crate) fn enter<A, H: Hooks>(self, x: &mut Exec<'_, '_, A, H>, n: u32) -> Act {
+                match self { $(Kind::$variant(k) => k.enter(x, n)),* }
+            }
+
+            #[inline]
+            pub(crate) fn react<A, H: Hooks>(
+                self,
+                x: &mut Exec<'_, '_, A, H>,
+                n: u32,
+                s: Status,
+            ) -> Act {
+                match self { $(Kind::$variant(k) => k.react(x, n, s)),* }
+            }
+
+            pub(crate) fn next(self, at: u32, count: u32, s: Status) -> Option<Next> {
+                match self { $(Kind::$variant(k) => k.next(at, count, s)),* }
+            }
+        }
+    };
+}
+
+kinds! {
+    Root(root::Root),
+    Sequence(composite::Sequence),
+    Selector(composite::Selector),
+    Parallel(parallel::Parallel),
+    Inverter(inverter::Inverter),
+    Repeater(repeater::Repeater),
+    UntilFail(until_fail::UntilFail),
+    ForceSuccess(force::ForceSuccess),
+    ForceFailure(force::ForceFailure),
+    Regulator(regulator::Regulator),
+    Retry(retry::Retry),
+    Cooldown(cooldown::Cooldown),
+    TimeLimit(time_limit::TimeLimit),
+    RunOnce(run_once::RunOnce),
+    SubTree(subtree::SubTree),
+    Interrupt(interrupt::Interrupt),
+    Leaf(leaf::Leaf),
+    Condition(condition::Condition),
+}
+
+impl Kind {
+    /// Whether it is a branch (every kind but leaves and conditions): the lifecycle counts
+    /// its entry and checks its guards before the kind's own `enter`.
+    #[inline]
+    pub(crate) fn is_branch(self) -> bool {
+        !matches!(self, Kind::Leaf(_) | Kind::Condition(_))
+    }
+}
+
+impl Catalog {
+    /// The built-in kinds: the structure of SPEC §1, each defined in its module here, and
+    /// the leaves and conditions of the simulated world (SPEC §4) and for sketching.
+    pub fn builtin() -> Self {
+        let mut c = Catalog::empty();
+        for k in Kind::specs().into_iter().chain(Catalog::builtin_leaves()) {
+            c.insert(k);
+        }
+        c
+    }
+}
+
+impl Default for Catalog {
+    fn default() -> Self {
+        Self::builtin()
+    }
+}
+
+/// The child in slot 0 of `n` (a decorator's, SubTree's or Interrupt's only child).
+/// Validation refuses one without a child; such a node fails at once.
+#[inline]
+pub(crate) fn only_child<A, H: Hooks>(x: &Exec<'_, '_, A, H>, n: u32) -> Act {
+    match x.p.kids(n).first() {
+        Some(&k) => Act::Enter(k),
+        None => Act::Done(Status::Failure),
+    }
+}
+
+/// A node whose reaction the tree decides finishes as its rule says.
+#[inline]
+pub(crate) fn finish_as(next: Option<Next>) -> Act {
+    match next {
+        Some(Next::Finish(s)) => Act::Done(s),
+        _ => Act::Running,
+    }
+}

@@ -1,0 +1,100 @@
+//! Parallel (SPEC §3.3): enters all its children at once, in slot order, and finishes by
+//! its success and failure policies, aborting the children still running.
+//!
+//! Per instance: a branch's record, whose cursor counts the children finished, and a
+//! word counting those that succeeded.
+
+use super::{Act, Build, Def, Needs};
+use crate::model::{Category, FieldSpec, KindSpec, Node, Value};
+use crate::runtime::Status;
+use crate::runtime::exec::{Exec, Hooks};
+
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Parallel {
+    /// Success policy: all children (else one).
+    pub all_succeed: bool,
+    /// Failure policy: all children (else one).
+    pub all_fail: bool,
+}
+
+impl Def for Parallel {
+    fn specs() -> Vec<KindSpec> {
+        let choice = |a: &str, b: &str| crate::model::FieldType::Enum(vec![a.into(), b.into()]);
+        vec![KindSpec::new(
+            "Parallel",
+            Category::Composite,
+            "Runs all children at once; finishes by its success and failure policies.",
+            vec![
+                FieldSpec::new(
+                    "success",
+                    choice("all", "one"),
+                    Value::Text("all".into()),
+                    "Succeed when all children, or one child, succeeded.",
+                ),
+                FieldSpec::new(
+                    "failure",
+                    choice("one", "all"),
+                    Value::Text("one".into()),
+                    "Fail when one child, or all children, failed.",
+                ),
+            ],
+        )]
+    }
+
+    fn build(node: &Node, b: &mut Build<'_>) -> Self {
+        Self {
+            all_succeed: b.text(node, "success") != "one",
+            all_fail: b.text(node, "failure") == "all",
+        }
+    }
+
+    fn needs(self) -> Needs {
+        Needs {
+            word: true,
+            ..Needs::BRANCH
+        }
+    }
+
+    fn enter<A, H: Hooks>(self, x: &mut Exec<'_, '_, A, H>, n: u32) -> Act {
+        *x.cursor_mut(n) = 0;
+        *x.word_mut(n) = 0;
+        if x.p.kids(n).is_empty() {
+            // Validation refuses a composite without children.
+            return Act::Done(Status::Failure);
+        }
+        Act::EnterAll
+    }
+
+    /// Counts a finished child; when that decides it, aborts the children still running.
+    fn react<A, H: Hooks>(self, x: &mut Exec<'_, '_, A, H>, n: u32, s: Status) -> Act {
+        let total = x.p.kids(n).len() as u32;
+        *x.cursor_mut(n) += 1;
+        if s == Status::Success {
+            *x.word_mut(n) += 1;
+        }
+        let (done, succeeded) = (x.cursor(n), x.word(n) as u32);
+        let failed = done - succeeded;
+        let success_holds = s == Status::Success
+            && if self.all_succeed {
+                succeeded == total
+            } else {
+                succeeded >= 1
+            };
+        let failure_holds = s == Status::Failure
+            && if self.all_fail {
+                failed == total
+            } else {
+                failed >= 1
+            };
+        let result = if success_holds {
+            Status::Success
+        } else if failure_holds || done >= total {
+            // A failure policy holds, or every child finished and no policy does.
+            Status::Failure
+        } else {
+            return Act::Running;
+        };
+        x.abort_below(n);
+        Act::Done(result)
+    }
+}

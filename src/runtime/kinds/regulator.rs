@@ -1,0 +1,94 @@
+//! Regulator (SPEC §3.3): lets the leaves below it execute at most `hz` times per
+//! simulated second. The first step with a ready leaf below it is allowed; after that each
+//! step with ready leaves adds `dt`, and a step is allowed once the sum reaches `1/hz`.
+//!
+//! Per instance: a branch's record, whose cursor holds [`FIRST`] and [`ALLOWED`]; a timer
+//! (the sum); a word: the step its permission was last decided.
+
+use super::{Act, Build, Def, EPS, Needs, Next, only_child};
+use crate::model::{Category, FieldSpec, FieldType, KindSpec, Node, Value};
+use crate::runtime::Status;
+use crate::runtime::exec::{Exec, Hooks};
+
+/// Cursor bit: the next step with a ready leaf is allowed at once.
+const FIRST: u32 = 1;
+/// Cursor bit: this step is allowed.
+const ALLOWED: u32 = 2;
+
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Regulator {
+    /// Seconds between allowed steps: `1/hz`.
+    pub period: f64,
+}
+
+impl Def for Regulator {
+    fn specs() -> Vec<KindSpec> {
+        vec![KindSpec::new(
+            "Regulator",
+            Category::Decorator,
+            "Lets the actions below it execute at most `hz` times per simulated second.",
+            vec![FieldSpec::new(
+                "hz",
+                FieldType::positive(),
+                Value::Float(10.0),
+                "Executions per second.",
+            )],
+        )]
+    }
+
+    fn build(node: &Node, b: &mut Build<'_>) -> Self {
+        Self {
+            period: 1.0 / b.number(node, "hz").unwrap_or(10.0),
+        }
+    }
+
+    fn needs(self) -> Needs {
+        Needs {
+            records: 2,
+            word: true,
+            timer: true,
+        }
+    }
+
+    fn enter<A, H: Hooks>(self, x: &mut Exec<'_, '_, A, H>, n: u32) -> Act {
+        *x.timer_mut(n) = 0.0;
+        *x.cursor_mut(n) = FIRST;
+        only_child(x, n)
+    }
+
+    fn react<A, H: Hooks>(self, _: &mut Exec<'_, '_, A, H>, _: u32, s: Status) -> Act {
+        super::finish_as(self.next(0, 1, s))
+    }
+
+    fn next(self, _: u32, _: u32, s: Status) -> Option<Next> {
+        Some(Next::Finish(s))
+    }
+}
+
+/// Whether Regulator `r` lets a ready leaf below it execute in this step (decided once
+/// per step, by the first ready leaf that asks).
+pub(crate) fn allows<A, H: Hooks>(x: &mut Exec<'_, '_, A, H>, r: u32, dt: f64) -> bool {
+    let super::Kind::Regulator(reg) = x.p.recs[r as usize].kind else {
+        return true;
+    };
+    let step = x.step_number();
+    if x.word(r) != step {
+        let first = x.cursor(r) & FIRST != 0;
+        let timer = x.timer_mut(r);
+        let allowed = if first {
+            *timer = 0.0;
+            true
+        } else {
+            *timer += dt;
+            if *timer >= reg.period - EPS {
+                *timer = 0.0;
+                true
+            } else {
+                false
+            }
+        };
+        *x.word_mut(r) = step;
+        *x.cursor_mut(r) = if allowed { ALLOWED } else { 0 };
+    }
+    x.cursor(r) & ALLOWED != 0
+}

@@ -1,0 +1,103 @@
+//! Repeater (SPEC §3.3): re-enters its child, its subtree reset, after each success until
+//! the child has run `times` times (0: for ever), then succeeds; a failure ends it, unless
+//! `ignore_failures`. Also the loop the other repeating decorators share ([`again`]).
+//!
+//! Per instance: a branch's record, whose cursor counts the runs; a word: the step the
+//! child's current run began (a forever loop stalls rather than begin two runs in one
+//! step, SPEC §3.6).
+
+use super::{Act, Build, Def, Needs, only_child};
+use crate::model::{Category, FieldSpec, FieldType, KindSpec, Node, Value};
+use crate::runtime::Status;
+use crate::runtime::exec::{Exec, Hooks};
+
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Repeater {
+    pub times: u64,
+    pub ignore_failures: bool,
+}
+
+impl Def for Repeater {
+    fn specs() -> Vec<KindSpec> {
+        vec![KindSpec::new(
+            "Repeater",
+            Category::Decorator,
+            "Runs its child again after each success, `times` runs in all (0: for ever).",
+            vec![
+                FieldSpec::new(
+                    "times",
+                    FieldType::Int {
+                        min: 0,
+                        max: i64::MAX,
+                    },
+                    Value::Int(0),
+                    "How many runs of the child; 0 repeats for ever.",
+                ),
+                FieldSpec::new(
+                    "ignore_failures",
+                    FieldType::Bool,
+                    Value::Bool(false),
+                    "Count a failed run as a run instead of failing.",
+                ),
+            ],
+        )]
+    }
+
+    fn build(node: &Node, b: &mut Build<'_>) -> Self {
+        Self {
+            times: b.count(node, "times"),
+            ignore_failures: b.flag(node, "ignore_failures"),
+        }
+    }
+
+    fn needs(self) -> Needs {
+        LOOP
+    }
+
+    fn enter<A, H: Hooks>(self, x: &mut Exec<'_, '_, A, H>, n: u32) -> Act {
+        begin(x, n)
+    }
+
+    fn react<A, H: Hooks>(self, x: &mut Exec<'_, '_, A, H>, n: u32, s: Status) -> Act {
+        if s == Status::Failure && !self.ignore_failures {
+            return Act::Done(Status::Failure);
+        }
+        let runs = x.cursor_mut(n);
+        *runs = runs.saturating_add(1);
+        if self.times > 0 && u64::from(*runs) >= self.times {
+            return Act::Done(Status::Success);
+        }
+        again(x, n, self.times == 0)
+    }
+}
+
+/// What a loop keeps: a branch's record (its cursor a count) and a word (the step the
+/// child's run began).
+pub(super) const LOOP: Needs = Needs {
+    records: 2,
+    word: true,
+    timer: false,
+};
+
+/// A loop is entered: no runs yet, and its child's first run begins now.
+pub(super) fn begin<A, H: Hooks>(x: &mut Exec<'_, '_, A, H>, n: u32) -> Act {
+    *x.cursor_mut(n) = 0;
+    *x.word_mut(n) = x.step_number();
+    only_child(x, n)
+}
+
+/// A loop runs its child again, the child's subtree reset. A loop with no bound (`forever`)
+/// whose child's run began in this step stalls instead (SPEC §3.6).
+pub(super) fn again<A, H: Hooks>(x: &mut Exec<'_, '_, A, H>, n: u32, forever: bool) -> Act {
+    let step = x.step_number();
+    if forever && x.word(n) == step {
+        x.stall(n);
+        return Act::Unwind;
+    }
+    *x.word_mut(n) = step;
+    let Some(&child) = x.p.kids(n).first() else {
+        return Act::Done(Status::Failure);
+    };
+    x.reset_range(child, x.p.recs[child as usize].end);
+    Act::Enter(child)
+}

@@ -1,0 +1,60 @@
+//! Retry (SPEC §3.3.1): re-enters its child, its subtree reset, after each failure until
+//! the child has failed `times` times in all (0: for ever), then fails; a success ends it
+//! with success. Per instance: what every loop keeps (see `repeater`), its cursor counting
+//! the failed runs.
+
+use super::repeater::{LOOP, again, begin};
+use super::{Act, Build, Def, Needs};
+use crate::model::{Category, FieldSpec, FieldType, KindSpec, Node, Value};
+use crate::runtime::Status;
+use crate::runtime::exec::{Exec, Hooks};
+
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Retry {
+    pub times: u64,
+}
+
+impl Def for Retry {
+    fn specs() -> Vec<KindSpec> {
+        vec![KindSpec::new(
+            "Retry",
+            Category::Decorator,
+            "Runs its child again after each failure, until it succeeds or has failed `times` times (0: for ever).",
+            vec![FieldSpec::new(
+                "times",
+                FieldType::Int {
+                    min: 0,
+                    max: i64::MAX,
+                },
+                Value::Int(3),
+                "How many failed runs before it fails; 0 retries for ever.",
+            )],
+        )]
+    }
+
+    fn build(node: &Node, b: &mut Build<'_>) -> Self {
+        Self {
+            times: b.count(node, "times"),
+        }
+    }
+
+    fn needs(self) -> Needs {
+        LOOP
+    }
+
+    fn enter<A, H: Hooks>(self, x: &mut Exec<'_, '_, A, H>, n: u32) -> Act {
+        begin(x, n)
+    }
+
+    fn react<A, H: Hooks>(self, x: &mut Exec<'_, '_, A, H>, n: u32, s: Status) -> Act {
+        if s == Status::Success {
+            return Act::Done(Status::Success);
+        }
+        let failures = x.cursor_mut(n);
+        *failures = failures.saturating_add(1);
+        if self.times > 0 && u64::from(*failures) >= self.times {
+            return Act::Done(Status::Failure);
+        }
+        again(x, n, self.times == 0)
+    }
+}

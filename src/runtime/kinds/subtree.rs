@@ -1,0 +1,41 @@
+//! SubTree (SPEC §3.3): a branch whose only child is another tree file's Root child,
+//! compiled in with its own node states. It reports its child's result.
+
+use super::{Act, Build, Def, Next, only_child};
+use crate::model::{Category, FieldSpec, FieldType, KindSpec, Node};
+use crate::runtime::Status;
+use crate::runtime::exec::{Exec, Hooks};
+
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct SubTree;
+
+impl Def for SubTree {
+    fn specs() -> Vec<KindSpec> {
+        vec![KindSpec::new(
+            "SubTree",
+            Category::SubTree,
+            "Runs the Root child of another tree file as this branch's child.",
+            vec![FieldSpec::required(
+                "asset",
+                FieldType::Asset,
+                "The tree file to run, relative to this file.",
+            )],
+        )]
+    }
+
+    fn build(_: &Node, _: &mut Build<'_>) -> Self {
+        Self
+    }
+
+    fn enter<A, H: Hooks>(self, x: &mut Exec<'_, '_, A, H>, n: u32) -> Act {
+        only_child(x, n)
+    }
+
+    fn react<A, H: Hooks>(self, _: &mut Exec<'_, '_, A, H>, _: u32, s: Status) -> Act {
+        super::finish_as(self.next(0, 1, s))
+    }
+
+    fn next(self, _: u32, _: u32, s: Status) -> Option<Next> {
+        Some(Next::Finish(s))
+    }
+}

@@ -1,0 +1,58 @@
+//! TimeLimit (SPEC §3.3.1): enters its child and records the clock; once its child has
+//! run `seconds`, it aborts everything below it and fails. It does so as a guard on
+//! itself, checked in phase 2 after its own conditions (`Test::TimeLimit` on the path of
+//! each leaf below it, checked by `Exec::first_failing`).
+//!
+//! Per instance: a branch's record and a timer: the clock when it was entered.
+
+use super::{Act, Build, Def, Needs, Next, only_child};
+use crate::model::{Category, FieldSpec, FieldType, KindSpec, Node, Value};
+use crate::runtime::Status;
+use crate::runtime::exec::{Exec, Hooks};
+
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct TimeLimit {
+    pub seconds: f64,
+}
+
+impl Def for TimeLimit {
+    fn specs() -> Vec<KindSpec> {
+        vec![KindSpec::new(
+            "TimeLimit",
+            Category::Decorator,
+            "Aborts its child and fails once the child has run `seconds`.",
+            vec![FieldSpec::new(
+                "seconds",
+                FieldType::positive(),
+                Value::Float(1.0),
+                "The longest its child may run.",
+            )],
+        )]
+    }
+
+    fn build(node: &Node, b: &mut Build<'_>) -> Self {
+        Self {
+            seconds: b.number(node, "seconds").unwrap_or(1.0),
+        }
+    }
+
+    fn needs(self) -> Needs {
+        Needs {
+            timer: true,
+            ..Needs::BRANCH
+        }
+    }
+
+    fn enter<A, H: Hooks>(self, x: &mut Exec<'_, '_, A, H>, n: u32) -> Act {
+        *x.timer_mut(n) = x.clock();
+        only_child(x, n)
+    }
+
+    fn react<A, H: Hooks>(self, _: &mut Exec<'_, '_, A, H>, _: u32, s: Status) -> Act {
+        super::finish_as(self.next(0, 1, s))
+    }
+
+    fn next(self, _: u32, _: u32, s: Status) -> Option<Next> {
+        Some(Next::Finish(s))
+    }
+}

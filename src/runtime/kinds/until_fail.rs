@@ -1,0 +1,41 @@
+//! UntilFail (SPEC §3.3): re-enters its child after each success; succeeds when the child
+//! fails. Per instance: what every loop keeps (see `repeater`).
+
+use super::repeater::{LOOP, again, begin};
+use super::{Act, Build, Def, Needs};
+use crate::model::{Category, KindSpec, Node};
+use crate::runtime::Status;
+use crate::runtime::exec::{Exec, Hooks};
+
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct UntilFail;
+
+impl Def for UntilFail {
+    fn specs() -> Vec<KindSpec> {
+        vec![KindSpec::new(
+            "UntilFail",
+            Category::Decorator,
+            "Runs its child again after each success; succeeds when it fails.",
+            vec![],
+        )]
+    }
+
+    fn build(_: &Node, _: &mut Build<'_>) -> Self {
+        Self
+    }
+
+    fn needs(self) -> Needs {
+        LOOP
+    }
+
+    fn enter<A, H: Hooks>(self, x: &mut Exec<'_, '_, A, H>, n: u32) -> Act {
+        begin(x, n)
+    }
+
+    fn react<A, H: Hooks>(self, x: &mut Exec<'_, '_, A, H>, n: u32, s: Status) -> Act {
+        if s == Status::Failure {
+            return Act::Done(Status::Success);
+        }
+        again(x, n, true)
+    }
+}
