@@ -19,7 +19,7 @@ use super::instance::{
     Trigger, cold_of, ctx, last_running,
 };
 use super::kinds::{Act, EPS, Kind, leaf, regulator};
-use super::program::{NONE, PathGuard, Program, Test};
+use super::program::{LeafInfo, NONE, PathGuard, Program, Test};
 use super::slab::ActionSlab;
 use super::trace::{Event, EventKind, Observer, Reason};
 
@@ -278,23 +278,31 @@ impl<A, H: Hooks> Exec<'_, '_, A, H> {
     pub(crate) fn mark_entered(&mut self, n: u32) {
         let ri = self.p.recs[n as usize].ri as usize;
         self.st.mark_entered(self.p, self.block.rt_mut(), ri);
-        let e = &mut self.block.rt_mut()[ri];
-        *e = e.wrapping_add(EPOCH);
     }
 
     /// Calls the action of leaf `slot` with its I/O: the input fetched at entry, where what
     /// it produces is kept, the context. A leaf without `in_context`/`out_context` has
     /// neither, so the call touches nothing but the action's own state.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn call_action<R>(
         &mut self,
-        slot: usize,
+        info: &LeafInfo,
         f: impl FnOnce(&mut ActionSlab<A>, &mut A, &mut LeafIo<'_>) -> R,
     ) -> R {
-        let p = self.p;
-        let info = &p.leaves[slot];
         let (input_at, output_at) = (info.input_at as usize, info.output_at as usize);
         let step = self.st.step;
+        if input_at | output_at == 0 {
+            // The common leaf, with neither: it sees the context and nothing else.
+            let mut io = LeafIo {
+                seen: CondIo {
+                    input: None,
+                    step,
+                    context: ctx(&self.st.cold),
+                },
+                produced: None,
+            };
+            return f(self.block, self.agent, &mut io);
+        }
         let mut io = match self.st.cold.as_deref_mut() {
             Some(Cold {
                 inputs,
@@ -413,7 +421,7 @@ impl<A, H: Hooks> Exec<'_, '_, A, H> {
     /// a failing guard aborts the leaf, and a reset for a missing key leaves only leaves
     /// entered in this step, which wait for the next; either way nothing is left to execute.
     fn guards_and_execute(&mut self, dt: f64) {
-        if let &[leaf] = self.st.active() {
+        if let Some(leaf) = self.st.active.lone() {
             if !self.entered_now(leaf) {
                 self.run_leaf(leaf, dt);
             }
@@ -426,19 +434,24 @@ impl<A, H: Hooks> Exec<'_, '_, A, H> {
     }
 
     /// Phases 2 and 3 for a leaf that runs alone: its guards, its Regulators, its execute.
+    #[inline]
     fn run_leaf(&mut self, leaf: u32, dt: f64) {
-        // The guards take a while: let the action's state arrive meanwhile, and what the
-        // leaf's completion would touch (its parent's record, the statuses).
-        let rec = &self.p.recs[leaf as usize];
-        self.block.prefetch(rec.slot as usize);
-        let parent_ri = self.p.recs.get(rec.parent as usize).map_or(NONE, |r| r.ri);
-        self.block.prefetch_node(parent_ri as usize, rec.parent as usize);
-        if self.check_path(leaf, 0, Delivery::Queued) != Flow::Running {
+        let p = self.p;
+        let info = p.leaf(leaf);
+        if info.guards.0 != info.guards.1 {
+            // The guards take a while: let the action's state arrive meanwhile, and what
+            // the leaf's completion would touch (its parent's record, the statuses).
+            self.block.prefetch_at(info.action_at);
+            self.block.prefetch_at(info.parent_at);
+            self.block.prefetch_at(info.status_at);
+            if self.check_guards(info, 0, Delivery::Queued) != Flow::Running {
+                return;
+            }
+        }
+        if info.regulators.0 != info.regulators.1 && !self.regulators_allow(info, dt) {
             return;
         }
-        if self.regulators_allow(leaf, dt)
-            && let Some(status) = leaf::execute(self, leaf, dt)
-        {
+        if let Some(status) = leaf::execute(self, leaf, info, dt) {
             self.lone_leaf_done(leaf, status);
         }
     }
@@ -464,18 +477,13 @@ impl<A, H: Hooks> Exec<'_, '_, A, H> {
         let mut from = 0;
         while let Some(leaf) = self.next_active(from) {
             from = leaf + 1;
-            if self.entered_now(leaf) || !self.regulators_allow(leaf, dt) {
+            let info = self.p.leaf(leaf);
+            if self.entered_now(leaf) || !self.regulators_allow(info, dt) {
                 continue;
             }
-            self.execute_leaf(leaf, dt);
-        }
-    }
-
-    /// Executes leaf `n`; if it finished, it exits and its report waits for phase 4.
-    #[inline]
-    pub(crate) fn execute_leaf(&mut self, n: u32, dt: f64) {
-        if let Some(status) = leaf::execute(self, n, dt) {
-            self.leaf_done(n, status);
+            if let Some(status) = leaf::execute(self, leaf, info, dt) {
+                self.leaf_done(leaf, status);
+            }
         }
     }
 
@@ -558,55 +566,75 @@ impl<A, H: Hooks> Exec<'_, '_, A, H> {
             self.bump(n);
             self.set_status(n, Status::Running);
             self.emit(n, EventKind::Enter);
-            if rec.entry.0 != rec.entry.1 {
-                match self.first_failing(&p.entry[rec.entry.0 as usize..rec.entry.1 as usize]) {
-                    None => {}
-                    Some(Stop::False(_)) => return Act::Done(Status::Failure),
-                    Some(Stop::Missing(g, k)) => {
-                        self.context_missing(g.node, k);
-                        return Act::Unwind;
-                    }
-                }
+            if rec.entry.0 != rec.entry.1
+                && let Some(act) = self.entry_guards(rec.entry)
+            {
+                return act;
             }
         }
         kind.enter(self, n)
     }
 
-    /// Carries out what node `n` asked for (`act`), hearing its children's reports while
-    /// they finish at once, until it runs on, finishes or the tree was reset.
-    fn run(&mut self, n: u32, mut act: Act) -> Flow {
+    /// A branch's guards on entry, `p.entry[entry.0..entry.1]`: `None` when they hold.
+    #[inline(never)]
+    fn entry_guards(&mut self, entry: (u32, u32)) -> Option<Act> {
+        let p = self.p;
+        match self.first_failing(&p.entry[entry.0 as usize..entry.1 as usize]) {
+            None => None,
+            Some(Stop::False(_)) => Some(Act::Done(Status::Failure)),
+            Some(Stop::Missing(g, k)) => {
+                self.context_missing(g.node, k);
+                Some(Act::Unwind)
+            }
+        }
+    }
+
+    /// Carries out what node `top` asked for (`act`), as one loop down the tree and back:
+    /// a child it enters is entered here, and a child that finishes at once is heard by
+    /// its parent here, until `top` runs on, finishes or the tree was reset.
+    fn run(&mut self, top: u32, mut act: Act) -> Flow {
+        let mut n = top;
         loop {
             act = match act {
                 Act::Running => return Flow::Running,
                 Act::Unwind => return Flow::Unwind,
-                Act::Done(s) => return self.finish(n, s),
-                Act::Again => self.begin(n),
-                Act::Enter(k) => match self.enter(k) {
-                    Flow::Done(s) => self.p.recs[n as usize].kind.react(self, n, s),
-                    f => return f,
-                },
-                Act::EnterAll => {
-                    let mut next = Act::Running;
-                    for ki in 0..self.p.kids(n).len() {
-                        let k = self.p.kids(n)[ki];
-                        match self.enter(k) {
-                            Flow::Running => {}
-                            Flow::Unwind => return Flow::Unwind,
-                            Flow::Done(s) => {
-                                next = self.p.recs[n as usize].kind.react(self, n, s);
-                                if next != Act::Running {
-                                    break;
-                                }
-                            }
-                        }
+                Act::Done(s) => {
+                    self.finish(n, s);
+                    if n == top {
+                        return Flow::Done(s);
                     }
-                    if next == Act::Running {
-                        return Flow::Running;
-                    }
-                    next
+                    // Entered from its parent in this loop: the parent runs, and hears it.
+                    n = self.p.recs[n as usize].parent;
+                    self.p.recs[n as usize].kind.react(self, n, s)
                 }
+                Act::Again => self.begin(n),
+                Act::Enter(k) => {
+                    n = k;
+                    self.begin(k)
+                }
+                Act::EnterAll => self.enter_all(n),
             };
         }
+    }
+
+    /// [`Act::EnterAll`] of node `n`: each child in slot order, its report heard as it
+    /// comes, until one decides.
+    #[inline(never)]
+    fn enter_all(&mut self, n: u32) -> Act {
+        for ki in 0..self.p.kids(n).len() {
+            let k = self.p.kids(n)[ki];
+            match self.enter(k) {
+                Flow::Running => {}
+                Flow::Unwind => return Act::Unwind,
+                Flow::Done(s) => {
+                    let next = self.p.recs[n as usize].kind.react(self, n, s);
+                    if next != Act::Running {
+                        return next;
+                    }
+                }
+            }
+        }
+        Act::Running
     }
 
     /// Node `n` finishes with `s`: its status and its `exit` event.
@@ -619,6 +647,27 @@ impl<A, H: Hooks> Exec<'_, '_, A, H> {
 
     /// Delivers child `c`'s result to its parents, climbing while they finish.
     pub(crate) fn deliver(&mut self, mut c: u32, mut s: Status) -> Flow {
+        let p = self.p;
+        let parent = p.recs[c as usize].parent;
+        if let Kind::Leaf(_) = p.recs[c as usize].kind
+            && self.running(parent)
+        {
+            // A leaf's report: as far as the tree alone decides it, along its route
+            // (what the parents' `react` would do, worked out when the tree was compiled).
+            let route = p.route(c, s);
+            for &(b, done) in &route.finished {
+                debug_assert!(self.running(b), "a branch above a running leaf is idle");
+                self.finish(b, done);
+                (c, s) = (b, done);
+            }
+            if let Some((up, at, kid)) = route.enter {
+                *self.cursor_mut(up) = at;
+                match self.run(up, Act::Enter(kid)) {
+                    Flow::Done(done) => (c, s) = (up, done),
+                    f => return f,
+                }
+            }
+        }
         loop {
             let p = self.p.recs[c as usize].parent;
             if p == NONE || !self.running(p) {
@@ -673,44 +722,65 @@ impl<A, H: Hooks> Exec<'_, '_, A, H> {
 
     /// Checks `guards` in order, stopping at the first that does not hold or whose key is
     /// missing. This is every guard check there is: a branch's on entry, those on a
-    /// running leaf's path in phase 2 and on resume.
-    #[inline]
+    /// running leaf's path in phase 2 and on resume. A watched step then shows each
+    /// condition checked and emits its `check`, in order.
+    #[inline(always)]
     pub(crate) fn first_failing<'g>(&mut self, guards: &'g [PathGuard<A>]) -> Option<Stop<'g, A>> {
-        for g in guards {
+        let (checked, stop) = self.test(guards);
+        if H::ON {
+            for (i, g) in guards[..checked].iter().enumerate() {
+                if let Test::Cond { .. } = g.test {
+                    let failed = i + 1 == checked && matches!(stop, Some(Stop::False(_)));
+                    self.checked(g.node, !failed);
+                }
+            }
+        }
+        stop
+    }
+
+    /// [`Exec::first_failing`] without the hooks: how many guards were checked (the one
+    /// that failed included), and why it stopped.
+    #[inline(always)]
+    fn test<'g>(&mut self, guards: &'g [PathGuard<A>]) -> (usize, Option<Stop<'g, A>>) {
+        let p = self.p;
+        let (st, block, agent) = (&*self.st, &*self.block, &mut *self.agent);
+        let context = ctx(&st.cold);
+        let plain = CondIo {
+            input: None,
+            step: st.step,
+            context,
+        };
+        for (i, g) in guards.iter().enumerate() {
             let held = match &g.test {
                 Test::Cond {
                     cond,
-                    input,
+                    input: None,
+                    invert,
+                } => cond.get().check(agent, &plain) != *invert,
+                Test::Cond {
+                    cond,
+                    input: Some(k),
                     invert,
                 } => {
-                    let context = ctx(&self.st.cold);
-                    let input = match *input {
-                        None => None,
-                        Some(k) => match context.get(k) {
-                            Some(v) => Some(v),
-                            None => return Some(Stop::Missing(g, k)),
-                        },
+                    let Some(v) = context.get(*k) else {
+                        return (i, Some(Stop::Missing(g, *k)));
                     };
                     let io = CondIo {
-                        input,
-                        step: self.st.step,
-                        context,
+                        input: Some(v),
+                        ..plain
                     };
-                    let r = cond.get().check(self.agent, &io) != *invert;
-                    if H::ON {
-                        self.checked(g.node, r);
-                    }
-                    r
+                    cond.get().check(agent, &io) != *invert
                 }
                 Test::TimeLimit { seconds } => {
-                    self.st.clock - self.timer(g.branch) < seconds - EPS
+                    let started = block.timers()[p.recs[g.branch as usize].timer as usize];
+                    st.clock - started < seconds - EPS
                 }
             };
             if !held {
-                return Some(Stop::False(g));
+                return (i + 1, Some(Stop::False(g)));
             }
         }
-        None
+        (guards.len(), None)
     }
 
     /// Checks the guards of the branches above `leaf`, outermost first. A failing guard
@@ -722,9 +792,14 @@ impl<A, H: Hooks> Exec<'_, '_, A, H> {
     /// `prev` too and was checked with it: each branch is checked once per pass.
     #[inline]
     pub(crate) fn check_path(&mut self, leaf: u32, prev: u32, delivery: Delivery) -> Flow {
+        self.check_guards(self.p.leaf(leaf), prev, delivery)
+    }
+
+    /// [`Exec::check_path`] of the leaf `info` describes.
+    #[inline(always)]
+    fn check_guards(&mut self, info: &LeafInfo, prev: u32, delivery: Delivery) -> Flow {
         let p = self.p;
-        let (from, to) = p.leaves[p.recs[leaf as usize].slot as usize].guards;
-        let path = &p.path[from as usize..to as usize];
+        let path = &p.path[info.guards.0 as usize..info.guards.1 as usize];
         // Outermost first: the branches' indices grow along the path.
         let path = if prev == 0 {
             path
@@ -758,12 +833,12 @@ impl<A, H: Hooks> Exec<'_, '_, A, H> {
         Flow::Done(Status::Failure)
     }
 
-    /// Phase 3's gate: whether every Regulator above `leaf` lets it execute in this step.
-    fn regulators_allow(&mut self, leaf: u32, dt: f64) -> bool {
+    /// Phase 3's gate: whether every Regulator above the leaf `info` describes lets it
+    /// execute in this step.
+    fn regulators_allow(&mut self, info: &LeafInfo, dt: f64) -> bool {
         let p = self.p;
-        let (from, to) = p.leaves[p.recs[leaf as usize].slot as usize].regulators;
         let mut ok = true;
-        for &r in &p.chain[from as usize..to as usize] {
+        for &r in &p.chain[info.regulators.0 as usize..info.regulators.1 as usize] {
             ok &= regulator::allows(self, r, dt);
         }
         ok

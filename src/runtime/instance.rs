@@ -221,6 +221,12 @@ impl Active {
         self.len -= 1;
     }
 
+    /// The only active leaf, when exactly one is.
+    #[inline]
+    pub(crate) fn lone(&self) -> Option<u32> {
+        (self.len == 1).then_some(self.inline[0])
+    }
+
     #[inline]
     pub(crate) fn clear(&mut self) {
         self.len = 0;
@@ -367,9 +373,9 @@ impl State {
         ctx(&self.cold)
     }
 
-    /// The leaf whose epoch is record word `ri` of `rt` is entered now: marks it
-    /// [`ENTERED`], first clearing the marks of the active leaves if they were entered in
-    /// an earlier step (see [`Exec::mark_entered`]).
+    /// The leaf whose epoch is record word `ri` of `rt` is entered now: counts the entry
+    /// in its epoch and marks it [`ENTERED`], first clearing the marks of the active leaves
+    /// if they were entered in an earlier step (see `Exec::mark_entered`).
     #[inline]
     pub(crate) fn mark_entered<A>(&mut self, p: &Program<A>, rt: &mut [u32], ri: usize) {
         if self.last_entry != self.step {
@@ -379,7 +385,8 @@ impl State {
                 self.clear_entered_marks(p, rt);
             }
         }
-        rt[ri] |= ENTERED;
+        // One write of the whole word: a narrower one just before would stall the read.
+        rt[ri] = rt[ri].wrapping_add(EPOCH) | ENTERED;
     }
 
     /// The first entry in this step: the active leaves' marks, from an earlier step, go.

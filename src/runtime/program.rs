@@ -8,7 +8,8 @@ use std::sync::Arc;
 
 use super::behaviour::CondIo;
 use super::behaviour::{Behaviours, Condition, KeyId, KeyTable, MAX_KEYS, NodeSpec};
-use super::kinds::{Build, Kind};
+use super::Status;
+use super::kinds::{Build, Kind, Next};
 use super::slab::{ActionType, CondRef, SlabPlan};
 use crate::model::{Assets, Catalog, Category, Diagnostic, Node, Port, Tree, validate};
 
@@ -120,6 +121,8 @@ impl<A> Clone for PathGuard<A> {
 /// What the hot path needs of each action leaf, precomputed.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct LeafInfo {
+    /// Its action's slot.
+    pub slot: u32,
     /// Every guard of every branch above it, outermost branch first, each branch's in slot
     /// order: `path[guards.0..guards.1]`.
     pub guards: (u32, u32),
@@ -135,6 +138,22 @@ pub(crate) struct LeafInfo {
     pub max_duration: f64,
     /// Where its time executed is kept (leaves with `max_duration`); `NONE` for others.
     pub timer_at: u32,
+    /// Where, in an instance's block (bytes from its start), its action's state lies, its
+    /// parent's record, and the statuses: what a step that executes it touches, and its
+    /// completion (fetched early while its guards are checked).
+    pub action_at: u32,
+    pub parent_at: u32,
+    pub status_at: u32,
+}
+
+/// Where a leaf's report goes, as far as the tree alone decides it (see
+/// [`Program::route`]): the branches above it that finish on it, deepest first, each with
+/// its status; then, if the parent of the last one moves on to a next child, that parent,
+/// the slot it moves its cursor to and the child it enters.
+#[derive(Clone, Debug)]
+pub(crate) struct Route {
+    pub finished: Box<[(u32, Status)]>,
+    pub enter: Option<(u32, u32, u32)>,
 }
 
 /// A compiled tree, shared by every agent that runs it.
@@ -149,11 +168,15 @@ pub struct Program<A> {
     pub(crate) interrupts: Vec<(String, u32)>,
     pub(crate) perm_len: usize,
     pub(crate) depth: usize,
+    /// What the hot path needs of each action leaf, by node index (other nodes' entries
+    /// are empty).
     pub(crate) leaves: Vec<LeafInfo>,
     /// Guards on the way to each leaf (see [`LeafInfo::guards`]).
     pub(crate) path: Vec<PathGuard<A>>,
     /// Regulators above each leaf (see [`LeafInfo::regulators`]).
     pub(crate) chain: Vec<u32>,
+    /// Per action leaf (by slot), the route of its success (`[0]`) and of its failure.
+    pub(crate) routes: Vec<[Route; 2]>,
     /// Every branch's guards, ready to check on entry (see [`Rec::entry`]).
     pub(crate) entry: Vec<PathGuard<A>>,
     /// Input and output slots an instance needs (see [`LeafInfo`]).
@@ -207,6 +230,7 @@ impl<A: 'static> Program<A> {
                 path: Vec::new(),
                 chain: Vec::new(),
                 entry: Vec::new(),
+                routes: Vec::new(),
                 io_len: (1, 1),
                 report_cap: 0,
                 max_active: 0,
@@ -215,7 +239,8 @@ impl<A: 'static> Program<A> {
         b.add(root, tree, assets, "", NONE, 0)?;
         b.p.keys = std::mem::take(&mut b.keys.names);
         let (records, timers, words) = b.p.lay_out();
-        b.p.index_leaves(b.types.len());
+        b.p.index_leaves();
+        b.p.index_routes();
         debug_assert!(
             b.p.max_active <= usize::from(u16::MAX),
             "validation refuses a tree with more leaves active at once than an instance counts"
@@ -227,6 +252,16 @@ impl<A: 'static> Program<A> {
                 message: format!("the instance state does not fit in memory: {e}"),
             }
         })?;
+        for (n, info) in b.p.leaves.iter_mut().enumerate() {
+            // A block's offsets fit in u32: the plan refuses blocks past isize, and a
+            // program has fewer than u32::MAX nodes; an offset that did not fit would only
+            // make a prefetch hint miss (it never faults).
+            let parent = b.p.recs[n].parent;
+            info.action_at = plan.action_offset(info.slot as usize) as u32;
+            info.parent_at =
+                plan.record_offset(b.p.recs.get(parent as usize).map_or(0, |r| r.ri) as usize) as u32;
+            info.status_at = (plan.status_offset() + parent as usize) as u32;
+        }
         b.p.actions = Arc::new(plan);
         Ok(b.p)
     }
@@ -292,6 +327,63 @@ impl<A> Program<A> {
         )
     }
 
+    /// Each leaf's routes (`Program::route`), from the rules of the kinds above it
+    /// (`Kind::next`): a parent whose reaction the tree decides is followed; the climb
+    /// stops below the first that is not (its reaction depends on its state, or a random
+    /// order), which reacts the general way.
+    fn index_routes(&mut self) {
+        let route = |leaf: u32, s: Status| {
+            let mut finished = Vec::new();
+            let (mut c, mut s) = (leaf, s);
+            loop {
+                let up = self.recs[c as usize].parent;
+                let Some(rec) = self.recs.get(up as usize) else {
+                    break;
+                };
+                let random = matches!(rec.kind, Kind::Sequence(k) if k.random)
+                    || matches!(rec.kind, Kind::Selector(k) if k.random);
+                let kids = &self.links[rec.kids.0 as usize..rec.kids.1 as usize];
+                let Some(at) = kids.iter().position(|&k| k == c) else {
+                    break;
+                };
+                match rec.kind.next(at as u32, kids.len() as u32, s) {
+                    Some(Next::Finish(done)) if !random => {
+                        finished.push((up, done));
+                        (c, s) = (up, done);
+                    }
+                    Some(Next::Child(j)) if !random => {
+                        return Route {
+                            finished: finished.into_boxed_slice(),
+                            enter: Some((up, j, kids[j as usize])),
+                        };
+                    }
+                    _ => break,
+                }
+            }
+            Route {
+                finished: finished.into_boxed_slice(),
+                enter: None,
+            }
+        };
+        let mut routes = Vec::new();
+        for (n, rec) in self.recs.iter().enumerate() {
+            if let Kind::Leaf(_) = rec.kind {
+                debug_assert_eq!(routes.len(), rec.slot as usize, "leaves are slotted in order");
+                routes.push([
+                    route(n as u32, Status::Success),
+                    route(n as u32, Status::Failure),
+                ]);
+            }
+        }
+        self.routes = routes;
+    }
+
+    /// Where leaf `n`'s report of `s` goes, as far as the tree alone decides it.
+    #[inline]
+    pub(crate) fn route(&self, n: u32, s: Status) -> &Route {
+        &self.routes[self.recs[n as usize].slot as usize][usize::from(s != Status::Success)]
+    }
+
     /// Places each node's state in an instance's block as its kind asks (`Kind::needs`):
     /// its run record, its word and its timer. Returns how many record words, timers and
     /// words there are.
@@ -315,24 +407,29 @@ impl<A> Program<A> {
         (records as usize, timers as usize, words as usize)
     }
 
-    /// Precomputes, for each of the `count` leaves, the guards above it and its Regulator
-    /// ancestors, and for each branch its guards ready to check on entry.
-    fn index_leaves(&mut self, count: usize) {
+    /// Precomputes, for each leaf, the guards above it and its Regulator ancestors, and for
+    /// each branch its guards ready to check on entry.
+    fn index_leaves(&mut self) {
+        let count = self.recs.len();
         let mut leaves = vec![
             LeafInfo {
+                slot: 0,
                 guards: (0, 0),
                 regulators: (0, 0),
                 input_at: 0,
                 output_at: 0,
                 max_duration: f64::INFINITY,
                 timer_at: NONE,
+                action_at: 0,
+                parent_at: 0,
+                status_at: 0,
             };
             count
         ];
         let (mut inputs, mut outputs) = (1u32, 1u32);
         let (mut path, mut chain) = (Vec::new(), Vec::new());
         let mut up = Vec::new();
-        for rec in &self.recs {
+        for (n, rec) in self.recs.iter().enumerate() {
             let Kind::Leaf(leaf) = rec.kind else {
                 continue;
             };
@@ -360,13 +457,18 @@ impl<A> Program<A> {
                     .rev()
                     .filter(|&&b| matches!(self.recs[b as usize].kind, Kind::Regulator(_))),
             );
-            leaves[rec.slot as usize] = LeafInfo {
+            leaves[n] = LeafInfo {
+                slot: rec.slot,
                 guards: (p0, path.len() as u32),
                 regulators: (r0, chain.len() as u32),
                 input_at,
                 output_at,
                 max_duration: leaf.max_duration.unwrap_or(f64::INFINITY),
                 timer_at: rec.timer,
+                // Set once the block is laid out (`Program::compile`).
+                action_at: 0,
+                parent_at: 0,
+                status_at: 0,
             };
         }
         let mut entry = Vec::new();
@@ -465,6 +567,12 @@ impl<A> Program<A> {
             q += reports[at as usize];
         }
         (l, q)
+    }
+
+    /// What the hot path needs of action leaf `n`.
+    #[inline]
+    pub(crate) fn leaf(&self, n: u32) -> &LeafInfo {
+        &self.leaves[n as usize]
     }
 
     pub(crate) fn kids(&self, n: u32) -> &[u32] {

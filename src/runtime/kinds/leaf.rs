@@ -11,7 +11,8 @@ use crate::model::{Category, KindSpec, Node};
 use crate::runtime::Status;
 use crate::runtime::behaviour::KeyId;
 use crate::runtime::exec::{Exec, Hooks};
-use crate::runtime::{Outcome, program::NONE};
+use crate::runtime::Outcome;
+use crate::runtime::program::{LeafInfo, NONE};
 
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Leaf {
@@ -50,8 +51,8 @@ impl Def for Leaf {
     /// Fetches its input (a missing key resets the tree), then `on_enter`; it is active
     /// from now on and executes from the next step.
     fn enter<A, H: Hooks>(self, x: &mut Exec<'_, '_, A, H>, n: u32) -> Act {
-        let rec = &x.p.recs[n as usize];
-        let (slot, timer) = (rec.slot as usize, rec.timer);
+        let p = x.p;
+        let info = p.leaf(n);
         let value = match self.input {
             Some(k) => match x.st.context().get(k) {
                 Some(v) => Some(v.clone()),
@@ -62,7 +63,6 @@ impl Def for Leaf {
             },
             None => None,
         };
-        let info = &x.p.leaves[slot];
         let (input_at, output_at) = (info.input_at as usize, info.output_at as usize);
         if input_at != 0 {
             x.cold().inputs[input_at] = value;
@@ -70,32 +70,37 @@ impl Def for Leaf {
         if output_at != 0 {
             x.cold().produced[output_at] = None;
         }
-        if timer != NONE {
-            x.block.timers_mut()[timer as usize] = 0.0;
+        if info.timer_at != NONE {
+            x.block.timers_mut()[info.timer_at as usize] = 0.0;
         }
         x.mark_entered(n);
         x.set_status(n, Status::Running);
         x.emit(n, crate::runtime::EventKind::Enter);
-        x.call_action(slot, |actions, agent, io| actions.enter(slot, agent, io));
+        let slot = info.slot as usize;
+        x.call_action(info, |actions, agent, io| actions.enter(slot, agent, io));
         x.activate(n);
         Act::Running
     }
 }
 
-/// Executes leaf `n` (`on_execute`, then the `max_duration` check): `Some` when it
-/// finished.
-#[inline]
-pub(crate) fn execute<A, H: Hooks>(x: &mut Exec<'_, '_, A, H>, n: u32, dt: f64) -> Option<Status> {
-    let p = x.p;
-    let slot = p.recs[n as usize].slot as usize;
-    let info = &p.leaves[slot];
+/// Executes leaf `n`, which `info` describes (`on_execute`, then the `max_duration`
+/// check): `Some` when it finished.
+#[inline(always)]
+pub(crate) fn execute<A, H: Hooks>(
+    x: &mut Exec<'_, '_, A, H>,
+    n: u32,
+    info: &LeafInfo,
+    dt: f64,
+) -> Option<Status> {
+    let slot = info.slot as usize;
     x.emit(n, crate::runtime::EventKind::Execute);
-    let outcome = x.call_action(slot, |actions, agent, io| actions.execute(slot, agent, io, dt));
+    let outcome = x.call_action(info, |actions, agent, io| actions.execute(slot, agent, io, dt));
     match outcome {
         Outcome::Success => Some(Status::Success),
         Outcome::Failure => Some(Status::Failure),
         Outcome::Running => {
-            if info.max_duration.is_infinite() {
+            if info.timer_at == NONE {
+                // No `max_duration`.
                 return None;
             }
             let timer = &mut x.block.timers_mut()[info.timer_at as usize];
@@ -112,10 +117,11 @@ pub(crate) fn exit<A, H: Hooks>(x: &mut Exec<'_, '_, A, H>, n: u32, status: Stat
     let super::Kind::Leaf(leaf) = rec.kind else {
         return;
     };
-    let slot = rec.slot as usize;
+    let info = p.leaf(n);
+    let slot = info.slot as usize;
     x.deactivate(n);
-    x.call_action(slot, |actions, agent, io| actions.exit(slot, agent, io, status));
-    let output_at = p.leaves[slot].output_at as usize;
+    x.call_action(info, |actions, agent, io| actions.exit(slot, agent, io, status));
+    let output_at = info.output_at as usize;
     if let Some(k) = leaf.output
         && output_at != 0
         && let Some(cold) = x.st.cold.as_deref_mut()
@@ -130,12 +136,14 @@ pub(crate) fn exit<A, H: Hooks>(x: &mut Exec<'_, '_, A, H>, n: u32, status: Stat
 /// Running leaf `n` is aborted (its status already says so): it is not active any more,
 /// gets `on_exit(aborted)`, and what it produced is dropped.
 pub(crate) fn abort<A, H: Hooks>(x: &mut Exec<'_, '_, A, H>, n: u32) {
-    let slot = x.p.recs[n as usize].slot as usize;
+    let p = x.p;
+    let info = p.leaf(n);
+    let slot = info.slot as usize;
     x.deactivate(n);
-    x.call_action(slot, |actions, agent, io| {
+    x.call_action(info, |actions, agent, io| {
         actions.exit(slot, agent, io, Status::Aborted)
     });
-    let output_at = x.p.leaves[slot].output_at as usize;
+    let output_at = info.output_at as usize;
     if output_at != 0 {
         x.cold().produced[output_at] = None;
     }
