@@ -286,7 +286,7 @@ impl<A, H: Hooks> Exec<'_, '_, A, H> {
     #[inline(always)]
     pub(crate) fn call_action<R>(
         &mut self,
-        info: &LeafInfo,
+        info: &LeafInfo<A>,
         f: impl FnOnce(&mut ActionSlab<A>, &mut A, &mut LeafIo<'_>) -> R,
     ) -> R {
         let (input_at, output_at) = (info.input_at as usize, info.output_at as usize);
@@ -340,6 +340,7 @@ impl<A, H: Hooks> Exec<'_, '_, A, H> {
 
     // ---- the step -------------------------------------------------------------------
 
+    #[inline(always)]
     pub(crate) fn step(&mut self, dt: f64) {
         if self.st.flags & DUE != 0 {
             self.step_full(dt);
@@ -350,7 +351,12 @@ impl<A, H: Hooks> Exec<'_, '_, A, H> {
         self.st.stalled = false;
         self.st.step += 1;
         self.st.clock += dt;
-        self.guards_and_execute(dt);
+        match self.st.active.lone() {
+            // Phase 1 had nothing to do, so no leaf was entered in this step before phase 2:
+            // the one active leaf waits for nothing.
+            Some(leaf) => self.run_leaf(leaf, dt),
+            None => self.guards_and_execute(dt),
+        }
         self.finish_step();
     }
 
@@ -420,6 +426,7 @@ impl<A, H: Hooks> Exec<'_, '_, A, H> {
     /// Phases 2 and 3. With one active leaf (the common step) they are one check-then-run:
     /// a failing guard aborts the leaf, and a reset for a missing key leaves only leaves
     /// entered in this step, which wait for the next; either way nothing is left to execute.
+    #[inline(never)]
     fn guards_and_execute(&mut self, dt: f64) {
         if let Some(leaf) = self.st.active.lone() {
             if !self.entered_now(leaf) {
@@ -434,11 +441,11 @@ impl<A, H: Hooks> Exec<'_, '_, A, H> {
     }
 
     /// Phases 2 and 3 for a leaf that runs alone: its guards, its Regulators, its execute.
-    #[inline]
+    #[inline(always)]
     fn run_leaf(&mut self, leaf: u32, dt: f64) {
         let p = self.p;
         let info = p.leaf(leaf);
-        if info.guards.0 != info.guards.1 {
+        if !info.guards.is_empty() {
             // The guards take a while: let the action's state arrive meanwhile, and what
             // the leaf's completion would touch (its parent's record, the statuses).
             self.block.prefetch_at(info.action_at);
@@ -797,9 +804,8 @@ impl<A, H: Hooks> Exec<'_, '_, A, H> {
 
     /// [`Exec::check_path`] of the leaf `info` describes.
     #[inline(always)]
-    fn check_guards(&mut self, info: &LeafInfo, prev: u32, delivery: Delivery) -> Flow {
-        let p = self.p;
-        let path = &p.path[info.guards.0 as usize..info.guards.1 as usize];
+    fn check_guards(&mut self, info: &LeafInfo<A>, prev: u32, delivery: Delivery) -> Flow {
+        let path = &info.guards[..];
         // Outermost first: the branches' indices grow along the path.
         let path = if prev == 0 {
             path
@@ -835,7 +841,7 @@ impl<A, H: Hooks> Exec<'_, '_, A, H> {
 
     /// Phase 3's gate: whether every Regulator above the leaf `info` describes lets it
     /// execute in this step.
-    fn regulators_allow(&mut self, info: &LeafInfo, dt: f64) -> bool {
+    fn regulators_allow(&mut self, info: &LeafInfo<A>, dt: f64) -> bool {
         let p = self.p;
         let mut ok = true;
         for &r in &p.chain[info.regulators.0 as usize..info.regulators.1 as usize] {

@@ -344,8 +344,10 @@ pub(crate) fn cold_of<'c, A>(cold: &'c mut Option<Box<Cold>>, p: &Program<A>) ->
 }
 
 /// What an instance keeps besides its block and its cold block: counts, the step, the
-/// clock, the report queue's first places and the active leaves.
+/// clock, the report queue's first places and the active leaves. Laid out in this order
+/// (`repr(C)`, widest first, 128 bytes): what a step reads lies together at the end.
 #[derive(Clone)]
+#[repr(C)]
 pub(crate) struct State {
     pub stats: RunStats,
     pub step: u64,

@@ -118,14 +118,21 @@ impl<A> Clone for PathGuard<A> {
     }
 }
 
+impl<A> LeafInfo<A> {
+    /// Whether its entry has more to do than a plain leaf's: an input, an output, a timer.
+    #[inline]
+    pub(crate) fn io_or_timer(&self) -> bool {
+        self.input_at | self.output_at != 0 || self.timer_at != NONE
+    }
+}
+
 /// What the hot path needs of each action leaf, precomputed.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct LeafInfo {
+pub(crate) struct LeafInfo<A> {
     /// Its action's slot.
     pub slot: u32,
     /// Every guard of every branch above it, outermost branch first, each branch's in slot
-    /// order: `path[guards.0..guards.1]`.
-    pub guards: (u32, u32),
+    /// order (a TimeLimit's check on itself after its conditions).
+    pub guards: Box<[PathGuard<A>]>,
     /// Regulator ancestors: `chain[regulators.0..regulators.1]`.
     pub regulators: (u32, u32),
     /// Where its input lives in an instance: 0, shared and always empty, for leaves
@@ -170,9 +177,7 @@ pub struct Program<A> {
     pub(crate) depth: usize,
     /// What the hot path needs of each action leaf, by node index (other nodes' entries
     /// are empty).
-    pub(crate) leaves: Vec<LeafInfo>,
-    /// Guards on the way to each leaf (see [`LeafInfo::guards`]).
-    pub(crate) path: Vec<PathGuard<A>>,
+    pub(crate) leaves: Vec<LeafInfo<A>>,
     /// Regulators above each leaf (see [`LeafInfo::regulators`]).
     pub(crate) chain: Vec<u32>,
     /// Per action leaf (by slot), the route of its success (`[0]`) and of its failure.
@@ -227,7 +232,6 @@ impl<A: 'static> Program<A> {
                 perm_len: 0,
                 depth: 0,
                 leaves: Vec::new(),
-                path: Vec::new(),
                 chain: Vec::new(),
                 entry: Vec::new(),
                 routes: Vec::new(),
@@ -411,10 +415,10 @@ impl<A> Program<A> {
     /// each branch its guards ready to check on entry.
     fn index_leaves(&mut self) {
         let count = self.recs.len();
-        let mut leaves = vec![
-            LeafInfo {
+        let mut leaves: Vec<LeafInfo<A>> = (0..count)
+            .map(|_| LeafInfo {
                 slot: 0,
-                guards: (0, 0),
+                guards: Box::new([]),
                 regulators: (0, 0),
                 input_at: 0,
                 output_at: 0,
@@ -423,11 +427,10 @@ impl<A> Program<A> {
                 action_at: 0,
                 parent_at: 0,
                 status_at: 0,
-            };
-            count
-        ];
+            })
+            .collect();
         let (mut inputs, mut outputs) = (1u32, 1u32);
-        let (mut path, mut chain) = (Vec::new(), Vec::new());
+        let mut chain = Vec::new();
         let mut up = Vec::new();
         for (n, rec) in self.recs.iter().enumerate() {
             let Kind::Leaf(leaf) = rec.kind else {
@@ -447,7 +450,7 @@ impl<A> Program<A> {
                 up.push(at);
                 at = self.recs[at as usize].parent;
             }
-            let p0 = path.len() as u32;
+            let mut path = Vec::new();
             for &b in up.iter().rev() {
                 self.push_guards(b, &mut path, true);
             }
@@ -459,7 +462,7 @@ impl<A> Program<A> {
             );
             leaves[n] = LeafInfo {
                 slot: rec.slot,
-                guards: (p0, path.len() as u32),
+                guards: path.into_boxed_slice(),
                 regulators: (r0, chain.len() as u32),
                 input_at,
                 output_at,
@@ -483,7 +486,6 @@ impl<A> Program<A> {
         // Two are kept in the instance itself (see `Reports`).
         self.report_cap = reports.saturating_sub(2);
         self.leaves = leaves;
-        self.path = path;
         self.chain = chain;
         self.entry = entry;
     }
@@ -571,7 +573,7 @@ impl<A> Program<A> {
 
     /// What the hot path needs of action leaf `n`.
     #[inline]
-    pub(crate) fn leaf(&self, n: u32) -> &LeafInfo {
+    pub(crate) fn leaf(&self, n: u32) -> &LeafInfo<A> {
         &self.leaves[n as usize]
     }
 

@@ -53,25 +53,8 @@ impl Def for Leaf {
     fn enter<A, H: Hooks>(self, x: &mut Exec<'_, '_, A, H>, n: u32) -> Act {
         let p = x.p;
         let info = p.leaf(n);
-        let value = match self.input {
-            Some(k) => match x.st.context().get(k) {
-                Some(v) => Some(v.clone()),
-                None => {
-                    x.context_missing(n, k);
-                    return Act::Unwind;
-                }
-            },
-            None => None,
-        };
-        let (input_at, output_at) = (info.input_at as usize, info.output_at as usize);
-        if input_at != 0 {
-            x.cold().inputs[input_at] = value;
-        }
-        if output_at != 0 {
-            x.cold().produced[output_at] = None;
-        }
-        if info.timer_at != NONE {
-            x.block.timers_mut()[info.timer_at as usize] = 0.0;
+        if info.io_or_timer() && !enter_io(x, n, self, info) {
+            return Act::Unwind;
         }
         x.mark_entered(n);
         x.set_status(n, Status::Running);
@@ -83,13 +66,41 @@ impl Def for Leaf {
     }
 }
 
+/// Leaf `n`'s entry, for a leaf with an input, an output or a `max_duration`: fetches its
+/// input (false, the tree reset, when its key is missing), forgets what it produced
+/// before, starts its timer.
+#[inline(never)]
+fn enter_io<A, H: Hooks>(x: &mut Exec<'_, '_, A, H>, n: u32, leaf: Leaf, info: &LeafInfo<A>) -> bool {
+    let value = match leaf.input {
+        Some(k) => match x.st.context().get(k) {
+            Some(v) => Some(v.clone()),
+            None => {
+                x.context_missing(n, k);
+                return false;
+            }
+        },
+        None => None,
+    };
+    let (input_at, output_at) = (info.input_at as usize, info.output_at as usize);
+    if input_at != 0 {
+        x.cold().inputs[input_at] = value;
+    }
+    if output_at != 0 {
+        x.cold().produced[output_at] = None;
+    }
+    if info.timer_at != NONE {
+        x.block.timers_mut()[info.timer_at as usize] = 0.0;
+    }
+    true
+}
+
 /// Executes leaf `n`, which `info` describes (`on_execute`, then the `max_duration`
 /// check): `Some` when it finished.
 #[inline(always)]
 pub(crate) fn execute<A, H: Hooks>(
     x: &mut Exec<'_, '_, A, H>,
     n: u32,
-    info: &LeafInfo,
+    info: &LeafInfo<A>,
     dt: f64,
 ) -> Option<Status> {
     let slot = info.slot as usize;
@@ -121,16 +132,22 @@ pub(crate) fn exit<A, H: Hooks>(x: &mut Exec<'_, '_, A, H>, n: u32, status: Stat
     let slot = info.slot as usize;
     x.deactivate(n);
     x.call_action(info, |actions, agent, io| actions.exit(slot, agent, io, status));
-    let output_at = info.output_at as usize;
+    if info.output_at != 0 {
+        write_output(x, leaf, info);
+    }
+    x.finish(n, status);
+}
+
+/// What a leaf with `out_context` produced goes into the context as it exits.
+#[inline(never)]
+fn write_output<A, H: Hooks>(x: &mut Exec<'_, '_, A, H>, leaf: Leaf, info: &LeafInfo<A>) {
     if let Some(k) = leaf.output
-        && output_at != 0
         && let Some(cold) = x.st.cold.as_deref_mut()
-        && let Some(v) = cold.produced[output_at].take()
+        && let Some(v) = cold.produced[info.output_at as usize].take()
         && (leaf.overwrite || cold.context.get(k).is_none())
     {
         cold.context.set(k, Some(v));
     }
-    x.finish(n, status);
 }
 
 /// Running leaf `n` is aborted (its status already says so): it is not active any more,
