@@ -307,3 +307,40 @@ fn a_cycle_through_three_files_is_found_from_each_of_them() {
         );
     }
 }
+
+#[test]
+fn a_retry_for_ever_over_no_action_is_warned_and_a_finite_one_is_not() {
+    let tree = |times: i64| {
+        let mut root = Node::new("root", "Root");
+        root.inputs
+            .insert(arbor::model::Port::Child, vec![NodeId::new("sel")]);
+        let mut sel = Node::new("sel", "Selector");
+        sel.inputs.insert(
+            arbor::model::Port::Children,
+            vec![NodeId::new("re"), NodeId::new("a")],
+        );
+        let mut re = Node::new("re", "Retry");
+        re.fields
+            .insert("times".into(), arbor::model::Value::Int(times));
+        re.inputs
+            .insert(arbor::model::Port::Child, vec![NodeId::new("c")]);
+        let nodes = vec![
+            root,
+            sel,
+            re,
+            Node::new("c", "MockCondition"),
+            Node::new("a", "MockAction"),
+        ];
+        Tree::from_nodes(nodes).unwrap()
+    };
+    let catalog = Catalog::builtin();
+    let forever = validate(&tree(0), &catalog, &NoAssets);
+    assert!(
+        forever
+            .iter()
+            .any(|d| d.rule == Rule::NoAction && d.nodes == [NodeId::new("re")]),
+        "{forever:#?}"
+    );
+    let finite = validate(&tree(3), &catalog, &NoAssets);
+    assert!(finite.is_empty(), "{finite:#?}");
+}

@@ -1094,7 +1094,7 @@ impl<'a> Ctx<'a> {
         );
         for node in main {
             let forever = match node.kind.as_str() {
-                "Repeater" => {
+                "Repeater" | "Retry" => {
                     self.catalog
                         .field_value(node, "times")
                         .and_then(Value::as_i64)

@@ -15,11 +15,11 @@ use std::marker::PhantomData;
 use super::Status;
 use super::behaviour::{CondIo, CtxValue, KeyId, LeafIo};
 use super::instance::{
-    Cold, DUE, ENTERED, EPOCH, NOT_STARTED, NO_CONTEXT, RESTART, Report, State, TRIGGERS,
-    Trigger, cold_of, ctx, last_running,
+    Cold, DUE, ENTERED, EPOCH, NO_CONTEXT, NOT_STARTED, RESTART, Report, State, TRIGGERS, Trigger,
+    cold_of, ctx, last_running,
 };
 use super::kinds::{Act, EPS, Kind, leaf, regulator};
-use super::program::{LeafInfo, NONE, PathGuard, Program, Test};
+use super::program::{LeafInfo, NONE, PathGuard, Program, Route, Test};
 use super::slab::ActionSlab;
 use super::trace::{Event, EventKind, Observer, Reason};
 
@@ -264,6 +264,14 @@ impl<A, H: Hooks> Exec<'_, '_, A, H> {
         st.active.remove(n, || &mut cold_of(&mut st.cold, p).spill);
     }
 
+    /// Leaf `to` is active in the place of leaf `from` (see `Active::replace`).
+    #[inline]
+    pub(crate) fn replace_active(&mut self, from: u32, to: u32) {
+        let (st, p) = (&mut *self.st, self.p);
+        st.active
+            .replace(from, to, || &mut cold_of(&mut st.cold, p).spill);
+    }
+
     /// Whether active leaf `leaf` was entered in this step (it waits for the next one).
     fn entered_now(&self, leaf: u32) -> bool {
         self.st.last_entry == self.st.step && *self.epoch_word(leaf) & ENTERED != 0
@@ -451,7 +459,14 @@ impl<A, H: Hooks> Exec<'_, '_, A, H> {
             self.block.prefetch_at(info.action_at);
             self.block.prefetch_at(info.parent_at);
             self.block.prefetch_at(info.status_at);
-            if self.check_guards(info, 0, Delivery::Queued) != Flow::Running {
+            // With nothing queued, phase 4 would deliver a failed branch's report first and
+            // alone: it is delivered now.
+            let delivery = if self.st.reports.any() {
+                Delivery::Queued
+            } else {
+                Delivery::AtOnce
+            };
+            if self.check_guards(info, 0, delivery) != Flow::Running {
                 return;
             }
         }
@@ -699,6 +714,19 @@ impl<A, H: Hooks> Exec<'_, '_, A, H> {
             self.leaf_done(n, status);
             return;
         }
+        let p = self.p;
+        if let Route {
+            finished: done,
+            enter: Some((up, at, next)),
+        } = p.route(n, status)
+            && done.is_empty()
+            && let Kind::Leaf(_) = p.recs[*next as usize].kind
+        {
+            // Its parent moves on to the next child, a leaf: one hands over to the other.
+            *self.cursor_mut(*up) = *at;
+            leaf::hand_over(self, n, status, *next);
+            return;
+        }
         leaf::exit(self, n, status);
         self.deliver(n, status);
     }
@@ -713,7 +741,15 @@ impl<A, H: Hooks> Exec<'_, '_, A, H> {
             _ => self.st.stats.failed += 1,
         }
         let began_now = self.word(0) == self.st.step;
-        self.abort_all();
+        if self.st.active.len() == 0 && self.st.interrupt == NONE {
+            // The run's last leaf and every branch above it finished: nothing runs.
+            debug_assert!(
+                last_running(self.block.status()).is_none(),
+                "something runs when a run completes with no leaf active"
+            );
+        } else {
+            self.abort_all();
+        }
         self.reset_all();
         self.clear_context();
         if began_now {

@@ -221,6 +221,33 @@ impl Active {
         self.len -= 1;
     }
 
+    /// How many leaves are active.
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        usize::from(self.len)
+    }
+
+    /// Puts leaf `to` where active leaf `from` is: `to` comes right after `from` in tree
+    /// order, with nothing between (the next sibling of a leaf), so the order holds.
+    #[inline]
+    pub(crate) fn replace<'s>(
+        &mut self,
+        from: u32,
+        to: u32,
+        spill: impl FnOnce() -> &'s mut Vec<u32>,
+    ) {
+        debug_assert_eq!(to, from + 1, "a leaf's next sibling comes right after it");
+        let n = self.len as usize;
+        let place = if n <= INLINE {
+            self.inline[..n].iter_mut().find(|x| **x == from)
+        } else {
+            spill().iter_mut().find(|x| **x == from)
+        };
+        if let Some(x) = place {
+            *x = to;
+        }
+    }
+
     /// The only active leaf, when exactly one is.
     #[inline]
     pub(crate) fn lone(&self) -> Option<u32> {

@@ -7,8 +7,8 @@
 
 mod behaviour;
 mod exec;
-mod kinds;
 mod instance;
+mod kinds;
 mod program;
 mod slab;
 mod trace;

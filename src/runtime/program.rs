@@ -6,9 +6,9 @@
 
 use std::sync::Arc;
 
+use super::Status;
 use super::behaviour::CondIo;
 use super::behaviour::{Behaviours, Condition, KeyId, KeyTable, MAX_KEYS, NodeSpec};
-use super::Status;
 use super::kinds::{Build, Kind, Next};
 use super::slab::{ActionType, CondRef, SlabPlan};
 use crate::model::{Assets, Catalog, Category, Diagnostic, Node, Port, Tree, validate};
@@ -262,8 +262,9 @@ impl<A: 'static> Program<A> {
             // make a prefetch hint miss (it never faults).
             let parent = b.p.recs[n].parent;
             info.action_at = plan.action_offset(info.slot as usize) as u32;
-            info.parent_at =
-                plan.record_offset(b.p.recs.get(parent as usize).map_or(0, |r| r.ri) as usize) as u32;
+            info.parent_at = plan
+                .record_offset(b.p.recs.get(parent as usize).map_or(0, |r| r.ri) as usize)
+                as u32;
             info.status_at = (plan.status_offset() + parent as usize) as u32;
         }
         b.p.actions = Arc::new(plan);
@@ -372,7 +373,11 @@ impl<A> Program<A> {
         let mut routes = Vec::new();
         for (n, rec) in self.recs.iter().enumerate() {
             if let Kind::Leaf(_) = rec.kind {
-                debug_assert_eq!(routes.len(), rec.slot as usize, "leaves are slotted in order");
+                debug_assert_eq!(
+                    routes.len(),
+                    rec.slot as usize,
+                    "leaves are slotted in order"
+                );
                 routes.push([
                     route(n as u32, Status::Success),
                     route(n as u32, Status::Failure),
@@ -580,11 +585,6 @@ impl<A> Program<A> {
     pub(crate) fn kids(&self, n: u32) -> &[u32] {
         let r = &self.recs[n as usize];
         &self.links[r.kids.0 as usize..r.kids.1 as usize]
-    }
-
-    pub(crate) fn guards(&self, n: u32) -> &[u32] {
-        let r = &self.recs[n as usize];
-        &self.links[r.guards.0 as usize..r.guards.1 as usize]
     }
 }
 

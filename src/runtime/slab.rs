@@ -463,24 +463,6 @@ impl<A> ActionSlab<A> {
         unsafe { self.region_mut(self.plan.words_at, self.plan.words) }
     }
 
-    /// The record words and the statuses at once, to change both (the two regions do not
-    /// overlap).
-    #[inline]
-    pub(crate) fn rt_status_mut(&mut self) -> (&mut [u32], &mut [Status]) {
-        let (plan, base) = (&*self.plan, self.base.as_ptr());
-        // SAFETY: as in `rt` and `status`; `SlabPlan::new` lays the regions out apart,
-        // and `&mut self` makes the access to both exclusive.
-        unsafe {
-            (
-                std::slice::from_raw_parts_mut(base.cast::<u32>(), plan.records),
-                std::slice::from_raw_parts_mut(
-                    base.add(plan.status_at).cast::<Status>(),
-                    plan.nodes,
-                ),
-            )
-        }
-    }
-
     /// Each node's status.
     #[inline]
     pub(crate) fn status(&self) -> &[Status] {
@@ -498,45 +480,6 @@ impl<A> ActionSlab<A> {
     fn at(&self, c: &Calls<A>) -> *mut u8 {
         // SAFETY: `offset` is inside the block (`SlabPlan::new`).
         unsafe { self.base.as_ptr().add(c.offset) }
-    }
-
-    /// Asks the processor to start loading leaf `slot`'s action into cache, so a step
-    /// that checks guards first does not then wait for memory. Only a hint.
-    #[inline]
-    pub(crate) fn prefetch(&self, slot: usize) {
-        #[cfg(target_arch = "x86_64")]
-        if let Some(c) = self.plan.calls.get(slot) {
-            use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-            // SAFETY: SSE is part of x86_64; a prefetch never faults, and the address is
-            // inside this block anyway.
-            unsafe { _mm_prefetch::<_MM_HINT_T0>(self.at(c).cast::<i8>()) }
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = slot;
-    }
-
-    /// Asks the processor to start loading record word `r` and node `n`'s status: what a
-    /// leaf's completion reads and writes. Only a hint; nothing is fetched for an index
-    /// out of range (a condition has no record: `NONE`).
-    #[inline]
-    pub(crate) fn prefetch_node(&self, r: usize, n: usize) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-            let base = self.base.as_ptr();
-            // SAFETY: SSE is part of x86_64; a prefetch never faults, and both addresses
-            // are inside this block (`r < records`, `n < nodes`).
-            unsafe {
-                if r < self.plan.records {
-                    _mm_prefetch::<_MM_HINT_T0>(base.cast::<u32>().add(r).cast::<i8>());
-                }
-                if n < self.plan.nodes {
-                    _mm_prefetch::<_MM_HINT_T0>(base.add(self.plan.status_at).add(n).cast::<i8>());
-                }
-            }
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = (r, n);
     }
 
     /// Asks the processor to start loading the cache line `offset` bytes into the block

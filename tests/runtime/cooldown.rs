@@ -35,5 +35,8 @@ fn an_aborted_child_records_nothing() {
     );
     // The guard aborts `a` in step 2; the Cooldown is entered again in step 3 and, having
     // recorded nothing, enters its child.
-    expect(&r.steps(3), "0 enter root\n0 enter sel\n0 enter cd\n0 check g true\n0 enter a\n1 check g true\n1 execute a\n2 check g false\n2 abort a\n2 exit cd failure\n2 enter f\n3 execute f\n3 exit f success\n3 exit sel success\n3 exit root success\n3 complete root success\n3 restart root complete\n3 enter root\n3 enter sel\n3 enter cd\n3 check g true\n3 enter a");
+    expect(
+        &r.steps(3),
+        "0 enter root\n0 enter sel\n0 enter cd\n0 check g true\n0 enter a\n1 check g true\n1 execute a\n2 check g false\n2 abort a\n2 exit cd failure\n2 enter f\n3 execute f\n3 exit f success\n3 exit sel success\n3 exit root success\n3 complete root success\n3 restart root complete\n3 enter root\n3 enter sel\n3 enter cd\n3 check g true\n3 enter a",
+    );
 }

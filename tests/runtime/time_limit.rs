@@ -12,7 +12,10 @@ fn it_aborts_its_child_and_fails_when_the_time_is_up() {
          g: MockCondition script=T
          a: MockAction script=R",
     );
-    expect(&r.steps(3), "0 enter root\n0 enter tl\n0 check g true\n0 enter a\n1 check g true\n1 execute a\n2 check g true\n2 execute a\n3 check g true\n3 abort a\n3 exit tl failure\n3 exit root failure\n3 complete root failure\n3 restart root complete\n3 enter root\n3 enter tl\n3 check g true\n3 enter a");
+    expect(
+        &r.steps(3),
+        "0 enter root\n0 enter tl\n0 check g true\n0 enter a\n1 check g true\n1 execute a\n2 check g true\n2 execute a\n3 check g true\n3 abort a\n3 exit tl failure\n3 exit root failure\n3 complete root failure\n3 restart root complete\n3 enter root\n3 enter tl\n3 check g true\n3 enter a",
+    );
     assert_eq!(r.counts("a").aborts, 1);
 }
 
@@ -28,7 +31,10 @@ fn a_guard_further_out_is_checked_first() {
          a: MockAction script=RS
          b: MockAction script=R",
     );
-    expect(&r.steps(2)[..11], "0 enter root\n0 enter s\n0 check g true\n0 enter tl\n0 enter a\n1 check g true\n1 execute a\n2 check g false\n2 abort a\n2 abort tl\n2 exit s failure");
+    expect(
+        &r.steps(2)[..11],
+        "0 enter root\n0 enter s\n0 check g true\n0 enter tl\n0 enter a\n1 check g true\n1 execute a\n2 check g false\n2 abort a\n2 abort tl\n2 exit s failure",
+    );
 }
 
 #[test]

@@ -148,7 +148,12 @@ fn start<A, H: Hooks>(x: &mut Exec<'_, '_, A, H>, n: u32, random: bool, empty: S
 
 /// Does what `next` says: finish, or move the cursor to a slot and enter its child.
 #[inline]
-fn follow<A, H: Hooks>(x: &mut Exec<'_, '_, A, H>, n: u32, random: bool, next: Option<Next>) -> Act {
+fn follow<A, H: Hooks>(
+    x: &mut Exec<'_, '_, A, H>,
+    n: u32,
+    random: bool,
+    next: Option<Next>,
+) -> Act {
     match next {
         Some(Next::Child(at)) => {
             *x.cursor_mut(n) = at;

@@ -8,10 +8,10 @@
 
 use super::{Act, Build, Def, EPS, Needs};
 use crate::model::{Category, KindSpec, Node};
+use crate::runtime::Outcome;
 use crate::runtime::Status;
 use crate::runtime::behaviour::KeyId;
 use crate::runtime::exec::{Exec, Hooks};
-use crate::runtime::Outcome;
 use crate::runtime::program::{LeafInfo, NONE};
 
 #[derive(Clone, Copy, Debug)]
@@ -51,26 +51,41 @@ impl Def for Leaf {
     /// Fetches its input (a missing key resets the tree), then `on_enter`; it is active
     /// from now on and executes from the next step.
     fn enter<A, H: Hooks>(self, x: &mut Exec<'_, '_, A, H>, n: u32) -> Act {
-        let p = x.p;
-        let info = p.leaf(n);
-        if info.io_or_timer() && !enter_io(x, n, self, info) {
+        if !start(x, n, self) {
             return Act::Unwind;
         }
-        x.mark_entered(n);
-        x.set_status(n, Status::Running);
-        x.emit(n, crate::runtime::EventKind::Enter);
-        let slot = info.slot as usize;
-        x.call_action(info, |actions, agent, io| actions.enter(slot, agent, io));
         x.activate(n);
         Act::Running
     }
+}
+
+/// Leaf `n` starts: its input, its `enter`, `on_enter`; all but making it active. False
+/// when its input's key is missing (the tree was reset).
+#[inline(always)]
+fn start<A, H: Hooks>(x: &mut Exec<'_, '_, A, H>, n: u32, leaf: Leaf) -> bool {
+    let p = x.p;
+    let info = p.leaf(n);
+    if info.io_or_timer() && !enter_io(x, n, leaf, info) {
+        return false;
+    }
+    x.mark_entered(n);
+    x.set_status(n, Status::Running);
+    x.emit(n, crate::runtime::EventKind::Enter);
+    let slot = info.slot as usize;
+    x.call_action(info, |actions, agent, io| actions.enter(slot, agent, io));
+    true
 }
 
 /// Leaf `n`'s entry, for a leaf with an input, an output or a `max_duration`: fetches its
 /// input (false, the tree reset, when its key is missing), forgets what it produced
 /// before, starts its timer.
 #[inline(never)]
-fn enter_io<A, H: Hooks>(x: &mut Exec<'_, '_, A, H>, n: u32, leaf: Leaf, info: &LeafInfo<A>) -> bool {
+fn enter_io<A, H: Hooks>(
+    x: &mut Exec<'_, '_, A, H>,
+    n: u32,
+    leaf: Leaf,
+    info: &LeafInfo<A>,
+) -> bool {
     let value = match leaf.input {
         Some(k) => match x.st.context().get(k) {
             Some(v) => Some(v.clone()),
@@ -105,7 +120,9 @@ pub(crate) fn execute<A, H: Hooks>(
 ) -> Option<Status> {
     let slot = info.slot as usize;
     x.emit(n, crate::runtime::EventKind::Execute);
-    let outcome = x.call_action(info, |actions, agent, io| actions.execute(slot, agent, io, dt));
+    let outcome = x.call_action(info, |actions, agent, io| {
+        actions.execute(slot, agent, io, dt)
+    });
     match outcome {
         Outcome::Success => Some(Status::Success),
         Outcome::Failure => Some(Status::Failure),
@@ -121,17 +138,42 @@ pub(crate) fn execute<A, H: Hooks>(
     }
 }
 
-/// Leaf `n` stops with success or failure: `on_exit`, its out-context, its `exit` event.
+/// Leaf `n` stops with success or failure: it is not active any more; `on_exit`, its
+/// out-context, its `exit` event.
 pub(crate) fn exit<A, H: Hooks>(x: &mut Exec<'_, '_, A, H>, n: u32, status: Status) {
+    x.deactivate(n);
+    stop(x, n, status);
+}
+
+/// Leaf `from` finished with `status`, and its parent enters its next child, leaf `to`:
+/// `from` exits and `to` is entered, `to` taking `from`'s place among the active leaves.
+pub(crate) fn hand_over<A, H: Hooks>(
+    x: &mut Exec<'_, '_, A, H>,
+    from: u32,
+    status: Status,
+    to: u32,
+) {
+    stop(x, from, status);
+    let super::Kind::Leaf(leaf) = x.p.recs[to as usize].kind else {
+        return;
+    };
+    if start(x, to, leaf) {
+        x.replace_active(from, to);
+    }
+}
+
+/// [`exit`] but for the active leaves: `on_exit`, the out-context, the `exit` event.
+#[inline(always)]
+fn stop<A, H: Hooks>(x: &mut Exec<'_, '_, A, H>, n: u32, status: Status) {
     let p = x.p;
-    let rec = &p.recs[n as usize];
-    let super::Kind::Leaf(leaf) = rec.kind else {
+    let super::Kind::Leaf(leaf) = p.recs[n as usize].kind else {
         return;
     };
     let info = p.leaf(n);
     let slot = info.slot as usize;
-    x.deactivate(n);
-    x.call_action(info, |actions, agent, io| actions.exit(slot, agent, io, status));
+    x.call_action(info, |actions, agent, io| {
+        actions.exit(slot, agent, io, status)
+    });
     if info.output_at != 0 {
         write_output(x, leaf, info);
     }

@@ -183,6 +183,7 @@ macro_rules! kinds {
             }
 
             /// Whether some definition serves nodes of this kind.
+            #[cfg(test)]
             pub(crate) fn defined(name: &str, category: Category) -> bool {
                 false $(|| <$ty as Def>::serves(name, category))*
             }
@@ -277,5 +278,38 @@ pub(crate) fn finish_as(next: Option<Next>) -> Act {
     match next {
         Some(Next::Finish(s)) => Act::Done(s),
         _ => Act::Running,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Kind;
+    use crate::model::{Catalog, Category};
+
+    /// Every kind in the built-in catalog has a definition that runs it (a branch, Root or
+    /// Interrupt in its module here; a leaf or a condition through the behaviour the world
+    /// registers for it), and every definition's entries are in the catalog as defined.
+    #[test]
+    fn every_catalog_kind_has_a_definition_and_every_definition_is_in_the_catalog() {
+        let catalog = Catalog::builtin();
+        let behaviours = crate::world::world_behaviours();
+        for k in catalog.kinds() {
+            assert!(
+                Kind::defined(&k.name, k.category),
+                "no definition runs '{}'",
+                k.name
+            );
+            if matches!(k.category, Category::Leaf | Category::Condition) {
+                assert!(behaviours.knows(&k.name), "no behaviour for '{}'", k.name);
+            }
+        }
+        for spec in Kind::specs() {
+            assert_eq!(
+                catalog.kind(&spec.name),
+                Some(&spec),
+                "'{}' is defined but not in the catalog as defined",
+                spec.name
+            );
+        }
     }
 }
