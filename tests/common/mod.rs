@@ -52,6 +52,7 @@ pub fn expectation(path: &Path) -> (String, String) {
     (rule.to_owned(), node.to_owned())
 }
 
+pub mod reference;
 pub mod shapes;
 
 /// A `MockAction` script as the runtime reads it: `R` running, `F` failure, anything else

@@ -34,27 +34,31 @@ pub fn shape() -> impl Strategy<Value = Shape> {
                 proptest::collection::vec("[TF]{1,6}", 0..3)
             )
                 .prop_map(|(k, c, g)| Shape::Composite(k, c, g)),
-            (0..6usize, inner).prop_map(|(k, c)| Shape::Decorator(k, Box::new(c))),
+            (0..11usize, inner).prop_map(|(k, c)| Shape::Decorator(k, Box::new(c))),
         ]
     })
 }
 
-/// A random subtree of only the kinds a quiet transition takes on its short path (see
-/// `Exec::q_run`): Sequences (halting on failure or not) and Selectors with guards,
-/// actions without context keys, conditions. Most of a game's trees are made of these.
-pub fn quick_shape() -> impl Strategy<Value = Shape> {
+/// A random subtree of the kinds the reference interpreter (`reference.rs`) runs: actions
+/// without context keys, conditions, Sequences (halting or not), Selectors and Parallels
+/// with guards, and every decorator but the Regulator.
+pub fn reference_shape() -> impl Strategy<Value = Shape> {
     let leaf = prop_oneof![
         3 => ("[RSF]{1,6}", -500f32..500.0, -500f32..500.0)
             .prop_map(|(s, x, y)| Shape::Action(s, x, y, None, None)),
         1 => ("[TF]{1,5}", any::<bool>()).prop_map(|(s, i)| Shape::Check(s, i)),
     ];
     leaf.prop_recursive(5, 48, 5, |inner| {
-        (
-            prop_oneof![Just(0usize), Just(1), Just(5)],
-            proptest::collection::vec(inner, 1..5),
-            proptest::collection::vec("[TF]{1,6}", 0..3),
-        )
-            .prop_map(|(k, c, g)| Shape::Composite(k, c, g))
+        prop_oneof![
+            (
+                prop_oneof![Just(0usize), Just(1), Just(2), Just(5)],
+                proptest::collection::vec(inner.clone(), 1..5),
+                proptest::collection::vec("[TF]{1,6}", 0..3)
+            )
+                .prop_map(|(k, c, g)| Shape::Composite(k, c, g)),
+            (prop_oneof![0..5usize, 6..11usize], inner)
+                .prop_map(|(k, c)| Shape::Decorator(k, Box::new(c))),
+        ]
     })
 }
 
@@ -129,13 +133,33 @@ pub fn build(shape: &Shape, nodes: &mut Vec<Node>) -> NodeId {
                 "ForceSuccess",
                 "ForceFailure",
                 "Regulator",
+                "Retry",
+                "Cooldown",
+                "TimeLimit",
+                "RunOnce",
+                "Retry",
             ][*k];
             let mut n = Node::new(id.clone(), kind);
-            if kind == "Repeater" {
-                n.fields.insert("times".into(), Value::Int(3));
-            }
-            if kind == "Regulator" {
-                n.fields.insert("hz".into(), Value::Float(2.5));
+            match *k {
+                1 => {
+                    n.fields.insert("times".into(), Value::Int(3));
+                }
+                5 => {
+                    n.fields.insert("hz".into(), Value::Float(2.5));
+                }
+                6 => {
+                    n.fields.insert("times".into(), Value::Int(2));
+                }
+                7 => {
+                    n.fields.insert("seconds".into(), Value::Float(0.25));
+                }
+                8 => {
+                    n.fields.insert("seconds".into(), Value::Float(0.35));
+                }
+                10 => {
+                    n.fields.insert("times".into(), Value::Int(0));
+                }
+                _ => {}
             }
             let c = build(child, nodes);
             n.inputs.insert(Port::Child, vec![c]);

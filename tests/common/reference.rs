@@ -1,0 +1,660 @@
+//! A reference interpreter of SPEC §3, the property tests' oracle: written from the SPEC
+//! alone, as plainly as possible (a node record per node, recursion, a set of checked
+//! branches, a scan for whatever runs), with none of the runtime's shortcuts.
+//!
+//! It runs trees of Root, Sequence, Selector, Parallel, Inverter, ForceSuccess,
+//! ForceFailure, Repeater, UntilFail, Retry, Cooldown, TimeLimit and RunOnce over
+//! `MockAction` and `MockCondition` leaves without context keys or `max_duration`; no
+//! Interrupts, Regulators or random orders. Its trace lines are the runtime harness's:
+//! `STEP EVENT NODE [EXTRA]`.
+
+use std::collections::{BTreeSet, HashSet};
+
+use arbor::model::{Node, Port, Tree, Value};
+
+const EPS: f64 = 1e-9;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum St {
+    Idle,
+    Running,
+    Success,
+    Failure,
+    Aborted,
+}
+
+impl St {
+    fn word(self) -> &'static str {
+        match self {
+            St::Success => "success",
+            St::Failure => "failure",
+            _ => "?",
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+enum K {
+    Root,
+    Sequence { halt: bool },
+    Selector,
+    Parallel { all_succeed: bool, all_fail: bool },
+    Inverter,
+    ForceSuccess,
+    ForceFailure,
+    Repeater { times: u64, ignore: bool },
+    UntilFail,
+    Retry { times: u64 },
+    Cooldown { seconds: f64 },
+    TimeLimit { seconds: f64 },
+    RunOnce,
+    Action { script: Vec<char> },
+    Check { script: Vec<bool>, invert: bool },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Flow {
+    Running,
+    Done(St),
+    Unwind,
+}
+
+struct N {
+    id: String,
+    kind: K,
+    parent: Option<usize>,
+    kids: Vec<usize>,
+    guards: Vec<usize>,
+    /// One past the last node of its subtree (nodes are in pre-order).
+    end: usize,
+}
+
+/// One agent's run of a tree.
+pub struct Reference {
+    nodes: Vec<N>,
+    status: Vec<St>,
+    epoch: Vec<u64>,
+    cursor: Vec<usize>,
+    count: Vec<u64>,
+    succeeded: Vec<u64>,
+    began: Vec<u64>,
+    time: Vec<f64>,
+    recorded: Vec<bool>,
+    result: Vec<Option<St>>,
+    executed: Vec<usize>,
+    entered_at: Vec<u64>,
+    active: BTreeSet<usize>,
+    reports: Vec<(usize, St, u64)>,
+    step: u64,
+    clock: f64,
+    started: bool,
+    stalled: bool,
+    restart_due: bool,
+    /// The trace so far.
+    pub trace: Vec<String>,
+}
+
+fn text(node: &Node, field: &str) -> String {
+    match node.fields.get(field) {
+        Some(Value::Text(t)) => t.clone(),
+        _ => String::new(),
+    }
+}
+
+fn number(node: &Node, field: &str, default: f64) -> f64 {
+    match node.fields.get(field) {
+        Some(Value::Float(f)) => *f,
+        Some(Value::Int(i)) => *i as f64,
+        _ => default,
+    }
+}
+
+fn int(node: &Node, field: &str, default: i64) -> u64 {
+    match node.fields.get(field) {
+        Some(Value::Int(i)) => (*i).max(0) as u64,
+        _ => default.max(0) as u64,
+    }
+}
+
+fn flag(node: &Node, field: &str, default: bool) -> bool {
+    match node.fields.get(field) {
+        Some(Value::Bool(b)) => *b,
+        _ => default,
+    }
+}
+
+impl Reference {
+    /// The tree, not started; `None` for a kind it does not run.
+    pub fn new(tree: &Tree) -> Option<Self> {
+        let root = tree.nodes().iter().find(|n| n.kind == "Root")?;
+        let mut nodes = Vec::new();
+        Self::add(tree, root, None, &mut nodes)?;
+        let len = nodes.len();
+        Some(Self {
+            nodes,
+            status: vec![St::Idle; len],
+            epoch: vec![0; len],
+            cursor: vec![0; len],
+            count: vec![0; len],
+            succeeded: vec![0; len],
+            began: vec![0; len],
+            time: vec![0.0; len],
+            recorded: vec![false; len],
+            result: vec![None; len],
+            executed: vec![0; len],
+            entered_at: vec![0; len],
+            active: BTreeSet::new(),
+            reports: Vec::new(),
+            step: 0,
+            clock: 0.0,
+            started: false,
+            stalled: false,
+            restart_due: false,
+            trace: Vec::new(),
+        })
+    }
+
+    fn add(tree: &Tree, node: &Node, parent: Option<usize>, nodes: &mut Vec<N>) -> Option<usize> {
+        let kind = match node.kind.as_str() {
+            "Root" => K::Root,
+            "Sequence" => K::Sequence {
+                halt: flag(node, "halt_on_failure", true),
+            },
+            "Selector" => K::Selector,
+            "Parallel" => K::Parallel {
+                all_succeed: text(node, "success") != "one",
+                all_fail: text(node, "failure") == "all",
+            },
+            "Inverter" => K::Inverter,
+            "ForceSuccess" => K::ForceSuccess,
+            "ForceFailure" => K::ForceFailure,
+            "Repeater" => K::Repeater {
+                times: int(node, "times", 0),
+                ignore: flag(node, "ignore_failures", false),
+            },
+            "UntilFail" => K::UntilFail,
+            "Retry" => K::Retry {
+                times: int(node, "times", 3),
+            },
+            "Cooldown" => K::Cooldown {
+                seconds: number(node, "seconds", 1.0),
+            },
+            "TimeLimit" => K::TimeLimit {
+                seconds: number(node, "seconds", 1.0),
+            },
+            "RunOnce" => K::RunOnce,
+            "MockAction" => {
+                let s = text(node, "script");
+                K::Action {
+                    script: if s.is_empty() {
+                        vec!['S']
+                    } else {
+                        s.chars().collect()
+                    },
+                }
+            }
+            "MockCondition" => {
+                let s = text(node, "script");
+                let s = if s.is_empty() { "T".to_owned() } else { s };
+                K::Check {
+                    script: s.chars().map(|c| c == 'T').collect(),
+                    invert: flag(node, "invert", false),
+                }
+            }
+            _ => return None,
+        };
+        let at = nodes.len();
+        nodes.push(N {
+            id: node.id.to_string(),
+            kind,
+            parent,
+            kids: Vec::new(),
+            guards: Vec::new(),
+            end: at + 1,
+        });
+        for g in node.linked(Port::Conditions) {
+            let g = tree.node(g)?;
+            let gi = Self::add(tree, g, None, nodes)?;
+            nodes[at].guards.push(gi);
+        }
+        for port in [Port::Child, Port::Children] {
+            for k in node.linked(port) {
+                let k = tree.node(k)?;
+                let ki = Self::add(tree, k, Some(at), nodes)?;
+                nodes[at].kids.push(ki);
+            }
+        }
+        nodes[at].end = nodes.len();
+        Some(at)
+    }
+
+    fn emit(&mut self, n: usize, what: &str) {
+        let line = format!("{} {what} {}", self.step, self.nodes[n].id);
+        self.trace.push(line);
+    }
+
+    fn running(&self, n: usize) -> bool {
+        self.status[n] == St::Running
+    }
+
+    /// A condition's result at this step.
+    fn eval(&self, n: usize) -> bool {
+        let K::Check { script, invert } = &self.nodes[n].kind else {
+            return false;
+        };
+        let at = usize::try_from(self.step).unwrap_or(usize::MAX);
+        script[at.min(script.len() - 1)] != *invert
+    }
+
+    /// Advances one step of `dt` seconds (the first call also starts the tree).
+    pub fn step(&mut self, dt: f64) {
+        self.stalled = false;
+        if !self.started {
+            self.started = true;
+            self.step = 0;
+            self.enter(0);
+            self.stalled = false;
+        }
+        self.step += 1;
+        self.clock += dt;
+        self.guards();
+        if !self.stalled {
+            self.execute();
+        }
+        if !self.stalled {
+            let reports = std::mem::take(&mut self.reports);
+            for (n, s, e) in reports {
+                let fresh = self.status[n] == s && self.epoch[n] == e;
+                let parent = self.nodes[n].parent;
+                if !fresh || !parent.is_some_and(|p| self.running(p)) {
+                    continue;
+                }
+                if self.deliver(n, s) == Flow::Unwind && self.stalled {
+                    break;
+                }
+            }
+        }
+        if !self.stalled && self.restart_due && !self.running(0) {
+            self.restart_due = false;
+            self.emit(0, "restart");
+            self.trace.last_mut().unwrap().push_str(" stall");
+            self.enter(0);
+        }
+    }
+
+    /// Phase 2: the guards above each leaf entered before this step, in tree order, each
+    /// branch once, outermost first; a TimeLimit after its own conditions.
+    fn guards(&mut self) {
+        let mut checked = HashSet::new();
+        let leaves: Vec<usize> = self.active.iter().copied().collect();
+        'leaves: for leaf in leaves {
+            if self.entered_at[leaf] == self.step || !self.running(leaf) {
+                continue;
+            }
+            let mut path = Vec::new();
+            let mut at = self.nodes[leaf].parent;
+            while let Some(b) = at {
+                path.push(b);
+                at = self.nodes[b].parent;
+            }
+            for &b in path.iter().rev() {
+                if !checked.insert(b) {
+                    continue;
+                }
+                for gi in 0..self.nodes[b].guards.len() {
+                    let g = self.nodes[b].guards[gi];
+                    let r = self.eval(g);
+                    self.emit(g, "check");
+                    self.trace.last_mut().unwrap().push_str(&format!(" {r}"));
+                    if !r {
+                        self.fail_branch(b);
+                        continue 'leaves;
+                    }
+                }
+                if let K::TimeLimit { seconds } = self.nodes[b].kind
+                    && self.clock - self.time[b] >= seconds - EPS
+                {
+                    self.fail_branch(b);
+                    continue 'leaves;
+                }
+            }
+        }
+    }
+
+    fn fail_branch(&mut self, b: usize) {
+        self.abort_range(b + 1, self.nodes[b].end);
+        self.finish(b, St::Failure);
+        self.reports.push((b, St::Failure, self.epoch[b]));
+    }
+
+    /// Phase 3.
+    fn execute(&mut self) {
+        let leaves: Vec<usize> = self.active.iter().copied().collect();
+        for leaf in leaves {
+            if self.entered_at[leaf] == self.step || !self.running(leaf) {
+                continue;
+            }
+            self.emit(leaf, "execute");
+            let K::Action { script } = &self.nodes[leaf].kind else {
+                continue;
+            };
+            let letter = script[self.executed[leaf].min(script.len() - 1)];
+            self.executed[leaf] += 1;
+            let s = match letter {
+                'S' => St::Success,
+                'F' => St::Failure,
+                _ => continue,
+            };
+            self.active.remove(&leaf);
+            self.finish(leaf, s);
+            self.reports.push((leaf, s, self.epoch[leaf]));
+        }
+    }
+
+    fn finish(&mut self, n: usize, s: St) -> Flow {
+        self.status[n] = s;
+        self.emit(n, "exit");
+        self.trace
+            .last_mut()
+            .unwrap()
+            .push_str(&format!(" {}", s.word()));
+        Flow::Done(s)
+    }
+
+    fn deliver(&mut self, mut c: usize, mut s: St) -> Flow {
+        loop {
+            let Some(p) = self.nodes[c].parent else {
+                return Flow::Running;
+            };
+            if !self.running(p) {
+                return Flow::Running;
+            }
+            match self.react(p, s) {
+                Flow::Done(s2) => {
+                    c = p;
+                    s = s2;
+                }
+                f => return f,
+            }
+        }
+    }
+
+    fn enter(&mut self, n: usize) -> Flow {
+        match self.nodes[n].kind.clone() {
+            K::Action { .. } => {
+                self.epoch[n] += 1;
+                self.status[n] = St::Running;
+                self.emit(n, "enter");
+                self.executed[n] = 0;
+                self.entered_at[n] = self.step;
+                self.active.insert(n);
+                Flow::Running
+            }
+            K::Check { .. } => {
+                self.status[n] = St::Running;
+                self.emit(n, "enter");
+                let r = self.eval(n);
+                self.emit(n, "check");
+                self.trace.last_mut().unwrap().push_str(&format!(" {r}"));
+                self.finish(n, if r { St::Success } else { St::Failure })
+            }
+            kind => {
+                self.epoch[n] += 1;
+                self.status[n] = St::Running;
+                self.emit(n, "enter");
+                for gi in 0..self.nodes[n].guards.len() {
+                    let g = self.nodes[n].guards[gi];
+                    let r = self.eval(g);
+                    self.emit(g, "check");
+                    self.trace.last_mut().unwrap().push_str(&format!(" {r}"));
+                    if !r {
+                        return self.finish(n, St::Failure);
+                    }
+                }
+                self.begin(n, kind)
+            }
+        }
+    }
+
+    /// A branch's own entry, once it was counted and its guards held.
+    fn begin(&mut self, n: usize, kind: K) -> Flow {
+        match kind {
+            K::Root => {
+                self.began[n] = self.step;
+                self.enter_child(n, 0)
+            }
+            K::Sequence { .. } | K::Selector => {
+                self.cursor[n] = 0;
+                self.walk(n)
+            }
+            K::Parallel { .. } => {
+                self.count[n] = 0;
+                self.succeeded[n] = 0;
+                for i in 0..self.nodes[n].kids.len() {
+                    let k = self.nodes[n].kids[i];
+                    match self.enter(k) {
+                        Flow::Running => {}
+                        Flow::Unwind => return Flow::Unwind,
+                        Flow::Done(s) => {
+                            if let Some(f) = self.parallel_record(n, s) {
+                                return f;
+                            }
+                        }
+                    }
+                }
+                Flow::Running
+            }
+            K::Repeater { .. } | K::UntilFail | K::Retry { .. } => {
+                self.count[n] = 0;
+                self.began[n] = self.step;
+                self.enter_child(n, 0)
+            }
+            K::Cooldown { seconds } => {
+                if self.recorded[n] && self.clock - self.time[n] < seconds - EPS {
+                    return self.finish(n, St::Failure);
+                }
+                self.enter_child(n, 0)
+            }
+            K::TimeLimit { .. } => {
+                self.time[n] = self.clock;
+                self.enter_child(n, 0)
+            }
+            K::RunOnce => match self.result[n] {
+                Some(s) => self.finish(n, s),
+                None => self.enter_child(n, 0),
+            },
+            _ => self.enter_child(n, 0),
+        }
+    }
+
+    /// Enters child `i` of `n`; if it finishes at once, `n` reacts.
+    fn enter_child(&mut self, n: usize, i: usize) -> Flow {
+        let k = self.nodes[n].kids[i];
+        match self.enter(k) {
+            Flow::Done(s) => self.react(n, s),
+            f => f,
+        }
+    }
+
+    /// A Sequence or Selector enters its children from its cursor on, while they finish.
+    fn walk(&mut self, n: usize) -> Flow {
+        loop {
+            let Some(&k) = self.nodes[n].kids.get(self.cursor[n]) else {
+                let s = match self.nodes[n].kind {
+                    K::Sequence { .. } => St::Success,
+                    _ => St::Failure,
+                };
+                return self.finish(n, s);
+            };
+            match self.enter(k) {
+                Flow::Done(s) => {
+                    if let Some(f) = self.composite_decides(n, s) {
+                        return f;
+                    }
+                    self.cursor[n] += 1;
+                }
+                f => return f,
+            }
+        }
+    }
+
+    fn composite_decides(&mut self, n: usize, s: St) -> Option<Flow> {
+        match self.nodes[n].kind {
+            K::Sequence { halt } if s == St::Failure && halt => Some(self.finish(n, St::Failure)),
+            K::Selector if s == St::Success => Some(self.finish(n, St::Success)),
+            _ => None,
+        }
+    }
+
+    fn parallel_record(&mut self, n: usize, s: St) -> Option<Flow> {
+        let K::Parallel {
+            all_succeed,
+            all_fail,
+        } = self.nodes[n].kind
+        else {
+            return None;
+        };
+        let total = self.nodes[n].kids.len() as u64;
+        self.count[n] += 1;
+        if s == St::Success {
+            self.succeeded[n] += 1;
+        }
+        let (done, ok) = (self.count[n], self.succeeded[n]);
+        let failed = done - ok;
+        let success = s == St::Success && if all_succeed { ok == total } else { ok >= 1 };
+        let failure = s == St::Failure
+            && if all_fail {
+                failed == total
+            } else {
+                failed >= 1
+            };
+        let result = if success {
+            St::Success
+        } else if failure || done >= total {
+            St::Failure
+        } else {
+            return None;
+        };
+        self.abort_range(n + 1, self.nodes[n].end);
+        Some(self.finish(n, result))
+    }
+
+    /// Running `n` hears that its child finished with `s`.
+    fn react(&mut self, n: usize, s: St) -> Flow {
+        match self.nodes[n].kind.clone() {
+            K::Root => self.complete(s),
+            K::Sequence { .. } | K::Selector => {
+                if let Some(f) = self.composite_decides(n, s) {
+                    return f;
+                }
+                self.cursor[n] += 1;
+                self.walk(n)
+            }
+            K::Parallel { .. } => self.parallel_record(n, s).unwrap_or(Flow::Running),
+            K::Inverter => self.finish(
+                n,
+                if s == St::Success {
+                    St::Failure
+                } else {
+                    St::Success
+                },
+            ),
+            K::ForceSuccess => self.finish(n, St::Success),
+            K::ForceFailure => self.finish(n, St::Failure),
+            K::Repeater { times, ignore } => {
+                if s == St::Failure && !ignore {
+                    return self.finish(n, St::Failure);
+                }
+                self.count[n] += 1;
+                if times > 0 && self.count[n] >= times {
+                    return self.finish(n, St::Success);
+                }
+                self.again(n, times == 0)
+            }
+            K::UntilFail => {
+                if s == St::Failure {
+                    return self.finish(n, St::Success);
+                }
+                self.again(n, true)
+            }
+            K::Retry { times } => {
+                if s == St::Success {
+                    return self.finish(n, St::Success);
+                }
+                self.count[n] += 1;
+                if times > 0 && self.count[n] >= times {
+                    return self.finish(n, St::Failure);
+                }
+                self.again(n, times == 0)
+            }
+            K::Cooldown { .. } => {
+                self.time[n] = self.clock;
+                self.recorded[n] = true;
+                self.finish(n, s)
+            }
+            K::RunOnce => {
+                self.result[n] = Some(s);
+                self.finish(n, s)
+            }
+            K::TimeLimit { .. } => self.finish(n, s),
+            K::Action { .. } | K::Check { .. } => Flow::Running,
+        }
+    }
+
+    /// A loop runs its child again (its subtree reset); one with no bound whose child's run
+    /// began in this step stalls instead.
+    fn again(&mut self, n: usize, forever: bool) -> Flow {
+        if forever && self.began[n] == self.step {
+            return self.stall(n);
+        }
+        self.began[n] = self.step;
+        let k = self.nodes[n].kids[0];
+        for i in k..self.nodes[k].end {
+            self.status[i] = St::Idle;
+        }
+        self.enter_child(n, 0)
+    }
+
+    fn complete(&mut self, s: St) -> Flow {
+        self.finish(0, s);
+        self.emit(0, "complete");
+        self.trace
+            .last_mut()
+            .unwrap()
+            .push_str(&format!(" {}", s.word()));
+        self.abort_range(0, self.nodes.len());
+        self.reset_all();
+        if self.began[0] == self.step {
+            return self.stall(0);
+        }
+        self.emit(0, "restart");
+        self.trace.last_mut().unwrap().push_str(" complete");
+        self.enter(0)
+    }
+
+    fn stall(&mut self, n: usize) -> Flow {
+        self.emit(n, "stall");
+        self.abort_range(0, self.nodes.len());
+        self.reset_all();
+        self.reports.clear();
+        self.stalled = true;
+        self.restart_due = true;
+        Flow::Unwind
+    }
+
+    /// Aborts what runs in `from..end`, each node after everything below it.
+    fn abort_range(&mut self, from: usize, end: usize) {
+        for i in (from..end).rev() {
+            if self.running(i) {
+                self.status[i] = St::Aborted;
+                self.active.remove(&i);
+                self.emit(i, "abort");
+            }
+        }
+    }
+
+    fn reset_all(&mut self) {
+        self.status.fill(St::Idle);
+        self.active.clear();
+    }
+}
