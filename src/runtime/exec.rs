@@ -682,10 +682,10 @@ impl<A, H: Hooks> Exec<'_, '_, A, H> {
                 self.finish(b, done);
                 (c, s) = (b, done);
             }
-            if let Some((up, at, kid)) = route.enter {
-                *self.cursor_mut(up) = at;
-                match self.run(up, Act::Enter(kid)) {
-                    Flow::Done(done) => (c, s) = (up, done),
+            if let Some(m) = route.enter {
+                self.block.rt_mut()[m.cursor_at as usize] = m.slot;
+                match self.run(m.parent, Act::Enter(m.child)) {
+                    Flow::Done(done) => (c, s) = (m.parent, done),
                     f => return f,
                 }
             }
@@ -717,14 +717,14 @@ impl<A, H: Hooks> Exec<'_, '_, A, H> {
         let p = self.p;
         if let Route {
             finished: done,
-            enter: Some((up, at, next)),
+            enter: Some(m),
         } = p.route(n, status)
+            && m.leaf
             && done.is_empty()
-            && let Kind::Leaf(_) = p.recs[*next as usize].kind
         {
             // Its parent moves on to the next child, a leaf: one hands over to the other.
-            *self.cursor_mut(*up) = *at;
-            leaf::hand_over(self, n, status, *next);
+            self.block.rt_mut()[m.cursor_at as usize] = m.slot;
+            leaf::hand_over(self, n, status, m.child);
             return;
         }
         leaf::exit(self, n, status);

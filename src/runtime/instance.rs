@@ -408,7 +408,13 @@ impl State {
     #[inline]
     pub(crate) fn mark_entered<A>(&mut self, p: &Program<A>, rt: &mut [u32], ri: usize) {
         if self.last_entry != self.step {
-            if self.active.len == 0 {
+            // With no other leaf active, no mark is left to clear.
+            let others = match self.active.len {
+                0 => false,
+                1 => p.recs[self.active.inline[0] as usize].ri as usize != ri,
+                _ => true,
+            };
+            if !others {
                 self.last_entry = self.step;
             } else {
                 self.clear_entered_marks(p, rt);

@@ -155,12 +155,24 @@ pub(crate) struct LeafInfo<A> {
 
 /// Where a leaf's report goes, as far as the tree alone decides it (see
 /// [`Program::route`]): the branches above it that finish on it, deepest first, each with
-/// its status; then, if the parent of the last one moves on to a next child, that parent,
-/// the slot it moves its cursor to and the child it enters.
+/// its status; then, if the parent of the last one moves on to a next child, what that
+/// parent does.
 #[derive(Clone, Debug)]
 pub(crate) struct Route {
     pub finished: Box<[(u32, Status)]>,
-    pub enter: Option<(u32, u32, u32)>,
+    pub enter: Option<MoveOn>,
+}
+
+/// A parent moving on to its next child (see [`Route`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct MoveOn {
+    pub parent: u32,
+    /// The parent's cursor word among an instance's record words, and the slot it moves to.
+    pub cursor_at: u32,
+    pub slot: u32,
+    /// The child it enters, and whether that is an action leaf.
+    pub child: u32,
+    pub leaf: bool,
 }
 
 /// A compiled tree, shared by every agent that runs it.
@@ -357,9 +369,16 @@ impl<A> Program<A> {
                         (c, s) = (up, done);
                     }
                     Some(Next::Child(j)) if !random => {
+                        let child = kids[j as usize];
                         return Route {
                             finished: finished.into_boxed_slice(),
-                            enter: Some((up, j, kids[j as usize])),
+                            enter: Some(MoveOn {
+                                parent: up,
+                                cursor_at: rec.ri + 1,
+                                slot: j,
+                                child,
+                                leaf: matches!(self.recs[child as usize].kind, Kind::Leaf(_)),
+                            }),
                         };
                     }
                     _ => break,

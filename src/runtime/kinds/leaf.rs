@@ -147,6 +147,7 @@ pub(crate) fn exit<A, H: Hooks>(x: &mut Exec<'_, '_, A, H>, n: u32, status: Stat
 
 /// Leaf `from` finished with `status`, and its parent enters its next child, leaf `to`:
 /// `from` exits and `to` is entered, `to` taking `from`'s place among the active leaves.
+#[inline]
 pub(crate) fn hand_over<A, H: Hooks>(
     x: &mut Exec<'_, '_, A, H>,
     from: u32,
@@ -157,32 +158,34 @@ pub(crate) fn hand_over<A, H: Hooks>(
     let super::Kind::Leaf(leaf) = x.p.recs[to as usize].kind else {
         return;
     };
-    if start(x, to, leaf) {
-        x.replace_active(from, to);
-    }
+    // `to` takes `from`'s place first: entering it then has no other active leaf's mark
+    // to clear when `from` was the only one.
+    x.replace_active(from, to);
+    // A missing key resets the tree (and starts it again) from within: nothing is left.
+    start(x, to, leaf);
 }
 
 /// [`exit`] but for the active leaves: `on_exit`, the out-context, the `exit` event.
 #[inline(always)]
 fn stop<A, H: Hooks>(x: &mut Exec<'_, '_, A, H>, n: u32, status: Status) {
     let p = x.p;
-    let super::Kind::Leaf(leaf) = p.recs[n as usize].kind else {
-        return;
-    };
     let info = p.leaf(n);
     let slot = info.slot as usize;
     x.call_action(info, |actions, agent, io| {
         actions.exit(slot, agent, io, status)
     });
     if info.output_at != 0 {
-        write_output(x, leaf, info);
+        write_output(x, n, info);
     }
     x.finish(n, status);
 }
 
-/// What a leaf with `out_context` produced goes into the context as it exits.
+/// What leaf `n`, which has `out_context`, produced goes into the context as it exits.
 #[inline(never)]
-fn write_output<A, H: Hooks>(x: &mut Exec<'_, '_, A, H>, leaf: Leaf, info: &LeafInfo<A>) {
+fn write_output<A, H: Hooks>(x: &mut Exec<'_, '_, A, H>, n: u32, info: &LeafInfo<A>) {
+    let super::Kind::Leaf(leaf) = x.p.recs[n as usize].kind else {
+        return;
+    };
     if let Some(k) = leaf.output
         && let Some(cold) = x.st.cold.as_deref_mut()
         && let Some(v) = cold.produced[info.output_at as usize].take()
