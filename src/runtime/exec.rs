@@ -201,14 +201,6 @@ impl<A, H: Hooks> Exec<'_, '_, A, H> {
         *self.epoch_word(n) & !ENTERED
     }
 
-    /// Node `n` is entered: a new epoch.
-    #[inline]
-    fn bump(&mut self, n: u32) {
-        let ri = self.p.recs[n as usize].ri as usize;
-        let e = &mut self.block.rt_mut()[ri];
-        *e = e.wrapping_add(EPOCH);
-    }
-
     /// Branch `n`'s cursor word (see `Rec::ri`).
     #[inline]
     pub(crate) fn cursor(&self, n: u32) -> u32 {
@@ -585,7 +577,8 @@ impl<A, H: Hooks> Exec<'_, '_, A, H> {
         let rec = &p.recs[n as usize];
         let kind = rec.kind;
         if kind.is_branch() {
-            self.bump(n);
+            let e = &mut self.block.rt_mut()[rec.ri as usize];
+            *e = e.wrapping_add(EPOCH);
             self.set_status(n, Status::Running);
             self.emit(n, EventKind::Enter);
             if rec.entry.0 != rec.entry.1

@@ -64,7 +64,7 @@ impl Def for Sequence {
     }
 
     fn react<A, H: Hooks>(self, x: &mut Exec<'_, '_, A, H>, n: u32, s: Status) -> Act {
-        follow(x, n, self.random, self.next(x.cursor(n), count(x, n), s))
+        heard(x, n, self.random, s, |at, count, s| self.next(at, count, s))
     }
 
     /// A failure ends it, unless `halt_on_failure` is off; otherwise the next child, and
@@ -113,7 +113,7 @@ impl Def for Selector {
     }
 
     fn react<A, H: Hooks>(self, x: &mut Exec<'_, '_, A, H>, n: u32, s: Status) -> Act {
-        follow(x, n, self.random, self.next(x.cursor(n), count(x, n), s))
+        heard(x, n, self.random, s, |at, count, s| self.next(at, count, s))
     }
 
     /// A success ends it; otherwise the next child, and after the last, failure.
@@ -128,22 +128,34 @@ impl Def for Selector {
     }
 }
 
-fn count<A, H: Hooks>(x: &Exec<'_, '_, A, H>, n: u32) -> u32 {
-    x.p.kids(n).len() as u32
-}
-
 /// Entered: a new order if it is random, then the first child (none: `empty`).
 #[inline]
 fn start<A, H: Hooks>(x: &mut Exec<'_, '_, A, H>, n: u32, random: bool, empty: Status) -> Act {
     if random {
         shuffle(x, n);
     }
-    let first = if count(x, n) > 0 {
+    let rec = &x.p.recs[n as usize];
+    let first = if rec.kids.1 > rec.kids.0 {
         Next::Child(0)
     } else {
         Next::Finish(empty)
     };
     follow(x, n, random, Some(first))
+}
+
+/// A child of `n` finished with `s`: what the rule `next` says, from the cursor.
+#[inline]
+fn heard<A, H: Hooks>(
+    x: &mut Exec<'_, '_, A, H>,
+    n: u32,
+    random: bool,
+    s: Status,
+    next: impl FnOnce(u32, u32, Status) -> Option<Next>,
+) -> Act {
+    let rec = &x.p.recs[n as usize];
+    let at = x.block.rt()[rec.ri as usize + 1];
+    let go = next(at, rec.kids.1 - rec.kids.0, s);
+    follow(x, n, random, go)
 }
 
 /// Does what `next` says: finish, or move the cursor to a slot and enter its child.
@@ -156,12 +168,13 @@ fn follow<A, H: Hooks>(
 ) -> Act {
     match next {
         Some(Next::Child(at)) => {
-            *x.cursor_mut(n) = at;
-            let rec = &x.p.recs[n as usize];
+            let p = x.p;
+            let rec = &p.recs[n as usize];
+            x.block.rt_mut()[rec.ri as usize + 1] = at;
             let kid = if random {
                 x.cold().perm[rec.slot as usize + at as usize]
             } else {
-                x.p.kids(n)[at as usize]
+                p.links[(rec.kids.0 + at) as usize]
             };
             Act::Enter(kid)
         }
