@@ -15,7 +15,7 @@ use std::marker::PhantomData;
 use super::Status;
 use super::behaviour::{CondIo, CtxValue, KeyId, LeafIo};
 use super::instance::{
-    Cold, DUE, ENTERED, EPOCH, NO_CONTEXT, NOT_STARTED, RESTART, Report, State, TRIGGERS, Trigger,
+    Cold, DUE, NO_CONTEXT, NOT_STARTED, RENUMBER, RESTART, Report, State, TRIGGERS, Trigger,
     cold_of, ctx, last_running,
 };
 use super::kinds::{Act, EPS, Kind, leaf, regulator};
@@ -189,16 +189,11 @@ impl<A, H: Hooks> Exec<'_, '_, A, H> {
         self.st.clock
     }
 
-    /// Node `n`'s epoch word (not a condition's: it has no record).
-    #[inline]
-    fn epoch_word(&self, n: u32) -> &u32 {
-        &self.block.rt()[self.p.recs[n as usize].ri as usize]
-    }
-
-    /// Node `n`'s epoch, without a leaf's [`ENTERED`] bit.
+    /// Node `n`'s epoch: the serial of its last entry (not a condition's: it has no
+    /// record).
     #[inline]
     pub(crate) fn epoch(&self, n: u32) -> u32 {
-        *self.epoch_word(n) & !ENTERED
+        self.block.rt()[self.p.recs[n as usize].ri as usize]
     }
 
     /// Branch `n`'s cursor word (see `Rec::ri`).
@@ -266,18 +261,14 @@ impl<A, H: Hooks> Exec<'_, '_, A, H> {
 
     /// Whether active leaf `leaf` was entered in this step (it waits for the next one).
     fn entered_now(&self, leaf: u32) -> bool {
-        self.st.last_entry == self.st.step && *self.epoch_word(leaf) & ENTERED != 0
+        self.epoch(leaf) > self.st.step_base
     }
 
-    /// Leaf `n` is entered now: marks it [`ENTERED`] and counts the entry in its epoch,
-    /// first clearing the marks of the active leaves if they were entered in an earlier
-    /// step. (Under SPEC §3.2's phases only an Interrupt enters leaves before phase 3,
-    /// once it has aborted every other leaf; clearing keeps the mark exact whatever the
-    /// order of the phases.)
-    #[inline]
+    /// Node `n` is entered now: its epoch takes the next entry serial.
+    #[inline(always)]
     pub(crate) fn mark_entered(&mut self, n: u32) {
         let ri = self.p.recs[n as usize].ri as usize;
-        self.st.mark_entered(self.p, self.block.rt_mut(), ri);
+        self.st.mark_entered(self.block.rt_mut(), ri);
     }
 
     /// Calls the action of leaf `slot` with its I/O: the input fetched at entry, where what
@@ -351,13 +342,19 @@ impl<A, H: Hooks> Exec<'_, '_, A, H> {
         self.st.stalled = false;
         self.st.step += 1;
         self.st.clock += dt;
+        // Phase 4 of the step before left nothing queued.
+        debug_assert!(!self.st.reports.any(), "a report waits from an earlier step");
         match self.st.active.lone() {
             // Phase 1 had nothing to do, so no leaf was entered in this step before phase 2:
-            // the one active leaf waits for nothing.
-            Some(leaf) => self.run_leaf(leaf, dt),
-            None => self.guards_and_execute(dt),
+            // the one active leaf waits for nothing. With nothing queued, whatever it
+            // reports is delivered at once, so phase 4 has nothing to do either.
+            Some(leaf) => self.run_leaf(leaf, dt, Delivery::AtOnce),
+            None => {
+                self.st.step_base = self.st.entries;
+                self.guards_and_execute(dt);
+                self.finish_step();
+            }
         }
-        self.finish_step();
     }
 
     /// Phase 4 of a step with nothing due after it: the reports, unless the tree stalled.
@@ -372,12 +369,16 @@ impl<A, H: Hooks> Exec<'_, '_, A, H> {
     #[inline(never)]
     fn step_full(&mut self, dt: f64) {
         self.st.stalled = false;
+        if self.st.flags & RENUMBER != 0 {
+            self.renumber();
+        }
         if self.st.flags & NOT_STARTED != 0 {
             self.st.flags &= !NOT_STARTED;
             self.st.step = 0;
             self.enter(0);
             self.st.stalled = false;
         }
+        self.st.step_base = self.st.entries;
         // The start is at clock 0; every step adds its dt before phase 1 (SPEC §3.3.1).
         self.st.step += 1;
         self.st.clock += dt;
@@ -397,6 +398,20 @@ impl<A, H: Hooks> Exec<'_, '_, A, H> {
             self.st.flags &= !RESTART;
             self.emit(0, EventKind::Restart(Reason::Stall));
             self.enter(0);
+        }
+    }
+
+    /// The entry serials start again: every epoch becomes 0, below any serial to come.
+    /// Done between steps, when no report is queued, whose epoch would be stale.
+    #[cold]
+    fn renumber(&mut self) {
+        self.st.flags &= !RENUMBER;
+        self.st.entries = 0;
+        let rt = self.block.rt_mut();
+        for rec in &self.p.recs {
+            if rec.ri != NONE {
+                rt[rec.ri as usize] = 0;
+            }
         }
     }
 
@@ -430,7 +445,14 @@ impl<A, H: Hooks> Exec<'_, '_, A, H> {
     fn guards_and_execute(&mut self, dt: f64) {
         if let Some(leaf) = self.st.active.lone() {
             if !self.entered_now(leaf) {
-                self.run_leaf(leaf, dt);
+                // With nothing queued, phase 4 would deliver what it reports first and
+                // alone: it is delivered now.
+                let delivery = if self.st.reports.any() {
+                    Delivery::Queued
+                } else {
+                    Delivery::AtOnce
+                };
+                self.run_leaf(leaf, dt, delivery);
             }
             return;
         }
@@ -441,8 +463,10 @@ impl<A, H: Hooks> Exec<'_, '_, A, H> {
     }
 
     /// Phases 2 and 3 for a leaf that runs alone: its guards, its Regulators, its execute.
+    /// A report (a failed branch's, or the leaf's) is queued or delivered at once, as
+    /// `delivery` says.
     #[inline(always)]
-    fn run_leaf(&mut self, leaf: u32, dt: f64) {
+    fn run_leaf(&mut self, leaf: u32, dt: f64, delivery: Delivery) {
         let p = self.p;
         let info = p.leaf(leaf);
         if !info.guards.is_empty() {
@@ -451,13 +475,6 @@ impl<A, H: Hooks> Exec<'_, '_, A, H> {
             self.block.prefetch_at(info.action_at);
             self.block.prefetch_at(info.parent_at);
             self.block.prefetch_at(info.status_at);
-            // With nothing queued, phase 4 would deliver a failed branch's report first and
-            // alone: it is delivered now.
-            let delivery = if self.st.reports.any() {
-                Delivery::Queued
-            } else {
-                Delivery::AtOnce
-            };
             if self.check_guards(info, 0, delivery) != Flow::Running {
                 return;
             }
@@ -466,7 +483,7 @@ impl<A, H: Hooks> Exec<'_, '_, A, H> {
             return;
         }
         if let Some(status) = leaf::execute(self, leaf, info, dt) {
-            self.lone_leaf_done(leaf, status);
+            self.lone_leaf_done(leaf, status, delivery);
         }
     }
 
@@ -565,20 +582,18 @@ impl<A, H: Hooks> Exec<'_, '_, A, H> {
 
     /// Enters node `n` and whatever it enters in turn, as long as nodes finish at once.
     pub(crate) fn enter(&mut self, n: u32) -> Flow {
-        let act = self.begin(n);
-        self.run(n, act)
+        self.run(n, Act::Enter(n))
     }
 
     /// The entry of node `n` itself: for a branch, the count, `enter` and its guards
     /// (SPEC §3.3: one that fails makes the branch fail at once); then its kind's `enter`.
-    #[inline]
+    #[inline(always)]
     fn begin(&mut self, n: u32) -> Act {
         let p = self.p;
         let rec = &p.recs[n as usize];
         let kind = rec.kind;
         if kind.is_branch() {
-            let e = &mut self.block.rt_mut()[rec.ri as usize];
-            *e = e.wrapping_add(EPOCH);
+            self.st.mark_entered(self.block.rt_mut(), rec.ri as usize);
             self.set_status(n, Status::Running);
             self.emit(n, EventKind::Enter);
             if rec.entry.0 != rec.entry.1
@@ -606,7 +621,9 @@ impl<A, H: Hooks> Exec<'_, '_, A, H> {
 
     /// Carries out what node `top` asked for (`act`), as one loop down the tree and back:
     /// a child it enters is entered here, and a child that finishes at once is heard by
-    /// its parent here, until `top` runs on, finishes or the tree was reset.
+    /// its parent here, until `top` runs on, finishes or the tree was reset. `act` is
+    /// [`Act::Enter`]`(top)` to enter `top` itself.
+    #[inline(never)]
     fn run(&mut self, top: u32, mut act: Act) -> Flow {
         let mut n = top;
         loop {
@@ -699,11 +716,11 @@ impl<A, H: Hooks> Exec<'_, '_, A, H> {
         }
     }
 
-    /// Leaf `n`, the only one executed in this phase 3, finished. With nothing queued
-    /// before it, phase 4 would deliver its report first and alone: it is delivered now.
+    /// Leaf `n`, the only one executed in this phase 3, finished; its report is queued or
+    /// delivered at once, as `delivery` says.
     #[inline(never)]
-    pub(crate) fn lone_leaf_done(&mut self, n: u32, status: Status) {
-        if self.st.reports.any() {
+    pub(crate) fn lone_leaf_done(&mut self, n: u32, status: Status, delivery: Delivery) {
+        if delivery == Delivery::Queued {
             self.leaf_done(n, status);
             return;
         }

@@ -89,18 +89,14 @@ pub(crate) enum Trigger {
 }
 
 // A node's run state besides its status is its run record among the record words of the
-// instance's block (see `Rec::ri`): an epoch word, bumped by [`EPOCH`] at each entry so
-// that stale reports are told apart, and for a branch a cursor word, which its kind uses
-// as its module says. A leaf has only its epoch word, whose lowest bit is its [`ENTERED`]
-// mark. What only a few kinds keep is apart, for those nodes alone: timers (seconds, or a
-// time on the clock) and 64-bit words (a step or a count), as `kinds::Needs` asks.
+// instance's block (see `Rec::ri`): an epoch word, which takes a new serial number at each
+// entry (`State::entries`), so that stale reports are told apart and a leaf entered in this
+// step is known; and for a branch a cursor word, which its kind uses as its module says.
+// What only a few kinds keep is apart, for those nodes alone: timers (seconds, or a time
+// on the clock) and 64-bit words (a step or a count), as `kinds::Needs` asks.
 
-/// Leaf: the lowest bit of its epoch word, set while it is active and was entered in the
-/// step `State::last_entry` (see `Exec::entered_now`).
-pub(crate) const ENTERED: u32 = 1;
-
-/// What an entry adds to an epoch word, leaving a leaf's [`ENTERED`] bit as it is.
-pub(crate) const EPOCH: u32 = 2;
+/// The entry serial at which [`RENUMBER`] is set: half the range, so a step never wraps it.
+pub(crate) const RENUMBER_AT: u32 = 1 << 31;
 
 /// [`State::flags`]: not started yet.
 pub(crate) const NOT_STARTED: u16 = 1;
@@ -111,8 +107,11 @@ pub(crate) const TRIGGERS: u16 = 2;
 pub(crate) const RESTART: u16 = 4;
 /// [`State::flags`]: the display snapshot (`Cold::shown`) is kept.
 pub(crate) const RECORD: u16 = 8;
+/// [`State::flags`]: the entry serials reached [`RENUMBER_AT`]; the next step starts them
+/// again (see `Exec::step_full`).
+pub(crate) const RENUMBER: u16 = 16;
 /// The flags that make a step take `Exec::step_full`.
-pub(crate) const DUE: u16 = NOT_STARTED | TRIGGERS | RESTART;
+pub(crate) const DUE: u16 = NOT_STARTED | TRIGGERS | RESTART | RENUMBER;
 
 /// Active leaves kept inline, without a heap block (one or two run at a time in most trees).
 const INLINE: usize = 4;
@@ -378,9 +377,12 @@ pub(crate) fn cold_of<'c, A>(cold: &'c mut Option<Box<Cold>>, p: &Program<A>) ->
 pub(crate) struct State {
     pub stats: RunStats,
     pub step: u64,
-    /// The last step in which a leaf was entered. The active leaves entered in it are
-    /// marked [`ENTERED`]; the marks are cleared when a leaf is entered in a later step.
-    pub last_entry: u64,
+    /// The serial of the last entry of a node, which its epoch word took; and its value
+    /// when this step's phase 1 began: a node whose epoch is above it was entered in this
+    /// step (see `Exec::entered_now`; the common step, which needs neither, keeps no
+    /// `step_base`).
+    pub entries: u32,
+    pub step_base: u32,
     /// The random generator's state (SplitMix64).
     pub rng: u64,
     /// Seconds elapsed: the sum of the dts of the steps so far (SPEC §3.3.1).
@@ -402,34 +404,15 @@ impl State {
         ctx(&self.cold)
     }
 
-    /// The leaf whose epoch is record word `ri` of `rt` is entered now: counts the entry
-    /// in its epoch and marks it [`ENTERED`], first clearing the marks of the active leaves
-    /// if they were entered in an earlier step (see `Exec::mark_entered`).
-    #[inline]
-    pub(crate) fn mark_entered<A>(&mut self, p: &Program<A>, rt: &mut [u32], ri: usize) {
-        if self.last_entry != self.step {
-            // With no other leaf active, no mark is left to clear.
-            let others = match self.active.len {
-                0 => false,
-                1 => p.recs[self.active.inline[0] as usize].ri as usize != ri,
-                _ => true,
-            };
-            if !others {
-                self.last_entry = self.step;
-            } else {
-                self.clear_entered_marks(p, rt);
-            }
-        }
-        // One write of the whole word: a narrower one just before would stall the read.
-        rt[ri] = rt[ri].wrapping_add(EPOCH) | ENTERED;
-    }
-
-    /// The first entry in this step: the active leaves' marks, from an earlier step, go.
-    #[inline(never)]
-    fn clear_entered_marks<A>(&mut self, p: &Program<A>, rt: &mut [u32]) {
-        self.last_entry = self.step;
-        for &leaf in self.active() {
-            rt[p.recs[leaf as usize].ri as usize] &= !ENTERED;
+    /// The node whose epoch is record word `ri` of `rt` is entered now: its epoch takes the
+    /// next serial.
+    #[inline(always)]
+    pub(crate) fn mark_entered(&mut self, rt: &mut [u32], ri: usize) {
+        let e = self.entries + 1;
+        self.entries = e;
+        rt[ri] = e;
+        if e == RENUMBER_AT {
+            self.flags |= RENUMBER;
         }
     }
 
@@ -505,7 +488,8 @@ impl<A> Instance<A> {
                 ring: [Reports::NONE; 2],
             },
             stats: RunStats::default(),
-            last_entry: 0,
+            entries: 0,
+            step_base: 0,
             active: Active {
                 len: 0,
                 inline: [0; INLINE],
@@ -744,6 +728,38 @@ mod tests {
             {"id": "i", "kind": "Interrupt", "fields": {"interrupt_id": "x"}, "inputs": {"child": ["b"]}},
             {"id": "b", "kind": "MockAction"}"#;
         assert!(instance(interrupt).st.cold.is_some());
+    }
+
+    /// The entry serials start again once they reach half their range, between steps:
+    /// a run across that point is the run without it, event for event.
+    #[test]
+    fn a_run_across_the_renumbering_of_entries_is_the_same_run() {
+        let tree = r#"{"id": "root", "kind": "Root", "inputs": {"child": ["p"]}},
+            {"id": "p", "kind": "Parallel", "inputs": {"children": ["s", "t"]}},
+            {"id": "s", "kind": "Sequence", "inputs": {"conditions": ["g"], "children": ["a", "b"]}},
+            {"id": "g", "kind": "MockCondition", "fields": {"script": "TTTFTTTTTF"}},
+            {"id": "a", "kind": "MockAction", "fields": {"script": "RS"}},
+            {"id": "b", "kind": "MockAction", "fields": {"script": "S"}},
+            {"id": "t", "kind": "Selector", "inputs": {"children": ["c", "d"]}},
+            {"id": "c", "kind": "MockAction", "fields": {"script": "F"}},
+            {"id": "d", "kind": "MockAction", "fields": {"script": "RRS"}}"#;
+        let run = |renumber_at_step: Option<usize>| {
+            let mut i = instance(tree);
+            let mut events = Vec::new();
+            for step in 0..60 {
+                if renumber_at_step == Some(step) {
+                    // A few entries short of the mark: it is reached within a step.
+                    i.st.entries = super::RENUMBER_AT - 3;
+                }
+                let mut obs = |e: &crate::runtime::Event<'_>| events.push(format!("{e:?}"));
+                i.step(0.1, &mut (), Some(&mut obs));
+            }
+            (events, i.stats())
+        };
+        let plain = run(None);
+        for at in [5, 17, 30] {
+            assert_eq!(run(Some(at)), plain, "renumbered from step {at}");
+        }
     }
 
     #[test]

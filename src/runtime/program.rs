@@ -49,10 +49,9 @@ pub(crate) struct Rec {
     pub entry: (u32, u32),
     /// Where its run record starts among the 32-bit record words of an instance's block;
     /// `NONE` for a condition, which keeps none (it finishes where it is checked and never
-    /// waits for a report). Word `ri` is its epoch, bumped at each entry so that stale
-    /// reports are told apart; a leaf keeps its [`ENTERED`](super::instance) mark in the
-    /// epoch's lowest bit and has no other word; a branch has a second, its cursor, which
-    /// its kind uses as it says (`kinds::Needs`).
+    /// waits for a report). Word `ri` is its epoch, the serial of its last entry, so that
+    /// stale reports are told apart; a leaf has no other word; a branch has a second, its
+    /// cursor, which its kind uses as it says (`kinds::Needs`).
     pub ri: u32,
     /// A leaf's or condition's slot among the actions or conditions; a random-order
     /// composite's offset among an instance's permutations.

@@ -59,10 +59,12 @@ impl Def for Sequence {
         }
     }
 
+    #[inline(always)]
     fn enter<A, H: Hooks>(self, x: &mut Exec<'_, '_, A, H>, n: u32) -> Act {
         start(x, n, self.random, Status::Success)
     }
 
+    #[inline(always)]
     fn react<A, H: Hooks>(self, x: &mut Exec<'_, '_, A, H>, n: u32, s: Status) -> Act {
         heard(x, n, self.random, s, |at, count, s| self.next(at, count, s))
     }
@@ -108,10 +110,12 @@ impl Def for Selector {
         }
     }
 
+    #[inline(always)]
     fn enter<A, H: Hooks>(self, x: &mut Exec<'_, '_, A, H>, n: u32) -> Act {
         start(x, n, self.random, Status::Failure)
     }
 
+    #[inline(always)]
     fn react<A, H: Hooks>(self, x: &mut Exec<'_, '_, A, H>, n: u32, s: Status) -> Act {
         heard(x, n, self.random, s, |at, count, s| self.next(at, count, s))
     }
@@ -129,7 +133,7 @@ impl Def for Selector {
 }
 
 /// Entered: a new order if it is random, then the first child (none: `empty`).
-#[inline]
+#[inline(always)]
 fn start<A, H: Hooks>(x: &mut Exec<'_, '_, A, H>, n: u32, random: bool, empty: Status) -> Act {
     if random {
         shuffle(x, n);
@@ -144,7 +148,7 @@ fn start<A, H: Hooks>(x: &mut Exec<'_, '_, A, H>, n: u32, random: bool, empty: S
 }
 
 /// A child of `n` finished with `s`: what the rule `next` says, from the cursor.
-#[inline]
+#[inline(always)]
 fn heard<A, H: Hooks>(
     x: &mut Exec<'_, '_, A, H>,
     n: u32,
@@ -159,7 +163,7 @@ fn heard<A, H: Hooks>(
 }
 
 /// Does what `next` says: finish, or move the cursor to a slot and enter its child.
-#[inline]
+#[inline(always)]
 fn follow<A, H: Hooks>(
     x: &mut Exec<'_, '_, A, H>,
     n: u32,
@@ -184,6 +188,7 @@ fn follow<A, H: Hooks>(
 }
 
 /// A new order of `n`'s children, from the instance's generator (Fisher–Yates).
+#[inline(never)]
 fn shuffle<A, H: Hooks>(x: &mut Exec<'_, '_, A, H>, n: u32) {
     let off = x.p.recs[n as usize].slot as usize;
     let kids = x.p.kids(n);

@@ -50,6 +50,7 @@ impl Def for Leaf {
 
     /// Fetches its input (a missing key resets the tree), then `on_enter`; it is active
     /// from now on and executes from the next step.
+    #[inline(always)]
     fn enter<A, H: Hooks>(self, x: &mut Exec<'_, '_, A, H>, n: u32) -> Act {
         if !start(x, n, self) {
             return Act::Unwind;
@@ -124,17 +125,15 @@ pub(crate) fn execute<A, H: Hooks>(
         actions.execute(slot, agent, io, dt)
     });
     match outcome {
-        Outcome::Success => Some(Status::Success),
-        Outcome::Failure => Some(Status::Failure),
+        // No `max_duration`.
+        Outcome::Running if info.timer_at == NONE => None,
         Outcome::Running => {
-            if info.timer_at == NONE {
-                // No `max_duration`.
-                return None;
-            }
             let timer = &mut x.block.timers_mut()[info.timer_at as usize];
             *timer += dt;
             (*timer >= info.max_duration - EPS).then_some(Status::Failure)
         }
+        Outcome::Success => Some(Status::Success),
+        Outcome::Failure => Some(Status::Failure),
     }
 }
 

@@ -192,12 +192,12 @@ macro_rules! kinds {
                 match self { $(Kind::$variant(k) => k.needs()),* }
             }
 
-            #[inline]
+            #[inline(always)]
             pub(crate) fn enter<A, H: Hooks>(self, x: &mut Exec<'_, '_, A, H>, n: u32) -> Act {
                 match self { $(Kind::$variant(k) => k.enter(x, n)),* }
             }
 
-            #[inline]
+            #[inline(always)]
             pub(crate) fn react<A, H: Hooks>(
                 self,
                 x: &mut Exec<'_, '_, A, H>,

@@ -33,6 +33,7 @@ impl Def for Root {
         }
     }
 
+    #[inline(always)]
     fn enter<A, H: Hooks>(self, x: &mut Exec<'_, '_, A, H>, n: u32) -> Act {
         *x.word_mut(n) = x.step_number();
         match only_child(x, n) {
