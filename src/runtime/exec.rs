@@ -19,7 +19,7 @@ use super::instance::{
     cold_of, ctx, last_running,
 };
 use super::kinds::{Act, EPS, Kind, leaf, regulator};
-use super::program::{LeafInfo, NONE, PathGuard, Program, Route, Test};
+use super::program::{HAS_IO, HAS_REGULATORS, LeafInfo, NONE, PathGuard, Program, Route, Test};
 use super::slab::ActionSlab;
 use super::trace::{Event, EventKind, Observer, Reason};
 
@@ -264,13 +264,6 @@ impl<A, H: Hooks> Exec<'_, '_, A, H> {
         self.epoch(leaf) > self.st.step_base
     }
 
-    /// Node `n` is entered now: its epoch takes the next entry serial.
-    #[inline(always)]
-    pub(crate) fn mark_entered(&mut self, n: u32) {
-        let ri = self.p.recs[n as usize].ri as usize;
-        self.st.mark_entered(self.block.rt_mut(), ri);
-    }
-
     /// Calls the action of leaf `slot` with its I/O: the input fetched at entry, where what
     /// it produces is kept, the context. A leaf without `in_context`/`out_context` has
     /// neither, so the call touches nothing but the action's own state.
@@ -280,9 +273,8 @@ impl<A, H: Hooks> Exec<'_, '_, A, H> {
         info: &LeafInfo<A>,
         f: impl FnOnce(&mut ActionSlab<A>, &mut A, &mut LeafIo<'_>) -> R,
     ) -> R {
-        let (input_at, output_at) = (info.input_at as usize, info.output_at as usize);
         let step = self.st.step;
-        if input_at | output_at == 0 {
+        if !info.has(HAS_IO) {
             // The common leaf, with neither: it sees the context and nothing else.
             let mut io = LeafIo {
                 seen: CondIo {
@@ -294,6 +286,7 @@ impl<A, H: Hooks> Exec<'_, '_, A, H> {
             };
             return f(self.block, self.agent, &mut io);
         }
+        let (input_at, output_at) = (info.input_at as usize, info.output_at as usize);
         let mut io = match self.st.cold.as_deref_mut() {
             Some(Cold {
                 inputs,
@@ -479,7 +472,7 @@ impl<A, H: Hooks> Exec<'_, '_, A, H> {
                 return;
             }
         }
-        if info.regulators.0 != info.regulators.1 && !self.regulators_allow(info, dt) {
+        if info.has(HAS_REGULATORS) && !self.regulators_allow(info, dt) {
             return;
         }
         if let Some(status) = leaf::execute(self, leaf, info, dt) {

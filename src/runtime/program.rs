@@ -117,11 +117,19 @@ impl<A> Clone for PathGuard<A> {
     }
 }
 
+/// [`LeafInfo::has`]: it has an input or an output (`in_context`, `out_context`).
+pub(crate) const HAS_IO: u8 = 1;
+/// [`LeafInfo::has`]: it has a timer (`max_duration`).
+pub(crate) const HAS_TIMER: u8 = 2;
+/// [`LeafInfo::has`]: Regulators above it.
+pub(crate) const HAS_REGULATORS: u8 = 4;
+
 impl<A> LeafInfo<A> {
-    /// Whether its entry has more to do than a plain leaf's: an input, an output, a timer.
-    #[inline]
-    pub(crate) fn io_or_timer(&self) -> bool {
-        self.input_at | self.output_at != 0 || self.timer_at != NONE
+    /// Whether it has any of `what` ([`HAS_IO`], [`HAS_TIMER`], [`HAS_REGULATORS`]): one
+    /// test where a plain leaf has none.
+    #[inline(always)]
+    pub(crate) fn has(&self, what: u8) -> bool {
+        self.has & what != 0
     }
 }
 
@@ -129,6 +137,10 @@ impl<A> LeafInfo<A> {
 pub(crate) struct LeafInfo<A> {
     /// Its action's slot.
     pub slot: u32,
+    /// What it has besides its action and guards, as [`LeafInfo::has`] reads it.
+    pub has: u8,
+    /// Its epoch word (its `Rec::ri`).
+    pub ri: u32,
     /// Every guard of every branch above it, outermost branch first, each branch's in slot
     /// order (a TimeLimit's check on itself after its conditions).
     pub guards: Box<[PathGuard<A>]>,
@@ -441,6 +453,8 @@ impl<A> Program<A> {
         let mut leaves: Vec<LeafInfo<A>> = (0..count)
             .map(|_| LeafInfo {
                 slot: 0,
+                has: 0,
+                ri: 0,
                 guards: Box::new([]),
                 regulators: (0, 0),
                 input_at: 0,
@@ -483,10 +497,21 @@ impl<A> Program<A> {
                     .rev()
                     .filter(|&&b| matches!(self.recs[b as usize].kind, Kind::Regulator(_))),
             );
+            let regulators = (r0, chain.len() as u32);
+            let has = [
+                (input_at | output_at != 0, HAS_IO),
+                (rec.timer != NONE, HAS_TIMER),
+                (regulators.0 != regulators.1, HAS_REGULATORS),
+            ]
+            .iter()
+            .filter(|(yes, _)| *yes)
+            .fold(0, |all, (_, bit)| all | bit);
             leaves[n] = LeafInfo {
                 slot: rec.slot,
+                has,
+                ri: rec.ri,
                 guards: path.into_boxed_slice(),
-                regulators: (r0, chain.len() as u32),
+                regulators,
                 input_at,
                 output_at,
                 max_duration: leaf.max_duration.unwrap_or(f64::INFINITY),

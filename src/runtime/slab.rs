@@ -500,6 +500,7 @@ impl<A> ActionSlab<A> {
     }
 
     /// Calls leaf `slot`'s `on_enter`.
+    #[inline(always)]
     pub(crate) fn enter(&mut self, slot: usize, agent: &mut A, io: &mut LeafIo<'_>) {
         let c = &self.plan.calls[slot];
         // SAFETY: the value at `slot` is live; `&mut self` makes the access exclusive.
@@ -507,6 +508,7 @@ impl<A> ActionSlab<A> {
     }
 
     /// Calls leaf `slot`'s `on_execute`.
+    #[inline(always)]
     pub(crate) fn execute(
         &mut self,
         slot: usize,
@@ -520,6 +522,7 @@ impl<A> ActionSlab<A> {
     }
 
     /// Calls leaf `slot`'s `on_exit`.
+    #[inline(always)]
     pub(crate) fn exit(&mut self, slot: usize, agent: &mut A, io: &mut LeafIo<'_>, s: Status) {
         let c = &self.plan.calls[slot];
         // SAFETY: as in `enter`.

@@ -12,7 +12,7 @@ use crate::runtime::Outcome;
 use crate::runtime::Status;
 use crate::runtime::behaviour::KeyId;
 use crate::runtime::exec::{Exec, Hooks};
-use crate::runtime::program::{LeafInfo, NONE};
+use crate::runtime::program::{HAS_IO, HAS_TIMER, LeafInfo, NONE};
 
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Leaf {
@@ -52,7 +52,7 @@ impl Def for Leaf {
     /// from now on and executes from the next step.
     #[inline(always)]
     fn enter<A, H: Hooks>(self, x: &mut Exec<'_, '_, A, H>, n: u32) -> Act {
-        if !start(x, n, self) {
+        if !start(x, n) {
             return Act::Unwind;
         }
         x.activate(n);
@@ -63,13 +63,13 @@ impl Def for Leaf {
 /// Leaf `n` starts: its input, its `enter`, `on_enter`; all but making it active. False
 /// when its input's key is missing (the tree was reset).
 #[inline(always)]
-fn start<A, H: Hooks>(x: &mut Exec<'_, '_, A, H>, n: u32, leaf: Leaf) -> bool {
+fn start<A, H: Hooks>(x: &mut Exec<'_, '_, A, H>, n: u32) -> bool {
     let p = x.p;
     let info = p.leaf(n);
-    if info.io_or_timer() && !enter_io(x, n, leaf, info) {
+    if info.has(HAS_IO | HAS_TIMER) && !enter_io(x, n, info) {
         return false;
     }
-    x.mark_entered(n);
+    x.st.mark_entered(x.block.rt_mut(), info.ri as usize);
     x.set_status(n, Status::Running);
     x.emit(n, crate::runtime::EventKind::Enter);
     let slot = info.slot as usize;
@@ -81,13 +81,12 @@ fn start<A, H: Hooks>(x: &mut Exec<'_, '_, A, H>, n: u32, leaf: Leaf) -> bool {
 /// input (false, the tree reset, when its key is missing), forgets what it produced
 /// before, starts its timer.
 #[inline(never)]
-fn enter_io<A, H: Hooks>(
-    x: &mut Exec<'_, '_, A, H>,
-    n: u32,
-    leaf: Leaf,
-    info: &LeafInfo<A>,
-) -> bool {
-    let value = match leaf.input {
+fn enter_io<A, H: Hooks>(x: &mut Exec<'_, '_, A, H>, n: u32, info: &LeafInfo<A>) -> bool {
+    let input = match x.p.recs[n as usize].kind {
+        super::Kind::Leaf(leaf) => leaf.input,
+        _ => None,
+    };
+    let value = match input {
         Some(k) => match x.st.context().get(k) {
             Some(v) => Some(v.clone()),
             None => {
@@ -124,17 +123,20 @@ pub(crate) fn execute<A, H: Hooks>(
     let outcome = x.call_action(info, |actions, agent, io| {
         actions.execute(slot, agent, io, dt)
     });
-    match outcome {
-        // No `max_duration`.
-        Outcome::Running if info.timer_at == NONE => None,
-        Outcome::Running => {
-            let timer = &mut x.block.timers_mut()[info.timer_at as usize];
-            *timer += dt;
-            (*timer >= info.max_duration - EPS).then_some(Status::Failure)
-        }
-        Outcome::Success => Some(Status::Success),
-        Outcome::Failure => Some(Status::Failure),
+    if outcome != Outcome::Running {
+        return Some(if outcome == Outcome::Success {
+            Status::Success
+        } else {
+            Status::Failure
+        });
     }
+    if !info.has(HAS_TIMER) {
+        // No `max_duration`.
+        return None;
+    }
+    let timer = &mut x.block.timers_mut()[info.timer_at as usize];
+    *timer += dt;
+    (*timer >= info.max_duration - EPS).then_some(Status::Failure)
 }
 
 /// Leaf `n` stops with success or failure: it is not active any more; `on_exit`, its
@@ -154,14 +156,9 @@ pub(crate) fn hand_over<A, H: Hooks>(
     to: u32,
 ) {
     stop(x, from, status);
-    let super::Kind::Leaf(leaf) = x.p.recs[to as usize].kind else {
-        return;
-    };
-    // `to` takes `from`'s place first: entering it then has no other active leaf's mark
-    // to clear when `from` was the only one.
     x.replace_active(from, to);
     // A missing key resets the tree (and starts it again) from within: nothing is left.
-    start(x, to, leaf);
+    start(x, to);
 }
 
 /// [`exit`] but for the active leaves: `on_exit`, the out-context, the `exit` event.
