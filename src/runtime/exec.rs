@@ -79,7 +79,7 @@ pub(crate) struct Exec<'x, 'o, A, H> {
     pub hooks: PhantomData<H>,
 }
 
-impl<A, H: Hooks> Exec<'_, '_, A, H> {
+impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
     // ---- what is watched ------------------------------------------------------------
 
     #[inline]
@@ -264,70 +264,26 @@ impl<A, H: Hooks> Exec<'_, '_, A, H> {
         self.epoch(leaf) > self.st.step_base
     }
 
-    /// Calls the action of leaf `slot` with its I/O: the input fetched at entry, where what
-    /// it produces is kept, the context. A leaf without `in_context`/`out_context` has
-    /// neither, so the call touches nothing but the action's own state.
+    /// Calls the action of leaf `info` with its I/O (see [`leaf_io`]).
     #[inline(always)]
     pub(crate) fn call_action<R>(
         &mut self,
         info: &LeafInfo<A>,
         f: impl FnOnce(&mut ActionSlab<A>, &mut A, &mut LeafIo<'_>) -> R,
     ) -> R {
-        let step = self.st.step;
-        if !info.has(HAS_IO) {
-            // The common leaf, with neither: it sees the context and nothing else.
-            let mut io = LeafIo {
-                seen: CondIo {
-                    input: None,
-                    step,
-                    context: ctx(&self.st.cold),
-                },
-                produced: None,
-            };
-            return f(self.block, self.agent, &mut io);
-        }
-        let (input_at, output_at) = (info.input_at as usize, info.output_at as usize);
-        let mut io = match self.st.cold.as_deref_mut() {
-            Some(Cold {
-                inputs,
-                produced,
-                context,
-                ..
-            }) => LeafIo {
-                seen: CondIo {
-                    input: if input_at == 0 {
-                        None
-                    } else {
-                        inputs[input_at].as_ref()
-                    },
-                    step,
-                    context,
-                },
-                produced: if output_at == 0 {
-                    None
-                } else {
-                    Some(&mut produced[output_at])
-                },
-            },
-            // No block: no leaf has an input or an output slot (`Cold::needed`).
-            None => LeafIo {
-                seen: CondIo {
-                    input: None,
-                    step,
-                    context: &NO_CONTEXT,
-                },
-                produced: None,
-            },
-        };
+        let mut io = leaf_io(&mut self.st.cold, self.st.step, info);
         f(self.block, self.agent, &mut io)
     }
 
     // ---- the step -------------------------------------------------------------------
 
+    ///
+    /// The common step is inlined into its caller, and the calls it makes out of line go
+    /// through [`Exec::again`]: this `Exec` itself stays in registers.
     #[inline(always)]
     pub(crate) fn step(&mut self, dt: f64) {
         if self.st.flags & DUE != 0 {
-            self.step_full(dt);
+            self.again().step_full(dt);
             return;
         }
         // The common step: started, no trigger waiting, no restart due (a stall in this step
@@ -342,11 +298,29 @@ impl<A, H: Hooks> Exec<'_, '_, A, H> {
             // the one active leaf waits for nothing. With nothing queued, whatever it
             // reports is delivered at once, so phase 4 has nothing to do either.
             Some(leaf) => self.run_leaf(leaf, dt, Delivery::AtOnce),
-            None => {
-                self.st.step_base = self.st.entries;
-                self.guards_and_execute(dt);
-                self.finish_step();
-            }
+            None => self.again().step_many(dt),
+        }
+    }
+
+    /// The common step with other than one active leaf: phases 2 to 4.
+    #[inline(never)]
+    fn step_many(&mut self, dt: f64) {
+        self.st.step_base = self.st.entries;
+        self.guards_and_execute(dt);
+        self.finish_step();
+    }
+
+    /// This step, borrowed again: what an inlined part of the step calls an out-of-line
+    /// one on, so that the `Exec` it runs on is not needed in memory.
+    #[inline(always)]
+    fn again(&mut self) -> Exec<'_, 'o, A, H> {
+        Exec {
+            p: self.p,
+            st: &mut *self.st,
+            block: &mut *self.block,
+            agent: &mut *self.agent,
+            obs: self.obs.as_deref_mut(),
+            hooks: PhantomData,
         }
     }
 
@@ -468,16 +442,74 @@ impl<A, H: Hooks> Exec<'_, '_, A, H> {
             self.block.prefetch_at(info.action_at);
             self.block.prefetch_at(info.parent_at);
             self.block.prefetch_at(info.status_at);
-            if self.check_guards(info, 0, delivery) != Flow::Running {
-                return;
+        }
+        if let Some(status) = self.check_and_execute(leaf, info, dt, Some(delivery)) {
+            self.again().lone_leaf_done(leaf, status, delivery);
+        }
+    }
+
+    /// Leaf `leaf`, which `info` describes, in phase 2 when `guards` is given (the guards
+    /// of the branches above it; a failed branch's report goes as it says), then in phase
+    /// 3: its Regulators, its `execute` event, `on_execute` and its `max_duration`. `Some`
+    /// when it finished.
+    ///
+    /// One I/O record serves the guards and the leaf: a leaf without an input sees what a
+    /// guard sees. It is made again only where the lifecycle needs the whole step between
+    /// (a watched step's events, a failed guard, Regulators).
+    #[inline(always)]
+    fn check_and_execute(
+        &mut self,
+        leaf: u32,
+        info: &LeafInfo<A>,
+        dt: f64,
+        guards: Option<Delivery>,
+    ) -> Option<Status> {
+        let p = self.p;
+        let (clock, step) = (self.st.clock, self.st.step);
+        let mut io = leaf_io(&mut self.st.cold, step, info);
+        if let Some(delivery) = guards
+            && !info.guards.is_empty()
+        {
+            debug_assert!(
+                info.guards.iter().all(|g| self.block.status()[g.branch as usize]
+                    == Status::Running),
+                "a branch above a running leaf is idle"
+            );
+            let (checked, stop) = if io.seen.input.is_none() {
+                Self::test_with(p, clock, self.block, self.agent, &info.guards, &io.seen)
+            } else {
+                let plain = CondIo {
+                    input: None,
+                    step,
+                    context: io.seen.context,
+                };
+                Self::test_with(p, clock, self.block, self.agent, &info.guards, &plain)
+            };
+            if H::ON || stop.is_some() {
+                drop(io);
+                self.show_checks(&info.guards, checked, &stop);
+                if let Some(stop) = stop {
+                    self.again().stopped(stop, delivery);
+                    return None;
+                }
+                io = leaf_io(&mut self.st.cold, step, info);
             }
         }
-        if info.has(HAS_REGULATORS) && !self.regulators_allow(info, dt) {
-            return;
+        if info.has(HAS_REGULATORS) {
+            drop(io);
+            if !self.again().regulators_allow(info, dt) {
+                return None;
+            }
+            io = leaf_io(&mut self.st.cold, step, info);
         }
-        if let Some(status) = leaf::execute(self, leaf, info, dt) {
-            self.lone_leaf_done(leaf, status, delivery);
+        if H::ON {
+            drop(io);
+            self.emit(leaf, EventKind::Execute);
+            io = leaf_io(&mut self.st.cold, step, info);
         }
+        let outcome = self.block.execute(info.slot as usize, self.agent, &mut io, dt);
+        drop(io);
+        leaf::outcome(self, info, outcome, dt)
     }
 
     /// Phase 2: guards of the active leaves entered in an earlier step, in tree order.
@@ -501,11 +533,10 @@ impl<A, H: Hooks> Exec<'_, '_, A, H> {
         let mut from = 0;
         while let Some(leaf) = self.next_active(from) {
             from = leaf + 1;
-            let info = self.p.leaf(leaf);
-            if self.entered_now(leaf) || !self.regulators_allow(info, dt) {
+            if self.entered_now(leaf) {
                 continue;
             }
-            if let Some(status) = leaf::execute(self, leaf, info, dt) {
+            if let Some(status) = self.check_and_execute(leaf, self.p.leaf(leaf), dt, None) {
                 self.leaf_done(leaf, status);
             }
         }
@@ -772,7 +803,21 @@ impl<A, H: Hooks> Exec<'_, '_, A, H> {
     /// condition checked and emits its `check`, in order.
     #[inline(always)]
     pub(crate) fn first_failing<'g>(&mut self, guards: &'g [PathGuard<A>]) -> Option<Stop<'g, A>> {
-        let (checked, stop) = self.test(guards);
+        let plain = CondIo {
+            input: None,
+            step: self.st.step,
+            context: ctx(&self.st.cold),
+        };
+        let (checked, stop) =
+            Self::test_with(self.p, self.st.clock, self.block, self.agent, guards, &plain);
+        self.show_checks(guards, checked, &stop);
+        stop
+    }
+
+    /// What a watched step shows of a guard check that [`Exec::test_with`] made: each
+    /// condition checked, and its `check` event, in order.
+    #[inline(always)]
+    fn show_checks(&mut self, guards: &[PathGuard<A>], checked: usize, stop: &Option<Stop<'_, A>>) {
         if H::ON {
             for (i, g) in guards[..checked].iter().enumerate() {
                 if let Test::Cond { .. } = g.test {
@@ -781,45 +826,45 @@ impl<A, H: Hooks> Exec<'_, '_, A, H> {
                 }
             }
         }
-        stop
     }
 
-    /// [`Exec::first_failing`] without the hooks: how many guards were checked (the one
-    /// that failed included), and why it stopped.
+    /// [`Exec::first_failing`] without the hooks, on what it needs of the step: how many
+    /// guards were checked (the one that failed included), and why it stopped. `plain` is
+    /// what a condition without `in_context` sees.
     #[inline(always)]
-    fn test<'g>(&mut self, guards: &'g [PathGuard<A>]) -> (usize, Option<Stop<'g, A>>) {
-        let p = self.p;
-        let (st, block, agent) = (&*self.st, &*self.block, &mut *self.agent);
-        let context = ctx(&st.cold);
-        let plain = CondIo {
-            input: None,
-            step: st.step,
-            context,
-        };
+    fn test_with<'g>(
+        p: &Program<A>,
+        clock: f64,
+        block: &ActionSlab<A>,
+        agent: &mut A,
+        guards: &'g [PathGuard<A>],
+        plain: &CondIo<'_>,
+    ) -> (usize, Option<Stop<'g, A>>) {
         for (i, g) in guards.iter().enumerate() {
             let held = match &g.test {
                 Test::Cond {
                     cond,
                     input: None,
                     invert,
-                } => cond.get().check(agent, &plain) != *invert,
+                } => cond.get().check(agent, plain) != *invert,
                 Test::Cond {
                     cond,
                     input: Some(k),
                     invert,
                 } => {
-                    let Some(v) = context.get(*k) else {
+                    let Some(v) = plain.context.get(*k) else {
                         return (i, Some(Stop::Missing(g, *k)));
                     };
                     let io = CondIo {
                         input: Some(v),
-                        ..plain
+                        step: plain.step,
+                        context: plain.context,
                     };
                     cond.get().check(agent, &io) != *invert
                 }
                 Test::TimeLimit { seconds } => {
                     let started = block.timers()[p.recs[g.branch as usize].timer as usize];
-                    st.clock - started < seconds - EPS
+                    clock - started < seconds - EPS
                 }
             };
             if !held {
@@ -857,8 +902,18 @@ impl<A, H: Hooks> Exec<'_, '_, A, H> {
         );
         match self.first_failing(path) {
             None => Flow::Running,
-            Some(Stop::False(g)) => self.guard_failed(g.branch, delivery),
-            Some(Stop::Missing(g, k)) => self.context_missing(g.node, k),
+            Some(stop) => self.stopped(stop, delivery),
+        }
+    }
+
+    /// A leaf's guards stopped at `stop`: the branch whose guard failed fails (its report
+    /// queued or delivered at once, as `delivery` says), or the tree resets for a missing
+    /// key.
+    #[inline(never)]
+    fn stopped(&mut self, stop: Stop<'_, A>, delivery: Delivery) -> Flow {
+        match stop {
+            Stop::False(g) => self.guard_failed(g.branch, delivery),
+            Stop::Missing(g, k) => self.context_missing(g.node, k),
         }
     }
 
@@ -880,6 +935,7 @@ impl<A, H: Hooks> Exec<'_, '_, A, H> {
 
     /// Phase 3's gate: whether every Regulator above the leaf `info` describes lets it
     /// execute in this step.
+    #[inline(never)]
     fn regulators_allow(&mut self, info: &LeafInfo<A>, dt: f64) -> bool {
         let p = self.p;
         let mut ok = true;
@@ -1083,5 +1139,55 @@ impl<A, H: Hooks> Exec<'_, '_, A, H> {
         self.st.stalled = true;
         self.st.flags |= RESTART;
         Flow::Unwind
+    }
+}
+
+/// The I/O of the leaf `info` describes, for a call of its action: the input fetched at
+/// entry, where what it produces is kept, the context. A leaf without `in_context` or
+/// `out_context` has neither, and sees what a condition without `in_context` sees.
+#[inline(always)]
+fn leaf_io<'c, A>(cold: &'c mut Option<Box<Cold>>, step: u64, info: &LeafInfo<A>) -> LeafIo<'c> {
+    if !info.has(HAS_IO) {
+        return LeafIo {
+            seen: CondIo {
+                input: None,
+                step,
+                context: ctx(cold),
+            },
+            produced: None,
+        };
+    }
+    let (input_at, output_at) = (info.input_at as usize, info.output_at as usize);
+    match cold.as_deref_mut() {
+        Some(Cold {
+            inputs,
+            produced,
+            context,
+            ..
+        }) => LeafIo {
+            seen: CondIo {
+                input: if input_at == 0 {
+                    None
+                } else {
+                    inputs[input_at].as_ref()
+                },
+                step,
+                context,
+            },
+            produced: if output_at == 0 {
+                None
+            } else {
+                Some(&mut produced[output_at])
+            },
+        },
+        // No block: no leaf has an input or an output slot (`Cold::needed`).
+        None => LeafIo {
+            seen: CondIo {
+                input: None,
+                step,
+                context: &NO_CONTEXT,
+            },
+            produced: None,
+        },
     }
 }

@@ -109,20 +109,15 @@ fn enter_io<A, H: Hooks>(x: &mut Exec<'_, '_, A, H>, n: u32, info: &LeafInfo<A>)
     true
 }
 
-/// Executes leaf `n`, which `info` describes (`on_execute`, then the `max_duration`
-/// check): `Some` when it finished.
+/// What leaf `info` describes does after `on_execute` returned `outcome`: `Some` when it
+/// finished (it returned so, or it ran for its `max_duration`).
 #[inline(always)]
-pub(crate) fn execute<A, H: Hooks>(
+pub(crate) fn outcome<A, H: Hooks>(
     x: &mut Exec<'_, '_, A, H>,
-    n: u32,
     info: &LeafInfo<A>,
+    outcome: Outcome,
     dt: f64,
 ) -> Option<Status> {
-    let slot = info.slot as usize;
-    x.emit(n, crate::runtime::EventKind::Execute);
-    let outcome = x.call_action(info, |actions, agent, io| {
-        actions.execute(slot, agent, io, dt)
-    });
     if outcome != Outcome::Running {
         return Some(if outcome == Outcome::Success {
             Status::Success
