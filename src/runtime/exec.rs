@@ -282,18 +282,21 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
     /// through [`Exec::again`]: this `Exec` itself stays in registers.
     #[inline(always)]
     pub(crate) fn step(&mut self, dt: f64) {
-        if self.st.flags & DUE != 0 {
+        // A quiet step's instance keeps no display snapshot: any flag is one that is due.
+        let due = self.st.flags & if H::ON { DUE } else { u16::MAX };
+        let lone = self.st.active.lone();
+        if due != 0 {
             self.again().step_full(dt);
             return;
         }
         // The common step: started, no trigger waiting, no restart due (a stall in this step
-        // sets one for the next, so none falls due now): phases 2 to 4 only.
-        self.st.stalled = false;
+        // sets one for the next, so none falls due now): phases 2 to 4 only. A stall in the
+        // step before made one due, so `stalled` is clear and phase 4 left nothing queued.
+        debug_assert!(!self.st.stalled, "a stall's step was followed by a common one");
+        debug_assert!(!self.st.reports.any(), "a report waits from an earlier step");
         self.st.step += 1;
         self.st.clock += dt;
-        // Phase 4 of the step before left nothing queued.
-        debug_assert!(!self.st.reports.any(), "a report waits from an earlier step");
-        match self.st.active.lone() {
+        match lone {
             // Phase 1 had nothing to do, so no leaf was entered in this step before phase 2:
             // the one active leaf waits for nothing. With nothing queued, whatever it
             // reports is delivered at once, so phase 4 has nothing to do either.
@@ -436,13 +439,6 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
     fn run_leaf(&mut self, leaf: u32, dt: f64, delivery: Delivery) {
         let p = self.p;
         let info = p.leaf(leaf);
-        if !info.guards.is_empty() {
-            // The guards take a while: let the action's state arrive meanwhile, and what
-            // the leaf's completion would touch (its parent's record, the statuses).
-            self.block.prefetch_at(info.action_at);
-            self.block.prefetch_at(info.parent_at);
-            self.block.prefetch_at(info.status_at);
-        }
         if let Some(status) = self.check_and_execute(leaf, info, dt, Some(delivery)) {
             self.again().lone_leaf_done(leaf, status, delivery);
         }
@@ -470,6 +466,11 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
         if let Some(delivery) = guards
             && !info.guards.is_empty()
         {
+            // The guards take a while: let the action's state arrive meanwhile, and what
+            // the leaf's completion would touch (its parent's record, the statuses).
+            self.block.prefetch_at(info.action_at);
+            self.block.prefetch_at(info.parent_at);
+            self.block.prefetch_at(info.status_at);
             debug_assert!(
                 info.guards.iter().all(|g| self.block.status()[g.branch as usize]
                     == Status::Running),
