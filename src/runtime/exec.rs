@@ -19,7 +19,9 @@ use super::instance::{
     cold_of, ctx, last_running,
 };
 use super::kinds::{Act, EPS, Kind, leaf, regulator};
-use super::program::{HAS_IO, HAS_REGULATORS, LeafInfo, NONE, PathGuard, Program, Route, Test};
+use super::program::{
+    First, HAS_IO, HAS_REGULATORS, LeafInfo, NONE, PathGuard, Program, Route, Test,
+};
 use super::slab::ActionSlab;
 use super::trace::{Event, EventKind, Observer, Reason};
 
@@ -316,7 +318,7 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
     /// This step, borrowed again: what an inlined part of the step calls an out-of-line
     /// one on, so that the `Exec` it runs on is not needed in memory.
     #[inline(always)]
-    fn again(&mut self) -> Exec<'_, 'o, A, H> {
+    pub(crate) fn again(&mut self) -> Exec<'_, 'o, A, H> {
         Exec {
             p: self.p,
             st: &mut *self.st,
@@ -610,24 +612,36 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
         self.run(n, Act::Enter(n))
     }
 
-    /// The entry of node `n` itself: for a branch, the count, `enter` and its guards
-    /// (SPEC §3.3: one that fails makes the branch fail at once); then its kind's `enter`.
+    /// The entry of node `n`, and of the nodes its entry enters in turn as long as their
+    /// kinds' rules fix that (`Rec::first`, from `Def::first`), as one loop down. A
+    /// branch's entry is its count, `enter` and its guards (SPEC §3.3: one that fails makes
+    /// the branch fail at once); then its first move, or its kind's `enter`. Returns the
+    /// last node entered and what it asks for.
     #[inline(always)]
-    fn begin(&mut self, n: u32) -> Act {
+    fn begin(&mut self, mut n: u32) -> (u32, Act) {
         let p = self.p;
-        let rec = &p.recs[n as usize];
-        let kind = rec.kind;
-        if kind.is_branch() {
+        loop {
+            let rec = &p.recs[n as usize];
+            if !rec.kind.is_branch() {
+                return (n, rec.kind.enter(self, n));
+            }
             self.st.mark_entered(self.block.rt_mut(), rec.ri as usize);
             self.set_status(n, Status::Running);
             self.emit(n, EventKind::Enter);
             if rec.entry.0 != rec.entry.1
                 && let Some(act) = self.entry_guards(rec.entry)
             {
-                return act;
+                return (n, act);
+            }
+            match rec.first {
+                First::Child { child, slot } => {
+                    self.block.rt_mut()[rec.ri as usize + 1] = slot;
+                    n = child;
+                }
+                First::Finish(s) => return (n, Act::Done(s)),
+                First::Asks => return (n, rec.kind.enter(self, n)),
             }
         }
-        kind.enter(self, n)
     }
 
     /// A branch's guards on entry, `p.entry[entry.0..entry.1]`: `None` when they hold.
@@ -664,10 +678,15 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
                     n = self.p.recs[n as usize].parent;
                     self.p.recs[n as usize].kind.react(self, n, s)
                 }
-                Act::Again => self.begin(n),
+                Act::Again => {
+                    let act;
+                    (n, act) = self.begin(n);
+                    act
+                }
                 Act::Enter(k) => {
-                    n = k;
-                    self.begin(k)
+                    let act;
+                    (n, act) = self.begin(k);
+                    act
                 }
                 Act::EnterAll => self.enter_all(n),
             };
@@ -757,9 +776,11 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
             && m.leaf
             && done.is_empty()
         {
-            // Its parent moves on to the next child, a leaf: one hands over to the other.
-            self.block.rt_mut()[m.cursor_at as usize] = m.slot;
-            leaf::hand_over(self, n, status, m.child);
+            // Its parent moves on to the next child, a leaf: one hands over to the other
+            // (on a copy of this `Exec`, which can stay in registers).
+            let mut x = self.again();
+            x.block.rt_mut()[m.cursor_at as usize] = m.slot;
+            leaf::hand_over(&mut x, n, status, m.child);
             return;
         }
         leaf::exit(self, n, status);

@@ -60,6 +60,20 @@ pub(crate) struct Rec {
     pub word: u32,
     /// Its timer in an instance's block, if its kind keeps one; else `NONE`.
     pub timer: u32,
+    /// What entering it does where its kind's rule fixes that (`Def::first`).
+    pub first: First,
+}
+
+/// A node's first move on entry, compiled from its kind's rule (`Def::first`): the
+/// lifecycle makes it without asking the kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum First {
+    /// The kind decides on the instance's state: its `enter` is called.
+    Asks,
+    /// It enters `child`, in slot `slot`, which its cursor becomes.
+    Child { child: u32, slot: u32 },
+    /// It finishes at once.
+    Finish(Status),
 }
 
 /// The condition of a guard that is not one (validation refuses such trees): never holds.
@@ -268,6 +282,7 @@ impl<A: 'static> Program<A> {
         let (records, timers, words) = b.p.lay_out();
         b.p.index_leaves();
         b.p.index_routes();
+        b.p.index_firsts();
         debug_assert!(
             b.p.max_active <= usize::from(u16::MAX),
             "validation refuses a tree with more leaves active at once than an instance counts"
@@ -359,6 +374,21 @@ impl<A> Program<A> {
     /// (`Kind::next`): a parent whose reaction the tree decides is followed; the climb
     /// stops below the first that is not (its reaction depends on its state, or a random
     /// order), which reacts the general way.
+    /// Each branch's first move on entry, where its kind's rule fixes it.
+    fn index_firsts(&mut self) {
+        for rec in &mut self.recs {
+            let kids = &self.links[rec.kids.0 as usize..rec.kids.1 as usize];
+            rec.first = match rec.kind.first(kids.len() as u32) {
+                Some(Next::Child(slot)) => First::Child {
+                    child: kids[slot as usize],
+                    slot,
+                },
+                Some(Next::Finish(s)) => First::Finish(s),
+                None => First::Asks,
+            };
+        }
+    }
+
     fn index_routes(&mut self) {
         let route = |leaf: u32, s: Status| {
             let mut finished = Vec::new();
@@ -748,6 +778,7 @@ impl<A: 'static> Builder<'_, A> {
             slot,
             word: NONE,
             timer: NONE,
+            first: First::Asks,
         });
         self.p.names.push(name.clone());
 

@@ -5,7 +5,7 @@
 //! Per instance: a branch's record, whose cursor is the slot (in the order walked) of the
 //! running child; a random-order node's order among the instance's permutations.
 
-use super::{Act, Build, Def, Next};
+use super::{Act, Build, Def, Next, opening};
 use crate::model::{Category, FieldSpec, FieldType, KindSpec, Node, Value};
 use crate::runtime::Status;
 use crate::runtime::exec::{Exec, Hooks};
@@ -64,6 +64,11 @@ impl Def for Sequence {
         start(x, n, self.random, Status::Success)
     }
 
+    /// Its first child (none: success), unless its order is random.
+    fn first(self, count: u32) -> Option<Next> {
+        (!self.random).then(|| opening(count, Status::Success))
+    }
+
     #[inline(always)]
     fn react<A, H: Hooks>(self, x: &mut Exec<'_, '_, A, H>, n: u32, s: Status) -> Act {
         heard(x, n, self.random, s, |at, count, s| self.next(at, count, s))
@@ -115,6 +120,11 @@ impl Def for Selector {
         start(x, n, self.random, Status::Failure)
     }
 
+    /// Its first child (none: failure), unless its order is random.
+    fn first(self, count: u32) -> Option<Next> {
+        (!self.random).then(|| opening(count, Status::Failure))
+    }
+
     #[inline(always)]
     fn react<A, H: Hooks>(self, x: &mut Exec<'_, '_, A, H>, n: u32, s: Status) -> Act {
         heard(x, n, self.random, s, |at, count, s| self.next(at, count, s))
@@ -139,12 +149,7 @@ fn start<A, H: Hooks>(x: &mut Exec<'_, '_, A, H>, n: u32, random: bool, empty: S
         shuffle(x, n);
     }
     let rec = &x.p.recs[n as usize];
-    let first = if rec.kids.1 > rec.kids.0 {
-        Next::Child(0)
-    } else {
-        Next::Finish(empty)
-    };
-    follow(x, n, random, Some(first))
+    follow(x, n, random, Some(opening(rec.kids.1 - rec.kids.0, empty)))
 }
 
 /// A child of `n` finished with `s`: what the rule `next` says, from the cursor.

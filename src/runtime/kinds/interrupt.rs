@@ -4,7 +4,7 @@
 //!
 //! Per instance: a branch's record.
 
-use super::{Act, Build, Def, only_child};
+use super::{Act, Build, Def, Next};
 use crate::model::{Category, KindSpec, Node};
 use crate::runtime::Status;
 use crate::runtime::behaviour::KeyId;
@@ -37,7 +37,12 @@ impl Def for Interrupt {
     }
 
     fn enter<A, H: Hooks>(self, x: &mut Exec<'_, '_, A, H>, n: u32) -> Act {
-        only_child(x, n)
+        super::first_move(x, n, super::opening(x.p.kids(n).len() as u32, Status::Failure))
+    }
+
+    /// Its child (none: it fails; validation refuses that).
+    fn first(self, count: u32) -> Option<Next> {
+        Some(super::opening(count, Status::Failure))
     }
 
     fn react<A, H: Hooks>(self, x: &mut Exec<'_, '_, A, H>, n: u32, s: Status) -> Act {

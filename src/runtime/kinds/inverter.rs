@@ -1,6 +1,6 @@
 //! Inverter (SPEC §3.3): swaps its child's success and failure.
 
-use super::{Act, Build, Def, Next, only_child};
+use super::{Act, Build, Def, Next};
 use crate::model::{Category, KindSpec, Node};
 use crate::runtime::Status;
 use crate::runtime::exec::{Exec, Hooks};
@@ -23,7 +23,12 @@ impl Def for Inverter {
     }
 
     fn enter<A, H: Hooks>(self, x: &mut Exec<'_, '_, A, H>, n: u32) -> Act {
-        only_child(x, n)
+        super::first_move(x, n, super::opening(x.p.kids(n).len() as u32, Status::Failure))
+    }
+
+    /// Its child (none: it fails; validation refuses that).
+    fn first(self, count: u32) -> Option<Next> {
+        Some(super::opening(count, Status::Failure))
     }
 
     fn react<A, H: Hooks>(self, _: &mut Exec<'_, '_, A, H>, _: u32, s: Status) -> Act {

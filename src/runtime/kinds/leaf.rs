@@ -66,7 +66,7 @@ impl Def for Leaf {
 fn start<A, H: Hooks>(x: &mut Exec<'_, '_, A, H>, n: u32) -> bool {
     let p = x.p;
     let info = p.leaf(n);
-    if info.has(HAS_IO | HAS_TIMER) && !enter_io(x, n, info) {
+    if info.has(HAS_IO | HAS_TIMER) && !enter_io(&mut x.again(), n, info) {
         return false;
     }
     x.st.mark_entered(x.block.rt_mut(), info.ri as usize);
@@ -166,7 +166,7 @@ fn stop<A, H: Hooks>(x: &mut Exec<'_, '_, A, H>, n: u32, status: Status) {
         actions.exit(slot, agent, io, status)
     });
     if info.output_at != 0 {
-        write_output(x, n, info);
+        write_output(&mut x.again(), n, info);
     }
     x.finish(n, status);
 }

@@ -146,6 +146,16 @@ pub(crate) trait Def: Copy {
         Act::Running
     }
 
+    /// What entering a node of it does, where the tree alone decides that (the node's words
+    /// do not enter into it, and it changes nothing but the node's cursor, which becomes the
+    /// slot of the child it enters), for a node with `count` children. `enter` then follows
+    /// it, and the lifecycle follows it without calling `enter`: a compiled entry path
+    /// (`Rec::first`) is derived from it.
+    fn first(self, count: u32) -> Option<Next> {
+        let _ = count;
+        None
+    }
+
     /// The reaction to a report of `s` from the child in slot `at` of `count`, where the
     /// tree alone decides it (the node's words do not enter into it, and it changes
     /// nothing but the node's cursor, which becomes the slot of the child it enters).
@@ -210,6 +220,10 @@ macro_rules! kinds {
             pub(crate) fn next(self, at: u32, count: u32, s: Status) -> Option<Next> {
                 match self { $(Kind::$variant(k) => k.next(at, count, s)),* }
             }
+
+            pub(crate) fn first(self, count: u32) -> Option<Next> {
+                match self { $(Kind::$variant(k) => k.first(count)),* }
+            }
         }
     };
 }
@@ -269,6 +283,28 @@ pub(crate) fn only_child<A, H: Hooks>(x: &Exec<'_, '_, A, H>, n: u32) -> Act {
     match x.p.kids(n).first() {
         Some(&k) => Act::Enter(k),
         None => Act::Done(Status::Failure),
+    }
+}
+
+/// The first move of a node with `count` children that enters the first and, without
+/// one, finishes with `empty`.
+pub(crate) fn opening(count: u32, empty: Status) -> Next {
+    if count > 0 {
+        Next::Child(0)
+    } else {
+        Next::Finish(empty)
+    }
+}
+
+/// A node whose entry the tree decides makes its first move (see [`Def::first`]).
+#[inline]
+pub(crate) fn first_move<A, H: Hooks>(x: &mut Exec<'_, '_, A, H>, n: u32, first: Next) -> Act {
+    match first {
+        Next::Child(slot) => {
+            *x.cursor_mut(n) = slot;
+            Act::Enter(x.p.kids(n)[slot as usize])
+        }
+        Next::Finish(s) => Act::Done(s),
     }
 }
 

@@ -1,7 +1,7 @@
 //! SubTree (SPEC §3.3): a branch whose only child is another tree file's Root child,
 //! compiled in with its own node states. It reports its child's result.
 
-use super::{Act, Build, Def, Next, only_child};
+use super::{Act, Build, Def, Next};
 use crate::model::{Category, FieldSpec, FieldType, KindSpec, Node};
 use crate::runtime::Status;
 use crate::runtime::exec::{Exec, Hooks};
@@ -28,7 +28,12 @@ impl Def for SubTree {
     }
 
     fn enter<A, H: Hooks>(self, x: &mut Exec<'_, '_, A, H>, n: u32) -> Act {
-        only_child(x, n)
+        super::first_move(x, n, super::opening(x.p.kids(n).len() as u32, Status::Failure))
+    }
+
+    /// Its child (none: it fails; validation refuses that).
+    fn first(self, count: u32) -> Option<Next> {
+        Some(super::opening(count, Status::Failure))
     }
 
     fn react<A, H: Hooks>(self, _: &mut Exec<'_, '_, A, H>, _: u32, s: Status) -> Act {
