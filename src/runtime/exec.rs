@@ -489,7 +489,6 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
                 Self::test_with(p, clock, self.block, self.agent, &info.guards, &plain)
             };
             if H::ON || stop.is_some() {
-                drop(io);
                 self.show_checks(&info.guards, checked, &stop);
                 if let Some(stop) = stop {
                     self.again().stopped(stop, delivery);
@@ -499,19 +498,16 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
             }
         }
         if info.has(HAS_REGULATORS) {
-            drop(io);
             if !self.again().regulators_allow(info, dt) {
                 return None;
             }
             io = leaf_io(&mut self.st.cold, step, info);
         }
         if H::ON {
-            drop(io);
             self.emit(leaf, EventKind::Execute);
             io = leaf_io(&mut self.st.cold, step, info);
         }
         let outcome = self.block.execute(info.slot as usize, self.agent, &mut io, dt);
-        drop(io);
         leaf::outcome(self, info, outcome, dt)
     }
 
