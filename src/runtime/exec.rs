@@ -641,7 +641,7 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
     }
 
     /// A branch's guards on entry, `p.entry[entry.0..entry.1]`: `None` when they hold.
-    #[inline(never)]
+    #[inline(always)]
     fn entry_guards(&mut self, entry: (u32, u32)) -> Option<Act> {
         let p = self.p;
         match self.first_failing(&p.entry[entry.0 as usize..entry.1 as usize]) {
