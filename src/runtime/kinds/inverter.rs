@@ -22,13 +22,8 @@ impl Def for Inverter {
         Self
     }
 
-    fn enter<A, H: Hooks>(self, x: &mut Exec<'_, '_, A, H>, n: u32) -> Act {
-        super::first_move(x, n, super::opening(x.p.kids(n).len() as u32, Status::Failure))
-    }
-
-    /// Its child (none: it fails; validation refuses that).
     fn first(self, count: u32) -> Option<Next> {
-        Some(super::opening(count, Status::Failure))
+        super::only_child_first(count)
     }
 
     fn react<A, H: Hooks>(self, _: &mut Exec<'_, '_, A, H>, _: u32, s: Status) -> Act {

@@ -137,8 +137,15 @@ pub(crate) trait Def: Copy {
     }
 
     /// Node `n` of this kind is entered. For a branch the lifecycle has already counted
-    /// the entry, emitted `enter` and checked its guards.
-    fn enter<A, H: Hooks>(self, x: &mut Exec<'_, '_, A, H>, n: u32) -> Act;
+    /// the entry, emitted `enter` and checked its guards. By default it makes the move
+    /// `first` fixes; a kind whose entry the tree does not fix defines `enter` (without
+    /// either, the node fails at once).
+    fn enter<A, H: Hooks>(self, x: &mut Exec<'_, '_, A, H>, n: u32) -> Act {
+        match self.first(x.p.kids(n).len() as u32) {
+            Some(first) => first_move(x, n, first),
+            None => Act::Done(Status::Failure),
+        }
+    }
 
     /// Running node `n` hears that its child finished with `s`.
     fn react<A, H: Hooks>(self, x: &mut Exec<'_, '_, A, H>, n: u32, s: Status) -> Act {
@@ -294,6 +301,12 @@ pub(crate) fn opening(count: u32, empty: Status) -> Next {
     } else {
         Next::Finish(empty)
     }
+}
+
+/// The first move of a node that runs its one child: that child (none: it fails at once;
+/// validation refuses that).
+pub(crate) fn only_child_first(count: u32) -> Option<Next> {
+    Some(opening(count, Status::Failure))
 }
 
 /// A node whose entry the tree decides makes its first move (see [`Def::first`]).
