@@ -294,8 +294,14 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
         // The common step: started, no trigger waiting, no restart due (a stall in this step
         // sets one for the next, so none falls due now): phases 2 to 4 only. A stall in the
         // step before made one due, so `stalled` is clear and phase 4 left nothing queued.
-        debug_assert!(!self.st.stalled, "a stall's step was followed by a common one");
-        debug_assert!(!self.st.reports.any(), "a report waits from an earlier step");
+        debug_assert!(
+            !self.st.stalled,
+            "a stall's step was followed by a common one"
+        );
+        debug_assert!(
+            !self.st.reports.any(),
+            "a report waits from an earlier step"
+        );
         self.st.step += 1;
         self.st.clock += dt;
         match lone {
@@ -474,8 +480,9 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
             self.block.prefetch_at(info.parent_at);
             self.block.prefetch_at(info.status_at);
             debug_assert!(
-                info.guards.iter().all(|g| self.block.status()[g.branch as usize]
-                    == Status::Running),
+                info.guards
+                    .iter()
+                    .all(|g| self.block.status()[g.branch as usize] == Status::Running),
                 "a branch above a running leaf is idle"
             );
             let (checked, stop) = if io.seen.input.is_none() {
@@ -507,7 +514,9 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
             self.emit(leaf, EventKind::Execute);
             io = leaf_io(&mut self.st.cold, step, info);
         }
-        let outcome = self.block.execute(info.slot as usize, self.agent, &mut io, dt);
+        let outcome = self
+            .block
+            .execute(info.slot as usize, self.agent, &mut io, dt);
         leaf::outcome(self, info, outcome, dt)
     }
 
@@ -826,8 +835,14 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
             step: self.st.step,
             context: ctx(&self.st.cold),
         };
-        let (checked, stop) =
-            Self::test_with(self.p, self.st.clock, self.block, self.agent, guards, &plain);
+        let (checked, stop) = Self::test_with(
+            self.p,
+            self.st.clock,
+            self.block,
+            self.agent,
+            guards,
+            &plain,
+        );
         self.show_checks(guards, checked, &stop);
         stop
     }
@@ -838,7 +853,7 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
     fn show_checks(&mut self, guards: &[PathGuard<A>], checked: usize, stop: &Option<Stop<'_, A>>) {
         if H::ON {
             for (i, g) in guards[..checked].iter().enumerate() {
-                if let Test::Cond { .. } = g.test {
+                if !matches!(g.test, Test::TimeLimit { .. }) {
                     let failed = i + 1 == checked && matches!(stop, Some(Stop::False(_)));
                     self.checked(g.node, !failed);
                 }
@@ -859,19 +874,15 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
         plain: &CondIo<'_>,
     ) -> (usize, Option<Stop<'g, A>>) {
         for (i, g) in guards.iter().enumerate() {
+            // A plain condition is decided here; any other guard turns to its test.
+            if u8::from(g.cond.get().check(agent, plain)) == g.holds {
+                continue;
+            }
             let held = match &g.test {
-                Test::Cond {
-                    cond,
-                    input: None,
-                    invert,
-                } => cond.get().check(agent, plain) != *invert,
-                Test::Cond {
-                    cond,
-                    input: Some(k),
-                    invert,
-                } => {
-                    let Some(v) = plain.context.get(*k) else {
-                        return (i, Some(Stop::Missing(g, *k)));
+                Test::Plain => false,
+                Test::Keyed { key, cond, invert } => {
+                    let Some(v) = plain.context.get(*key) else {
+                        return (i, Some(Stop::Missing(g, *key)));
                     };
                     let io = CondIo {
                         input: Some(v),

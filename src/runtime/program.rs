@@ -92,17 +92,24 @@ pub(crate) struct PathGuard<A> {
     pub branch: u32,
     /// The condition node (a TimeLimit's own: the branch).
     pub node: u32,
+    /// What a check calls first, and the answer (0 or 1) with which the guard holds: for a
+    /// plain condition, its behaviour (one of `Program::conditions`, referred to here so
+    /// that checking it reads no index into them) and `!invert`. Any other guard has a
+    /// condition that never holds and 2, so that its check goes on to `test`.
+    pub cond: CondRef<A>,
+    pub holds: u8,
     pub test: Test<A>,
 }
 
-/// What a guard checks.
+/// What a guard checks besides `PathGuard::cond`.
 pub(crate) enum Test<A> {
-    /// A condition: its behaviour, one of `Program::conditions`, referred to here so that
-    /// checking it reads no index into them (a guard that is not a condition, which
-    /// validation refuses, gets one that never holds); its `in_context` key; its `invert`.
-    Cond {
+    /// A condition without `in_context` (or a guard that is not a condition, which
+    /// validation refuses: it never holds): `cond` decides.
+    Plain,
+    /// A condition with `in_context`: its key, its behaviour, its `invert`.
+    Keyed {
+        key: KeyId,
         cond: CondRef<A>,
-        input: Option<KeyId>,
         invert: bool,
     },
     /// A TimeLimit on itself (SPEC §3.3.1): holds while less than `seconds` have passed on
@@ -115,14 +122,13 @@ impl<A> Clone for PathGuard<A> {
         Self {
             branch: self.branch,
             node: self.node,
+            cond: self.cond.clone(),
+            holds: self.holds,
             test: match &self.test {
-                Test::Cond {
-                    cond,
-                    input,
-                    invert,
-                } => Test::Cond {
+                Test::Plain => Test::Plain,
+                Test::Keyed { key, cond, invert } => Test::Keyed {
+                    key: *key,
                     cond: cond.clone(),
-                    input: *input,
                     invert: *invert,
                 },
                 Test::TimeLimit { seconds } => Test::TimeLimit { seconds: *seconds },
@@ -575,28 +581,26 @@ impl<A> Program<A> {
         for &g in &self.links[rec.guards.0 as usize..rec.guards.1 as usize] {
             let guard = &self.recs[g as usize];
             let never = || CondRef::new(&(Arc::new(Never) as Arc<dyn Condition<A>>));
-            let test = match guard.kind {
-                Kind::Condition(c) => match self.conditions.get(guard.slot as usize) {
-                    Some(cond) => Test::Cond {
-                        cond: cond.clone(),
-                        input: c.input,
-                        invert: c.invert,
-                    },
-                    None => Test::Cond {
-                        cond: never(),
-                        input: None,
-                        invert: false,
-                    },
+            let (cond, holds, test) = match (guard.kind, self.conditions.get(guard.slot as usize)) {
+                (Kind::Condition(c), Some(cond)) => match c.input {
+                    None => (cond.clone(), u8::from(!c.invert), Test::Plain),
+                    Some(key) => (
+                        never(),
+                        2,
+                        Test::Keyed {
+                            key,
+                            cond: cond.clone(),
+                            invert: c.invert,
+                        },
+                    ),
                 },
-                _ => Test::Cond {
-                    cond: never(),
-                    input: None,
-                    invert: false,
-                },
+                _ => (never(), 1, Test::Plain),
             };
             to.push(PathGuard {
                 branch: b,
                 node: g,
+                cond,
+                holds,
                 test,
             });
         }
@@ -604,6 +608,8 @@ impl<A> Program<A> {
             to.push(PathGuard {
                 branch: b,
                 node: b,
+                cond: CondRef::new(&(Arc::new(Never) as Arc<dyn Condition<A>>)),
+                holds: 2,
                 test: Test::TimeLimit { seconds: t.seconds },
             });
         }

@@ -95,6 +95,41 @@ fn a_guard_reads_its_in_context_too() {
     assert_eq!(r.instance.active_leaves().len(), 1);
 }
 
+/// A guard condition with `in_context` is checked with the key's value, its `invert`
+/// applied; without the key, the tree resets.
+#[test]
+fn a_guard_with_in_context_is_checked_with_its_invert_and_resets_without_its_key() {
+    let tree = |writes: &str| {
+        format!(
+            "root: Root | child s
+             s: Sequence | children a t
+             a: MockAction script=S produces=v {writes}
+             t: Sequence | conditions h | children b
+             h: MockCondition script=T in_context=k invert=true
+             b: MockAction script=R"
+        )
+    };
+    let mut r = Run::new(&tree("out_context=k"));
+    r.steps(3);
+    assert!(
+        r.log.contains(&"1 check h false".to_string()),
+        "{:#?}",
+        r.log
+    );
+    assert!(
+        !r.log.iter().any(|l| l.ends_with("enter b")),
+        "an inverted guard that holds keeps its branch out: {:#?}",
+        r.log
+    );
+    let mut r = Run::new(&tree(""));
+    r.steps(1);
+    assert!(
+        r.log.contains(&"1 context_missing h k".to_string()),
+        "{:#?}",
+        r.log
+    );
+}
+
 #[test]
 fn trigger_payload_goes_under_the_interrupt_out_context() {
     let mut r = Run::new(
