@@ -284,7 +284,8 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
     /// through [`Exec::again`]: this `Exec` itself stays in registers.
     #[inline(always)]
     pub(crate) fn step(&mut self, dt: f64) {
-        // A quiet step's instance keeps no display snapshot: any flag is one that is due.
+        // A quiet step takes the full one for any flag: one that is due, or the display
+        // snapshot kept (which makes it a watched step, see `step_full`).
         let due = self.st.flags & if H::ON { DUE } else { u16::MAX };
         let lone = self.st.active.lone();
         if due != 0 {
@@ -346,6 +347,19 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
     /// A step with everything SPEC §3.2 has: the start, triggers, a restart falling due.
     #[inline(never)]
     fn step_full(&mut self, dt: f64) {
+        if !H::ON && self.st.recording() {
+            // The display snapshot is kept: the step is a watched one.
+            let mut watched = Exec::<'_, 'o, A, Watched> {
+                p: self.p,
+                st: &mut *self.st,
+                block: &mut *self.block,
+                agent: &mut *self.agent,
+                obs: None,
+                hooks: PhantomData,
+            };
+            watched.step(dt);
+            return;
+        }
         self.st.stalled = false;
         if self.st.flags & RENUMBER != 0 {
             self.renumber();

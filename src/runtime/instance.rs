@@ -614,8 +614,9 @@ impl<A> Instance<A> {
     #[inline]
     pub fn step(&mut self, dt: f64, agent: &mut A, observer: Option<&mut dyn Observer>) {
         match observer {
-            // Nothing watches: the lifecycle with every hook compiled out.
-            None if !self.st.recording() => self.exec::<Quiet>(agent, None).step(dt),
+            // No observer: the lifecycle with every hook compiled out, unless the display
+            // snapshot is kept (the quiet step then takes the watched one).
+            None => self.exec::<Quiet>(agent, None).step(dt),
             observer => self.exec::<Watched>(agent, observer).step(dt),
         }
     }
