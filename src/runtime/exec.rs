@@ -462,7 +462,7 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
         let p = self.p;
         let info = p.leaf(leaf);
         if let Some(status) = self.check_and_execute(leaf, info, dt, Some(delivery)) {
-            self.again().lone_leaf_done(leaf, status, delivery);
+            self.again().lone_leaf_done(leaf, info, status, delivery);
         }
     }
 
@@ -779,10 +779,16 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
         }
     }
 
-    /// Leaf `n`, the only one executed in this phase 3, finished; its report is queued or
-    /// delivered at once, as `delivery` says.
+    /// Leaf `n`, which `info` describes, the only one executed in this phase 3, finished;
+    /// its report is queued or delivered at once, as `delivery` says.
     #[inline(never)]
-    pub(crate) fn lone_leaf_done(&mut self, n: u32, status: Status, delivery: Delivery) {
+    pub(crate) fn lone_leaf_done(
+        &mut self,
+        n: u32,
+        info: &LeafInfo<A>,
+        status: Status,
+        delivery: Delivery,
+    ) {
         if delivery == Delivery::Queued {
             self.leaf_done(n, status);
             return;
@@ -791,7 +797,7 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
         if let Route {
             finished: done,
             enter: Some(m),
-        } = p.route(n, status)
+        } = p.leaf_route(info.slot, status)
             && m.leaf
             && done.is_empty()
         {
@@ -799,7 +805,7 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
             // (on a copy of this `Exec`, which can stay in registers).
             let mut x = self.again();
             x.block.rt_mut()[m.cursor_at as usize] = m.slot;
-            leaf::hand_over(&mut x, n, status, m.child);
+            leaf::hand_over(&mut x, n, info, status, m.child);
             return;
         }
         leaf::exit(self, n, status);

@@ -456,7 +456,13 @@ impl<A> Program<A> {
     /// Where leaf `n`'s report of `s` goes, as far as the tree alone decides it.
     #[inline]
     pub(crate) fn route(&self, n: u32, s: Status) -> &Route {
-        &self.routes[self.recs[n as usize].slot as usize][usize::from(s != Status::Success)]
+        self.leaf_route(self.recs[n as usize].slot, s)
+    }
+
+    /// [`Program::route`] of the leaf in action slot `slot`.
+    #[inline]
+    pub(crate) fn leaf_route(&self, slot: u32, s: Status) -> &Route {
+        &self.routes[slot as usize][usize::from(s != Status::Success)]
     }
 
     /// Places each node's state in an instance's block as its kind asks (`Kind::needs`):

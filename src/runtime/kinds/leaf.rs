@@ -138,7 +138,8 @@ pub(crate) fn outcome<A, H: Hooks>(
 /// out-context, its `exit` event.
 pub(crate) fn exit<A, H: Hooks>(x: &mut Exec<'_, '_, A, H>, n: u32, status: Status) {
     x.deactivate(n);
-    stop(x, n, status);
+    let p = x.p;
+    stop(x, n, p.leaf(n), status);
 }
 
 /// Leaf `from` finished with `status`, and its parent enters its next child, leaf `to`:
@@ -147,20 +148,20 @@ pub(crate) fn exit<A, H: Hooks>(x: &mut Exec<'_, '_, A, H>, n: u32, status: Stat
 pub(crate) fn hand_over<A, H: Hooks>(
     x: &mut Exec<'_, '_, A, H>,
     from: u32,
+    info: &LeafInfo<A>,
     status: Status,
     to: u32,
 ) {
-    stop(x, from, status);
+    stop(x, from, info, status);
     x.replace_active(from, to);
     // A missing key resets the tree (and starts it again) from within: nothing is left.
     start(x, to);
 }
 
-/// [`exit`] but for the active leaves: `on_exit`, the out-context, the `exit` event.
+/// [`exit`] but for the active leaves: `on_exit`, the out-context, the `exit` event, of
+/// leaf `n`, which `info` describes.
 #[inline(always)]
-fn stop<A, H: Hooks>(x: &mut Exec<'_, '_, A, H>, n: u32, status: Status) {
-    let p = x.p;
-    let info = p.leaf(n);
+fn stop<A, H: Hooks>(x: &mut Exec<'_, '_, A, H>, n: u32, info: &LeafInfo<A>, status: Status) {
     let slot = info.slot as usize;
     x.call_action(info, |actions, agent, io| {
         actions.exit(slot, agent, io, status)
