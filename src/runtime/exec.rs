@@ -19,9 +19,7 @@ use super::instance::{
     cold_of, ctx, last_running,
 };
 use super::kinds::{Act, EPS, Kind, leaf, regulator};
-use super::program::{
-    First, HAS_IO, HAS_REGULATORS, LeafInfo, NONE, PathGuard, Program, Route, Test,
-};
+use super::program::{First, HAS_IO, HAS_REGULATORS, LeafInfo, NONE, PathGuard, Program, Test};
 use super::slab::ActionSlab;
 use super::trace::{Event, EventKind, Observer, Reason};
 
@@ -462,7 +460,7 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
         let p = self.p;
         let info = p.leaf(leaf);
         if let Some(status) = self.check_and_execute(leaf, info, dt, Some(delivery)) {
-            self.again().lone_leaf_done(leaf, info, status, delivery);
+            self.lone_leaf_done(leaf, info, status, delivery);
         }
     }
 
@@ -749,7 +747,7 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
         {
             // A leaf's report: as far as the tree alone decides it, along its route
             // (what the parents' `react` would do, worked out when the tree was compiled).
-            let route = p.route(c, s);
+            let route = p.leaf(c).route(s);
             for &(b, done) in &route.finished {
                 debug_assert!(self.running(b), "a branch above a running leaf is idle");
                 self.finish(b, done);
@@ -780,8 +778,9 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
     }
 
     /// Leaf `n`, which `info` describes, the only one executed in this phase 3, finished;
-    /// its report is queued or delivered at once, as `delivery` says.
-    #[inline(never)]
+    /// its report is queued or delivered at once, as `delivery` says. A report its route
+    /// hands over to the parent's next child, a leaf, is handed over here, in the step.
+    #[inline(always)]
     pub(crate) fn lone_leaf_done(
         &mut self,
         n: u32,
@@ -789,27 +788,28 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
         status: Status,
         delivery: Delivery,
     ) {
-        if delivery == Delivery::Queued {
-            self.leaf_done(n, status);
-            return;
-        }
-        let p = self.p;
-        if let Route {
-            finished: done,
-            enter: Some(m),
-        } = p.leaf_route(info.slot, status)
-            && m.leaf
-            && done.is_empty()
+        if delivery == Delivery::AtOnce
+            && let Some(m) = info.route(status).enter
+            && m.hands_over
         {
-            // Its parent moves on to the next child, a leaf: one hands over to the other
-            // (on a copy of this `Exec`, which can stay in registers).
-            let mut x = self.again();
-            x.block.rt_mut()[m.cursor_at as usize] = m.slot;
-            leaf::hand_over(&mut x, n, info, status, m.child);
+            self.block.rt_mut()[m.cursor_at as usize] = m.slot;
+            leaf::hand_over(self, n, info, status, m.child);
             return;
         }
-        leaf::exit(self, n, status);
-        self.deliver(n, status);
+        self.again().leaf_report(n, status, delivery);
+    }
+
+    /// [`Exec::lone_leaf_done`] of a report that is not handed over: the leaf exits, and
+    /// its report is queued or delivered.
+    #[inline(never)]
+    fn leaf_report(&mut self, n: u32, status: Status, delivery: Delivery) {
+        match delivery {
+            Delivery::Queued => self.leaf_done(n, status),
+            Delivery::AtOnce => {
+                leaf::exit(self, n, status);
+                self.deliver(n, status);
+            }
+        }
     }
 
     /// Root's child finished: the run is complete. Returns whether Root is to be entered

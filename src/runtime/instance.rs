@@ -236,6 +236,17 @@ impl Active {
         spill: impl FnOnce() -> &'s mut Vec<u32>,
     ) {
         debug_assert_eq!(to, from + 1, "a leaf's next sibling comes right after it");
+        if self.len == 1 {
+            // The usual case, one leaf at a time: it is `from`.
+            debug_assert_eq!(self.inline[0], from, "an active leaf is not among them");
+            self.inline[0] = to;
+            return;
+        }
+        self.replace_more(from, to, spill);
+    }
+
+    /// [`Active::replace`] among more than one leaf.
+    fn replace_more<'s>(&mut self, from: u32, to: u32, spill: impl FnOnce() -> &'s mut Vec<u32>) {
         let n = self.len as usize;
         let place = if n <= INLINE {
             self.inline[..n].iter_mut().find(|x| **x == from)

@@ -151,6 +151,12 @@ impl<A> LeafInfo<A> {
     pub(crate) fn has(&self, what: u8) -> bool {
         self.has & what != 0
     }
+
+    /// Where its report of `s` goes, as far as the tree alone decides it.
+    #[inline(always)]
+    pub(crate) fn route(&self, s: Status) -> &Route {
+        &self.routes[usize::from(s != Status::Success)]
+    }
 }
 
 /// What the hot path needs of each action leaf, precomputed.
@@ -182,13 +188,15 @@ pub(crate) struct LeafInfo<A> {
     pub action_at: u32,
     pub parent_at: u32,
     pub status_at: u32,
+    /// Where its report goes, on success and on failure (see [`LeafInfo::route`]).
+    pub routes: [Route; 2],
 }
 
 /// Where a leaf's report goes, as far as the tree alone decides it (see
 /// [`Program::route`]): the branches above it that finish on it, deepest first, each with
 /// its status; then, if the parent of the last one moves on to a next child, what that
 /// parent does.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct Route {
     pub finished: Box<[(u32, Status)]>,
     pub enter: Option<MoveOn>,
@@ -201,9 +209,11 @@ pub(crate) struct MoveOn {
     /// The parent's cursor word among an instance's record words, and the slot it moves to.
     pub cursor_at: u32,
     pub slot: u32,
-    /// The child it enters, and whether that is an action leaf.
+    /// The child it enters.
     pub child: u32,
-    pub leaf: bool,
+    /// Whether the report is handed over: nothing finishes before the parent moves on,
+    /// and the child is an action leaf, which takes the reporting leaf's place.
+    pub hands_over: bool,
 }
 
 /// A compiled tree, shared by every agent that runs it.
@@ -224,7 +234,6 @@ pub struct Program<A> {
     /// Regulators above each leaf (see [`LeafInfo::regulators`]).
     pub(crate) chain: Vec<u32>,
     /// Per action leaf (by slot), the route of its success (`[0]`) and of its failure.
-    pub(crate) routes: Vec<[Route; 2]>,
     /// Every branch's guards, ready to check on entry (see [`Rec::entry`]).
     pub(crate) entry: Vec<PathGuard<A>>,
     /// Input and output slots an instance needs (see [`LeafInfo`]).
@@ -277,7 +286,6 @@ impl<A: 'static> Program<A> {
                 leaves: Vec::new(),
                 chain: Vec::new(),
                 entry: Vec::new(),
-                routes: Vec::new(),
                 io_len: (1, 1),
                 report_cap: 0,
                 max_active: 0,
@@ -376,10 +384,6 @@ impl<A> Program<A> {
         )
     }
 
-    /// Each leaf's routes (`Program::route`), from the rules of the kinds above it
-    /// (`Kind::next`): a parent whose reaction the tree decides is followed; the climb
-    /// stops below the first that is not (its reaction depends on its state, or a random
-    /// order), which reacts the general way.
     /// Each branch's first move on entry, where its kind's rule fixes it.
     fn index_firsts(&mut self) {
         for rec in &mut self.recs {
@@ -395,6 +399,10 @@ impl<A> Program<A> {
         }
     }
 
+    /// Each leaf's routes (`LeafInfo::route`), from the rules of the kinds above it
+    /// (`Kind::next`): a parent whose reaction the tree decides is followed; the climb
+    /// stops below the first that is not (its reaction depends on its state, or a random
+    /// order), which reacts the general way.
     fn index_routes(&mut self) {
         let route = |leaf: u32, s: Status| {
             let mut finished = Vec::new();
@@ -417,15 +425,16 @@ impl<A> Program<A> {
                     }
                     Some(Next::Child(j)) if !random => {
                         let child = kids[j as usize];
+                        let leaf = matches!(self.recs[child as usize].kind, Kind::Leaf(_));
                         return Route {
-                            finished: finished.into_boxed_slice(),
                             enter: Some(MoveOn {
                                 parent: up,
                                 cursor_at: rec.ri + 1,
                                 slot: j,
                                 child,
-                                leaf: matches!(self.recs[child as usize].kind, Kind::Leaf(_)),
+                                hands_over: leaf && finished.is_empty(),
                             }),
+                            finished: finished.into_boxed_slice(),
                         };
                     }
                     _ => break,
@@ -436,33 +445,16 @@ impl<A> Program<A> {
                 enter: None,
             }
         };
-        let mut routes = Vec::new();
+        let mut leaves = std::mem::take(&mut self.leaves);
         for (n, rec) in self.recs.iter().enumerate() {
             if let Kind::Leaf(_) = rec.kind {
-                debug_assert_eq!(
-                    routes.len(),
-                    rec.slot as usize,
-                    "leaves are slotted in order"
-                );
-                routes.push([
+                leaves[n].routes = [
                     route(n as u32, Status::Success),
                     route(n as u32, Status::Failure),
-                ]);
+                ];
             }
         }
-        self.routes = routes;
-    }
-
-    /// Where leaf `n`'s report of `s` goes, as far as the tree alone decides it.
-    #[inline]
-    pub(crate) fn route(&self, n: u32, s: Status) -> &Route {
-        self.leaf_route(self.recs[n as usize].slot, s)
-    }
-
-    /// [`Program::route`] of the leaf in action slot `slot`.
-    #[inline]
-    pub(crate) fn leaf_route(&self, slot: u32, s: Status) -> &Route {
-        &self.routes[slot as usize][usize::from(s != Status::Success)]
+        self.leaves = leaves;
     }
 
     /// Places each node's state in an instance's block as its kind asks (`Kind::needs`):
@@ -506,6 +498,7 @@ impl<A> Program<A> {
                 action_at: 0,
                 parent_at: 0,
                 status_at: 0,
+                routes: Default::default(),
             })
             .collect();
         let (mut inputs, mut outputs) = (1u32, 1u32);
@@ -562,6 +555,7 @@ impl<A> Program<A> {
                 action_at: 0,
                 parent_at: 0,
                 status_at: 0,
+                routes: Default::default(),
             };
         }
         let mut entry = Vec::new();
