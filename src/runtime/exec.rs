@@ -271,28 +271,41 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
         info: &LeafInfo<A>,
         f: impl FnOnce(&mut ActionSlab<A>, &mut A, &mut LeafIo<'_>) -> R,
     ) -> R {
-        let mut io = leaf_io(&mut self.st.cold, self.st.step, info);
+        let mut io = leaf_io::<A, true>(&mut self.st.cold, self.st.step, info);
         f(self.block, self.agent, &mut io)
     }
 
     // ---- the step -------------------------------------------------------------------
 
+    /// One step of SPEC §3.2.
     ///
     /// The common step is inlined into its caller, and the calls it makes out of line go
     /// through [`Exec::again`]: this `Exec` itself stays in registers.
     #[inline(always)]
     pub(crate) fn step(&mut self, dt: f64) {
         // A quiet step takes the full one for any flag: one that is due, or the display
-        // snapshot kept (which makes it a watched step, see `step_full`).
-        let due = self.st.flags & if H::ON { DUE } else { u16::MAX };
-        let lone = self.st.active.lone();
-        if due != 0 {
+        // snapshot kept (which makes it a watched one, see `step_full`).
+        let word = self.st.flags_and_count(if H::ON { DUE } else { u16::MAX });
+        if word == 1 << 16 {
+            // The common step: started, no trigger waiting, no restart due (a stall in this
+            // step sets one for the next, so none falls due now), one active leaf: phases 2
+            // to 4 only. A stall in the step before made one due, so `stalled` is clear and
+            // phase 4 left nothing queued. Phase 1 had nothing to do, so the leaf was not
+            // entered in this step and waits for nothing; whatever it reports is delivered
+            // at once, so phase 4 has nothing to do either.
+            self.advance_common(dt);
+            let leaf = self.st.active.first();
+            self.run_leaf(leaf, dt, Delivery::AtOnce);
+        } else if word & 0xFFFF != 0 {
             self.again().step_full(dt);
-            return;
+        } else {
+            self.again().step_many(dt);
         }
-        // The common step: started, no trigger waiting, no restart due (a stall in this step
-        // sets one for the next, so none falls due now): phases 2 to 4 only. A stall in the
-        // step before made one due, so `stalled` is clear and phase 4 left nothing queued.
+    }
+
+    /// [`Exec::advance`] for a common step, which has nothing from the step before.
+    #[inline(always)]
+    fn advance_common(&mut self, dt: f64) {
         debug_assert!(
             !self.st.stalled,
             "a stall's step was followed by a common one"
@@ -301,20 +314,21 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
             !self.st.reports.any(),
             "a report waits from an earlier step"
         );
+        self.advance(dt);
+    }
+
+    /// The step's number and clock move on (SPEC §3.3.1: the start is at clock 0, and
+    /// every step adds its dt before phase 1).
+    #[inline(always)]
+    fn advance(&mut self, dt: f64) {
         self.st.step += 1;
         self.st.clock += dt;
-        match lone {
-            // Phase 1 had nothing to do, so no leaf was entered in this step before phase 2:
-            // the one active leaf waits for nothing. With nothing queued, whatever it
-            // reports is delivered at once, so phase 4 has nothing to do either.
-            Some(leaf) => self.run_leaf(leaf, dt, Delivery::AtOnce),
-            None => self.again().step_many(dt),
-        }
     }
 
     /// The common step with other than one active leaf: phases 2 to 4.
     #[inline(never)]
     fn step_many(&mut self, dt: f64) {
+        self.advance_common(dt);
         self.st.step_base = self.st.entries;
         self.guards_and_execute(dt);
         self.finish_step();
@@ -369,9 +383,7 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
             self.st.stalled = false;
         }
         self.st.step_base = self.st.entries;
-        // The start is at clock 0; every step adds its dt before phase 1 (SPEC §3.3.1).
-        self.st.step += 1;
-        self.st.clock += dt;
+        self.advance(dt);
         if self.st.flags & TRIGGERS != 0 {
             self.interrupts();
         }
@@ -455,11 +467,36 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
     /// Phases 2 and 3 for a leaf that runs alone: its guards, its Regulators, its execute.
     /// A report (a failed branch's, or the leaf's) is queued or delivered at once, as
     /// `delivery` says.
+    ///
+    /// A leaf with none of the extras `LeafInfo::has` tells of runs this code with their
+    /// tests compiled out (`EXTRAS` false), in the step; another runs it out of line.
     #[inline(always)]
     fn run_leaf(&mut self, leaf: u32, dt: f64, delivery: Delivery) {
         let p = self.p;
         let info = p.leaf(leaf);
-        if let Some(status) = self.check_and_execute(leaf, info, dt, Some(delivery)) {
+        if info.has == 0 {
+            self.run_leaf_as::<false>(leaf, info, dt, delivery);
+        } else {
+            self.again().run_leaf_with_extras(leaf, info, dt, delivery);
+        }
+    }
+
+    /// [`Exec::run_leaf`] of a leaf with extras.
+    #[inline(never)]
+    fn run_leaf_with_extras(&mut self, leaf: u32, info: &LeafInfo<A>, dt: f64, delivery: Delivery) {
+        self.run_leaf_as::<true>(leaf, info, dt, delivery);
+    }
+
+    /// [`Exec::run_leaf`], with the tests of a leaf's extras compiled out unless `EXTRAS`.
+    #[inline(always)]
+    fn run_leaf_as<const EXTRAS: bool>(
+        &mut self,
+        leaf: u32,
+        info: &LeafInfo<A>,
+        dt: f64,
+        delivery: Delivery,
+    ) {
+        if let Some(status) = self.check_and_execute::<EXTRAS>(leaf, info, dt, Some(delivery)) {
             self.lone_leaf_done(leaf, info, status, delivery);
         }
     }
@@ -472,8 +509,10 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
     /// One I/O record serves the guards and the leaf: a leaf without an input sees what a
     /// guard sees. It is made again only where the lifecycle needs the whole step between
     /// (a watched step's events, a failed guard, Regulators).
+    ///
+    /// `EXTRAS` false: the leaf has none of the extras `LeafInfo::has` tells of.
     #[inline(always)]
-    fn check_and_execute(
+    fn check_and_execute<const EXTRAS: bool>(
         &mut self,
         leaf: u32,
         info: &LeafInfo<A>,
@@ -482,7 +521,7 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
     ) -> Option<Status> {
         let p = self.p;
         let (clock, step) = (self.st.clock, self.st.step);
-        let mut io = leaf_io(&mut self.st.cold, step, info);
+        let mut io = leaf_io::<A, EXTRAS>(&mut self.st.cold, step, info);
         if let Some(delivery) = guards
             && !info.guards.is_empty()
         {
@@ -497,39 +536,37 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
                     .all(|g| self.block.status()[g.branch as usize] == Status::Running),
                 "a branch above a running leaf is idle"
             );
-            let (checked, stop) = if io.seen.input.is_none() {
-                Self::test_with(p, clock, self.block, self.agent, &info.guards, &io.seen)
-            } else {
-                let plain = CondIo {
-                    input: None,
-                    step,
-                    context: io.seen.context,
-                };
-                Self::test_with(p, clock, self.block, self.agent, &info.guards, &plain)
-            };
+            // A guard sees what a condition without `in_context` sees: the leaf's input (a
+            // leaf without extras has none) is set aside while they are checked.
+            let input = if EXTRAS { io.seen.input.take() } else { None };
+            let (checked, stop) =
+                Self::test_with(p, clock, self.block, self.agent, &info.guards, &io.seen);
+            if EXTRAS {
+                io.seen.input = input;
+            }
             if H::ON || stop.is_some() {
                 self.show_checks(&info.guards, checked, &stop);
                 if let Some(stop) = stop {
                     self.again().stopped(stop, delivery);
                     return None;
                 }
-                io = leaf_io(&mut self.st.cold, step, info);
+                io = leaf_io::<A, EXTRAS>(&mut self.st.cold, step, info);
             }
         }
-        if info.has(HAS_REGULATORS) {
+        if EXTRAS && info.has(HAS_REGULATORS) {
             if !self.again().regulators_allow(info, dt) {
                 return None;
             }
-            io = leaf_io(&mut self.st.cold, step, info);
+            io = leaf_io::<A, EXTRAS>(&mut self.st.cold, step, info);
         }
         if H::ON {
             self.emit(leaf, EventKind::Execute);
-            io = leaf_io(&mut self.st.cold, step, info);
+            io = leaf_io::<A, EXTRAS>(&mut self.st.cold, step, info);
         }
         let outcome = self
             .block
             .execute(info.slot as usize, self.agent, &mut io, dt);
-        leaf::outcome(self, info, outcome, dt)
+        leaf::outcome::<A, H, EXTRAS>(self, info, outcome, dt)
     }
 
     /// Phase 2: guards of the active leaves entered in an earlier step, in tree order.
@@ -556,7 +593,8 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
             if self.entered_now(leaf) {
                 continue;
             }
-            if let Some(status) = self.check_and_execute(leaf, self.p.leaf(leaf), dt, None) {
+            let info = self.p.leaf(leaf);
+            if let Some(status) = self.check_and_execute::<true>(leaf, info, dt, None) {
                 self.leaf_done(leaf, status);
             }
         }
@@ -1194,9 +1232,14 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
 /// The I/O of the leaf `info` describes, for a call of its action: the input fetched at
 /// entry, where what it produces is kept, the context. A leaf without `in_context` or
 /// `out_context` has neither, and sees what a condition without `in_context` sees.
+/// `EXTRAS` false: the leaf has none (see [`Exec::check_and_execute`]).
 #[inline(always)]
-fn leaf_io<'c, A>(cold: &'c mut Option<Box<Cold>>, step: u64, info: &LeafInfo<A>) -> LeafIo<'c> {
-    if !info.has(HAS_IO) {
+fn leaf_io<'c, A, const EXTRAS: bool>(
+    cold: &'c mut Option<Box<Cold>>,
+    step: u64,
+    info: &LeafInfo<A>,
+) -> LeafIo<'c> {
+    if !(EXTRAS && info.has(HAS_IO)) {
         return LeafIo {
             seen: CondIo {
                 input: None,

@@ -258,6 +258,12 @@ impl Active {
         }
     }
 
+    /// The first active leaf (meaningful only while one is active).
+    #[inline(always)]
+    pub(crate) fn first(&self) -> u32 {
+        self.inline[0]
+    }
+
     /// The only active leaf, when exactly one is.
     #[inline]
     pub(crate) fn lone(&self) -> Option<u32> {
@@ -380,6 +386,12 @@ pub(crate) fn cold_of<'c, A>(cold: &'c mut Option<Box<Cold>>, p: &Program<A>) ->
     cold.get_or_insert_with(|| Box::new(Cold::new(p)))
 }
 
+// `flags` just before `active`'s count, for `State::flags_and_count`: one 32-bit load.
+const _: () = assert!(
+    std::mem::offset_of!(State, flags) + 2 == std::mem::offset_of!(State, active)
+        && std::mem::offset_of!(Active, len) == 0
+);
+
 /// What an instance keeps besides its block and its cold block: counts, the step, the
 /// clock, the report queue's first places and the active leaves. Laid out in this order
 /// (`repr(C)`, widest first, 128 bytes): what a step reads lies together at the end.
@@ -425,6 +437,13 @@ impl State {
         if e == RENUMBER_AT {
             self.flags |= RENUMBER;
         }
+    }
+
+    /// The flags that are set of those in `mask`, and the count of active leaves above
+    /// them, as one word: a step tells at one compare that it is the common one.
+    #[inline(always)]
+    pub(crate) fn flags_and_count(&self, mask: u16) -> u32 {
+        u32::from(self.flags & mask) | u32::from(self.active.len) << 16
     }
 
     /// Whether the display snapshot is kept.

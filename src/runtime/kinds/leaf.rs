@@ -110,9 +110,10 @@ fn enter_io<A, H: Hooks>(x: &mut Exec<'_, '_, A, H>, n: u32, info: &LeafInfo<A>)
 }
 
 /// What leaf `info` describes does after `on_execute` returned `outcome`: `Some` when it
-/// finished (it returned so, or it ran for its `max_duration`).
+/// finished (it returned so, or it ran for its `max_duration`). `EXTRAS` false: it has
+/// no `max_duration` (see `Exec::check_and_execute`).
 #[inline(always)]
-pub(crate) fn outcome<A, H: Hooks>(
+pub(crate) fn outcome<A, H: Hooks, const EXTRAS: bool>(
     x: &mut Exec<'_, '_, A, H>,
     info: &LeafInfo<A>,
     outcome: Outcome,
@@ -125,7 +126,7 @@ pub(crate) fn outcome<A, H: Hooks>(
             Status::Failure
         });
     }
-    if !info.has(HAS_TIMER) {
+    if !(EXTRAS && info.has(HAS_TIMER)) {
         // No `max_duration`.
         return None;
     }
