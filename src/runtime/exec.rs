@@ -266,12 +266,13 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
 
     /// Calls the action of leaf `info` with its I/O (see [`leaf_io`]).
     #[inline(always)]
-    pub(crate) fn call_action<R>(
+    /// `EXTRAS` false: the leaf has none (see [`Exec::check_and_execute`]).
+    pub(crate) fn call_action<R, const EXTRAS: bool>(
         &mut self,
         info: &LeafInfo<A>,
         f: impl FnOnce(&mut ActionSlab<A>, &mut A, &mut LeafIo<'_>) -> R,
     ) -> R {
-        let mut io = leaf_io::<A, true>(&mut self.st.cold, self.st.step, info);
+        let mut io = leaf_io::<A, EXTRAS>(&mut self.st.cold, self.st.step, info);
         f(self.block, self.agent, &mut io)
     }
 
@@ -497,7 +498,7 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
         delivery: Delivery,
     ) {
         if let Some(status) = self.check_and_execute::<EXTRAS>(leaf, info, dt, Some(delivery)) {
-            self.lone_leaf_done(leaf, info, status, delivery);
+            self.lone_leaf_done::<EXTRAS>(leaf, info, status, delivery);
         }
     }
 
@@ -818,8 +819,9 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
     /// Leaf `n`, which `info` describes, the only one executed in this phase 3, finished;
     /// its report is queued or delivered at once, as `delivery` says. A report its route
     /// hands over to the parent's next child, a leaf, is handed over here, in the step.
+    /// `EXTRAS` false: it has none (see [`Exec::check_and_execute`]).
     #[inline(always)]
-    pub(crate) fn lone_leaf_done(
+    pub(crate) fn lone_leaf_done<const EXTRAS: bool>(
         &mut self,
         n: u32,
         info: &LeafInfo<A>,
@@ -831,7 +833,7 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
             && m.hands_over
         {
             self.block.rt_mut()[m.cursor_at as usize] = m.slot;
-            leaf::hand_over(self, n, info, status, m.child);
+            leaf::hand_over::<A, H, EXTRAS>(self, n, info, status, m.child);
             return;
         }
         self.again().leaf_report(n, status, delivery);

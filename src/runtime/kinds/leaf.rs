@@ -73,7 +73,7 @@ fn start<A, H: Hooks>(x: &mut Exec<'_, '_, A, H>, n: u32) -> bool {
     x.set_status(n, Status::Running);
     x.emit(n, crate::runtime::EventKind::Enter);
     let slot = info.slot as usize;
-    x.call_action(info, |actions, agent, io| actions.enter(slot, agent, io));
+    x.call_action::<_, true>(info, |actions, agent, io| actions.enter(slot, agent, io));
     true
 }
 
@@ -140,20 +140,21 @@ pub(crate) fn outcome<A, H: Hooks, const EXTRAS: bool>(
 pub(crate) fn exit<A, H: Hooks>(x: &mut Exec<'_, '_, A, H>, n: u32, status: Status) {
     x.deactivate(n);
     let p = x.p;
-    stop(x, n, p.leaf(n), status);
+    stop::<A, H, true>(x, n, p.leaf(n), status);
 }
 
 /// Leaf `from` finished with `status`, and its parent enters its next child, leaf `to`:
 /// `from` exits and `to` is entered, `to` taking `from`'s place among the active leaves.
+/// `EXTRAS` false: `from` has no extras (see `Exec::check_and_execute`).
 #[inline]
-pub(crate) fn hand_over<A, H: Hooks>(
+pub(crate) fn hand_over<A, H: Hooks, const EXTRAS: bool>(
     x: &mut Exec<'_, '_, A, H>,
     from: u32,
     info: &LeafInfo<A>,
     status: Status,
     to: u32,
 ) {
-    stop(x, from, info, status);
+    stop::<A, H, EXTRAS>(x, from, info, status);
     x.replace_active(from, to);
     // A missing key resets the tree (and starts it again) from within: nothing is left.
     start(x, to);
@@ -162,12 +163,17 @@ pub(crate) fn hand_over<A, H: Hooks>(
 /// [`exit`] but for the active leaves: `on_exit`, the out-context, the `exit` event, of
 /// leaf `n`, which `info` describes.
 #[inline(always)]
-fn stop<A, H: Hooks>(x: &mut Exec<'_, '_, A, H>, n: u32, info: &LeafInfo<A>, status: Status) {
+fn stop<A, H: Hooks, const EXTRAS: bool>(
+    x: &mut Exec<'_, '_, A, H>,
+    n: u32,
+    info: &LeafInfo<A>,
+    status: Status,
+) {
     let slot = info.slot as usize;
-    x.call_action(info, |actions, agent, io| {
+    x.call_action::<_, EXTRAS>(info, |actions, agent, io| {
         actions.exit(slot, agent, io, status)
     });
-    if info.output_at != 0 {
+    if EXTRAS && info.output_at != 0 {
         write_output(&mut x.again(), n, info);
     }
     x.finish(n, status);
@@ -195,7 +201,7 @@ pub(crate) fn abort<A, H: Hooks>(x: &mut Exec<'_, '_, A, H>, n: u32) {
     let info = p.leaf(n);
     let slot = info.slot as usize;
     x.deactivate(n);
-    x.call_action(info, |actions, agent, io| {
+    x.call_action::<_, true>(info, |actions, agent, io| {
         actions.exit(slot, agent, io, Status::Aborted)
     });
     let output_at = info.output_at as usize;
