@@ -778,28 +778,42 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
     }
 
     /// Delivers child `c`'s result to its parents, climbing while they finish.
-    pub(crate) fn deliver(&mut self, mut c: u32, mut s: Status) -> Flow {
+    pub(crate) fn deliver(&mut self, c: u32, s: Status) -> Flow {
         let p = self.p;
         let parent = p.recs[c as usize].parent;
         if let Kind::Leaf(_) = p.recs[c as usize].kind
             && self.running(parent)
         {
-            // A leaf's report: as far as the tree alone decides it, along its route
-            // (what the parents' `react` would do, worked out when the tree was compiled).
-            let route = p.leaf(c).route(s);
-            for &(b, done) in &route.finished {
-                debug_assert!(self.running(b), "a branch above a running leaf is idle");
-                self.finish(b, done);
-                (c, s) = (b, done);
-            }
-            if let Some(m) = route.enter {
-                self.block.rt_mut()[m.cursor_at as usize] = m.slot;
-                match self.run(m.parent, Act::Enter(m.child)) {
-                    Flow::Done(done) => (c, s) = (m.parent, done),
-                    f => return f,
-                }
+            return self.deliver_route(c, p.leaf(c), s);
+        }
+        self.climb(c, s)
+    }
+
+    /// [`Exec::deliver`] of a report of `s` from leaf `c`, which `info` describes, whose
+    /// parent runs: as far as the tree alone decides it, along its route (what the parents'
+    /// `react` would do, worked out when the tree was compiled); then the way up.
+    #[inline]
+    fn deliver_route(&mut self, mut c: u32, info: &LeafInfo<A>, mut s: Status) -> Flow {
+        let route = info.route(s);
+        for &(b, done) in &route.finished {
+            debug_assert!(self.running(b), "a branch above a running leaf is idle");
+            self.finish(b, done);
+            (c, s) = (b, done);
+        }
+        if let Some(m) = route.enter {
+            self.block.rt_mut()[m.cursor_at as usize] = m.slot;
+            match self.run(m.parent, Act::Enter(m.child)) {
+                Flow::Done(done) => (c, s) = (m.parent, done),
+                f => return f,
             }
         }
+        self.climb(c, s)
+    }
+
+    /// The way up from node `c`, which finished with `s`: each running parent reacts, as
+    /// long as they finish.
+    #[inline]
+    fn climb(&mut self, mut c: u32, mut s: Status) -> Flow {
         loop {
             let p = self.p.recs[c as usize].parent;
             if p == NONE || !self.running(p) {
@@ -836,18 +850,25 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
             leaf::hand_over::<A, H, EXTRAS>(self, n, info, status, m.child);
             return;
         }
-        self.again().leaf_report(n, status, delivery);
+        self.again()
+            .leaf_report::<EXTRAS>(n, info, status, delivery);
     }
 
     /// [`Exec::lone_leaf_done`] of a report that is not handed over: the leaf exits, and
     /// its report is queued or delivered.
     #[inline(never)]
-    fn leaf_report(&mut self, n: u32, status: Status, delivery: Delivery) {
+    fn leaf_report<const EXTRAS: bool>(
+        &mut self,
+        n: u32,
+        info: &LeafInfo<A>,
+        status: Status,
+        delivery: Delivery,
+    ) {
+        leaf::exit_as::<A, H, EXTRAS>(self, n, info, status);
         match delivery {
-            Delivery::Queued => self.leaf_done(n, status),
+            Delivery::Queued => self.queue_report(n, status),
             Delivery::AtOnce => {
-                leaf::exit(self, n, status);
-                self.deliver(n, status);
+                self.deliver_route(n, info, status);
             }
         }
     }
@@ -1014,7 +1035,7 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
         match delivery {
             Delivery::Queued => self.queue_report(b, Status::Failure),
             Delivery::AtOnce => {
-                if self.deliver(b, Status::Failure) == Flow::Unwind {
+                if self.climb(b, Status::Failure) == Flow::Unwind {
                     return Flow::Unwind;
                 }
             }

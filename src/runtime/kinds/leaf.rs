@@ -138,9 +138,21 @@ pub(crate) fn outcome<A, H: Hooks, const EXTRAS: bool>(
 /// Leaf `n` stops with success or failure: it is not active any more; `on_exit`, its
 /// out-context, its `exit` event.
 pub(crate) fn exit<A, H: Hooks>(x: &mut Exec<'_, '_, A, H>, n: u32, status: Status) {
-    x.deactivate(n);
     let p = x.p;
-    stop::<A, H, true>(x, n, p.leaf(n), status);
+    exit_as::<A, H, true>(x, n, p.leaf(n), status);
+}
+
+/// [`exit`] of leaf `n`, which `info` describes; `EXTRAS` false: it has none (see
+/// `Exec::check_and_execute`).
+#[inline(always)]
+pub(crate) fn exit_as<A, H: Hooks, const EXTRAS: bool>(
+    x: &mut Exec<'_, '_, A, H>,
+    n: u32,
+    info: &LeafInfo<A>,
+    status: Status,
+) {
+    x.deactivate(n);
+    stop::<A, H, EXTRAS>(x, n, info, status);
 }
 
 /// Leaf `from` finished with `status`, and its parent enters its next child, leaf `to`:
