@@ -678,7 +678,7 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
         let p = self.p;
         loop {
             let rec = &p.recs[n as usize];
-            if !rec.kind.is_branch() {
+            if rec.first == First::NotBranch {
                 return (n, rec.kind.enter(self, n));
             }
             self.st.mark_entered(self.block.rt_mut(), rec.ri as usize);
@@ -695,7 +695,7 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
                     n = child;
                 }
                 First::Finish(s) => return (n, Act::Done(s)),
-                First::Asks => return (n, rec.kind.enter(self, n)),
+                First::Asks | First::NotBranch => return (n, rec.kind.enter(self, n)),
             }
         }
     }

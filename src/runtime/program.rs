@@ -60,7 +60,8 @@ pub(crate) struct Rec {
     pub word: u32,
     /// Its timer in an instance's block, if its kind keeps one; else `NONE`.
     pub timer: u32,
-    /// What entering it does where its kind's rule fixes that (`Def::first`).
+    /// What entering it does where its kind's rule fixes that (`Def::first`), and
+    /// whether it is a branch at all.
     pub first: First,
 }
 
@@ -68,6 +69,8 @@ pub(crate) struct Rec {
 /// lifecycle makes it without asking the kind.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum First {
+    /// Not a branch (a leaf or a condition): its kind's `enter` is all of its entry.
+    NotBranch,
     /// The kind decides on the instance's state: its `enter` is called.
     Asks,
     /// It enters `child`, in slot `slot`, which its cursor becomes.
@@ -384,9 +387,14 @@ impl<A> Program<A> {
         )
     }
 
-    /// Each branch's first move on entry, where its kind's rule fixes it.
+    /// Each branch's first move on entry, where its kind's rule fixes it; which nodes are
+    /// not branches.
     fn index_firsts(&mut self) {
         for rec in &mut self.recs {
+            if !rec.kind.is_branch() {
+                rec.first = First::NotBranch;
+                continue;
+            }
             let kids = &self.links[rec.kids.0 as usize..rec.kids.1 as usize];
             rec.first = match rec.kind.first(kids.len() as u32) {
                 Some(Next::Child(slot)) => First::Child {
