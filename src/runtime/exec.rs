@@ -526,11 +526,8 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
         if let Some(delivery) = guards
             && !info.guards.is_empty()
         {
-            // The guards take a while: let the action's state arrive meanwhile, and what
-            // the leaf's completion would touch (its parent's record, the statuses).
+            // The guards take a while: let the action's state arrive meanwhile.
             self.block.prefetch_at(info.action_at);
-            self.block.prefetch_at(info.parent_at);
-            self.block.prefetch_at(info.status_at);
             debug_assert!(
                 info.guards
                     .iter()

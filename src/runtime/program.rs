@@ -185,12 +185,9 @@ pub(crate) struct LeafInfo<A> {
     pub max_duration: f64,
     /// Where its time executed is kept (leaves with `max_duration`); `NONE` for others.
     pub timer_at: u32,
-    /// Where, in an instance's block (bytes from its start), its action's state lies, its
-    /// parent's record, and the statuses: what a step that executes it touches, and its
-    /// completion (fetched early while its guards are checked).
+    /// Where, in an instance's block (bytes from its start), its action's state lies:
+    /// what a step that executes it touches (fetched early while its guards are checked).
     pub action_at: u32,
-    pub parent_at: u32,
-    pub status_at: u32,
     /// Where its report goes, on success and on failure (see [`LeafInfo::route`]).
     pub routes: [Route; 2],
 }
@@ -311,16 +308,10 @@ impl<A: 'static> Program<A> {
                 message: format!("the instance state does not fit in memory: {e}"),
             }
         })?;
-        for (n, info) in b.p.leaves.iter_mut().enumerate() {
-            // A block's offsets fit in u32: the plan refuses blocks past isize, and a
-            // program has fewer than u32::MAX nodes; an offset that did not fit would only
-            // make a prefetch hint miss (it never faults).
-            let parent = b.p.recs[n].parent;
+        for info in &mut b.p.leaves {
+            // An offset that did not fit in u32 would only make a prefetch hint miss (it
+            // never faults).
             info.action_at = plan.action_offset(info.slot as usize) as u32;
-            info.parent_at = plan
-                .record_offset(b.p.recs.get(parent as usize).map_or(0, |r| r.ri) as usize)
-                as u32;
-            info.status_at = (plan.status_offset() + parent as usize) as u32;
         }
         b.p.actions = Arc::new(plan);
         Ok(b.p)
@@ -504,8 +495,6 @@ impl<A> Program<A> {
                 max_duration: f64::INFINITY,
                 timer_at: NONE,
                 action_at: 0,
-                parent_at: 0,
-                status_at: 0,
                 routes: Default::default(),
             })
             .collect();
@@ -561,8 +550,6 @@ impl<A> Program<A> {
                 timer_at: rec.timer,
                 // Set once the block is laid out (`Program::compile`).
                 action_at: 0,
-                parent_at: 0,
-                status_at: 0,
                 routes: Default::default(),
             };
         }

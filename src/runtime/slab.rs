@@ -279,16 +279,6 @@ impl<A> SlabPlan<A> {
     pub(crate) fn action_offset(&self, slot: usize) -> usize {
         self.calls.get(slot).map_or(0, |c| c.offset)
     }
-
-    /// Where record word `r` lies in a block (bytes from its start).
-    pub(crate) fn record_offset(&self, r: usize) -> usize {
-        r.min(self.records) * std::mem::size_of::<u32>()
-    }
-
-    /// Where the statuses lie in a block (bytes from its start).
-    pub(crate) fn status_offset(&self) -> usize {
-        self.status_at
-    }
 }
 
 /// One instance's block: node records, timers, words, statuses, and an action memory per
