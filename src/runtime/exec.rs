@@ -792,7 +792,7 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
     #[inline]
     fn deliver_route(&mut self, mut c: u32, info: &LeafInfo<A>, mut s: Status) -> Flow {
         let route = info.route(s);
-        for &(b, done) in &route.finished {
+        for &(b, done) in self.p.finished(route) {
             debug_assert!(self.running(b), "a branch above a running leaf is idle");
             self.finish(b, done);
             (c, s) = (b, done);

@@ -193,12 +193,12 @@ pub(crate) struct LeafInfo<A> {
 }
 
 /// Where a leaf's report goes, as far as the tree alone decides it (see
-/// [`Program::route`]): the branches above it that finish on it, deepest first, each with
-/// its status; then, if the parent of the last one moves on to a next child, what that
-/// parent does.
+/// [`LeafInfo::route`]): the branches above it that finish on it, deepest first, each with
+/// its status (`Program::finished[finished.0..finished.1]`); then, if the parent of the
+/// last one moves on to a next child, what that parent does.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Route {
-    pub finished: Box<[(u32, Status)]>,
+    pub finished: (u32, u32),
     pub enter: Option<MoveOn>,
 }
 
@@ -233,7 +233,8 @@ pub struct Program<A> {
     pub(crate) leaves: Vec<LeafInfo<A>>,
     /// Regulators above each leaf (see [`LeafInfo::regulators`]).
     pub(crate) chain: Vec<u32>,
-    /// Per action leaf (by slot), the route of its success (`[0]`) and of its failure.
+    /// The branches each route finishes, with their statuses (see [`Route`]).
+    pub(crate) finished: Vec<(u32, Status)>,
     /// Every branch's guards, ready to check on entry (see [`Rec::entry`]).
     pub(crate) entry: Vec<PathGuard<A>>,
     /// Input and output slots an instance needs (see [`LeafInfo`]).
@@ -285,6 +286,7 @@ impl<A: 'static> Program<A> {
                 depth: 0,
                 leaves: Vec::new(),
                 chain: Vec::new(),
+                finished: Vec::new(),
                 entry: Vec::new(),
                 io_len: (1, 1),
                 report_cap: 0,
@@ -403,8 +405,9 @@ impl<A> Program<A> {
     /// stops below the first that is not (its reaction depends on its state, or a random
     /// order), which reacts the general way.
     fn index_routes(&mut self) {
-        let route = |leaf: u32, s: Status| {
-            let mut finished = Vec::new();
+        let mut all = Vec::new();
+        let mut route = |leaf: u32, s: Status| {
+            let from = all.len() as u32;
             let (mut c, mut s) = (leaf, s);
             loop {
                 let up = self.recs[c as usize].parent;
@@ -419,7 +422,7 @@ impl<A> Program<A> {
                 };
                 match rec.kind.next(at as u32, kids.len() as u32, s) {
                     Some(Next::Finish(done)) if !random => {
-                        finished.push((up, done));
+                        all.push((up, done));
                         (c, s) = (up, done);
                     }
                     Some(Next::Child(j)) if !random => {
@@ -431,16 +434,16 @@ impl<A> Program<A> {
                                 cursor_at: rec.ri + 1,
                                 slot: j,
                                 child,
-                                hands_over: leaf && finished.is_empty(),
+                                hands_over: leaf && all.len() as u32 == from,
                             }),
-                            finished: finished.into_boxed_slice(),
+                            finished: (from, all.len() as u32),
                         };
                     }
                     _ => break,
                 }
             }
             Route {
-                finished: finished.into_boxed_slice(),
+                finished: (from, all.len() as u32),
                 enter: None,
             }
         };
@@ -454,6 +457,13 @@ impl<A> Program<A> {
             }
         }
         self.leaves = leaves;
+        self.finished = all;
+    }
+
+    /// The branches route `r` finishes, deepest first, with their statuses.
+    #[inline]
+    pub(crate) fn finished(&self, r: &Route) -> &[(u32, Status)] {
+        &self.finished[r.finished.0 as usize..r.finished.1 as usize]
     }
 
     /// Places each node's state in an instance's block as its kind asks (`Kind::needs`):
