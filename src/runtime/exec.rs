@@ -264,9 +264,9 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
         self.epoch(leaf) > self.st.step_base
     }
 
-    /// Calls the action of leaf `info` with its I/O (see [`leaf_io`]).
+    /// Calls the action of leaf `info` with its I/O (see [`leaf_io`]). `EXTRAS` false: the
+    /// leaf has none (see [`Exec::check_and_execute`]).
     #[inline(always)]
-    /// `EXTRAS` false: the leaf has none (see [`Exec::check_and_execute`]).
     pub(crate) fn call_action<R, const EXTRAS: bool>(
         &mut self,
         info: &LeafInfo<A>,
@@ -593,16 +593,9 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
             }
             let info = self.p.leaf(leaf);
             if let Some(status) = self.check_and_execute::<true>(leaf, info, dt, None) {
-                self.leaf_done(leaf, status);
+                self.leaf_report::<true>(leaf, info, status, Delivery::Queued);
             }
         }
-    }
-
-    /// Leaf `n` finished in phase 3: it exits, and its report waits for phase 4.
-    #[inline(never)]
-    fn leaf_done(&mut self, n: u32, status: Status) {
-        leaf::exit(self, n, status);
-        self.queue_report(n, status);
     }
 
     /// Phase 4: deliver the queued reports in order.
@@ -851,8 +844,8 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
             .leaf_report::<EXTRAS>(n, info, status, delivery);
     }
 
-    /// [`Exec::lone_leaf_done`] of a report that is not handed over: the leaf exits, and
-    /// its report is queued or delivered.
+    /// Leaf `n`, which `info` describes, finished in phase 3 and its report is not handed
+    /// over: it exits, and its report is queued for phase 4 or delivered at once.
     #[inline(never)]
     fn leaf_report<const EXTRAS: bool>(
         &mut self,
@@ -861,7 +854,7 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
         status: Status,
         delivery: Delivery,
     ) {
-        leaf::exit_as::<A, H, EXTRAS>(self, n, info, status);
+        leaf::exit::<A, H, EXTRAS>(self, n, info, status);
         match delivery {
             Delivery::Queued => self.queue_report(n, status),
             Delivery::AtOnce => {

@@ -135,17 +135,11 @@ pub(crate) fn outcome<A, H: Hooks, const EXTRAS: bool>(
     (*timer >= info.max_duration - EPS).then_some(Status::Failure)
 }
 
-/// Leaf `n` stops with success or failure: it is not active any more; `on_exit`, its
-/// out-context, its `exit` event.
-pub(crate) fn exit<A, H: Hooks>(x: &mut Exec<'_, '_, A, H>, n: u32, status: Status) {
-    let p = x.p;
-    exit_as::<A, H, true>(x, n, p.leaf(n), status);
-}
-
-/// [`exit`] of leaf `n`, which `info` describes; `EXTRAS` false: it has none (see
-/// `Exec::check_and_execute`).
+/// Leaf `n`, which `info` describes, stops with success or failure: it is not active any
+/// more; `on_exit`, its out-context, its `exit` event. `EXTRAS` false: it has no extras
+/// (see `Exec::check_and_execute`).
 #[inline(always)]
-pub(crate) fn exit_as<A, H: Hooks, const EXTRAS: bool>(
+pub(crate) fn exit<A, H: Hooks, const EXTRAS: bool>(
     x: &mut Exec<'_, '_, A, H>,
     n: u32,
     info: &LeafInfo<A>,
