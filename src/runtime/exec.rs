@@ -16,10 +16,12 @@ use super::Status;
 use super::behaviour::{CondIo, CtxValue, KeyId, LeafIo};
 use super::instance::{
     Cold, DUE, NO_CONTEXT, NOT_STARTED, RENUMBER, RESTART, Report, State, TRIGGERS, Trigger,
-    cold_of, ctx, last_running,
+    cold_of, ctx, last_byte, last_running, running_window,
 };
 use super::kinds::{Act, EPS, Kind, leaf, regulator};
-use super::program::{First, HAS_IO, HAS_REGULATORS, LeafInfo, NONE, PathGuard, Program, Test};
+use super::program::{
+    First, HAS_IO, HAS_REGULATORS, LeafInfo, NONE, PathGuard, Program, Route, Test,
+};
 use super::slab::ActionSlab;
 use super::trace::{Event, EventKind, Observer, Reason};
 
@@ -780,13 +782,19 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
     }
 
     /// [`Exec::deliver`] of a report of `s` from leaf `c`, which `info` describes, whose
-    /// parent runs: as far as the tree alone decides it, along its route (what the parents'
-    /// `react` would do, worked out when the tree was compiled); then the way up.
+    /// parent runs (see [`Exec::follow`]).
     #[inline]
-    fn deliver_route(&mut self, mut c: u32, info: &LeafInfo<A>, mut s: Status) -> Flow {
-        let route = info.route(s);
+    fn deliver_route(&mut self, c: u32, info: &LeafInfo<A>, s: Status) -> Flow {
+        self.follow(c, info.route(s), s)
+    }
+
+    /// Node `c` finished with `s`, and its parent runs: its report goes as far as the tree
+    /// alone decides it along `route`, its route (what the parents' `react` would do,
+    /// worked out when the tree was compiled); then the way up.
+    #[inline]
+    fn follow(&mut self, mut c: u32, route: &Route, mut s: Status) -> Flow {
         for &(b, done) in self.p.finished(route) {
-            debug_assert!(self.running(b), "a branch above a running leaf is idle");
+            debug_assert!(self.running(b), "a branch above a running node is idle");
             self.finish(b, done);
             (c, s) = (b, done);
         }
@@ -1025,7 +1033,8 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
         match delivery {
             Delivery::Queued => self.queue_report(b, Status::Failure),
             Delivery::AtOnce => {
-                if self.climb(b, Status::Failure) == Flow::Unwind {
+                let route = self.p.guard_route(b);
+                if self.follow(b, route, Status::Failure) == Flow::Unwind {
                     return Flow::Unwind;
                 }
             }
@@ -1153,12 +1162,18 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
         self.emit(n, EventKind::Abort);
     }
 
-    /// Aborts the running nodes in `from..end`, deepest first.
+    /// Aborts the running nodes in `from..end`, deepest first. Aborting a node changes no
+    /// other status, so the statuses are read once, eight at a time.
     pub(crate) fn abort_range(&mut self, from: u32, end: u32) {
-        let mut hi = end as usize;
-        while let Some(k) = last_running(&self.block.status()[from as usize..hi]) {
-            hi = from as usize + k;
-            self.abort_node(hi as u32);
+        let (from, mut end) = (from as usize, end as usize);
+        while end > from {
+            let (base, mut running) = running_window(self.block.status(), from, end);
+            while running != 0 {
+                let k = last_byte(running);
+                running &= !(0x80 << (8 * k));
+                self.abort_node((base + k) as u32);
+            }
+            end = base.max(from);
         }
     }
 

@@ -460,23 +460,58 @@ impl State {
     }
 }
 
-/// The index of the last `Running` status in `s`. Sixteen statuses are compared at a time
-/// (one vector compare where the processor has one): when a run completes nothing is left
-/// running, and a byte-by-byte search of the whole tree was most of a restart's cost.
+/// The index of the last `Running` status in `s`.
 #[inline]
 pub(crate) fn last_running(s: &[Status]) -> Option<usize> {
-    const W: usize = 16;
     let mut end = s.len();
-    while end >= W {
-        if s[end - W..end]
-            .iter()
-            .fold(false, |any, &x| any | (x == Status::Running))
-        {
-            break;
+    while end > 0 {
+        let (base, running) = running_window(s, 0, end);
+        if running != 0 {
+            return Some(base + last_byte(running));
         }
-        end -= W;
+        end = base;
     }
-    s[..end].iter().rposition(|&x| x == Status::Running)
+    None
+}
+
+/// The `Running` statuses among the last (up to) eight of `s[from..end]` (`from < end`),
+/// compared as one word: `(base, word)`, where the top bit of the word's byte `i` is set
+/// when `s[base + i]` runs. The statuses it covers are `s[from.max(base)..end]`.
+#[inline]
+pub(crate) fn running_window(s: &[Status], from: usize, end: usize) -> (usize, u64) {
+    const ONES: u64 = u64::from_le_bytes([0x01; 8]);
+    const LOW: u64 = u64::from_le_bytes([0x7F; 8]);
+    const TOP: u64 = u64::from_le_bytes([0x80; 8]);
+    debug_assert!(from < end && end <= s.len(), "an empty or bad range");
+    let base = end.saturating_sub(8);
+    let Some(w) = s[base..].first_chunk::<8>() else {
+        return (0, running_few(s, from, end));
+    };
+    // A byte is 1 (`Running`) when it is 0 after `^ 1`; below 0x80, so `+ 0x7F` sets its
+    // top bit exactly when it is not, and carries into no other byte.
+    let x = u64::from_le_bytes(w.map(|b| b as u8)) ^ ONES;
+    let running = !(x + LOW) & TOP;
+    // Only `from..end`: `base + 8 - end` and `from - base` are below 8.
+    let (above, below) = (base + 8 - end, from.saturating_sub(base));
+    (
+        base,
+        running & (u64::MAX >> (8 * above)) & (u64::MAX << (8 * below)),
+    )
+}
+
+/// [`running_window`] of a tree with fewer than eight nodes.
+#[cold]
+#[inline(never)]
+fn running_few(s: &[Status], from: usize, end: usize) -> u64 {
+    (from..end)
+        .filter(|&i| s[i] == Status::Running)
+        .fold(0, |w, i| w | 0x80 << (8 * i))
+}
+
+/// The index of the last byte of `running` (not 0) with its top bit set.
+#[inline]
+pub(crate) fn last_byte(running: u64) -> usize {
+    (63 - running.leading_zeros() as usize) / 8
 }
 
 /// `n` empty value slots; none for `n = 1` (slot 0 only means "none").
@@ -702,7 +737,7 @@ pub fn step_all<'a, A: 'a>(
 mod tests {
     use std::sync::Arc;
 
-    use super::{Instance, Status, last_running};
+    use super::{Instance, Status, last_running, running_window};
     use crate::model::{Catalog, NoAssets};
     use crate::runtime::{Behaviours, Program};
 
@@ -803,7 +838,7 @@ mod tests {
             Status::Aborted,
         ];
         for len in 0..70usize {
-            // Every length across the 16-wide chunks, with no, one and two running nodes.
+            // Every length across the 8-wide windows, with no, one and two running nodes.
             for at in [None, Some(0), Some(len / 3), Some(len.saturating_sub(1))] {
                 for also in [None, Some(len / 2)] {
                     let mut s: Vec<Status> = (0..len)
@@ -820,6 +855,20 @@ mod tests {
                     }
                     let expected = s.iter().rposition(|&x| x == Status::Running);
                     assert_eq!(last_running(&s), expected, "{s:?}");
+                    for from in 0..len {
+                        for end in from + 1..=len {
+                            let (base, w) = running_window(&s, from, end);
+                            let covered = from.max(base)..end;
+                            assert!(base <= from || end - base == 8, "{from}..{end}: {base}");
+                            let found: Vec<usize> = (0..8)
+                                .filter(|i| w >> (8 * i) & 0xFF != 0)
+                                .map(|i| base + i)
+                                .collect();
+                            let plain: Vec<usize> =
+                                covered.filter(|&i| s[i] == Status::Running).collect();
+                            assert_eq!(found, plain, "{from}..{end} of {s:?}");
+                        }
+                    }
                 }
             }
         }

@@ -192,10 +192,10 @@ pub(crate) struct LeafInfo<A> {
     pub routes: [Route; 2],
 }
 
-/// Where a leaf's report goes, as far as the tree alone decides it (see
-/// [`LeafInfo::route`]): the branches above it that finish on it, deepest first, each with
-/// its status (`Program::finished[finished.0..finished.1]`); then, if the parent of the
-/// last one moves on to a next child, what that parent does.
+/// Where a node's report goes, as far as the tree alone decides it (see
+/// [`LeafInfo::route`], [`Program::guard_route`]): the branches above it that finish on
+/// it, deepest first, each with its status (`Program::finished[finished.0..finished.1]`);
+/// then, if the parent of the last one moves on to a next child, what that parent does.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Route {
     pub finished: (u32, u32),
@@ -211,8 +211,9 @@ pub(crate) struct MoveOn {
     pub slot: u32,
     /// The child it enters.
     pub child: u32,
-    /// Whether the report is handed over: nothing finishes before the parent moves on,
-    /// and the child is an action leaf, which takes the reporting leaf's place.
+    /// Whether the report is handed over: it is a leaf's, nothing finishes before the
+    /// parent moves on, and the child is an action leaf, which takes the reporting leaf's
+    /// place.
     pub hands_over: bool,
 }
 
@@ -235,6 +236,9 @@ pub struct Program<A> {
     pub(crate) chain: Vec<u32>,
     /// The branches each route finishes, with their statuses (see [`Route`]).
     pub(crate) finished: Vec<(u32, Status)>,
+    /// Where a guarded branch's failure goes when one of its guards fails, by node index
+    /// (see [`Program::guard_route`]; other nodes' entries are empty).
+    pub(crate) guarded: Vec<Route>,
     /// Every branch's guards, ready to check on entry (see [`Rec::entry`]).
     pub(crate) entry: Vec<PathGuard<A>>,
     /// Input and output slots an instance needs (see [`LeafInfo`]).
@@ -287,6 +291,7 @@ impl<A: 'static> Program<A> {
                 leaves: Vec::new(),
                 chain: Vec::new(),
                 finished: Vec::new(),
+                guarded: Vec::new(),
                 entry: Vec::new(),
                 io_len: (1, 1),
                 report_cap: 0,
@@ -400,15 +405,17 @@ impl<A> Program<A> {
         }
     }
 
-    /// Each leaf's routes (`LeafInfo::route`), from the rules of the kinds above it
-    /// (`Kind::next`): a parent whose reaction the tree decides is followed; the climb
-    /// stops below the first that is not (its reaction depends on its state, or a random
-    /// order), which reacts the general way.
+    /// Each leaf's routes (`LeafInfo::route`) and each guarded branch's failure route
+    /// (`Program::guard_route`), from the rules of the kinds above it (`Kind::next`): a
+    /// parent whose reaction the tree decides is followed; the climb stops below the first
+    /// that is not (its reaction depends on its state, or a random order), which reacts
+    /// the general way.
     fn index_routes(&mut self) {
         let mut all = Vec::new();
-        let mut route = |leaf: u32, s: Status| {
+        let mut route = |node: u32, s: Status| {
             let from = all.len() as u32;
-            let (mut c, mut s) = (leaf, s);
+            let (mut c, mut s) = (node, s);
+            let from_leaf = matches!(self.recs[node as usize].kind, Kind::Leaf(_));
             loop {
                 let up = self.recs[c as usize].parent;
                 let Some(rec) = self.recs.get(up as usize) else {
@@ -427,14 +434,14 @@ impl<A> Program<A> {
                     }
                     Some(Next::Child(j)) if !random => {
                         let child = kids[j as usize];
-                        let leaf = matches!(self.recs[child as usize].kind, Kind::Leaf(_));
+                        let to_leaf = matches!(self.recs[child as usize].kind, Kind::Leaf(_));
                         return Route {
                             enter: Some(MoveOn {
                                 parent: up,
                                 cursor_at: rec.ri + 1,
                                 slot: j,
                                 child,
-                                hands_over: leaf && all.len() as u32 == from,
+                                hands_over: from_leaf && to_leaf && all.len() as u32 == from,
                             }),
                             finished: (from, all.len() as u32),
                         };
@@ -448,16 +455,26 @@ impl<A> Program<A> {
             }
         };
         let mut leaves = std::mem::take(&mut self.leaves);
+        let mut guarded = vec![Route::default(); self.recs.len()];
         for (n, rec) in self.recs.iter().enumerate() {
             if let Kind::Leaf(_) = rec.kind {
                 leaves[n].routes = [
                     route(n as u32, Status::Success),
                     route(n as u32, Status::Failure),
                 ];
+            } else if rec.entry.0 != rec.entry.1 {
+                guarded[n] = route(n as u32, Status::Failure);
             }
         }
         self.leaves = leaves;
+        self.guarded = guarded;
         self.finished = all;
+    }
+
+    /// Where the failure of branch `b` goes when one of its guards fails (see [`Route`]).
+    #[inline]
+    pub(crate) fn guard_route(&self, b: u32) -> &Route {
+        &self.guarded[b as usize]
     }
 
     /// The branches route `r` finishes, deepest first, with their statuses.
