@@ -529,7 +529,7 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
             && !info.guards.is_empty()
         {
             // The guards take a while: let the action's state arrive meanwhile.
-            self.block.prefetch_at(info.action_at);
+            self.block.prefetch_at(info.calls.offset());
             debug_assert!(
                 info.guards
                     .iter()
@@ -563,9 +563,7 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
             self.emit(leaf, EventKind::Execute);
             io = leaf_io::<A, EXTRAS>(&mut self.st.cold, step, info);
         }
-        let outcome = self
-            .block
-            .execute(info.slot as usize, self.agent, &mut io, dt);
+        let outcome = self.block.execute(&info.calls, self.agent, &mut io, dt);
         leaf::outcome::<A, H, EXTRAS>(self, info, outcome, dt)
     }
 

@@ -10,7 +10,7 @@ use super::Status;
 use super::behaviour::CondIo;
 use super::behaviour::{Behaviours, Condition, KeyId, KeyTable, MAX_KEYS, NodeSpec};
 use super::kinds::{Build, Kind, Next};
-use super::slab::{ActionType, CondRef, SlabPlan};
+use super::slab::{ActionType, CondRef, LeafCalls, SlabPlan};
 use crate::model::{Assets, Catalog, Category, Diagnostic, Node, Port, Tree, validate};
 
 /// Deepest nesting a program may have (subtrees included); validation refuses deeper.
@@ -164,8 +164,10 @@ impl<A> LeafInfo<A> {
 
 /// What the hot path needs of each action leaf, precomputed.
 pub(crate) struct LeafInfo<A> {
-    /// Its action's slot.
-    pub slot: u32,
+    /// Its action's calls, and where its memory lies in a block: what a step that executes
+    /// it touches (fetched early while its guards are checked). Set once the block is laid
+    /// out (`Program::compile`).
+    pub calls: LeafCalls<A>,
     /// What it has besides its action and guards, as [`LeafInfo::has`] reads it.
     pub has: u8,
     /// Its epoch word (its `Rec::ri`).
@@ -185,9 +187,6 @@ pub(crate) struct LeafInfo<A> {
     pub max_duration: f64,
     /// Where its time executed is kept (leaves with `max_duration`); `NONE` for others.
     pub timer_at: u32,
-    /// Where, in an instance's block (bytes from its start), its action's state lies:
-    /// what a step that executes it touches (fetched early while its guards are checked).
-    pub action_at: u32,
     /// Where its report goes, on success and on failure (see [`LeafInfo::route`]).
     pub routes: [Route; 2],
 }
@@ -315,12 +314,15 @@ impl<A: 'static> Program<A> {
                 message: format!("the instance state does not fit in memory: {e}"),
             }
         })?;
-        for info in &mut b.p.leaves {
-            // An offset that did not fit in u32 would only make a prefetch hint miss (it
-            // never faults).
-            info.action_at = plan.action_offset(info.slot as usize) as u32;
+        let plan = Arc::new(plan);
+        for (info, rec) in b.p.leaves.iter_mut().zip(&b.p.recs) {
+            if let Kind::Leaf(_) = rec.kind
+                && let Some(calls) = LeafCalls::of(&plan, rec.slot as usize)
+            {
+                info.calls = calls;
+            }
         }
-        b.p.actions = Arc::new(plan);
+        b.p.actions = plan;
         Ok(b.p)
     }
 }
@@ -510,9 +512,10 @@ impl<A> Program<A> {
     /// each branch its guards ready to check on entry.
     fn index_leaves(&mut self) {
         let count = self.recs.len();
+        let none = Arc::new(SlabPlan::empty());
         let mut leaves: Vec<LeafInfo<A>> = (0..count)
             .map(|_| LeafInfo {
-                slot: 0,
+                calls: LeafCalls::none(&none),
                 has: 0,
                 ri: 0,
                 guards: Box::new([]),
@@ -521,7 +524,6 @@ impl<A> Program<A> {
                 output_at: 0,
                 max_duration: f64::INFINITY,
                 timer_at: NONE,
-                action_at: 0,
                 routes: Default::default(),
             })
             .collect();
@@ -566,7 +568,7 @@ impl<A> Program<A> {
             .filter(|(yes, _)| *yes)
             .fold(0, |all, (_, bit)| all | bit);
             leaves[n] = LeafInfo {
-                slot: rec.slot,
+                calls: LeafCalls::none(&none),
                 has,
                 ri: rec.ri,
                 guards: path.into_boxed_slice(),
@@ -575,8 +577,6 @@ impl<A> Program<A> {
                 output_at,
                 max_duration: leaf.max_duration.unwrap_or(f64::INFINITY),
                 timer_at: rec.timer,
-                // Set once the block is laid out (`Program::compile`).
-                action_at: 0,
                 routes: Default::default(),
             };
         }

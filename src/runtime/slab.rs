@@ -21,6 +21,9 @@
 //!   the shared action objects the calls point to), and every value in it is initialised
 //!   before the slab is handed out; the memories are dropped exactly once (records,
 //!   timers, words and statuses are `Copy`);
+//! - a [`LeafCalls`], one leaf's calls kept with the leaf's other data, holds the plan it
+//!   was made from, and is used on a block only after checking that the same plan laid
+//!   the block out;
 //! - values are changed only through `&mut ActionSlab`, so access is exclusive;
 //! - a `CondRef`'s address is that of the condition its own `Arc` keeps alive.
 #![allow(unsafe_code)]
@@ -182,6 +185,61 @@ struct Calls<A> {
     exit: ExitFn<A>,
 }
 
+/// One leaf's calls, kept with the leaf's other data (`LeafInfo::calls`), so that calling
+/// its action reads no table by slot. It keeps the plan it comes from alive, and each call
+/// checks (one compare) that the block it is made on was laid out by that plan.
+pub(crate) struct LeafCalls<A> {
+    plan: Arc<SlabPlan<A>>,
+    calls: Calls<A>,
+}
+
+impl<A> LeafCalls<A> {
+    /// The calls of leaf `slot` of `plan`; `None` past its last leaf.
+    pub(crate) fn of(plan: &Arc<SlabPlan<A>>, slot: usize) -> Option<Self> {
+        let c = plan.calls.get(slot)?;
+        Some(Self {
+            plan: plan.clone(),
+            calls: Calls {
+                offset: c.offset,
+                this: SharedPtr(c.this.0),
+                enter: c.enter,
+                execute: c.execute,
+                exit: c.exit,
+            },
+        })
+    }
+
+    /// Calls that no block accepts, for what is not a leaf: `none` is a plan of its own.
+    pub(crate) fn none(none: &Arc<SlabPlan<A>>) -> Self {
+        Self {
+            plan: none.clone(),
+            calls: Calls {
+                offset: 0,
+                this: SharedPtr(NonNull::dangling()),
+                enter: |_, _, _, _| {},
+                execute: |_, _, _, _, _| Outcome::Failure,
+                exit: |_, _, _, _, _| {},
+            },
+        }
+    }
+
+    /// Where the leaf's memory lies in a block, in bytes from its start.
+    #[inline]
+    pub(crate) fn offset(&self) -> usize {
+        self.calls.offset
+    }
+
+    /// The calls, for a block that `plan` laid out (a panic otherwise: a bug).
+    #[inline(always)]
+    fn checked(&self, plan: &Arc<SlabPlan<A>>) -> &Calls<A> {
+        assert!(
+            Arc::ptr_eq(&self.plan, plan),
+            "a leaf's calls used on a block of another tree"
+        );
+        &self.calls
+    }
+}
+
 /// Where everything lives in an instance's block; shared by every instance.
 pub(crate) struct SlabPlan<A> {
     types: Vec<ActionType<A>>,
@@ -273,11 +331,6 @@ impl<A> SlabPlan<A> {
     /// Bytes of one instance's block.
     pub(crate) fn size(&self) -> usize {
         self.layout.size()
-    }
-
-    /// Where leaf `slot`'s action lies in a block (bytes from its start).
-    pub(crate) fn action_offset(&self, slot: usize) -> usize {
-        self.calls.get(slot).map_or(0, |c| c.offset)
     }
 }
 
@@ -476,11 +529,11 @@ impl<A> ActionSlab<A> {
     /// (an offset from [`SlabPlan`]'s `*_offset`). Only a hint: it never faults, whatever
     /// the address, and changes nothing.
     #[inline]
-    pub(crate) fn prefetch_at(&self, offset: u32) {
+    pub(crate) fn prefetch_at(&self, offset: usize) {
         #[cfg(target_arch = "x86_64")]
         {
             use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-            let at = self.base.as_ptr().wrapping_add(offset as usize);
+            let at = self.base.as_ptr().wrapping_add(offset);
             // SAFETY: SSE is part of x86_64, and a prefetch reads nothing the program sees
             // and never faults, whatever the address.
             unsafe { _mm_prefetch::<_MM_HINT_T0>(at.cast::<i8>()) }
@@ -489,32 +542,39 @@ impl<A> ActionSlab<A> {
         let _ = offset;
     }
 
-    /// Calls leaf `slot`'s `on_enter`.
+    /// Calls the leaf's `on_enter`.
     #[inline(always)]
-    pub(crate) fn enter(&mut self, slot: usize, agent: &mut A, io: &mut LeafIo<'_>) {
-        let c = &self.plan.calls[slot];
-        // SAFETY: the value at `slot` is live; `&mut self` makes the access exclusive.
+    pub(crate) fn enter(&mut self, leaf: &LeafCalls<A>, agent: &mut A, io: &mut LeafIo<'_>) {
+        let c = leaf.checked(&self.plan);
+        // SAFETY: `plan` laid out this block, so the value at `c.offset` is a live memory of
+        // the type `c.this` acts on; `&mut self` makes the access exclusive.
         unsafe { (c.enter)(c.this.0.as_ptr(), self.at(c), agent, io) }
     }
 
-    /// Calls leaf `slot`'s `on_execute`.
+    /// Calls the leaf's `on_execute`.
     #[inline(always)]
     pub(crate) fn execute(
         &mut self,
-        slot: usize,
+        leaf: &LeafCalls<A>,
         agent: &mut A,
         io: &mut LeafIo<'_>,
         dt: f64,
     ) -> Outcome {
-        let c = &self.plan.calls[slot];
+        let c = leaf.checked(&self.plan);
         // SAFETY: as in `enter`.
         unsafe { (c.execute)(c.this.0.as_ptr(), self.at(c), agent, io, dt) }
     }
 
-    /// Calls leaf `slot`'s `on_exit`.
+    /// Calls the leaf's `on_exit`.
     #[inline(always)]
-    pub(crate) fn exit(&mut self, slot: usize, agent: &mut A, io: &mut LeafIo<'_>, s: Status) {
-        let c = &self.plan.calls[slot];
+    pub(crate) fn exit(
+        &mut self,
+        leaf: &LeafCalls<A>,
+        agent: &mut A,
+        io: &mut LeafIo<'_>,
+        s: Status,
+    ) {
+        let c = leaf.checked(&self.plan);
         // SAFETY: as in `enter`.
         unsafe { (c.exit)(c.this.0.as_ptr(), self.at(c), agent, io, s) }
     }
@@ -562,5 +622,72 @@ impl<A> Drop for ActionSlab<A> {
             plan: &self.plan,
             ready: self.plan.len(),
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::{ActionSlab, ActionType, LeafCalls, SlabPlan};
+    use crate::runtime::behaviour::CondIo;
+    use crate::runtime::instance::NO_CONTEXT;
+    use crate::runtime::{Action, LeafIo, Outcome};
+
+    /// Counts its steps in its memory, and tells the agent (a count) how many.
+    struct Count;
+
+    impl Action<u64> for Count {
+        type Memory = u64;
+        fn on_execute(&self, n: &mut u64, seen: &mut u64, _: &mut LeafIo<'_>, _: f64) -> Outcome {
+            *n += 1;
+            *seen = *n;
+            Outcome::Running
+        }
+    }
+
+    fn plan() -> Arc<SlabPlan<u64>> {
+        match SlabPlan::new(1, 1, 0, 0, vec![ActionType::new(Count)]) {
+            Ok(p) => Arc::new(p),
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    /// Steps the leaf of `calls` on `slab` and returns what the action told.
+    fn step(slab: &mut ActionSlab<u64>, calls: &LeafCalls<u64>) -> u64 {
+        let mut io = LeafIo {
+            seen: CondIo {
+                input: None,
+                step: 0,
+                context: &NO_CONTEXT,
+            },
+            produced: None,
+        };
+        let mut seen = 0;
+        slab.execute(calls, &mut seen, &mut io, 0.1);
+        seen
+    }
+
+    #[test]
+    fn a_leafs_calls_run_on_the_blocks_of_its_plan() {
+        let p = plan();
+        let Some(calls) = LeafCalls::of(&p, 0) else {
+            panic!("the plan has one leaf");
+        };
+        let (mut one, mut two) = (ActionSlab::new(&p), ActionSlab::new(&p));
+        assert_eq!(step(&mut one, &calls), 1);
+        assert_eq!(step(&mut one, &calls), 2, "its memory in the first block");
+        assert_eq!(step(&mut two, &calls), 1, "the second block has its own");
+        assert!(LeafCalls::of(&p, 1).is_none(), "past the last leaf");
+    }
+
+    #[test]
+    #[should_panic(expected = "a leaf's calls used on a block of another tree")]
+    fn a_leafs_calls_refuse_a_block_of_another_plan() {
+        let (a, b) = (plan(), plan());
+        let Some(calls) = LeafCalls::of(&a, 0) else {
+            panic!("the plan has one leaf");
+        };
+        step(&mut ActionSlab::new(&b), &calls);
     }
 }

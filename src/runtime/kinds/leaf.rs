@@ -72,8 +72,9 @@ fn start<A, H: Hooks>(x: &mut Exec<'_, '_, A, H>, n: u32) -> bool {
     x.st.mark_entered(x.block.rt_mut(), info.ri as usize);
     x.set_status(n, Status::Running);
     x.emit(n, crate::runtime::EventKind::Enter);
-    let slot = info.slot as usize;
-    x.call_action::<_, true>(info, |actions, agent, io| actions.enter(slot, agent, io));
+    x.call_action::<_, true>(info, |actions, agent, io| {
+        actions.enter(&info.calls, agent, io)
+    });
     true
 }
 
@@ -175,9 +176,8 @@ fn stop<A, H: Hooks, const EXTRAS: bool>(
     info: &LeafInfo<A>,
     status: Status,
 ) {
-    let slot = info.slot as usize;
     x.call_action::<_, EXTRAS>(info, |actions, agent, io| {
-        actions.exit(slot, agent, io, status)
+        actions.exit(&info.calls, agent, io, status)
     });
     if EXTRAS && info.output_at != 0 {
         write_output(&mut x.again(), n, info);
@@ -205,10 +205,9 @@ fn write_output<A, H: Hooks>(x: &mut Exec<'_, '_, A, H>, n: u32, info: &LeafInfo
 pub(crate) fn abort<A, H: Hooks>(x: &mut Exec<'_, '_, A, H>, n: u32) {
     let p = x.p;
     let info = p.leaf(n);
-    let slot = info.slot as usize;
     x.deactivate(n);
     x.call_action::<_, true>(info, |actions, agent, io| {
-        actions.exit(slot, agent, io, Status::Aborted)
+        actions.exit(&info.calls, agent, io, Status::Aborted)
     });
     let output_at = info.output_at as usize;
     if output_at != 0 {
