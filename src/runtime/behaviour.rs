@@ -6,7 +6,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use super::Status;
-use super::slab::ActionType;
+use super::slab::{ActionType, CondRef};
 use crate::model::{Catalog, Node, Value};
 
 /// A value in an agent's context: a world entity, a position, a number or text.
@@ -254,7 +254,7 @@ impl KeyTable {
 type ActionFactory<A> =
     Box<dyn Fn(&mut NodeSpec<'_>) -> Result<ActionType<A>, String> + Send + Sync>;
 type ConditionFactory<A> =
-    Box<dyn Fn(&mut NodeSpec<'_>) -> Result<Box<dyn Condition<A>>, String> + Send + Sync>;
+    Box<dyn Fn(&mut NodeSpec<'_>) -> Result<CondRef<A>, String> + Send + Sync>;
 
 /// The behaviours a runtime knows, by kind name.
 pub struct Behaviours<A> {
@@ -345,7 +345,7 @@ impl<A: 'static> Behaviours<A> {
     ) {
         self.conditions.insert(
             kind.to_owned(),
-            Box::new(move |spec| make(spec).map(|c| -> Box<dyn Condition<A>> { Box::new(c) })),
+            Box::new(move |spec| make(spec).map(CondRef::new)),
         );
     }
 
@@ -368,7 +368,7 @@ impl<A: 'static> Behaviours<A> {
     pub(crate) fn make_condition(
         &self,
         spec: &mut NodeSpec<'_>,
-    ) -> Option<Result<Box<dyn Condition<A>>, String>> {
+    ) -> Option<Result<CondRef<A>, String>> {
         self.conditions.get(&spec.node.kind).map(|f| f(spec))
     }
 }

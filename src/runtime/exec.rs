@@ -952,7 +952,7 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
     ) -> (usize, Option<Stop<'g, A>>) {
         for (i, g) in guards.iter().enumerate() {
             // A plain condition is decided here; any other guard turns to its test.
-            if u8::from(g.cond.get().check(agent, plain)) == g.holds {
+            if u8::from(g.cond.check(agent, plain)) == g.holds {
                 continue;
             }
             let held = match &g.test {
@@ -966,7 +966,7 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
                         step: plain.step,
                         context: plain.context,
                     };
-                    cond.get().check(agent, &io) != *invert
+                    cond.check(agent, &io) != *invert
                 }
                 Test::TimeLimit { seconds } => {
                     let started = block.timers()[p.recs[g.branch as usize].timer as usize];

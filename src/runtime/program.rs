@@ -602,7 +602,7 @@ impl<A> Program<A> {
         let rec = &self.recs[b as usize];
         for &g in &self.links[rec.guards.0 as usize..rec.guards.1 as usize] {
             let guard = &self.recs[g as usize];
-            let never = || CondRef::new(&(Arc::new(Never) as Arc<dyn Condition<A>>));
+            let never = || CondRef::new(Never);
             let (cond, holds, test) = match (guard.kind, self.conditions.get(guard.slot as usize)) {
                 (Kind::Condition(c), Some(cond)) => match c.input {
                     None => (cond.clone(), u8::from(!c.invert), Test::Plain),
@@ -630,7 +630,7 @@ impl<A> Program<A> {
             to.push(PathGuard {
                 branch: b,
                 node: b,
-                cond: CondRef::new(&(Arc::new(Never) as Arc<dyn Condition<A>>)),
+                cond: CondRef::new(Never),
                 holds: 2,
                 test: Test::TimeLimit { seconds: t.seconds },
             });
@@ -783,7 +783,7 @@ impl<A: 'static> Builder<'_, A> {
                 let made = self.behaviours.make_condition(&mut spec);
                 let cond = self.built(&name, made, "condition", &node.kind)?;
                 slot = self.p.conditions.len() as u32;
-                self.p.conditions.push(CondRef::new(&Arc::from(cond)));
+                self.p.conditions.push(cond);
             }
             _ => {}
         }

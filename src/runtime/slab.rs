@@ -25,7 +25,8 @@
 //!   was made from, and is used on a block only after checking that the same plan laid
 //!   the block out;
 //! - values are changed only through `&mut ActionSlab`, so access is exclusive;
-//! - a `CondRef`'s address is that of the condition its own `Arc` keeps alive.
+//! - a `CondRef`'s address is that of the condition its own `Arc` keeps alive, and its
+//!   function that condition's type's `check`.
 #![allow(unsafe_code)]
 
 use std::alloc::{self, Layout};
@@ -33,7 +34,7 @@ use std::ptr::NonNull;
 use std::sync::Arc;
 
 use super::Status;
-use super::behaviour::{Action, Condition, LeafIo, Outcome};
+use super::behaviour::{Action, CondIo, Condition, LeafIo, Outcome};
 
 type EnterFn<A> = unsafe fn(*const u8, *mut u8, &mut A, &mut LeafIo<'_>);
 type ExecuteFn<A> = unsafe fn(*const u8, *mut u8, &mut A, &mut LeafIo<'_>, f64) -> Outcome;
@@ -135,13 +136,26 @@ unsafe impl Send for SharedPtr {}
 unsafe impl Sync for SharedPtr {}
 
 /// A condition object shared through an `Arc`, with the address of the condition itself
-/// kept beside it: a check then calls it at once, where going through the `Arc` would
-/// first work out where its value lies behind the counters (from the alignment the trait
-/// object's vtable holds), for every guard checked.
+/// and its type's `check` kept beside it: a check then calls it at once, where going
+/// through the `Arc` would first work out where its value lies behind the counters, and
+/// going through its vtable would first read the function's address there, for every
+/// guard checked.
 pub(crate) struct CondRef<A> {
-    at: NonNull<dyn Condition<A>>,
+    at: NonNull<u8>,
+    check: CheckFn<A>,
     /// Keeps the condition alive, and so `at` valid.
     _owner: Arc<dyn Condition<A>>,
+}
+
+type CheckFn<A> = unsafe fn(*const u8, &mut A, &CondIo<'_>) -> bool;
+
+/// `Condition::check` of a `T` at `this`.
+///
+/// # Safety
+/// `this` is the address of a live `T`.
+unsafe fn check<A, T: Condition<A>>(this: *const u8, agent: &mut A, io: &CondIo<'_>) -> bool {
+    // SAFETY: the caller's contract.
+    unsafe { (*this.cast::<T>()).check(agent, io) }
 }
 
 // SAFETY: it only gives shared access to a `Condition`, which is `Send + Sync`.
@@ -153,26 +167,29 @@ impl<A> Clone for CondRef<A> {
     fn clone(&self) -> Self {
         Self {
             at: self.at,
+            check: self.check,
             _owner: self._owner.clone(),
         }
     }
 }
 
 impl<A> CondRef<A> {
-    /// A reference to `c` that keeps it alive.
-    pub(crate) fn new(c: &Arc<dyn Condition<A>>) -> Self {
+    /// A reference to `c`, shared from now on, that keeps it alive.
+    pub(crate) fn new<T: Condition<A> + 'static>(c: T) -> Self {
+        let owner = Arc::new(c);
         Self {
-            at: NonNull::from(&**c),
-            _owner: c.clone(),
+            at: NonNull::from(&*owner).cast::<u8>(),
+            check: check::<A, T>,
+            _owner: owner,
         }
     }
 
-    /// The condition.
-    #[inline]
-    pub(crate) fn get(&self) -> &dyn Condition<A> {
-        // SAFETY: `at` is the address of the value `_owner` keeps alive, never changed;
-        // only shared references to it are ever made.
-        unsafe { self.at.as_ref() }
+    /// Checks the condition.
+    #[inline(always)]
+    pub(crate) fn check(&self, agent: &mut A, io: &CondIo<'_>) -> bool {
+        // SAFETY: `at` is the address of the `T` that `_owner` keeps alive, never changed,
+        // and `check` is `T`'s (both set together in `new`).
+        unsafe { (self.check)(self.at.as_ptr(), agent, io) }
     }
 }
 

@@ -50,10 +50,7 @@ impl Def for Condition {
             context,
         };
         let p = x.p;
-        let r = p.conditions[p.recs[n as usize].slot as usize]
-            .get()
-            .check(x.agent, &io)
-            != self.invert;
+        let r = p.conditions[p.recs[n as usize].slot as usize].check(x.agent, &io) != self.invert;
         x.emit(n, EventKind::Check(r));
         Act::Done(if r { Status::Success } else { Status::Failure })
     }
