@@ -1,9 +1,8 @@
 //! Inverter (SPEC §3.3): swaps its child's success and failure.
 
-use super::{Act, Build, Def, Next};
+use super::{Build, Def, Next};
 use crate::model::{Category, KindSpec, Node};
 use crate::runtime::Status;
-use crate::runtime::exec::{Exec, Hooks};
 
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Inverter;
@@ -24,10 +23,6 @@ impl Def for Inverter {
 
     fn first(self, count: u32) -> Option<Next> {
         super::only_child_first(count)
-    }
-
-    fn react<A, H: Hooks>(self, _: &mut Exec<'_, '_, A, H>, _: u32, s: Status) -> Act {
-        super::finish_as(self.next(0, 1, s))
     }
 
     fn next(self, _: u32, _: u32, s: Status) -> Option<Next> {

@@ -147,10 +147,12 @@ pub(crate) trait Def: Copy {
         }
     }
 
-    /// Running node `n` hears that its child finished with `s`.
+    /// Running node `n` hears that its child finished with `s`. By default, for a node
+    /// with one child, it finishes as `next` says (without `next`, it runs on); a kind
+    /// with more children, or whose reaction the tree does not fix, defines `react`.
     fn react<A, H: Hooks>(self, x: &mut Exec<'_, '_, A, H>, n: u32, s: Status) -> Act {
-        let _ = (x, n, s);
-        Act::Running
+        let _ = (x, n);
+        finish_as(self.next(0, 1, s))
     }
 
     /// What entering a node of it does, where the tree alone decides that (the node's words
@@ -243,8 +245,7 @@ kinds! {
     Inverter(inverter::Inverter),
     Repeater(repeater::Repeater),
     UntilFail(until_fail::UntilFail),
-    ForceSuccess(force::ForceSuccess),
-    ForceFailure(force::ForceFailure),
+    Force(force::Force),
     Regulator(regulator::Regulator),
     Retry(retry::Retry),
     Cooldown(cooldown::Cooldown),

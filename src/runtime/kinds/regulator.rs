@@ -56,10 +56,6 @@ impl Def for Regulator {
         only_child(x, n)
     }
 
-    fn react<A, H: Hooks>(self, _: &mut Exec<'_, '_, A, H>, _: u32, s: Status) -> Act {
-        super::finish_as(self.next(0, 1, s))
-    }
-
     fn next(self, _: u32, _: u32, s: Status) -> Option<Next> {
         Some(Next::Finish(s))
     }

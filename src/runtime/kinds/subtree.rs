@@ -1,10 +1,9 @@
 //! SubTree (SPEC §3.3): a branch whose only child is another tree file's Root child,
 //! compiled in with its own node states. It reports its child's result.
 
-use super::{Act, Build, Def, Next};
+use super::{Build, Def, Next};
 use crate::model::{Category, FieldSpec, FieldType, KindSpec, Node};
 use crate::runtime::Status;
-use crate::runtime::exec::{Exec, Hooks};
 
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct SubTree;
@@ -29,10 +28,6 @@ impl Def for SubTree {
 
     fn first(self, count: u32) -> Option<Next> {
         super::only_child_first(count)
-    }
-
-    fn react<A, H: Hooks>(self, _: &mut Exec<'_, '_, A, H>, _: u32, s: Status) -> Act {
-        super::finish_as(self.next(0, 1, s))
     }
 
     fn next(self, _: u32, _: u32, s: Status) -> Option<Next> {
