@@ -1,7 +1,9 @@
 //! Editor frame time: the whole editor (panels, canvas, validation marks) drawn headless
 //! into an egui context for trees of 500, 1,000 and 2,000 nodes.
 //!
-//! `cargo bench --bench editor`. Two cases per size: an idle frame (nothing changed), and a
+//! `cargo bench --bench editor`. The `library` group opens a tree in a project of 500 node
+//! library kinds beside one with none, and draws frames while a search is typed in their
+//! palette. Two cases per size: an idle frame (nothing changed), and a
 //! frame after an edit (the title of a node changes: the model is validated again and the
 //! canvas rebuilt), which is what a drag or typing costs at most per frame.
 
@@ -186,5 +188,89 @@ fn debugger(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, frames, debugger);
+/// A project of `n` library kinds (leaves and conditions in 20 groups, three fields each)
+/// beside a copy of the droid arena's tree, in `dir`; returns the tree's path.
+fn big_library(dir: &std::path::Path, n: usize) -> std::path::PathBuf {
+    let kinds: Vec<String> = (0..n)
+        .map(|i| {
+            let category = if i % 4 == 0 { "condition" } else { "leaf" };
+            format!(
+                r#"{{"kind": "GameKind{i}", "category": "{category}", "group": "Group {}", "doc": "Kind {i} of the game.", "fields": [
+                {{"name": "mode", "type": "enum", "values": ["a", "b", "c"], "default": "a"}},
+                {{"name": "count", "type": "int", "default": 3, "min": 1, "max": 10}},
+                {{"name": "speed", "type": "float", "default": 0.5, "min": 0.0, "unit": "m/s"}}]}}"#,
+                i % 20
+            )
+        })
+        .collect();
+    std::fs::write(
+        dir.join("game.nodes.json"),
+        format!(
+            r#"{{"format": "arbor.nodes", "version": 1, "library": "game", "kinds": [{}]}}"#,
+            kinds.join(",\n")
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("arbor.project.json"),
+        r#"{"format": "arbor.project", "version": 1, "nodes": ["game.nodes.json"]}"#,
+    )
+    .unwrap();
+    let tree = dir.join("droid_arena.json");
+    let samples = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("sample_trees");
+    std::fs::copy(samples.join("droid_arena.json"), &tree).unwrap();
+    tree
+}
+
+/// Opening a tree in a project of 500 library kinds against opening it with none, side
+/// by side; and a frame of the editor while a search is typed in the palette of those
+/// 500 kinds.
+fn library(c: &mut Criterion) {
+    let plain = tempfile::tempdir().unwrap();
+    let plain_tree = plain.path().join("droid_arena.json");
+    std::fs::copy(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("sample_trees/droid_arena.json"),
+        &plain_tree,
+    )
+    .unwrap();
+    let game = tempfile::tempdir().unwrap();
+    let game_tree = big_library(game.path(), 500);
+    let app = EditorApp::open(&game_tree).unwrap();
+    assert!(app.catalog().kind("GameKind499").is_some());
+    assert!(app.project_problems().is_empty());
+    let mut group = c.benchmark_group("library");
+    group.sample_size(20);
+    group.bench_function("open/no_project", |b| {
+        b.iter(|| EditorApp::open(&plain_tree).unwrap())
+    });
+    group.bench_function("open/500_library_kinds", |b| {
+        b.iter(|| EditorApp::open(&game_tree).unwrap())
+    });
+    let mut app = app;
+    let ctx = egui::Context::default();
+    for _ in 0..3 {
+        frame(&ctx, &mut app);
+    }
+    let typed = [
+        "g",
+        "ga",
+        "gam",
+        "game",
+        "gamek",
+        "gamekind",
+        "gamekind4",
+        "gamekind49",
+    ];
+    let mut k = 0;
+    group.bench_function("palette_search_frame/500_library_kinds", |b| {
+        b.iter(|| {
+            k += 1;
+            app.set_palette_filter(typed[k % typed.len()]);
+            frame(&ctx, &mut app);
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, frames, debugger, library);
 criterion_main!(benches);

@@ -17,9 +17,10 @@ cargo clippy --all-targets -- -D warnings
 cargo clippy --no-default-features --all-targets -- -D warnings
 echo "== cargo fmt --check"
 cargo fmt --check
-echo "== sample trees"
-cargo run --quiet --no-default-features -- validate sample_trees/*.json sample_trees/*/*.json
-cargo run --quiet --no-default-features -- fmt --check sample_trees/*.json sample_trees/*/*.json
+echo "== sample trees, and the example game's tree, project and node library"
+examples=(examples/my_game/*.json examples/my_game/ai/*.json)
+cargo run --quiet --no-default-features -- validate sample_trees/*.json sample_trees/*/*.json "${examples[@]}"
+cargo run --quiet --no-default-features -- fmt --check sample_trees/*.json sample_trees/*/*.json "${examples[@]}"
 echo "== editor smoke test (the real window under Xvfb)"
 shot=$(mktemp --suffix=.png)
 bash scripts/screenshot.sh "$shot"

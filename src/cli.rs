@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
 
-use crate::io::{LoadError, TreeFiles, write_atomically};
+use crate::io::{LoadError, Problem, ProjectCatalog, TreeFiles, write_atomically};
 use crate::model::{Catalog, Category, Severity};
 
 /// Exit code: everything is fine.
@@ -25,15 +25,21 @@ pub struct Cli {
     /// What to do; without a command Arbor opens the editor on a bundled sample tree.
     #[command(subcommand)]
     pub command: Option<Command>,
+    /// The project file whose node libraries to use, instead of the `arbor.project.json`
+    /// found by walking up from each tree file's folder (from the current folder for
+    /// `kinds`).
+    #[arg(long, global = true, value_name = "FILE")]
+    pub project: Option<PathBuf>,
 }
 
 /// The commands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Check tree files: one line per problem, `FILE: SEVERITY: [NODE-ID] MESSAGE (rule)`.
-    /// Exit 0 without errors, 1 with errors, 2 when a file cannot be read or parsed.
+    /// Check tree files (and scenario, node library and project files): one line per
+    /// problem, `FILE: SEVERITY: [NODE-ID] MESSAGE (rule)`. Exit 0 without errors, 1 with
+    /// errors, 2 when a file cannot be read or parsed.
     Validate {
-        /// Tree files to check.
+        /// Files to check.
         #[arg(required = true)]
         files: Vec<PathBuf>,
     },
@@ -83,34 +89,146 @@ pub enum Command {
         #[arg(long = "break", value_name = "NODE[:ON]")]
         breaks: Vec<String>,
     },
-    /// Print the node kinds this build knows, with their fields, as Markdown.
+    /// Print the node kinds this build and the project's node libraries know, with their
+    /// fields, as Markdown.
     Kinds,
-    /// Rewrite tree files in canonical form (stable key order, two-space indent).
+    /// Rewrite tree, scenario, node library and project files in canonical form (stable
+    /// key order, two-space indent).
     Fmt {
         /// Change nothing: list the files that are not canonical and exit 1 if any.
         #[arg(long)]
         check: bool,
-        /// Tree files to format.
+        /// Files to format.
         #[arg(required = true)]
         files: Vec<PathBuf>,
     },
 }
 
-/// `arbor validate FILE...`.
+/// The catalogs of the projects that govern files, each project read once, its problems
+/// printed once.
+struct Projects<'b> {
+    base: &'b Catalog,
+    explicit: Option<&'b std::path::Path>,
+    loaded: Vec<ProjectCatalog>,
+    /// The project file (none: no project) that governs each folder seen.
+    by_folder: std::collections::HashMap<PathBuf, Option<PathBuf>>,
+}
+
+impl<'b> Projects<'b> {
+    fn new(base: &'b Catalog, explicit: Option<&'b std::path::Path>) -> Self {
+        Self {
+            base,
+            explicit,
+            loaded: Vec::new(),
+            by_folder: std::collections::HashMap::new(),
+        }
+    }
+
+    /// The index in `loaded` of the catalog for `file`; a project read for the first time
+    /// prints its problems to `out` and adds their counts to `counts` (errors, warnings,
+    /// unreadable files).
+    fn index_for(
+        &mut self,
+        file: &std::path::Path,
+        out: &mut dyn Write,
+        counts: &mut (usize, usize, usize),
+    ) -> usize {
+        let project = match self.explicit {
+            Some(p) => Some(p.to_owned()),
+            None => {
+                let folder = match file.parent() {
+                    Some(d) if !d.as_os_str().is_empty() => d.to_owned(),
+                    _ => PathBuf::from("."),
+                };
+                self.by_folder
+                    .entry(folder.clone())
+                    .or_insert_with(|| crate::io::find_project(&folder))
+                    .clone()
+            }
+        };
+        if let Some(i) = self.loaded.iter().position(|c| c.project == project) {
+            return i;
+        }
+        let loaded = ProjectCatalog::load(project.as_deref(), self.base);
+        report_problems(&loaded.problems, out, counts);
+        self.loaded.push(loaded);
+        self.loaded.len() - 1
+    }
+}
+
+/// Prints a project's problems as `validate` lines and counts them: a file that cannot be
+/// read or parsed as unreadable, other errors and warnings as such.
+fn report_problems(problems: &[Problem], out: &mut dyn Write, counts: &mut (usize, usize, usize)) {
+    for p in problems {
+        let _ = writeln!(out, "{p}");
+        match p.severity {
+            Severity::Warning => counts.1 += 1,
+            Severity::Error if p.kind.is_none() => counts.2 += 1,
+            Severity::Error => counts.0 += 1,
+        }
+    }
+}
+
+/// The exit code for counts of (errors, warnings, unreadable files).
+fn code_of(counts: (usize, usize, usize)) -> u8 {
+    match counts {
+        (_, _, u) if u > 0 => EXIT_UNREADABLE,
+        (e, _, _) if e > 0 => EXIT_ERRORS,
+        _ => EXIT_OK,
+    }
+}
+
+/// `arbor validate FILE...`: tree and scenario files with the kinds of the project that
+/// governs each (`project` when given), node library and project files on their own.
 pub fn validate(
     files: &[PathBuf],
-    catalog: &Catalog,
+    project: Option<&std::path::Path>,
+    base: &Catalog,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> u8 {
-    let set = TreeFiles::new(catalog);
-    let mut code = EXIT_OK;
-    let (mut errors, mut warnings, mut unreadable) = (0, 0, 0);
+    let mut projects = Projects::new(base, project);
+    let mut counts = (0, 0, 0);
+    // The tree files of each project, read in the order given.
+    let mut inputs: Vec<(usize, &PathBuf, Result<Input, LoadError>)> = Vec::new();
     for path in files {
-        let text = match read_input(path) {
+        let input = read_input(path);
+        let i = match &input {
+            Ok(Input::Library(_) | Input::Project) | Err(_) => usize::MAX,
+            Ok(_) => projects.index_for(path, out, &mut counts),
+        };
+        inputs.push((i, path, input));
+    }
+    let sets: Vec<TreeFiles<'_>> = projects
+        .loaded
+        .iter()
+        .map(|p| TreeFiles::new(&p.catalog))
+        .collect();
+    let (mut errors, mut warnings, mut unreadable) = counts;
+    let mut code = code_of(counts);
+    for (i, path, input) in inputs {
+        let text = match input {
             Ok(Input::Tree(text)) => text,
+            Ok(Input::Library(text)) => {
+                let mut c = (0, 0, 0);
+                report_problems(&check_library_file(path, &text, base), out, &mut c);
+                (errors, warnings, unreadable) = (errors + c.0, warnings + c.1, unreadable + c.2);
+                code = code.max(code_of(c));
+                continue;
+            }
+            Ok(Input::Project) => {
+                let mut c = (0, 0, 0);
+                report_problems(
+                    &ProjectCatalog::load(Some(path), base).problems,
+                    out,
+                    &mut c,
+                );
+                (errors, warnings, unreadable) = (errors + c.0, warnings + c.1, unreadable + c.2);
+                code = code.max(code_of(c));
+                continue;
+            }
             Ok(Input::Scenario(text)) => {
-                let (e, w, u) = validate_scenario(path, &text, &set, out, err);
+                let (e, w, u) = validate_scenario(path, &text, &sets[i], out, err);
                 (errors, warnings, unreadable) = (errors + e, warnings + w, unreadable + u);
                 code = code.max(match (u, e) {
                     (0, 0) => EXIT_OK,
@@ -126,6 +244,7 @@ pub fn validate(
                 continue;
             }
         };
+        let set = &sets[i];
         set.load_text(path, &text);
         match set.validate_file(path) {
             Ok(diags) => {
@@ -239,9 +358,12 @@ fn located(e: &LoadError) -> String {
     }
 }
 
-/// A file named on the command line, read once: a scenario or a tree, by its header.
+/// A file named on the command line, read once: a scenario, a node library, a project
+/// or a tree, by its header.
 enum Input {
     Scenario(String),
+    Library(String),
+    Project,
     Tree(String),
 }
 
@@ -250,11 +372,75 @@ fn read_input(path: &std::path::Path) -> Result<Input, LoadError> {
         path: path.to_owned(),
         source: std::sync::Arc::new(e),
     })?;
-    Ok(if crate::world::is_scenario(&text) {
-        Input::Scenario(text)
-    } else {
-        Input::Tree(text)
+    let format = crate::io::read_header(&text).and_then(|h| h.format);
+    Ok(match format.as_deref() {
+        Some(crate::io::LIBRARY_FORMAT) => Input::Library(text),
+        Some(crate::io::PROJECT_FORMAT) => Input::Project,
+        _ if crate::world::is_scenario(&text) => Input::Scenario(text),
+        _ => Input::Tree(text),
     })
+}
+
+/// A file to run: a tree or a scenario; a node library or project file is refused.
+fn read_run_input(path: &std::path::Path) -> Result<Input, LoadError> {
+    match read_input(path)? {
+        Input::Library(_) | Input::Project => Err(LoadError::Format {
+            path: path.to_owned(),
+            message:
+                "this is a node library or project file, not a tree; run a tree or a scenario file"
+                    .into(),
+        }),
+        input => Ok(input),
+    }
+}
+
+/// The problems of a node library file read on its own, over `base` (so a kind that
+/// shadows a built-in one is found).
+fn check_library_file(path: &std::path::Path, text: &str, base: &Catalog) -> Vec<Problem> {
+    match crate::io::parse_library(text, path) {
+        Err(p) => vec![p],
+        Ok((library, mut problems)) => {
+            let mut catalog = base.clone();
+            for kind in library.kinds {
+                let name = kind.name.clone();
+                if let Err(e) = catalog.add_library_kind(kind) {
+                    let message = match e {
+                        crate::model::CatalogError::Duplicate(_) => {
+                            "shadows the built-in kind of the same name; the built-in is kept, rename the library's".to_owned()
+                        }
+                        e => e.to_string(),
+                    };
+                    problems.push(Problem {
+                        kind: Some(name),
+                        ..Problem::file(path, message)
+                    });
+                }
+            }
+            problems
+        }
+    }
+}
+
+/// The canonical text of a node library or project file, or why it is not written: a file
+/// with problems keeps its text, so that nothing in it is dropped.
+fn canonical_library(text: &str, path: &std::path::Path, library: bool) -> Result<String, String> {
+    if library {
+        let (lib, problems) = crate::io::parse_library(text, path).map_err(|p| p.to_string())?;
+        if let Some(p) = problems.first() {
+            return Err(format!("{p} (not formatted: fix its problems first)"));
+        }
+        let out = lib.to_text()?;
+        match crate::io::parse_library(&out, path) {
+            Ok((back, _)) if back == lib => Ok(out),
+            _ => Err(format!(
+                "{}: not written: its canonical text would not load back to the same library",
+                path.display()
+            )),
+        }
+    } else {
+        let project = crate::io::parse_project(text, path).map_err(|p| p.to_string())?;
+        Ok(project.to_text())
+    }
 }
 
 /// The simulation of the scenario file `scenario`, whose text was read already.
@@ -285,7 +471,18 @@ pub fn fmt(files: &[PathBuf], check: bool, out: &mut dyn Write, err: &mut dyn Wr
                 continue;
             }
         };
-        let canonical = if crate::world::is_scenario(&current) {
+        let format = crate::io::read_header(&current).and_then(|h| h.format);
+        let library = format.as_deref() == Some(crate::io::LIBRARY_FORMAT);
+        let canonical = if library || format.as_deref() == Some(crate::io::PROJECT_FORMAT) {
+            match canonical_library(&current, path, library) {
+                Ok(text) => text,
+                Err(e) => {
+                    let _ = writeln!(err, "{e}");
+                    code = EXIT_UNREADABLE;
+                    continue;
+                }
+            }
+        } else if crate::world::is_scenario(&current) {
             // Scenarios keep their key order; only the layout is made canonical.
             if let Err(e) = crate::world::parse_scenario(&current, path) {
                 let _ = writeln!(err, "{}", scenario_error_line(&e));
@@ -330,7 +527,8 @@ pub fn fmt(files: &[PathBuf], check: bool, out: &mut dyn Write, err: &mut dyn Wr
     code
 }
 
-/// `arbor kinds`: the catalog as a Markdown reference (docs/NODES.md is this output).
+/// `arbor kinds`: the catalog as a Markdown reference (docs/NODES.md is this output for
+/// the built-in kinds); a library's kinds say which library they come from.
 pub fn kinds(catalog: &Catalog, out: &mut dyn Write) -> u8 {
     let mut text = String::from(
         "# Node kinds\n\nGenerated by `arbor kinds` from the catalog; a test keeps this file current.\n",
@@ -351,6 +549,19 @@ pub fn kinds(catalog: &Catalog, out: &mut dyn Write) -> u8 {
         }
         for kind in kinds {
             text.push_str(&format!("\n### {}\n\n{}\n", kind.name, kind.help));
+            if let crate::model::Origin::Library { library, file } = &kind.origin {
+                let mut from = format!("\nFrom the node library `{library}` ({})", file.display());
+                if !kind.group.is_empty() {
+                    from.push_str(&format!(", group {}", kind.group));
+                }
+                match (&kind.stand_in, &kind.runs_as) {
+                    (_, Some(r)) => from.push_str(&format!("; runs as `{r}`")),
+                    (Some(s), _) => from.push_str(&format!("; stand-in script `{s}`")),
+                    _ => {}
+                }
+                text.push_str(&from);
+                text.push_str(".\n");
+            }
             if kind.fields.is_empty() {
                 continue;
             }
@@ -434,6 +645,8 @@ pub struct RunArgs<'a> {
     pub show_every: Option<u64>,
     /// Breakpoints, as given (`NODE[:ON]`): the run stops at the first hit.
     pub breaks: &'a [String],
+    /// The project file to take node libraries from, instead of the one found from FILE.
+    pub project: Option<&'a std::path::Path>,
 }
 
 /// Where a trace goes.
@@ -517,8 +730,17 @@ impl TraceSink {
 }
 
 /// `arbor run FILE ...`: a scenario (by its header, or FILE in `--scenario`), or a tree of
-/// nodes that need no world (mock nodes).
-pub fn run(args: &RunArgs<'_>, catalog: &Catalog, out: &mut dyn Write, err: &mut dyn Write) -> u8 {
+/// nodes that need no world (mock nodes, stand-ins of library kinds), with the kinds of
+/// the project that governs FILE (or `args.project`) over `base`.
+pub fn run(args: &RunArgs<'_>, base: &Catalog, out: &mut dyn Write, err: &mut dyn Write) -> u8 {
+    let project = ProjectCatalog::for_tree(Some(args.file), args.project, base);
+    for p in &project.problems {
+        let _ = writeln!(err, "{p}");
+    }
+    run_with(args, &project.catalog, out, err)
+}
+
+fn run_with(args: &RunArgs<'_>, catalog: &Catalog, out: &mut dyn Write, err: &mut dyn Write) -> u8 {
     use crate::runtime::{Behaviours, CtxValue, Instance, Program};
     use std::sync::Arc;
 
@@ -544,12 +766,13 @@ pub fn run(args: &RunArgs<'_>, catalog: &Catalog, out: &mut dyn Write, err: &mut
         let load = || crate::world::Simulation::load(scenario, catalog, args.seed, Some(args.file));
         return run_scenario(scenario, load, args, &triggers, out, err);
     }
-    let text = match read_input(args.file) {
+    let text = match read_run_input(args.file) {
         Ok(Input::Tree(text)) => text,
         Ok(Input::Scenario(text)) => {
             let load = || scenario_sim(args.file, &text, catalog, args.seed);
             return run_scenario(args.file, load, args, &triggers, out, err);
         }
+        Ok(Input::Library(_) | Input::Project) => return EXIT_UNREADABLE,
         Err(e) => {
             let _ = writeln!(err, "{}", located(&e));
             return EXIT_UNREADABLE;
@@ -769,8 +992,12 @@ fn run_to_break(
             args.seed,
             Some(args.file),
         )),
-        None => read_input(args.file).and_then(|input| match input {
+        None => read_run_input(args.file).and_then(|input| match input {
             Input::Scenario(text) => Ok(scenario_sim(args.file, &text, catalog, args.seed)),
+            Input::Library(_) | Input::Project => Ok(Err(crate::world::SimError::Unrunnable {
+                tree: args.file.to_owned(),
+                problems: vec![],
+            })),
             Input::Tree(text) => crate::io::parse_tree(&text, args.file)
                 .map(|tree| Simulation::solo(Some(args.file), &tree, catalog, args.seed)),
         }),

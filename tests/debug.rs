@@ -58,6 +58,7 @@ fn cli_trace(file: &Path, steps: u64, seed: u64, triggers: &[String]) -> Vec<Str
         show: false,
         show_every: None,
         breaks: &[],
+        project: None,
     };
     let (mut o, mut e) = (Vec::new(), Vec::new());
     let code = arbor::cli::run(&args, &Catalog::builtin(), &mut o, &mut e);

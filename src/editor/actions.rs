@@ -573,7 +573,7 @@ impl EditorApp {
     /// Opens `path` in place of the current tree; on failure the current tree stays and the
     /// status line gives the error (file, line, node).
     pub fn open_path(&mut self, path: &Path) -> bool {
-        match Self::open(path) {
+        match Self::open_in(path, self.project.explicit()) {
             Ok(app) => {
                 self.replace_with(app);
                 self.say(format!("Opened {}", path.display()));

@@ -693,6 +693,8 @@ pub struct Look<'a> {
     pub running_leaves: &'a [String],
     /// A run is being debugged (breakpoints can be set).
     pub debugging: bool,
+    /// The run's stand-ins (library kinds without a behaviour), whose results can be forced.
+    pub stand_ins: Option<&'a crate::runtime::StandIns>,
 }
 
 /// How a gesture changes the selection.
@@ -728,6 +730,8 @@ pub struct CanvasOutput {
     pub paste_at: Option<[f32; 2]>,
     /// A breakpoint's condition chosen from a node's right-click menu.
     pub break_on: Option<(NodeId, crate::debug::BreakOn)>,
+    /// A stand-in's result forced (or let go, `None`) from a node's right-click menu.
+    pub force: Option<(NodeId, Option<crate::runtime::Outcome>)>,
     /// Where each node's breakpoint dot was drawn (graph coordinates).
     pub dots: Vec<(NodeId, egui::Rect)>,
 }

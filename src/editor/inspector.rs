@@ -37,24 +37,33 @@ pub(crate) fn value_ui(
                 .then_some(Value::Bool(b))
         }
         FieldType::Int { min, max } => {
-            let mut i = current.and_then(Value::as_i64).unwrap_or(*min);
-            ui.add(egui::DragValue::new(&mut i).range(*min..=*max))
-                .labelled_by(label)
-                .changed()
-                .then_some(Value::Int(i))
+            let mut i = current
+                .and_then(Value::as_i64)
+                .unwrap_or((*min).max(0).min(*max));
+            ui.add(
+                egui::DragValue::new(&mut i)
+                    .range(*min..=*max)
+                    .suffix(unit_suffix(spec)),
+            )
+            .labelled_by(label)
+            .changed()
+            .then_some(Value::Int(i))
         }
         FieldType::Float {
             min,
             min_exclusive,
             max,
         } => {
-            let mut x = current.and_then(Value::as_f64).unwrap_or(*min);
+            let mut x = current
+                .and_then(Value::as_f64)
+                .unwrap_or_else(|| min.max(0.0).min(*max));
             let low = if *min_exclusive { min + 0.001 } else { *min };
             ui.add(
                 egui::DragValue::new(&mut x)
                     .range(low..=*max)
                     .speed(0.05)
-                    .max_decimals(3),
+                    .max_decimals(3)
+                    .suffix(unit_suffix(spec)),
             )
             .labelled_by(label)
             .changed()
@@ -85,6 +94,15 @@ pub(crate) fn value_ui(
     }
 }
 
+/// What follows a number: its unit after a space, or nothing.
+fn unit_suffix(spec: &FieldSpec) -> String {
+    if spec.unit.is_empty() {
+        String::new()
+    } else {
+        format!(" {}", spec.unit)
+    }
+}
+
 /// A checkbox without visible text whose accessible name is `name`.
 fn named_checkbox(ui: &mut egui::Ui, value: &mut bool, name: &str) -> egui::Response {
     let response = ui.checkbox(value, "");
@@ -112,11 +130,18 @@ pub fn inspector_ui(
             ui.label(RichText::new(node.id.as_str()).monospace());
             ui.end_row();
             ui.label("kind");
-            ui.label(format!(
-                "{} ({})",
-                node.kind,
-                kind.map(|k| k.category.label()).unwrap_or("unknown kind")
-            ));
+            ui.label(match kind {
+                Some(k) if k.is_placeholder() => {
+                    format!("{} (unknown kind: no node library defines it)", node.kind)
+                }
+                Some(k) => match &k.origin {
+                    crate::model::Origin::Library { library, .. } => {
+                        format!("{} ({}, library {library})", node.kind, k.category.label())
+                    }
+                    _ => format!("{} ({})", node.kind, k.category.label()),
+                },
+                None => format!("{} (unknown kind)", node.kind),
+            });
             ui.end_row();
             let label = ui.label("title");
             let mut title = node.title.clone();
@@ -230,7 +255,17 @@ pub fn inspector_ui(
                     ui.end_row();
                 }
             });
-        for (name, value) in node.fields.iter().filter(|(n, _)| k.field(n).is_none()) {
+        if k.is_placeholder() {
+            // Nothing says what its fields mean: they are shown, kept and saved as they are.
+            for (name, value) in &node.fields {
+                ui.label(format!("{name} = {value} (kept as is)"));
+            }
+        }
+        for (name, value) in node
+            .fields
+            .iter()
+            .filter(|(n, _)| !k.is_placeholder() && k.field(n).is_none())
+        {
             ui.horizontal(|ui| {
                 ui.label(
                     RichText::new(format!("unknown field {name} = {value}"))

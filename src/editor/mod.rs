@@ -17,6 +17,7 @@ mod inspector;
 mod layout;
 pub mod messages;
 mod panels;
+mod project;
 mod simulate;
 mod viewer;
 
@@ -40,7 +41,10 @@ pub const SAMPLE: &str = include_str!("../../sample_trees/droid_arena.json");
 
 /// The editor application.
 pub struct EditorApp {
+    /// The kinds of the tree's project (built-ins, its node libraries, placeholders).
     catalog: Catalog,
+    /// The project the kinds come from, watched for changes.
+    project: project::ProjectKinds,
     doc: Document,
     canvas: Canvas,
     /// The last validation's diagnostics, and the nodes they mark (errors, unreachable).
@@ -129,11 +133,25 @@ pub fn relative_asset(tree: Option<&Path>, asset: &Path) -> String {
 impl EditorApp {
     /// An editor on `tree`, saved at `path` if any.
     pub fn new(tree: Tree, path: Option<PathBuf>) -> Self {
-        let catalog = Catalog::builtin();
+        Self::in_project(tree, path, None)
+    }
+
+    /// An editor on `tree`, saved at `path` if any, with the node libraries of the project
+    /// file `explicit`, or of the one found by walking up from `path`.
+    pub fn in_project(mut tree: Tree, path: Option<PathBuf>, explicit: Option<&Path>) -> Self {
+        let project = project::ProjectKinds::new(path.as_deref(), explicit);
+        let catalog = project.catalog_for(&tree);
+        // A file without positions (typed by hand, or written by a tool) opens arranged.
+        if tree.len() > 1 && tree.nodes().iter().all(|n| n.position == [0.0, 0.0]) {
+            let edit = layout::layout(&layout::Sizes::new(&tree, &catalog, &|_| None));
+            let _ = tree.apply(edit, &catalog);
+        }
         let canvas = Canvas::new(&tree, &catalog);
         let (chooser, chooser_why) = files::Chooser::detect();
+        let problems: Vec<String> = project.problems().iter().map(|p| p.to_string()).collect();
         let mut app = Self {
             catalog,
+            project,
             doc: Document::new(tree, path),
             canvas,
             diagnostics: Vec::new(),
@@ -161,7 +179,50 @@ impl EditorApp {
         app.validate();
         app.sim = Some(app.own_panel());
         app.reset_sim();
+        for p in problems {
+            app.say_problem(p);
+        }
         app
+    }
+
+    /// The problems of the project's node libraries (file, kind and what), for the
+    /// Problems panel.
+    pub fn project_problems(&self) -> &[crate::io::Problem] {
+        self.project.problems()
+    }
+
+    /// Sets the palette's search text, as typing in its field does (benchmarks).
+    pub fn set_palette_filter(&mut self, text: &str) {
+        self.filter = text.to_owned();
+    }
+
+    /// The node kinds the editor offers and checks against.
+    pub fn catalog(&self) -> &Catalog {
+        &self.catalog
+    }
+
+    /// Takes the kinds again from the project's files: after a library changed on disk,
+    /// or with `explicit` as the project file.
+    fn reload_kinds(&mut self) {
+        self.catalog = self.project.catalog_for(self.doc.tree());
+        self.canvas.rebuild(self.doc.tree(), &self.catalog);
+        self.validate();
+        self.restart_sim();
+    }
+
+    /// Reads the node libraries again when one changed on disk (called every frame).
+    fn poll_project(&mut self, ctx: &egui::Context) {
+        if !self.project.poll(ctx) {
+            return;
+        }
+        self.reload_kinds();
+        let libraries = self.project.problems().len();
+        match self.project.problems().first() {
+            Some(p) => self.say_problem(format!(
+                "Node libraries reloaded with {libraries} problem(s): {p}"
+            )),
+            None => self.say("Node libraries reloaded"),
+        }
     }
 
     /// A panel that runs the tree being edited: in the scenario beside its file, or alone
@@ -200,8 +261,14 @@ impl EditorApp {
 
     /// An editor on a file; a file that fails to load gives its error.
     pub fn open(path: &Path) -> Result<Self, crate::io::LoadError> {
+        Self::open_in(path, None)
+    }
+
+    /// An editor on a file, with the node libraries of the project file `explicit` (else
+    /// of the one found from the file's folder).
+    pub fn open_in(path: &Path, explicit: Option<&Path>) -> Result<Self, crate::io::LoadError> {
         let tree = crate::io::load_tree(path)?;
-        let mut app = Self::new(tree, Some(path.to_owned()));
+        let mut app = Self::in_project(tree, Some(path.to_owned()), explicit);
         app.remember(path);
         Ok(app)
     }
@@ -567,6 +634,7 @@ impl EditorApp {
     pub fn show(&mut self, ui: &mut egui::Ui) {
         let ctx = ui.ctx().clone();
         self.fit_window(&ctx);
+        self.poll_project(&ctx);
         if self.prompt.is_none()
             && !self.palette.open
             && self.pending.is_none()
@@ -658,10 +726,11 @@ pub fn icon() -> Option<egui::IconData> {
 }
 
 /// Opens the editor window on `file`, or on the bundled sample; with `simulate`, its
-/// simulation starts running.
-pub fn run(file: Option<&Path>, simulate: bool) -> Result<(), String> {
+/// simulation starts running; `project` is the project file to take node libraries from
+/// (else the one found from the file's folder).
+pub fn run(file: Option<&Path>, simulate: bool, project: Option<&Path>) -> Result<(), String> {
     let mut app = match file {
-        Some(p) => EditorApp::open(p).map_err(|e| e.to_string())?,
+        Some(p) => EditorApp::open_in(p, project).map_err(|e| e.to_string())?,
         None => EditorApp::sample(),
     };
     if let Some(s) = &mut app.sim {

@@ -64,6 +64,45 @@ impl EditorApp {
         });
     }
 
+    /// The palette's sections as filtered by `filter` (lower case): each built-in
+    /// category, then each library group, with the kinds that match, in palette order.
+    pub(super) fn palette_sections(&self, filter: &str) -> Vec<PaletteSection<'_>> {
+        let mut sections: Vec<PaletteSection<'_>> = Vec::new();
+        let matches = |k: &&crate::model::KindSpec| {
+            !k.is_placeholder() && (filter.is_empty() || k.name.to_lowercase().contains(filter))
+        };
+        for category in Category::ALL {
+            let kinds: Vec<_> = self
+                .catalog
+                .kinds()
+                .iter()
+                .filter(|k| k.category == category && k.group.is_empty())
+                .filter(matches)
+                .collect();
+            if !kinds.is_empty() {
+                sections.push(PaletteSection {
+                    label: category.label(),
+                    colour: category_colour(Some(category)),
+                    kinds,
+                });
+            }
+        }
+        for k in self.catalog.kinds().iter().filter(|k| !k.group.is_empty()) {
+            if !matches(&k) {
+                continue;
+            }
+            match sections.iter_mut().find(|s| s.label == k.group) {
+                Some(s) => s.kinds.push(k),
+                None => sections.push(PaletteSection {
+                    label: &k.group,
+                    colour: category_colour(Some(k.category)),
+                    kinds: vec![k],
+                }),
+            }
+        }
+        sections
+    }
+
     pub(super) fn palette_ui(&mut self, ui: &mut egui::Ui) {
         ui.heading("Nodes");
         let label = ui.label("Find a kind");
@@ -75,39 +114,29 @@ impl EditorApp {
             .labelled_by(label.id);
         let enter = search.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
         let filter = self.filter.to_lowercase();
+        let sections = self.palette_sections(&filter);
         let mut add = None;
         if enter {
             // Enter adds the first kind that matches, in palette order.
-            add = Category::ALL.iter().find_map(|&c| {
-                self.catalog
-                    .kinds()
-                    .iter()
-                    .find(|k| k.category == c && k.name.to_lowercase().contains(&filter))
-                    .map(|k| k.name.clone())
-            });
+            add = sections
+                .first()
+                .and_then(|s| s.kinds.first())
+                .map(|k| k.name.clone());
         }
         egui::ScrollArea::vertical().show(ui, |ui| {
-            for category in Category::ALL {
-                let kinds: Vec<&str> = self
-                    .catalog
-                    .kinds()
-                    .iter()
-                    .filter(|k| k.category == category && k.name.to_lowercase().contains(&filter))
-                    .map(|k| k.name.as_str())
-                    .collect();
-                if kinds.is_empty() {
-                    continue;
-                }
-                ui.label(
-                    RichText::new(category.label())
-                        .color(category_colour(Some(category)))
-                        .strong(),
-                );
-                for kind in kinds {
+            for section in &sections {
+                ui.label(RichText::new(section.label).color(section.colour).strong());
+                for spec in &section.kinds {
+                    let kind = spec.name.as_str();
+                    let hover = if spec.help.is_empty() {
+                        "Click to add, or drag onto the canvas".to_owned()
+                    } else {
+                        format!("{}\n\nClick to add, or drag onto the canvas", spec.help)
+                    };
                     // Click adds at the centre of the view; drag drops it where it is let go.
                     let button = ui
                         .add(egui::Button::new(kind).sense(egui::Sense::click_and_drag()))
-                        .on_hover_text("Click to add, or drag onto the canvas")
+                        .on_hover_text(hover)
                         .on_hover_cursor(egui::CursorIcon::Grab);
                     if button.clicked() {
                         add = Some(kind.to_owned());
@@ -198,6 +227,14 @@ impl EditorApp {
         egui::ScrollArea::vertical().show(ui, |ui| {
             if self.diagnostics.is_empty() {
                 ui.label("No problems: the tree is valid.");
+            }
+            // The node libraries' own problems, naming the file and the kind.
+            for p in self.project.problems() {
+                let colour = match p.severity {
+                    Severity::Error => egui::Color32::from_rgb(235, 90, 90),
+                    Severity::Warning => egui::Color32::from_rgb(230, 180, 70),
+                };
+                ui.label(RichText::new(p.to_string()).color(colour));
             }
             for d in &self.diagnostics {
                 let colour = match d.severity() {
@@ -317,6 +354,11 @@ impl EditorApp {
             time: ui.input(|i| i.time),
             running_leaves: self.sim.as_ref().map_or(&[], SimPanel::running_leaves),
             debugging: self.sim.as_ref().is_some_and(|s| s.session().is_some()),
+            stand_ins: self
+                .sim
+                .as_ref()
+                .and_then(SimPanel::sim)
+                .map(|s| s.stand_ins()),
         };
         let out = self.canvas.show(ui, &look);
         // A kind dragged from the palette and let go over the canvas: a node there.
@@ -378,6 +420,21 @@ impl EditorApp {
             self.save_breakpoints();
             self.say(format!("Breakpoint on {id}: breaks on {}", on.name()));
         }
+        if let Some((id, outcome)) = out.force {
+            let forced = self
+                .sim
+                .as_ref()
+                .and_then(SimPanel::sim)
+                .is_some_and(|s| s.stand_ins().force(id.as_str(), outcome));
+            match (forced, outcome) {
+                (false, _) => self.say_problem(format!("{id} does not run as a stand-in")),
+                (true, None) => self.say(format!("{id} follows its stand-in script again")),
+                (true, Some(o)) => self.say(format!(
+                    "{id} now reports {} for the rest of the run",
+                    super::viewer::outcome_word(o)
+                )),
+            }
+        }
         if let Some(at) = out.paste_at {
             self.paste_at = Some(at);
             self.ask(Command::Paste);
@@ -396,4 +453,14 @@ impl EditorApp {
             }
         }
     }
+}
+
+/// One heading of the palette and its kinds.
+pub(super) struct PaletteSection<'c> {
+    /// A category's name, or a library's group.
+    pub label: &'c str,
+    /// The heading's colour (its kinds' category).
+    pub colour: egui::Color32,
+    /// The kinds listed under it.
+    pub kinds: Vec<&'c crate::model::KindSpec>,
 }

@@ -147,6 +147,15 @@ pub fn body_fields<'c>(
         .collect()
 }
 
+/// A word for what a stand-in is forced to report.
+pub fn outcome_word(o: crate::runtime::Outcome) -> &'static str {
+    match o {
+        crate::runtime::Outcome::Success => "success",
+        crate::runtime::Outcome::Failure => "failure",
+        crate::runtime::Outcome::Running => "running",
+    }
+}
+
 /// The outline of selected nodes.
 pub const SELECTION_COLOUR: Color32 = Color32::from_rgb(90, 170, 255);
 
@@ -798,6 +807,29 @@ impl SnarlViewer<NodeId> for Viewer<'_> {
                 }
             }
         });
+        if let Some(stand_ins) = self.look.stand_ins.filter(|s| s.contains(id.as_str())) {
+            use crate::runtime::Outcome;
+            let forced = stand_ins.forced(id.as_str());
+            let condition = self.category(&id) == Some(Category::Condition);
+            ui.menu_button("Force Result", |ui| {
+                let mut choices = vec![None, Some(Outcome::Success), Some(Outcome::Failure)];
+                if !condition {
+                    choices.push(Some(Outcome::Running));
+                }
+                for o in choices {
+                    let label = match o {
+                        None => "As scripted".to_owned(),
+                        Some(o) => outcome_word(o).to_owned(),
+                    };
+                    if ui.radio(forced == o, label).clicked() {
+                        self.out.force = Some((id.clone(), o));
+                        ui.close();
+                    }
+                }
+            })
+            .response
+            .on_hover_text("This node runs as its library's stand-in: force what it reports for the rest of the run");
+        }
     }
 
     fn has_graph_menu(&mut self, _pos: egui::Pos2, _snarl: &mut Snarl<NodeId>) -> bool {

@@ -1,15 +1,23 @@
-//! Files: the versioned JSON tree format, atomic saving, and SubTree asset resolution.
+//! Files: the versioned JSON tree format, node libraries and project files, atomic saving,
+//! and SubTree asset resolution.
 //!
 //! The only module of the core that touches the file system.
 
 mod canonical;
 mod files;
 mod format;
+mod library;
+mod project;
 mod recovery;
 
 pub use canonical::to_canonical_json;
 pub use files::TreeFiles;
 pub use format::{Header, TREE_FORMAT, TREE_VERSION, parse_tree, read_header, tree_to_string};
+pub use library::{LIBRARY_FORMAT, LIBRARY_VERSION, Library, LibraryDrift, Problem, parse_library};
+pub use project::{
+    PROJECT_FILE, PROJECT_FORMAT, PROJECT_VERSION, Project, ProjectCatalog, find_project,
+    parse_project,
+};
 pub use recovery::{RECOVERY_FORMAT, Recovered, RecoveryDir};
 
 use std::path::{Path, PathBuf};

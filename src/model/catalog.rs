@@ -5,7 +5,7 @@
 
 use foldhash::{HashMap, HashMapExt};
 
-use super::{Category, Node, Rule, Value};
+use super::{Category, Node, NodeId, Port, Rule, Tree, Value};
 
 /// The type of a field, with its allowed range.
 #[derive(Clone, Debug, PartialEq)]
@@ -63,6 +63,10 @@ impl FieldType {
     pub fn describe(&self) -> String {
         match self {
             FieldType::Bool => "true or false".into(),
+            FieldType::Int { min, max } if *min == i64::MIN && *max == i64::MAX => {
+                "a whole number".into()
+            }
+            FieldType::Int { min, max } if *min == i64::MIN => format!("a whole number ≤ {max}"),
             FieldType::Int { min, max } if *max == i64::MAX => format!("a whole number ≥ {min}"),
             FieldType::Int { min, max } => format!("a whole number from {min} to {max}"),
             FieldType::Float {
@@ -72,6 +76,10 @@ impl FieldType {
             } if *max == f64::MAX => {
                 format!("a number > {min}")
             }
+            FieldType::Float { min, max, .. } if *min <= -f64::MAX && *max >= f64::MAX => {
+                "a number".into()
+            }
+            FieldType::Float { min, max, .. } if *min <= -f64::MAX => format!("a number ≤ {max}"),
             FieldType::Float { min, max, .. } if *max == f64::MAX => format!("a number ≥ {min}"),
             FieldType::Float { min, max, .. } => format!("a number from {min} to {max}"),
             FieldType::Text => "text".into(),
@@ -105,6 +113,8 @@ pub struct FieldSpec {
     pub required: bool,
     /// One line of help for the inspector.
     pub help: String,
+    /// The unit of a number, shown after it (`deg`, `m/s`); empty for none.
+    pub unit: String,
 }
 
 impl FieldSpec {
@@ -116,7 +126,14 @@ impl FieldSpec {
             default: Some(default),
             required: false,
             help: help.into(),
+            unit: String::new(),
         }
+    }
+
+    /// The same field with a unit shown after its value.
+    pub fn with_unit(mut self, unit: &str) -> Self {
+        self.unit = unit.into();
+        self
     }
 
     /// A field whose default is "none".
@@ -127,6 +144,7 @@ impl FieldSpec {
             default: None,
             required: false,
             help: help.into(),
+            unit: String::new(),
         }
     }
 
@@ -138,6 +156,7 @@ impl FieldSpec {
             default: None,
             required: true,
             help: help.into(),
+            unit: String::new(),
         }
     }
 
@@ -214,6 +233,27 @@ impl FieldSpec {
     }
 }
 
+/// Where a kind comes from.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Origin {
+    /// Built into Arbor (SPEC §1 and §4).
+    #[default]
+    BuiltIn,
+    /// Registered by embedding code ([`Catalog::register`]).
+    Registered,
+    /// Declared by a node library file.
+    Library {
+        /// The library's name (its `library` header).
+        library: String,
+        /// The library file, as the project names it.
+        file: std::path::PathBuf,
+    },
+    /// Known to no library: a stand-in made from the tree itself so that its nodes keep
+    /// their fields and links, draw with their pins and save back unchanged. Validation
+    /// reports it as an unknown kind.
+    Placeholder,
+}
+
 /// A node kind: its name, category, help and fields.
 #[derive(Clone, Debug, PartialEq)]
 pub struct KindSpec {
@@ -225,6 +265,17 @@ pub struct KindSpec {
     pub help: String,
     /// All its fields, including those common to its category, in display order.
     pub fields: Vec<FieldSpec>,
+    /// The palette group it is listed under (`Combat`); empty: its category's.
+    pub group: String,
+    /// Where it comes from.
+    pub origin: Origin,
+    /// A leaf's or condition's stand-in script, run while no behaviour is registered for
+    /// it: `R`, `S`, `F` per execute for a leaf (as `MockAction`), `T`, `F` per step for a
+    /// condition (as `MockCondition`). `None`: a leaf succeeds at its first execute, a
+    /// condition is true.
+    pub stand_in: Option<String>,
+    /// The built-in composite or decorator a library's own branch kind runs as.
+    pub runs_as: Option<String>,
 }
 
 impl KindSpec {
@@ -237,7 +288,56 @@ impl KindSpec {
             category,
             help: help.into(),
             fields,
+            group: String::new(),
+            origin: Origin::BuiltIn,
+            stand_in: None,
+            runs_as: None,
         }
+    }
+
+    /// The same kind listed under `group` in the palette.
+    pub fn with_group(mut self, group: &str) -> Self {
+        self.group = group.into();
+        self
+    }
+
+    /// The same kind with a stand-in script (see [`KindSpec::stand_in`]).
+    pub fn with_stand_in(mut self, script: &str) -> Self {
+        self.stand_in = Some(script.into());
+        self
+    }
+
+    /// The same kind running as the built-in branch `kind` (see [`KindSpec::runs_as`]).
+    pub fn with_runs_as(mut self, kind: &str) -> Self {
+        self.runs_as = Some(kind.into());
+        self
+    }
+
+    /// The fields it adds to those common to its category, in order.
+    pub fn own_fields(&self) -> impl Iterator<Item = &FieldSpec> {
+        let common = common_fields(self.category);
+        self.fields
+            .iter()
+            .filter(move |f| common.iter().all(|c| c.name != f.name))
+    }
+
+    /// Whether a field of this name is common to every kind of `category`.
+    pub fn is_common_field(category: Category, name: &str) -> bool {
+        common_fields(category).iter().any(|f| f.name == name)
+    }
+
+    /// The palette group: its own, else its category's name.
+    pub fn group_label(&self) -> &str {
+        if self.group.is_empty() {
+            self.category.label()
+        } else {
+            &self.group
+        }
+    }
+
+    /// Whether no library or code defines it ([`Origin::Placeholder`]).
+    pub fn is_placeholder(&self) -> bool {
+        self.origin == Origin::Placeholder
     }
 
     /// The value of a field on a node: set, else the default of its kind (`kind`, asked
@@ -338,6 +438,17 @@ pub enum CatalogError {
     /// Only leaves and conditions can be added by embedding code.
     #[error("'{0}': only Leaf and Condition kinds can be registered; branches are built in")]
     NotRegistrable(String),
+    /// A library's composite or decorator runs as something that is not a built-in branch
+    /// of its category.
+    #[error("'{kind}': runs_as '{runs_as}' is not a built-in {category}")]
+    BadRunsAs {
+        /// The kind.
+        kind: String,
+        /// What it names.
+        runs_as: String,
+        /// Its category, in words.
+        category: &'static str,
+    },
 }
 
 /// All node kinds known to this build: built in and registered.
@@ -369,15 +480,112 @@ impl Catalog {
     }
 
     /// Adds a game's own Leaf or Condition kind.
-    pub fn register(&mut self, kind: KindSpec) -> Result<(), CatalogError> {
+    pub fn register(&mut self, mut kind: KindSpec) -> Result<(), CatalogError> {
         if self.index.contains_key(&kind.name) {
             return Err(CatalogError::Duplicate(kind.name));
         }
         if !matches!(kind.category, Category::Leaf | Category::Condition) {
             return Err(CatalogError::NotRegistrable(kind.name));
         }
+        kind.origin = Origin::Registered;
         self.insert(kind);
         Ok(())
+    }
+
+    /// Adds a kind a node library declares (its `origin` says which): a leaf, a condition,
+    /// or a composite or decorator that runs as a built-in one of its category (or not at
+    /// all, without `runs_as`).
+    pub fn add_library_kind(&mut self, kind: KindSpec) -> Result<(), CatalogError> {
+        if self.index.contains_key(&kind.name) {
+            return Err(CatalogError::Duplicate(kind.name));
+        }
+        match kind.category {
+            Category::Leaf | Category::Condition => {}
+            Category::Composite | Category::Decorator => {
+                if let Some(runs_as) = &kind.runs_as
+                    && self
+                        .kind(runs_as)
+                        .is_none_or(|k| k.category != kind.category || k.origin != Origin::BuiltIn)
+                {
+                    return Err(CatalogError::BadRunsAs {
+                        runs_as: runs_as.clone(),
+                        category: kind.category.label(),
+                        kind: kind.name,
+                    });
+                }
+            }
+            _ => return Err(CatalogError::NotRegistrable(kind.name)),
+        }
+        self.insert(kind);
+        Ok(())
+    }
+
+    /// The kinds `tree` uses that this catalog does not know, added as placeholders
+    /// ([`Origin::Placeholder`]) with the category their links show: a node with
+    /// children is a composite, one with a child a decorator, one linked as a guard a
+    /// condition, one linked into Root's interrupts an Interrupt, anything else a leaf.
+    /// Returns how many kinds were added.
+    pub fn add_placeholders(&mut self, tree: &Tree) -> usize {
+        let mut guessed: HashMap<&str, Category> = HashMap::new();
+        let mut order: Vec<&str> = Vec::new();
+        let mut linked_as: HashMap<&NodeId, Port> = HashMap::new();
+        for n in tree.nodes() {
+            for (port, _, child) in n.links() {
+                linked_as.entry(child).or_insert(port);
+            }
+        }
+        for n in tree.nodes() {
+            if self.index.contains_key(&n.kind) {
+                continue;
+            }
+            let category = if !n.linked(Port::Children).is_empty() {
+                Category::Composite
+            } else if !n.linked(Port::Child).is_empty() {
+                Category::Decorator
+            } else if !n.linked(Port::Conditions).is_empty() {
+                Category::Composite
+            } else {
+                match linked_as.get(&n.id) {
+                    Some(Port::Conditions) => Category::Condition,
+                    Some(Port::Interrupts) => Category::Interrupt,
+                    _ => Category::Leaf,
+                }
+            };
+            match guessed.get(n.kind.as_str()) {
+                // The widest guess wins: a branch over a leaf, so no link is refused.
+                Some(&c) if c.is_branch() || c == Category::Interrupt => {}
+                Some(_) if !category.is_branch() && category != Category::Interrupt => {}
+                Some(_) => {
+                    guessed.insert(&n.kind, category);
+                }
+                None => {
+                    guessed.insert(&n.kind, category);
+                    order.push(&n.kind);
+                }
+            }
+        }
+        for name in &order {
+            let category = guessed[name];
+            let mut kind = KindSpec::new(
+                name,
+                category,
+                "A kind no node library defines: kept as it is, with its fields and links.",
+                vec![],
+            );
+            kind.fields.clear();
+            kind.origin = Origin::Placeholder;
+            self.insert(kind);
+        }
+        order.len()
+    }
+
+    /// The same catalog without its placeholders.
+    pub fn without_placeholders(&self) -> Self {
+        let mut c = Self::empty();
+        for k in self.kinds.iter().filter(|k| !k.is_placeholder()) {
+            c.insert(k.clone());
+        }
+        c
     }
 
     /// The kind with this name.

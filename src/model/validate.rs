@@ -447,17 +447,27 @@ impl<'a> Ctx<'a> {
 
     fn kinds_and_fields(&mut self) {
         for node in self.tree.nodes() {
-            let Some(kind) = self.spec(node) else {
-                let hint = suggestion(
-                    &node.kind,
-                    self.catalog.kinds().iter().map(|k| k.name.as_str()),
-                );
-                self.push(
-                    Rule::UnknownKind,
-                    &node.id,
-                    format!("unknown node kind '{}'{hint}", node.kind),
-                );
-                continue;
+            let kind = match self.spec(node) {
+                Some(kind) if !kind.is_placeholder() => kind,
+                _ => {
+                    let hint = suggestion(
+                        &node.kind,
+                        self.catalog
+                            .kinds()
+                            .iter()
+                            .filter(|k| !k.is_placeholder())
+                            .map(|k| k.name.as_str()),
+                    );
+                    self.push(
+                        Rule::UnknownKind,
+                        &node.id,
+                        format!(
+                            "unknown node kind '{}': no built-in kind or node library defines it (its fields and links are kept){hint}",
+                            node.kind
+                        ),
+                    );
+                    continue;
+                }
             };
             for (name, value) in &node.fields {
                 match kind.field(name) {

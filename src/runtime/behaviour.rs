@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use super::Status;
 use super::slab::{ActionType, CondRef};
-use crate::model::{Catalog, Node, Value};
+use crate::model::{Catalog, Node, Origin, Value};
 
 /// A value in an agent's context: a world entity, a position, a number or text.
 #[derive(Clone, Debug, PartialEq)]
@@ -257,9 +257,96 @@ type ConditionFactory<A> =
     Box<dyn Fn(&mut NodeSpec<'_>) -> Result<CondRef<A>, String> + Send + Sync>;
 
 /// The behaviours a runtime knows, by kind name.
+///
+/// A leaf or condition kind that a node library (or embedding code) declares but that
+/// has no behaviour registered here runs as its **stand-in** ([`KindSpec::stand_in`]):
+/// a script like `MockAction`'s or `MockCondition`'s, or, without one, an action that
+/// succeeds at its first execute and a condition that holds. A debugger can force a
+/// stand-in's result through [`Behaviours::stand_ins`].
+///
+/// [`KindSpec::stand_in`]: crate::model::KindSpec::stand_in
 pub struct Behaviours<A> {
     actions: HashMap<String, ActionFactory<A>>,
     conditions: HashMap<String, ConditionFactory<A>>,
+    stand_ins: StandIns,
+}
+
+/// The results forced on stand-in nodes, by node id, shared by every program compiled
+/// with the same [`Behaviours`] (a debugging session's run). Forcing is an input from the
+/// person debugging, like a trigger: it holds from the next execute or check on.
+#[derive(Clone, Debug, Default)]
+pub struct StandIns {
+    cells: Arc<std::sync::Mutex<std::collections::BTreeMap<String, Arc<AtomicU8>>>>,
+}
+
+use std::sync::atomic::{AtomicU8, Ordering};
+
+/// A forced result in a cell: none, or an [`Outcome`].
+const NOT_FORCED: u8 = 0;
+
+fn encode(o: Option<Outcome>) -> u8 {
+    match o {
+        None => NOT_FORCED,
+        Some(Outcome::Running) => 1,
+        Some(Outcome::Success) => 2,
+        Some(Outcome::Failure) => 3,
+    }
+}
+
+fn decode(v: u8) -> Option<Outcome> {
+    match v {
+        1 => Some(Outcome::Running),
+        2 => Some(Outcome::Success),
+        3 => Some(Outcome::Failure),
+        _ => None,
+    }
+}
+
+impl StandIns {
+    /// The cell of the stand-in node `id` (made on first use).
+    fn cell(&self, id: &str) -> Arc<AtomicU8> {
+        let mut cells = self
+            .cells
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        cells.entry(id.to_owned()).or_default().clone()
+    }
+
+    /// Forces every stand-in node with this id to report `outcome` from now on (a
+    /// condition: success holds, failure does not; running is refused), or, with `None`,
+    /// lets it follow its script again. False when no stand-in node has this id.
+    pub fn force(&self, id: &str, outcome: Option<Outcome>) -> bool {
+        let cells = self
+            .cells
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        match cells.get(id) {
+            Some(cell) => {
+                cell.store(encode(outcome), Ordering::Relaxed);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// What the stand-in node `id` is forced to, if anything.
+    pub fn forced(&self, id: &str) -> Option<Outcome> {
+        let cells = self
+            .cells
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        cells
+            .get(id)
+            .and_then(|c| decode(c.load(Ordering::Relaxed)))
+    }
+
+    /// Whether a node with this id runs as a stand-in.
+    pub fn contains(&self, id: &str) -> bool {
+        self.cells
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .contains_key(id)
+    }
 }
 
 impl<A: 'static> Default for Behaviours<A> {
@@ -274,7 +361,14 @@ impl<A: 'static> Behaviours<A> {
         Self {
             actions: HashMap::new(),
             conditions: HashMap::new(),
+            stand_ins: StandIns::default(),
         }
+    }
+
+    /// The stand-in nodes of the programs compiled with these behaviours, whose results
+    /// a debugger can force.
+    pub fn stand_ins(&self) -> &StandIns {
+        &self.stand_ins
     }
 
     /// The built-ins that need no world: `MockAction`, `MockCondition`, `HasContext`.
@@ -362,14 +456,111 @@ impl<A: 'static> Behaviours<A> {
         &self,
         spec: &mut NodeSpec<'_>,
     ) -> Option<Result<ActionType<A>, String>> {
-        self.actions.get(&spec.node.kind).map(|f| f(spec))
+        if let Some(f) = self.actions.get(&spec.node.kind) {
+            return Some(f(spec));
+        }
+        let script = self.stand_in_script(spec)?;
+        let script: Box<[Outcome]> = script
+            .chars()
+            .map(|c| match c {
+                'R' => Outcome::Running,
+                'F' => Outcome::Failure,
+                _ => Outcome::Success,
+            })
+            .collect();
+        if script.is_empty() {
+            return Some(Err(format!(
+                "the stand-in of '{}' needs a script of R, S and F",
+                spec.node.kind
+            )));
+        }
+        Some(Ok(ActionType::new(StandInAction {
+            mock: MockAction {
+                script,
+                produces: None,
+            },
+            forced: self.stand_ins.cell(spec.node.id.as_str()),
+        })))
     }
 
     pub(crate) fn make_condition(
         &self,
         spec: &mut NodeSpec<'_>,
     ) -> Option<Result<CondRef<A>, String>> {
-        self.conditions.get(&spec.node.kind).map(|f| f(spec))
+        if let Some(f) = self.conditions.get(&spec.node.kind) {
+            return Some(f(spec));
+        }
+        let script: Vec<bool> = self
+            .stand_in_script(spec)?
+            .chars()
+            .map(|c| c != 'F')
+            .collect();
+        if script.is_empty() {
+            return Some(Err(format!(
+                "the stand-in of '{}' needs a script of T and F",
+                spec.node.kind
+            )));
+        }
+        Some(Ok(CondRef::new(StandInCondition {
+            mock: MockCondition { script },
+            forced: self.stand_ins.cell(spec.node.id.as_str()),
+        })))
+    }
+
+    /// The stand-in script of a node whose kind has no behaviour here: a kind a library
+    /// or embedding code declares runs its `stand_in` (by default `S` for a leaf, `T` for
+    /// a condition); a built-in kind or a placeholder has none.
+    fn stand_in_script<'s>(&self, spec: &'s NodeSpec<'_>) -> Option<&'s str> {
+        let kind = spec.catalog.kind(&spec.node.kind)?;
+        if matches!(kind.origin, Origin::BuiltIn | Origin::Placeholder) {
+            return None;
+        }
+        Some(match (&kind.stand_in, kind.category) {
+            (Some(s), _) => s,
+            (None, crate::model::Category::Condition) => "T",
+            (None, _) => "S",
+        })
+    }
+}
+
+/// A library leaf without a behaviour: its stand-in script, unless forced.
+struct StandInAction {
+    mock: MockAction,
+    forced: Arc<AtomicU8>,
+}
+
+impl<A> Action<A> for StandInAction {
+    type Memory = usize;
+
+    fn on_enter(&self, executed: &mut usize, agent: &mut A, io: &mut LeafIo<'_>) {
+        self.mock.on_enter(executed, agent, io);
+    }
+
+    fn on_execute(
+        &self,
+        executed: &mut usize,
+        agent: &mut A,
+        io: &mut LeafIo<'_>,
+        dt: f64,
+    ) -> Outcome {
+        let scripted = self.mock.on_execute(executed, agent, io, dt);
+        decode(self.forced.load(Ordering::Relaxed)).unwrap_or(scripted)
+    }
+}
+
+/// A library condition without a behaviour: its stand-in script, unless forced.
+struct StandInCondition {
+    mock: MockCondition,
+    forced: Arc<AtomicU8>,
+}
+
+impl<A> Condition<A> for StandInCondition {
+    fn check(&self, agent: &mut A, io: &CondIo<'_>) -> bool {
+        match decode(self.forced.load(Ordering::Relaxed)) {
+            Some(Outcome::Success) => true,
+            Some(Outcome::Failure) => false,
+            _ => self.mock.check(agent, io),
+        }
     }
 }
 

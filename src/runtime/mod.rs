@@ -15,6 +15,7 @@ mod trace;
 
 pub use behaviour::{
     Action, Behaviours, CondIo, Condition, Context, CtxValue, KeyId, LeafIo, NodeSpec, Outcome,
+    StandIns,
 };
 pub use instance::{Instance, NodeState, RunStats, step_all};
 pub use program::{CompileError, MAX_DEPTH, Program};

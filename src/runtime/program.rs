@@ -758,8 +758,29 @@ impl<A: 'static> Builder<'_, A> {
             catalog: c,
             keys: &mut self.keys,
         };
-        let Some(kind) = Kind::build(node, category, &mut build) else {
-            return Err(self.err(&name, format!("'{}' cannot be run", node.kind)));
+        // A library's branch kind runs as the built-in kind it names, with the fields of
+        // that kind the node sets (the rest are the library's own, for the game).
+        let spec = c.kind(&node.kind);
+        let runs_as = spec.and_then(|k| k.runs_as.as_deref()).map(|base| {
+            let mut proxy = node.clone();
+            proxy.kind = base.to_owned();
+            proxy
+                .fields
+                .retain(|f, _| c.kind(base).is_some_and(|b| b.field(f).is_some()));
+            proxy
+        });
+        let Some(kind) = Kind::build(runs_as.as_ref().unwrap_or(node), category, &mut build) else {
+            let why = match spec.map(|k| &k.origin) {
+                Some(crate::model::Origin::Library { library, file }) => format!(
+                    "the {} '{}' of the node library '{library}' ({}) has no \"runs_as\", so Arbor cannot run it; add \"runs_as\" naming the built-in {} it behaves as",
+                    category.label().to_lowercase(),
+                    node.kind,
+                    file.display(),
+                    category.label().to_lowercase()
+                ),
+                _ => format!("'{}' cannot be run", node.kind),
+            };
+            return Err(self.err(&name, why));
         };
         let mut slot = 0;
         match kind {

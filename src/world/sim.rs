@@ -79,6 +79,9 @@ pub struct Simulation {
     agents: Vec<SimAgent>,
     /// The files it was made from: the scenario, the trees and their SubTree assets.
     inputs: Vec<PathBuf>,
+    /// The stand-ins of library kinds in its trees, whose results can be forced (shared by
+    /// every clone: forcing holds for the rest of the run).
+    stand_ins: crate::runtime::StandIns,
 }
 
 /// One agent's state, for summaries.
@@ -277,6 +280,7 @@ impl Simulation {
             world,
             agents,
             inputs,
+            stand_ins: behaviours.stand_ins().clone(),
         })
     }
 
@@ -307,11 +311,13 @@ impl Simulation {
                 },
             });
         }
-        let program = Program::compile(tree, catalog, &assets, &super::world_behaviours())
-            .map_err(|e| SimError::Unrunnable {
+        let behaviours = super::world_behaviours();
+        let program = Program::compile(tree, catalog, &assets, &behaviours).map_err(|e| {
+            SimError::Unrunnable {
                 tree: shown.clone(),
                 problems: problems(e),
-            })?;
+            }
+        })?;
         let name = path
             .and_then(Path::file_stem)
             .map_or_else(|| "agent".to_owned(), |s| s.to_string_lossy().into_owned());
@@ -345,6 +351,7 @@ impl Simulation {
             .collect();
         Ok(Self {
             inputs,
+            stand_ins: behaviours.stand_ins().clone(),
             world,
             agents: vec![SimAgent {
                 setup: AgentSetup {
@@ -355,6 +362,12 @@ impl Simulation {
                 instance,
             }],
         })
+    }
+
+    /// The stand-in nodes of its trees (library kinds without a behaviour), whose results
+    /// a person debugging can force for the rest of the run.
+    pub fn stand_ins(&self) -> &crate::runtime::StandIns {
+        &self.stand_ins
     }
 
     /// The files it was made from: the scenario (or the tree run alone), the trees and

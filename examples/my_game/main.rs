@@ -1,0 +1,241 @@
+//! A game's own node kinds, end to end: the game registers three kinds in code, writes
+//! them to the node library its designers' editor reads, and runs a tree that uses them.
+//!
+//! ```text
+//! cargo run --example my_game                # runs guard.json with the game's behaviours
+//! cargo run --example my_game -- --write     # writes ai/my_game.nodes.json from the code
+//! cargo test --example my_game               # fails when that file and the code disagree
+//! cargo run -- edit examples/my_game/guard.json   # the editor shows the game's palette
+//! ```
+//!
+//! The folder's `arbor.project.json` lists the library, so `arbor edit`, `validate` and
+//! `run` on `guard.json` all know `FireWeapon`, `TakeCover` and `IsUnderFire`. Without this
+//! program they run as their stand-ins (the library's scripts).
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use arbor::io::{Library, TreeFiles};
+use arbor::model::{Catalog, Category, FieldSpec, FieldType, KindSpec, Value};
+use arbor::runtime::{Action, Behaviours, CondIo, Instance, LeafIo, Outcome, Program};
+
+/// One soldier: what the game's behaviours read and change.
+#[derive(Debug, Default)]
+struct Soldier {
+    rockets: u32,
+    bullets: u32,
+    in_cover: bool,
+    /// Steps until the enemy stops shooting at it.
+    under_fire: u32,
+}
+
+/// The game's kinds, as its code registers them (the source of truth for the library).
+fn catalog() -> Catalog {
+    let mut c = Catalog::builtin();
+    let kinds = [
+        KindSpec::new(
+            "FireWeapon",
+            Category::Leaf,
+            "Fires the equipped weapon at the target in context.",
+            vec![
+                FieldSpec::new(
+                    "ammo_type",
+                    FieldType::Enum(vec!["bullet".into(), "rocket".into()]),
+                    Value::Text("bullet".into()),
+                    "What to fire.",
+                ),
+                FieldSpec::new(
+                    "burst",
+                    FieldType::Int { min: 1, max: 10 },
+                    Value::Int(3),
+                    "Shots per burst.",
+                ),
+                FieldSpec::new(
+                    "spread",
+                    FieldType::non_negative(),
+                    Value::Float(0.5),
+                    "How far shots stray.",
+                )
+                .with_unit("deg"),
+            ],
+        )
+        .with_group("Combat")
+        .with_stand_in("RRS"),
+        KindSpec::new(
+            "TakeCover",
+            Category::Leaf,
+            "Moves behind the nearest cover and stays there.",
+            vec![],
+        )
+        .with_group("Combat"),
+        KindSpec::new(
+            "IsUnderFire",
+            Category::Condition,
+            "True while an enemy is shooting at this soldier.",
+            vec![],
+        )
+        .with_group("Combat")
+        .with_stand_in("FFFT"),
+    ];
+    for k in kinds {
+        // The names are the game's own and unique: registering cannot fail.
+        let _ = c.register(k);
+    }
+    c
+}
+
+/// The library file the designers' editor reads, beside this program.
+fn library_path() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/my_game/ai/my_game.nodes.json")
+}
+
+/// The library written from the code.
+fn library() -> Result<Library, String> {
+    Library::from_catalog("my_game", &catalog())
+}
+
+struct FireWeapon {
+    rocket: bool,
+    burst: u32,
+}
+
+impl Action<Soldier> for FireWeapon {
+    /// Shots fired in this burst.
+    type Memory = u32;
+
+    fn on_enter(&self, fired: &mut u32, _: &mut Soldier, _: &mut LeafIo<'_>) {
+        *fired = 0;
+    }
+
+    fn on_execute(&self, fired: &mut u32, s: &mut Soldier, _: &mut LeafIo<'_>, _: f64) -> Outcome {
+        let ammo = if self.rocket {
+            &mut s.rockets
+        } else {
+            &mut s.bullets
+        };
+        if *ammo == 0 {
+            return Outcome::Failure;
+        }
+        *ammo -= 1;
+        *fired += 1;
+        if *fired >= self.burst {
+            Outcome::Success
+        } else {
+            Outcome::Running
+        }
+    }
+}
+
+struct TakeCover;
+
+impl Action<Soldier> for TakeCover {
+    type Memory = ();
+
+    fn on_execute(&self, _: &mut (), s: &mut Soldier, _: &mut LeafIo<'_>, _: f64) -> Outcome {
+        s.in_cover = true;
+        Outcome::Success
+    }
+}
+
+/// The game's behaviours for its kinds (and the built-in mock ones).
+fn behaviours() -> Behaviours<Soldier> {
+    let mut b = Behaviours::with_builtins();
+    b.action("FireWeapon", |spec| {
+        Ok(FireWeapon {
+            rocket: spec.text("ammo_type") == "rocket",
+            burst: spec.number("burst").unwrap_or(3.0) as u32,
+        })
+    });
+    b.action("TakeCover", |_| Ok(TakeCover));
+    b.condition_fn("IsUnderFire", |s: &mut Soldier, _: &CondIo<'_>| {
+        s.under_fire > 0
+    });
+    b
+}
+
+fn main() -> ExitCode {
+    if std::env::args().any(|a| a == "--write") {
+        return match library().and_then(|l| l.write(&library_path())) {
+            Ok(()) => {
+                println!("wrote {}", library_path().display());
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
+    match run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Runs guard.json for three soldiers, each shot at for a while from step 3.
+fn run() -> Result<(), Box<dyn std::error::Error>> {
+    let tree_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/my_game/guard.json");
+    // The game's code registers its kinds; the library file is written from them (and
+    // the test below keeps it so), so the game needs no project file of its own.
+    let catalog = catalog();
+    let files = TreeFiles::new(&catalog);
+    let tree = files.load(&tree_path).as_ref().clone()?;
+    let program = Arc::new(Program::compile(
+        &tree,
+        &catalog,
+        &files.assets_for(&tree_path),
+        &behaviours(),
+    )?);
+    let mut soldiers: Vec<(Soldier, Instance<Soldier>)> = (0..3)
+        .map(|i| {
+            let soldier = Soldier {
+                rockets: 2,
+                bullets: 30,
+                ..Soldier::default()
+            };
+            (soldier, Instance::new(program.clone(), i))
+        })
+        .collect();
+    for step in 1..=20 {
+        for (i, (soldier, instance)) in soldiers.iter_mut().enumerate() {
+            if step == 3 + i as u32 {
+                soldier.under_fire = 4;
+            }
+            instance.step(0.1, soldier, None);
+            soldier.under_fire = soldier.under_fire.saturating_sub(1);
+        }
+    }
+    for (i, (s, instance)) in soldiers.iter().enumerate() {
+        println!(
+            "soldier {i}: {} rockets and {} bullets left, {} cover, {} runs completed",
+            s.rockets,
+            s.bullets,
+            if s.in_cover { "in" } else { "not in" },
+            instance.stats().succeeded + instance.stats().failed
+        );
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    /// The drift check a game keeps in its own test suite: the library file must say what
+    /// the code registers (`ARBOR_UPDATE_LIBRARY=1 cargo test --example my_game` rewrites it).
+    #[test]
+    fn node_library_is_current() {
+        let library = super::library().unwrap();
+        if let Err(drift) = library.check(super::library_path()) {
+            panic!("{drift}");
+        }
+    }
+
+    /// The tree runs with the game's behaviours.
+    #[test]
+    fn guard_tree_runs() {
+        super::run().unwrap();
+    }
+}

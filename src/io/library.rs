@@ -1,0 +1,749 @@
+//! Node library files (`NAME.nodes.json`, format `arbor.nodes`, documented in
+//! docs/FORMAT.md): a game's own node kinds, read into [`KindSpec`]s, written back in
+//! canonical form, and generated from the kinds a game registers in code.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+
+use super::canonical::to_canonical_json;
+use crate::model::{Catalog, Category, FieldSpec, FieldType, KindSpec, Origin, Severity, Value};
+
+/// The `format` header of a node library file.
+pub const LIBRARY_FORMAT: &str = "arbor.nodes";
+/// The newest node library version this build reads and the one it writes.
+pub const LIBRARY_VERSION: u64 = 1;
+
+/// A node library: the kinds a game declares, under the library's name.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Library {
+    /// The library's name (`my_game`).
+    pub name: String,
+    /// Its kinds, in file order, each with its category's common fields.
+    pub kinds: Vec<KindSpec>,
+}
+
+/// A problem found in a node library or project file: where, which kind and field, what.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("{}", self.line())]
+pub struct Problem {
+    /// Error (the kind, the library or the project is left out) or warning.
+    pub severity: Severity,
+    /// The file.
+    pub path: PathBuf,
+    /// 1-based line and column, where known.
+    pub place: Option<(usize, usize)>,
+    /// The kind it concerns, if one.
+    pub kind: Option<String>,
+    /// The field it concerns, if one.
+    pub field: Option<String>,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl Problem {
+    /// `FILE[:LINE:COLUMN]: SEVERITY: kind 'K': field 'F': MESSAGE`, as `validate` prints it.
+    pub fn line(&self) -> String {
+        let place = self
+            .place
+            .map(|(l, c)| format!(":{l}:{c}"))
+            .unwrap_or_default();
+        let kind = self
+            .kind
+            .as_deref()
+            .map(|k| format!("kind '{k}': "))
+            .unwrap_or_default();
+        let field = self
+            .field
+            .as_deref()
+            .map(|f| format!("field '{f}': "))
+            .unwrap_or_default();
+        format!(
+            "{}{place}: {}: {kind}{field}{}",
+            self.path.display(),
+            self.severity,
+            self.message
+        )
+    }
+
+    /// An error about a whole file.
+    pub(crate) fn file(path: &Path, message: impl Into<String>) -> Self {
+        Self {
+            severity: Severity::Error,
+            path: path.to_owned(),
+            place: None,
+            kind: None,
+            field: None,
+            message: message.into(),
+        }
+    }
+
+    /// Whether it is an error.
+    pub fn is_error(&self) -> bool {
+        self.severity == Severity::Error
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a node library: an object with \"format\", \"version\", \"library\" and \"kinds\""
+)]
+struct LibraryIn<'a> {
+    format: String,
+    version: u64,
+    library: String,
+    #[serde(borrow)]
+    kinds: Vec<&'a RawValue>,
+}
+
+#[derive(Deserialize, Serialize, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+enum CategoryDto {
+    Leaf,
+    Condition,
+    Composite,
+    Decorator,
+}
+
+impl CategoryDto {
+    fn category(self) -> Category {
+        match self {
+            CategoryDto::Leaf => Category::Leaf,
+            CategoryDto::Condition => Category::Condition,
+            CategoryDto::Composite => Category::Composite,
+            CategoryDto::Decorator => Category::Decorator,
+        }
+    }
+
+    fn of(category: Category) -> Option<Self> {
+        Some(match category {
+            Category::Leaf => CategoryDto::Leaf,
+            Category::Condition => CategoryDto::Condition,
+            Category::Composite => CategoryDto::Composite,
+            Category::Decorator => CategoryDto::Decorator,
+            _ => return None,
+        })
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a kind: an object with \"kind\" and \"category\""
+)]
+struct KindIn<'a> {
+    kind: String,
+    category: CategoryDto,
+    #[serde(default)]
+    group: String,
+    #[serde(default)]
+    doc: String,
+    #[serde(default, borrow)]
+    fields: Vec<&'a RawValue>,
+    #[serde(default)]
+    stand_in: Option<StandInDto>,
+    #[serde(default)]
+    runs_as: Option<String>,
+}
+
+#[derive(Deserialize, Serialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a stand-in: an object with \"script\""
+)]
+struct StandInDto {
+    script: String,
+}
+
+#[derive(Deserialize, Serialize, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+enum TypeDto {
+    Bool,
+    Int,
+    Float,
+    Text,
+    Enum,
+    ContextKey,
+}
+
+#[derive(Deserialize, Serialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a field: an object with \"name\" and \"type\""
+)]
+struct FieldDto {
+    name: String,
+    #[serde(rename = "type")]
+    ty: TypeDto,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    values: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    default: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    min: Option<Value>,
+    #[serde(default, skip_serializing_if = "is_false")]
+    min_exclusive: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    max: Option<Value>,
+    #[serde(default, skip_serializing_if = "is_false")]
+    required: bool,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    unit: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    doc: String,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+#[derive(Serialize)]
+struct LibraryOut {
+    format: &'static str,
+    version: u64,
+    library: String,
+    kinds: Vec<KindOut>,
+}
+
+#[derive(Serialize)]
+struct KindOut {
+    kind: String,
+    category: CategoryDto,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    group: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    doc: String,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    fields: Vec<FieldDto>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stand_in: Option<StandInDto>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    runs_as: Option<String>,
+}
+
+/// serde's words for JSON's shapes, in JSON's words.
+const PLAIN_WORDS: &[(&str, &str)] = &[
+    ("expected a sequence", "expected a list [ … ]"),
+    ("expected a map", "expected an object { … }"),
+    ("invalid type: sequence", "invalid type: a list"),
+    ("invalid type: map", "invalid type: an object"),
+];
+
+/// The line and column of byte `offset` of `text`, both 1-based.
+fn place_of(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..offset.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, column)
+}
+
+/// Where `part` (a slice of `text`) starts in `text`.
+fn offset_in(text: &str, part: &str) -> usize {
+    (part.as_ptr() as usize).saturating_sub(text.as_ptr() as usize)
+}
+
+/// A serde error in `part` (a slice of `text`), placed in `text`.
+fn syntax_in(path: &Path, text: &str, part: &str, e: &serde_json::Error) -> Problem {
+    let full = e.to_string();
+    let suffix = format!(" at line {} column {}", e.line(), e.column());
+    let mut message = full.strip_suffix(&suffix).unwrap_or(&full).to_owned();
+    for (serde, plain) in PLAIN_WORDS {
+        message = message.replace(serde, plain);
+    }
+    // The error's place within `part`, as a byte offset.
+    let inner: usize = part
+        .split_inclusive('\n')
+        .take(e.line().saturating_sub(1))
+        .map(str::len)
+        .sum::<usize>()
+        + e.column().saturating_sub(1);
+    let mut p = Problem::file(path, message);
+    p.place = Some(place_of(text, offset_in(text, part) + inner));
+    p
+}
+
+/// What is wrong with a header, if anything.
+pub(crate) fn header_problem(
+    format: &str,
+    version: u64,
+    expected: &str,
+    newest: u64,
+) -> Option<String> {
+    if format != expected {
+        return Some(format!(
+            "not an Arbor {} file: its format is \"{format}\", expected \"{expected}\"",
+            if expected == LIBRARY_FORMAT {
+                "node library"
+            } else {
+                "project"
+            }
+        ));
+    }
+    match version {
+        v if v == newest => None,
+        v if v > newest => Some(format!(
+            "written by a newer Arbor: version {v}; this build reads version {newest}. Update Arbor to open it"
+        )),
+        _ => Some(format!("the \"version\" header must be {newest}")),
+    }
+}
+
+/// Whether a name can be a kind's or a field's: letters, digits and `_`, not starting
+/// with a digit.
+fn is_identifier(name: &str) -> bool {
+    !name.is_empty()
+        && !name.starts_with(|c: char| c.is_ascii_digit())
+        && name.chars().all(|c| c.is_alphanumeric() || c == '_')
+}
+
+/// Parses the text of a node library file; `path` names it in problems and in each
+/// kind's [`Origin`]. `Err` when the file as a whole cannot be read (bad JSON, wrong
+/// header); otherwise the library with every kind that could be read, and the problems
+/// found in the others (a kind with an error is left out; a field's bad default is
+/// dropped, the rest of the kind kept).
+pub fn parse_library(text: &str, path: &Path) -> Result<(Library, Vec<Problem>), Problem> {
+    let file: LibraryIn<'_> = match serde_json::from_str(text) {
+        Ok(f) => f,
+        Err(e) => {
+            if let Some(h) = super::read_header(text)
+                && let (Some(format), Some(version)) = (h.format.as_deref(), h.version)
+                && let Some(problem) =
+                    header_problem(format, version, LIBRARY_FORMAT, LIBRARY_VERSION)
+            {
+                return Err(Problem::file(path, problem));
+            }
+            return Err(syntax_in(path, text, text, &e));
+        }
+    };
+    if let Some(problem) =
+        header_problem(&file.format, file.version, LIBRARY_FORMAT, LIBRARY_VERSION)
+    {
+        return Err(Problem::file(path, problem));
+    }
+    if !is_identifier(&file.library) {
+        return Err(Problem::file(
+            path,
+            format!(
+                "the library's name \"{}\" must be letters, digits and _",
+                file.library
+            ),
+        ));
+    }
+    let mut problems = Vec::new();
+    let mut kinds: Vec<KindSpec> = Vec::with_capacity(file.kinds.len());
+    let mut seen = std::collections::HashSet::new();
+    for raw in &file.kinds {
+        let part = raw.get();
+        let at = Some(place_of(text, offset_in(text, part)));
+        let dto: KindIn<'_> = match serde_json::from_str(part) {
+            Ok(k) => k,
+            Err(e) => {
+                problems.push(syntax_in(path, text, part, &e));
+                continue;
+            }
+        };
+        let problem = |field: Option<&str>, message: String| Problem {
+            severity: Severity::Error,
+            path: path.to_owned(),
+            place: at,
+            kind: Some(dto.kind.clone()),
+            field: field.map(str::to_owned),
+            message,
+        };
+        if !is_identifier(&dto.kind) {
+            problems.push(problem(
+                None,
+                "a kind's name must be letters, digits and _ (it is the `kind` of nodes in tree files)".into(),
+            ));
+            continue;
+        }
+        if !seen.insert(dto.kind.clone()) {
+            problems.push(problem(
+                None,
+                "the library defines this kind twice; the first is kept".into(),
+            ));
+            continue;
+        }
+        match read_kind(&dto, text, path, &file.library, &mut problems) {
+            Ok(kind) => kinds.push(kind),
+            Err((field, message)) => problems.push(problem(field.as_deref(), message)),
+        }
+    }
+    Ok((
+        Library {
+            name: file.library,
+            kinds,
+        },
+        problems,
+    ))
+}
+
+/// A kind read from its entry; a problem that leaves it out, with the field it is in.
+fn read_kind(
+    dto: &KindIn<'_>,
+    text: &str,
+    path: &Path,
+    library: &str,
+    problems: &mut Vec<Problem>,
+) -> Result<KindSpec, (Option<String>, String)> {
+    let category = dto.category.category();
+    let mut own = Vec::with_capacity(dto.fields.len());
+    for raw in &dto.fields {
+        let part = raw.get();
+        let f: FieldDto = match serde_json::from_str(part) {
+            Ok(f) => f,
+            Err(e) => {
+                let mut p = syntax_in(path, text, part, &e);
+                p.kind = Some(dto.kind.clone());
+                let at = place_line(&p);
+                return Err((None, format!("{} (at {at})", p.message)));
+            }
+        };
+        let name = f.name.clone();
+        if !is_identifier(&name) {
+            return Err((
+                Some(name),
+                "a field's name must be letters, digits and _".into(),
+            ));
+        }
+        if KindSpec::is_common_field(category, &name) {
+            return Err((
+                Some(name),
+                format!(
+                    "every {} has this field already; give the game's own field another name",
+                    category.label().to_lowercase()
+                ),
+            ));
+        }
+        if own.iter().any(|o: &FieldSpec| o.name == name) {
+            return Err((Some(name), "the kind has two fields of this name".into()));
+        }
+        let (spec, bad_default) = read_field(f).map_err(|m| (Some(name.clone()), m))?;
+        if let Some(message) = bad_default {
+            problems.push(Problem {
+                severity: Severity::Error,
+                path: path.to_owned(),
+                place: Some(place_of(text, offset_in(text, part))),
+                kind: Some(dto.kind.clone()),
+                field: Some(name),
+                message,
+            });
+        }
+        own.push(spec);
+    }
+    let mut kind = KindSpec::new(&dto.kind, category, &dto.doc, own);
+    kind.group = dto.group.clone();
+    kind.origin = Origin::Library {
+        library: library.to_owned(),
+        file: path.to_owned(),
+    };
+    if let Some(s) = &dto.stand_in {
+        let alphabet = match category {
+            Category::Leaf => "RSF",
+            Category::Condition => "TF",
+            _ => {
+                return Err((
+                    None,
+                    "only a leaf or a condition has a stand-in; a composite or decorator says what it runs as with \"runs_as\"".into(),
+                ));
+            }
+        };
+        if s.script.is_empty() || !s.script.chars().all(|c| alphabet.contains(c)) {
+            return Err((
+                None,
+                format!(
+                    "the stand-in's script \"{}\" must be one or more of the letters {alphabet}",
+                    s.script
+                ),
+            ));
+        }
+        kind.stand_in = Some(s.script.clone());
+    }
+    if let Some(r) = &dto.runs_as {
+        if !category.is_branch() {
+            return Err((
+                None,
+                "only a composite or a decorator runs as a built-in kind; a leaf or condition runs as its stand-in".into(),
+            ));
+        }
+        kind.runs_as = Some(r.clone());
+    }
+    Ok(kind)
+}
+
+fn place_line(p: &Problem) -> String {
+    p.place
+        .map(|(l, c)| format!("line {l}, column {c}"))
+        .unwrap_or_default()
+}
+
+/// A bound read as a number of the field's type.
+fn bound(v: Option<&Value>, whole: bool, which: &str) -> Result<Option<f64>, String> {
+    match v {
+        None => Ok(None),
+        Some(Value::Int(i)) => Ok(Some(*i as f64)),
+        Some(Value::Float(_)) if whole => Err(format!("\"{which}\" must be a whole number")),
+        Some(Value::Float(x)) => Ok(Some(*x)),
+        Some(other) => Err(format!(
+            "\"{which}\" must be a number, not {}",
+            other.type_name()
+        )),
+    }
+}
+
+/// A field's spec from its entry, and the problem with its default, if any (the default is
+/// then dropped).
+fn read_field(f: FieldDto) -> Result<(FieldSpec, Option<String>), String> {
+    let numeric = matches!(f.ty, TypeDto::Int | TypeDto::Float);
+    if !numeric && (f.min.is_some() || f.max.is_some() || f.min_exclusive) {
+        return Err("only an int or a float field has \"min\" and \"max\"".into());
+    }
+    if f.ty != TypeDto::Enum && f.values.is_some() {
+        return Err("only an enum field has \"values\"".into());
+    }
+    if !numeric && !f.unit.is_empty() {
+        return Err("only an int or a float field has a \"unit\"".into());
+    }
+    let ty = match f.ty {
+        TypeDto::Bool => FieldType::Bool,
+        TypeDto::Text => FieldType::Text,
+        TypeDto::ContextKey => FieldType::ContextKey,
+        TypeDto::Enum => {
+            let values = f.values.clone().unwrap_or_default();
+            if values.is_empty() {
+                return Err("an enum field lists its words in \"values\"".into());
+            }
+            let mut seen = std::collections::HashSet::new();
+            if let Some(v) = values.iter().find(|v| !seen.insert(v.as_str())) {
+                return Err(format!("\"values\" lists \"{v}\" twice"));
+            }
+            FieldType::Enum(values)
+        }
+        TypeDto::Int => {
+            if f.min_exclusive {
+                return Err("\"min_exclusive\" is for float fields".into());
+            }
+            let min = bound(f.min.as_ref(), true, "min")?.map_or(i64::MIN, |x| x as i64);
+            let max = bound(f.max.as_ref(), true, "max")?.map_or(i64::MAX, |x| x as i64);
+            if min > max {
+                return Err(format!("\"min\" {min} is above \"max\" {max}"));
+            }
+            FieldType::Int { min, max }
+        }
+        TypeDto::Float => {
+            let min = bound(f.min.as_ref(), false, "min")?.unwrap_or(-f64::MAX);
+            let max = bound(f.max.as_ref(), false, "max")?.unwrap_or(f64::MAX);
+            if min > max || (f.min_exclusive && min >= max) {
+                return Err(format!("\"min\" {min} is above \"max\" {max}"));
+            }
+            FieldType::Float {
+                min,
+                min_exclusive: f.min_exclusive,
+                max,
+            }
+        }
+    };
+    let mut spec = FieldSpec {
+        name: f.name,
+        ty,
+        default: None,
+        required: f.required,
+        help: f.doc,
+        unit: f.unit,
+    };
+    let mut bad = None;
+    if let Some(d) = f.default {
+        if f.required {
+            return Err("a required field has no \"default\"".into());
+        }
+        match spec.check(&d) {
+            Ok(()) => spec.default = Some(d),
+            Err((_, why)) => {
+                bad = Some(format!(
+                    "its default {d} does not fit its own type ({why}); the field has no default until it is fixed"
+                ));
+            }
+        }
+    }
+    Ok((spec, bad))
+}
+
+/// The library entry of a field, or why a library cannot describe it.
+fn field_out(f: &FieldSpec) -> Result<FieldDto, String> {
+    let (ty, values, min, min_exclusive, max) = match &f.ty {
+        FieldType::Bool => (TypeDto::Bool, None, None, false, None),
+        FieldType::Text => (TypeDto::Text, None, None, false, None),
+        FieldType::ContextKey => (TypeDto::ContextKey, None, None, false, None),
+        FieldType::Enum(v) => (TypeDto::Enum, Some(v.clone()), None, false, None),
+        FieldType::Int { min, max } => (
+            TypeDto::Int,
+            None,
+            (*min != i64::MIN).then_some(Value::Int(*min)),
+            false,
+            (*max != i64::MAX).then_some(Value::Int(*max)),
+        ),
+        FieldType::Float {
+            min,
+            min_exclusive,
+            max,
+        } => (
+            TypeDto::Float,
+            None,
+            (*min > -f64::MAX).then_some(Value::Float(*min)),
+            *min_exclusive,
+            (*max < f64::MAX).then_some(Value::Float(*max)),
+        ),
+        FieldType::Asset | FieldType::Script(_) => {
+            return Err(format!(
+                "field '{}' is {}; a node library describes bool, int, float, text, enum and context_key fields",
+                f.name,
+                f.ty.describe()
+            ));
+        }
+    };
+    Ok(FieldDto {
+        name: f.name.clone(),
+        ty,
+        values,
+        default: f.default.clone(),
+        min,
+        min_exclusive,
+        max,
+        required: f.required,
+        unit: f.unit.clone(),
+        doc: f.help.clone(),
+    })
+}
+
+impl Library {
+    /// The library of the kinds a game registered in `catalog` ([`Origin::Registered`]),
+    /// in the order registered, under `name`; what it writes is what the editor, `validate`
+    /// and `run` read. `Err` names a field a library cannot describe.
+    pub fn from_catalog(name: &str, catalog: &Catalog) -> Result<Self, String> {
+        let kinds: Vec<KindSpec> = catalog
+            .kinds()
+            .iter()
+            .filter(|k| k.origin == Origin::Registered)
+            .cloned()
+            .collect();
+        let library = Self {
+            name: name.to_owned(),
+            kinds,
+        };
+        library.to_text()?;
+        Ok(library)
+    }
+
+    /// The canonical text of the library file; `Err` names a field a library cannot
+    /// describe (an asset path or a script: those are for built-in kinds).
+    pub fn to_text(&self) -> Result<String, String> {
+        let mut kinds = Vec::with_capacity(self.kinds.len());
+        for k in &self.kinds {
+            let Some(category) = CategoryDto::of(k.category) else {
+                return Err(format!(
+                    "kind '{}' is a {}; a node library holds leaves, conditions, composites and decorators",
+                    k.name,
+                    k.category.label()
+                ));
+            };
+            let fields = k
+                .own_fields()
+                .map(field_out)
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| format!("kind '{}': {e}", k.name))?;
+            kinds.push(KindOut {
+                kind: k.name.clone(),
+                category,
+                group: k.group.clone(),
+                doc: k.help.clone(),
+                fields,
+                stand_in: k.stand_in.clone().map(|script| StandInDto { script }),
+                runs_as: k.runs_as.clone(),
+            });
+        }
+        let file = LibraryOut {
+            format: LIBRARY_FORMAT,
+            version: LIBRARY_VERSION,
+            library: self.name.clone(),
+            kinds,
+        };
+        let value = serde_json::to_value(&file).map_err(|e| e.to_string())?;
+        Ok(to_canonical_json(&value))
+    }
+
+    /// Writes the library to `path` in canonical form (atomically).
+    pub fn write(&self, path: &Path) -> Result<(), String> {
+        let text = self.to_text()?;
+        super::write_atomically(path, text.as_bytes()).map_err(|e| e.to_string())
+    }
+
+    /// Checks that the library file at `path` says what this library says (the game's
+    /// code), for a game's own test suite: `Err` holds a readable diff, file against code,
+    /// and how to bring the file up to date. With the environment variable
+    /// `ARBOR_UPDATE_LIBRARY=1` the file is rewritten instead and the check passes.
+    ///
+    /// ```no_run
+    /// # use arbor::{io::Library, model::Catalog};
+    /// # fn game_catalog() -> Catalog { Catalog::builtin() }
+    /// #[test]
+    /// fn node_library_is_current() {
+    ///     let library = Library::from_catalog("my_game", &game_catalog()).unwrap();
+    ///     library.check("ai/my_game.nodes.json").unwrap();
+    /// }
+    /// ```
+    pub fn check(&self, path: impl AsRef<Path>) -> Result<(), LibraryDrift> {
+        let path = path.as_ref();
+        let from_code = self.to_text().map_err(|message| LibraryDrift {
+            path: path.to_owned(),
+            message,
+        })?;
+        if std::env::var_os("ARBOR_UPDATE_LIBRARY").is_some_and(|v| v == "1") {
+            return self.write(path).map_err(|message| LibraryDrift {
+                path: path.to_owned(),
+                message,
+            });
+        }
+        let on_disk = match super::read_text(path) {
+            Ok(t) => t,
+            Err(e) => {
+                return Err(LibraryDrift {
+                    path: path.to_owned(),
+                    message: format!(
+                        "cannot read it ({e}); write it from the code with ARBOR_UPDATE_LIBRARY=1"
+                    ),
+                });
+            }
+        };
+        // Compared as the canonical text of what each says, so layout alone is no drift.
+        let file_says = match parse_library(&on_disk, path) {
+            Ok((lib, problems)) if problems.is_empty() => lib.to_text().unwrap_or(on_disk),
+            _ => on_disk,
+        };
+        if file_says == from_code {
+            return Ok(());
+        }
+        let diff = similar::TextDiff::from_lines(&file_says, &from_code)
+            .unified_diff()
+            .context_radius(2)
+            .header(&format!("{} (file)", path.display()), "the game's code")
+            .to_string();
+        Err(LibraryDrift {
+            path: path.to_owned(),
+            message: format!(
+                "the node library differs from the kinds the code registers:\n{diff}\nUpdate the file with ARBOR_UPDATE_LIBRARY=1, or change the code back"
+            ),
+        })
+    }
+}
+
+/// A node library file that does not match the game's code ([`Library::check`]).
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("{}: {message}", path.display())]
+pub struct LibraryDrift {
+    /// The library file.
+    pub path: PathBuf,
+    /// What differs, as a diff, and what to do.
+    pub message: String,
+}

@@ -1,0 +1,241 @@
+//! Project files (`arbor.project.json`, format `arbor.project`): the node libraries a
+//! game's trees use, found by walking up from a tree file's folder as cargo finds
+//! `Cargo.toml`. The editor, `validate`, `run`, `fmt` and `kinds` all build their catalog
+//! here, so they see the same kinds.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::canonical::to_canonical_json;
+use super::library::{Problem, header_problem, parse_library};
+use crate::model::{Catalog, CatalogError, Origin, Severity};
+
+/// The name of a project file.
+pub const PROJECT_FILE: &str = "arbor.project.json";
+/// The `format` header of a project file.
+pub const PROJECT_FORMAT: &str = "arbor.project";
+/// The newest project version this build reads and the one it writes.
+pub const PROJECT_VERSION: u64 = 1;
+
+#[derive(Deserialize, Serialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a project file: an object with \"format\", \"version\" and \"nodes\""
+)]
+struct ProjectFile {
+    format: String,
+    version: u64,
+    #[serde(default)]
+    nodes: Vec<String>,
+}
+
+/// A project: its file and the node libraries it lists.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Project {
+    /// The project file.
+    pub path: PathBuf,
+    /// The node library files, as written: relative to the project file's folder.
+    pub nodes: Vec<String>,
+}
+
+impl Project {
+    /// The library file of entry `entry`, found from the project file's folder.
+    pub fn library_path(&self, entry: &str) -> PathBuf {
+        self.path.parent().unwrap_or(Path::new("")).join(entry)
+    }
+
+    /// The canonical text of the project file.
+    pub fn to_text(&self) -> String {
+        let file = ProjectFile {
+            format: PROJECT_FORMAT.into(),
+            version: PROJECT_VERSION,
+            nodes: self.nodes.clone(),
+        };
+        to_canonical_json(&serde_json::to_value(&file).unwrap_or_default())
+    }
+}
+
+/// The project file that governs files in `folder`: `arbor.project.json` in it or in the
+/// nearest folder above it that has one.
+pub fn find_project(folder: &Path) -> Option<PathBuf> {
+    let start = std::path::absolute(folder).unwrap_or_else(|_| folder.to_owned());
+    start
+        .ancestors()
+        .map(|d| d.join(PROJECT_FILE))
+        .find(|p| p.is_file())
+}
+
+/// Parses the text of a project file; `path` names it in problems.
+pub fn parse_project(text: &str, path: &Path) -> Result<Project, Problem> {
+    let file: ProjectFile = match serde_json::from_str(text) {
+        Ok(f) => f,
+        Err(e) => {
+            if let Some(h) = super::read_header(text)
+                && let (Some(format), Some(version)) = (h.format.as_deref(), h.version)
+                && let Some(problem) =
+                    header_problem(format, version, PROJECT_FORMAT, PROJECT_VERSION)
+            {
+                return Err(Problem::file(path, problem));
+            }
+            let mut p = Problem::file(path, e.to_string());
+            let suffix = format!(" at line {} column {}", e.line(), e.column());
+            if let Some(m) = p.message.strip_suffix(&suffix) {
+                p.message = m.to_owned();
+            }
+            p.place = Some((e.line().max(1), e.column().max(1)));
+            return Err(p);
+        }
+    };
+    if let Some(problem) =
+        header_problem(&file.format, file.version, PROJECT_FORMAT, PROJECT_VERSION)
+    {
+        return Err(Problem::file(path, problem));
+    }
+    Ok(Project {
+        path: path.to_owned(),
+        nodes: file.nodes,
+    })
+}
+
+/// The node kinds a tree sees: the built-ins (and a game's registered kinds), then every
+/// kind of its project's libraries, with what went wrong on the way.
+#[derive(Clone, Debug)]
+pub struct ProjectCatalog {
+    /// The kinds.
+    pub catalog: Catalog,
+    /// The project file read, if any.
+    pub project: Option<PathBuf>,
+    /// The files the kinds came from (the project file, then each library), to watch for
+    /// changes.
+    pub files: Vec<PathBuf>,
+    /// What could not be read, or was left out, naming the file and the kind.
+    pub problems: Vec<Problem>,
+}
+
+impl ProjectCatalog {
+    /// The catalog of the project governing `tree` (the file `explicit` when given, else
+    /// the one found by walking up from the tree's folder; none for a tree not saved),
+    /// over `base`.
+    pub fn for_tree(tree: Option<&Path>, explicit: Option<&Path>, base: &Catalog) -> Self {
+        let found = explicit.map(Path::to_owned).or_else(|| {
+            let dir = tree?.parent()?;
+            find_project(if dir.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                dir
+            })
+        });
+        Self::load(found.as_deref(), base)
+    }
+
+    /// The catalog of the project file `project` (none: `base` alone), over `base`.
+    pub fn load(project: Option<&Path>, base: &Catalog) -> Self {
+        let mut me = Self {
+            catalog: base.clone(),
+            project: project.map(Path::to_owned),
+            files: Vec::new(),
+            problems: Vec::new(),
+        };
+        let Some(path) = project else { return me };
+        me.files.push(path.to_owned());
+        let text = match super::read_text(path) {
+            Ok(t) => t,
+            Err(e) => {
+                me.problems.push(Problem::file(
+                    path,
+                    format!("cannot read the project file: {e}"),
+                ));
+                return me;
+            }
+        };
+        let project = match parse_project(&text, path) {
+            Ok(p) => p,
+            Err(p) => {
+                me.problems.push(p);
+                return me;
+            }
+        };
+        let mut read: Vec<PathBuf> = Vec::new();
+        for entry in &project.nodes {
+            let file = project.library_path(entry);
+            if read.iter().any(|r| super::same_file(r, &file)) {
+                me.problems.push(Problem {
+                    severity: Severity::Warning,
+                    ..Problem::file(
+                        path,
+                        format!("lists the node library \"{entry}\" twice; it is read once"),
+                    )
+                });
+                continue;
+            }
+            me.files.push(file.clone());
+            read.push(file.clone());
+            me.add_library(path, entry, &file);
+        }
+        me
+    }
+
+    /// Reads the library `file` (listed as `entry` in `project`) into the catalog.
+    fn add_library(&mut self, project: &Path, entry: &str, file: &Path) {
+        let text = match super::read_text(file) {
+            Ok(t) => t,
+            Err(e) => {
+                self.problems.push(Problem::file(
+                    project,
+                    format!(
+                        "the node library \"{entry}\" cannot be read ({}: {e}); its kinds open as placeholders",
+                        file.display()
+                    ),
+                ));
+                return;
+            }
+        };
+        let (library, problems) = match parse_library(&text, file) {
+            Ok(l) => l,
+            Err(p) => {
+                self.problems.push(p);
+                return;
+            }
+        };
+        self.problems.extend(problems);
+        for kind in library.kinds {
+            let name = kind.name.clone();
+            let problem = |message: String| Problem {
+                kind: Some(name.clone()),
+                ..Problem::file(file, message)
+            };
+            let existing = self.catalog.kind(&kind.name).map(|k| k.origin.clone());
+            match self.catalog.add_library_kind(kind) {
+                Ok(()) => {}
+                Err(CatalogError::Duplicate(_)) => {
+                    let message = match existing {
+                        Some(Origin::Library { file: other, .. }) => format!(
+                            "{} defines this kind too; the one in {} is kept",
+                            other.display(),
+                            other.display()
+                        ),
+                        Some(Origin::Registered) => {
+                            "the game registers this kind in its code; that one is kept".into()
+                        }
+                        _ => "shadows the built-in kind of the same name; the built-in is kept, rename the library's".into(),
+                    };
+                    self.problems.push(problem(message));
+                }
+                Err(e) => {
+                    let message = e.to_string();
+                    let message = message
+                        .strip_prefix(&format!("'{name}': "))
+                        .unwrap_or(&message)
+                        .to_owned();
+                    self.problems.push(problem(message));
+                }
+            }
+        }
+    }
+
+    /// Whether any problem is an error.
+    pub fn has_errors(&self) -> bool {
+        self.problems.iter().any(Problem::is_error)
+    }
+}
