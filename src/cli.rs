@@ -211,7 +211,7 @@ pub fn validate(
             Ok(Input::Tree(text)) => text,
             Ok(Input::Library(text)) => {
                 let mut c = (0, 0, 0);
-                report_problems(&check_library_file(path, &text, base), out, &mut c);
+                report_problems(&crate::io::check_library(path, &text, base), out, &mut c);
                 (errors, warnings, unreadable) = (errors + c.0, warnings + c.1, unreadable + c.2);
                 code = code.max(code_of(c));
                 continue;
@@ -391,33 +391,6 @@ fn read_run_input(path: &std::path::Path) -> Result<Input, LoadError> {
                     .into(),
         }),
         input => Ok(input),
-    }
-}
-
-/// The problems of a node library file read on its own, over `base` (so a kind that
-/// shadows a built-in one is found).
-fn check_library_file(path: &std::path::Path, text: &str, base: &Catalog) -> Vec<Problem> {
-    match crate::io::parse_library(text, path) {
-        Err(p) => vec![p],
-        Ok((library, mut problems)) => {
-            let mut catalog = base.clone();
-            for kind in library.kinds {
-                let name = kind.name.clone();
-                if let Err(e) = catalog.add_library_kind(kind) {
-                    let message = match e {
-                        crate::model::CatalogError::Duplicate(_) => {
-                            "shadows the built-in kind of the same name; the built-in is kept, rename the library's".to_owned()
-                        }
-                        e => e.to_string(),
-                    };
-                    problems.push(Problem {
-                        kind: Some(name),
-                        ..Problem::file(path, message)
-                    });
-                }
-            }
-            problems
-        }
     }
 }
 

@@ -664,3 +664,56 @@ fn the_worked_example_validates_runs_and_is_canonical() {
     let (code, out, _) = cli(&args);
     assert_eq!(code, 0, "not canonical: {out}");
 }
+
+#[test]
+fn a_library_branch_runs_with_its_own_defaults_and_keeps_the_type_of_what_it_runs_as() {
+    let lib = r#"{"format": "arbor.nodes", "version": 1, "library": "g", "kinds": [
+        {"kind": "Twice", "category": "decorator", "runs_as": "Repeater",
+         "fields": [{"name": "times", "type": "int", "default": 2, "min": 0, "max": 9223372036854775807}]},
+        {"kind": "Badly", "category": "decorator", "runs_as": "Repeater",
+         "fields": [{"name": "times", "type": "text"}]},
+        {"kind": "Broken", "category": "leaf", "colour": "red"}]}"#;
+    let (dir, project) = project(&[("g.nodes.json", lib)]);
+    let loaded = ProjectCatalog::load(Some(&project), &Catalog::builtin());
+    let lines: Vec<String> = loaded.problems.iter().map(ToString::to_string).collect();
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("kind 'Badly'")
+                && l.contains("field 'times' is a field of Repeater")),
+        "{lines:?}"
+    );
+    // A kind that does not parse is named, and counts as an error, not an unreadable file.
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("kind 'Broken'") && l.contains("colour")),
+        "{lines:?}"
+    );
+    let tree = dir.path().join("t.json");
+    std::fs::write(
+        &tree,
+        r#"{"format": "arbor.tree", "version": 1, "nodes": [
+        {"id": "root", "kind": "Root", "inputs": {"child": ["twice"]}},
+        {"id": "twice", "kind": "Twice", "inputs": {"child": ["step"]}},
+        {"id": "step", "kind": "MockAction"}]}"#,
+    )
+    .unwrap();
+    let (code, out, err) = cli(&["run", tree.to_str().unwrap(), "--steps", "4"]);
+    assert_eq!(code, 0, "{err}");
+    // Twice runs its child two times (its own default), then succeeds: a run every 2 steps.
+    let executes = |step: u32| {
+        out.lines()
+            .filter(|l| {
+                l.contains(&format!("\"step\":{step},")) && l.contains("\"event\":\"execute\"")
+            })
+            .count()
+    };
+    assert_eq!((executes(1), executes(2)), (1, 1));
+    assert!(
+        out.contains(r#""step":2,"agent":"t","event":"exit","node":"twice","status":"success""#),
+        "{out}"
+    );
+    let (code, out, _) = cli(&["validate", tree.to_str().unwrap()]);
+    assert_eq!(code, 1, "the library's errors are errors: {out}");
+}

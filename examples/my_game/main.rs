@@ -222,6 +222,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     /// The drift check a game keeps in its own test suite: the library file must say what
     /// the code registers (`ARBOR_UPDATE_LIBRARY=1 cargo test --example my_game` rewrites it).

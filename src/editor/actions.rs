@@ -530,6 +530,16 @@ impl EditorApp {
         let messages = std::mem::take(&mut self.messages);
         let (chooser, why) = (self.chooser, self.chooser_why.take());
         let ran = std::mem::take(&mut self.ran);
+        // A new tree stays in the project it was made in; a file opened keeps the project
+        // given on the command line.
+        let project = std::mem::replace(
+            &mut self.project,
+            super::project::ProjectKinds::new(None, None),
+        );
+        let (keep, explicit) = (
+            other.doc.path().is_none(),
+            project.explicit().map(Path::to_owned),
+        );
         *self = Self {
             recent,
             messages,
@@ -539,6 +549,13 @@ impl EditorApp {
             ran,
             ..other
         };
+        if keep {
+            self.project = project;
+            self.reload_kinds();
+        } else if explicit.is_some() && self.project.explicit().is_none() {
+            self.project = super::project::ProjectKinds::new(self.doc.path(), explicit.as_deref());
+            self.reload_kinds();
+        }
         self.autosave.dir = recovery;
         self.offer_recovery();
     }
@@ -560,6 +577,10 @@ impl EditorApp {
                 self.doc.mark_saved(path);
                 self.say(format!("Saved {}", path.display()));
                 self.remember(path);
+                // Saved into another project's folder: its node libraries from now on.
+                if self.project.moved_to(path) {
+                    self.reload_kinds();
+                }
                 self.validate();
                 true
             }

@@ -32,7 +32,12 @@ impl ProjectKinds {
     pub fn new(tree: Option<&Path>, explicit: Option<&Path>) -> Self {
         let loaded = ProjectCatalog::for_tree(tree, explicit, &Catalog::builtin());
         let wake = Arc::new(OnceLock::new());
-        let (watcher, changes) = watch(&loaded.files, &wake);
+        // Without a project, a project file made beside the tree later is picked up.
+        let watched = match (&loaded.project, tree.and_then(Path::parent)) {
+            (None, Some(dir)) => vec![dir.join(crate::io::PROJECT_FILE)],
+            _ => loaded.files.clone(),
+        };
+        let (watcher, changes) = watch(&watched, &wake);
         Self {
             explicit: explicit.map(Path::to_owned),
             tree: tree.map(Path::to_owned),
@@ -41,6 +46,32 @@ impl ProjectKinds {
             changes,
             wake,
         }
+    }
+
+    /// Whether the tree, now saved at `tree`, is governed by another project than before
+    /// (none given on the command line); if so, its kinds are read from that one.
+    pub fn moved_to(&mut self, tree: &Path) -> bool {
+        self.tree = Some(tree.to_owned());
+        if self.explicit.is_some() {
+            return false;
+        }
+        let found = tree.parent().and_then(|d| {
+            crate::io::find_project(if d.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                d
+            })
+        });
+        let same = match (&found, &self.loaded.project) {
+            (Some(a), Some(b)) => crate::io::same_file(a, b),
+            (None, None) => true,
+            _ => false,
+        };
+        if same {
+            return false;
+        }
+        *self = Self::new(Some(tree), None);
+        true
     }
 
     /// The project file given on the command line, if any.

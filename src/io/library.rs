@@ -33,7 +33,7 @@ pub struct Problem {
     /// The file.
     pub path: PathBuf,
     /// 1-based line and column, where known.
-    pub place: Option<(usize, usize)>,
+    pub place: Option<(u32, u32)>,
     /// The kind it concerns, if one.
     pub kind: Option<String>,
     /// The field it concerns, if one.
@@ -232,11 +232,12 @@ const PLAIN_WORDS: &[(&str, &str)] = &[
 ];
 
 /// The line and column of byte `offset` of `text`, both 1-based.
-fn place_of(text: &str, offset: usize) -> (usize, usize) {
-    let before = &text[..offset.min(text.len())];
+fn place_of(text: &str, offset: usize) -> (u32, u32) {
+    let before = text.get(..offset.min(text.len())).unwrap_or(text);
     let line = before.matches('\n').count() + 1;
     let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-    (line, column)
+    let narrow = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+    (narrow(line), narrow(column))
 }
 
 /// Where `part` (a slice of `text`) starts in `text`.
@@ -340,7 +341,13 @@ pub fn parse_library(text: &str, path: &Path) -> Result<(Library, Vec<Problem>),
         let dto: KindIn<'_> = match serde_json::from_str(part) {
             Ok(k) => k,
             Err(e) => {
-                problems.push(syntax_in(path, text, part, &e));
+                // The kind is left out: named, so that it counts as the kind's problem.
+                let mut p = syntax_in(path, text, part, &e);
+                let name = serde_json::from_str::<serde_json::Value>(part)
+                    .ok()
+                    .and_then(|v| v.get("kind")?.as_str().map(str::to_owned));
+                p.kind = Some(name.unwrap_or_else(|| "?".into()));
+                problems.push(p);
                 continue;
             }
         };

@@ -15,8 +15,8 @@ pub use files::TreeFiles;
 pub use format::{Header, TREE_FORMAT, TREE_VERSION, parse_tree, read_header, tree_to_string};
 pub use library::{LIBRARY_FORMAT, LIBRARY_VERSION, Library, LibraryDrift, Problem, parse_library};
 pub use project::{
-    PROJECT_FILE, PROJECT_FORMAT, PROJECT_VERSION, Project, ProjectCatalog, find_project,
-    parse_project,
+    PROJECT_FILE, PROJECT_FORMAT, PROJECT_VERSION, Project, ProjectCatalog, check_library,
+    find_project, parse_project,
 };
 pub use recovery::{RECOVERY_FORMAT, Recovered, RecoveryDir};
 

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::canonical::to_canonical_json;
-use super::library::{Problem, header_problem, parse_library};
+use super::library::{Library, Problem, header_problem, parse_library};
 use crate::model::{Catalog, CatalogError, Origin, Severity};
 
 /// The name of a project file.
@@ -83,7 +83,8 @@ pub fn parse_project(text: &str, path: &Path) -> Result<Project, Problem> {
             if let Some(m) = p.message.strip_suffix(&suffix) {
                 p.message = m.to_owned();
             }
-            p.place = Some((e.line().max(1), e.column().max(1)));
+            let narrow = |n: usize| u32::try_from(n.max(1)).unwrap_or(u32::MAX);
+            p.place = Some((narrow(e.line()), narrow(e.column())));
             return Err(p);
         }
     };
@@ -199,43 +200,61 @@ impl ProjectCatalog {
             }
         };
         self.problems.extend(problems);
-        for kind in library.kinds {
-            let name = kind.name.clone();
-            let problem = |message: String| Problem {
-                kind: Some(name.clone()),
-                ..Problem::file(file, message)
-            };
-            let existing = self.catalog.kind(&kind.name).map(|k| k.origin.clone());
-            match self.catalog.add_library_kind(kind) {
-                Ok(()) => {}
-                Err(CatalogError::Duplicate(_)) => {
-                    let message = match existing {
-                        Some(Origin::Library { file: other, .. }) => format!(
-                            "{} defines this kind too; the one in {} is kept",
-                            other.display(),
-                            other.display()
-                        ),
-                        Some(Origin::Registered) => {
-                            "the game registers this kind in its code; that one is kept".into()
-                        }
-                        _ => "shadows the built-in kind of the same name; the built-in is kept, rename the library's".into(),
-                    };
-                    self.problems.push(problem(message));
-                }
-                Err(e) => {
-                    let message = e.to_string();
-                    let message = message
-                        .strip_prefix(&format!("'{name}': "))
-                        .unwrap_or(&message)
-                        .to_owned();
-                    self.problems.push(problem(message));
-                }
-            }
-        }
+        let left_out = add_kinds(&mut self.catalog, library, file);
+        self.problems.extend(left_out);
     }
 
     /// Whether any problem is an error.
     pub fn has_errors(&self) -> bool {
         self.problems.iter().any(Problem::is_error)
+    }
+}
+
+/// Adds the kinds of `library`, read from `file`, to `catalog`; returns the problems of
+/// those left out (a kind defined already, a branch that runs as no built-in kind), each
+/// naming the kind.
+fn add_kinds(catalog: &mut Catalog, library: Library, file: &Path) -> Vec<Problem> {
+    let mut problems = Vec::new();
+    for kind in library.kinds {
+        let name = kind.name.clone();
+        let existing = catalog.kind(&kind.name).map(|k| k.origin.clone());
+        let message = match catalog.add_library_kind(kind) {
+            Ok(()) => continue,
+            Err(CatalogError::Duplicate(_)) => match existing {
+                Some(Origin::Library { file: other, .. }) => format!(
+                    "{} defines this kind already, and that one is kept; rename one of them",
+                    other.display()
+                ),
+                Some(Origin::Registered) => {
+                    "the game registers this kind in its code; that one is kept".into()
+                }
+                _ => "shadows the built-in kind of the same name; the built-in is kept, rename the library's".into(),
+            },
+            Err(e) => {
+                let message = e.to_string();
+                message
+                    .strip_prefix(&format!("'{name}': "))
+                    .unwrap_or(&message)
+                    .to_owned()
+            }
+        };
+        problems.push(Problem {
+            kind: Some(name),
+            ..Problem::file(file, message)
+        });
+    }
+    problems
+}
+
+/// The problems of the node library file `path`, whose text is `text`, read on its own
+/// over `base` (so that a kind shadowing a built-in one is found).
+pub fn check_library(path: &Path, text: &str, base: &Catalog) -> Vec<Problem> {
+    match parse_library(text, path) {
+        Err(p) => vec![p],
+        Ok((library, mut problems)) => {
+            let mut catalog = base.clone();
+            problems.extend(add_kinds(&mut catalog, library, path));
+            problems
+        }
     }
 }

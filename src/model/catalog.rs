@@ -449,6 +449,19 @@ pub enum CatalogError {
         /// Its category, in words.
         category: &'static str,
     },
+    /// A library branch's field of the same name as a field of the kind it runs as, but of
+    /// another type.
+    #[error(
+        "'{kind}': field '{field}' is a field of {runs_as}, which it runs as, but of another type; give it {runs_as}'s type and range"
+    )]
+    RunsAsField {
+        /// The kind.
+        kind: String,
+        /// The field.
+        field: String,
+        /// What it runs as.
+        runs_as: String,
+    },
 }
 
 /// All node kinds known to this build: built in and registered.
@@ -502,16 +515,29 @@ impl Catalog {
         match kind.category {
             Category::Leaf | Category::Condition => {}
             Category::Composite | Category::Decorator => {
-                if let Some(runs_as) = &kind.runs_as
-                    && self
+                if let Some(runs_as) = &kind.runs_as {
+                    let Some(base) = self
                         .kind(runs_as)
-                        .is_none_or(|k| k.category != kind.category || k.origin != Origin::BuiltIn)
-                {
-                    return Err(CatalogError::BadRunsAs {
-                        runs_as: runs_as.clone(),
-                        category: kind.category.label(),
-                        kind: kind.name,
-                    });
+                        .filter(|k| k.category == kind.category && k.origin == Origin::BuiltIn)
+                    else {
+                        return Err(CatalogError::BadRunsAs {
+                            runs_as: runs_as.clone(),
+                            category: kind.category.label(),
+                            kind: kind.name,
+                        });
+                    };
+                    // A field it shares with the kind it runs as is that field: same type.
+                    if let Some(f) = kind
+                        .fields
+                        .iter()
+                        .find(|f| base.field(&f.name).is_some_and(|b| b.ty != f.ty))
+                    {
+                        return Err(CatalogError::RunsAsField {
+                            field: f.name.clone(),
+                            runs_as: runs_as.clone(),
+                            kind: kind.name,
+                        });
+                    }
                 }
             }
             _ => return Err(CatalogError::NotRegistrable(kind.name)),

@@ -188,6 +188,8 @@ pub trait Condition<A>: Send + Sync {
 pub struct NodeSpec<'a> {
     /// The node as in the file.
     pub node: &'a Node,
+    /// Its id in traces (`SUBTREE-ID/INNER-ID` inside a SubTree).
+    pub(crate) trace_id: &'a str,
     pub(crate) catalog: &'a Catalog,
     pub(crate) keys: &'a mut KeyTable,
 }
@@ -271,7 +273,8 @@ pub struct Behaviours<A> {
     stand_ins: StandIns,
 }
 
-/// The results forced on stand-in nodes, by node id, shared by every program compiled
+/// The results forced on stand-in nodes, by trace id (`SUBTREE-ID/INNER-ID` inside a
+/// SubTree), shared by every program compiled
 /// with the same [`Behaviours`] (a debugging session's run). Forcing is an input from the
 /// person debugging, like a trigger: it holds from the next execute or check on.
 #[derive(Clone, Debug, Default)]
@@ -479,7 +482,7 @@ impl<A: 'static> Behaviours<A> {
                 script,
                 produces: None,
             },
-            forced: self.stand_ins.cell(spec.node.id.as_str()),
+            forced: self.stand_ins.cell(spec.trace_id),
         })))
     }
 
@@ -503,7 +506,7 @@ impl<A: 'static> Behaviours<A> {
         }
         Some(Ok(CondRef::new(StandInCondition {
             mock: MockCondition { script },
-            forced: self.stand_ins.cell(spec.node.id.as_str()),
+            forced: self.stand_ins.cell(spec.trace_id),
         })))
     }
 
