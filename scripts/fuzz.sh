@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 seconds=${FUZZ_SECONDS:-60}
 targets=("$@")
 if ((${#targets[@]} == 0)); then
-  targets=(tree_bytes scenario_bytes structured_tree)
+  targets=(tree_bytes scenario_bytes structured_tree library_bytes)
 fi
 
 if ! rustup toolchain list 2>/dev/null | grep -q '^nightly'; then
@@ -27,11 +27,15 @@ if ! cargo +nightly fuzz --version >/dev/null 2>&1; then
 fi
 
 seeds=(sample_trees sample_trees/subtrees tests/fixtures/invalid tests/fixtures/warnings tests/fixtures/unreadable tests/fixtures/runtime)
+# A node library's seeds: the example game's and the fixtures' libraries.
+library_seeds=(examples/my_game/ai tests/fixtures/library)
 for target in "${targets[@]}"; do
   corpus="fuzz/corpus/$target"
   mkdir -p "$corpus"
   extra=()
-  if [[ $target != structured_tree ]]; then
+  if [[ $target == library_bytes ]]; then
+    extra+=("${library_seeds[@]}")
+  elif [[ $target != structured_tree ]]; then
     for s in "${seeds[@]}"; do
       [[ -d $s ]] && extra+=("$s")
     done

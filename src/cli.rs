@@ -110,8 +110,6 @@ struct Projects<'b> {
     base: &'b Catalog,
     explicit: Option<&'b std::path::Path>,
     loaded: Vec<ProjectCatalog>,
-    /// The project file (none: no project) that governs each folder seen.
-    by_folder: std::collections::HashMap<PathBuf, Option<PathBuf>>,
 }
 
 impl<'b> Projects<'b> {
@@ -120,7 +118,6 @@ impl<'b> Projects<'b> {
             base,
             explicit,
             loaded: Vec::new(),
-            by_folder: std::collections::HashMap::new(),
         }
     }
 
@@ -133,19 +130,10 @@ impl<'b> Projects<'b> {
         out: &mut dyn Write,
         counts: &mut (usize, usize, usize),
     ) -> usize {
-        let project = match self.explicit {
-            Some(p) => Some(p.to_owned()),
-            None => {
-                let folder = match file.parent() {
-                    Some(d) if !d.as_os_str().is_empty() => d.to_owned(),
-                    _ => PathBuf::from("."),
-                };
-                self.by_folder
-                    .entry(folder.clone())
-                    .or_insert_with(|| crate::io::find_project(&folder))
-                    .clone()
-            }
-        };
+        let project = self
+            .explicit
+            .map(std::path::Path::to_owned)
+            .or_else(|| crate::io::project_for(file));
         if let Some(i) = self.loaded.iter().position(|c| c.project == project) {
             return i;
         }
@@ -153,6 +141,14 @@ impl<'b> Projects<'b> {
         report_problems(&loaded.problems, out, counts);
         self.loaded.push(loaded);
         self.loaded.len() - 1
+    }
+
+    /// Whether `file` is a project or library file already read (its problems printed).
+    fn has_read(&self, file: &std::path::Path) -> bool {
+        self.loaded
+            .iter()
+            .flat_map(|p| &p.files)
+            .any(|f| f == file || crate::io::same_file(f, file))
     }
 }
 
@@ -209,6 +205,8 @@ pub fn validate(
     for (i, path, input) in inputs {
         let text = match input {
             Ok(Input::Tree(text)) => text,
+            // Read with the project of a tree before: its problems are printed already.
+            Ok(Input::Library(_) | Input::Project) if projects.has_read(path) => continue,
             Ok(Input::Library(text)) => {
                 let mut c = (0, 0, 0);
                 report_problems(&crate::io::check_library(path, &text, base), out, &mut c);
@@ -381,8 +379,14 @@ fn read_input(path: &std::path::Path) -> Result<Input, LoadError> {
     })
 }
 
+/// A file to run, read once: a tree or a scenario, by its header.
+enum Runnable {
+    Scenario(String),
+    Tree(String),
+}
+
 /// A file to run: a tree or a scenario; a node library or project file is refused.
-fn read_run_input(path: &std::path::Path) -> Result<Input, LoadError> {
+fn read_run_input(path: &std::path::Path) -> Result<Runnable, LoadError> {
     match read_input(path)? {
         Input::Library(_) | Input::Project => Err(LoadError::Format {
             path: path.to_owned(),
@@ -390,7 +394,8 @@ fn read_run_input(path: &std::path::Path) -> Result<Input, LoadError> {
                 "this is a node library or project file, not a tree; run a tree or a scenario file"
                     .into(),
         }),
-        input => Ok(input),
+        Input::Scenario(text) => Ok(Runnable::Scenario(text)),
+        Input::Tree(text) => Ok(Runnable::Tree(text)),
     }
 }
 
@@ -740,12 +745,11 @@ fn run_with(args: &RunArgs<'_>, catalog: &Catalog, out: &mut dyn Write, err: &mu
         return run_scenario(scenario, load, args, &triggers, out, err);
     }
     let text = match read_run_input(args.file) {
-        Ok(Input::Tree(text)) => text,
-        Ok(Input::Scenario(text)) => {
+        Ok(Runnable::Tree(text)) => text,
+        Ok(Runnable::Scenario(text)) => {
             let load = || scenario_sim(args.file, &text, catalog, args.seed);
             return run_scenario(args.file, load, args, &triggers, out, err);
         }
-        Ok(Input::Library(_) | Input::Project) => return EXIT_UNREADABLE,
         Err(e) => {
             let _ = writeln!(err, "{}", located(&e));
             return EXIT_UNREADABLE;
@@ -768,7 +772,7 @@ fn run_with(args: &RunArgs<'_>, catalog: &Catalog, out: &mut dyn Write, err: &mu
         }
     };
     let assets = files.assets_for(args.file);
-    let behaviours = Behaviours::<()>::with_builtins();
+    let behaviours = Behaviours::<()>::with_builtins().with_stand_ins();
     let program = match Program::compile(&tree, catalog, &assets, &behaviours) {
         Ok(p) => Arc::new(p),
         Err(crate::runtime::CompileError::Invalid(diags)) => {
@@ -966,12 +970,8 @@ fn run_to_break(
             Some(args.file),
         )),
         None => read_run_input(args.file).and_then(|input| match input {
-            Input::Scenario(text) => Ok(scenario_sim(args.file, &text, catalog, args.seed)),
-            Input::Library(_) | Input::Project => Ok(Err(crate::world::SimError::Unrunnable {
-                tree: args.file.to_owned(),
-                problems: vec![],
-            })),
-            Input::Tree(text) => crate::io::parse_tree(&text, args.file)
+            Runnable::Scenario(text) => Ok(scenario_sim(args.file, &text, catalog, args.seed)),
+            Runnable::Tree(text) => crate::io::parse_tree(&text, args.file)
                 .map(|tree| Simulation::solo(Some(args.file), &tree, catalog, args.seed)),
         }),
     };

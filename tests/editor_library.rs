@@ -110,6 +110,15 @@ fn the_palette_finds_a_library_kind_and_its_enum_field_is_set_and_saved() {
     );
     // The inspector shows the unit of a number, and where the kind comes from.
     h.get_by_label_contains("FireWeapon (Leaf, library my_game)");
+    let spread = h.get_by_label("spread");
+    assert_eq!(spread.value().as_deref(), Some("0.50 deg"));
+    // Its doc is the palette entry's tooltip (the inspector shows it already).
+    let doc = "Fires the equipped weapon at the target in context.";
+    let shown = |h: &Harness<'static, EditorApp>| h.query_all_by_label_contains(doc).count();
+    let before = shown(&h);
+    h.get_by_role_and_label(Role::Button, "FireWeapon").hover();
+    h.run_steps(3);
+    assert_eq!(shown(&h), before + 1, "the tooltip shows the kind's doc");
 }
 
 #[test]
@@ -205,10 +214,7 @@ fn the_node_menu_forces_a_stand_ins_result_for_the_rest_of_the_run() {
         h.state()
             .simulation()
             .unwrap()
-            .sim()
-            .unwrap()
-            .stand_ins()
-            .forced("cover")
+            .forced(&NodeId::new("cover"))
     };
     assert_eq!(forced(&h), Some(Outcome::Failure));
     h.get_by_label_contains("cover now reports failure for the rest of the run");

@@ -177,9 +177,7 @@ fn bad_libraries_name_the_file_the_place_the_kind_and_the_field() {
         let lines = problem_lines(&text);
         let line = lines.join("\n");
         assert!(line.contains(says), "{entry}: {line}");
-        if line.contains("kind '") {
-            assert!(line.contains(&format!("kind '{kind}'")), "{line}");
-        }
+        assert!(line.contains(&format!("kind '{kind}'")), "{line}");
         if let Some(field) = field {
             assert!(line.contains(&format!("field '{field}'")), "{line}");
         }
@@ -444,7 +442,15 @@ fn an_unknown_kind_is_a_placeholder_that_keeps_everything_and_saves_back_unchang
         .unwrap();
     assert!(edited.check_invariants(&catalog).is_ok());
     assert_eq!(tree_to_string(&edited), canonical, "byte-identical");
-    // And a tree with placeholders never runs.
+    // And a tree with placeholders never runs, even with stand-ins.
+    let with_stand_ins = arbor::runtime::Behaviours::<()>::with_builtins().with_stand_ins();
+    let compiled =
+        arbor::runtime::Program::compile(&tree, &catalog, &arbor::model::NoAssets, &with_stand_ins);
+    assert!(
+        matches!(&compiled, Err(arbor::runtime::CompileError::Invalid(d)) if d.iter().any(|d| d.rule == Rule::UnknownKind)),
+        "{:?}",
+        compiled.err()
+    );
     let (code, _, err) = {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("t.json");
@@ -528,12 +534,23 @@ fn a_stand_ins_result_can_be_forced_for_the_rest_of_the_run() {
         Path::new("t.json"),
     )
     .unwrap();
-    let behaviours = Behaviours::<()>::with_builtins();
+    // Without stand-ins, a library kind with no behaviour is refused.
+    let refused = Program::compile(
+        &tree,
+        &catalog,
+        &arbor::model::NoAssets,
+        &Behaviours::<()>::with_builtins(),
+    );
+    assert!(refused.is_err());
+    let behaviours = Behaviours::<()>::with_builtins().with_stand_ins();
     let program = std::sync::Arc::new(
         Program::compile(&tree, &catalog, &arbor::model::NoAssets, &behaviours).unwrap(),
     );
     let mut instance = Instance::new(program, 0);
-    assert!(behaviours.stand_ins().contains("fire"));
+    assert_eq!(
+        behaviours.stand_ins().kind_of("fire"),
+        Some(arbor::runtime::StandInKind::Action)
+    );
     assert!(behaviours.stand_ins().force("fire", Some(Outcome::Failure)));
     assert_eq!(
         behaviours.stand_ins().forced("fire"),
@@ -716,4 +733,75 @@ fn a_library_branch_runs_with_its_own_defaults_and_keeps_the_type_of_what_it_run
     );
     let (code, out, _) = cli(&["validate", tree.to_str().unwrap()]);
     assert_eq!(code, 1, "the library's errors are errors: {out}");
+}
+
+#[test]
+fn forcing_is_part_of_the_debuggers_history() {
+    use arbor::runtime::Outcome;
+    let (dir, _) = project(&[("game.nodes.json", LIBRARY)]);
+    let path = dir.path().join("t.json");
+    std::fs::write(
+        &path,
+        r#"{"format": "arbor.tree", "version": 1, "nodes": [
+        {"id": "root", "kind": "Root", "inputs": {"child": ["s"]}},
+        {"id": "s", "kind": "Sequence", "inputs": {"conditions": ["seen"], "children": ["fire"]}},
+        {"id": "seen", "kind": "IsUnderFire"},
+        {"id": "fire", "kind": "FireWeapon"}]}"#,
+    )
+    .unwrap();
+    let loaded = ProjectCatalog::for_tree(Some(&path), None, &Catalog::builtin());
+    let tree = arbor::io::load_tree(&path).unwrap();
+    let sim = arbor::world::Simulation::solo(Some(&path), &tree, &loaded.catalog, 0).unwrap();
+    // Small checkpoints, so that going back rebuilds steps.
+    let mut session = arbor::debug::Session::with_history(sim, 0.1, 2, 4);
+    let log = |s: &arbor::debug::Session| -> Vec<String> {
+        s.events().map(|e| s.trace_line(e)).collect()
+    };
+    session.run(4);
+    // A condition cannot be forced to keep running; an unknown node is no stand-in.
+    assert!(!session.force(&path, "seen", Some(Outcome::Running)));
+    assert!(!session.force(&path, "s", Some(Outcome::Success)));
+    assert!(session.force(&path, "seen", Some(Outcome::Success)));
+    assert!(session.force(&path, "fire", Some(Outcome::Failure)));
+    session.run(6);
+    let forward = log(&session);
+    assert!(
+        forward.iter().any(
+            |l| l.contains(r#""step":5,"#) && l.contains(r#""node":"fire","status":"failure""#)
+        ),
+        "{forward:#?}"
+    );
+    // Back before the force: the script again.
+    session.seek(3);
+    assert_eq!(session.forced(&path, "fire"), None);
+    // And forward again: the same run.
+    session.seek(10);
+    assert_eq!(log(&session), forward);
+    assert_eq!(session.forced(&path, "fire"), Some(Outcome::Failure));
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 512, ..Default::default() })]
+
+    /// A library cut short, or with any bytes put in or taken out, is read with its
+    /// problems said, never a panic, and what reads cleanly writes back the same.
+    #[test]
+    fn changed_libraries_never_panic(
+        cut in 0usize..2000,
+        at in 0usize..2000,
+        insert in "[\\[\\]{}:,\" a-z0-9.\\-]{0,6}",
+        remove in 0usize..8,
+    ) {
+        let text = LIBRARY;
+        let boundary = |i: usize| {
+            let mut i = i.min(text.len());
+            while !text.is_char_boundary(i) {
+                i -= 1;
+            }
+            i
+        };
+        common::exercise::library_text(&text[..boundary(cut)]);
+        let (a, b) = (boundary(at), boundary(at + remove));
+        common::exercise::library_text(&format!("{}{insert}{}", &text[..a], &text[b..]));
+    }
 }

@@ -18,9 +18,14 @@ fn fixture(dir: &str, rule: &str) -> PathBuf {
         .join(format!("{rule}.json"))
 }
 
+/// A fixture's findings, with the kinds of its folder's project (the `library` folder's;
+/// none elsewhere).
 fn diagnostics(path: &std::path::Path) -> Vec<Diagnostic> {
-    let catalog = Catalog::builtin();
-    TreeFiles::new(&catalog).validate_file(path).unwrap()
+    let project = arbor::io::ProjectCatalog::for_tree(Some(path), None, &Catalog::builtin());
+    assert!(project.problems.is_empty(), "{:?}", project.problems);
+    TreeFiles::new(&project.catalog)
+        .validate_file(path)
+        .unwrap()
 }
 
 /// The fixture for `rule` yields diagnostics of that rule and severity only, one of them on
@@ -99,6 +104,7 @@ rule_tests! {
     context_unwritten: "warnings" / "context-unwritten";
     context_unread: "warnings" / "context-unread";
     no_action: "warnings" / "no-action";
+    cannot_run: "library" / "cannot-run";
 }
 
 #[test]

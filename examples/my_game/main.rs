@@ -168,7 +168,7 @@ fn main() -> ExitCode {
         };
     }
     match run() {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(_) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e}");
             ExitCode::FAILURE
@@ -176,8 +176,9 @@ fn main() -> ExitCode {
     }
 }
 
-/// Runs guard.json for three soldiers, each shot at for a while from step 3.
-fn run() -> Result<(), Box<dyn std::error::Error>> {
+/// Runs guard.json for three soldiers, each shot at for eight steps from step 3 (the first)
+/// to step 5 (the third); prints and returns how they ended.
+fn run() -> Result<Vec<Soldier>, Box<dyn std::error::Error>> {
     let tree_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/my_game/guard.json");
     // The game's code registers its kinds; the library file is written from them (and
     // the test below keeps it so), so the game needs no project file of its own.
@@ -203,7 +204,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     for step in 1..=20 {
         for (i, (soldier, instance)) in soldiers.iter_mut().enumerate() {
             if step == 3 + i as u32 {
-                soldier.under_fire = 4;
+                soldier.under_fire = 8;
             }
             instance.step(0.1, soldier, None);
             soldier.under_fire = soldier.under_fire.saturating_sub(1);
@@ -218,7 +219,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             instance.stats().succeeded + instance.stats().failed
         );
     }
-    Ok(())
+    Ok(soldiers.into_iter().map(|(s, _)| s).collect())
 }
 
 #[cfg(test)]
@@ -234,9 +235,16 @@ mod tests {
         }
     }
 
-    /// The tree runs with the game's behaviours.
+    /// The tree runs with the game's behaviours: under fire, each soldier takes cover and
+    /// fires rockets back (never bullets: the tree asks for rockets).
     #[test]
-    fn guard_tree_runs() {
-        super::run().unwrap();
+    fn guard_tree_runs_the_games_behaviours() {
+        let soldiers = super::run().unwrap();
+        assert_eq!(soldiers.len(), 3);
+        for s in &soldiers {
+            assert!(s.in_cover, "{s:?}");
+            assert!(s.rockets < 2, "{s:?}");
+            assert_eq!(s.bullets, 30, "{s:?}");
+        }
     }
 }

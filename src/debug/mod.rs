@@ -13,7 +13,7 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-use crate::runtime::{CtxValue, Event, Observer, Program, Reason, Status};
+use crate::runtime::{CtxValue, Event, Observer, Outcome, Program, Reason, Status};
 use crate::world::{Simulation, World};
 
 mod log;
@@ -153,6 +153,15 @@ pub struct GivenTrigger {
     pub payload: Option<String>,
 }
 
+/// A result forced on a stand-in node: set before step `step` is taken.
+#[derive(Clone, Debug, PartialEq)]
+struct GivenForce {
+    step: u64,
+    tree: std::path::PathBuf,
+    id: String,
+    outcome: Option<Outcome>,
+}
+
 /// A simulation being debugged: the state at the shown step, the history behind it, the
 /// breakpoints and the recent events.
 pub struct Session {
@@ -171,6 +180,8 @@ pub struct Session {
     /// The most copies kept.
     max_checkpoints: usize,
     triggers: Vec<GivenTrigger>,
+    /// Results forced on stand-in nodes, by the step before which they were given.
+    forced: Vec<GivenForce>,
     breakpoints: Vec<Breakpoint>,
     markers: Vec<Marker>,
     /// The events of the steps up to `at` (at most [`LOG_STEPS`] of them), oldest first.
@@ -227,6 +238,7 @@ impl Session {
             at: 0,
             head: 0,
             triggers: Vec::new(),
+            forced: Vec::new(),
             breakpoints: Vec::new(),
             markers: Vec::new(),
             events: VecDeque::new(),
@@ -338,6 +350,43 @@ impl Session {
         wanted
     }
 
+    /// Forces the stand-in node `id` (its trace id) of the tree file `tree` to report
+    /// `outcome` from the next step on (`None`: its script again), for the rest of the
+    /// run. Given at a past step, it starts a new future from the shown step, as a trigger
+    /// does. False when that tree has no such stand-in (or a condition is asked to keep
+    /// running).
+    pub fn force(&mut self, tree: &std::path::Path, id: &str, outcome: Option<Outcome>) -> bool {
+        let Some(stand_ins) = self.current.stand_ins(tree) else {
+            return false;
+        };
+        if !stand_ins.force(id, outcome) {
+            return false;
+        }
+        self.truncate_future();
+        self.forced.push(GivenForce {
+            step: self.at + 1,
+            tree: tree.to_owned(),
+            id: id.to_owned(),
+            outcome,
+        });
+        true
+    }
+
+    /// What the stand-in node `id` of `tree` is forced to at the shown step.
+    pub fn forced(&self, tree: &std::path::Path, id: &str) -> Option<Outcome> {
+        self.current.stand_ins(tree)?.forced(id)
+    }
+
+    /// Sets the stand-ins as forced up to step `k` (the results given at steps ≤ `k`).
+    fn force_as_at(&self, k: u64) {
+        self.current.clear_forced();
+        for f in self.forced.iter().filter(|f| f.step <= k) {
+            if let Some(s) = self.current.stand_ins(&f.tree) {
+                s.force(&f.id, f.outcome);
+            }
+        }
+    }
+
     /// Drops what lies after the shown step: checkpoints, markers and triggers.
     fn truncate_future(&mut self) {
         if self.at == self.head {
@@ -347,6 +396,7 @@ impl Session {
         self.checkpoints.truncate((at / self.every) as usize + 1);
         self.markers.retain(|m| m.step <= at);
         self.triggers.retain(|t| t.step <= at);
+        self.forced.retain(|f| f.step <= at);
         self.head = at;
     }
 
@@ -354,6 +404,9 @@ impl Session {
     /// new one otherwise. Returns the breakpoint hits of that step.
     pub fn step(&mut self) -> Vec<Hit> {
         let next = self.at + 1;
+        if self.forced.iter().any(|f| f.step == next) {
+            self.force_as_at(next);
+        }
         for t in self.triggers.iter().filter(|t| t.step == next) {
             self.current
                 .trigger(t.agent.as_deref(), &t.id, t.payload.as_deref());
@@ -530,6 +583,8 @@ impl Session {
         let from = (from as usize).min(self.checkpoints.len() - 1);
         self.current = self.checkpoints[from].clone();
         self.at = from as u64 * self.every;
+        // Forcing is shared by every copy of the run: set back to what it was then.
+        self.force_as_at(self.at);
         self.events.clear();
         self.written.clear();
         while self.at < k {

@@ -279,6 +279,8 @@ impl EditorApp {
     /// Inserts copies of `pasted`'s nodes moved by `offset`, with fresh ids and the links
     /// among them, as one undo step, and selects them.
     fn paste(&mut self, pasted: &Tree, offset: [f32; 2]) -> Vec<NodeId> {
+        // Kinds no library here knows come as placeholders, with their links.
+        self.catalog.add_placeholders(pasted);
         let mut scratch = self.doc.tree().clone();
         let mut map = HashMap::new();
         let mut edits = Vec::new();

@@ -693,8 +693,8 @@ pub struct Look<'a> {
     pub running_leaves: &'a [String],
     /// A run is being debugged (breakpoints can be set).
     pub debugging: bool,
-    /// The run's stand-ins (library kinds without a behaviour), whose results can be forced.
-    pub stand_ins: Option<&'a crate::runtime::StandIns>,
+    /// The run, whose stand-ins (library kinds without a behaviour) can be forced.
+    pub run: Option<&'a super::simulate::SimPanel>,
 }
 
 /// How a gesture changes the selection.

@@ -204,7 +204,10 @@ impl EditorApp {
     /// Takes the kinds again from the project's files: after a library changed on disk,
     /// or with `explicit` as the project file.
     fn reload_kinds(&mut self) {
-        self.catalog = self.project.catalog_for(self.doc.tree());
+        let before =
+            std::mem::replace(&mut self.catalog, self.project.catalog_for(self.doc.tree()));
+        // Nodes that undo or redo may bring back keep their placeholders.
+        self.catalog.keep_placeholders_of(&before);
         self.canvas.rebuild(self.doc.tree(), &self.catalog);
         self.validate();
         self.restart_sim();
@@ -603,6 +606,8 @@ impl EditorApp {
     }
 
     fn changed(&mut self) {
+        // A tree restored from recovery may hold kinds no library here knows.
+        self.catalog.add_placeholders(self.doc.tree());
         self.canvas.rebuild(self.doc.tree(), &self.catalog);
         self.selection.retain(|id| self.doc.tree().contains(id));
         self.validate();

@@ -64,14 +64,35 @@ impl EditorApp {
         });
     }
 
-    /// The palette's sections as filtered by `filter` (lower case): each built-in
-    /// category, then each library group, with the kinds that match, in palette order.
+    /// The palette's sections as filtered by `filter` (lower case): the built-in
+    /// categories, with the library's groups before the built-in leaves, each with the
+    /// kinds that match, in palette order.
     pub(super) fn palette_sections(&self, filter: &str) -> Vec<PaletteSection<'_>> {
         let mut sections: Vec<PaletteSection<'_>> = Vec::new();
         let matches = |k: &&crate::model::KindSpec| {
             !k.is_placeholder() && (filter.is_empty() || k.name.to_lowercase().contains(filter))
         };
+        // The game's groups come before the built-in leaves and conditions.
         for category in Category::ALL {
+            if category == Category::Leaf {
+                let mut at: HashMap<&str, usize> = HashMap::new();
+                for k in self.catalog.kinds().iter().filter(|k| !k.group.is_empty()) {
+                    if !matches(&k) {
+                        continue;
+                    }
+                    match at.get(k.group.as_str()) {
+                        Some(&i) => sections[i].kinds.push(k),
+                        None => {
+                            at.insert(&k.group, sections.len());
+                            sections.push(PaletteSection {
+                                label: &k.group,
+                                colour: category_colour(Some(k.category)),
+                                kinds: vec![k],
+                            });
+                        }
+                    }
+                }
+            }
             let kinds: Vec<_> = self
                 .catalog
                 .kinds()
@@ -85,19 +106,6 @@ impl EditorApp {
                     colour: category_colour(Some(category)),
                     kinds,
                 });
-            }
-        }
-        for k in self.catalog.kinds().iter().filter(|k| !k.group.is_empty()) {
-            if !matches(&k) {
-                continue;
-            }
-            match sections.iter_mut().find(|s| s.label == k.group) {
-                Some(s) => s.kinds.push(k),
-                None => sections.push(PaletteSection {
-                    label: &k.group,
-                    colour: category_colour(Some(k.category)),
-                    kinds: vec![k],
-                }),
             }
         }
         sections
@@ -218,14 +226,18 @@ impl EditorApp {
     }
 
     pub(super) fn diagnostics_ui(&mut self, ui: &mut egui::Ui) {
-        let errors = self.diagnostics.iter().filter(|d| d.is_error()).count();
+        // The tree's findings and its node libraries' problems, counted together.
+        let library = self.project.problems();
+        let errors = self.diagnostics.iter().filter(|d| d.is_error()).count()
+            + library.iter().filter(|p| p.is_error()).count();
+        let all = self.diagnostics.len() + library.len();
         ui.heading(format!(
             "Problems ({errors} errors, {} warnings)",
-            self.diagnostics.len() - errors
+            all - errors
         ));
         let mut focus = None;
         egui::ScrollArea::vertical().show(ui, |ui| {
-            if self.diagnostics.is_empty() {
+            if all == 0 {
                 ui.label("No problems: the tree is valid.");
             }
             // The node libraries' own problems, naming the file and the kind.
@@ -354,11 +366,7 @@ impl EditorApp {
             time: ui.input(|i| i.time),
             running_leaves: self.sim.as_ref().map_or(&[], SimPanel::running_leaves),
             debugging: self.sim.as_ref().is_some_and(|s| s.session().is_some()),
-            stand_ins: self
-                .sim
-                .as_ref()
-                .and_then(SimPanel::sim)
-                .map(|s| s.stand_ins()),
+            run: self.sim.as_ref(),
         };
         let out = self.canvas.show(ui, &look);
         // A kind dragged from the palette and let go over the canvas: a node there.
@@ -423,9 +431,8 @@ impl EditorApp {
         if let Some((id, outcome)) = out.force {
             let forced = self
                 .sim
-                .as_ref()
-                .and_then(SimPanel::sim)
-                .is_some_and(|s| s.stand_ins().force(id.as_str(), outcome));
+                .as_mut()
+                .is_some_and(|panel| panel.force(&id, outcome));
             match (forced, outcome) {
                 (false, _) => self.say_problem(format!("{id} does not run as a stand-in")),
                 (true, None) => self.say(format!("{id} follows its stand-in script again")),

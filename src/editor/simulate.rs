@@ -333,6 +333,38 @@ impl SimPanel {
         self.session.as_ref().map(Session::sim)
     }
 
+    /// The tree file the run's stand-ins are looked up by: the tree run alone, or the
+    /// scenario's tree paired with the one being edited.
+    fn run_tree(&self) -> PathBuf {
+        match (&self.source, &self.paired) {
+            (Source::Solo(_), _) | (_, None) => self.path.clone(),
+            (_, Some(p)) => p.clone(),
+        }
+    }
+
+    /// Whether the node shown as `node` runs as a stand-in, and as what.
+    pub fn stand_in(&self, node: &NodeId) -> Option<crate::runtime::StandInKind> {
+        self.sim()?
+            .stand_ins(&self.run_tree())?
+            .kind_of(&self.traced(node))
+    }
+
+    /// What the stand-in shown as `node` is forced to at the shown step.
+    pub fn forced(&self, node: &NodeId) -> Option<crate::runtime::Outcome> {
+        self.session
+            .as_ref()?
+            .forced(&self.run_tree(), &self.traced(node))
+    }
+
+    /// Forces the stand-in shown as `node` to report `outcome` (`None`: its script) from
+    /// the next step on; false when it is no stand-in.
+    pub fn force(&mut self, node: &NodeId, outcome: Option<crate::runtime::Outcome>) -> bool {
+        let (tree, id) = (self.run_tree(), self.traced(node));
+        self.session
+            .as_mut()
+            .is_some_and(|s| s.force(&tree, &id, outcome))
+    }
+
     /// The debugging session, when the tree runs.
     pub fn session(&self) -> Option<&Session> {
         self.session.as_ref()

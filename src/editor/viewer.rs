@@ -807,10 +807,11 @@ impl SnarlViewer<NodeId> for Viewer<'_> {
                 }
             }
         });
-        if let Some(stand_ins) = self.look.stand_ins.filter(|s| s.contains(id.as_str())) {
+        let run = self.look.run;
+        if let Some(kind) = run.and_then(|r| r.stand_in(&id)) {
             use crate::runtime::Outcome;
-            let forced = stand_ins.forced(id.as_str());
-            let condition = self.category(&id) == Some(Category::Condition);
+            let forced = run.and_then(|r| r.forced(&id));
+            let condition = kind == crate::runtime::StandInKind::Condition;
             ui.menu_button("Force Result", |ui| {
                 let mut choices = vec![None, Some(Outcome::Success), Some(Outcome::Failure)];
                 if !condition {

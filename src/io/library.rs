@@ -231,13 +231,44 @@ const PLAIN_WORDS: &[(&str, &str)] = &[
     ("invalid type: map", "invalid type: an object"),
 ];
 
-/// The line and column of byte `offset` of `text`, both 1-based.
-fn place_of(text: &str, offset: usize) -> (u32, u32) {
-    let before = text.get(..offset.min(text.len())).unwrap_or(text);
-    let line = before.matches('\n').count() + 1;
-    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-    let narrow = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
-    (narrow(line), narrow(column))
+/// Lines and columns of places in a text, from an index of its line starts made once, on
+/// first use: a file with a problem in every kind is still read in linear time.
+pub(crate) struct Places<'t> {
+    text: &'t str,
+    starts: std::cell::OnceCell<Vec<usize>>,
+}
+
+impl<'t> Places<'t> {
+    pub(crate) fn new(text: &'t str) -> Self {
+        Self {
+            text,
+            starts: std::cell::OnceCell::new(),
+        }
+    }
+
+    /// The 1-based line and column of byte `offset`.
+    fn of(&self, offset: usize) -> (u32, u32) {
+        let starts = self.starts.get_or_init(|| {
+            std::iter::once(0)
+                .chain(self.text.match_indices('\n').map(|(i, _)| i + 1))
+                .collect()
+        });
+        let offset = offset.min(self.text.len());
+        let line = starts.partition_point(|&s| s <= offset).max(1);
+        let start = starts[line - 1];
+        let column = self
+            .text
+            .get(start..offset)
+            .map_or(0, |l| l.chars().count())
+            + 1;
+        let narrow = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+        (narrow(line), narrow(column))
+    }
+
+    /// Where `part` (a slice of the text) starts.
+    fn start_of(&self, part: &str) -> (u32, u32) {
+        self.of(offset_in(self.text, part))
+    }
 }
 
 /// Where `part` (a slice of `text`) starts in `text`.
@@ -245,8 +276,13 @@ fn offset_in(text: &str, part: &str) -> usize {
     (part.as_ptr() as usize).saturating_sub(text.as_ptr() as usize)
 }
 
-/// A serde error in `part` (a slice of `text`), placed in `text`.
-fn syntax_in(path: &Path, text: &str, part: &str, e: &serde_json::Error) -> Problem {
+/// A serde error in `part` (a slice of the text of `places`), placed in that text.
+pub(crate) fn syntax_in(
+    path: &Path,
+    places: &Places<'_>,
+    part: &str,
+    e: &serde_json::Error,
+) -> Problem {
     let full = e.to_string();
     let suffix = format!(" at line {} column {}", e.line(), e.column());
     let mut message = full.strip_suffix(&suffix).unwrap_or(&full).to_owned();
@@ -261,7 +297,7 @@ fn syntax_in(path: &Path, text: &str, part: &str, e: &serde_json::Error) -> Prob
         .sum::<usize>()
         + e.column().saturating_sub(1);
     let mut p = Problem::file(path, message);
-    p.place = Some(place_of(text, offset_in(text, part) + inner));
+    p.place = Some(places.of(offset_in(places.text, part) + inner));
     p
 }
 
@@ -315,7 +351,7 @@ pub fn parse_library(text: &str, path: &Path) -> Result<(Library, Vec<Problem>),
             {
                 return Err(Problem::file(path, problem));
             }
-            return Err(syntax_in(path, text, text, &e));
+            return Err(syntax_in(path, &Places::new(text), text, &e));
         }
     };
     if let Some(problem) =
@@ -335,14 +371,14 @@ pub fn parse_library(text: &str, path: &Path) -> Result<(Library, Vec<Problem>),
     let mut problems = Vec::new();
     let mut kinds: Vec<KindSpec> = Vec::with_capacity(file.kinds.len());
     let mut seen = std::collections::HashSet::new();
+    let places = Places::new(text);
     for raw in &file.kinds {
         let part = raw.get();
-        let at = Some(place_of(text, offset_in(text, part)));
         let dto: KindIn<'_> = match serde_json::from_str(part) {
             Ok(k) => k,
             Err(e) => {
                 // The kind is left out: named, so that it counts as the kind's problem.
-                let mut p = syntax_in(path, text, part, &e);
+                let mut p = syntax_in(path, &places, part, &e);
                 let name = serde_json::from_str::<serde_json::Value>(part)
                     .ok()
                     .and_then(|v| v.get("kind")?.as_str().map(str::to_owned));
@@ -354,7 +390,7 @@ pub fn parse_library(text: &str, path: &Path) -> Result<(Library, Vec<Problem>),
         let problem = |field: Option<&str>, message: String| Problem {
             severity: Severity::Error,
             path: path.to_owned(),
-            place: at,
+            place: Some(places.start_of(part)),
             kind: Some(dto.kind.clone()),
             field: field.map(str::to_owned),
             message,
@@ -373,7 +409,7 @@ pub fn parse_library(text: &str, path: &Path) -> Result<(Library, Vec<Problem>),
             ));
             continue;
         }
-        match read_kind(&dto, text, path, &file.library, &mut problems) {
+        match read_kind(&dto, &places, path, &file.library, &mut problems) {
             Ok(kind) => kinds.push(kind),
             Err((field, message)) => problems.push(problem(field.as_deref(), message)),
         }
@@ -390,7 +426,7 @@ pub fn parse_library(text: &str, path: &Path) -> Result<(Library, Vec<Problem>),
 /// A kind read from its entry; a problem that leaves it out, with the field it is in.
 fn read_kind(
     dto: &KindIn<'_>,
-    text: &str,
+    places: &Places<'_>,
     path: &Path,
     library: &str,
     problems: &mut Vec<Problem>,
@@ -402,7 +438,7 @@ fn read_kind(
         let f: FieldDto = match serde_json::from_str(part) {
             Ok(f) => f,
             Err(e) => {
-                let mut p = syntax_in(path, text, part, &e);
+                let mut p = syntax_in(path, places, part, &e);
                 p.kind = Some(dto.kind.clone());
                 let at = place_line(&p);
                 return Err((None, format!("{} (at {at})", p.message)));
@@ -432,7 +468,7 @@ fn read_kind(
             problems.push(Problem {
                 severity: Severity::Error,
                 path: path.to_owned(),
-                place: Some(place_of(text, offset_in(text, part))),
+                place: Some(places.start_of(part)),
                 kind: Some(dto.kind.clone()),
                 field: Some(name),
                 message,
@@ -446,27 +482,9 @@ fn read_kind(
         library: library.to_owned(),
         file: path.to_owned(),
     };
-    if let Some(s) = &dto.stand_in {
-        let alphabet = match category {
-            Category::Leaf => "RSF",
-            Category::Condition => "TF",
-            _ => {
-                return Err((
-                    None,
-                    "only a leaf or a condition has a stand-in; a composite or decorator says what it runs as with \"runs_as\"".into(),
-                ));
-            }
-        };
-        if s.script.is_empty() || !s.script.chars().all(|c| alphabet.contains(c)) {
-            return Err((
-                None,
-                format!(
-                    "the stand-in's script \"{}\" must be one or more of the letters {alphabet}",
-                    s.script
-                ),
-            ));
-        }
-        kind.stand_in = Some(s.script.clone());
+    kind.stand_in = dto.stand_in.as_ref().map(|s| s.script.clone());
+    if let Some(problem) = kind.stand_in_problem() {
+        return Err((None, problem));
     }
     if let Some(r) = &dto.runs_as {
         if !category.is_branch() {
@@ -486,13 +504,23 @@ fn place_line(p: &Problem) -> String {
         .unwrap_or_default()
 }
 
-/// A bound read as a number of the field's type.
-fn bound(v: Option<&Value>, whole: bool, which: &str) -> Result<Option<f64>, String> {
+/// A bound of an `int` field: a whole number, read as it is written.
+fn whole_bound(v: Option<&Value>, which: &str) -> Result<Option<i64>, String> {
     match v {
         None => Ok(None),
-        Some(Value::Int(i)) => Ok(Some(*i as f64)),
-        Some(Value::Float(_)) if whole => Err(format!("\"{which}\" must be a whole number")),
-        Some(Value::Float(x)) => Ok(Some(*x)),
+        Some(Value::Int(i)) => Ok(Some(*i)),
+        Some(other) => Err(format!(
+            "\"{which}\" must be a whole number, not {}",
+            other.type_name()
+        )),
+    }
+}
+
+/// A bound of a `float` field.
+fn number_bound(v: Option<&Value>, which: &str) -> Result<Option<f64>, String> {
+    match v {
+        None => Ok(None),
+        Some(v @ (Value::Int(_) | Value::Float(_))) => Ok(v.as_f64()),
         Some(other) => Err(format!(
             "\"{which}\" must be a number, not {}",
             other.type_name()
@@ -532,16 +560,16 @@ fn read_field(f: FieldDto) -> Result<(FieldSpec, Option<String>), String> {
             if f.min_exclusive {
                 return Err("\"min_exclusive\" is for float fields".into());
             }
-            let min = bound(f.min.as_ref(), true, "min")?.map_or(i64::MIN, |x| x as i64);
-            let max = bound(f.max.as_ref(), true, "max")?.map_or(i64::MAX, |x| x as i64);
+            let min = whole_bound(f.min.as_ref(), "min")?.unwrap_or(i64::MIN);
+            let max = whole_bound(f.max.as_ref(), "max")?.unwrap_or(i64::MAX);
             if min > max {
                 return Err(format!("\"min\" {min} is above \"max\" {max}"));
             }
             FieldType::Int { min, max }
         }
         TypeDto::Float => {
-            let min = bound(f.min.as_ref(), false, "min")?.unwrap_or(-f64::MAX);
-            let max = bound(f.max.as_ref(), false, "max")?.unwrap_or(f64::MAX);
+            let min = number_bound(f.min.as_ref(), "min")?.unwrap_or(-f64::MAX);
+            let max = number_bound(f.max.as_ref(), "max")?.unwrap_or(f64::MAX);
             if min > max || (f.min_exclusive && min >= max) {
                 return Err(format!("\"min\" {min} is above \"max\" {max}"));
             }

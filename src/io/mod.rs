@@ -9,6 +9,7 @@ mod format;
 mod library;
 mod project;
 mod recovery;
+mod watch;
 
 pub use canonical::to_canonical_json;
 pub use files::TreeFiles;
@@ -16,9 +17,10 @@ pub use format::{Header, TREE_FORMAT, TREE_VERSION, parse_tree, read_header, tre
 pub use library::{LIBRARY_FORMAT, LIBRARY_VERSION, Library, LibraryDrift, Problem, parse_library};
 pub use project::{
     PROJECT_FILE, PROJECT_FORMAT, PROJECT_VERSION, Project, ProjectCatalog, check_library,
-    find_project, parse_project,
+    find_project, parse_project, project_for,
 };
 pub use recovery::{RECOVERY_FORMAT, Recovered, RecoveryDir};
+pub use watch::FileWatch;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::canonical::to_canonical_json;
-use super::library::{Library, Problem, header_problem, parse_library};
+use super::library::{Library, Places, Problem, header_problem, parse_library, syntax_in};
 use crate::model::{Catalog, CatalogError, Origin, Severity};
 
 /// The name of a project file.
@@ -66,6 +66,15 @@ pub fn find_project(folder: &Path) -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
+/// The project file that governs the file `file`: the one found from its folder (the
+/// current folder for a bare file name).
+pub fn project_for(file: &Path) -> Option<PathBuf> {
+    match file.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => find_project(dir),
+        _ => find_project(Path::new(".")),
+    }
+}
+
 /// Parses the text of a project file; `path` names it in problems.
 pub fn parse_project(text: &str, path: &Path) -> Result<Project, Problem> {
     let file: ProjectFile = match serde_json::from_str(text) {
@@ -78,14 +87,7 @@ pub fn parse_project(text: &str, path: &Path) -> Result<Project, Problem> {
             {
                 return Err(Problem::file(path, problem));
             }
-            let mut p = Problem::file(path, e.to_string());
-            let suffix = format!(" at line {} column {}", e.line(), e.column());
-            if let Some(m) = p.message.strip_suffix(&suffix) {
-                p.message = m.to_owned();
-            }
-            let narrow = |n: usize| u32::try_from(n.max(1)).unwrap_or(u32::MAX);
-            p.place = Some((narrow(e.line()), narrow(e.column())));
-            return Err(p);
+            return Err(syntax_in(path, &Places::new(text), text, &e));
         }
     };
     if let Some(problem) =
@@ -119,14 +121,7 @@ impl ProjectCatalog {
     /// the one found by walking up from the tree's folder; none for a tree not saved),
     /// over `base`.
     pub fn for_tree(tree: Option<&Path>, explicit: Option<&Path>, base: &Catalog) -> Self {
-        let found = explicit.map(Path::to_owned).or_else(|| {
-            let dir = tree?.parent()?;
-            find_project(if dir.as_os_str().is_empty() {
-                Path::new(".")
-            } else {
-                dir
-            })
-        });
+        let found = explicit.map(Path::to_owned).or_else(|| project_for(tree?));
         Self::load(found.as_deref(), base)
     }
 
@@ -157,10 +152,12 @@ impl ProjectCatalog {
                 return me;
             }
         };
-        let mut read: Vec<PathBuf> = Vec::new();
+        let mut read = std::collections::HashSet::new();
         for entry in &project.nodes {
             let file = project.library_path(entry);
-            if read.iter().any(|r| super::same_file(r, &file)) {
+            // One file, however the project spells it.
+            let identity = std::fs::canonicalize(&file).unwrap_or_else(|_| file.clone());
+            if !read.insert(identity) {
                 me.problems.push(Problem {
                     severity: Severity::Warning,
                     ..Problem::file(
@@ -171,7 +168,6 @@ impl ProjectCatalog {
                 continue;
             }
             me.files.push(file.clone());
-            read.push(file.clone());
             me.add_library(path, entry, &file);
         }
         me

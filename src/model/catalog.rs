@@ -335,6 +335,27 @@ impl KindSpec {
         }
     }
 
+    /// What is wrong with its stand-in script, if anything: only a leaf (letters `R`, `S`,
+    /// `F`) or a condition (`T`, `F`) has one, of one letter or more.
+    pub fn stand_in_problem(&self) -> Option<String> {
+        let script = self.stand_in.as_deref()?;
+        let alphabet = match self.category {
+            Category::Leaf => "RSF",
+            Category::Condition => "TF",
+            _ => {
+                return Some(
+                    "only a leaf or a condition has a stand-in; a composite or decorator says what it runs as with \"runs_as\"".into(),
+                );
+            }
+        };
+        if script.is_empty() || !script.chars().all(|c| alphabet.contains(c)) {
+            return Some(format!(
+                "the stand-in's script \"{script}\" must be one or more of the letters {alphabet}"
+            ));
+        }
+        None
+    }
+
     /// Whether no library or code defines it ([`Origin::Placeholder`]).
     pub fn is_placeholder(&self) -> bool {
         self.origin == Origin::Placeholder
@@ -438,6 +459,9 @@ pub enum CatalogError {
     /// Only leaves and conditions can be added by embedding code.
     #[error("'{0}': only Leaf and Condition kinds can be registered; branches are built in")]
     NotRegistrable(String),
+    /// A stand-in script that does not fit the kind.
+    #[error("'{0}': {1}")]
+    BadStandIn(String, String),
     /// A library's composite or decorator runs as something that is not a built-in branch
     /// of its category.
     #[error("'{kind}': runs_as '{runs_as}' is not a built-in {category}")]
@@ -500,6 +524,9 @@ impl Catalog {
         if !matches!(kind.category, Category::Leaf | Category::Condition) {
             return Err(CatalogError::NotRegistrable(kind.name));
         }
+        if let Some(problem) = kind.stand_in_problem() {
+            return Err(CatalogError::BadStandIn(kind.name, problem));
+        }
         kind.origin = Origin::Registered;
         self.insert(kind);
         Ok(())
@@ -552,6 +579,13 @@ impl Catalog {
     /// condition, one linked into Root's interrupts an Interrupt, anything else a leaf.
     /// Returns how many kinds were added.
     pub fn add_placeholders(&mut self, tree: &Tree) -> usize {
+        if tree
+            .nodes()
+            .iter()
+            .all(|n| self.index.contains_key(&n.kind))
+        {
+            return 0;
+        }
         let mut guessed: HashMap<&str, Category> = HashMap::new();
         let mut order: Vec<&str> = Vec::new();
         let mut linked_as: HashMap<&NodeId, Port> = HashMap::new();
@@ -560,27 +594,27 @@ impl Catalog {
                 linked_as.entry(child).or_insert(port);
             }
         }
+        // How much a guess lets link: a branch or an Interrupt takes links in; a condition
+        // goes where a leaf goes and onto guards too.
+        let rank = |c: Category| match c {
+            Category::Leaf => 0,
+            Category::Condition => 1,
+            _ => 2,
+        };
         for n in tree.nodes() {
             if self.index.contains_key(&n.kind) {
                 continue;
             }
-            let category = if !n.linked(Port::Children).is_empty() {
-                Category::Composite
-            } else if !n.linked(Port::Child).is_empty() {
-                Category::Decorator
-            } else if !n.linked(Port::Conditions).is_empty() {
-                Category::Composite
-            } else {
-                match linked_as.get(&n.id) {
-                    Some(Port::Conditions) => Category::Condition,
-                    Some(Port::Interrupts) => Category::Interrupt,
-                    _ => Category::Leaf,
-                }
+            let category = match linked_as.get(&n.id) {
+                Some(Port::Interrupts) => Category::Interrupt,
+                _ if !n.linked(Port::Children).is_empty() => Category::Composite,
+                _ if !n.linked(Port::Child).is_empty() => Category::Decorator,
+                _ if !n.linked(Port::Conditions).is_empty() => Category::Composite,
+                Some(Port::Conditions) => Category::Condition,
+                _ => Category::Leaf,
             };
             match guessed.get(n.kind.as_str()) {
-                // The widest guess wins: a branch over a leaf, so no link is refused.
-                Some(&c) if c.is_branch() || c == Category::Interrupt => {}
-                Some(_) if !category.is_branch() && category != Category::Interrupt => {}
+                Some(&c) if rank(c) >= rank(category) => {}
                 Some(_) => {
                     guessed.insert(&n.kind, category);
                 }
@@ -603,6 +637,24 @@ impl Catalog {
             self.insert(kind);
         }
         order.len()
+    }
+
+    /// The placeholders of `other` for kinds this catalog does not know, added (so that a
+    /// node removed before the kinds were read again can come back with undo).
+    pub fn keep_placeholders_of(&mut self, other: &Catalog) {
+        for k in other.kinds.iter().filter(|k| k.is_placeholder()) {
+            if !self.index.contains_key(&k.name) {
+                self.insert(k.clone());
+            }
+        }
+    }
+
+    /// The name of the built-in kind a node of `kind` runs as: its `runs_as` for a
+    /// library's branch kind, else `kind` itself.
+    pub fn behaves_as<'k>(&'k self, kind: &'k str) -> &'k str {
+        self.kind(kind)
+            .and_then(|k| k.runs_as.as_deref())
+            .unwrap_or(kind)
     }
 
     /// The same catalog without its placeholders.

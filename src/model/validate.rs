@@ -84,6 +84,8 @@ rules! {
     ContextUnread = "context-unread", Warning;
     /// A tree or forever loop with no action leaf.
     NoAction = "no-action", Warning;
+    /// A node library's composite or decorator that says nothing of how it runs.
+    CannotRun = "cannot-run", Warning;
     /// Past a limit of what a program holds: nesting depth, nodes with SubTrees
     /// included, distinct context keys, action leaves running at once.
     TooLarge = "too-large", Error;
@@ -469,6 +471,20 @@ impl<'a> Ctx<'a> {
                     continue;
                 }
             };
+            if kind.category.is_branch()
+                && kind.runs_as.is_none()
+                && matches!(kind.origin, crate::model::Origin::Library { .. })
+            {
+                self.push(
+                    Rule::CannotRun,
+                    &node.id,
+                    format!(
+                        "{} is a node library's {} without \"runs_as\": the game can run it, Arbor's simulation cannot",
+                        node.kind,
+                        kind.category.label().to_lowercase()
+                    ),
+                );
+            }
             for (name, value) in &node.fields {
                 match kind.field(name) {
                     None => {
@@ -1060,7 +1076,7 @@ impl<'a> Ctx<'a> {
                 },
                 _ => Reach::default(),
             };
-            let parallel = n.kind == "Parallel";
+            let parallel = self.catalog.behaves_as(&n.kind) == "Parallel";
             let below = self
                 .graph
                 .links(i as usize)
@@ -1103,7 +1119,7 @@ impl<'a> Ctx<'a> {
             &[Port::Child, Port::Children, Port::Interrupts],
         );
         for node in main {
-            let forever = match node.kind.as_str() {
+            let forever = match self.catalog.behaves_as(&node.kind) {
                 "Repeater" | "Retry" => {
                     self.catalog
                         .field_value(node, "times")

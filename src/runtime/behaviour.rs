@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use super::Status;
 use super::slab::{ActionType, CondRef};
+use super::stand_in::{StandInAction, StandInCondition, StandIns};
 use crate::model::{Catalog, Node, Origin, Value};
 
 /// A value in an agent's context: a world entity, a position, a number or text.
@@ -260,96 +261,21 @@ type ConditionFactory<A> =
 
 /// The behaviours a runtime knows, by kind name.
 ///
-/// A leaf or condition kind that a node library (or embedding code) declares but that
-/// has no behaviour registered here runs as its **stand-in** ([`KindSpec::stand_in`]):
-/// a script like `MockAction`'s or `MockCondition`'s, or, without one, an action that
-/// succeeds at its first execute and a condition that holds. A debugger can force a
-/// stand-in's result through [`Behaviours::stand_ins`].
+/// With [`Behaviours::with_stand_ins`] (the editor and the command line use it), a leaf or
+/// condition kind that a node library (or embedding code) declares but that has no
+/// behaviour registered here runs as its **stand-in** ([`KindSpec::stand_in`]): a script
+/// like `MockAction`'s or `MockCondition`'s, or, without one, an action that succeeds at
+/// its first execute and a condition that holds. A debugger can force a stand-in's result
+/// through [`Behaviours::stand_ins`]. Without it, such a kind is refused when a tree is
+/// compiled, so a game's forgotten behaviour is never run as a stand-in.
 ///
 /// [`KindSpec::stand_in`]: crate::model::KindSpec::stand_in
 pub struct Behaviours<A> {
     actions: HashMap<String, ActionFactory<A>>,
     conditions: HashMap<String, ConditionFactory<A>>,
+    /// Run declared kinds without a behaviour as their stand-ins (off: they are refused).
+    stand_ins_on: bool,
     stand_ins: StandIns,
-}
-
-/// The results forced on stand-in nodes, by trace id (`SUBTREE-ID/INNER-ID` inside a
-/// SubTree), shared by every program compiled
-/// with the same [`Behaviours`] (a debugging session's run). Forcing is an input from the
-/// person debugging, like a trigger: it holds from the next execute or check on.
-#[derive(Clone, Debug, Default)]
-pub struct StandIns {
-    cells: Arc<std::sync::Mutex<std::collections::BTreeMap<String, Arc<AtomicU8>>>>,
-}
-
-use std::sync::atomic::{AtomicU8, Ordering};
-
-/// A forced result in a cell: none, or an [`Outcome`].
-const NOT_FORCED: u8 = 0;
-
-fn encode(o: Option<Outcome>) -> u8 {
-    match o {
-        None => NOT_FORCED,
-        Some(Outcome::Running) => 1,
-        Some(Outcome::Success) => 2,
-        Some(Outcome::Failure) => 3,
-    }
-}
-
-fn decode(v: u8) -> Option<Outcome> {
-    match v {
-        1 => Some(Outcome::Running),
-        2 => Some(Outcome::Success),
-        3 => Some(Outcome::Failure),
-        _ => None,
-    }
-}
-
-impl StandIns {
-    /// The cell of the stand-in node `id` (made on first use).
-    fn cell(&self, id: &str) -> Arc<AtomicU8> {
-        let mut cells = self
-            .cells
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        cells.entry(id.to_owned()).or_default().clone()
-    }
-
-    /// Forces every stand-in node with this id to report `outcome` from now on (a
-    /// condition: success holds, failure does not; running is refused), or, with `None`,
-    /// lets it follow its script again. False when no stand-in node has this id.
-    pub fn force(&self, id: &str, outcome: Option<Outcome>) -> bool {
-        let cells = self
-            .cells
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        match cells.get(id) {
-            Some(cell) => {
-                cell.store(encode(outcome), Ordering::Relaxed);
-                true
-            }
-            None => false,
-        }
-    }
-
-    /// What the stand-in node `id` is forced to, if anything.
-    pub fn forced(&self, id: &str) -> Option<Outcome> {
-        let cells = self
-            .cells
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        cells
-            .get(id)
-            .and_then(|c| decode(c.load(Ordering::Relaxed)))
-    }
-
-    /// Whether a node with this id runs as a stand-in.
-    pub fn contains(&self, id: &str) -> bool {
-        self.cells
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .contains_key(id)
-    }
 }
 
 impl<A: 'static> Default for Behaviours<A> {
@@ -364,8 +290,15 @@ impl<A: 'static> Behaviours<A> {
         Self {
             actions: HashMap::new(),
             conditions: HashMap::new(),
+            stand_ins_on: false,
             stand_ins: StandIns::default(),
         }
+    }
+
+    /// The same behaviours, running declared kinds that have none as their stand-ins.
+    pub fn with_stand_ins(mut self) -> Self {
+        self.stand_ins_on = true;
+        self
     }
 
     /// The stand-in nodes of the programs compiled with these behaviours, whose results
@@ -378,30 +311,14 @@ impl<A: 'static> Behaviours<A> {
     pub fn with_builtins() -> Self {
         let mut b = Self::empty();
         b.action("MockAction", |spec| {
-            let script: Box<[Outcome]> = spec
-                .text("script")
-                .chars()
-                .map(|c| match c {
-                    'R' => Outcome::Running,
-                    'F' => Outcome::Failure,
-                    _ => Outcome::Success,
-                })
-                .collect();
-            if script.is_empty() {
-                return Err("MockAction needs a script of R, S and F".into());
-            }
             let produces = match spec.value("produces") {
                 Some(Value::Text(t)) => Some(CtxValue::Text(t.as_str().into())),
                 _ => None,
             };
-            Ok(MockAction { script, produces })
+            MockAction::new(spec.text("script"), produces)
         });
         b.condition("MockCondition", |spec| {
-            let script: Vec<bool> = spec.text("script").chars().map(|c| c == 'T').collect();
-            if script.is_empty() {
-                return Err("MockCondition needs a script of T and F".into());
-            }
-            Ok(MockCondition { script })
+            MockCondition::new(spec.text("script"))
         });
         b.condition("HasContext", |spec| {
             let name = spec.text("key").to_owned();
@@ -463,27 +380,11 @@ impl<A: 'static> Behaviours<A> {
             return Some(f(spec));
         }
         let script = self.stand_in_script(spec)?;
-        let script: Box<[Outcome]> = script
-            .chars()
-            .map(|c| match c {
-                'R' => Outcome::Running,
-                'F' => Outcome::Failure,
-                _ => Outcome::Success,
-            })
-            .collect();
-        if script.is_empty() {
-            return Some(Err(format!(
-                "the stand-in of '{}' needs a script of R, S and F",
-                spec.node.kind
-            )));
-        }
-        Some(Ok(ActionType::new(StandInAction {
-            mock: MockAction {
-                script,
-                produces: None,
-            },
-            forced: self.stand_ins.cell(spec.trace_id),
-        })))
+        let cell = self.stand_ins.cell(spec.trace_id, false);
+        Some(
+            MockAction::new(script, None)
+                .map(|mock| ActionType::new(StandInAction { mock, forced: cell })),
+        )
     }
 
     pub(crate) fn make_condition(
@@ -493,21 +394,12 @@ impl<A: 'static> Behaviours<A> {
         if let Some(f) = self.conditions.get(&spec.node.kind) {
             return Some(f(spec));
         }
-        let script: Vec<bool> = self
-            .stand_in_script(spec)?
-            .chars()
-            .map(|c| c != 'F')
-            .collect();
-        if script.is_empty() {
-            return Some(Err(format!(
-                "the stand-in of '{}' needs a script of T and F",
-                spec.node.kind
-            )));
-        }
-        Some(Ok(CondRef::new(StandInCondition {
-            mock: MockCondition { script },
-            forced: self.stand_ins.cell(spec.trace_id),
-        })))
+        let script = self.stand_in_script(spec)?;
+        let cell = self.stand_ins.cell(spec.trace_id, true);
+        Some(
+            MockCondition::new(script)
+                .map(|mock| CondRef::new(StandInCondition { mock, forced: cell })),
+        )
     }
 
     /// The stand-in script of a node whose kind has no behaviour here: a kind a library
@@ -515,7 +407,7 @@ impl<A: 'static> Behaviours<A> {
     /// a condition); a built-in kind or a placeholder has none.
     fn stand_in_script<'s>(&self, spec: &'s NodeSpec<'_>) -> Option<&'s str> {
         let kind = spec.catalog.kind(&spec.node.kind)?;
-        if matches!(kind.origin, Origin::BuiltIn | Origin::Placeholder) {
+        if !self.stand_ins_on || matches!(kind.origin, Origin::BuiltIn | Origin::Placeholder) {
             return None;
         }
         Some(match (&kind.stand_in, kind.category) {
@@ -523,47 +415,6 @@ impl<A: 'static> Behaviours<A> {
             (None, crate::model::Category::Condition) => "T",
             (None, _) => "S",
         })
-    }
-}
-
-/// A library leaf without a behaviour: its stand-in script, unless forced.
-struct StandInAction {
-    mock: MockAction,
-    forced: Arc<AtomicU8>,
-}
-
-impl<A> Action<A> for StandInAction {
-    type Memory = usize;
-
-    fn on_enter(&self, executed: &mut usize, agent: &mut A, io: &mut LeafIo<'_>) {
-        self.mock.on_enter(executed, agent, io);
-    }
-
-    fn on_execute(
-        &self,
-        executed: &mut usize,
-        agent: &mut A,
-        io: &mut LeafIo<'_>,
-        dt: f64,
-    ) -> Outcome {
-        let scripted = self.mock.on_execute(executed, agent, io, dt);
-        decode(self.forced.load(Ordering::Relaxed)).unwrap_or(scripted)
-    }
-}
-
-/// A library condition without a behaviour: its stand-in script, unless forced.
-struct StandInCondition {
-    mock: MockCondition,
-    forced: Arc<AtomicU8>,
-}
-
-impl<A> Condition<A> for StandInCondition {
-    fn check(&self, agent: &mut A, io: &CondIo<'_>) -> bool {
-        match decode(self.forced.load(Ordering::Relaxed)) {
-            Some(Outcome::Success) => true,
-            Some(Outcome::Failure) => false,
-            _ => self.mock.check(agent, io),
-        }
     }
 }
 
@@ -576,9 +427,28 @@ impl<A, F: Fn(&mut A, &CondIo<'_>) -> bool + Send + Sync> Condition<A> for FnCon
 }
 
 /// `MockAction`: each execute since entry returns the next letter of its script.
-struct MockAction {
+pub(super) struct MockAction {
     script: Box<[Outcome]>,
     produces: Option<CtxValue>,
+}
+
+impl MockAction {
+    /// From a script of `R`, `S`, `F` (running, success, failure; validation refuses other
+    /// letters, read here as success).
+    pub(super) fn new(script: &str, produces: Option<CtxValue>) -> Result<Self, String> {
+        let script: Box<[Outcome]> = script
+            .chars()
+            .map(|c| match c {
+                'R' => Outcome::Running,
+                'F' => Outcome::Failure,
+                _ => Outcome::Success,
+            })
+            .collect();
+        if script.is_empty() {
+            return Err("a script of R, S and F is needed".into());
+        }
+        Ok(Self { script, produces })
+    }
 }
 
 impl<A> Action<A> for MockAction {
@@ -608,8 +478,19 @@ impl<A> Action<A> for MockAction {
 }
 
 /// `MockCondition`: letter N of its script at step N.
-struct MockCondition {
+pub(super) struct MockCondition {
     script: Vec<bool>,
+}
+
+impl MockCondition {
+    /// From a script of `T` and `F`.
+    pub(super) fn new(script: &str) -> Result<Self, String> {
+        let script: Vec<bool> = script.chars().map(|c| c == 'T').collect();
+        if script.is_empty() {
+            return Err("a script of T and F is needed".into());
+        }
+        Ok(Self { script })
+    }
 }
 
 impl<A> Condition<A> for MockCondition {

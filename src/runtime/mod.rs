@@ -11,14 +11,15 @@ mod instance;
 mod kinds;
 mod program;
 mod slab;
+mod stand_in;
 mod trace;
 
 pub use behaviour::{
     Action, Behaviours, CondIo, Condition, Context, CtxValue, KeyId, LeafIo, NodeSpec, Outcome,
-    StandIns,
 };
 pub use instance::{Instance, NodeState, RunStats, step_all};
 pub use program::{CompileError, MAX_DEPTH, Program};
+pub use stand_in::{StandInKind, StandIns};
 pub(crate) use trace::format_event;
 pub use trace::{Event, EventKind, EventKindOf, JsonlTrace, Observer, Reason};
 

@@ -79,9 +79,9 @@ pub struct Simulation {
     agents: Vec<SimAgent>,
     /// The files it was made from: the scenario, the trees and their SubTree assets.
     inputs: Vec<PathBuf>,
-    /// The stand-ins of library kinds in its trees, whose results can be forced (shared by
-    /// every clone: forcing holds for the rest of the run).
-    stand_ins: crate::runtime::StandIns,
+    /// The stand-ins of library kinds in each tree file, whose results can be forced
+    /// (shared by every clone; the debugging core records forcing by step).
+    stand_ins: Vec<(PathBuf, crate::runtime::StandIns)>,
 }
 
 /// One agent's state, for summaries.
@@ -223,8 +223,8 @@ impl Simulation {
     ) -> Result<Self, SimError> {
         world.seed(derive_seed(seed, 0));
         let same = |a: &Path, b: &Path| a == b || crate::io::same_file(a, b);
-        let behaviours = super::world_behaviours();
         let files = TreeFiles::new(catalog);
+        let mut stand_ins = Vec::new();
         let mut programs: Vec<(PathBuf, Arc<Program<World>>)> = Vec::new();
         let mut agents = Vec::with_capacity(setups.len());
         for (i, mut setup) in setups.into_iter().enumerate() {
@@ -253,6 +253,9 @@ impl Simulation {
                         }
                     };
                     let assets = files.assets_for(&setup.tree);
+                    // Each tree file its own stand-ins: node ids repeat across files.
+                    let behaviours = super::world_behaviours().with_stand_ins();
+                    stand_ins.push((setup.tree.clone(), behaviours.stand_ins().clone()));
                     let p = match Program::compile(t, catalog, &assets, &behaviours) {
                         Ok(p) => Arc::new(p),
                         Err(e) => {
@@ -280,7 +283,7 @@ impl Simulation {
             world,
             agents,
             inputs,
-            stand_ins: behaviours.stand_ins().clone(),
+            stand_ins,
         })
     }
 
@@ -298,7 +301,7 @@ impl Simulation {
         let files = TreeFiles::new(catalog);
         let base = path.map_or_else(|| PathBuf::from("untitled.json"), Path::to_owned);
         let assets = files.assets_for(&base);
-        let plain = crate::runtime::Behaviours::<()>::with_builtins();
+        let plain = crate::runtime::Behaviours::<()>::with_builtins().with_stand_ins();
         if let Err(e) = Program::compile(tree, catalog, &assets, &plain) {
             let kinds = super::world_kinds(tree);
             return Err(match e {
@@ -311,7 +314,7 @@ impl Simulation {
                 },
             });
         }
-        let behaviours = super::world_behaviours();
+        let behaviours = super::world_behaviours().with_stand_ins();
         let program = Program::compile(tree, catalog, &assets, &behaviours).map_err(|e| {
             SimError::Unrunnable {
                 tree: shown.clone(),
@@ -351,7 +354,7 @@ impl Simulation {
             .collect();
         Ok(Self {
             inputs,
-            stand_ins: behaviours.stand_ins().clone(),
+            stand_ins: vec![(shown.clone(), behaviours.stand_ins().clone())],
             world,
             agents: vec![SimAgent {
                 setup: AgentSetup {
@@ -364,10 +367,23 @@ impl Simulation {
         })
     }
 
-    /// The stand-in nodes of its trees (library kinds without a behaviour), whose results
-    /// a person debugging can force for the rest of the run.
-    pub fn stand_ins(&self) -> &crate::runtime::StandIns {
-        &self.stand_ins
+    /// The stand-in nodes (library kinds without a behaviour) of the tree file `tree`, whose
+    /// results can be forced; where it runs one tree file, that one's, whatever the path.
+    pub fn stand_ins(&self, tree: &Path) -> Option<&crate::runtime::StandIns> {
+        match self.stand_ins.as_slice() {
+            [(_, only)] => Some(only),
+            all => all
+                .iter()
+                .find(|(p, _)| p == tree || crate::io::same_file(p, tree))
+                .map(|(_, s)| s),
+        }
+    }
+
+    /// Lets every stand-in of every tree follow its script again.
+    pub fn clear_forced(&self) {
+        for (_, s) in &self.stand_ins {
+            s.clear();
+        }
     }
 
     /// The files it was made from: the scenario (or the tree run alone), the trees and

@@ -74,3 +74,36 @@ pub fn scenario_text(text: &str, path: &Path) {
         Err(e) => assert!(!e.is_empty()),
     }
 }
+
+/// A node library file's text: read (a problem, never a panic), each problem said; a
+/// library read without problems writes a canonical text that reads back to the same
+/// library and is a fixed point; its kinds go into a catalog as a project would add them.
+pub fn library_text(text: &str) {
+    let path = Path::new("fuzz.nodes.json");
+    let Ok((library, problems)) = arbor::io::parse_library(text, path) else {
+        return;
+    };
+    for p in &problems {
+        assert!(!p.message.is_empty());
+        let _ = p.to_string();
+    }
+    for p in arbor::io::check_library(path, text, &Catalog::builtin()) {
+        let _ = p.to_string();
+    }
+    if problems.is_empty()
+        && let Ok(canonical) = library.to_text()
+    {
+        let (again, more) =
+            arbor::io::parse_library(&canonical, path).expect("canonical text reloads");
+        assert!(more.is_empty(), "{more:?}");
+        assert_eq!(
+            again, library,
+            "the canonical text reads back to the same library"
+        );
+        assert_eq!(
+            again.to_text().ok().as_deref(),
+            Some(canonical.as_str()),
+            "a fixed point"
+        );
+    }
+}
