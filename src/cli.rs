@@ -202,6 +202,8 @@ pub fn validate(
         .collect();
     let (mut errors, mut warnings, mut unreadable) = counts;
     let mut code = code_of(counts);
+    // Said once: where a game's kinds would come from, for unknown kinds with no project.
+    let mut hinted = false;
     for (i, path, input) in inputs {
         let text = match input {
             Ok(Input::Tree(text)) => text,
@@ -252,6 +254,17 @@ pub fn validate(
                         Severity::Error => errors += 1,
                         Severity::Warning => warnings += 1,
                     }
+                }
+                let unknown = diags
+                    .iter()
+                    .any(|d| d.rule == crate::model::Rule::UnknownKind);
+                if unknown && projects.loaded[i].project.is_none() && !hinted {
+                    hinted = true;
+                    let _ = writeln!(
+                        err,
+                        "note: no arbor.project.json was found in {}'s folder or above it: a game's own kinds come from the node libraries a project file lists (or give one with --project FILE)",
+                        path.display()
+                    );
                 }
                 if diags.iter().any(|d| d.is_error()) {
                     code = code.max(EXIT_ERRORS);
@@ -550,8 +563,13 @@ pub fn kinds(catalog: &Catalog, out: &mut dyn Write) -> u8 {
                     (Some(v), _) => format!("`{v}`"),
                     (None, _) => "none".to_owned(),
                 };
+                let unit = if f.unit.is_empty() {
+                    String::new()
+                } else {
+                    format!(", in {}", f.unit)
+                };
                 text.push_str(&format!(
-                    "| `{}` | {} | {default} | {} |\n",
+                    "| `{}` | {}{unit} | {default} | {} |\n",
                     f.name,
                     f.ty.describe(),
                     f.help

@@ -73,6 +73,38 @@
 //! # std::fs::remove_dir_all(&dir)?;
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+//!
+//! # The game's kinds in the editor
+//!
+//! The kinds a game registers are written to a node library file, which the project file
+//! (`arbor.project.json`) lists, so that the editor, `arbor validate` and `arbor run` know
+//! them; the game's own tests keep the file in step with the code. `ARBOR_UPDATE_LIBRARY=1`
+//! makes [`io::Library::check`] write the file instead (docs/FORMAT.md has the format).
+//!
+//! ```
+//! use arbor::io::Library;
+//! use arbor::model::{Catalog, Category, FieldSpec, FieldType, KindSpec, Value};
+//!
+//! let mut catalog = Catalog::builtin();
+//! catalog.register(
+//!     KindSpec::new("FireWeapon", Category::Leaf, "Fires at the target.", vec![
+//!         FieldSpec::new("burst", FieldType::Int { min: 1, max: 10 }, Value::Int(3), "Shots."),
+//!     ])
+//!     .with_group("Combat")
+//!     .with_stand_in("RRS"),
+//! )?;
+//! let library = Library::from_catalog("my_game", &catalog)?;
+//!
+//! let dir = std::env::temp_dir().join(format!("arbor-doc-lib-{}", std::process::id()));
+//! std::fs::create_dir_all(&dir)?;
+//! let path = dir.join("my_game.nodes.json");
+//! // Written once (a build step, or `cargo test` with ARBOR_UPDATE_LIBRARY=1) …
+//! library.write(&path)?;
+//! // … and checked in the game's test suite: a readable diff when file and code differ.
+//! library.check(&path)?;
+//! # std::fs::remove_dir_all(&dir)?;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 pub mod cli;
 pub mod debug;

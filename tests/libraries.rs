@@ -156,7 +156,7 @@ fn bad_libraries_name_the_file_the_place_the_kind_and_the_field() {
             r#"{"kind": "F", "category": "root"}"#,
             "F",
             None,
-            "unknown variant",
+            "unknown word `root`",
         ),
         (
             r#"{"kind": "G", "category": "leaf", "fields": [{"name": "x", "type": "int", "min": 5, "max": 1}]}"#,
@@ -804,4 +804,45 @@ proptest::proptest! {
         let (a, b) = (boundary(at), boundary(at + remove));
         common::exercise::library_text(&format!("{}{insert}{}", &text[..a], &text[b..]));
     }
+}
+
+#[test]
+fn problems_found_against_other_kinds_are_placed_and_unknown_kinds_say_where_kinds_come_from() {
+    let a = "{\"format\": \"arbor.nodes\", \"version\": 1, \"library\": \"a\", \"kinds\": [\n  {\"kind\": \"Dash\", \"category\": \"leaf\"},\n  {\"kind\": \"Wait\", \"category\": \"leaf\"},\n  {\"kind\": \"Twice\", \"category\": \"leaf\", \"fields\": [{\"name\": \"n\", \"type\": \"int\", \"min\": 1.5}]},\n  {\"kind\": \"Twice\", \"category\": \"leaf\"}]}";
+    let b = "{\"format\": \"arbor.nodes\", \"version\": 1, \"library\": \"b\", \"kinds\": [\n\n  {\"kind\": \"Dash\", \"category\": \"leaf\"}]}";
+    let (_dir, project) = project(&[("a.nodes.json", a), ("b.nodes.json", b)]);
+    let loaded = ProjectCatalog::load(Some(&project), &Catalog::builtin());
+    let lines: Vec<String> = loaded.problems.iter().map(ToString::to_string).collect();
+    let find = |needle: &str| {
+        lines
+            .iter()
+            .find(|l| l.contains(needle))
+            .unwrap_or_else(|| panic!("no {needle}: {lines:#?}"))
+            .clone()
+    };
+    assert!(find("kind 'Wait'").contains("a.nodes.json:3:3: error"));
+    assert!(find("kind 'Dash'").contains("b.nodes.json:3:3: error"));
+    assert!(find("whole number").contains("kind 'Twice': field 'n'"));
+    assert!(find("twice").contains("neither is read"), "{lines:#?}");
+    assert!(loaded.catalog.kind("Twice").is_none());
+
+    // A tree whose only action sits under a kind nobody defines: no false no-action.
+    let dir = tempfile::tempdir().unwrap();
+    let tree = dir.path().join("t.json");
+    std::fs::write(
+        &tree,
+        r#"{"format": "arbor.tree", "version": 1, "nodes": [
+        {"id": "root", "kind": "Root", "inputs": {"child": ["squad"]}},
+        {"id": "squad", "kind": "SquadTactic", "inputs": {"children": ["go"]}},
+        {"id": "go", "kind": "MockAction"}]}"#,
+    )
+    .unwrap();
+    let (code, out, err) = cli(&["validate", tree.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(!out.contains("no-action"), "{out}");
+    assert!(
+        out.contains("[squad] unknown node kind 'SquadTactic'"),
+        "{out}"
+    );
+    assert!(err.contains("no arbor.project.json was found"), "{err}");
 }

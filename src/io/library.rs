@@ -229,6 +229,7 @@ const PLAIN_WORDS: &[(&str, &str)] = &[
     ("expected a map", "expected an object { … }"),
     ("invalid type: sequence", "invalid type: a list"),
     ("invalid type: map", "invalid type: an object"),
+    ("unknown variant", "unknown word"),
 ];
 
 /// Lines and columns of places in a text, from an index of its line starts made once, on
@@ -341,6 +342,20 @@ fn is_identifier(name: &str) -> bool {
 /// found in the others (a kind with an error is left out; a field's bad default is
 /// dropped, the rest of the kind kept).
 pub fn parse_library(text: &str, path: &Path) -> Result<(Library, Vec<Problem>), Problem> {
+    parse_placed(text, path).map(|p| (p.library, p.problems))
+}
+
+/// A library read, with its problems and where each kind read starts in the text.
+pub(crate) struct Placed {
+    pub(crate) library: Library,
+    pub(crate) problems: Vec<Problem>,
+    /// The line and column of each kind of `library`, in order.
+    pub(crate) starts: Vec<(u32, u32)>,
+}
+
+/// [`parse_library`], with where each kind read starts in the text (for problems found
+/// later, when the kinds go into a catalog).
+pub(crate) fn parse_placed(text: &str, path: &Path) -> Result<Placed, Problem> {
     let file: LibraryIn<'_> = match serde_json::from_str(text) {
         Ok(f) => f,
         Err(e) => {
@@ -363,14 +378,16 @@ pub fn parse_library(text: &str, path: &Path) -> Result<(Library, Vec<Problem>),
         return Err(Problem::file(
             path,
             format!(
-                "the library's name \"{}\" must be letters, digits and _",
+                "the library's name \"{}\" must be letters, digits and _, and not start with a digit",
                 file.library
             ),
         ));
     }
     let mut problems = Vec::new();
     let mut kinds: Vec<KindSpec> = Vec::with_capacity(file.kinds.len());
-    let mut seen = std::collections::HashSet::new();
+    let mut starts = Vec::with_capacity(file.kinds.len());
+    // Each kind's name seen, and whether that entry was read.
+    let mut seen: std::collections::HashMap<String, bool> = std::collections::HashMap::new();
     let places = Places::new(text);
     for raw in &file.kinds {
         let part = raw.get();
@@ -398,29 +415,61 @@ pub fn parse_library(text: &str, path: &Path) -> Result<(Library, Vec<Problem>),
         if !is_identifier(&dto.kind) {
             problems.push(problem(
                 None,
-                "a kind's name must be letters, digits and _ (it is the `kind` of nodes in tree files)".into(),
+                "a kind's name must be letters, digits and _, and not start with a digit (it is the `kind` of nodes in tree files)".into(),
             ));
             continue;
         }
-        if !seen.insert(dto.kind.clone()) {
-            problems.push(problem(
-                None,
-                "the library defines this kind twice; the first is kept".into(),
-            ));
+        if let Some(&first_read) = seen.get(&dto.kind) {
+            let message = if first_read {
+                "the library defines this kind twice; the first is kept"
+            } else {
+                "the library defines this kind twice, and the first has problems: neither is read"
+            };
+            problems.push(problem(None, message.into()));
             continue;
         }
         match read_kind(&dto, &places, path, &file.library, &mut problems) {
-            Ok(kind) => kinds.push(kind),
-            Err((field, message)) => problems.push(problem(field.as_deref(), message)),
+            Ok(kind) => {
+                seen.insert(dto.kind.clone(), true);
+                kinds.push(kind);
+                starts.push(places.start_of(part));
+            }
+            Err(e) => {
+                seen.insert(dto.kind.clone(), false);
+                let mut p = problem(e.field.as_deref(), e.message);
+                if let Some(at) = e.place {
+                    p.place = Some(at);
+                }
+                problems.push(p);
+            }
         }
     }
-    Ok((
-        Library {
+    Ok(Placed {
+        library: Library {
             name: file.library,
             kinds,
         },
         problems,
-    ))
+        starts,
+    })
+}
+
+/// Why a kind is left out: the field it is in, what, and where, when not at the kind's
+/// start.
+struct KindProblem {
+    field: Option<String>,
+    message: String,
+    place: Option<(u32, u32)>,
+}
+
+impl From<(Option<String>, String)> for KindProblem {
+    fn from((field, message): (Option<String>, String)) -> Self {
+        Self {
+            field,
+            message,
+            place: None,
+        }
+    }
 }
 
 /// A kind read from its entry; a problem that leaves it out, with the field it is in.
@@ -430,7 +479,7 @@ fn read_kind(
     path: &Path,
     library: &str,
     problems: &mut Vec<Problem>,
-) -> Result<KindSpec, (Option<String>, String)> {
+) -> Result<KindSpec, KindProblem> {
     let category = dto.category.category();
     let mut own = Vec::with_capacity(dto.fields.len());
     for raw in &dto.fields {
@@ -438,32 +487,38 @@ fn read_kind(
         let f: FieldDto = match serde_json::from_str(part) {
             Ok(f) => f,
             Err(e) => {
-                let mut p = syntax_in(path, places, part, &e);
-                p.kind = Some(dto.kind.clone());
-                let at = place_line(&p);
-                return Err((None, format!("{} (at {at})", p.message)));
+                let p = syntax_in(path, places, part, &e);
+                return Err(KindProblem {
+                    field: None,
+                    message: p.message,
+                    place: p.place,
+                });
             }
         };
         let name = f.name.clone();
         if !is_identifier(&name) {
-            return Err((
+            return Err(KindProblem::from((
                 Some(name),
-                "a field's name must be letters, digits and _".into(),
-            ));
+                "a field's name must be letters, digits and _, and not start with a digit".into(),
+            )));
         }
         if KindSpec::is_common_field(category, &name) {
-            return Err((
+            return Err(KindProblem::from((
                 Some(name),
                 format!(
                     "every {} has this field already; give the game's own field another name",
                     category.label().to_lowercase()
                 ),
-            ));
+            )));
         }
         if own.iter().any(|o: &FieldSpec| o.name == name) {
-            return Err((Some(name), "the kind has two fields of this name".into()));
+            return Err(KindProblem::from((
+                Some(name),
+                "the kind has two fields of this name".into(),
+            )));
         }
-        let (spec, bad_default) = read_field(f).map_err(|m| (Some(name.clone()), m))?;
+        let (spec, bad_default) =
+            read_field(f).map_err(|m| KindProblem::from((Some(name.clone()), m)))?;
         if let Some(message) = bad_default {
             problems.push(Problem {
                 severity: Severity::Error,
@@ -484,24 +539,18 @@ fn read_kind(
     };
     kind.stand_in = dto.stand_in.as_ref().map(|s| s.script.clone());
     if let Some(problem) = kind.stand_in_problem() {
-        return Err((None, problem));
+        return Err(KindProblem::from((None, problem)));
     }
     if let Some(r) = &dto.runs_as {
         if !category.is_branch() {
-            return Err((
+            return Err(KindProblem::from((
                 None,
                 "only a composite or a decorator runs as a built-in kind; a leaf or condition runs as its stand-in".into(),
-            ));
+            )));
         }
         kind.runs_as = Some(r.clone());
     }
     Ok(kind)
-}
-
-fn place_line(p: &Problem) -> String {
-    p.place
-        .map(|(l, c)| format!("line {l}, column {c}"))
-        .unwrap_or_default()
 }
 
 /// A bound of an `int` field: a whole number, read as it is written.
@@ -597,7 +646,7 @@ fn read_field(f: FieldDto) -> Result<(FieldSpec, Option<String>), String> {
             Ok(()) => spec.default = Some(d),
             Err((_, why)) => {
                 bad = Some(format!(
-                    "its default {d} does not fit its own type ({why}); the field has no default until it is fixed"
+                    "its default {d} does not fit the field ({why}); the field has no default until it is fixed"
                 ));
             }
         }

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::canonical::to_canonical_json;
-use super::library::{Library, Places, Problem, header_problem, parse_library, syntax_in};
+use super::library::{Library, Places, Problem, header_problem, parse_placed, syntax_in};
 use crate::model::{Catalog, CatalogError, Origin, Severity};
 
 /// The name of a project file.
@@ -188,7 +188,11 @@ impl ProjectCatalog {
                 return;
             }
         };
-        let (library, problems) = match parse_library(&text, file) {
+        let super::library::Placed {
+            library,
+            problems,
+            starts,
+        } = match parse_placed(&text, file) {
             Ok(l) => l,
             Err(p) => {
                 self.problems.push(p);
@@ -196,7 +200,7 @@ impl ProjectCatalog {
             }
         };
         self.problems.extend(problems);
-        let left_out = add_kinds(&mut self.catalog, library, file);
+        let left_out = add_kinds(&mut self.catalog, library, &starts, file);
         self.problems.extend(left_out);
     }
 
@@ -209,9 +213,14 @@ impl ProjectCatalog {
 /// Adds the kinds of `library`, read from `file`, to `catalog`; returns the problems of
 /// those left out (a kind defined already, a branch that runs as no built-in kind), each
 /// naming the kind.
-fn add_kinds(catalog: &mut Catalog, library: Library, file: &Path) -> Vec<Problem> {
+fn add_kinds(
+    catalog: &mut Catalog,
+    library: Library,
+    starts: &[(u32, u32)],
+    file: &Path,
+) -> Vec<Problem> {
     let mut problems = Vec::new();
-    for kind in library.kinds {
+    for (i, kind) in library.kinds.into_iter().enumerate() {
         let name = kind.name.clone();
         let existing = catalog.kind(&kind.name).map(|k| k.origin.clone());
         let message = match catalog.add_library_kind(kind) {
@@ -236,6 +245,7 @@ fn add_kinds(catalog: &mut Catalog, library: Library, file: &Path) -> Vec<Proble
         };
         problems.push(Problem {
             kind: Some(name),
+            place: starts.get(i).copied(),
             ..Problem::file(file, message)
         });
     }
@@ -245,11 +255,17 @@ fn add_kinds(catalog: &mut Catalog, library: Library, file: &Path) -> Vec<Proble
 /// The problems of the node library file `path`, whose text is `text`, read on its own
 /// over `base` (so that a kind shadowing a built-in one is found).
 pub fn check_library(path: &Path, text: &str, base: &Catalog) -> Vec<Problem> {
-    match parse_library(text, path) {
+    match parse_placed(text, path) {
         Err(p) => vec![p],
-        Ok((library, mut problems)) => {
+        Ok(placed) => {
             let mut catalog = base.clone();
-            problems.extend(add_kinds(&mut catalog, library, path));
+            let mut problems = placed.problems;
+            problems.extend(add_kinds(
+                &mut catalog,
+                placed.library,
+                &placed.starts,
+                path,
+            ));
             problems
         }
     }

@@ -247,6 +247,8 @@ impl fmt::Display for Value {
         match self {
             Value::Bool(b) => write!(f, "{b}"),
             Value::Int(i) => write!(f, "{i}"),
+            // A whole float keeps its fraction, as files write it: 2.0, not 2.
+            Value::Float(x) if x.fract() == 0.0 && x.abs() < 1e15 => write!(f, "{x:.1}"),
             Value::Float(x) => write!(f, "{x}"),
             Value::Text(s) => write!(f, "{s:?}"),
         }

@@ -464,7 +464,7 @@ impl<'a> Ctx<'a> {
                         Rule::UnknownKind,
                         &node.id,
                         format!(
-                            "unknown node kind '{}': no built-in kind or node library defines it (its fields and links are kept){hint}",
+                            "unknown node kind '{}': no built-in kind, and no node library of the project without an error, defines it (its fields and links are kept){hint}",
                             node.kind
                         ),
                     );
@@ -1073,6 +1073,12 @@ impl<'a> Ctx<'a> {
                         action: true,
                         leaves: 0,
                     },
+                },
+                // A kind nobody defines may be an action, or run some: nothing is said of
+                // it (it is an error of its own).
+                None => Reach {
+                    action: true,
+                    leaves: 0,
                 },
                 _ => Reach::default(),
             };
