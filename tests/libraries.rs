@@ -52,6 +52,16 @@ fn library(text: &str) -> (Library, Vec<arbor::io::Problem>) {
     parse_library(text, Path::new("lib.nodes.json")).unwrap()
 }
 
+/// The built-in kinds and those of [`LIBRARY`].
+fn library_catalog() -> Catalog {
+    let (lib, _) = library(LIBRARY);
+    let mut catalog = Catalog::builtin();
+    for k in lib.kinds {
+        catalog.add_library_kind(k).unwrap();
+    }
+    catalog
+}
+
 fn problem_lines(text: &str) -> Vec<String> {
     match parse_library(text, Path::new("lib.nodes.json")) {
         Ok((_, problems)) => problems.iter().map(ToString::to_string).collect(),
@@ -358,11 +368,7 @@ fn cli(args: &[&str]) -> (u8, String, String) {
 
 #[test]
 fn node_fields_are_checked_against_the_library() {
-    let (lib, _) = library(LIBRARY);
-    let mut catalog = Catalog::builtin();
-    for k in lib.kinds {
-        catalog.add_library_kind(k).unwrap();
-    }
+    let catalog = library_catalog();
     let tree = arbor::io::parse_tree(
         r#"{"format": "arbor.tree", "version": 1, "nodes": [
         {"id": "root", "kind": "Root", "inputs": {"child": ["f"]}},
@@ -522,11 +528,7 @@ fn library_kinds_run_as_their_stand_ins_and_branches_as_what_they_run_as() {
 #[test]
 fn a_stand_ins_result_can_be_forced_for_the_rest_of_the_run() {
     use arbor::runtime::{Behaviours, Instance, Outcome, Program};
-    let (lib, _) = library(LIBRARY);
-    let mut catalog = Catalog::builtin();
-    for k in lib.kinds {
-        catalog.add_library_kind(k).unwrap();
-    }
+    let catalog = library_catalog();
     let tree = arbor::io::parse_tree(
         r#"{"format": "arbor.tree", "version": 1, "nodes": [
         {"id": "root", "kind": "Root", "inputs": {"child": ["fire"]}},

@@ -302,13 +302,48 @@ pub(crate) fn syntax_in(
     p
 }
 
-/// What is wrong with a header, if anything.
-pub(crate) fn header_problem(
+/// A file with a `format` and `version` header.
+pub(crate) trait Headed {
+    /// Its `format` and `version`.
+    fn header(&self) -> (&str, u64);
+}
+
+impl Headed for LibraryIn<'_> {
+    fn header(&self) -> (&str, u64) {
+        (&self.format, self.version)
+    }
+}
+
+/// Reads a file of the given format and newest version: a wrong header explains a body
+/// that does not fit better than the body's own error (a version not read may just be cut
+/// off: the body's error says more then).
+pub(crate) fn read_headed<'t, T: Headed + Deserialize<'t>>(
+    text: &'t str,
+    path: &Path,
     format: &str,
-    version: u64,
-    expected: &str,
     newest: u64,
-) -> Option<String> {
+) -> Result<T, Problem> {
+    let file: T = match serde_json::from_str(text) {
+        Ok(f) => f,
+        Err(e) => {
+            if let Some(h) = super::read_header(text)
+                && let (Some(f), Some(v)) = (h.format.as_deref(), h.version)
+                && let Some(problem) = header_problem(f, v, format, newest)
+            {
+                return Err(Problem::file(path, problem));
+            }
+            return Err(syntax_in(path, &Places::new(text), text, &e));
+        }
+    };
+    let (f, v) = file.header();
+    match header_problem(f, v, format, newest) {
+        Some(problem) => Err(Problem::file(path, problem)),
+        None => Ok(file),
+    }
+}
+
+/// What is wrong with a header, if anything.
+fn header_problem(format: &str, version: u64, expected: &str, newest: u64) -> Option<String> {
     if format != expected {
         return Some(format!(
             "not an Arbor {} file: its format is \"{format}\", expected \"{expected}\"",
@@ -356,24 +391,7 @@ pub(crate) struct Placed {
 /// [`parse_library`], with where each kind read starts in the text (for problems found
 /// later, when the kinds go into a catalog).
 pub(crate) fn parse_placed(text: &str, path: &Path) -> Result<Placed, Problem> {
-    let file: LibraryIn<'_> = match serde_json::from_str(text) {
-        Ok(f) => f,
-        Err(e) => {
-            if let Some(h) = super::read_header(text)
-                && let (Some(format), Some(version)) = (h.format.as_deref(), h.version)
-                && let Some(problem) =
-                    header_problem(format, version, LIBRARY_FORMAT, LIBRARY_VERSION)
-            {
-                return Err(Problem::file(path, problem));
-            }
-            return Err(syntax_in(path, &Places::new(text), text, &e));
-        }
-    };
-    if let Some(problem) =
-        header_problem(&file.format, file.version, LIBRARY_FORMAT, LIBRARY_VERSION)
-    {
-        return Err(Problem::file(path, problem));
-    }
+    let file: LibraryIn<'_> = read_headed(text, path, LIBRARY_FORMAT, LIBRARY_VERSION)?;
     if !is_identifier(&file.library) {
         return Err(Problem::file(
             path,

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::canonical::to_canonical_json;
-use super::library::{Library, Places, Problem, header_problem, parse_placed, syntax_in};
+use super::library::{Headed, Library, Problem, parse_placed, read_headed};
 use crate::model::{Catalog, CatalogError, Origin, Severity};
 
 /// The name of a project file.
@@ -28,6 +28,12 @@ struct ProjectFile {
     version: u64,
     #[serde(default)]
     nodes: Vec<String>,
+}
+
+impl Headed for ProjectFile {
+    fn header(&self) -> (&str, u64) {
+        (&self.format, self.version)
+    }
 }
 
 /// A project: its file and the node libraries it lists.
@@ -77,24 +83,7 @@ pub fn project_for(file: &Path) -> Option<PathBuf> {
 
 /// Parses the text of a project file; `path` names it in problems.
 pub fn parse_project(text: &str, path: &Path) -> Result<Project, Problem> {
-    let file: ProjectFile = match serde_json::from_str(text) {
-        Ok(f) => f,
-        Err(e) => {
-            if let Some(h) = super::read_header(text)
-                && let (Some(format), Some(version)) = (h.format.as_deref(), h.version)
-                && let Some(problem) =
-                    header_problem(format, version, PROJECT_FORMAT, PROJECT_VERSION)
-            {
-                return Err(Problem::file(path, problem));
-            }
-            return Err(syntax_in(path, &Places::new(text), text, &e));
-        }
-    };
-    if let Some(problem) =
-        header_problem(&file.format, file.version, PROJECT_FORMAT, PROJECT_VERSION)
-    {
-        return Err(Problem::file(path, problem));
-    }
+    let file: ProjectFile = read_headed(text, path, PROJECT_FORMAT, PROJECT_VERSION)?;
     Ok(Project {
         path: path.to_owned(),
         nodes: file.nodes,
