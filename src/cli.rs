@@ -209,20 +209,13 @@ pub fn validate(
             Ok(Input::Tree(text)) => text,
             // Read with the project of a tree before: its problems are printed already.
             Ok(Input::Library(_) | Input::Project) if projects.has_read(path) => continue,
-            Ok(Input::Library(text)) => {
+            Ok(input @ (Input::Library(_) | Input::Project)) => {
+                let problems = match input {
+                    Input::Library(text) => crate::io::check_library(path, &text, base),
+                    _ => ProjectCatalog::load(Some(path), base).problems,
+                };
                 let mut c = (0, 0, 0);
-                report_problems(&crate::io::check_library(path, &text, base), out, &mut c);
-                (errors, warnings, unreadable) = (errors + c.0, warnings + c.1, unreadable + c.2);
-                code = code.max(code_of(c));
-                continue;
-            }
-            Ok(Input::Project) => {
-                let mut c = (0, 0, 0);
-                report_problems(
-                    &ProjectCatalog::load(Some(path), base).problems,
-                    out,
-                    &mut c,
-                );
+                report_problems(&problems, out, &mut c);
                 (errors, warnings, unreadable) = (errors + c.0, warnings + c.1, unreadable + c.2);
                 code = code.max(code_of(c));
                 continue;
