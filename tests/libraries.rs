@@ -52,6 +52,15 @@ fn library(text: &str) -> (Library, Vec<arbor::io::Problem>) {
     parse_library(text, Path::new("lib.nodes.json")).unwrap()
 }
 
+/// Writes a tree file at `path` whose nodes are `nodes` (the JSON objects, comma-separated).
+fn write_tree(path: &Path, nodes: &str) {
+    std::fs::write(
+        path,
+        format!("{{\"format\": \"arbor.tree\", \"version\": 1, \"nodes\": [{nodes}]}}"),
+    )
+    .unwrap();
+}
+
 /// The built-in kinds and those of [`LIBRARY`].
 fn library_catalog() -> Catalog {
     let (lib, _) = library(LIBRARY);
@@ -247,12 +256,11 @@ fn project_problems_name_both_files_the_kind_and_leave_the_tree_openable() {
     assert_eq!(loaded.catalog.kind("Wait").unwrap().origin, Origin::BuiltIn);
     // A tree there still validates (and names its own problems).
     let tree = dir.path().join("t.json");
-    std::fs::write(
+    write_tree(
         &tree,
-        r#"{"format": "arbor.tree", "version": 1, "nodes": [
-        {"id": "root", "kind": "Root", "inputs": {"child": ["d"]}}, {"id": "d", "kind": "Dash"}]}"#,
-    )
-    .unwrap();
+        r#"
+        {"id": "root", "kind": "Root", "inputs": {"child": ["d"]}}, {"id": "d", "kind": "Dash"}"#,
+    );
     let (code, out, _) = cli(&["validate", tree.to_str().unwrap()]);
     assert_eq!(code, 2, "a library could not be read: {out}");
     assert!(out.contains("gone.nodes.json"), "{out}");
@@ -277,15 +285,14 @@ fn the_project_is_found_by_walking_up_and_overridden_by_the_flag() {
     let deep = dir.path().join("trees/guards");
     std::fs::create_dir_all(&deep).unwrap();
     let tree = deep.join("guard.json");
-    std::fs::write(
+    write_tree(
         &tree,
-        r#"{"format": "arbor.tree", "version": 1, "nodes": [
+        r#"
         {"id": "root", "kind": "Root", "inputs": {"child": ["s"]}},
         {"id": "s", "kind": "Sequence", "inputs": {"conditions": ["u"], "children": ["f"]}},
         {"id": "u", "kind": "IsUnderFire"},
-        {"id": "f", "kind": "FireWeapon", "fields": {"ammo_type": "rocket"}}]}"#,
-    )
-    .unwrap();
+        {"id": "f", "kind": "FireWeapon", "fields": {"ammo_type": "rocket"}}"#,
+    );
     assert_eq!(
         arbor::io::find_project(&deep).unwrap(),
         std::path::absolute(&project).unwrap()
@@ -471,16 +478,15 @@ fn an_unknown_kind_is_a_placeholder_that_keeps_everything_and_saves_back_unchang
 fn library_kinds_run_as_their_stand_ins_and_branches_as_what_they_run_as() {
     let (dir, _) = project(&[("game.nodes.json", LIBRARY)]);
     let tree = dir.path().join("t.json");
-    std::fs::write(
+    write_tree(
         &tree,
-        r#"{"format": "arbor.tree", "version": 1, "nodes": [
+        r#"
         {"id": "root", "kind": "Root", "inputs": {"child": ["squad"]}},
         {"id": "squad", "kind": "Squad", "inputs": {"conditions": ["seen"], "children": ["fire", "cover"]}},
         {"id": "seen", "kind": "IsUnderFire"},
         {"id": "fire", "kind": "FireWeapon"},
-        {"id": "cover", "kind": "TakeCover"}]}"#,
-    )
-    .unwrap();
+        {"id": "cover", "kind": "TakeCover"}"#,
+    );
     let (code, out, err) = cli(&["run", tree.to_str().unwrap(), "--steps", "8"]);
     assert_eq!(code, 0, "{err}");
     let events: Vec<&str> = out.lines().filter(|l| l.starts_with('{')).collect();
@@ -509,14 +515,13 @@ fn library_kinds_run_as_their_stand_ins_and_branches_as_what_they_run_as() {
     assert!(has(r#""event":"exit","node":"cover","status":"success""#));
     assert!(has(r#""event":"exit","node":"squad","status":"success""#));
     // A library composite that says nothing of how it runs is refused, by name.
-    std::fs::write(
+    write_tree(
         &tree,
-        r#"{"format": "arbor.tree", "version": 1, "nodes": [
+        r#"
         {"id": "root", "kind": "Root", "inputs": {"child": ["v"]}},
         {"id": "v", "kind": "Volley", "inputs": {"children": ["fire"]}},
-        {"id": "fire", "kind": "FireWeapon"}]}"#,
-    )
-    .unwrap();
+        {"id": "fire", "kind": "FireWeapon"}"#,
+    );
     let (code, _, err) = cli(&["run", tree.to_str().unwrap(), "--steps", "2"]);
     assert_eq!(code, 1);
     assert!(
@@ -710,14 +715,13 @@ fn a_library_branch_runs_with_its_own_defaults_and_keeps_the_type_of_what_it_run
         "{lines:?}"
     );
     let tree = dir.path().join("t.json");
-    std::fs::write(
+    write_tree(
         &tree,
-        r#"{"format": "arbor.tree", "version": 1, "nodes": [
+        r#"
         {"id": "root", "kind": "Root", "inputs": {"child": ["twice"]}},
         {"id": "twice", "kind": "Twice", "inputs": {"child": ["step"]}},
-        {"id": "step", "kind": "MockAction"}]}"#,
-    )
-    .unwrap();
+        {"id": "step", "kind": "MockAction"}"#,
+    );
     let (code, out, err) = cli(&["run", tree.to_str().unwrap(), "--steps", "4"]);
     assert_eq!(code, 0, "{err}");
     // Twice runs its child two times (its own default), then succeeds: a run every 2 steps.
@@ -742,15 +746,14 @@ fn forcing_is_part_of_the_debuggers_history() {
     use arbor::runtime::Outcome;
     let (dir, _) = project(&[("game.nodes.json", LIBRARY)]);
     let path = dir.path().join("t.json");
-    std::fs::write(
+    write_tree(
         &path,
-        r#"{"format": "arbor.tree", "version": 1, "nodes": [
+        r#"
         {"id": "root", "kind": "Root", "inputs": {"child": ["s"]}},
         {"id": "s", "kind": "Sequence", "inputs": {"conditions": ["seen"], "children": ["fire"]}},
         {"id": "seen", "kind": "IsUnderFire"},
-        {"id": "fire", "kind": "FireWeapon"}]}"#,
-    )
-    .unwrap();
+        {"id": "fire", "kind": "FireWeapon"}"#,
+    );
     let loaded = ProjectCatalog::for_tree(Some(&path), None, &Catalog::builtin());
     let tree = arbor::io::load_tree(&path).unwrap();
     let sim = arbor::world::Simulation::solo(Some(&path), &tree, &loaded.catalog, 0).unwrap();
@@ -831,14 +834,13 @@ fn problems_found_against_other_kinds_are_placed_and_unknown_kinds_say_where_kin
     // A tree whose only action sits under a kind nobody defines: no false no-action.
     let dir = tempfile::tempdir().unwrap();
     let tree = dir.path().join("t.json");
-    std::fs::write(
+    write_tree(
         &tree,
-        r#"{"format": "arbor.tree", "version": 1, "nodes": [
+        r#"
         {"id": "root", "kind": "Root", "inputs": {"child": ["squad"]}},
         {"id": "squad", "kind": "SquadTactic", "inputs": {"children": ["go"]}},
-        {"id": "go", "kind": "MockAction"}]}"#,
-    )
-    .unwrap();
+        {"id": "go", "kind": "MockAction"}"#,
+    );
     let (code, out, err) = cli(&["validate", tree.to_str().unwrap()]);
     assert_eq!(code, 1);
     assert!(!out.contains("no-action"), "{out}");
