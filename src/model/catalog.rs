@@ -657,6 +657,26 @@ impl Catalog {
             .unwrap_or(kind)
     }
 
+    /// A node of a library's branch kind as the built-in kind it runs as (`runs_as`): that
+    /// kind, with the fields the two share, each as the node sets it or else as the
+    /// library's default (its other fields are the game's alone). `None` for any other node.
+    pub fn as_built_in(&self, node: &Node) -> Option<Node> {
+        let kind = self.kind(&node.kind)?;
+        let base = self.kind(kind.runs_as.as_deref()?)?;
+        let mut proxy = node.clone();
+        proxy.kind = base.name.clone();
+        proxy.fields.retain(|f, _| base.field(f).is_some());
+        for f in kind.fields.iter().filter(|f| base.field(&f.name).is_some()) {
+            if let Some(d) = &f.default {
+                proxy
+                    .fields
+                    .entry(f.name.clone())
+                    .or_insert_with(|| d.clone());
+            }
+        }
+        Some(proxy)
+    }
+
     /// The same catalog without its placeholders.
     pub fn without_placeholders(&self) -> Self {
         let mut c = Self::empty();

@@ -758,27 +758,8 @@ impl<A: 'static> Builder<'_, A> {
             catalog: c,
             keys: &mut self.keys,
         };
-        // A library's branch kind runs as the built-in kind it names, with the fields of
-        // that kind the node sets (the rest are the library's own, for the game).
         let spec = c.kind(&node.kind);
-        let runs_as = spec
-            .and_then(|k| Some((k, k.runs_as.as_deref()?)))
-            .map(|(k, base)| {
-                let mut proxy = node.clone();
-                proxy.kind = base.to_owned();
-                let shared = |f: &str| c.kind(base).is_some_and(|b| b.field(f).is_some());
-                proxy.fields.retain(|f, _| shared(f));
-                // The library's defaults of shared fields stand for the built-in's.
-                for f in k.fields.iter().filter(|f| shared(&f.name)) {
-                    if let Some(d) = &f.default {
-                        proxy
-                            .fields
-                            .entry(f.name.clone())
-                            .or_insert_with(|| d.clone());
-                    }
-                }
-                proxy
-            });
+        let runs_as = c.as_built_in(node);
         let Some(kind) = Kind::build(runs_as.as_ref().unwrap_or(node), category, &mut build) else {
             let why = match spec.map(|k| &k.origin) {
                 Some(crate::model::Origin::Library { library, file }) => format!(
