@@ -551,3 +551,80 @@ fn a_missing_or_invalid_tree_names_the_scenario_and_the_agent() {
     assert!(matches!(e, SimError::Invalid { .. }), "{e}");
     assert!(e.to_string().contains("entity 'bot'"), "{e}");
 }
+
+/// `FindClosest` as a scan of every entity in id order: what the spatial index must give.
+fn closest_by_scan(w: &World, me: u64, what: &str, max: Option<f64>) -> Option<u64> {
+    let at = w.position_of(me)?;
+    let mut best: Option<(u64, f64)> = None;
+    for id in 0..w.entities().len() as u64 {
+        if !w.is_a(me, id, what) {
+            continue;
+        }
+        let Some(p) = w.position_of(id) else { continue };
+        let d = arbor::world::distance(at, p);
+        if max.is_some_and(|m| d > m + 1e-9) {
+            continue;
+        }
+        if best.is_none_or(|(_, bd)| d < bd - 1e-9) {
+            best = Some((id, d));
+        }
+    }
+    best.map(|(id, _)| id)
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+    /// Many entities, ties and all (positions on a coarse lattice), some destroyed: the
+    /// closest of each kind, with and without a distance, is the one a scan finds.
+    #[test]
+    fn the_closest_entity_is_the_one_a_scan_of_every_entity_finds(
+        spots in proptest::collection::vec((0u8..60, 0u8..40, 0u8..6, proptest::bool::ANY), 1..400),
+        dead in proptest::collection::vec(0usize..400, 0..40),
+        max in proptest::option::of(0.5f64..30.0),
+    ) {
+        use arbor::world::{Body, Entity, EntityKind, ItemKind};
+        let mut w = World::new(60, 40, vec![false; 60 * 40]);
+        for (i, (x, y, kind, team)) in spots.iter().enumerate() {
+            let kind = match kind {
+                0 | 1 => EntityKind::Agent(Body {
+                    team: if *team { "red".into() } else { "blue".into() },
+                    health: 10.0,
+                    max_health: 10.0,
+                    damage: 1.0,
+                    range: 1.0,
+                    speed: 1.0,
+                    hunger: 0.0,
+                    hunger_rate: 0.0,
+                    holding: None,
+                    meals: 0,
+                    last_meal: None,
+                    kills: 0,
+                }),
+                2 => EntityKind::Item { item: ItemKind::Food, holder: None, amount: 1.0 },
+                3 => EntityKind::Item { item: ItemKind::Ball, holder: None, amount: 0.0 },
+                4 => EntityKind::Door { open: true },
+                _ => EntityKind::Waypoint,
+            };
+            // Half-tile steps: many entities share a distance exactly.
+            w.add(Entity {
+                name: format!("e{i}"),
+                pos: [f64::from(*x) * 0.5, f64::from(*y) * 0.5],
+                alive: true,
+                kind,
+            });
+        }
+        for d in dead {
+            w.destroy(d as u64);
+        }
+        for me in 0..w.entities().len() as u64 {
+            for what in ["enemy", "ally", "agent", "food", "ball", "door", "waypoint", "nothing"] {
+                proptest::prop_assert_eq!(
+                    w.closest(me, what, max),
+                    closest_by_scan(&w, me, what, max),
+                    "{} looking for {} within {:?}", me, what, max
+                );
+            }
+        }
+    }
+}

@@ -12,6 +12,7 @@
 //! no cutting of wall corners); walls and closed doors block, and an agent never moves
 //! closer than [`PERSONAL_SPACE`] to another living agent.
 
+mod grid;
 mod nodes;
 mod scenario;
 mod sim;
@@ -23,7 +24,7 @@ pub use scenario::{
 };
 pub use sim::{AgentSummary, SimError, Simulation};
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 
 use crate::runtime::CtxValue;
 
@@ -163,10 +164,33 @@ pub struct World {
     /// step it was followed in, for display; reused, so following never allocates after
     /// the first time.
     plans: Vec<(u64, Vec<Tile>)>,
+    /// Where the living entities are, by class, for the searches of the nearby.
+    grid: grid::Grid,
+    /// Each name's entity.
+    names: HashMap<String, EntityId>,
 }
 
 /// A tile, as `(x, y)`.
 pub type Tile = (i32, i32);
+
+/// The sine and cosine of the eight directions `step_away` tries (0°, 45°, … 315°).
+static DIRECTIONS: std::sync::LazyLock<[(f64, f64); 8]> =
+    std::sync::LazyLock::new(|| std::array::from_fn(|k| (k as f64 * 45.0).to_radians().sin_cos()));
+
+/// The distance up to which the entities `seen` (with their distances) chain from the
+/// nearest, each within [`EPS`] of one before it; infinity when none was seen.
+fn chained_reach(seen: &mut [(EntityId, f64)]) -> f64 {
+    seen.sort_unstable_by(|a, b| a.1.total_cmp(&b.1));
+    let mut reach = f64::INFINITY;
+    for &(_, d) in seen.iter() {
+        if reach.is_infinite() || d <= reach + EPS {
+            reach = d;
+        } else {
+            break;
+        }
+    }
+    reach
+}
 
 impl World {
     /// An empty arena: `walls[y * width + x]` is true for a wall tile.
@@ -185,6 +209,8 @@ impl World {
             outbox: Vec::new(),
             destroyed: Vec::new(),
             plans: Vec::new(),
+            grid: grid::Grid::new(width as i32, height as i32),
+            names: HashMap::new(),
         }
     }
 
@@ -196,7 +222,9 @@ impl World {
         {
             self.door_at[i] = Some(id);
         }
+        self.names.entry(entity.name.clone()).or_insert(id);
         self.entities.push(entity);
+        self.refile(id);
         id
     }
 
@@ -221,6 +249,8 @@ impl World {
                 .iter()
                 .map(|e| e.name.capacity())
                 .sum::<usize>()
+            + self.grid.heap_bytes()
+            + self.names.capacity() * (size_of::<String>() + size_of::<EntityId>())
     }
 
     /// Width in tiles.
@@ -264,10 +294,15 @@ impl World {
 
     /// An entity's id by name.
     pub fn find(&self, name: &str) -> Option<EntityId> {
-        self.entities
-            .iter()
-            .position(|e| e.name == name)
-            .map(|i| i as EntityId)
+        self.names.get(name).copied()
+    }
+
+    /// Files an entity in the spatial index where it is now (after it moved or died).
+    pub(super) fn refile(&mut self, id: EntityId) {
+        let Some(e) = usize::try_from(id).ok().and_then(|i| self.entities.get(i)) else {
+            return;
+        };
+        self.grid.file(id, grid::class_of(&e.kind), e.pos, e.alive);
     }
 
     /// The agent whose tree is stepping now.
@@ -387,8 +422,10 @@ impl World {
         if is_goal(start) {
             return Some(Vec::new());
         }
-        let mut came_from = vec![usize::MAX; self.walls.len()];
-        came_from[si] = si;
+        // Only the tiles reached are recorded: a short path in a large arena costs what
+        // it explores, not the arena's size.
+        let mut came_from: HashMap<usize, usize> = HashMap::new();
+        came_from.insert(si, si);
         let mut queue = VecDeque::from([start]);
         const DIRS: [Tile; 8] = [
             (1, 0),
@@ -405,7 +442,7 @@ impl World {
             for (dx, dy) in DIRS {
                 let n = (t.0 + dx, t.1 + dy);
                 let Some(ni) = self.index(n) else { continue };
-                if came_from[ni] != usize::MAX || !self.is_open(n) {
+                if came_from.contains_key(&ni) || !self.is_open(n) {
                     continue;
                 }
                 if dx != 0
@@ -414,14 +451,14 @@ impl World {
                 {
                     continue;
                 }
-                came_from[ni] = ti;
+                came_from.insert(ni, ti);
                 if is_goal(n) {
                     let mut path = vec![n];
                     let mut at = ti;
                     while at != si {
                         let w = self.width as usize;
                         path.push(((at % w) as i32, (at / w) as i32));
-                        at = came_from[at];
+                        at = came_from.get(&at).copied().unwrap_or(si);
                     }
                     return Some(path);
                 }
@@ -438,10 +475,14 @@ impl World {
         if !self.is_open(tile_of(to)) {
             return false;
         }
-        self.entities.iter().enumerate().all(|(i, e)| {
-            i as EntityId == me || !e.alive || !matches!(e.kind, EntityKind::Agent(_)) || {
-                let d_new = distance(e.pos, to);
-                d_new >= PERSONAL_SPACE - EPS || d_new >= distance(e.pos, from)
+        // Only agents within a cell of `to` can be within the personal space of it.
+        // (The index holds living agents only, each with its position.)
+        self.grid.all_around(grid::AGENTS, to, |id, pos| {
+            // Clearly outside the personal space: no need for the exact distance.
+            let (dx, dy) = (pos[0] - to[0], pos[1] - to[1]);
+            id == me || dx * dx + dy * dy > 2.0 * PERSONAL_SPACE * PERSONAL_SPACE || {
+                let d_new = distance(pos, to);
+                d_new >= PERSONAL_SPACE - EPS || d_new >= distance(pos, from)
             }
         })
     }
@@ -586,8 +627,7 @@ impl World {
         };
         let now = distance(from, threat);
         let mut best: Option<([f64; 2], f64)> = None;
-        for k in 0..8 {
-            let (s, c) = (f64::from(k) * 45.0).to_radians().sin_cos();
+        for (s, c) in *DIRECTIONS {
             let to = [from[0] + c * budget, from[1] + s * budget];
             if !self.can_stand(me, from, to) {
                 continue;
@@ -610,6 +650,7 @@ impl World {
         if let Some(e) = self.entity_mut(id) {
             e.pos = [round_pos(pos[0]), round_pos(pos[1])];
         }
+        self.refile(id);
     }
 
     /// `target` takes a hit of `damage` from `attacker` and is destroyed at 0 health.
@@ -652,6 +693,7 @@ impl World {
                     *holder = None;
                     *p = pos;
                 }
+                self.refile(item);
             }
             EntityKind::Item {
                 holder: Some(h), ..
@@ -662,6 +704,7 @@ impl World {
             }
             _ => {}
         }
+        self.refile(id);
         self.destroyed.push(id);
     }
 
@@ -783,6 +826,7 @@ impl World {
                 *holder = None;
             }
         }
+        self.refile(ball);
         if let Some(b) = self.body_mut(me) {
             b.holding = None;
         }
@@ -816,20 +860,41 @@ impl World {
 
     /// The closest living entity of a kind (see [`World::is_a`]) within `max_distance`;
     /// ties go to the entity listed first in the scenario.
+    ///
+    /// Only the entities of the kind's class near `me` are looked at (the spatial index):
+    /// the rings of cells around it, until every entity that could be the answer was seen.
     pub fn closest(&self, me: EntityId, what: &str, max_distance: Option<f64>) -> Option<EntityId> {
         let at = self.position_of(me)?;
+        let class = grid::class_named(what)?;
+        let limit = max_distance.map(|m| m + EPS);
+        let mut seen: Vec<(EntityId, f64)> = Vec::new();
+        // The nearest distance seen, and how far the entities within EPS of it reach,
+        // chained: those decide the answer; any farther one is replaced by the first of them.
+        let mut reach = f64::INFINITY;
+        self.grid.nearby(class, at, |near| match near {
+            grid::Near::Entity(id) => {
+                if self.is_a(me, id, what)
+                    && let Some(p) = self.position_of(id)
+                {
+                    let d = distance(at, p);
+                    if limit.is_none_or(|l| d <= l) {
+                        seen.push((id, d));
+                    }
+                }
+                false
+            }
+            grid::Near::Covered(covered) => {
+                if limit.is_some_and(|l| covered > l) {
+                    return true;
+                }
+                reach = chained_reach(&mut seen);
+                covered > reach + EPS
+            }
+        });
+        // Ties and near-ties go as they would in a scan of every entity in id order.
+        seen.sort_unstable_by_key(|(id, _)| *id);
         let mut best: Option<(EntityId, f64)> = None;
-        for id in 0..self.entities.len() as EntityId {
-            if !self.is_a(me, id, what) {
-                continue;
-            }
-            let Some(p) = self.position_of(id) else {
-                continue;
-            };
-            let d = distance(at, p);
-            if max_distance.is_some_and(|m| d > m + EPS) {
-                continue;
-            }
+        for (id, d) in seen {
             if best.is_none_or(|(_, bd)| d < bd - EPS) {
                 best = Some((id, d));
             }

@@ -121,7 +121,15 @@ pub fn parse_scenario(text: &str, path: &Path) -> Result<(World, Vec<AgentSetup>
                 ),
             ));
         }
-        None => return Err(err(None, "missing \"version\" (a whole number)".into())),
+        None => {
+            return Err(err(
+                None,
+                match root.get("version") {
+                    None => "missing \"version\" (a whole number)".into(),
+                    Some(v) => format!("\"version\" must be a whole number, not {v}"),
+                },
+            ));
+        }
     }
     for key in root.keys() {
         if !["format", "version", "description", "map", "entities"].contains(&key.as_str()) {
@@ -143,7 +151,7 @@ pub fn parse_scenario(text: &str, path: &Path) -> Result<(World, Vec<AgentSetup>
     let base = path.parent().unwrap_or(Path::new(""));
     let mut agents = Vec::new();
     let mut holds: Vec<(String, String)> = Vec::new(); // (item, holder)
-    let mut taken: Vec<((i32, i32), String)> = Vec::new();
+    let mut taken: std::collections::HashMap<(i32, i32), String> = Default::default();
     let mut unplaced: Vec<String> = Vec::new(); // items without a tile: they must be held
     for (i, v) in list.iter().enumerate() {
         let Value::Object(e) = v else {
@@ -274,7 +282,12 @@ pub fn parse_scenario(text: &str, path: &Path) -> Result<(World, Vec<AgentSetup>
         };
         for key in e.keys() {
             if !["kind", "name", "at"].contains(&key.as_str()) && !allowed.contains(&key.as_str()) {
-                return Err(fail(format!("a {kind} has no field '{key}'")));
+                let article = if kind.starts_with(['a', 'e', 'i', 'o', 'u']) {
+                    "an"
+                } else {
+                    "a"
+                };
+                return Err(fail(format!("{article} {kind} has no field '{key}'")));
             }
         }
         let at = match e.get("at") {
@@ -301,10 +314,10 @@ pub fn parse_scenario(text: &str, path: &Path) -> Result<(World, Vec<AgentSetup>
             if world.is_wall((x, y)) {
                 return Err(fail(format!("is placed in a wall at [{x}, {y}]")));
             }
-            if let Some((_, other)) = taken.iter().find(|(t, _)| *t == (x, y)) {
+            if let Some(other) = taken.get(&(x, y)) {
                 return Err(fail(format!("shares the tile [{x}, {y}] with '{other}'")));
             }
-            taken.push(((x, y), name.clone()));
+            taken.insert((x, y), name.clone());
         }
         let pos = at.map_or([0.0, 0.0], |(x, y)| [f64::from(x), f64::from(y)]);
         world.add(Entity {
@@ -315,6 +328,11 @@ pub fn parse_scenario(text: &str, path: &Path) -> Result<(World, Vec<AgentSetup>
         });
     }
     // Hand the held items over (an item may be listed before or after its holder).
+    let mut holders: std::collections::HashMap<&str, usize> = Default::default();
+    for (item, _) in &holds {
+        *holders.entry(item.as_str()).or_default() += 1;
+    }
+    let unplaced_set: std::collections::HashSet<&String> = unplaced.iter().collect();
     for (item, holder) in &holds {
         let (Some(i), Some(h)) = (world.find(item), world.find(holder)) else {
             return Err(err(
@@ -322,14 +340,14 @@ pub fn parse_scenario(text: &str, path: &Path) -> Result<(World, Vec<AgentSetup>
                 format!("holds '{item}', which is not in the scenario"),
             ));
         };
-        if !unplaced.contains(item) {
+        if !unplaced_set.contains(item) {
             return Err(err(
                 Some(item),
                 format!("is held by '{holder}' and also placed on a tile; leave out its \"at\""),
             ));
         }
         let holder_pos = world.entities()[h as usize].pos;
-        if holds.iter().filter(|(it, _)| it == item).count() > 1 {
+        if holders.get(item.as_str()).is_some_and(|&n| n > 1) {
             return Err(err(Some(item), "is held by two agents".into()));
         }
         match &mut world.entities[i as usize] {
@@ -340,6 +358,7 @@ pub fn parse_scenario(text: &str, path: &Path) -> Result<(World, Vec<AgentSetup>
             } => {
                 *holder = Some(h);
                 *pos = holder_pos;
+                world.refile(i);
             }
             _ => {
                 return Err(err(
@@ -352,10 +371,7 @@ pub fn parse_scenario(text: &str, path: &Path) -> Result<(World, Vec<AgentSetup>
             b.holding = Some(i);
         }
     }
-    if let Some(item) = unplaced
-        .iter()
-        .find(|i| !holds.iter().any(|(h, _)| h == *i))
-    {
+    if let Some(item) = unplaced.iter().find(|i| !holders.contains_key(i.as_str())) {
         return Err(err(
             Some(item),
             "missing \"at\": [x, y], its tile (or an agent that \"holds\" it)".into(),
