@@ -11,28 +11,70 @@ use arbor::cli::{self, Cli, Command};
 use arbor::io::{ProjectCatalog, find_project};
 use arbor::model::Catalog;
 
+/// Standard output that remembers its first write error, so that output lost (a full disk,
+/// a closed pipe) makes the command fail instead of passing in silence.
+struct Checked<W: Write> {
+    inner: W,
+    failed: Option<std::io::Error>,
+}
+
+impl<W: Write> Write for Checked<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.inner.write(buf).inspect_err(|e| {
+            self.failed
+                .get_or_insert_with(|| std::io::Error::new(e.kind(), e.to_string()));
+        })
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush().inspect_err(|e| {
+            self.failed
+                .get_or_insert_with(|| std::io::Error::new(e.kind(), e.to_string()));
+        })
+    }
+}
+
 fn main() -> ExitCode {
     let args = Cli::parse();
     let catalog = Catalog::builtin();
     let project = args.project.as_deref();
-    let (mut out, mut err) = (std::io::stdout().lock(), std::io::stderr().lock());
-    let code = match args.command {
-        Some(Command::Validate { files }) => {
-            cli::validate(&files, project, &catalog, &mut out, &mut err)
-        }
-        Some(Command::Fmt { check, files }) => cli::fmt(&files, check, &mut out, &mut err),
+    let mut out = Checked {
+        inner: std::io::stdout().lock(),
+        failed: None,
+    };
+    let mut err = std::io::stderr().lock();
+    let code = command(args.command, project, &catalog, &mut out, &mut err);
+    let _ = out.flush();
+    if let Some(e) = out.failed {
+        let _ = writeln!(err, "error: cannot write the output: {e}");
+        return ExitCode::from(cli::EXIT_UNREADABLE);
+    }
+    ExitCode::from(code)
+}
+
+/// Runs a command; its exit code.
+fn command(
+    command: Option<Command>,
+    project: Option<&Path>,
+    catalog: &Catalog,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> u8 {
+    match command {
+        Some(Command::Validate { files }) => cli::validate(&files, project, catalog, out, err),
+        Some(Command::Fmt { check, files }) => cli::fmt(&files, check, out, err),
         Some(Command::Kinds) => {
             let here = ProjectCatalog::load(
                 project
                     .map(Path::to_owned)
                     .or_else(|| find_project(Path::new(".")))
                     .as_deref(),
-                &catalog,
+                catalog,
             );
             for p in &here.problems {
                 let _ = writeln!(err, "{p}");
             }
-            cli::kinds(&here.catalog, &mut out)
+            cli::kinds(&here.catalog, out)
         }
         Some(Command::Run {
             file,
@@ -59,17 +101,16 @@ fn main() -> ExitCode {
                 breaks: &breaks,
                 project,
             };
-            cli::run(&args, &catalog, &mut out, &mut err)
+            cli::run(&args, catalog, out, err)
         }
-        Some(Command::Edit { file, run }) => editor(file.as_deref(), run, project, &mut err),
-        None if cfg!(feature = "gui") => editor(None, false, project, &mut err),
+        Some(Command::Edit { file, run }) => editor(file.as_deref(), run, project, err),
+        None if cfg!(feature = "gui") => editor(None, false, project, err),
         None => {
             use clap::CommandFactory;
             let _ = Cli::command().print_help();
             cli::EXIT_OK
         }
-    };
-    ExitCode::from(code)
+    }
 }
 
 #[cfg(feature = "gui")]

@@ -643,18 +643,18 @@ fn bodies_outside_the_view_are_not_drawn_until_they_come_into_view() {
 
 #[test]
 fn recent_files_are_kept_between_runs() {
-    use eframe::App;
     let dir = tempfile::tempdir().unwrap();
     let (a, b) = (dir.path().join("a.json"), dir.path().join("b.json"));
-    let mut first = EditorApp::sample();
+    let settings = arbor::io::SettingsFile::new(dir.path().join("settings.json"));
+    let mut first = EditorApp::sample().with_settings(settings.clone());
     assert!(first.save_to(&a));
     assert!(first.save_to(&b));
-    let mut storage = common::MemStorage::default();
-    first.save(&mut storage);
+    first.write_settings();
     std::fs::remove_file(&a).unwrap(); // gone since: dropped from the list
     // The next run opened door_room.json from the command line.
-    let mut next = EditorApp::open(&common::repo().join("sample_trees/door_room.json")).unwrap();
-    next.restore(&storage);
+    let next = EditorApp::open(&common::repo().join("sample_trees/door_room.json"))
+        .unwrap()
+        .with_settings(settings);
     let names: Vec<String> = next
         .recent()
         .iter()

@@ -8,7 +8,6 @@
 
 mod common;
 
-use arbor::editor::files::Chooser;
 use arbor::editor::{Command, EditorApp, READABLE_ZOOM};
 use arbor::model::{NodeId, Port};
 use eframe::egui::{self, Event, Key, KeyboardShortcut, Modifiers, PointerButton, Pos2};
@@ -16,14 +15,7 @@ use egui::accesskit::Role;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 
-fn harness(mut app: EditorApp) -> Harness<'static, EditorApp> {
-    app.set_chooser(Chooser::InApp);
-    let mut h = Harness::builder()
-        .with_size(egui::vec2(1400.0, 860.0))
-        .build_eframe(|_cc| app);
-    h.run_steps(4);
-    h
-}
+use common::harness;
 
 /// Presses a shortcut as the platform delivers it: Ctrl+X / C / V arrive as the Cut, Copy
 /// and Paste events (Paste with the clipboard's text), every other key as a key event.
@@ -1150,22 +1142,26 @@ fn breakpoints_are_kept_per_file_in_the_settings_not_in_the_tree() {
     common::copy_samples(dir.path(), &["door_room.json", "door_room.scenario.json"]);
     let file = dir.path().join("door_room.json");
     let before = std::fs::read_to_string(&file).unwrap();
-    let mut settings = common::MemStorage::default();
+    let settings = arbor::io::SettingsFile::new(dir.path().join("settings.json"));
     {
-        let mut app = EditorApp::open(&file).unwrap();
+        let mut app = EditorApp::open(&file)
+            .unwrap()
+            .with_settings(settings.clone());
         app.select(Some(NodeId::new("open")));
         let mut h = harness(app);
         key(&mut h, Modifiers::NONE, Key::F9);
         key(&mut h, Modifiers::COMMAND, Key::S);
-        eframe::App::save(h.state_mut(), &mut settings);
+        // Written within a second of the change.
+        h.run_steps(90);
     }
     assert_eq!(
         std::fs::read_to_string(&file).unwrap(),
         before,
         "the tree file is unchanged"
     );
-    let mut app = EditorApp::open(&file).unwrap();
-    app.restore(&settings);
+    let app = EditorApp::open(&file)
+        .unwrap()
+        .with_settings(settings.clone());
     assert_eq!(
         app.simulation().unwrap().breakpoints(),
         &[arbor::debug::Breakpoint {
@@ -1174,8 +1170,9 @@ fn breakpoints_are_kept_per_file_in_the_settings_not_in_the_tree() {
         }]
     );
     // Another file has none.
-    let mut other = EditorApp::open(&common::repo().join("sample_trees/door_room.json")).unwrap();
-    other.restore(&settings);
+    let other = EditorApp::open(&common::repo().join("sample_trees/door_room.json"))
+        .unwrap()
+        .with_settings(settings);
     assert!(other.simulation().unwrap().breakpoints().is_empty());
 }
 
@@ -1543,7 +1540,7 @@ fn recovered_work_discarded_or_unsaved_work_let_go_leaves_no_recovery_file() {
     assert!(!file.exists());
     assert_eq!(*h.state().tree(), on_disk);
     assert!(!h.state().is_dirty());
-    assert!(recovery.find(Some(&tree)).is_none());
+    assert!(recovery.find(Some(&tree)).found.is_none());
 
     // Undoing back to the saved tree removes the file written for the change.
     let file = move_and_wait(&mut h);

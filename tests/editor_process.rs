@@ -114,56 +114,53 @@ fn written(dir: &Path) -> Vec<PathBuf> {
         .unwrap_or_default()
 }
 
-#[test]
-fn unsaved_work_survives_a_kill_of_the_real_editor_and_is_restored_at_the_next_start() {
-    if !(have("Xvfb") && have("xdotool")) {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI has Xvfb and xdotool (scripts/setup.sh installs them)"
-        );
-        eprintln!("skipped: needs Xvfb and xdotool (scripts/setup.sh installs them)");
-        return;
+/// Whether this machine can run the real editor under Xvfb (CI must).
+fn can_run_the_window() -> bool {
+    if have("Xvfb") && have("xdotool") {
+        return true;
     }
-    let dir = tempfile::tempdir().unwrap();
-    common::copy_samples(dir.path(), &["mock_sketch.json"]);
-    let tree = dir.path().join("mock_sketch.json");
-    let on_disk = arbor::io::load_tree(&tree).unwrap();
-    let recovery = dir.path().join("recovery");
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "CI has Xvfb and xdotool (scripts/setup.sh installs them)"
+    );
+    eprintln!("skipped: needs Xvfb and xdotool (scripts/setup.sh installs them)");
+    false
+}
 
+/// The real editor on `tree`, writing recovery files in `recovery`, on `display`; once
+/// its window is up, with the screen position of the palette's Sequence button.
+fn start_editor(tree: &Path, recovery: &Path, display: &str) -> (Killed, egui::Pos2) {
     // Where the palette's Sequence button is: the same app laid out at the window's size.
     let button = {
         let mut h = Harness::builder()
             .with_size(egui::vec2(1400.0, 860.0))
-            .build_eframe(|_cc| EditorApp::open(&tree).unwrap());
+            .build_eframe(|_cc| EditorApp::open(tree).unwrap());
         h.run_steps(4);
         h.get_by_role_and_label(Role::Button, "Sequence")
             .rect()
             .center()
     };
-
-    let (_xvfb, display) = Xvfb::start();
-    let mut editor = Killed(
+    let home = recovery.parent().unwrap();
+    let editor = Killed(
         Command::new(env!("CARGO_BIN_EXE_arbor"))
             .arg("edit")
-            .arg(&tree)
-            .env("DISPLAY", &display)
+            .arg(tree)
+            .env("DISPLAY", display)
             .env("WAYLAND_DISPLAY", "")
-            .env("ARBOR_RECOVERY_DIR", &recovery)
-            .env("XDG_DATA_HOME", dir.path().join("data"))
-            .env("XDG_CONFIG_HOME", dir.path().join("config"))
+            .env("ARBOR_RECOVERY_DIR", recovery)
+            .env("XDG_DATA_HOME", home.join("data"))
+            .env("XDG_CONFIG_HOME", home.join("config"))
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
             .unwrap(),
     );
+    let name = tree.file_stem().unwrap().to_string_lossy().into_owned();
     let window = wait_for(60, "the editor's window", || {
-        let found = xdotool(
-            &display,
-            &["search", "--onlyvisible", "--name", "mock_sketch"],
-        );
+        let found = xdotool(display, &["search", "--onlyvisible", "--name", &name]);
         found.lines().next().map(str::to_owned)
     });
-    let geometry = xdotool(&display, &["getwindowgeometry", "--shell", &window]);
+    let geometry = xdotool(display, &["getwindowgeometry", "--shell", &window]);
     let field = |name: &str| -> f32 {
         geometry
             .lines()
@@ -171,21 +168,47 @@ fn unsaved_work_survives_a_kill_of_the_real_editor_and_is_restored_at_the_next_s
             .and_then(|v| v.trim().parse().ok())
             .unwrap_or(0.0)
     };
-    let (x, y) = (field("X") + button.x, field("Y") + button.y);
-    // A click on the palette adds a Sequence: the tree has unsaved work. (Clicked until the
-    // first frames are drawn and the click lands.)
-    let file = wait_for(60, "a recovery file", || {
-        if written(&recovery).is_empty() {
+    (
+        editor,
+        egui::pos2(field("X") + button.x, field("Y") + button.y),
+    )
+}
+
+/// Clicks at `at` (the palette's Sequence button: a node is added, the tree has unsaved
+/// work) until a recovery file appears in `recovery`; that file. (Clicked until the first
+/// frames are drawn and the click lands.)
+fn add_a_node_until_written_aside(display: &str, at: egui::Pos2, recovery: &Path) -> PathBuf {
+    wait_for(60, "a recovery file", || {
+        if written(recovery).is_empty() {
             xdotool(
-                &display,
-                &["mousemove", &format!("{x:.0}"), &format!("{y:.0}")],
+                display,
+                &[
+                    "mousemove",
+                    &format!("{:.0}", at.x),
+                    &format!("{:.0}", at.y),
+                ],
             );
             std::thread::sleep(Duration::from_millis(300));
-            xdotool(&display, &["click", "1"]);
+            xdotool(display, &["click", "1"]);
             std::thread::sleep(Duration::from_millis(3000));
         }
-        written(&recovery).into_iter().next()
-    });
+        written(recovery).into_iter().next()
+    })
+}
+
+#[test]
+fn unsaved_work_survives_a_kill_of_the_real_editor_and_is_restored_at_the_next_start() {
+    if !can_run_the_window() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    common::copy_samples(dir.path(), &["mock_sketch.json"]);
+    let tree = dir.path().join("mock_sketch.json");
+    let on_disk = arbor::io::load_tree(&tree).unwrap();
+    let recovery = dir.path().join("recovery");
+    let (_xvfb, display) = Xvfb::start();
+    let (mut editor, button) = start_editor(&tree, &recovery, &display);
+    let file = add_a_node_until_written_aside(&display, button, &recovery);
     // Killed, as by a crash: nothing is cleaned up.
     editor.0.kill().unwrap();
     editor.0.wait().unwrap();
@@ -205,16 +228,67 @@ fn unsaved_work_survives_a_kill_of_the_real_editor_and_is_restored_at_the_next_s
     );
 
     // The next start offers it back.
-    let app = EditorApp::open(&tree)
-        .unwrap()
-        .with_recovery(RecoveryDir::new(&recovery));
-    let mut h = Harness::builder()
-        .with_size(egui::vec2(1400.0, 860.0))
-        .build_eframe(|_cc| app);
-    h.run_steps(4);
+    let mut h = common::harness(
+        EditorApp::open(&tree)
+            .unwrap()
+            .with_recovery(RecoveryDir::new(&recovery)),
+    );
     h.get_by_label_contains("Recovered work");
     h.get_by_role_and_label(Role::Button, "Restore").click();
     h.run_steps(3);
     assert_eq!(*h.state().tree(), recovered.tree);
     assert!(h.state().is_dirty());
+}
+
+#[test]
+fn a_second_editor_on_the_same_tree_names_the_first_and_each_ones_work_survives_a_kill() {
+    if !can_run_the_window() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    common::copy_samples(dir.path(), &["mock_sketch.json"]);
+    let tree = dir.path().join("mock_sketch.json");
+    let recovery = dir.path().join("recovery");
+    let (_xvfb, display) = Xvfb::start();
+    let (mut first, button) = start_editor(&tree, &recovery, &display);
+    let first_file = add_a_node_until_written_aside(&display, button, &recovery);
+    let first_work = RecoveryDir::read(&first_file).unwrap().tree;
+
+    // A second editor (this test's process) opens the same tree: it names the first, and
+    // does not offer the first one's work, which is still being edited.
+    let mut h = common::harness(
+        EditorApp::open(&tree)
+            .unwrap()
+            .with_recovery(RecoveryDir::new(&recovery)),
+    );
+    assert!(
+        h.state().said(&format!(
+            "mock_sketch.json is also open in another Arbor (process {})",
+            first.0.id()
+        )),
+        "{}",
+        h.state().last_message()
+    );
+    assert!(h.query_by_label_contains("Recovered work").is_none());
+
+    // Its own unsaved work goes to a file of its own.
+    h.get_by_role_and_label(Role::Button, "Selector").click();
+    let mine = (0..3600)
+        .find_map(|_| {
+            h.run_steps(1);
+            h.state().recovery_file().map(Path::to_owned)
+        })
+        .expect("the second editor's work written aside");
+    assert_ne!(mine, first_file);
+    let my_work = h.state().tree().clone();
+    assert_eq!(RecoveryDir::read(&first_file).unwrap().tree, first_work);
+
+    // Both are killed: both pieces of work are there, each whole.
+    first.0.kill().unwrap();
+    first.0.wait().unwrap();
+    drop(h);
+    assert_eq!(RecoveryDir::read(&first_file).unwrap().tree, first_work);
+    assert_eq!(RecoveryDir::read(&mine).unwrap().tree, my_work);
+    let found = RecoveryDir::new(&recovery).find(Some(&tree)).found.unwrap();
+    assert!(found.file == first_file || found.file == mine);
 }

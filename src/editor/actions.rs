@@ -524,7 +524,7 @@ impl EditorApp {
 
     /// Puts `other` in place of this editor, keeping what belongs to the session: recent
     /// files, messages, the file chooser.
-    fn replace_with(&mut self, other: Self) {
+    pub(super) fn replace_with(&mut self, other: Self) {
         // The tree being replaced was saved or let go: its recovery file goes.
         self.drop_recovery();
         let recovery = self.autosave.dir.take();
@@ -532,6 +532,8 @@ impl EditorApp {
         let messages = std::mem::take(&mut self.messages);
         let (chooser, why) = (self.chooser, self.chooser_why.take());
         let ran = std::mem::take(&mut self.ran);
+        let breakpoints = std::mem::take(&mut self.breakpoints);
+        let settings = std::mem::take(&mut self.settings);
         // A new tree stays in the project it was made in; a file opened keeps the project
         // given on the command line.
         let project = std::mem::replace(
@@ -549,6 +551,8 @@ impl EditorApp {
             chooser_why: why,
             sized: self.sized,
             ran,
+            breakpoints,
+            settings,
             ..other
         };
         if keep {
@@ -559,32 +563,45 @@ impl EditorApp {
             self.reload_kinds();
         }
         self.autosave.dir = recovery;
+        self.mark_open();
         self.offer_recovery();
+        self.load_breakpoints();
     }
 
     fn save(&mut self) {
         match self.doc.path().map(Path::to_owned) {
             Some(p) => {
-                self.save_to(&p);
+                self.save_checked(&p);
             }
             None => self.choose(Purpose::SaveTree),
         }
     }
 
     /// Saves to `path` (temporary file and rename) and makes it the document's file; the
-    /// simulation keeps its scenario, running the tree under its new name.
+    /// simulation keeps its scenario, running the tree under its new name. A read-only
+    /// file is left as it is, and Save As offered.
     pub fn save_to(&mut self, path: &Path) -> bool {
         match save_tree(path, self.doc.tree()) {
-            Ok(()) => {
-                self.doc.mark_saved(path);
+            Ok(stamp) => {
+                let moved = self.doc.path() != Some(path);
+                self.doc.mark_saved(path, stamp);
                 self.say(format!("Saved {}", path.display()));
                 self.remember(path);
+                if moved {
+                    self.watch_file();
+                    self.mark_open();
+                }
                 // Saved into another project's folder: its node libraries from now on.
                 if self.project.moved_to(path) {
                     self.reload_kinds();
                 }
                 self.validate();
                 true
+            }
+            Err(e @ crate::io::LoadError::ReadOnly { .. }) => {
+                self.say_problem(e.to_string());
+                self.choose(Purpose::SaveTree);
+                false
             }
             Err(e) => {
                 self.say_problem(e.to_string());

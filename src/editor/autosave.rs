@@ -1,6 +1,8 @@
 //! Autosave and recovery: unsaved work is written to a recovery file a few seconds after
 //! each change ([`crate::io::RecoveryDir`]); saving, undoing back to the saved state,
-//! discarding or a clean close removes it. Opening a tree that has one offers to restore it.
+//! discarding or a clean close removes it. Opening a tree that has one offers to restore it,
+//! saying when its file changed on disk since and what the work changes from the file.
+//! The tree's file is marked open, so that a second editor on it says which has it.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -8,7 +10,10 @@ use std::time::Duration;
 use eframe::egui;
 
 use super::EditorApp;
-use crate::io::{Recovered, RecoveryDir};
+use crate::io::{OpenMark, Recovered, RecoveryDir};
+
+/// How many lines of differences the recovery question shows at most.
+const DIFF_LINES: usize = 400;
 
 /// Seconds from a change to the writing of the recovery file.
 pub const AUTOSAVE_SECONDS: f64 = 3.0;
@@ -24,6 +29,11 @@ pub(super) struct Autosave {
     due: Option<f64>,
     /// Recovered work waiting for the user's answer.
     pub(super) offer: Option<Recovered>,
+    /// When the offered work's file changed on disk since the work started: what the work
+    /// changes from the file as it is now (diff lines).
+    stale: Option<Vec<String>>,
+    /// The mark that this editor has the tree's file open.
+    mark: Option<OpenMark>,
 }
 
 impl EditorApp {
@@ -32,8 +42,28 @@ impl EditorApp {
     #[must_use]
     pub fn with_recovery(mut self, dir: RecoveryDir) -> Self {
         self.autosave.dir = Some(dir);
+        self.mark_open();
         self.offer_recovery();
         self
+    }
+
+    /// Marks the tree's file as open in this editor, saying which other editors have it
+    /// open too.
+    pub(super) fn mark_open(&mut self) {
+        self.autosave.mark = None;
+        let (Some(dir), Some(path)) = (&self.autosave.dir, self.doc.path()) else {
+            return;
+        };
+        let (mark, others) = dir.mark_open(path);
+        self.autosave.mark = mark;
+        if !others.is_empty() {
+            let pids: Vec<String> = others.iter().map(|o| o.pid.to_string()).collect();
+            let name = self.doc.name();
+            self.say_problem(format!(
+                "{name} is also open in another Arbor (process {}): what one saves, the other will be asked about before it saves",
+                pids.join(", ")
+            ));
+        }
     }
 
     /// The recovery file holding the unsaved work now, if one was written.
@@ -46,7 +76,15 @@ impl EditorApp {
         let Some(dir) = &self.autosave.dir else {
             return;
         };
-        self.autosave.offer = dir.find(self.doc.path()).filter(|r| {
+        let found = dir.find(self.doc.path());
+        for u in &found.unreadable {
+            self.say_problem(format!(
+                "A recovery file does not read ({}); it is kept as {}",
+                u.reason,
+                u.file.display()
+            ));
+        }
+        self.autosave.offer = found.found.filter(|r| {
             // Work that equals the tree as it is holds nothing to restore.
             let same = r.tree == *self.doc.tree();
             if same {
@@ -54,6 +92,12 @@ impl EditorApp {
             }
             !same
         });
+        self.autosave.stale = self
+            .autosave
+            .offer
+            .as_ref()
+            .filter(|r| r.changed_on_disk())
+            .map(|r| r.differences(self.doc.tree(), DIFF_LINES));
     }
 
     /// Removes the recovery file of the work being dropped (discarded, replaced, closed).
@@ -93,7 +137,7 @@ impl EditorApp {
         let Some(dir) = &self.autosave.dir else {
             return;
         };
-        match dir.write(self.doc.path(), self.doc.tree()) {
+        match dir.write(self.doc.path(), self.doc.disk(), self.doc.tree()) {
             Ok(file) => {
                 // Saved under a new name since: the old file goes.
                 if let Some((old, _)) = &self.autosave.written
@@ -128,12 +172,32 @@ impl EditorApp {
             _ => format!("{} hours ago", ago / 3600),
         };
         let mut choice = None;
+        let stale = self.autosave.stale.clone();
         egui::Modal::new(egui::Id::new("recovered-work")).show(ctx, |ui| {
+            ui.set_max_width(640.0);
             ui.heading("Recovered work");
             ui.label(format!(
                 "Arbor found changes to {name} that were not saved, written {when} (the editor was closed without saving them, or stopped)."
             ));
             ui.label(format!("They are kept in {}", offer.file.display()));
+            if let Some(diff) = &stale {
+                ui.colored_label(
+                    egui::Color32::from_rgb(235, 150, 60),
+                    format!("{name} changed on disk since this work began: restoring it and saving would drop that change. What the recovered work changes from the file as it is now:"),
+                );
+                egui::ScrollArea::vertical()
+                    .max_height(220.0)
+                    .show(ui, |ui| {
+                        for line in diff {
+                            let colour = match line.chars().next() {
+                                Some('+') => egui::Color32::from_rgb(120, 200, 120),
+                                Some('-') => egui::Color32::from_rgb(235, 120, 90),
+                                _ => ui.visuals().weak_text_color(),
+                            };
+                            ui.label(egui::RichText::new(line).monospace().color(colour));
+                        }
+                    });
+            }
             ui.horizontal(|ui| {
                 if ui.button("Restore").clicked() {
                     choice = Some(true);
@@ -147,6 +211,7 @@ impl EditorApp {
         let Some(offer) = self.autosave.offer.take() else {
             return;
         };
+        self.autosave.stale = None;
         if restore {
             self.doc.restore(offer.tree);
             // The file stays until the work is saved or discarded.

@@ -4,12 +4,16 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::io::Stamp;
 use crate::model::{Catalog, Edit, EditError, NodeId, Tree};
 
 /// The tree being edited, where it is saved, and its undo history.
 pub struct Document {
     tree: Tree,
     path: Option<PathBuf>,
+    /// What the file held when it was opened or last saved (none for a tree not read from
+    /// or written to its file).
+    disk: Option<Stamp>,
     /// Inverse edits, newest last, each with the revision of the state it restores.
     undo: Vec<(Edit, u64)>,
     /// Undone edits, newest last, each with the revision of the state it restores.
@@ -30,6 +34,7 @@ impl Document {
         Self {
             tree,
             path,
+            disk: None,
             undo: Vec::new(),
             redo: Vec::new(),
             revision: 0,
@@ -37,6 +42,16 @@ impl Document {
             next: 1,
             coalescing: None,
         }
+    }
+
+    /// Records what the file held when the tree was read from it.
+    pub fn read_from_disk(&mut self, disk: Stamp) {
+        self.disk = Some(disk);
+    }
+
+    /// What the file held when it was opened or last saved.
+    pub fn disk(&self) -> Option<Stamp> {
+        self.disk
     }
 
     /// The tree as edited.
@@ -78,9 +93,10 @@ impl Document {
         self.next += 1;
     }
 
-    /// Records that the tree as it is now is saved at `path`.
-    pub fn mark_saved(&mut self, path: &Path) {
+    /// Records that the tree as it is now is saved at `path`, which now holds `disk`.
+    pub fn mark_saved(&mut self, path: &Path, disk: Stamp) {
         self.path = Some(path.to_owned());
+        self.disk = Some(disk);
         self.saved = self.revision;
     }
 

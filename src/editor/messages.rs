@@ -50,6 +50,11 @@ impl Messages {
             .map(|(_, _, t)| t.as_str())
     }
 
+    /// Every message kept, oldest first.
+    pub fn all(&self) -> impl Iterator<Item = &str> {
+        self.list.iter().map(|(_, _, t)| t.as_str())
+    }
+
     /// The newest message, expired or not.
     pub fn last(&self) -> Option<&str> {
         self.list.last().map(|(_, _, t)| t.as_str())

@@ -11,6 +11,7 @@ mod actions;
 mod autosave;
 mod canvas;
 pub mod commands;
+mod disk;
 mod document;
 pub mod files;
 mod inspector;
@@ -18,6 +19,7 @@ mod layout;
 pub mod messages;
 mod panels;
 mod project;
+mod settings;
 mod simulate;
 mod viewer;
 
@@ -28,7 +30,7 @@ pub use document::Document;
 pub use simulate::SimPanel;
 pub use viewer::{Viewer, category_colour, status_colour};
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use eframe::egui;
@@ -81,9 +83,13 @@ pub struct EditorApp {
     /// Every command run in this session, oldest first (the last 100).
     ran: Vec<Command>,
     /// Breakpoints by tree file (kept in the editor's settings, never in the tree).
-    breakpoints: HashMap<String, Vec<(String, String)>>,
+    breakpoints: BTreeMap<String, Vec<(String, String)>>,
     /// Unsaved work written aside, and work recovered to offer.
     autosave: autosave::Autosave,
+    /// The tree's file as it is on disk, watched for changes by other programs.
+    disk: disk::Disk,
+    /// Where the settings are kept, and what was last written there.
+    settings: settings::Kept,
 }
 
 /// An action that would lose unsaved changes.
@@ -103,12 +109,6 @@ pub enum Pending {
 
 /// How many recent files File > Open Recent lists.
 pub const RECENT_MAX: usize = 8;
-
-/// The key of the recent-files list in the app's storage.
-const RECENT_KEY: &str = "arbor-recent-files";
-
-/// The key of the breakpoints (by tree file) in the app's storage.
-const BREAKPOINTS_KEY: &str = "arbor-breakpoints";
 
 /// The path of `asset` relative to the folder of `tree` (as SubTree assets are written),
 /// with `/` separators; an absolute path when there is no common folder or no tree file.
@@ -173,8 +173,10 @@ impl EditorApp {
             sim: None,
             sized: false,
             ran: Vec::new(),
-            breakpoints: HashMap::new(),
+            breakpoints: BTreeMap::new(),
             autosave: autosave::Autosave::default(),
+            disk: disk::Disk::default(),
+            settings: settings::Kept::default(),
         };
         app.validate();
         app.sim = Some(app.own_panel());
@@ -270,8 +272,12 @@ impl EditorApp {
     /// An editor on a file, with the node libraries of the project file `explicit` (else
     /// of the one found from the file's folder).
     pub fn open_in(path: &Path, explicit: Option<&Path>) -> Result<Self, crate::io::LoadError> {
-        let tree = crate::io::load_tree(path)?;
+        let (tree, stamp) = crate::io::load_tree_stamped(path)?;
+        // What a save stopped by a kill or a crash left beside it goes.
+        crate::io::remove_stale_temporaries(path);
         let mut app = Self::in_project(tree, Some(path.to_owned()), explicit);
+        app.doc.read_from_disk(stamp);
+        app.watch_file();
         app.remember(path);
         Ok(app)
     }
@@ -404,6 +410,11 @@ impl EditorApp {
     /// The status line's message now (empty when it says "Ready").
     pub fn status(&self) -> &str {
         self.messages.current().unwrap_or("")
+    }
+
+    /// Whether a message of the session (still kept) contains `part`.
+    pub fn said(&self, part: &str) -> bool {
+        self.messages.all().any(|m| m.contains(part))
     }
 
     /// The newest message of the session, expired or not.
@@ -578,24 +589,10 @@ impl EditorApp {
         &self.recent
     }
 
-    /// Sets the recent files (read from the app's storage at start).
+    /// Sets the recent files (as the settings file gives them at start).
     pub fn set_recent(&mut self, files: Vec<PathBuf>) {
         self.recent = files;
         self.recent.truncate(RECENT_MAX);
-    }
-
-    /// Reads what was kept from the last run (the recent files that still exist), after
-    /// the files this run has already opened.
-    pub fn restore(&mut self, storage: &dyn eframe::Storage) {
-        self.breakpoints = eframe::get_value(storage, BREAKPOINTS_KEY).unwrap_or_default();
-        self.load_breakpoints();
-        let mut recent: Vec<PathBuf> = eframe::get_value(storage, RECENT_KEY).unwrap_or_default();
-        recent.retain(|p| p.is_file());
-        for p in self.recent.iter().rev() {
-            recent.retain(|r| r != p);
-            recent.insert(0, p.clone());
-        }
-        self.set_recent(recent);
     }
 
     fn remember(&mut self, path: &Path) {
@@ -640,10 +637,12 @@ impl EditorApp {
         let ctx = ui.ctx().clone();
         self.fit_window(&ctx);
         self.poll_project(&ctx);
+        self.poll_disk(&ctx);
         if self.prompt.is_none()
             && !self.palette.open
             && self.pending.is_none()
             && self.autosave.offer.is_none()
+            && self.disk.conflict.is_none()
         {
             let (pressed, pasted) = commands::pressed(&ctx, self.canvas.space_panned());
             self.queue.extend(pressed);
@@ -660,6 +659,7 @@ impl EditorApp {
         }
         self.unsaved_prompt_ui(&ctx);
         self.recovery_prompt_ui(&ctx);
+        self.conflict_prompt_ui(&ctx);
         let mut palette = std::mem::take(&mut self.palette);
         if let Some(c) = palette.ui(&ctx, &*self) {
             self.queue.push(c);
@@ -693,6 +693,7 @@ impl EditorApp {
         egui::CentralPanel::default().show(ui, |ui| self.canvas_ui(ui));
         self.run_queue(&ctx);
         self.autosave(&ctx);
+        self.keep_settings(&ctx);
     }
 
     /// At the first frame, a window larger than its monitor is shrunk to fit it.
@@ -719,9 +720,8 @@ impl eframe::App for EditorApp {
         self.show(ui);
     }
 
-    fn save(&mut self, storage: &mut dyn eframe::Storage) {
-        eframe::set_value(storage, RECENT_KEY, &self.recent);
-        eframe::set_value(storage, BREAKPOINTS_KEY, &self.breakpoints);
+    fn on_exit(&mut self, _gl: Option<&eframe::glow::Context>) {
+        self.write_settings();
     }
 }
 
@@ -741,36 +741,42 @@ pub fn run(file: Option<&Path>, simulate: bool, project: Option<&Path>) -> Resul
     if let Some(s) = &mut app.sim {
         s.running = simulate;
     }
-    if let Some(dir) = crate::io::RecoveryDir::default_dir() {
-        app = app.with_recovery(crate::io::RecoveryDir::new(dir));
+    match crate::io::RecoveryDir::default_dir() {
+        Ok(dir) => app = app.with_recovery(crate::io::RecoveryDir::new(dir)),
+        Err(why) => app.say_problem(format!("Autosave is off: {why}")),
     }
-    // Window size and position, panel sizes (egui's memory) and the recent files are kept
-    // between runs in the platform's app-data folder.
+    match crate::io::SettingsFile::default_path() {
+        Ok(file) => app = app.with_settings(crate::io::SettingsFile::new(file)),
+        Err(why) => app.say_problem(format!("Settings are not kept between runs: {why}")),
+    }
+    // The window opens as it was last (Arbor's settings file keeps it, with the recent
+    // files, the breakpoints and the zoom).
+    let size = app
+        .kept_window()
+        .map_or([1400.0, 860.0], |w| [w.width, w.height]);
     let mut viewport = egui::ViewportBuilder::default()
-        .with_inner_size([1400.0, 860.0])
+        .with_inner_size(size)
         .with_min_inner_size([640.0, 420.0])
         .with_app_id("arbor")
         .with_title(app.title());
+    if let Some(crate::io::Window {
+        x: Some(x),
+        y: Some(y),
+        ..
+    }) = app.kept_window()
+    {
+        viewport = viewport.with_position([x, y]);
+    }
     if let Some(icon) = icon() {
         viewport = viewport.with_icon(icon);
     }
+    // eframe keeps nothing: its own settings file is not read or written.
     let options = eframe::NativeOptions {
         viewport,
-        persist_window: true,
         ..Default::default()
     };
-    eframe::run_native(
-        "Arbor",
-        options,
-        Box::new(|cc| {
-            let mut app = app;
-            if let Some(storage) = cc.storage {
-                app.restore(storage);
-            }
-            Ok(Box::new(app))
-        }),
-    )
-    .map_err(|e| format!("cannot open the editor window: {e}"))
+    eframe::run_native("Arbor", options, Box::new(|_cc| Ok(Box::new(app))))
+        .map_err(|e| format!("cannot open the editor window: {e}"))
 }
 
 /// Whether an edit changes what the canvas graph holds (nodes, links or positions), so the

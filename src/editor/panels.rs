@@ -302,7 +302,12 @@ impl EditorApp {
             Some(0) => {
                 match self.doc.path().map(Path::to_owned) {
                     Some(p) => {
-                        self.save_to(&p);
+                        if !self.save_checked(&p) && self.disk.conflict.is_some() {
+                            // The file changed on disk: that question first; the action
+                            // is asked for again once it is answered.
+                            self.pending = None;
+                            return;
+                        }
                     }
                     None => {
                         self.pending = None;

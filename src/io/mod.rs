@@ -7,19 +7,23 @@ mod canonical;
 mod files;
 mod format;
 mod library;
+mod process;
 mod project;
 mod recovery;
+mod settings;
 mod watch;
 
 pub use canonical::to_canonical_json;
 pub use files::TreeFiles;
 pub use format::{Header, TREE_FORMAT, TREE_VERSION, parse_tree, read_header, tree_to_string};
 pub use library::{LIBRARY_FORMAT, LIBRARY_VERSION, Library, LibraryDrift, Problem, parse_library};
+pub use process::Owner;
 pub use project::{
     PROJECT_FILE, PROJECT_FORMAT, PROJECT_VERSION, Project, ProjectCatalog, check_library,
     find_project, parse_project, project_for,
 };
-pub use recovery::{RECOVERY_FORMAT, Recovered, RecoveryDir};
+pub use recovery::{OpenMark, RECOVERY_FORMAT, Recovered, Recoveries, RecoveryDir, Unreadable};
+pub use settings::{SETTINGS_FORMAT, Settings, SettingsFile, Window};
 pub use watch::FileWatch;
 
 use std::path::{Path, PathBuf};
@@ -66,6 +70,15 @@ pub enum LoadError {
         /// Which node and what.
         source: StructureError,
     },
+    /// The file is read-only: it is left as it is.
+    #[error(
+        "{}: not written: the file is read-only (no write permission); make it writable (check it out) or save elsewhere",
+        path.display()
+    )]
+    ReadOnly {
+        /// The file.
+        path: PathBuf,
+    },
     /// The file could not be written.
     #[error("{}: cannot save: {source}", path.display())]
     Write {
@@ -78,6 +91,39 @@ pub enum LoadError {
 
 /// The largest file Arbor reads (a tree, a scenario, a SubTree asset): 64 MiB.
 pub const MAX_FILE_BYTES: u64 = 64 << 20;
+
+/// What a file held when it was read or written: its length and a hash of its bytes. Two
+/// stamps differ when the content differs, whatever the file's times say.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Stamp {
+    /// The length in bytes.
+    pub len: u64,
+    /// FNV-1a of the bytes (stable across runs and builds).
+    pub hash: u64,
+}
+
+impl Stamp {
+    /// The stamp of these bytes.
+    pub fn of(bytes: &[u8]) -> Self {
+        Self {
+            len: bytes.len() as u64,
+            hash: fnv(bytes),
+        }
+    }
+
+    /// The stamp of the file at `path` as it is now; `None` when there is no file there
+    /// or it cannot be read as text.
+    pub fn read(path: &Path) -> Option<Self> {
+        read_text(path).ok().map(|t| Self::of(t.as_bytes()))
+    }
+}
+
+/// FNV-1a: a stable hash, the same in every run and build.
+pub(crate) fn fnv(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
 
 /// Reads a text file that must be a regular file of at most [`MAX_FILE_BYTES`]; a folder,
 /// a device, a FIFO or a socket is refused at once, before any read, saying which it is.
@@ -165,11 +211,17 @@ pub fn same_file(a: &Path, b: &Path) -> bool {
 
 /// Reads and parses a tree file (no validation: see [`TreeFiles::validate_file`]).
 pub fn load_tree(path: &Path) -> Result<Tree, LoadError> {
+    load_tree_stamped(path).map(|(tree, _)| tree)
+}
+
+/// Reads and parses a tree file, with the stamp of what the file held: the editor keeps
+/// it to see whether the file changed on disk since.
+pub fn load_tree_stamped(path: &Path) -> Result<(Tree, Stamp), LoadError> {
     let text = read_text(path).map_err(|e| LoadError::Read {
         path: path.to_owned(),
         source: Arc::new(e),
     })?;
-    parse_tree(&text, path)
+    Ok((parse_tree(&text, path)?, Stamp::of(text.as_bytes())))
 }
 
 /// The canonical text of `tree`, checked to load back to the same tree; `path` names
@@ -191,22 +243,129 @@ pub fn round_trip(tree: &Tree, path: &Path) -> Result<String, LoadError> {
 
 /// Saves a tree in canonical form, checked to load back to the same tree: written to a
 /// temporary file in the same folder, then renamed over the target, so a crash never
-/// leaves a half-written asset.
-pub fn save_tree(path: &Path, tree: &Tree) -> Result<(), LoadError> {
-    write_atomically(path, round_trip(tree, path)?.as_bytes())
+/// leaves a half-written asset. Returns the stamp of what was written.
+pub fn save_tree(path: &Path, tree: &Tree) -> Result<Stamp, LoadError> {
+    let text = round_trip(tree, path)?;
+    write_atomically(path, text.as_bytes())?;
+    Ok(Stamp::of(text.as_bytes()))
 }
 
 /// Writes bytes to `path` through a temporary file in the same folder and a rename.
 /// A symlink is followed: the file it points to is written, and the link stays. The
-/// file keeps its permissions, and the folder is synced after the rename.
+/// file keeps its permissions, and the folder is synced after the rename. A read-only
+/// file is refused ([`LoadError::ReadOnly`]) and left as it is.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), LoadError> {
     let shown = path;
     let resolved = std::fs::canonicalize(path).ok();
     let path = resolved.as_deref().unwrap_or(path);
+    if std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().readonly()) {
+        return Err(LoadError::ReadOnly {
+            path: shown.to_owned(),
+        });
+    }
     write_file(path, bytes).map_err(|e| LoadError::Write {
         path: shown.to_owned(),
         source: Arc::new(e),
     })
+}
+
+/// Writes one of Arbor's own files (a recovery file, the settings) through a temporary
+/// file and a rename, never through a link: when something other than a regular file is
+/// at `path` (a symlink, a FIFO, a device, a folder), nothing is written and the error
+/// says what is there.
+pub fn write_own_file(path: &Path, bytes: &[u8]) -> Result<(), LoadError> {
+    if let Ok(meta) = std::fs::symlink_metadata(path) {
+        let kind = meta.file_type();
+        if !kind.is_file() {
+            let what = if kind.is_symlink() {
+                "a symbolic link"
+            } else if kind.is_dir() {
+                "a folder"
+            } else {
+                special_kind(&kind)
+            };
+            return Err(LoadError::Write {
+                path: path.to_owned(),
+                source: Arc::new(std::io::Error::other(format!(
+                    "{what} is there, not a file Arbor wrote; it is left as it is"
+                ))),
+            });
+        }
+    }
+    write_file(path, bytes).map_err(|e| LoadError::Write {
+        path: path.to_owned(),
+        source: Arc::new(e),
+    })
+}
+
+/// Checks the header of one of Arbor's own files (a recovery file, the settings): its
+/// `format` must be `want`, its `version` the one this Arbor reads.
+pub(crate) fn check_own_header(
+    format: &str,
+    version: u64,
+    want: &str,
+    reads: u64,
+) -> Result<(), String> {
+    if format != want {
+        return Err(format!("its format is \"{format}\", not \"{want}\""));
+    }
+    if version != reads {
+        return Err(format!(
+            "it is version {version}; this Arbor reads version {reads}"
+        ));
+    }
+    Ok(())
+}
+
+/// Renames a file that does not read aside, to `NAME.unreadable` (or `NAME.N.unreadable`
+/// when that is taken), so that it is kept and never written over; where it went, or
+/// `None` when it could not be moved.
+pub(crate) fn set_aside(file: &Path) -> Option<PathBuf> {
+    (0..100).find_map(|n| {
+        let aside = PathBuf::from(match n {
+            0 => format!("{}.unreadable", file.display()),
+            n => format!("{}.{n}.unreadable", file.display()),
+        });
+        (std::fs::symlink_metadata(&aside).is_err() && std::fs::rename(file, &aside).is_ok())
+            .then_some(aside)
+    })
+}
+
+/// The temporary file a process writes `name` through, in the same folder.
+fn temporary_name(name: &str, pid: u32) -> String {
+    format!(".{name}.{pid}.tmp")
+}
+
+/// Removes the temporary files left beside `path` by Arbor processes that were stopped
+/// while saving it (a kill, a crash, a power cut); those of running processes stay.
+pub fn remove_stale_temporaries(path: &Path) {
+    let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
+        return;
+    };
+    let dir = if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    };
+    let prefix = format!(".{}.", name.to_string_lossy());
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let file = entry.file_name();
+        let file = file.to_string_lossy();
+        let Some(pid) = file
+            .strip_prefix(&prefix)
+            .and_then(|rest| rest.strip_suffix(".tmp"))
+            .and_then(|pid| pid.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let owner = Owner { pid, started: 0 };
+        if pid == std::process::id() || !owner.is_alive() {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
 }
 
 fn write_file(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
@@ -219,10 +378,21 @@ fn write_file(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "tree".into());
-    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    remove_stale_temporaries(&dir.join(&name));
+    let tmp = dir.join(temporary_name(&name, std::process::id()));
     let permissions = std::fs::metadata(path).ok().map(|m| m.permissions());
     let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
+        // A new file: whatever was planted at the temporary name (a link) is not followed.
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)
+            .map_err(|e| {
+                std::io::Error::new(
+                    e.kind(),
+                    format!("cannot make a file in the folder {}: {e}", dir.display()),
+                )
+            })?;
         f.write_all(bytes)?;
         if let Some(p) = permissions {
             f.set_permissions(p)?;

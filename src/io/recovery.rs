@@ -1,23 +1,37 @@
 //! Recovery files: the editor writes unsaved work aside every few seconds of editing, so a
-//! crash or a kill loses at most those seconds. A file per tree being edited, in one
-//! folder; a clean close, a save or a discard removes it. The next start that opens the
-//! same tree (or, for an untitled tree, starts without a file) offers to restore it.
+//! crash or a kill loses at most those seconds. One file per tree and editor process, in
+//! one folder, so that two editors on one tree never write over each other's work; a
+//! clean close, a save or a discard removes it. The next start that opens the same tree
+//! (or, for an untitled tree, starts without a file) offers the work of editors that no
+//! longer run.
+//!
+//! The folder also holds a mark per tree open in an editor, so that a second editor on
+//! the same tree can say which process has it open; a mark left by a process that no
+//! longer runs is ignored and removed.
+//!
+//! Nothing in the folder is written through a link or over a special file, and a file
+//! that does not read as a recovery file is reported and set aside, never overwritten.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use super::{LoadError, parse_tree, read_text, tree_to_string, write_atomically};
+use super::{LoadError, Owner, Stamp, fnv, parse_tree, read_text, tree_to_string, write_own_file};
 use crate::model::Tree;
 
 /// The `format` header of a recovery file.
 pub const RECOVERY_FORMAT: &str = "arbor.recovery";
 
+/// The version of recovery files this Arbor writes and reads.
+const RECOVERY_VERSION: u64 = 1;
+
 /// The folder of recovery files.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RecoveryDir {
     dir: PathBuf,
+    /// The process whose work this writes (this one, but for tests).
+    owner: Owner,
 }
 
 /// Unsaved work found in a recovery file.
@@ -29,8 +43,30 @@ pub struct Recovered {
     pub path: Option<PathBuf>,
     /// When it was written, in seconds since the Unix epoch.
     pub written: u64,
+    /// The editor process that wrote it (none in files of older editors).
+    pub owner: Option<Owner>,
+    /// What the tree's file held when the work on it started, if it had a file.
+    pub base: Option<Stamp>,
     /// The tree as it was then.
     pub tree: Tree,
+}
+
+/// A file in the recovery folder that does not read as a recovery file: set aside.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unreadable {
+    /// Where it is now (renamed aside with `.unreadable`, unless it could not be).
+    pub file: PathBuf,
+    /// Why it does not read.
+    pub reason: String,
+}
+
+/// What the recovery folder holds for a tree.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Recoveries {
+    /// The newest unsaved work of an editor that no longer runs.
+    pub found: Option<Recovered>,
+    /// The files that did not read, each set aside.
+    pub unreadable: Vec<Unreadable>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -39,28 +75,62 @@ struct RecoveryFile {
     version: u64,
     path: Option<PathBuf>,
     written: u64,
+    #[serde(default)]
+    owner: Option<Owner>,
+    #[serde(default)]
+    base: Option<Stamp>,
     /// The tree file's canonical text.
     tree: String,
 }
 
-/// FNV-1a: a stable name for a path, the same in every run and build.
-fn fnv(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-    })
+/// An open-file mark's content.
+#[derive(Serialize, Deserialize)]
+struct MarkFile {
+    owner: Owner,
+    path: PathBuf,
+}
+
+/// A tree file marked as open in this editor: the mark goes when this is dropped.
+#[derive(Debug)]
+pub struct OpenMark {
+    file: PathBuf,
+}
+
+impl Drop for OpenMark {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.file);
+    }
+}
+
+/// `path` as one name for the file: its real path where it exists, else made absolute.
+fn identity(path: &Path) -> PathBuf {
+    std::fs::canonicalize(path)
+        .unwrap_or_else(|_| std::path::absolute(path).unwrap_or_else(|_| path.to_owned()))
 }
 
 impl RecoveryDir {
     /// Recovery files in `dir` (made when the first one is written).
     pub fn new(dir: impl Into<PathBuf>) -> Self {
-        Self { dir: dir.into() }
+        Self {
+            dir: dir.into(),
+            owner: Owner::current(),
+        }
+    }
+
+    /// The same folder, writing as if `owner` were the process writing (for tests that
+    /// play a second editor).
+    #[must_use]
+    pub fn as_owner(mut self, owner: Owner) -> Self {
+        self.owner = owner;
+        self
     }
 
     /// The usual folder: `$ARBOR_RECOVERY_DIR` when set, else `arbor/recovery` in the
-    /// user's data folder (`$XDG_DATA_HOME`, or `~/.local/share`).
-    pub fn default_dir() -> Option<PathBuf> {
+    /// user's data folder (`$XDG_DATA_HOME`, or `~/.local/share`). `Err` says why there is
+    /// none.
+    pub fn default_dir() -> Result<PathBuf, String> {
         if let Some(dir) = std::env::var_os("ARBOR_RECOVERY_DIR").filter(|d| !d.is_empty()) {
-            return Some(PathBuf::from(dir));
+            return Ok(PathBuf::from(dir));
         }
         let data = std::env::var_os("XDG_DATA_HOME")
             .filter(|d| !d.is_empty())
@@ -68,9 +138,13 @@ impl RecoveryDir {
             .or_else(|| {
                 std::env::var_os("HOME")
                     .or_else(|| std::env::var_os("USERPROFILE"))
+                    .filter(|d| !d.is_empty())
                     .map(|h| PathBuf::from(h).join(".local/share"))
+            })
+            .ok_or_else(|| {
+                "neither HOME nor XDG_DATA_HOME is set, so there is no folder to keep it in (set ARBOR_RECOVERY_DIR to choose one)".to_owned()
             })?;
-        Some(data.join("arbor").join("recovery"))
+        Ok(data.join("arbor").join("recovery"))
     }
 
     /// The folder.
@@ -78,86 +152,124 @@ impl RecoveryDir {
         &self.dir
     }
 
-    /// The recovery file for the tree saved at `path`, or for an untitled tree of this
-    /// process.
-    pub fn file_for(&self, path: Option<&Path>) -> PathBuf {
-        let name = match path {
+    /// The start of the names of the files kept for the tree at `path`.
+    fn stem_for(path: Option<&Path>) -> String {
+        match path {
             Some(p) => {
-                let full = std::path::absolute(p).unwrap_or_else(|_| p.to_owned());
                 let stem = p
                     .file_stem()
                     .map_or_else(|| "tree".into(), |s| s.to_string_lossy().into_owned());
-                format!(
-                    "{stem}-{:016x}.json",
-                    fnv(full.as_os_str().as_encoded_bytes())
-                )
+                let key = identity(p);
+                format!("{stem}-{:016x}", fnv(key.as_os_str().as_encoded_bytes()))
             }
-            None => format!("untitled-{}.json", std::process::id()),
-        };
-        self.dir.join(name)
+            None => "untitled".into(),
+        }
     }
 
-    /// Writes `tree` (saved at `path`, if it has a file) to its recovery file, through a
-    /// temporary file and a rename; returns that file.
-    pub fn write(&self, path: Option<&Path>, tree: &Tree) -> Result<PathBuf, LoadError> {
-        let file = self.file_for(path);
+    /// The recovery file this process writes for the tree saved at `path`, or for its
+    /// untitled tree.
+    pub fn file_for(&self, path: Option<&Path>) -> PathBuf {
+        self.dir
+            .join(format!("{}.{}.json", Self::stem_for(path), self.owner.pid))
+    }
+
+    fn make_dir(&self) -> Result<(), LoadError> {
         std::fs::create_dir_all(&self.dir).map_err(|e| LoadError::Write {
             path: self.dir.clone(),
             source: Arc::new(e),
-        })?;
+        })
+    }
+
+    /// Writes `tree` (saved at `path`, if it has a file, which held `base` when the work
+    /// started) to this process's recovery file for it, through a temporary file and a
+    /// rename; returns that file. Nothing is written through a link or over a special file.
+    pub fn write(
+        &self,
+        path: Option<&Path>,
+        base: Option<Stamp>,
+        tree: &Tree,
+    ) -> Result<PathBuf, LoadError> {
+        let file = self.file_for(path);
+        self.make_dir()?;
         let written = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_secs());
         let record = RecoveryFile {
             format: RECOVERY_FORMAT.into(),
-            version: 1,
+            version: RECOVERY_VERSION,
             path: path.map(|p| std::path::absolute(p).unwrap_or_else(|_| p.to_owned())),
             written,
+            owner: Some(self.owner),
+            base,
             tree: tree_to_string(tree),
         };
         // Plain strings, numbers and paths: serialising cannot fail.
         let text = serde_json::to_string_pretty(&record).unwrap_or_default();
-        write_atomically(&file, text.as_bytes())?;
+        write_own_file(&file, text.as_bytes())?;
         Ok(file)
     }
 
     /// The newest unsaved work for the tree saved at `path` (by any spelling of it), or,
-    /// for `None`, for any untitled tree. Files that do not read as recovery files are
-    /// left alone.
-    pub fn find(&self, path: Option<&Path>) -> Option<Recovered> {
-        let entries = std::fs::read_dir(&self.dir).ok()?;
-        let mut found: Option<Recovered> = None;
+    /// for `None`, for any untitled tree, left by an editor that no longer runs (or by this
+    /// process); work of editors still running is theirs and is left alone. Files that do
+    /// not read are set aside and listed.
+    pub fn find(&self, path: Option<&Path>) -> Recoveries {
+        let mut out = Recoveries::default();
+        let Ok(entries) = std::fs::read_dir(&self.dir) else {
+            return out;
+        };
         for entry in entries.flatten() {
             let file = entry.path();
             if file.extension().is_none_or(|e| e != "json") {
                 continue;
             }
-            let Some(r) = Self::read(&file) else { continue };
+            let r = match Self::read(&file) {
+                Ok(r) => r,
+                Err(reason) => {
+                    out.unreadable.push(set_aside(&file, reason));
+                    continue;
+                }
+            };
             let same = match (path, &r.path) {
                 (Some(p), Some(q)) => super::same_file(p, q),
                 (None, None) => true,
                 _ => false,
             };
-            if same && found.as_ref().is_none_or(|f| r.written > f.written) {
-                found = Some(r);
+            let theirs = r
+                .owner
+                .is_some_and(|o| o.pid != self.owner.pid && o.is_alive());
+            if same && !theirs && out.found.as_ref().is_none_or(|f| r.written > f.written) {
+                out.found = Some(r);
             }
         }
-        found
+        out.unreadable.sort_by(|a, b| a.file.cmp(&b.file));
+        out
     }
 
-    /// A recovery file's content, if it is one and its tree loads.
-    pub fn read(file: &Path) -> Option<Recovered> {
-        let text = read_text(file).ok()?;
-        let record: RecoveryFile = serde_json::from_str(&text).ok()?;
-        if record.format != RECOVERY_FORMAT {
-            return None;
+    /// A recovery file's content; `Err` says why it is not one (a link or a special file,
+    /// not JSON, another format, an unknown version, a tree that does not load).
+    pub fn read(file: &Path) -> Result<Recovered, String> {
+        let meta = std::fs::symlink_metadata(file).map_err(|e| e.to_string())?;
+        if meta.file_type().is_symlink() {
+            return Err("it is a symbolic link, not a file Arbor wrote".into());
         }
+        let text = read_text(file).map_err(|e| e.to_string())?;
+        let record: RecoveryFile =
+            serde_json::from_str(&text).map_err(|e| format!("not a recovery file: {e}"))?;
+        super::check_own_header(
+            &record.format,
+            record.version,
+            RECOVERY_FORMAT,
+            RECOVERY_VERSION,
+        )?;
         let shown = record.path.clone().unwrap_or_else(|| file.to_owned());
-        let tree = parse_tree(&record.tree, &shown).ok()?;
-        Some(Recovered {
+        let tree = parse_tree(&record.tree, &shown).map_err(|e| e.to_string())?;
+        Ok(Recovered {
             file: file.to_owned(),
             path: record.path,
             written: record.written,
+            owner: record.owner,
+            base: record.base,
             tree,
         })
     }
@@ -165,5 +277,99 @@ impl RecoveryDir {
     /// Removes a recovery file (one already gone is fine).
     pub fn remove(file: &Path) {
         let _ = std::fs::remove_file(file);
+    }
+
+    /// Marks the tree at `path` as open in this editor, and lists the other editors that
+    /// have it open; marks of editors that no longer run are removed. The mark is `None`
+    /// when it could not be written (the folder is read-only, say).
+    pub fn mark_open(&self, path: &Path) -> (Option<OpenMark>, Vec<Owner>) {
+        let stem = Self::stem_for(Some(path));
+        let mut others = Vec::new();
+        if let Ok(entries) = std::fs::read_dir(&self.dir) {
+            for entry in entries.flatten() {
+                let name = entry.file_name();
+                let name = name.to_string_lossy();
+                let Some(pid) = name
+                    .strip_prefix(&stem)
+                    .and_then(|r| r.strip_prefix('.'))
+                    .and_then(|r| r.strip_suffix(".open"))
+                else {
+                    continue;
+                };
+                if pid.parse::<u32>().is_err() || !entry.file_type().is_ok_and(|t| t.is_file()) {
+                    continue;
+                }
+                let mark = read_text(&entry.path())
+                    .ok()
+                    .and_then(|t| serde_json::from_str::<MarkFile>(&t).ok());
+                match mark {
+                    Some(m) if m.owner.pid == self.owner.pid => {}
+                    Some(m) if m.owner.is_alive() => others.push(m.owner),
+                    _ => RecoveryDir::remove(&entry.path()),
+                }
+            }
+        }
+        others.sort_by_key(|o| o.pid);
+        let file = self.dir.join(format!("{stem}.{}.open", self.owner.pid));
+        let record = MarkFile {
+            owner: self.owner,
+            path: identity(path),
+        };
+        let text = serde_json::to_string_pretty(&record).unwrap_or_default();
+        let mark = (self.make_dir().is_ok() && write_own_file(&file, text.as_bytes()).is_ok())
+            .then_some(OpenMark { file });
+        (mark, others)
+    }
+}
+
+/// Sets aside a file of the folder that does not read; a link is left where it is.
+fn set_aside(file: &Path, reason: String) -> Unreadable {
+    let is_link = std::fs::symlink_metadata(file).is_ok_and(|m| m.file_type().is_symlink());
+    let moved = if is_link {
+        None
+    } else {
+        super::set_aside(file)
+    };
+    Unreadable {
+        file: moved.unwrap_or_else(|| file.to_owned()),
+        reason,
+    }
+}
+
+impl Recovered {
+    /// Whether the tree's file changed on disk since the work on it started (its content
+    /// now is not what it was then); false for work without a file or an older record.
+    pub fn changed_on_disk(&self) -> bool {
+        match (&self.path, self.base) {
+            (Some(p), Some(base)) => Stamp::read(p) != Some(base),
+            _ => false,
+        }
+    }
+
+    /// What the recovered tree changes from `other` (the file as it is on disk now), as
+    /// the lines of a unified diff of their canonical texts: at most `max` lines, the last
+    /// saying how many more there are.
+    pub fn differences(&self, other: &Tree, max: usize) -> Vec<String> {
+        let (old, new) = (tree_to_string(other), tree_to_string(&self.tree));
+        let diff = similar::TextDiff::from_lines(&old, &new);
+        let mut lines: Vec<String> = Vec::new();
+        for group in diff.grouped_ops(1) {
+            for op in group {
+                for change in diff.iter_changes(&op) {
+                    let sign = match change.tag() {
+                        similar::ChangeTag::Delete => '-',
+                        similar::ChangeTag::Insert => '+',
+                        similar::ChangeTag::Equal => ' ',
+                    };
+                    lines.push(format!("{sign} {}", change.value().trim_end()));
+                }
+            }
+        }
+        if lines.len() > max {
+            let more = lines.len() - max;
+            lines.truncate(max);
+            lines.push(format!("… and {more} more lines"));
+        }
+        lines
     }
 }

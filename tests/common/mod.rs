@@ -6,6 +6,20 @@ pub mod exercise;
 
 use std::path::{Path, PathBuf};
 
+/// The editor in a 1400 × 860 test window with the in-app file chooser, after its
+/// first frames.
+#[cfg(feature = "gui")]
+pub fn harness(
+    mut app: arbor::editor::EditorApp,
+) -> egui_kittest::Harness<'static, arbor::editor::EditorApp> {
+    app.set_chooser(arbor::editor::files::Chooser::InApp);
+    let mut h = egui_kittest::Harness::builder()
+        .with_size(eframe::egui::vec2(1400.0, 860.0))
+        .build_eframe(|_cc| app);
+    h.run_steps(4);
+    h
+}
+
 /// The repository's root folder.
 pub fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -73,23 +87,4 @@ pub fn copy_samples(dir: &Path, files: &[&str]) {
     for f in files {
         std::fs::copy(repo().join("sample_trees").join(f), dir.join(f)).unwrap();
     }
-}
-
-/// The app-data store eframe gives an app, in memory.
-#[cfg(feature = "gui")]
-#[derive(Default)]
-pub struct MemStorage(std::collections::HashMap<String, String>);
-
-#[cfg(feature = "gui")]
-impl eframe::Storage for MemStorage {
-    fn get_string(&self, key: &str) -> Option<String> {
-        self.0.get(key).cloned()
-    }
-    fn set_string(&mut self, key: &str, value: String) {
-        self.0.insert(key.to_owned(), value);
-    }
-    fn remove_string(&mut self, key: &str) {
-        self.0.remove(key);
-    }
-    fn flush(&mut self) {}
 }

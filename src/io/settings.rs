@@ -1,0 +1,217 @@
+//! The editor's settings between runs (recent files, breakpoints, the window, the zoom):
+//! one small JSON file of Arbor's own, read only when it is a regular file of bounded
+//! size, every value checked, and written through a temporary file and a rename. A file
+//! that does not read is set aside (`settings.json.unreadable`) and the user told; a
+//! value out of range is reset and the user told; nothing in it can stop the editor.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::{LoadError, read_text, write_own_file};
+
+/// The `format` header of the settings file.
+pub const SETTINGS_FORMAT: &str = "arbor.settings";
+
+const SETTINGS_VERSION: u64 = 1;
+
+/// The largest settings file read: 1 MiB.
+const MAX_SETTINGS_BYTES: usize = 1 << 20;
+
+/// How many recent files are kept.
+const RECENT_MAX: usize = 10;
+
+/// The range of the editor's zoom (egui's zoom factor).
+const ZOOM: std::ops::RangeInclusive<f32> = 0.5..=3.0;
+
+/// The range of a window side, in points.
+const SIDE: std::ops::RangeInclusive<f32> = 200.0..=16_384.0;
+
+/// What the editor keeps between runs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Settings {
+    /// Files opened or saved lately, newest first.
+    pub recent: Vec<PathBuf>,
+    /// Breakpoints by tree file: (node id, when) pairs.
+    pub breakpoints: BTreeMap<String, Vec<(String, String)>>,
+    /// The window, as it was last.
+    pub window: Option<Window>,
+    /// The editor's zoom (1 is 100 %).
+    pub zoom: f32,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Self {
+            recent: Vec::new(),
+            breakpoints: BTreeMap::new(),
+            window: None,
+            zoom: 1.0,
+        }
+    }
+}
+
+/// The editor's window: its inner size and, where known, its place on the screen.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Window {
+    /// Inner width, in points.
+    pub width: f32,
+    /// Inner height, in points.
+    pub height: f32,
+    /// Where its outer left edge was.
+    pub x: Option<f32>,
+    /// Where its outer top edge was.
+    pub y: Option<f32>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct SettingsRecord {
+    format: String,
+    version: u64,
+    #[serde(flatten)]
+    settings: Settings,
+}
+
+impl Settings {
+    /// The settings with every value in range; says what was reset.
+    fn checked(mut self, problems: &mut Vec<String>) -> Self {
+        if !ZOOM.contains(&self.zoom) {
+            problems.push(format!(
+                "the zoom {} is out of range ({} to {}); reset to 100 %",
+                self.zoom,
+                ZOOM.start(),
+                ZOOM.end()
+            ));
+            self.zoom = 1.0;
+        }
+        if let Some(w) = self.window {
+            let place_ok = |v: Option<f32>| v.is_none_or(|v| v.is_finite() && v.abs() <= 100_000.0);
+            if !(SIDE.contains(&w.width)
+                && SIDE.contains(&w.height)
+                && place_ok(w.x)
+                && place_ok(w.y))
+            {
+                problems.push(format!(
+                    "the window size {} × {} or place is out of range; the default is used",
+                    w.width, w.height
+                ));
+                self.window = None;
+            }
+        }
+        self.recent.truncate(RECENT_MAX);
+        self
+    }
+}
+
+/// Where the settings are kept.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SettingsFile {
+    path: PathBuf,
+}
+
+impl SettingsFile {
+    /// The settings at `path`.
+    pub fn new(path: impl Into<PathBuf>) -> Self {
+        Self { path: path.into() }
+    }
+
+    /// The usual file: `$ARBOR_SETTINGS` when set, else `arbor/settings.json` in the user's
+    /// config folder (`$XDG_CONFIG_HOME`, or `~/.config`). `Err` says why there is none.
+    pub fn default_path() -> Result<PathBuf, String> {
+        if let Some(file) = std::env::var_os("ARBOR_SETTINGS").filter(|d| !d.is_empty()) {
+            return Ok(PathBuf::from(file));
+        }
+        std::env::var_os("XDG_CONFIG_HOME")
+            .filter(|d| !d.is_empty())
+            .map(PathBuf::from)
+            .or_else(|| {
+                std::env::var_os("HOME")
+                    .or_else(|| std::env::var_os("APPDATA"))
+                    .filter(|d| !d.is_empty())
+                    .map(|h| PathBuf::from(h).join(".config"))
+            })
+            .map(|d| d.join("arbor").join("settings.json"))
+            .ok_or_else(|| {
+                "neither HOME nor XDG_CONFIG_HOME is set (set ARBOR_SETTINGS to choose a file)"
+                    .to_owned()
+            })
+    }
+
+    /// The file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Reads the settings. No file gives the defaults; a file that does not read (not a
+    /// regular file, too large, not settings, an unknown version) is set aside and the
+    /// defaults used; a value out of range is reset. The problems come back in words.
+    pub fn load(&self) -> (Settings, Vec<String>) {
+        let mut problems = Vec::new();
+        let read = match std::fs::symlink_metadata(&self.path) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return (Settings::default(), problems);
+            }
+            Err(e) => Err(e.to_string()),
+            Ok(m) if m.file_type().is_symlink() => {
+                Err("it is a symbolic link; Arbor keeps its settings in a file of its own".into())
+            }
+            Ok(m) if m.len() > MAX_SETTINGS_BYTES as u64 => Err(format!(
+                "it is {} bytes; settings files are at most {MAX_SETTINGS_BYTES}",
+                m.len()
+            )),
+            Ok(_) => read_text(&self.path)
+                .map_err(|e| e.to_string())
+                .and_then(|text| parse(&text)),
+        };
+        match read {
+            Ok(settings) => (settings.checked(&mut problems), problems),
+            Err(reason) => {
+                let kept = super::set_aside(&self.path);
+                problems.push(match kept {
+                    Some(aside) => format!(
+                        "{}: {reason}. It is kept as {}; the default settings are used",
+                        self.path.display(),
+                        aside.display()
+                    ),
+                    None => format!(
+                        "{}: {reason}. The default settings are used",
+                        self.path.display()
+                    ),
+                });
+                (Settings::default(), problems)
+            }
+        }
+    }
+
+    /// Writes the settings through a temporary file and a rename (never through a link).
+    pub fn save(&self, settings: &Settings) -> Result<(), LoadError> {
+        if let Some(dir) = self.path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|e| LoadError::Write {
+                path: dir.to_owned(),
+                source: std::sync::Arc::new(e),
+            })?;
+        }
+        let record = SettingsRecord {
+            format: SETTINGS_FORMAT.into(),
+            version: SETTINGS_VERSION,
+            settings: settings.clone(),
+        };
+        // Strings, numbers and paths: serialising cannot fail.
+        let text = serde_json::to_string_pretty(&record).unwrap_or_default();
+        write_own_file(&self.path, text.as_bytes())
+    }
+}
+
+fn parse(text: &str) -> Result<Settings, String> {
+    let record: SettingsRecord =
+        serde_json::from_str(text).map_err(|e| format!("it is not a settings file ({e})"))?;
+    super::check_own_header(
+        &record.format,
+        record.version,
+        SETTINGS_FORMAT,
+        SETTINGS_VERSION,
+    )?;
+    Ok(record.settings)
+}

@@ -1,0 +1,277 @@
+//! The editor and the tree's file on disk: a change made by another program is reloaded
+//! (clean) or said at once (unsaved changes), Save asks before writing over it, a read-only
+//! file is not written over, recovery says when its file changed since, and the settings
+//! file's bad values never stop the start. Driven through the keys and buttons a person uses.
+
+#![cfg(feature = "gui")]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use arbor::editor::EditorApp;
+use arbor::io::{RecoveryDir, SettingsFile, load_tree, save_tree};
+use arbor::model::{Catalog, Edit, Tree};
+use eframe::egui::{self, Key, Modifiers};
+use egui::accesskit::Role;
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+
+use common::harness;
+
+/// A copy of door_room.json in a new folder.
+fn door_room() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    common::copy_samples(dir.path(), &["door_room.json"]);
+    let file = dir.path().join("door_room.json");
+    (dir, file)
+}
+
+/// `tree` with its `n`th node titled `title`.
+fn titled(tree: &Tree, n: usize, title: &str) -> Tree {
+    let mut t = tree.clone();
+    let id = t.nodes()[n].id.clone();
+    t.apply(
+        Edit::SetTitle {
+            id,
+            title: title.into(),
+        },
+        &Catalog::builtin(),
+    )
+    .unwrap();
+    t
+}
+
+/// Another program writes `tree` to `file` (as `git pull` or `arbor fmt` would).
+fn changed_elsewhere(file: &Path, tree: &Tree) {
+    save_tree(file, tree).unwrap();
+}
+
+/// Runs frames, waiting for file events, until `f` holds (at most 10 s).
+fn until(h: &mut Harness<'static, EditorApp>, what: &str, f: impl Fn(&EditorApp) -> bool) {
+    for _ in 0..200 {
+        h.run_steps(1);
+        if f(h.state()) {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    panic!(
+        "waited 10 s for {what}; last message: {}",
+        h.state().last_message()
+    );
+}
+
+fn ctrl_s(h: &mut Harness<'static, EditorApp>) {
+    h.key_press_modifiers(Modifiers::COMMAND, Key::S);
+    h.run_steps(3);
+}
+
+fn click(h: &mut Harness<'static, EditorApp>, button: &str) {
+    h.get_by_role_and_label(Role::Button, button).click();
+    h.run_steps(3);
+}
+
+#[test]
+fn a_clean_tree_changed_on_disk_is_reloaded_and_says_so() {
+    let (_dir, file) = door_room();
+    let mut h = harness(EditorApp::open(&file).unwrap());
+    let theirs = titled(h.state().tree(), 1, "Pulled");
+    changed_elsewhere(&file, &theirs);
+    until(&mut h, "the reload", |app| *app.tree() == theirs);
+    assert!(!h.state().is_dirty());
+    assert!(
+        h.state()
+            .last_message()
+            .contains("changed on disk: reloaded"),
+        "{}",
+        h.state().last_message()
+    );
+}
+
+#[test]
+fn save_after_a_change_on_disk_asks_and_each_answer_does_what_it_says() {
+    let (_dir, file) = door_room();
+    let mut h = harness(EditorApp::open(&file).unwrap());
+    let on_disk = h.state().tree().clone();
+    let mine = titled(&on_disk, 1, "Mine");
+    assert!(h.state_mut().apply(Edit::SetTitle {
+        id: on_disk.nodes()[1].id.clone(),
+        title: "Mine".into()
+    }));
+
+    // Changed on disk while the tree has unsaved changes: said at once, the work kept.
+    let theirs = titled(&on_disk, 2, "Theirs");
+    changed_elsewhere(&file, &theirs);
+    until(&mut h, "the change to be said", |app| {
+        app.last_message().contains("changed on disk")
+    });
+    assert_eq!(*h.state().tree(), mine);
+    assert!(h.state().is_dirty());
+
+    // Save asks; Cancel leaves both as they are.
+    ctrl_s(&mut h);
+    h.get_by_label_contains("Another program changed");
+    click(&mut h, "Cancel");
+    assert_eq!(load_tree(&file).unwrap(), theirs);
+    assert!(h.state().is_dirty());
+
+    // Overwrite: the tree as edited is saved.
+    ctrl_s(&mut h);
+    click(&mut h, "Overwrite");
+    assert_eq!(load_tree(&file).unwrap(), mine);
+    assert!(!h.state().is_dirty());
+
+    // Changed again, edited again: Reload from Disk takes the file's tree.
+    let again = titled(&mine, 3, "Again");
+    changed_elsewhere(&file, &again);
+    until(&mut h, "the reload", |app| *app.tree() == again);
+    assert!(h.state_mut().apply(Edit::SetTitle {
+        id: on_disk.nodes()[1].id.clone(),
+        title: "Mine 2".into()
+    }));
+    let third = titled(&again, 4, "Third");
+    changed_elsewhere(&file, &third);
+    until(&mut h, "the change to be said", |app| {
+        app.last_message().contains("changed on disk")
+    });
+    ctrl_s(&mut h);
+    click(&mut h, "Reload from Disk");
+    assert_eq!(*h.state().tree(), third);
+    assert!(!h.state().is_dirty());
+
+    // Save As…: the file chooser opens; the file on disk stays.
+    assert!(h.state_mut().apply(Edit::SetTitle {
+        id: on_disk.nodes()[1].id.clone(),
+        title: "Mine 3".into()
+    }));
+    changed_elsewhere(&file, &on_disk);
+    until(&mut h, "the change to be said", |app| {
+        app.last_message().contains("changed on disk")
+    });
+    ctrl_s(&mut h);
+    click(&mut h, "Save As…");
+    h.get_by_label("Save the tree as");
+    assert_eq!(load_tree(&file).unwrap(), on_disk);
+}
+
+#[test]
+fn a_read_only_tree_is_not_written_over_and_save_as_is_offered() {
+    let (_dir, file) = door_room();
+    let before = std::fs::read_to_string(&file).unwrap();
+    let mut p = std::fs::metadata(&file).unwrap().permissions();
+    p.set_readonly(true);
+    std::fs::set_permissions(&file, p).unwrap();
+    let mut h = harness(EditorApp::open(&file).unwrap());
+    let id = h.state().tree().nodes()[1].id.clone();
+    assert!(h.state_mut().apply(Edit::SetTitle {
+        id,
+        title: "Mine".into()
+    }));
+    ctrl_s(&mut h);
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), before);
+    assert!(h.state().is_dirty());
+    assert!(
+        h.state()
+            .said("door_room.json: not written: the file is read-only")
+    );
+    h.get_by_label("Save the tree as");
+}
+
+#[test]
+fn opening_a_tree_removes_what_a_save_stopped_by_a_kill_left_beside_it() {
+    let (dir, file) = door_room();
+    let mut gone = std::process::Command::new("true").spawn().unwrap();
+    let pid = gone.id();
+    gone.wait().unwrap();
+    let left = dir.path().join(format!(".door_room.json.{pid}.tmp"));
+    std::fs::write(&left, "half a tree").unwrap();
+    let _h = harness(EditorApp::open(&file).unwrap());
+    assert!(!left.exists());
+}
+
+#[test]
+fn recovered_work_of_a_tree_changed_on_disk_since_says_so_and_shows_what_differs() {
+    let (dir, file) = door_room();
+    let (tree, stamp) = arbor::io::load_tree_stamped(&file).unwrap();
+    let recovery = RecoveryDir::new(dir.path().join("recovery"));
+    let work = titled(&tree, 1, "Mine");
+    recovery.write(Some(&file), Some(stamp), &work).unwrap();
+    changed_elsewhere(&file, &titled(&tree, 2, "Theirs"));
+
+    let app = EditorApp::open(&file).unwrap().with_recovery(recovery);
+    let mut h = harness(app);
+    h.get_by_label_contains("Recovered work");
+    h.get_by_label_contains("changed on disk since this work began");
+    h.get_by_label_contains("\"Mine\"");
+    h.get_by_label_contains("\"Theirs\"");
+    click(&mut h, "Restore");
+    assert_eq!(*h.state().tree(), work);
+}
+
+#[test]
+fn an_unreadable_recovery_file_is_reported_and_kept_aside() {
+    let (dir, file) = door_room();
+    let folder = dir.path().join("recovery");
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::write(
+        folder.join("door_room-cut.json"),
+        "{\"format\": \"arbor.rec",
+    )
+    .unwrap();
+    let app = EditorApp::open(&file)
+        .unwrap()
+        .with_recovery(RecoveryDir::new(&folder));
+    let h = harness(app);
+    assert!(
+        h.state().last_message().contains("does not read"),
+        "{}",
+        h.state().last_message()
+    );
+    assert!(folder.join("door_room-cut.json.unreadable").exists());
+}
+
+#[test]
+fn a_bad_zoom_in_the_settings_opens_at_100_percent_and_says_why() {
+    let (dir, file) = door_room();
+    let settings = dir.path().join("settings.json");
+    std::fs::write(
+        &settings,
+        r#"{"format": "arbor.settings", "version": 1, "zoom": 0}"#,
+    )
+    .unwrap();
+    let app = EditorApp::open(&file)
+        .unwrap()
+        .with_settings(SettingsFile::new(&settings));
+    let h = harness(app);
+    assert_eq!(h.ctx.zoom_factor(), 1.0);
+    assert!(
+        h.state().last_message().contains("zoom"),
+        "{}",
+        h.state().last_message()
+    );
+}
+
+#[test]
+fn the_zoom_and_recent_files_are_kept_in_the_settings_file_between_runs() {
+    let (dir, file) = door_room();
+    let settings = SettingsFile::new(dir.path().join("settings.json"));
+    let mut h = harness(
+        EditorApp::open(&file)
+            .unwrap()
+            .with_settings(settings.clone()),
+    );
+    h.ctx.set_zoom_factor(1.25);
+    h.run_steps(90);
+    let (kept, problems) = settings.load();
+    assert!(problems.is_empty(), "{problems:?}");
+    assert_eq!(kept.zoom, 1.25);
+    assert!(arbor::io::same_file(&kept.recent[0], &file));
+    drop(h);
+
+    let h = harness(EditorApp::sample().with_settings(settings));
+    assert_eq!(h.ctx.zoom_factor(), 1.25);
+    assert!(arbor::io::same_file(&h.state().recent()[0], &file));
+}
