@@ -6,7 +6,8 @@
 //! Results never depend on the order of a cell's list: callers sort what they collect by
 //! id, or ask whether all of it passes a test.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
+use std::hash::{BuildHasherDefault, Hasher};
 
 use super::{EntityId, EntityKind, ItemKind};
 
@@ -64,10 +65,38 @@ pub(super) enum Near {
 /// The agents' class.
 pub(super) const AGENTS: usize = 0;
 
+/// A hasher for cell and tile numbers: one multiplication (Fibonacci hashing). They are
+/// looked up many times a step, and need no protection from an adversary.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct CellHasher(u64);
+
+impl Hasher for CellHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+
+    fn write_usize(&mut self, n: usize) {
+        self.0 = (n as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+}
+
+/// A map keyed by cell or tile number.
+pub(super) type NumberMap<V> = HashMap<usize, V, BuildHasherDefault<CellHasher>>;
+
+type Cells = NumberMap<Vec<(EntityId, [f64; 2])>>;
+
 #[derive(Clone, Debug, Default)]
 struct Class {
-    /// Each cell's entities with their positions, in no order.
-    cells: Vec<Vec<(EntityId, [f64; 2])>>,
+    /// The entities of each occupied cell with their positions, in no order. Only occupied
+    /// cells are kept: a world is cloned for each step the debugger keeps, and a large
+    /// arena is mostly empty.
+    cells: Cells,
     /// Every entity of the class, by id.
     members: BTreeSet<EntityId>,
 }
@@ -80,22 +109,24 @@ pub(super) struct Grid {
     classes: Vec<Class>,
     /// Where each entity is filed: its class and cell; none when it is not alive.
     filed: Vec<Option<(usize, usize)>>,
+    /// Where each entity was filed.
+    positions: Vec<[f64; 2]>,
 }
+
+/// A class with at most this many members is looked through whole: cheaper than cells.
+const FEW: usize = 16;
 
 impl Grid {
     /// An empty grid over an arena of `width` × `height` tiles.
     pub(super) fn new(width: i32, height: i32) -> Self {
         let side = |n: i32| (f64::from(n.max(1)) / CELL).ceil() as usize + 1;
         let (cols, rows) = (side(width), side(height));
-        let class = Class {
-            cells: vec![Vec::new(); cols * rows],
-            members: BTreeSet::new(),
-        };
         Self {
             cols,
             rows,
-            classes: vec![class; CLASSES],
+            classes: vec![Class::default(); CLASSES],
             filed: Vec::new(),
+            positions: Vec::new(),
         }
     }
 
@@ -112,13 +143,15 @@ impl Grid {
         (at(p[0], self.cols), at(p[1], self.rows))
     }
 
-    /// Files entity `id` where it is now (alive, of `kind`, at `pos`), or takes it out
+    /// Files entity `id` where it is now (alive, of `class`, at `pos`), or takes it out
     /// when it is not alive.
     pub(super) fn file(&mut self, id: EntityId, class: usize, pos: [f64; 2], alive: bool) {
         let Ok(i) = usize::try_from(id) else { return };
         if self.filed.len() <= i {
             self.filed.resize(i + 1, None);
+            self.positions.resize(i + 1, [0.0, 0.0]);
         }
+        self.positions[i] = pos;
         let now = alive.then(|| {
             let (x, y) = self.cell(pos);
             (class, y * self.cols + x)
@@ -127,9 +160,10 @@ impl Grid {
         if before == now {
             // The same cell: only the position it is kept with changes.
             if let Some((class, cell)) = now
-                && let Some(entry) = self.classes[class].cells[cell]
-                    .iter_mut()
-                    .find(|(e, _)| *e == id)
+                && let Some(entry) = self.classes[class]
+                    .cells
+                    .get_mut(&cell)
+                    .and_then(|v| v.iter_mut().find(|(e, _)| *e == id))
             {
                 entry.1 = pos;
             }
@@ -137,14 +171,19 @@ impl Grid {
         }
         if let Some((class, cell)) = before {
             let c = &mut self.classes[class];
-            if let Some(at) = c.cells[cell].iter().position(|(e, _)| *e == id) {
-                c.cells[cell].swap_remove(at);
+            if let Some(list) = c.cells.get_mut(&cell) {
+                if let Some(at) = list.iter().position(|(e, _)| *e == id) {
+                    list.swap_remove(at);
+                }
+                if list.is_empty() {
+                    c.cells.remove(&cell);
+                }
             }
             c.members.remove(&id);
         }
         if let Some((class, cell)) = now {
             let c = &mut self.classes[class];
-            c.cells[cell].push((id, pos));
+            c.cells.entry(cell).or_default().push((id, pos));
             c.members.insert(id);
         }
         self.filed[i] = now;
@@ -153,8 +192,8 @@ impl Grid {
     /// Every entity of `class` near `at`, nearest cells first: gives `f` each entity of a
     /// ring of cells ([`Near::Entity`]), then the distance within which every entity of
     /// the class has now been given ([`Near::Covered`]); stops when `f` answers true to
-    /// that, or when all were given. A sparse class (too few members for the rings to
-    /// pay) is given whole, in id order.
+    /// that, when every member was given, or at the grid's edge. A sparse class (too few
+    /// members for the rings to pay) is given whole, in id order.
     pub(super) fn nearby(&self, class: usize, at: [f64; 2], mut f: impl FnMut(Near) -> bool) {
         let c = &self.classes[class];
         let cells = self.cols * self.rows;
@@ -165,39 +204,49 @@ impl Grid {
             return;
         }
         let (cx, cy) = self.cell(at);
+        // The farthest cell of the grid from the centre one.
+        let last = cx.max(self.cols - 1 - cx).max(cy).max(self.rows - 1 - cy) as i64;
         let (cx, cy) = (cx as i64, cy as i64);
-        let last = self.cols.max(self.rows) as i64;
+        let mut given = 0;
         for k in 0..=last {
             for (x, y) in ring(cx, cy, k) {
                 if x < 0 || y < 0 || x >= self.cols as i64 || y >= self.rows as i64 {
                     continue;
                 }
                 let cell = y as usize * self.cols + x as usize;
-                c.cells[cell].iter().for_each(|&(id, _)| {
+                for &(id, _) in c.cells.get(&cell).into_iter().flatten() {
+                    given += 1;
                     f(Near::Entity(id));
-                });
+                }
             }
             // Cells k + 1 away start more than k cells' width from any point of the
             // centre cell.
-            if f(Near::Covered(k as f64 * CELL)) {
+            if given >= c.members.len() || f(Near::Covered(k as f64 * CELL)) {
                 return;
             }
         }
     }
 
     /// Whether `test` holds for every entity of `class` in the 3 × 3 cells around `at`
-    /// (all those within one cell side of it), given with its position, in no order.
+    /// (all those within one cell side of it; for a class of few members, every member),
+    /// given with its position, in no order.
     pub(super) fn all_around(
         &self,
         class: usize,
         at: [f64; 2],
         mut test: impl FnMut(EntityId, [f64; 2]) -> bool,
     ) -> bool {
-        let (cx, cy) = self.cell(at);
         let c = &self.classes[class];
+        if c.members.len() <= FEW {
+            return c
+                .members
+                .iter()
+                .all(|&id| test(id, self.positions[id as usize]));
+        }
+        let (cx, cy) = self.cell(at);
         for y in cy.saturating_sub(1)..=(cy + 1).min(self.rows - 1) {
             for x in cx.saturating_sub(1)..=(cx + 1).min(self.cols - 1) {
-                for &(id, pos) in &c.cells[y * self.cols + x] {
+                for &(id, pos) in c.cells.get(&(y * self.cols + x)).into_iter().flatten() {
                     if !test(id, pos) {
                         return false;
                     }
@@ -211,13 +260,14 @@ impl Grid {
     pub(super) fn heap_bytes(&self) -> usize {
         use std::mem::size_of;
         self.filed.capacity() * size_of::<Option<(usize, usize)>>()
+            + self.positions.capacity() * size_of::<[f64; 2]>()
             + self
                 .classes
                 .iter()
                 .map(|c| {
-                    c.cells.capacity() * size_of::<Vec<EntityId>>()
+                    c.cells.capacity() * (size_of::<usize>() + size_of::<Vec<EntityId>>())
                         + c.cells
-                            .iter()
+                            .values()
                             .map(|v| v.capacity() * size_of::<(EntityId, [f64; 2])>())
                             .sum::<usize>()
                         + c.members.len() * 3 * size_of::<EntityId>()

@@ -424,7 +424,7 @@ impl World {
         }
         // Only the tiles reached are recorded: a short path in a large arena costs what
         // it explores, not the arena's size.
-        let mut came_from: HashMap<usize, usize> = HashMap::new();
+        let mut came_from: grid::NumberMap<usize> = grid::NumberMap::default();
         came_from.insert(si, si);
         let mut queue = VecDeque::from([start]);
         const DIRS: [Tile; 8] = [
