@@ -216,11 +216,11 @@ fn an_unreadable_recovery_file_is_reported_and_kept_aside() {
     let (dir, file) = door_room();
     let folder = dir.path().join("recovery");
     std::fs::create_dir_all(&folder).unwrap();
-    std::fs::write(
-        folder.join("door_room-cut.json"),
-        "{\"format\": \"arbor.rec",
-    )
-    .unwrap();
+    // Left, cut short, by an editor that no longer runs.
+    let cut = RecoveryDir::new(&folder)
+        .as_owner(arbor::io::Owner { pid: 1, started: 1 })
+        .file_for(Some(&file));
+    std::fs::write(&cut, "{\"format\": \"arbor.rec").unwrap();
     let app = EditorApp::open(&file)
         .unwrap()
         .with_recovery(RecoveryDir::new(&folder));
@@ -230,7 +230,7 @@ fn an_unreadable_recovery_file_is_reported_and_kept_aside() {
         "{}",
         h.state().last_message()
     );
-    assert!(folder.join("door_room-cut.json.unreadable").exists());
+    assert!(PathBuf::from(format!("{}.unreadable", cut.display())).exists());
 }
 
 #[test]

@@ -192,9 +192,15 @@ fn unreadable_recovery_files_and_unknown_versions_are_reported_and_kept_aside() 
     let recovery = RecoveryDir::new(dir.path().join("recovery"));
     let written = recovery.write(Some(&tree_file), None, &tree).unwrap();
     let text = std::fs::read_to_string(&written).unwrap();
-    let newer = recovery.dir().join("door_room-newer.json");
+    // Files of two other (gone) editors for the same tree.
+    let other = |pid| {
+        RecoveryDir::new(recovery.dir())
+            .as_owner(Owner { pid, started: 1 })
+            .file_for(Some(&tree_file))
+    };
+    let newer = other(1);
     std::fs::write(&newer, text.replace("\"version\": 1", "\"version\": 99")).unwrap();
-    let garbage = recovery.dir().join("door_room-cut.json");
+    let garbage = other(2);
     std::fs::write(&garbage, &text[..text.len() / 2]).unwrap();
 
     let found = recovery.find(Some(&tree_file));
@@ -219,6 +225,12 @@ fn unreadable_recovery_files_and_unknown_versions_are_reported_and_kept_aside() 
     assert!(kept.contains(&text[..text.len() / 2].to_owned()));
     // A second look finds them aside and does not move them again.
     assert!(recovery.find(Some(&tree_file)).unreadable.is_empty());
+    // A file of the folder that is not named for the tree is never read nor moved.
+    let mine = recovery.dir().join("notes.json");
+    std::fs::write(&mine, "not a recovery file").unwrap();
+    assert!(recovery.find(Some(&tree_file)).unreadable.is_empty());
+    assert!(recovery.find(None).unreadable.is_empty());
+    assert!(mine.exists());
 }
 
 #[test]
@@ -386,8 +398,9 @@ fn a_corrupt_or_special_settings_file_is_kept_aside_and_the_user_told() {
                 )
             }),
         ),
+        // A link to a device (it would never end).
         (
-            "symbolic link",
+            "device",
             Box::new(|| std::os::unix::fs::symlink("/dev/zero", &path).unwrap()),
         ),
         (
@@ -441,13 +454,33 @@ fn settings_are_written_whole_through_a_rename_and_read_back() {
         .map(|e| e.unwrap().file_name())
         .collect();
     assert_eq!(left.len(), 1, "no temporary file left: {left:?}");
-    // A link planted at the settings' name is not written through.
-    let victim = dir.path().join("victim");
-    std::fs::write(&victim, "mine").unwrap();
+    // Kept with the user's dotfiles: a link to a regular file is written through, and
+    // stays a link.
+    let kept = dir.path().join("dotfiles-settings.json");
+    std::fs::rename(file.path(), &kept).unwrap();
+    std::os::unix::fs::symlink(&kept, file.path()).unwrap();
+    s.zoom = 2.0;
+    file.save(&s).unwrap();
+    assert_eq!(file.load(), (s.clone(), vec![]));
+    assert!(
+        std::fs::symlink_metadata(file.path())
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert!(std::fs::read_to_string(&kept).unwrap().contains("2.0"));
+    // A link to a FIFO is not written through (nor waited on).
+    let fifo = dir.path().join("fifo");
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
     std::fs::remove_file(file.path()).unwrap();
-    std::os::unix::fs::symlink(&victim, file.path()).unwrap();
+    std::os::unix::fs::symlink(&fifo, file.path()).unwrap();
     assert!(file.save(&s).is_err());
-    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "mine");
 }
 
 #[test]

@@ -524,7 +524,7 @@ impl EditorApp {
 
     /// Puts `other` in place of this editor, keeping what belongs to the session: recent
     /// files, messages, the file chooser.
-    pub(super) fn replace_with(&mut self, other: Self) {
+    fn replace_with(&mut self, other: Self) {
         // The tree being replaced was saved or let go: its recovery file goes.
         self.drop_recovery();
         let recovery = self.autosave.dir.take();
@@ -741,7 +741,8 @@ impl EditorApp {
                 self.open_path(path);
             }
             Purpose::SaveTree => {
-                self.save_to(path);
+                // Chosen again, the tree's own file is still checked against the disk.
+                self.save_checked(path);
             }
             Purpose::OpenScenario => {
                 self.open_scenario(path);

@@ -25,6 +25,10 @@ pub(super) struct Autosave {
     pub(super) dir: Option<RecoveryDir>,
     /// The recovery file last written, and the document revision in it.
     written: Option<(PathBuf, u64)>,
+    /// The revision last tried when writing failed, and whether that was said: the
+    /// problem is said once, not for each change, until a write works again.
+    failed: Option<u64>,
+    said_failure: bool,
     /// When (egui's clock) the unsaved work is next written.
     due: Option<f64>,
     /// Recovered work waiting for the user's answer.
@@ -124,6 +128,7 @@ impl EditorApp {
             .written
             .as_ref()
             .is_some_and(|(_, r)| *r == revision)
+            || self.autosave.failed == Some(revision)
         {
             return;
         }
@@ -146,12 +151,16 @@ impl EditorApp {
                     RecoveryDir::remove(old);
                 }
                 self.autosave.written = Some((file, revision));
+                self.autosave.failed = None;
+                self.autosave.said_failure = false;
             }
             Err(e) => {
-                // Marked as written so the problem is said once per change, not each frame.
-                let file = dir.file_for(self.doc.path());
-                self.autosave.written = Some((file, revision));
-                self.say_problem(format!("Unsaved work could not be written aside: {e}"));
+                // Nothing is recorded as written: what is at that name (a link, a FIFO)
+                // is not ours to remove.
+                self.autosave.failed = Some(revision);
+                if !std::mem::replace(&mut self.autosave.said_failure, true) {
+                    self.say_problem(format!("Unsaved work could not be written aside: {e}"));
+                }
             }
         }
     }

@@ -7,8 +7,8 @@ use std::sync::{Arc, OnceLock};
 
 use eframe::egui;
 
-use super::EditorApp;
 use super::files::Purpose;
+use super::{Document, EditorApp};
 use crate::io::{FileWatch, Stamp};
 
 /// What the editor keeps of the tree's file.
@@ -84,11 +84,19 @@ impl EditorApp {
         }
     }
 
-    /// Reads the tree's file again in place of the tree (its run starts over).
+    /// Reads the tree's file again in place of the tree: the rest of the session stays
+    /// (the scenario, the breakpoints, the view); the run starts over, and the history
+    /// starts again from the tree read.
     fn reload_from_disk(&mut self, path: &Path) -> bool {
-        match Self::open_in(path, self.project.explicit()) {
-            Ok(app) => {
-                self.replace_with(app);
+        match crate::io::load_tree_stamped(path) {
+            Ok((mut tree, stamp)) => {
+                // What was unsaved is let go: its recovery file too.
+                self.drop_recovery();
+                self.catalog.add_placeholders(&tree);
+                super::arrange_if_unplaced(&mut tree, &self.catalog);
+                self.doc = Document::new(tree, Some(path.to_owned()));
+                self.doc.read_from_disk(stamp);
+                self.changed();
                 true
             }
             Err(e) => {
@@ -105,9 +113,12 @@ impl EditorApp {
             .doc
             .path()
             .is_some_and(|p| p == path || crate::io::same_file(p, path));
+        // Changed, or no longer readable as it was (a file that is there but does not
+        // read as text is not written over without asking either).
         if own
             && let Some(read) = self.doc.disk()
-            && Stamp::read(path).is_some_and(|now| now != read)
+            && path.exists()
+            && Stamp::read(path) != Some(read)
         {
             self.disk.conflict = Some(path.to_owned());
             return false;

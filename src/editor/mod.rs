@@ -141,11 +141,7 @@ impl EditorApp {
     pub fn in_project(mut tree: Tree, path: Option<PathBuf>, explicit: Option<&Path>) -> Self {
         let project = project::ProjectKinds::new(path.as_deref(), explicit);
         let catalog = project.catalog_for(&tree);
-        // A file without positions (typed by hand, or written by a tool) opens arranged.
-        if tree.len() > 1 && tree.nodes().iter().all(|n| n.position == [0.0, 0.0]) {
-            let edit = layout::layout(&layout::Sizes::new(&tree, &catalog, &|_| None));
-            let _ = tree.apply(edit, &catalog);
-        }
+        arrange_if_unplaced(&mut tree, &catalog);
         let canvas = Canvas::new(&tree, &catalog);
         let (chooser, chooser_why) = files::Chooser::detect();
         let problems: Vec<String> = project.problems().iter().map(|p| p.to_string()).collect();
@@ -777,6 +773,15 @@ pub fn run(file: Option<&Path>, simulate: bool, project: Option<&Path>) -> Resul
     };
     eframe::run_native("Arbor", options, Box::new(|_cc| Ok(Box::new(app))))
         .map_err(|e| format!("cannot open the editor window: {e}"))
+}
+
+/// A tree read from a file without positions (typed by hand, or written by a tool) is
+/// arranged, as Arrange lays it out.
+fn arrange_if_unplaced(tree: &mut Tree, catalog: &Catalog) {
+    if tree.len() > 1 && tree.nodes().iter().all(|n| n.position == [0.0, 0.0]) {
+        let edit = layout::layout(&layout::Sizes::new(tree, catalog, &|_| None));
+        let _ = tree.apply(edit, catalog);
+    }
 }
 
 /// Whether an edit changes what the canvas graph holds (nodes, links or positions), so the

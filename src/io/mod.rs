@@ -298,6 +298,30 @@ pub fn write_own_file(path: &Path, bytes: &[u8]) -> Result<(), LoadError> {
     })
 }
 
+/// Where Arbor keeps a file of its own: `$OVERRIDE` when set; else `below` in the user's
+/// folder named by `$XDG` (`XDG_DATA_HOME`, `XDG_CONFIG_HOME`), or in `fallback` under the
+/// home folder (`$HOME`, or `%USERPROFILE%` on Windows). `Err` says why there is none.
+pub(crate) fn user_file(
+    override_var: &str,
+    xdg: &str,
+    fallback: &str,
+    below: &[&str],
+) -> Result<PathBuf, String> {
+    let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
+    if let Some(path) = var(override_var) {
+        return Ok(PathBuf::from(path));
+    }
+    let base = var(xdg)
+        .map(PathBuf::from)
+        .or_else(|| {
+            var("HOME")
+                .or_else(|| var("USERPROFILE"))
+                .map(|h| PathBuf::from(h).join(fallback))
+        })
+        .ok_or_else(|| format!("neither HOME nor {xdg} is set (set {override_var} to choose)"))?;
+    Ok(below.iter().fold(base, |p, part| p.join(part)))
+}
+
 /// Checks the header of one of Arbor's own files (a recovery file, the settings): its
 /// `format` must be `want`, its `version` the one this Arbor reads.
 pub(crate) fn check_own_header(

@@ -129,22 +129,12 @@ impl RecoveryDir {
     /// user's data folder (`$XDG_DATA_HOME`, or `~/.local/share`). `Err` says why there is
     /// none.
     pub fn default_dir() -> Result<PathBuf, String> {
-        if let Some(dir) = std::env::var_os("ARBOR_RECOVERY_DIR").filter(|d| !d.is_empty()) {
-            return Ok(PathBuf::from(dir));
-        }
-        let data = std::env::var_os("XDG_DATA_HOME")
-            .filter(|d| !d.is_empty())
-            .map(PathBuf::from)
-            .or_else(|| {
-                std::env::var_os("HOME")
-                    .or_else(|| std::env::var_os("USERPROFILE"))
-                    .filter(|d| !d.is_empty())
-                    .map(|h| PathBuf::from(h).join(".local/share"))
-            })
-            .ok_or_else(|| {
-                "neither HOME nor XDG_DATA_HOME is set, so there is no folder to keep it in (set ARBOR_RECOVERY_DIR to choose one)".to_owned()
-            })?;
-        Ok(data.join("arbor").join("recovery"))
+        super::user_file(
+            "ARBOR_RECOVERY_DIR",
+            "XDG_DATA_HOME",
+            ".local/share",
+            &["arbor", "recovery"],
+        )
     }
 
     /// The folder.
@@ -167,10 +157,15 @@ impl RecoveryDir {
     }
 
     /// The recovery file this process writes for the tree saved at `path`, or for its
-    /// untitled tree.
+    /// untitled tree: named after the tree and the process (its id and start time, so a
+    /// later process given the same id never writes over it).
     pub fn file_for(&self, path: Option<&Path>) -> PathBuf {
-        self.dir
-            .join(format!("{}.{}.json", Self::stem_for(path), self.owner.pid))
+        self.dir.join(format!(
+            "{}.{}-{}.json",
+            Self::stem_for(path),
+            self.owner.pid,
+            self.owner.started
+        ))
     }
 
     fn make_dir(&self) -> Result<(), LoadError> {
@@ -211,18 +206,21 @@ impl RecoveryDir {
 
     /// The newest unsaved work for the tree saved at `path` (by any spelling of it), or,
     /// for `None`, for any untitled tree, left by an editor that no longer runs (or by this
-    /// process); work of editors still running is theirs and is left alone. Files that do
-    /// not read are set aside and listed.
+    /// process); work of editors still running is theirs and is left alone. Only the files
+    /// named for that tree are read; those that do not read are set aside and listed.
     pub fn find(&self, path: Option<&Path>) -> Recoveries {
         let mut out = Recoveries::default();
         let Ok(entries) = std::fs::read_dir(&self.dir) else {
             return out;
         };
+        let prefix = format!("{}.", Self::stem_for(path));
         for entry in entries.flatten() {
-            let file = entry.path();
-            if file.extension().is_none_or(|e| e != "json") {
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            if !name.starts_with(&prefix) || !name.ends_with(".json") {
                 continue;
             }
+            let file = entry.path();
             let r = match Self::read(&file) {
                 Ok(r) => r,
                 Err(reason) => {

@@ -19,11 +19,8 @@ const SETTINGS_VERSION: u64 = 1;
 /// The largest settings file read: 1 MiB.
 const MAX_SETTINGS_BYTES: usize = 1 << 20;
 
-/// How many recent files are kept.
-const RECENT_MAX: usize = 10;
-
-/// The range of the editor's zoom (egui's zoom factor).
-const ZOOM: std::ops::RangeInclusive<f32> = 0.5..=3.0;
+/// The range of the editor's zoom (egui's zoom factor, as its keys set it).
+const ZOOM: std::ops::RangeInclusive<f32> = 0.2..=5.0;
 
 /// The range of a window side, in points.
 const SIDE: std::ops::RangeInclusive<f32> = 200.0..=16_384.0;
@@ -100,7 +97,6 @@ impl Settings {
                 self.window = None;
             }
         }
-        self.recent.truncate(RECENT_MAX);
         self
     }
 }
@@ -120,23 +116,12 @@ impl SettingsFile {
     /// The usual file: `$ARBOR_SETTINGS` when set, else `arbor/settings.json` in the user's
     /// config folder (`$XDG_CONFIG_HOME`, or `~/.config`). `Err` says why there is none.
     pub fn default_path() -> Result<PathBuf, String> {
-        if let Some(file) = std::env::var_os("ARBOR_SETTINGS").filter(|d| !d.is_empty()) {
-            return Ok(PathBuf::from(file));
-        }
-        std::env::var_os("XDG_CONFIG_HOME")
-            .filter(|d| !d.is_empty())
-            .map(PathBuf::from)
-            .or_else(|| {
-                std::env::var_os("HOME")
-                    .or_else(|| std::env::var_os("APPDATA"))
-                    .filter(|d| !d.is_empty())
-                    .map(|h| PathBuf::from(h).join(".config"))
-            })
-            .map(|d| d.join("arbor").join("settings.json"))
-            .ok_or_else(|| {
-                "neither HOME nor XDG_CONFIG_HOME is set (set ARBOR_SETTINGS to choose a file)"
-                    .to_owned()
-            })
+        super::user_file(
+            "ARBOR_SETTINGS",
+            "XDG_CONFIG_HOME",
+            ".config",
+            &["arbor", "settings.json"],
+        )
     }
 
     /// The file.
@@ -154,16 +139,16 @@ impl SettingsFile {
                 return (Settings::default(), problems);
             }
             Err(e) => Err(e.to_string()),
-            Ok(m) if m.file_type().is_symlink() => {
-                Err("it is a symbolic link; Arbor keeps its settings in a file of its own".into())
-            }
-            Ok(m) if m.len() > MAX_SETTINGS_BYTES as u64 => Err(format!(
-                "it is {} bytes; settings files are at most {MAX_SETTINGS_BYTES}",
-                m.len()
-            )),
-            Ok(_) => read_text(&self.path)
-                .map_err(|e| e.to_string())
-                .and_then(|text| parse(&text)),
+            // (A link is followed: to a regular file, it is read; to anything else, refused.)
+            Ok(_) => match std::fs::metadata(&self.path) {
+                Ok(m) if m.is_file() && m.len() > MAX_SETTINGS_BYTES as u64 => Err(format!(
+                    "it is {} bytes; settings files are at most {MAX_SETTINGS_BYTES}",
+                    m.len()
+                )),
+                _ => read_text(&self.path)
+                    .map_err(|e| e.to_string())
+                    .and_then(|text| parse(&text)),
+            },
         };
         match read {
             Ok(settings) => (settings.checked(&mut problems), problems),
@@ -185,7 +170,9 @@ impl SettingsFile {
         }
     }
 
-    /// Writes the settings through a temporary file and a rename (never through a link).
+    /// Writes the settings through a temporary file and a rename. A link to a regular file
+    /// (settings kept with the user's dotfiles) is written through; a link to anything
+    /// else is not.
     pub fn save(&self, settings: &Settings) -> Result<(), LoadError> {
         if let Some(dir) = self.path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(|e| LoadError::Write {
@@ -200,7 +187,14 @@ impl SettingsFile {
         };
         // Strings, numbers and paths: serialising cannot fail.
         let text = serde_json::to_string_pretty(&record).unwrap_or_default();
-        write_own_file(&self.path, text.as_bytes())
+        let linked_file = std::fs::symlink_metadata(&self.path)
+            .is_ok_and(|m| m.file_type().is_symlink())
+            && std::fs::metadata(&self.path).is_ok_and(|m| m.is_file());
+        if linked_file {
+            super::write_atomically(&self.path, text.as_bytes())
+        } else {
+            write_own_file(&self.path, text.as_bytes())
+        }
     }
 }
 

@@ -24,8 +24,13 @@ impl FileWatch {
                 changes,
             };
         }
-        // Each file as the platform names it: its folder's real path and its name.
-        let wanted: Vec<PathBuf> = files.iter().filter_map(|f| real(f)).collect();
+        // Each file as the platform names it: its folder's real path and its name; and,
+        // for a link, the file it points to (what a save through the link writes).
+        let wanted: Vec<PathBuf> = files
+            .iter()
+            .flat_map(|f| [real(f), std::fs::canonicalize(f).ok()])
+            .flatten()
+            .collect();
         let mut folders: Vec<PathBuf> = wanted
             .iter()
             .filter_map(|w| w.parent().map(Path::to_owned))
