@@ -88,6 +88,8 @@ fn command(
             show_every,
             breaks,
         }) => {
+            // Ctrl+C stops the run between two steps, and its summary is printed.
+            let _ = ctrlc::set_handler(cli::interrupt);
             let args = cli::RunArgs {
                 file: &file,
                 steps,

@@ -378,3 +378,26 @@ fn the_world_keeps_the_path_an_agent_walks_for_display() {
     s.seek(3);
     assert_eq!(s.sim().world().plan_of(me).collect::<Vec<_>>(), plan);
 }
+
+#[test]
+fn a_forward_only_session_keeps_the_same_memory_however_long_it_runs() {
+    let sim = Simulation::load(
+        &sample("droid_arena.scenario.json"),
+        &Catalog::builtin(),
+        3,
+        None,
+    )
+    .unwrap();
+    let mut s = Session::forward_only(sim, 0.1);
+    s.run(2_000);
+    let early = s.history_bytes();
+    s.run(20_000);
+    assert!(s.markers().is_empty());
+    assert_eq!(s.checkpoints().0, 1, "only the start is kept");
+    // The same, but for the world's own small changes (a droid's plan, what it holds).
+    assert!(
+        s.history_bytes() <= early + early / 10,
+        "{early} bytes after 2,000 steps, {} after 22,000",
+        s.history_bytes()
+    );
+}

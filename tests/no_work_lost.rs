@@ -501,3 +501,34 @@ fn output_that_cannot_be_written_fails_the_command() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("cannot write the output"), "{stderr}");
 }
+
+#[test]
+fn ctrl_c_stops_a_long_run_between_two_steps_and_its_summary_is_printed() {
+    let scenario = common::repo().join("sample_trees/droid_arena.scenario.json");
+    for extra in [&[][..], &["--break", "nothing_here"][..]] {
+        let child = Command::new(env!("CARGO_BIN_EXE_arbor"))
+            .arg("run")
+            .arg(&scenario)
+            .args(["--steps", "1000000000"])
+            .args(extra)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(1500));
+        let status = Command::new("kill")
+            .args(["-INT", &child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let out = child.wait_with_output().unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(130), "{extra:?}: {stdout}");
+        assert!(
+            stdout.contains("interrupted (Ctrl+C) after step"),
+            "{extra:?}: {stdout}"
+        );
+        // The summary of each droid is there.
+        assert!(stdout.contains("titan"), "{extra:?}: {stdout}");
+    }
+}

@@ -184,6 +184,8 @@ pub struct Session {
     forced: Vec<GivenForce>,
     breakpoints: Vec<Breakpoint>,
     markers: Vec<Marker>,
+    /// Whether markers are kept for the timeline.
+    timeline: bool,
     /// The events of the steps up to `at` (at most [`LOG_STEPS`] of them), oldest first.
     events: VecDeque<Logged>,
     /// Each agent's name, in scenario order.
@@ -222,6 +224,14 @@ impl Session {
         Self::with_history(sim, dt, CHECKPOINT_EVERY, MAX_CHECKPOINTS)
     }
 
+    /// A session that only goes forward (`arbor run --break`): no copies to go back to, no
+    /// timeline markers, so its memory stays the same however long it runs.
+    pub fn forward_only(sim: Simulation, dt: f64) -> Self {
+        let mut s = Self::with_history(sim, dt, u64::MAX, 2);
+        s.timeline = false;
+        s
+    }
+
     /// A session that keeps a copy every `every` steps, at most `max` copies (at least 2).
     pub fn with_history(sim: Simulation, dt: f64, every: u64, max: usize) -> Self {
         let names: Vec<String> = sim.agents().map(|a| a.name.clone()).collect();
@@ -241,6 +251,7 @@ impl Session {
             forced: Vec::new(),
             breakpoints: Vec::new(),
             markers: Vec::new(),
+            timeline: true,
             events: VecDeque::new(),
             written: Vec::new(),
             names,
@@ -428,7 +439,9 @@ impl Session {
         let hits = self.hits(&events, next);
         if next > self.head {
             self.head = next;
-            self.mark(&events, &hits, next);
+            if self.timeline {
+                self.mark(&events, &hits, next);
+            }
             if next.is_multiple_of(self.every) {
                 self.checkpoints.push(self.current.clone());
                 if self.checkpoints.len() > self.max_checkpoints {

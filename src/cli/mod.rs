@@ -17,6 +17,18 @@ pub const EXIT_OK: u8 = 0;
 pub const EXIT_ERRORS: u8 = 1;
 /// Exit code: a file could not be read or parsed.
 pub const EXIT_UNREADABLE: u8 = 2;
+/// Exit code: `run` was stopped by Ctrl+C (after printing its summary).
+pub const EXIT_INTERRUPTED: u8 = 130;
+
+mod steps;
+use steps::Steps;
+pub use steps::interrupt;
+
+/// The line a run stopped by Ctrl+C ends its summary with; the exit code.
+fn interrupted(summary: &mut dyn Write, steps: &Steps) -> u8 {
+    let _ = writeln!(summary, "interrupted (Ctrl+C) after step {}", steps.done);
+    EXIT_INTERRUPTED
+}
 
 /// Arbor: design, validate and run behaviour trees.
 #[derive(Debug, Parser)]
@@ -833,7 +845,11 @@ fn run_with(args: &RunArgs<'_>, catalog: &Catalog, out: &mut dyn Write, err: &mu
         }
     };
     let mut instance = Instance::new(program.clone(), args.seed);
+    let mut steps = Steps::new(args.steps);
     for step in 1..=args.steps {
+        if !steps.take(step) {
+            break;
+        }
         for t in triggers.iter().filter(|t| t.step == step) {
             instance.trigger(
                 &t.id,
@@ -841,7 +857,9 @@ fn run_with(args: &RunArgs<'_>, catalog: &Catalog, out: &mut dyn Write, err: &mu
             );
         }
         instance.step(args.dt, &mut (), sink.observer());
+        steps.taken(step);
     }
+    let stopped = steps.finish();
     let to_stdout = sink.to_stdout;
     if let Err(e) = sink.finish() {
         let _ = writeln!(err, "{e}");
@@ -853,7 +871,7 @@ fn run_with(args: &RunArgs<'_>, catalog: &Catalog, out: &mut dyn Write, err: &mu
         summary,
         "{}: {} steps of {} s, seed {}",
         args.file.display(),
-        args.steps,
+        steps.done,
         args.dt,
         args.seed
     );
@@ -901,6 +919,9 @@ fn run_with(args: &RunArgs<'_>, catalog: &Catalog, out: &mut dyn Write, err: &mu
             context.join(", ")
         }
     );
+    if stopped {
+        return interrupted(summary, &steps);
+    }
     EXIT_OK
 }
 
@@ -997,8 +1018,8 @@ fn run_to_break(
         Ok(s) => s,
         Err(e) => return sim_error(&e, err),
     };
-    // No history: the run only goes forward.
-    let mut session = Session::with_history(sim, args.dt, u64::MAX, 2);
+    // No history and no timeline: the run only goes forward, in bounded memory.
+    let mut session = Session::forward_only(sim, args.dt);
     session.set_breakpoints(breakpoints);
     let (mut trace, to_stdout) = match trace_writer(args.trace, session.sim().inputs()) {
         Ok(t) => t,
@@ -1008,11 +1029,16 @@ fn run_to_break(
         }
     };
     let mut hits = Vec::new();
+    let mut steps = Steps::new(args.steps);
     for step in 1..=args.steps {
+        if !steps.take(step) {
+            break;
+        }
         queue_triggers(step, triggers, err, |agent, id, value| {
             session.trigger(agent, id, value)
         });
         hits = session.step();
+        steps.taken(step);
         if let Some(w) = trace.as_mut() {
             // The start's events (step 0) come with the first step's.
             for e in session.events().filter(|e| e.step.max(1) == step) {
@@ -1026,6 +1052,7 @@ fn run_to_break(
             break;
         }
     }
+    let stopped = steps.finish();
     if let Some(Err(e)) = trace.as_mut().map(|w| w.flush()) {
         let _ = writeln!(err, "error: writing the trace failed: {e}");
         return EXIT_UNREADABLE;
@@ -1043,10 +1070,13 @@ fn run_to_break(
         );
     }
     if hits.is_empty() {
-        let _ = writeln!(summary, "no breakpoint hit in {} steps", args.steps);
+        let _ = writeln!(summary, "no breakpoint hit in {} steps", steps.done);
     }
     for a in session.sim().summary() {
         let _ = writeln!(summary, "{a}");
+    }
+    if stopped {
+        return interrupted(summary, &steps);
     }
     EXIT_OK
 }
@@ -1083,30 +1113,40 @@ fn run_scenario(
             return EXIT_UNREADABLE;
         }
     };
-    // The arena goes with the summary: to standard error when the trace has standard output.
+    // The arena goes with the summary: to standard error when the trace has standard
+    // output. Drawn as the run goes, so a long run keeps no drawings.
     let to_stdout = sink.to_stdout;
-    let mut shown = String::new();
     let every = args.show_every;
+    let drawing =
+        |sim: &crate::world::Simulation, first: bool, out: &mut dyn Write, err: &mut dyn Write| {
+            let to: &mut dyn Write = if to_stdout { err } else { out };
+            let _ = write!(to, "{}{}", if first { "" } else { "\n" }, sim.render());
+        };
     if every.is_some() {
-        shown.push_str(&sim.render());
+        drawing(&sim, true, out, err);
     }
+    let mut steps = Steps::new(args.steps);
     for step in 1..=args.steps {
+        if !steps.take(step) {
+            break;
+        }
         queue_triggers(step, triggers, err, |agent, id, value| {
             sim.trigger(agent, id, value)
         });
         sim.step(args.dt, sink.observer());
+        steps.taken(step);
         if every.is_some_and(|k| step % k == 0) {
-            shown.push('\n');
-            shown.push_str(&sim.render());
+            drawing(&sim, false, out, err);
         }
     }
+    let stopped = steps.finish();
     if let Err(e) = sink.finish() {
         let _ = writeln!(err, "{e}");
         return EXIT_UNREADABLE;
     }
     let summary: &mut dyn Write = if to_stdout { err } else { out };
-    if !shown.is_empty() {
-        let _ = writeln!(summary, "{shown}");
+    if every.is_some() {
+        let _ = writeln!(summary);
     } else if args.show {
         let _ = writeln!(summary, "{}", sim.render());
     }
@@ -1115,12 +1155,15 @@ fn run_scenario(
         "{}: {} agent(s), {} steps of {} s, seed {}",
         scenario.display(),
         sim.agents().count(),
-        args.steps,
+        steps.done,
         args.dt,
         args.seed
     );
     for a in sim.summary() {
         let _ = writeln!(summary, "{a}");
+    }
+    if stopped {
+        return interrupted(summary, &steps);
     }
     EXIT_OK
 }
