@@ -64,6 +64,12 @@ fn until(h: &mut Harness<'static, EditorApp>, what: &str, f: impl Fn(&EditorApp)
     );
 }
 
+/// Whether the file chooser's path field holds `text`.
+fn path_field_holds(h: &Harness<'static, EditorApp>, text: &str) -> bool {
+    h.get_all_by_role(Role::TextInput)
+        .any(|n| n.value().as_deref() == Some(text))
+}
+
 fn ctrl_s(h: &mut Harness<'static, EditorApp>) {
     h.key_press_modifiers(Modifiers::COMMAND, Key::S);
     h.run_steps(3);
@@ -154,6 +160,7 @@ fn save_after_a_change_on_disk_asks_and_each_answer_does_what_it_says() {
     ctrl_s(&mut h);
     click(&mut h, "Save As…");
     h.get_by_label("Save the tree as");
+    assert!(path_field_holds(&h, "door_room-2.json"));
     assert_eq!(load_tree(&file).unwrap(), on_disk);
 }
 
@@ -173,11 +180,16 @@ fn a_read_only_tree_is_not_written_over_and_save_as_is_offered() {
     ctrl_s(&mut h);
     assert_eq!(std::fs::read_to_string(&file).unwrap(), before);
     assert!(h.state().is_dirty());
+    // The status line says why, and Save As offers a new file beside it.
     assert!(
         h.state()
-            .said("door_room.json: not written: the file is read-only")
+            .status()
+            .contains("door_room.json: not written: the file is read-only"),
+        "{}",
+        h.state().status()
     );
     h.get_by_label("Save the tree as");
+    assert!(path_field_holds(&h, "door_room-2.json"));
 }
 
 #[test]
@@ -274,4 +286,55 @@ fn the_zoom_and_recent_files_are_kept_in_the_settings_file_between_runs() {
     let h = harness(EditorApp::sample().with_settings(settings));
     assert_eq!(h.ctx.zoom_factor(), 1.25);
     assert!(arbor::io::same_file(&h.state().recent()[0], &file));
+}
+
+#[test]
+fn unsaved_work_is_written_aside_at_once_when_the_window_loses_the_focus() {
+    let (dir, file) = door_room();
+    let recovery = RecoveryDir::new(dir.path().join("recovery"));
+    let mut h = harness(EditorApp::open(&file).unwrap().with_recovery(recovery));
+    let id = h.state().tree().nodes()[1].id.clone();
+    assert!(h.state_mut().apply(Edit::SetTitle {
+        id,
+        title: "Mine".into()
+    }));
+    h.run_steps(1);
+    assert!(
+        h.state().recovery_file().is_none(),
+        "not yet: a few seconds after"
+    );
+    // Another window is raised over it: it may get no more frames.
+    h.input_mut().focused = false;
+    h.event(egui::Event::WindowFocused(false));
+    h.run_steps(2);
+    let written = h
+        .state()
+        .recovery_file()
+        .expect("written at once")
+        .to_owned();
+    assert_eq!(RecoveryDir::read(&written).unwrap().tree, *h.state().tree());
+}
+
+#[test]
+fn older_recovered_work_is_offered_after_the_newest_is_discarded() {
+    let (dir, file) = door_room();
+    let tree = load_tree(&file).unwrap();
+    let folder = dir.path().join("recovery");
+    let gone = |pid| RecoveryDir::new(&folder).as_owner(arbor::io::Owner { pid, started: 1 });
+    let older = titled(&tree, 1, "Older");
+    gone(1).write(Some(&file), None, &older).unwrap();
+    std::thread::sleep(Duration::from_millis(1100));
+    gone(2)
+        .write(Some(&file), None, &titled(&tree, 1, "Newer"))
+        .unwrap();
+    let mut h = harness(
+        EditorApp::open(&file)
+            .unwrap()
+            .with_recovery(RecoveryDir::new(&folder)),
+    );
+    h.get_by_label_contains("newest of 2 pieces of unsaved work");
+    click(&mut h, "Discard");
+    h.get_by_label_contains("Recovered work");
+    click(&mut h, "Restore");
+    assert_eq!(*h.state().tree(), older);
 }

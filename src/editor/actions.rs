@@ -599,8 +599,9 @@ impl EditorApp {
                 true
             }
             Err(e @ crate::io::LoadError::ReadOnly { .. }) => {
-                self.say_problem(e.to_string());
-                self.choose(Purpose::SaveTree);
+                self.choose_elsewhere();
+                // Said last, so that it is what the status line shows.
+                self.say_problem(format!("{e}; choose where to save it instead"));
                 false
             }
             Err(e) => {
@@ -708,7 +709,6 @@ impl EditorApp {
     /// Asks for a file for `purpose`: the system's dialog, or the in-app field where there
     /// is none.
     pub(super) fn choose(&mut self, purpose: Purpose) {
-        let dir = self.doc.path().and_then(Path::parent).map(Path::to_owned);
         let name = match &purpose {
             Purpose::SaveTree => self
                 .doc
@@ -717,6 +717,34 @@ impl EditorApp {
                 .map_or_else(|| "tree.json".into(), |n| n.to_string_lossy().into_owned()),
             _ => String::new(),
         };
+        self.choose_named(purpose, name);
+    }
+
+    /// Asks where to save the tree when its own file cannot take it (read-only, or changed
+    /// on disk): the name offered is a new file beside it (`NAME-2.json`, …).
+    pub(super) fn choose_elsewhere(&mut self) {
+        let name = self.doc.path().map_or_else(
+            || "tree.json".to_owned(),
+            |p| {
+                let stem = p
+                    .file_stem()
+                    .map_or_else(|| "tree".into(), |s| s.to_string_lossy().into_owned());
+                (2..1000)
+                    .map(|n| format!("{stem}-{n}.json"))
+                    .find(|n| !p.with_file_name(n).exists())
+                    .unwrap_or_else(|| format!("{stem}-copy.json"))
+            },
+        );
+        self.choose_named(Purpose::SaveTree, name);
+    }
+
+    fn choose_named(&mut self, purpose: Purpose, name: String) {
+        let dir = self
+            .doc
+            .path()
+            .and_then(Path::parent)
+            .filter(|d| !d.as_os_str().is_empty())
+            .map(Path::to_owned);
         let why = match self.chooser {
             Chooser::Native => match super::files::native(&purpose, dir.as_deref(), &name) {
                 Ok(Some(p)) => return self.chosen(purpose, &p),

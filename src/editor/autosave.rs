@@ -12,6 +12,13 @@ use eframe::egui;
 use super::EditorApp;
 use crate::io::{OpenMark, Recovered, RecoveryDir};
 
+/// The recovery folder, in words.
+fn offer_dir(a: &Autosave) -> String {
+    a.dir
+        .as_ref()
+        .map_or_else(String::new, |d| d.dir().display().to_string())
+}
+
 /// How many lines of differences the recovery question shows at most.
 const DIFF_LINES: usize = 400;
 
@@ -33,6 +40,8 @@ pub(super) struct Autosave {
     due: Option<f64>,
     /// Recovered work waiting for the user's answer.
     pub(super) offer: Option<Recovered>,
+    /// How much older recovered work for the tree waits behind the offer.
+    more: usize,
     /// When the offered work's file changed on disk since the work started: what the work
     /// changes from the file as it is now (diff lines).
     stale: Option<Vec<String>>,
@@ -88,6 +97,7 @@ impl EditorApp {
                 u.file.display()
             ));
         }
+        self.autosave.more = found.more;
         self.autosave.offer = found.found.filter(|r| {
             // Work that equals the tree as it is holds nothing to restore.
             let same = r.tree == *self.doc.tree();
@@ -132,9 +142,11 @@ impl EditorApp {
         {
             return;
         }
-        let now = ctx.input(|i| i.time);
+        let (now, focused) = ctx.input(|i| (i.time, i.focused));
         let due = *self.autosave.due.get_or_insert(now + AUTOSAVE_SECONDS);
-        if now < due {
+        // A window that loses the focus may be covered next and get no frames (no timer
+        // runs then): its unsaved work is written aside at once.
+        if now < due && focused {
             ctx.request_repaint_after(Duration::from_secs_f64(due - now));
             return;
         }
@@ -182,6 +194,7 @@ impl EditorApp {
         };
         let mut choice = None;
         let stale = self.autosave.stale.clone();
+        let more = self.autosave.more;
         egui::Modal::new(egui::Id::new("recovered-work")).show(ctx, |ui| {
             ui.set_max_width(640.0);
             ui.heading("Recovered work");
@@ -189,6 +202,12 @@ impl EditorApp {
                 "Arbor found changes to {name} that were not saved, written {when} (the editor was closed without saving them, or stopped)."
             ));
             ui.label(format!("They are kept in {}", offer.file.display()));
+            if more > 0 {
+                ui.label(format!(
+                    "This is the newest of {} pieces of unsaved work for this tree (of editors that stopped); Discard offers the next.",
+                    more + 1
+                ));
+            }
             if let Some(diff) = &stale {
                 ui.colored_label(
                     egui::Color32::from_rgb(235, 150, 60),
@@ -227,9 +246,18 @@ impl EditorApp {
             self.autosave.written = Some((offer.file, self.doc.revision()));
             self.changed();
             self.say(format!("Restored the unsaved changes to {name}"));
+            if self.autosave.more > 0 {
+                self.say(format!(
+                    "{} older piece(s) of unsaved work for {name} are kept in {}; they are offered when {name} is opened again",
+                    self.autosave.more,
+                    offer_dir(&self.autosave)
+                ));
+            }
         } else {
             RecoveryDir::remove(&offer.file);
             self.say(format!("Discarded the unsaved changes to {name}"));
+            // The next piece of work, if there is one.
+            self.offer_recovery();
         }
     }
 }

@@ -7,7 +7,6 @@ use std::sync::{Arc, OnceLock};
 
 use eframe::egui;
 
-use super::files::Purpose;
 use super::{Document, EditorApp};
 use crate::io::{FileWatch, Stamp};
 
@@ -137,7 +136,7 @@ impl EditorApp {
             ui.set_max_width(520.0);
             ui.heading(format!("{name} changed on disk"));
             ui.label(format!(
-                "Another program changed {} since this editor read or saved it. Saving now would write over that change.",
+                "Another program changed {} since this editor read or saved it. Saving now would write over that change; reloading drops your unsaved changes.",
                 path.display()
             ));
             ui.horizontal(|ui| {
@@ -166,7 +165,7 @@ impl EditorApp {
             Answer::Overwrite => {
                 self.save_to(&path);
             }
-            Answer::SaveAs => self.choose(Purpose::SaveTree),
+            Answer::SaveAs => self.choose_elsewhere(),
             Answer::Cancel => self.say(format!("Not saved: {name} changed on disk")),
         }
     }

@@ -55,16 +55,20 @@ impl Owner {
     }
 }
 
-/// When process `pid` started, from `/proc/PID/stat` (Linux); `None` when it is not running.
+/// When process `pid` started, from `/proc/PID/stat` (Linux); `None` when it is not running
+/// (gone, or dead and waiting for its parent to collect it: a zombie).
 fn start_time(pid: u32) -> Option<u64> {
     if !cfg!(target_os = "linux") {
         return None;
     }
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     // "pid (name) state ppid …": the name may hold spaces and parentheses; the fields
-    // after its last ')' are fixed, the start time being the 20th of them.
-    let rest = &stat[stat.rfind(')')? + 1..];
-    rest.split_whitespace().nth(19)?.parse().ok()
+    // after its last ')' are fixed: the state first, the start time the 20th.
+    let mut fields = stat[stat.rfind(')')? + 1..].split_whitespace();
+    if matches!(fields.next(), Some("Z" | "X" | "x")) {
+        return None;
+    }
+    fields.nth(18)?.parse().ok()
 }
 
 #[cfg(test)]
@@ -92,6 +96,19 @@ mod tests {
                 started: me.started + 1,
             };
             assert!(!reused.is_alive());
+            // Dead but not yet collected by its parent (a zombie): not running.
+            let mut zombie = std::process::Command::new("true")
+                .spawn()
+                .unwrap_or_else(|e| {
+                    panic!("cannot start `true`: {e}");
+                });
+            std::thread::sleep(std::time::Duration::from_millis(300));
+            let owner = Owner {
+                pid: zombie.id(),
+                started: 0,
+            };
+            assert!(!owner.is_alive());
+            let _ = zombie.wait();
         }
     }
 }

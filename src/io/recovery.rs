@@ -65,6 +65,8 @@ pub struct Unreadable {
 pub struct Recoveries {
     /// The newest unsaved work of an editor that no longer runs.
     pub found: Option<Recovered>,
+    /// How much other work for the same tree there is (older, of other editors gone).
+    pub more: usize,
     /// The files that did not read, each set aside.
     pub unreadable: Vec<Unreadable>,
 }
@@ -236,8 +238,13 @@ impl RecoveryDir {
             let theirs = r
                 .owner
                 .is_some_and(|o| o.pid != self.owner.pid && o.is_alive());
-            if same && !theirs && out.found.as_ref().is_none_or(|f| r.written > f.written) {
-                out.found = Some(r);
+            if same && !theirs {
+                if out.found.as_ref().is_none_or(|f| r.written > f.written) {
+                    out.more += usize::from(out.found.is_some());
+                    out.found = Some(r);
+                } else {
+                    out.more += 1;
+                }
             }
         }
         out.unreadable.sort_by(|a, b| a.file.cmp(&b.file));
