@@ -730,6 +730,10 @@ fn every_sample_opens_readable_with_root_in_view_no_title_cut_short_and_no_nodes
                 continue;
             }
             let node = h.state().screen_rect_of(&n.id).unwrap();
+            if !canvas.intersects(node) {
+                // Out of view: far enough out, it is not drawn at all.
+                continue;
+            }
             let width = full(&n.title);
             let inside = h.query_all_by_label(&n.title).any(|t| {
                 let b = t.rect();
@@ -748,6 +752,8 @@ fn every_sample_opens_readable_with_root_in_view_no_title_cut_short_and_no_nodes
             .nodes()
             .iter()
             .filter_map(|n| Some((&n.id, h.state().screen_rect_of(&n.id)?)))
+            // (Those in view: far out of it, nodes are not drawn, and their size is a guess.)
+            .filter(|(_, r)| canvas.intersects(*r))
             .collect();
         for (i, (a, ra)) in rects.iter().enumerate() {
             for (b, rb) in &rects[i + 1..] {

@@ -26,6 +26,11 @@ pub struct Canvas {
     rects: Vec<(NodeId, egui::Rect)>,
     /// Where each node is in `rects`.
     drawn: HashMap<NodeId, usize>,
+    /// Each node's frame size when last drawn (graph units): nodes far outside the view
+    /// are not drawn at all, and keep the size they had.
+    sizes: HashMap<NodeId, egui::Vec2>,
+    /// While a node is being centred: its size at the last try, and the tries so far.
+    centring: Option<(Option<egui::Vec2>, u8)>,
     /// The canvas area on screen in the last frame.
     area: Option<egui::Rect>,
     gesture: Gesture,
@@ -135,6 +140,8 @@ impl Canvas {
             request: Some(ViewRequest::Fit),
             rects: Vec::new(),
             drawn: HashMap::new(),
+            sizes: HashMap::new(),
+            centring: None,
             area: None,
             gesture: Gesture::None,
             space_panned: false,
@@ -239,10 +246,11 @@ impl Canvas {
         self.space_panned
     }
 
-    /// Where a node's frame was drawn in the last frame, on screen.
-    pub fn screen_rect_of(&self, id: &NodeId) -> Option<egui::Rect> {
+    /// Where a node's frame is on screen with the last frame's camera: as drawn, or, for
+    /// a node not drawn (far outside the view), at its position with its last size.
+    pub fn screen_rect_of(&self, tree: &Tree, id: &NodeId) -> Option<egui::Rect> {
         let camera = self.camera?;
-        self.drawn_rect(id).map(|r| camera * r)
+        self.graph_rect(tree, id).map(|r| camera * r)
     }
 
     /// Where a node's frame was drawn in the last frame, in graph coordinates.
@@ -255,17 +263,22 @@ impl Canvas {
         self.camera.map(|c| c.inverse() * screen)
     }
 
-    /// A node's size as drawn in the last frame (graph units), if it was drawn.
+    /// A node's size when it was last drawn (graph units), if it ever was.
     pub fn drawn_size(&self, id: &NodeId) -> Option<[f32; 2]> {
-        self.drawn_rect(id).map(|r| [r.width(), r.height()])
+        self.drawn_rect(id)
+            .map(|r| r.size())
+            .or_else(|| self.sizes.get(id).copied())
+            .map(|s| [s.x, s.y])
     }
 
-    /// The graph rect of a node: as drawn last, or its estimated size at its position.
+    /// The graph rect of a node: as drawn last, or at its position with the size it had
+    /// when last drawn (an estimate when it never was).
     fn graph_rect(&self, tree: &Tree, id: &NodeId) -> Option<egui::Rect> {
         let node = tree.node(id)?;
         self.drawn_rect(id).or_else(|| {
             let at = egui::pos2(node.position[0], node.position[1]);
-            Some(egui::Rect::from_min_size(at, NODE_SIZE))
+            let size = self.sizes.get(id).copied().unwrap_or(NODE_SIZE);
+            Some(egui::Rect::from_min_size(at, size))
         })
     }
 
@@ -327,9 +340,13 @@ impl Canvas {
             }
             Some(ViewRequest::FitNodes(ids)) => fit(&ids, self).or(current),
             Some(ViewRequest::Centre(id)) => {
-                if self.is_shown(&id) && !self.drawn.contains_key(&id) {
-                    // Not drawn yet (just added): centred again once its size is known.
+                // Never drawn (just added, or far away), or still growing as its body is
+                // laid out: centred again with the size it has next (a few frames at most).
+                let size = self.sizes.get(&id).copied();
+                let (last, tries) = self.centring.take().unwrap_or((None, 0));
+                if self.is_shown(&id) && (size.is_none() || size != last) && tries < 8 {
                     self.request = Some(ViewRequest::Centre(id.clone()));
+                    self.centring = Some((size, tries + 1));
                 }
                 let scale = current.map_or(1.0, |c| c.scaling);
                 self.graph_rect(tree, &id)
@@ -467,6 +484,9 @@ impl Canvas {
             .enumerate()
             .map(|(i, (id, _))| (id.clone(), i))
             .collect();
+        for (id, r) in &rects {
+            self.sizes.insert(id.clone(), r.size());
+        }
         self.rects = rects;
 
         // A node dragged: with Space held the drag pans instead; a selected node takes the

@@ -552,12 +552,12 @@ impl EditorApp {
 
     /// Where a node's frame is on screen, as of the last frame drawn.
     pub fn screen_rect_of(&self, id: &NodeId) -> Option<egui::Rect> {
-        self.canvas.screen_rect_of(id)
+        self.canvas.screen_rect_of(self.doc.tree(), id)
     }
 
     /// Where a node's centre is on screen, as of the last frame drawn.
     pub fn screen_centre_of(&self, id: &NodeId) -> Option<egui::Pos2> {
-        self.canvas.screen_rect_of(id).map(|r| r.center())
+        self.screen_rect_of(id).map(|r| r.center())
     }
 
     /// The canvas area on screen, as of the last frame drawn.
