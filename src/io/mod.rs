@@ -263,6 +263,9 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), LoadError> {
             path: shown.to_owned(),
         });
     }
+    // What a save of this file stopped by a kill left beside it goes (the user's folders
+    // only: Arbor's own files are written by their one process).
+    remove_stale_temporaries(path);
     write_file(path, bytes).map_err(|e| LoadError::Write {
         path: shown.to_owned(),
         source: Arc::new(e),
@@ -372,24 +375,32 @@ pub fn remove_stale_temporaries(path: &Path) {
         dir
     };
     let prefix = format!(".{}.", name.to_string_lossy());
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let file = entry.file_name();
-        let file = file.to_string_lossy();
-        let Some(pid) = file
-            .strip_prefix(&prefix)
-            .and_then(|rest| rest.strip_suffix(".tmp"))
-            .and_then(|pid| pid.parse::<u32>().ok())
-        else {
-            continue;
-        };
+    for (file, pid) in files_by_process(dir, &prefix, ".tmp") {
         let owner = Owner { pid, started: 0 };
         if pid == std::process::id() || !owner.is_alive() {
-            let _ = std::fs::remove_file(entry.path());
+            let _ = std::fs::remove_file(file);
         }
     }
+}
+
+/// The entries of `dir` named `PREFIX<process id>SUFFIX`, each with that process id.
+pub(crate) fn files_by_process(dir: &Path, prefix: &str, suffix: &str) -> Vec<(PathBuf, u32)> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter_map(|entry| {
+            let name = entry.file_name();
+            let pid = name
+                .to_string_lossy()
+                .strip_prefix(prefix)?
+                .strip_suffix(suffix)?
+                .parse::<u32>()
+                .ok()?;
+            Some((entry.path(), pid))
+        })
+        .collect()
 }
 
 fn write_file(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
@@ -402,8 +413,9 @@ fn write_file(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "tree".into());
-    remove_stale_temporaries(&dir.join(&name));
     let tmp = dir.join(temporary_name(&name, std::process::id()));
+    // This process's own leftover (a write that failed to clean up) is in the way.
+    let _ = std::fs::remove_file(&tmp);
     let permissions = std::fs::metadata(path).ok().map(|m| m.permissions());
     let result = (|| {
         // A new file: whatever was planted at the temporary name (a link) is not followed.

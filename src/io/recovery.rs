@@ -290,28 +290,17 @@ impl RecoveryDir {
     pub fn mark_open(&self, path: &Path) -> (Option<OpenMark>, Vec<Owner>) {
         let stem = Self::stem_for(Some(path));
         let mut others = Vec::new();
-        if let Ok(entries) = std::fs::read_dir(&self.dir) {
-            for entry in entries.flatten() {
-                let name = entry.file_name();
-                let name = name.to_string_lossy();
-                let Some(pid) = name
-                    .strip_prefix(&stem)
-                    .and_then(|r| r.strip_prefix('.'))
-                    .and_then(|r| r.strip_suffix(".open"))
-                else {
-                    continue;
-                };
-                if pid.parse::<u32>().is_err() || !entry.file_type().is_ok_and(|t| t.is_file()) {
-                    continue;
-                }
-                let mark = read_text(&entry.path())
-                    .ok()
-                    .and_then(|t| serde_json::from_str::<MarkFile>(&t).ok());
-                match mark {
-                    Some(m) if m.owner.pid == self.owner.pid => {}
-                    Some(m) if m.owner.is_alive() => others.push(m.owner),
-                    _ => RecoveryDir::remove(&entry.path()),
-                }
+        for (file, _) in super::files_by_process(&self.dir, &format!("{stem}."), ".open") {
+            if !std::fs::symlink_metadata(&file).is_ok_and(|m| m.is_file()) {
+                continue;
+            }
+            let mark = read_text(&file)
+                .ok()
+                .and_then(|t| serde_json::from_str::<MarkFile>(&t).ok());
+            match mark {
+                Some(m) if m.owner.pid == self.owner.pid => {}
+                Some(m) if m.owner.is_alive() => others.push(m.owner),
+                _ => RecoveryDir::remove(&file),
             }
         }
         others.sort_by_key(|o| o.pid);
