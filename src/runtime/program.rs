@@ -276,6 +276,7 @@ impl<A: 'static> Program<A> {
             catalog,
             behaviours,
             keys: KeyTable::default(),
+            served: super::kinds::Served::default(),
             types: Vec::new(),
             p: Program {
                 recs: Vec::new(),
@@ -413,6 +414,18 @@ impl<A> Program<A> {
     /// that is not (its reaction depends on its state, or a random order), which reacts
     /// the general way.
     fn index_routes(&mut self) {
+        // Each node's place among its parent's children (a node that is a guard keeps
+        // none: it reports to no route), so that a climb is linear in its length even
+        // under a parent of many children.
+        let mut place = vec![u32::MAX; self.recs.len()];
+        for rec in &self.recs {
+            for (at, &k) in self.links[rec.kids.0 as usize..rec.kids.1 as usize]
+                .iter()
+                .enumerate()
+            {
+                place[k as usize] = at as u32;
+            }
+        }
         let mut all = Vec::new();
         let mut route = |node: u32, s: Status| {
             let from = all.len() as u32;
@@ -426,9 +439,10 @@ impl<A> Program<A> {
                 let random = matches!(rec.kind, Kind::Sequence(k) if k.random)
                     || matches!(rec.kind, Kind::Selector(k) if k.random);
                 let kids = &self.links[rec.kids.0 as usize..rec.kids.1 as usize];
-                let Some(at) = kids.iter().position(|&k| k == c) else {
+                let at = place[c as usize];
+                if kids.get(at as usize) != Some(&c) {
                     break;
-                };
+                }
                 match rec.kind.next(at as u32, kids.len() as u32, s) {
                     Some(Next::Finish(done)) if !random => {
                         all.push((up, done));
@@ -694,6 +708,7 @@ struct Builder<'a, A> {
     behaviours: &'a Behaviours<A>,
     /// The context keys met so far.
     keys: KeyTable,
+    served: super::kinds::Served,
     types: Vec<ActionType<A>>,
     p: Program<A>,
 }
@@ -757,6 +772,7 @@ impl<A: 'static> Builder<'_, A> {
         let mut build = Build {
             catalog: c,
             keys: &mut self.keys,
+            served: &mut self.served,
         };
         let spec = c.kind(&node.kind);
         let runs_as = c.as_built_in(node);

@@ -301,25 +301,28 @@ impl Simulation {
         let files = TreeFiles::new(catalog);
         let base = path.map_or_else(|| PathBuf::from("untitled.json"), Path::to_owned);
         let assets = files.assets_for(&base);
-        let plain = crate::runtime::Behaviours::<()>::with_builtins().with_stand_ins();
-        if let Err(e) = Program::compile(tree, catalog, &assets, &plain) {
-            let kinds = super::world_kinds(tree);
-            return Err(match e {
-                CompileError::Node { .. } if !kinds.is_empty() => {
-                    SimError::NeedsScenario { tree: shown, kinds }
-                }
-                e => SimError::Unrunnable {
-                    tree: shown,
-                    problems: problems(e),
-                },
-            });
-        }
         let behaviours = super::world_behaviours().with_stand_ins();
-        let program = Program::compile(tree, catalog, &assets, &behaviours).map_err(|e| {
-            SimError::Unrunnable {
-                tree: shown.clone(),
-                problems: problems(e),
+        let compiled = Program::compile(tree, catalog, &assets, &behaviours);
+        let kinds = super::world_kinds(tree);
+        // A tree of the world's kinds needs a scenario to run in; what is wrong with it
+        // otherwise is said by compiling it without the world's behaviours.
+        if compiled.is_err() || !kinds.is_empty() {
+            let plain = crate::runtime::Behaviours::<()>::with_builtins().with_stand_ins();
+            if let Err(e) = Program::compile(tree, catalog, &assets, &plain) {
+                return Err(match e {
+                    CompileError::Node { .. } if !kinds.is_empty() => {
+                        SimError::NeedsScenario { tree: shown, kinds }
+                    }
+                    e => SimError::Unrunnable {
+                        tree: shown,
+                        problems: problems(e),
+                    },
+                });
             }
+        }
+        let program = compiled.map_err(|e| SimError::Unrunnable {
+            tree: shown.clone(),
+            problems: problems(e),
         })?;
         let name = path
             .and_then(Path::file_stem)

@@ -85,7 +85,13 @@ impl Needs {
 pub(crate) struct Build<'a> {
     pub catalog: &'a Catalog,
     pub keys: &'a mut KeyTable,
+    /// Which definition serves each kind met so far (its place in [`Kind`]'s list), so
+    /// that a tree of many nodes asks the definitions once per kind, not once per node.
+    pub served: &'a mut Served,
 }
+
+/// Which definition serves a kind name of a category: its place in [`Kind`]'s list.
+pub(crate) type Served = std::collections::HashMap<(Category, String), Option<u8>>;
 
 impl Build<'_> {
     pub(crate) fn flag(&self, node: &Node, field: &str) -> bool {
@@ -195,9 +201,24 @@ macro_rules! kinds {
 
             /// What a node is compiled to; `None` for a kind no definition serves.
             pub(crate) fn build(node: &Node, category: Category, b: &mut Build<'_>) -> Option<Self> {
-                $(if <$ty as Def>::serves(&node.kind, category) {
+                let which = *b
+                    .served
+                    .entry((category, node.kind.clone()))
+                    .or_insert_with(|| {
+                        let mut place = 0u8;
+                        $(if <$ty as Def>::serves(&node.kind, category) {
+                            return Some(place);
+                        }
+                        place += 1;)*
+                        let _ = place;
+                        None
+                    });
+                let mut place = 0u8;
+                $(if which == Some(place) {
                     return Some(Kind::$variant(<$ty as Def>::build(node, b)));
-                })*
+                }
+                place += 1;)*
+                let _ = place;
                 None
             }
 
