@@ -32,7 +32,7 @@ impl Enabled for EditorApp {
             Command::Disconnect => self
                 .selection
                 .iter()
-                .any(|id| self.doc.tree().parent_of(id).is_some()),
+                .any(|id| self.doc.parent_of(id).is_some()),
             Command::SelectAll | Command::ZoomToFit | Command::Arrange => {
                 !self.doc.tree().is_empty()
             }
@@ -145,7 +145,7 @@ impl EditorApp {
                 let edits: Vec<Edit> = self
                     .selection
                     .iter()
-                    .filter(|id| self.doc.tree().parent_of(id).is_some())
+                    .filter(|id| self.doc.parent_of(id).is_some())
                     .map(|id| Edit::Unlink { child: id.clone() })
                     .collect();
                 if self.apply(Edit::Batch(edits)) {

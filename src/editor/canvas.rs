@@ -14,7 +14,7 @@ use crate::model::{Catalog, Category, Edit, NodeId, ParentSlot, Port, Tree, link
 pub struct Canvas {
     /// The widget's graph; each node carries the model id.
     pub snarl: Snarl<NodeId>,
-    ids: HashMap<NodeId, SnarlId>,
+    ids: foldhash::HashMap<NodeId, SnarlId>,
     /// Each node body's size when last drawn: a body outside the view only reserves its
     /// space, so large trees cost little for what is not seen.
     pub body_sizes: HashMap<NodeId, egui::Vec2>,
@@ -25,10 +25,10 @@ pub struct Canvas {
     /// Each node's frame as drawn in the last frame (graph coordinates), in drawing order.
     rects: Vec<(NodeId, egui::Rect)>,
     /// Where each node is in `rects`.
-    drawn: HashMap<NodeId, usize>,
+    drawn: foldhash::HashMap<NodeId, usize>,
     /// Each node's frame size when last drawn (graph units): nodes far outside the view
     /// are not drawn at all, and keep the size they had.
-    sizes: HashMap<NodeId, egui::Vec2>,
+    sizes: foldhash::HashMap<NodeId, egui::Vec2>,
     /// While a node is being centred: its size at the last try, and the tries so far.
     centring: Option<(Option<egui::Vec2>, u8)>,
     /// The canvas area on screen in the last frame.
@@ -47,6 +47,9 @@ pub struct Canvas {
     collapsed: HashSet<NodeId>,
     /// For each collapsed node shown, how many nodes below it are hidden.
     hidden: HashMap<NodeId, usize>,
+    /// Nodes the pointer moved since the graph was built: only they can differ from the
+    /// tree's positions.
+    touched: foldhash::HashSet<SnarlId>,
 }
 
 /// A change of the camera asked for by a command.
@@ -134,13 +137,13 @@ impl Canvas {
     pub fn new(tree: &Tree, catalog: &Catalog) -> Self {
         let mut c = Self {
             snarl: Snarl::new(),
-            ids: HashMap::new(),
+            ids: foldhash::HashMap::default(),
             body_sizes: HashMap::new(),
             camera: None,
             request: Some(ViewRequest::Fit),
             rects: Vec::new(),
-            drawn: HashMap::new(),
-            sizes: HashMap::new(),
+            drawn: foldhash::HashMap::default(),
+            sizes: foldhash::HashMap::default(),
             centring: None,
             area: None,
             gesture: Gesture::None,
@@ -149,6 +152,7 @@ impl Canvas {
             fitted_to: None,
             collapsed: HashSet::new(),
             hidden: HashMap::new(),
+            touched: foldhash::HashSet::default(),
         };
         c.rebuild(tree, catalog);
         c
@@ -159,6 +163,7 @@ impl Canvas {
     pub fn rebuild(&mut self, tree: &Tree, catalog: &Catalog) {
         self.snarl = Snarl::new();
         self.ids.clear();
+        self.touched.clear();
         self.collapsed.retain(|id| tree.contains(id));
         let hidden = hidden_below(tree, &self.collapsed);
         self.hidden = self
@@ -176,12 +181,22 @@ impl Canvas {
             self.ids.insert(node.id.clone(), sid);
         }
         for parent in tree.nodes() {
-            let pins = pins(tree, catalog, &parent.id);
+            // Where each port's pins start among the node's input pins.
+            let mut first = Vec::new();
+            let mut at = 0;
+            for (port, count) in port_counts(tree, catalog, &parent.id) {
+                first.push((port, at, count));
+                at += count;
+            }
             for (port, slot, child) in parent.links() {
                 let (Some(&p), Some(&c)) = (self.ids.get(&parent.id), self.ids.get(child)) else {
                     continue;
                 };
-                let Some(input) = pins.iter().position(|&(pp, s)| pp == port && s == slot) else {
+                let Some(input) = first
+                    .iter()
+                    .find(|&&(pp, _, count)| pp == port && slot < count)
+                    .map(|&(_, from, _)| from + slot)
+                else {
                     continue;
                 };
                 self.snarl.connect(
@@ -194,9 +209,13 @@ impl Canvas {
 
     /// Positions the user moved nodes to, where they differ from the tree's.
     pub fn moved(&self, tree: &Tree) -> Vec<Edit> {
-        self.snarl
-            .nodes_pos_ids()
-            .filter_map(|(_, pos, id)| {
+        let mut touched: Vec<SnarlId> = self.touched.iter().copied().collect();
+        touched.sort_unstable();
+        touched
+            .into_iter()
+            .filter_map(|s| {
+                let info = self.snarl.get_node_info(s)?;
+                let (pos, id) = (info.pos, &info.value);
                 let node = tree.node(id)?;
                 let p = [pos.x, pos.y];
                 (p != node.position).then(|| Edit::SetPosition {
@@ -274,11 +293,15 @@ impl Canvas {
     /// The graph rect of a node: as drawn last, or at its position with the size it had
     /// when last drawn (an estimate when it never was).
     fn graph_rect(&self, tree: &Tree, id: &NodeId) -> Option<egui::Rect> {
-        let node = tree.node(id)?;
-        self.drawn_rect(id).or_else(|| {
+        tree.node(id).map(|node| self.node_rect(node))
+    }
+
+    /// [`Self::graph_rect`] of a node at hand.
+    fn node_rect(&self, node: &crate::model::Node) -> egui::Rect {
+        self.drawn_rect(&node.id).unwrap_or_else(|| {
             let at = egui::pos2(node.position[0], node.position[1]);
-            let size = self.sizes.get(id).copied().unwrap_or(NODE_SIZE);
-            Some(egui::Rect::from_min_size(at, size))
+            let size = self.sizes.get(&node.id).copied().unwrap_or(NODE_SIZE);
+            egui::Rect::from_min_size(at, size)
         })
     }
 
@@ -324,14 +347,20 @@ impl Canvas {
         let camera = match request {
             None => current,
             Some(ViewRequest::Fit) => {
-                let all: Vec<NodeId> = tree.nodes().iter().map(|n| n.id.clone()).collect();
+                let bounds = tree
+                    .nodes()
+                    .iter()
+                    .filter(|n| self.is_shown(&n.id))
+                    .map(|n| self.node_rect(n))
+                    .reduce(|a, b| a.union(b));
                 let root = tree
                     .nodes()
                     .iter()
                     .find(|n| n.kind == "Root")
-                    .and_then(|n| self.graph_rect(tree, &n.id));
+                    .map(|n| self.node_rect(n));
                 // A tree too large to show whole keeps its Root in view.
-                fit(&all, self)
+                bounds
+                    .map(|b| fit_rect(area, b))
                     .map(|t| match root {
                         Some(r) => keep_inside(t, r, area),
                         None => t,
@@ -453,8 +482,13 @@ impl Canvas {
         let ctx = ui.ctx().clone();
         let modifiers = ctx.input(|i| i.modifiers);
         let space = ctx.input(|i| i.key_down(Key::Space)) && !ctx.egui_wants_keyboard_input();
-        let before: HashMap<SnarlId, egui::Pos2> =
-            self.snarl.nodes_pos_ids().map(|(s, p, _)| (s, p)).collect();
+        // Where the nodes drawn in the last frame were: only a node drawn can be dragged.
+        let before: Vec<(SnarlId, egui::Pos2)> = self
+            .rects
+            .iter()
+            .filter_map(|(id, _)| self.ids.get(id))
+            .filter_map(|&s| Some((s, self.snarl.get_node_info(s)?.pos)))
+            .collect();
         let mut viewer = Viewer {
             look,
             lod: camera.scaling < READABLE_ZOOM - 1e-4,
@@ -491,10 +525,9 @@ impl Canvas {
 
         // A node dragged: with Space held the drag pans instead; a selected node takes the
         // other selected nodes along.
-        let dragged: Vec<(SnarlId, egui::Vec2)> = self
-            .snarl
-            .nodes_pos_ids()
-            .filter_map(|(s, p, _)| before.get(&s).map(|b| (s, p - *b)))
+        let dragged: Vec<(SnarlId, egui::Vec2)> = before
+            .iter()
+            .filter_map(|&(s, b)| Some((s, self.snarl.get_node_info(s)?.pos - b)))
             .filter(|(_, d)| *d != egui::Vec2::ZERO)
             .collect();
         if let [(moved, delta)] = dragged[..] {
@@ -504,12 +537,14 @@ impl Canvas {
                     n.pos -= delta;
                 }
             } else if let Some(id) = id {
+                self.touched.insert(moved);
                 if look.selected.contains(&id) {
                     for other in look.selected.iter().filter(|o| **o != id) {
                         if let Some(&s) = self.ids.get(other)
                             && let Some(n) = self.snarl.get_node_info_mut(s)
                         {
                             n.pos += delta;
+                            self.touched.insert(s);
                         }
                     }
                 } else {

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::io::Stamp;
-use crate::model::{Catalog, Edit, EditError, NodeId, Tree};
+use crate::model::{Catalog, Edit, EditError, NodeId, ParentSlot, Tree};
 
 /// The tree being edited, where it is saved, and its undo history.
 pub struct Document {
@@ -26,6 +26,9 @@ pub struct Document {
     next: u64,
     /// The field last changed by a continuous gesture: further changes merge into its step.
     coalescing: Option<(NodeId, String)>,
+    /// Where each node is linked, built on first use after each change: the inspector
+    /// asks every frame, and on a large tree a search of every node would not do.
+    parents: std::cell::OnceCell<foldhash::HashMap<NodeId, ParentSlot>>,
 }
 
 impl Document {
@@ -41,6 +44,7 @@ impl Document {
             saved: 0,
             next: 1,
             coalescing: None,
+            parents: std::cell::OnceCell::new(),
         }
     }
 
@@ -57,6 +61,11 @@ impl Document {
     /// The tree as edited.
     pub fn tree(&self) -> &Tree {
         &self.tree
+    }
+
+    /// Where `id` is linked into its parent, if it is.
+    pub fn parent_of(&self, id: &NodeId) -> Option<&ParentSlot> {
+        self.parents.get_or_init(|| self.tree.parents()).get(id)
     }
 
     /// The file the tree is saved in, if any.
@@ -86,6 +95,7 @@ impl Document {
     /// saved; the history starts again from it.
     pub fn restore(&mut self, tree: Tree) {
         self.tree = tree;
+        self.parents.take();
         self.undo.clear();
         self.redo.clear();
         self.coalescing = None;
@@ -148,6 +158,7 @@ impl Document {
         catalog: &Catalog,
     ) -> Result<(), EditError> {
         let inverse = self.tree.apply(edit, catalog)?;
+        self.parents.take();
         if record || self.undo.is_empty() {
             self.undo.push((inverse, self.revision));
         }

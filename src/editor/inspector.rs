@@ -3,7 +3,7 @@
 
 use eframe::egui::{self, RichText};
 
-use crate::model::{Catalog, Edit, FieldSpec, FieldType, Node, Tree, Value};
+use crate::model::{Catalog, Edit, FieldSpec, FieldType, Node, ParentSlot, Tree, Value};
 
 /// What the inspector asks for.
 pub enum Request {
@@ -119,6 +119,7 @@ pub fn inspector_ui(
     tree: &Tree,
     catalog: &Catalog,
     node: &Node,
+    parent: Option<&ParentSlot>,
 ) -> Option<Request> {
     let mut request = None;
     ui.heading("Inspector");
@@ -284,7 +285,7 @@ pub fn inspector_ui(
             });
         }
     }
-    if let Some(p) = tree.parent_of(&node.id) {
+    if let Some(p) = parent {
         let count = tree.node(&p.parent).map_or(0, |n| n.linked(p.port).len());
         ui.horizontal(|ui| {
             ui.label(format!(

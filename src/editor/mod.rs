@@ -521,14 +521,14 @@ impl EditorApp {
     /// Expands any collapsed node that hides `id`.
     fn reveal(&mut self, id: &NodeId) {
         let mut changed = false;
-        let mut at = self.doc.tree().parent_of(id).map(|p| p.parent);
+        let mut at = self.doc.parent_of(id).map(|p| p.parent.clone());
         let mut guard = 0;
         while let Some(parent) = at {
             if self.canvas.is_collapsed(&parent) {
                 self.canvas.set_collapsed(&parent, false);
                 changed = true;
             }
-            at = self.doc.tree().parent_of(&parent).map(|p| p.parent);
+            at = self.doc.parent_of(&parent).map(|p| p.parent.clone());
             guard += 1;
             if guard > self.doc.tree().len() {
                 break;

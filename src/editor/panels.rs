@@ -203,7 +203,13 @@ impl EditorApp {
                 self.selection.len()
             ));
         }
-        match inspector::inspector_ui(ui, self.doc.tree(), &self.catalog, &node) {
+        match inspector::inspector_ui(
+            ui,
+            self.doc.tree(),
+            &self.catalog,
+            &node,
+            self.doc.parent_of(&node.id),
+        ) {
             Some(inspector::Request::Edit(edit, Some(key))) => {
                 self.apply_coalesced(edit, &node.id, &key);
             }
@@ -236,40 +242,57 @@ impl EditorApp {
             all - errors
         ));
         let mut focus = None;
-        egui::ScrollArea::vertical().show(ui, |ui| {
-            if all == 0 {
-                ui.label("No problems: the tree is valid.");
-            }
-            // The node libraries' own problems, naming the file and the kind.
-            for p in self.project.problems() {
-                let colour = match p.severity {
-                    Severity::Error => egui::Color32::from_rgb(235, 90, 90),
-                    Severity::Warning => egui::Color32::from_rgb(230, 180, 70),
-                };
-                ui.label(RichText::new(p.to_string()).color(colour));
-            }
-            for d in &self.diagnostics {
-                let colour = match d.severity() {
-                    Severity::Error => egui::Color32::from_rgb(235, 90, 90),
-                    Severity::Warning => egui::Color32::from_rgb(230, 180, 70),
-                };
-                let node = d
-                    .nodes
-                    .first()
-                    .map(|n| format!("[{n}] "))
-                    .unwrap_or_default();
-                let text = RichText::new(format!("{node}{} ({})", d.message, d.rule)).color(colour);
-                let label = ui.add(egui::Label::new(text).sense(egui::Sense::click()));
-                if let Some(first) = d.nodes.first()
-                    && label
-                        .on_hover_text("Click to select the node and centre it")
-                        .on_hover_cursor(egui::CursorIcon::PointingHand)
-                        .clicked()
-                {
-                    focus = Some(first.clone());
+        if all == 0 {
+            ui.label("No problems: the tree is valid.");
+            return;
+        }
+        let colour = |severity| match severity {
+            Severity::Error => egui::Color32::from_rgb(235, 90, 90),
+            Severity::Warning => egui::Color32::from_rgb(230, 180, 70),
+        };
+        // One line a problem (the whole text on hover), and only the lines in view are
+        // laid out: a tree of 100,000 unreachable nodes lists 100,000 warnings.
+        let row_height = ui.text_style_height(&egui::TextStyle::Body);
+        egui::ScrollArea::vertical()
+            .auto_shrink([false, true])
+            .show_rows(ui, row_height, all, |ui, rows| {
+                for row in rows {
+                    // The node libraries' own problems first, naming the file and the kind.
+                    if let Some(p) = library.get(row) {
+                        let text = p.to_string();
+                        ui.add(
+                            egui::Label::new(RichText::new(&text).color(colour(p.severity)))
+                                .truncate(),
+                        )
+                        .on_hover_text(text);
+                        continue;
+                    }
+                    let Some(d) = self.diagnostics.get(row - library.len()) else {
+                        continue;
+                    };
+                    let node = d
+                        .nodes
+                        .first()
+                        .map(|n| format!("[{n}] "))
+                        .unwrap_or_default();
+                    let text = format!("{node}{} ({})", d.message, d.rule);
+                    let label = ui.add(
+                        egui::Label::new(RichText::new(&text).color(colour(d.severity())))
+                            .truncate()
+                            .sense(egui::Sense::click()),
+                    );
+                    if let Some(first) = d.nodes.first()
+                        && label
+                            .on_hover_text(format!(
+                                "{text}\n\nClick to select the node and centre it"
+                            ))
+                            .on_hover_cursor(egui::CursorIcon::PointingHand)
+                            .clicked()
+                    {
+                        focus = Some(first.clone());
+                    }
                 }
-            }
-        });
+            });
         if let Some(id) = focus {
             self.focus(&id);
         }

@@ -285,6 +285,36 @@ impl Viewer<'_> {
     /// A pin of the wire from `child` up to its parent (`to`: the parent's end): on the
     /// active path it takes the path's colour and notes where it is drawn, so the canvas
     /// can broaden the wire.
+    /// An input pin's label, its colour (a guard's port shows its last check: green
+    /// true, red false) and the child wired to it.
+    fn input_pin(&self, pin: &InPin, snarl: &Snarl<NodeId>) -> (String, Color32, Option<NodeId>) {
+        let id = &snarl[pin.id.node];
+        let (port, slot) =
+            pin_at(self.look.tree, self.look.catalog, id, pin.id.input).unwrap_or((Port::Child, 0));
+        let linked = self.look.tree.node(id).map_or(&[][..], |n| n.linked(port));
+        let text = match port {
+            Port::Child => "child".to_owned(),
+            _ if slot >= linked.len() => format!("+ {}", port.name()),
+            Port::Children => format!("{slot}"),
+            Port::Conditions => format!("if {slot}"),
+            Port::Interrupts => format!("interrupt {slot}"),
+        };
+        let child = linked.get(slot).cloned();
+        let checked = child
+            .as_ref()
+            .filter(|_| port == Port::Conditions)
+            .and_then(|g| self.look.live.get(g))
+            .map(|l| l.state.status)
+            .filter(|s| matches!(s, Status::Success | Status::Failure));
+        let colour = match (port, checked) {
+            (_, Some(s)) => status_colour(s),
+            (Port::Conditions, None) => Color32::from_rgb(40, 170, 180),
+            (Port::Interrupts, _) => Color32::from_rgb(200, 140, 40),
+            _ => Color32::from_gray(200),
+        };
+        (text, colour, child)
+    }
+
     fn lit_pin(&self, info: PinInfo, child: Option<NodeId>, to: bool) -> Pin {
         match child.and_then(|c| Some((self.wire_light(&c)?, c))) {
             Some((colour, child)) => Pin {
@@ -514,50 +544,31 @@ impl SnarlViewer<NodeId> for Viewer<'_> {
         ui: &mut Ui,
         snarl: &mut Snarl<NodeId>,
     ) -> impl SnarlPin + 'static {
-        let id = &snarl[pin.id.node];
-        let (port, slot) =
-            pin_at(self.look.tree, self.look.catalog, id, pin.id.input).unwrap_or((Port::Child, 0));
-        let used = self
-            .look
-            .tree
-            .node(id)
-            .map(|n| n.linked(port).len())
-            .unwrap_or(0);
-        let text = match port {
-            Port::Child => "child".to_owned(),
-            _ if slot >= used => format!("+ {}", port.name()),
-            Port::Children => format!("{slot}"),
-            Port::Conditions => format!("if {slot}"),
-            Port::Interrupts => format!("interrupt {slot}"),
-        };
+        let (text, colour, child) = self.input_pin(pin, snarl);
         if !self.lod {
             ui.label(RichText::new(text).size(SMALL_TEXT));
         }
-        // A guard's port shows its last check: green true, red false.
-        let checked = (port == Port::Conditions)
-            .then(|| {
-                self.look
-                    .tree
-                    .node(id)
-                    .and_then(|n| n.linked(port).get(slot).cloned())
-            })
-            .flatten()
-            .and_then(|g| self.look.live.get(&g))
-            .map(|l| l.state.status)
-            .filter(|s| matches!(s, Status::Success | Status::Failure));
-        let colour = match (port, checked) {
-            (_, Some(s)) => status_colour(s),
-            (Port::Conditions, None) => Color32::from_rgb(40, 170, 180),
-            (Port::Interrupts, _) => Color32::from_rgb(200, 140, 40),
-            _ => Color32::from_gray(200),
+        self.lit_pin(PinInfo::circle().with_fill(colour), child, true)
+    }
+
+    fn hidden_input(
+        &mut self,
+        pin: &InPin,
+        at: egui::Pos2,
+        snarl: &Snarl<NodeId>,
+    ) -> Option<Color32> {
+        let (_, colour, child) = self.input_pin(pin, snarl);
+        let wire = match child.and_then(|c| Some((self.wire_light(&c)?, c))) {
+            Some((light, child)) => {
+                let mut table = self.lit_wires.borrow_mut();
+                let end = table.entry(child).or_default();
+                end.colour = light;
+                end.to = Some(at);
+                light
+            }
+            None => colour,
         };
-        let info = PinInfo::circle().with_fill(colour);
-        let child = self
-            .look
-            .tree
-            .node(id)
-            .and_then(|n| n.linked(port).get(slot).cloned());
-        self.lit_pin(info, child, true)
+        Some(wire)
     }
 
     fn show_output(

@@ -504,6 +504,22 @@ impl Tree {
         })
     }
 
+    /// Where each linked node is linked: what [`Tree::parent_of`] finds, for every node
+    /// at once.
+    pub fn parents(&self) -> foldhash::HashMap<NodeId, ParentSlot> {
+        let mut all = foldhash::HashMap::with_capacity(self.nodes.len());
+        for p in &self.nodes {
+            for (port, slot, child) in p.links() {
+                all.entry(child.clone()).or_insert_with(|| ParentSlot {
+                    parent: p.id.clone(),
+                    port,
+                    slot,
+                });
+            }
+        }
+        all
+    }
+
     /// A fresh id for a node of `kind`: the kind in snake case and the first free number.
     pub fn fresh_id(&self, kind: &str) -> NodeId {
         let mut base = String::new();

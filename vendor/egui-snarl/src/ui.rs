@@ -215,9 +215,14 @@ struct Heights<'a> {
 
 impl Heights<'_> {
     fn get(&self, idx: usize) -> (f32, f32) {
+        self.get_or(idx, 0.0)
+    }
+
+    /// As `get`, with `guess` for the inner height of a row never drawn.
+    fn get_or(&self, idx: usize, guess: f32) -> (f32, f32) {
         let inner = match self.rows.get(idx) {
             Some(&value) => value,
-            None => 0.0,
+            None => guess,
         };
 
         let outer = match &self.outer {
@@ -1089,11 +1094,12 @@ where
     let mut nodes_bb = Rect::NOTHING;
     let mut node_rects = Vec::new();
 
-    // The part of the graph in view, with half a view more on each side: nodes outside it
-    // are not drawn (a large graph costs what is shown, not what it holds).
+    // The part of the graph in view: nodes outside it are not drawn (a large graph costs
+    // what is shown, not what it holds). A node never drawn is known by its top-left
+    // corner only, so the view reaches further up and to the left by about a node's size.
     let in_view = {
         let view = to_global.inverse() * ui_rect;
-        view.expand2(view.size() * 0.5)
+        Rect::from_min_max(view.min - vec2(500.0, 300.0), view.max + vec2(50.0, 50.0))
     };
 
     for node_idx in draw_order {
@@ -1511,11 +1517,38 @@ where
     for in_pin in inputs {
         // Show input pin.
         let cursor = inputs_ui.cursor();
-        let (height, height_outer) = heights.get(in_pin.id.input);
+        // A row never drawn is guessed as high as the one drawn before it.
+        let guess = new_heights.last().copied().unwrap_or(0.0);
+        let (height, height_outer) = heights.get_or(in_pin.id.input, guess);
 
         let margin = (height_outer - height) / 2.0;
         let outer_rect = cursor.with_max_y(cursor.top() + height_outer);
         let inner_rect = outer_rect.shrink2(vec2(0.0, margin));
+
+        // A pin outside the view (a node of thousands of children) only takes its place
+        // and gives its wire an end: its content is not laid out.
+        if !outer_rect.intersects(snarl_clip_rect) {
+            // Where `SnarlPin::pin_rect` centres it by default.
+            let y0 = min_pin_y_top.max(inner_rect.top());
+            let y1 = min_pin_y_bottom.max(inner_rect.bottom());
+            let at = pos2(input_x, (y0 + y1) * 0.5);
+            if let Some(wire_color) = viewer.hidden_input(in_pin, at, snarl) {
+                input_positions.insert(
+                    in_pin.id,
+                    PinResponse {
+                        pos: at,
+                        wire_color,
+                        wire_style: style.get_wire_style(),
+                    },
+                );
+                new_heights.push(height);
+                inputs_ui.advance_cursor_after_rect(Rect::from_x_y_ranges(
+                    cursor.left()..=cursor.left(),
+                    inner_rect.top()..=outer_rect.bottom(),
+                ));
+                continue;
+            }
+        }
 
         let builder = UiBuilder::new().layout(pin_layout).max_rect(inner_rect);
 

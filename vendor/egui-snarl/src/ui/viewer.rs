@@ -132,6 +132,15 @@ pub trait SnarlViewer<T> {
         snarl: &mut Snarl<T>,
     ) -> impl SnarlPin + 'static;
 
+    /// The wire colour of an input pin that lies outside the view, called instead of
+    /// [`SnarlViewer::show_input`] (whose content would not be seen) with the pin's
+    /// centre. `None`, the default, shows the pin as usual.
+    #[inline]
+    fn hidden_input(&mut self, pin: &InPin, at: egui::Pos2, snarl: &Snarl<T>) -> Option<egui::Color32> {
+        let _ = (pin, at, snarl);
+        None
+    }
+
     /// Returns number of output pins of the node.
     ///
     /// [`SnarlViewer::show_output`] will be called for each output in range `0..outputs()`.

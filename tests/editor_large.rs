@@ -1,0 +1,146 @@
+//! The editor on large trees costs what is shown: a list of thousands of problems lays
+//! out the lines in view, and a node of hundreds of children the pins in view. Both are
+//! still reached by the input a person uses: the wheel scrolls to the last problem, whose
+//! click selects its node; a drag of the canvas brings the last pins into view.
+
+#![cfg(feature = "gui")]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::fmt::Write as _;
+
+use arbor::editor::EditorApp;
+use arbor::io::parse_tree;
+use arbor::model::NodeId;
+use eframe::egui::{self, Event, Modifiers, PointerButton};
+use egui_kittest::Harness;
+use egui_kittest::kittest::{NodeT, Queryable};
+
+use common::harness;
+
+/// Root, then a Selector over `children` MockActions, and `loose` MockActions linked to
+/// nothing (each an "unreachable" warning); arranged as the editor arranges a file
+/// without positions.
+fn app(children: usize, loose: usize) -> EditorApp {
+    let kids: Vec<String> = (0..children).map(|i| format!("\"c{i}\"")).collect();
+    let mut text = format!(
+        r#"{{"format": "arbor.tree", "version": 1, "nodes": [
+        {{"id": "root", "kind": "Root", "inputs": {{"child": ["top"]}}}},
+        {{"id": "top", "kind": "Selector", "inputs": {{"children": [{}]}}}}"#,
+        kids.join(", ")
+    );
+    for i in 0..children {
+        let _ = write!(text, r#", {{"id": "c{i}", "kind": "MockAction"}}"#);
+    }
+    for i in 0..loose {
+        let _ = write!(text, r#", {{"id": "l{i}", "kind": "MockAction"}}"#);
+    }
+    text.push_str("]}");
+    let tree = parse_tree(&text, std::path::Path::new("large.json")).unwrap();
+    let mut app = EditorApp::new(tree, None);
+    app.auto_layout();
+    app
+}
+
+/// Labels whose text is `prefix` followed by digits only.
+fn numbered(h: &Harness<'static, EditorApp>, prefix: &str) -> Vec<usize> {
+    h.query_all_by(|n| {
+        n.value().is_some_and(|l| {
+            l.strip_prefix(prefix)
+                .is_some_and(|d| !d.is_empty() && d.chars().all(|c| c.is_ascii_digit()))
+        })
+    })
+    .filter_map(|n| {
+        n.accesskit_node()
+            .value()?
+            .strip_prefix(prefix)?
+            .parse()
+            .ok()
+    })
+    .collect()
+}
+
+fn drag(h: &mut Harness<'static, EditorApp>, from: egui::Pos2, to: egui::Pos2, b: PointerButton) {
+    let button = |at, pressed| Event::PointerButton {
+        pos: at,
+        button: b,
+        pressed,
+        modifiers: Modifiers::NONE,
+    };
+    h.event(Event::PointerMoved(from));
+    h.run_steps(1);
+    h.event(button(from, true));
+    h.run_steps(1);
+    for k in 1..=8 {
+        h.event(Event::PointerMoved(from + (to - from) * (k as f32 / 8.0)));
+        h.run_steps(1);
+    }
+    h.event(button(to, false));
+    h.run_steps(3);
+}
+
+#[test]
+fn thousands_of_problems_list_the_lines_in_view_and_the_wheel_reaches_the_last() {
+    let mut h = harness(app(1, 3000));
+    h.get_by_label("Problems (0 errors, 3000 warnings)");
+    let first = h.get_by_label_contains("[l0] ");
+    assert!(
+        h.query_by_label_contains("[l2999] ").is_none(),
+        "a line far below the view is laid out"
+    );
+    let shown = h
+        .query_all_by(|n| n.label().is_some_and(|l| l.starts_with("[l")))
+        .count();
+    assert!(shown < 100, "{shown} problem lines laid out");
+
+    // The wheel over the list scrolls it to the end.
+    let over = first.rect().center();
+    h.event(Event::PointerMoved(over));
+    for _ in 0..400 {
+        h.event(Event::MouseWheel {
+            unit: egui::MouseWheelUnit::Page,
+            delta: egui::vec2(0.0, -1.0),
+            modifiers: Modifiers::NONE,
+            phase: egui::TouchPhase::Move,
+        });
+        h.run_steps(1);
+        if h.query_by_label_contains("[l2999] ").is_some() {
+            break;
+        }
+    }
+    h.get_by_label_contains("[l2999] ").click();
+    h.run_steps(3);
+    assert_eq!(h.state().selected(), Some(&NodeId::new("l2999")));
+}
+
+#[test]
+fn a_node_of_hundreds_of_children_lays_out_the_pins_in_view_and_a_drag_brings_the_rest() {
+    let mut h = harness(app(400, 0));
+    let pins = numbered(&h, "");
+    assert!(!pins.is_empty(), "no pin is in view");
+    assert!(!pins.contains(&399), "the last pin is laid out out of view");
+    assert!(pins.len() < 120, "{} pins laid out", pins.len());
+    let top = h.state().screen_rect_of(&NodeId::new("top")).unwrap();
+    assert!(
+        top.height() > 2000.0,
+        "the Selector is {} px high",
+        top.height()
+    );
+
+    // Dragging the canvas up (a middle drag pans) brings the last pins into view, where
+    // the wire to the last child ends at its pin.
+    let canvas = h.state().canvas_rect().unwrap();
+    for _ in 0..40 {
+        if numbered(&h, "").contains(&399) {
+            break;
+        }
+        let from = canvas.center() + egui::vec2(0.0, canvas.height() * 0.4);
+        let to = canvas.center() - egui::vec2(0.0, canvas.height() * 0.4);
+        drag(&mut h, from, to, PointerButton::Middle);
+    }
+    let pins = numbered(&h, "");
+    assert!(pins.contains(&399), "the last pin is not in view: {pins:?}");
+    assert!(pins.len() < 120, "{} pins laid out", pins.len());
+    assert!(!pins.contains(&0), "the first pin is still laid out");
+}
