@@ -1,11 +1,13 @@
 //! Editor frame time: the whole editor (panels, canvas, validation marks) drawn headless
-//! into an egui context for trees of 500, 1,000 and 2,000 nodes.
+//! into an egui context for trees of 500, 1,000 and 2,000 nodes. Two cases per size: an
+//! idle frame (nothing changed), and a frame after an edit (the title of a node changes:
+//! the model is validated again and the canvas rebuilt), which is what a drag or typing
+//! costs at most per frame.
 //!
 //! `cargo bench --bench editor`. The `library` group opens a tree in a project of 500 node
 //! library kinds beside one with none, and draws frames while a search is typed in their
-//! palette. Two cases per size: an idle frame (nothing changed), and a
-//! frame after an edit (the title of a node changes: the model is validated again and the
-//! canvas rebuilt), which is what a drag or typing costs at most per frame.
+//! palette. The `large` group (`cargo bench --bench editor -- large`) opens a file of
+//! 100,000 nodes and times it to the first answered click, then its frames.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
@@ -57,12 +59,13 @@ fn tree_text(n: usize) -> String {
     )
 }
 
-fn input() -> egui::RawInput {
+fn input(events: Vec<egui::Event>) -> egui::RawInput {
     egui::RawInput {
         screen_rect: Some(egui::Rect::from_min_size(
             egui::Pos2::ZERO,
             egui::vec2(1400.0, 860.0),
         )),
+        events,
         ..Default::default()
     }
 }
@@ -70,8 +73,24 @@ fn input() -> egui::RawInput {
 /// One whole frame of the editor. Texture uploads are what a renderer would take; here
 /// they are dropped.
 fn frame(ctx: &egui::Context, app: &mut EditorApp) {
-    let mut out = ctx.run_ui(input(), |ui| app.show(ui));
+    frame_with(ctx, app, Vec::new());
+}
+
+/// One frame with these input events.
+fn frame_with(ctx: &egui::Context, app: &mut EditorApp, events: Vec<egui::Event>) {
+    let mut out = ctx.run_ui(input(events), |ui| app.show(ui));
     out.textures_delta.clear();
+}
+
+/// The title of node `seq0` changed (the `k`th time), then a frame drawn: what each
+/// keystroke in the inspector costs.
+fn edit_and_frame(ctx: &egui::Context, app: &mut EditorApp, k: &mut u64) {
+    *k += 1;
+    app.apply(Edit::SetTitle {
+        id: NodeId::new("seq0"),
+        title: format!("Task {k}"),
+    });
+    frame(ctx, app);
 }
 
 fn editor(n: usize) -> (egui::Context, EditorApp) {
@@ -94,17 +113,9 @@ fn frames(c: &mut Criterion) {
         assert!(app.tree().len() + 10 >= n, "{} nodes", app.tree().len());
         assert!(app.diagnostics().iter().all(|d| !d.is_error()));
         group.bench_function(format!("idle/{n}"), |b| b.iter(|| frame(&ctx, &mut app)));
-        let id = NodeId::new("seq0");
         let mut k = 0u64;
         group.bench_function(format!("after_edit/{n}"), |b| {
-            b.iter(|| {
-                k += 1;
-                app.apply(Edit::SetTitle {
-                    id: id.clone(),
-                    title: format!("Task {k}"),
-                });
-                frame(&ctx, &mut app);
-            })
+            b.iter(|| edit_and_frame(&ctx, &mut app, &mut k))
         });
     }
     group.finish();
@@ -169,7 +180,7 @@ fn debugger(c: &mut Criterion) {
     let mut t = 0.0;
     let mut frame_at = |app: &mut EditorApp| {
         t += 1.0 / 60.0;
-        let mut raw = input();
+        let mut raw = input(Vec::new());
         raw.time = Some(t);
         let mut out = ctx.run_ui(raw, |ui| app.show(ui));
         out.textures_delta.clear();
@@ -272,5 +283,63 @@ fn library(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, frames, debugger, library);
+/// A tree of 100,000 nodes as a file without positions: opened, arranged, drawn, and
+/// clicked on. `open_to_answered_click` is from reading the file to the frame in which a
+/// click on a node has selected it (the first frames fit the view and lay out what is
+/// shown); `idle_frame` and `frame_after_edit` are then drawn at that size. Memory: the
+/// peak resident size after the first opening is printed (the smaller groups before it
+/// included).
+fn large(c: &mut Criterion) {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("large.json");
+    std::fs::write(&file, tree_text(100_000)).unwrap();
+    let click = |ctx: &egui::Context, app: &mut EditorApp, id: &NodeId| {
+        let at = app.screen_centre_of(id).expect("the node is placed");
+        let button = |pressed| egui::Event::PointerButton {
+            pos: at,
+            button: egui::PointerButton::Primary,
+            pressed,
+            modifiers: egui::Modifiers::NONE,
+        };
+        frame_with(ctx, app, vec![egui::Event::PointerMoved(at)]);
+        frame_with(ctx, app, vec![button(true)]);
+        frame_with(ctx, app, vec![button(false)]);
+    };
+    let root = NodeId::new("root");
+    let open_and_click = || {
+        let mut app = EditorApp::open(&file).unwrap();
+        let ctx = egui::Context::default();
+        // The first frame fits the view; the second fits it again with the sizes drawn.
+        frame(&ctx, &mut app);
+        frame(&ctx, &mut app);
+        click(&ctx, &mut app, &root);
+        assert_eq!(app.selected(), Some(&root));
+        (ctx, app)
+    };
+    let (ctx, mut app) = open_and_click();
+    assert!(app.tree().len() >= 100_000, "{} nodes", app.tree().len());
+    let peak = std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM"))
+                .map(str::to_owned)
+        });
+    if let Some(peak) = peak {
+        eprintln!("large: peak resident memory after opening it once: {peak}");
+    }
+    let mut group = c.benchmark_group("large");
+    group.sample_size(10);
+    group.bench_function("open_to_answered_click/100000", |b| {
+        b.iter_with_large_drop(open_and_click)
+    });
+    group.bench_function("idle_frame/100000", |b| b.iter(|| frame(&ctx, &mut app)));
+    let mut k = 0u64;
+    group.bench_function("frame_after_edit/100000", |b| {
+        b.iter(|| edit_and_frame(&ctx, &mut app, &mut k))
+    });
+    group.finish();
+}
+
+criterion_group!(benches, frames, debugger, library, large);
 criterion_main!(benches);
