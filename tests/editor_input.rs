@@ -439,8 +439,17 @@ fn the_node_menu_disconnects_selects_the_subtree_and_collapses_it() {
     assert!(h.state().is_shown(&NodeId::new("run")));
     menu(&mut h, "flee", "Disconnect");
     assert!(h.state().tree().parent_of(&NodeId::new("flee")).is_none());
+    // The inspector's parent line follows the link, through undo and redo.
+    h.state_mut().select(Some(NodeId::new("flee")));
+    h.run_steps(2);
+    assert!(h.query_by_label_contains("linked)").is_none());
     key(&mut h, Modifiers::COMMAND, Key::Z);
-    assert!(h.state().tree().parent_of(&NodeId::new("flee")).is_some());
+    let parent = h.state().tree().parent_of(&NodeId::new("flee")).unwrap();
+    h.get_by_label_contains(&format!("of {}.{}", parent.parent, parent.port));
+    key(&mut h, Modifiers::COMMAND | Modifiers::SHIFT, Key::Z);
+    assert!(h.query_by_label_contains("linked)").is_none());
+    key(&mut h, Modifiers::COMMAND, Key::Z);
+    h.get_by_label_contains(&format!("of {}.{}", parent.parent, parent.port));
     menu(&mut h, "flee", "Duplicate Ctrl+D");
     assert_eq!(h.state().tree().len(), 12);
 }

@@ -128,8 +128,7 @@ fn a_node_of_hundreds_of_children_lays_out_the_pins_in_view_and_a_drag_brings_th
         top.height()
     );
 
-    // Dragging the canvas up (a middle drag pans) brings the last pins into view, where
-    // the wire to the last child ends at its pin.
+    // Dragging the canvas up (a middle drag pans) brings the last pins into view.
     let canvas = h.state().canvas_rect().unwrap();
     for _ in 0..40 {
         if numbered(&h, "").contains(&399) {

@@ -157,8 +157,7 @@ impl Document {
         record: bool,
         catalog: &Catalog,
     ) -> Result<(), EditError> {
-        let inverse = self.tree.apply(edit, catalog)?;
-        self.parents.take();
+        let inverse = self.change(edit, catalog)?;
         if record || self.undo.is_empty() {
             self.undo.push((inverse, self.revision));
         }
@@ -188,24 +187,34 @@ impl Document {
     /// tree to the revision the edit restores.
     fn replay(&mut self, forward: bool, catalog: &Catalog) -> bool {
         self.coalescing = None;
-        let Self {
-            tree,
-            undo,
-            redo,
-            revision,
-            ..
-        } = self;
-        let (from, to) = if forward { (redo, undo) } else { (undo, redo) };
+        let from = if forward {
+            &mut self.redo
+        } else {
+            &mut self.undo
+        };
         let Some((edit, restores)) = from.pop() else {
             return false;
         };
-        match tree.apply(edit, catalog) {
+        match self.change(edit, catalog) {
             Ok(inverse) => {
-                to.push((inverse, *revision));
-                *revision = restores;
+                let revision = self.revision;
+                let to = if forward {
+                    &mut self.undo
+                } else {
+                    &mut self.redo
+                };
+                to.push((inverse, revision));
+                self.revision = restores;
                 true
             }
             Err(_) => false,
         }
+    }
+
+    /// Applies `edit` to the tree, returning its inverse. Every edit of the tree goes
+    /// through here: the parent index is built again when next asked for.
+    fn change(&mut self, edit: Edit, catalog: &Catalog) -> Result<Edit, EditError> {
+        self.parents.take();
+        self.tree.apply(edit, catalog)
     }
 }

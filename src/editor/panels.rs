@@ -260,11 +260,11 @@ impl EditorApp {
                     // The node libraries' own problems first, naming the file and the kind.
                     if let Some(p) = library.get(row) {
                         let text = p.to_string();
+                        // Cut short, the label shows its whole text on hover.
                         ui.add(
                             egui::Label::new(RichText::new(&text).color(colour(p.severity)))
                                 .truncate(),
-                        )
-                        .on_hover_text(text);
+                        );
                         continue;
                     }
                     let Some(d) = self.diagnostics.get(row - library.len()) else {
@@ -279,6 +279,7 @@ impl EditorApp {
                     let label = ui.add(
                         egui::Label::new(RichText::new(&text).color(colour(d.severity())))
                             .truncate()
+                            .show_tooltip_when_elided(false)
                             .sense(egui::Sense::click()),
                     );
                     if let Some(first) = d.nodes.first()

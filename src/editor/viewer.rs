@@ -91,16 +91,46 @@ impl SnarlPin for Pin {
     ) -> egui_snarl::ui::PinWireInfo {
         let wire = self.info.draw(snarl_style, style, rect, painter);
         if let Some((child, table, to)) = self.lit {
-            let mut table = table.borrow_mut();
-            let end = table.entry(child).or_default();
-            end.colour = wire.color;
-            if to {
-                end.to = Some(rect.center());
-            } else {
-                end.from = Some(rect.center());
-            }
+            note_lit_end(&table, child, wire.color, rect.center(), to);
         }
         wire
+    }
+}
+
+/// Notes where an end of the active path's wire from `child` up to its parent is (`to`:
+/// the parent's end), and its colour.
+fn note_lit_end(table: &LitWires, child: NodeId, colour: Color32, at: egui::Pos2, to: bool) {
+    let mut table = table.borrow_mut();
+    let end = table.entry(child).or_default();
+    end.colour = colour;
+    if to {
+        end.to = Some(at);
+    } else {
+        end.from = Some(at);
+    }
+}
+
+/// An input pin as the viewer shows it: its port and slot, how many links the port
+/// holds, its colour (a guard's port shows its last check: green true, red false) and
+/// the child wired to it.
+struct InputPin {
+    port: Port,
+    slot: usize,
+    used: usize,
+    colour: Color32,
+    child: Option<NodeId>,
+}
+
+impl InputPin {
+    /// The pin's label: its slot, or the port's name on a single or empty slot.
+    fn label(&self) -> String {
+        match self.port {
+            Port::Child => "child".to_owned(),
+            _ if self.slot >= self.used => format!("+ {}", self.port.name()),
+            Port::Children => format!("{}", self.slot),
+            Port::Conditions => format!("if {}", self.slot),
+            Port::Interrupts => format!("interrupt {}", self.slot),
+        }
     }
 }
 
@@ -282,23 +312,12 @@ impl Viewer<'_> {
         (light.state.status == Status::Running).then(|| status_colour(Status::Running))
     }
 
-    /// A pin of the wire from `child` up to its parent (`to`: the parent's end): on the
-    /// active path it takes the path's colour and notes where it is drawn, so the canvas
-    /// can broaden the wire.
-    /// An input pin's label, its colour (a guard's port shows its last check: green
-    /// true, red false) and the child wired to it.
-    fn input_pin(&self, pin: &InPin, snarl: &Snarl<NodeId>) -> (String, Color32, Option<NodeId>) {
+    /// Input pin `pin` as the viewer shows it.
+    fn input_pin(&self, pin: &InPin, snarl: &Snarl<NodeId>) -> InputPin {
         let id = &snarl[pin.id.node];
         let (port, slot) =
             pin_at(self.look.tree, self.look.catalog, id, pin.id.input).unwrap_or((Port::Child, 0));
         let linked = self.look.tree.node(id).map_or(&[][..], |n| n.linked(port));
-        let text = match port {
-            Port::Child => "child".to_owned(),
-            _ if slot >= linked.len() => format!("+ {}", port.name()),
-            Port::Children => format!("{slot}"),
-            Port::Conditions => format!("if {slot}"),
-            Port::Interrupts => format!("interrupt {slot}"),
-        };
         let child = linked.get(slot).cloned();
         let checked = child
             .as_ref()
@@ -312,9 +331,18 @@ impl Viewer<'_> {
             (Port::Interrupts, _) => Color32::from_rgb(200, 140, 40),
             _ => Color32::from_gray(200),
         };
-        (text, colour, child)
+        InputPin {
+            port,
+            slot,
+            used: linked.len(),
+            colour,
+            child,
+        }
     }
 
+    /// A pin of the wire from `child` up to its parent (`to`: the parent's end): on the
+    /// active path it takes the path's colour and notes where it is drawn, so the canvas
+    /// can broaden the wire.
     fn lit_pin(&self, info: PinInfo, child: Option<NodeId>, to: bool) -> Pin {
         match child.and_then(|c| Some((self.wire_light(&c)?, c))) {
             Some((colour, child)) => Pin {
@@ -544,11 +572,11 @@ impl SnarlViewer<NodeId> for Viewer<'_> {
         ui: &mut Ui,
         snarl: &mut Snarl<NodeId>,
     ) -> impl SnarlPin + 'static {
-        let (text, colour, child) = self.input_pin(pin, snarl);
+        let input = self.input_pin(pin, snarl);
         if !self.lod {
-            ui.label(RichText::new(text).size(SMALL_TEXT));
+            ui.label(RichText::new(input.label()).size(SMALL_TEXT));
         }
-        self.lit_pin(PinInfo::circle().with_fill(colour), child, true)
+        self.lit_pin(PinInfo::circle().with_fill(input.colour), input.child, true)
     }
 
     fn hidden_input(
@@ -557,16 +585,13 @@ impl SnarlViewer<NodeId> for Viewer<'_> {
         at: egui::Pos2,
         snarl: &Snarl<NodeId>,
     ) -> Option<Color32> {
-        let (_, colour, child) = self.input_pin(pin, snarl);
-        let wire = match child.and_then(|c| Some((self.wire_light(&c)?, c))) {
+        let input = self.input_pin(pin, snarl);
+        let wire = match input.child.and_then(|c| Some((self.wire_light(&c)?, c))) {
             Some((light, child)) => {
-                let mut table = self.lit_wires.borrow_mut();
-                let end = table.entry(child).or_default();
-                end.colour = light;
-                end.to = Some(at);
+                note_lit_end(&self.lit_wires, child, light, at, true);
                 light
             }
-            None => colour,
+            None => input.colour,
         };
         Some(wire)
     }

@@ -301,18 +301,14 @@ impl Simulation {
         let files = TreeFiles::new(catalog);
         let base = path.map_or_else(|| PathBuf::from("untitled.json"), Path::to_owned);
         let assets = files.assets_for(&base);
-        let behaviours = super::world_behaviours().with_stand_ins();
-        let compiled = Program::compile(tree, catalog, &assets, &behaviours);
+        // A tree of the world's kinds needs a scenario to run in: compiled without the
+        // world's behaviours, it says so, or what else is wrong with it.
         let kinds = super::world_kinds(tree);
-        // A tree of the world's kinds needs a scenario to run in; what is wrong with it
-        // otherwise is said by compiling it without the world's behaviours.
-        if compiled.is_err() || !kinds.is_empty() {
+        if !kinds.is_empty() {
             let plain = crate::runtime::Behaviours::<()>::with_builtins().with_stand_ins();
             if let Err(e) = Program::compile(tree, catalog, &assets, &plain) {
                 return Err(match e {
-                    CompileError::Node { .. } if !kinds.is_empty() => {
-                        SimError::NeedsScenario { tree: shown, kinds }
-                    }
+                    CompileError::Node { .. } => SimError::NeedsScenario { tree: shown, kinds },
                     e => SimError::Unrunnable {
                         tree: shown,
                         problems: problems(e),
@@ -320,9 +316,12 @@ impl Simulation {
                 });
             }
         }
-        let program = compiled.map_err(|e| SimError::Unrunnable {
-            tree: shown.clone(),
-            problems: problems(e),
+        let behaviours = super::world_behaviours().with_stand_ins();
+        let program = Program::compile(tree, catalog, &assets, &behaviours).map_err(|e| {
+            SimError::Unrunnable {
+                tree: shown.clone(),
+                problems: problems(e),
+            }
         })?;
         let name = path
             .and_then(Path::file_stem)

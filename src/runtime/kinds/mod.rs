@@ -90,8 +90,9 @@ pub(crate) struct Build<'a> {
     pub served: &'a mut Served,
 }
 
-/// Which definition serves a kind name of a category: its place in [`Kind`]'s list.
-pub(crate) type Served = std::collections::HashMap<(Category, String), Option<u8>>;
+/// Which definition serves a kind name: its place in [`Kind`]'s list. (In one catalog a
+/// kind name has one category, so the name alone is the key.)
+pub(crate) type Served = std::collections::HashMap<String, Option<u8>>;
 
 impl Build<'_> {
     pub(crate) fn flag(&self, node: &Node, field: &str) -> bool {
@@ -201,18 +202,22 @@ macro_rules! kinds {
 
             /// What a node is compiled to; `None` for a kind no definition serves.
             pub(crate) fn build(node: &Node, category: Category, b: &mut Build<'_>) -> Option<Self> {
-                let which = *b
-                    .served
-                    .entry((category, node.kind.clone()))
-                    .or_insert_with(|| {
-                        let mut place = 0u8;
-                        $(if <$ty as Def>::serves(&node.kind, category) {
-                            return Some(place);
-                        }
-                        place += 1;)*
-                        let _ = place;
-                        None
-                    });
+                let which = match b.served.get(node.kind.as_str()) {
+                    Some(&which) => which,
+                    None => {
+                        let which = (|| {
+                            let mut place = 0u8;
+                            $(if <$ty as Def>::serves(&node.kind, category) {
+                                return Some(place);
+                            }
+                            place += 1;)*
+                            let _ = place;
+                            None
+                        })();
+                        b.served.insert(node.kind.clone(), which);
+                        which
+                    }
+                };
                 let mut place = 0u8;
                 $(if which == Some(place) {
                     return Some(Kind::$variant(<$ty as Def>::build(node, b)));

@@ -1108,7 +1108,8 @@ where
         }
         let node_id = snarl_id.with(("snarl-node", node_idx));
         let last = NodeState::last_rect(ui.ctx(), node_id, snarl.nodes[node_idx.0].pos);
-        if !in_view.intersects(last) {
+        // A node dragged past the view's edge is still drawn, so that it follows the pointer.
+        if !in_view.intersects(last) && !ui.ctx().is_being_dragged(node_id.with("frame")) {
             continue;
         }
 
@@ -1513,12 +1514,17 @@ where
 
     let pin_layout = Layout::left_to_right(Align::Min);
     let mut new_heights = SmallVec::with_capacity(inputs.len());
+    // The rows' width when last laid out: a node whose rows are partly hidden keeps it.
+    let width_id = inputs_ui.id().with("widest");
+    let widest: f32 = inputs_ui.ctx().data(|d| d.get_temp(width_id)).unwrap_or(0.0);
+    let mut hidden = false;
+    // A row never drawn is guessed as high as the row before it, or as a row drawn before.
+    let known = heights.rows.iter().copied().find(|&h| h > 0.0).unwrap_or(pin_size);
 
     for in_pin in inputs {
         // Show input pin.
         let cursor = inputs_ui.cursor();
-        // A row never drawn is guessed as high as the one drawn before it.
-        let guess = new_heights.last().copied().unwrap_or(0.0);
+        let guess = new_heights.last().copied().unwrap_or(known);
         let (height, height_outer) = heights.get_or(in_pin.id.input, guess);
 
         let margin = (height_outer - height) / 2.0;
@@ -1546,6 +1552,7 @@ where
                     cursor.left()..=cursor.left(),
                     inner_rect.top()..=outer_rect.bottom(),
                 ));
+                hidden = true;
                 continue;
             }
         }
@@ -1648,7 +1655,15 @@ where
         });
     }
 
+    if hidden {
+        inputs_ui.expand_to_include_x(inputs_rect.left() + widest);
+    }
     let final_rect = inputs_ui.min_rect();
+    if final_rect.width() != widest {
+        inputs_ui
+            .ctx()
+            .data_mut(|d| d.insert_temp(width_id, final_rect.width()));
+    }
     node_ui.expand_to_include_rect(final_rect.intersect(payload_clip_rect));
 
     DrawPinsResponse {
