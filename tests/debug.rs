@@ -335,6 +335,54 @@ fn a_failure_explains_itself_in_one_line() {
 }
 
 #[test]
+fn a_take_over_by_a_higher_priority_explains_itself_in_one_line() {
+    let tree = arbor::io::load_tree(&sample("guard_patrol.json")).unwrap();
+    let mut s = scenario_session("guard_patrol", 0);
+    s.run(150);
+    let events: Vec<_> = s.events().cloned().collect();
+    let guard = s.agent_names().iter().position(|a| a == "guard").unwrap();
+    let program = s.sim().instance("guard").unwrap().program().clone();
+    let title = |n: u32| {
+        let id = &program.node_ids()[n as usize];
+        tree.node(&arbor::model::NodeId::new(id.as_str()))
+            .map(|n| n.label().to_owned())
+            .unwrap_or_else(|| id.clone())
+    };
+    let intercept = program
+        .node_ids()
+        .iter()
+        .position(|id| id == "intercept")
+        .unwrap() as u32;
+    // An entry of Intercept after the start: the intruder came near during the guard's
+    // rounds, and the observer took over.
+    let at = events
+        .iter()
+        .position(|e| {
+            e.agent == guard
+                && e.step > 0
+                && e.node == Some(intercept)
+                && e.kind == LoggedKind::Enter
+        })
+        .expect("Intercept takes over within 150 steps");
+    assert_eq!(
+        arbor::debug::describe(&events, at, &title),
+        "Intercept took over from Rounds: guard 'Intruder near?' holds"
+    );
+    // An ordinary entry (at the start) says only that.
+    let mut s = scenario_session("guard_patrol", 0);
+    s.run(1);
+    let events: Vec<_> = s.events().cloned().collect();
+    let plain = events
+        .iter()
+        .position(|e| e.agent == guard && e.step == 0 && e.node == Some(intercept))
+        .unwrap();
+    assert_eq!(
+        arbor::debug::describe(&events, plain, &title),
+        "Intercept entered"
+    );
+}
+
+#[test]
 fn a_long_run_thins_its_history_and_still_rebuilds_every_step() {
     let load = || {
         Simulation::load(

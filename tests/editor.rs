@@ -782,3 +782,26 @@ fn the_bundled_sample_opens_with_its_scenario_and_an_invalid_tree_says_why_it_ca
     let why = panel.error.as_deref().unwrap();
     assert!(why.contains("the tree has 2 error(s)"), "{why}"); // two Roots; the new one has no child
 }
+
+#[test]
+fn an_observing_guard_is_marked_on_its_port_and_its_checkbox_turns_it_off() {
+    let mut app = EditorApp::open(&common::repo().join("sample_trees/guard_patrol.json")).unwrap();
+    app.focus(&NodeId::new("intercept"));
+    let mut h = harness(app);
+    // Intercept's guard port says that its guard watches from there.
+    h.get_by_label("if 0 (aborts lower)");
+    h.state_mut().select(Some(NodeId::new("near")));
+    h.run_steps(3);
+    h.query_all_by_role_and_label(Role::CheckBox, "aborts_lower")
+        .next()
+        .expect("the aborts_lower checkbox")
+        .click();
+    h.run_steps(3);
+    let near = h.state().tree().node(&NodeId::new("near")).unwrap().clone();
+    assert_eq!(
+        near.fields.get("aborts_lower"),
+        Some(&arbor::model::Value::Bool(false))
+    );
+    assert!(h.query_by_label("if 0 (aborts lower)").is_none());
+    h.get_by_label("if 0");
+}

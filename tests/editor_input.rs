@@ -1379,7 +1379,11 @@ fn opening_a_subtree_during_a_run_keeps_the_run_and_lights_its_inner_nodes() {
     for _ in 0..2 {
         key(&mut h, Modifiers::NONE, Key::N);
     }
-    // Select the SubTree with a click, open it with the inspector's Open.
+    // Select the SubTree with a click (brought into view first), open it with the
+    // inspector's Open.
+    h.state_mut().focus(&NodeId::new("patrol"));
+    h.state_mut().select(None);
+    h.run_steps(3);
     let at = on_node(&h, "patrol");
     click_at(&mut h, at, PointerButton::Primary, Modifiers::NONE);
     h.get_by_role_and_label(Role::Button, "Open").click();
@@ -1438,7 +1442,10 @@ fn opening_a_subtree_during_a_run_keeps_the_run_and_lights_its_inner_nodes() {
 fn editing_a_subtree_shown_inside_a_run_runs_it_on_its_own() {
     let mut h = open_sample("guard_patrol");
     key(&mut h, Modifiers::NONE, Key::N);
-    // Open SubTree from the node's right-click menu.
+    // Open SubTree from the node's right-click menu (the node brought into view first).
+    h.state_mut().focus(&NodeId::new("patrol"));
+    h.state_mut().select(None);
+    h.run_steps(3);
     let at = on_node(&h, "patrol");
     click_at(&mut h, at, PointerButton::Secondary, Modifiers::NONE);
     h.get_by_label_contains("Open SubTree").click();

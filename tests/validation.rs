@@ -99,6 +99,7 @@ rule_tests! {
     field_range: "invalid" / "field-range";
     field_unknown: "invalid" / "field-unknown";
     unknown_kind: "invalid" / "unknown-kind";
+    aborts_lower_place: "invalid" / "aborts-lower-place";
     too_large: "invalid" / "too-large";
     unreachable: "warnings" / "unreachable";
     context_unwritten: "warnings" / "context-unwritten";

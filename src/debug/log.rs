@@ -47,7 +47,14 @@ pub fn describe(events: &[Logged], i: usize, title: &dyn Fn(u32) -> String) -> S
     };
     let node = e.node.map(title).unwrap_or_default();
     match &e.kind {
-        LoggedKind::Enter => format!("{node} entered"),
+        LoggedKind::Enter => match took_over(events, i) {
+            Some((from, guard)) => format!(
+                "{node} took over from {}: guard '{}' holds",
+                title(from),
+                title(guard)
+            ),
+            None => format!("{node} entered"),
+        },
         LoggedKind::Execute => format!("{node} executed"),
         LoggedKind::Exit(Status::Failure) => {
             let cause = events[..i]
@@ -82,6 +89,29 @@ pub fn describe(events: &[Logged], i: usize, title: &dyn Fn(u32) -> String) -> S
         LoggedKind::Stall => format!("stalled at {node}: no progress in this step"),
         LoggedKind::Warning(m) => format!("warning: {m}"),
     }
+}
+
+/// Whether the `enter` at `i` is a branch taking over from a lower priority (observers,
+/// docs/SEMANTICS.md §3.3.2), which the trace shows as guards checked true, then aborts,
+/// then the entry: the node taken over from (the last aborted, the highest) and the last
+/// guard that held.
+fn took_over(events: &[Logged], i: usize) -> Option<(u32, u32)> {
+    let e = &events[i];
+    let same = events[..i]
+        .iter()
+        .rev()
+        .take_while(|c| c.step == e.step)
+        .filter(|c| c.agent == e.agent);
+    let mut from = None;
+    for c in same {
+        match c.kind {
+            // Aborted deepest first: the first seen going back is the highest.
+            LoggedKind::Abort => from = from.or(c.node),
+            LoggedKind::Check(true) => return Some((from?, c.node?)),
+            _ => return None,
+        }
+    }
+    None
 }
 
 fn status_word(s: Status) -> &'static str {

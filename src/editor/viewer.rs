@@ -119,6 +119,8 @@ struct InputPin {
     used: usize,
     colour: Color32,
     child: Option<NodeId>,
+    /// A guard with `aborts_lower`: it watches while a later child of the Selector runs.
+    observer: bool,
 }
 
 impl InputPin {
@@ -128,6 +130,7 @@ impl InputPin {
             Port::Child => "child".to_owned(),
             _ if self.slot >= self.used => format!("+ {}", self.port.name()),
             Port::Children => format!("{}", self.slot),
+            Port::Conditions if self.observer => format!("if {} (aborts lower)", self.slot),
             Port::Conditions => format!("if {}", self.slot),
             Port::Interrupts => format!("interrupt {}", self.slot),
         }
@@ -155,6 +158,7 @@ const COMMON_FIELDS: &[&str] = &[
     "out_context",
     "overwrite_out",
     "invert",
+    "aborts_lower",
     "force_reset",
 ];
 
@@ -331,12 +335,18 @@ impl Viewer<'_> {
             (Port::Interrupts, _) => Color32::from_rgb(200, 140, 40),
             _ => Color32::from_gray(200),
         };
+        let observer = port == Port::Conditions
+            && child
+                .as_ref()
+                .and_then(|g| self.look.tree.node(g))
+                .is_some_and(|g| self.look.catalog.flag(g, "aborts_lower"));
         InputPin {
             port,
             slot,
             used: linked.len(),
             colour,
             child,
+            observer,
         }
     }
 
@@ -574,9 +584,20 @@ impl SnarlViewer<NodeId> for Viewer<'_> {
     ) -> impl SnarlPin + 'static {
         let input = self.input_pin(pin, snarl);
         if !self.lod {
-            ui.label(RichText::new(input.label()).size(SMALL_TEXT));
+            let label = ui.label(RichText::new(input.label()).size(SMALL_TEXT));
+            if input.observer {
+                label.on_hover_text(
+                    "This guard also watches while a later child of the Selector runs, and its branch takes over when all its guards hold (aborts_lower)",
+                );
+            }
         }
-        self.lit_pin(PinInfo::circle().with_fill(input.colour), input.child, true)
+        // An observing guard's pin is a triangle: it shows at every zoom.
+        let shape = if input.observer {
+            PinInfo::triangle()
+        } else {
+            PinInfo::circle()
+        };
+        self.lit_pin(shape.with_fill(input.colour), input.child, true)
     }
 
     fn hidden_input(

@@ -420,6 +420,12 @@ fn common_fields(category: Category) -> Vec<FieldSpec> {
                 Value::Text(String::new()),
                 "Context key read before checking (its subject).",
             ),
+            FieldSpec::new(
+                "aborts_lower",
+                FieldType::Bool,
+                Value::Bool(false),
+                "As a guard of a Selector's child: keep watching while a later child runs, and take over when this branch could run again (a missing key does not hold).",
+            ),
         ],
         Category::Interrupt => vec![
             FieldSpec::required(

@@ -82,6 +82,8 @@ rules! {
     ContextUnwritten = "context-unwritten", Warning;
     /// An out_context key nothing reads.
     ContextUnread = "context-unread", Warning;
+    /// `aborts_lower` on a Condition that is not a guard of a Selector's child.
+    AbortsLowerPlace = "aborts-lower-place", Error;
     /// A tree or forever loop with no action leaf.
     NoAction = "no-action", Warning;
     /// A node library's composite or decorator that says nothing of how it runs.
@@ -391,6 +393,42 @@ impl<'a> Ctx<'a> {
     }
 }
 
+/// What [`Ctx::written_later`] finds: per branch that takes over, the keys its later
+/// siblings write, and each node's parent (by position) to find such branches above a node.
+#[derive(Default)]
+struct LateWrites {
+    by_branch: HashMap<NodeId, HashSet<String>>,
+    parent: Vec<Option<u32>>,
+}
+
+impl LateWrites {
+    /// Whether `key` is written by the later siblings of a branch above `node` (or
+    /// `node` itself) that takes over.
+    fn written_for(&self, tree: &Tree, node: &Node, key: &str) -> bool {
+        if self.by_branch.is_empty() {
+            return false;
+        }
+        let mut at = tree.position_of(&node.id).map(|p| p as u32);
+        let mut steps = 0;
+        while let Some(p) = at {
+            let n = &tree.nodes()[p as usize];
+            if self
+                .by_branch
+                .get(&n.id)
+                .is_some_and(|keys| keys.contains(key))
+            {
+                return true;
+            }
+            at = self.parent.get(p as usize).copied().flatten();
+            steps += 1;
+            if steps > tree.len() {
+                return false;
+            }
+        }
+        false
+    }
+}
+
 /// Validates a tree against the catalog, resolving SubTree assets through `assets`.
 /// Diagnostics come in a stable order: per node in file order, then tree-wide findings.
 pub fn validate(tree: &Tree, catalog: &Catalog, assets: &dyn Assets) -> Vec<Diagnostic> {
@@ -401,6 +439,7 @@ pub fn validate(tree: &Tree, catalog: &Catalog, assets: &dyn Assets) -> Vec<Diag
     let cyclic = cx.cycles();
     cx.counts();
     cx.interrupt_ids();
+    cx.observers();
     cx.subtree_assets();
     if !cyclic {
         cx.reachability();
@@ -703,6 +742,49 @@ impl<'a> Ctx<'a> {
         }
     }
 
+    /// A Condition with `aborts_lower` must be a guard of a branch whose parent is a plain
+    /// Selector: only there is there a lower priority to take over from.
+    fn observers(&mut self) {
+        let tree = self.tree;
+        let mut parent: Vec<Option<(usize, Port)>> = vec![None; tree.len()];
+        for p in 0..tree.len() {
+            for &(port, c) in self.graph.links(p) {
+                parent[c as usize].get_or_insert((p, port));
+            }
+        }
+        for (i, node) in tree.nodes().iter().enumerate() {
+            if self.category(node) != Some(Category::Condition)
+                || !self.catalog.flag(node, "aborts_lower")
+            {
+                continue;
+            }
+            let why = match parent[i] {
+                Some((branch, Port::Conditions)) => {
+                    let runs_as = |n: &Node| {
+                        self.catalog
+                            .as_built_in(n)
+                            .map_or_else(|| n.kind.clone(), |b| b.kind)
+                    };
+                    match parent[branch] {
+                        Some((up, _)) if runs_as(&tree.nodes()[up]) == "Selector" => continue,
+                        Some((up, _)) => format!(
+                            "aborts_lower: its branch {} is a child of {}, a {}; only a Selector's child can take over from the children after it",
+                            tree.nodes()[branch].id,
+                            tree.nodes()[up].id,
+                            tree.nodes()[up].kind
+                        ),
+                        None => format!(
+                            "aborts_lower: its branch {} has no parent; only a Selector's child can take over from the children after it",
+                            tree.nodes()[branch].id
+                        ),
+                    }
+                }
+                _ => "aborts_lower: this condition is not a guard; only a guard (on a branch's conditions input) watches and takes over".to_owned(),
+            };
+            self.push(Rule::AbortsLowerPlace, &node.id, why);
+        }
+    }
+
     fn subtree_assets(&mut self) {
         for node in self.tree.nodes() {
             if self.category(node) != Some(Category::SubTree) {
@@ -904,6 +986,7 @@ impl<'a> Ctx<'a> {
             .filter(|n| self.category(n) == Some(Category::Interrupt))
             .flat_map(|n| self.writes_of(n))
             .collect();
+        let late = self.written_later(&main);
         let mut read_anywhere: HashSet<String> = HashSet::new();
         // Every key read or written, for the limit of keys a program holds.
         let mut used: HashSet<String> = HashSet::new();
@@ -912,6 +995,7 @@ impl<'a> Ctx<'a> {
         for node in main.iter().chain(interrupts.iter()) {
             for key in self.reads_of(node) {
                 if !written.contains(&key)
+                    && !late.written_for(self.tree, node, &key)
                     && self.category(node) != Some(Category::SubTree)
                     && node.kind != "HasContext"
                 {
@@ -953,6 +1037,49 @@ impl<'a> Ctx<'a> {
             }
         }
         self.out.extend(found);
+    }
+
+    /// What the branches that take over from lower priorities (an `aborts_lower` guard
+    /// among their own, under a Selector) find written: they run again after their later
+    /// siblings, so what those write counts as written before them.
+    fn written_later(&self, main: &[&'a Node]) -> LateWrites {
+        let tree = self.tree;
+        let mut late = LateWrites::default();
+        let observes = |b: &Node| {
+            b.linked(Port::Conditions)
+                .iter()
+                .filter_map(|g| tree.node(g))
+                .any(|g| self.catalog.flag(g, "aborts_lower"))
+        };
+        let ports = [Port::Child, Port::Children, Port::Conditions];
+        for c in main {
+            let kids: Vec<&Node> = c
+                .linked(Port::Children)
+                .iter()
+                .filter_map(|k| tree.node(k))
+                .collect();
+            if !kids.iter().any(|k| observes(k)) {
+                continue;
+            }
+            let mut after: HashSet<String> = HashSet::new();
+            for k in kids.iter().rev() {
+                if observes(k) && !after.is_empty() {
+                    late.by_branch.insert(k.id.clone(), after.clone());
+                }
+                for i in self.preorder_at(k, &ports) {
+                    after.extend(self.writes_of(&tree.nodes()[i as usize]));
+                }
+            }
+        }
+        if !late.by_branch.is_empty() {
+            late.parent = vec![None; tree.len()];
+            for p in 0..tree.len() {
+                for &(_, c) in self.graph.links(p) {
+                    late.parent[c as usize].get_or_insert(p as u32);
+                }
+            }
+        }
+        late
     }
 
     /// How much a program of the tree from `top` holds: its nodes (each SubTree with its

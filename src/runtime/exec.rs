@@ -20,7 +20,7 @@ use super::instance::{
 };
 use super::kinds::{Act, EPS, Kind, leaf, regulator};
 use super::program::{
-    First, HAS_IO, HAS_REGULATORS, LeafInfo, NONE, PathGuard, Program, Route, Test,
+    First, HAS_IO, HAS_REGULATORS, HAS_WATCH, LeafInfo, NONE, PathGuard, Program, Route, Test,
 };
 use super::slab::ActionSlab;
 use super::trace::{Event, EventKind, Observer, Reason};
@@ -525,7 +525,15 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
         let p = self.p;
         let (clock, step) = (self.st.clock, self.st.step);
         let mut io = leaf_io::<A, EXTRAS>(&mut self.st.cold, step, info);
-        if let Some(delivery) = guards
+        if EXTRAS
+            && let Some(delivery) = guards
+            && info.has(HAS_WATCH)
+        {
+            if self.again().check_watched(info, 0, delivery) != Flow::Running {
+                return None;
+            }
+            io = leaf_io::<A, EXTRAS>(&mut self.st.cold, step, info);
+        } else if let Some(delivery) = guards
             && !info.guards.is_empty()
         {
             // The guards take a while: let the action's state arrive meanwhile.
@@ -575,7 +583,12 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
             if self.entered_now(leaf) {
                 continue;
             }
-            let flow = self.check_path(leaf, prev, Delivery::Queued);
+            let info = self.p.leaf(leaf);
+            let flow = if info.has(HAS_WATCH) {
+                self.check_watched(info, prev, Delivery::Queued)
+            } else {
+                self.check_guards(info, prev, Delivery::Queued)
+            };
             prev = leaf;
             if flow == Flow::Unwind && self.st.stalled {
                 break;
@@ -664,7 +677,14 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
     /// the branch fail at once); then its first move, or its kind's `enter`. Returns the
     /// last node entered and what it asks for.
     #[inline(always)]
-    fn begin(&mut self, mut n: u32) -> (u32, Act) {
+    fn begin(&mut self, n: u32) -> (u32, Act) {
+        self.begin_as(n, true)
+    }
+
+    /// [`Exec::begin`], with node `n`'s guards checked only when `guarded` (a branch
+    /// taking over has had them checked already).
+    #[inline(always)]
+    fn begin_as(&mut self, mut n: u32, mut guarded: bool) -> (u32, Act) {
         let p = self.p;
         loop {
             let rec = &p.recs[n as usize];
@@ -674,11 +694,13 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
             self.st.mark_entered(self.block.rt_mut(), rec.ri as usize);
             self.set_status(n, Status::Running);
             self.emit(n, EventKind::Enter);
-            if rec.entry.0 != rec.entry.1
+            if guarded
+                && rec.entry.0 != rec.entry.1
                 && let Some(act) = self.entry_guards(rec.entry)
             {
                 return (n, act);
             }
+            guarded = true;
             match rec.first {
                 First::Child { child, slot } => {
                     self.block.rt_mut()[rec.ri as usize + 1] = slot;
@@ -732,6 +754,11 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
                 Act::Enter(k) => {
                     let act;
                     (n, act) = self.begin(k);
+                    act
+                }
+                Act::TakeOver(k) => {
+                    let act;
+                    (n, act) = self.begin_as(k, false);
                     act
                 }
                 Act::EnterAll => self.enter_all(n),
@@ -957,8 +984,17 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
             }
             let held = match &g.test {
                 Test::Plain => false,
-                Test::Keyed { key, cond, invert } => {
+                Test::Keyed {
+                    key,
+                    cond,
+                    invert,
+                    observer,
+                } => {
                     let Some(v) = plain.context.get(*key) else {
+                        // An observer whose key is missing does not hold.
+                        if *observer {
+                            return (i + 1, Some(Stop::False(g)));
+                        }
                         return (i, Some(Stop::Missing(g, *key)));
                     };
                     let io = CondIo {
@@ -1010,6 +1046,78 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
             None => Flow::Running,
             Some(stop) => self.stopped(stop, delivery),
         }
+    }
+
+    /// [`Exec::check_guards`] of a leaf with observers on its path (§3.3.2), in phase 2:
+    /// before each node on the path whose Selector parent has takers before it (after the
+    /// guards of the branches above that node), those takers are examined in slot order,
+    /// and the first that could run takes over. Each Selector is examined once a pass,
+    /// as each branch's guards are (see `prev`).
+    #[inline(never)]
+    fn check_watched(&mut self, info: &LeafInfo<A>, prev: u32, delivery: Delivery) -> Flow {
+        let p = self.p;
+        let mut done = info.guards.partition_point(|g| g.branch < prev);
+        for w in info.watch.iter().filter(|w| w.at > prev) {
+            let upto = done + info.guards[done..].partition_point(|g| g.branch < w.at);
+            if let Some(stop) = self.first_failing(&info.guards[done..upto]) {
+                return self.stopped(stop, delivery);
+            }
+            done = upto;
+            for &(b, slot) in &p.takers[w.takers.0 as usize..w.takers.1 as usize] {
+                if self.could_run(b) {
+                    return self.take_over(w.selector, b, slot);
+                }
+            }
+        }
+        match self.first_failing(&info.guards[done..]) {
+            None => Flow::Running,
+            Some(stop) => self.stopped(stop, delivery),
+        }
+    }
+
+    /// Whether branch `b`, which an observer watches from, could run again: all its
+    /// guards hold, checked in order (each a `check`), a missing key not holding.
+    fn could_run(&mut self, b: u32) -> bool {
+        let p = self.p;
+        let rec = &p.recs[b as usize];
+        let guards = &p.entry[rec.entry.0 as usize..rec.entry.1 as usize];
+        let plain = CondIo {
+            input: None,
+            step: self.st.step,
+            context: ctx(&self.st.cold),
+        };
+        let (checked, stop) =
+            Self::test_with(p, self.st.clock, self.block, self.agent, guards, &plain);
+        self.show_checks(guards, checked, &stop);
+        match stop {
+            None => true,
+            Some(Stop::False(_)) => false,
+            Some(Stop::Missing(g, _)) => {
+                if H::ON {
+                    self.checked(g.node, false);
+                }
+                false
+            }
+        }
+    }
+
+    /// Branch `b`, in slot `slot` of Selector `c`, takes over: everything running below
+    /// `c` is aborted, and `c` enters `b` (its guards counting as passed) and goes on from
+    /// there; what finishes at once is delivered at once, up the tree.
+    fn take_over(&mut self, c: u32, b: u32, slot: u32) -> Flow {
+        self.abort_below(c);
+        *self.cursor_mut(c) = slot;
+        match self.run(c, Act::TakeOver(b)) {
+            Flow::Done(s) => {
+                if self.climb(c, s) == Flow::Unwind {
+                    return Flow::Unwind;
+                }
+            }
+            Flow::Unwind => return Flow::Unwind,
+            Flow::Running => {}
+        }
+        // The leaf whose path was walked was aborted with everything below `c`.
+        Flow::Done(Status::Aborted)
     }
 
     /// A leaf's guards stopped at `stop`: the branch whose guard failed fails (its report

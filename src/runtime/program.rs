@@ -109,11 +109,14 @@ pub(crate) enum Test<A> {
     /// A condition without `in_context` (or a guard that is not a condition, which
     /// validation refuses: it never holds): `cond` decides.
     Plain,
-    /// A condition with `in_context`: its key, its behaviour, its `invert`.
+    /// A condition with `in_context`: its key, its behaviour, its `invert`, and whether
+    /// it is an observer, which does not hold (rather than reset the tree) when its key
+    /// is missing.
     Keyed {
         key: KeyId,
         cond: CondRef<A>,
         invert: bool,
+        observer: bool,
     },
     /// A TimeLimit on itself (SPEC §3.3.1): holds while less than `seconds` have passed on
     /// the instance's clock since the branch was entered (its timer).
@@ -129,10 +132,16 @@ impl<A> Clone for PathGuard<A> {
             holds: self.holds,
             test: match &self.test {
                 Test::Plain => Test::Plain,
-                Test::Keyed { key, cond, invert } => Test::Keyed {
+                Test::Keyed {
+                    key,
+                    cond,
+                    invert,
+                    observer,
+                } => Test::Keyed {
                     key: *key,
                     cond: cond.clone(),
                     invert: *invert,
+                    observer: *observer,
                 },
                 Test::TimeLimit { seconds } => Test::TimeLimit { seconds: *seconds },
             },
@@ -146,6 +155,18 @@ pub(crate) const HAS_IO: u8 = 1;
 pub(crate) const HAS_TIMER: u8 = 2;
 /// [`LeafInfo::has`]: Regulators above it.
 pub(crate) const HAS_REGULATORS: u8 = 4;
+/// [`LeafInfo::has`]: observers watching from higher priorities on its path.
+pub(crate) const HAS_WATCH: u8 = 8;
+
+/// A place on a running leaf's path where observers watch (§3.3.2): node `at` (a branch
+/// on the path, or the leaf), whose parent `selector` is a Selector with children before
+/// `at` whose guards include an observer: `Program::takers[takers.0..takers.1]`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Watch {
+    pub at: u32,
+    pub selector: u32,
+    pub takers: (u32, u32),
+}
 
 impl<A> LeafInfo<A> {
     /// Whether it has any of `what` ([`HAS_IO`], [`HAS_TIMER`], [`HAS_REGULATORS`]): one
@@ -189,6 +210,8 @@ pub(crate) struct LeafInfo<A> {
     pub timer_at: u32,
     /// Where its report goes, on success and on failure (see [`LeafInfo::route`]).
     pub routes: [Route; 2],
+    /// Where observers watch on its path, outermost first.
+    pub watch: Box<[Watch]>,
 }
 
 /// Where a node's report goes, as far as the tree alone decides it (see
@@ -240,6 +263,10 @@ pub struct Program<A> {
     pub(crate) guarded: Vec<Route>,
     /// Every branch's guards, ready to check on entry (see [`Rec::entry`]).
     pub(crate) entry: Vec<PathGuard<A>>,
+    /// The children of Selectors that can take over, each with its slot: those with an
+    /// observer among their guards, each Selector's together in slot order (see
+    /// [`Watch`]).
+    pub(crate) takers: Vec<(u32, u32)>,
     /// Input and output slots an instance needs (see [`LeafInfo`]).
     pub(crate) io_len: (usize, usize),
     /// Room an instance reserves for reports beyond the two it keeps in place: the most
@@ -293,6 +320,7 @@ impl<A: 'static> Program<A> {
                 finished: Vec::new(),
                 guarded: Vec::new(),
                 entry: Vec::new(),
+                takers: Vec::new(),
                 io_len: (1, 1),
                 report_cap: 0,
                 max_active: 0,
@@ -414,18 +442,9 @@ impl<A> Program<A> {
     /// that is not (its reaction depends on its state, or a random order), which reacts
     /// the general way.
     fn index_routes(&mut self) {
-        // Each node's place among its parent's children (a node that is a guard keeps
-        // none: it reports to no route), so that a climb is linear in its length even
-        // under a parent of many children.
-        let mut place = vec![u32::MAX; self.recs.len()];
-        for rec in &self.recs {
-            for (at, &k) in self.links[rec.kids.0 as usize..rec.kids.1 as usize]
-                .iter()
-                .enumerate()
-            {
-                place[k as usize] = at as u32;
-            }
-        }
+        // Each node's place among its parent's children, so that a climb is linear in its
+        // length even under a parent of many children.
+        let place = self.places();
         let mut all = Vec::new();
         let mut route = |node: u32, s: Status| {
             let from = all.len() as u32;
@@ -443,7 +462,7 @@ impl<A> Program<A> {
                 if kids.get(at as usize) != Some(&c) {
                     break;
                 }
-                match rec.kind.next(at as u32, kids.len() as u32, s) {
+                match rec.kind.next(at, kids.len() as u32, s) {
                     Some(Next::Finish(done)) if !random => {
                         all.push((up, done));
                         (c, s) = (up, done);
@@ -539,8 +558,29 @@ impl<A> Program<A> {
                 max_duration: f64::INFINITY,
                 timer_at: NONE,
                 routes: Default::default(),
+                watch: Box::new([]),
             })
             .collect();
+        let place = self.places();
+        // Each plain Selector's children that can take over: `takers[from[c].0..from[c].1]`.
+        let mut takers = Vec::new();
+        let mut from = vec![(0u32, 0u32); count];
+        for (c, rec) in self.recs.iter().enumerate() {
+            if !matches!(rec.kind, Kind::Selector(k) if !k.random) {
+                continue;
+            }
+            let t0 = takers.len() as u32;
+            for (slot, &b) in self.kids(c as u32).iter().enumerate() {
+                let guards = self.recs[b as usize].guards;
+                let observes = self.links[guards.0 as usize..guards.1 as usize].iter().any(
+                    |&g| matches!(self.recs[g as usize].kind, Kind::Condition(k) if k.observer),
+                );
+                if observes {
+                    takers.push((b, slot as u32));
+                }
+            }
+            from[c] = (t0, takers.len() as u32);
+        }
         let (mut inputs, mut outputs) = (1u32, 1u32);
         let mut chain = Vec::new();
         let mut up = Vec::new();
@@ -573,10 +613,30 @@ impl<A> Program<A> {
                     .filter(|&&b| matches!(self.recs[b as usize].kind, Kind::Regulator(_))),
             );
             let regulators = (r0, chain.len() as u32);
+            // Observers watch before each node on the path (the leaf last) whose Selector
+            // parent has takers before it.
+            let watch: Box<[Watch]> = up
+                .iter()
+                .rev()
+                .copied()
+                .chain([n as u32])
+                .filter_map(|at| {
+                    let selector = self.recs[at as usize].parent;
+                    let &(t0, t1) = from.get(selector as usize)?;
+                    let before = takers[t0 as usize..t1 as usize]
+                        .partition_point(|&(_, slot)| slot < place[at as usize]);
+                    (before > 0).then_some(Watch {
+                        at,
+                        selector,
+                        takers: (t0, t0 + before as u32),
+                    })
+                })
+                .collect();
             let has = [
                 (input_at | output_at != 0, HAS_IO),
                 (rec.timer != NONE, HAS_TIMER),
                 (regulators.0 != regulators.1, HAS_REGULATORS),
+                (!watch.is_empty(), HAS_WATCH),
             ]
             .iter()
             .filter(|(yes, _)| *yes)
@@ -592,6 +652,7 @@ impl<A> Program<A> {
                 max_duration: leaf.max_duration.unwrap_or(f64::INFINITY),
                 timer_at: rec.timer,
                 routes: Default::default(),
+                watch,
             };
         }
         let mut entry = Vec::new();
@@ -608,6 +669,19 @@ impl<A> Program<A> {
         self.leaves = leaves;
         self.chain = chain;
         self.entry = entry;
+        self.takers = takers;
+    }
+
+    /// Each node's place among its parent's children (`u32::MAX` for a guard, Root and
+    /// an Interrupt, which are no one's children).
+    fn places(&self) -> Vec<u32> {
+        let mut place = vec![u32::MAX; self.recs.len()];
+        for n in 0..self.recs.len() {
+            for (at, &k) in self.kids(n as u32).iter().enumerate() {
+                place[k as usize] = at as u32;
+            }
+        }
+        place
     }
 
     /// Appends branch `b`'s guards, in slot order, to `to`; on a running leaf's path
@@ -627,6 +701,7 @@ impl<A> Program<A> {
                             key,
                             cond: cond.clone(),
                             invert: c.invert,
+                            observer: c.observer,
                         },
                     ),
                 },

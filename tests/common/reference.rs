@@ -36,20 +36,40 @@ impl St {
 #[derive(Clone, Debug)]
 enum K {
     Root,
-    Sequence { halt: bool },
+    Sequence {
+        halt: bool,
+    },
     Selector,
-    Parallel { all_succeed: bool, all_fail: bool },
+    Parallel {
+        all_succeed: bool,
+        all_fail: bool,
+    },
     Inverter,
     ForceSuccess,
     ForceFailure,
-    Repeater { times: u64, ignore: bool },
+    Repeater {
+        times: u64,
+        ignore: bool,
+    },
     UntilFail,
-    Retry { times: u64 },
-    Cooldown { seconds: f64 },
-    TimeLimit { seconds: f64 },
+    Retry {
+        times: u64,
+    },
+    Cooldown {
+        seconds: f64,
+    },
+    TimeLimit {
+        seconds: f64,
+    },
     RunOnce,
-    Action { script: Vec<char> },
-    Check { script: Vec<bool>, invert: bool },
+    Action {
+        script: Vec<char>,
+    },
+    Check {
+        script: Vec<bool>,
+        invert: bool,
+        observer: bool,
+    },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -199,6 +219,7 @@ impl Reference {
                 K::Check {
                     script: s.chars().map(|c| c == 'T').collect(),
                     invert: flag(node, "invert", false),
+                    observer: flag(node, "aborts_lower", false),
                 }
             }
             _ => return None,
@@ -239,7 +260,7 @@ impl Reference {
 
     /// A condition's result at this step.
     fn eval(&self, n: usize) -> bool {
-        let K::Check { script, invert } = &self.nodes[n].kind else {
+        let K::Check { script, invert, .. } = &self.nodes[n].kind else {
             return false;
         };
         let at = usize::try_from(self.step).unwrap_or(usize::MAX);
@@ -283,33 +304,38 @@ impl Reference {
     }
 
     /// Phase 2: the guards above each leaf entered before this step, in tree order, each
-    /// branch once, outermost first; a TimeLimit after its own conditions.
+    /// branch once, outermost first; a TimeLimit after its own conditions. Before each
+    /// node on the path whose parent is a Selector (the leaf last), that Selector's
+    /// earlier children with an observer among their guards are examined, each Selector
+    /// once: the first whose guards all hold takes over.
     fn guards(&mut self) {
         let mut checked = HashSet::new();
+        let mut examined = HashSet::new();
         let leaves: Vec<usize> = self.active.iter().copied().collect();
         'leaves: for leaf in leaves {
             if self.entered_at[leaf] == self.step || !self.running(leaf) {
                 continue;
             }
-            let mut path = Vec::new();
+            let mut path = vec![leaf];
             let mut at = self.nodes[leaf].parent;
             while let Some(b) = at {
                 path.push(b);
                 at = self.nodes[b].parent;
             }
             for &b in path.iter().rev() {
-                if !checked.insert(b) {
+                if let Some(c) = self.nodes[b].parent
+                    && matches!(self.nodes[c].kind, K::Selector)
+                    && examined.insert(c)
+                    && self.examine(c, b)
+                {
+                    continue 'leaves;
+                }
+                if b == leaf || !checked.insert(b) {
                     continue;
                 }
-                for gi in 0..self.nodes[b].guards.len() {
-                    let g = self.nodes[b].guards[gi];
-                    let r = self.eval(g);
-                    self.emit(g, "check");
-                    self.trace.last_mut().unwrap().push_str(&format!(" {r}"));
-                    if !r {
-                        self.fail_branch(b);
-                        continue 'leaves;
-                    }
+                if !self.guards_hold(b) {
+                    self.fail_branch(b);
+                    continue 'leaves;
                 }
                 if let K::TimeLimit { seconds } = self.nodes[b].kind
                     && self.clock - self.time[b] >= seconds - EPS
@@ -319,6 +345,55 @@ impl Reference {
                 }
             }
         }
+    }
+
+    /// Selector `c`'s children before `x` that an observer watches from, in order: the
+    /// first whose guards all hold (each checked, the first false ending it) takes over.
+    /// Returns whether one did.
+    fn examine(&mut self, c: usize, x: usize) -> bool {
+        let kids = self.nodes[c].kids.clone();
+        for (slot, &b) in kids.iter().enumerate().take_while(|&(_, &k)| k != x) {
+            let observed = self.nodes[b]
+                .guards
+                .iter()
+                .any(|&g| matches!(self.nodes[g].kind, K::Check { observer: true, .. }));
+            if !observed {
+                continue;
+            }
+            if !self.guards_hold(b) {
+                continue;
+            }
+            // B takes over: what runs below C is aborted, C enters B (its guards passed)
+            // and goes on as a Selector from there, delivering at once.
+            self.abort_range(c + 1, self.nodes[c].end);
+            self.cursor[c] = slot;
+            self.epoch[b] += 1;
+            self.status[b] = St::Running;
+            self.emit(b, "enter");
+            let kind = self.nodes[b].kind.clone();
+            if let Flow::Done(s) = self.begin(b, kind)
+                && let Flow::Done(s) = self.react(c, s)
+            {
+                self.deliver(c, s);
+            }
+            return true;
+        }
+        false
+    }
+
+    /// Branch `b`'s guards, checked in order (each a `check`) up to the first false:
+    /// whether all hold.
+    fn guards_hold(&mut self, b: usize) -> bool {
+        for gi in 0..self.nodes[b].guards.len() {
+            let g = self.nodes[b].guards[gi];
+            let r = self.eval(g);
+            self.emit(g, "check");
+            self.trace.last_mut().unwrap().push_str(&format!(" {r}"));
+            if !r {
+                return false;
+            }
+        }
+        true
     }
 
     fn fail_branch(&mut self, b: usize) {
@@ -402,14 +477,8 @@ impl Reference {
                 self.epoch[n] += 1;
                 self.status[n] = St::Running;
                 self.emit(n, "enter");
-                for gi in 0..self.nodes[n].guards.len() {
-                    let g = self.nodes[n].guards[gi];
-                    let r = self.eval(g);
-                    self.emit(g, "check");
-                    self.trace.last_mut().unwrap().push_str(&format!(" {r}"));
-                    if !r {
-                        return self.finish(n, St::Failure);
-                    }
+                if !self.guards_hold(n) {
+                    return self.finish(n, St::Failure);
                 }
                 self.begin(n, kind)
             }

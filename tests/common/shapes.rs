@@ -12,7 +12,8 @@ pub enum Shape {
     /// A MockCondition: its script and invert flag.
     Check(String, bool),
     /// A composite kind (5: a Sequence that does not halt on failure), its children, its
-    /// guards' scripts.
+    /// guards' scripts (a script led by `o` is an observer's, `aborts_lower`, where the
+    /// composite is a Selector's child; elsewhere the `o` is dropped).
     Composite(usize, Vec<Shape>, Vec<String>),
     /// A decorator kind and its child.
     Decorator(usize, Box<Shape>),
@@ -31,7 +32,7 @@ pub fn shape() -> impl Strategy<Value = Shape> {
             (
                 0..5usize,
                 proptest::collection::vec(inner.clone(), 1..5),
-                proptest::collection::vec("[TF]{1,6}", 0..3)
+                proptest::collection::vec("o?[TF]{1,6}", 0..3)
             )
                 .prop_map(|(k, c, g)| Shape::Composite(k, c, g)),
             (0..11usize, inner).prop_map(|(k, c)| Shape::Decorator(k, Box::new(c))),
@@ -53,7 +54,7 @@ pub fn reference_shape() -> impl Strategy<Value = Shape> {
             (
                 prop_oneof![Just(0usize), Just(1), Just(2), Just(5)],
                 proptest::collection::vec(inner.clone(), 1..5),
-                proptest::collection::vec("[TF]{1,6}", 0..3)
+                proptest::collection::vec("o?[TF]{1,6}", 0..3)
             )
                 .prop_map(|(k, c, g)| Shape::Composite(k, c, g)),
             (prop_oneof![0..5usize, 6..11usize], inner)
@@ -73,6 +74,11 @@ fn condition(id: NodeId, script: &str, invert: bool) -> Node {
 
 /// Adds the nodes of `shape` to `nodes`, returning the id of its top node.
 pub fn build(shape: &Shape, nodes: &mut Vec<Node>) -> NodeId {
+    build_under(shape, nodes, false)
+}
+
+/// [`build`] of a shape whose parent is a Selector (`under_selector`) or not.
+fn build_under(shape: &Shape, nodes: &mut Vec<Node>, under_selector: bool) -> NodeId {
     let id = NodeId::new(format!("n{}", nodes.len()));
     let at = nodes.len();
     nodes.push(Node::new(id.clone(), ""));
@@ -110,12 +116,20 @@ pub fn build(shape: &Shape, nodes: &mut Vec<Node>) -> NodeId {
                 n.fields
                     .insert("halt_on_failure".into(), Value::Bool(false));
             }
-            let kids: Vec<NodeId> = children.iter().map(|c| build(c, nodes)).collect();
+            let kids: Vec<NodeId> = children
+                .iter()
+                .map(|c| build_under(c, nodes, kind == "Selector"))
+                .collect();
             let conds: Vec<NodeId> = guards
                 .iter()
                 .map(|g| {
                     let gid = NodeId::new(format!("n{}", nodes.len()));
-                    nodes.push(condition(gid.clone(), g, false));
+                    let script = g.trim_start_matches('o');
+                    let mut c = condition(gid.clone(), script, false);
+                    if under_selector && script.len() < g.len() {
+                        c.fields.insert("aborts_lower".into(), Value::Bool(true));
+                    }
+                    nodes.push(c);
                     gid
                 })
                 .collect();

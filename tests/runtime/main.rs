@@ -16,6 +16,7 @@ mod force;
 mod interrupt;
 mod inverter;
 mod leaf;
+mod observers;
 mod parallel;
 mod random;
 mod regulator;

@@ -12,6 +12,9 @@ use crate::runtime::{EventKind, Status};
 pub(crate) struct Condition {
     pub invert: bool,
     pub input: Option<KeyId>,
+    /// `aborts_lower`: as a guard it also watches while a later sibling of its branch
+    /// runs (an observer), and a missing key makes it not hold instead of resetting.
+    pub observer: bool,
 }
 
 impl Def for Condition {
@@ -27,6 +30,7 @@ impl Def for Condition {
         Self {
             invert: b.flag(node, "invert"),
             input: b.key(node, "in_context"),
+            observer: b.flag(node, "aborts_lower"),
         }
     }
 

@@ -48,6 +48,9 @@ pub(crate) enum Act {
     EnterAll,
     /// Enter this node again from the start (Root, after a run completed).
     Again,
+    /// Enter this child, its conditions counting as passed: an observer's branch taking
+    /// over (docs/SEMANTICS.md §3.3.2).
+    TakeOver(u32),
     /// The tree was reset below; the call chain unwinds.
     Unwind,
 }
