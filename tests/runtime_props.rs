@@ -189,7 +189,7 @@ proptest! {
     }
 
     /// Trees of the kinds the reference interpreter runs (`common/reference.rs`, written
-    /// from SPEC §3 alone): the runtime's trace is the reference's, event for event.
+    /// from docs/SEMANTICS.md §3 alone): the runtime's trace is the reference's, event for event.
     #[test]
     fn the_runtime_runs_every_tree_as_the_reference_interpreter(main in reference_shape()) {
         let tree = Tree::from_nodes(tree_nodes(&main, &[])).unwrap();

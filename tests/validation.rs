@@ -1,4 +1,4 @@
-//! Every rule of SPEC §2: its fixture yields exactly that rule, on the node it names.
+//! Every rule of SEMANTICS.md §2: its fixture yields exactly that rule, on the node it names.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 

@@ -1,4 +1,4 @@
-//! The command line: argument parsing and the headless commands (SPEC §5).
+//! The command line: argument parsing and the headless commands (SEMANTICS.md §5).
 //!
 //! Each command writes to the given streams and returns the process exit code, so tests
 //! can run it in-process as well as through the binary.

@@ -51,7 +51,7 @@ pub enum LogFilter {
     All,
     /// Failures, aborts, missing keys, stalls and interrupts.
     Trouble,
-    /// One kind of event, by its name in traces (SPEC §5).
+    /// One kind of event, by its name in traces (SEMANTICS.md §5).
     Kind(&'static str),
 }
 

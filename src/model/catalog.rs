@@ -1,7 +1,7 @@
 //! The catalog of node kinds: each kind's category, help and field schema.
 //!
 //! The palette, the inspector and validation all read it. It starts with the
-//! built-in kinds of SPEC §1 and §4; embedding code registers its own.
+//! built-in kinds of SEMANTICS.md §1 and §4; embedding code registers its own.
 
 use foldhash::{HashMap, HashMapExt};
 
@@ -236,7 +236,7 @@ impl FieldSpec {
 /// Where a kind comes from.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub enum Origin {
-    /// Built into Arbor (SPEC §1 and §4).
+    /// Built into Arbor (SEMANTICS.md §1 and §4).
     #[default]
     BuiltIn,
     /// Registered by embedding code ([`Catalog::register`]).
@@ -510,7 +510,7 @@ impl Catalog {
         }
     }
 
-    /// The leaves and conditions built in: the simulated world's (SPEC §4) and the mock
+    /// The leaves and conditions built in: the simulated world's (SEMANTICS.md §4) and the mock
     /// ones for sketching and tests. The structural kinds are defined with their runtime
     /// behaviour (`runtime/kinds`).
     pub(crate) fn builtin_leaves() -> Vec<KindSpec> {
@@ -759,7 +759,7 @@ fn builtin_leaves() -> Vec<KindSpec> {
         ])
     };
     vec![
-        // Leaves of the simulated world (SPEC §4).
+        // Leaves of the simulated world (SEMANTICS.md §4).
         k(
             "MoveTo",
             Leaf,

@@ -1,4 +1,4 @@
-//! Validation ("TreeNode typing", SPEC §2): diagnostics tied to node ids.
+//! Validation ("TreeNode typing", SEMANTICS.md §2): diagnostics tied to node ids.
 
 use std::collections::BTreeSet;
 

@@ -1,4 +1,4 @@
-//! The lifecycle of SPEC §3, written once: a step's phases, entering, executing, exiting,
+//! The lifecycle of SEMANTICS.md §3, written once: a step's phases, entering, executing, exiting,
 //! aborting, reporting and guard checks. What is particular to a node kind is in its
 //! module under `kinds/`; this file asks it through [`Kind::enter`] and [`Kind::react`].
 //!
@@ -57,7 +57,7 @@ pub(crate) enum Flow {
 }
 
 /// Where a failing guard's report goes: to the report queue of phase 4, or to the parents
-/// at once (a guard failing on resume, SPEC §3.4).
+/// at once (a guard failing on resume, SEMANTICS.md §3.4).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Delivery {
     Queued,
@@ -185,7 +185,7 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
         self.st.step
     }
 
-    /// The instance's clock, in seconds (SPEC §3.3.1).
+    /// The instance's clock, in seconds (SEMANTICS.md §3.3.1).
     #[inline]
     pub(crate) fn clock(&self) -> f64 {
         self.st.clock
@@ -280,7 +280,7 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
 
     // ---- the step -------------------------------------------------------------------
 
-    /// One step of SPEC §3.2.
+    /// One step of SEMANTICS.md §3.2.
     ///
     /// The common step is inlined into its caller, and the calls it makes out of line go
     /// through [`Exec::again`]: this `Exec` itself stays in registers.
@@ -320,7 +320,7 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
         self.advance(dt);
     }
 
-    /// The step's number and clock move on (SPEC §3.3.1: the start is at clock 0, and
+    /// The step's number and clock move on (SEMANTICS.md §3.3.1: the start is at clock 0, and
     /// every step adds its dt before phase 1).
     #[inline(always)]
     fn advance(&mut self, dt: f64) {
@@ -359,7 +359,7 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
         }
     }
 
-    /// A step with everything SPEC §3.2 has: the start, triggers, a restart falling due.
+    /// A step with everything SEMANTICS.md §3.2 has: the start, triggers, a restart falling due.
     #[inline(never)]
     fn step_full(&mut self, dt: f64) {
         if !H::ON && self.st.recording() {
@@ -397,7 +397,7 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
             self.reports();
         }
         // A stall sets RESTART and `stalled`, which holds to the end of its step: a restart
-        // found here is due (from the step after the stall's, as SPEC §3.2 has it).
+        // found here is due (from the step after the stall's, as SEMANTICS.md §3.2 has it).
         let due = self.st.flags & RESTART != 0;
         if !self.st.stalled && due && self.st.interrupt == NONE && !self.running(0) {
             self.st.flags &= !RESTART;
@@ -673,7 +673,7 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
 
     /// The entry of node `n`, and of the nodes its entry enters in turn as long as their
     /// kinds' rules fix that (`Rec::first`, from `Def::first`), as one loop down. A
-    /// branch's entry is its count, `enter` and its guards (SPEC §3.3: one that fails makes
+    /// branch's entry is its count, `enter` and its guards (SEMANTICS.md §3.3: one that fails makes
     /// the branch fail at once); then its first move, or its kind's `enter`. Returns the
     /// last node entered and what it asks for.
     #[inline(always)]
@@ -1205,7 +1205,7 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
     }
 
     /// Interrupt `at`'s child finished with `s`: it finishes, then the main tree restarts
-    /// (`force_reset`) or resumes the leaves it aborted (SPEC §3.4).
+    /// (`force_reset`) or resumes the leaves it aborted (SEMANTICS.md §3.4).
     pub(crate) fn interrupt_done(&mut self, at: u32, s: Status, force_reset: bool) -> Act {
         self.finish(at, s);
         self.st.interrupt = NONE;
@@ -1222,7 +1222,7 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
         let resume = std::mem::take(&mut self.cold().resume);
         let mut act = Act::Running;
         let mut prev = 0;
-        // A guard failing on resume is delivered at once (SPEC §3.4), so the main tree has
+        // A guard failing on resume is delivered at once (SEMANTICS.md §3.4), so the main tree has
         // moved on before the next trigger of the step; should that end the run, Root is
         // entered again and what was left to resume belongs to the run that ended.
         let run = self.epoch(0);

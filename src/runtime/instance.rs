@@ -1,4 +1,4 @@
-//! One agent's run of a program: its flat per-node state, and `step` (SPEC §3), which
+//! One agent's run of a program: its flat per-node state, and `step` (SEMANTICS.md §3), which
 //! runs the lifecycle in `exec.rs`.
 //!
 //! All storage is sized when the instance is created; a step in steady state allocates
@@ -408,7 +408,7 @@ pub(crate) struct State {
     pub step_base: u32,
     /// The random generator's state (SplitMix64).
     pub rng: u64,
-    /// Seconds elapsed: the sum of the dts of the steps so far (SPEC §3.3.1).
+    /// Seconds elapsed: the sum of the dts of the steps so far (SEMANTICS.md §3.3.1).
     pub clock: f64,
     pub cold: Option<Box<Cold>>,
     pub reports: Reports,
@@ -581,7 +581,7 @@ impl<A> Instance<A> {
     }
 
     /// Seconds elapsed: 0 before the first step, then the sum of the dts of every step
-    /// so far (SPEC §3.3.1's instance clock).
+    /// so far (SEMANTICS.md §3.3.1's instance clock).
     pub fn clock(&self) -> f64 {
         self.st.clock
     }
@@ -674,7 +674,7 @@ impl<A> Instance<A> {
         self.program.actions.size() + cold
     }
 
-    /// Advances the agent by one frame of `dt` seconds (SPEC §3.2). The first call also
+    /// Advances the agent by one frame of `dt` seconds (SEMANTICS.md §3.2). The first call also
     /// starts the instance (its events carry step 0).
     #[inline]
     pub fn step(&mut self, dt: f64, agent: &mut A, observer: Option<&mut dyn Observer>) {

@@ -1,5 +1,5 @@
 //! The runtime: a tree compiled once into an immutable [`Program`], run by one
-//! [`Instance`] per agent, step by step, exactly as SPEC §3 describes.
+//! [`Instance`] per agent, step by step, exactly as SEMANTICS.md §3 describes.
 //!
 //! Leaf behaviour comes through the [`Action`] and [`Condition`] traits, registered by kind
 //! name in [`Behaviours`]; the simulated world and embedding games implement them. The

@@ -1,6 +1,6 @@
 //! Compiling a tree (and its subtrees) into a flat, immutable program.
 //!
-//! Nodes are numbered in tree order (SPEC §3.2): Root, then the main tree in pre-order
+//! Nodes are numbered in tree order (SEMANTICS.md §3.2): Root, then the main tree in pre-order
 //! (a branch's guards right after it, then its children in slot order), then each Interrupt
 //! subtree. So index order is tree order, and the nodes below `n` are exactly `n+1..end`.
 
@@ -118,7 +118,7 @@ pub(crate) enum Test<A> {
         invert: bool,
         observer: bool,
     },
-    /// A TimeLimit on itself (SPEC §3.3.1): holds while less than `seconds` have passed on
+    /// A TimeLimit on itself (SEMANTICS.md §3.3.1): holds while less than `seconds` have passed on
     /// the instance's clock since the branch was entered (its timer).
     TimeLimit { seconds: f64 },
 }
@@ -685,7 +685,7 @@ impl<A> Program<A> {
     }
 
     /// Appends branch `b`'s guards, in slot order, to `to`; on a running leaf's path
-    /// (`on_path`), a TimeLimit's check on itself after them (SPEC §3.3.1).
+    /// (`on_path`), a TimeLimit's check on itself after them (SEMANTICS.md §3.3.1).
     fn push_guards(&self, b: u32, to: &mut Vec<PathGuard<A>>, on_path: bool) {
         let rec = &self.recs[b as usize];
         for &g in &self.links[rec.guards.0 as usize..rec.guards.1 as usize] {

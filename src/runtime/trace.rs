@@ -1,4 +1,4 @@
-//! Trace events (SPEC §5), the observer that receives them, and a JSON Lines writer.
+//! Trace events (SEMANTICS.md §5), the observer that receives them, and a JSON Lines writer.
 
 use std::io::Write;
 

@@ -1,4 +1,4 @@
-//! The simulated world (SPEC §4): a 2D tile arena where trees drive agents headless.
+//! The simulated world (SEMANTICS.md §4): a 2D tile arena where trees drive agents headless.
 //!
 //! The world is the runtime's agent type: every built-in world action and condition
 //! receives `&mut World` and acts for [`World::me`], the agent whose tree is stepping.

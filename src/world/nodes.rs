@@ -1,4 +1,4 @@
-//! The built-in world actions and conditions of SPEC §4, implemented through the
+//! The built-in world actions and conditions of SEMANTICS.md §4, implemented through the
 //! runtime's [`Action`] and [`Condition`] traits over the [`World`].
 
 use std::sync::Arc;

@@ -1,5 +1,5 @@
-//! A reference interpreter of SPEC §3, the property tests' oracle: written from the SPEC
-//! alone, as plainly as possible (a node record per node, recursion, a set of checked
+//! A reference interpreter of docs/SEMANTICS.md §3, the property tests' oracle: written
+//! from that page alone, as plainly as possible (a node record per node, recursion, a set of checked
 //! branches, a scan for whatever runs), with none of the runtime's shortcuts.
 //!
 //! It runs trees of Root, Sequence, Selector, Parallel, Inverter, ForceSuccess,

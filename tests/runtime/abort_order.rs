@@ -1,4 +1,4 @@
-//! SPEC §3.2: nodes aborted together are aborted in the exact reverse of tree order
+//! SEMANTICS.md §3.2: nodes aborted together are aborted in the exact reverse of tree order
 //! (pre-order), each node after everything below it and a later sibling's subtree before
 //! an earlier sibling's; an interrupt aborts only the active leaves, last first.
 

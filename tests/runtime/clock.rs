@@ -1,4 +1,4 @@
-//! SPEC §3.3.1: the instance clock, the sum of the dts of the steps taken, kept through
+//! SEMANTICS.md §3.3.1: the instance clock, the sum of the dts of the steps taken, kept through
 //! run completions, resets and interrupts, the same on the quiet and the observed path.
 
 use crate::harness::Run;

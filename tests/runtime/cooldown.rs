@@ -1,4 +1,4 @@
-//! Cooldown (SPEC §3.3.1): fails at once when entered again too soon after its child
+//! Cooldown (SEMANTICS.md §3.3.1): fails at once when entered again too soon after its child
 //! finished; the record survives the run's completion.
 
 use crate::harness::{Run, expect};

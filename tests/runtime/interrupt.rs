@@ -1,4 +1,4 @@
-//! Interrupts (SPEC §3.4): the whole subtree runs, then the main tree resumes or restarts.
+//! Interrupts (SEMANTICS.md §3.4): the whole subtree runs, then the main tree resumes or restarts.
 
 use crate::harness::{Run, expect};
 

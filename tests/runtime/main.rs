@@ -1,4 +1,4 @@
-//! Runtime semantics (SPEC §3), one file per node kind or rule, with exact event order.
+//! Runtime semantics (SEMANTICS.md §3), one file per node kind or rule, with exact event order.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 

@@ -1,4 +1,4 @@
-//! Retry (SPEC §3.3.1): re-enters its child after each failure, `times` failed runs in
+//! Retry (SEMANTICS.md §3.3.1): re-enters its child after each failure, `times` failed runs in
 //! all (0: for ever), then fails; a success ends it with success.
 
 use crate::harness::{Run, expect};

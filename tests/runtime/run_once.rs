@@ -1,4 +1,4 @@
-//! RunOnce (SPEC §3.3.1): runs its child the first time, then reports that result at
+//! RunOnce (SEMANTICS.md §3.3.1): runs its child the first time, then reports that result at
 //! once; the record survives the run's completion.
 
 use crate::harness::{Run, expect};

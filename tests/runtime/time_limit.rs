@@ -1,4 +1,4 @@
-//! TimeLimit (SPEC §3.3.1): aborts its child and fails once the child has run `seconds`,
+//! TimeLimit (SEMANTICS.md §3.3.1): aborts its child and fails once the child has run `seconds`,
 //! checked in phase 2 as a guard on itself, after its own conditions.
 
 use crate::harness::{Run, expect};

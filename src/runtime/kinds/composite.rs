@@ -1,4 +1,4 @@
-//! Sequence, Selector and their random-order forms (SPEC §3.3): children entered one at
+//! Sequence, Selector and their random-order forms (SEMANTICS.md §3.3): children entered one at
 //! a time, in slot order or in an order shuffled on every entry by the instance's
 //! generator.
 //!

@@ -1,4 +1,4 @@
-//! A condition used as a child (SPEC §3.3): any kind registered as a condition. Entered,
+//! A condition used as a child (SEMANTICS.md §3.3): any kind registered as a condition. Entered,
 //! it is checked and finishes at once; it is never active and keeps no run record. As a
 //! branch's guard it is never entered: the lifecycle checks it (`Exec::first_failing`).
 

@@ -1,4 +1,4 @@
-//! Cooldown (SPEC §3.3.1): enters its child and reports its result; when entered again
+//! Cooldown (SEMANTICS.md §3.3.1): enters its child and reports its result; when entered again
 //! less than `seconds` after its child last finished, it fails at once without entering
 //! the child.
 //!

@@ -1,4 +1,4 @@
-//! ForceSuccess and ForceFailure (SPEC §3.3): turn any finished result into theirs.
+//! ForceSuccess and ForceFailure (SEMANTICS.md §3.3): turn any finished result into theirs.
 
 use super::{Build, Def, Next};
 use crate::model::{Category, KindSpec, Node};

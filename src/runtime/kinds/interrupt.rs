@@ -1,4 +1,4 @@
-//! Interrupt (SPEC §3.4): a subtree started from outside by a trigger with its
+//! Interrupt (SEMANTICS.md §3.4): a subtree started from outside by a trigger with its
 //! `interrupt_id`. A trigger aborts what runs (`Exec::start_interrupt`) and enters it;
 //! when its child finishes, the main tree restarts (`force_reset`) or resumes.
 //!

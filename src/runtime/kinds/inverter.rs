@@ -1,4 +1,4 @@
-//! Inverter (SPEC §3.3): swaps its child's success and failure.
+//! Inverter (SEMANTICS.md §3.3): swaps its child's success and failure.
 
 use super::{Build, Def, Next};
 use crate::model::{Category, KindSpec, Node};

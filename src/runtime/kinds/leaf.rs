@@ -1,4 +1,4 @@
-//! An action leaf (SPEC §3.1, §3.2): any kind registered as an action. Its catalog entry
+//! An action leaf (SEMANTICS.md §3.1, §3.2): any kind registered as an action. Its catalog entry
 //! comes with the behaviour registered for it; the fields every leaf has are
 //! `max_duration`, `in_context`, `out_context` and `overwrite_out`.
 //!

@@ -1,4 +1,4 @@
-//! The built-in node kinds, one module each (SPEC §1 and §3.3).
+//! The built-in node kinds, one module each (SEMANTICS.md §1 and §3.3).
 //!
 //! A module holds everything that is particular to its kind: its catalog entry (fields,
 //! defaults, ranges, help), what the compiler reads from a node of it, what it keeps per
@@ -31,7 +31,7 @@ use super::behaviour::{KeyId, KeyTable};
 use super::exec::{Exec, Hooks};
 use crate::model::{Catalog, Category, KindSpec, Node, Value};
 
-/// Tolerance for comparisons of time (SPEC §3.2 and §3.3.1: "within 1e-9").
+/// Tolerance for comparisons of time (SEMANTICS.md §3.2 and §3.3.1: "within 1e-9").
 pub(crate) const EPS: f64 = 1e-9;
 
 /// What a node asks of the lifecycle once it has been entered, or has heard a child's
@@ -296,8 +296,8 @@ impl Kind {
 }
 
 impl Catalog {
-    /// The built-in kinds: the structure of SPEC §1, each defined in its module here, and
-    /// the leaves and conditions of the simulated world (SPEC §4) and for sketching.
+    /// The built-in kinds: the structure of SEMANTICS.md §1, each defined in its module here, and
+    /// the leaves and conditions of the simulated world (SEMANTICS.md §4) and for sketching.
     pub fn builtin() -> Self {
         let mut c = Catalog::empty();
         for k in Kind::specs().into_iter().chain(Catalog::builtin_leaves()) {

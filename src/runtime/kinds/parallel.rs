@@ -1,4 +1,4 @@
-//! Parallel (SPEC §3.3): enters all its children at once, in slot order, and finishes by
+//! Parallel (SEMANTICS.md §3.3): enters all its children at once, in slot order, and finishes by
 //! its success and failure policies, aborting the children still running.
 //!
 //! Per instance: a branch's record, whose cursor counts the children finished, and a

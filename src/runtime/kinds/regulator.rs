@@ -1,4 +1,4 @@
-//! Regulator (SPEC §3.3): lets the leaves below it execute at most `hz` times per
+//! Regulator (SEMANTICS.md §3.3): lets the leaves below it execute at most `hz` times per
 //! simulated second. The first step with a ready leaf below it is allowed; after that each
 //! step with ready leaves adds `dt`, and a step is allowed once the sum reaches `1/hz`.
 //!

@@ -1,10 +1,10 @@
-//! Repeater (SPEC §3.3): re-enters its child, its subtree reset, after each success until
+//! Repeater (SEMANTICS.md §3.3): re-enters its child, its subtree reset, after each success until
 //! the child has run `times` times (0: for ever), then succeeds; a failure ends it, unless
 //! `ignore_failures`. Also the loop the other repeating decorators share ([`again`]).
 //!
 //! Per instance: a branch's record, whose cursor counts the runs; a word: the step the
 //! child's current run began (a forever loop stalls rather than begin two runs in one
-//! step, SPEC §3.6).
+//! step, SEMANTICS.md §3.6).
 
 use super::{Act, Build, Def, Needs, only_child};
 use crate::model::{Category, FieldSpec, FieldType, KindSpec, Node, Value};
@@ -87,7 +87,7 @@ pub(super) fn begin<A, H: Hooks>(x: &mut Exec<'_, '_, A, H>, n: u32) -> Act {
 }
 
 /// A loop runs its child again, the child's subtree reset. A loop with no bound (`forever`)
-/// whose child's run began in this step stalls instead (SPEC §3.6).
+/// whose child's run began in this step stalls instead (SEMANTICS.md §3.6).
 pub(super) fn again<A, H: Hooks>(x: &mut Exec<'_, '_, A, H>, n: u32, forever: bool) -> Act {
     let step = x.step_number();
     if forever && x.word(n) == step {

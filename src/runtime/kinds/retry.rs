@@ -1,4 +1,4 @@
-//! Retry (SPEC §3.3.1): re-enters its child, its subtree reset, after each failure until
+//! Retry (SEMANTICS.md §3.3.1): re-enters its child, its subtree reset, after each failure until
 //! the child has failed `times` times in all (0: for ever), then fails; a success ends it
 //! with success. Per instance: what every loop keeps (see `repeater`), its cursor counting
 //! the failed runs.

@@ -1,6 +1,6 @@
-//! Root (SPEC §3.3): the entry point. When its child reports, the run is complete: the
+//! Root (SEMANTICS.md §3.3): the entry point. When its child reports, the run is complete: the
 //! trace records it, every node is reset, the context is cleared, and Root is entered
-//! again in the same step (or the tree stalls, SPEC §3.6).
+//! again in the same step (or the tree stalls, SEMANTICS.md §3.6).
 //!
 //! Per instance: a branch's record, and a word: the step its run began.
 

@@ -1,4 +1,4 @@
-//! RunOnce (SPEC §3.3.1): runs its child the first time it is entered and reports its
+//! RunOnce (SEMANTICS.md §3.3.1): runs its child the first time it is entered and reports its
 //! result; every later entry reports that same result at once, without entering the
 //! child. A first run that was aborted did not finish: the next entry runs the child.
 //!

@@ -1,4 +1,4 @@
-//! SubTree (SPEC §3.3): a branch whose only child is another tree file's Root child,
+//! SubTree (SEMANTICS.md §3.3): a branch whose only child is another tree file's Root child,
 //! compiled in with its own node states. It reports its child's result.
 
 use super::{Build, Def, Next};

@@ -1,4 +1,4 @@
-//! TimeLimit (SPEC §3.3.1): enters its child and records the clock; once its child has
+//! TimeLimit (SEMANTICS.md §3.3.1): enters its child and records the clock; once its child has
 //! run `seconds`, it aborts everything below it and fails. It does so as a guard on
 //! itself, checked in phase 2 after its own conditions (`Test::TimeLimit` on the path of
 //! each leaf below it, checked by `Exec::first_failing`).

@@ -1,4 +1,4 @@
-//! UntilFail (SPEC §3.3): re-enters its child after each success; succeeds when the child
+//! UntilFail (SEMANTICS.md §3.3): re-enters its child after each success; succeeds when the child
 //! fails. Per instance: what every loop keeps (see `repeater`).
 
 use super::repeater::{LOOP, again, begin};
