@@ -143,3 +143,55 @@ fn a_node_of_hundreds_of_children_lays_out_the_pins_in_view_and_a_drag_brings_th
     assert!(pins.len() < 120, "{} pins laid out", pins.len());
     assert!(!pins.contains(&0), "the first pin is still laid out");
 }
+
+/// A tree typed by hand, without positions, with a node wider than the estimate (a
+/// Sequence shows its `halt_on_failure` in its body).
+const TYPED: &str = r#"{
+  "format": "arbor.tree",
+  "version": 1,
+  "nodes": [
+    { "id": "root", "kind": "Root", "inputs": { "child": ["duty"] } },
+    { "id": "duty", "kind": "Selector", "title": "Duty",
+      "inputs": { "children": ["chase", "patrol"] } },
+    { "id": "chase", "kind": "Sequence", "title": "Chase",
+      "inputs": { "conditions": ["visible"], "children": ["approach", "strike"] } },
+    { "id": "visible", "kind": "MockCondition", "title": "Enemy visible?",
+      "fields": { "script": "FFFFFFT", "aborts_lower": true } },
+    { "id": "approach", "kind": "MockAction", "title": "Approach", "fields": { "script": "RRRS" } },
+    { "id": "strike", "kind": "MockAction", "title": "Strike", "fields": { "script": "RS" } },
+    { "id": "patrol", "kind": "MockAction", "title": "Patrol", "fields": { "script": "R" } }
+  ]
+}"#;
+
+#[test]
+fn a_file_without_positions_opens_arranged_with_the_sizes_drawn_and_nothing_overlaps() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("typed.json");
+    std::fs::write(&file, TYPED).unwrap();
+    let mut h = harness(EditorApp::open(&file).unwrap());
+    h.run_steps(4);
+    assert!(
+        !h.state().is_dirty(),
+        "arranging a file as it is read is no change"
+    );
+    let ids: Vec<NodeId> = h
+        .state()
+        .tree()
+        .nodes()
+        .iter()
+        .map(|n| n.id.clone())
+        .collect();
+    for (i, a) in ids.iter().enumerate() {
+        for b in &ids[i + 1..] {
+            let (ra, rb) = (
+                h.state().screen_rect_of(a).unwrap(),
+                h.state().screen_rect_of(b).unwrap(),
+            );
+            let overlap = ra.intersect(rb);
+            assert!(
+                overlap.width() <= 1.0 || overlap.height() <= 1.0,
+                "{a} {ra:?} overlaps {b} {rb:?}"
+            );
+        }
+    }
+}

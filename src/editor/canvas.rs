@@ -50,6 +50,10 @@ pub struct Canvas {
     /// Nodes the pointer moved since the graph was built: only they can differ from the
     /// tree's positions.
     touched: foldhash::HashSet<SnarlId>,
+    /// A node drawn in the last frame had another size than when drawn before (the
+    /// widget lays a node out from its size in the frame before, so sizes settle over the
+    /// first frames a node is shown).
+    resized: bool,
 }
 
 /// A change of the camera asked for by a command.
@@ -153,6 +157,7 @@ impl Canvas {
             collapsed: HashSet::new(),
             hidden: HashMap::new(),
             touched: foldhash::HashSet::default(),
+            resized: false,
         };
         c.rebuild(tree, catalog);
         c
@@ -248,6 +253,11 @@ impl Canvas {
     /// Whether a node is drawn (not hidden below a collapsed one).
     pub fn is_shown(&self, id: &NodeId) -> bool {
         self.ids.contains_key(id)
+    }
+
+    /// Whether a node drawn in the last frame changed size since it was drawn before.
+    pub fn resized(&self) -> bool {
+        self.resized
     }
 
     /// The camera (graph to screen) of the last frame.
@@ -518,8 +528,11 @@ impl Canvas {
             .enumerate()
             .map(|(i, (id, _))| (id.clone(), i))
             .collect();
+        self.resized = false;
         for (id, r) in &rects {
-            self.sizes.insert(id.clone(), r.size());
+            if self.sizes.insert(id.clone(), r.size()) != Some(r.size()) {
+                self.resized = true;
+            }
         }
         self.rects = rects;
 

@@ -211,6 +211,13 @@ impl Document {
         }
     }
 
+    /// Moves the nodes as `edit` says without making a change of it (no undo step, not
+    /// dirty): the arrangement of a tree read without positions. Returns whether it
+    /// applied.
+    pub fn arrange(&mut self, edit: Edit, catalog: &Catalog) -> bool {
+        self.change(edit, catalog).is_ok()
+    }
+
     /// Applies `edit` to the tree, returning its inverse. Every edit of the tree goes
     /// through here: the parent index is built again when next asked for.
     fn change(&mut self, edit: Edit, catalog: &Catalog) -> Result<Edit, EditError> {

@@ -80,6 +80,10 @@ pub struct EditorApp {
     sim: Option<SimPanel>,
     /// The window was checked against the monitor's size.
     sized: bool,
+    /// The tree was arranged as it was read (its file had no positions), with sizes
+    /// estimated: it is arranged again with the sizes drawn, once the canvas has drawn it
+    /// and the sizes have settled (the frames waited so far).
+    unplaced: Option<u8>,
     /// Every command run in this session, oldest first (the last 100).
     ran: Vec<Command>,
     /// Breakpoints by tree file (kept in the editor's settings, never in the tree).
@@ -141,7 +145,7 @@ impl EditorApp {
     pub fn in_project(mut tree: Tree, path: Option<PathBuf>, explicit: Option<&Path>) -> Self {
         let project = project::ProjectKinds::new(path.as_deref(), explicit);
         let catalog = project.catalog_for(&tree);
-        arrange_if_unplaced(&mut tree, &catalog);
+        let unplaced = arrange_if_unplaced(&mut tree, &catalog);
         let canvas = Canvas::new(&tree, &catalog);
         let (chooser, chooser_why) = files::Chooser::detect();
         let problems: Vec<String> = project.problems().iter().map(|p| p.to_string()).collect();
@@ -168,6 +172,7 @@ impl EditorApp {
             recent: Vec::new(),
             sim: None,
             sized: false,
+            unplaced: unplaced.then_some(0),
             ran: Vec::new(),
             breakpoints: BTreeMap::new(),
             autosave: autosave::Autosave::default(),
@@ -687,9 +692,32 @@ impl EditorApp {
                 self.diagnostics_ui(ui);
             });
         egui::CentralPanel::default().show(ui, |ui| self.canvas_ui(ui));
+        self.arrange_as_drawn();
         self.run_queue(&ctx);
         self.autosave(&ctx);
         self.keep_settings(&ctx);
+    }
+
+    /// A tree arranged as it was read, with sizes estimated, is arranged again once the
+    /// canvas has drawn it, with the sizes drawn (a wide node no longer overlaps its
+    /// neighbours); the tree stays as read: not changed, no undo step.
+    fn arrange_as_drawn(&mut self) {
+        let Some(waited) = self.unplaced else {
+            return;
+        };
+        // Sizes settle within a few frames; a node that keeps changing size (an
+        // animation) does not hold the arrangement back for ever.
+        if self.canvas.camera().is_none() || (self.canvas.resized() && waited < 10) {
+            self.unplaced = Some(waited + 1);
+            return;
+        }
+        self.unplaced = None;
+        let drawn = |n: &NodeId| self.canvas.drawn_size(n);
+        let edit = layout::layout(&layout::Sizes::new(self.doc.tree(), &self.catalog, &drawn));
+        if self.doc.arrange(edit, &self.catalog) {
+            self.canvas.rebuild(self.doc.tree(), &self.catalog);
+            self.canvas.request(ViewRequest::Fit);
+        }
     }
 
     /// At the first frame, a window larger than its monitor is shrunk to fit it.
@@ -776,12 +804,13 @@ pub fn run(file: Option<&Path>, simulate: bool, project: Option<&Path>) -> Resul
 }
 
 /// A tree read from a file without positions (typed by hand, or written by a tool) is
-/// arranged, as Arrange lays it out.
-fn arrange_if_unplaced(tree: &mut Tree, catalog: &Catalog) {
+/// arranged, as Arrange lays it out; returns whether it was.
+fn arrange_if_unplaced(tree: &mut Tree, catalog: &Catalog) -> bool {
     if tree.len() > 1 && tree.nodes().iter().all(|n| n.position == [0.0, 0.0]) {
         let edit = layout::layout(&layout::Sizes::new(tree, catalog, &|_| None));
-        let _ = tree.apply(edit, catalog);
+        return tree.apply(edit, catalog).is_ok();
     }
+    false
 }
 
 /// Whether an edit changes what the canvas graph holds (nodes, links or positions), so the
