@@ -329,7 +329,7 @@ fn a_failure_explains_itself_in_one_line() {
         .position(|e| e.step == 8 && e.kind == LoggedKind::Exit(arbor::runtime::Status::Failure))
         .expect("work fails at step 8");
     assert_eq!(
-        arbor::debug::describe(&events, at, &title),
+        arbor::debug::describe(&events, at, &title, &|_| false),
         "Work while allowed failed: guard 'Allowed?' was false"
     );
 }
@@ -365,7 +365,7 @@ fn a_take_over_by_a_higher_priority_explains_itself_in_one_line() {
         })
         .expect("Intercept takes over within 150 steps");
     assert_eq!(
-        arbor::debug::describe(&events, at, &title),
+        arbor::debug::describe(&events, at, &title, &|n| program.is_observer(n)),
         "Intercept took over from Rounds: guard 'Intruder near?' holds"
     );
     // An ordinary entry (at the start) says only that.
@@ -377,7 +377,7 @@ fn a_take_over_by_a_higher_priority_explains_itself_in_one_line() {
         .position(|e| e.agent == guard && e.step == 0 && e.node == Some(intercept))
         .unwrap();
     assert_eq!(
-        arbor::debug::describe(&events, plain, &title),
+        arbor::debug::describe(&events, plain, &title, &|_| false),
         "Intercept entered"
     );
 }

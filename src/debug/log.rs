@@ -40,14 +40,20 @@ pub(super) fn trace_line(agent: &str, node_id: &str, e: &Logged) -> String {
 
 /// The event at `i` of `events` in words, naming nodes by `title`; a failure says why,
 /// from the events of its agent just before it in the same step (a guard found false, a
-/// child that failed, a missing key, its own action).
-pub fn describe(events: &[Logged], i: usize, title: &dyn Fn(u32) -> String) -> String {
+/// child that failed, a missing key, its own action), and so does a branch taking over
+/// from a lower priority (the observer that held: `observer` tells which nodes are).
+pub fn describe(
+    events: &[Logged],
+    i: usize,
+    title: &dyn Fn(u32) -> String,
+    observer: &dyn Fn(u32) -> bool,
+) -> String {
     let Some(e) = events.get(i) else {
         return String::new();
     };
     let node = e.node.map(title).unwrap_or_default();
     match &e.kind {
-        LoggedKind::Enter => match took_over(events, i) {
+        LoggedKind::Enter => match took_over(events, i, observer) {
             Some((from, guard)) => format!(
                 "{node} took over from {}: guard '{}' holds",
                 title(from),
@@ -93,25 +99,31 @@ pub fn describe(events: &[Logged], i: usize, title: &dyn Fn(u32) -> String) -> S
 
 /// Whether the `enter` at `i` is a branch taking over from a lower priority (observers,
 /// docs/SEMANTICS.md §3.3.2), which the trace shows as guards checked true, then aborts,
-/// then the entry: the node taken over from (the last aborted, the highest) and the last
-/// guard that held.
-fn took_over(events: &[Logged], i: usize) -> Option<(u32, u32)> {
+/// then the entry: the node taken over from (the last aborted, the highest) and the
+/// observer that held (the last of the checks that held just before, if none is).
+fn took_over(events: &[Logged], i: usize, observer: &dyn Fn(u32) -> bool) -> Option<(u32, u32)> {
     let e = &events[i];
-    let same = events[..i]
+    let mut same = events[..i]
         .iter()
         .rev()
         .take_while(|c| c.step == e.step)
-        .filter(|c| c.agent == e.agent);
+        .filter(|c| c.agent == e.agent)
+        .peekable();
     let mut from = None;
-    for c in same {
-        match c.kind {
-            // Aborted deepest first: the first seen going back is the highest.
-            LoggedKind::Abort => from = from.or(c.node),
-            LoggedKind::Check(true) => return Some((from?, c.node?)),
-            _ => return None,
-        }
+    while let Some(c) = same.next_if(|c| c.kind == LoggedKind::Abort) {
+        // Aborted deepest first: the first seen going back is the highest.
+        from = from.or(c.node);
     }
-    None
+    let from = from?;
+    let held: Vec<u32> = std::iter::from_fn(|| same.next_if(|c| c.kind == LoggedKind::Check(true)))
+        .filter_map(|c| c.node)
+        .collect();
+    let guard = held
+        .iter()
+        .copied()
+        .find(|&g| observer(g))
+        .or(held.first().copied())?;
+    Some((from, guard))
 }
 
 fn status_word(s: Status) -> &'static str {
@@ -121,5 +133,41 @@ fn status_word(s: Status) -> &'static str {
         Status::Running => "is running",
         Status::Aborted => "was aborted",
         Status::Idle => "is idle",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(node: u32, kind: LoggedKind) -> Logged {
+        Logged {
+            step: 4,
+            agent: 0,
+            node: Some(node),
+            kind,
+        }
+    }
+
+    /// A branch with two guards takes over: the observer that held is named, not the
+    /// plain guard checked after it, and the node taken over from is the highest aborted.
+    #[test]
+    fn a_take_over_names_the_observer_and_the_highest_node_aborted() {
+        let events = [
+            at(1, LoggedKind::Check(true)),
+            at(5, LoggedKind::Check(true)),
+            at(6, LoggedKind::Check(true)),
+            at(9, LoggedKind::Abort),
+            at(8, LoggedKind::Abort),
+            at(3, LoggedKind::Enter),
+        ];
+        let title = |n: u32| format!("n{n}");
+        assert_eq!(
+            describe(&events, 5, &title, &|n| n == 5),
+            "n3 took over from n8: guard 'n5' holds"
+        );
+        // An entry with no aborts just before it is only an entry.
+        let plain = [at(1, LoggedKind::Check(true)), at(3, LoggedKind::Enter)];
+        assert_eq!(describe(&plain, 1, &title, &|_| false), "n3 entered");
     }
 }

@@ -939,6 +939,11 @@ impl SimPanel {
             .and_then(|a| session.sim().instance(a))
             .map_or(&[], |i| i.program().node_ids());
         let id_of = |n: u32| node_ids.get(n as usize).map_or("", String::as_str);
+        let program = self
+            .watched_name()
+            .and_then(|a| session.sim().instance(a))
+            .map(|i| i.program().clone());
+        let observer = |n: u32| program.as_ref().is_some_and(|p| p.is_observer(n));
         let ids: Vec<&str> = events.iter().map(|e| e.node.map_or("", id_of)).collect();
         let title = |n: u32| {
             let id = id_of(n);
@@ -966,7 +971,7 @@ impl SimPanel {
                         ui.label(RichText::new(format!("step {step}")).weak().small());
                         last_step = Some(step);
                     }
-                    let text = describe(&events, i, &title);
+                    let text = describe(&events, i, &title, &observer);
                     let colour = match e.kind {
                         LoggedKind::Exit(Status::Failure)
                         | LoggedKind::Complete(Status::Failure) => Color32::from_rgb(240, 120, 100),

@@ -393,42 +393,6 @@ impl<'a> Ctx<'a> {
     }
 }
 
-/// What [`Ctx::written_later`] finds: per branch that takes over, the keys its later
-/// siblings write, and each node's parent (by position) to find such branches above a node.
-#[derive(Default)]
-struct LateWrites {
-    by_branch: HashMap<NodeId, HashSet<String>>,
-    parent: Vec<Option<u32>>,
-}
-
-impl LateWrites {
-    /// Whether `key` is written by the later siblings of a branch above `node` (or
-    /// `node` itself) that takes over.
-    fn written_for(&self, tree: &Tree, node: &Node, key: &str) -> bool {
-        if self.by_branch.is_empty() {
-            return false;
-        }
-        let mut at = tree.position_of(&node.id).map(|p| p as u32);
-        let mut steps = 0;
-        while let Some(p) = at {
-            let n = &tree.nodes()[p as usize];
-            if self
-                .by_branch
-                .get(&n.id)
-                .is_some_and(|keys| keys.contains(key))
-            {
-                return true;
-            }
-            at = self.parent.get(p as usize).copied().flatten();
-            steps += 1;
-            if steps > tree.len() {
-                return false;
-            }
-        }
-        false
-    }
-}
-
 /// Validates a tree against the catalog, resolving SubTree assets through `assets`.
 /// Diagnostics come in a stable order: per node in file order, then tree-wide findings.
 pub fn validate(tree: &Tree, catalog: &Catalog, assets: &dyn Assets) -> Vec<Diagnostic> {
@@ -986,7 +950,13 @@ impl<'a> Ctx<'a> {
             .filter(|n| self.category(n) == Some(Category::Interrupt))
             .flat_map(|n| self.writes_of(n))
             .collect();
-        let late = self.written_later(&main);
+        // Each node's parent (by position), for the reads below an observer.
+        let mut parent: Vec<Option<u32>> = vec![None; self.tree.len()];
+        for p in 0..self.tree.len() {
+            for &(_, c) in self.graph.links(p) {
+                parent[c as usize].get_or_insert(p as u32);
+            }
+        }
         let mut read_anywhere: HashSet<String> = HashSet::new();
         // Every key read or written, for the limit of keys a program holds.
         let mut used: HashSet<String> = HashSet::new();
@@ -995,9 +965,9 @@ impl<'a> Ctx<'a> {
         for node in main.iter().chain(interrupts.iter()) {
             for key in self.reads_of(node) {
                 if !written.contains(&key)
-                    && !late.written_for(self.tree, node, &key)
                     && self.category(node) != Some(Category::SubTree)
                     && node.kind != "HasContext"
+                    && !self.watched_read(&parent, node, &key)
                 {
                     found.push(Diagnostic::new(
                         Rule::ContextUnwritten,
@@ -1039,47 +1009,36 @@ impl<'a> Ctx<'a> {
         self.out.extend(found);
     }
 
-    /// What the branches that take over from lower priorities (an `aborts_lower` guard
-    /// among their own, under a Selector) find written: they run again after their later
-    /// siblings, so what those write counts as written before them.
-    fn written_later(&self, main: &[&'a Node]) -> LateWrites {
+    /// Whether reading `key` at `node` cannot reset the tree (SEMANTICS.md §3.3.2): `node`
+    /// is an observer, whose missing key only makes it not hold, or lies below a branch
+    /// with an observer reading the same key, which runs only while the key is there.
+    fn watched_read(&self, parent: &[Option<u32>], node: &Node, key: &str) -> bool {
         let tree = self.tree;
-        let mut late = LateWrites::default();
-        let observes = |b: &Node| {
-            b.linked(Port::Conditions)
+        let observes = |g: &Node| {
+            self.category(g) == Some(Category::Condition) && self.catalog.flag(g, "aborts_lower")
+        };
+        if observes(node) {
+            return true;
+        }
+        let mut at = tree.position_of(&node.id).and_then(|p| parent[p]);
+        let mut steps = 0;
+        while let Some(p) = at {
+            let b = &tree.nodes()[p as usize];
+            let guarded = b
+                .linked(Port::Conditions)
                 .iter()
                 .filter_map(|g| tree.node(g))
-                .any(|g| self.catalog.flag(g, "aborts_lower"))
-        };
-        let ports = [Port::Child, Port::Children, Port::Conditions];
-        for c in main {
-            let kids: Vec<&Node> = c
-                .linked(Port::Children)
-                .iter()
-                .filter_map(|k| tree.node(k))
-                .collect();
-            if !kids.iter().any(|k| observes(k)) {
-                continue;
+                .any(|g| observes(g) && self.text(g, "in_context") == key);
+            if guarded {
+                return true;
             }
-            let mut after: HashSet<String> = HashSet::new();
-            for k in kids.iter().rev() {
-                if observes(k) && !after.is_empty() {
-                    late.by_branch.insert(k.id.clone(), after.clone());
-                }
-                for i in self.preorder_at(k, &ports) {
-                    after.extend(self.writes_of(&tree.nodes()[i as usize]));
-                }
+            at = parent[p as usize];
+            steps += 1;
+            if steps > tree.len() {
+                return false;
             }
         }
-        if !late.by_branch.is_empty() {
-            late.parent = vec![None; tree.len()];
-            for p in 0..tree.len() {
-                for &(_, c) in self.graph.links(p) {
-                    late.parent[c as usize].get_or_insert(p as u32);
-                }
-            }
-        }
-        late
+        false
     }
 
     /// How much a program of the tree from `top` holds: its nodes (each SubTree with its

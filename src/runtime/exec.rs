@@ -511,7 +511,7 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
     ///
     /// One I/O record serves the guards and the leaf: a leaf without an input sees what a
     /// guard sees. It is made again only where the lifecycle needs the whole step between
-    /// (a watched step's events, a failed guard, Regulators).
+    /// (a watched step's events, a failed guard, Regulators, observers on the path).
     ///
     /// `EXTRAS` false: the leaf has none of the extras `LeafInfo::has` tells of.
     #[inline(always)]
@@ -1052,7 +1052,9 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
     /// before each node on the path whose Selector parent has takers before it (after the
     /// guards of the branches above that node), those takers are examined in slot order,
     /// and the first that could run takes over. Each Selector is examined once a pass,
-    /// as each branch's guards are (see `prev`).
+    /// as each branch's guards are (see `prev`). After a take-over the leaf walked was
+    /// aborted: the result is `Done(Aborted)` (or `Unwind` when the tree was reset), which
+    /// callers take, as any result but `Running`, to mean that it does not execute.
     #[inline(never)]
     fn check_watched(&mut self, info: &LeafInfo<A>, prev: u32, delivery: Delivery) -> Flow {
         let p = self.p;

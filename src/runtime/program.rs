@@ -169,8 +169,8 @@ pub(crate) struct Watch {
 }
 
 impl<A> LeafInfo<A> {
-    /// Whether it has any of `what` ([`HAS_IO`], [`HAS_TIMER`], [`HAS_REGULATORS`]): one
-    /// test where a plain leaf has none.
+    /// Whether it has any of `what` ([`HAS_IO`], [`HAS_TIMER`], [`HAS_REGULATORS`],
+    /// [`HAS_WATCH`]): one test where a plain leaf has none.
     #[inline(always)]
     pub(crate) fn has(&self, what: u8) -> bool {
         self.has & what != 0
@@ -406,6 +406,15 @@ impl<A> Program<A> {
     /// Deepest nesting.
     pub fn depth(&self) -> usize {
         self.depth
+    }
+
+    /// Whether node `i` is a condition with `aborts_lower` (an observer, when it is a
+    /// guard).
+    pub fn is_observer(&self, i: u32) -> bool {
+        matches!(
+            self.recs.get(i as usize).map(|r| r.kind),
+            Some(Kind::Condition(c)) if c.observer
+        )
     }
 
     /// Whether node `i` is an action leaf.
