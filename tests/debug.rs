@@ -309,6 +309,14 @@ fn a_tree_of_world_nodes_without_a_scenario_says_what_it_needs() {
     assert!(text.contains("scenario"), "{text}");
 }
 
+/// Node `n` of `program` as the log names it: by its title in `tree`, else by its id.
+fn title_of<A>(tree: &arbor::model::Tree, program: &arbor::runtime::Program<A>, n: u32) -> String {
+    let id = &program.node_ids()[n as usize];
+    tree.node(&arbor::model::NodeId::new(id.as_str()))
+        .map(|n| n.label().to_owned())
+        .unwrap_or_else(|| id.clone())
+}
+
 #[test]
 fn a_failure_explains_itself_in_one_line() {
     let file = sample("mock_sketch.json");
@@ -318,20 +326,43 @@ fn a_failure_explains_itself_in_one_line() {
     let events: Vec<_> = s.events().cloned().collect();
     let agent = s.agent_names()[0].clone();
     let program = s.sim().instance(&agent).unwrap().program().clone();
-    let title = |n: u32| {
-        let id = &program.node_ids()[n as usize];
-        tree.node(&arbor::model::NodeId::new(id.as_str()))
-            .map(|n| n.label().to_owned())
-            .unwrap_or_else(|| id.clone())
-    };
+    let title = |n: u32| title_of(&tree, &program, n);
     let at = events
         .iter()
-        .position(|e| e.step == 8 && e.kind == LoggedKind::Exit(arbor::runtime::Status::Failure))
+        .position(|e| {
+            e.step == 8 && e.kind == LoggedKind::Exit(arbor::runtime::Status::Failure, None)
+        })
         .expect("work fails at step 8");
     assert_eq!(
         arbor::debug::describe(&events, at, &title, &|_| false),
         "Work while allowed failed: guard 'Allowed?' was false"
     );
+}
+
+#[test]
+fn a_failure_with_a_reason_says_it_in_the_log() {
+    let tree = arbor::io::load_tree(&sample("droid_arena.json")).unwrap();
+    let mut s = scenario_session("droid_arena", 0);
+    s.run(2);
+    let events: Vec<_> = s.events().cloned().collect();
+    let program = s
+        .sim()
+        .instance(&s.agent_names()[0])
+        .unwrap()
+        .program()
+        .clone();
+    let title = |n: u32| title_of(&tree, &program, n);
+    let at = events
+        .iter()
+        .position(|e| {
+            matches!(
+                &e.kind,
+                LoggedKind::Exit(arbor::runtime::Status::Failure, Some(why)) if &**why == "none in reach"
+            )
+        })
+        .expect("a droid finds no threat at step 2");
+    let line = arbor::debug::describe(&events, at, &title, &|_| false);
+    assert!(line.ends_with(" failed: none in reach"), "{line}");
 }
 
 #[test]
@@ -342,12 +373,7 @@ fn a_take_over_by_a_higher_priority_explains_itself_in_one_line() {
     let events: Vec<_> = s.events().cloned().collect();
     let guard = s.agent_names().iter().position(|a| a == "guard").unwrap();
     let program = s.sim().instance("guard").unwrap().program().clone();
-    let title = |n: u32| {
-        let id = &program.node_ids()[n as usize];
-        tree.node(&arbor::model::NodeId::new(id.as_str()))
-            .map(|n| n.label().to_owned())
-            .unwrap_or_else(|| id.clone())
-    };
+    let title = |n: u32| title_of(&tree, &program, n);
     let intercept = program
         .node_ids()
         .iter()

@@ -139,7 +139,7 @@ fn run(
             trace.event(e);
             let slot = open.entry(e.node_id.to_owned()).or_default();
             let opens = matches!(e.kind, EventKind::Enter);
-            let closes = matches!(e.kind, EventKind::Exit(_) | EventKind::Abort);
+            let closes = matches!(e.kind, EventKind::Exit(..) | EventKind::Abort);
             if opens && *slot {
                 problem.get_or_insert(format!("{}: {} entered twice", e.step, e.node_id));
             } else if closes && !*slot {
@@ -225,7 +225,7 @@ proptest! {
 /// An event as the reference writes it: `STEP EVENT NODE [EXTRA]`.
 fn line(e: &Event<'_>) -> String {
     let extra = match e.kind {
-        EventKind::Exit(s) | EventKind::Complete(s) => format!(" {s}"),
+        EventKind::Exit(s, _) | EventKind::Complete(s) => format!(" {s}"),
         EventKind::Check(r) => format!(" {r}"),
         EventKind::Restart(r) => format!(" {}", r.as_str()),
         EventKind::Interrupt(id) | EventKind::ContextMissing(id) | EventKind::Warning(id) => {

@@ -62,7 +62,11 @@ pub fn describe(
             None => format!("{node} entered"),
         },
         LoggedKind::Execute => format!("{node} executed"),
-        LoggedKind::Exit(Status::Failure) => {
+        LoggedKind::Exit(Status::Failure, Some(why)) if &**why == crate::runtime::MAX_DURATION => {
+            format!("{node} failed: it ran for its max_duration")
+        }
+        LoggedKind::Exit(Status::Failure, Some(why)) => format!("{node} failed: {why}"),
+        LoggedKind::Exit(Status::Failure, None) => {
             let cause = events[..i]
                 .iter()
                 .rev()
@@ -73,7 +77,7 @@ pub fn describe(
                 Some((LoggedKind::Check(false), guard)) => {
                     format!("{node} failed: guard '{guard}' was false")
                 }
-                Some((LoggedKind::Exit(Status::Failure), child)) => {
+                Some((LoggedKind::Exit(Status::Failure, _), child)) => {
                     format!("{node} failed: '{child}' failed")
                 }
                 Some((LoggedKind::ContextMissing(key), _)) => {
@@ -85,7 +89,7 @@ pub fn describe(
                 _ => format!("{node} failed"),
             }
         }
-        LoggedKind::Exit(s) => format!("{node} {}", status_word(*s)),
+        LoggedKind::Exit(s, _) => format!("{node} {}", status_word(*s)),
         LoggedKind::Abort => format!("{node} aborted"),
         LoggedKind::Check(r) => format!("{node} checked: {r}"),
         LoggedKind::Complete(s) => format!("the run {}", status_word(*s)),

@@ -84,7 +84,7 @@ impl BreakOn {
         matches!(
             (self, kind),
             (BreakOn::Enter, LoggedKind::Enter)
-                | (BreakOn::Failure, LoggedKind::Exit(Status::Failure))
+                | (BreakOn::Failure, LoggedKind::Exit(Status::Failure, _))
                 | (BreakOn::Abort, LoggedKind::Abort)
                 | (BreakOn::ContextMissing, LoggedKind::ContextMissing(_))
                 | (BreakOn::Interrupt, LoggedKind::Interrupt(_))

@@ -62,7 +62,7 @@ impl LogFilter {
         let kinds: [K<()>; 11] = [
             K::Enter,
             K::Execute,
-            K::Exit(Success),
+            K::Exit(Success, None),
             K::Abort,
             K::Check(true),
             K::Complete(Success),
@@ -91,7 +91,7 @@ impl LogFilter {
             LogFilter::All => true,
             LogFilter::Trouble => matches!(
                 kind,
-                LoggedKind::Exit(Status::Failure)
+                LoggedKind::Exit(Status::Failure, _)
                     | LoggedKind::Abort
                     | LoggedKind::ContextMissing(_)
                     | LoggedKind::Stall
@@ -973,9 +973,9 @@ impl SimPanel {
                     }
                     let text = describe(&events, i, &title, &observer);
                     let colour = match e.kind {
-                        LoggedKind::Exit(Status::Failure)
+                        LoggedKind::Exit(Status::Failure, _)
                         | LoggedKind::Complete(Status::Failure) => Color32::from_rgb(240, 120, 100),
-                        LoggedKind::Exit(Status::Success) => Color32::from_rgb(120, 210, 130),
+                        LoggedKind::Exit(Status::Success, _) => Color32::from_rgb(120, 210, 130),
                         LoggedKind::Interrupt(_) => Color32::from_rgb(230, 160, 60),
                         LoggedKind::Abort | LoggedKind::Stall | LoggedKind::ContextMissing(_) => {
                             Color32::from_rgb(220, 140, 220)

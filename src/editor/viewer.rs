@@ -185,7 +185,7 @@ pub fn body_fields<'c>(
 pub fn outcome_word(o: crate::runtime::Outcome) -> &'static str {
     match o {
         crate::runtime::Outcome::Success => "success",
-        crate::runtime::Outcome::Failure => "failure",
+        crate::runtime::Outcome::Failure | crate::runtime::Outcome::FailureBecause(_) => "failure",
         crate::runtime::Outcome::Running => "running",
     }
 }

@@ -82,6 +82,9 @@ pub enum Outcome {
     Success,
     /// Done, failed.
     Failure,
+    /// Done, failed, with a short reason for the designer ("target out of range"): the
+    /// leaf's `exit` event carries it (docs/SEMANTICS.md §3.1), the debugger's log says it.
+    FailureBecause(&'static str),
 }
 
 /// What a running leaf sees of its node and context: what a condition sees, [`CondIo`],

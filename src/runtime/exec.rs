@@ -499,8 +499,8 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
         dt: f64,
         delivery: Delivery,
     ) {
-        if let Some(status) = self.check_and_execute::<EXTRAS>(leaf, info, dt, Some(delivery)) {
-            self.lone_leaf_done::<EXTRAS>(leaf, info, status, delivery);
+        if let Some(ended) = self.check_and_execute::<EXTRAS>(leaf, info, dt, Some(delivery)) {
+            self.lone_leaf_done::<EXTRAS>(leaf, info, ended, delivery);
         }
     }
 
@@ -521,7 +521,7 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
         info: &LeafInfo<A>,
         dt: f64,
         guards: Option<Delivery>,
-    ) -> Option<Status> {
+    ) -> Option<leaf::Ended> {
         let p = self.p;
         let (clock, step) = (self.st.clock, self.st.step);
         let mut io = leaf_io::<A, EXTRAS>(&mut self.st.cold, step, info);
@@ -605,8 +605,8 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
                 continue;
             }
             let info = self.p.leaf(leaf);
-            if let Some(status) = self.check_and_execute::<true>(leaf, info, dt, None) {
-                self.leaf_report::<true>(leaf, info, status, Delivery::Queued);
+            if let Some(ended) = self.check_and_execute::<true>(leaf, info, dt, None) {
+                self.leaf_report::<true>(leaf, info, ended, Delivery::Queued);
             }
         }
     }
@@ -789,8 +789,19 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
     /// Node `n` finishes with `s`: its status and its `exit` event.
     #[inline]
     pub(crate) fn finish(&mut self, n: u32, s: Status) -> Flow {
+        self.finish_because(n, s, None)
+    }
+
+    /// [`Exec::finish`] of a leaf, with the reason it gave for a failure, if any.
+    #[inline]
+    pub(crate) fn finish_because(
+        &mut self,
+        n: u32,
+        s: Status,
+        reason: Option<&'static str>,
+    ) -> Flow {
         self.set_status(n, s);
-        self.emit(n, EventKind::Exit(s));
+        self.emit(n, EventKind::Exit(s, reason));
         Flow::Done(s)
     }
 
@@ -862,19 +873,18 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
         &mut self,
         n: u32,
         info: &LeafInfo<A>,
-        status: Status,
+        ended: leaf::Ended,
         delivery: Delivery,
     ) {
         if delivery == Delivery::AtOnce
-            && let Some(m) = info.route(status).enter
+            && let Some(m) = info.route(ended.status).enter
             && m.hands_over
         {
             self.block.rt_mut()[m.cursor_at as usize] = m.slot;
-            leaf::hand_over::<A, H, EXTRAS>(self, n, info, status, m.child);
+            leaf::hand_over::<A, H, EXTRAS>(self, n, info, ended, m.child);
             return;
         }
-        self.again()
-            .leaf_report::<EXTRAS>(n, info, status, delivery);
+        self.again().leaf_report::<EXTRAS>(n, info, ended, delivery);
     }
 
     /// Leaf `n`, which `info` describes, finished in phase 3 and its report is not handed
@@ -884,14 +894,14 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
         &mut self,
         n: u32,
         info: &LeafInfo<A>,
-        status: Status,
+        ended: leaf::Ended,
         delivery: Delivery,
     ) {
-        leaf::exit::<A, H, EXTRAS>(self, n, info, status);
+        leaf::exit::<A, H, EXTRAS>(self, n, info, ended);
         match delivery {
-            Delivery::Queued => self.queue_report(n, status),
+            Delivery::Queued => self.queue_report(n, ended.status),
             Delivery::AtOnce => {
-                self.deliver_route(n, info, status);
+                self.deliver_route(n, info, ended.status);
             }
         }
     }

@@ -18,6 +18,7 @@ pub use behaviour::{
     Action, Behaviours, CondIo, Condition, Context, CtxValue, KeyId, LeafIo, NodeSpec, Outcome,
 };
 pub use instance::{Instance, NodeState, RunStats, step_all};
+pub use kinds::leaf::MAX_DURATION;
 pub use program::{CompileError, MAX_DEPTH, Program};
 pub use stand_in::{StandInKind, StandIns};
 pub(crate) use trace::format_event;

@@ -34,7 +34,7 @@ fn encode(o: Option<Outcome>) -> u8 {
         None => NOT_FORCED,
         Some(Outcome::Running) => 1,
         Some(Outcome::Success) => 2,
-        Some(Outcome::Failure) => 3,
+        Some(Outcome::Failure | Outcome::FailureBecause(_)) => 3,
     }
 }
 

@@ -40,8 +40,9 @@ pub enum EventKindOf<S> {
     Enter,
     /// A leaf's `on_execute` ran.
     Execute,
-    /// A node finished.
-    Exit(Status),
+    /// A node finished; a leaf's failure may carry the reason its action gave, or
+    /// `max_duration` (docs/SEMANTICS.md §3.1).
+    Exit(Status, Option<S>),
     /// A node was stopped from outside.
     Abort,
     /// A condition was checked.
@@ -66,7 +67,7 @@ impl<S> EventKindOf<S> {
         match self {
             Self::Enter => "enter",
             Self::Execute => "execute",
-            Self::Exit(_) => "exit",
+            Self::Exit(..) => "exit",
             Self::Abort => "abort",
             Self::Check(_) => "check",
             Self::Complete(_) => "complete",
@@ -84,7 +85,7 @@ impl<S> EventKindOf<S> {
         match self {
             K::Enter => K::Enter,
             K::Execute => K::Execute,
-            K::Exit(s) => K::Exit(*s),
+            K::Exit(s, why) => K::Exit(*s, why.as_ref().map(&f)),
             K::Abort => K::Abort,
             K::Check(r) => K::Check(*r),
             K::Complete(s) => K::Complete(*s),
@@ -177,7 +178,13 @@ pub(crate) fn format_event(line: &mut String, agent_json: &str, e: &Event<'_>) {
         let _ = write!(line, ",\"node\":{}", json_string(e.node_id));
     }
     match e.kind {
-        EventKind::Exit(s) | EventKind::Complete(s) => {
+        EventKind::Exit(s, why) => {
+            let _ = write!(line, ",\"status\":\"{s}\"");
+            if let Some(why) = why {
+                let _ = write!(line, ",\"reason\":{}", json_string(why));
+            }
+        }
+        EventKind::Complete(s) => {
             let _ = write!(line, ",\"status\":\"{s}\"");
         }
         EventKind::Check(r) => {

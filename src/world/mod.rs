@@ -709,13 +709,14 @@ impl World {
     }
 
     /// Agent `me` takes an item within reach. Food and balls are held; a health kit is
-    /// used at once. Fails (false) when the item is out of reach, held, or the hands are full.
-    pub fn pick_up(&mut self, me: EntityId, item: EntityId) -> bool {
+    /// used at once. Fails, saying why, when the item is out of reach, held, or the hands
+    /// are full.
+    pub fn pick_up(&mut self, me: EntityId, item: EntityId) -> Result<(), &'static str> {
         let (Some(at), Some(body)) = (self.alive(me).map(|e| e.pos), self.body(me)) else {
-            return false;
+            return Err("the agent is gone");
         };
         if body.holding.is_some() && body.holding != Some(item) {
-            return false;
+            return Err("hands are full");
         }
         let Some(Entity {
             kind:
@@ -728,20 +729,23 @@ impl World {
             ..
         }) = self.alive(item).cloned()
         else {
-            return false;
+            return Err("nothing there to pick up");
         };
         if holder == Some(me) {
-            return true;
+            return Ok(());
         }
-        if holder.is_some() || distance(at, pos) > REACH + EPS {
-            return false;
+        if holder.is_some() {
+            return Err("someone else holds it");
+        }
+        if distance(at, pos) > REACH + EPS {
+            return Err("out of reach");
         }
         if kind == ItemKind::HealthKit {
             if let Some(b) = self.body_mut(me) {
                 b.health = (b.health + amount).min(b.max_health);
             }
             self.destroy(item);
-            return true;
+            return Ok(());
         }
         if let Some(EntityKind::Item { holder, .. }) = self.entity_mut(item).map(|e| &mut e.kind) {
             *holder = Some(me);
@@ -749,7 +753,7 @@ impl World {
         if let Some(b) = self.body_mut(me) {
             b.holding = Some(item);
         }
-        true
+        Ok(())
     }
 
     /// The item agent `me` holds, if it is of this kind.
@@ -778,10 +782,11 @@ impl World {
         true
     }
 
-    /// Opens a door within reach of agent `me` (true when it is open afterwards).
-    pub fn open_door(&mut self, me: EntityId, door: EntityId) -> bool {
+    /// Opens a door within reach of agent `me` (it is open afterwards); fails, saying
+    /// why, when it is not a door or out of reach.
+    pub fn open_door(&mut self, me: EntityId, door: EntityId) -> Result<(), &'static str> {
         let Some(at) = self.alive(me).map(|e| e.pos) else {
-            return false;
+            return Err("the agent is gone");
         };
         match self.entity_mut(door) {
             Some(Entity {
@@ -789,29 +794,32 @@ impl World {
                 pos,
                 alive: true,
                 ..
-            }) if distance(at, *pos) <= REACH + EPS => {
+            }) => {
+                if distance(at, *pos) > REACH + EPS {
+                    return Err("door out of reach");
+                }
                 *open = true;
-                true
+                Ok(())
             }
-            _ => false,
+            _ => Err("not a door"),
         }
     }
 
     /// Agent `me` passes the ball it holds to teammate `mate`: the ball lands one tile in
     /// front of the mate (on the passer's side) and the mate's `receive_pass` Interrupt is
     /// triggered with the ball as payload.
-    pub fn pass_ball(&mut self, me: EntityId, mate: EntityId) -> bool {
+    pub fn pass_ball(&mut self, me: EntityId, mate: EntityId) -> Result<(), &'static str> {
         let Some(ball) = self.held(me, ItemKind::Ball) else {
-            return false;
+            return Err("holds no ball");
         };
         let (Some(mine), Some(theirs)) = (self.body(me), self.body(mate)) else {
-            return false;
+            return Err("no one to pass to");
         };
         if me == mate || mine.team != theirs.team {
-            return false;
+            return Err("not a teammate");
         }
         let (Some(from), Some(to)) = (self.position_of(me), self.position_of(mate)) else {
-            return false;
+            return Err("no one to pass to");
         };
         let d = distance(from, to);
         let landing = if d > 1.0 {
@@ -835,7 +843,7 @@ impl World {
             interrupt_id: "receive_pass",
             payload: CtxValue::Entity(ball),
         });
-        true
+        Ok(())
     }
 
     /// Whether `other` is an enemy, an ally or any other agent of `me`, or an entity of

@@ -147,10 +147,10 @@ impl Action<World> for MoveTo {
     ) -> Outcome {
         let me = w.me();
         let Some(target) = move_target(w, io.input(), self.waypoint.as_deref()) else {
-            return Outcome::Failure;
+            return Outcome::FailureBecause("nowhere to go");
         };
         let Some(pos) = w.position_of(me) else {
-            return Outcome::Failure;
+            return Outcome::FailureBecause("the agent is gone");
         };
         if distance(pos, target) <= self.arrive + EPS {
             return Outcome::Success;
@@ -162,13 +162,13 @@ impl Action<World> for MoveTo {
                     route.path = path;
                     route.goal = Some(goal);
                 }
-                None => return Outcome::Failure,
+                None => return Outcome::FailureBecause("no path"),
             }
         }
         let moved = w.follow(me, &mut route.path, Some(target), speed(w) * dt);
         match w.position_of(me) {
             Some(p) if distance(p, target) <= self.arrive + EPS => Outcome::Success,
-            _ if moved <= 0.0 && route.path.is_empty() => Outcome::Failure,
+            _ if moved <= 0.0 && route.path.is_empty() => Outcome::FailureBecause("blocked"),
             _ => Outcome::Running,
         }
     }
@@ -222,7 +222,7 @@ impl Action<World> for FindClosest {
                 io.produce(CtxValue::Entity(id));
                 Outcome::Success
             }
-            None => Outcome::Failure,
+            None => Outcome::FailureBecause("none in reach"),
         }
     }
 }
@@ -245,7 +245,7 @@ impl Action<World> for Attack {
     fn on_execute(&self, left: &mut f64, w: &mut World, io: &mut LeafIo<'_>, dt: f64) -> Outcome {
         let me = w.me();
         let Some(&CtxValue::Entity(target)) = io.input() else {
-            return Outcome::Failure;
+            return Outcome::FailureBecause("no target");
         };
         if w.alive(target).is_none() {
             return Outcome::Success;
@@ -256,10 +256,10 @@ impl Action<World> for Attack {
             w.position_of(me),
             w.position_of(target),
         ) else {
-            return Outcome::Failure;
+            return Outcome::FailureBecause("target is not an agent");
         };
         if distance(at, there) > body.range + EPS {
-            return Outcome::Failure;
+            return Outcome::FailureBecause("target out of range");
         }
         if *left <= EPS {
             *left = self.cooldown;
@@ -288,13 +288,13 @@ impl Action<World> for Flee {
             other => w.resolve(other),
         };
         let (Some(threat), Some(at)) = (threat, w.position_of(me)) else {
-            return Outcome::Failure;
+            return Outcome::FailureBecause("no threat to flee from");
         };
         if distance(at, threat) >= self.safe - EPS {
             return Outcome::Success;
         }
         if !w.step_away(me, threat, speed(w) * dt) {
-            return Outcome::Failure;
+            return Outcome::FailureBecause("cornered");
         }
         match w.position_of(me) {
             Some(p) if distance(p, threat) >= self.safe - EPS => Outcome::Success,
@@ -328,7 +328,7 @@ impl Action<World> for Timed {
 
     fn on_execute(&self, elapsed: &mut f64, w: &mut World, _: &mut LeafIo<'_>, dt: f64) -> Outcome {
         if matches!(self.then, Finish::Eat) && w.held(w.me(), ItemKind::Food).is_none() {
-            return Outcome::Failure;
+            return Outcome::FailureBecause("holds no food");
         }
         *elapsed += dt;
         if *elapsed < self.seconds - EPS {
@@ -337,16 +337,18 @@ impl Action<World> for Timed {
         match self.then {
             Finish::Nothing => Outcome::Success,
             Finish::Eat if w.eat(w.me()) => Outcome::Success,
-            Finish::Eat => Outcome::Failure,
+            Finish::Eat => Outcome::FailureBecause("holds no food"),
         }
     }
 }
 
-/// What an instant action does: `World::pick_up`, `open_door` or `pass_ball`.
-type InstantFn = fn(&mut World, EntityId, EntityId) -> bool;
+/// What an instant action does: `World::pick_up`, `open_door` or `pass_ball`, which say
+/// why when they cannot.
+type InstantFn = fn(&mut World, EntityId, EntityId) -> Result<(), &'static str>;
 
 /// An action done in one execute by the agent on the entity in `in_context`: `PickUp`,
-/// `OpenDoor`, `PassBall`. Succeeds when the world says it was done.
+/// `OpenDoor`, `PassBall`. Succeeds when the world says it was done; fails with the
+/// world's reason otherwise.
 struct Instant(InstantFn);
 
 impl Action<World> for Instant {
@@ -354,9 +356,12 @@ impl Action<World> for Instant {
 
     fn on_execute(&self, _: &mut (), w: &mut World, io: &mut LeafIo<'_>, _: f64) -> Outcome {
         let me = w.me();
-        match w.entity_in(io.input()) {
-            Some(target) if (self.0)(w, me, target) => Outcome::Success,
-            _ => Outcome::Failure,
+        let Some(target) = w.entity_in(io.input()) else {
+            return Outcome::FailureBecause("no target");
+        };
+        match (self.0)(w, me, target) {
+            Ok(()) => Outcome::Success,
+            Err(why) => Outcome::FailureBecause(why),
         }
     }
 }

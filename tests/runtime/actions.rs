@@ -324,3 +324,54 @@ fn a_cloned_instance_runs_on_as_the_original_and_its_memories_are_dropped_once()
     }
     assert_eq!(LIVE.load(Ordering::SeqCst), before);
 }
+
+/// An action that fails with a reason: the `exit` event carries it, and the JSON Lines
+/// trace writes it after the status. A failure without one is written as before.
+#[test]
+fn a_failure_with_a_reason_carries_it_into_the_exit_event_and_the_trace() {
+    struct Strike;
+    impl Action<()> for Strike {
+        type Memory = ();
+        fn on_execute(&self, _: &mut (), _: &mut (), _: &mut LeafIo<'_>, _: f64) -> Outcome {
+            Outcome::FailureBecause("target out of range")
+        }
+    }
+    let mut catalog = Catalog::builtin();
+    catalog
+        .register(KindSpec::new("Strike", Category::Leaf, "", vec![]))
+        .unwrap();
+    let mut b = Behaviours::<()>::with_builtins();
+    b.action("Strike", |_| Ok(Strike));
+    let program = Program::compile(
+        &tree(
+            "root: Root | child s
+             s: Sequence | children hit plain
+             hit: Strike
+             plain: MockAction script=F",
+        ),
+        &catalog,
+        &NoAssets,
+        &b,
+    )
+    .unwrap();
+    let mut instance = Instance::new(Arc::new(program), 0);
+    let mut out = Vec::new();
+    {
+        let mut trace = arbor::runtime::JsonlTrace::new(&mut out, "a");
+        for _ in 0..3 {
+            instance.step(0.1, &mut (), Some(&mut trace));
+        }
+    }
+    let text = String::from_utf8(out).unwrap();
+    assert!(
+        text.contains(
+            r#""event":"exit","node":"hit","status":"failure","reason":"target out of range"}"#
+        ),
+        "{text}"
+    );
+    // The Sequence's own failure has no reason of its own.
+    assert!(
+        text.contains(r#""event":"exit","node":"s","status":"failure"}"#),
+        "{text}"
+    );
+}

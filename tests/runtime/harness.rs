@@ -130,7 +130,8 @@ impl Action<()> for Counting {
 
 pub fn line(e: &Event<'_>) -> String {
     let extra = match e.kind {
-        EventKind::Exit(s) | EventKind::Complete(s) => format!(" {s}"),
+        EventKind::Exit(s, None) | EventKind::Complete(s) => format!(" {s}"),
+        EventKind::Exit(s, Some(why)) => format!(" {s} ({why})"),
         EventKind::Check(r) => format!(" {r}"),
         EventKind::Restart(r) => format!(" {}", r.as_str()),
         EventKind::Interrupt(id) | EventKind::ContextMissing(id) | EventKind::Warning(id) => {

@@ -22,7 +22,7 @@ fn max_duration_fails_a_leaf_that_is_still_running_at_the_limit() {
     );
     expect(
         &r.steps(3)[2..],
-        "1 execute a\n2 execute a\n3 execute a\n3 exit a failure\n3 exit root failure\n3 complete root failure\n3 restart root complete\n3 enter root\n3 enter a",
+        "1 execute a\n2 execute a\n3 execute a\n3 exit a failure (max_duration)\n3 exit root failure\n3 complete root failure\n3 restart root complete\n3 enter root\n3 enter a",
     );
 }
 
@@ -35,7 +35,10 @@ fn max_duration_just_above_the_elapsed_time_lets_it_run() {
     r.steps(3);
     assert!(!r.log.iter().any(|l| l.contains("exit a")), "{:#?}", r.log);
     r.steps(1);
-    assert!(r.log.contains(&"4 exit a failure".to_string()));
+    assert!(
+        r.log
+            .contains(&"4 exit a failure (max_duration)".to_string())
+    );
 }
 
 #[test]

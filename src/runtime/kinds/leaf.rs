@@ -110,6 +110,26 @@ fn enter_io<A, H: Hooks>(x: &mut Exec<'_, '_, A, H>, n: u32, info: &LeafInfo<A>)
     true
 }
 
+/// How a leaf ended: its status, and the reason given for a failure (docs/SEMANTICS.md
+/// §3.1: its action's text, or `max_duration`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Ended {
+    pub status: Status,
+    pub reason: Option<&'static str>,
+}
+
+impl Ended {
+    const fn with(status: Status) -> Self {
+        Self {
+            status,
+            reason: None,
+        }
+    }
+}
+
+/// The reason given for a leaf failed by its `max_duration`.
+pub const MAX_DURATION: &str = "max_duration";
+
 /// What leaf `info` describes does after `on_execute` returned `outcome`: `Some` when it
 /// finished (it returned so, or it ran for its `max_duration`). `EXTRAS` false: it has
 /// no `max_duration` (see `Exec::check_and_execute`).
@@ -119,13 +139,17 @@ pub(crate) fn outcome<A, H: Hooks, const EXTRAS: bool>(
     info: &LeafInfo<A>,
     outcome: Outcome,
     dt: f64,
-) -> Option<Status> {
-    if outcome != Outcome::Running {
-        return Some(if outcome == Outcome::Success {
-            Status::Success
-        } else {
-            Status::Failure
-        });
+) -> Option<Ended> {
+    match outcome {
+        Outcome::Running => {}
+        Outcome::Success => return Some(Ended::with(Status::Success)),
+        Outcome::Failure => return Some(Ended::with(Status::Failure)),
+        Outcome::FailureBecause(why) => {
+            return Some(Ended {
+                status: Status::Failure,
+                reason: Some(why),
+            });
+        }
     }
     if !(EXTRAS && info.has(HAS_TIMER)) {
         // No `max_duration`.
@@ -133,7 +157,10 @@ pub(crate) fn outcome<A, H: Hooks, const EXTRAS: bool>(
     }
     let timer = &mut x.block.timers_mut()[info.timer_at as usize];
     *timer += dt;
-    (*timer >= info.max_duration - EPS).then_some(Status::Failure)
+    (*timer >= info.max_duration - EPS).then_some(Ended {
+        status: Status::Failure,
+        reason: Some(MAX_DURATION),
+    })
 }
 
 /// Leaf `n`, which `info` describes, stops with success or failure: it is not active any
@@ -144,10 +171,10 @@ pub(crate) fn exit<A, H: Hooks, const EXTRAS: bool>(
     x: &mut Exec<'_, '_, A, H>,
     n: u32,
     info: &LeafInfo<A>,
-    status: Status,
+    ended: Ended,
 ) {
     x.deactivate(n);
-    stop::<A, H, EXTRAS>(x, n, info, status);
+    stop::<A, H, EXTRAS>(x, n, info, ended);
 }
 
 /// Leaf `from` finished with `status`, and its parent enters its next child, leaf `to`:
@@ -158,10 +185,10 @@ pub(crate) fn hand_over<A, H: Hooks, const EXTRAS: bool>(
     x: &mut Exec<'_, '_, A, H>,
     from: u32,
     info: &LeafInfo<A>,
-    status: Status,
+    ended: Ended,
     to: u32,
 ) {
-    stop::<A, H, EXTRAS>(x, from, info, status);
+    stop::<A, H, EXTRAS>(x, from, info, ended);
     x.replace_active(from, to);
     // A missing key resets the tree (and starts it again) from within: nothing is left.
     start(x, to);
@@ -174,15 +201,15 @@ fn stop<A, H: Hooks, const EXTRAS: bool>(
     x: &mut Exec<'_, '_, A, H>,
     n: u32,
     info: &LeafInfo<A>,
-    status: Status,
+    ended: Ended,
 ) {
     x.call_action::<_, EXTRAS>(info, |actions, agent, io| {
-        actions.exit(&info.calls, agent, io, status)
+        actions.exit(&info.calls, agent, io, ended.status)
     });
     if EXTRAS && info.output_at != 0 {
         write_output(&mut x.again(), n, info);
     }
-    x.finish(n, status);
+    x.finish_because(n, ended.status, ended.reason);
 }
 
 /// What leaf `n`, which has `out_context`, produced goes into the context as it exits.
