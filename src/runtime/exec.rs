@@ -79,6 +79,9 @@ pub(crate) struct Exec<'x, 'o, A, H> {
     pub agent: &'x mut A,
     pub obs: Option<&'x mut (dyn Observer + 'o)>,
     pub hooks: PhantomData<H>,
+    /// The reason the leaf that finished last gave for its failure, for its `exit` event
+    /// (`leaf::outcome` sets it, `leaf::stop` takes it).
+    pub reason: Option<&'static str>,
 }
 
 impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
@@ -348,6 +351,7 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
             agent: &mut *self.agent,
             obs: self.obs.as_deref_mut(),
             hooks: PhantomData,
+            reason: self.reason,
         }
     }
 
@@ -371,6 +375,7 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
                 agent: &mut *self.agent,
                 obs: None,
                 hooks: PhantomData,
+                reason: None,
             };
             watched.step(dt);
             return;
@@ -499,8 +504,8 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
         dt: f64,
         delivery: Delivery,
     ) {
-        if let Some(ended) = self.check_and_execute::<EXTRAS>(leaf, info, dt, Some(delivery)) {
-            self.lone_leaf_done::<EXTRAS>(leaf, info, ended, delivery);
+        if let Some(status) = self.check_and_execute::<EXTRAS>(leaf, info, dt, Some(delivery)) {
+            self.lone_leaf_done::<EXTRAS>(leaf, info, status, delivery);
         }
     }
 
@@ -521,7 +526,7 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
         info: &LeafInfo<A>,
         dt: f64,
         guards: Option<Delivery>,
-    ) -> Option<leaf::Ended> {
+    ) -> Option<Status> {
         let p = self.p;
         let (clock, step) = (self.st.clock, self.st.step);
         let mut io = leaf_io::<A, EXTRAS>(&mut self.st.cold, step, info);
@@ -605,8 +610,8 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
                 continue;
             }
             let info = self.p.leaf(leaf);
-            if let Some(ended) = self.check_and_execute::<true>(leaf, info, dt, None) {
-                self.leaf_report::<true>(leaf, info, ended, Delivery::Queued);
+            if let Some(status) = self.check_and_execute::<true>(leaf, info, dt, None) {
+                self.leaf_report::<true>(leaf, info, status, Delivery::Queued);
             }
         }
     }
@@ -873,18 +878,19 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
         &mut self,
         n: u32,
         info: &LeafInfo<A>,
-        ended: leaf::Ended,
+        status: Status,
         delivery: Delivery,
     ) {
         if delivery == Delivery::AtOnce
-            && let Some(m) = info.route(ended.status).enter
+            && let Some(m) = info.route(status).enter
             && m.hands_over
         {
             self.block.rt_mut()[m.cursor_at as usize] = m.slot;
-            leaf::hand_over::<A, H, EXTRAS>(self, n, info, ended, m.child);
+            leaf::hand_over::<A, H, EXTRAS>(self, n, info, status, m.child);
             return;
         }
-        self.again().leaf_report::<EXTRAS>(n, info, ended, delivery);
+        self.again()
+            .leaf_report::<EXTRAS>(n, info, status, delivery);
     }
 
     /// Leaf `n`, which `info` describes, finished in phase 3 and its report is not handed
@@ -894,14 +900,14 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
         &mut self,
         n: u32,
         info: &LeafInfo<A>,
-        ended: leaf::Ended,
+        status: Status,
         delivery: Delivery,
     ) {
-        leaf::exit::<A, H, EXTRAS>(self, n, info, ended);
+        leaf::exit::<A, H, EXTRAS>(self, n, info, status);
         match delivery {
-            Delivery::Queued => self.queue_report(n, ended.status),
+            Delivery::Queued => self.queue_report(n, status),
             Delivery::AtOnce => {
-                self.deliver_route(n, info, ended.status);
+                self.deliver_route(n, info, status);
             }
         }
     }

@@ -698,6 +698,7 @@ impl<A> Instance<A> {
             agent,
             obs,
             hooks: PhantomData,
+            reason: None,
         }
     }
 }

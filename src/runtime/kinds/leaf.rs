@@ -110,23 +110,6 @@ fn enter_io<A, H: Hooks>(x: &mut Exec<'_, '_, A, H>, n: u32, info: &LeafInfo<A>)
     true
 }
 
-/// How a leaf ended: its status, and the reason given for a failure (docs/SEMANTICS.md
-/// §3.1: its action's text, or `max_duration`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Ended {
-    pub status: Status,
-    pub reason: Option<&'static str>,
-}
-
-impl Ended {
-    const fn with(status: Status) -> Self {
-        Self {
-            status,
-            reason: None,
-        }
-    }
-}
-
 /// The reason given for a leaf failed by its `max_duration`.
 pub const MAX_DURATION: &str = "max_duration";
 
@@ -139,16 +122,21 @@ pub(crate) fn outcome<A, H: Hooks, const EXTRAS: bool>(
     info: &LeafInfo<A>,
     outcome: Outcome,
     dt: f64,
-) -> Option<Ended> {
+) -> Option<Status> {
+    // The reason of a failure goes to the leaf's `exit` event (see `stop`).
     match outcome {
         Outcome::Running => {}
-        Outcome::Success => return Some(Ended::with(Status::Success)),
-        Outcome::Failure => return Some(Ended::with(Status::Failure)),
+        Outcome::Success => {
+            x.reason = None;
+            return Some(Status::Success);
+        }
+        Outcome::Failure => {
+            x.reason = None;
+            return Some(Status::Failure);
+        }
         Outcome::FailureBecause(why) => {
-            return Some(Ended {
-                status: Status::Failure,
-                reason: Some(why),
-            });
+            x.reason = Some(why);
+            return Some(Status::Failure);
         }
     }
     if !(EXTRAS && info.has(HAS_TIMER)) {
@@ -157,10 +145,11 @@ pub(crate) fn outcome<A, H: Hooks, const EXTRAS: bool>(
     }
     let timer = &mut x.block.timers_mut()[info.timer_at as usize];
     *timer += dt;
-    (*timer >= info.max_duration - EPS).then_some(Ended {
-        status: Status::Failure,
-        reason: Some(MAX_DURATION),
-    })
+    if *timer < info.max_duration - EPS {
+        return None;
+    }
+    x.reason = Some(MAX_DURATION);
+    Some(Status::Failure)
 }
 
 /// Leaf `n`, which `info` describes, stops with success or failure: it is not active any
@@ -171,10 +160,10 @@ pub(crate) fn exit<A, H: Hooks, const EXTRAS: bool>(
     x: &mut Exec<'_, '_, A, H>,
     n: u32,
     info: &LeafInfo<A>,
-    ended: Ended,
+    status: Status,
 ) {
     x.deactivate(n);
-    stop::<A, H, EXTRAS>(x, n, info, ended);
+    stop::<A, H, EXTRAS>(x, n, info, status);
 }
 
 /// Leaf `from` finished with `status`, and its parent enters its next child, leaf `to`:
@@ -185,31 +174,32 @@ pub(crate) fn hand_over<A, H: Hooks, const EXTRAS: bool>(
     x: &mut Exec<'_, '_, A, H>,
     from: u32,
     info: &LeafInfo<A>,
-    ended: Ended,
+    status: Status,
     to: u32,
 ) {
-    stop::<A, H, EXTRAS>(x, from, info, ended);
+    stop::<A, H, EXTRAS>(x, from, info, status);
     x.replace_active(from, to);
     // A missing key resets the tree (and starts it again) from within: nothing is left.
     start(x, to);
 }
 
 /// [`exit`] but for the active leaves: `on_exit`, the out-context, the `exit` event, of
-/// leaf `n`, which `info` describes.
+/// leaf `n`, which `info` describes, with the reason `outcome` noted for a failure.
 #[inline(always)]
 fn stop<A, H: Hooks, const EXTRAS: bool>(
     x: &mut Exec<'_, '_, A, H>,
     n: u32,
     info: &LeafInfo<A>,
-    ended: Ended,
+    status: Status,
 ) {
     x.call_action::<_, EXTRAS>(info, |actions, agent, io| {
-        actions.exit(&info.calls, agent, io, ended.status)
+        actions.exit(&info.calls, agent, io, status)
     });
     if EXTRAS && info.output_at != 0 {
         write_output(&mut x.again(), n, info);
     }
-    x.finish_because(n, ended.status, ended.reason);
+    let reason = x.reason.take().filter(|_| status == Status::Failure);
+    x.finish_because(n, status, reason);
 }
 
 /// What leaf `n`, which has `out_context`, produced goes into the context as it exits.
