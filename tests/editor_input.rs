@@ -1269,6 +1269,36 @@ fn hovering_a_node_shows_its_counts_and_status() {
 }
 
 #[test]
+fn hovering_a_node_that_failed_with_a_reason_says_why() {
+    // At step 2 the scout's "Closest enemy" has found no threat.
+    let core = core_at("droid_arena", 2);
+    let instance = core.sim().instance("scout").unwrap();
+    let at = instance
+        .program()
+        .node_ids()
+        .iter()
+        .position(|i| i == "find_threat")
+        .unwrap();
+    let why = instance.node_states()[at].reason.expect("a reason");
+    let mut h = open_sample("droid_arena");
+    for _ in 0..2 {
+        key(&mut h, Modifiers::NONE, Key::N);
+    }
+    // Watch the scout: the Watch menu.
+    h.get_by_role_and_label(Role::ComboBox, "Watch").click();
+    h.run_steps(2);
+    h.get_by_role_and_label(Role::Button, "scout").click();
+    h.run_steps(2);
+    h.get_by_label("scout: context");
+    h.state_mut().focus(&NodeId::new("find_threat"));
+    h.state_mut().select(None);
+    h.run_steps(3);
+    h.hover_at(on_node(&h, "find_threat"));
+    h.run_steps(3);
+    h.get_by_label(&format!("why: {why}"));
+}
+
+#[test]
 fn pick_in_arena_makes_the_clicked_entity_the_trigger_payload() {
     let mut h = open_sample("pass_receive");
     key(&mut h, Modifiers::NONE, Key::N);

@@ -819,6 +819,14 @@ impl SnarlViewer<NodeId> for Viewer<'_> {
                 .color(status_colour(s.status))
                 .strong(),
         );
+        if let Some(why) = s.reason {
+            let why = if why == crate::runtime::MAX_DURATION {
+                "it ran for its max_duration"
+            } else {
+                why
+            };
+            ui.label(format!("why: {why}"));
+        }
         if s.status == Status::Running {
             let steps = s.step.max(s.since) - s.since + light.age;
             ui.label(format!(

@@ -131,6 +131,8 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
         };
         shown.status = s;
         shown.step = step;
+        // A failure's reason is noted after this (`finish_because`).
+        shown.reason = None;
         match s {
             Status::Running => {
                 shown.entries = shown.entries.saturating_add(1);
@@ -806,6 +808,16 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
         reason: Option<&'static str>,
     ) -> Flow {
         self.set_status(n, s);
+        if reason.is_some()
+            && self.recording()
+            && let Some(shown) = self
+                .st
+                .cold
+                .as_deref_mut()
+                .and_then(|c| c.shown.get_mut(n as usize))
+        {
+            shown.reason = reason;
+        }
         self.emit(n, EventKind::Exit(s, reason));
         Flow::Done(s)
     }

@@ -34,6 +34,9 @@ pub struct NodeState {
     pub aborts: u32,
     /// The step it was last entered (how long it has been running, while it runs).
     pub since: u64,
+    /// Why it failed, when its last status is a failure its action gave a reason for (or
+    /// `max_duration`).
+    pub reason: Option<&'static str>,
 }
 
 /// Counts over the whole life of an instance.
