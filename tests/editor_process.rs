@@ -114,6 +114,10 @@ fn written(dir: &Path) -> Vec<PathBuf> {
         .unwrap_or_default()
 }
 
+/// The tests here run real editor windows one test at a time: two software-rendered
+/// windows starting at once on a 2-core machine can take long enough to time out.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// Whether this machine can run the real editor under Xvfb (CI must).
 fn can_run_the_window() -> bool {
     if have("Xvfb") && have("xdotool") {
@@ -201,6 +205,9 @@ fn unsaved_work_survives_a_kill_of_the_real_editor_and_is_restored_at_the_next_s
     if !can_run_the_window() {
         return;
     }
+    let _one = ONE_AT_A_TIME
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let dir = tempfile::tempdir().unwrap();
     common::copy_samples(dir.path(), &["mock_sketch.json"]);
     let tree = dir.path().join("mock_sketch.json");
@@ -245,6 +252,9 @@ fn a_second_editor_on_the_same_tree_names_the_first_and_each_ones_work_survives_
     if !can_run_the_window() {
         return;
     }
+    let _one = ONE_AT_A_TIME
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let dir = tempfile::tempdir().unwrap();
     common::copy_samples(dir.path(), &["mock_sketch.json"]);
     let tree = dir.path().join("mock_sketch.json");

@@ -482,7 +482,7 @@ pub(crate) fn last_running(s: &[Status]) -> Option<usize> {
 /// when `s[base + i]` runs. The statuses it covers are `s[from.max(base)..end]`.
 #[inline]
 pub(crate) fn running_window(s: &[Status], from: usize, end: usize) -> (usize, u64) {
-    const ONES: u64 = u64::from_le_bytes([0x01; 8]);
+    const RUNNING: u64 = u64::from_le_bytes([Status::Running as u8; 8]);
     const LOW: u64 = u64::from_le_bytes([0x7F; 8]);
     const TOP: u64 = u64::from_le_bytes([0x80; 8]);
     debug_assert!(from < end && end <= s.len(), "an empty or bad range");
@@ -490,9 +490,9 @@ pub(crate) fn running_window(s: &[Status], from: usize, end: usize) -> (usize, u
     let Some(w) = s[base..].first_chunk::<8>() else {
         return (0, running_few(s, from, end));
     };
-    // A byte is 1 (`Running`) when it is 0 after `^ 1`; below 0x80, so `+ 0x7F` sets its
-    // top bit exactly when it is not, and carries into no other byte.
-    let x = u64::from_le_bytes(w.map(|b| b as u8)) ^ ONES;
+    // A byte is `Running` when it is 0 after `^ RUNNING`; every status is below 0x80, so
+    // `+ 0x7F` sets a byte's top bit exactly when it is not 0, and carries into no other.
+    let x = u64::from_le_bytes(w.map(|b| b as u8)) ^ RUNNING;
     let running = !(x + LOW) & TOP;
     // Only `from..end`: `base + 8 - end` and `from - base` are below 8.
     let (above, below) = (base + 8 - end, from.saturating_sub(base));

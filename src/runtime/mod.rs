@@ -26,20 +26,22 @@ pub use trace::{Event, EventKind, EventKindOf, JsonlTrace, Observer, Reason};
 
 use std::fmt;
 
-/// The status of a node in a run.
+/// The status of a node in a run. One byte each, with fixed values: an instance finds
+/// the running nodes among eight statuses at once by their bytes (`running_window`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[repr(u8)]
 pub enum Status {
     /// Not entered since the last reset.
     #[default]
-    Idle,
+    Idle = 0,
     /// Entered and not finished.
-    Running,
+    Running = 1,
     /// Finished with success.
-    Success,
+    Success = 2,
     /// Finished with failure.
-    Failure,
+    Failure = 3,
     /// Stopped from outside before it finished.
-    Aborted,
+    Aborted = 4,
 }
 
 impl Status {

@@ -95,12 +95,13 @@ pub(crate) struct PathGuard<A> {
     pub branch: u32,
     /// The condition node (a TimeLimit's own: the branch).
     pub node: u32,
-    /// What a check calls first, and the answer (0 or 1) with which the guard holds: for a
-    /// plain condition, its behaviour (one of `Program::conditions`, referred to here so
-    /// that checking it reads no index into them) and `!invert`. Any other guard has a
-    /// condition that never holds and 2, so that its check goes on to `test`.
+    /// What a check calls first, and the answer with which the guard holds: for a plain
+    /// condition, its behaviour (one of `Program::conditions`, referred to here so that
+    /// checking it reads no index into them) and `Some(!invert)`. Any other guard has a
+    /// condition that never holds and `None`, so that its check goes on to `test`. (One
+    /// call and one compare decide the common guard, with no test of its kind first.)
     pub cond: CondRef<A>,
-    pub holds: u8,
+    pub holds: Option<bool>,
     pub test: Test<A>,
 }
 
@@ -702,10 +703,10 @@ impl<A> Program<A> {
             let never = || CondRef::new(Never);
             let (cond, holds, test) = match (guard.kind, self.conditions.get(guard.slot as usize)) {
                 (Kind::Condition(c), Some(cond)) => match c.input {
-                    None => (cond.clone(), u8::from(!c.invert), Test::Plain),
+                    None => (cond.clone(), Some(!c.invert), Test::Plain),
                     Some(key) => (
                         never(),
-                        2,
+                        None,
                         Test::Keyed {
                             key,
                             cond: cond.clone(),
@@ -714,7 +715,7 @@ impl<A> Program<A> {
                         },
                     ),
                 },
-                _ => (never(), 1, Test::Plain),
+                _ => (never(), Some(true), Test::Plain),
             };
             to.push(PathGuard {
                 branch: b,
@@ -729,7 +730,7 @@ impl<A> Program<A> {
                 branch: b,
                 node: b,
                 cond: CondRef::new(Never),
-                holds: 2,
+                holds: None,
                 test: Test::TimeLimit { seconds: t.seconds },
             });
         }
