@@ -195,3 +195,22 @@ fn a_file_without_positions_opens_arranged_with_the_sizes_drawn_and_nothing_over
         }
     }
 }
+
+#[test]
+fn a_change_made_before_the_sizes_settle_is_kept_and_not_arranged_away() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("typed.json");
+    std::fs::write(&file, TYPED).unwrap();
+    let mut app = EditorApp::open(&file).unwrap();
+    let patrol = NodeId::new("patrol");
+    assert!(app.apply(arbor::model::Edit::SetPosition {
+        id: patrol.clone(),
+        position: [900.0, 900.0],
+    }));
+    let h = harness(app);
+    assert_eq!(
+        h.state().tree().node(&patrol).unwrap().position,
+        [900.0, 900.0]
+    );
+    assert!(h.state().is_dirty());
+}

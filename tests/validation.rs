@@ -354,14 +354,16 @@ fn a_retry_for_ever_over_no_action_is_warned_and_a_finite_one_is_not() {
 
 /// A branch that takes over runs only while its observer holds: a read of the observer's
 /// key below it cannot reset the tree, even when only a later child writes the key; a
-/// read of another key there still can, and is still warned about.
+/// read of another key there still can, and so can a guard checked before the observer:
+/// both are still warned about.
 #[test]
 fn reads_below_an_observer_of_the_same_key_are_not_unwritten_and_others_still_are() {
     let text = r#"{"format": "arbor.tree", "version": 1, "nodes": [
         {"id": "root", "kind": "Root", "inputs": {"child": ["sel"]}},
         {"id": "sel", "kind": "Selector", "inputs": {"children": ["chase", "look"]}},
         {"id": "chase", "kind": "Sequence",
-         "inputs": {"conditions": ["near"], "children": ["go", "other"]}},
+         "inputs": {"conditions": ["first", "near"], "children": ["go", "other"]}},
+        {"id": "first", "kind": "IsInRange", "fields": {"in_context": "t"}},
         {"id": "near", "kind": "HasContext",
          "fields": {"key": "t", "in_context": "t", "aborts_lower": true}},
         {"id": "go", "kind": "MockAction", "fields": {"in_context": "t"}},
@@ -376,5 +378,10 @@ fn reads_below_an_observer_of_the_same_key_are_not_unwritten_and_others_still_ar
         .filter(|d| d.rule == Rule::ContextUnwritten)
         .flat_map(|d| &d.nodes)
         .collect();
-    assert_eq!(unwritten, [&NodeId::new("other")], "{diags:#?}");
+    // `first` is checked before the observer: its missing key resets the tree.
+    assert_eq!(
+        unwritten,
+        [&NodeId::new("first"), &NodeId::new("other")],
+        "{diags:#?}"
+    );
 }

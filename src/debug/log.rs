@@ -62,10 +62,9 @@ pub fn describe(
             None => format!("{node} entered"),
         },
         LoggedKind::Execute => format!("{node} executed"),
-        LoggedKind::Exit(Status::Failure, Some(why)) if &**why == crate::runtime::MAX_DURATION => {
-            format!("{node} failed: it ran for its max_duration")
+        LoggedKind::Exit(Status::Failure, Some(why)) => {
+            format!("{node} failed: {}", failure_words(why))
         }
-        LoggedKind::Exit(Status::Failure, Some(why)) => format!("{node} failed: {why}"),
         LoggedKind::Exit(Status::Failure, None) => {
             let cause = events[..i]
                 .iter()
@@ -77,7 +76,10 @@ pub fn describe(
                 Some((LoggedKind::Check(false), guard)) => {
                     format!("{node} failed: guard '{guard}' was false")
                 }
-                Some((LoggedKind::Exit(Status::Failure, _), child)) => {
+                Some((LoggedKind::Exit(Status::Failure, Some(why)), child)) => {
+                    format!("{node} failed: '{child}' failed: {}", failure_words(why))
+                }
+                Some((LoggedKind::Exit(Status::Failure, None), child)) => {
                     format!("{node} failed: '{child}' failed")
                 }
                 Some((LoggedKind::ContextMissing(key), _)) => {
@@ -98,6 +100,15 @@ pub fn describe(
         LoggedKind::ContextMissing(key) => format!("{node} needs context key '{key}': missing"),
         LoggedKind::Stall => format!("stalled at {node}: no progress in this step"),
         LoggedKind::Warning(m) => format!("warning: {m}"),
+    }
+}
+
+/// A failure's reason in words: an action's own text, or what `max_duration` means.
+pub fn failure_words(why: &str) -> &str {
+    if why == crate::runtime::MAX_DURATION {
+        "it ran for its max_duration"
+    } else {
+        why
     }
 }
 
@@ -169,6 +180,18 @@ mod tests {
         assert_eq!(
             describe(&events, 5, &title, &|n| n == 5),
             "n3 took over from n8: guard 'n5' holds"
+        );
+        // A branch that failed because its child did says the child's reason too.
+        let failed = [
+            at(
+                7,
+                LoggedKind::Exit(Status::Failure, Some("none in reach".into())),
+            ),
+            at(3, LoggedKind::Exit(Status::Failure, None)),
+        ];
+        assert_eq!(
+            describe(&failed, 1, &title, &|_| false),
+            "n3 failed: 'n7' failed: none in reach"
         );
         // An entry with no aborts just before it is only an entry.
         let plain = [at(1, LoggedKind::Check(true)), at(3, LoggedKind::Enter)];

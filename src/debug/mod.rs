@@ -17,7 +17,7 @@ use crate::runtime::{CtxValue, Event, Observer, Outcome, Program, Reason, Status
 use crate::world::{Simulation, World};
 
 mod log;
-pub use log::{Logged, LoggedKind, describe};
+pub use log::{Logged, LoggedKind, describe, failure_words};
 
 /// Steps between two kept copies of the run at first: going to any step replays at most
 /// this many (and the event log's steps).

@@ -82,7 +82,7 @@ pub struct EditorApp {
     sized: bool,
     /// The tree was arranged as it was read (its file had no positions), with sizes
     /// estimated: it is arranged again with the sizes drawn, once the canvas has drawn it
-    /// and the sizes have settled (the frames waited so far).
+    /// and the sizes have settled (the frames waited so far), unless it was changed first.
     unplaced: Option<u8>,
     /// Every command run in this session, oldest first (the last 100).
     ran: Vec<Command>,
@@ -707,6 +707,11 @@ impl EditorApp {
         };
         // Sizes settle within a few frames; a node that keeps changing size (an
         // animation) does not hold the arrangement back for ever.
+        // A change made meanwhile (an edit, restored work) is the user's: it stays.
+        if self.doc.is_dirty() {
+            self.unplaced = None;
+            return;
+        }
         if self.canvas.camera().is_none() || (self.canvas.resized() && waited < 10) {
             self.unplaced = Some(waited + 1);
             return;

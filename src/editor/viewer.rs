@@ -820,12 +820,7 @@ impl SnarlViewer<NodeId> for Viewer<'_> {
                 .strong(),
         );
         if let Some(why) = s.reason {
-            let why = if why == crate::runtime::MAX_DURATION {
-                "it ran for its max_duration"
-            } else {
-                why
-            };
-            ui.label(format!("why: {why}"));
+            ui.label(format!("why: {}", crate::debug::failure_words(why)));
         }
         if s.status == Status::Running {
             let steps = s.step.max(s.since) - s.since + light.age;

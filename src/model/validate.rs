@@ -951,10 +951,10 @@ impl<'a> Ctx<'a> {
             .flat_map(|n| self.writes_of(n))
             .collect();
         // Each node's parent (by position), for the reads below an observer.
-        let mut parent: Vec<Option<u32>> = vec![None; self.tree.len()];
+        let mut parent: Vec<Option<(u32, Port)>> = vec![None; self.tree.len()];
         for p in 0..self.tree.len() {
-            for &(_, c) in self.graph.links(p) {
-                parent[c as usize].get_or_insert(p as u32);
+            for &(port, c) in self.graph.links(p) {
+                parent[c as usize].get_or_insert((p as u32, port));
             }
         }
         let mut read_anywhere: HashSet<String> = HashSet::new();
@@ -1011,8 +1011,10 @@ impl<'a> Ctx<'a> {
 
     /// Whether reading `key` at `node` cannot reset the tree (SEMANTICS.md §3.3.2): `node`
     /// is an observer, whose missing key only makes it not hold, or lies below a branch
-    /// with an observer reading the same key, which runs only while the key is there.
-    fn watched_read(&self, parent: &[Option<u32>], node: &Node, key: &str) -> bool {
+    /// with an observer reading the same key, which runs only while the key is there (a
+    /// guard of that branch, only when it comes after the observer: guards are checked in
+    /// order).
+    fn watched_read(&self, parent: &[Option<(u32, Port)>], node: &Node, key: &str) -> bool {
         let tree = self.tree;
         let observes = |g: &Node| {
             self.category(g) == Some(Category::Condition) && self.catalog.flag(g, "aborts_lower")
@@ -1020,18 +1022,27 @@ impl<'a> Ctx<'a> {
         if observes(node) {
             return true;
         }
+        let mut below = node;
         let mut at = tree.position_of(&node.id).and_then(|p| parent[p]);
         let mut steps = 0;
-        while let Some(p) = at {
+        while let Some((p, port)) = at {
             let b = &tree.nodes()[p as usize];
-            let guarded = b
-                .linked(Port::Conditions)
+            let guards = b.linked(Port::Conditions);
+            // A guard of `b` is covered by the observers before it; anything below `b`'s
+            // children by all of them.
+            let before = if port == Port::Conditions {
+                guards.iter().position(|g| *g == below.id).unwrap_or(0)
+            } else {
+                guards.len()
+            };
+            let guarded = guards[..before]
                 .iter()
                 .filter_map(|g| tree.node(g))
                 .any(|g| observes(g) && self.text(g, "in_context") == key);
             if guarded {
                 return true;
             }
+            below = b;
             at = parent[p as usize];
             steps += 1;
             if steps > tree.len() {

@@ -97,9 +97,11 @@ pub(crate) struct PathGuard<A> {
     pub node: u32,
     /// What a check calls first, and the answer with which the guard holds: for a plain
     /// condition, its behaviour (one of `Program::conditions`, referred to here so that
-    /// checking it reads no index into them) and `Some(!invert)`. Any other guard has a
-    /// condition that never holds and `None`, so that its check goes on to `test`. (One
-    /// call and one compare decide the common guard, with no test of its kind first.)
+    /// checking it reads no index into them) and `Some(!invert)`; a guard that is not a
+    /// condition (validation refuses it) has one that never holds and `Some(true)`. Any
+    /// other guard has a condition that never holds and `None`, so that its check goes on
+    /// to `test`. (One call and one compare decide the common guard, with no test of its
+    /// kind first.)
     pub cond: CondRef<A>,
     pub holds: Option<bool>,
     pub test: Test<A>,

@@ -135,7 +135,11 @@ impl<A> Action<A> for StandInAction {
         dt: f64,
     ) -> Outcome {
         let scripted = self.mock.on_execute(executed, agent, io, dt);
-        decode(self.forced.load(Ordering::Relaxed)).unwrap_or(scripted)
+        match decode(self.forced.load(Ordering::Relaxed)) {
+            // The log says why: the designer forced it.
+            Some(Outcome::Failure) => Outcome::FailureBecause("forced in the editor"),
+            forced => forced.unwrap_or(scripted),
+        }
     }
 }
 
