@@ -1,5 +1,5 @@
 //! One agent's run of a program: its flat per-node state, and `step` (SEMANTICS.md §3), which
-//! runs the lifecycle in `exec.rs`.
+//! runs the lifecycle in `exec/`.
 //!
 //! All storage is sized when the instance is created; a step in steady state allocates
 //! nothing.

@@ -5,7 +5,7 @@
 //! instance ([`Needs`]), what it does when it is entered and when a child reports, and,
 //! where that is fixed by the tree, the rule a compiled shortcut is derived from
 //! ([`Def::next`]). Everything the kinds share — statuses, epochs, events, guards,
-//! aborting, the report queue — is the lifecycle in `exec.rs`, written once.
+//! aborting, the report queue — is the lifecycle in `exec/`, written once.
 //!
 //! The list at the bottom ([`kinds!`]) is the only place that names every kind.
 

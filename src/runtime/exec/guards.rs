@@ -1,0 +1,263 @@
+//! Guards: every check of a branch's conditions (on entry, on a running leaf's path,
+//! on resume), and observers taking over from a lower priority (SEMANTICS.md §3.2 phase 2,
+//! §3.3.2).
+
+use crate::runtime::Status;
+use crate::runtime::behaviour::CondIo;
+use crate::runtime::instance::ctx;
+use crate::runtime::kinds::{Act, EPS, regulator};
+use crate::runtime::program::{LeafInfo, PathGuard, Program, Test};
+use crate::runtime::slab::ActionSlab;
+
+use super::{Delivery, Exec, Flow, Hooks, Stop};
+
+impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
+    /// Checks `guards` in order, stopping at the first that does not hold or whose key is
+    /// missing. This is every guard check there is: a branch's on entry, those on a
+    /// running leaf's path in phase 2 and on resume. A watched step then shows each
+    /// condition checked and emits its `check`, in order.
+    #[inline(always)]
+    pub(crate) fn first_failing<'g>(&mut self, guards: &'g [PathGuard<A>]) -> Option<Stop<'g, A>> {
+        let plain = CondIo {
+            input: None,
+            step: self.st.step,
+            context: ctx(&self.st.cold),
+        };
+        let (checked, stop) = Self::test_with(
+            self.p,
+            self.st.clock,
+            self.block,
+            self.agent,
+            guards,
+            &plain,
+        );
+        self.show_checks(guards, checked, &stop);
+        stop
+    }
+
+    /// What a watched step shows of a guard check that [`Exec::test_with`] made: each
+    /// condition checked, and its `check` event, in order.
+    #[inline(always)]
+    pub(super) fn show_checks(
+        &mut self,
+        guards: &[PathGuard<A>],
+        checked: usize,
+        stop: &Option<Stop<'_, A>>,
+    ) {
+        if H::ON {
+            for (i, g) in guards[..checked].iter().enumerate() {
+                if !matches!(g.test, Test::TimeLimit { .. }) {
+                    let failed = i + 1 == checked && matches!(stop, Some(Stop::False(_)));
+                    self.checked(g.node, !failed);
+                }
+            }
+        }
+    }
+
+    /// [`Exec::first_failing`] without the hooks, on what it needs of the step: how many
+    /// guards were checked (the one that failed included), and why it stopped. `plain` is
+    /// what a condition without `in_context` sees.
+    #[inline(always)]
+    pub(super) fn test_with<'g>(
+        p: &Program<A>,
+        clock: f64,
+        block: &ActionSlab<A>,
+        agent: &mut A,
+        guards: &'g [PathGuard<A>],
+        plain: &CondIo<'_>,
+    ) -> (usize, Option<Stop<'g, A>>) {
+        for (i, g) in guards.iter().enumerate() {
+            // A plain condition is decided here; any other guard turns to its test.
+            if Some(g.cond.check(agent, plain)) == g.holds {
+                continue;
+            }
+            let held = match &g.test {
+                Test::Plain => false,
+                Test::Keyed {
+                    key,
+                    cond,
+                    invert,
+                    observer,
+                } => {
+                    let Some(v) = plain.context.get(*key) else {
+                        // An observer whose key is missing does not hold.
+                        if *observer {
+                            return (i + 1, Some(Stop::False(g)));
+                        }
+                        return (i, Some(Stop::Missing(g, *key)));
+                    };
+                    let io = CondIo {
+                        input: Some(v),
+                        step: plain.step,
+                        context: plain.context,
+                    };
+                    cond.check(agent, &io) != *invert
+                }
+                Test::TimeLimit { seconds } => {
+                    let started = block.timers()[p.recs[g.branch as usize].timer as usize];
+                    clock - started < seconds - EPS
+                }
+            };
+            if !held {
+                return (i + 1, Some(Stop::False(g)));
+            }
+        }
+        (guards.len(), None)
+    }
+
+    /// Checks the guards of the branches above `leaf`, outermost first. A failing guard
+    /// fails its branch (aborting what runs below); its report is queued or delivered at
+    /// once, as `delivery` says.
+    ///
+    /// `prev` is the leaf checked before this one in the same pass (0: none). Leaves are
+    /// checked in tree order, so a branch above `leaf` that comes before `prev` is above
+    /// `prev` too and was checked with it: each branch is checked once per pass.
+    #[inline]
+    pub(crate) fn check_path(&mut self, leaf: u32, prev: u32, delivery: Delivery) -> Flow {
+        self.check_guards(self.p.leaf(leaf), prev, delivery)
+    }
+
+    /// [`Exec::check_path`] of the leaf `info` describes.
+    #[inline(always)]
+    pub(super) fn check_guards(
+        &mut self,
+        info: &LeafInfo<A>,
+        prev: u32,
+        delivery: Delivery,
+    ) -> Flow {
+        let path = &info.guards[..];
+        // Outermost first: the branches' indices grow along the path.
+        let path = if prev == 0 {
+            path
+        } else {
+            &path[path.partition_point(|g| g.branch < prev)..]
+        };
+        debug_assert!(
+            path.iter().all(|g| self.running(g.branch)),
+            "a branch above a running leaf is idle"
+        );
+        match self.first_failing(path) {
+            None => Flow::Running,
+            Some(stop) => self.stopped(stop, delivery),
+        }
+    }
+
+    /// [`Exec::check_guards`] of a leaf with observers on its path (§3.3.2), in phase 2:
+    /// before each node on the path whose Selector parent has takers before it (after the
+    /// guards of the branches above that node), those takers are examined in slot order,
+    /// and the first that could run takes over. Each Selector is examined once a pass,
+    /// as each branch's guards are (see `prev`). After a take-over the leaf walked was
+    /// aborted: the result is `Done(Aborted)` (or `Unwind` when the tree was reset), which
+    /// callers take, as any result but `Running`, to mean that it does not execute.
+    #[inline(never)]
+    pub(super) fn check_watched(
+        &mut self,
+        info: &LeafInfo<A>,
+        prev: u32,
+        delivery: Delivery,
+    ) -> Flow {
+        let p = self.p;
+        let mut done = info.guards.partition_point(|g| g.branch < prev);
+        for w in info.watch.iter().filter(|w| w.at > prev) {
+            let upto = done + info.guards[done..].partition_point(|g| g.branch < w.at);
+            if let Some(stop) = self.first_failing(&info.guards[done..upto]) {
+                return self.stopped(stop, delivery);
+            }
+            done = upto;
+            for &(b, slot) in &p.takers[w.takers.0 as usize..w.takers.1 as usize] {
+                if self.could_run(b) {
+                    return self.take_over(w.selector, b, slot);
+                }
+            }
+        }
+        match self.first_failing(&info.guards[done..]) {
+            None => Flow::Running,
+            Some(stop) => self.stopped(stop, delivery),
+        }
+    }
+
+    /// Whether branch `b`, which an observer watches from, could run again: all its
+    /// guards hold, checked in order (each a `check`), a missing key not holding.
+    pub(super) fn could_run(&mut self, b: u32) -> bool {
+        let p = self.p;
+        let rec = &p.recs[b as usize];
+        let guards = &p.entry[rec.entry.0 as usize..rec.entry.1 as usize];
+        let plain = CondIo {
+            input: None,
+            step: self.st.step,
+            context: ctx(&self.st.cold),
+        };
+        let (checked, stop) =
+            Self::test_with(p, self.st.clock, self.block, self.agent, guards, &plain);
+        self.show_checks(guards, checked, &stop);
+        match stop {
+            None => true,
+            Some(Stop::False(_)) => false,
+            Some(Stop::Missing(g, _)) => {
+                if H::ON {
+                    self.checked(g.node, false);
+                }
+                false
+            }
+        }
+    }
+
+    /// Branch `b`, in slot `slot` of Selector `c`, takes over: everything running below
+    /// `c` is aborted, and `c` enters `b` (its guards counting as passed) and goes on from
+    /// there; what finishes at once is delivered at once, up the tree.
+    pub(super) fn take_over(&mut self, c: u32, b: u32, slot: u32) -> Flow {
+        self.abort_below(c);
+        *self.cursor_mut(c) = slot;
+        match self.run(c, Act::TakeOver(b)) {
+            Flow::Done(s) => {
+                if self.climb(c, s) == Flow::Unwind {
+                    return Flow::Unwind;
+                }
+            }
+            Flow::Unwind => return Flow::Unwind,
+            Flow::Running => {}
+        }
+        // The leaf whose path was walked was aborted with everything below `c`.
+        Flow::Done(Status::Aborted)
+    }
+
+    /// A leaf's guards stopped at `stop`: the branch whose guard failed fails (its report
+    /// queued or delivered at once, as `delivery` says), or the tree resets for a missing
+    /// key.
+    #[inline(never)]
+    pub(super) fn stopped(&mut self, stop: Stop<'_, A>, delivery: Delivery) -> Flow {
+        match stop {
+            Stop::False(g) => self.guard_failed(g.branch, delivery),
+            Stop::Missing(g, k) => self.context_missing(g.node, k),
+        }
+    }
+
+    /// A guard of running branch `b` failed: the branch fails, aborting what runs below,
+    /// and its report is queued or delivered at once.
+    pub(crate) fn guard_failed(&mut self, b: u32, delivery: Delivery) -> Flow {
+        self.abort_below(b);
+        self.finish(b, Status::Failure);
+        match delivery {
+            Delivery::Queued => self.queue_report(b, Status::Failure),
+            Delivery::AtOnce => {
+                let route = self.p.guard_route(b);
+                if self.follow(b, route, Status::Failure) == Flow::Unwind {
+                    return Flow::Unwind;
+                }
+            }
+        }
+        Flow::Done(Status::Failure)
+    }
+
+    /// Phase 3's gate: whether every Regulator above the leaf `info` describes lets it
+    /// execute in this step.
+    #[inline(never)]
+    pub(super) fn regulators_allow(&mut self, info: &LeafInfo<A>, dt: f64) -> bool {
+        let p = self.p;
+        let mut ok = true;
+        for &r in &p.chain[info.regulators.0 as usize..info.regulators.1 as usize] {
+            ok &= regulator::allows(self, r, dt);
+        }
+        ok
+    }
+}

@@ -1,0 +1,106 @@
+//! Interrupts: starting one from a trigger, and the main tree's restart or resume when
+//! it ends (SEMANTICS.md §3.4).
+
+use crate::runtime::Status;
+use crate::runtime::behaviour::CtxValue;
+use crate::runtime::instance::{RESTART, ctx};
+use crate::runtime::kinds::{Act, Kind};
+use crate::runtime::program::NONE;
+use crate::runtime::trace::{Event, EventKind, Reason};
+
+use super::{Delivery, Exec, Flow, Hooks};
+
+impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
+    pub(super) fn start_interrupt(&mut self, at: u32, payload: Option<CtxValue>) -> Flow {
+        self.st.stats.interrupts += 1;
+        if H::ON
+            && let Some(o) = self.obs.as_deref_mut()
+        {
+            let id = self
+                .p
+                .interrupts
+                .iter()
+                .find(|(_, i)| *i == at)
+                .map(|(id, _)| id.as_str())
+                .unwrap_or("");
+            o.event(&Event {
+                step: self.st.step,
+                node: Some(at),
+                node_id: &self.p.names[at as usize],
+                kind: EventKind::Interrupt(id),
+            });
+        }
+        if self.st.interrupt != NONE {
+            let cur = self.st.interrupt;
+            self.abort_range(cur, self.p.recs[cur as usize].end);
+        } else {
+            let mut resume = std::mem::take(&mut self.cold().resume);
+            resume.clear();
+            resume.extend_from_slice(self.st.active());
+            for &leaf in resume.iter().rev() {
+                self.abort_node(leaf);
+            }
+            self.cold().resume = resume;
+        }
+        if let Kind::Interrupt(i) = self.p.recs[at as usize].kind
+            && let Some(k) = i.output
+            && let Some(v) = payload
+            && (i.overwrite || ctx(&self.st.cold).get(k).is_none())
+        {
+            self.cold().context.set(k, Some(v));
+        }
+        self.st.interrupt = at;
+        self.enter(at)
+    }
+
+    /// Interrupt `at`'s child finished with `s`: it finishes, then the main tree restarts
+    /// (`force_reset`) or resumes the leaves it aborted (SEMANTICS.md §3.4).
+    pub(crate) fn interrupt_done(&mut self, at: u32, s: Status, force_reset: bool) -> Act {
+        self.finish(at, s);
+        self.st.interrupt = NONE;
+        if force_reset {
+            self.abort_all();
+            self.reset_all();
+            self.st.flags &= !RESTART;
+            self.emit(0, EventKind::Restart(Reason::ForceReset));
+            return match self.enter(0) {
+                Flow::Unwind => Act::Unwind,
+                _ => Act::Running,
+            };
+        }
+        let resume = std::mem::take(&mut self.cold().resume);
+        let mut act = Act::Running;
+        let mut prev = 0;
+        // A guard failing on resume is delivered at once (SEMANTICS.md §3.4), so the main tree has
+        // moved on before the next trigger of the step; should that end the run, Root is
+        // entered again and what was left to resume belongs to the run that ended.
+        let run = self.epoch(0);
+        for &leaf in &resume {
+            let parent = self.p.recs[leaf as usize].parent;
+            if self.epoch(0) != run || !self.running(parent) {
+                continue;
+            }
+            let checked = self.check_path(leaf, prev, Delivery::AtOnce);
+            prev = leaf;
+            match checked {
+                Flow::Unwind => {
+                    act = Act::Unwind;
+                    break;
+                }
+                Flow::Done(_) => continue,
+                Flow::Running => {}
+            }
+            if !self.running(parent) {
+                continue;
+            }
+            if self.enter(leaf) == Flow::Unwind {
+                act = Act::Unwind;
+                break;
+            }
+        }
+        let cold = self.cold();
+        cold.resume = resume;
+        cold.resume.clear();
+        act
+    }
+}
