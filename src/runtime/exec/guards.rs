@@ -5,7 +5,7 @@
 use crate::runtime::Status;
 use crate::runtime::behaviour::CondIo;
 use crate::runtime::instance::ctx;
-use crate::runtime::kinds::{Act, EPS, regulator};
+use crate::runtime::kinds::{Act, EPS};
 use crate::runtime::program::{LeafInfo, PathGuard, Program, Test};
 use crate::runtime::slab::ActionSlab;
 
@@ -247,17 +247,5 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
             }
         }
         Flow::Done(Status::Failure)
-    }
-
-    /// Phase 3's gate: whether every Regulator above the leaf `info` describes lets it
-    /// execute in this step.
-    #[inline(never)]
-    pub(super) fn regulators_allow(&mut self, info: &LeafInfo<A>, dt: f64) -> bool {
-        let p = self.p;
-        let mut ok = true;
-        for &r in &p.chain[info.regulators.0 as usize..info.regulators.1 as usize] {
-            ok &= regulator::allows(self, r, dt);
-        }
-        ok
     }
 }

@@ -5,7 +5,7 @@ use std::marker::PhantomData;
 
 use crate::runtime::Status;
 use crate::runtime::instance::{DUE, NOT_STARTED, RENUMBER, RESTART, Report, TRIGGERS, Trigger};
-use crate::runtime::kinds::leaf;
+use crate::runtime::kinds::{leaf, regulator};
 use crate::runtime::program::{HAS_REGULATORS, HAS_WATCH, LeafInfo, NONE};
 use crate::runtime::trace::{EventKind, Reason};
 
@@ -402,5 +402,17 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
         let r = cold.reports.pop_front();
         q.spilled = !cold.reports.is_empty();
         r
+    }
+
+    /// Phase 3's gate: whether every Regulator above the leaf `info` describes lets it
+    /// execute in this step.
+    #[inline(never)]
+    pub(super) fn regulators_allow(&mut self, info: &LeafInfo<A>, dt: f64) -> bool {
+        let p = self.p;
+        let mut ok = true;
+        for &r in &p.chain[info.regulators.0 as usize..info.regulators.1 as usize] {
+            ok &= regulator::allows(self, r, dt);
+        }
+        ok
     }
 }
