@@ -229,3 +229,69 @@ fn a_run_ended_by_a_guard_failing_on_resume_completes_before_the_next_interrupt_
     expect(&r.step(), "3 execute x");
     assert_eq!(r.counts("x").aborts, 0);
 }
+
+/// The main tree under a Retry that fails for ever; `tl` runs out (0.2 s) while the
+/// interrupt's three steps run, so the resume's first leaf fails at once and the Retry enters
+/// its child again (SEMANTICS.md §3.4).
+const RESUME_UNDER_RETRY: &str = "root: Root | child re | interrupts int
+     re: Retry times=0 | child par
+     par: Parallel | children tl BRANCH
+     tl: TimeLimit seconds=0.2 | child a
+     a: MockAction script=R
+     b: MockAction script=R
+     seq: Sequence | children c b
+     c: MockAction script=S
+     int: Interrupt interrupt_id=go | child x
+     x: MockAction script=RRS";
+
+#[test]
+fn a_resume_never_enters_a_leaf_that_a_retry_already_entered_again() {
+    let mut r = Run::new(
+        &RESUME_UNDER_RETRY
+            .replace("BRANCH", "b")
+            .replace("seq: Sequence | children c b", ""),
+    );
+    r.trigger("go", None);
+    expect(
+        &r.step(),
+        "0 enter root\n0 enter re\n0 enter par\n0 enter tl\n0 enter a\n0 enter b
+         1 interrupt int go\n1 abort b\n1 abort a\n1 enter int\n1 enter x",
+    );
+    r.steps(2);
+    // Saved were a and b; a's TimeLimit fails, the Retry enters the Parallel again, which
+    // enters a and b: b is not entered a second time by the resume.
+    expect(
+        &r.step(),
+        "4 execute x\n4 exit x success\n4 exit int success
+         4 exit tl failure\n4 exit par failure
+         4 enter par\n4 enter tl\n4 enter a\n4 enter b",
+    );
+    expect(&r.step(), "5 execute a\n5 execute b");
+    let b = r.counts("b");
+    assert_eq!((b.entries, b.aborts), (2, 1), "every entry of b but the last ends");
+}
+
+#[test]
+fn a_resume_never_enters_a_later_child_of_a_sequence_entered_again() {
+    let mut r = Run::new(&RESUME_UNDER_RETRY.replace("BRANCH", "seq"));
+    r.step();
+    r.trigger("go", None);
+    // c succeeded at step 1, so b runs in the Sequence when the interrupt starts.
+    expect(
+        &r.step(),
+        "2 interrupt int go\n2 abort b\n2 abort a\n2 enter int\n2 enter x",
+    );
+    r.steps(2);
+    // The Parallel entered again starts the Sequence at c: b, saved from the run before,
+    // would be a second child of the Sequence running beside c.
+    expect(
+        &r.step(),
+        "5 execute x\n5 exit x success\n5 exit int success
+         5 exit tl failure\n5 abort seq\n5 exit par failure
+         5 enter par\n5 enter tl\n5 enter a\n5 enter seq\n5 enter c",
+    );
+    expect(
+        &r.step(),
+        "6 execute a\n6 execute c\n6 exit c success\n6 enter b",
+    );
+}

@@ -71,13 +71,13 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
         let resume = std::mem::take(&mut self.cold().resume);
         let mut act = Act::Running;
         let mut prev = 0;
-        // A guard failing on resume is delivered at once (SEMANTICS.md §3.4), so the main tree has
-        // moved on before the next trigger of the step; should that end the run, Root is
-        // entered again and what was left to resume belongs to the run that ended.
-        let run = self.epoch(0);
+        // A failure delivered earlier in this resume (a guard failing, a TimeLimit run out)
+        // can end the run or make a Retry enter its child again, which enters leaves of its
+        // own: a saved leaf whose parent stopped, or on whose path a branch was entered since
+        // the resume began, is not the main tree's any more (SEMANTICS.md §3.4).
+        let began = self.st.entries;
         for &leaf in &resume {
-            let parent = self.p.recs[leaf as usize].parent;
-            if self.epoch(0) != run || !self.running(parent) {
+            if self.superseded(leaf, began) {
                 continue;
             }
             let checked = self.check_path(leaf, prev, Delivery::AtOnce);
@@ -90,7 +90,7 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
                 Flow::Done(_) => continue,
                 Flow::Running => {}
             }
-            if !self.running(parent) {
+            if self.superseded(leaf, began) {
                 continue;
             }
             if self.enter(leaf) == Flow::Unwind {
@@ -102,5 +102,23 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
         cold.resume = resume;
         cold.resume.clear();
         act
+    }
+
+    /// Saved leaf `leaf` is not to be resumed: its parent stopped running, or a branch on its
+    /// path was entered after entry serial `began`.
+    fn superseded(&self, leaf: u32, began: u32) -> bool {
+        let mut n = self.p.recs[leaf as usize].parent;
+        if !self.running(n) {
+            return true;
+        }
+        loop {
+            if self.epoch(n) > began {
+                return true;
+            }
+            if n == 0 {
+                return false;
+            }
+            n = self.p.recs[n as usize].parent;
+        }
     }
 }
