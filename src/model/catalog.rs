@@ -276,6 +276,34 @@ pub struct KindSpec {
     pub stand_in: Option<String>,
     /// The built-in composite or decorator a library's own branch kind runs as.
     pub runs_as: Option<String>,
+    /// How a branch kind runs its children, where validation and the compiler need to
+    /// know (a library's kind has its `runs_as` kind's: see [`Catalog::runs`]).
+    pub runs: Runs,
+}
+
+/// How a branch kind runs its children, as far as the rules about a whole tree need to
+/// know; the kind's own module says (`KindSpec::with_runs`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Runs {
+    /// All its children at once (Parallel): the leaves active below it add up.
+    pub all_at_once: bool,
+    /// Its children in order of priority (Selector): an earlier child's observer
+    /// (`aborts_lower`) can take over from a later one.
+    pub by_priority: bool,
+    /// Whether it runs its child again without end.
+    pub repeats: Repeats,
+}
+
+/// Whether a decorator runs its child again without end.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Repeats {
+    /// It does not (or not without end).
+    #[default]
+    No,
+    /// Always (UntilFail).
+    ForEver,
+    /// When this count field is 0 (Repeater's and Retry's `times`).
+    WhenZero(&'static str),
 }
 
 impl KindSpec {
@@ -292,7 +320,14 @@ impl KindSpec {
             origin: Origin::BuiltIn,
             stand_in: None,
             runs_as: None,
+            runs: Runs::default(),
         }
+    }
+
+    /// The same kind running its children as `runs` says.
+    pub fn with_runs(mut self, runs: Runs) -> Self {
+        self.runs = runs;
+        self
     }
 
     /// The same kind listed under `group` in the palette.
@@ -653,6 +688,14 @@ impl Catalog {
                 self.insert(k.clone());
             }
         }
+    }
+
+    /// How a node of `kind` runs its children: as the kind it behaves as (see
+    /// [`Catalog::behaves_as`]) says; the default for a kind nobody defines.
+    pub fn runs(&self, kind: &str) -> Runs {
+        self.kind(self.behaves_as(kind))
+            .map(|k| k.runs)
+            .unwrap_or_default()
     }
 
     /// The name of the built-in kind a node of `kind` runs as: its `runs_as` for a

@@ -8,7 +8,7 @@ mod catalog;
 mod edit;
 mod validate;
 
-pub use catalog::{Catalog, CatalogError, FieldSpec, FieldType, KindSpec, Origin};
+pub use catalog::{Catalog, CatalogError, FieldSpec, FieldType, KindSpec, Origin, Repeats, Runs};
 pub use edit::{Edit, EditError, ParentSlot};
 pub use validate::{
     AssetStatus, AssetSummary, Assets, Diagnostic, MAX_ACTIVE_LEAVES, MAX_CONTEXT_KEYS, MAX_DEPTH,

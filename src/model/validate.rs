@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use std::fmt;
 
-use super::{Catalog, Category, KindSpec, Node, NodeId, Port, Tree, Value};
+use super::{Catalog, Category, KindSpec, Node, NodeId, Port, Repeats, Tree, Value};
 
 /// How serious a diagnostic is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -724,13 +724,10 @@ impl<'a> Ctx<'a> {
             }
             let why = match parent[i] {
                 Some((branch, Port::Conditions)) => {
-                    let runs_as = |n: &Node| {
-                        self.catalog
-                            .as_built_in(n)
-                            .map_or_else(|| n.kind.clone(), |b| b.kind)
-                    };
                     match parent[branch] {
-                        Some((up, _)) if runs_as(&tree.nodes()[up]) == "Selector" => continue,
+                        Some((up, _)) if self.catalog.runs(&tree.nodes()[up].kind).by_priority => {
+                            continue;
+                        }
                         Some((up, _)) => format!(
                             "aborts_lower: its branch {} is a child of {}, a {}; only a Selector's child can take over from the children after it",
                             tree.nodes()[branch].id,
@@ -1179,7 +1176,7 @@ impl<'a> Ctx<'a> {
                 },
                 _ => Reach::default(),
             };
-            let parallel = self.catalog.behaves_as(&n.kind) == "Parallel";
+            let parallel = self.catalog.runs(&n.kind).all_at_once;
             let below = self
                 .graph
                 .links(i as usize)
@@ -1222,15 +1219,12 @@ impl<'a> Ctx<'a> {
             &[Port::Child, Port::Children, Port::Interrupts],
         );
         for node in main {
-            let forever = match self.catalog.behaves_as(&node.kind) {
-                "Repeater" | "Retry" => {
-                    self.catalog
-                        .field_value(node, "times")
-                        .and_then(Value::as_i64)
-                        == Some(0)
+            let forever = match self.catalog.runs(&node.kind).repeats {
+                Repeats::ForEver => true,
+                Repeats::WhenZero(count) => {
+                    self.catalog.field_value(node, count).and_then(Value::as_i64) == Some(0)
                 }
-                "UntilFail" => true,
-                _ => false,
+                Repeats::No => false,
             };
             if forever && !node.linked(Port::Child).is_empty() && !has_action(node) {
                 found.push(Diagnostic::new(

@@ -7,7 +7,6 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-use std::marker::PhantomData;
 
 use super::Status;
 use super::behaviour::{Context, CtxValue};
@@ -694,15 +693,7 @@ impl<A> Instance<A> {
         agent: &'x mut A,
         obs: Option<&'x mut (dyn Observer + 'o)>,
     ) -> Exec<'x, 'o, A, H> {
-        Exec {
-            p: &self.program,
-            st: &mut self.st,
-            block: &mut self.actions,
-            agent,
-            obs,
-            hooks: PhantomData,
-            reason: None,
-        }
+        Exec::new(&self.program, &mut self.st, &mut self.actions, agent, obs)
     }
 }
 

@@ -11,7 +11,7 @@ use super::behaviour::CondIo;
 use super::behaviour::{Behaviours, Condition, KeyId, KeyTable, MAX_KEYS, NodeSpec};
 use super::kinds::{Build, Kind, Next};
 use super::slab::{ActionType, CondRef, LeafCalls, SlabPlan};
-use crate::model::{Assets, Catalog, Category, Diagnostic, Node, Port, Tree, validate};
+use crate::model::{Assets, Catalog, Category, Diagnostic, Node, Port, Runs, Tree, validate};
 
 /// Deepest nesting a program may have (subtrees included); validation refuses deeper.
 pub use crate::model::MAX_DEPTH;
@@ -93,7 +93,7 @@ impl<A> Condition<A> for Never {
 pub(crate) struct PathGuard<A> {
     /// The branch it guards.
     pub branch: u32,
-    /// The condition node (a TimeLimit's own: the branch).
+    /// The condition node (for a deadline, the branch itself).
     pub node: u32,
     /// What a check calls first, and the answer with which the guard holds: for a plain
     /// condition, its behaviour (one of `Program::conditions`, referred to here so that
@@ -121,9 +121,10 @@ pub(crate) enum Test<A> {
         invert: bool,
         observer: bool,
     },
-    /// A TimeLimit on itself (SEMANTICS.md §3.3.1): holds while less than `seconds` have passed on
-    /// the instance's clock since the branch was entered (its timer).
-    TimeLimit { seconds: f64 },
+    /// A branch's check on itself, after its conditions (a kind's `Def::deadline`, as
+    /// TimeLimit's, SEMANTICS.md §3.3.1): holds while less than `seconds` have passed on the
+    /// instance's clock since the branch was entered (its timer).
+    Deadline { seconds: f64 },
 }
 
 impl<A> Clone for PathGuard<A> {
@@ -146,7 +147,7 @@ impl<A> Clone for PathGuard<A> {
                     invert: *invert,
                     observer: *observer,
                 },
-                Test::TimeLimit { seconds } => Test::TimeLimit { seconds: *seconds },
+                Test::Deadline { seconds } => Test::Deadline { seconds: *seconds },
             },
         }
     }
@@ -197,7 +198,7 @@ pub(crate) struct LeafInfo<A> {
     /// Its epoch word (its `Rec::ri`).
     pub ri: u32,
     /// Every guard of every branch above it, outermost branch first, each branch's in slot
-    /// order (a TimeLimit's check on itself after its conditions).
+    /// order (a branch's deadline after its conditions).
     pub guards: Box<[PathGuard<A>]>,
     /// Regulator ancestors: `chain[regulators.0..regulators.1]`.
     pub regulators: (u32, u32),
@@ -308,6 +309,7 @@ impl<A: 'static> Program<A> {
             keys: KeyTable::default(),
             served: super::kinds::Served::default(),
             types: Vec::new(),
+            runs: Vec::new(),
             p: Program {
                 recs: Vec::new(),
                 names: Vec::new(),
@@ -332,7 +334,7 @@ impl<A: 'static> Program<A> {
         b.add(root, tree, assets, "", NONE, 0)?;
         b.p.keys = std::mem::take(&mut b.keys.names);
         let (records, timers, words) = b.p.lay_out();
-        b.p.index_leaves();
+        b.p.index_leaves(&b.runs);
         b.p.index_routes();
         b.p.index_firsts();
         debug_assert!(
@@ -414,10 +416,7 @@ impl<A> Program<A> {
     /// Whether node `i` is a condition with `aborts_lower` (an observer, when it is a
     /// guard).
     pub fn is_observer(&self, i: u32) -> bool {
-        matches!(
-            self.recs.get(i as usize).map(|r| r.kind),
-            Some(Kind::Condition(c)) if c.observer
-        )
+        self.recs.get(i as usize).is_some_and(|r| r.kind.observes())
     }
 
     /// Whether node `i` is an action leaf.
@@ -467,8 +466,7 @@ impl<A> Program<A> {
                 let Some(rec) = self.recs.get(up as usize) else {
                     break;
                 };
-                let random = matches!(rec.kind, Kind::Sequence(k) if k.random)
-                    || matches!(rec.kind, Kind::Selector(k) if k.random);
+                let random = rec.kind.shuffles();
                 let kids = &self.links[rec.kids.0 as usize..rec.kids.1 as usize];
                 let at = place[c as usize];
                 if kids.get(at as usize) != Some(&c) {
@@ -555,7 +553,7 @@ impl<A> Program<A> {
 
     /// Precomputes, for each leaf, the guards above it and its Regulator ancestors, and for
     /// each branch its guards ready to check on entry.
-    fn index_leaves(&mut self) {
+    fn index_leaves(&mut self, runs: &[Runs]) {
         let count = self.recs.len();
         let none = Arc::new(SlabPlan::empty());
         let mut leaves: Vec<LeafInfo<A>> = (0..count)
@@ -578,15 +576,15 @@ impl<A> Program<A> {
         let mut takers = Vec::new();
         let mut from = vec![(0u32, 0u32); count];
         for (c, rec) in self.recs.iter().enumerate() {
-            if !matches!(rec.kind, Kind::Selector(k) if !k.random) {
+            if !runs[c].by_priority || rec.kind.shuffles() {
                 continue;
             }
             let t0 = takers.len() as u32;
             for (slot, &b) in self.kids(c as u32).iter().enumerate() {
                 let guards = self.recs[b as usize].guards;
-                let observes = self.links[guards.0 as usize..guards.1 as usize].iter().any(
-                    |&g| matches!(self.recs[g as usize].kind, Kind::Condition(k) if k.observer),
-                );
+                let observes = self.links[guards.0 as usize..guards.1 as usize]
+                    .iter()
+                    .any(|&g| self.recs[g as usize].kind.observes());
                 if observes {
                     takers.push((b, slot as u32));
                 }
@@ -622,7 +620,7 @@ impl<A> Program<A> {
             chain.extend(
                 up.iter()
                     .rev()
-                    .filter(|&&b| matches!(self.recs[b as usize].kind, Kind::Regulator(_))),
+                    .filter(|&&b| self.recs[b as usize].kind.regulates()),
             );
             let regulators = (r0, chain.len() as u32);
             // Observers watch before each node on the path (the leaf last) whose Selector
@@ -674,7 +672,7 @@ impl<A> Program<A> {
             self.recs[b].entry = (e0, entry.len() as u32);
         }
         self.io_len = (inputs as usize, outputs as usize);
-        let (active, reports) = self.bounds();
+        let (active, reports) = self.bounds(runs);
         self.max_active = active;
         // Two are kept in the instance itself (see `Reports`).
         self.report_cap = reports.saturating_sub(2);
@@ -697,7 +695,7 @@ impl<A> Program<A> {
     }
 
     /// Appends branch `b`'s guards, in slot order, to `to`; on a running leaf's path
-    /// (`on_path`), a TimeLimit's check on itself after them (SEMANTICS.md §3.3.1).
+    /// (`on_path`), its deadline after them (`Def::deadline`, SEMANTICS.md §3.3.1).
     fn push_guards(&self, b: u32, to: &mut Vec<PathGuard<A>>, on_path: bool) {
         let rec = &self.recs[b as usize];
         for &g in &self.links[rec.guards.0 as usize..rec.guards.1 as usize] {
@@ -727,13 +725,13 @@ impl<A> Program<A> {
                 test,
             });
         }
-        if on_path && let Kind::TimeLimit(t) = rec.kind {
+        if on_path && let Some(seconds) = rec.kind.deadline() {
             to.push(PathGuard {
                 branch: b,
                 node: b,
                 cond: CondRef::new(Never),
                 holds: None,
-                test: Test::TimeLimit { seconds: t.seconds },
+                test: Test::Deadline { seconds },
             });
         }
     }
@@ -746,7 +744,7 @@ impl<A> Program<A> {
     /// run at once: one child's worth below most branches, every child's below a Parallel.
     /// An Interrupt's subtree runs beside the main tree's branches, and its last reports
     /// can wait while the resumed leaves' guards fail: it is counted on top.
-    fn bounds(&self) -> (usize, usize) {
+    fn bounds(&self, runs: &[Runs]) -> (usize, usize) {
         let n = self.recs.len();
         let (mut leaves, mut reports) = (vec![0usize; n], vec![0usize; n]);
         for i in (0..n).rev() {
@@ -755,7 +753,7 @@ impl<A> Program<A> {
             let (l, q) = match r.kind {
                 Kind::Leaf(_) => (1, 1),
                 Kind::Condition(_) => (0, 0),
-                Kind::Parallel(_) => kids.iter().fold((0, 0), |(l, q), &k| {
+                _ if runs[i].all_at_once => kids.iter().fold((0, 0), |(l, q), &k| {
                     (l + leaves[k as usize], q + reports[k as usize])
                 }),
                 _ => kids.iter().fold((0, 0), |(l, q), &k| {
@@ -763,8 +761,8 @@ impl<A> Program<A> {
                 }),
             };
             leaves[i] = l;
-            // A failing guard, or a TimeLimit's check on itself, fails the branch: one report.
-            let checked = r.guards.0 != r.guards.1 || matches!(r.kind, Kind::TimeLimit(_));
+            // A failing guard, or a deadline passed, fails the branch: one report.
+            let checked = r.guards.0 != r.guards.1 || r.kind.deadline().is_some();
             reports[i] = q + usize::from(checked);
         }
         let (mut l, mut q) = (
@@ -797,6 +795,8 @@ struct Builder<'a, A> {
     keys: KeyTable,
     served: super::kinds::Served,
     types: Vec<ActionType<A>>,
+    /// How each node runs its children, by index (its kind's catalog entry says).
+    runs: Vec<Runs>,
     p: Program<A>,
 }
 
@@ -912,6 +912,7 @@ impl<A: 'static> Builder<'_, A> {
                 ),
             ));
         }
+        self.runs.push(c.runs(&node.kind));
         self.p.recs.push(Rec {
             kind,
             parent,
@@ -986,12 +987,7 @@ impl<A: 'static> Builder<'_, A> {
         rec.guards = (g0, k0);
         rec.kids = (k0, k0 + kids.len() as u32);
         rec.end = end;
-        let random = match kind {
-            Kind::Sequence(k) => k.random,
-            Kind::Selector(k) => k.random,
-            _ => false,
-        };
-        if random {
+        if kind.shuffles() {
             rec.slot = perm;
             self.p.perm_len += kids.len();
         }

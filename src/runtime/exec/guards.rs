@@ -46,7 +46,7 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
     ) {
         if H::ON {
             for (i, g) in guards[..checked].iter().enumerate() {
-                if !matches!(g.test, Test::TimeLimit { .. }) {
+                if !matches!(g.test, Test::Deadline { .. }) {
                     let failed = i + 1 == checked && matches!(stop, Some(Stop::False(_)));
                     self.checked(g.node, !failed);
                 }
@@ -93,7 +93,7 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
                     };
                     cond.check(agent, &io) != *invert
                 }
-                Test::TimeLimit { seconds } => {
+                Test::Deadline { seconds } => {
                     let started = block.timers()[p.recs[g.branch as usize].timer as usize];
                     clock - started < seconds - EPS
                 }

@@ -3,8 +3,8 @@
 
 use crate::runtime::Status;
 use crate::runtime::behaviour::CtxValue;
-use crate::runtime::instance::{RESTART, ctx};
-use crate::runtime::kinds::{Act, Kind};
+use crate::runtime::instance::RESTART;
+use crate::runtime::kinds::Act;
 use crate::runtime::program::NONE;
 use crate::runtime::trace::{Event, EventKind, Reason};
 
@@ -42,13 +42,7 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
             }
             self.cold().resume = resume;
         }
-        if let Kind::Interrupt(i) = self.p.recs[at as usize].kind
-            && let Some(k) = i.output
-            && let Some(v) = payload
-            && (i.overwrite || ctx(&self.st.cold).get(k).is_none())
-        {
-            self.cold().context.set(k, Some(v));
-        }
+        self.p.recs[at as usize].kind.triggered(self, payload);
         self.st.interrupt = at;
         self.enter(at)
     }

@@ -20,7 +20,7 @@
 use std::marker::PhantomData;
 
 use super::Status;
-use super::behaviour::{CondIo, KeyId, LeafIo};
+use super::behaviour::{CondIo, Context, CtxValue, KeyId, LeafIo};
 use super::instance::{Cold, NO_CONTEXT, State, cold_of, ctx};
 use super::program::{HAS_IO, LeafInfo, NONE, PathGuard, Program};
 use super::slab::ActionSlab;
@@ -78,17 +78,110 @@ pub(crate) enum Stop<'g, A> {
     Missing(&'g PathGuard<A>, KeyId),
 }
 
-/// One step of one instance, as the lifecycle sees it.
+/// One step of one instance, as the lifecycle sees it. Its fields are the lifecycle's;
+/// the kinds reach the program and the instance's memory through the methods under
+/// "what the kinds use".
 pub(crate) struct Exec<'x, 'o, A, H> {
-    pub p: &'x Program<A>,
-    pub st: &'x mut State,
-    pub block: &'x mut ActionSlab<A>,
-    pub agent: &'x mut A,
-    pub obs: Option<&'x mut (dyn Observer + 'o)>,
-    pub hooks: PhantomData<H>,
+    p: &'x Program<A>,
+    st: &'x mut State,
+    block: &'x mut ActionSlab<A>,
+    agent: &'x mut A,
+    obs: Option<&'x mut (dyn Observer + 'o)>,
+    hooks: PhantomData<H>,
     /// The reason the leaf that finished last gave for its failure, for its `exit` event
     /// (`leaf::outcome` sets it, `leaf::stop` takes it).
-    pub reason: Option<&'static str>,
+    reason: Option<&'static str>,
+}
+
+impl<'x, 'o, A, H: Hooks> Exec<'x, 'o, A, H> {
+    /// A step of the instance whose state, block and agent these are.
+    #[inline(always)]
+    pub(crate) fn new(
+        p: &'x Program<A>,
+        st: &'x mut State,
+        block: &'x mut ActionSlab<A>,
+        agent: &'x mut A,
+        obs: Option<&'x mut (dyn Observer + 'o)>,
+    ) -> Self {
+        Self {
+            p,
+            st,
+            block,
+            agent,
+            obs,
+            hooks: PhantomData,
+            reason: None,
+        }
+    }
+
+    // ---- what the kinds use ---------------------------------------------------------
+
+    /// The program the instance runs.
+    #[inline(always)]
+    pub(crate) fn program(&self) -> &'x Program<A> {
+        self.p
+    }
+
+    /// Node `n`'s children, in slot order.
+    #[inline(always)]
+    pub(crate) fn kids(&self, n: u32) -> &'x [u32] {
+        self.p.kids(n)
+    }
+
+    /// Random-order composite `n`'s permutation of its children (see `Def::shuffles`).
+    pub(crate) fn order_mut(&mut self, n: u32) -> &mut [u32] {
+        let (at, len) = (self.p.recs[n as usize].slot as usize, self.kids(n).len());
+        &mut self.cold().perm[at..at + len]
+    }
+
+    /// The node whose epoch is record word `ri` is entered now: it takes the next serial.
+    #[inline(always)]
+    pub(crate) fn mark_entered(&mut self, ri: u32) {
+        self.st.mark_entered(self.block.rt_mut(), ri as usize);
+    }
+
+    /// Timer `at` of the instance's block (a leaf's, by its `LeafInfo::timer_at`).
+    #[inline(always)]
+    pub(crate) fn timer_at_mut(&mut self, at: u32) -> &mut f64 {
+        &mut self.block.timers_mut()[at as usize]
+    }
+
+    /// The leaf that finishes now gave `why` for its failure (none: it gave no reason).
+    #[inline(always)]
+    pub(crate) fn set_reason(&mut self, why: Option<&'static str>) {
+        self.reason = why;
+    }
+
+    /// The reason noted by [`Exec::set_reason`], taken.
+    #[inline(always)]
+    pub(crate) fn take_reason(&mut self) -> Option<&'static str> {
+        self.reason.take()
+    }
+
+    /// A leaf's input, in its place `at` (`LeafInfo::input_at`), for its calls to read.
+    pub(crate) fn set_input(&mut self, at: u32, value: Option<CtxValue>) {
+        self.cold().inputs[at as usize] = value;
+    }
+
+    /// What a leaf produced for its `out_context`, in its place `at`
+    /// (`LeafInfo::output_at`), taken.
+    pub(crate) fn take_produced(&mut self, at: u32) -> Option<CtxValue> {
+        self.cold().produced[at as usize].take()
+    }
+
+    /// What condition node `n`'s behaviour answers, given the value of `input` (its
+    /// `in_context` key, which the caller found present).
+    #[inline]
+    pub(crate) fn condition_answer(&mut self, n: u32, input: Option<KeyId>) -> bool {
+        let p = self.p;
+        let context = ctx(&self.st.cold);
+        let io = CondIo {
+            input: input.and_then(|k| context.get(k)),
+            step: self.st.step,
+            context,
+        };
+        p.conditions[p.recs[n as usize].slot as usize].check(self.agent, &io)
+    }
 }
 
 impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
@@ -173,6 +266,18 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
     #[inline]
     pub(crate) fn running(&self, n: u32) -> bool {
         self.block.status().get(n as usize) == Some(&Status::Running)
+    }
+
+    /// The agent's context.
+    #[inline]
+    pub(crate) fn context(&self) -> &Context {
+        self.st.context()
+    }
+
+    /// The agent's context, to write (the program has context keys, so the instance has
+    /// its cold block: see [`Exec::cold`]).
+    pub(crate) fn context_mut(&mut self) -> &mut Context {
+        &mut self.cold().context
     }
 
     /// The instance's [`Cold`] block. A step only asks for it where the program uses it,

@@ -97,15 +97,8 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
     pub(super) fn step_full(&mut self, dt: f64) {
         if !H::ON && self.st.recording() {
             // The display snapshot is kept: the step is a watched one.
-            let mut watched = Exec::<'_, 'o, A, Watched> {
-                p: self.p,
-                st: &mut *self.st,
-                block: &mut *self.block,
-                agent: &mut *self.agent,
-                obs: None,
-                hooks: PhantomData,
-                reason: None,
-            };
+            let mut watched =
+                Exec::<'_, 'o, A, Watched>::new(self.p, self.st, self.block, self.agent, None);
             watched.step(dt);
             return;
         }

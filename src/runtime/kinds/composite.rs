@@ -6,7 +6,7 @@
 //! running child; a random-order node's order among the instance's permutations.
 
 use super::{Act, Build, Def, Next, opening};
-use crate::model::{Category, FieldSpec, FieldType, KindSpec, Node, Value};
+use crate::model::{Category, FieldSpec, FieldType, KindSpec, Node, Runs, Value};
 use crate::runtime::Status;
 use crate::runtime::exec::{Exec, Hooks};
 
@@ -64,6 +64,10 @@ impl Def for Sequence {
         start(x, n, self.random, Status::Success)
     }
 
+    fn shuffles(self) -> bool {
+        self.random
+    }
+
     /// Its first child (none: success), unless its order is random.
     fn first(self, count: u32) -> Option<Next> {
         (!self.random).then(|| opening(count, Status::Success))
@@ -95,7 +99,11 @@ impl Def for Selector {
                 Category::Composite,
                 "Tries its children in order until one succeeds.",
                 vec![],
-            ),
+            )
+            .with_runs(Runs {
+                by_priority: true,
+                ..Runs::default()
+            }),
             KindSpec::new(
                 "RandomSelector",
                 Category::Composite,
@@ -118,6 +126,10 @@ impl Def for Selector {
     #[inline(always)]
     fn enter<A, H: Hooks>(self, x: &mut Exec<'_, '_, A, H>, n: u32) -> Act {
         start(x, n, self.random, Status::Failure)
+    }
+
+    fn shuffles(self) -> bool {
+        self.random
     }
 
     /// Its first child (none: failure), unless its order is random.
@@ -148,8 +160,8 @@ fn start<A, H: Hooks>(x: &mut Exec<'_, '_, A, H>, n: u32, random: bool, empty: S
     if random {
         shuffle(x, n);
     }
-    let rec = &x.p.recs[n as usize];
-    follow(x, n, random, Some(opening(rec.kids.1 - rec.kids.0, empty)))
+    let count = x.kids(n).len() as u32;
+    follow(x, n, random, Some(opening(count, empty)))
 }
 
 /// A child of `n` finished with `s`: what the rule `next` says, from the cursor.
@@ -161,9 +173,7 @@ fn heard<A, H: Hooks>(
     s: Status,
     next: impl FnOnce(u32, u32, Status) -> Option<Next>,
 ) -> Act {
-    let rec = &x.p.recs[n as usize];
-    let at = x.block.rt()[rec.ri as usize + 1];
-    let go = next(at, rec.kids.1 - rec.kids.0, s);
+    let go = next(x.cursor(n), x.kids(n).len() as u32, s);
     follow(x, n, random, go)
 }
 
@@ -177,13 +187,11 @@ fn follow<A, H: Hooks>(
 ) -> Act {
     match next {
         Some(Next::Child(at)) => {
-            let p = x.p;
-            let rec = &p.recs[n as usize];
-            x.block.rt_mut()[rec.ri as usize + 1] = at;
+            *x.cursor_mut(n) = at;
             let kid = if random {
-                x.cold().perm[rec.slot as usize + at as usize]
+                x.order_mut(n)[at as usize]
             } else {
-                p.links[(rec.kids.0 + at) as usize]
+                x.kids(n)[at as usize]
             };
             Act::Enter(kid)
         }
@@ -195,11 +203,10 @@ fn follow<A, H: Hooks>(
 /// A new order of `n`'s children, from the instance's generator (Fisher–Yates).
 #[inline(never)]
 fn shuffle<A, H: Hooks>(x: &mut Exec<'_, '_, A, H>, n: u32) {
-    let off = x.p.recs[n as usize].slot as usize;
-    let kids = x.p.kids(n);
-    x.cold().perm[off..off + kids.len()].copy_from_slice(kids);
+    let kids = x.kids(n);
+    x.order_mut(n).copy_from_slice(kids);
     for j in (1..kids.len()).rev() {
         let r = (x.next_random() % (j as u64 + 1)) as usize;
-        x.cold().perm.swap(off + j, off + r);
+        x.order_mut(n).swap(j, r);
     }
 }

@@ -4,7 +4,7 @@
 
 use super::{Act, Build, Def, Needs};
 use crate::model::{Category, KindSpec, Node};
-use crate::runtime::behaviour::{CondIo, KeyId};
+use crate::runtime::behaviour::KeyId;
 use crate::runtime::exec::{Exec, Hooks};
 use crate::runtime::{EventKind, Status};
 
@@ -38,23 +38,20 @@ impl Def for Condition {
         Needs::default()
     }
 
+    fn observes(self) -> bool {
+        self.observer
+    }
+
     fn enter<A, H: Hooks>(self, x: &mut Exec<'_, '_, A, H>, n: u32) -> Act {
         if let Some(k) = self.input
-            && x.st.context().get(k).is_none()
+            && x.context().get(k).is_none()
         {
             x.context_missing(n, k);
             return Act::Unwind;
         }
         x.set_status(n, Status::Running);
         x.emit(n, EventKind::Enter);
-        let context = x.st.context();
-        let io = CondIo {
-            input: self.input.and_then(|k| context.get(k)),
-            step: x.st.step,
-            context,
-        };
-        let p = x.p;
-        let r = p.conditions[p.recs[n as usize].slot as usize].check(x.agent, &io) != self.invert;
+        let r = x.condition_answer(n, self.input) != self.invert;
         x.emit(n, EventKind::Check(r));
         Act::Done(if r { Status::Success } else { Status::Failure })
     }

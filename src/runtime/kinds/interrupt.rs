@@ -7,7 +7,7 @@
 use super::{Act, Build, Def, Next};
 use crate::model::{Category, KindSpec, Node};
 use crate::runtime::Status;
-use crate::runtime::behaviour::KeyId;
+use crate::runtime::behaviour::{CtxValue, KeyId};
 use crate::runtime::exec::{Exec, Hooks};
 
 #[derive(Clone, Copy, Debug)]
@@ -33,6 +33,16 @@ impl Def for Interrupt {
             force_reset: b.flag(node, "force_reset"),
             output: b.key(node, "out_context"),
             overwrite: b.flag(node, "overwrite_out"),
+        }
+    }
+
+    /// The trigger's payload goes under `out_context` (unless the key holds a value and
+    /// `overwrite_out` is off).
+    fn triggered<A, H: Hooks>(self, x: &mut Exec<'_, '_, A, H>, payload: Option<CtxValue>) {
+        if let (Some(k), Some(v)) = (self.output, payload)
+            && (self.overwrite || x.context().get(k).is_none())
+        {
+            x.context_mut().set(k, Some(v));
         }
     }
 

@@ -64,12 +64,12 @@ impl Def for Leaf {
 /// when its input's key is missing (the tree was reset).
 #[inline(always)]
 fn start<A, H: Hooks>(x: &mut Exec<'_, '_, A, H>, n: u32) -> bool {
-    let p = x.p;
+    let p = x.program();
     let info = p.leaf(n);
     if info.has(HAS_IO | HAS_TIMER) && !enter_io(&mut x.again(), n, info) {
         return false;
     }
-    x.st.mark_entered(x.block.rt_mut(), info.ri as usize);
+    x.mark_entered(info.ri);
     x.set_status(n, Status::Running);
     x.emit(n, crate::runtime::EventKind::Enter);
     x.call_action::<_, true>(info, |actions, agent, io| {
@@ -83,12 +83,12 @@ fn start<A, H: Hooks>(x: &mut Exec<'_, '_, A, H>, n: u32) -> bool {
 /// before, starts its timer.
 #[inline(never)]
 fn enter_io<A, H: Hooks>(x: &mut Exec<'_, '_, A, H>, n: u32, info: &LeafInfo<A>) -> bool {
-    let input = match x.p.recs[n as usize].kind {
+    let input = match x.program().recs[n as usize].kind {
         super::Kind::Leaf(leaf) => leaf.input,
         _ => None,
     };
     let value = match input {
-        Some(k) => match x.st.context().get(k) {
+        Some(k) => match x.context().get(k) {
             Some(v) => Some(v.clone()),
             None => {
                 x.context_missing(n, k);
@@ -97,15 +97,14 @@ fn enter_io<A, H: Hooks>(x: &mut Exec<'_, '_, A, H>, n: u32, info: &LeafInfo<A>)
         },
         None => None,
     };
-    let (input_at, output_at) = (info.input_at as usize, info.output_at as usize);
-    if input_at != 0 {
-        x.cold().inputs[input_at] = value;
+    if info.input_at != 0 {
+        x.set_input(info.input_at, value);
     }
-    if output_at != 0 {
-        x.cold().produced[output_at] = None;
+    if info.output_at != 0 {
+        x.take_produced(info.output_at);
     }
     if info.timer_at != NONE {
-        x.block.timers_mut()[info.timer_at as usize] = 0.0;
+        *x.timer_at_mut(info.timer_at) = 0.0;
     }
     true
 }
@@ -127,15 +126,15 @@ pub(crate) fn outcome<A, H: Hooks, const EXTRAS: bool>(
     match outcome {
         Outcome::Running => {}
         Outcome::Success => {
-            x.reason = None;
+            x.set_reason(None);
             return Some(Status::Success);
         }
         Outcome::Failure => {
-            x.reason = None;
+            x.set_reason(None);
             return Some(Status::Failure);
         }
         Outcome::FailureBecause(why) => {
-            x.reason = Some(why);
+            x.set_reason(Some(why));
             return Some(Status::Failure);
         }
     }
@@ -143,12 +142,12 @@ pub(crate) fn outcome<A, H: Hooks, const EXTRAS: bool>(
         // No `max_duration`.
         return None;
     }
-    let timer = &mut x.block.timers_mut()[info.timer_at as usize];
+    let timer = x.timer_at_mut(info.timer_at);
     *timer += dt;
     if *timer < info.max_duration - EPS {
         return None;
     }
-    x.reason = Some(MAX_DURATION);
+    x.set_reason(Some(MAX_DURATION));
     Some(Status::Failure)
 }
 
@@ -198,36 +197,34 @@ fn stop<A, H: Hooks, const EXTRAS: bool>(
     if EXTRAS && info.output_at != 0 {
         write_output(&mut x.again(), n, info);
     }
-    let reason = x.reason.take().filter(|_| status == Status::Failure);
+    let reason = x.take_reason().filter(|_| status == Status::Failure);
     x.finish_because(n, status, reason);
 }
 
 /// What leaf `n`, which has `out_context`, produced goes into the context as it exits.
 #[inline(never)]
 fn write_output<A, H: Hooks>(x: &mut Exec<'_, '_, A, H>, n: u32, info: &LeafInfo<A>) {
-    let super::Kind::Leaf(leaf) = x.p.recs[n as usize].kind else {
+    let super::Kind::Leaf(leaf) = x.program().recs[n as usize].kind else {
         return;
     };
     if let Some(k) = leaf.output
-        && let Some(cold) = x.st.cold.as_deref_mut()
-        && let Some(v) = cold.produced[info.output_at as usize].take()
-        && (leaf.overwrite || cold.context.get(k).is_none())
+        && let Some(v) = x.take_produced(info.output_at)
+        && (leaf.overwrite || x.context().get(k).is_none())
     {
-        cold.context.set(k, Some(v));
+        x.context_mut().set(k, Some(v));
     }
 }
 
 /// Running leaf `n` is aborted (its status already says so): it is not active any more,
 /// gets `on_exit(aborted)`, and what it produced is dropped.
 pub(crate) fn abort<A, H: Hooks>(x: &mut Exec<'_, '_, A, H>, n: u32) {
-    let p = x.p;
+    let p = x.program();
     let info = p.leaf(n);
     x.deactivate(n);
     x.call_action::<_, true>(info, |actions, agent, io| {
         actions.exit(&info.calls, agent, io, Status::Aborted)
     });
-    let output_at = info.output_at as usize;
-    if output_at != 0 {
-        x.cold().produced[output_at] = None;
+    if info.output_at != 0 {
+        x.take_produced(info.output_at);
     }
 }

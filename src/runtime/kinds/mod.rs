@@ -27,7 +27,7 @@ mod time_limit;
 mod until_fail;
 
 use super::Status;
-use super::behaviour::{KeyId, KeyTable};
+use super::behaviour::{CtxValue, KeyId, KeyTable};
 use super::exec::{Exec, Hooks};
 use crate::model::{Catalog, Category, KindSpec, Node, Value};
 
@@ -151,7 +151,7 @@ pub(crate) trait Def: Copy {
     /// `first` fixes; a kind whose entry the tree does not fix defines `enter` (without
     /// either, the node fails at once).
     fn enter<A, H: Hooks>(self, x: &mut Exec<'_, '_, A, H>, n: u32) -> Act {
-        match self.first(x.p.kids(n).len() as u32) {
+        match self.first(x.kids(n).len() as u32) {
             Some(first) => first_move(x, n, first),
             None => Act::Done(Status::Failure),
         }
@@ -182,6 +182,35 @@ pub(crate) trait Def: Copy {
     fn next(self, at: u32, count: u32, s: Status) -> Option<Next> {
         let _ = (at, count, s);
         None
+    }
+
+    /// Whether it runs its children in an order shuffled on each entry: the instance
+    /// keeps a permutation for it, and no compiled route passes through it.
+    fn shuffles(self) -> bool {
+        false
+    }
+
+    /// How long its child may run, checked as a guard on itself after its conditions, on
+    /// the path of every leaf below it (a `Test::Deadline`); `None`: no limit.
+    fn deadline(self) -> Option<f64> {
+        None
+    }
+
+    /// Whether it decides, per step, whether the leaves below it may execute (the
+    /// lifecycle asks it through `regulator::allows` before phase 3).
+    fn regulates(self) -> bool {
+        false
+    }
+
+    /// Whether, as a guard, it watches while a later sibling of its branch runs (an
+    /// observer, SEMANTICS.md §3.3.2).
+    fn observes(self) -> bool {
+        false
+    }
+
+    /// A trigger is about to enter node `n`, with its payload.
+    fn triggered<A, H: Hooks>(self, x: &mut Exec<'_, '_, A, H>, payload: Option<CtxValue>) {
+        let _ = (x, payload);
     }
 }
 
@@ -262,6 +291,30 @@ macro_rules! kinds {
             pub(crate) fn first(self, count: u32) -> Option<Next> {
                 match self { $(Kind::$variant(k) => k.first(count)),* }
             }
+
+            pub(crate) fn shuffles(self) -> bool {
+                match self { $(Kind::$variant(k) => k.shuffles()),* }
+            }
+
+            pub(crate) fn deadline(self) -> Option<f64> {
+                match self { $(Kind::$variant(k) => k.deadline()),* }
+            }
+
+            pub(crate) fn regulates(self) -> bool {
+                match self { $(Kind::$variant(k) => k.regulates()),* }
+            }
+
+            pub(crate) fn observes(self) -> bool {
+                match self { $(Kind::$variant(k) => k.observes()),* }
+            }
+
+            pub(crate) fn triggered<A, H: Hooks>(
+                self,
+                x: &mut Exec<'_, '_, A, H>,
+                payload: Option<CtxValue>,
+            ) {
+                match self { $(Kind::$variant(k) => k.triggered(x, payload)),* }
+            }
         }
     };
 }
@@ -317,7 +370,7 @@ impl Default for Catalog {
 /// Validation refuses one without a child; such a node fails at once.
 #[inline]
 pub(crate) fn only_child<A, H: Hooks>(x: &Exec<'_, '_, A, H>, n: u32) -> Act {
-    match x.p.kids(n).first() {
+    match x.kids(n).first() {
         Some(&k) => Act::Enter(k),
         None => Act::Done(Status::Failure),
     }
@@ -345,7 +398,7 @@ pub(crate) fn first_move<A, H: Hooks>(x: &mut Exec<'_, '_, A, H>, n: u32, first:
     match first {
         Next::Child(slot) => {
             *x.cursor_mut(n) = slot;
-            Act::Enter(x.p.kids(n)[slot as usize])
+            Act::Enter(x.kids(n)[slot as usize])
         }
         Next::Finish(s) => Act::Done(s),
     }

@@ -5,7 +5,7 @@
 //! word counting those that succeeded.
 
 use super::{Act, Build, Def, Needs};
-use crate::model::{Category, FieldSpec, KindSpec, Node, Value};
+use crate::model::{Category, FieldSpec, KindSpec, Node, Runs, Value};
 use crate::runtime::Status;
 use crate::runtime::exec::{Exec, Hooks};
 
@@ -38,7 +38,11 @@ impl Def for Parallel {
                     "Fail when one child, or all children, failed.",
                 ),
             ],
-        )]
+        )
+        .with_runs(Runs {
+            all_at_once: true,
+            ..Runs::default()
+        })]
     }
 
     fn build(node: &Node, b: &mut Build<'_>) -> Self {
@@ -58,7 +62,7 @@ impl Def for Parallel {
     fn enter<A, H: Hooks>(self, x: &mut Exec<'_, '_, A, H>, n: u32) -> Act {
         *x.cursor_mut(n) = 0;
         *x.word_mut(n) = 0;
-        if x.p.kids(n).is_empty() {
+        if x.kids(n).is_empty() {
             // Validation refuses a composite without children.
             return Act::Done(Status::Failure);
         }
@@ -67,7 +71,7 @@ impl Def for Parallel {
 
     /// Counts a finished child; when that decides it, aborts the children still running.
     fn react<A, H: Hooks>(self, x: &mut Exec<'_, '_, A, H>, n: u32, s: Status) -> Act {
-        let total = x.p.kids(n).len() as u32;
+        let total = x.kids(n).len() as u32;
         *x.cursor_mut(n) += 1;
         if s == Status::Success {
             *x.word_mut(n) += 1;

@@ -56,6 +56,10 @@ impl Def for Regulator {
         only_child(x, n)
     }
 
+    fn regulates(self) -> bool {
+        true
+    }
+
     fn next(self, _: u32, _: u32, s: Status) -> Option<Next> {
         Some(Next::Finish(s))
     }
@@ -64,7 +68,7 @@ impl Def for Regulator {
 /// Whether Regulator `r` lets a ready leaf below it execute in this step (decided once
 /// per step, by the first ready leaf that asks).
 pub(crate) fn allows<A, H: Hooks>(x: &mut Exec<'_, '_, A, H>, r: u32, dt: f64) -> bool {
-    let super::Kind::Regulator(reg) = x.p.recs[r as usize].kind else {
+    let super::Kind::Regulator(reg) = x.program().recs[r as usize].kind else {
         return true;
     };
     let step = x.step_number();

@@ -7,7 +7,7 @@
 //! step, SEMANTICS.md §3.6).
 
 use super::{Act, Build, Def, Needs, only_child};
-use crate::model::{Category, FieldSpec, FieldType, KindSpec, Node, Value};
+use crate::model::{Category, FieldSpec, FieldType, KindSpec, Node, Repeats, Runs, Value};
 use crate::runtime::Status;
 use crate::runtime::exec::{Exec, Hooks};
 
@@ -40,7 +40,11 @@ impl Def for Repeater {
                     "Count a failed run as a run instead of failing.",
                 ),
             ],
-        )]
+        )
+        .with_runs(Runs {
+            repeats: Repeats::WhenZero("times"),
+            ..Runs::default()
+        })]
     }
 
     fn build(node: &Node, b: &mut Build<'_>) -> Self {
@@ -95,9 +99,9 @@ pub(super) fn again<A, H: Hooks>(x: &mut Exec<'_, '_, A, H>, n: u32, forever: bo
         return Act::Unwind;
     }
     *x.word_mut(n) = step;
-    let Some(&child) = x.p.kids(n).first() else {
+    let Some(&child) = x.kids(n).first() else {
         return Act::Done(Status::Failure);
     };
-    x.reset_range(child, x.p.recs[child as usize].end);
+    x.reset_range(child, x.program().recs[child as usize].end);
     Act::Enter(child)
 }

@@ -5,7 +5,7 @@
 
 use super::repeater::{LOOP, again, begin};
 use super::{Act, Build, Def, Needs};
-use crate::model::{Category, FieldSpec, FieldType, KindSpec, Node, Value};
+use crate::model::{Category, FieldSpec, FieldType, KindSpec, Node, Repeats, Runs, Value};
 use crate::runtime::Status;
 use crate::runtime::exec::{Exec, Hooks};
 
@@ -29,7 +29,11 @@ impl Def for Retry {
                 Value::Int(3),
                 "How many failed runs before it fails; 0 retries for ever.",
             )],
-        )]
+        )
+        .with_runs(Runs {
+            repeats: Repeats::WhenZero("times"),
+            ..Runs::default()
+        })]
     }
 
     fn build(node: &Node, b: &mut Build<'_>) -> Self {

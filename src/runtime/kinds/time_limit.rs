@@ -1,7 +1,7 @@
 //! TimeLimit (SEMANTICS.md §3.3.1): enters its child and records the clock; once its child has
 //! run `seconds`, it aborts everything below it and fails. It does so as a guard on
-//! itself, checked in phase 2 after its own conditions (`Test::TimeLimit` on the path of
-//! each leaf below it, checked by `Exec::first_failing`).
+//! itself, checked in phase 2 after its own conditions (its `Def::deadline`: a
+//! `Test::Deadline` on the path of each leaf below it, checked by `Exec::first_failing`).
 //!
 //! Per instance: a branch's record and a timer: the clock when it was entered.
 
@@ -50,5 +50,9 @@ impl Def for TimeLimit {
 
     fn next(self, _: u32, _: u32, s: Status) -> Option<Next> {
         Some(Next::Finish(s))
+    }
+
+    fn deadline(self) -> Option<f64> {
+        Some(self.seconds)
     }
 }

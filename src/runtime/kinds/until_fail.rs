@@ -3,7 +3,7 @@
 
 use super::repeater::{LOOP, again, begin};
 use super::{Act, Build, Def, Needs};
-use crate::model::{Category, KindSpec, Node};
+use crate::model::{Category, KindSpec, Node, Repeats, Runs};
 use crate::runtime::Status;
 use crate::runtime::exec::{Exec, Hooks};
 
@@ -17,7 +17,11 @@ impl Def for UntilFail {
             Category::Decorator,
             "Runs its child again after each success; succeeds when it fails.",
             vec![],
-        )]
+        )
+        .with_runs(Runs {
+            repeats: Repeats::ForEver,
+            ..Runs::default()
+        })]
     }
 
     fn build(_: &Node, _: &mut Build<'_>) -> Self {
