@@ -6,7 +6,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use super::Status;
-use super::slab::{ActionType, CondRef};
+use super::slab::ActionType;
 use super::stand_in::{StandInAction, StandInCondition, StandIns};
 use crate::model::{Catalog, Node, Origin, Value};
 
@@ -254,6 +254,28 @@ impl KeyTable {
     /// Whether more keys were asked for than a program can use.
     pub(crate) fn full(&self) -> bool {
         self.names.len() > MAX_KEYS
+    }
+}
+
+/// A condition object, shared by the program's guards and nodes that check it.
+pub(crate) struct CondRef<A>(Arc<dyn Condition<A>>);
+
+impl<A> Clone for CondRef<A> {
+    fn clone(&self) -> Self {
+        Self(self.0.clone())
+    }
+}
+
+impl<A> CondRef<A> {
+    /// `c`, shared from now on.
+    pub(crate) fn new<T: Condition<A> + 'static>(c: T) -> Self {
+        Self(Arc::new(c))
+    }
+
+    /// Checks the condition.
+    #[inline(always)]
+    pub(crate) fn check(&self, agent: &mut A, io: &CondIo<'_>) -> bool {
+        self.0.check(agent, io)
     }
 }
 

@@ -10,7 +10,8 @@ use super::Status;
 use super::behaviour::CondIo;
 use super::behaviour::{Behaviours, Condition, KeyId, KeyTable, MAX_KEYS, NodeSpec};
 use super::kinds::{Build, Kind, Next};
-use super::slab::{ActionType, CondRef, LeafCalls, SlabPlan};
+use super::behaviour::CondRef;
+use super::slab::{ActionType, LeafCalls, SlabPlan};
 use crate::model::{Assets, Catalog, Category, Diagnostic, Node, Port, Runs, Tree, validate};
 
 /// Deepest nesting a program may have (subtrees included); validation refuses deeper.

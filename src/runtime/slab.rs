@@ -11,8 +11,6 @@
 //! does not change per agent stays in the program, once: an agent keeps only what its
 //! actions remember between calls.
 //!
-//! It also holds [`CondRef`], by which a flattened guard calls its condition directly.
-//!
 //! This is the crate's only unsafe code. The invariants it rests on:
 //! - each region (records, timers, words, statuses, each action) lies inside `SlabPlan::layout`,
 //!   aligned for its type and overlapping no other (`SlabPlan::new` builds them with
@@ -24,9 +22,7 @@
 //! - a [`LeafCalls`], one leaf's calls kept with the leaf's other data, holds the plan it
 //!   was made from, and is used on a block only after checking that the same plan laid
 //!   the block out;
-//! - values are changed only through `&mut ActionSlab`, so access is exclusive;
-//! - a `CondRef`'s address is that of the condition its own `Arc` keeps alive, and its
-//!   function that condition's type's `check`.
+//! - values are changed only through `&mut ActionSlab`, so access is exclusive.
 #![allow(unsafe_code)]
 
 use std::alloc::{self, Layout};
@@ -34,7 +30,7 @@ use std::ptr::NonNull;
 use std::sync::Arc;
 
 use super::Status;
-use super::behaviour::{Action, CondIo, Condition, LeafIo, Outcome};
+use super::behaviour::{Action, LeafIo, Outcome};
 
 type EnterFn<A> = unsafe fn(*const u8, *mut u8, &mut A, &mut LeafIo<'_>);
 type ExecuteFn<A> = unsafe fn(*const u8, *mut u8, &mut A, &mut LeafIo<'_>, f64) -> Outcome;
@@ -134,64 +130,6 @@ struct SharedPtr(NonNull<u8>);
 unsafe impl Send for SharedPtr {}
 // SAFETY: as above.
 unsafe impl Sync for SharedPtr {}
-
-/// A condition object shared through an `Arc`, with the address of the condition itself
-/// and its type's `check` kept beside it: a check then calls it at once, where going
-/// through the `Arc` would first work out where its value lies behind the counters, and
-/// going through its vtable would first read the function's address there, for every
-/// guard checked.
-pub(crate) struct CondRef<A> {
-    at: NonNull<u8>,
-    check: CheckFn<A>,
-    /// Keeps the condition alive, and so `at` valid.
-    _owner: Arc<dyn Condition<A>>,
-}
-
-type CheckFn<A> = unsafe fn(*const u8, &mut A, &CondIo<'_>) -> bool;
-
-/// `Condition::check` of a `T` at `this`.
-///
-/// # Safety
-/// `this` is the address of a live `T`.
-unsafe fn check<A, T: Condition<A>>(this: *const u8, agent: &mut A, io: &CondIo<'_>) -> bool {
-    // SAFETY: the caller's contract.
-    unsafe { (*this.cast::<T>()).check(agent, io) }
-}
-
-// SAFETY: it only gives shared access to a `Condition`, which is `Send + Sync`.
-unsafe impl<A> Send for CondRef<A> {}
-// SAFETY: as above.
-unsafe impl<A> Sync for CondRef<A> {}
-
-impl<A> Clone for CondRef<A> {
-    fn clone(&self) -> Self {
-        Self {
-            at: self.at,
-            check: self.check,
-            _owner: self._owner.clone(),
-        }
-    }
-}
-
-impl<A> CondRef<A> {
-    /// A reference to `c`, shared from now on, that keeps it alive.
-    pub(crate) fn new<T: Condition<A> + 'static>(c: T) -> Self {
-        let owner = Arc::new(c);
-        Self {
-            at: NonNull::from(&*owner).cast::<u8>(),
-            check: check::<A, T>,
-            _owner: owner,
-        }
-    }
-
-    /// Checks the condition.
-    #[inline(always)]
-    pub(crate) fn check(&self, agent: &mut A, io: &CondIo<'_>) -> bool {
-        // SAFETY: `at` is the address of the `T` that `_owner` keeps alive, never changed,
-        // and `check` is `T`'s (both set together in `new`).
-        unsafe { (self.check)(self.at.as_ptr(), agent, io) }
-    }
-}
 
 /// What a call needs, kept apart from the action objects so the hot table stays small.
 struct Calls<A> {
