@@ -272,6 +272,17 @@ impl<A> CondRef<A> {
         Self(Arc::new(c))
     }
 
+    /// A condition that never holds.
+    pub(crate) fn never() -> Self {
+        struct Never;
+        impl<A> Condition<A> for Never {
+            fn check(&self, _: &mut A, _: &CondIo<'_>) -> bool {
+                false
+            }
+        }
+        Self(Arc::new(Never))
+    }
+
     /// Checks the condition.
     #[inline(always)]
     pub(crate) fn check(&self, agent: &mut A, io: &CondIo<'_>) -> bool {

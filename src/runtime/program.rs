@@ -7,8 +7,7 @@
 use std::sync::Arc;
 
 use super::Status;
-use super::behaviour::CondIo;
-use super::behaviour::{Behaviours, Condition, KeyId, KeyTable, MAX_KEYS, NodeSpec};
+use super::behaviour::{Behaviours, KeyId, KeyTable, MAX_KEYS, NodeSpec};
 use super::kinds::{Build, Kind, Next};
 use super::behaviour::CondRef;
 use super::slab::{ActionType, LeafCalls, SlabPlan};
@@ -78,15 +77,6 @@ pub(crate) enum First {
     Child { child: u32, slot: u32 },
     /// It finishes at once.
     Finish(Status),
-}
-
-/// The condition of a guard that is not one (validation refuses such trees): never holds.
-struct Never;
-
-impl<A> Condition<A> for Never {
-    fn check(&self, _: &mut A, _: &CondIo<'_>) -> bool {
-        false
-    }
 }
 
 /// One guard on the way down to a leaf, or on entering a branch, with what checking it
@@ -351,7 +341,7 @@ impl<A: 'static> Program<A> {
         })?;
         let plan = Arc::new(plan);
         for (info, rec) in b.p.leaves.iter_mut().zip(&b.p.recs) {
-            if let Kind::Leaf(_) = rec.kind
+            if rec.kind.is_leaf()
                 && let Some(calls) = LeafCalls::of(&plan, rec.slot as usize)
             {
                 info.calls = calls;
@@ -422,10 +412,7 @@ impl<A> Program<A> {
 
     /// Whether node `i` is an action leaf.
     pub fn is_leaf(&self, i: u32) -> bool {
-        matches!(
-            self.recs.get(i as usize).map(|r| r.kind),
-            Some(Kind::Leaf(_))
-        )
+        self.recs.get(i as usize).is_some_and(|r| r.kind.is_leaf())
     }
 
     /// Each branch's first move on entry, where its kind's rule fixes it; which nodes are
@@ -461,7 +448,7 @@ impl<A> Program<A> {
         let mut route = |node: u32, s: Status| {
             let from = all.len() as u32;
             let (mut c, mut s) = (node, s);
-            let from_leaf = matches!(self.recs[node as usize].kind, Kind::Leaf(_));
+            let from_leaf = self.recs[node as usize].kind.is_leaf();
             loop {
                 let up = self.recs[c as usize].parent;
                 let Some(rec) = self.recs.get(up as usize) else {
@@ -480,7 +467,7 @@ impl<A> Program<A> {
                     }
                     Some(Next::Child(j)) if !random => {
                         let child = kids[j as usize];
-                        let to_leaf = matches!(self.recs[child as usize].kind, Kind::Leaf(_));
+                        let to_leaf = self.recs[child as usize].kind.is_leaf();
                         return Route {
                             enter: Some(MoveOn {
                                 parent: up,
@@ -503,7 +490,7 @@ impl<A> Program<A> {
         let mut leaves = std::mem::take(&mut self.leaves);
         let mut guarded = vec![Route::default(); self.recs.len()];
         for (n, rec) in self.recs.iter().enumerate() {
-            if let Kind::Leaf(_) = rec.kind {
+            if rec.kind.is_leaf() {
                 leaves[n].routes = [
                     route(n as u32, Status::Success),
                     route(n as u32, Status::Failure),
@@ -596,7 +583,7 @@ impl<A> Program<A> {
         let mut chain = Vec::new();
         let mut up = Vec::new();
         for (n, rec) in self.recs.iter().enumerate() {
-            let Kind::Leaf(leaf) = rec.kind else {
+            let Some(leaf) = rec.kind.leaf() else {
                 continue;
             };
             let input_at = leaf.input.map_or(0, |_| {
@@ -701,23 +688,12 @@ impl<A> Program<A> {
         let rec = &self.recs[b as usize];
         for &g in &self.links[rec.guards.0 as usize..rec.guards.1 as usize] {
             let guard = &self.recs[g as usize];
-            let never = || CondRef::new(Never);
-            let (cond, holds, test) = match (guard.kind, self.conditions.get(guard.slot as usize)) {
-                (Kind::Condition(c), Some(cond)) => match c.input {
-                    None => (cond.clone(), Some(!c.invert), Test::Plain),
-                    Some(key) => (
-                        never(),
-                        None,
-                        Test::Keyed {
-                            key,
-                            cond: cond.clone(),
-                            invert: c.invert,
-                            observer: c.observer,
-                        },
-                    ),
-                },
-                _ => (never(), Some(true), Test::Plain),
-            };
+            // A guard that is not a condition (validation refuses one) never holds.
+            let (cond, holds, test) = self
+                .conditions
+                .get(guard.slot as usize)
+                .and_then(|behaviour| guard.kind.as_guard(behaviour))
+                .unwrap_or_else(|| (CondRef::never(), Some(true), Test::Plain));
             to.push(PathGuard {
                 branch: b,
                 node: g,
@@ -730,7 +706,7 @@ impl<A> Program<A> {
             to.push(PathGuard {
                 branch: b,
                 node: b,
-                cond: CondRef::new(Never),
+                cond: CondRef::never(),
                 holds: None,
                 test: Test::Deadline { seconds },
             });
@@ -752,8 +728,8 @@ impl<A> Program<A> {
             let r = &self.recs[i];
             let kids = &self.links[r.kids.0 as usize..r.kids.1 as usize];
             let (l, q) = match r.kind {
-                Kind::Leaf(_) => (1, 1),
-                Kind::Condition(_) => (0, 0),
+                k if k.is_leaf() => (1, 1),
+                k if !k.is_branch() => (0, 0),
                 _ if runs[i].all_at_once => kids.iter().fold((0, 0), |(l, q), &k| {
                     (l + leaves[k as usize], q + reports[k as usize])
                 }),
@@ -878,8 +854,8 @@ impl<A: 'static> Builder<'_, A> {
             return Err(self.err(&name, why));
         };
         let mut slot = 0;
-        match kind {
-            Kind::Leaf(_) => {
+        match category {
+            Category::Leaf => {
                 let mut spec = NodeSpec {
                     node,
                     trace_id: &name,
@@ -891,7 +867,7 @@ impl<A: 'static> Builder<'_, A> {
                 slot = self.types.len() as u32;
                 self.types.push(action);
             }
-            Kind::Condition(_) => {
+            Category::Condition => {
                 let mut spec = NodeSpec {
                     node,
                     trace_id: &name,
@@ -970,7 +946,7 @@ impl<A: 'static> Builder<'_, A> {
             }
             Category::Leaf | Category::Condition => {}
         }
-        if let Kind::Root(_) = kind {
+        if category == Category::Root {
             for i in Self::linked(tree, node, Port::Interrupts) {
                 let at = self.add(i, tree, assets, prefix, NONE, depth + 1)?;
                 self.p

@@ -4,7 +4,7 @@
 use crate::runtime::Status;
 use crate::runtime::behaviour::KeyId;
 use crate::runtime::instance::{RESTART, last_byte, running_window};
-use crate::runtime::kinds::{Kind, leaf};
+use crate::runtime::kinds::leaf;
 use crate::runtime::program::NONE;
 use crate::runtime::trace::{Event, EventKind, Reason};
 
@@ -16,7 +16,7 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
             return;
         }
         self.set_status(n, Status::Aborted);
-        if let Kind::Leaf(_) = self.p.recs[n as usize].kind {
+        if self.p.recs[n as usize].kind.is_leaf() {
             leaf::abort(self, n);
         }
         self.emit(n, EventKind::Abort);

@@ -3,7 +3,7 @@
 
 use crate::runtime::Status;
 use crate::runtime::instance::last_running;
-use crate::runtime::kinds::{Act, Kind, leaf};
+use crate::runtime::kinds::{Act, leaf};
 use crate::runtime::program::{First, LeafInfo, NONE, Route};
 use crate::runtime::trace::{EventKind, Reason};
 
@@ -163,7 +163,7 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
     pub(crate) fn deliver(&mut self, c: u32, s: Status) -> Flow {
         let p = self.p;
         let parent = p.recs[c as usize].parent;
-        if let Kind::Leaf(_) = p.recs[c as usize].kind
+        if p.recs[c as usize].kind.is_leaf()
             && self.running(parent)
         {
             return self.deliver_route(c, p.leaf(c), s);

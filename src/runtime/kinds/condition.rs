@@ -2,9 +2,10 @@
 //! it is checked and finishes at once; it is never active and keeps no run record. As a
 //! branch's guard it is never entered: the lifecycle checks it (`Exec::first_failing`).
 
-use super::{Act, Build, Def, Needs};
+use super::{Act, Build, Def, GuardCheck, Needs};
 use crate::model::{Category, KindSpec, Node};
-use crate::runtime::behaviour::KeyId;
+use crate::runtime::behaviour::{CondRef, KeyId};
+use crate::runtime::program::Test;
 use crate::runtime::exec::{Exec, Hooks};
 use crate::runtime::{EventKind, Status};
 
@@ -40,6 +41,25 @@ impl Def for Condition {
 
     fn observes(self) -> bool {
         self.observer
+    }
+
+    /// A plain condition's guard is decided by its first call (its answer against
+    /// `!invert`); a keyed one's first call never holds, and its test reads the key (an
+    /// observer's missing key does not hold, SEMANTICS.md §3.3.2).
+    fn as_guard<A>(self, behaviour: &CondRef<A>) -> Option<GuardCheck<A>> {
+        Some(match self.input {
+            None => (behaviour.clone(), Some(!self.invert), Test::Plain),
+            Some(key) => (
+                CondRef::never(),
+                None,
+                Test::Keyed {
+                    key,
+                    cond: behaviour.clone(),
+                    invert: self.invert,
+                    observer: self.observer,
+                },
+            ),
+        })
     }
 
     fn enter<A, H: Hooks>(self, x: &mut Exec<'_, '_, A, H>, n: u32) -> Act {

@@ -27,7 +27,8 @@ mod time_limit;
 mod until_fail;
 
 use super::Status;
-use super::behaviour::{CtxValue, KeyId, KeyTable};
+use super::behaviour::{CondRef, CtxValue, KeyId, KeyTable};
+use super::program::Test;
 use super::exec::{Exec, Hooks};
 use crate::model::{Catalog, Category, KindSpec, Node, Value};
 
@@ -62,6 +63,10 @@ pub(crate) enum Next {
     Finish(Status),
     Child(u32),
 }
+
+/// How a guard is checked: what its first call asks, the answer with which it holds
+/// (`None`: it turns to its test), and its test (see `PathGuard`).
+pub(crate) type GuardCheck<A> = (CondRef<A>, Option<bool>, Test<A>);
 
 /// What a node keeps in an instance besides its status.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -208,6 +213,14 @@ pub(crate) trait Def: Copy {
         false
     }
 
+    /// How a guard of it is checked, its behaviour being `behaviour`: what the guard's
+    /// first call asks, the answer with which it holds (`None`: it turns to its test),
+    /// and its test (see `PathGuard`). `None`: it is not a condition.
+    fn as_guard<A>(self, behaviour: &CondRef<A>) -> Option<GuardCheck<A>> {
+        let _ = behaviour;
+        None
+    }
+
     /// A trigger is about to enter node `n`, with its payload.
     fn triggered<A, H: Hooks>(self, x: &mut Exec<'_, '_, A, H>, payload: Option<CtxValue>) {
         let _ = (x, payload);
@@ -304,6 +317,10 @@ macro_rules! kinds {
                 match self { $(Kind::$variant(k) => k.regulates()),* }
             }
 
+            pub(crate) fn as_guard<A>(self, behaviour: &CondRef<A>) -> Option<GuardCheck<A>> {
+                match self { $(Kind::$variant(k) => k.as_guard(behaviour)),* }
+            }
+
             pub(crate) fn observes(self) -> bool {
                 match self { $(Kind::$variant(k) => k.observes()),* }
             }
@@ -345,6 +362,22 @@ impl Kind {
     #[inline]
     pub(crate) fn is_branch(self) -> bool {
         !matches!(self, Kind::Leaf(_) | Kind::Condition(_))
+    }
+
+    /// The settings every action leaf has, for an action leaf (any kind registered as
+    /// an action).
+    #[inline]
+    pub(crate) fn leaf(self) -> Option<leaf::Leaf> {
+        match self {
+            Kind::Leaf(l) => Some(l),
+            _ => None,
+        }
+    }
+
+    /// Whether it is an action leaf.
+    #[inline]
+    pub(crate) fn is_leaf(self) -> bool {
+        self.leaf().is_some()
     }
 }
 
