@@ -1222,7 +1222,10 @@ impl<'a> Ctx<'a> {
             let forever = match self.catalog.runs(&node.kind).repeats {
                 Repeats::ForEver => true,
                 Repeats::WhenZero(count) => {
-                    self.catalog.field_value(node, count).and_then(Value::as_i64) == Some(0)
+                    self.catalog
+                        .field_value(node, count)
+                        .and_then(Value::as_i64)
+                        == Some(0)
                 }
                 Repeats::No => false,
             };

@@ -7,7 +7,6 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-
 use super::Status;
 use super::behaviour::{Context, CtxValue};
 use super::exec::{Exec, Hooks, Quiet, Watched};

@@ -7,9 +7,9 @@
 use std::sync::Arc;
 
 use super::Status;
+use super::behaviour::CondRef;
 use super::behaviour::{Behaviours, KeyId, KeyTable, MAX_KEYS, NodeSpec};
 use super::kinds::{Build, Kind, Next};
-use super::behaviour::CondRef;
 use super::slab::{ActionType, LeafCalls, SlabPlan};
 use crate::model::{Assets, Catalog, Category, Diagnostic, Node, Port, Runs, Tree, validate};
 

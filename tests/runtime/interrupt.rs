@@ -268,7 +268,11 @@ fn a_resume_never_enters_a_leaf_that_a_retry_already_entered_again() {
     );
     expect(&r.step(), "5 execute a\n5 execute b");
     let b = r.counts("b");
-    assert_eq!((b.entries, b.aborts), (2, 1), "every entry of b but the last ends");
+    assert_eq!(
+        (b.entries, b.aborts),
+        (2, 1),
+        "every entry of b but the last ends"
+    );
 }
 
 #[test]

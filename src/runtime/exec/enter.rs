@@ -1,18 +1,17 @@
-//! Entering a node and whatever its entry enters in turn, finishing, and delivering a
-//! report up the tree as far as the parents react at once (SEMANTICS.md §3.3).
+//! Entering a node and whatever its entry enters in turn, and finishing (SEMANTICS.md
+//! §3.3). What a finished node's report does is in `reports.rs`.
 
 use crate::runtime::Status;
-use crate::runtime::instance::last_running;
-use crate::runtime::kinds::{Act, leaf};
-use crate::runtime::program::{First, LeafInfo, NONE, Route};
-use crate::runtime::trace::{EventKind, Reason};
+use crate::runtime::kinds::Act;
+use crate::runtime::program::First;
+use crate::runtime::trace::EventKind;
 
-use super::{Delivery, Exec, Flow, Hooks, Stop};
+use super::{Exec, Flow, Hooks, Stop};
 
 impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
     /// Enters node `n` and whatever it enters in turn, as long as nodes finish at once.
     pub(crate) fn enter(&mut self, n: u32) -> Flow {
-        self.run(n, Act::Enter(n))
+        self.descend(n, Act::Enter(n))
     }
 
     /// The entry of node `n`, and of the nodes its entry enters in turn as long as their
@@ -75,7 +74,7 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
     /// its parent here, until `top` runs on, finishes or the tree was reset. `act` is
     /// [`Act::Enter`]`(top)` to enter `top` itself.
     #[inline(never)]
-    pub(super) fn run(&mut self, top: u32, mut act: Act) -> Flow {
+    pub(super) fn descend(&mut self, top: u32, mut act: Act) -> Flow {
         let mut n = top;
         loop {
             act = match act {
@@ -157,137 +156,5 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
         }
         self.emit(n, EventKind::Exit(s, reason));
         Flow::Done(s)
-    }
-
-    /// Delivers child `c`'s result to its parents, climbing while they finish.
-    pub(crate) fn deliver(&mut self, c: u32, s: Status) -> Flow {
-        let p = self.p;
-        let parent = p.recs[c as usize].parent;
-        if p.recs[c as usize].kind.is_leaf()
-            && self.running(parent)
-        {
-            return self.deliver_route(c, p.leaf(c), s);
-        }
-        self.climb(c, s)
-    }
-
-    /// [`Exec::deliver`] of a report of `s` from leaf `c`, which `info` describes, whose
-    /// parent runs (see [`Exec::follow`]).
-    #[inline]
-    pub(super) fn deliver_route(&mut self, c: u32, info: &LeafInfo<A>, s: Status) -> Flow {
-        self.follow(c, info.route(s), s)
-    }
-
-    /// Node `c` finished with `s`, and its parent runs: its report goes as far as the tree
-    /// alone decides it along `route`, its route (what the parents' `react` would do,
-    /// worked out when the tree was compiled); then the way up.
-    #[inline]
-    pub(super) fn follow(&mut self, mut c: u32, route: &Route, mut s: Status) -> Flow {
-        for &(b, done) in self.p.finished(route) {
-            debug_assert!(self.running(b), "a branch above a running node is idle");
-            self.finish(b, done);
-            (c, s) = (b, done);
-        }
-        if let Some(m) = route.enter {
-            self.block.rt_mut()[m.cursor_at as usize] = m.slot;
-            match self.run(m.parent, Act::Enter(m.child)) {
-                Flow::Done(done) => (c, s) = (m.parent, done),
-                f => return f,
-            }
-        }
-        self.climb(c, s)
-    }
-
-    /// The way up from node `c`, which finished with `s`: each running parent reacts, as
-    /// long as they finish.
-    #[inline]
-    pub(super) fn climb(&mut self, mut c: u32, mut s: Status) -> Flow {
-        loop {
-            let p = self.p.recs[c as usize].parent;
-            if p == NONE || !self.running(p) {
-                return Flow::Running;
-            }
-            let act = self.p.recs[p as usize].kind.react(self, p, s);
-            match self.run(p, act) {
-                Flow::Done(s2) => {
-                    c = p;
-                    s = s2;
-                }
-                f => return f,
-            }
-        }
-    }
-
-    /// Leaf `n`, which `info` describes, the only one executed in this phase 3, finished;
-    /// its report is queued or delivered at once, as `delivery` says. A report its route
-    /// hands over to the parent's next child, a leaf, is handed over here, in the step.
-    /// `EXTRAS` false: it has none (see [`Exec::check_and_execute`]).
-    #[inline(always)]
-    pub(crate) fn lone_leaf_done<const EXTRAS: bool>(
-        &mut self,
-        n: u32,
-        info: &LeafInfo<A>,
-        status: Status,
-        delivery: Delivery,
-    ) {
-        if delivery == Delivery::AtOnce
-            && let Some(m) = info.route(status).enter
-            && m.hands_over
-        {
-            self.block.rt_mut()[m.cursor_at as usize] = m.slot;
-            leaf::hand_over::<A, H, EXTRAS>(self, n, info, status, m.child);
-            return;
-        }
-        self.again()
-            .leaf_report::<EXTRAS>(n, info, status, delivery);
-    }
-
-    /// Leaf `n`, which `info` describes, finished in phase 3 and its report is not handed
-    /// over: it exits, and its report is queued for phase 4 or delivered at once.
-    #[inline(never)]
-    pub(super) fn leaf_report<const EXTRAS: bool>(
-        &mut self,
-        n: u32,
-        info: &LeafInfo<A>,
-        status: Status,
-        delivery: Delivery,
-    ) {
-        leaf::exit::<A, H, EXTRAS>(self, n, info, status);
-        match delivery {
-            Delivery::Queued => self.queue_report(n, status),
-            Delivery::AtOnce => {
-                self.deliver_route(n, info, status);
-            }
-        }
-    }
-
-    /// Root's child finished: the run is complete. Returns whether Root is to be entered
-    /// again now (false: the tree stalled).
-    pub(crate) fn root_complete(&mut self, s: Status) -> bool {
-        self.finish(0, s);
-        self.emit(0, EventKind::Complete(s));
-        match s {
-            Status::Success => self.st.stats.succeeded += 1,
-            _ => self.st.stats.failed += 1,
-        }
-        let began_now = self.word(0) == self.st.step;
-        if self.st.active.len() == 0 && self.st.interrupt == NONE {
-            // The run's last leaf and every branch above it finished: nothing runs.
-            debug_assert!(
-                last_running(self.block.status()).is_none(),
-                "something runs when a run completes with no leaf active"
-            );
-        } else {
-            self.abort_all();
-        }
-        self.reset_all();
-        self.clear_context();
-        if began_now {
-            self.stall(0);
-            false
-        } else {
-            self.emit(0, EventKind::Restart(Reason::Complete));
-            true
-        }
     }
 }

@@ -208,7 +208,7 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
     pub(super) fn take_over(&mut self, c: u32, b: u32, slot: u32) -> Flow {
         self.abort_below(c);
         *self.cursor_mut(c) = slot;
-        match self.run(c, Act::TakeOver(b)) {
+        match self.descend(c, Act::TakeOver(b)) {
             Flow::Done(s) => {
                 if self.climb(c, s) == Flow::Unwind {
                     return Flow::Unwind;
@@ -241,7 +241,7 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
             Delivery::Queued => self.queue_report(b, Status::Failure),
             Delivery::AtOnce => {
                 let route = self.p.guard_route(b);
-                if self.follow(b, route, Status::Failure) == Flow::Unwind {
+                if self.follow_route(b, route, Status::Failure) == Flow::Unwind {
                     return Flow::Unwind;
                 }
             }

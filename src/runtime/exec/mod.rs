@@ -4,10 +4,11 @@
 //! [`Kind::react`].
 //!
 //! This module holds [`Exec`], what a step sees of an instance, with what is watched
-//! (events, the display snapshot) and the instance state the kinds use; the lifecycle
-//! itself is split by what it does: [`step`] (the phases), [`enter`] (entering,
-//! finishing, reporting), [`guards`] (guard checks and observers), [`interrupts`] and
-//! [`abort`] (aborting, resetting, missing keys and stalls).
+//! (events, the display snapshot) and the small API through which the kinds reach the
+//! program and the instance's memory; the lifecycle itself is split by what it does:
+//! [`step`] (the phases), [`guards`] (guard checks and observers), [`enter`] (entering
+//! and finishing), [`reports`] (a finished node's report, up the tree or through the
+//! queue), [`interrupts`] and [`abort`] (aborting, resetting, missing keys and stalls).
 //!
 //! It is generic over [`Hooks`]: a step nothing watches runs it as [`Quiet`], where every
 //! event and every update of the display snapshot is compiled out; a watched step runs the
@@ -30,6 +31,7 @@ mod abort;
 mod enter;
 mod guards;
 mod interrupts;
+mod reports;
 mod step;
 
 /// Whether a step is watched: by an observer, or for the display snapshot.

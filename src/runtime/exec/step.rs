@@ -1,10 +1,10 @@
-//! One step: its phases in order (SEMANTICS.md §3.2), a lone active leaf checked and
-//! executed in one go, and the report queue of phase 4.
+//! One step: its phases in order (SEMANTICS.md §3.2), and a lone active leaf checked and
+//! executed in one go.
 
 use std::marker::PhantomData;
 
 use crate::runtime::Status;
-use crate::runtime::instance::{DUE, NOT_STARTED, RENUMBER, RESTART, Report, TRIGGERS, Trigger};
+use crate::runtime::instance::{DUE, NOT_STARTED, RENUMBER, RESTART, TRIGGERS, Trigger};
 use crate::runtime::kinds::{leaf, regulator};
 use crate::runtime::program::{HAS_REGULATORS, HAS_WATCH, LeafInfo, NONE};
 use crate::runtime::trace::{EventKind, Reason};
@@ -342,59 +342,6 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
                 self.leaf_report::<true>(leaf, info, status, Delivery::Queued);
             }
         }
-    }
-
-    /// Phase 4: deliver the queued reports in order.
-    #[inline(never)]
-    pub(super) fn reports(&mut self) {
-        while let Some(r) = self.next_report() {
-            let i = r.node as usize;
-            let parent = self.p.recs[i].parent;
-            let fresh = self.block.status()[i] == r.status && self.epoch(i as u32) == r.epoch;
-            if !fresh || parent == NONE || !self.running(parent) {
-                continue;
-            }
-            if self.deliver(r.node, r.status) == Flow::Unwind && self.st.stalled {
-                return;
-            }
-        }
-    }
-
-    pub(super) fn queue_report(&mut self, n: u32, status: Status) {
-        let r = Report {
-            node: n,
-            status,
-            epoch: self.epoch(n),
-        };
-        let q = &mut self.st.reports;
-        if !q.spilled && q.len < 2 {
-            q.ring[usize::from((q.head + q.len) % 2)] = r;
-            q.len += 1;
-        } else {
-            debug_assert!(
-                self.st.cold.as_deref().map_or(0, |c| c.reports.len()) < self.p.report_cap,
-                "more reports in a step than Program::bounds allows"
-            );
-            q.spilled = true;
-            self.cold().reports.push_back(r);
-        }
-    }
-
-    pub(super) fn next_report(&mut self) -> Option<Report> {
-        let q = &mut self.st.reports;
-        if q.len > 0 {
-            let r = q.ring[usize::from(q.head)];
-            q.head = (q.head + 1) % 2;
-            q.len -= 1;
-            return Some(r);
-        }
-        if !q.spilled {
-            return None;
-        }
-        let cold = self.st.cold.as_deref_mut()?;
-        let r = cold.reports.pop_front();
-        q.spilled = !cold.reports.is_empty();
-        r
     }
 
     /// Phase 3's gate: whether every Regulator above the leaf `info` describes lets it

@@ -5,8 +5,8 @@
 use super::{Act, Build, Def, GuardCheck, Needs};
 use crate::model::{Category, KindSpec, Node};
 use crate::runtime::behaviour::{CondRef, KeyId};
-use crate::runtime::program::Test;
 use crate::runtime::exec::{Exec, Hooks};
+use crate::runtime::program::Test;
 use crate::runtime::{EventKind, Status};
 
 #[derive(Clone, Copy, Debug)]

@@ -28,8 +28,8 @@ mod until_fail;
 
 use super::Status;
 use super::behaviour::{CondRef, CtxValue, KeyId, KeyTable};
-use super::program::Test;
 use super::exec::{Exec, Hooks};
+use super::program::Test;
 use crate::model::{Catalog, Category, KindSpec, Node, Value};
 
 /// Tolerance for comparisons of time (SEMANTICS.md §3.2 and §3.3.1: "within 1e-9").

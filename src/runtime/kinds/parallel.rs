@@ -20,29 +20,31 @@ pub(crate) struct Parallel {
 impl Def for Parallel {
     fn specs() -> Vec<KindSpec> {
         let choice = |a: &str, b: &str| crate::model::FieldType::Enum(vec![a.into(), b.into()]);
-        vec![KindSpec::new(
-            "Parallel",
-            Category::Composite,
-            "Runs all children at once; finishes by its success and failure policies.",
-            vec![
-                FieldSpec::new(
-                    "success",
-                    choice("all", "one"),
-                    Value::Text("all".into()),
-                    "Succeed when all children, or one child, succeeded.",
-                ),
-                FieldSpec::new(
-                    "failure",
-                    choice("one", "all"),
-                    Value::Text("one".into()),
-                    "Fail when one child, or all children, failed.",
-                ),
-            ],
-        )
-        .with_runs(Runs {
-            all_at_once: true,
-            ..Runs::default()
-        })]
+        vec![
+            KindSpec::new(
+                "Parallel",
+                Category::Composite,
+                "Runs all children at once; finishes by its success and failure policies.",
+                vec![
+                    FieldSpec::new(
+                        "success",
+                        choice("all", "one"),
+                        Value::Text("all".into()),
+                        "Succeed when all children, or one child, succeeded.",
+                    ),
+                    FieldSpec::new(
+                        "failure",
+                        choice("one", "all"),
+                        Value::Text("one".into()),
+                        "Fail when one child, or all children, failed.",
+                    ),
+                ],
+            )
+            .with_runs(Runs {
+                all_at_once: true,
+                ..Runs::default()
+            }),
+        ]
     }
 
     fn build(node: &Node, b: &mut Build<'_>) -> Self {

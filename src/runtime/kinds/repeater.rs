@@ -19,32 +19,34 @@ pub(crate) struct Repeater {
 
 impl Def for Repeater {
     fn specs() -> Vec<KindSpec> {
-        vec![KindSpec::new(
-            "Repeater",
-            Category::Decorator,
-            "Runs its child again after each success, `times` runs in all (0: for ever).",
-            vec![
-                FieldSpec::new(
-                    "times",
-                    FieldType::Int {
-                        min: 0,
-                        max: i64::MAX,
-                    },
-                    Value::Int(0),
-                    "How many runs of the child; 0 repeats for ever.",
-                ),
-                FieldSpec::new(
-                    "ignore_failures",
-                    FieldType::Bool,
-                    Value::Bool(false),
-                    "Count a failed run as a run instead of failing.",
-                ),
-            ],
-        )
-        .with_runs(Runs {
-            repeats: Repeats::WhenZero("times"),
-            ..Runs::default()
-        })]
+        vec![
+            KindSpec::new(
+                "Repeater",
+                Category::Decorator,
+                "Runs its child again after each success, `times` runs in all (0: for ever).",
+                vec![
+                    FieldSpec::new(
+                        "times",
+                        FieldType::Int {
+                            min: 0,
+                            max: i64::MAX,
+                        },
+                        Value::Int(0),
+                        "How many runs of the child; 0 repeats for ever.",
+                    ),
+                    FieldSpec::new(
+                        "ignore_failures",
+                        FieldType::Bool,
+                        Value::Bool(false),
+                        "Count a failed run as a run instead of failing.",
+                    ),
+                ],
+            )
+            .with_runs(Runs {
+                repeats: Repeats::WhenZero("times"),
+                ..Runs::default()
+            }),
+        ]
     }
 
     fn build(node: &Node, b: &mut Build<'_>) -> Self {

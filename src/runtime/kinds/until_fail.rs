@@ -12,16 +12,18 @@ pub(crate) struct UntilFail;
 
 impl Def for UntilFail {
     fn specs() -> Vec<KindSpec> {
-        vec![KindSpec::new(
-            "UntilFail",
-            Category::Decorator,
-            "Runs its child again after each success; succeeds when it fails.",
-            vec![],
-        )
-        .with_runs(Runs {
-            repeats: Repeats::ForEver,
-            ..Runs::default()
-        })]
+        vec![
+            KindSpec::new(
+                "UntilFail",
+                Category::Decorator,
+                "Runs its child again after each success; succeeds when it fails.",
+                vec![],
+            )
+            .with_runs(Runs {
+                repeats: Repeats::ForEver,
+                ..Runs::default()
+            }),
+        ]
     }
 
     fn build(_: &Node, _: &mut Build<'_>) -> Self {
