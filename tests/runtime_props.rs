@@ -225,7 +225,8 @@ proptest! {
 /// An event as the reference writes it: `STEP EVENT NODE [EXTRA]`.
 fn line(e: &Event<'_>) -> String {
     let extra = match e.kind {
-        EventKind::Exit(s, _) | EventKind::Complete(s) => format!(" {s}"),
+        EventKind::Exit(s, None) | EventKind::Complete(s) => format!(" {s}"),
+        EventKind::Exit(s, Some(why)) => format!(" {s} ({why})"),
         EventKind::Check(r) => format!(" {r}"),
         EventKind::Restart(r) => format!(" {}", r.as_str()),
         EventKind::Interrupt(id) | EventKind::ContextMissing(id) | EventKind::Warning(id) => {

@@ -4,8 +4,8 @@
 //!
 //! It runs trees of Root, Sequence, Selector, Parallel, Inverter, ForceSuccess,
 //! ForceFailure, Repeater, UntilFail, Retry, Cooldown, TimeLimit and RunOnce over
-//! `MockAction` and `MockCondition` leaves without context keys or `max_duration`; no
-//! Interrupts, Regulators or random orders. Its trace lines are the runtime harness's:
+//! `MockAction` (with a `max_duration` or not) and `MockCondition` leaves without context
+//! keys; no Interrupts, Regulators or random orders. Its trace lines are the runtime harness's:
 //! `STEP EVENT NODE [EXTRA]`.
 
 use std::collections::{BTreeSet, HashSet};
@@ -64,6 +64,7 @@ enum K {
     RunOnce,
     Action {
         script: Vec<char>,
+        max_duration: Option<f64>,
     },
     Check {
         script: Vec<bool>,
@@ -102,6 +103,8 @@ pub struct Reference {
     recorded: Vec<bool>,
     result: Vec<Option<St>>,
     executed: Vec<usize>,
+    /// A leaf's time executed since its entry, against its `max_duration`.
+    elapsed: Vec<f64>,
     entered_at: Vec<u64>,
     active: BTreeSet<usize>,
     reports: Vec<(usize, St, u64)>,
@@ -162,6 +165,7 @@ impl Reference {
             recorded: vec![false; len],
             result: vec![None; len],
             executed: vec![0; len],
+            elapsed: vec![0.0; len],
             entered_at: vec![0; len],
             active: BTreeSet::new(),
             reports: Vec::new(),
@@ -211,6 +215,7 @@ impl Reference {
                     } else {
                         s.chars().collect()
                     },
+                    max_duration: node.fields.get("max_duration").and_then(Value::as_f64),
                 }
             }
             "MockCondition" => {
@@ -280,7 +285,7 @@ impl Reference {
         self.clock += dt;
         self.guards();
         if !self.stalled {
-            self.execute();
+            self.execute(dt);
         }
         if !self.stalled {
             let reports = std::mem::take(&mut self.reports);
@@ -403,25 +408,46 @@ impl Reference {
     }
 
     /// Phase 3.
-    fn execute(&mut self) {
+    fn execute(&mut self, dt: f64) {
         let leaves: Vec<usize> = self.active.iter().copied().collect();
         for leaf in leaves {
             if self.entered_at[leaf] == self.step || !self.running(leaf) {
                 continue;
             }
             self.emit(leaf, "execute");
-            let K::Action { script } = &self.nodes[leaf].kind else {
+            let K::Action {
+                script,
+                max_duration,
+            } = &self.nodes[leaf].kind
+            else {
                 continue;
             };
             let letter = script[self.executed[leaf].min(script.len() - 1)];
             self.executed[leaf] += 1;
-            let s = match letter {
-                'S' => St::Success,
-                'F' => St::Failure,
-                _ => continue,
+            // SEMANTICS.md §3.1: a leaf still running once it has run its max_duration
+            // fails, and says so.
+            let (s, why) = match letter {
+                'S' => (St::Success, None),
+                'F' => (St::Failure, None),
+                _ => match *max_duration {
+                    Some(m) => {
+                        self.elapsed[leaf] += dt;
+                        if self.elapsed[leaf] < m - EPS {
+                            continue;
+                        }
+                        (St::Failure, Some("max_duration"))
+                    }
+                    None => continue,
+                },
             };
             self.active.remove(&leaf);
             self.finish(leaf, s);
+            if let Some(why) = why {
+                self.trace
+                    .last_mut()
+                    .unwrap()
+                    .push_str(&format!(" ({why})"));
+            }
             self.reports.push((leaf, s, self.epoch[leaf]));
         }
     }
@@ -461,6 +487,7 @@ impl Reference {
                 self.status[n] = St::Running;
                 self.emit(n, "enter");
                 self.executed[n] = 0;
+                self.elapsed[n] = 0.0;
                 self.entered_at[n] = self.step;
                 self.active.insert(n);
                 Flow::Running

@@ -7,7 +7,8 @@ use proptest::prelude::*;
 /// A random valid subtree.
 #[derive(Clone, Debug)]
 pub enum Shape {
-    /// A MockAction: script, position, in/out context key numbers.
+    /// A MockAction: script, position, in/out context key numbers. A script led by `m`
+    /// and a digit has a `max_duration` of that many tenths of a second.
     Action(String, f32, f32, Option<u8>, Option<u8>),
     /// A MockCondition: its script and invert flag.
     Check(String, bool),
@@ -23,7 +24,7 @@ pub enum Shape {
 pub fn shape() -> impl Strategy<Value = Shape> {
     let key = proptest::option::weighted(0.2, 0..3u8);
     let leaf = prop_oneof![
-        3 => ("[RSF]{1,6}", -500f32..500.0, -500f32..500.0, key.clone(), key)
+        3 => ("(m[1-4])?[RSF]{1,6}", -500f32..500.0, -500f32..500.0, key.clone(), key)
             .prop_map(|(s, x, y, i, o)| Shape::Action(s, x, y, i, o)),
         1 => ("[TF]{1,5}", any::<bool>()).prop_map(|(s, i)| Shape::Check(s, i)),
     ];
@@ -45,7 +46,7 @@ pub fn shape() -> impl Strategy<Value = Shape> {
 /// with guards, and every decorator but the Regulator.
 pub fn reference_shape() -> impl Strategy<Value = Shape> {
     let leaf = prop_oneof![
-        3 => ("[RSF]{1,6}", -500f32..500.0, -500f32..500.0)
+        3 => ("(m[1-4])?[RSF]{1,6}", -500f32..500.0, -500f32..500.0)
             .prop_map(|(s, x, y)| Shape::Action(s, x, y, None, None)),
         1 => ("[TF]{1,5}", any::<bool>()).prop_map(|(s, i)| Shape::Check(s, i)),
     ];
@@ -85,6 +86,14 @@ fn build_under(shape: &Shape, nodes: &mut Vec<Node>, under_selector: bool) -> No
     let node = match shape {
         Shape::Action(script, x, y, input, output) => {
             let mut n = Node::new(id.clone(), "MockAction");
+            let (limit, script) = match script.strip_prefix('m') {
+                Some(rest) => (rest[..1].parse::<f64>().ok(), rest[1..].to_owned()),
+                None => (None, script.clone()),
+            };
+            if let Some(tenths) = limit {
+                n.fields
+                    .insert("max_duration".into(), Value::Float(tenths / 10.0));
+            }
             n.fields
                 .insert("script".into(), Value::Text(script.clone()));
             if let Some(k) = input {
