@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use crate::runtime::{Event, EventKindOf, Status};
+use crate::runtime::{CtxValue, Event, EventKindOf, Status};
 
 /// What happened, kept: an [`EventKindOf`] that owns its texts.
 pub type LoggedKind = EventKindOf<Arc<str>>;
@@ -100,6 +100,9 @@ pub fn describe(
         LoggedKind::ContextMissing(key) => format!("{node} needs context key '{key}': missing"),
         LoggedKind::Stall => format!("stalled at {node}: no progress in this step"),
         LoggedKind::Warning(m) => format!("warning: {m}"),
+        LoggedKind::Context(key, value) => {
+            format!("{node} stored {} under '{key}'", CtxValue::from(value))
+        }
     }
 }
 

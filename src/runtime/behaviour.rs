@@ -23,6 +23,31 @@ pub enum CtxValue {
     Text(Arc<str>),
 }
 
+impl CtxValue {
+    /// The value as an event carries it.
+    pub fn as_event(&self) -> super::ValueOf<&str> {
+        use super::ValueOf;
+        match self {
+            CtxValue::Entity(e) => ValueOf::Entity(*e),
+            CtxValue::Position(p) => ValueOf::Position(*p),
+            CtxValue::Number(n) => ValueOf::Number(*n),
+            CtxValue::Text(t) => ValueOf::Text(t),
+        }
+    }
+}
+
+impl<S: AsRef<str>> From<&super::ValueOf<S>> for CtxValue {
+    fn from(v: &super::ValueOf<S>) -> Self {
+        use super::ValueOf;
+        match v {
+            ValueOf::Entity(e) => CtxValue::Entity(*e),
+            ValueOf::Position(p) => CtxValue::Position(*p),
+            ValueOf::Number(n) => CtxValue::Number(*n),
+            ValueOf::Text(t) => CtxValue::Text(t.as_ref().into()),
+        }
+    }
+}
+
 impl fmt::Display for CtxValue {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

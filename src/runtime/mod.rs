@@ -22,7 +22,7 @@ pub use kinds::leaf::MAX_DURATION;
 pub use program::{CompileError, MAX_DEPTH, Program};
 pub use stand_in::{StandInKind, StandIns};
 pub(crate) use trace::format_event;
-pub use trace::{Event, EventKind, EventKindOf, JsonlTrace, Observer, Reason};
+pub use trace::{Event, EventKind, EventKindOf, JsonlTrace, Observer, Reason, ValueOf};
 
 use std::fmt;
 

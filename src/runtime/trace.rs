@@ -32,6 +32,44 @@ impl Reason {
 /// What happened, as an observer is told it: its texts borrowed.
 pub type EventKind<'a> = EventKindOf<&'a str>;
 
+/// A context value in an event; `S` holds a text value as [`EventKindOf`] holds its texts.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ValueOf<S> {
+    /// A world entity, by id.
+    Entity(u64),
+    /// A point in the world.
+    Position([f64; 2]),
+    /// A number.
+    Number(f64),
+    /// Text.
+    Text(S),
+}
+
+impl<S> ValueOf<S> {
+    /// The same value with its text turned by `f`.
+    pub fn map<'s, T>(&'s self, f: impl Fn(&'s S) -> T) -> ValueOf<T> {
+        match self {
+            ValueOf::Entity(e) => ValueOf::Entity(*e),
+            ValueOf::Position(p) => ValueOf::Position(*p),
+            ValueOf::Number(n) => ValueOf::Number(*n),
+            ValueOf::Text(t) => ValueOf::Text(f(t)),
+        }
+    }
+}
+
+impl<S: AsRef<str>> ValueOf<S> {
+    /// The value as JSON: `{"entity":12}`, `[x,y]`, a number or a string.
+    pub fn to_json(&self) -> serde_json::Value {
+        use serde_json::{Value, json};
+        match self {
+            ValueOf::Entity(e) => json!({ "entity": e }),
+            ValueOf::Position([x, y]) => json!([x, y]),
+            ValueOf::Number(n) => json!(n),
+            ValueOf::Text(t) => Value::String(t.as_ref().to_owned()),
+        }
+    }
+}
+
 /// What happened; `S` holds its texts (an interrupt id, a key, a message): borrowed as an
 /// observer is told them ([`EventKind`]), owned where events are kept (the debugger's log).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -59,6 +97,9 @@ pub enum EventKindOf<S> {
     Stall,
     /// Something odd that changed nothing, e.g. an unknown interrupt id.
     Warning(S),
+    /// A value was stored under a context key: a leaf's `out_context` as it exited, or an
+    /// Interrupt's trigger payload (docs/SEMANTICS.md §3.4, §3.5).
+    Context(S, ValueOf<S>),
 }
 
 impl<S> EventKindOf<S> {
@@ -76,6 +117,7 @@ impl<S> EventKindOf<S> {
             Self::ContextMissing(_) => "context_missing",
             Self::Stall => "stall",
             Self::Warning(_) => "warning",
+            Self::Context(..) => "context",
         }
     }
 
@@ -94,6 +136,7 @@ impl<S> EventKindOf<S> {
             K::ContextMissing(t) => K::ContextMissing(f(t)),
             K::Stall => K::Stall,
             K::Warning(t) => K::Warning(f(t)),
+            K::Context(key, value) => K::Context(f(key), value.map(&f)),
         }
     }
 }
@@ -201,6 +244,14 @@ pub(crate) fn format_event(line: &mut String, agent_json: &str, e: &Event<'_>) {
         }
         EventKind::Warning(m) => {
             let _ = write!(line, ",\"message\":{}", json_string(m));
+        }
+        EventKind::Context(key, value) => {
+            let _ = write!(
+                line,
+                ",\"key\":{},\"value\":{}",
+                json_string(key),
+                value.to_json()
+            );
         }
         EventKind::Enter | EventKind::Execute | EventKind::Abort | EventKind::Stall => {}
     }

@@ -133,6 +133,7 @@ pub fn line(e: &Event<'_>) -> String {
         EventKind::Exit(s, None) | EventKind::Complete(s) => format!(" {s}"),
         EventKind::Exit(s, Some(why)) => format!(" {s} ({why})"),
         EventKind::Check(r) => format!(" {r}"),
+        EventKind::Context(key, value) => format!(" {key}={}", CtxValue::from(&value)),
         EventKind::Restart(r) => format!(" {}", r.as_str()),
         EventKind::Interrupt(id) | EventKind::ContextMissing(id) | EventKind::Warning(id) => {
             format!(" {id}")

@@ -20,7 +20,7 @@ fn an_interrupt_subtree_of_two_leaves_runs_both_then_the_main_tree_resumes() {
     r.trigger("alarm", Some("bob"));
     expect(
         &r.step(),
-        "3 interrupt int alarm\n3 abort a\n3 enter int\n3 enter seq\n3 enter x",
+        "3 interrupt int alarm\n3 abort a\n3 context int src=\"bob\"\n3 enter int\n3 enter seq\n3 enter x",
     );
     expect(
         &r.steps(3),
@@ -206,6 +206,7 @@ fn a_run_ended_by_a_guard_failing_on_resume_completes_before_the_next_interrupt_
         &step2,
         "2 interrupt i1 one
          2 abort a
+         2 context i1 flag=\"up\"
          2 enter i1
          2 enter c1
          2 check c1 true

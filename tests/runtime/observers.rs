@@ -91,7 +91,7 @@ fn an_observer_whose_key_is_missing_does_not_hold_and_never_resets_the_tree() {
     );
     expect(
         &events,
-        "0 enter root\n0 enter sel\n0 enter chase\n0 check seen false\n0 exit chase failure\n0 enter patrol\n0 enter w\n1 check seen false\n1 execute w\n1 exit w success\n1 enter walk\n2 check seen true\n2 abort walk\n2 abort patrol\n2 enter chase\n2 enter hit\n3 check seen true\n3 execute hit",
+        "0 enter root\n0 enter sel\n0 enter chase\n0 check seen false\n0 exit chase failure\n0 enter patrol\n0 enter w\n1 check seen false\n1 execute w\n1 context w k=\"x\"\n1 exit w success\n1 enter walk\n2 check seen true\n2 abort walk\n2 abort patrol\n2 enter chase\n2 enter hit\n3 check seen true\n3 execute hit",
     );
 }
 

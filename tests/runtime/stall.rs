@@ -33,8 +33,13 @@ fn after_a_stall_a_trigger_runs_its_interrupt_and_root_waits_for_it() {
     r.trigger("ping", Some("p"));
     let events = r.step();
     assert_eq!(
-        &events[..3],
-        ["2 interrupt i ping", "2 enter i", "2 enter a"]
+        &events[..4],
+        [
+            "2 interrupt i ping",
+            "2 context i k=\"p\"",
+            "2 enter i",
+            "2 enter a"
+        ]
     );
     assert_eq!(
         r.context("k"),

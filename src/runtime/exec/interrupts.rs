@@ -42,7 +42,7 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
             }
             self.cold().resume = resume;
         }
-        self.p.recs[at as usize].kind.triggered(self, payload);
+        self.p.recs[at as usize].kind.triggered(self, at, payload);
         self.st.interrupt = at;
         self.enter(at)
     }

@@ -276,10 +276,23 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
         self.st.context()
     }
 
-    /// The agent's context, to write (the program has context keys, so the instance has
-    /// its cold block: see [`Exec::cold`]).
-    pub(crate) fn context_mut(&mut self) -> &mut Context {
-        &mut self.cold().context
+    /// Node `n` stores `value` under context key `key` (the program has context keys, so
+    /// the instance has its cold block: see [`Exec::cold`]); a watched step's `context`
+    /// event says so.
+    pub(crate) fn store(&mut self, n: u32, key: KeyId, value: CtxValue) {
+        self.cold().context.set(key, Some(value));
+        if H::ON
+            && let Some(o) = self.obs.as_deref_mut()
+            && let Some(v) = ctx(&self.st.cold).get(key)
+        {
+            let name = self.p.keys.get(usize::from(key)).map_or("", String::as_str);
+            o.event(&Event {
+                step: self.st.step,
+                node: Some(n),
+                node_id: &self.p.names[n as usize],
+                kind: EventKind::Context(name, v.as_event()),
+            });
+        }
     }
 
     /// The instance's [`Cold`] block. A step only asks for it where the program uses it,

@@ -211,7 +211,7 @@ fn write_output<A, H: Hooks>(x: &mut Exec<'_, '_, A, H>, n: u32, info: &LeafInfo
         && let Some(v) = x.take_produced(info.output_at)
         && (leaf.overwrite || x.context().get(k).is_none())
     {
-        x.context_mut().set(k, Some(v));
+        x.store(n, k, v);
     }
 }
 

@@ -222,8 +222,8 @@ pub(crate) trait Def: Copy {
     }
 
     /// A trigger is about to enter node `n`, with its payload.
-    fn triggered<A, H: Hooks>(self, x: &mut Exec<'_, '_, A, H>, payload: Option<CtxValue>) {
-        let _ = (x, payload);
+    fn triggered<A, H: Hooks>(self, x: &mut Exec<'_, '_, A, H>, n: u32, payload: Option<CtxValue>) {
+        let _ = (x, n, payload);
     }
 }
 
@@ -328,9 +328,10 @@ macro_rules! kinds {
             pub(crate) fn triggered<A, H: Hooks>(
                 self,
                 x: &mut Exec<'_, '_, A, H>,
+                n: u32,
                 payload: Option<CtxValue>,
             ) {
-                match self { $(Kind::$variant(k) => k.triggered(x, payload)),* }
+                match self { $(Kind::$variant(k) => k.triggered(x, n, payload)),* }
             }
         }
     };
