@@ -850,3 +850,25 @@ fn problems_found_against_other_kinds_are_placed_and_unknown_kinds_say_where_kin
     );
     assert!(err.contains("no arbor.project.json was found"), "{err}");
 }
+
+#[test]
+fn a_library_loop_without_its_count_loops_for_ever_as_what_it_runs_as_and_validate_says_so() {
+    // Repeater's `times` defaults to 0 (for ever); the library's kind does not name it.
+    let lib = r#"{"format": "arbor.nodes", "version": 1, "library": "g", "kinds": [
+        {"kind": "Forever", "category": "decorator", "runs_as": "Repeater"}]}"#;
+    let (dir, _project) = project(&[("g.nodes.json", lib)]);
+    let tree = dir.path().join("t.json");
+    write_tree(
+        &tree,
+        r#"
+        {"id": "root", "kind": "Root", "inputs": {"child": ["loop"]}},
+        {"id": "loop", "kind": "Forever", "inputs": {"child": ["look"]}},
+        {"id": "look", "kind": "MockCondition"}"#,
+    );
+    let (_, out, err) = cli(&["validate", tree.to_str().unwrap()]);
+    assert!(
+        out.lines()
+            .any(|l| l.contains("[loop]") && l.contains("loops for ever")),
+        "{out}{err}"
+    );
+}

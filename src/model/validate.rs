@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use std::fmt;
 
-use super::{Catalog, Category, KindSpec, Node, NodeId, Port, Repeats, Tree, Value};
+use super::{Catalog, Category, FieldType, KindSpec, Node, NodeId, Port, Repeats, Tree, Value};
 
 /// How serious a diagnostic is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -886,8 +886,15 @@ impl<'a> Ctx<'a> {
                 if !k.is_empty() {
                     keys.push(k.to_owned());
                 }
-                if node.kind == "HasContext" {
-                    let k = self.text(node, "key");
+                // A kind's own context-key fields (HasContext's `key`) name keys it looks
+                // at without fetching them: a missing one does not reset the tree.
+                let own = self
+                    .catalog
+                    .kind(&node.kind)
+                    .into_iter()
+                    .flat_map(|k| k.own_fields().filter(|f| f.ty == FieldType::ContextKey));
+                for f in own {
+                    let k = self.text(node, &f.name);
                     if !k.is_empty() {
                         keys.push(k.to_owned());
                     }
@@ -961,11 +968,10 @@ impl<'a> Ctx<'a> {
         let mut found = Vec::new();
         for node in main.iter().chain(interrupts.iter()) {
             for key in self.reads_of(node) {
-                if !written.contains(&key)
-                    && self.category(node) != Some(Category::SubTree)
-                    && node.kind != "HasContext"
-                    && !self.watched_read(&parent, node, &key)
-                {
+                // Only a key fetched by `in_context` resets the tree when it is missing.
+                let fetched = self.category(node) != Some(Category::SubTree)
+                    && self.text(node, "in_context") == key;
+                if !written.contains(&key) && fetched && !self.watched_read(&parent, node, &key) {
                     found.push(Diagnostic::new(
                         Rule::ContextUnwritten,
                         vec![node.id.clone()],
@@ -1222,6 +1228,9 @@ impl<'a> Ctx<'a> {
             let forever = match self.catalog.runs(&node.kind).repeats {
                 Repeats::ForEver => true,
                 Repeats::WhenZero(count) => {
+                    // A library's kind counts as the kind it runs as, with its defaults.
+                    let runs_as = self.catalog.as_built_in(node);
+                    let node = runs_as.as_ref().unwrap_or(node);
                     self.catalog
                         .field_value(node, count)
                         .and_then(Value::as_i64)

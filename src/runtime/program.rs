@@ -560,11 +560,12 @@ impl<A> Program<A> {
             })
             .collect();
         let place = self.places();
-        // Each plain Selector's children that can take over: `takers[from[c].0..from[c].1]`.
+        // The children that can take over of each branch that runs its children by
+        // priority (a Selector): `takers[from[c].0..from[c].1]`.
         let mut takers = Vec::new();
         let mut from = vec![(0u32, 0u32); count];
-        for (c, rec) in self.recs.iter().enumerate() {
-            if !runs[c].by_priority || rec.kind.shuffles() {
+        for c in 0..count {
+            if !runs[c].by_priority {
                 continue;
             }
             let t0 = takers.len() as u32;

@@ -98,21 +98,19 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
         act
     }
 
-    /// Saved leaf `leaf` is not to be resumed: its parent stopped running, or a branch on its
-    /// path was entered after entry serial `began`.
+    /// Saved leaf `leaf` is not to be resumed: it is active already, its parent stopped
+    /// running, or a branch on its path was entered after entry serial `began`.
     fn superseded(&self, leaf: u32, began: u32) -> bool {
         let mut n = self.p.recs[leaf as usize].parent;
-        if !self.running(n) {
+        if self.running(leaf) || !self.running(n) {
             return true;
         }
-        loop {
+        while n != NONE {
             if self.epoch(n) > began {
                 return true;
             }
-            if n == 0 {
-                return false;
-            }
             n = self.p.recs[n as usize].parent;
         }
+        false
     }
 }

@@ -5,7 +5,7 @@ use std::marker::PhantomData;
 
 use crate::runtime::Status;
 use crate::runtime::instance::{DUE, NOT_STARTED, RENUMBER, RESTART, TRIGGERS, Trigger};
-use crate::runtime::kinds::{leaf, regulator};
+use crate::runtime::kinds::leaf;
 use crate::runtime::program::{HAS_REGULATORS, HAS_WATCH, LeafInfo, NONE};
 use crate::runtime::trace::{EventKind, Reason};
 
@@ -351,7 +351,7 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
         let p = self.p;
         let mut ok = true;
         for &r in &p.chain[info.regulators.0 as usize..info.regulators.1 as usize] {
-            ok &= regulator::allows(self, r, dt);
+            ok &= p.recs[r as usize].kind.allows(self, r, dt);
         }
         ok
     }

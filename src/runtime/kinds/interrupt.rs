@@ -38,12 +38,7 @@ impl Def for Interrupt {
 
     /// The trigger's payload goes under `out_context` (unless the key holds a value and
     /// `overwrite_out` is off).
-    fn triggered<A, H: Hooks>(
-        self,
-        x: &mut Exec<'_, '_, A, H>,
-        n: u32,
-        payload: Option<CtxValue>,
-    ) {
+    fn triggered<A, H: Hooks>(self, x: &mut Exec<'_, '_, A, H>, n: u32, payload: Option<CtxValue>) {
         if let (Some(k), Some(v)) = (self.output, payload)
             && (self.overwrite || x.context().get(k).is_none())
         {

@@ -17,7 +17,7 @@ mod interrupt;
 mod inverter;
 pub(crate) mod leaf;
 mod parallel;
-pub(crate) mod regulator;
+mod regulator;
 mod repeater;
 mod retry;
 mod root;
@@ -201,10 +201,17 @@ pub(crate) trait Def: Copy {
         None
     }
 
-    /// Whether it decides, per step, whether the leaves below it may execute (the
-    /// lifecycle asks it through `regulator::allows` before phase 3).
+    /// Whether it decides, per step, whether the leaves below it may execute: the
+    /// lifecycle then asks it (`allows`) before phase 3 executes one of them.
     fn regulates(self) -> bool {
         false
+    }
+
+    /// Whether node `n`, which [`Def::regulates`], lets a ready leaf below it execute in
+    /// this step of `dt` seconds.
+    fn allows<A, H: Hooks>(self, x: &mut Exec<'_, '_, A, H>, n: u32, dt: f64) -> bool {
+        let _ = (x, n, dt);
+        true
     }
 
     /// Whether, as a guard, it watches while a later sibling of its branch runs (an
@@ -319,6 +326,15 @@ macro_rules! kinds {
 
             pub(crate) fn as_guard<A>(self, behaviour: &CondRef<A>) -> Option<GuardCheck<A>> {
                 match self { $(Kind::$variant(k) => k.as_guard(behaviour)),* }
+            }
+
+            pub(crate) fn allows<A, H: Hooks>(
+                self,
+                x: &mut Exec<'_, '_, A, H>,
+                n: u32,
+                dt: f64,
+            ) -> bool {
+                match self { $(Kind::$variant(k) => k.allows(x, n, dt)),* }
             }
 
             pub(crate) fn observes(self) -> bool {

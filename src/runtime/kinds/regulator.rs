@@ -60,35 +60,32 @@ impl Def for Regulator {
         true
     }
 
-    fn next(self, _: u32, _: u32, s: Status) -> Option<Next> {
-        Some(Next::Finish(s))
-    }
-}
-
-/// Whether Regulator `r` lets a ready leaf below it execute in this step (decided once
-/// per step, by the first ready leaf that asks).
-pub(crate) fn allows<A, H: Hooks>(x: &mut Exec<'_, '_, A, H>, r: u32, dt: f64) -> bool {
-    let super::Kind::Regulator(reg) = x.program().recs[r as usize].kind else {
-        return true;
-    };
-    let step = x.step_number();
-    if x.word(r) != step {
-        let first = x.cursor(r) & FIRST != 0;
-        let timer = x.timer_mut(r);
-        let allowed = if first {
-            *timer = 0.0;
-            true
-        } else {
-            *timer += dt;
-            if *timer >= reg.period - EPS {
+    /// Whether Regulator `r` lets a ready leaf below it execute in this step (decided once
+    /// per step, by the first ready leaf that asks).
+    fn allows<A, H: Hooks>(self, x: &mut Exec<'_, '_, A, H>, r: u32, dt: f64) -> bool {
+        let step = x.step_number();
+        if x.word(r) != step {
+            let first = x.cursor(r) & FIRST != 0;
+            let timer = x.timer_mut(r);
+            let allowed = if first {
                 *timer = 0.0;
                 true
             } else {
-                false
-            }
-        };
-        *x.word_mut(r) = step;
-        *x.cursor_mut(r) = if allowed { ALLOWED } else { 0 };
+                *timer += dt;
+                if *timer >= self.period - EPS {
+                    *timer = 0.0;
+                    true
+                } else {
+                    false
+                }
+            };
+            *x.word_mut(r) = step;
+            *x.cursor_mut(r) = if allowed { ALLOWED } else { 0 };
+        }
+        x.cursor(r) & ALLOWED != 0
     }
-    x.cursor(r) & ALLOWED != 0
+
+    fn next(self, _: u32, _: u32, s: Status) -> Option<Next> {
+        Some(Next::Finish(s))
+    }
 }
