@@ -266,8 +266,19 @@ fn run_prints_a_summary_and_writes_a_trace() {
         .lines()
         .map(String::from)
         .collect();
+    // The header names the agent, the tree it runs and the file with its digest.
+    let header: serde_json::Value = serde_json::from_str(&lines[0]).unwrap();
+    assert_eq!(header["arbor_trace"], 1);
+    assert_eq!(header["agents"][0]["name"], "mock_sketch");
+    assert!(
+        header["agents"][0]["tree"]
+            .as_str()
+            .unwrap()
+            .ends_with("mock_sketch.json")
+    );
+    assert_eq!(header["files"][0]["sha256"].as_str().unwrap().len(), 64);
     assert_eq!(
-        lines[0],
+        lines[1],
         r#"{"step":0,"agent":"mock_sketch","event":"enter","node":"root"}"#
     );
     assert!(
@@ -615,9 +626,11 @@ fn run_break_stops_at_the_step_where_the_trace_first_shows_the_event() {
         "-",
     ]);
     let step: u64 = step.parse().unwrap();
+    // The same header, then the events up to the step of the hit.
     let want: Vec<&str> = trace
         .lines()
-        .filter(|l| {
+        .take(1)
+        .chain(trace.lines().skip(1).filter(|l| {
             let s: u64 = l
                 .split("\"step\":")
                 .nth(1)
@@ -628,7 +641,7 @@ fn run_break_stops_at_the_step_where_the_trace_first_shows_the_event() {
                 .parse()
                 .unwrap();
             s <= step
-        })
+        }))
         .collect();
     assert_eq!(text(&cut.stdout).lines().collect::<Vec<_>>(), want);
     // A tree runs alone; a wrong condition is refused.

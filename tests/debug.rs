@@ -63,9 +63,11 @@ fn cli_trace(file: &Path, steps: u64, seed: u64, triggers: &[String]) -> Vec<Str
     let (mut o, mut e) = (Vec::new(), Vec::new());
     let code = arbor::cli::run(&args, &Catalog::builtin(), &mut o, &mut e);
     assert_eq!(code, 0, "{}", String::from_utf8_lossy(&e));
+    // The events, after the header.
     std::fs::read_to_string(out)
         .unwrap()
         .lines()
+        .skip(1)
         .map(str::to_owned)
         .collect()
 }

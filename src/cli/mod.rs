@@ -703,17 +703,32 @@ fn sim_error(e: &crate::world::SimError, err: &mut dyn Write) -> u8 {
     }
 }
 
+/// The header of a traced run of `agents` (each with its tree file) by `args`, which read
+/// `inputs`.
+fn header_of(
+    args: &RunArgs<'_>,
+    agents: &[(String, PathBuf)],
+    inputs: &[PathBuf],
+) -> crate::runtime::TraceHeader {
+    crate::io::trace_header(args.dt, args.seed, agents, inputs, args.trace)
+}
+
 impl TraceSink {
+    /// The trace of a run by `args` of `agents` (each with its tree file; the first's
+    /// events come first), which read `inputs`: its header is written at once.
     fn open(
-        path: Option<&std::path::Path>,
+        args: &RunArgs<'_>,
+        agents: &[(String, PathBuf)],
         inputs: &[PathBuf],
-        agent: &str,
     ) -> Result<Self, String> {
-        let (sink, to_stdout) = trace_writer(path, inputs)?;
-        Ok(Self {
-            trace: sink.map(|w| crate::runtime::JsonlTrace::new(w, agent)),
-            to_stdout,
-        })
+        let (sink, to_stdout) = trace_writer(args.trace, inputs)?;
+        let first = agents.first().map_or("", |(name, _)| name.as_str());
+        let trace = sink.map(|w| {
+            let mut t = crate::runtime::JsonlTrace::new(w, first);
+            t.write_header(&header_of(args, agents, inputs));
+            t
+        });
+        Ok(Self { trace, to_stdout })
     }
 
     fn observer(&mut self) -> Option<&mut dyn crate::runtime::Observer> {
@@ -837,7 +852,8 @@ fn run_with(args: &RunArgs<'_>, catalog: &Catalog, out: &mut dyn Write, err: &mu
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| "agent".into());
-    let mut sink = match TraceSink::open(args.trace, &files.paths(), &agent_name) {
+    let agents = [(agent_name, args.file.to_owned())];
+    let mut sink = match TraceSink::open(args, &agents, &files.paths()) {
         Ok(s) => s,
         Err(e) => {
             let _ = writeln!(err, "{e}");
@@ -1028,6 +1044,18 @@ fn run_to_break(
             return EXIT_UNREADABLE;
         }
     };
+    if let Some(w) = trace.as_mut() {
+        let agents: Vec<(String, PathBuf)> = session
+            .sim()
+            .agents()
+            .map(|a| (a.name.clone(), a.tree.clone()))
+            .collect();
+        let header = header_of(args, &agents, session.sim().inputs());
+        if let Err(e) = writeln!(w, "{}", header.to_line()) {
+            let _ = writeln!(err, "error: writing the trace failed: {e}");
+            return EXIT_UNREADABLE;
+        }
+    }
     let mut hits = Vec::new();
     let mut steps = Steps::new(args.steps);
     for step in 1..=args.steps {
@@ -1101,12 +1129,11 @@ fn run_scenario(
         Ok(s) => s,
         Err(e) => return sim_error(&e, err),
     };
-    let first = sim
+    let agents: Vec<(String, PathBuf)> = sim
         .agents()
-        .next()
-        .map(|a| a.name.clone())
-        .unwrap_or_default();
-    let mut sink = match TraceSink::open(args.trace, sim.inputs(), &first) {
+        .map(|a| (a.name.clone(), a.tree.clone()))
+        .collect();
+    let mut sink = match TraceSink::open(args, &agents, sim.inputs()) {
         Ok(s) => s,
         Err(e) => {
             let _ = writeln!(err, "{e}");

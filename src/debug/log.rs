@@ -100,8 +100,11 @@ pub fn describe(
         LoggedKind::ContextMissing(key) => format!("{node} needs context key '{key}': missing"),
         LoggedKind::Stall => format!("stalled at {node}: no progress in this step"),
         LoggedKind::Warning(m) => format!("warning: {m}"),
-        LoggedKind::Context(key, value) => {
+        LoggedKind::Context(key, Some(value)) => {
             format!("{node} stored {} under '{key}'", CtxValue::from(value))
+        }
+        LoggedKind::Context(key, None) => {
+            format!("'{key}' left the context: the world destroyed what it named")
         }
     }
 }

@@ -17,7 +17,9 @@ use crate::runtime::{CtxValue, Event, Observer, Outcome, Program, Reason, Status
 use crate::world::{Simulation, World};
 
 mod log;
+mod replay;
 pub use log::{Logged, LoggedKind, describe, failure_words};
+pub use replay::{AgentView, NodeView, REPLAY_CHECKPOINT_EVERY, Replay};
 
 /// Steps between two kept copies of the run at first: going to any step replays at most
 /// this many (and the event log's steps).
@@ -126,6 +128,20 @@ pub enum MarkerKind {
     ContextMissing,
     /// A breakpoint stopped the run.
     Breakpoint,
+}
+
+impl MarkerKind {
+    /// The marker an event of `kind` puts on the timeline, if any (a breakpoint's is
+    /// put by its hit).
+    fn of(kind: &LoggedKind) -> Option<Self> {
+        Some(match kind {
+            LoggedKind::Interrupt(_) => MarkerKind::Interrupt,
+            LoggedKind::Complete(Status::Failure) => MarkerKind::Failure,
+            LoggedKind::Stall => MarkerKind::Stall,
+            LoggedKind::ContextMissing(_) => MarkerKind::ContextMissing,
+            _ => return None,
+        })
+    }
 }
 
 /// A mark on the timeline.
@@ -524,12 +540,8 @@ impl Session {
     fn mark(&mut self, events: &[Logged], hits: &[Hit], step: u64) {
         let before = self.markers.len();
         for e in events {
-            let kind = match e.kind {
-                LoggedKind::Interrupt(_) => MarkerKind::Interrupt,
-                LoggedKind::Complete(Status::Failure) => MarkerKind::Failure,
-                LoggedKind::Stall => MarkerKind::Stall,
-                LoggedKind::ContextMissing(_) => MarkerKind::ContextMissing,
-                _ => continue,
+            let Some(kind) = MarkerKind::of(&e.kind) else {
+                continue;
             };
             let m = Marker {
                 step,

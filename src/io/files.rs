@@ -81,9 +81,11 @@ impl<'c> TreeFiles<'c> {
         t
     }
 
-    /// Every file read so far (made absolute), in no order.
+    /// Every file read so far (made absolute), sorted.
     pub fn paths(&self) -> Vec<PathBuf> {
-        self.loaded.borrow().keys().cloned().collect()
+        let mut paths: Vec<PathBuf> = self.loaded.borrow().keys().cloned().collect();
+        paths.sort();
+        paths
     }
 
     /// Runs `f` with `path` on the stack of files being resolved (unless it is on top

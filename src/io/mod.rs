@@ -11,6 +11,7 @@ mod process;
 mod project;
 mod recovery;
 mod settings;
+mod trace;
 mod watch;
 
 pub use canonical::to_canonical_json;
@@ -24,6 +25,10 @@ pub use project::{
 };
 pub use recovery::{OpenMark, RECOVERY_FORMAT, Recovered, Recoveries, RecoveryDir, Unreadable};
 pub use settings::{SETTINGS_FORMAT, Settings, SettingsFile, Window};
+pub use trace::{
+    MAX_TRACE_LINE, TraceError, TraceFile, TracedEvent, digest, parse_trace, read_trace,
+    resolve_traced, trace_header, traced_path,
+};
 pub use watch::FileWatch;
 
 use std::path::{Path, PathBuf};

@@ -15,9 +15,11 @@ use super::program::{NONE, Program};
 use super::slab::ActionSlab;
 use super::trace::Observer;
 
-/// What a node's painting needs: its last status, when it changed, and counters.
+/// What a node's painting needs: its last status, when it changed, and counters. `R` holds
+/// a failure's reason: the runtime's own texts in [`NodeState`], owned where a trace's
+/// replay derives it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct NodeState {
+pub struct NodeStateOf<R> {
     /// The last status it had (kept after the tree resets, for display).
     pub status: Status,
     /// The step of that change.
@@ -34,8 +36,27 @@ pub struct NodeState {
     pub since: u64,
     /// Why it failed, when its last status is a failure its action gave a reason for (or
     /// `max_duration`).
-    pub reason: Option<&'static str>,
+    pub reason: Option<R>,
 }
+
+impl<R> NodeStateOf<R> {
+    /// The same state with its reason turned by `f`.
+    pub fn map_reason<T>(self, f: impl FnOnce(R) -> T) -> NodeStateOf<T> {
+        NodeStateOf {
+            status: self.status,
+            step: self.step,
+            entries: self.entries,
+            successes: self.successes,
+            failures: self.failures,
+            aborts: self.aborts,
+            since: self.since,
+            reason: self.reason.map(f),
+        }
+    }
+}
+
+/// A node's display state in a running instance ([`Instance::node_states`]).
+pub type NodeState = NodeStateOf<&'static str>;
 
 /// Counts over the whole life of an instance.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

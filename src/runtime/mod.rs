@@ -17,12 +17,15 @@ mod trace;
 pub use behaviour::{
     Action, Behaviours, CondIo, Condition, Context, CtxValue, KeyId, LeafIo, NodeSpec, Outcome,
 };
-pub use instance::{Instance, NodeState, RunStats, step_all};
+pub use instance::{Instance, NodeState, NodeStateOf, RunStats, step_all};
 pub use kinds::leaf::MAX_DURATION;
 pub use program::{CompileError, MAX_DEPTH, Program};
 pub use stand_in::{StandInKind, StandIns};
 pub(crate) use trace::format_event;
-pub use trace::{Event, EventKind, EventKindOf, JsonlTrace, Observer, Reason, ValueOf};
+pub use trace::{
+    Event, EventKind, EventKindOf, JsonlTrace, Observer, Reason, TRACE_VERSION, TraceHeader,
+    TracedAgent, TracedFile, ValueOf,
+};
 
 use std::fmt;
 

@@ -18,6 +18,18 @@ pub enum Reason {
 }
 
 impl Reason {
+    /// The reason named `name` in traces ([`Reason::as_str`]).
+    pub fn from_name(name: &str) -> Option<Self> {
+        [
+            Reason::Complete,
+            Reason::ContextMissing,
+            Reason::ForceReset,
+            Reason::Stall,
+        ]
+        .into_iter()
+        .find(|r| r.as_str() == name)
+    }
+
     /// The word used in traces.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -98,8 +110,9 @@ pub enum EventKindOf<S> {
     /// Something odd that changed nothing, e.g. an unknown interrupt id.
     Warning(S),
     /// A value was stored under a context key: a leaf's `out_context` as it exited, or an
-    /// Interrupt's trigger payload (docs/SEMANTICS.md §3.4, §3.5).
-    Context(S, ValueOf<S>),
+    /// Interrupt's trigger payload (docs/SEMANTICS.md §3.4, §3.5); or removed (`None`)
+    /// from outside the tree: the world drops an entity it destroyed from every context.
+    Context(S, Option<ValueOf<S>>),
 }
 
 impl<S> EventKindOf<S> {
@@ -136,7 +149,7 @@ impl<S> EventKindOf<S> {
             K::ContextMissing(t) => K::ContextMissing(f(t)),
             K::Stall => K::Stall,
             K::Warning(t) => K::Warning(f(t)),
-            K::Context(key, value) => K::Context(f(key), value.map(&f)),
+            K::Context(key, value) => K::Context(f(key), value.as_ref().map(|v| v.map(&f))),
         }
     }
 }
@@ -170,6 +183,57 @@ impl<F: FnMut(&Event<'_>)> Observer for F {
     }
 }
 
+/// The version of the trace format a [`TraceHeader`] names.
+pub const TRACE_VERSION: u32 = 1;
+
+/// A trace's first line: what a replay needs to open the run's trees and to tell whether
+/// they changed since (docs/FORMAT.md, "Traces"). A trace without one (an older trace)
+/// still loads; its agents are the names its events carry.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TraceHeader {
+    /// The format's version ([`TRACE_VERSION`]).
+    pub arbor_trace: u32,
+    /// Seconds per step.
+    pub dt: f64,
+    /// The random seed.
+    #[serde(default)]
+    pub seed: u64,
+    /// The agents, in the order their events come within a step.
+    pub agents: Vec<TracedAgent>,
+    /// The files the run read (trees, their SubTree assets, a scenario), each with its
+    /// digest.
+    #[serde(default)]
+    pub files: Vec<TracedFile>,
+}
+
+impl TraceHeader {
+    /// The header as a trace's first line (no newline).
+    pub fn to_line(&self) -> String {
+        serde_json::to_string(self).unwrap_or_default()
+    }
+}
+
+/// An agent of a traced run.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TracedAgent {
+    /// Its name, as the events' `agent` gives it.
+    pub name: String,
+    /// The tree file it runs: a path relative to the trace's folder, or absolute.
+    pub tree: String,
+}
+
+/// A file a traced run read.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TracedFile {
+    /// Its path, relative to the trace's folder, or absolute.
+    pub path: String,
+    /// The SHA-256 of its bytes when the run read it, in hexadecimal.
+    pub sha256: String,
+}
+
 /// Writes events as JSON Lines: `{"step":3,"agent":"droid-1","event":"exit","node":"n7","status":"success"}`.
 pub struct JsonlTrace<W: Write> {
     out: W,
@@ -186,6 +250,16 @@ impl<W: Write> JsonlTrace<W> {
             agent: json_string(agent),
             error: None,
             line: String::with_capacity(128),
+        }
+    }
+
+    /// Writes the trace's header: call it once, before the first event.
+    pub fn write_header(&mut self, header: &TraceHeader) {
+        if self.error.is_some() {
+            return;
+        }
+        if let Err(err) = writeln!(self.out, "{}", header.to_line()) {
+            self.error = Some(err);
         }
     }
 
@@ -250,7 +324,7 @@ pub(crate) fn format_event(line: &mut String, agent_json: &str, e: &Event<'_>) {
                 line,
                 ",\"key\":{},\"value\":{}",
                 json_string(key),
-                value.to_json()
+                value.map_or(serde_json::Value::Null, |v| v.to_json())
             );
         }
         EventKind::Enter | EventKind::Execute | EventKind::Abort | EventKind::Stall => {}

@@ -438,13 +438,14 @@ impl Simulation {
                 &mut **o as &mut dyn Observer
             });
             a.instance.step(dt, &mut self.world, obs);
-            self.settle();
+            self.settle(observer.as_deref_mut());
         }
         self.world.advance(dt);
     }
 
-    /// Delivers the world's triggers and removes destroyed entities from every context.
-    fn settle(&mut self) {
+    /// Delivers the world's triggers and removes destroyed entities from every context;
+    /// `observer` is told of each value removed (a `context` event without a value).
+    fn settle<'o>(&mut self, mut observer: Option<&mut (dyn Observer + 'o)>) {
         for t in std::mem::take(&mut self.world.outbox) {
             if let Some(a) = self.agents.iter_mut().find(|a| a.setup.entity == t.agent) {
                 a.instance.trigger(t.interrupt_id, Some(t.payload));
@@ -453,9 +454,25 @@ impl Simulation {
         if !self.world.destroyed.is_empty() {
             let gone = std::mem::take(&mut self.world.destroyed);
             for a in &mut self.agents {
-                a.instance
-                    .context_mut()
-                    .retain(|v| !matches!(v, CtxValue::Entity(e) if gone.contains(e)));
+                let program = a.instance.program().clone();
+                let step = a.instance.step_number();
+                let context = a.instance.context_mut();
+                for (k, name) in program.keys().iter().enumerate() {
+                    let k = k as u16;
+                    if !matches!(context.get(k), Some(CtxValue::Entity(e)) if gone.contains(e)) {
+                        continue;
+                    }
+                    context.set(k, None);
+                    if let Some(o) = observer.as_deref_mut() {
+                        o.agent(&a.setup.name);
+                        o.event(&crate::runtime::Event {
+                            step,
+                            node: None,
+                            node_id: "",
+                            kind: crate::runtime::EventKind::Context(name, None),
+                        });
+                    }
+                }
             }
         }
     }

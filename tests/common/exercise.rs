@@ -107,3 +107,20 @@ pub fn library_text(text: &str) {
         );
     }
 }
+
+/// A trace's bytes: read (an error naming the line, never a panic); a trace that reads is
+/// replayed to its end and back to its start.
+pub fn trace_bytes(data: &[u8]) {
+    let path = Path::new("fuzz.jsonl");
+    match arbor::io::parse_trace(data, path) {
+        Err(e) => assert!(e.to_string().starts_with("fuzz.jsonl")),
+        Ok(trace) => {
+            let mut r = arbor::debug::Replay::new(trace);
+            let last = r.last_step();
+            r.seek(last);
+            r.seek(0);
+            let _ = r.markers();
+            let _ = r.continue_to_hit();
+        }
+    }
+}

@@ -133,7 +133,8 @@ pub fn line(e: &Event<'_>) -> String {
         EventKind::Exit(s, None) | EventKind::Complete(s) => format!(" {s}"),
         EventKind::Exit(s, Some(why)) => format!(" {s} ({why})"),
         EventKind::Check(r) => format!(" {r}"),
-        EventKind::Context(key, value) => format!(" {key}={}", CtxValue::from(&value)),
+        EventKind::Context(key, Some(value)) => format!(" {key}={}", CtxValue::from(&value)),
+        EventKind::Context(key, None) => format!(" {key} removed"),
         EventKind::Restart(r) => format!(" {}", r.as_str()),
         EventKind::Interrupt(id) | EventKind::ContextMissing(id) | EventKind::Warning(id) => {
             format!(" {id}")

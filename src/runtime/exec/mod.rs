@@ -250,14 +250,19 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
     /// After guard `g` gave `r`: its display state and its `check` event.
     fn checked(&mut self, g: u32, r: bool) {
         // A guard's status is for display only (it is never entered), so it is kept only
-        // while the display snapshot is.
+        // while the display snapshot is. Its step is that of the last change of what it
+        // shows (a reset of the tree between two equal results is no change), so the
+        // snapshot follows from the events alone, as a replay derives it.
         let result = if r { Status::Success } else { Status::Failure };
         let i = g as usize;
-        if self.recording() && self.block.status()[i] != result {
+        if self.recording() {
             self.block.status_mut()[i] = result;
-            if let Some(shown) = self.st.cold.as_deref_mut().and_then(|c| c.shown.get_mut(i)) {
+            let step = self.st.step;
+            if let Some(shown) = self.st.cold.as_deref_mut().and_then(|c| c.shown.get_mut(i))
+                && shown.status != result
+            {
                 shown.status = result;
-                shown.step = self.st.step;
+                shown.step = step;
             }
         }
         self.emit(g, EventKind::Check(r));
@@ -290,7 +295,7 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
                 step: self.st.step,
                 node: Some(n),
                 node_id: &self.p.names[n as usize],
-                kind: EventKind::Context(name, v.as_event()),
+                kind: EventKind::Context(name, Some(v.as_event())),
             });
         }
     }

@@ -1,0 +1,212 @@
+//! Traces replayed: a recorded run read back shows, at every step, what the live run
+//! showed (each node's state, each agent's context), and a trace says clearly what is
+//! wrong with it.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use arbor::debug::{BreakOn, Breakpoint, Replay};
+use arbor::io::{parse_trace, read_trace, trace_header};
+use arbor::model::Catalog;
+use arbor::runtime::{JsonlTrace, NodeStateOf, Observer, Status};
+use arbor::world::Simulation;
+use common::repo;
+
+const DT: f64 = 0.1;
+
+/// What an agent showed at a step: each node's state by trace id, and its context.
+type Shown = Vec<(
+    String,
+    Vec<(String, NodeStateOf<String>)>,
+    Vec<(String, String)>,
+)>;
+
+fn shown(sim: &Simulation) -> Shown {
+    sim.agents()
+        .map(|a| {
+            let i = sim.instance(&a.name).unwrap();
+            let p = i.program();
+            let nodes = p
+                .node_ids()
+                .iter()
+                .zip(i.node_states())
+                .filter(|(_, s)| s.status != Status::Idle)
+                .map(|(id, s)| (id.clone(), s.map_reason(String::from)))
+                .collect();
+            let context = p
+                .keys()
+                .iter()
+                .enumerate()
+                .filter_map(|(k, name)| {
+                    let v = i.context().get(k as u16)?;
+                    Some((name.clone(), v.to_string()))
+                })
+                .collect();
+            (a.name.clone(), nodes, context)
+        })
+        .collect()
+}
+
+fn replayed(r: &Replay) -> Shown {
+    r.agent_names()
+        .iter()
+        .enumerate()
+        .map(|(i, name)| {
+            let a = r.agent(i).unwrap();
+            let mut nodes: Vec<(String, NodeStateOf<String>)> = a
+                .nodes
+                .iter()
+                .filter(|(_, n)| n.status != Status::Idle)
+                .map(|(id, n)| (id.to_string(), n.clone().map_reason(|r| r.to_string())))
+                .collect();
+            nodes.sort_by(|x, y| x.0.cmp(&y.0));
+            let context = a
+                .context
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect();
+            (name.clone(), nodes, context)
+        })
+        .collect()
+}
+
+/// The live run's view with its nodes and context sorted by name, as a replay's are.
+fn comparable(mut s: Shown) -> Shown {
+    for (_, nodes, context) in &mut s {
+        nodes.sort_by(|x, y| x.0.cmp(&y.0));
+        context.sort();
+    }
+    s
+}
+
+/// Runs sample scenario `name` for `steps` steps with its trace written to a file, and
+/// returns the trace's path and what the run showed at each step.
+fn record(name: &str, steps: u64, dir: &std::path::Path) -> (PathBuf, Vec<Shown>) {
+    let scenario = repo().join(format!("sample_trees/{name}.scenario.json"));
+    let mut sim = Simulation::load(&scenario, &Catalog::builtin(), 7, None)
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+    let path = dir.join(format!("{name}.jsonl"));
+    let file = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+    let agents: Vec<(String, PathBuf)> = sim
+        .agents()
+        .map(|a| (a.name.clone(), a.tree.clone()))
+        .collect();
+    let mut trace = JsonlTrace::new(file, &agents[0].0);
+    trace.write_header(&trace_header(DT, 7, &agents, sim.inputs(), Some(&path)));
+    let mut seen = Vec::new();
+    for _ in 0..steps {
+        sim.step(DT, Some(&mut trace as &mut dyn Observer));
+        seen.push(comparable(shown(&sim)));
+    }
+    trace.finish().unwrap();
+    (path, seen)
+}
+
+#[test]
+fn a_replayed_trace_shows_at_every_step_what_the_live_run_showed() {
+    let dir = tempfile::tempdir().unwrap();
+    for name in [
+        "guard_patrol",
+        "droid_arena",
+        "chase_flee",
+        "pass_receive",
+        "door_room",
+        "hungry_agent",
+    ] {
+        let (path, seen) = record(name, 300, dir.path());
+        let trace = read_trace(&path).unwrap_or_else(|e| panic!("{e}"));
+        let header = trace.header.clone().expect("a header");
+        assert_eq!(header.dt, DT);
+        assert!(header.files.iter().all(|f| f.sha256.len() == 64), "{name}");
+        let mut r = Replay::new(trace);
+        // Forward, then back and forth across kept states.
+        for k in (1..=300u64).chain([299, 3, 257, 256, 255, 1, 300]) {
+            r.seek(k);
+            assert_eq!(replayed(&r), seen[k as usize - 1], "{name} at step {k}");
+        }
+    }
+}
+
+#[test]
+fn continue_goes_to_the_next_breakpoint_hit_and_markers_cover_the_trace() {
+    let dir = tempfile::tempdir().unwrap();
+    let (path, _) = record("guard_patrol", 200, dir.path());
+    let mut r = Replay::new(read_trace(&path).unwrap());
+    // The guard intercepts during its rounds (its observer takes over) at step 80.
+    r.set_breakpoints(vec![Breakpoint {
+        node: "intercept".into(),
+        on: BreakOn::Enter,
+    }]);
+    let hit = r.continue_to_hit().expect("intercept is entered");
+    assert_eq!(r.step_number(), hit.step);
+    let guard = r.agent_names().iter().position(|n| n == "guard").unwrap();
+    assert_eq!(hit.agent, guard);
+    let node = &r.agent(guard).unwrap().nodes[&Arc::from("intercept")];
+    assert_eq!(node.status, Status::Running);
+    // The next Continue goes past this hit.
+    let later = r.continue_to_hit();
+    assert!(later.is_none_or(|h| h.step > hit.step));
+    assert!(r.markers().windows(2).all(|w| w[0].step <= w[1].step));
+}
+
+#[test]
+fn a_trace_without_a_header_still_loads_and_bad_lines_are_named() {
+    let old = r#"{"step":0,"agent":"a","event":"enter","node":"root"}
+{"step":1,"agent":"b","event":"context","node":"x","key":"target","value":{"entity":3}}
+"#;
+    let t = parse_trace(old.as_bytes(), std::path::Path::new("old.jsonl")).unwrap();
+    assert!(t.header.is_none());
+    assert_eq!(t.agents, ["a", "b"]);
+    let cases = [
+        (
+            "{\"step\":0,\"agent\":\"a\",\"event\":\"exit\",\"node\":\"n\"}\n",
+            "old.jsonl:1: a 'exit' event needs its \"status\"",
+        ),
+        (
+            "{\"step\":0,\"agent\":\"a\",\"event\":\"enter\",\"node\":\"n\"}\n{\"step\":1,\"agent\":\"a\",\"event\":\"jump\",\"node\":\"n\"}\n",
+            "old.jsonl:2: unknown event 'jump'",
+        ),
+        (
+            "{\"format\": \"arbor.tree\", \"version\": 1, \"nodes\": []}\n",
+            "is it a tree file?",
+        ),
+        (
+            "{\"arbor_trace\":9,\"dt\":0.1,\"agents\":[]}\n",
+            "old.jsonl:1: a trace of version 9",
+        ),
+        (
+            "{\"step\":1,\"agent\":\"a\",\"event\":\"context\",\"node\":\"n\",\"key\":\"k\",\"value\":{\"x\":1}}\n",
+            "\"value\" is",
+        ),
+    ];
+    for (text, expected) in cases {
+        let e = parse_trace(text.as_bytes(), std::path::Path::new("old.jsonl"))
+            .expect_err(expected)
+            .to_string();
+        assert!(e.contains(expected), "{e}");
+    }
+    let long = format!(
+        "{{\"step\":0,\"agent\":\"{}\",\"event\":\"enter\",\"node\":\"n\"}}\n",
+        "a".repeat(100_000)
+    );
+    let e = parse_trace(long.as_bytes(), std::path::Path::new("old.jsonl")).unwrap_err();
+    assert!(e.to_string().contains("a line longer than"), "{e}");
+}
+
+#[test]
+fn cut_and_spliced_traces_read_or_say_why_never_panic() {
+    for entry in std::fs::read_dir(repo().join("tests/golden")).unwrap() {
+        let bytes = std::fs::read(entry.unwrap().path()).unwrap();
+        common::exercise::trace_bytes(&bytes);
+        for cut in (0..bytes.len()).step_by(97) {
+            common::exercise::trace_bytes(&bytes[..cut]);
+            let mut spliced = bytes[..cut].to_vec();
+            spliced.extend_from_slice(b"{\"step\":-1,\"value\":[1]}\n\xff");
+            spliced.extend_from_slice(&bytes[cut..]);
+            common::exercise::trace_bytes(&spliced);
+        }
+    }
+}
