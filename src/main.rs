@@ -105,8 +105,10 @@ fn command(
             };
             cli::run(&args, catalog, out, err)
         }
-        Some(Command::Edit { file, run }) => editor(file.as_deref(), run, project, err),
-        None if cfg!(feature = "gui") => editor(None, false, project, err),
+        Some(Command::Edit { file, run, trace }) => {
+            editor(file.as_deref(), run, trace.as_deref(), project, err)
+        }
+        None if cfg!(feature = "gui") => editor(None, false, None, project, err),
         None => {
             use clap::CommandFactory;
             let _ = Cli::command().print_help();
@@ -119,10 +121,11 @@ fn command(
 fn editor(
     file: Option<&std::path::Path>,
     run: bool,
+    trace: Option<&std::path::Path>,
     project: Option<&std::path::Path>,
     err: &mut dyn std::io::Write,
 ) -> u8 {
-    match arbor::editor::run(file, run, project) {
+    match arbor::editor::run(file, run, trace, project) {
         Ok(()) => cli::EXIT_OK,
         Err(e) => {
             let _ = writeln!(err, "error: {e}");
@@ -135,6 +138,7 @@ fn editor(
 fn editor(
     _file: Option<&std::path::Path>,
     _run: bool,
+    _trace: Option<&std::path::Path>,
     _project: Option<&std::path::Path>,
     err: &mut dyn std::io::Write,
 ) -> u8 {

@@ -48,17 +48,10 @@ fn cli_trace(file: &Path, steps: u64, seed: u64, triggers: &[String]) -> Vec<Str
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("trace.jsonl");
     let args = arbor::cli::RunArgs {
-        file,
-        steps,
-        dt: 0.1,
         seed,
         triggers,
         trace: Some(&out),
-        scenario: None,
-        show: false,
-        show_every: None,
-        breaks: &[],
-        project: None,
+        ..arbor::cli::RunArgs::new(file, steps)
     };
     let (mut o, mut e) = (Vec::new(), Vec::new());
     let code = arbor::cli::run(&args, &Catalog::builtin(), &mut o, &mut e);

@@ -937,18 +937,7 @@ fn core_at(name: &str, k: u64) -> arbor::debug::Session {
 
 /// The canvas's light of every node against the core's node states for `agent`.
 fn lights_match(h: &Harness<'static, EditorApp>, core: &arbor::debug::Session, agent: &str) {
-    let instance = core.sim().instance(agent).unwrap();
-    for (id, state) in instance
-        .program()
-        .node_ids()
-        .iter()
-        .zip(instance.node_states())
-    {
-        let shown = h.state().live_status(&NodeId::new(id.as_str()));
-        let want = (state.status != arbor::runtime::Status::Idle || state.entries > 0)
-            .then_some(state.status);
-        assert_eq!(shown, want, "{id} at step {}", core.step_number());
-    }
+    lights_match_except(h, core, agent, "");
 }
 
 fn open_sample(name: &str) -> Harness<'static, EditorApp> {
@@ -1608,4 +1597,148 @@ fn recovered_work_discarded_or_unsaved_work_let_go_leaves_no_recovery_file() {
     h.run_steps(3);
     assert!(!file.exists());
     assert_eq!(arbor::io::load_tree(&tree).unwrap(), on_disk);
+}
+
+/// guard_patrol's files copied into a new folder, and a trace of 120 steps of its
+/// scenario (seed 0, as the editor runs it) recorded there by `arbor run --trace`.
+fn recorded_guard_patrol() -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("subtrees")).unwrap();
+    common::copy_samples(
+        dir.path(),
+        &[
+            "guard_patrol.json",
+            "guard_patrol.scenario.json",
+            "chase_flee.json",
+            "subtrees/patrol.json",
+        ],
+    );
+    let trace = dir.path().join("run.jsonl");
+    let scenario = dir.path().join("guard_patrol.scenario.json");
+    let args = arbor::cli::RunArgs {
+        trace: Some(&trace),
+        ..arbor::cli::RunArgs::new(&scenario, 120)
+    };
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let code = arbor::cli::run(&args, &arbor::model::Catalog::builtin(), &mut out, &mut err);
+    assert_eq!(code, 0, "{}", String::from_utf8_lossy(&err));
+    (dir, trace)
+}
+
+/// File > Open Trace…, the trace's path typed into the chooser, Enter.
+fn open_trace_through_the_menu(h: &mut Harness<'static, EditorApp>, trace: &std::path::Path) {
+    h.get_by_label("File").click();
+    h.run_steps(2);
+    h.get_by_role_and_label(Role::Button, "Open Trace…").click();
+    h.run_steps(3);
+    let field = h.get_by_role_and_label(Role::TextInput, "Open a trace");
+    field.focus();
+    field.type_text(&trace.display().to_string());
+    h.run_steps(2);
+    key(h, Modifiers::NONE, Key::Enter);
+    h.run_steps(3);
+}
+
+#[test]
+fn a_trace_opened_from_the_file_menu_replays_on_its_tree_and_continue_stops_at_a_breakpoint() {
+    let (_dir, trace) = recorded_guard_patrol();
+    let mut h = harness(EditorApp::sample());
+    open_trace_through_the_menu(&mut h, &trace);
+    let file = h.state().document().path().unwrap().to_owned();
+    assert_eq!(file.file_name().unwrap(), "guard_patrol.json");
+    assert!(
+        h.state().last_message().starts_with("Replaying"),
+        "{}",
+        h.state().last_message()
+    );
+    h.get_by_label_contains("replaying run.jsonl");
+    // Step: the canvas shows what the live run showed at that step.
+    for _ in 0..3 {
+        key(&mut h, Modifiers::NONE, Key::N);
+    }
+    h.get_by_label_contains("step 3 of 120");
+    lights_match(&h, &core_at("guard_patrol", 3), "guard");
+    // A breakpoint on Intercept, then Run: the replay stops where the guard takes over.
+    let at = on_node(&h, "intercept");
+    click_at(&mut h, at, PointerButton::Primary, Modifiers::NONE);
+    key(&mut h, Modifiers::NONE, Key::F9);
+    key(&mut h, Modifiers::NONE, Key::Space);
+    for _ in 0..60 {
+        h.run_steps(1);
+        if !h.state().simulation().unwrap().running {
+            break;
+        }
+    }
+    let panel = h.state().simulation().unwrap();
+    assert!(!panel.running, "the replay stopped");
+    assert_eq!(panel.step_number(), 80, "{:?}", panel.stopped);
+    h.get_by_label_contains("Breakpoint: intercept on enter of guard, step 80");
+    lights_match(&h, &core_at("guard_patrol", 80), "guard");
+    // The log explains the take-over, with the titles from the tree.
+    h.get_by_label_contains("Intercept took over from");
+    // Shift+Left goes back through the recording.
+    key(&mut h, Modifiers::SHIFT, Key::ArrowLeft);
+    h.get_by_label_contains("step 79 of 120");
+    lights_match(&h, &core_at("guard_patrol", 79), "guard");
+}
+
+#[test]
+fn a_trace_whose_tree_changed_or_is_gone_says_so_and_the_editor_goes_on() {
+    let (dir, trace) = recorded_guard_patrol();
+    // Another program edits the tree: a node renamed.
+    let tree_file = dir.path().join("guard_patrol.json");
+    let text = std::fs::read_to_string(&tree_file).unwrap();
+    std::fs::write(&tree_file, text.replace("\"intercept\"", "\"chase_down\"")).unwrap();
+    let mut h = harness(EditorApp::sample());
+    open_trace_through_the_menu(&mut h, &trace);
+    let said = h.state().last_message().to_owned();
+    assert!(said.contains("changed since the recording"), "{said}");
+    assert!(said.contains("not in this tree"), "{said}");
+    // Matched by id: the nodes that are still there light up.
+    for _ in 0..3 {
+        key(&mut h, Modifiers::NONE, Key::N);
+    }
+    lights_match_except(&h, &core_at("guard_patrol", 3), "guard", "intercept");
+    // The tree is gone: the tree open now stays, and the replay runs on it.
+    std::fs::remove_file(&tree_file).unwrap();
+    open_trace_through_the_menu(&mut h, &trace);
+    let said = h.state().last_message().to_owned();
+    assert!(said.contains("is gone"), "{said}");
+    h.get_by_label_contains("replaying run.jsonl");
+    key(&mut h, Modifiers::NONE, Key::N);
+    h.get_by_label_contains("step 1 of 120");
+    // A file that is no trace: the error names it and its line; nothing changes.
+    let bad = dir.path().join("bad.jsonl");
+    std::fs::write(
+        &bad,
+        "{\"step\":0,\"agent\":\"a\",\"event\":\"jump\",\"node\":\"n\"}\n",
+    )
+    .unwrap();
+    open_trace_through_the_menu(&mut h, &bad);
+    let said = h.state().last_message().to_owned();
+    assert!(said.contains("bad.jsonl:1: unknown event 'jump'"), "{said}");
+    h.get_by_label_contains("step 1 of 120");
+}
+
+/// [`lights_match`] for every node but `except` (which the tree shown no longer has; ""
+/// for none).
+fn lights_match_except(
+    h: &Harness<'static, EditorApp>,
+    core: &arbor::debug::Session,
+    agent: &str,
+    except: &str,
+) {
+    let instance = core.sim().instance(agent).unwrap();
+    for (id, state) in instance
+        .program()
+        .node_ids()
+        .iter()
+        .zip(instance.node_states())
+        .filter(|(id, _)| id.as_str() != except)
+    {
+        let shown = h.state().live_status(&NodeId::new(id.as_str()));
+        let want = (state.status != arbor::runtime::Status::Idle || state.entries > 0)
+            .then_some(state.status);
+        assert_eq!(shown, want, "{id} at step {}", core.step_number());
+    }
 }

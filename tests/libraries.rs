@@ -348,17 +348,9 @@ fn cli(args: &[&str]) -> (u8, String, String) {
             let dir = tempfile::tempdir().unwrap();
             let trace = dir.path().join("trace.jsonl");
             let args = arbor::cli::RunArgs {
-                file: &file,
-                steps,
-                dt: 0.1,
-                seed: 0,
-                triggers: &[],
                 trace: Some(&trace),
-                scenario: None,
-                show: false,
-                show_every: None,
-                breaks: &[],
                 project,
+                ..arbor::cli::RunArgs::new(&file, steps)
             };
             let code = arbor::cli::run(&args, &base, &mut out, &mut err);
             out.extend(std::fs::read(&trace).unwrap_or_default());

@@ -62,6 +62,9 @@ pub enum Command {
         /// Start the simulation running (when the tree has a scenario).
         #[arg(long)]
         run: bool,
+        /// Replay this trace (`arbor run --trace`, or a game's) on the tree it names.
+        #[arg(long, value_name = "TRACE")]
+        trace: Option<PathBuf>,
     },
     /// Run a tree or a scenario headless for N steps and print a summary; `--trace` writes
     /// every event. A scenario file (recognised by its header) runs every agent's tree in
@@ -648,6 +651,25 @@ pub struct RunArgs<'a> {
     pub breaks: &'a [String],
     /// The project file to take node libraries from, instead of the one found from FILE.
     pub project: Option<&'a std::path::Path>,
+}
+
+impl<'a> RunArgs<'a> {
+    /// `arbor run FILE --steps STEPS`, every other option as the command line leaves it.
+    pub fn new(file: &'a std::path::Path, steps: u64) -> Self {
+        Self {
+            file,
+            steps,
+            dt: 0.1,
+            seed: 0,
+            triggers: &[],
+            trace: None,
+            scenario: None,
+            show: false,
+            show_every: None,
+            breaks: &[],
+            project: None,
+        }
+    }
 }
 
 /// Where a trace goes.

@@ -18,8 +18,10 @@ use crate::world::{Simulation, World};
 
 mod log;
 mod replay;
+mod source;
 pub use log::{Logged, LoggedKind, describe, failure_words};
 pub use replay::{AgentView, NodeView, REPLAY_CHECKPOINT_EVERY, Replay};
+pub use source::{ContextRow, Replayed, Source};
 
 /// Steps between two kept copies of the run at first: going to any step replays at most
 /// this many (and the event log's steps).

@@ -114,13 +114,31 @@ pub struct Replay {
     /// after it and every agent.
     checkpoints: Vec<(usize, Vec<AgentView>)>,
     breakpoints: Vec<Breakpoint>,
+    /// Each agent's leaves (the nodes the trace shows executing), and the context keys it
+    /// ever holds, in order.
+    leaves: Vec<foldhash::HashSet<Arc<str>>>,
+    keys: Vec<Vec<Arc<str>>>,
 }
 
 impl Replay {
     /// The replay of `trace`, shown at step 0 (the start's events applied).
     pub fn new(trace: TraceFile) -> Self {
         let last = trace.events.iter().map(|e| e.step).max().unwrap_or(0);
-        let agents = vec![AgentView::default(); trace.agents.len()];
+        let n = trace.agents.len();
+        let agents = vec![AgentView::default(); n];
+        let mut leaves = vec![foldhash::HashSet::default(); n];
+        let mut keys: Vec<Vec<Arc<str>>> = vec![Vec::new(); n];
+        for e in &trace.events {
+            match (&e.kind, &e.node) {
+                (LoggedKind::Execute, Some(id)) => {
+                    leaves[e.agent].insert(id.clone());
+                }
+                (LoggedKind::Context(key, _), _) if !keys[e.agent].contains(key) => {
+                    keys[e.agent].push(key.clone());
+                }
+                _ => {}
+            }
+        }
         let mut r = Self {
             trace,
             at: 0,
@@ -129,6 +147,8 @@ impl Replay {
             next: 0,
             checkpoints: Vec::new(),
             breakpoints: Vec::new(),
+            leaves,
+            keys,
         };
         r.apply_through(0);
         r.checkpoints.push((r.next, r.agents.clone()));
@@ -158,6 +178,41 @@ impl Replay {
     /// Agent `i` as of the shown step.
     pub fn agent(&self, i: usize) -> Option<&AgentView> {
         self.agents.get(i)
+    }
+
+    /// Agent `agent`'s running leaves at the shown step (the running nodes the trace shows
+    /// executing at some step), by trace id.
+    pub fn running_leaves(&self, agent: usize) -> Vec<String> {
+        let (Some(a), Some(leaves)) = (self.agents.get(agent), self.leaves.get(agent)) else {
+            return Vec::new();
+        };
+        let mut ids: Vec<String> = a
+            .nodes
+            .iter()
+            .filter(|(id, n)| n.status == Status::Running && leaves.contains(*id))
+            .map(|(id, _)| id.to_string())
+            .collect();
+        ids.sort();
+        ids
+    }
+
+    /// Agent `agent`'s context at the shown step: each key it holds at some step of the
+    /// trace, in the order first stored, with its value in words and whether it changed in
+    /// the shown step.
+    pub fn context_rows(&self, agent: usize) -> Vec<super::ContextRow> {
+        let (Some(a), Some(keys)) = (self.agents.get(agent), self.keys.get(agent)) else {
+            return Vec::new();
+        };
+        let now = self.events_between(self.at, self.at);
+        keys.iter()
+            .map(|key| super::ContextRow {
+                key: key.to_string(),
+                value: a.context.get(key).map(ToString::to_string),
+                written: now.iter().any(|e| {
+                    e.agent == agent && matches!(&e.kind, LoggedKind::Context(k, _) if k == key)
+                }),
+            })
+            .collect()
     }
 
     /// The events of steps `from..=to`, in order (the start's, step 0, included with 0).

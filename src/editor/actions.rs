@@ -39,7 +39,7 @@ impl Enabled for EditorApp {
             Command::SimStep
             | Command::SimStep10
             | Command::SimUntilChange
-            | Command::SimRunPause => self.sim.as_ref().is_some_and(|s| s.sim().is_some()),
+            | Command::SimRunPause => self.sim.as_ref().is_some_and(|s| s.source().is_some()),
             Command::SimBack => self.sim.as_ref().is_some_and(|s| s.step_number() > 0),
             Command::ToggleBreakpoint => self.sim.is_some() && some,
             Command::SimReset => self.sim.is_some(),
@@ -80,6 +80,7 @@ impl EditorApp {
             Command::Save => self.save(),
             Command::SaveAs => self.choose(Purpose::SaveTree),
             Command::OpenScenario => self.choose(Purpose::OpenScenario),
+            Command::OpenTrace => self.request(Pending::OpenTrace, ctx),
             Command::OpenSubTree => {
                 if let Some((node, path)) = self.subtree_asset() {
                     self.request(Pending::OpenSubTree(path, node), ctx);
@@ -207,10 +208,18 @@ impl EditorApp {
                 }
             }
             Command::SimReset => {
+                let mut replayed = false;
                 if let Some(s) = &mut self.sim {
                     s.running = false;
+                    // A replay starts over at its first step; a run, from the first state.
+                    if s.is_replay() {
+                        s.seek(0);
+                        replayed = true;
+                    }
                 }
-                self.restart_sim();
+                if !replayed {
+                    self.restart_sim();
+                }
             }
         }
     }
@@ -507,6 +516,7 @@ impl EditorApp {
                 self.say("New tree");
             }
             Pending::Open => self.choose(Purpose::OpenTree),
+            Pending::OpenTrace => self.choose(Purpose::OpenTrace),
             Pending::OpenFile(path) => {
                 self.open_path(&path);
             }
@@ -691,6 +701,58 @@ impl EditorApp {
         self.say("Back to the running tree");
     }
 
+    /// Replays the trace at `path`: the tree its header names for its first agent is
+    /// opened (a trace without one replays on the tree open now), and the recorded run
+    /// shows on the canvas. A tree that changed since the recording is said, and its nodes
+    /// are matched by id; a tree that is gone leaves the tree open now.
+    pub fn open_trace(&mut self, path: &Path) -> bool {
+        let trace = match crate::io::read_trace(path) {
+            Ok(t) => t,
+            Err(e) => {
+                self.say_problem(e.to_string());
+                return false;
+            }
+        };
+        let mut notes = Vec::new();
+        if let Some(agent) = trace.header.as_ref().and_then(|h| h.agents.first()) {
+            let tree = crate::io::resolve_traced(&agent.tree, path);
+            if !tree.is_file() {
+                notes.push(format!(
+                    "the tree the trace names, {}, is gone; its events are matched by id to the tree open now",
+                    tree.display()
+                ));
+            } else if !self.open_path(&tree) {
+                return false;
+            } else if let Some(recorded) = trace.header.as_ref().and_then(|h| {
+                h.files
+                    .iter()
+                    .find(|f| crate::io::resolve_traced(&f.path, path) == tree)
+            }) && crate::io::digest(&tree).ok().as_deref()
+                != Some(recorded.sha256.as_str())
+            {
+                notes.push(format!(
+                    "{} changed since the recording: its nodes are matched by id",
+                    agent.tree
+                ));
+            }
+        }
+        let panel = super::SimPanel::replay(path, trace);
+        let missing = panel.unknown_nodes(self.doc.tree());
+        if missing > 0 {
+            notes.push(format!(
+                "{missing} node(s) of the trace are not in this tree; the event log lists their events"
+            ));
+        }
+        self.sim = Some(panel);
+        self.load_breakpoints();
+        let mut said = format!("Replaying {}", path.display());
+        for n in notes {
+            said = format!("{said}; {n}");
+        }
+        self.say(said);
+        true
+    }
+
     /// Opens a scenario to run the tree in.
     pub fn open_scenario(&mut self, path: &Path) -> bool {
         match super::SimPanel::open(path) {
@@ -774,6 +836,9 @@ impl EditorApp {
             }
             Purpose::OpenScenario => {
                 self.open_scenario(path);
+            }
+            Purpose::OpenTrace => {
+                self.open_trace(path);
             }
             Purpose::Asset(id, field) => {
                 let value = super::relative_asset(self.doc.path(), path);

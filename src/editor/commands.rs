@@ -18,6 +18,8 @@ pub enum Command {
     SaveAs,
     /// Open a scenario to run the tree in.
     OpenScenario,
+    /// Replay a recorded trace on the tree it names.
+    OpenTrace,
     /// Open the selected SubTree's asset (while the tree runs, the run goes on).
     OpenSubTree,
     /// Back from a SubTree's asset to the tree the run runs.
@@ -115,12 +117,13 @@ const NONE: Modifiers = Modifiers::NONE;
 
 impl Command {
     /// Every command, in menu order.
-    pub const ALL: [Command; 34] = [
+    pub const ALL: [Command; 35] = [
         Command::New,
         Command::Open,
         Command::Save,
         Command::SaveAs,
         Command::OpenScenario,
+        Command::OpenTrace,
         Command::OpenSubTree,
         Command::Undo,
         Command::Redo,
@@ -160,6 +163,7 @@ impl Command {
             Command::Save => "Save",
             Command::SaveAs => "Save As…",
             Command::OpenScenario => "Open Scenario…",
+            Command::OpenTrace => "Open Trace…",
             Command::OpenSubTree => "Open SubTree",
             Command::BackToRunTree => "Back to the Running Tree",
             Command::Undo => "Undo",
@@ -200,6 +204,9 @@ impl Command {
             Command::Save => "Save the tree to its file",
             Command::SaveAs => "Save the tree under a new name",
             Command::OpenScenario => "Open a world (arbor.scenario) to run this tree in",
+            Command::OpenTrace => {
+                "Replay a recorded run (arbor run --trace, or your game's trace) on the tree it names"
+            }
             Command::OpenSubTree => {
                 "Open the selected SubTree's tree; a run goes on, lighting the tree's nodes"
             }
@@ -251,6 +258,7 @@ impl Command {
             Command::Save => &const { one(key(CMD, Key::S)) },
             Command::SaveAs => &const { one(key(CMD_SHIFT, Key::S)) },
             Command::OpenScenario => &[],
+            Command::OpenTrace => &[],
             Command::OpenSubTree => &const { one(key(CMD, Key::Enter)) },
             Command::BackToRunTree => &const { one(key(CMD, Key::Backspace)) },
             Command::Undo => &const { one(key(CMD, Key::Z)) },
@@ -295,7 +303,7 @@ impl Command {
     pub fn menu(self) -> Menu {
         use Command::*;
         match self {
-            New | Open | Save | SaveAs | OpenScenario | OpenSubTree => Menu::File,
+            New | Open | Save | SaveAs | OpenScenario | OpenTrace | OpenSubTree => Menu::File,
             Undo | Redo | Cut | Copy | Paste | Duplicate | Delete | SelectAll | SelectNone
             | SelectSubtree | Disconnect | ToggleCollapse => Menu::Edit,
             ZoomToFit | ZoomToSelection | ZoomIn | ZoomOut | ZoomReset | Arrange

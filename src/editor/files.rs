@@ -20,6 +20,8 @@ pub enum Purpose {
     SaveTree,
     /// Run the tree in this scenario.
     OpenScenario,
+    /// Replay this trace.
+    OpenTrace,
     /// Write it, relative to the tree, into this SubTree's asset field.
     Asset(NodeId, String),
 }
@@ -30,12 +32,21 @@ impl Purpose {
             Purpose::OpenTree => "Open a tree",
             Purpose::SaveTree => "Save the tree as",
             Purpose::OpenScenario => "Open a scenario",
+            Purpose::OpenTrace => "Open a trace",
             Purpose::Asset(..) => "Choose the SubTree's tree file",
         }
     }
 
     fn saving(&self) -> bool {
         matches!(self, Purpose::SaveTree)
+    }
+
+    /// The extension of the files it is for (`json`, `jsonl` for a trace).
+    fn extension(&self) -> &'static str {
+        match self {
+            Purpose::OpenTrace => "jsonl",
+            _ => "json",
+        }
     }
 }
 
@@ -102,10 +113,11 @@ pub fn native(
 ) -> Result<Option<PathBuf>, String> {
     let filter = match purpose {
         Purpose::OpenScenario => "Arbor scenario",
+        Purpose::OpenTrace => "Arbor trace",
         _ => "Arbor tree",
     };
     let mut dialog = rfd::FileDialog::new()
-        .add_filter(filter, &["json"])
+        .add_filter(filter, &[purpose.extension()])
         .set_title(purpose.title());
     if let Some(d) = dir {
         dialog = dialog.set_directory(d);
@@ -147,8 +159,8 @@ impl FilePrompt {
         }
     }
 
-    /// The folder entries that complete the text: folders (ending in `/`) and `.json`
-    /// files whose names start with what follows the last `/`, at most 50.
+    /// The folder entries that complete the text: folders (ending in `/`) and files of the
+    /// purpose's extension whose names start with what follows the last `/`, at most 50.
     pub fn completions(&self) -> Vec<String> {
         let text = self.text.trim_start();
         let (dir_part, prefix) = match text.rfind('/') {
@@ -172,7 +184,7 @@ impl FilePrompt {
                 let is_dir = e.file_type().is_ok_and(|t| t.is_dir())
                     || (e.file_type().is_ok_and(|t| t.is_symlink()) && e.path().is_dir());
                 let fits = name.to_lowercase().starts_with(&lower)
-                    && (is_dir || name.ends_with(".json"))
+                    && (is_dir || name.ends_with(&format!(".{}", self.purpose.extension())))
                     && (!name.starts_with('.') || prefix.starts_with('.'));
                 fits.then(|| {
                     (
@@ -220,7 +232,7 @@ impl FilePrompt {
             let field = ui
                 .add(
                     egui::TextEdit::singleline(&mut self.text)
-                        .hint_text("folder/name.json")
+                        .hint_text(format!("folder/name.{}", self.purpose.extension()))
                         // Tab completes; it must not move the focus away.
                         .lock_focus(true)
                         .desired_width(f32::INFINITY),

@@ -107,6 +107,8 @@ pub enum Pending {
     OpenFile(PathBuf),
     /// Open the asset of this SubTree node (the run goes on).
     OpenSubTree(PathBuf, NodeId),
+    /// File > Open Trace…: choose a trace, then open the tree it names.
+    OpenTrace,
     /// Closing the window.
     Close,
 }
@@ -762,7 +764,12 @@ pub fn icon() -> Option<egui::IconData> {
 /// Opens the editor window on `file`, or on the bundled sample; with `simulate`, its
 /// simulation starts running; `project` is the project file to take node libraries from
 /// (else the one found from the file's folder).
-pub fn run(file: Option<&Path>, simulate: bool, project: Option<&Path>) -> Result<(), String> {
+pub fn run(
+    file: Option<&Path>,
+    simulate: bool,
+    trace: Option<&Path>,
+    project: Option<&Path>,
+) -> Result<(), String> {
     let mut app = match file {
         Some(p) => EditorApp::open_in(p, project).map_err(|e| e.to_string())?,
         None => EditorApp::sample(),
@@ -777,6 +784,13 @@ pub fn run(file: Option<&Path>, simulate: bool, project: Option<&Path>) -> Resul
     match crate::io::SettingsFile::default_path() {
         Ok(file) => app = app.with_settings(crate::io::SettingsFile::new(file)),
         Err(why) => app.say_problem(format!("Settings are not kept between runs: {why}")),
+    }
+    // A trace that cannot be read is said in the status line; the window opens anyway.
+    if let Some(trace) = trace
+        && app.open_trace(trace)
+        && let Some(s) = &mut app.sim
+    {
+        s.running = simulate;
     }
     // The window opens as it was last (Arbor's settings file keeps it, with the recent
     // files, the breakpoints and the zoom).

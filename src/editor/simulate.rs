@@ -1,5 +1,6 @@
 //! The simulation and debugger panel: the tree being edited runs in its scenario's world
-//! (or alone in an empty one) inside a debugging [`Session`]; Step, Run, the timeline,
+//! (or alone in an empty one) inside a debugging [`Session`], or a recorded trace is
+//! replayed; both are a [`debug::Source`](crate::debug::Source). Step, Run, the timeline,
 //! breakpoints and triggers drive it; the arena, the watched agent's context and its
 //! event log show the step the canvas shows.
 
@@ -9,9 +10,11 @@ use std::path::{Path, PathBuf};
 use eframe::egui::{self, Color32, RichText};
 
 use super::commands::Command;
-use crate::debug::{Breakpoint, Hit, Logged, LoggedKind, MarkerKind, Session, describe};
+use crate::debug::{
+    Breakpoint, Hit, Logged, LoggedKind, MarkerKind, NodeView, Replay, Session, Source, describe,
+};
 use crate::model::{Catalog, NodeId, Tree};
-use crate::runtime::{NodeState, Status};
+use crate::runtime::Status;
 use crate::world::{EntityKind, ItemKind, SimError, Simulation, parse_scenario};
 
 /// The scenario bundled with the bundled sample tree.
@@ -24,18 +27,21 @@ const DT: f64 = 0.1;
 pub const SPEEDS: std::ops::RangeInclusive<f64> = 1.0..=60.0;
 
 /// Where the run comes from.
-enum Source {
+enum Origin {
     /// A scenario file (for the bundled sample, its text under a name).
     Scenario(String),
     /// The tree alone, in an empty world; its file, when it has one.
     Solo(Option<PathBuf>),
+    /// A recorded trace, replayed (read once, kept across edits of the tree); `path` is
+    /// the trace's.
+    Trace,
 }
 
 /// A node's light on the canvas: its display state and how many steps ago it changed.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Light {
     /// Status, counters, the step of the last change.
-    pub state: NodeState,
+    pub state: NodeView,
     /// Steps since the last change (0: in the shown step).
     pub age: u64,
 }
@@ -108,8 +114,8 @@ pub struct SimPanel {
     /// The scenario's path (for the bundled sample, a name only); for a tree run alone,
     /// the tree's.
     pub path: PathBuf,
-    source: Source,
-    session: Option<Session>,
+    origin: Origin,
+    run: Option<Source>,
     /// Why the tree cannot run now (validation errors, a missing file, a world needed).
     pub error: Option<String>,
     /// The tree needs a scenario: the panel offers to open one.
@@ -178,20 +184,28 @@ impl SimPanel {
 
     /// A panel for scenario text (the bundled sample's).
     pub fn from_text(path: PathBuf, text: String) -> Self {
-        Self::with_source(path, Source::Scenario(text))
+        Self::with_origin(path, Origin::Scenario(text))
     }
 
     /// A panel that runs the tree alone, in an empty world (a tree without a scenario).
     pub fn solo(tree: Option<&Path>) -> Self {
         let path = tree.map_or_else(|| PathBuf::from("untitled"), Path::to_owned);
-        Self::with_source(path, Source::Solo(tree.map(Path::to_owned)))
+        Self::with_origin(path, Origin::Solo(tree.map(Path::to_owned)))
     }
 
-    fn with_source(path: PathBuf, source: Source) -> Self {
+    /// A panel that replays the trace `path` has read (`crate::io::read_trace`).
+    pub fn replay(path: &Path, trace: crate::io::TraceFile) -> Self {
+        let mut panel = Self::with_origin(path.to_owned(), Origin::Trace);
+        panel.run = Some(Source::replay(Replay::new(trace)));
+        panel.refresh_live();
+        panel
+    }
+
+    fn with_origin(path: PathBuf, origin: Origin) -> Self {
         Self {
             path,
-            source,
-            session: None,
+            origin,
+            run: None,
             error: None,
             needs_scenario: false,
             watched: 0,
@@ -264,14 +278,37 @@ impl SimPanel {
 
     /// Whether the tree runs alone (no scenario).
     pub fn is_solo(&self) -> bool {
-        matches!(self.source, Source::Solo(_))
+        matches!(self.origin, Origin::Solo(_))
+    }
+
+    /// Whether the panel replays a recorded trace.
+    pub fn is_replay(&self) -> bool {
+        matches!(self.origin, Origin::Trace)
+    }
+
+    /// How many nodes the replayed trace's first agent names that `tree` does not have
+    /// (a node inside a SubTree counts by its SubTree).
+    pub fn unknown_nodes(&self, tree: &Tree) -> usize {
+        let Some(r) = self.run.as_ref().and_then(Source::replayed) else {
+            return 0;
+        };
+        let mut unknown = std::collections::HashSet::new();
+        for e in r.trace().events.iter().filter(|e| e.agent == 0) {
+            if let Some(id) = &e.node {
+                let top = id.split('/').next().unwrap_or_default();
+                if !tree.contains(&NodeId::new(top)) {
+                    unknown.insert(id.clone());
+                }
+            }
+        }
+        unknown.len()
     }
 
     /// Makes the agents that run `tree` (the edited tree's file; the bundled sample's name
     /// when it has none) run the tree being edited, from now on.
     pub fn pair_with(&mut self, tree: Option<&Path>) {
         self.paired = Some(tree.map_or_else(|| PathBuf::from("droid_arena.json"), Path::to_owned));
-        if let Source::Solo(path) = &mut self.source {
+        if let Origin::Solo(path) = &mut self.origin {
             *path = tree.map(Path::to_owned);
             self.path = tree.map_or_else(|| PathBuf::from("untitled"), Path::to_owned);
         }
@@ -280,18 +317,24 @@ impl SimPanel {
     /// Starts over from the first state with `tree` as edited, in place of the tree file
     /// it was paired with (else `tree_path`).
     /// While a SubTree's asset is shown, the run's own tree is run instead.
+    /// A replayed trace stays as it is: its events match the edited tree's nodes by id.
     pub fn reset(&mut self, catalog: &Catalog, tree: &Tree, tree_path: &Path) {
+        if self.is_replay() {
+            self.refresh_live();
+            return;
+        }
         let own = self.inside.as_ref().map(|i| i.tree.clone());
         let tree = own.as_ref().unwrap_or(tree);
         let paired = self.paired.clone();
         let tree_path = paired.as_deref().unwrap_or(tree_path);
-        self.session = None;
+        self.run = None;
         self.error = None;
         self.needs_scenario = false;
         self.stopped = None;
-        let sim = match &self.source {
-            Source::Solo(path) => Simulation::solo(path.as_deref(), tree, catalog, 0),
-            Source::Scenario(text) => match parse_scenario(text, &self.path) {
+        let sim = match &self.origin {
+            Origin::Trace => return,
+            Origin::Solo(path) => Simulation::solo(path.as_deref(), tree, catalog, 0),
+            Origin::Scenario(text) => match parse_scenario(text, &self.path) {
                 Ok(parsed) => {
                     Simulation::with_edited(&self.path, parsed, catalog, 0, (tree_path, tree))
                 }
@@ -306,7 +349,7 @@ impl SimPanel {
                 self.watched = self.watched.min(sim.agents().count().saturating_sub(1));
                 let mut session = Session::new(sim, DT);
                 session.set_breakpoints(self.breakpoints.clone());
-                self.session = Some(session);
+                self.run = Some(Source::Simulation(Box::new(session)));
             }
             Err(SimError::Invalid { problems, .. } | SimError::Unrunnable { problems, .. }) => {
                 self.running = false;
@@ -328,16 +371,17 @@ impl SimPanel {
         self.refresh_live();
     }
 
-    /// The simulation at the shown step, when the tree runs.
+    /// The simulation at the shown step, when the tree runs in the world (not for a
+    /// replayed trace).
     pub fn sim(&self) -> Option<&Simulation> {
-        self.session.as_ref().map(Session::sim)
+        self.session().map(Session::sim)
     }
 
     /// The tree file the run's stand-ins are looked up by: the tree run alone, or the
     /// scenario's tree paired with the one being edited.
     fn run_tree(&self) -> PathBuf {
-        match (&self.source, &self.paired) {
-            (Source::Solo(_), _) | (_, None) => self.path.clone(),
+        match (&self.origin, &self.paired) {
+            (Origin::Solo(_), _) | (_, None) => self.path.clone(),
             (_, Some(p)) => p.clone(),
         }
     }
@@ -351,28 +395,32 @@ impl SimPanel {
 
     /// What the stand-in shown as `node` is forced to at the shown step.
     pub fn forced(&self, node: &NodeId) -> Option<crate::runtime::Outcome> {
-        self.session
-            .as_ref()?
-            .forced(&self.run_tree(), &self.traced(node))
+        self.session()?.forced(&self.run_tree(), &self.traced(node))
     }
 
     /// Forces the stand-in shown as `node` to report `outcome` (`None`: its script) from
     /// the next step on; false when it is no stand-in.
     pub fn force(&mut self, node: &NodeId, outcome: Option<crate::runtime::Outcome>) -> bool {
         let (tree, id) = (self.run_tree(), self.traced(node));
-        self.session
+        self.run
             .as_mut()
+            .and_then(Source::session_mut)
             .is_some_and(|s| s.force(&tree, &id, outcome))
     }
 
-    /// The debugging session, when the tree runs.
+    /// The live debugging session, when the tree runs in the world.
     pub fn session(&self) -> Option<&Session> {
-        self.session.as_ref()
+        self.run.as_ref().and_then(Source::session)
+    }
+
+    /// The run being debugged, live or replayed.
+    pub fn source(&self) -> Option<&Source> {
+        self.run.as_ref()
     }
 
     /// The watched agent's name.
     pub fn watched_name(&self) -> Option<&str> {
-        self.session
+        self.run
             .as_ref()
             .and_then(|s| s.agent_names().get(self.watched))
             .map(String::as_str)
@@ -380,20 +428,26 @@ impl SimPanel {
 
     /// Takes `n` steps (stopping at a breakpoint).
     pub fn step_by(&mut self, n: u64) {
-        let hits = match &mut self.session {
+        let hits = match &mut self.run {
             Some(s) => s.run(n),
             None => return,
         };
+        if self
+            .run
+            .as_ref()
+            .is_some_and(|s| s.step_number() >= s.head())
+            && self.is_replay()
+        {
+            self.running = false;
+        }
         self.after_steps(hits);
     }
 
     /// Steps until the watched agent's running leaf changes or a breakpoint hits.
     pub fn until_change(&mut self) {
-        let Some(name) = self.watched_name().map(str::to_owned) else {
-            return;
-        };
-        let Some(s) = &mut self.session else { return };
-        let (hits, taken) = s.run_until_change(&name);
+        let watched = self.watched;
+        let Some(s) = &mut self.run else { return };
+        let (hits, taken) = s.run_until_change(watched);
         if hits.is_empty() && taken == crate::debug::UNTIL_CHANGE_LIMIT {
             self.stopped = Some(format!("Nothing changed in {taken} steps"));
             self.news = self.stopped.clone();
@@ -405,7 +459,7 @@ impl SimPanel {
 
     /// Shows step `k` (a past one rebuilt from the history).
     pub fn seek(&mut self, k: u64) {
-        if let Some(s) = &mut self.session {
+        if let Some(s) = &mut self.run {
             s.seek(k);
             self.stopped = None;
         }
@@ -414,7 +468,7 @@ impl SimPanel {
 
     /// The shown step.
     pub fn step_number(&self) -> u64 {
-        self.session.as_ref().map_or(0, Session::step_number)
+        self.run.as_ref().map_or(0, Source::step_number)
     }
 
     fn after_steps(&mut self, hits: Vec<Hit>) {
@@ -423,7 +477,7 @@ impl SimPanel {
             self.running = false;
             self.watched = hit.agent;
             let agent = self
-                .session
+                .run
                 .as_ref()
                 .and_then(|s| s.agent_names().get(hit.agent).cloned())
                 .unwrap_or_default();
@@ -455,7 +509,7 @@ impl SimPanel {
                 true
             }
         };
-        if let Some(s) = &mut self.session {
+        if let Some(s) = &mut self.run {
             s.set_breakpoints(self.breakpoints.clone());
         }
         now
@@ -466,7 +520,7 @@ impl SimPanel {
         let node = self.traced(node);
         self.breakpoints.retain(|b| b.node != node);
         self.breakpoints.push(Breakpoint { node, on });
-        if let Some(s) = &mut self.session {
+        if let Some(s) = &mut self.run {
             s.set_breakpoints(self.breakpoints.clone());
         }
     }
@@ -479,7 +533,7 @@ impl SimPanel {
     /// Replaces the breakpoints (read from the settings).
     pub fn set_breakpoints(&mut self, list: Vec<Breakpoint>) {
         self.breakpoints = list;
-        if let Some(s) = &mut self.session {
+        if let Some(s) = &mut self.run {
             s.set_breakpoints(self.breakpoints.clone());
         }
     }
@@ -501,8 +555,9 @@ impl SimPanel {
         };
         let payload = self.payload.trim().to_owned();
         let payload = (!payload.is_empty()).then_some(payload);
-        self.session
+        self.run
             .as_mut()
+            .and_then(Source::session_mut)
             .is_some_and(|s| s.trigger(Some(&name), id, payload.as_deref()) > 0)
     }
 
@@ -521,32 +576,18 @@ impl SimPanel {
     fn refresh_live(&mut self) {
         self.live.clear();
         self.running_leaves.clear();
-        let Some(session) = &self.session else { return };
-        let Some(name) = session.agent_names().get(self.watched) else {
-            return;
-        };
-        let Some(instance) = session.sim().instance(name) else {
-            return;
-        };
-        let step = instance.step_number();
-        let ids = instance.program().node_ids();
-        self.running_leaves = instance
-            .active_leaves()
+        let Some(run) = &self.run else { return };
+        let step = run.step_number();
+        self.running_leaves = run
+            .running_leaves(self.watched)
             .iter()
-            .filter_map(|&l| self.shown(ids.get(l as usize)?))
+            .filter_map(|id| self.shown(id))
             .map(|id| id.as_str().to_owned())
             .collect();
-        for (id, state) in ids.iter().zip(instance.node_states()) {
-            if (state.status != Status::Idle || state.entries > 0)
-                && let Some(id) = self.shown(id)
-            {
-                self.live.insert(
-                    id,
-                    Light {
-                        state: *state,
-                        age: step.saturating_sub(state.step),
-                    },
-                );
+        for (id, state) in run.lights(self.watched) {
+            if let Some(id) = self.shown(&id) {
+                let age = step.saturating_sub(state.step);
+                self.live.insert(id, Light { state, age });
             }
         }
     }
@@ -587,12 +628,14 @@ impl SimPanel {
             .unwrap_or_default();
         ui.horizontal(|ui| {
             ui.label(RichText::new("Simulation").strong());
-            if self.is_solo() {
+            if self.is_replay() {
+                ui.label(format!("replaying {name}"));
+            } else if self.is_solo() {
                 ui.label(format!("{name} alone in an empty world"));
             } else {
                 ui.label(format!("in {name}"));
             }
-            let can = self.session.is_some();
+            let can = self.run.is_some();
             let run_label = if self.running { "Pause" } else { "Run" };
             for (command, label, enabled) in [
                 (Command::SimBack, "◀", can),
@@ -612,8 +655,8 @@ impl SimPanel {
                     .suffix(" steps/s"),
             )
             .on_hover_text("Run speed");
-            if let Some(session) = &self.session {
-                let names = session.agent_names().to_vec();
+            if let Some(run) = &self.run {
+                let names = run.agent_names().to_vec();
                 let label = ui.label("Watch");
                 egui::ComboBox::from_id_salt("watched-agent")
                     .selected_text(names.get(self.watched).cloned().unwrap_or_default())
@@ -624,29 +667,38 @@ impl SimPanel {
                     })
                     .response
                     .labelled_by(label.id);
-                let world = session.sim().world();
-                ui.label(format!(
-                    "step {}, {:.1} s",
-                    world.step_number(),
-                    world.time()
-                ));
+                let step = run.step_number();
+                let dt = run
+                    .replayed()
+                    .and_then(|r| r.trace().header.as_ref())
+                    .map_or(DT, |h| h.dt);
+                match run.session() {
+                    Some(session) => {
+                        let world = session.sim().world();
+                        ui.label(format!(
+                            "step {}, {:.1} s",
+                            world.step_number(),
+                            world.time()
+                        ));
+                    }
+                    None => {
+                        ui.label(format!(
+                            "step {step} of {}, {:.1} s",
+                            run.head(),
+                            step as f64 * dt
+                        ));
+                    }
+                }
                 // What the watched agent runs now, by title.
-                let running: Vec<String> = names
-                    .get(self.watched)
-                    .and_then(|n| session.sim().instance(n))
-                    .map(|i| {
-                        let ids = i.program().node_ids();
-                        i.active_leaves()
-                            .iter()
-                            .filter_map(|&l| ids.get(l as usize))
-                            .map(|id| {
-                                self.shown(id)
-                                    .and_then(|shown| tree.node(&shown))
-                                    .map_or_else(|| id.clone(), |n| n.label().to_owned())
-                            })
-                            .collect()
+                let running: Vec<String> = run
+                    .running_leaves(self.watched)
+                    .iter()
+                    .map(|id| {
+                        self.shown(id)
+                            .and_then(|shown| tree.node(&shown))
+                            .map_or_else(|| id.clone(), |n| n.label().to_owned())
                     })
-                    .unwrap_or_default();
+                    .collect();
                 if !running.is_empty() {
                     ui.label(
                         RichText::new(format!("running: {}", running.join(", ")))
@@ -692,7 +744,7 @@ impl SimPanel {
         if let Some(why) = &self.stopped {
             ui.label(RichText::new(why).color(Color32::from_rgb(240, 200, 60)));
         }
-        if self.session.is_some() {
+        if self.run.is_some() {
             self.timeline_ui(ui);
             self.triggers_ui(ui);
             ui.horizontal_top(|ui| {
@@ -709,7 +761,7 @@ impl SimPanel {
         if self.watched != watched {
             self.refresh_live();
         }
-        if self.running && self.session.is_some() {
+        if self.running && self.run.is_some() {
             ui.ctx().request_repaint();
         }
         asked
@@ -718,8 +770,8 @@ impl SimPanel {
     /// The run so far as a bar: markers for the watched agent's interrupts, failures,
     /// stalls, missing keys and breakpoint hits; a click or drag shows that step.
     fn timeline_ui(&mut self, ui: &mut egui::Ui) {
-        let Some(session) = &self.session else { return };
-        let (head, at) = (session.head().max(1), session.step_number());
+        let Some(run) = &self.run else { return };
+        let (head, at) = (run.head().max(1), run.step_number());
         let width = ui.available_width().max(100.0);
         let (rect, response) =
             ui.allocate_exact_size(egui::vec2(width, 22.0), egui::Sense::click_and_drag());
@@ -730,7 +782,7 @@ impl SimPanel {
         let bar = rect.shrink2(egui::vec2(6.0, 7.0));
         let x_of = |step: u64| bar.left() + bar.width() * (step as f32 / head as f32);
         painter.rect_filled(bar, 3.0, Color32::from_gray(55));
-        for m in session.markers() {
+        for m in run.markers() {
             if m.agent != self.watched && m.kind != MarkerKind::Breakpoint {
                 continue;
             }
@@ -842,52 +894,51 @@ impl SimPanel {
     /// The watched agent's context (every key, its value in words; keys written in the
     /// shown step highlighted, the selected node's keys marked) and its own state.
     fn context_ui(&self, ui: &mut egui::Ui, tree: &Tree, selected: Option<&NodeId>) {
-        let Some(session) = &self.session else { return };
-        let Some(name) = session.agent_names().get(self.watched) else {
+        let Some(run) = &self.run else { return };
+        let Some(name) = run.agent_names().get(self.watched) else {
             return;
         };
-        let sim = session.sim();
         ui.label(RichText::new(format!("{name}: context")).strong());
-        if let Some(instance) = sim.instance(name) {
-            let program = instance.program();
-            let written = session.written_keys(self.watched);
-            let uses: Vec<String> = selected
-                .and_then(|id| tree.node(id))
-                .map(|n| {
-                    n.fields
-                        .iter()
-                        .filter(|(k, _)| k.contains("context") || k.as_str() == "key")
-                        .filter_map(|(_, v)| v.as_str().map(str::to_owned))
-                        .collect()
-                })
-                .unwrap_or_default();
-            if program.keys().is_empty() {
-                ui.label(RichText::new("(its tree uses no context keys)").weak());
-            }
-            egui::Grid::new("context-grid")
-                .striped(true)
-                .show(ui, |ui| {
-                    for (k, key) in program.keys().iter().enumerate() {
-                        let value = instance
-                            .context()
-                            .get(k as u16)
-                            .map_or_else(|| "—".to_owned(), |v| session.show_value(v));
-                        let mut key_text = RichText::new(key.as_str()).monospace();
-                        if uses.contains(key) {
-                            key_text = key_text.color(Color32::from_rgb(120, 180, 255)).strong();
-                        }
-                        ui.label(key_text);
-                        let mut value_text = RichText::new(value);
-                        if written.contains(&k) {
-                            value_text =
-                                value_text.color(Color32::from_rgb(250, 220, 120)).strong();
-                        }
-                        ui.label(value_text);
-                        ui.end_row();
-                    }
-                });
+        let rows = run.context(self.watched);
+        let uses: Vec<String> = selected
+            .and_then(|id| tree.node(id))
+            .map(|n| {
+                n.fields
+                    .iter()
+                    .filter(|(k, _)| k.contains("context") || k.as_str() == "key")
+                    .filter_map(|(_, v)| v.as_str().map(str::to_owned))
+                    .collect()
+            })
+            .unwrap_or_default();
+        if rows.is_empty() {
+            let none = if self.is_replay() {
+                "(the trace stores nothing in its context)"
+            } else {
+                "(its tree uses no context keys)"
+            };
+            ui.label(RichText::new(none).weak());
         }
-        if let Some(s) = sim.summary().get(self.watched) {
+        egui::Grid::new("context-grid")
+            .striped(true)
+            .show(ui, |ui| {
+                for row in &rows {
+                    let mut key_text = RichText::new(row.key.as_str()).monospace();
+                    if uses.contains(&row.key) {
+                        key_text = key_text.color(Color32::from_rgb(120, 180, 255)).strong();
+                    }
+                    ui.label(key_text);
+                    let mut value_text = RichText::new(row.value.as_deref().unwrap_or("—"));
+                    if row.written {
+                        value_text = value_text.color(Color32::from_rgb(250, 220, 120)).strong();
+                    }
+                    ui.label(value_text);
+                    ui.end_row();
+                }
+            });
+        if let Some(s) = self
+            .sim()
+            .and_then(|sim| sim.summary().get(self.watched).cloned())
+        {
             ui.add_space(4.0);
             ui.label(RichText::new(format!("{name}: state")).strong());
             let mut lines = vec![format!(
@@ -913,7 +964,7 @@ impl SimPanel {
 
     /// The watched agent's events, by step, newest last; a click selects the node.
     fn log_ui(&mut self, ui: &mut egui::Ui, tree: &Tree, selected: Option<&NodeId>) {
-        let Some(session) = &self.session else { return };
+        let Some(run) = &self.run else { return };
         ui.horizontal(|ui| {
             ui.label(RichText::new("Event log").strong());
             let show = ui.label("Show");
@@ -928,22 +979,19 @@ impl SimPanel {
                 .labelled_by(show.id);
             ui.checkbox(&mut self.only_selected, "selected node only");
         });
-        let events: Vec<Logged> = session
-            .events()
-            .filter(|e| e.agent == self.watched)
-            .cloned()
-            .collect();
-        // The watched agent's node ids, looked up once for the whole log.
-        let node_ids: &[String] = self
-            .watched_name()
-            .and_then(|a| session.sim().instance(a))
-            .map_or(&[], |i| i.program().node_ids());
-        let id_of = |n: u32| node_ids.get(n as usize).map_or("", String::as_str);
-        let program = self
-            .watched_name()
-            .and_then(|a| session.sim().instance(a))
-            .map(|i| i.program().clone());
-        let observer = |n: u32| program.as_ref().is_some_and(|p| p.is_observer(n));
+        let watched = self.watched;
+        let events: Vec<Logged> = run.log(watched);
+        let id_of = |n: u32| run.node_id(watched, n).unwrap_or("");
+        // An observer: the run says so, or (a replay) the tree shown does.
+        let observer = |n: u32| {
+            run.is_observer(watched, n)
+                || self
+                    .shown(id_of(n))
+                    .and_then(|shown| tree.node(&shown))
+                    .is_some_and(|node| {
+                        node.fields.get("aborts_lower").and_then(|v| v.as_bool()) == Some(true)
+                    })
+        };
         let ids: Vec<&str> = events.iter().map(|e| e.node.map_or("", id_of)).collect();
         let title = |n: u32| {
             let id = id_of(n);
@@ -999,7 +1047,14 @@ impl SimPanel {
     /// The arena, one square a tile: a click on an agent watches it, hovering names what
     /// is there, and the watched agent's context entities are joined to it by a line.
     fn arena_ui(&mut self, ui: &mut egui::Ui) {
-        let Some(sim) = self.sim() else { return };
+        let Some(sim) = self.sim() else {
+            if self.is_replay() {
+                ui.label(
+                    RichText::new("A recorded run:\nthe trace holds\nno world to draw").weak(),
+                );
+            }
+            return;
+        };
         let world = sim.world();
         let (w, h) = (world.width().max(1) as f32, world.height().max(1) as f32);
         // As large as the panel leaves room for: resizing the panel resizes the arena.

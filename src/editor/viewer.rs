@@ -812,14 +812,14 @@ impl SnarlViewer<NodeId> for Viewer<'_> {
         let Some(light) = self.look.live.get(&snarl[node]) else {
             return;
         };
-        let s = light.state;
+        let s = &light.state;
         let status = format!("{:?}", s.status).to_lowercase();
         ui.label(
             RichText::new(format!("{status}, since step {}", s.step))
                 .color(status_colour(s.status))
                 .strong(),
         );
-        if let Some(why) = s.reason {
+        if let Some(why) = &s.reason {
             ui.label(format!("why: {}", crate::debug::failure_words(why)));
         }
         if s.status == Status::Running {

@@ -1,0 +1,294 @@
+//! One debugger over several sources of steps: the built-in simulation, stepped live in a
+//! [`Session`], or a recorded trace, replayed in a [`Replay`]. What the editor shows of a
+//! run — the lights of an agent's nodes, its running leaves, its context, its event log,
+//! the timeline and breakpoint hits — is asked of a [`Source`] the same way whichever it
+//! is; only a live run has a world, triggers and stand-ins to force.
+
+use std::sync::Arc;
+
+use super::{Breakpoint, Hit, LOG_STEPS, Logged, Marker, NodeView, Replay, Session};
+use crate::runtime::Status;
+
+/// Where a debugged run's steps come from.
+pub enum Source {
+    /// The built-in simulation, run step by step.
+    Simulation(Box<Session>),
+    /// A recorded trace, replayed.
+    Trace(Box<Replayed>),
+}
+
+/// A replay and what the event log needs of it: its nodes' trace ids, numbered (events
+/// name a node by its place here).
+pub struct Replayed {
+    /// The replay.
+    pub replay: Replay,
+    /// Every node id the trace names, each once.
+    ids: Vec<Arc<str>>,
+    /// Each event's node, by its place in `ids`.
+    nodes: Vec<Option<u32>>,
+}
+
+/// One context key of an agent at the shown step.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ContextRow {
+    /// The key.
+    pub key: String,
+    /// Its value in words, if it holds one.
+    pub value: Option<String>,
+    /// Whether it changed in the shown step.
+    pub written: bool,
+}
+
+impl Source {
+    /// The replay of a trace.
+    pub fn replay(replay: Replay) -> Self {
+        let mut ids: Vec<Arc<str>> = Vec::new();
+        let mut index = foldhash::HashMap::<Arc<str>, u32>::default();
+        let nodes = replay
+            .trace()
+            .events
+            .iter()
+            .map(|e| {
+                let id = e.node.as_ref()?;
+                Some(*index.entry(id.clone()).or_insert_with(|| {
+                    ids.push(id.clone());
+                    ids.len() as u32 - 1
+                }))
+            })
+            .collect();
+        Source::Trace(Box::new(Replayed { replay, ids, nodes }))
+    }
+
+    /// The live session, for a simulation.
+    pub fn session(&self) -> Option<&Session> {
+        match self {
+            Source::Simulation(s) => Some(s),
+            Source::Trace(_) => None,
+        }
+    }
+
+    /// The live session, for a simulation.
+    pub fn session_mut(&mut self) -> Option<&mut Session> {
+        match self {
+            Source::Simulation(s) => Some(s),
+            Source::Trace(_) => None,
+        }
+    }
+
+    /// The replay, for a trace.
+    pub fn replayed(&self) -> Option<&Replay> {
+        match self {
+            Source::Trace(r) => Some(&r.replay),
+            Source::Simulation(_) => None,
+        }
+    }
+
+    /// The shown step.
+    pub fn step_number(&self) -> u64 {
+        match self {
+            Source::Simulation(s) => s.step_number(),
+            Source::Trace(r) => r.replay.step_number(),
+        }
+    }
+
+    /// The end of the timeline: the furthest step run, or the trace's last.
+    pub fn head(&self) -> u64 {
+        match self {
+            Source::Simulation(s) => s.head(),
+            Source::Trace(r) => r.replay.last_step(),
+        }
+    }
+
+    /// The agents' names.
+    pub fn agent_names(&self) -> &[String] {
+        match self {
+            Source::Simulation(s) => s.agent_names(),
+            Source::Trace(r) => r.replay.agent_names(),
+        }
+    }
+
+    /// Takes up to `n` steps, stopping after a step where a breakpoint hits (a replay
+    /// stops at its last step).
+    pub fn run(&mut self, n: u64) -> Vec<Hit> {
+        match self {
+            Source::Simulation(s) => s.run(n),
+            Source::Trace(r) => {
+                let r = &mut r.replay;
+                let to = r.step_number().saturating_add(n).min(r.last_step());
+                match r.next_hit().filter(|h| h.step <= to) {
+                    Some(hit) => {
+                        r.seek(hit.step);
+                        vec![hit]
+                    }
+                    None => {
+                        r.seek(to);
+                        Vec::new()
+                    }
+                }
+            }
+        }
+    }
+
+    /// Steps until agent `agent`'s running leaves change or a breakpoint hits, at most
+    /// [`super::UNTIL_CHANGE_LIMIT`] steps (a replay: up to its last step). Returns the hits
+    /// and the steps taken.
+    pub fn run_until_change(&mut self, agent: usize) -> (Vec<Hit>, u64) {
+        if let Source::Simulation(s) = self {
+            let name = s.agent_names().get(agent).cloned().unwrap_or_default();
+            return s.run_until_change(&name);
+        }
+        let before = self.running_leaves(agent);
+        for taken in 1..=super::UNTIL_CHANGE_LIMIT {
+            if self.step_number() >= self.head() {
+                return (Vec::new(), taken - 1);
+            }
+            let hits = self.run(1);
+            if !hits.is_empty() || self.running_leaves(agent) != before {
+                return (hits, taken);
+            }
+        }
+        (Vec::new(), super::UNTIL_CHANGE_LIMIT)
+    }
+
+    /// Shows step `k`.
+    pub fn seek(&mut self, k: u64) {
+        match self {
+            Source::Simulation(s) => s.seek(k),
+            Source::Trace(r) => r.replay.seek(k),
+        }
+    }
+
+    /// The timeline's markers, by step.
+    pub fn markers(&self) -> Vec<Marker> {
+        match self {
+            Source::Simulation(s) => s.markers().to_vec(),
+            Source::Trace(r) => r.replay.markers(),
+        }
+    }
+
+    /// Replaces every breakpoint.
+    pub fn set_breakpoints(&mut self, list: Vec<Breakpoint>) {
+        match self {
+            Source::Simulation(s) => s.set_breakpoints(list),
+            Source::Trace(r) => r.replay.set_breakpoints(list),
+        }
+    }
+
+    /// The display state of each node of agent `agent` that has one, by trace id, and the
+    /// step shown.
+    pub fn lights(&self, agent: usize) -> Vec<(String, NodeView)> {
+        match self {
+            Source::Simulation(s) => {
+                let Some(i) = s.agent_names().get(agent).and_then(|n| s.sim().instance(n)) else {
+                    return Vec::new();
+                };
+                i.program()
+                    .node_ids()
+                    .iter()
+                    .zip(i.node_states())
+                    .filter(|(_, st)| st.status != Status::Idle || st.entries > 0)
+                    .map(|(id, st)| (id.clone(), st.map_reason(Arc::from)))
+                    .collect()
+            }
+            Source::Trace(r) => r.replay.agent(agent).map_or_else(Vec::new, |a| {
+                a.nodes
+                    .iter()
+                    .map(|(id, n)| (id.to_string(), n.clone()))
+                    .collect()
+            }),
+        }
+    }
+
+    /// Agent `agent`'s running leaves, by trace id, in tree order where it is known.
+    pub fn running_leaves(&self, agent: usize) -> Vec<String> {
+        match self {
+            Source::Simulation(s) => s
+                .agent_names()
+                .get(agent)
+                .and_then(|n| s.sim().instance(n))
+                .map(|i| {
+                    let ids = i.program().node_ids();
+                    i.active_leaves()
+                        .iter()
+                        .filter_map(|&l| ids.get(l as usize).cloned())
+                        .collect()
+                })
+                .unwrap_or_default(),
+            Source::Trace(r) => r.replay.running_leaves(agent),
+        }
+    }
+
+    /// Agent `agent`'s context at the shown step: every key its tree uses (a trace: every
+    /// key it has held), with its value in words.
+    pub fn context(&self, agent: usize) -> Vec<ContextRow> {
+        match self {
+            Source::Simulation(s) => {
+                let Some(i) = s.agent_names().get(agent).and_then(|n| s.sim().instance(n)) else {
+                    return Vec::new();
+                };
+                let written = s.written_keys(agent);
+                i.program()
+                    .keys()
+                    .iter()
+                    .enumerate()
+                    .map(|(k, key)| ContextRow {
+                        key: key.clone(),
+                        value: i.context().get(k as u16).map(|v| s.show_value(v)),
+                        written: written.contains(&k),
+                    })
+                    .collect()
+            }
+            Source::Trace(r) => r.replay.context_rows(agent),
+        }
+    }
+
+    /// The events of agent `agent` in the last steps up to the shown one, oldest first,
+    /// each naming its node by a number that [`Source::node_id`] turns into its trace id.
+    pub fn log(&self, agent: usize) -> Vec<Logged> {
+        match self {
+            Source::Simulation(s) => s.events().filter(|e| e.agent == agent).cloned().collect(),
+            Source::Trace(r) => {
+                let at = r.replay.step_number();
+                let from = at.saturating_sub(LOG_STEPS - 1);
+                let events = &r.replay.trace().events;
+                let a = events.partition_point(|e| e.step.max(1) < from.max(1));
+                let b = events.partition_point(|e| e.step <= at);
+                (a..b.max(a))
+                    .filter(|&i| events[i].agent == agent)
+                    .map(|i| Logged {
+                        step: events[i].step,
+                        agent,
+                        node: r.nodes[i],
+                        kind: events[i].kind.clone(),
+                    })
+                    .collect()
+            }
+        }
+    }
+
+    /// The trace id of node `n` of agent `agent`, as [`Source::log`] numbers it.
+    pub fn node_id(&self, agent: usize, n: u32) -> Option<&str> {
+        match self {
+            Source::Simulation(s) => s
+                .agent_names()
+                .get(agent)
+                .and_then(|a| s.sim().instance(a))
+                .and_then(|i| i.program().node_ids().get(n as usize))
+                .map(String::as_str),
+            Source::Trace(r) => r.ids.get(n as usize).map(|id| &**id),
+        }
+    }
+
+    /// Whether node `n` of agent `agent` (as [`Source::log`] numbers it) is an observer
+    /// (`aborts_lower`); a trace does not say.
+    pub fn is_observer(&self, agent: usize, n: u32) -> bool {
+        match self {
+            Source::Simulation(s) => s
+                .agent_names()
+                .get(agent)
+                .and_then(|a| s.sim().instance(a))
+                .is_some_and(|i| i.program().is_observer(n)),
+            Source::Trace(_) => false,
+        }
+    }
+}
