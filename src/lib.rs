@@ -105,6 +105,42 @@
 //! # std::fs::remove_dir_all(&dir)?;
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+//!
+//! # Recording a trace the editor can replay
+//!
+//! A game records what its agents do as a trace (docs/FORMAT.md, "Traces"): a
+//! [`runtime::JsonlTrace`] given as the observer of the steps it wants recorded (none:
+//! the step is the quiet one, and costs nothing more), its header written first.
+//! `arbor edit --trace FILE` (or File > Open Trace…) then replays the run on the tree,
+//! with the timeline, breakpoints, the event log and the context.
+//!
+//! ```
+//! use arbor::io::trace_header;
+//! use arbor::runtime::{Behaviours, Instance, JsonlTrace, Program};
+//! # use arbor::model::{Catalog, NoAssets, Tree};
+//! # let dir = std::env::temp_dir().join(format!("arbor-doc-trace-{}", std::process::id()));
+//! # std::fs::create_dir_all(&dir)?;
+//! # let tree_file = dir.join("guard.json");
+//! # std::fs::write(&tree_file, r#"{"format": "arbor.tree", "version": 1, "nodes": [
+//! #     {"id": "root", "kind": "Root", "inputs": {"child": ["patrol"]}},
+//! #     {"id": "patrol", "kind": "MockAction", "fields": {"script": "RRS"}}]}"#)?;
+//! # let tree = arbor::io::load_tree(&tree_file)?;
+//! # let program = std::sync::Arc::new(Program::compile(&tree, &Catalog::builtin(), &NoAssets, &Behaviours::<()>::with_builtins())?);
+//! let path = dir.join("run.jsonl");
+//! let mut trace = JsonlTrace::new(std::io::BufWriter::new(std::fs::File::create(&path)?), "guard-1");
+//! // The agents, the tree file each runs, and the files to check for changes later.
+//! let agents = [("guard-1".to_owned(), tree_file.clone())];
+//! trace.write_header(&trace_header(1.0 / 30.0, 7, &agents, &[tree_file.clone()], Some(&path)));
+//! let mut guard = Instance::new(program.clone(), 7);
+//! for _frame in 0..60 {
+//!     guard.step(1.0 / 30.0, &mut (), Some(&mut trace));
+//! }
+//! trace.finish()?;
+//! let recorded = arbor::io::read_trace(&path)?;
+//! assert_eq!(recorded.agents, ["guard-1"]);
+//! # std::fs::remove_dir_all(&dir)?;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 pub mod cli;
 pub mod debug;
