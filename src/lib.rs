@@ -148,5 +148,7 @@ pub mod debug;
 pub mod editor;
 pub mod io;
 pub mod model;
+#[cfg(feature = "remote")]
+pub mod remote;
 pub mod runtime;
 pub mod world;

@@ -105,10 +105,20 @@ fn command(
             };
             cli::run(&args, catalog, out, err)
         }
-        Some(Command::Edit { file, run, trace }) => {
-            editor(file.as_deref(), run, trace.as_deref(), project, err)
-        }
-        None if cfg!(feature = "gui") => editor(None, false, None, project, err),
+        Some(Command::Edit {
+            file,
+            run,
+            trace,
+            listen,
+        }) => editor(
+            file.as_deref(),
+            run,
+            trace.as_deref(),
+            listen.as_deref(),
+            project,
+            err,
+        ),
+        None if cfg!(feature = "gui") => editor(None, false, None, None, project, err),
         None => {
             use clap::CommandFactory;
             let _ = Cli::command().print_help();
@@ -122,10 +132,11 @@ fn editor(
     file: Option<&std::path::Path>,
     run: bool,
     trace: Option<&std::path::Path>,
+    listen: Option<&str>,
     project: Option<&std::path::Path>,
     err: &mut dyn std::io::Write,
 ) -> u8 {
-    match arbor::editor::run(file, run, trace, project) {
+    match arbor::editor::run(file, run, trace, listen, project) {
         Ok(()) => cli::EXIT_OK,
         Err(e) => {
             let _ = writeln!(err, "error: {e}");
@@ -139,6 +150,7 @@ fn editor(
     _file: Option<&std::path::Path>,
     _run: bool,
     _trace: Option<&std::path::Path>,
+    _listen: Option<&str>,
     _project: Option<&std::path::Path>,
     err: &mut dyn std::io::Write,
 ) -> u8 {

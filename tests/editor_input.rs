@@ -1742,3 +1742,119 @@ fn lights_match_except(
         assert_eq!(shown, want, "{id} at step {}", core.step_number());
     }
 }
+
+#[test]
+fn a_game_connected_to_the_editor_is_chosen_in_the_panel_and_shown_live() {
+    use arbor::remote::{GameLink, Hello, LIVE_VERSION, Listener};
+    let tree = common::repo().join("sample_trees/mock_sketch.json");
+    let listener = Listener::local(0).unwrap();
+    let addr = listener.addr();
+    let mut h = harness(EditorApp::open(&tree).unwrap().with_listener(listener));
+    // The game: two agents of the tree open in the editor, both watched.
+    let names = ["unit-1", "unit-2"];
+    let agents: Vec<(String, std::path::PathBuf)> = names
+        .iter()
+        .map(|n| ((*n).to_owned(), tree.clone()))
+        .collect();
+    let hello = Hello {
+        arbor_live: LIVE_VERSION,
+        game: "skirmish".into(),
+        run: arbor::io::trace_header(0.1, 0, &agents, std::slice::from_ref(&tree), None),
+        trees: Vec::new(),
+    };
+    let link = GameLink::connect(&hello, addr);
+    let loaded = arbor::io::load_tree(&tree).unwrap();
+    let program = std::sync::Arc::new(
+        arbor::runtime::Program::compile(
+            &loaded,
+            &arbor::model::Catalog::builtin(),
+            &arbor::model::NoAssets,
+            &arbor::runtime::Behaviours::<()>::with_builtins(),
+        )
+        .unwrap(),
+    );
+    let mut units: Vec<arbor::runtime::Instance<()>> = (0..2)
+        .map(|i| {
+            let mut u = arbor::runtime::Instance::new(program.clone(), i);
+            u.record_states(true);
+            u
+        })
+        .collect();
+    let play = |units: &mut Vec<arbor::runtime::Instance<()>>, steps: u32| {
+        for _ in 0..steps {
+            for (u, name) in units.iter_mut().zip(names) {
+                u.step(0.1, &mut (), Some(&mut link.watch(name)));
+            }
+        }
+    };
+    for _ in 0..200 {
+        if link.connected() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    play(&mut units, 20);
+    // The panel lists the game; choosing it shows it live.
+    let mut listed = false;
+    for _ in 0..100 {
+        h.run_steps(1);
+        if h.query_by_role_and_label(Role::ComboBox, "Game").is_some() {
+            listed = true;
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(listed, "the panel lists the game");
+    h.get_by_role_and_label(Role::ComboBox, "Game").click();
+    h.run_steps(2);
+    h.get_by_label("skirmish").click();
+    h.run_steps(3);
+    h.get_by_label_contains("live: skirmish, connected");
+    let shows = |h: &Harness<'static, EditorApp>, unit: &arbor::runtime::Instance<()>| {
+        program
+            .node_ids()
+            .iter()
+            .zip(unit.node_states())
+            .all(|(id, s)| {
+                let want =
+                    (s.status != arbor::runtime::Status::Idle || s.entries > 0).then_some(s.status);
+                h.state().live_status(&NodeId::new(id.as_str())) == want
+            })
+    };
+    let mut matched = false;
+    for _ in 0..100 {
+        h.run_steps(1);
+        if shows(&h, &units[0]) {
+            matched = true;
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(matched, "the canvas shows unit-1 at step 20");
+    // It follows the game as it runs on.
+    play(&mut units, 17);
+    let mut followed = false;
+    for _ in 0..100 {
+        h.run_steps(1);
+        if h.state().simulation().unwrap().step_number() == 37 && shows(&h, &units[0]) {
+            followed = true;
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(followed, "the canvas follows the game to step 37");
+    // The game stops: the panel says its run ended; the recording stays to scrub through.
+    drop(link);
+    let mut ended = false;
+    for _ in 0..100 {
+        h.run_steps(1);
+        if h.query_by_label_contains("live: skirmish, ended").is_some() {
+            ended = true;
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(ended, "the panel says the game ended");
+    key(&mut h, Modifiers::SHIFT, Key::ArrowLeft);
+    assert_eq!(h.state().simulation().unwrap().step_number(), 36);
+}

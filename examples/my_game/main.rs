@@ -6,7 +6,12 @@
 //! cargo run --example my_game -- --write     # writes ai/my_game.nodes.json from the code
 //! cargo test --example my_game               # fails when that file and the code disagree
 //! cargo run -- edit examples/my_game/guard.json   # the editor shows the game's palette
+//! cargo run --example my_game -- --live      # runs on, sending its soldiers to that editor
 //! ```
+//!
+//! With `--live` the game runs until stopped, ten steps a second, and connects to the
+//! editor (the Simulation panel's Game list then offers `my_game`); started first, it
+//! waits for the editor in the background and never slows down for it.
 //!
 //! The folder's `arbor.project.json` lists the library, so `arbor edit`, `validate` and
 //! `run` on `guard.json` all know `FireWeapon`, `TakeCover` and `IsUnderFire`. Without this
@@ -167,6 +172,16 @@ fn main() -> ExitCode {
             }
         };
     }
+    #[cfg(feature = "remote")]
+    if std::env::args().any(|a| a == "--live") {
+        return match live() {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("error: {e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
     match run() {
         Ok(_) => ExitCode::SUCCESS,
         Err(e) => {
@@ -176,21 +191,92 @@ fn main() -> ExitCode {
     }
 }
 
-/// Runs guard.json for three soldiers, each shot at for eight steps from step 3 (the first)
-/// to step 5 (the third); prints and returns how they ended.
-fn run() -> Result<Vec<Soldier>, Box<dyn std::error::Error>> {
-    let tree_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/my_game/guard.json");
+/// The guard tree, compiled with the game's kinds and behaviours.
+fn program(tree_path: &Path) -> Result<Arc<Program<Soldier>>, Box<dyn std::error::Error>> {
     // The game's code registers its kinds; the library file is written from them (and
     // the test below keeps it so), so the game needs no project file of its own.
     let catalog = catalog();
     let files = TreeFiles::new(&catalog);
-    let tree = files.load(&tree_path).as_ref().clone()?;
-    let program = Arc::new(Program::compile(
+    let tree = files.load(tree_path).as_ref().clone()?;
+    Ok(Arc::new(Program::compile(
         &tree,
         &catalog,
-        &files.assets_for(&tree_path),
+        &files.assets_for(tree_path),
         &behaviours(),
-    )?);
+    )?))
+}
+
+fn tree_path() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/my_game/guard.json")
+}
+
+/// Runs four soldiers for ever, ten steps a second, sending them to the editor listening
+/// on this machine: each is shot at now and then, takes cover and fires back.
+#[cfg(feature = "remote")]
+fn live() -> Result<(), Box<dyn std::error::Error>> {
+    use arbor::remote::{GameLink, Hello, LIVE_VERSION};
+    let tree_path = tree_path();
+    let program = program(&tree_path)?;
+    let names: Vec<String> = (1..=4).map(|i| format!("soldier-{i}")).collect();
+    let agents: Vec<(String, PathBuf)> = names
+        .iter()
+        .map(|n| (n.clone(), tree_path.clone()))
+        .collect();
+    let dt = 0.1;
+    let hello = Hello {
+        arbor_live: LIVE_VERSION,
+        game: "my_game".into(),
+        run: arbor::io::trace_header(dt, 0, &agents, std::slice::from_ref(&tree_path), None),
+        trees: vec![arbor::remote::SentTree {
+            path: tree_path.display().to_string(),
+            text: std::fs::read_to_string(&tree_path)?,
+        }],
+    };
+    // One call: from now on the link connects (and reconnects) in the background.
+    let link = GameLink::connect(&hello, GameLink::local(arbor::remote::DEFAULT_PORT));
+    let mut soldiers: Vec<(Soldier, Instance<Soldier>)> = (0..names.len())
+        .map(|i| {
+            let soldier = Soldier {
+                rockets: 2,
+                bullets: 30,
+                ..Soldier::default()
+            };
+            (soldier, Instance::new(program.clone(), i as u64))
+        })
+        .collect();
+    println!(
+        "my_game: running; open the editor (cargo run -- edit examples/my_game/guard.json) and pick my_game in its Game list"
+    );
+    let mut was = false;
+    for step in 1u64.. {
+        for (i, (soldier, instance)) in soldiers.iter_mut().enumerate() {
+            if step % 40 == 5 * i as u64 {
+                soldier.under_fire = 8;
+                soldier.rockets = soldier.rockets.max(1);
+            }
+            instance.step(dt, soldier, Some(&mut link.watch(&names[i])));
+            soldier.under_fire = soldier.under_fire.saturating_sub(1);
+        }
+        if link.connected() != was {
+            was = link.connected();
+            println!(
+                "my_game: {}",
+                if was {
+                    "the editor is connected"
+                } else {
+                    "no editor"
+                }
+            );
+        }
+        std::thread::sleep(std::time::Duration::from_secs_f64(dt));
+    }
+    Ok(())
+}
+
+/// Runs guard.json for three soldiers, each shot at for eight steps from step 3 (the first)
+/// to step 5 (the third); prints and returns how they ended.
+fn run() -> Result<Vec<Soldier>, Box<dyn std::error::Error>> {
+    let program = program(&tree_path())?;
     let mut soldiers: Vec<(Soldier, Instance<Soldier>)> = (0..3)
         .map(|i| {
             let soldier = Soldier {

@@ -65,6 +65,11 @@ pub enum Command {
         /// Replay this trace (`arbor run --trace`, or a game's) on the tree it names.
         #[arg(long, value_name = "TRACE")]
         trace: Option<PathBuf>,
+        /// Where games connect to be shown live: a port on this machine's loopback address
+        /// (default 47801), or ADDRESS:PORT to listen on another network (anyone who can
+        /// reach it can send to the editor). `off`: no live attach.
+        #[arg(long, value_name = "PORT|ADDRESS:PORT|off")]
+        listen: Option<String>,
     },
     /// Run a tree or a scenario headless for N steps and print a summary; `--trace` writes
     /// every event. A scenario file (recognised by its header) runs every agent's tree in

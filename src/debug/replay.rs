@@ -118,6 +118,8 @@ pub struct Replay {
     /// ever holds, in order.
     leaves: Vec<foldhash::HashSet<Arc<str>>>,
     keys: Vec<Vec<Arc<str>>>,
+    /// Events appended out of step order, dropped ([`Replay::extend`]).
+    dropped: usize,
 }
 
 impl Replay {
@@ -149,6 +151,7 @@ impl Replay {
             breakpoints: Vec::new(),
             leaves,
             keys,
+            dropped: 0,
         };
         r.apply_through(0);
         r.checkpoints.push((r.next, r.agents.clone()));
@@ -158,6 +161,51 @@ impl Replay {
     /// The trace replayed.
     pub fn trace(&self) -> &TraceFile {
         &self.trace
+    }
+
+    /// Appends events that arrived since (a game sending its run as it goes), in step
+    /// order, with `agents` the names they refer to (the names already known first, in
+    /// the same places). An event of a step before the last one known is dropped; returns
+    /// how many were.
+    pub fn extend(
+        &mut self,
+        agents: &[String],
+        events: impl IntoIterator<Item = TracedEvent>,
+    ) -> usize {
+        for name in agents.iter().skip(self.trace.agents.len()) {
+            self.trace.agents.push(name.clone());
+            self.agents.push(AgentView::default());
+            self.leaves.push(foldhash::HashSet::default());
+            self.keys.push(Vec::new());
+            for (_, kept) in &mut self.checkpoints {
+                kept.push(AgentView::default());
+            }
+        }
+        let mut dropped = 0;
+        for e in events {
+            if e.step < self.last || e.agent >= self.agents.len() {
+                dropped += 1;
+                continue;
+            }
+            match (&e.kind, &e.node) {
+                (LoggedKind::Execute, Some(id)) => {
+                    self.leaves[e.agent].insert(id.clone());
+                }
+                (LoggedKind::Context(key, _), _) if !self.keys[e.agent].contains(key) => {
+                    self.keys[e.agent].push(key.clone());
+                }
+                _ => {}
+            }
+            self.last = e.step;
+            self.trace.events.push(e);
+        }
+        self.dropped += dropped;
+        dropped
+    }
+
+    /// Events appended out of step order and dropped, in all.
+    pub fn dropped(&self) -> usize {
+        self.dropped
     }
 
     /// The shown step.

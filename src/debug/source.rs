@@ -22,10 +22,31 @@ pub enum Source {
 pub struct Replayed {
     /// The replay.
     pub replay: Replay,
-    /// Every node id the trace names, each once.
+    /// Every node id the trace names, each once, and each one's place there.
     ids: Vec<Arc<str>>,
+    index: foldhash::HashMap<Arc<str>, u32>,
     /// Each event's node, by its place in `ids`.
     nodes: Vec<Option<u32>>,
+}
+
+impl Replayed {
+    /// Numbers the nodes of the events from the `from`th on.
+    fn number_from(&mut self, from: usize) {
+        let Self {
+            replay,
+            ids,
+            index,
+            nodes,
+        } = self;
+        for e in &replay.trace().events[from..] {
+            nodes.push(e.node.as_ref().map(|id| {
+                *index.entry(id.clone()).or_insert_with(|| {
+                    ids.push(id.clone());
+                    ids.len() as u32 - 1
+                })
+            }));
+        }
+    }
 }
 
 /// One context key of an agent at the shown step.
@@ -42,21 +63,27 @@ pub struct ContextRow {
 impl Source {
     /// The replay of a trace.
     pub fn replay(replay: Replay) -> Self {
-        let mut ids: Vec<Arc<str>> = Vec::new();
-        let mut index = foldhash::HashMap::<Arc<str>, u32>::default();
-        let nodes = replay
-            .trace()
-            .events
-            .iter()
-            .map(|e| {
-                let id = e.node.as_ref()?;
-                Some(*index.entry(id.clone()).or_insert_with(|| {
-                    ids.push(id.clone());
-                    ids.len() as u32 - 1
-                }))
-            })
-            .collect();
-        Source::Trace(Box::new(Replayed { replay, ids, nodes }))
+        let mut r = Replayed {
+            replay,
+            ids: Vec::new(),
+            index: foldhash::HashMap::default(),
+            nodes: Vec::new(),
+        };
+        r.number_from(0);
+        Source::Trace(Box::new(r))
+    }
+
+    /// Appends events that arrived since to a replay (a game's live run; see
+    /// [`Replay::extend`]); returns how many were dropped as out of order. A live session
+    /// takes none.
+    pub fn extend(&mut self, agents: &[String], events: Vec<crate::io::TracedEvent>) -> usize {
+        let Source::Trace(r) = self else {
+            return events.len();
+        };
+        let before = r.replay.trace().events.len();
+        let dropped = r.replay.extend(agents, events);
+        r.number_from(before);
+        dropped
     }
 
     /// The live session, for a simulation.

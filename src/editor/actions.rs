@@ -544,6 +544,7 @@ impl EditorApp {
         let ran = std::mem::take(&mut self.ran);
         let breakpoints = std::mem::take(&mut self.breakpoints);
         let settings = std::mem::take(&mut self.settings);
+        let live = self.live.take();
         // A new tree stays in the project it was made in; a file opened keeps the project
         // given on the command line.
         let project = std::mem::replace(
@@ -563,6 +564,7 @@ impl EditorApp {
             ran,
             breakpoints,
             settings,
+            live,
             ..other
         };
         if keep {
@@ -746,6 +748,106 @@ impl EditorApp {
         self.sim = Some(panel);
         self.load_breakpoints();
         let mut said = format!("Replaying {}", path.display());
+        for n in notes {
+            said = format!("{said}; {n}");
+        }
+        self.say(said);
+        true
+    }
+
+    /// Listens for games on `listener`: those that connect are listed in the Simulation
+    /// panel, and one chosen there is shown live.
+    #[must_use]
+    pub fn with_listener(mut self, listener: crate::remote::Listener) -> Self {
+        self.live = Some(listener);
+        self
+    }
+
+    /// Where games connect, when live attach is on.
+    pub fn listener(&self) -> Option<&crate::remote::Listener> {
+        self.live.as_ref()
+    }
+
+    /// Each frame: the games connected are listed in the panel, the one shown live gets
+    /// what it sent, and a game chosen in the panel is attached to.
+    pub(super) fn live_games(&mut self) {
+        let Some(listener) = &self.live else { return };
+        let rows: Vec<super::simulate::GameRow> = listener
+            .games()
+            .iter()
+            .map(|g| super::simulate::GameRow {
+                name: g.name.clone(),
+                connected: g.connected,
+                problem: g.problem.clone(),
+                dropped: g.dropped,
+            })
+            .collect();
+        if let Some(panel) = &mut self.sim {
+            panel.games = rows;
+            if let Some(i) = panel.live_game() {
+                let (agents, events) = listener.since(i, panel.fed());
+                panel.feed(&agents, events);
+            }
+        }
+        if let Some(i) = self.sim.as_mut().and_then(super::SimPanel::take_attach) {
+            self.attach(i);
+        }
+    }
+
+    /// Shows game `i` of the listener live: the tree its first agent runs is opened when
+    /// this editor has it (and has no unsaved changes); a tree that differs from the one
+    /// the game runs is said.
+    pub fn attach(&mut self, i: usize) -> bool {
+        let Some(game) = self.live.as_ref().and_then(|l| l.games().get(i).cloned()) else {
+            return false;
+        };
+        let mut notes = Vec::new();
+        if let Some(agent) = game.hello.run.agents.first() {
+            let tree = PathBuf::from(&agent.tree);
+            let open_now = self
+                .doc
+                .path()
+                .is_some_and(|p| crate::io::same_file(p, &tree));
+            if !open_now && tree.is_file() && !self.doc.is_dirty() {
+                self.open_path(&tree);
+            }
+            let shown = self
+                .doc
+                .path()
+                .is_some_and(|p| crate::io::same_file(p, &tree));
+            let recorded = game
+                .hello
+                .run
+                .files
+                .iter()
+                .find(|f| Path::new(&f.path) == tree);
+            if !shown {
+                notes.push(format!(
+                    "{} runs {}; its nodes are matched by id",
+                    game.name, agent.tree
+                ));
+            } else if recorded.is_some_and(|f| {
+                crate::io::digest(&tree).ok().as_deref() != Some(f.sha256.as_str())
+            }) {
+                notes.push(format!(
+                    "{} differs from the tree the game runs; its nodes are matched by id",
+                    agent.tree
+                ));
+            }
+        }
+        let Some(listener) = &self.live else {
+            return false;
+        };
+        let (agents, events) = listener.since(i, 0);
+        let mut panel = super::SimPanel::game(i, &game.name, &game.hello, agents, events);
+        panel.games = self
+            .sim
+            .as_ref()
+            .map(|p| p.games.clone())
+            .unwrap_or_default();
+        self.sim = Some(panel);
+        self.load_breakpoints();
+        let mut said = format!("Showing {} live", game.name);
         for n in notes {
             said = format!("{said}; {n}");
         }

@@ -94,6 +94,8 @@ pub struct EditorApp {
     disk: disk::Disk,
     /// Where the settings are kept, and what was last written there.
     settings: settings::Kept,
+    /// Where games connect to be shown live (`None`: live attach is off).
+    live: Option<crate::remote::Listener>,
 }
 
 /// An action that would lose unsaved changes.
@@ -180,6 +182,7 @@ impl EditorApp {
             autosave: autosave::Autosave::default(),
             disk: disk::Disk::default(),
             settings: settings::Kept::default(),
+            live: None,
         };
         app.validate();
         app.sim = Some(app.own_panel());
@@ -677,6 +680,7 @@ impl EditorApp {
         }
         egui::Panel::top("menu").show(ui, |ui| self.menu_ui(ui));
         egui::Panel::bottom("status").show(ui, |ui| self.messages.status_ui(ui));
+        self.live_games();
         self.simulation_ui(ui);
         egui::Panel::left("palette")
             .default_size(170.0)
@@ -756,6 +760,24 @@ impl eframe::App for EditorApp {
     }
 }
 
+/// Where `arbor edit --listen` says to listen: a port on the loopback address (the default
+/// one without the option), an address and port given in full, or `off`.
+pub fn listen_address(listen: Option<&str>) -> Result<Option<std::net::SocketAddr>, String> {
+    use std::net::{Ipv4Addr, SocketAddr};
+    let loopback = |port| Some(SocketAddr::from((Ipv4Addr::LOCALHOST, port)));
+    match listen.map(str::trim) {
+        None => Ok(loopback(crate::remote::DEFAULT_PORT)),
+        Some("off") => Ok(None),
+        Some(text) => match (text.parse::<u16>(), text.parse::<SocketAddr>()) {
+            (Ok(port), _) => Ok(loopback(port)),
+            (_, Ok(addr)) => Ok(Some(addr)),
+            _ => Err(format!(
+                "--listen takes a port (47801), an address and port (0.0.0.0:47801) or off, not '{text}'"
+            )),
+        },
+    }
+}
+
 /// Arbor's icon (assets/icon.png), for the window and the taskbar.
 pub fn icon() -> Option<egui::IconData> {
     eframe::icon_data::from_png_bytes(include_bytes!("../../assets/icon.png")).ok()
@@ -768,6 +790,7 @@ pub fn run(
     file: Option<&Path>,
     simulate: bool,
     trace: Option<&Path>,
+    listen: Option<&str>,
     project: Option<&Path>,
 ) -> Result<(), String> {
     let mut app = match file {
@@ -784,6 +807,17 @@ pub fn run(
     match crate::io::SettingsFile::default_path() {
         Ok(file) => app = app.with_settings(crate::io::SettingsFile::new(file)),
         Err(why) => app.say_problem(format!("Settings are not kept between runs: {why}")),
+    }
+    // Games connect here to be shown live; a port in use (another editor) turns it off.
+    match listen_address(listen) {
+        Ok(None) => {}
+        Ok(Some(addr)) => match crate::remote::Listener::bind(addr) {
+            Ok(l) => app = app.with_listener(l),
+            Err(e) => app.say_problem(format!(
+                "Live attach is off: cannot listen on {addr} ({e}); arbor edit --listen PORT picks another port"
+            )),
+        },
+        Err(e) => return Err(e),
     }
     // A trace that cannot be read is said in the status line; the window opens anyway.
     if let Some(trace) = trace

@@ -35,6 +35,9 @@ enum Origin {
     /// A recorded trace, replayed (read once, kept across edits of the tree); `path` is
     /// the trace's.
     Trace,
+    /// A game connected to the editor's listener, by its place in the listener's list:
+    /// a replay of what it has sent, growing as it sends more.
+    Live(usize),
 }
 
 /// A node's light on the canvas: its display state and how many steps ago it changed.
@@ -153,6 +156,24 @@ pub struct SimPanel {
     pub picking: bool,
     /// Set while the canvas shows one of the run's SubTree assets.
     inside: Option<Inside>,
+    /// A game chosen in the panel's list, for the app to attach to.
+    attach: Option<usize>,
+    /// The games connected to the editor, as the app last listed them: name, whether it
+    /// is connected, what ended it, events it dropped.
+    pub games: Vec<GameRow>,
+}
+
+/// A game the editor's listener knows, as the panel lists it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GameRow {
+    /// Its name.
+    pub name: String,
+    /// Whether it is connected.
+    pub connected: bool,
+    /// What ended its connection, if something was wrong.
+    pub problem: Option<String>,
+    /// Events it dropped because the editor could not keep up.
+    pub dropped: u64,
 }
 
 /// The run's own tree, kept while the canvas shows the asset of one of its SubTrees (the
@@ -201,6 +222,69 @@ impl SimPanel {
         panel
     }
 
+    /// A panel that shows game `game` of the editor's listener as it runs, from what it
+    /// has sent so far (`agents`, `events`) on: it follows the newest step.
+    pub fn game(
+        game: usize,
+        name: &str,
+        hello: &crate::remote::Hello,
+        agents: Vec<String>,
+        events: Vec<crate::io::TracedEvent>,
+    ) -> Self {
+        let trace = crate::io::TraceFile {
+            header: Some(hello.run.clone()),
+            agents,
+            events,
+        };
+        let mut panel = Self::with_origin(PathBuf::from(name), Origin::Live(game));
+        let replay = Replay::new(trace);
+        let last = replay.last_step();
+        panel.run = Some(Source::replay(replay));
+        panel.running = true;
+        panel.seek(last);
+        panel
+    }
+
+    /// How many of the game's events the panel has (a replay: all its trace's).
+    pub fn fed(&self) -> usize {
+        self.run
+            .as_ref()
+            .and_then(Source::replayed)
+            .map_or(0, |r| r.trace().events.len() + r.dropped())
+    }
+
+    /// The game shown live, by its place in the listener's list.
+    pub fn live_game(&self) -> Option<usize> {
+        match self.origin {
+            Origin::Live(i) => Some(i),
+            _ => None,
+        }
+    }
+
+    /// The game chosen in the panel's list, taken (for the app to attach to).
+    pub fn take_attach(&mut self) -> Option<usize> {
+        self.attach.take()
+    }
+
+    /// What the game shown live sent since the last frame. While the view follows the
+    /// game (Run), it shows the newest step, unless a breakpoint hits in what came: then
+    /// it stops there (the game runs on).
+    pub fn feed(&mut self, agents: &[String], events: Vec<crate::io::TracedEvent>) {
+        if events.is_empty()
+            && agents.len() <= self.run.as_ref().map_or(0, |r| r.agent_names().len())
+        {
+            return;
+        }
+        let Some(run) = &mut self.run else { return };
+        run.extend(agents, events);
+        if self.running {
+            let hits = run.run(u64::MAX);
+            self.after_steps(hits);
+        } else {
+            self.refresh_live();
+        }
+    }
+
     fn with_origin(path: PathBuf, origin: Origin) -> Self {
         Self {
             path,
@@ -225,6 +309,8 @@ impl SimPanel {
             payload: String::new(),
             picking: false,
             inside: None,
+            attach: None,
+            games: Vec::new(),
         }
     }
 
@@ -281,9 +367,9 @@ impl SimPanel {
         matches!(self.origin, Origin::Solo(_))
     }
 
-    /// Whether the panel replays a recorded trace.
+    /// Whether the panel replays a recorded run: a trace, or what a game sends.
     pub fn is_replay(&self) -> bool {
-        matches!(self.origin, Origin::Trace)
+        matches!(self.origin, Origin::Trace | Origin::Live(_))
     }
 
     /// How many nodes the replayed trace's first agent names that `tree` does not have
@@ -332,7 +418,7 @@ impl SimPanel {
         self.needs_scenario = false;
         self.stopped = None;
         let sim = match &self.origin {
-            Origin::Trace => return,
+            Origin::Trace | Origin::Live(_) => return,
             Origin::Solo(path) => Simulation::solo(path.as_deref(), tree, catalog, 0),
             Origin::Scenario(text) => match parse_scenario(text, &self.path) {
                 Ok(parsed) => {
@@ -436,7 +522,7 @@ impl SimPanel {
             .run
             .as_ref()
             .is_some_and(|s| s.step_number() >= s.head())
-            && self.is_replay()
+            && matches!(self.origin, Origin::Trace)
         {
             self.running = false;
         }
@@ -595,7 +681,8 @@ impl SimPanel {
     /// Steps owed to real time while running, at `speed` steps a second, taken now.
     fn pace(&mut self, now: f64) {
         let last = self.clock.replace(now).unwrap_or(now);
-        if !self.running {
+        // A game shown live steps itself: Run follows what it sends (`feed`).
+        if !self.running || self.live_game().is_some() {
             self.owed = 0.0;
             return;
         }
@@ -628,7 +715,22 @@ impl SimPanel {
             .unwrap_or_default();
         ui.horizontal(|ui| {
             ui.label(RichText::new("Simulation").strong());
-            if self.is_replay() {
+            if let Some(i) = self.live_game() {
+                let state = match self.games.get(i) {
+                    Some(g) if g.connected => "connected".to_owned(),
+                    Some(GameRow {
+                        problem: Some(p), ..
+                    }) => format!("ended: {p}"),
+                    _ => "ended".to_owned(),
+                };
+                ui.label(format!("live: {name}, {state}"));
+                if let Some(g) = self.games.get(i).filter(|g| g.dropped > 0) {
+                    ui.label(
+                        RichText::new(format!("{} events dropped by the game", g.dropped))
+                            .color(Color32::from_rgb(240, 200, 60)),
+                    );
+                }
+            } else if self.is_replay() {
                 ui.label(format!("replaying {name}"));
             } else if self.is_solo() {
                 ui.label(format!("{name} alone in an empty world"));
@@ -655,6 +757,33 @@ impl SimPanel {
                     .suffix(" steps/s"),
             )
             .on_hover_text("Run speed");
+            // The games connected to the editor: one is shown live when chosen.
+            if !self.games.is_empty() {
+                let label = ui.label("Game");
+                let shown = self
+                    .live_game()
+                    .and_then(|i| self.games.get(i))
+                    .map_or_else(|| "choose…".to_owned(), |g| g.name.clone());
+                egui::ComboBox::from_id_salt("live-game")
+                    .selected_text(shown)
+                    .show_ui(ui, |ui| {
+                        for (i, g) in self.games.iter().enumerate() {
+                            let text = if g.connected {
+                                g.name.clone()
+                            } else {
+                                format!("{} (ended)", g.name)
+                            };
+                            if ui
+                                .selectable_label(self.live_game() == Some(i), text)
+                                .clicked()
+                            {
+                                self.attach = Some(i);
+                            }
+                        }
+                    })
+                    .response
+                    .labelled_by(label.id);
+            }
             if let Some(run) = &self.run {
                 let names = run.agent_names().to_vec();
                 let label = ui.label("Watch");

@@ -26,8 +26,8 @@ pub use project::{
 pub use recovery::{OpenMark, RECOVERY_FORMAT, Recovered, Recoveries, RecoveryDir, Unreadable};
 pub use settings::{SETTINGS_FORMAT, Settings, SettingsFile, Window};
 pub use trace::{
-    MAX_TRACE_LINE, TraceError, TraceFile, TracedEvent, digest, parse_trace, read_trace,
-    resolve_traced, trace_header, traced_path,
+    MAX_TRACE_LINE, TraceError, TraceFile, TracedEvent, digest, parse_event, parse_trace,
+    read_trace, resolve_traced, trace_header, traced_path,
 };
 pub use watch::FileWatch;
 

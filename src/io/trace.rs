@@ -221,37 +221,45 @@ pub fn parse_trace(mut input: impl BufRead, path: &Path) -> Result<TraceFile, Tr
             trace.header = Some(header);
             continue;
         }
-        let line: Line = serde_json::from_str(text).map_err(|e| {
+        let event = parse_event(text, &mut trace.agents, number).map_err(|m| {
             let hint = if number == 1 && text.contains("\"format\"") {
                 " (is it a tree file? a trace is JSON Lines of events)"
             } else {
                 ""
             };
-            err(number, format!("not an event: {e}{hint}"))
+            err(number, format!("{m}{hint}"))
         })?;
-        let agent = match trace.agents.iter().position(|a| *a == line.agent) {
-            Some(i) => i,
-            None => {
-                trace.agents.push(line.agent.clone());
-                trace.agents.len() - 1
-            }
-        };
-        let kind = event_kind(&line).map_err(|m| err(number, m))?;
-        if line.node.is_none() && needs_node(&kind) {
-            return Err(err(
-                number,
-                format!("a '{}' event needs a node", line.event),
-            ));
-        }
-        trace.events.push(TracedEvent {
-            step: line.step,
-            agent,
-            node: line.node.map(Arc::from),
-            kind,
-            line: number,
-        });
+        trace.events.push(event);
     }
     Ok(trace)
+}
+
+/// One event line of a trace (line `number`), its agent found in `agents` or added to
+/// them; or what is wrong with it.
+pub fn parse_event(
+    text: &str,
+    agents: &mut Vec<String>,
+    number: usize,
+) -> Result<TracedEvent, String> {
+    let line: Line = serde_json::from_str(text).map_err(|e| format!("not an event: {e}"))?;
+    let kind = event_kind(&line)?;
+    if line.node.is_none() && needs_node(&kind) {
+        return Err(format!("a '{}' event needs a node", line.event));
+    }
+    let agent = match agents.iter().position(|a| *a == line.agent) {
+        Some(i) => i,
+        None => {
+            agents.push(line.agent.clone());
+            agents.len() - 1
+        }
+    };
+    Ok(TracedEvent {
+        step: line.step,
+        agent,
+        node: line.node.map(Arc::from),
+        kind,
+        line: number,
+    })
 }
 
 /// Whether events of this kind always name a node (a warning, or a value the world

@@ -1,0 +1,427 @@
+//! Live attach (feature `remote`): a game sends what its agents do to the editor while it
+//! runs, and the editor shows it as it comes, with the timeline to scrub back through it.
+//!
+//! The game connects out ([`GameLink::connect`]), in a background thread that keeps
+//! retrying while no editor listens, so the order in which the two start does not matter.
+//! It sends a [`Hello`] (its name, the header of its run, the text of its trees), then,
+//! for each agent it watches, the agent's events as trace lines (docs/FORMAT.md,
+//! "Traces"). The game never waits for the editor: events go through a bounded queue
+//! ([`QUEUE_LINES`]); when it is full they are dropped and counted, and the count is sent
+//! (`{"dropped":N}`), never the game's frame. Nothing is sent while no editor listens.
+//!
+//! The editor listens ([`Listener`]) on the loopback address unless told otherwise. A
+//! message longer than its bound, a line that is not an event, or a game that goes away
+//! mid-step ends that game's connection with a problem said; the editor and the other
+//! games go on. Nothing a message says is executed: it is parsed as data.
+
+use std::io::{BufRead, BufReader, BufWriter, Read, Write};
+use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, TrySendError, sync_channel};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use crate::io::{MAX_TRACE_LINE, TracedEvent, parse_event};
+use crate::runtime::{Event, Observer, TraceHeader};
+
+/// The port the editor listens on unless told otherwise.
+pub const DEFAULT_PORT: u16 = 47_801;
+
+/// The longest first message a game may send (it carries its trees' text).
+pub const MAX_HELLO: usize = 8 * 1024 * 1024;
+
+/// Lines a game queues for the editor before it drops events.
+pub const QUEUE_LINES: usize = 16_384;
+
+/// Events the editor keeps of one game (about 90 MB); past this it stops recording that
+/// game and says so.
+pub const MAX_KEPT_EVENTS: usize = 1_000_000;
+
+/// Connections open at once; one past this is closed at once.
+pub const MAX_GAMES: usize = 16;
+
+/// The version of the messages a [`Hello`] names.
+pub const LIVE_VERSION: u32 = 1;
+
+/// What a game says first.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Hello {
+    /// The messages' version ([`LIVE_VERSION`]).
+    pub arbor_live: u32,
+    /// The game's name, as the editor lists it.
+    pub game: String,
+    /// Its run: dt, seed, the agents it may send with their tree files, the files' digests.
+    pub run: TraceHeader,
+    /// The text of its tree files, for an editor that does not have them.
+    #[serde(default)]
+    pub trees: Vec<SentTree>,
+}
+
+/// A tree file's text, as a game sends it.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SentTree {
+    /// Its path, as the run's header names it.
+    pub path: String,
+    /// Its text.
+    pub text: String,
+}
+
+// ---- the game's side ------------------------------------------------------------------
+
+/// A game's link to the editor: a background thread that connects (and reconnects) and
+/// sends what [`GameLink::watch`] observers give it. Dropping it stops the thread.
+pub struct GameLink {
+    tx: SyncSender<String>,
+    shared: Arc<LinkState>,
+    thread: Option<JoinHandle<()>>,
+}
+
+/// What the game's thread and the link share.
+#[derive(Default)]
+struct LinkState {
+    stop: AtomicBool,
+    connected: AtomicBool,
+    dropped: AtomicU64,
+}
+
+impl GameLink {
+    /// Starts connecting to the editor at `editor` (retrying every half second while none
+    /// listens); `hello` is sent on each connection.
+    pub fn connect(hello: &Hello, editor: SocketAddr) -> Self {
+        let (tx, rx) = sync_channel(QUEUE_LINES);
+        let shared = Arc::new(LinkState::default());
+        let line = serde_json::to_string(hello).unwrap_or_default();
+        let thread = {
+            let shared = shared.clone();
+            std::thread::Builder::new()
+                .name("arbor-link".into())
+                .spawn(move || send_loop(&line, editor, &rx, &shared))
+                .ok()
+        };
+        Self { tx, shared, thread }
+    }
+
+    /// The loopback address of an editor listening on `port`.
+    pub fn local(port: u16) -> SocketAddr {
+        SocketAddr::from((Ipv4Addr::LOCALHOST, port))
+    }
+
+    /// An observer that sends the events of the agent named `agent` (pass it to that
+    /// agent's `Instance::step`). It costs one atomic load an event while no editor is
+    /// connected.
+    pub fn watch(&self, agent: &str) -> LinkObserver<'_> {
+        LinkObserver {
+            link: self,
+            agent: serde_json::to_string(agent).unwrap_or_default(),
+            line: String::with_capacity(128),
+        }
+    }
+
+    /// Whether an editor is connected now.
+    pub fn connected(&self) -> bool {
+        self.shared.connected.load(Ordering::Relaxed)
+    }
+
+    /// Events dropped so far because the queue was full.
+    pub fn dropped(&self) -> u64 {
+        self.shared.dropped.load(Ordering::Relaxed)
+    }
+}
+
+impl Drop for GameLink {
+    fn drop(&mut self) {
+        self.shared.stop.store(true, Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+/// Sends one agent's events to the editor (see [`GameLink::watch`]).
+pub struct LinkObserver<'l> {
+    link: &'l GameLink,
+    agent: String,
+    line: String,
+}
+
+impl Observer for LinkObserver<'_> {
+    fn agent(&mut self, name: &str) {
+        self.agent = serde_json::to_string(name).unwrap_or_default();
+    }
+
+    fn event(&mut self, e: &Event<'_>) {
+        if !self.link.connected() {
+            return;
+        }
+        self.line.clear();
+        crate::runtime::format_event(&mut self.line, &self.agent, e);
+        if let Err(TrySendError::Full(_)) = self.link.tx.try_send(self.line.clone()) {
+            self.link.shared.dropped.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+}
+
+/// The game's thread: connect, say hello, send what is queued; again after a failure.
+fn send_loop(hello: &str, editor: SocketAddr, rx: &Receiver<String>, shared: &LinkState) {
+    while !shared.stop.load(Ordering::Relaxed) {
+        let Ok(stream) = TcpStream::connect_timeout(&editor, Duration::from_millis(500)) else {
+            // Nobody listens: what was queued meanwhile is nobody's.
+            while rx.try_recv().is_ok() {}
+            std::thread::sleep(Duration::from_millis(500));
+            continue;
+        };
+        let _ = stream.set_nodelay(true);
+        let _ = stream.set_write_timeout(Some(Duration::from_secs(5)));
+        let mut out = BufWriter::new(stream);
+        if writeln!(out, "{hello}").and_then(|()| out.flush()).is_err() {
+            continue;
+        }
+        shared.connected.store(true, Ordering::Relaxed);
+        let mut told = shared.dropped.load(Ordering::Relaxed);
+        let ok = loop {
+            if shared.stop.load(Ordering::Relaxed) {
+                break true;
+            }
+            let sent = match rx.recv_timeout(Duration::from_millis(100)) {
+                Ok(line) => {
+                    let mut ok = writeln!(out, "{line}").is_ok();
+                    while ok && let Ok(more) = rx.try_recv() {
+                        ok = writeln!(out, "{more}").is_ok();
+                    }
+                    ok
+                }
+                Err(RecvTimeoutError::Timeout) => true,
+                Err(RecvTimeoutError::Disconnected) => break true,
+            };
+            let dropped = shared.dropped.load(Ordering::Relaxed);
+            let said = dropped == told || writeln!(out, "{{\"dropped\":{dropped}}}").is_ok();
+            told = dropped;
+            if !(sent && said && out.flush().is_ok()) {
+                break false;
+            }
+        };
+        shared.connected.store(false, Ordering::Relaxed);
+        if ok {
+            return;
+        }
+    }
+}
+
+// ---- the editor's side ----------------------------------------------------------------
+
+/// A game as the editor knows it.
+#[derive(Clone, Debug)]
+pub struct LiveGame {
+    /// Its name (made unique: a second game of the same name is `NAME (2)`).
+    pub name: String,
+    /// What it said first.
+    pub hello: Hello,
+    /// The agents its events name: those of its hello first.
+    pub agents: Vec<String>,
+    /// Every event received, in order (at most [`MAX_KEPT_EVENTS`]).
+    pub events: Vec<TracedEvent>,
+    /// Whether it is still connected.
+    pub connected: bool,
+    /// Events it dropped, by its own count.
+    pub dropped: u64,
+    /// Why its connection ended, if something was wrong.
+    pub problem: Option<String>,
+}
+
+/// The editor's end: a thread accepting games, and one reading each.
+pub struct Listener {
+    addr: SocketAddr,
+    games: Arc<Mutex<Vec<LiveGame>>>,
+    stop: Arc<AtomicBool>,
+}
+
+impl Listener {
+    /// Listens on the loopback address, port `port` (0: any free one).
+    pub fn local(port: u16) -> std::io::Result<Self> {
+        Self::bind(SocketAddr::from((Ipv4Addr::LOCALHOST, port)))
+    }
+
+    /// Listens on `addr`: a non-loopback address only when it is asked for so.
+    pub fn bind(addr: SocketAddr) -> std::io::Result<Self> {
+        let socket = TcpListener::bind(addr)?;
+        socket.set_nonblocking(true)?;
+        let addr = socket.local_addr()?;
+        let games = Arc::new(Mutex::new(Vec::new()));
+        let stop = Arc::new(AtomicBool::new(false));
+        {
+            let (games, stop) = (games.clone(), stop.clone());
+            std::thread::Builder::new()
+                .name("arbor-listen".into())
+                .spawn(move || accept_loop(&socket, &games, &stop))?;
+        }
+        Ok(Self { addr, games, stop })
+    }
+
+    /// The address it listens on.
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// The games that have connected, in the order they came.
+    pub fn games(&self) -> MutexGuard<'_, Vec<LiveGame>> {
+        lock(&self.games)
+    }
+
+    /// Game `i`'s events from the `from`th on, with the names of its agents.
+    pub fn since(&self, i: usize, from: usize) -> (Vec<String>, Vec<TracedEvent>) {
+        let games = self.games();
+        match games.get(i) {
+            Some(g) => (
+                g.agents.clone(),
+                g.events
+                    .get(from..)
+                    .map_or_else(Vec::new, <[TracedEvent]>::to_vec),
+            ),
+            None => (Vec::new(), Vec::new()),
+        }
+    }
+}
+
+impl Drop for Listener {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+fn accept_loop(socket: &TcpListener, games: &Arc<Mutex<Vec<LiveGame>>>, stop: &Arc<AtomicBool>) {
+    let open = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    while !stop.load(Ordering::Relaxed) {
+        match socket.accept() {
+            Ok((stream, _)) if open.load(Ordering::Relaxed) >= MAX_GAMES => drop(stream),
+            Ok((stream, _)) => {
+                let (games, stop, done) = (games.clone(), stop.clone(), open.clone());
+                open.fetch_add(1, Ordering::Relaxed);
+                let spawned =
+                    std::thread::Builder::new()
+                        .name("arbor-game".into())
+                        .spawn(move || {
+                            read_game(stream, &games, &stop);
+                            done.fetch_sub(1, Ordering::Relaxed);
+                        });
+                if spawned.is_err() {
+                    open.fetch_sub(1, Ordering::Relaxed);
+                    std::thread::sleep(Duration::from_millis(50));
+                }
+            }
+            Err(_) => std::thread::sleep(Duration::from_millis(50)),
+        }
+    }
+}
+
+/// Reads one line of at most `max` bytes: `Ok(None)` at the end, `Err` with what is wrong.
+fn read_line(
+    input: &mut impl BufRead,
+    max: usize,
+    buf: &mut Vec<u8>,
+) -> Result<Option<()>, String> {
+    buf.clear();
+    let n = input
+        .by_ref()
+        .take(max as u64 + 1)
+        .read_until(b'\n', buf)
+        .map_err(|e| format!("the connection failed: {e}"))?;
+    if n == 0 {
+        return Ok(None);
+    }
+    if buf.len() > max {
+        return Err(format!("a message longer than {max} bytes"));
+    }
+    if buf.last() != Some(&b'\n') {
+        return Err("the game went away in the middle of a message".into());
+    }
+    Ok(Some(()))
+}
+
+/// One game's connection: its hello, then its events, until it ends.
+fn read_game(stream: TcpStream, games: &Mutex<Vec<LiveGame>>, stop: &AtomicBool) {
+    // Blocking reads: the thread waits for the game, and ends with its connection.
+    let _ = stream.set_nonblocking(false);
+    let mut input = BufReader::new(stream);
+    let mut buf = Vec::new();
+    // The hello: what the game is. A connection that does not start with one is no game.
+    let hello: Hello = match read_line(&mut input, MAX_HELLO, &mut buf) {
+        Ok(Some(())) => {
+            match std::str::from_utf8(&buf)
+                .ok()
+                .and_then(|t| serde_json::from_str(t).ok())
+            {
+                Some(h) => h,
+                None => return,
+            }
+        }
+        _ => return,
+    };
+    if hello.arbor_live != LIVE_VERSION {
+        return;
+    }
+    let at = {
+        let mut all = lock(games);
+        let taken = |n: &str| all.iter().any(|g| g.name == n && g.connected);
+        let mut name = hello.game.clone();
+        let mut k = 2;
+        while taken(&name) {
+            name = format!("{} ({k})", hello.game);
+            k += 1;
+        }
+        all.push(LiveGame {
+            name,
+            agents: hello.run.agents.iter().map(|a| a.name.clone()).collect(),
+            hello,
+            events: Vec::new(),
+            connected: true,
+            dropped: 0,
+            problem: None,
+        });
+        all.len() - 1
+    };
+    let mut number = 1;
+    let ended = loop {
+        if stop.load(Ordering::Relaxed) {
+            break None;
+        }
+        match read_line(&mut input, MAX_TRACE_LINE, &mut buf) {
+            Ok(None) => break None,
+            Err(e) => break Some(e),
+            Ok(Some(())) => {}
+        }
+        number += 1;
+        let Ok(text) = std::str::from_utf8(&buf) else {
+            break Some(format!("message {number} is not UTF-8 text"));
+        };
+        let text = text.trim();
+        if let Some(n) = text
+            .strip_prefix("{\"dropped\":")
+            .and_then(|r| r.strip_suffix('}'))
+            .and_then(|n| n.parse::<u64>().ok())
+        {
+            lock(games)[at].dropped = n;
+            continue;
+        }
+        let mut all = lock(games);
+        let g = &mut all[at];
+        if g.events.len() >= MAX_KEPT_EVENTS {
+            break Some(format!(
+                "the run is longer than the {MAX_KEPT_EVENTS} events the editor keeps; later events are not shown"
+            ));
+        }
+        match parse_event(text, &mut g.agents, number) {
+            Ok(e) => g.events.push(e),
+            Err(e) => break Some(format!("message {number}: {e}")),
+        }
+    };
+    let mut all = lock(games);
+    all[at].connected = false;
+    all[at].problem = ended;
+}

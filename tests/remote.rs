@@ -1,0 +1,214 @@
+//! Live attach: a game connects to the editor's listener and sends its watched agents'
+//! events as it runs; what arrives replays to what the game's agents showed; bad peers
+//! end their own connection only.
+#![cfg(feature = "remote")]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::io::Write;
+use std::net::TcpStream;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use arbor::debug::Replay;
+use arbor::io::{TraceFile, trace_header};
+use arbor::model::{Catalog, NoAssets};
+use arbor::remote::{GameLink, Hello, LIVE_VERSION, Listener};
+use arbor::runtime::{Behaviours, Instance, Program, Status};
+
+/// Waits (at most 10 s) until `f` holds.
+fn until(what: &str, mut f: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !f() {
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "waited 10 s for {what}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn hello(game: &str, agents: &[&str]) -> Hello {
+    let tree = common::repo().join("sample_trees/mock_sketch.json");
+    let agents: Vec<(String, std::path::PathBuf)> = agents
+        .iter()
+        .map(|a| ((*a).to_owned(), tree.clone()))
+        .collect();
+    Hello {
+        arbor_live: LIVE_VERSION,
+        game: game.into(),
+        run: trace_header(0.1, 0, &agents, std::slice::from_ref(&tree), None),
+        trees: Vec::new(),
+    }
+}
+
+fn program() -> Arc<Program<()>> {
+    let tree = arbor::io::load_tree(&common::repo().join("sample_trees/mock_sketch.json")).unwrap();
+    Arc::new(
+        Program::compile(
+            &tree,
+            &Catalog::builtin(),
+            &NoAssets,
+            &Behaviours::with_builtins(),
+        )
+        .unwrap(),
+    )
+}
+
+#[test]
+fn a_game_sends_its_watched_agents_and_the_editor_replays_what_they_showed() {
+    let listener = Listener::local(0).unwrap();
+    let names = ["guard-1", "guard-2", "guard-3"];
+    let link = GameLink::connect(&hello("my_game", &names), listener.addr());
+    until("the game to connect", || link.connected());
+    let program = program();
+    let mut agents: Vec<Instance<()>> = (0..3)
+        .map(|i| {
+            let mut a = Instance::new(program.clone(), i);
+            a.record_states(true);
+            a
+        })
+        .collect();
+    // Two agents watched, the third not.
+    let mut sent = 0;
+    for step in 0..60 {
+        for (i, a) in agents.iter_mut().enumerate() {
+            if i < 2 {
+                let mut watch = link.watch(names[i]);
+                let mut count = |e: &arbor::runtime::Event<'_>| {
+                    sent += 1;
+                    arbor::runtime::Observer::event(&mut watch, e);
+                };
+                a.step(0.1, &mut (), Some(&mut count));
+            } else {
+                a.step(0.1, &mut (), None);
+            }
+            if step == 30 && i == 0 {
+                a.trigger("alarm", None);
+            }
+        }
+    }
+    until("every event to arrive", || {
+        listener
+            .games()
+            .first()
+            .is_some_and(|g| g.events.len() == sent)
+    });
+    let game = listener.games()[0].clone();
+    assert_eq!(game.name, "my_game");
+    assert_eq!(game.dropped, 0);
+    let (agent_names, events) = listener.since(0, 0);
+    let mut replay = Replay::new(TraceFile {
+        header: Some(game.hello.run.clone()),
+        agents: agent_names,
+        events,
+    });
+    replay.seek(60);
+    for (i, name) in names.iter().enumerate().take(2) {
+        let a = replay.agent(i).unwrap();
+        assert_eq!(replay.agent_names()[i], *name);
+        for (id, state) in program.node_ids().iter().zip(agents[i].node_states()) {
+            if state.status == Status::Idle && state.entries == 0 {
+                continue;
+            }
+            let got = &a.nodes[&Arc::from(id.as_str())];
+            assert_eq!(got.status, state.status, "{name} {id}");
+            assert_eq!(got.entries, state.entries, "{name} {id}");
+        }
+    }
+    // The unwatched agent sent nothing.
+    assert!(replay.agent(2).is_none_or(|a| a.nodes.is_empty()));
+}
+
+#[test]
+fn a_game_started_before_the_editor_connects_when_it_comes() {
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let link = GameLink::connect(&hello("early", &["a"]), GameLink::local(port));
+    std::thread::sleep(Duration::from_millis(700));
+    assert!(!link.connected());
+    // Stepping with no editor sends nothing and never waits.
+    let program = program();
+    let mut a = Instance::new(program, 0);
+    let started = Instant::now();
+    for _ in 0..1000 {
+        a.step(0.1, &mut (), Some(&mut link.watch("a")));
+    }
+    assert!(started.elapsed() < Duration::from_secs(5));
+    let listener = Listener::local(port).unwrap();
+    until("the game to connect", || link.connected());
+    until("the editor to list it", || listener.games().len() == 1);
+    assert_eq!(listener.games()[0].name, "early");
+}
+
+/// A raw connection that sends `lines`, as a broken or hostile game would.
+fn raw(listener: &Listener, lines: &[&[u8]]) {
+    let mut s = TcpStream::connect(listener.addr()).unwrap();
+    for l in lines {
+        s.write_all(l).unwrap();
+    }
+}
+
+#[test]
+fn bad_messages_end_only_their_own_connection_with_the_reason() {
+    let listener = Listener::local(0).unwrap();
+    let hello = serde_json::to_string(&hello("g", &["a"])).unwrap() + "\n";
+    raw(
+        &listener,
+        &[
+            hello.as_bytes(),
+            b"{\"step\":1,\"agent\":\"a\",\"event\":\"jump\",\"node\":\"n\"}\n",
+        ],
+    );
+    until("the first game to end", || {
+        listener.games().first().is_some_and(|g| !g.connected)
+    });
+    let problem = listener.games()[0].problem.clone().unwrap();
+    assert!(
+        problem.contains("message 2: unknown event 'jump'"),
+        "{problem}"
+    );
+    // A second game of the same name while the first is connected is told apart.
+    let live = GameLink::connect(&self::hello("g", &["a"]), listener.addr());
+    until("g to connect", || live.connected());
+    let twin = GameLink::connect(&self::hello("g", &["a"]), listener.addr());
+    until("the twin to connect", || twin.connected());
+    until("both listed", || listener.games().len() == 3);
+    let mut names: Vec<String> = listener.games()[1..]
+        .iter()
+        .map(|g| g.name.clone())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["g", "g (2)"]);
+    // Too long a message; a game that goes away in the middle of one.
+    let long = vec![b'x'; arbor::io::MAX_TRACE_LINE + 10];
+    raw(&listener, &[hello.as_bytes(), &long]);
+    raw(
+        &listener,
+        &[hello.as_bytes(), b"{\"step\":1,\"agent\":\"a\""],
+    );
+    until("both to end", || {
+        let g = listener.games();
+        g.len() == 5 && g[3..].iter().all(|g| !g.connected)
+    });
+    // The two connections end in either order.
+    let g = listener.games();
+    let problems: Vec<&str> = g[3..].iter().filter_map(|g| g.problem.as_deref()).collect();
+    assert!(
+        problems.iter().any(|p| p.contains("longer than")),
+        "{problems:?}"
+    );
+    assert!(
+        problems.iter().any(|p| p.contains("went away")),
+        "{problems:?}"
+    );
+    // What is not a game at all is not listed.
+    drop(g);
+    raw(&listener, &[b"GET / HTTP/1.1\r\n\r\n"]);
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(listener.games().len(), 5);
+    assert!(live.connected() && twin.connected());
+}
