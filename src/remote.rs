@@ -5,9 +5,11 @@
 //! retrying while no editor listens, so the order in which the two start does not matter.
 //! It sends a [`Hello`] (its name, the header of its run, the text of its trees), then,
 //! for each agent it watches, the agent's events as trace lines (docs/FORMAT.md,
-//! "Traces"). The game never waits for the editor: events go through a bounded queue
-//! ([`QUEUE_LINES`]); when it is full they are dropped and counted, and the count is sent
-//! (`{"dropped":N}`), never the game's frame. Nothing is sent while no editor listens.
+//! "Traces"). The game never waits for the editor: a watched agent's events of a step go
+//! through a bounded queue ([`QUEUE_STEPS`]) as one message, which the link's thread
+//! takes every few milliseconds (so queueing never wakes a thread); when the queue is
+//! full they are dropped and counted, and the count is sent (`{"dropped":N}`), never the
+//! game's frame. Nothing is gathered while no editor listens.
 //!
 //! The editor listens ([`Listener`]) on the loopback address unless told otherwise. A
 //! message longer than its bound, a line that is not an event, or a game that goes away
@@ -17,7 +19,7 @@
 use std::io::{BufRead, BufReader, BufWriter, Read, Write};
 use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, TrySendError, sync_channel};
+use std::sync::mpsc::{Receiver, SyncSender, TryRecvError, TrySendError, sync_channel};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::Duration;
@@ -31,8 +33,8 @@ pub const DEFAULT_PORT: u16 = 47_801;
 /// The longest first message a game may send (it carries its trees' text).
 pub const MAX_HELLO: usize = 8 * 1024 * 1024;
 
-/// Lines a game queues for the editor before it drops events.
-pub const QUEUE_LINES: usize = 16_384;
+/// Steps of watched agents a game queues for the editor before it drops their events.
+pub const QUEUE_STEPS: usize = 4_096;
 
 /// Events the editor keeps of one game (about 90 MB); past this it stops recording that
 /// game and says so.
@@ -91,7 +93,7 @@ impl GameLink {
     /// Starts connecting to the editor at `editor` (retrying every half second while none
     /// listens); `hello` is sent on each connection.
     pub fn connect(hello: &Hello, editor: SocketAddr) -> Self {
-        let (tx, rx) = sync_channel(QUEUE_LINES);
+        let (tx, rx) = sync_channel(QUEUE_STEPS);
         let shared = Arc::new(LinkState::default());
         let line = serde_json::to_string(hello).unwrap_or_default();
         let thread = {
@@ -116,7 +118,8 @@ impl GameLink {
         LinkObserver {
             link: self,
             agent: serde_json::to_string(agent).unwrap_or_default(),
-            line: String::with_capacity(128),
+            lines: String::new(),
+            count: 0,
         }
     }
 
@@ -140,15 +143,19 @@ impl Drop for GameLink {
     }
 }
 
-/// Sends one agent's events to the editor (see [`GameLink::watch`]).
+/// Sends one agent's events to the editor (see [`GameLink::watch`]): the events of a
+/// step are gathered and queued together when it is dropped, one message a step.
 pub struct LinkObserver<'l> {
     link: &'l GameLink,
     agent: String,
-    line: String,
+    /// The lines gathered, and how many.
+    lines: String,
+    count: u64,
 }
 
 impl Observer for LinkObserver<'_> {
     fn agent(&mut self, name: &str) {
+        self.flush();
         self.agent = serde_json::to_string(name).unwrap_or_default();
     }
 
@@ -156,11 +163,32 @@ impl Observer for LinkObserver<'_> {
         if !self.link.connected() {
             return;
         }
-        self.line.clear();
-        crate::runtime::format_event(&mut self.line, &self.agent, e);
-        if let Err(TrySendError::Full(_)) = self.link.tx.try_send(self.line.clone()) {
-            self.link.shared.dropped.fetch_add(1, Ordering::Relaxed);
+        crate::runtime::format_event(&mut self.lines, &self.agent, e);
+        self.lines.push('\n');
+        self.count += 1;
+    }
+}
+
+impl LinkObserver<'_> {
+    /// Queues what was gathered (dropped and counted when the queue is full).
+    fn flush(&mut self) {
+        if self.count == 0 {
+            return;
         }
+        let lines = std::mem::take(&mut self.lines);
+        if let Err(TrySendError::Full(_)) = self.link.tx.try_send(lines) {
+            self.link
+                .shared
+                .dropped
+                .fetch_add(self.count, Ordering::Relaxed);
+        }
+        self.count = 0;
+    }
+}
+
+impl Drop for LinkObserver<'_> {
+    fn drop(&mut self) {
+        self.flush();
     }
 }
 
@@ -185,17 +213,16 @@ fn send_loop(hello: &str, editor: SocketAddr, rx: &Receiver<String>, shared: &Li
             if shared.stop.load(Ordering::Relaxed) {
                 break true;
             }
-            let sent = match rx.recv_timeout(Duration::from_millis(100)) {
-                Ok(line) => {
-                    let mut ok = writeln!(out, "{line}").is_ok();
-                    while ok && let Ok(more) = rx.try_recv() {
-                        ok = writeln!(out, "{more}").is_ok();
-                    }
-                    ok
+            // Polled, not waited on: a game's queueing never has a thread to wake.
+            std::thread::sleep(Duration::from_millis(5));
+            let mut sent = true;
+            loop {
+                match rx.try_recv() {
+                    Ok(lines) => sent = sent && out.write_all(lines.as_bytes()).is_ok(),
+                    Err(TryRecvError::Empty) => break,
+                    Err(TryRecvError::Disconnected) => return,
                 }
-                Err(RecvTimeoutError::Timeout) => true,
-                Err(RecvTimeoutError::Disconnected) => break true,
-            };
+            }
             let dropped = shared.dropped.load(Ordering::Relaxed);
             let said = dropped == told || writeln!(out, "{{\"dropped\":{dropped}}}").is_ok();
             told = dropped;

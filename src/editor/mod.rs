@@ -680,7 +680,11 @@ impl EditorApp {
         }
         egui::Panel::top("menu").show(ui, |ui| self.menu_ui(ui));
         egui::Panel::bottom("status").show(ui, |ui| self.messages.status_ui(ui));
-        self.live_games();
+        if self.live.is_some() {
+            // Games come and send events without any input here: look again soon.
+            ctx.request_repaint_after(std::time::Duration::from_millis(100));
+            self.live_games();
+        }
         self.simulation_ui(ui);
         egui::Panel::left("palette")
             .default_size(170.0)

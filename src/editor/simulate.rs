@@ -1041,7 +1041,7 @@ impl SimPanel {
             .unwrap_or_default();
         if rows.is_empty() {
             let none = if self.is_replay() {
-                "(the trace stores nothing in its context)"
+                "(nothing stored in its context so far)"
             } else {
                 "(its tree uses no context keys)"
             };
@@ -1177,10 +1177,13 @@ impl SimPanel {
     /// is there, and the watched agent's context entities are joined to it by a line.
     fn arena_ui(&mut self, ui: &mut egui::Ui) {
         let Some(sim) = self.sim() else {
+            let note = if self.live_game().is_some() {
+                "A game's run:\nits world is the\ngame's to draw"
+            } else {
+                "A recorded run:\nthe trace holds\nno world to draw"
+            };
             if self.is_replay() {
-                ui.label(
-                    RichText::new("A recorded run:\nthe trace holds\nno world to draw").weak(),
-                );
+                ui.label(RichText::new(note).weak());
             }
             return;
         };

@@ -282,6 +282,18 @@ fn json_string(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
 }
 
+/// Appends `s` as a JSON string: as it is between quotes when nothing in it needs
+/// escaping (node ids seldom do), else as serde_json writes it.
+fn push_json_string(line: &mut String, s: &str) {
+    if s.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\') {
+        line.push('"');
+        line.push_str(s);
+        line.push('"');
+    } else {
+        line.push_str(&json_string(s));
+    }
+}
+
 /// Formats one event as a JSON object (no newline).
 pub(crate) fn format_event(line: &mut String, agent_json: &str, e: &Event<'_>) {
     use std::fmt::Write as _;
@@ -292,7 +304,8 @@ pub(crate) fn format_event(line: &mut String, agent_json: &str, e: &Event<'_>) {
         e.kind.name()
     );
     if e.node.is_some() {
-        let _ = write!(line, ",\"node\":{}", json_string(e.node_id));
+        line.push_str(",\"node\":");
+        push_json_string(line, e.node_id);
     }
     match e.kind {
         EventKind::Exit(s, why) => {
