@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use arbor::model::{Catalog, NoAssets};
-use arbor::remote::{GameLink, Hello, LIVE_VERSION, Listener};
+use arbor::remote::{GameLink, Hello, Listener};
 use arbor::runtime::{Behaviours, Instance, Program};
 
 const AGENTS: usize = 1_000;
@@ -36,12 +36,13 @@ fn program() -> Arc<Program<()>> {
 fn hello() -> Hello {
     let path =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("sample_trees/mock_sketch.json");
-    Hello {
-        arbor_live: LIVE_VERSION,
-        game: "bench".into(),
-        run: arbor::io::trace_header(0.1, 0, &[("agent-0".into(), path.clone())], &[path], None),
-        trees: Vec::new(),
-    }
+    Hello::new(
+        "bench",
+        0.1,
+        0,
+        &[("agent-0".into(), path.clone())],
+        &[path],
+    )
 }
 
 /// Microseconds per frame of `AGENTS` agents over `FRAMES` frames, agent 0 watched

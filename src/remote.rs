@@ -24,7 +24,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use crate::io::{MAX_TRACE_LINE, TracedEvent, parse_event};
+use crate::io::{AgentIndex, MAX_TRACE_LINE, TracedEvent, parse_event};
 use crate::runtime::{Event, Observer, TraceHeader};
 
 /// The port the editor listens on unless told otherwise.
@@ -40,8 +40,14 @@ pub const QUEUE_STEPS: usize = 4_096;
 /// game and says so.
 pub const MAX_KEPT_EVENTS: usize = 1_000_000;
 
+/// The text of one game's events the editor keeps, at most.
+pub const MAX_KEPT_BYTES: usize = 256 << 20;
+
 /// Connections open at once; one past this is closed at once.
 pub const MAX_GAMES: usize = 16;
+
+/// Games the editor lists, connected or ended; a connection past this is closed at once.
+pub const MAX_LISTED: usize = 64;
 
 /// The version of the messages a [`Hello`] names.
 pub const LIVE_VERSION: u32 = 1;
@@ -59,6 +65,49 @@ pub struct Hello {
     /// The text of its tree files, for an editor that does not have them.
     #[serde(default)]
     pub trees: Vec<SentTree>,
+}
+
+impl Hello {
+    /// A game's hello: its name, `dt`, `seed`, its agents with the tree file each runs, and
+    /// the files to name with their digests (its trees, first), by absolute paths (the
+    /// editor's working folder is not the game's); with each tree's text.
+    pub fn new(
+        game: &str,
+        dt: f64,
+        seed: u64,
+        agents: &[(String, std::path::PathBuf)],
+        files: &[std::path::PathBuf],
+    ) -> Self {
+        let absolute =
+            |p: &std::path::Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_owned());
+        let agents: Vec<(String, std::path::PathBuf)> = agents
+            .iter()
+            .map(|(n, t)| (n.clone(), absolute(t)))
+            .collect();
+        let files: Vec<std::path::PathBuf> = files.iter().map(|f| absolute(f)).collect();
+        let mut run = crate::io::trace_header(dt, seed, &agents, &files, None);
+        for (a, (_, tree)) in run.agents.iter_mut().zip(&agents) {
+            a.tree = tree.display().to_string();
+        }
+        for (f, path) in run.files.iter_mut().zip(&files) {
+            f.path = path.display().to_string();
+        }
+        let trees = files
+            .iter()
+            .filter_map(|f| {
+                Some(SentTree {
+                    path: f.display().to_string(),
+                    text: std::fs::read_to_string(f).ok()?,
+                })
+            })
+            .collect();
+        Self {
+            arbor_live: LIVE_VERSION,
+            game: game.to_owned(),
+            run,
+            trees,
+        }
+    }
 }
 
 /// A tree file's text, as a game sends it.
@@ -135,11 +184,11 @@ impl GameLink {
 }
 
 impl Drop for GameLink {
+    /// Tells the thread to stop, without waiting for it (it may be in a write the
+    /// editor is slow to take): the game never waits for the editor.
     fn drop(&mut self) {
         self.shared.stop.store(true, Ordering::Relaxed);
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
+        drop(self.thread.take());
     }
 }
 
@@ -234,6 +283,8 @@ fn send_loop(hello: &str, editor: SocketAddr, rx: &Receiver<String>, shared: &Li
         if ok {
             return;
         }
+        // The editor ended the connection: a moment before trying again.
+        std::thread::sleep(Duration::from_secs(2));
     }
 }
 
@@ -326,7 +377,11 @@ fn accept_loop(socket: &TcpListener, games: &Arc<Mutex<Vec<LiveGame>>>, stop: &A
     let open = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     while !stop.load(Ordering::Relaxed) {
         match socket.accept() {
-            Ok((stream, _)) if open.load(Ordering::Relaxed) >= MAX_GAMES => drop(stream),
+            Ok((stream, _))
+                if open.load(Ordering::Relaxed) >= MAX_GAMES || lock(games).len() >= MAX_LISTED =>
+            {
+                drop(stream);
+            }
             Ok((stream, _)) => {
                 let (games, stop, done) = (games.clone(), stop.clone(), open.clone());
                 open.fetch_add(1, Ordering::Relaxed);
@@ -373,8 +428,10 @@ fn read_line(
 
 /// One game's connection: its hello, then its events, until it ends.
 fn read_game(stream: TcpStream, games: &Mutex<Vec<LiveGame>>, stop: &AtomicBool) {
-    // Blocking reads: the thread waits for the game, and ends with its connection.
+    // Blocking reads: the thread waits for the game, and ends with its connection; a
+    // connection that says no hello within ten seconds is no game.
     let _ = stream.set_nonblocking(false);
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(10)));
     let mut input = BufReader::new(stream);
     let mut buf = Vec::new();
     // The hello: what the game is. A connection that does not start with one is no game.
@@ -393,6 +450,7 @@ fn read_game(stream: TcpStream, games: &Mutex<Vec<LiveGame>>, stop: &AtomicBool)
     if hello.arbor_live != LIVE_VERSION {
         return;
     }
+    let _ = input.get_ref().set_read_timeout(None);
     let at = {
         let mut all = lock(games);
         let taken = |n: &str| all.iter().any(|g| g.name == n && g.connected);
@@ -414,6 +472,8 @@ fn read_game(stream: TcpStream, games: &Mutex<Vec<LiveGame>>, stop: &AtomicBool)
         all.len() - 1
     };
     let mut number = 1;
+    let mut index = AgentIndex::of(&lock(games)[at].agents);
+    let mut bytes = 0usize;
     let ended = loop {
         if stop.load(Ordering::Relaxed) {
             break None;
@@ -438,12 +498,14 @@ fn read_game(stream: TcpStream, games: &Mutex<Vec<LiveGame>>, stop: &AtomicBool)
         }
         let mut all = lock(games);
         let g = &mut all[at];
-        if g.events.len() >= MAX_KEPT_EVENTS {
+        bytes += text.len();
+        if g.events.len() >= MAX_KEPT_EVENTS || bytes > MAX_KEPT_BYTES {
             break Some(format!(
-                "the run is longer than the {MAX_KEPT_EVENTS} events the editor keeps; later events are not shown"
+                "the run is longer than the editor keeps ({MAX_KEPT_EVENTS} events, {} MB); later events are not shown",
+                MAX_KEPT_BYTES >> 20
             ));
         }
-        match parse_event(text, &mut g.agents, number) {
+        match parse_event(text, &mut g.agents, &mut index, number) {
             Ok(e) => g.events.push(e),
             Err(e) => break Some(format!("message {number}: {e}")),
         }

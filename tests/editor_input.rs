@@ -1745,7 +1745,7 @@ fn lights_match_except(
 
 #[test]
 fn a_game_connected_to_the_editor_is_chosen_in_the_panel_and_shown_live() {
-    use arbor::remote::{GameLink, Hello, LIVE_VERSION, Listener};
+    use arbor::remote::{GameLink, Hello, Listener};
     let tree = common::repo().join("sample_trees/mock_sketch.json");
     let listener = Listener::local(0).unwrap();
     let addr = listener.addr();
@@ -1756,12 +1756,7 @@ fn a_game_connected_to_the_editor_is_chosen_in_the_panel_and_shown_live() {
         .iter()
         .map(|n| ((*n).to_owned(), tree.clone()))
         .collect();
-    let hello = Hello {
-        arbor_live: LIVE_VERSION,
-        game: "skirmish".into(),
-        run: arbor::io::trace_header(0.1, 0, &agents, std::slice::from_ref(&tree), None),
-        trees: Vec::new(),
-    };
+    let hello = Hello::new("skirmish", 0.1, 0, &agents, std::slice::from_ref(&tree));
     let link = GameLink::connect(&hello, addr);
     let loaded = arbor::io::load_tree(&tree).unwrap();
     let program = std::sync::Arc::new(
@@ -1857,4 +1852,55 @@ fn a_game_connected_to_the_editor_is_chosen_in_the_panel_and_shown_live() {
     assert!(ended, "the panel says the game ended");
     key(&mut h, Modifiers::SHIFT, Key::ArrowLeft);
     assert_eq!(h.state().simulation().unwrap().step_number(), 36);
+}
+
+#[test]
+fn a_breakpoint_stops_only_the_agents_of_the_tree_it_is_set_on_and_another_trees_agent_is_not_lit()
+{
+    // guard_patrol: the guard runs this tree, the intruder chase_flee.json; both trees have
+    // a node with the id "chase" (the guard's a MoveTo, the intruder's a Sequence).
+    let (_dir, trace) = recorded_guard_patrol();
+    let mut h = harness(EditorApp::sample());
+    open_trace_through_the_menu(&mut h, &trace);
+    // Brought into view (the tree opens at a readable zoom, part of it off the canvas).
+    h.state_mut().focus(&NodeId::new("chase"));
+    h.state_mut().select(None);
+    h.run_steps(3);
+    let at = on_node(&h, "chase");
+    click_at(&mut h, at, PointerButton::Primary, Modifiers::NONE);
+    key(&mut h, Modifiers::NONE, Key::F9);
+    key(&mut h, Modifiers::NONE, Key::Space);
+    for _ in 0..80 {
+        h.run_steps(1);
+        if !h.state().simulation().unwrap().running {
+            break;
+        }
+    }
+    // The intruder enters its own "chase" at step 67: the run goes on to the guard's, at 80.
+    assert_eq!(h.state().simulation().unwrap().step_number(), 80);
+    h.get_by_label_contains("Breakpoint: chase on enter of guard, step 80");
+    // Watching the intruder: its nodes are another tree's, so nothing here is lit.
+    h.get_by_role_and_label(Role::ComboBox, "Watch").click();
+    h.run_steps(2);
+    h.get_by_role_and_label(Role::Button, "intruder").click();
+    h.run_steps(3);
+    h.get_by_label_contains("intruder runs chase_flee.json, not this tree");
+    assert_eq!(h.state().live_status(&NodeId::new("chase")), None);
+    assert_eq!(h.state().live_status(&NodeId::new("root")), None);
+    // The same in the live run of the scenario.
+    let mut h = open_sample("guard_patrol");
+    h.state_mut().focus(&NodeId::new("chase"));
+    h.state_mut().select(None);
+    h.run_steps(3);
+    let at = on_node(&h, "chase");
+    click_at(&mut h, at, PointerButton::Primary, Modifiers::NONE);
+    key(&mut h, Modifiers::NONE, Key::F9);
+    key(&mut h, Modifiers::NONE, Key::Space);
+    for _ in 0..80 {
+        h.run_steps(1);
+        if !h.state().simulation().unwrap().running {
+            break;
+        }
+    }
+    assert_eq!(h.state().simulation().unwrap().step_number(), 80);
 }

@@ -12,9 +12,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use arbor::debug::Replay;
-use arbor::io::{TraceFile, trace_header};
+use arbor::io::TraceFile;
 use arbor::model::{Catalog, NoAssets};
-use arbor::remote::{GameLink, Hello, LIVE_VERSION, Listener};
+use arbor::remote::{GameLink, Hello, Listener};
 use arbor::runtime::{Behaviours, Instance, Program, Status};
 
 /// Waits (at most 10 s) until `f` holds.
@@ -35,12 +35,7 @@ fn hello(game: &str, agents: &[&str]) -> Hello {
         .iter()
         .map(|a| ((*a).to_owned(), tree.clone()))
         .collect();
-    Hello {
-        arbor_live: LIVE_VERSION,
-        game: game.into(),
-        run: trace_header(0.1, 0, &agents, std::slice::from_ref(&tree), None),
-        trees: Vec::new(),
-    }
+    Hello::new(game, 0.1, 0, &agents, std::slice::from_ref(&tree))
 }
 
 fn program() -> Arc<Program<()>> {

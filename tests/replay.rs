@@ -140,8 +140,13 @@ fn continue_goes_to_the_next_breakpoint_hit_and_markers_cover_the_trace() {
         node: "intercept".into(),
         on: BreakOn::Enter,
     }]);
+    // The start enters it (its guard fails at once), as the live run's first step does.
+    let start = r
+        .continue_to_hit()
+        .expect("intercept is entered at the start");
+    assert_eq!((start.step, r.step_number()), (1, 1));
     let hit = r.continue_to_hit().expect("intercept is entered");
-    assert_eq!(r.step_number(), hit.step);
+    assert_eq!((hit.step, r.step_number()), (80, 80));
     let guard = r.agent_names().iter().position(|n| n == "guard").unwrap();
     assert_eq!(hit.agent, guard);
     let node = &r.agent(guard).unwrap().nodes[&Arc::from("intercept")];
@@ -209,4 +214,76 @@ fn cut_and_spliced_traces_read_or_say_why_never_panic() {
             common::exercise::trace_bytes(&spliced);
         }
     }
+}
+
+#[test]
+fn a_breakpoint_a_later_agent_hits_at_the_start_lets_step_and_run_go_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let (path, _) = record("guard_patrol", 40, dir.path());
+    let mut run = arbor::debug::Source::replay(Replay::new(read_trace(&path).unwrap()));
+    // The intruder, the second agent, enters its Selector at its start and each run.
+    run.set_breakpoints(vec![Breakpoint {
+        node: "choose".into(),
+        on: BreakOn::Enter,
+    }]);
+    let mut steps = Vec::new();
+    for _ in 0..5 {
+        let hits = run.run(1);
+        steps.push((run.step_number(), hits.len()));
+    }
+    assert_eq!(
+        steps.iter().map(|s| s.0).collect::<Vec<_>>(),
+        [1, 2, 3, 4, 5],
+        "every Step moves on"
+    );
+    assert_eq!(steps[0].1, 1, "the hit at the start is reported once");
+}
+
+#[test]
+fn events_that_come_as_a_game_sends_them_replay_as_the_whole_trace_does() {
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["guard_patrol", "droid_arena"] {
+        let (path, seen) = record(name, 300, dir.path());
+        let all = read_trace(&path).unwrap();
+        // One message an agent's step, as a game sends them; the view shows the newest
+        // step as soon as the first agent's part of it comes.
+        let mut live = Replay::new(arbor::io::TraceFile {
+            header: all.header.clone(),
+            agents: all.agents.clone(),
+            events: Vec::new(),
+        });
+        let mut i = 0;
+        while i < all.events.len() {
+            let (step, agent) = (all.events[i].step.max(1), all.events[i].agent);
+            let mut j = i;
+            while j < all.events.len()
+                && all.events[j].agent == agent
+                && (all.events[j].step.max(1) == step)
+            {
+                j += 1;
+            }
+            live.extend(&all.agents, all.events[i..j].iter().cloned());
+            live.seek(live.last_step());
+            i = j;
+        }
+        for k in (1..=300u64).rev().step_by(37).chain([300, 1]) {
+            live.seek(k);
+            assert_eq!(replayed(&live), seen[k as usize - 1], "{name} at step {k}");
+        }
+    }
+}
+
+#[test]
+fn a_step_past_any_run_is_refused_and_a_far_step_seeks_at_once() {
+    let far = "{\"step\":1000000000,\"agent\":\"a\",\"event\":\"enter\",\"node\":\"n\"}\n";
+    let mut r =
+        Replay::new(parse_trace(far.as_bytes(), std::path::Path::new("far.jsonl")).unwrap());
+    r.seek(r.last_step());
+    assert_eq!(r.step_number(), 1_000_000_000);
+    r.seek(3);
+    r.seek(999_999_999);
+    let past =
+        "{\"step\":18446744073709551615,\"agent\":\"a\",\"event\":\"enter\",\"node\":\"n\"}\n";
+    let e = parse_trace(past.as_bytes(), std::path::Path::new("past.jsonl")).unwrap_err();
+    assert!(e.to_string().contains("past any run"), "{e}");
 }

@@ -214,7 +214,7 @@ fn tree_path() -> PathBuf {
 /// on this machine: each is shot at now and then, takes cover and fires back.
 #[cfg(feature = "remote")]
 fn live() -> Result<(), Box<dyn std::error::Error>> {
-    use arbor::remote::{GameLink, Hello, LIVE_VERSION};
+    use arbor::remote::{GameLink, Hello};
     let tree_path = tree_path();
     let program = program(&tree_path)?;
     let names: Vec<String> = (1..=4).map(|i| format!("soldier-{i}")).collect();
@@ -223,15 +223,7 @@ fn live() -> Result<(), Box<dyn std::error::Error>> {
         .map(|n| (n.clone(), tree_path.clone()))
         .collect();
     let dt = 0.1;
-    let hello = Hello {
-        arbor_live: LIVE_VERSION,
-        game: "my_game".into(),
-        run: arbor::io::trace_header(dt, 0, &agents, std::slice::from_ref(&tree_path), None),
-        trees: vec![arbor::remote::SentTree {
-            path: tree_path.display().to_string(),
-            text: std::fs::read_to_string(&tree_path)?,
-        }],
-    };
+    let hello = Hello::new("my_game", dt, 0, &agents, std::slice::from_ref(&tree_path));
     // One call: from now on the link connects (and reconnects) in the background.
     let link = GameLink::connect(&hello, GameLink::local(arbor::remote::DEFAULT_PORT));
     let mut soldiers: Vec<(Soldier, Instance<Soldier>)> = (0..names.len())

@@ -201,6 +201,8 @@ pub struct Session {
     /// Results forced on stand-in nodes, by the step before which they were given.
     forced: Vec<GivenForce>,
     breakpoints: Vec<Breakpoint>,
+    /// The agents the breakpoints stop (`None`: every one).
+    breaking: Option<Vec<bool>>,
     markers: Vec<Marker>,
     /// Whether markers are kept for the timeline.
     timeline: bool,
@@ -268,6 +270,7 @@ impl Session {
             triggers: Vec::new(),
             forced: Vec::new(),
             breakpoints: Vec::new(),
+            breaking: None,
             markers: Vec::new(),
             timeline: true,
             events: VecDeque::new(),
@@ -336,6 +339,12 @@ impl Session {
     /// Replaces every breakpoint.
     pub fn set_breakpoints(&mut self, list: Vec<Breakpoint>) {
         self.breakpoints = list;
+    }
+
+    /// Which agents the breakpoints stop, by place (`None`: every one). A breakpoint names
+    /// a node of one tree; agents that run another tree may have a node of that id too.
+    pub fn set_breaking(&mut self, agents: Option<Vec<bool>>) {
+        self.breaking = agents;
     }
 
     /// How many copies of the run the history keeps, and the steps between them.
@@ -518,7 +527,12 @@ impl Session {
         if self.breakpoints.is_empty() {
             return hits;
         }
-        for e in events {
+        let breaks = |a: usize| {
+            self.breaking
+                .as_ref()
+                .is_none_or(|m| m.get(a) == Some(&true))
+        };
+        for e in events.iter().filter(|e| breaks(e.agent)) {
             let Some(id) = self.node_id(e) else { continue };
             for b in &self.breakpoints {
                 if b.node == id

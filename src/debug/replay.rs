@@ -99,63 +99,117 @@ impl AgentView {
     }
 }
 
+/// The step of the timeline an event belongs to: its own, except that the start's events
+/// (step 0) belong to the first step, as a live session counts them. A run steps each
+/// agent in turn, and an agent's first step writes its start's events and its first
+/// step's together, so events in this order are sorted by their frame.
+fn frame(e: &TracedEvent) -> u64 {
+    e.step.max(1)
+}
+
+/// Every agent's state after the events of the frames up to `at`, and the first event
+/// after them.
+#[derive(Clone)]
+struct Kept {
+    at: u64,
+    next: usize,
+    agents: Vec<AgentView>,
+}
+
 /// A trace being replayed, shown at one step.
 pub struct Replay {
+    /// The trace, its events sorted by frame (stably: in their order within one).
     trace: TraceFile,
-    /// The shown step.
+    /// The shown step (frame); 0 before the first.
     at: u64,
-    /// The last step the trace records.
+    /// The last frame the trace records.
     last: u64,
     /// Each agent as of `at`.
     agents: Vec<AgentView>,
-    /// The first event after step `at`.
+    /// The first event after frame `at`.
     next: usize,
-    /// Kept states: at step `k × REPLAY_CHECKPOINT_EVERY`, the index of the first event
-    /// after it and every agent.
-    checkpoints: Vec<(usize, Vec<AgentView>)>,
+    /// Kept states, by frame, at least [`REPLAY_CHECKPOINT_EVERY`] frames apart; the
+    /// first is the state before any event.
+    checkpoints: Vec<Kept>,
     breakpoints: Vec<Breakpoint>,
+    /// The agents the breakpoints stop (`None`: every one), and the marks of their hits.
+    breaking: Option<Vec<bool>>,
+    hit_marks: Vec<Marker>,
     /// Each agent's leaves (the nodes the trace shows executing), and the context keys it
     /// ever holds, in order.
     leaves: Vec<foldhash::HashSet<Arc<str>>>,
     keys: Vec<Vec<Arc<str>>>,
-    /// Events appended out of step order, dropped ([`Replay::extend`]).
-    dropped: usize,
+    /// The timeline's marks, and how many events they cover.
+    markers: Vec<Marker>,
+    marked: usize,
+    /// Events given to [`Replay::extend`] for an agent it was not told of, left out.
+    ignored: usize,
 }
 
 impl Replay {
-    /// The replay of `trace`, shown at step 0 (the start's events applied).
-    pub fn new(trace: TraceFile) -> Self {
-        let last = trace.events.iter().map(|e| e.step).max().unwrap_or(0);
+    /// The replay of `trace`, shown before its first step.
+    pub fn new(mut trace: TraceFile) -> Self {
+        trace.events.sort_by_key(frame);
         let n = trace.agents.len();
         let agents = vec![AgentView::default(); n];
-        let mut leaves = vec![foldhash::HashSet::default(); n];
-        let mut keys: Vec<Vec<Arc<str>>> = vec![Vec::new(); n];
-        for e in &trace.events {
-            match (&e.kind, &e.node) {
-                (LoggedKind::Execute, Some(id)) => {
-                    leaves[e.agent].insert(id.clone());
-                }
-                (LoggedKind::Context(key, _), _) if !keys[e.agent].contains(key) => {
-                    keys[e.agent].push(key.clone());
-                }
-                _ => {}
-            }
-        }
         let mut r = Self {
+            last: trace.events.last().map_or(0, frame),
             trace,
             at: 0,
-            last,
-            agents,
+            agents: agents.clone(),
             next: 0,
-            checkpoints: Vec::new(),
+            checkpoints: vec![Kept {
+                at: 0,
+                next: 0,
+                agents,
+            }],
             breakpoints: Vec::new(),
-            leaves,
-            keys,
-            dropped: 0,
+            breaking: None,
+            hit_marks: Vec::new(),
+            leaves: vec![foldhash::HashSet::default(); n],
+            keys: vec![Vec::new(); n],
+            markers: Vec::new(),
+            marked: 0,
+            ignored: 0,
         };
-        r.apply_through(0);
-        r.checkpoints.push((r.next, r.agents.clone()));
+        for i in 0..r.trace.events.len() {
+            r.note(i);
+        }
+        r.mark();
         r
+    }
+
+    /// Notes what event `i` says of its agent's leaves and context keys.
+    fn note(&mut self, i: usize) {
+        let e = &self.trace.events[i];
+        let (Some(leaves), Some(keys)) = (self.leaves.get_mut(e.agent), self.keys.get_mut(e.agent))
+        else {
+            return;
+        };
+        match (&e.kind, &e.node) {
+            (LoggedKind::Execute, Some(id)) => {
+                leaves.insert(id.clone());
+            }
+            (LoggedKind::Context(key, _), _) if !keys.contains(key) => keys.push(key.clone()),
+            _ => {}
+        }
+    }
+
+    /// Adds the timeline's marks of the events not yet marked.
+    fn mark(&mut self) {
+        for e in &self.trace.events[self.marked..] {
+            if let Some(kind) = MarkerKind::of(&e.kind) {
+                let m = Marker {
+                    step: frame(e),
+                    agent: e.agent,
+                    kind,
+                };
+                if self.markers.last() != Some(&m) {
+                    self.markers.push(m);
+                }
+            }
+        }
+        self.marked = self.trace.events.len();
     }
 
     /// The trace replayed.
@@ -163,49 +217,70 @@ impl Replay {
         &self.trace
     }
 
-    /// Appends events that arrived since (a game sending its run as it goes), in step
-    /// order, with `agents` the names they refer to (the names already known first, in
-    /// the same places). An event of a step before the last one known is dropped; returns
-    /// how many were.
-    pub fn extend(
-        &mut self,
-        agents: &[String],
-        events: impl IntoIterator<Item = TracedEvent>,
-    ) -> usize {
+    /// Adds events that arrived since (a game sending its run as it goes), with `agents`
+    /// the names they refer to (the names already known first, in the same places). An
+    /// event of a step already shown (a later agent's part of it) takes its place there,
+    /// and the shown step is rebuilt with it.
+    pub fn extend(&mut self, agents: &[String], events: impl IntoIterator<Item = TracedEvent>) {
         for name in agents.iter().skip(self.trace.agents.len()) {
             self.trace.agents.push(name.clone());
             self.agents.push(AgentView::default());
             self.leaves.push(foldhash::HashSet::default());
             self.keys.push(Vec::new());
-            for (_, kept) in &mut self.checkpoints {
-                kept.push(AgentView::default());
+            for kept in &mut self.checkpoints {
+                kept.agents.push(AgentView::default());
             }
         }
-        let mut dropped = 0;
+        // The first place an event went before what is shown, if one did.
+        let mut stale: Option<usize> = None;
         for e in events {
-            if e.step < self.last || e.agent >= self.agents.len() {
-                dropped += 1;
+            if e.agent >= self.agents.len() {
+                self.ignored += 1;
                 continue;
             }
-            match (&e.kind, &e.node) {
-                (LoggedKind::Execute, Some(id)) => {
-                    self.leaves[e.agent].insert(id.clone());
-                }
-                (LoggedKind::Context(key, _), _) if !self.keys[e.agent].contains(key) => {
-                    self.keys[e.agent].push(key.clone());
-                }
-                _ => {}
+            let f = frame(&e);
+            let at = if f >= self.last {
+                self.trace.events.len()
+            } else {
+                self.trace.events.partition_point(|x| frame(x) <= f)
+            };
+            if at < self.next {
+                stale = Some(stale.map_or(at, |s| s.min(at)));
             }
-            self.last = e.step;
-            self.trace.events.push(e);
+            if at < self.marked {
+                self.marked = 0;
+                self.markers.clear();
+            }
+            if self.hit_of(&e).is_some() {
+                let m = Marker {
+                    step: f,
+                    agent: e.agent,
+                    kind: MarkerKind::Breakpoint,
+                };
+                if !self.hit_marks.contains(&m) {
+                    self.hit_marks.push(m);
+                }
+            }
+            self.trace.events.insert(at, e);
+            self.note(at);
+            self.last = self.last.max(f);
         }
-        self.dropped += dropped;
-        dropped
+        if let Some(first) = stale {
+            // What was shown missed an event: rebuilt from a state kept before it.
+            let shown = self.at;
+            self.checkpoints.retain(|k| k.next <= first);
+            self.restore(shown);
+            self.apply_through(shown);
+        } else {
+            // Events of the shown step that came after it was shown.
+            self.apply_through(self.at);
+        }
+        self.mark();
     }
 
-    /// Events appended out of step order and dropped, in all.
+    /// Events given to [`Replay::extend`] and left out (an agent it was not told of).
     pub fn dropped(&self) -> usize {
-        self.dropped
+        self.ignored
     }
 
     /// The shown step.
@@ -263,19 +338,30 @@ impl Replay {
             .collect()
     }
 
-    /// The events of steps `from..=to`, in order (the start's, step 0, included with 0).
+    /// The events of steps `from..=to` of the timeline (the start's, step 0, with step 1),
+    /// in order.
     pub fn events_between(&self, from: u64, to: u64) -> &[TracedEvent] {
         let events = &self.trace.events;
-        let a = events.partition_point(|e| e.step < from);
-        let b = events.partition_point(|e| e.step <= to);
+        let a = events.partition_point(|e| frame(e) < from);
+        let b = events.partition_point(|e| frame(e) <= to);
         &events[a..b.max(a)]
     }
 
-    /// Applies the events of every step up to and including `k`.
+    /// Applies the events of every frame up to and including `k`, keeping a state every
+    /// [`REPLAY_CHECKPOINT_EVERY`] frames or more.
     fn apply_through(&mut self, k: u64) {
         while let Some(e) = self.trace.events.get(self.next) {
-            if e.step > k {
+            let f = frame(e);
+            if f > k {
                 break;
+            }
+            let kept = self.checkpoints.last().map_or(0, |c| c.at);
+            if f > kept.saturating_add(REPLAY_CHECKPOINT_EVERY) && self.next > 0 {
+                self.checkpoints.push(Kept {
+                    at: f - 1,
+                    next: self.next,
+                    agents: self.agents.clone(),
+                });
             }
             if let Some(a) = self.agents.get_mut(e.agent) {
                 a.apply(e);
@@ -285,24 +371,25 @@ impl Replay {
         self.at = k;
     }
 
+    /// Goes back to the last state kept at or before frame `k`.
+    fn restore(&mut self, k: u64) {
+        let i = self
+            .checkpoints
+            .partition_point(|c| c.at <= k)
+            .saturating_sub(1);
+        let kept = self.checkpoints[i].clone();
+        self.at = kept.at;
+        self.next = kept.next;
+        self.agents = kept.agents;
+    }
+
     /// Shows step `k` (at most the last step): from the kept state before it.
     pub fn seek(&mut self, k: u64) {
         let k = k.min(self.last);
         if k < self.at {
-            let c = ((k / REPLAY_CHECKPOINT_EVERY) as usize).min(self.checkpoints.len() - 1);
-            let (next, agents) = self.checkpoints[c].clone();
-            self.next = next;
-            self.agents = agents;
-            self.at = c as u64 * REPLAY_CHECKPOINT_EVERY;
+            self.restore(k);
         }
-        while self.at < k {
-            let to = (self.at / REPLAY_CHECKPOINT_EVERY + 1) * REPLAY_CHECKPOINT_EVERY;
-            let stop = to.min(k);
-            self.apply_through(stop);
-            if stop == to && self.checkpoints.len() as u64 == to / REPLAY_CHECKPOINT_EVERY {
-                self.checkpoints.push((self.next, self.agents.clone()));
-            }
-        }
+        self.apply_through(k);
     }
 
     /// Shows the next step; false at the last.
@@ -322,20 +409,58 @@ impl Replay {
     /// Replaces every breakpoint.
     pub fn set_breakpoints(&mut self, list: Vec<Breakpoint>) {
         self.breakpoints = list;
+        self.mark_hits();
     }
 
-    /// The first breakpoint hit after the shown step, if any.
+    /// Which agents the breakpoints stop, by place (`None`: every one); see
+    /// `Session::set_breaking`.
+    pub fn set_breaking(&mut self, agents: Option<Vec<bool>>) {
+        self.breaking = agents;
+        self.mark_hits();
+    }
+
+    /// Whether event `e` is a breakpoint's hit, and whose.
+    fn hit_of(&self, e: &TracedEvent) -> Option<&Breakpoint> {
+        let node = e.node.as_deref()?;
+        if self
+            .breaking
+            .as_ref()
+            .is_some_and(|m| m.get(e.agent) != Some(&true))
+        {
+            return None;
+        }
+        self.breakpoints
+            .iter()
+            .find(|b| b.node == node && b.on.matches(&e.kind))
+    }
+
+    /// The timeline's marks of every breakpoint hit (one a step and agent).
+    fn mark_hits(&mut self) {
+        let mut marks: Vec<Marker> = Vec::new();
+        for e in &self.trace.events {
+            if self.hit_of(e).is_some() {
+                let m = Marker {
+                    step: frame(e),
+                    agent: e.agent,
+                    kind: MarkerKind::Breakpoint,
+                };
+                if !marks.contains(&m) {
+                    marks.push(m);
+                }
+            }
+        }
+        self.hit_marks = marks;
+    }
+
+    /// The first breakpoint hit after the shown step, if any (a hit's step is its frame,
+    /// as a live session reports it).
     pub fn next_hit(&self) -> Option<Hit> {
         self.trace.events[self.next..].iter().find_map(|e| {
-            let node = e.node.as_deref()?;
-            self.breakpoints
-                .iter()
-                .find(|b| b.node == node && b.on.matches(&e.kind))
-                .map(|b| Hit {
-                    step: e.step,
-                    agent: e.agent,
-                    breakpoint: b.clone(),
-                })
+            self.hit_of(e).map(|b| Hit {
+                step: frame(e),
+                agent: e.agent,
+                breakpoint: b.clone(),
+            })
         })
     }
 
@@ -347,22 +472,15 @@ impl Replay {
         hit
     }
 
-    /// The timeline's markers over the whole trace, by step.
-    pub fn markers(&self) -> Vec<Marker> {
-        let mut out: Vec<Marker> = Vec::new();
-        for e in &self.trace.events {
-            if let Some(kind) = MarkerKind::of(&e.kind) {
-                let m = Marker {
-                    step: e.step,
-                    agent: e.agent,
-                    kind,
-                };
-                if out.last() != Some(&m) {
-                    out.push(m);
-                }
-            }
-        }
-        out
+    /// The timeline's markers over the whole trace (interrupts, failed runs, stalls,
+    /// missing keys), by step.
+    pub fn markers(&self) -> &[Marker] {
+        &self.markers
+    }
+
+    /// The timeline's marks of the breakpoints' hits, by step.
+    pub fn hit_markers(&self) -> &[Marker] {
+        &self.hit_marks
     }
 }
 

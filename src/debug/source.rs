@@ -17,34 +17,24 @@ pub enum Source {
     Trace(Box<Replayed>),
 }
 
-/// A replay and what the event log needs of it: its nodes' trace ids, numbered (events
-/// name a node by its place here).
+/// A replay and what the event log needs of it: its nodes' trace ids, numbered (the log
+/// names a node by its number here).
 pub struct Replayed {
     /// The replay.
     pub replay: Replay,
-    /// Every node id the trace names, each once, and each one's place there.
+    /// Every node id the trace names, each once, and each one's number.
     ids: Vec<Arc<str>>,
     index: foldhash::HashMap<Arc<str>, u32>,
-    /// Each event's node, by its place in `ids`.
-    nodes: Vec<Option<u32>>,
 }
 
 impl Replayed {
-    /// Numbers the nodes of the events from the `from`th on.
-    fn number_from(&mut self, from: usize) {
-        let Self {
-            replay,
-            ids,
-            index,
-            nodes,
-        } = self;
-        for e in &replay.trace().events[from..] {
-            nodes.push(e.node.as_ref().map(|id| {
-                *index.entry(id.clone()).or_insert_with(|| {
-                    ids.push(id.clone());
-                    ids.len() as u32 - 1
-                })
-            }));
+    /// Numbers the node ids of `events` not numbered yet.
+    fn number<'e>(&mut self, events: impl IntoIterator<Item = &'e crate::io::TracedEvent>) {
+        for id in events.into_iter().filter_map(|e| e.node.as_ref()) {
+            if !self.index.contains_key(id) {
+                self.index.insert(id.clone(), self.ids.len() as u32);
+                self.ids.push(id.clone());
+            }
         }
     }
 }
@@ -63,27 +53,25 @@ pub struct ContextRow {
 impl Source {
     /// The replay of a trace.
     pub fn replay(replay: Replay) -> Self {
-        let mut r = Replayed {
-            replay,
-            ids: Vec::new(),
-            index: foldhash::HashMap::default(),
-            nodes: Vec::new(),
-        };
-        r.number_from(0);
-        Source::Trace(Box::new(r))
+        let mut ids = Vec::new();
+        let mut index = foldhash::HashMap::default();
+        for id in replay.trace().events.iter().filter_map(|e| e.node.as_ref()) {
+            if !index.contains_key(id) {
+                index.insert(id.clone(), ids.len() as u32);
+                ids.push(id.clone());
+            }
+        }
+        Source::Trace(Box::new(Replayed { replay, ids, index }))
     }
 
-    /// Appends events that arrived since to a replay (a game's live run; see
-    /// [`Replay::extend`]); returns how many were dropped as out of order. A live session
-    /// takes none.
-    pub fn extend(&mut self, agents: &[String], events: Vec<crate::io::TracedEvent>) -> usize {
+    /// Adds events that arrived since to a replay (a game's live run; see
+    /// [`Replay::extend`]). A live session takes none.
+    pub fn extend(&mut self, agents: &[String], events: Vec<crate::io::TracedEvent>) {
         let Source::Trace(r) = self else {
-            return events.len();
+            return;
         };
-        let before = r.replay.trace().events.len();
-        let dropped = r.replay.extend(agents, events);
-        r.number_from(before);
-        dropped
+        r.number(&events);
+        r.replay.extend(agents, events);
     }
 
     /// The live session, for a simulation.
@@ -185,11 +173,11 @@ impl Source {
         }
     }
 
-    /// The timeline's markers, by step.
+    /// The timeline's markers (breakpoint hits included).
     pub fn markers(&self) -> Vec<Marker> {
         match self {
             Source::Simulation(s) => s.markers().to_vec(),
-            Source::Trace(r) => r.replay.markers(),
+            Source::Trace(r) => [r.replay.markers(), r.replay.hit_markers()].concat(),
         }
     }
 
@@ -198,6 +186,15 @@ impl Source {
         match self {
             Source::Simulation(s) => s.set_breakpoints(list),
             Source::Trace(r) => r.replay.set_breakpoints(list),
+        }
+    }
+
+    /// Which agents the breakpoints stop, by place (`None`: every one): those that run
+    /// the tree whose nodes they name.
+    pub fn set_breaking(&mut self, agents: Option<Vec<bool>>) {
+        match self {
+            Source::Simulation(s) => s.set_breaking(agents),
+            Source::Trace(r) => r.replay.set_breaking(agents),
         }
     }
 
@@ -276,17 +273,15 @@ impl Source {
             Source::Simulation(s) => s.events().filter(|e| e.agent == agent).cloned().collect(),
             Source::Trace(r) => {
                 let at = r.replay.step_number();
-                let from = at.saturating_sub(LOG_STEPS - 1);
-                let events = &r.replay.trace().events;
-                let a = events.partition_point(|e| e.step.max(1) < from.max(1));
-                let b = events.partition_point(|e| e.step <= at);
-                (a..b.max(a))
-                    .filter(|&i| events[i].agent == agent)
-                    .map(|i| Logged {
-                        step: events[i].step,
+                r.replay
+                    .events_between(at.saturating_sub(LOG_STEPS - 1), at)
+                    .iter()
+                    .filter(|e| e.agent == agent)
+                    .map(|e| Logged {
+                        step: e.step,
                         agent,
-                        node: r.nodes[i],
-                        kind: events[i].kind.clone(),
+                        node: e.node.as_ref().and_then(|id| r.index.get(id).copied()),
+                        kind: e.kind.clone(),
                     })
                     .collect()
             }

@@ -738,12 +738,16 @@ impl EditorApp {
                 ));
             }
         }
-        let panel = super::SimPanel::replay(path, trace);
+        let mut panel = super::SimPanel::replay(path, trace);
+        panel.set_shown_file(self.doc.path());
         let missing = panel.unknown_nodes(self.doc.tree());
         if missing > 0 {
             notes.push(format!(
                 "{missing} node(s) of the trace are not in this tree; the event log lists their events"
             ));
+        }
+        if !notes.is_empty() {
+            panel.note = Some(notes.join("; "));
         }
         self.sim = Some(panel);
         self.load_breakpoints();
@@ -789,8 +793,16 @@ impl EditorApp {
                 panel.feed(&agents, events);
             }
         }
-        if let Some(i) = self.sim.as_mut().and_then(super::SimPanel::take_attach) {
-            self.attach(i);
+        match self.sim.as_mut().and_then(super::SimPanel::take_attach) {
+            Some(super::simulate::OWN_RUN) => {
+                self.sim = Some(self.own_panel());
+                self.restart_sim();
+                self.say("Back to this tree's own run");
+            }
+            Some(i) => {
+                self.attach(i);
+            }
+            None => {}
         }
     }
 
@@ -845,6 +857,10 @@ impl EditorApp {
             .as_ref()
             .map(|p| p.games.clone())
             .unwrap_or_default();
+        panel.set_shown_file(self.doc.path());
+        if !notes.is_empty() {
+            panel.note = Some(notes.join("; "));
+        }
         self.sim = Some(panel);
         self.load_breakpoints();
         let mut said = format!("Showing {} live", game.name);

@@ -336,6 +336,7 @@ impl EditorApp {
             .map_or_else(|| PathBuf::from("droid_arena.json"), Path::to_owned);
         if let Some(s) = &mut self.sim {
             s.reset(&self.catalog, self.doc.tree(), &path);
+            s.set_shown_file(self.doc.path());
         }
         self.load_breakpoints();
     }

@@ -23,6 +23,9 @@ pub const SAMPLE_SCENARIO: &str = include_str!("../../sample_trees/droid_arena.s
 /// Seconds per simulated step.
 const DT: f64 = 0.1;
 
+/// What the Game list asks for to leave a game for the tree's own run.
+pub const OWN_RUN: usize = usize::MAX;
+
 /// Run speeds, in steps a second.
 pub const SPEEDS: std::ops::RangeInclusive<f64> = 1.0..=60.0;
 
@@ -32,8 +35,8 @@ enum Origin {
     Scenario(String),
     /// The tree alone, in an empty world; its file, when it has one.
     Solo(Option<PathBuf>),
-    /// A recorded trace, replayed (read once, kept across edits of the tree); `path` is
-    /// the trace's.
+    /// A recorded trace, replayed (read once, kept across edits of the tree); the panel's
+    /// `path` is the trace's.
     Trace,
     /// A game connected to the editor's listener, by its place in the listener's list:
     /// a replay of what it has sent, growing as it sends more.
@@ -158,6 +161,11 @@ pub struct SimPanel {
     inside: Option<Inside>,
     /// A game chosen in the panel's list, for the app to attach to.
     attach: Option<usize>,
+    /// The file of the tree the canvas shows the run on (the run's own, while a
+    /// SubTree's asset is shown): its agents are the ones lit and stopped by breakpoints.
+    shown_file: Option<PathBuf>,
+    /// What the app said about the run's tree when it was opened (changed since, gone).
+    pub note: Option<String>,
     /// The games connected to the editor, as the app last listed them: name, whether it
     /// is connected, what ended it, events it dropped.
     pub games: Vec<GameRow>,
@@ -253,6 +261,66 @@ impl SimPanel {
             .map_or(0, |r| r.trace().events.len() + r.dropped())
     }
 
+    /// The tree file the canvas shows the run on: only the agents that run it are lit,
+    /// and stopped by breakpoints (which name its nodes).
+    pub fn set_shown_file(&mut self, file: Option<&Path>) {
+        self.shown_file = file.map(Path::to_owned);
+        self.apply_breaking();
+        self.refresh_live();
+    }
+
+    /// The tree file each agent runs, where the run says.
+    fn agent_trees(&self) -> Vec<Option<PathBuf>> {
+        let Some(run) = &self.run else {
+            return Vec::new();
+        };
+        if let Some(s) = run.session() {
+            return s.sim().agents().map(|a| Some(a.tree.clone())).collect();
+        }
+        let header = run.replayed().and_then(|r| r.trace().header.as_ref());
+        run.agent_names()
+            .iter()
+            .map(|name| {
+                let agent = header?.agents.iter().find(|a| a.name == *name)?;
+                Some(match self.origin {
+                    Origin::Trace => crate::io::resolve_traced(&agent.tree, &self.path),
+                    _ => PathBuf::from(&agent.tree),
+                })
+            })
+            .collect()
+    }
+
+    /// Whether each agent runs the tree shown (`None`: it cannot be told, every one).
+    fn runs_shown(&self) -> Option<Vec<bool>> {
+        let shown = self
+            .inside
+            .as_ref()
+            .map_or(self.shown_file.as_deref(), |i| i.file.as_deref())?;
+        let same = |p: &Path| p == shown || crate::io::same_file(p, shown);
+        Some(
+            self.agent_trees()
+                .iter()
+                .map(|t| t.as_deref().is_none_or(same))
+                .collect(),
+        )
+    }
+
+    fn apply_breaking(&mut self) {
+        let mask = self.runs_shown();
+        if let Some(run) = &mut self.run {
+            run.set_breaking(mask);
+        }
+    }
+
+    /// The tree file the watched agent runs, when it is not the tree shown.
+    pub fn watched_elsewhere(&self) -> Option<PathBuf> {
+        let runs = self.runs_shown()?;
+        if runs.get(self.watched).copied().unwrap_or(true) {
+            return None;
+        }
+        self.agent_trees().get(self.watched).cloned().flatten()
+    }
+
     /// The game shown live, by its place in the listener's list.
     pub fn live_game(&self) -> Option<usize> {
         match self.origin {
@@ -310,6 +378,8 @@ impl SimPanel {
             picking: false,
             inside: None,
             attach: None,
+            shown_file: None,
+            note: None,
             games: Vec::new(),
         }
     }
@@ -328,6 +398,7 @@ impl SimPanel {
                 });
             }
         }
+        self.apply_breaking();
         self.refresh_live();
     }
 
@@ -339,6 +410,7 @@ impl SimPanel {
     /// Shows the run's own tree again; returns it, with its file.
     pub fn leave(&mut self) -> Option<Inside> {
         let inside = self.inside.take();
+        self.apply_breaking();
         self.refresh_live();
         inside
     }
@@ -436,6 +508,7 @@ impl SimPanel {
                 let mut session = Session::new(sim, DT);
                 session.set_breakpoints(self.breakpoints.clone());
                 self.run = Some(Source::Simulation(Box::new(session)));
+                self.apply_breaking();
             }
             Err(SimError::Invalid { problems, .. } | SimError::Unrunnable { problems, .. }) => {
                 self.running = false;
@@ -662,6 +735,10 @@ impl SimPanel {
     fn refresh_live(&mut self) {
         self.live.clear();
         self.running_leaves.clear();
+        // An agent of another tree lights nothing here (its node ids are another tree's).
+        if self.watched_elsewhere().is_some() {
+            return;
+        }
         let Some(run) = &self.run else { return };
         let step = run.step_number();
         self.running_leaves = run
@@ -723,7 +800,17 @@ impl SimPanel {
                     }) => format!("ended: {p}"),
                     _ => "ended".to_owned(),
                 };
-                ui.label(format!("live: {name}, {state}"));
+                let from = self
+                    .run
+                    .as_ref()
+                    .and_then(Source::replayed)
+                    .and_then(|r| r.trace().events.first())
+                    .map_or(0, |e| e.step.max(1));
+                if from > 1 {
+                    ui.label(format!("live: {name}, {state}, received from step {from}"));
+                } else {
+                    ui.label(format!("live: {name}, {state}"));
+                }
                 if let Some(g) = self.games.get(i).filter(|g| g.dropped > 0) {
                     ui.label(
                         RichText::new(format!("{} events dropped by the game", g.dropped))
@@ -767,6 +854,11 @@ impl SimPanel {
                 egui::ComboBox::from_id_salt("live-game")
                     .selected_text(shown)
                     .show_ui(ui, |ui| {
+                        if self.live_game().is_some()
+                            && ui.selectable_label(false, "this tree's own run").clicked()
+                        {
+                            self.attach = Some(OWN_RUN);
+                        }
                         for (i, g) in self.games.iter().enumerate() {
                             let text = if g.connected {
                                 g.name.clone()
@@ -869,6 +961,22 @@ impl SimPanel {
                     asked.push(Command::OpenScenario);
                 }
             });
+        }
+        if let Some(note) = &self.note {
+            ui.label(RichText::new(note).color(Color32::from_rgb(240, 200, 60)));
+        }
+        if let Some(other) = self.watched_elsewhere() {
+            let file = other.file_name().map_or_else(
+                || other.display().to_string(),
+                |f| f.to_string_lossy().into_owned(),
+            );
+            ui.label(
+                RichText::new(format!(
+                    "{} runs {file}, not this tree: its nodes are not lit here, and breakpoints here do not stop it",
+                    self.watched_name().unwrap_or_default()
+                ))
+                .color(Color32::from_rgb(150, 160, 240)),
+            );
         }
         if let Some(why) = &self.stopped {
             ui.label(RichText::new(why).color(Color32::from_rgb(240, 200, 60)));

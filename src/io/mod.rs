@@ -26,8 +26,9 @@ pub use project::{
 pub use recovery::{OpenMark, RECOVERY_FORMAT, Recovered, Recoveries, RecoveryDir, Unreadable};
 pub use settings::{SETTINGS_FORMAT, Settings, SettingsFile, Window};
 pub use trace::{
-    MAX_TRACE_LINE, TraceError, TraceFile, TracedEvent, digest, parse_event, parse_trace,
-    read_trace, resolve_traced, trace_header, traced_path,
+    AgentIndex, MAX_TRACE_AGENTS, MAX_TRACE_LINE, MAX_TRACE_STEP, TraceError, TraceFile,
+    TracedEvent, digest, parse_event, parse_trace, read_trace, resolve_traced, trace_header,
+    traced_path,
 };
 pub use watch::FileWatch;
 

@@ -14,6 +14,10 @@ use crate::runtime::{
 /// The longest line a trace may have, in bytes: an event is a few hundred at most.
 pub const MAX_TRACE_LINE: usize = 64 * 1024;
 
+/// The highest step an event may name (2⁴⁰: a run of a million years at thirty steps a
+/// second).
+pub const MAX_TRACE_STEP: u64 = 1 << 40;
+
 /// The SHA-256 of a file's bytes, in hexadecimal.
 pub fn digest(path: &Path) -> std::io::Result<String> {
     let bytes = std::fs::read(path)?;
@@ -49,13 +53,19 @@ pub fn traced_path(file: &Path, trace: Option<&Path>) -> String {
 }
 
 /// The file a trace at `trace` names as `path`: an absolute path as it is, a relative one
-/// from the trace's folder.
+/// from the trace's folder (or, when it is not there, from the working folder, where a
+/// trace written to standard output names it from).
 pub fn resolve_traced(path: &str, trace: &Path) -> PathBuf {
     let p = Path::new(path);
     if p.is_absolute() {
         return p.to_owned();
     }
-    trace.parent().unwrap_or(Path::new(".")).join(p)
+    let beside = trace.parent().unwrap_or(Path::new(".")).join(p);
+    if beside.exists() || !p.exists() {
+        beside
+    } else {
+        p.to_owned()
+    }
 }
 
 /// The header of a run of `agents` (each with the tree file it runs), which read the
@@ -175,6 +185,7 @@ pub fn parse_trace(mut input: impl BufRead, path: &Path) -> Result<TraceFile, Tr
         events: Vec::new(),
     };
     let mut buf = Vec::new();
+    let mut index = AgentIndex::default();
     let mut number = 0;
     loop {
         buf.clear();
@@ -218,10 +229,11 @@ pub fn parse_trace(mut input: impl BufRead, path: &Path) -> Result<TraceFile, Tr
                 ));
             }
             trace.agents = header.agents.iter().map(|a| a.name.clone()).collect();
+            index = AgentIndex::of(&trace.agents);
             trace.header = Some(header);
             continue;
         }
-        let event = parse_event(text, &mut trace.agents, number).map_err(|m| {
+        let event = parse_event(text, &mut trace.agents, &mut index, number).map_err(|m| {
             let hint = if number == 1 && text.contains("\"format\"") {
                 " (is it a tree file? a trace is JSON Lines of events)"
             } else {
@@ -234,25 +246,67 @@ pub fn parse_trace(mut input: impl BufRead, path: &Path) -> Result<TraceFile, Tr
     Ok(trace)
 }
 
-/// One event line of a trace (line `number`), its agent found in `agents` or added to
-/// them; or what is wrong with it.
+/// The agents of a trace, by name, each with its place; at most [`MAX_TRACE_AGENTS`].
+#[derive(Clone, Debug, Default)]
+pub struct AgentIndex {
+    places: std::collections::HashMap<String, usize>,
+}
+
+/// The most agents a trace may name.
+pub const MAX_TRACE_AGENTS: usize = 65_536;
+
+impl AgentIndex {
+    /// An index of `names`, in their places.
+    pub fn of(names: &[String]) -> Self {
+        Self {
+            places: names
+                .iter()
+                .enumerate()
+                .map(|(i, n)| (n.clone(), i))
+                .collect(),
+        }
+    }
+
+    /// The place of agent `name` among `names`, which gain it if it is new.
+    fn place(&mut self, name: &str, names: &mut Vec<String>) -> Result<usize, String> {
+        if let Some(&i) = self.places.get(name) {
+            return Ok(i);
+        }
+        if names.len() >= MAX_TRACE_AGENTS {
+            return Err(format!("more than {MAX_TRACE_AGENTS} agents"));
+        }
+        names.push(name.to_owned());
+        self.places.insert(name.to_owned(), names.len() - 1);
+        Ok(names.len() - 1)
+    }
+}
+
+/// One event line of a trace (line `number`), its agent found in `agents` (indexed by
+/// `index`) or added to them; or what is wrong with it.
 pub fn parse_event(
     text: &str,
     agents: &mut Vec<String>,
+    index: &mut AgentIndex,
     number: usize,
 ) -> Result<TracedEvent, String> {
-    let line: Line = serde_json::from_str(text).map_err(|e| format!("not an event: {e}"))?;
+    // One line: serde's "line 1" would contradict the file's line number.
+    let line: Line = serde_json::from_str(text).map_err(|e| {
+        format!(
+            "not an event: {}",
+            e.to_string().replace(" at line 1 column ", " at column ")
+        )
+    })?;
+    if line.step > MAX_TRACE_STEP {
+        return Err(format!(
+            "step {} is past any run (at most {MAX_TRACE_STEP})",
+            line.step
+        ));
+    }
     let kind = event_kind(&line)?;
     if line.node.is_none() && needs_node(&kind) {
         return Err(format!("a '{}' event needs a node", line.event));
     }
-    let agent = match agents.iter().position(|a| *a == line.agent) {
-        Some(i) => i,
-        None => {
-            agents.push(line.agent.clone());
-            agents.len() - 1
-        }
-    };
+    let agent = index.place(&line.agent, agents)?;
     Ok(TracedEvent {
         step: line.step,
         agent,

@@ -75,6 +75,11 @@ impl<S: AsRef<str>> ValueOf<S> {
         use serde_json::{Value, json};
         match self {
             ValueOf::Entity(e) => json!({ "entity": e }),
+            // JSON has no NaN or infinity: such a value is written as its text.
+            ValueOf::Position([x, y]) if !(x.is_finite() && y.is_finite()) => {
+                Value::String(format!("({x}, {y})"))
+            }
+            ValueOf::Number(n) if !n.is_finite() => Value::String(n.to_string()),
             ValueOf::Position([x, y]) => json!([x, y]),
             ValueOf::Number(n) => json!(n),
             ValueOf::Text(t) => Value::String(t.as_ref().to_owned()),

@@ -438,14 +438,16 @@ impl Simulation {
                 &mut **o as &mut dyn Observer
             });
             a.instance.step(dt, &mut self.world, obs);
-            self.settle(observer.as_deref_mut());
+            let step = a.instance.step_number();
+            self.settle(step, observer.as_deref_mut());
         }
         self.world.advance(dt);
     }
 
     /// Delivers the world's triggers and removes destroyed entities from every context;
-    /// `observer` is told of each value removed (a `context` event without a value).
-    fn settle<'o>(&mut self, mut observer: Option<&mut (dyn Observer + 'o)>) {
+    /// `observer` is told of each value removed (a `context` event without a value, of
+    /// step `step`: the step in which the entity went).
+    fn settle<'o>(&mut self, step: u64, mut observer: Option<&mut (dyn Observer + 'o)>) {
         for t in std::mem::take(&mut self.world.outbox) {
             if let Some(a) = self.agents.iter_mut().find(|a| a.setup.entity == t.agent) {
                 a.instance.trigger(t.interrupt_id, Some(t.payload));
@@ -455,7 +457,6 @@ impl Simulation {
             let gone = std::mem::take(&mut self.world.destroyed);
             for a in &mut self.agents {
                 let program = a.instance.program().clone();
-                let step = a.instance.step_number();
                 let context = a.instance.context_mut();
                 for (k, name) in program.keys().iter().enumerate() {
                     let k = k as u16;
