@@ -810,11 +810,16 @@ impl EditorApp {
     /// this editor has it (and has no unsaved changes); a tree that differs from the one
     /// the game runs is said.
     pub fn attach(&mut self, i: usize) -> bool {
-        let Some(game) = self.live.as_ref().and_then(|l| l.games().get(i).cloned()) else {
+        // Its name and hello (its events are taken below, from the listener).
+        let Some((name, hello)) = self
+            .live
+            .as_ref()
+            .and_then(|l| l.games().get(i).map(|g| (g.name.clone(), g.hello.clone())))
+        else {
             return false;
         };
         let mut notes = Vec::new();
-        if let Some(agent) = game.hello.run.agents.first() {
+        if let Some(agent) = hello.run.agents.first() {
             let tree = PathBuf::from(&agent.tree);
             let open_now = self
                 .doc
@@ -827,16 +832,11 @@ impl EditorApp {
                 .doc
                 .path()
                 .is_some_and(|p| crate::io::same_file(p, &tree));
-            let recorded = game
-                .hello
-                .run
-                .files
-                .iter()
-                .find(|f| Path::new(&f.path) == tree);
+            let recorded = hello.run.files.iter().find(|f| Path::new(&f.path) == tree);
             if !shown {
                 notes.push(format!(
                     "{} runs {}; its nodes are matched by id",
-                    game.name, agent.tree
+                    name, agent.tree
                 ));
             } else if recorded.is_some_and(|f| {
                 crate::io::digest(&tree).ok().as_deref() != Some(f.sha256.as_str())
@@ -851,7 +851,7 @@ impl EditorApp {
             return false;
         };
         let (agents, events) = listener.since(i, 0);
-        let mut panel = super::SimPanel::game(i, &game.name, &game.hello, agents, events);
+        let mut panel = super::SimPanel::game(i, &name, &hello, agents, events);
         panel.games = self
             .sim
             .as_ref()
@@ -863,7 +863,7 @@ impl EditorApp {
         }
         self.sim = Some(panel);
         self.load_breakpoints();
-        let mut said = format!("Showing {} live", game.name);
+        let mut said = format!("Showing {} live", name);
         for n in notes {
             said = format!("{said}; {n}");
         }
