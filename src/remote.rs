@@ -24,7 +24,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use crate::io::{AgentIndex, MAX_TRACE_LINE, TracedEvent, parse_event};
+use crate::io::{AgentIndex, MAX_TRACE_AGENTS, MAX_TRACE_LINE, TracedEvent, parse_event};
 use crate::runtime::{Event, Observer, TraceHeader};
 
 /// The port the editor listens on unless told otherwise.
@@ -136,7 +136,37 @@ struct LinkState {
     stop: AtomicBool,
     connected: AtomicBool,
     dropped: AtomicU64,
+    /// Whether the editor set any breakpoint (so an event is checked against them only
+    /// then), and what the editor asked for.
+    breaking: AtomicBool,
+    control: Mutex<Control>,
 }
+
+/// What the editor asked of the game: breakpoints, agents paused, steps allowed,
+/// triggers to start; and when it last said anything.
+#[derive(Default)]
+struct Control {
+    /// Breakpoints: agent, node (trace id), what stops it.
+    breakpoints: Vec<(String, String, crate::debug::BreakOn)>,
+    paused: std::collections::BTreeSet<String>,
+    steps: std::collections::BTreeMap<String, u32>,
+    triggers: Vec<GameTrigger>,
+    heard: Option<std::time::Instant>,
+}
+
+/// A trigger the editor asks a game to give one of its agents.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GameTrigger {
+    /// The agent.
+    pub agent: String,
+    /// The Interrupt's id.
+    pub id: String,
+    /// Its payload, as typed.
+    pub payload: Option<String>,
+}
+
+/// A paused agent is let go when the editor has said nothing for this long.
+pub const RELEASE_AFTER: Duration = Duration::from_secs(5);
 
 impl GameLink {
     /// Starts connecting to the editor at `editor` (retrying every half second while none
@@ -166,6 +196,8 @@ impl GameLink {
     pub fn watch(&self, agent: &str) -> LinkObserver<'_> {
         LinkObserver {
             link: self,
+            name: agent.to_owned(),
+            hit: false,
             agent: serde_json::to_string(agent).unwrap_or_default(),
             lines: String::new(),
             count: 0,
@@ -181,6 +213,43 @@ impl GameLink {
     pub fn dropped(&self) -> u64 {
         self.shared.dropped.load(Ordering::Relaxed)
     }
+
+    /// Whether the game may step agent `agent` now: not while a breakpoint the editor set
+    /// holds it paused (at the end of the step that hit it), except for a step the editor
+    /// allows; every pause ends when the editor goes away or says nothing for
+    /// [`RELEASE_AFTER`]. A game asks before each step of a watched agent.
+    pub fn may_step(&self, agent: &str) -> bool {
+        let mut c = lock(&self.shared.control);
+        if c.paused.is_empty() {
+            return true;
+        }
+        if !self.connected() || c.heard.is_none_or(|t| t.elapsed() > RELEASE_AFTER) {
+            c.paused.clear();
+            c.steps.clear();
+            return true;
+        }
+        if !c.paused.contains(agent) {
+            return true;
+        }
+        match c.steps.get_mut(agent) {
+            Some(n) if *n > 0 => {
+                *n -= 1;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// The agents paused at a breakpoint now.
+    pub fn paused(&self) -> Vec<String> {
+        lock(&self.shared.control).paused.iter().cloned().collect()
+    }
+
+    /// The triggers the editor asked for since the last call, to give the agents they
+    /// name (`Instance::trigger`).
+    pub fn take_triggers(&self) -> Vec<GameTrigger> {
+        std::mem::take(&mut lock(&self.shared.control).triggers)
+    }
 }
 
 impl Drop for GameLink {
@@ -193,10 +262,14 @@ impl Drop for GameLink {
 }
 
 /// Sends one agent's events to the editor (see [`GameLink::watch`]): the events of a
-/// step are gathered and queued together when it is dropped, one message a step.
+/// step are gathered and queued together when it is dropped, one message a step. A
+/// breakpoint the editor set that the step hits pauses the agent when it ends.
 pub struct LinkObserver<'l> {
     link: &'l GameLink,
+    /// The agent's name, and as JSON.
+    name: String,
     agent: String,
+    hit: bool,
     /// The lines gathered, and how many.
     lines: String,
     count: u64,
@@ -205,6 +278,7 @@ pub struct LinkObserver<'l> {
 impl Observer for LinkObserver<'_> {
     fn agent(&mut self, name: &str) {
         self.flush();
+        self.name = name.to_owned();
         self.agent = serde_json::to_string(name).unwrap_or_default();
     }
 
@@ -215,12 +289,29 @@ impl Observer for LinkObserver<'_> {
         crate::runtime::format_event(&mut self.lines, &self.agent, e);
         self.lines.push('\n');
         self.count += 1;
+        if self.link.shared.breaking.load(Ordering::Relaxed) && !self.hit {
+            let kind = e.kind.map(|t| Arc::<str>::from(*t));
+            self.hit = lock(&self.link.shared.control)
+                .breakpoints
+                .iter()
+                .any(|(a, n, on)| *a == self.name && n == e.node_id && on.matches(&kind));
+        }
     }
 }
 
 impl LinkObserver<'_> {
-    /// Queues what was gathered (dropped and counted when the queue is full).
+    /// Queues what was gathered (dropped and counted when the queue is full); a
+    /// breakpoint's hit pauses the agent, and the editor is told.
     fn flush(&mut self) {
+        if std::mem::take(&mut self.hit) {
+            lock(&self.link.shared.control)
+                .paused
+                .insert(self.name.clone());
+            self.lines.push_str("{\"paused\":");
+            self.lines.push_str(&self.agent);
+            self.lines.push_str("}\n");
+            self.count += 1;
+        }
         if self.count == 0 {
             return;
         }
@@ -252,10 +343,17 @@ fn send_loop(hello: &str, editor: SocketAddr, rx: &Receiver<String>, shared: &Li
         };
         let _ = stream.set_nodelay(true);
         let _ = stream.set_write_timeout(Some(Duration::from_secs(5)));
+        // What the editor says is read without waiting (a read times out at once).
+        let Ok(mut from_editor) = stream.try_clone() else {
+            continue;
+        };
+        let _ = from_editor.set_read_timeout(Some(Duration::from_millis(1)));
+        let mut inbox: Vec<u8> = Vec::new();
         let mut out = BufWriter::new(stream);
         if writeln!(out, "{hello}").and_then(|()| out.flush()).is_err() {
             continue;
         }
+        lock(&shared.control).heard = Some(std::time::Instant::now());
         shared.connected.store(true, Ordering::Relaxed);
         let mut told = shared.dropped.load(Ordering::Relaxed);
         let ok = loop {
@@ -275,16 +373,96 @@ fn send_loop(hello: &str, editor: SocketAddr, rx: &Receiver<String>, shared: &Li
             let dropped = shared.dropped.load(Ordering::Relaxed);
             let said = dropped == told || writeln!(out, "{{\"dropped\":{dropped}}}").is_ok();
             told = dropped;
-            if !(sent && said && out.flush().is_ok()) {
+            if !(sent && said && out.flush().is_ok() && hear(&mut from_editor, &mut inbox, shared))
+            {
                 break false;
             }
         };
         shared.connected.store(false, Ordering::Relaxed);
+        // The editor went away: nothing it asked holds any more.
+        let mut c = lock(&shared.control);
+        *c = Control::default();
+        shared.breaking.store(false, Ordering::Relaxed);
+        drop(c);
         if ok {
             return;
         }
         // The editor ended the connection: a moment before trying again.
         std::thread::sleep(Duration::from_secs(2));
+    }
+}
+
+/// Reads what the editor said since the last call (without waiting) and does it; false
+/// when the connection ended or the editor said something unreadable.
+fn hear(from: &mut TcpStream, inbox: &mut Vec<u8>, shared: &LinkState) -> bool {
+    let mut chunk = [0u8; 4096];
+    loop {
+        match from.read(&mut chunk) {
+            Ok(0) => return false,
+            Ok(n) => inbox.extend_from_slice(&chunk[..n]),
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) =>
+            {
+                break;
+            }
+            Err(_) => return false,
+        }
+        if inbox.len() > MAX_TRACE_LINE {
+            break;
+        }
+    }
+    while let Some(end) = inbox.iter().position(|&b| b == b'\n') {
+        let line: Vec<u8> = inbox.drain(..=end).collect();
+        let Ok(said) = serde_json::from_slice::<serde_json::Value>(&line) else {
+            return false;
+        };
+        obey(&said, shared);
+    }
+    inbox.len() <= MAX_TRACE_LINE
+}
+
+/// Does what one message of the editor asks (see [`Listener::send`]).
+fn obey(said: &serde_json::Value, shared: &LinkState) {
+    let text = |v: &serde_json::Value| v.as_str().map(str::to_owned);
+    let mut c = lock(&shared.control);
+    c.heard = Some(std::time::Instant::now());
+    if let Some(list) = said.get("breakpoints").and_then(|b| b.as_array()) {
+        c.breakpoints = list
+            .iter()
+            .filter_map(|b| {
+                let on = crate::debug::BreakOn::from_name(b.get("on")?.as_str()?)?;
+                Some((text(b.get("agent")?)?, text(b.get("node")?)?, on))
+            })
+            .collect();
+        shared
+            .breaking
+            .store(!c.breakpoints.is_empty(), Ordering::Relaxed);
+    }
+    if let Some(agent) = said.get("step").and_then(text) {
+        *c.steps.entry(agent).or_insert(0) += 1;
+    }
+    match said.get("continue") {
+        Some(serde_json::Value::Null) => {
+            c.paused.clear();
+            c.steps.clear();
+        }
+        Some(v) => {
+            if let Some(agent) = text(v) {
+                c.paused.remove(&agent);
+                c.steps.remove(&agent);
+            }
+        }
+        None => {}
+    }
+    if let Some(t) = said.get("trigger")
+        && let (Some(agent), Some(id)) = (t.get("agent").and_then(text), t.get("id").and_then(text))
+        && c.triggers.len() < 1024
+    {
+        let payload = t.get("payload").and_then(text);
+        c.triggers.push(GameTrigger { agent, id, payload });
     }
 }
 
@@ -307,6 +485,10 @@ pub struct LiveGame {
     pub dropped: u64,
     /// Why its connection ended, if something was wrong.
     pub problem: Option<String>,
+    /// Its agents paused at a breakpoint, as it said.
+    pub paused: Vec<String>,
+    /// Where what the editor says to it goes.
+    writer: Option<Arc<Mutex<TcpStream>>>,
 }
 
 /// The editor's end: a thread accepting games, and one reading each.
@@ -314,6 +496,8 @@ pub struct Listener {
     addr: SocketAddr,
     games: Arc<Mutex<Vec<LiveGame>>>,
     stop: Arc<AtomicBool>,
+    /// When the games were last told the editor is there.
+    said_alive: Mutex<Option<std::time::Instant>>,
 }
 
 impl Listener {
@@ -335,7 +519,48 @@ impl Listener {
                 .name("arbor-listen".into())
                 .spawn(move || accept_loop(&socket, &games, &stop))?;
         }
-        Ok(Self { addr, games, stop })
+        Ok(Self {
+            addr,
+            games,
+            stop,
+            said_alive: Mutex::new(None),
+        })
+    }
+
+    /// Tells game `i` `message` (one JSON object): its breakpoints
+    /// (`{"breakpoints":[{"agent":A,"node":N,"on":ON}, …]}`), a step of a paused agent
+    /// (`{"step":A}`), to go on (`{"continue":A}`, or `null` for every agent), a trigger
+    /// (`{"trigger":{"agent":A,"id":ID,"payload":P}}`). False when it is not connected.
+    pub fn send(&self, i: usize, message: &serde_json::Value) -> bool {
+        let writer = {
+            let mut games = self.games();
+            let Some(g) = games.get_mut(i).filter(|g| g.connected) else {
+                return false;
+            };
+            if message.get("continue").is_some() {
+                match message["continue"].as_str() {
+                    Some(a) => g.paused.retain(|p| p != a),
+                    None => g.paused.clear(),
+                }
+            }
+            g.writer.clone()
+        };
+        writer.is_some_and(|w| writeln!(lock(&w), "{message}").is_ok())
+    }
+
+    /// Tells every connected game, once a second at most, that the editor is there (a
+    /// game lets its paused agents go after [`RELEASE_AFTER`] of silence).
+    pub fn heartbeat(&self) {
+        let mut last = lock(&self.said_alive);
+        if last.is_some_and(|t| t.elapsed() < Duration::from_secs(1)) {
+            return;
+        }
+        *last = Some(std::time::Instant::now());
+        drop(last);
+        let n = self.games().len();
+        for i in 0..n {
+            self.send(i, &serde_json::json!({ "alive": 1 }));
+        }
     }
 
     /// The address it listens on.
@@ -468,6 +693,11 @@ fn read_game(stream: TcpStream, games: &Mutex<Vec<LiveGame>>, stop: &AtomicBool)
             connected: true,
             dropped: 0,
             problem: None,
+            paused: Vec::new(),
+            writer: input.get_ref().try_clone().ok().map(|w| {
+                let _ = w.set_write_timeout(Some(Duration::from_millis(200)));
+                Arc::new(Mutex::new(w))
+            }),
         });
         all.len() - 1
     };
@@ -496,6 +726,17 @@ fn read_game(stream: TcpStream, games: &Mutex<Vec<LiveGame>>, stop: &AtomicBool)
             lock(games)[at].dropped = n;
             continue;
         }
+        if let Some(agent) = text
+            .strip_prefix("{\"paused\":")
+            .and_then(|r| r.strip_suffix('}'))
+            .and_then(|a| serde_json::from_str::<String>(a).ok())
+        {
+            let mut all = lock(games);
+            if !all[at].paused.contains(&agent) && all[at].paused.len() < MAX_TRACE_AGENTS {
+                all[at].paused.push(agent);
+            }
+            continue;
+        }
         let mut all = lock(games);
         let g = &mut all[at];
         bytes += text.len();
@@ -513,4 +754,6 @@ fn read_game(stream: TcpStream, games: &Mutex<Vec<LiveGame>>, stop: &AtomicBool)
     let mut all = lock(games);
     all[at].connected = false;
     all[at].problem = ended;
+    all[at].paused.clear();
+    all[at].writer = None;
 }

@@ -1758,16 +1758,7 @@ fn a_game_connected_to_the_editor_is_chosen_in_the_panel_and_shown_live() {
         .collect();
     let hello = Hello::new("skirmish", 0.1, 0, &agents, std::slice::from_ref(&tree));
     let link = GameLink::connect(&hello, addr);
-    let loaded = arbor::io::load_tree(&tree).unwrap();
-    let program = std::sync::Arc::new(
-        arbor::runtime::Program::compile(
-            &loaded,
-            &arbor::model::Catalog::builtin(),
-            &arbor::model::NoAssets,
-            &arbor::runtime::Behaviours::<()>::with_builtins(),
-        )
-        .unwrap(),
-    );
+    let program = program_of(&tree);
     let mut units: Vec<arbor::runtime::Instance<()>> = (0..2)
         .map(|i| {
             let mut u = arbor::runtime::Instance::new(program.clone(), i);
@@ -1903,4 +1894,101 @@ fn a_breakpoint_stops_only_the_agents_of_the_tree_it_is_set_on_and_another_trees
         }
     }
     assert_eq!(h.state().simulation().unwrap().step_number(), 80);
+}
+
+#[test]
+fn a_breakpoint_set_in_the_editor_pauses_the_games_agent_and_n_and_space_step_and_release_it() {
+    use arbor::remote::{GameLink, Hello, Listener};
+    let tree = common::repo().join("sample_trees/mock_sketch.json");
+    let listener = Listener::local(0).unwrap();
+    let addr = listener.addr();
+    let mut h = harness(EditorApp::open(&tree).unwrap().with_listener(listener));
+    let agents = [("unit-1".to_owned(), tree.clone())];
+    let link = GameLink::connect(
+        &Hello::new("drill", 0.1, 0, &agents, std::slice::from_ref(&tree)),
+        addr,
+    );
+    let program = program_of(&tree);
+    let mut unit = arbor::runtime::Instance::new(program, 0);
+    // The game's frame: the unit steps when the editor lets it.
+    let mut frame = |h: &mut Harness<'static, EditorApp>| {
+        if link.may_step("unit-1") {
+            unit.step(0.1, &mut (), Some(&mut link.watch("unit-1")));
+        }
+        h.run_steps(1);
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        unit.step_number()
+    };
+    let mut listed = false;
+    for _ in 0..200 {
+        frame(&mut h);
+        if h.query_by_role_and_label(Role::ComboBox, "Game").is_some() {
+            listed = true;
+            break;
+        }
+    }
+    assert!(listed);
+    h.get_by_role_and_label(Role::ComboBox, "Game").click();
+    h.run_steps(2);
+    h.get_by_label("drill").click();
+    h.run_steps(3);
+    // F9 on Build: the game's unit pauses when it enters it.
+    h.state_mut().focus(&NodeId::new("build"));
+    h.state_mut().select(None);
+    h.run_steps(3);
+    let at = on_node(&h, "build");
+    click_at(&mut h, at, PointerButton::Primary, Modifiers::NONE);
+    key(&mut h, Modifiers::NONE, Key::F9);
+    let mut paused = false;
+    for _ in 0..200 {
+        frame(&mut h);
+        if h.query_by_label_contains("paused in the game: unit-1")
+            .is_some()
+        {
+            paused = true;
+            break;
+        }
+    }
+    assert!(paused, "the game paused its unit at the breakpoint");
+    let held = frame(&mut h);
+    for _ in 0..10 {
+        assert_eq!(frame(&mut h), held, "the unit waits");
+    }
+    // N at the newest step: the game steps it once.
+    key(&mut h, Modifiers::NONE, Key::N);
+    let mut stepped = held;
+    for _ in 0..50 {
+        stepped = frame(&mut h);
+        if stepped > held {
+            break;
+        }
+    }
+    assert_eq!(stepped, held + 1);
+    for _ in 0..10 {
+        assert_eq!(frame(&mut h), held + 1, "then waits again");
+    }
+    // Space: it runs on.
+    key(&mut h, Modifiers::NONE, Key::Space);
+    let mut ran = held + 1;
+    for _ in 0..50 {
+        ran = frame(&mut h);
+        if ran > held + 3 {
+            break;
+        }
+    }
+    assert!(ran > held + 3, "the unit runs on after Run");
+}
+
+/// The tree file `tree` compiled with the built-in behaviours, as a game would run it.
+fn program_of(tree: &std::path::Path) -> std::sync::Arc<arbor::runtime::Program<()>> {
+    let loaded = arbor::io::load_tree(tree).unwrap();
+    std::sync::Arc::new(
+        arbor::runtime::Program::compile(
+            &loaded,
+            &arbor::model::Catalog::builtin(),
+            &arbor::model::NoAssets,
+            &arbor::runtime::Behaviours::<()>::with_builtins(),
+        )
+        .unwrap(),
+    )
 }

@@ -207,3 +207,85 @@ fn bad_messages_end_only_their_own_connection_with_the_reason() {
     assert_eq!(listener.games().len(), 5);
     assert!(live.connected() && twin.connected());
 }
+
+#[test]
+fn the_editor_pauses_a_game_agent_at_a_breakpoint_steps_and_continues_it_and_silence_lets_it_go() {
+    let listener = Listener::local(0).unwrap();
+    let link = GameLink::connect(&hello("g", &["a", "b"]), listener.addr());
+    until("the game to connect", || link.connected());
+    until("the editor to list it", || listener.games().len() == 1);
+    // A breakpoint on entering `build`, for agent a only.
+    let breaks =
+        serde_json::json!({"breakpoints": [{"agent": "a", "node": "build", "on": "enter"}]});
+    assert!(listener.send(0, &breaks));
+    std::thread::sleep(Duration::from_millis(100));
+    let program = program();
+    let mut agents: Vec<(&str, Instance<()>)> = ["a", "b"]
+        .into_iter()
+        .map(|n| (n, Instance::new(program.clone(), 0)))
+        .collect();
+    // The game's frame: each agent it may step, stepped and watched.
+    let frame = |agents: &mut Vec<(&str, Instance<()>)>| {
+        for (name, a) in agents.iter_mut() {
+            if link.may_step(name) {
+                a.step(0.1, &mut (), Some(&mut link.watch(name)));
+            }
+        }
+    };
+    for _ in 0..50 {
+        frame(&mut agents);
+        if !link.paused().is_empty() {
+            break;
+        }
+    }
+    assert_eq!(link.paused(), ["a"], "a stopped at its breakpoint");
+    let (held, other) = (agents[0].1.step_number(), agents[1].1.step_number());
+    for _ in 0..10 {
+        frame(&mut agents);
+    }
+    assert_eq!(agents[0].1.step_number(), held, "a waits");
+    assert_eq!(agents[1].1.step_number(), other + 10, "b goes on");
+    until("the editor to hear of the pause", || {
+        listener.games()[0].paused == ["a"]
+    });
+    // Step: one step, then paused again.
+    assert!(listener.send(0, &serde_json::json!({"step": "a"})));
+    std::thread::sleep(Duration::from_millis(100));
+    for _ in 0..5 {
+        frame(&mut agents);
+    }
+    assert_eq!(agents[0].1.step_number(), held + 1);
+    // A trigger, for the game to give.
+    let trigger =
+        serde_json::json!({"trigger": {"agent": "b", "id": "alarm", "payload": "north gate"}});
+    assert!(listener.send(0, &trigger));
+    std::thread::sleep(Duration::from_millis(100));
+    let given = link.take_triggers();
+    assert_eq!(given.len(), 1);
+    assert_eq!(
+        (given[0].agent.as_str(), given[0].id.as_str()),
+        ("b", "alarm")
+    );
+    assert_eq!(given[0].payload.as_deref(), Some("north gate"));
+    // Continue: a runs on.
+    assert!(listener.send(0, &serde_json::json!({"continue": null})));
+    std::thread::sleep(Duration::from_millis(100));
+    frame(&mut agents);
+    assert_eq!(agents[0].1.step_number(), held + 2);
+    assert!(listener.games()[0].paused.is_empty());
+    // Paused again (the sketch's guard fails from step 8 on, so `rest` runs), then the
+    // editor says nothing: the game lets it go after five seconds.
+    let rest = serde_json::json!({"breakpoints": [{"agent": "a", "node": "rest", "on": "enter"}]});
+    assert!(listener.send(0, &rest));
+    std::thread::sleep(Duration::from_millis(100));
+    for _ in 0..50 {
+        frame(&mut agents);
+        if !link.paused().is_empty() {
+            break;
+        }
+    }
+    assert_eq!(link.paused(), ["a"], "a stopped again");
+    assert!(!link.may_step("a"));
+    std::thread::sleep(arbor::remote::RELEASE_AFTER + Duration::from_millis(300));
+    assert!(link.may_step("a"), "a silent editor's pause ends");
+}

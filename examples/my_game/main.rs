@@ -241,7 +241,18 @@ fn live() -> Result<(), Box<dyn std::error::Error>> {
     );
     let mut was = false;
     for step in 1u64.. {
+        // The triggers the editor sent (its Interrupt buttons), to the agents they name.
+        for t in link.take_triggers() {
+            if let Some(i) = names.iter().position(|n| *n == t.agent) {
+                let payload = t.payload.map(|p| arbor::runtime::CtxValue::Text(p.into()));
+                soldiers[i].1.trigger(&t.id, payload);
+            }
+        }
         for (i, (soldier, instance)) in soldiers.iter_mut().enumerate() {
+            // A soldier the editor holds at a breakpoint waits (the others go on).
+            if !link.may_step(&names[i]) {
+                continue;
+            }
             if step % 40 == 5 * i as u64 {
                 soldier.under_fire = 8;
                 soldier.rockets = soldier.rockets.max(1);

@@ -84,7 +84,7 @@ impl BreakOn {
     }
 
     /// Whether an event of `kind` meets the condition.
-    fn matches(self, kind: &LoggedKind) -> bool {
+    pub(crate) fn matches(self, kind: &LoggedKind) -> bool {
         matches!(
             (self, kind),
             (BreakOn::Enter, LoggedKind::Enter)

@@ -205,6 +205,10 @@ impl EditorApp {
             Command::SimRunPause => {
                 if let Some(s) = &mut self.sim {
                     s.running = !s.running;
+                    // A game shown live goes on: its agents paused at breakpoints too.
+                    if s.running && s.live_game().is_some() {
+                        s.game_asks.push(serde_json::json!({ "continue": null }));
+                    }
                 }
             }
             Command::SimReset => {
@@ -780,17 +784,28 @@ impl EditorApp {
             .games()
             .iter()
             .map(|g| super::simulate::GameRow {
+                paused: g.paused.clone(),
                 name: g.name.clone(),
                 connected: g.connected,
                 problem: g.problem.clone(),
                 dropped: g.dropped,
             })
             .collect();
+        listener.heartbeat();
         if let Some(panel) = &mut self.sim {
             panel.games = rows;
             if let Some(i) = panel.live_game() {
                 let (agents, events) = listener.since(i, panel.fed());
                 panel.feed(&agents, events);
+                // The breakpoints go to the game (for its agents of the tree shown), and
+                // what the panel asked of it.
+                let breaks = panel.game_breakpoints();
+                if panel.sent_breakpoints.as_ref() != Some(&breaks) && listener.send(i, &breaks) {
+                    panel.sent_breakpoints = Some(breaks);
+                }
+                for ask in std::mem::take(&mut panel.game_asks) {
+                    listener.send(i, &ask);
+                }
             }
         }
         match self.sim.as_mut().and_then(super::SimPanel::take_attach) {

@@ -166,6 +166,11 @@ pub struct SimPanel {
     shown_file: Option<PathBuf>,
     /// What the app said about the run's tree when it was opened (changed since, gone).
     pub note: Option<String>,
+    /// For a game shown live: what to tell it (a step, to go on), taken by the app; and
+    /// the breakpoints it was last told.
+    pub game_asks: Vec<serde_json::Value>,
+    /// The breakpoints the game shown live was last told.
+    pub sent_breakpoints: Option<serde_json::Value>,
     /// The games connected to the editor, as the app last listed them: name, whether it
     /// is connected, what ended it, events it dropped.
     pub games: Vec<GameRow>,
@@ -174,6 +179,8 @@ pub struct SimPanel {
 /// A game the editor's listener knows, as the panel lists it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct GameRow {
+    /// Its agents paused at a breakpoint.
+    pub paused: Vec<String>,
     /// Its name.
     pub name: String,
     /// Whether it is connected.
@@ -321,6 +328,29 @@ impl SimPanel {
         self.agent_trees().get(self.watched).cloned().flatten()
     }
 
+    /// The breakpoints a game shown live is told: each for its agents that run the tree
+    /// shown.
+    pub fn game_breakpoints(&self) -> serde_json::Value {
+        let mask = self.runs_shown();
+        let names = self.run.as_ref().map_or(&[][..], Source::agent_names);
+        let agents: Vec<&String> = names
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| mask.as_ref().is_none_or(|m| m.get(*i) == Some(&true)))
+            .map(|(_, n)| n)
+            .collect();
+        let list: Vec<serde_json::Value> = self
+            .breakpoints
+            .iter()
+            .flat_map(|b| {
+                agents.iter().map(
+                    move |a| serde_json::json!({ "agent": a, "node": b.node, "on": b.on.name() }),
+                )
+            })
+            .collect();
+        serde_json::json!({ "breakpoints": list })
+    }
+
     /// The game shown live, by its place in the listener's list.
     pub fn live_game(&self) -> Option<usize> {
         match self.origin {
@@ -380,6 +410,8 @@ impl SimPanel {
             attach: None,
             shown_file: None,
             note: None,
+            game_asks: Vec::new(),
+            sent_breakpoints: None,
             games: Vec::new(),
         }
     }
@@ -587,6 +619,21 @@ impl SimPanel {
 
     /// Takes `n` steps (stopping at a breakpoint).
     pub fn step_by(&mut self, n: u64) {
+        // A game shown live, at its newest step with the watched agent paused: the game
+        // steps it.
+        if self.live_game().is_some()
+            && self
+                .run
+                .as_ref()
+                .is_some_and(|r| r.step_number() >= r.head())
+            && let Some(name) = self.watched_name().map(str::to_owned)
+            && self.games.iter().any(|g| g.paused.contains(&name))
+        {
+            for _ in 0..n {
+                self.game_asks.push(serde_json::json!({ "step": name }));
+            }
+            return;
+        }
         let hits = match &mut self.run {
             Some(s) => s.run(n),
             None => return,
@@ -810,6 +857,15 @@ impl SimPanel {
                     ui.label(format!("live: {name}, {state}, received from step {from}"));
                 } else {
                     ui.label(format!("live: {name}, {state}"));
+                }
+                if let Some(g) = self.games.get(i).filter(|g| !g.paused.is_empty()) {
+                    ui.label(
+                        RichText::new(format!(
+                            "paused in the game: {} (Step steps it, Run lets it go)",
+                            g.paused.join(", ")
+                        ))
+                        .color(Color32::from_rgb(240, 200, 60)),
+                    );
                 }
                 if let Some(g) = self.games.get(i).filter(|g| g.dropped > 0) {
                     ui.label(
