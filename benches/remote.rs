@@ -1,6 +1,6 @@
-//! What live attach costs a game: 1,000 agents of the guard tree of examples/my_game's
-//! shape (the sample mock sketch: sequences, guards, an interrupt), a frame each agent
-//! stepped once, measured side by side in one process, rounds interleaved:
+//! What live attach costs a game: 1,000 agents of the sample mock sketch (sequences,
+//! guards, an interrupt), a frame each agent asked `may_step` (with a link) and stepped
+//! once, measured side by side in one process, rounds interleaved:
 //! - without a link;
 //! - with a link and no editor listening, one agent watched;
 //! - with a link to an editor listening (in this process), one agent watched.
@@ -56,6 +56,10 @@ fn frames(program: &Arc<Program<()>>, link: Option<&GameLink>) -> f64 {
         for (i, a) in agents.iter_mut().enumerate() {
             if frame % 50 == 10 && i % 7 == 0 {
                 a.trigger("alarm", None);
+            }
+            // A game with a link asks before each step whether the editor holds the agent.
+            if link.is_some_and(|l| !l.may_step("agent")) {
+                continue;
             }
             match link.filter(|_| i == 0) {
                 Some(l) => a.step(0.1, &mut (), Some(&mut l.watch("agent-0"))),

@@ -137,8 +137,10 @@ struct LinkState {
     connected: AtomicBool,
     dropped: AtomicU64,
     /// Whether the editor set any breakpoint (so an event is checked against them only
-    /// then), and what the editor asked for.
+    /// then), whether any agent is paused (so asking costs one load while none is), and
+    /// what the editor asked for.
     breaking: AtomicBool,
+    pausing: AtomicBool,
     control: Mutex<Control>,
 }
 
@@ -193,6 +195,7 @@ impl GameLink {
     /// An observer that sends the events of the agent named `agent` (pass it to that
     /// agent's `Instance::step`). It costs one atomic load an event while no editor is
     /// connected.
+    #[inline]
     pub fn watch(&self, agent: &str) -> LinkObserver<'_> {
         LinkObserver {
             link: self,
@@ -218,14 +221,19 @@ impl GameLink {
     /// holds it paused (at the end of the step that hit it), except for a step the editor
     /// allows; every pause ends when the editor goes away or says nothing for
     /// [`RELEASE_AFTER`]. A game asks before each step of a watched agent.
+    #[inline]
     pub fn may_step(&self, agent: &str) -> bool {
+        !self.shared.pausing.load(Ordering::Relaxed) || self.may_step_paused(agent)
+    }
+
+    /// [`GameLink::may_step`] while some agent is paused.
+    #[inline(never)]
+    fn may_step_paused(&self, agent: &str) -> bool {
         let mut c = lock(&self.shared.control);
-        if c.paused.is_empty() {
-            return true;
-        }
         if !self.connected() || c.heard.is_none_or(|t| t.elapsed() > RELEASE_AFTER) {
             c.paused.clear();
             c.steps.clear();
+            self.shared.pausing.store(false, Ordering::Relaxed);
             return true;
         }
         if !c.paused.contains(agent) {
@@ -307,6 +315,7 @@ impl LinkObserver<'_> {
             lock(&self.link.shared.control)
                 .paused
                 .insert(self.name.clone());
+            self.link.shared.pausing.store(true, Ordering::Relaxed);
             self.lines.push_str("{\"paused\":");
             self.lines.push_str(&self.agent);
             self.lines.push_str("}\n");
@@ -383,6 +392,7 @@ fn send_loop(hello: &str, editor: SocketAddr, rx: &Receiver<String>, shared: &Li
         let mut c = lock(&shared.control);
         *c = Control::default();
         shared.breaking.store(false, Ordering::Relaxed);
+        shared.pausing.store(false, Ordering::Relaxed);
         drop(c);
         if ok {
             return;
@@ -457,6 +467,9 @@ fn obey(said: &serde_json::Value, shared: &LinkState) {
         }
         None => {}
     }
+    shared
+        .pausing
+        .store(!c.paused.is_empty(), Ordering::Relaxed);
     if let Some(t) = said.get("trigger")
         && let (Some(agent), Some(id)) = (t.get("agent").and_then(text), t.get("id").and_then(text))
         && c.triggers.len() < 1024
