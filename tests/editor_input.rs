@@ -1978,6 +1978,21 @@ fn a_breakpoint_set_in_the_editor_pauses_the_games_agent_and_n_and_space_step_an
         }
     }
     assert!(ran >= held + 2, "the unit runs on after Run");
+    // A trigger button of the tree's Interrupt sends it to the game, for the unit.
+    h.get_by_role_and_label(Role::Button, "⚡ alarm").click();
+    let mut given = Vec::new();
+    for _ in 0..100 {
+        frame(&mut h);
+        given.extend(link.take_triggers());
+        if !given.is_empty() {
+            break;
+        }
+    }
+    assert_eq!(given.len(), 1, "the game got the trigger");
+    assert_eq!(
+        (given[0].agent.as_str(), given[0].id.as_str()),
+        ("unit-1", "alarm")
+    );
 }
 
 /// The tree file `tree` compiled with the built-in behaviours, as a game would run it.

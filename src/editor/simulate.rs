@@ -1039,7 +1039,7 @@ impl SimPanel {
         }
         if self.run.is_some() {
             self.timeline_ui(ui);
-            self.triggers_ui(ui);
+            self.triggers_ui(ui, tree);
             ui.horizontal_top(|ui| {
                 self.arena_ui(ui);
                 ui.separator();
@@ -1119,15 +1119,24 @@ impl SimPanel {
     }
 
     /// A button per Interrupt of the watched agent's tree, and the payload they carry.
-    fn triggers_ui(&mut self, ui: &mut egui::Ui) {
+    fn triggers_ui(&mut self, ui: &mut egui::Ui, tree: &Tree) {
         let Some(name) = self.watched_name().map(str::to_owned) else {
             return;
         };
-        let ids: Vec<String> = self
-            .sim()
-            .and_then(|s| s.instance(&name))
-            .map(|i| i.program().interrupt_ids().map(str::to_owned).collect())
-            .unwrap_or_default();
+        let live = self.live_game().is_some() && self.watched_elsewhere().is_none();
+        let ids: Vec<String> = if live {
+            // A game's agent: the Interrupts of the tree shown, which it runs.
+            tree.nodes()
+                .iter()
+                .filter_map(|n| n.fields.get("interrupt_id")?.as_str().map(str::to_owned))
+                .filter(|id| !id.is_empty())
+                .collect()
+        } else {
+            self.sim()
+                .and_then(|s| s.instance(&name))
+                .map(|i| i.program().interrupt_ids().map(str::to_owned).collect())
+                .unwrap_or_default()
+        };
         if ids.is_empty() {
             return;
         }
@@ -1174,7 +1183,18 @@ impl SimPanel {
                 });
             ui.toggle_value(&mut self.picking, "Pick in arena")
                 .on_hover_text("The next click on an entity in the arena makes it the payload");
-            if let Some(id) = fired
+            if let Some(id) = fired.as_ref()
+                && live
+            {
+                let payload = self.payload.trim();
+                let payload = (!payload.is_empty()).then(|| payload.to_owned());
+                self.game_asks.push(serde_json::json!({
+                    "trigger": { "agent": name, "id": id, "payload": payload }
+                }));
+                self.news = Some(format!(
+                    "Trigger '{id}' sent to the game for {name}: the game starts it"
+                ));
+            } else if let Some(id) = fired
                 && self.trigger(&id)
             {
                 self.news = Some(format!(
