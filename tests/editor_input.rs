@@ -1853,20 +1853,7 @@ fn a_breakpoint_stops_only_the_agents_of_the_tree_it_is_set_on_and_another_trees
     let (_dir, trace) = recorded_guard_patrol();
     let mut h = harness(EditorApp::sample());
     open_trace_through_the_menu(&mut h, &trace);
-    // Brought into view (the tree opens at a readable zoom, part of it off the canvas).
-    h.state_mut().focus(&NodeId::new("chase"));
-    h.state_mut().select(None);
-    h.run_steps(3);
-    let at = on_node(&h, "chase");
-    click_at(&mut h, at, PointerButton::Primary, Modifiers::NONE);
-    key(&mut h, Modifiers::NONE, Key::F9);
-    key(&mut h, Modifiers::NONE, Key::Space);
-    for _ in 0..80 {
-        h.run_steps(1);
-        if !h.state().simulation().unwrap().running {
-            break;
-        }
-    }
+    break_on_and_run(&mut h, "chase");
     // The intruder enters its own "chase" at step 67: the run goes on to the guard's, at 80.
     assert_eq!(h.state().simulation().unwrap().step_number(), 80);
     h.get_by_label_contains("Breakpoint: chase on enter of guard, step 80");
@@ -1880,19 +1867,7 @@ fn a_breakpoint_stops_only_the_agents_of_the_tree_it_is_set_on_and_another_trees
     assert_eq!(h.state().live_status(&NodeId::new("root")), None);
     // The same in the live run of the scenario.
     let mut h = open_sample("guard_patrol");
-    h.state_mut().focus(&NodeId::new("chase"));
-    h.state_mut().select(None);
-    h.run_steps(3);
-    let at = on_node(&h, "chase");
-    click_at(&mut h, at, PointerButton::Primary, Modifiers::NONE);
-    key(&mut h, Modifiers::NONE, Key::F9);
-    key(&mut h, Modifiers::NONE, Key::Space);
-    for _ in 0..80 {
-        h.run_steps(1);
-        if !h.state().simulation().unwrap().running {
-            break;
-        }
-    }
+    break_on_and_run(&mut h, "chase");
     assert_eq!(h.state().simulation().unwrap().step_number(), 80);
 }
 
@@ -2007,4 +1982,23 @@ fn program_of(tree: &std::path::Path) -> std::sync::Arc<arbor::runtime::Program<
         )
         .unwrap(),
     )
+}
+
+/// Brings `node` into view (a tree opens at a readable zoom, part of it off the canvas),
+/// clicks it, sets a breakpoint with F9, and runs (Space) until the run stops (at most 80
+/// frames).
+fn break_on_and_run(h: &mut Harness<'static, EditorApp>, node: &str) {
+    h.state_mut().focus(&NodeId::new(node));
+    h.state_mut().select(None);
+    h.run_steps(3);
+    let at = on_node(h, node);
+    click_at(h, at, PointerButton::Primary, Modifiers::NONE);
+    key(h, Modifiers::NONE, Key::F9);
+    key(h, Modifiers::NONE, Key::Space);
+    for _ in 0..80 {
+        h.run_steps(1);
+        if !h.state().simulation().unwrap().running {
+            break;
+        }
+    }
 }
