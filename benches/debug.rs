@@ -25,7 +25,7 @@ fn session() -> Session {
 fn history(c: &mut Criterion) {
     let mut s = session();
     let start = Instant::now();
-    s.run(STEPS);
+    s.run(STEPS, &[]);
     let ran = start.elapsed();
     println!(
         "debug/history: {STEPS} steps of droid_arena in {:.2} s; history {:.1} MB",

@@ -71,7 +71,7 @@ fn session_trace(s: &mut Session, steps: u64, mut before: impl FnMut(&mut Sessio
     let mut lines = Vec::new();
     for _ in 0..steps {
         before(s);
-        s.step();
+        s.step(&[]);
         let at = s.step_number();
         let fresh: Vec<String> = s
             .events()
@@ -173,11 +173,11 @@ fn a_breakpoint_pauses_at_the_step_where_the_trace_shows_its_event() {
             .parse()
             .unwrap();
         let mut s = scenario_session(name, 5);
-        s.toggle_breakpoint(Breakpoint {
+        let breaks = [Breakpoint {
             node: node.to_owned(),
             on,
-        });
-        let hits = s.run(400);
+        }];
+        let hits = s.run(400, &breaks);
         // The start's events (step 0) happen in the first step.
         assert_eq!(s.step_number(), step.max(1), "{node} {on:?}");
         assert_eq!(hits[0].breakpoint.node, node);
@@ -187,7 +187,7 @@ fn a_breakpoint_pauses_at_the_step_where_the_trace_shows_its_event() {
                 .any(|m| m.kind == MarkerKind::Breakpoint && m.step == step.max(1))
         );
         // Run again: it goes on to the next time.
-        let later = s.run(400);
+        let later = s.run(400, &breaks);
         assert!(later.is_empty() || s.step_number() > step.max(1));
     }
 }
@@ -197,7 +197,7 @@ fn a_past_step_rebuilt_from_the_history_is_a_fresh_run_of_that_many_steps() {
     let steps = 3 * CHECKPOINT_EVERY + 40;
     for name in SCENARIOS {
         let mut s = scenario_session(name, 11);
-        s.run(steps);
+        s.run(steps, &[]);
         assert_eq!(s.head(), steps);
         for k in [
             0,
@@ -213,7 +213,7 @@ fn a_past_step_rebuilt_from_the_history_is_a_fresh_run_of_that_many_steps() {
         ] {
             s.seek(k);
             let mut fresh = scenario_session(name, 11);
-            fresh.run(k);
+            fresh.run(k, &[]);
             assert_eq!(s.step_number(), k);
             assert_eq!(s.sim().summary(), fresh.sim().summary(), "{name} at {k}");
             assert_eq!(s.sim().render(), fresh.sim().render(), "{name} at {k}");
@@ -234,9 +234,9 @@ fn a_past_step_rebuilt_from_the_history_is_a_fresh_run_of_that_many_steps() {
         }
         // Forward from the past replays the same future.
         s.seek(100);
-        s.run(steps - 100);
+        s.run(steps - 100, &[]);
         let mut fresh = scenario_session(name, 11);
-        fresh.run(steps);
+        fresh.run(steps, &[]);
         assert_eq!(s.sim().summary(), fresh.sim().summary(), "{name}");
     }
 }
@@ -244,18 +244,18 @@ fn a_past_step_rebuilt_from_the_history_is_a_fresh_run_of_that_many_steps() {
 #[test]
 fn a_trigger_given_at_a_past_step_starts_a_new_future() {
     let mut s = scenario_session("pass_receive", 2);
-    s.run(200);
+    s.run(200, &[]);
     s.seek(50);
     assert_eq!(
         s.trigger(Some("winger"), "receive_pass", Some("striker")),
         1
     );
     assert_eq!(s.head(), 50, "the old future is dropped");
-    s.run(10);
+    s.run(10, &[]);
     let mut fresh = scenario_session("pass_receive", 2);
-    fresh.run(50);
+    fresh.run(50, &[]);
     fresh.trigger(Some("winger"), "receive_pass", Some("striker"));
-    fresh.run(10);
+    fresh.run(10, &[]);
     assert_eq!(s.sim().summary(), fresh.sim().summary());
     assert!(
         s.events()
@@ -271,10 +271,10 @@ fn a_trigger_given_at_a_past_step_starts_a_new_future() {
 #[test]
 fn run_until_something_changes_stops_when_the_running_leaf_changes() {
     let mut s = scenario_session("door_room", 0);
-    s.step();
+    s.step(&[]);
     let agent = s.agent_names()[0].clone();
     let before = s.sim().instance(&agent).unwrap().active_leaves().to_vec();
-    let (hits, taken) = s.run_until_change(&agent);
+    let (hits, taken) = s.run_until_change(&agent, &[]);
     assert!(hits.is_empty());
     assert!(taken >= 1);
     assert_ne!(
@@ -317,7 +317,7 @@ fn a_failure_explains_itself_in_one_line() {
     let file = sample("mock_sketch.json");
     let tree = arbor::io::load_tree(&file).unwrap();
     let mut s = solo_session(&file, 0);
-    s.run(8);
+    s.run(8, &[]);
     let events: Vec<_> = s.events().cloned().collect();
     let agent = s.agent_names()[0].clone();
     let program = s.sim().instance(&agent).unwrap().program().clone();
@@ -338,7 +338,7 @@ fn a_failure_explains_itself_in_one_line() {
 fn a_failure_with_a_reason_says_it_in_the_log() {
     let tree = arbor::io::load_tree(&sample("droid_arena.json")).unwrap();
     let mut s = scenario_session("droid_arena", 0);
-    s.run(2);
+    s.run(2, &[]);
     let events: Vec<_> = s.events().cloned().collect();
     let program = s
         .sim()
@@ -364,7 +364,7 @@ fn a_failure_with_a_reason_says_it_in_the_log() {
 fn a_take_over_by_a_higher_priority_explains_itself_in_one_line() {
     let tree = arbor::io::load_tree(&sample("guard_patrol.json")).unwrap();
     let mut s = scenario_session("guard_patrol", 0);
-    s.run(150);
+    s.run(150, &[]);
     let events: Vec<_> = s.events().cloned().collect();
     let guard = s.agent_names().iter().position(|a| a == "guard").unwrap();
     let program = s.sim().instance("guard").unwrap().program().clone();
@@ -391,7 +391,7 @@ fn a_take_over_by_a_higher_priority_explains_itself_in_one_line() {
     );
     // An ordinary entry (at the start) says only that.
     let mut s = scenario_session("guard_patrol", 0);
-    s.run(1);
+    s.run(1, &[]);
     let events: Vec<_> = s.events().cloned().collect();
     let plain = events
         .iter()
@@ -416,14 +416,14 @@ fn a_long_run_thins_its_history_and_still_rebuilds_every_step() {
     };
     // A copy every 4 steps, at most 8 copies: 600 steps thin them out several times.
     let mut s = Session::with_history(load(), 0.1, 4, 8);
-    s.run(600);
+    s.run(600, &[]);
     let (kept, every) = s.checkpoints();
     assert!(kept <= 9, "{kept} copies");
     assert!(every >= 64, "spacing {every}");
     for k in [0, 3, 64, 65, 127, 128, 300, 511, 512, 599, 600] {
         s.seek(k);
         let mut fresh = Session::new(load(), 0.1);
-        fresh.run(k);
+        fresh.run(k, &[]);
         assert_eq!(s.sim().summary(), fresh.sim().summary(), "at {k}");
     }
 }
@@ -431,7 +431,7 @@ fn a_long_run_thins_its_history_and_still_rebuilds_every_step() {
 #[test]
 fn the_world_keeps_the_path_an_agent_walks_for_display() {
     let mut s = scenario_session("door_room", 0);
-    s.run(3);
+    s.run(3, &[]);
     let world = s.sim().world();
     let me = s.sim().agents().next().unwrap().entity;
     let plan: Vec<_> = world.plan_of(me).collect();
@@ -443,7 +443,7 @@ fn the_world_keeps_the_path_an_agent_walks_for_display() {
         (f64::from(first.0) - here[0]).abs() <= 1.5 && (f64::from(first.1) - here[1]).abs() <= 1.5
     );
     // Going back rebuilds it as it was.
-    s.run(20);
+    s.run(20, &[]);
     s.seek(3);
     assert_eq!(s.sim().world().plan_of(me).collect::<Vec<_>>(), plan);
 }
@@ -458,9 +458,9 @@ fn a_forward_only_session_keeps_the_same_memory_however_long_it_runs() {
     )
     .unwrap();
     let mut s = Session::forward_only(sim, 0.1);
-    s.run(2_000);
+    s.run(2_000, &[]);
     let early = s.history_bytes();
-    s.run(20_000);
+    s.run(20_000, &[]);
     assert!(s.markers().is_empty());
     assert_eq!(s.checkpoints().0, 1, "only the start is kept");
     // The same, but for the world's own small changes (a droid's plan, what it holds).
@@ -469,4 +469,144 @@ fn a_forward_only_session_keeps_the_same_memory_however_long_it_runs() {
         "{early} bytes after 2,000 steps, {} after 22,000",
         s.history_bytes()
     );
+}
+
+/// The debugger's controller (what the Simulation panel draws), without a window: a
+/// scenario's run of the tree `name`, shown on that tree.
+fn debugger(name: &str) -> (arbor::debug::Debugger, arbor::model::Tree, PathBuf) {
+    let tree_path = sample(&format!("{name}.json"));
+    let tree = arbor::io::load_tree(&tree_path).unwrap();
+    let mut d = arbor::debug::Debugger::open(&sample(&format!("{name}.scenario.json"))).unwrap();
+    d.pair_with(Some(&tree_path));
+    d.reset(&Catalog::builtin(), &tree, &tree_path);
+    d.set_shown_file(Some(&tree_path));
+    assert!(d.error.is_none(), "{:?}", d.error);
+    (d, tree, tree_path)
+}
+
+#[test]
+fn the_controller_paces_a_run_by_the_clock_and_a_late_frame_runs_no_burst() {
+    let (mut d, _, _) = debugger("door_room");
+    d.running = true;
+    d.speed = 10.0;
+    d.pace(100.0, &[]);
+    assert_eq!(d.step_number(), 0, "the first frame only reads the clock");
+    // Sixty frames of a sixtieth of a second at ten steps a second: ten steps.
+    for i in 1..=60 {
+        d.pace(100.0 + f64::from(i) / 60.0, &[]);
+    }
+    assert_eq!(d.step_number(), 10);
+    // A frame ten seconds late counts a quarter second: two steps, not a hundred.
+    d.pace(111.0, &[]);
+    assert_eq!(d.step_number(), 12);
+    // Paused, the clock owes nothing.
+    d.running = false;
+    d.pace(200.0, &[]);
+    assert_eq!(d.step_number(), 12);
+}
+
+#[test]
+fn the_controller_stops_a_paced_run_at_a_breakpoint_selects_its_node_and_says_why() {
+    let (mut d, _, _) = debugger("droid_arena");
+    let breaks = [Breakpoint {
+        node: "attack".into(),
+        on: BreakOn::Enter,
+    }];
+    // Past the start (which enters Attack at once), to the next time.
+    let mut core = scenario_session("droid_arena", 0);
+    core.run(1, &[]);
+    d.step_by(1, &[]);
+    let want = core.run(1000, &breaks)[0].clone();
+    assert!(want.step > 2);
+    d.running = true;
+    d.speed = 60.0;
+    let mut t = 0.0;
+    while d.running && t < 100.0 {
+        t += 0.25;
+        d.pace(t, &breaks);
+    }
+    assert!(!d.running, "the breakpoint stopped the run");
+    assert_eq!(d.step_number(), want.step);
+    assert_eq!(d.watched(), want.agent, "the agent that hit is watched");
+    assert_eq!(
+        d.take_select().map(|n| n.as_str().to_owned()).as_deref(),
+        Some("attack")
+    );
+    let news = d.take_news().unwrap();
+    assert!(news.starts_with("Breakpoint: attack on enter"), "{news}");
+    // The lights are the core's node states for the watched agent at that step.
+    let name = core.agent_names()[want.agent].clone();
+    let program = core.sim().instance(&name).unwrap().program().clone();
+    let attack = program
+        .node_ids()
+        .iter()
+        .position(|i| i == "attack")
+        .unwrap();
+    let state = &core.sim().instance(&name).unwrap().node_states()[attack];
+    let light = &d.live()[&arbor::model::NodeId::new("attack")];
+    assert_eq!(light.state.status, state.status);
+    assert_eq!(light.state.entries, state.entries);
+    assert_eq!(light.age, 0, "changed in the shown step");
+}
+
+#[test]
+fn inside_a_subtree_the_controller_maps_the_runs_ids_to_the_assets_and_back() {
+    let (mut d, tree, tree_path) = debugger("guard_patrol");
+    d.step_by(27, &[]);
+    let guard = d
+        .source()
+        .unwrap()
+        .agent_names()
+        .iter()
+        .position(|n| n == "guard")
+        .unwrap();
+    d.watch(guard);
+    let outer: Vec<String> = d.running_leaves().to_vec();
+    d.enter(
+        &tree,
+        Some(&tree_path),
+        &arbor::model::NodeId::new("patrol"),
+    );
+    assert_eq!(
+        d.traced(&arbor::model::NodeId::new("look_b")),
+        "patrol/look_b"
+    );
+    assert_eq!(
+        d.shown("patrol/look_b")
+            .map(|n| n.as_str().to_owned())
+            .as_deref(),
+        Some("look_b")
+    );
+    assert!(
+        d.shown("watch").is_none(),
+        "an outer node is not in the asset"
+    );
+    // The asset's nodes are lit by the SubTree's inner nodes; an outer node is not.
+    assert!(d.live().keys().all(|k| !k.as_str().contains('/')));
+    assert!(!d.live().contains_key(&arbor::model::NodeId::new("watch")));
+    for leaf in &outer {
+        if let Some(inner) = leaf.strip_prefix("patrol/") {
+            assert!(d.running_leaves().iter().any(|l| l == inner), "{leaf}");
+        }
+    }
+    // A breakpoint on the asset's node, as the panel sets it (by its trace id), stops
+    // the run where the core stops.
+    let breaks = [Breakpoint {
+        node: d.traced(&arbor::model::NodeId::new("look_b")),
+        on: BreakOn::Enter,
+    }];
+    let mut core = scenario_session("guard_patrol", 0);
+    core.run(27, &[]);
+    let want = core.run(2000, &breaks)[0].step;
+    d.step_by(2000, &breaks);
+    assert_eq!(d.step_number(), want);
+    assert_eq!(
+        d.take_select().map(|n| n.as_str().to_owned()).as_deref(),
+        Some("look_b")
+    );
+    // Back to the run's own tree: its ids again.
+    let inside = d.leave().unwrap();
+    assert_eq!(inside.file.as_deref(), Some(tree_path.as_path()));
+    assert_eq!(d.traced(&arbor::model::NodeId::new("look_b")), "look_b");
+    assert!(d.live().contains_key(&arbor::model::NodeId::new("patrol")));
 }

@@ -931,7 +931,7 @@ fn core_at(name: &str, k: u64) -> arbor::debug::Session {
     )
     .unwrap();
     let mut s = arbor::debug::Session::new(sim, 0.1);
-    s.run(k);
+    s.run(k, &[]);
     s
 }
 
@@ -983,15 +983,17 @@ fn f9_sets_a_breakpoint_and_space_runs_to_the_step_the_core_stops_at() {
     let mut h = open_sample("droid_arena");
     h.state_mut().select(Some(NodeId::new("attack")));
     key(&mut h, Modifiers::NONE, Key::F9);
-    assert_eq!(h.state().simulation().unwrap().breakpoints().len(), 1);
+    assert_eq!(h.state().breakpoints().len(), 1);
     h.state_mut().select(None);
     // The core, with the same breakpoint, stops at this step.
     let mut core = core_at("droid_arena", 0);
-    core.toggle_breakpoint(arbor::debug::Breakpoint {
-        node: "attack".into(),
-        on: arbor::debug::BreakOn::Enter,
-    });
-    core.run(1000);
+    core.run(
+        1000,
+        &[arbor::debug::Breakpoint {
+            node: "attack".into(),
+            on: arbor::debug::BreakOn::Enter,
+        }],
+    );
     let want = core.step_number();
     key(&mut h, Modifiers::NONE, Key::Space);
     for _ in 0..200 {
@@ -1015,7 +1017,7 @@ fn f9_sets_a_breakpoint_and_space_runs_to_the_step_the_core_stops_at() {
     );
     // F9 again clears it.
     key(&mut h, Modifiers::NONE, Key::F9);
-    assert!(h.state().simulation().unwrap().breakpoints().is_empty());
+    assert!(h.state().breakpoints().is_empty());
 }
 
 #[test]
@@ -1107,18 +1109,17 @@ fn the_node_menu_sets_what_a_breakpoint_breaks_on_and_the_dot_clears_it() {
     h.run_steps(2);
     h.get_by_label("failure").click();
     h.run_steps(3);
-    let panel = h.state().simulation().unwrap();
+    let breaks = h.state().breakpoints().to_vec();
     assert_eq!(
-        panel.breakpoints(),
-        &[arbor::debug::Breakpoint {
+        breaks,
+        [arbor::debug::Breakpoint {
             node: "choose".into(),
             on: arbor::debug::BreakOn::Failure
         }]
     );
     // Run stops where the core stops for the same breakpoint.
     let mut core = core_at("droid_arena", 0);
-    core.set_breakpoints(panel.breakpoints().to_vec());
-    core.run(1000);
+    core.run(1000, &breaks);
     h.get_by_role_and_label(Role::Button, "×10").click();
     for _ in 0..100 {
         h.get_by_role_and_label(Role::Button, "×10").click();
@@ -1137,7 +1138,7 @@ fn the_node_menu_sets_what_a_breakpoint_breaks_on_and_the_dot_clears_it() {
     let dot = h.get_by_label("●").rect().center();
     let at = h.state().camera().unwrap().mul_pos(dot);
     click_at(&mut h, at, PointerButton::Primary, Modifiers::NONE);
-    assert!(h.state().simulation().unwrap().breakpoints().is_empty());
+    assert!(h.state().breakpoints().is_empty());
 }
 
 #[test]
@@ -1167,7 +1168,7 @@ fn breakpoints_are_kept_per_file_in_the_settings_not_in_the_tree() {
         .unwrap()
         .with_settings(settings.clone());
     assert_eq!(
-        app.simulation().unwrap().breakpoints(),
+        app.breakpoints(),
         &[arbor::debug::Breakpoint {
             node: "open".into(),
             on: arbor::debug::BreakOn::Enter
@@ -1177,7 +1178,7 @@ fn breakpoints_are_kept_per_file_in_the_settings_not_in_the_tree() {
     let other = EditorApp::open(&common::repo().join("sample_trees/door_room.json"))
         .unwrap()
         .with_settings(settings);
-    assert!(other.simulation().unwrap().breakpoints().is_empty());
+    assert!(other.breakpoints().is_empty());
 }
 
 #[test]
@@ -1214,7 +1215,7 @@ fn a_click_on_an_agent_in_the_arena_watches_it() {
     key(&mut h, Modifiers::NONE, Key::N);
     let at = in_arena(&h, 1);
     click_at(&mut h, at, PointerButton::Primary, Modifiers::NONE);
-    assert_eq!(h.state().simulation().unwrap().watched, 1);
+    assert_eq!(h.state().simulation().unwrap().watched(), 1);
     h.get_by_label("brute: context");
 }
 
@@ -1228,7 +1229,7 @@ fn the_ring_on_a_selected_node_sets_a_breakpoint() {
     let at = h.state().camera().unwrap().mul_pos(ring);
     click_at(&mut h, at, PointerButton::Primary, Modifiers::NONE);
     assert_eq!(
-        h.state().simulation().unwrap().breakpoints(),
+        h.state().breakpoints(),
         &[arbor::debug::Breakpoint {
             node: "choose".into(),
             on: arbor::debug::BreakOn::Enter
@@ -1295,10 +1296,11 @@ fn pick_in_arena_makes_the_clicked_entity_the_trigger_payload() {
     h.run_steps(2);
     let at = in_arena(&h, 1);
     click_at(&mut h, at, PointerButton::Primary, Modifiers::NONE);
-    let panel = h.state().simulation().unwrap();
+    let panel = h.state().panel().unwrap();
     assert_eq!(panel.payload, "winger");
     assert_eq!(
-        panel.watched, 0,
+        panel.debugger.watched(),
+        0,
         "picking does not change the watched agent"
     );
     assert!(!panel.picking);
@@ -1423,7 +1425,7 @@ fn opening_a_subtree_during_a_run_keeps_the_run_and_lights_its_inner_nodes() {
     click_at(&mut h, at, PointerButton::Primary, Modifiers::NONE);
     key(&mut h, Modifiers::NONE, Key::F9);
     assert_eq!(
-        h.state().simulation().unwrap().breakpoints(),
+        h.state().breakpoints(),
         &[arbor::debug::Breakpoint {
             node: "patrol/look_b".into(),
             on: arbor::debug::BreakOn::Enter
@@ -1442,11 +1444,13 @@ fn opening_a_subtree_during_a_run_keeps_the_run_and_lights_its_inner_nodes() {
     // The breakpoint is on the running tree's list, and Run stops there.
     key(&mut h, Modifiers::NONE, Key::Space);
     let mut core = core_at("guard_patrol", 27);
-    core.set_breakpoints(vec![arbor::debug::Breakpoint {
-        node: "patrol/look_b".into(),
-        on: arbor::debug::BreakOn::Enter,
-    }]);
-    let hits = core.run(2000);
+    let hits = core.run(
+        2000,
+        &[arbor::debug::Breakpoint {
+            node: "patrol/look_b".into(),
+            on: arbor::debug::BreakOn::Enter,
+        }],
+    );
     let stop = hits.first().expect("the core hits the breakpoint").step;
     for _ in 0..400 {
         if !h.state().simulation().unwrap().running {

@@ -754,13 +754,13 @@ fn forcing_is_part_of_the_debuggers_history() {
     let log = |s: &arbor::debug::Session| -> Vec<String> {
         s.events().map(|e| s.trace_line(e)).collect()
     };
-    session.run(4);
+    session.run(4, &[]);
     // A condition cannot be forced to keep running; an unknown node is no stand-in.
     assert!(!session.force(&path, "seen", Some(Outcome::Running)));
     assert!(!session.force(&path, "s", Some(Outcome::Success)));
     assert!(session.force(&path, "seen", Some(Outcome::Success)));
     assert!(session.force(&path, "fire", Some(Outcome::Failure)));
-    session.run(6);
+    session.run(6, &[]);
     let forward = log(&session);
     assert!(
         forward.iter().any(

@@ -136,25 +136,31 @@ fn continue_goes_to_the_next_breakpoint_hit_and_markers_cover_the_trace() {
     let (path, _) = record("guard_patrol", 200, dir.path());
     let mut r = Replay::new(read_trace(&path).unwrap());
     // The guard intercepts during its rounds (its observer takes over) at step 80.
-    r.set_breakpoints(vec![Breakpoint {
+    let breaks = [Breakpoint {
         node: "intercept".into(),
         on: BreakOn::Enter,
-    }]);
+    }];
     // The start enters it (its guard fails at once), as the live run's first step does.
     let start = r
-        .continue_to_hit()
+        .continue_to_hit(&breaks)
         .expect("intercept is entered at the start");
     assert_eq!((start.step, r.step_number()), (1, 1));
-    let hit = r.continue_to_hit().expect("intercept is entered");
+    let hit = r.continue_to_hit(&breaks).expect("intercept is entered");
     assert_eq!((hit.step, r.step_number()), (80, 80));
     let guard = r.agent_names().iter().position(|n| n == "guard").unwrap();
     assert_eq!(hit.agent, guard);
     let node = &r.agent(guard).unwrap().nodes[&Arc::from("intercept")];
     assert_eq!(node.status, Status::Running);
     // The next Continue goes past this hit.
-    let later = r.continue_to_hit();
+    let later = r.continue_to_hit(&breaks);
     assert!(later.is_none_or(|h| h.step > hit.step));
     assert!(r.markers().windows(2).all(|w| w[0].step <= w[1].step));
+    let marks = r.hit_markers(&breaks);
+    assert!(marks.iter().any(|m| m.step == 80 && m.agent == guard));
+    assert!(
+        marks.windows(2).all(|w| w[0] != w[1]),
+        "one mark a step and agent"
+    );
 }
 
 #[test]
@@ -222,13 +228,13 @@ fn a_breakpoint_a_later_agent_hits_at_the_start_lets_step_and_run_go_on() {
     let (path, _) = record("guard_patrol", 40, dir.path());
     let mut run = arbor::debug::Source::replay(Replay::new(read_trace(&path).unwrap()));
     // The intruder, the second agent, enters its Selector at its start and each run.
-    run.set_breakpoints(vec![Breakpoint {
+    let breaks = [Breakpoint {
         node: "choose".into(),
         on: BreakOn::Enter,
-    }]);
+    }];
     let mut steps = Vec::new();
     for _ in 0..5 {
-        let hits = run.run(1);
+        let hits = run.run(1, &breaks);
         steps.push((run.step_number(), hits.len()));
     }
     assert_eq!(

@@ -1063,7 +1063,6 @@ fn run_to_break(
     };
     // No history and no timeline: the run only goes forward, in bounded memory.
     let mut session = Session::forward_only(sim, args.dt);
-    session.set_breakpoints(breakpoints);
     let (mut trace, to_stdout) = match trace_writer(args.trace, session.sim().inputs()) {
         Ok(t) => t,
         Err(e) => {
@@ -1092,7 +1091,7 @@ fn run_to_break(
         queue_triggers(step, triggers, err, |agent, id, value| {
             session.trigger(agent, id, value)
         });
-        hits = session.step();
+        hits = session.step(&breakpoints);
         steps.taken(step);
         if let Some(w) = trace.as_mut() {
             // The start's events (step 0) come with the first step's.

@@ -16,9 +16,13 @@ use std::sync::Arc;
 use crate::runtime::{CtxValue, Event, Observer, Outcome, Program, Reason, Status};
 use crate::world::{Simulation, World};
 
+mod debugger;
 mod log;
 mod replay;
 mod source;
+pub use debugger::{
+    Breakpoints, DT, Debugger, GameRow, Inside, Light, Live, SAMPLE_SCENARIO, SPEEDS,
+};
 pub use log::{Logged, LoggedKind, describe, failure_words};
 pub use replay::{AgentView, NodeView, REPLAY_CHECKPOINT_EVERY, Replay};
 pub use source::{ContextRow, Replayed, Source};
@@ -180,8 +184,8 @@ struct GivenForce {
     outcome: Option<Outcome>,
 }
 
-/// A simulation being debugged: the state at the shown step, the history behind it, the
-/// breakpoints and the recent events.
+/// A simulation being debugged: the state at the shown step, the history behind it and the
+/// recent events. The breakpoints are the caller's, given to each step.
 pub struct Session {
     dt: f64,
     /// The state at step `at`.
@@ -200,7 +204,6 @@ pub struct Session {
     triggers: Vec<GivenTrigger>,
     /// Results forced on stand-in nodes, by the step before which they were given.
     forced: Vec<GivenForce>,
-    breakpoints: Vec<Breakpoint>,
     /// The agents the breakpoints stop (`None`: every one).
     breaking: Option<Vec<bool>>,
     markers: Vec<Marker>,
@@ -269,7 +272,6 @@ impl Session {
             head: 0,
             triggers: Vec::new(),
             forced: Vec::new(),
-            breakpoints: Vec::new(),
             breaking: None,
             markers: Vec::new(),
             timeline: true,
@@ -318,27 +320,6 @@ impl Session {
     /// The triggers given so far, by step.
     pub fn triggers(&self) -> &[GivenTrigger] {
         &self.triggers
-    }
-
-    /// The breakpoints.
-    pub fn breakpoints(&self) -> &[Breakpoint] {
-        &self.breakpoints
-    }
-
-    /// Sets or clears a breakpoint; returns whether it is now set.
-    pub fn toggle_breakpoint(&mut self, b: Breakpoint) -> bool {
-        if let Some(i) = self.breakpoints.iter().position(|x| *x == b) {
-            self.breakpoints.remove(i);
-            false
-        } else {
-            self.breakpoints.push(b);
-            true
-        }
-    }
-
-    /// Replaces every breakpoint.
-    pub fn set_breakpoints(&mut self, list: Vec<Breakpoint>) {
-        self.breakpoints = list;
     }
 
     /// Which agents the breakpoints stop, by place (`None`: every one). A breakpoint names
@@ -439,8 +420,8 @@ impl Session {
     }
 
     /// Takes one step: the next step of the history if the shown step is in the past, a
-    /// new one otherwise. Returns the breakpoint hits of that step.
-    pub fn step(&mut self) -> Vec<Hit> {
+    /// new one otherwise. Returns the hits of `breakpoints` in that step.
+    pub fn step(&mut self, breakpoints: &[Breakpoint]) -> Vec<Hit> {
         let next = self.at + 1;
         if self.forced.iter().any(|f| f.step == next) {
             self.force_as_at(next);
@@ -463,7 +444,7 @@ impl Session {
             .map(|(a, b)| (0..b.len()).filter(|&k| a.get(k) != b.get(k)).collect())
             .collect();
         self.at = next;
-        let hits = self.hits(&events, next);
+        let hits = self.hits(&events, next, breakpoints);
         if next > self.head {
             self.head = next;
             if self.timeline {
@@ -522,9 +503,9 @@ impl Session {
 
     /// The breakpoints that `events` (of session step `step`) meet, one hit per
     /// breakpoint and agent.
-    fn hits(&self, events: &[Logged], step: u64) -> Vec<Hit> {
+    fn hits(&self, events: &[Logged], step: u64, breakpoints: &[Breakpoint]) -> Vec<Hit> {
         let mut hits: Vec<Hit> = Vec::new();
-        if self.breakpoints.is_empty() {
+        if breakpoints.is_empty() {
             return hits;
         }
         let breaks = |a: usize| {
@@ -534,7 +515,7 @@ impl Session {
         };
         for e in events.iter().filter(|e| breaks(e.agent)) {
             let Some(id) = self.node_id(e) else { continue };
-            for b in &self.breakpoints {
+            for b in breakpoints {
                 if b.node == id
                     && b.on.matches(&e.kind)
                     && !hits
@@ -580,10 +561,10 @@ impl Session {
         }
     }
 
-    /// Takes up to `n` steps, stopping after a step where a breakpoint hits.
-    pub fn run(&mut self, n: u64) -> Vec<Hit> {
+    /// Takes up to `n` steps, stopping after a step where one of `breakpoints` hits.
+    pub fn run(&mut self, n: u64, breakpoints: &[Breakpoint]) -> Vec<Hit> {
         for _ in 0..n {
-            let hits = self.step();
+            let hits = self.step(breakpoints);
             if !hits.is_empty() {
                 return hits;
             }
@@ -591,9 +572,9 @@ impl Session {
         Vec::new()
     }
 
-    /// Steps until the running leaves of `agent` change or a breakpoint hits (at most
-    /// [`UNTIL_CHANGE_LIMIT`] steps). Returns the hits and the steps taken.
-    pub fn run_until_change(&mut self, agent: &str) -> (Vec<Hit>, u64) {
+    /// Steps until the running leaves of `agent` change or one of `breakpoints` hits (at
+    /// most [`UNTIL_CHANGE_LIMIT`] steps). Returns the hits and the steps taken.
+    pub fn run_until_change(&mut self, agent: &str, breakpoints: &[Breakpoint]) -> (Vec<Hit>, u64) {
         let running = |s: &Self| {
             s.current
                 .instance(agent)
@@ -601,7 +582,7 @@ impl Session {
         };
         let before = running(self);
         for taken in 1..=UNTIL_CHANGE_LIMIT {
-            let hits = self.step();
+            let hits = self.step(breakpoints);
             if !hits.is_empty() || running(self) != before {
                 return (hits, taken);
             }
@@ -611,11 +592,11 @@ impl Session {
 
     /// Shows step `k`: a past step is rebuilt from the checkpoint before it (with the
     /// events of the steps before it, for the log); a step past the end is run to
-    /// (breakpoints do not stop it).
+    /// (no breakpoint stops or marks it).
     pub fn seek(&mut self, k: u64) {
         if k > self.head {
             while self.at < k {
-                self.step();
+                self.step(&[]);
             }
             return;
         }
@@ -629,7 +610,7 @@ impl Session {
         self.events.clear();
         self.written.clear();
         while self.at < k {
-            self.step();
+            self.step(&[]);
         }
     }
 

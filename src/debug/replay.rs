@@ -131,10 +131,8 @@ pub struct Replay {
     /// Kept states, by frame, at least [`REPLAY_CHECKPOINT_EVERY`] frames apart; the
     /// first is the state before any event.
     checkpoints: Vec<Kept>,
-    breakpoints: Vec<Breakpoint>,
-    /// The agents the breakpoints stop (`None`: every one), and the marks of their hits.
+    /// The agents breakpoints stop (`None`: every one).
     breaking: Option<Vec<bool>>,
-    hit_marks: Vec<Marker>,
     /// Each agent's leaves (the nodes the trace shows executing), and the context keys it
     /// ever holds, in order.
     leaves: Vec<foldhash::HashSet<Arc<str>>>,
@@ -163,9 +161,7 @@ impl Replay {
                 next: 0,
                 agents,
             }],
-            breakpoints: Vec::new(),
             breaking: None,
-            hit_marks: Vec::new(),
             leaves: vec![foldhash::HashSet::default(); n],
             keys: vec![Vec::new(); n],
             markers: Vec::new(),
@@ -250,16 +246,6 @@ impl Replay {
             if at < self.marked {
                 self.marked = 0;
                 self.markers.clear();
-            }
-            if self.hit_of(&e).is_some() {
-                let m = Marker {
-                    step: f,
-                    agent: e.agent,
-                    kind: MarkerKind::Breakpoint,
-                };
-                if !self.hit_marks.contains(&m) {
-                    self.hit_marks.push(m);
-                }
             }
             self.trace.events.insert(at, e);
             self.note(at);
@@ -401,26 +387,14 @@ impl Replay {
         true
     }
 
-    /// The breakpoints.
-    pub fn breakpoints(&self) -> &[Breakpoint] {
-        &self.breakpoints
-    }
-
-    /// Replaces every breakpoint.
-    pub fn set_breakpoints(&mut self, list: Vec<Breakpoint>) {
-        self.breakpoints = list;
-        self.mark_hits();
-    }
-
     /// Which agents the breakpoints stop, by place (`None`: every one); see
     /// `Session::set_breaking`.
     pub fn set_breaking(&mut self, agents: Option<Vec<bool>>) {
         self.breaking = agents;
-        self.mark_hits();
     }
 
-    /// Whether event `e` is a breakpoint's hit, and whose.
-    fn hit_of(&self, e: &TracedEvent) -> Option<&Breakpoint> {
+    /// Which of `breakpoints` event `e` hits, if one does.
+    fn hit_of<'b>(&self, e: &TracedEvent, breakpoints: &'b [Breakpoint]) -> Option<&'b Breakpoint> {
         let node = e.node.as_deref()?;
         if self
             .breaking
@@ -429,34 +403,38 @@ impl Replay {
         {
             return None;
         }
-        self.breakpoints
+        breakpoints
             .iter()
             .find(|b| b.node == node && b.on.matches(&e.kind))
     }
 
-    /// The timeline's marks of every breakpoint hit (one a step and agent).
-    fn mark_hits(&mut self) {
+    /// The timeline's marks of every hit of `breakpoints` (one a step and agent), by step.
+    pub fn hit_markers(&self, breakpoints: &[Breakpoint]) -> Vec<Marker> {
         let mut marks: Vec<Marker> = Vec::new();
+        if breakpoints.is_empty() {
+            return marks;
+        }
+        let mut seen = foldhash::HashSet::default();
         for e in &self.trace.events {
-            if self.hit_of(e).is_some() {
-                let m = Marker {
+            if self.hit_of(e, breakpoints).is_some() && seen.insert((frame(e), e.agent)) {
+                marks.push(Marker {
                     step: frame(e),
                     agent: e.agent,
                     kind: MarkerKind::Breakpoint,
-                };
-                if !marks.contains(&m) {
-                    marks.push(m);
-                }
+                });
             }
         }
-        self.hit_marks = marks;
+        marks
     }
 
-    /// The first breakpoint hit after the shown step, if any (a hit's step is its frame,
-    /// as a live session reports it).
-    pub fn next_hit(&self) -> Option<Hit> {
+    /// The first hit of `breakpoints` after the shown step, if any (a hit's step is its
+    /// frame, as a live session reports it).
+    pub fn next_hit(&self, breakpoints: &[Breakpoint]) -> Option<Hit> {
+        if breakpoints.is_empty() {
+            return None;
+        }
         self.trace.events[self.next..].iter().find_map(|e| {
-            self.hit_of(e).map(|b| Hit {
+            self.hit_of(e, breakpoints).map(|b| Hit {
                 step: frame(e),
                 agent: e.agent,
                 breakpoint: b.clone(),
@@ -464,10 +442,10 @@ impl Replay {
         })
     }
 
-    /// Goes to the next breakpoint hit (Continue), or to the last step when none hits;
-    /// returns the hit.
-    pub fn continue_to_hit(&mut self) -> Option<Hit> {
-        let hit = self.next_hit();
+    /// Goes to the next hit of `breakpoints` (Continue), or to the last step when none
+    /// hits; returns the hit.
+    pub fn continue_to_hit(&mut self, breakpoints: &[Breakpoint]) -> Option<Hit> {
+        let hit = self.next_hit(breakpoints);
         self.seek(hit.as_ref().map_or(self.last, |h| h.step));
         hit
     }
@@ -476,11 +454,6 @@ impl Replay {
     /// missing keys), by step.
     pub fn markers(&self) -> &[Marker] {
         &self.markers
-    }
-
-    /// The timeline's marks of the breakpoints' hits, by step.
-    pub fn hit_markers(&self) -> &[Marker] {
-        &self.hit_marks
     }
 }
 

@@ -122,15 +122,15 @@ impl Source {
         }
     }
 
-    /// Takes up to `n` steps, stopping after a step where a breakpoint hits (a replay
-    /// stops at its last step).
-    pub fn run(&mut self, n: u64) -> Vec<Hit> {
+    /// Takes up to `n` steps, stopping after a step where one of `breakpoints` hits (a
+    /// replay stops at its last step).
+    pub fn run(&mut self, n: u64, breakpoints: &[Breakpoint]) -> Vec<Hit> {
         match self {
-            Source::Simulation(s) => s.run(n),
+            Source::Simulation(s) => s.run(n, breakpoints),
             Source::Trace(r) => {
                 let r = &mut r.replay;
                 let to = r.step_number().saturating_add(n).min(r.last_step());
-                match r.next_hit().filter(|h| h.step <= to) {
+                match r.next_hit(breakpoints).filter(|h| h.step <= to) {
                     Some(hit) => {
                         r.seek(hit.step);
                         vec![hit]
@@ -144,20 +144,24 @@ impl Source {
         }
     }
 
-    /// Steps until agent `agent`'s running leaves change or a breakpoint hits, at most
-    /// [`super::UNTIL_CHANGE_LIMIT`] steps (a replay: up to its last step). Returns the hits
-    /// and the steps taken.
-    pub fn run_until_change(&mut self, agent: usize) -> (Vec<Hit>, u64) {
+    /// Steps until agent `agent`'s running leaves change or one of `breakpoints` hits, at
+    /// most [`super::UNTIL_CHANGE_LIMIT`] steps (a replay: up to its last step). Returns the
+    /// hits and the steps taken.
+    pub fn run_until_change(
+        &mut self,
+        agent: usize,
+        breakpoints: &[Breakpoint],
+    ) -> (Vec<Hit>, u64) {
         if let Source::Simulation(s) = self {
             let name = s.agent_names().get(agent).cloned().unwrap_or_default();
-            return s.run_until_change(&name);
+            return s.run_until_change(&name, breakpoints);
         }
         let before = self.running_leaves(agent);
         for taken in 1..=super::UNTIL_CHANGE_LIMIT {
             if self.step_number() >= self.head() {
                 return (Vec::new(), taken - 1);
             }
-            let hits = self.run(1);
+            let hits = self.run(1, breakpoints);
             if !hits.is_empty() || self.running_leaves(agent) != before {
                 return (hits, taken);
             }
@@ -173,19 +177,12 @@ impl Source {
         }
     }
 
-    /// The timeline's markers (breakpoint hits included).
-    pub fn markers(&self) -> Vec<Marker> {
+    /// The timeline's markers, with the hits of `breakpoints` (a live run marks them as it
+    /// steps; a replay finds them in its trace).
+    pub fn markers(&self, breakpoints: &[Breakpoint]) -> Vec<Marker> {
         match self {
             Source::Simulation(s) => s.markers().to_vec(),
-            Source::Trace(r) => [r.replay.markers(), r.replay.hit_markers()].concat(),
-        }
-    }
-
-    /// Replaces every breakpoint.
-    pub fn set_breakpoints(&mut self, list: Vec<Breakpoint>) {
-        match self {
-            Source::Simulation(s) => s.set_breakpoints(list),
-            Source::Trace(r) => r.replay.set_breakpoints(list),
+            Source::Trace(r) => [r.replay.markers(), &r.replay.hit_markers(breakpoints)].concat(),
         }
     }
 

@@ -9,7 +9,8 @@ use eframe::egui;
 use super::canvas::{Attach, ViewRequest, descendants};
 use super::commands::{Command, Enabled};
 use super::files::{Chooser, FilePrompt, Purpose};
-use super::{EditorApp, Pending, Viewer, layout};
+use super::{EditorApp, Pending, SimPanel, Viewer, layout};
+use crate::debug::{Debugger, GameRow};
 use crate::io::{parse_tree, save_tree};
 use crate::model::{Edit, Node, NodeId, ParentSlot, Tree};
 
@@ -39,12 +40,12 @@ impl Enabled for EditorApp {
             Command::SimStep
             | Command::SimStep10
             | Command::SimUntilChange
-            | Command::SimRunPause => self.sim.as_ref().is_some_and(|s| s.source().is_some()),
-            Command::SimBack => self.sim.as_ref().is_some_and(|s| s.step_number() > 0),
+            | Command::SimRunPause => self.simulation().is_some_and(|s| s.source().is_some()),
+            Command::SimBack => self.simulation().is_some_and(|s| s.step_number() > 0),
             Command::ToggleBreakpoint => self.sim.is_some() && some,
             Command::SimReset => self.sim.is_some(),
             Command::OpenSubTree => self.subtree_asset().is_some(),
-            Command::BackToRunTree => self.sim.as_ref().is_some_and(|s| s.inside().is_some()),
+            Command::BackToRunTree => self.simulation().is_some_and(|s| s.inside().is_some()),
             _ => true,
         }
     }
@@ -165,18 +166,18 @@ impl EditorApp {
             Command::CommandPalette => self.palette.show(),
             Command::ShowMessages => self.messages.open = true,
             Command::SimStep | Command::SimStep10 | Command::SimUntilChange => {
-                if let Some(s) = &mut self.sim {
+                if let Some((s, breaks)) = self.debugging() {
                     s.running = false;
                     match command {
-                        Command::SimStep => s.step_by(1),
-                        Command::SimStep10 => s.step_by(10),
-                        _ => s.until_change(),
+                        Command::SimStep => s.step_by(1, breaks),
+                        Command::SimStep10 => s.step_by(10, breaks),
+                        _ => s.until_change(breaks),
                     }
                 }
                 self.after_sim();
             }
             Command::SimBack => {
-                if let Some(s) = &mut self.sim {
+                if let Some(s) = self.simulation_mut() {
                     s.running = false;
                     let k = s.step_number().saturating_sub(1);
                     s.seek(k);
@@ -185,9 +186,10 @@ impl EditorApp {
             Command::ToggleBreakpoint => {
                 let ids = self.selection.clone();
                 let mut said = Vec::new();
-                if let Some(s) = &mut self.sim {
+                let key = self.breakpoints_key();
+                if let Some(s) = self.sim.as_ref().map(|p| &p.debugger) {
                     for id in &ids {
-                        let on = s.toggle_breakpoint(id);
+                        let on = self.breakpoints.toggle(&key, s.traced(id));
                         said.push(format!(
                             "{} {id}",
                             if on {
@@ -198,12 +200,11 @@ impl EditorApp {
                         ));
                     }
                 }
-                self.save_breakpoints();
                 let said = said.join(", ");
                 self.say(format!("Breakpoints: {said}"));
             }
             Command::SimRunPause => {
-                if let Some(s) = &mut self.sim {
+                if let Some(s) = self.simulation_mut() {
                     s.running = !s.running;
                     // A game shown live goes on: its agents paused at breakpoints too.
                     if s.running && s.live_game().is_some() {
@@ -213,7 +214,7 @@ impl EditorApp {
             }
             Command::SimReset => {
                 let mut replayed = false;
-                if let Some(s) = &mut self.sim {
+                if let Some(s) = self.simulation_mut() {
                     s.running = false;
                     // A replay starts over at its first step; a run, from the first state.
                     if s.is_replay() {
@@ -581,7 +582,6 @@ impl EditorApp {
         self.autosave.dir = recovery;
         self.mark_open();
         self.offer_recovery();
-        self.load_breakpoints();
     }
 
     fn save(&mut self) {
@@ -670,8 +670,8 @@ impl EditorApp {
     /// asset's nodes are lit by the SubTree's inner nodes, until Back to the Running Tree.
     pub fn open_subtree(&mut self, path: &Path, node: &NodeId) -> bool {
         let mut panel = self.sim.take();
-        let running = panel.as_ref().is_some_and(|p| {
-            p.inside().is_some() || p.session().is_some_and(|s| s.step_number() > 0)
+        let running = panel.as_ref().map(|p| &p.debugger).is_some_and(|d| {
+            d.inside().is_some() || d.session().is_some_and(|s| s.step_number() > 0)
         });
         let shown = (self.doc.tree().clone(), self.doc.path().map(Path::to_owned));
         if !self.open_path(path) {
@@ -679,8 +679,8 @@ impl EditorApp {
             return false;
         }
         if running && let Some(mut panel) = panel.take() {
-            panel.enter(&shown.0, shown.1.as_deref(), node);
-            let step = panel.step_number();
+            panel.debugger.enter(&shown.0, shown.1.as_deref(), node);
+            let step = panel.debugger.step_number();
             self.sim = Some(panel);
             self.say(format!(
                 "Opened {}: the run goes on (step {step}); Back to the Running Tree returns",
@@ -695,7 +695,7 @@ impl EditorApp {
         let Some(mut panel) = self.sim.take() else {
             return;
         };
-        let Some(inside) = panel.leave() else {
+        let Some(inside) = panel.debugger.leave() else {
             self.sim = Some(panel);
             return;
         };
@@ -742,19 +742,18 @@ impl EditorApp {
                 ));
             }
         }
-        let mut panel = super::SimPanel::replay(path, trace);
-        panel.set_shown_file(self.doc.path());
-        let missing = panel.unknown_nodes(self.doc.tree());
+        let mut run = Debugger::replay(path, trace);
+        run.set_shown_file(self.doc.path());
+        let missing = run.unknown_nodes(self.doc.tree());
         if missing > 0 {
             notes.push(format!(
                 "{missing} node(s) of the trace are not in this tree; the event log lists their events"
             ));
         }
         if !notes.is_empty() {
-            panel.note = Some(notes.join("; "));
+            run.note = Some(notes.join("; "));
         }
-        self.sim = Some(panel);
-        self.load_breakpoints();
+        self.sim = Some(SimPanel::new(run));
         let mut said = format!("Replaying {}", path.display());
         for n in notes {
             said = format!("{said}; {n}");
@@ -780,10 +779,10 @@ impl EditorApp {
     /// what it sent, and a game chosen in the panel is attached to.
     pub(super) fn live_games(&mut self) {
         let Some(listener) = &self.live else { return };
-        let rows: Vec<super::simulate::GameRow> = listener
+        let rows: Vec<GameRow> = listener
             .games()
             .iter()
-            .map(|g| super::simulate::GameRow {
+            .map(|g| GameRow {
                 paused: g.paused.clone(),
                 name: g.name.clone(),
                 connected: g.connected,
@@ -792,23 +791,26 @@ impl EditorApp {
             })
             .collect();
         listener.heartbeat();
-        if let Some(panel) = &mut self.sim {
-            panel.games = rows;
-            if let Some(i) = panel.live_game() {
-                let (agents, events) = listener.since(i, panel.fed());
-                panel.feed(&agents, events);
+        let key = self.breakpoints_key();
+        let breakpoints = self.breakpoints.of(&key);
+        if let (Some(panel), Some(listener)) = (&mut self.sim, &self.live) {
+            let run = &mut panel.debugger;
+            run.games = rows;
+            if let Some(i) = run.live_game() {
+                let (agents, events) = listener.since(i, run.fed());
+                run.feed(&agents, events, breakpoints);
                 // The breakpoints go to the game (for its agents of the tree shown), and
                 // what the panel asked of it.
-                let breaks = panel.game_breakpoints();
-                if panel.sent_breakpoints.as_ref() != Some(&breaks) && listener.send(i, &breaks) {
-                    panel.sent_breakpoints = Some(breaks);
+                let breaks = run.game_breakpoints(breakpoints);
+                if run.sent_breakpoints.as_ref() != Some(&breaks) && listener.send(i, &breaks) {
+                    run.sent_breakpoints = Some(breaks);
                 }
-                for ask in std::mem::take(&mut panel.game_asks) {
+                for ask in std::mem::take(&mut run.game_asks) {
                     listener.send(i, &ask);
                 }
             }
         }
-        match self.sim.as_mut().and_then(super::SimPanel::take_attach) {
+        match self.sim.as_mut().and_then(SimPanel::take_attach) {
             Some(super::simulate::OWN_RUN) => {
                 self.sim = Some(self.own_panel());
                 self.restart_sim();
@@ -866,18 +868,16 @@ impl EditorApp {
             return false;
         };
         let (agents, events) = listener.since(i, 0);
-        let mut panel = super::SimPanel::game(i, &name, &hello, agents, events);
-        panel.games = self
-            .sim
-            .as_ref()
-            .map(|p| p.games.clone())
+        let mut run = Debugger::game(i, &name, hello.run.clone(), agents, events);
+        run.games = self
+            .simulation()
+            .map(|d| d.games.clone())
             .unwrap_or_default();
-        panel.set_shown_file(self.doc.path());
+        run.set_shown_file(self.doc.path());
         if !notes.is_empty() {
-            panel.note = Some(notes.join("; "));
+            run.note = Some(notes.join("; "));
         }
-        self.sim = Some(panel);
-        self.load_breakpoints();
+        self.sim = Some(SimPanel::new(run));
         let mut said = format!("Showing {} live", name);
         for n in notes {
             said = format!("{said}; {n}");
@@ -888,9 +888,9 @@ impl EditorApp {
 
     /// Opens a scenario to run the tree in.
     pub fn open_scenario(&mut self, path: &Path) -> bool {
-        match super::SimPanel::open(path) {
-            Ok(panel) => {
-                self.set_scenario(panel);
+        match Debugger::open(path) {
+            Ok(run) => {
+                self.set_scenario(run);
                 self.say(format!("Running the tree in {}", path.display()));
                 true
             }

@@ -750,7 +750,7 @@ pub struct Look<'a> {
     /// Nodes not reachable from Root (dimmed).
     pub unreachable: &'a HashSet<NodeId>,
     /// The simulation's node states (watched agent).
-    pub live: &'a super::simulate::Live,
+    pub live: &'a crate::debug::Live,
     /// The selected nodes (with a halo outside their outline).
     pub selected: &'a [NodeId],
     /// Nodes with a breakpoint (a red dot in the header), and what it breaks on.
@@ -762,7 +762,7 @@ pub struct Look<'a> {
     /// A run is being debugged (breakpoints can be set).
     pub debugging: bool,
     /// The run, whose stand-ins (library kinds without a behaviour) can be forced.
-    pub run: Option<&'a super::simulate::SimPanel>,
+    pub run: Option<&'a crate::debug::Debugger>,
 }
 
 /// How a gesture changes the selection.

@@ -30,11 +30,12 @@ pub use document::Document;
 pub use simulate::SimPanel;
 pub use viewer::{Viewer, category_colour, status_colour};
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use eframe::egui;
 
+use crate::debug::{Breakpoint, Breakpoints, Debugger};
 use crate::io::{TreeFiles, parse_tree};
 use crate::model::{Catalog, Diagnostic, Edit, NodeId, Rule, Tree, validate};
 
@@ -87,7 +88,7 @@ pub struct EditorApp {
     /// Every command run in this session, oldest first (the last 100).
     ran: Vec<Command>,
     /// Breakpoints by tree file (kept in the editor's settings, never in the tree).
-    breakpoints: BTreeMap<String, Vec<(String, String)>>,
+    breakpoints: Breakpoints,
     /// Unsaved work written aside, and work recovered to offer.
     autosave: autosave::Autosave,
     /// The tree's file as it is on disk, watched for changes by other programs.
@@ -178,7 +179,7 @@ impl EditorApp {
             sized: false,
             unplaced: unplaced.then_some(0),
             ran: Vec::new(),
-            breakpoints: BTreeMap::new(),
+            breakpoints: Breakpoints::default(),
             autosave: autosave::Autosave::default(),
             disk: disk::Disk::default(),
             settings: settings::Kept::default(),
@@ -240,15 +241,15 @@ impl EditorApp {
     /// in an empty world when there is none. A scenario beside it that does not load
     /// shows why in the panel.
     fn own_panel(&self) -> SimPanel {
-        let mut panel = match self.doc.path().and_then(SimPanel::beside) {
-            Some(p) => SimPanel::open(&p).unwrap_or_else(|_| {
+        let mut run = match self.doc.path().and_then(Debugger::beside) {
+            Some(p) => Debugger::open(&p).unwrap_or_else(|_| {
                 let text = std::fs::read_to_string(&p).unwrap_or_default();
-                SimPanel::from_text(p, text)
+                Debugger::from_text(p, text)
             }),
-            None => SimPanel::solo(self.doc.path()),
+            None => Debugger::solo(self.doc.path()),
         };
-        panel.pair_with(self.doc.path());
-        panel
+        run.pair_with(self.doc.path());
+        SimPanel::new(run)
     }
 
     /// An editor on the bundled sample tree.
@@ -256,9 +257,9 @@ impl EditorApp {
         match parse_tree(SAMPLE, Path::new("droid_arena.json")) {
             Ok(tree) => {
                 let mut app = Self::new(tree, None);
-                app.set_scenario(SimPanel::from_text(
+                app.set_scenario(Debugger::from_text(
                     PathBuf::from("droid_arena.scenario.json"),
-                    simulate::SAMPLE_SCENARIO.to_owned(),
+                    crate::debug::SAMPLE_SCENARIO.to_owned(),
                 ));
                 app
             }
@@ -293,27 +294,38 @@ impl EditorApp {
         self.chooser = chooser;
     }
 
-    /// The simulation panel.
-    pub fn simulation(&self) -> Option<&SimPanel> {
+    /// The debugger of the Simulation panel, when there is one.
+    pub fn simulation(&self) -> Option<&Debugger> {
+        self.sim.as_ref().map(|p| &p.debugger)
+    }
+
+    /// The Simulation panel, when there is one.
+    pub fn panel(&self) -> Option<&SimPanel> {
         self.sim.as_ref()
     }
 
-    /// The simulation panel, to change (its speed, whether it runs).
-    pub fn simulation_mut(&mut self) -> Option<&mut SimPanel> {
-        self.sim.as_mut()
+    /// The debugger, to change (its speed, whether it runs).
+    pub fn simulation_mut(&mut self) -> Option<&mut Debugger> {
+        self.sim.as_mut().map(|p| &mut p.debugger)
+    }
+
+    /// The debugger, and the breakpoints of the tree it shows, for a call that steps.
+    pub(super) fn debugging(&mut self) -> Option<(&mut Debugger, &[Breakpoint])> {
+        let key = self.breakpoints_key();
+        let breaks = self.breakpoints.of(&key);
+        self.sim.as_mut().map(|p| (&mut p.debugger, breaks))
     }
 
     /// Runs the tree in this scenario (from its first state).
-    pub fn set_scenario(&mut self, mut panel: SimPanel) {
-        panel.pair_with(self.doc.path());
-        self.sim = Some(panel);
+    pub fn set_scenario(&mut self, mut run: Debugger) {
+        run.pair_with(self.doc.path());
+        self.sim = Some(SimPanel::new(run));
         self.reset_sim();
     }
 
     /// The watched agent's status of a node in the simulation, if it has one.
     pub fn live_status(&self, id: &NodeId) -> Option<crate::runtime::Status> {
-        self.sim
-            .as_ref()
+        self.simulation()
             .and_then(|s| s.live().get(id).map(|l| l.state.status))
     }
 
@@ -321,7 +333,7 @@ impl EditorApp {
     /// shown inside a run has changed: the run no longer matches it, so the asset runs
     /// on its own from now on.
     fn reset_sim(&mut self) {
-        if self.sim.as_ref().is_some_and(|s| s.inside().is_some()) {
+        if self.simulation().is_some_and(|s| s.inside().is_some()) {
             self.sim = Some(self.own_panel());
             self.say("The SubTree's tree changed: it now runs on its own");
         }
@@ -335,64 +347,30 @@ impl EditorApp {
             .path()
             .map_or_else(|| PathBuf::from("droid_arena.json"), Path::to_owned);
         if let Some(s) = &mut self.sim {
-            s.reset(&self.catalog, self.doc.tree(), &path);
-            s.set_shown_file(self.doc.path());
+            s.debugger.reset(&self.catalog, self.doc.tree(), &path);
+            s.debugger.set_shown_file(self.doc.path());
         }
-        self.load_breakpoints();
     }
 
-    /// The settings' key for the breakpoints of the tree the run runs (the tree being
-    /// edited, unless a SubTree's asset is shown inside a run).
+    /// The key of the breakpoints of the tree the run runs (the tree being edited, unless
+    /// a SubTree's asset is shown inside a run).
     fn breakpoints_key(&self) -> String {
-        let inside = self.sim.as_ref().and_then(SimPanel::inside);
-        inside
-            .map_or_else(|| self.doc.path(), |i| i.file.as_deref())
-            .map(|p| p.canonicalize().unwrap_or_else(|_| p.to_owned()))
-            .map_or_else(|| "untitled".to_owned(), |p| p.display().to_string())
+        let inside = self.simulation().and_then(Debugger::inside);
+        Breakpoints::key(inside.map_or_else(|| self.doc.path(), |i| i.file.as_deref()))
     }
 
-    /// Keeps the panel's breakpoints under the tree's file, for the settings.
-    pub(super) fn save_breakpoints(&mut self) {
-        let Some(panel) = &self.sim else { return };
-        let list: Vec<(String, String)> = panel
-            .breakpoints()
-            .iter()
-            .map(|b| (b.node.clone(), b.on.name().to_owned()))
-            .collect();
-        let key = self.breakpoints_key();
-        if list.is_empty() {
-            self.breakpoints.remove(&key);
-        } else {
-            self.breakpoints.insert(key, list);
-        }
-    }
-
-    /// Gives the panel the breakpoints kept for the tree's file.
-    fn load_breakpoints(&mut self) {
-        let list: Vec<crate::debug::Breakpoint> = self
-            .breakpoints
-            .get(&self.breakpoints_key())
-            .map(|l| {
-                l.iter()
-                    .filter_map(|(node, on)| {
-                        Some(crate::debug::Breakpoint {
-                            node: node.clone(),
-                            on: crate::debug::BreakOn::from_name(on)?,
-                        })
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
-        if let Some(panel) = &mut self.sim {
-            panel.set_breakpoints(list);
-        }
+    /// The breakpoints of the tree the run runs, on its nodes (trace ids).
+    pub fn breakpoints(&self) -> &[Breakpoint] {
+        self.breakpoints.of(&self.breakpoints_key())
     }
 
     /// After steps: selects the node a breakpoint stopped at, and says why it stopped.
     pub(super) fn after_sim(&mut self) {
-        let Some(panel) = &mut self.sim else { return };
-        let select = panel.take_select();
-        let why = panel.take_news();
+        let Some(run) = self.simulation_mut() else {
+            return;
+        };
+        let select = run.take_select();
+        let why = run.take_news();
         if let Some(id) = select
             && self.doc.tree().contains(&id)
         {
@@ -802,7 +780,7 @@ pub fn run(
         Some(p) => EditorApp::open_in(p, project).map_err(|e| e.to_string())?,
         None => EditorApp::sample(),
     };
-    if let Some(s) = &mut app.sim {
+    if let Some(s) = app.simulation_mut() {
         s.running = simulate;
     }
     match crate::io::RecoveryDir::default_dir() {
@@ -827,7 +805,7 @@ pub fn run(
     // A trace that cannot be read is said in the status line; the window opens anyway.
     if let Some(trace) = trace
         && app.open_trace(trace)
-        && let Some(s) = &mut app.sim
+        && let Some(s) = app.simulation_mut()
     {
         s.running = simulate;
     }

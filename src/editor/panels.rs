@@ -10,7 +10,8 @@ use eframe::egui::{self, RichText};
 use super::canvas::{Look, Selecting};
 use super::commands::{self, Command, Enabled, Menu};
 use super::files::Purpose;
-use super::{EditorApp, Pending, SimPanel, category_colour, inspector, simulate};
+use super::{EditorApp, Pending, category_colour, inspector};
+use crate::debug::Debugger;
 use crate::model::{Category, Edit, Severity};
 
 /// A node kind being dragged from the palette.
@@ -350,6 +351,8 @@ impl EditorApp {
     }
 
     pub(super) fn simulation_ui(&mut self, ui: &mut egui::Ui) {
+        let key = self.breakpoints_key();
+        let breakpoints = self.breakpoints.of(&key);
         let Some(panel) = &mut self.sim else { return };
         let mut asked = Vec::new();
         let (tree, selected) = (self.doc.tree(), self.selection.first());
@@ -361,7 +364,7 @@ impl EditorApp {
                 egui::ScrollArea::vertical()
                     .id_salt("simulation-scroll")
                     .auto_shrink([false, false])
-                    .show(ui, |ui| asked = panel.ui(ui, tree, selected));
+                    .show(ui, |ui| asked = panel.ui(ui, tree, selected, breakpoints));
             });
         self.after_sim();
         for c in asked {
@@ -375,11 +378,13 @@ impl EditorApp {
     }
 
     pub(super) fn canvas_ui(&mut self, ui: &mut egui::Ui) {
-        let none = simulate::Live::new();
-        let live = self.sim.as_ref().map_or(&none, SimPanel::live);
+        let none = crate::debug::Live::new();
+        let run = self.sim.as_ref().map(|p| &p.debugger);
+        let live = run.map_or(&none, Debugger::live);
         let breakpoints: HashMap<crate::model::NodeId, crate::debug::BreakOn> =
-            self.sim.as_ref().map_or_else(HashMap::new, |s| {
-                s.breakpoints()
+            run.map_or_else(HashMap::new, |s| {
+                self.breakpoints
+                    .of(&self.breakpoints_key())
                     .iter()
                     .filter_map(|b| Some((s.shown(&b.node)?, b.on)))
                     .collect()
@@ -393,9 +398,9 @@ impl EditorApp {
             selected: &self.selection,
             breakpoints: &breakpoints,
             time: ui.input(|i| i.time),
-            running_leaves: self.sim.as_ref().map_or(&[], SimPanel::running_leaves),
-            debugging: self.sim.as_ref().is_some_and(|s| s.session().is_some()),
-            run: self.sim.as_ref(),
+            running_leaves: run.map_or(&[], Debugger::running_leaves),
+            debugging: run.is_some_and(|s| s.session().is_some()),
+            run,
         };
         let out = self.canvas.show(ui, &look);
         // A kind dragged from the palette and let go over the canvas: a node there.
@@ -451,17 +456,16 @@ impl EditorApp {
             self.ask(command);
         }
         if let Some((id, on)) = out.break_on {
-            if let Some(panel) = &mut self.sim {
-                panel.set_breakpoint(&id, on);
+            let key = self.breakpoints_key();
+            if let Some(run) = self.sim.as_ref().map(|p| &p.debugger) {
+                self.breakpoints.set(&key, run.traced(&id), on);
             }
-            self.save_breakpoints();
             self.say(format!("Breakpoint on {id}: breaks on {}", on.name()));
         }
         if let Some((id, outcome)) = out.force {
             let forced = self
-                .sim
-                .as_mut()
-                .is_some_and(|panel| panel.force(&id, outcome));
+                .simulation_mut()
+                .is_some_and(|run| run.force(&id, outcome));
             match (forced, outcome) {
                 (false, _) => self.say_problem(format!("{id} does not run as a stand-in")),
                 (true, None) => self.say(format!("{id} follows its stand-in script again")),

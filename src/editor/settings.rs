@@ -38,8 +38,7 @@ impl EditorApp {
         for p in problems {
             self.say_problem(format!("Settings: {p}"));
         }
-        self.breakpoints = read.breakpoints.clone();
-        self.load_breakpoints();
+        self.breakpoints = crate::debug::Breakpoints::from_settings(&read.breakpoints);
         let mut recent = read.recent.clone();
         recent.retain(|p| p.is_file());
         for p in self.recent.iter().rev() {
@@ -68,7 +67,7 @@ impl EditorApp {
     fn current_settings(&self) -> Settings {
         Settings {
             recent: self.recent.clone(),
-            breakpoints: self.breakpoints.clone(),
+            breakpoints: self.breakpoints.to_settings(),
             window: self.settings.seen.1,
             zoom: self.settings.seen.0,
         }

@@ -115,12 +115,24 @@ pub fn trace_bytes(data: &[u8]) {
     match arbor::io::parse_trace(data, path) {
         Err(e) => assert!(e.to_string().starts_with("fuzz.jsonl")),
         Ok(trace) => {
+            // A breakpoint on entering the first node the trace names.
+            let breaks: Vec<arbor::debug::Breakpoint> = trace
+                .events
+                .iter()
+                .find_map(|e| e.node.as_deref())
+                .map(|node| arbor::debug::Breakpoint {
+                    node: node.to_owned(),
+                    on: arbor::debug::BreakOn::Enter,
+                })
+                .into_iter()
+                .collect();
             let mut r = arbor::debug::Replay::new(trace);
             let last = r.last_step();
             r.seek(last);
             r.seek(0);
             let _ = r.markers();
-            let _ = r.continue_to_hit();
+            let _ = r.hit_markers(&breaks);
+            let _ = r.continue_to_hit(&breaks);
         }
     }
 }

@@ -1,0 +1,817 @@
+//! The debugger's controller, without a window: which run is debugged (a scenario, the tree
+//! alone, a trace, a game connected live), the watched agent, stepping and pacing, the
+//! mapping between a run's node ids and the tree the canvas shows (a SubTree's asset inside
+//! the run), and the lights of the watched agent's nodes. The editor's Simulation panel
+//! draws it and turns clicks into its calls; tests drive it directly.
+//!
+//! Breakpoints are the caller's ([`Breakpoints`]): each call that steps is given the list
+//! of the tree shown.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+
+use super::{BreakOn, Breakpoint, Hit, Marker, NodeView, Replay, Session, Source};
+use crate::model::{Catalog, NodeId, Tree};
+use crate::world::{SimError, Simulation, parse_scenario};
+
+/// The scenario bundled with the bundled sample tree.
+pub const SAMPLE_SCENARIO: &str = include_str!("../../sample_trees/droid_arena.scenario.json");
+
+/// Seconds per simulated step.
+pub const DT: f64 = 0.1;
+
+/// Run speeds, in steps a second.
+pub const SPEEDS: std::ops::RangeInclusive<f64> = 1.0..=60.0;
+
+/// Where the run comes from.
+enum Origin {
+    /// A scenario file (for the bundled sample, its text under a name).
+    Scenario(String),
+    /// The tree alone, in an empty world; its file, when it has one.
+    Solo(Option<PathBuf>),
+    /// A recorded trace, replayed (read once, kept across edits of the tree); the
+    /// debugger's `path` is the trace's.
+    Trace,
+    /// A game connected to the editor's listener, by its place in the listener's list:
+    /// a replay of what it has sent, growing as it sends more.
+    Live(usize),
+}
+
+/// A node's light on the canvas: its display state and how many steps ago it changed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Light {
+    /// Status, counters, the step of the last change.
+    pub state: NodeView,
+    /// Steps since the last change (0: in the shown step).
+    pub age: u64,
+}
+
+/// The watched agent's lights, by node id.
+pub type Live = HashMap<NodeId, Light>;
+
+/// A game the editor's listener knows, as the debugger lists it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GameRow {
+    /// Its agents paused at a breakpoint.
+    pub paused: Vec<String>,
+    /// Its name.
+    pub name: String,
+    /// Whether it is connected.
+    pub connected: bool,
+    /// What ended its connection, if something was wrong.
+    pub problem: Option<String>,
+    /// Events it dropped because the editor could not keep up.
+    pub dropped: u64,
+}
+
+/// The run's own tree, kept while the canvas shows the asset of one of its SubTrees (the
+/// run goes on, and the asset's nodes are lit by the SubTree's inner nodes).
+#[derive(Clone, Debug)]
+pub struct Inside {
+    /// The tree the run runs.
+    pub tree: Tree,
+    /// Its file.
+    pub file: Option<PathBuf>,
+    /// The trace id of the SubTree whose asset is shown (`OUTER/INNER` when nested).
+    pub prefix: String,
+}
+
+/// Breakpoints by the tree file whose nodes they name: the one place they are kept. The
+/// editor's settings save them; a run is given the list of the tree it shows at each step.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Breakpoints {
+    by_tree: BTreeMap<String, Vec<Breakpoint>>,
+}
+
+impl Breakpoints {
+    /// The key of a tree file (its canonical path; `untitled` for a tree without one).
+    pub fn key(tree: Option<&Path>) -> String {
+        tree.map(|p| p.canonicalize().unwrap_or_else(|_| p.to_owned()))
+            .map_or_else(|| "untitled".to_owned(), |p| p.display().to_string())
+    }
+
+    /// The breakpoints on the nodes of tree `key`.
+    pub fn of(&self, key: &str) -> &[Breakpoint] {
+        self.by_tree.get(key).map_or(&[], Vec::as_slice)
+    }
+
+    /// Sets or clears the breakpoint on entering node `node` (a trace id) of tree `key`;
+    /// returns whether it is now set.
+    pub fn toggle(&mut self, key: &str, node: String) -> bool {
+        let list = self.by_tree.entry(key.to_owned()).or_default();
+        let now = match list.iter().position(|b| b.node == node) {
+            Some(i) => {
+                list.remove(i);
+                false
+            }
+            None => {
+                list.push(Breakpoint {
+                    node,
+                    on: BreakOn::Enter,
+                });
+                true
+            }
+        };
+        if list.is_empty() {
+            self.by_tree.remove(key);
+        }
+        now
+    }
+
+    /// Sets what stops the run at node `node` of tree `key` (adding its breakpoint).
+    pub fn set(&mut self, key: &str, node: String, on: BreakOn) {
+        let list = self.by_tree.entry(key.to_owned()).or_default();
+        list.retain(|b| b.node != node);
+        list.push(Breakpoint { node, on });
+    }
+
+    /// The breakpoints as the settings file keeps them: node and condition, by tree.
+    pub fn to_settings(&self) -> BTreeMap<String, Vec<(String, String)>> {
+        self.by_tree
+            .iter()
+            .map(|(k, l)| {
+                let l = l
+                    .iter()
+                    .map(|b| (b.node.clone(), b.on.name().to_owned()))
+                    .collect();
+                (k.clone(), l)
+            })
+            .collect()
+    }
+
+    /// The breakpoints a settings file kept (conditions it does not know are left out).
+    pub fn from_settings(kept: &BTreeMap<String, Vec<(String, String)>>) -> Self {
+        let by_tree = kept
+            .iter()
+            .map(|(k, l)| {
+                let l = l
+                    .iter()
+                    .filter_map(|(node, on)| {
+                        Some(Breakpoint {
+                            node: node.clone(),
+                            on: BreakOn::from_name(on)?,
+                        })
+                    })
+                    .collect::<Vec<_>>();
+                (k.clone(), l)
+            })
+            .filter(|(_, l)| !l.is_empty())
+            .collect();
+        Self { by_tree }
+    }
+}
+
+/// A debugged run and how it is shown: see the module's documentation.
+pub struct Debugger {
+    /// The scenario's path (for the bundled sample, a name only); for a tree run alone,
+    /// the tree's; for a trace, the trace's; for a game, its name.
+    pub path: PathBuf,
+    origin: Origin,
+    run: Option<Source>,
+    /// Why the tree cannot run now (validation errors, a missing file, a world needed).
+    pub error: Option<String>,
+    /// The tree needs a scenario: the panel offers to open one.
+    pub needs_scenario: bool,
+    /// The agent whose node states light the canvas.
+    watched: usize,
+    /// Stepping continuously.
+    pub running: bool,
+    /// Steps a second while running.
+    pub speed: f64,
+    /// Steps owed to the real-time clock while running, and the time it was last read.
+    owed: f64,
+    clock: Option<f64>,
+    live: Live,
+    /// The watched agent's running leaves (trace ids).
+    running_leaves: Vec<String>,
+    /// The tree file the scenario's agents name for the tree being edited: they run the
+    /// edited tree, whatever name it is later saved under.
+    paired: Option<PathBuf>,
+    /// Why the run last stopped by itself (a breakpoint), shown until the next step.
+    pub stopped: Option<String>,
+    /// A node to select (a breakpoint hit, a click in the event log), taken by the app.
+    pub(crate) select: Option<NodeId>,
+    /// A message for the status line, taken by the app.
+    pub(crate) news: Option<String>,
+    /// Set while the canvas shows one of the run's SubTree assets.
+    inside: Option<Inside>,
+    /// The file of the tree the canvas shows the run on (the run's own, while a
+    /// SubTree's asset is shown): its agents are the ones lit and stopped by breakpoints.
+    shown_file: Option<PathBuf>,
+    /// A replay's breakpoint marks, with the breakpoints and the count of events they
+    /// were found for.
+    hit_marks: Option<(Vec<Breakpoint>, usize, Vec<Marker>)>,
+    /// What the app said about the run's tree when it was opened (changed since, gone).
+    pub note: Option<String>,
+    /// For a game shown live: what to tell it (a step, to go on), taken by the app.
+    pub game_asks: Vec<serde_json::Value>,
+    /// The breakpoints the game shown live was last told.
+    pub sent_breakpoints: Option<serde_json::Value>,
+    /// The games connected to the editor, as the app last listed them: name, whether it
+    /// is connected, what ended it, events it dropped.
+    pub games: Vec<GameRow>,
+}
+
+impl Debugger {
+    /// The scenario beside a tree file: `NAME.scenario.json` for `NAME.json`.
+    pub fn beside(tree: &Path) -> Option<PathBuf> {
+        let stem = tree.file_stem()?.to_string_lossy();
+        let candidate = tree.with_file_name(format!("{stem}.scenario.json"));
+        candidate.is_file().then_some(candidate)
+    }
+
+    /// A run in a scenario file.
+    pub fn open(path: &Path) -> Result<Self, String> {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        parse_scenario(&text, path).map_err(|e| e.to_string())?;
+        Ok(Self::from_text(path.to_owned(), text))
+    }
+
+    /// A run in scenario text (the bundled sample's).
+    pub fn from_text(path: PathBuf, text: String) -> Self {
+        Self::with_origin(path, Origin::Scenario(text))
+    }
+
+    /// A run of the tree alone, in an empty world (a tree without a scenario).
+    pub fn solo(tree: Option<&Path>) -> Self {
+        let path = tree.map_or_else(|| PathBuf::from("untitled"), Path::to_owned);
+        Self::with_origin(path, Origin::Solo(tree.map(Path::to_owned)))
+    }
+
+    /// The replay of the trace `path` has read (`crate::io::read_trace`).
+    pub fn replay(path: &Path, trace: crate::io::TraceFile) -> Self {
+        let mut d = Self::with_origin(path.to_owned(), Origin::Trace);
+        d.run = Some(Source::replay(Replay::new(trace)));
+        d.refresh_live();
+        d
+    }
+
+    /// Game `game` of the editor's listener, shown as it runs from what it has sent so far
+    /// (its run's `header`, `agents`, `events`) on: it follows the newest step.
+    pub fn game(
+        game: usize,
+        name: &str,
+        header: crate::runtime::TraceHeader,
+        agents: Vec<String>,
+        events: Vec<crate::io::TracedEvent>,
+    ) -> Self {
+        let trace = crate::io::TraceFile {
+            header: Some(header),
+            agents,
+            events,
+        };
+        let mut d = Self::with_origin(PathBuf::from(name), Origin::Live(game));
+        let replay = Replay::new(trace);
+        let last = replay.last_step();
+        d.run = Some(Source::replay(replay));
+        d.running = true;
+        d.seek(last);
+        d
+    }
+
+    /// How many of the game's events the debugger has (a replay: all its trace's).
+    pub fn fed(&self) -> usize {
+        self.run
+            .as_ref()
+            .and_then(Source::replayed)
+            .map_or(0, |r| r.trace().events.len() + r.dropped())
+    }
+
+    /// The tree file the canvas shows the run on: only the agents that run it are lit,
+    /// and stopped by breakpoints (which name its nodes).
+    pub fn set_shown_file(&mut self, file: Option<&Path>) {
+        self.shown_file = file.map(Path::to_owned);
+        self.apply_breaking();
+        self.refresh_live();
+    }
+
+    /// The tree file each agent runs, where the run says.
+    fn agent_trees(&self) -> Vec<Option<PathBuf>> {
+        let Some(run) = &self.run else {
+            return Vec::new();
+        };
+        if let Some(s) = run.session() {
+            return s.sim().agents().map(|a| Some(a.tree.clone())).collect();
+        }
+        let header = run.replayed().and_then(|r| r.trace().header.as_ref());
+        run.agent_names()
+            .iter()
+            .map(|name| {
+                let agent = header?.agents.iter().find(|a| a.name == *name)?;
+                Some(match self.origin {
+                    Origin::Trace => crate::io::resolve_traced(&agent.tree, &self.path),
+                    _ => PathBuf::from(&agent.tree),
+                })
+            })
+            .collect()
+    }
+
+    /// Whether each agent runs the tree shown (`None`: it cannot be told, every one).
+    fn runs_shown(&self) -> Option<Vec<bool>> {
+        let shown = self
+            .inside
+            .as_ref()
+            .map_or(self.shown_file.as_deref(), |i| i.file.as_deref())?;
+        let same = |p: &Path| p == shown || crate::io::same_file(p, shown);
+        Some(
+            self.agent_trees()
+                .iter()
+                .map(|t| t.as_deref().is_none_or(same))
+                .collect(),
+        )
+    }
+
+    fn apply_breaking(&mut self) {
+        self.hit_marks = None;
+        let mask = self.runs_shown();
+        if let Some(run) = &mut self.run {
+            run.set_breaking(mask);
+        }
+    }
+
+    /// The tree file the watched agent runs, when it is not the tree shown.
+    pub fn watched_elsewhere(&self) -> Option<PathBuf> {
+        let runs = self.runs_shown()?;
+        if runs.get(self.watched).copied().unwrap_or(true) {
+            return None;
+        }
+        self.agent_trees().get(self.watched).cloned().flatten()
+    }
+
+    /// The breakpoints (`breakpoints`, on the tree shown) a game shown live is told: each
+    /// for its agents that run the tree shown.
+    pub fn game_breakpoints(&self, breakpoints: &[Breakpoint]) -> serde_json::Value {
+        let mask = self.runs_shown();
+        let names = self.run.as_ref().map_or(&[][..], Source::agent_names);
+        let agents: Vec<&String> = names
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| mask.as_ref().is_none_or(|m| m.get(*i) == Some(&true)))
+            .map(|(_, n)| n)
+            .collect();
+        let list: Vec<serde_json::Value> = breakpoints
+            .iter()
+            .flat_map(|b| {
+                agents.iter().map(
+                    move |a| serde_json::json!({ "agent": a, "node": b.node, "on": b.on.name() }),
+                )
+            })
+            .collect();
+        serde_json::json!({ "breakpoints": list })
+    }
+
+    /// The game shown live, by its place in the listener's list.
+    pub fn live_game(&self) -> Option<usize> {
+        match self.origin {
+            Origin::Live(i) => Some(i),
+            _ => None,
+        }
+    }
+
+    /// What the game shown live sent since the last frame. While the view follows the
+    /// game (Run), it shows the newest step, unless one of `breakpoints` hits in what came:
+    /// then it stops there (the game runs on).
+    pub fn feed(
+        &mut self,
+        agents: &[String],
+        events: Vec<crate::io::TracedEvent>,
+        breakpoints: &[Breakpoint],
+    ) {
+        if events.is_empty()
+            && agents.len() <= self.run.as_ref().map_or(0, |r| r.agent_names().len())
+        {
+            return;
+        }
+        let Some(run) = &mut self.run else { return };
+        run.extend(agents, events);
+        if self.running {
+            let hits = run.run(u64::MAX, breakpoints);
+            self.after_steps(hits);
+        } else {
+            self.refresh_live();
+        }
+    }
+
+    fn with_origin(path: PathBuf, origin: Origin) -> Self {
+        Self {
+            path,
+            origin,
+            run: None,
+            error: None,
+            needs_scenario: false,
+            watched: 0,
+            running: false,
+            speed: 10.0,
+            owed: 0.0,
+            clock: None,
+            live: Live::new(),
+            running_leaves: Vec::new(),
+            paired: None,
+            stopped: None,
+            select: None,
+            news: None,
+            inside: None,
+            shown_file: None,
+            hit_marks: None,
+            note: None,
+            game_asks: Vec::new(),
+            sent_breakpoints: None,
+            games: Vec::new(),
+        }
+    }
+
+    /// Shows the asset of the SubTree `node` of the tree shown now (`tree`, from `file`)
+    /// while the run goes on: the asset's nodes take the lights of the SubTree's inner
+    /// nodes, and breakpoints set on them break inside this SubTree.
+    pub fn enter(&mut self, tree: &Tree, file: Option<&Path>, node: &NodeId) {
+        match &mut self.inside {
+            Some(inside) => inside.prefix = format!("{}/{node}", inside.prefix),
+            None => {
+                self.inside = Some(Inside {
+                    tree: tree.clone(),
+                    file: file.map(Path::to_owned),
+                    prefix: node.as_str().to_owned(),
+                });
+            }
+        }
+        self.apply_breaking();
+        self.refresh_live();
+    }
+
+    /// The run's own tree, while the canvas shows one of its SubTree assets.
+    pub fn inside(&self) -> Option<&Inside> {
+        self.inside.as_ref()
+    }
+
+    /// Shows the run's own tree again; returns it, with its file.
+    pub fn leave(&mut self) -> Option<Inside> {
+        let inside = self.inside.take();
+        self.apply_breaking();
+        self.refresh_live();
+        inside
+    }
+
+    /// The node of the shown tree that the run's node `id` (a trace id) is, if it is one.
+    pub fn shown(&self, id: &str) -> Option<NodeId> {
+        match &self.inside {
+            None => Some(NodeId::new(id)),
+            Some(inside) => id
+                .strip_prefix(inside.prefix.as_str())?
+                .strip_prefix('/')
+                .map(NodeId::new),
+        }
+    }
+
+    /// The run's id (trace id) of the shown tree's node `node`.
+    pub fn traced(&self, node: &NodeId) -> String {
+        match &self.inside {
+            None => node.as_str().to_owned(),
+            Some(inside) => format!("{}/{node}", inside.prefix),
+        }
+    }
+
+    /// Whether the tree runs alone (no scenario).
+    pub fn is_solo(&self) -> bool {
+        matches!(self.origin, Origin::Solo(_))
+    }
+
+    /// Whether the run is a replay of a recorded one: a trace, or what a game sends.
+    pub fn is_replay(&self) -> bool {
+        matches!(self.origin, Origin::Trace | Origin::Live(_))
+    }
+
+    /// How many nodes the replayed trace's first agent names that `tree` does not have
+    /// (a node inside a SubTree counts by its SubTree).
+    pub fn unknown_nodes(&self, tree: &Tree) -> usize {
+        let Some(r) = self.run.as_ref().and_then(Source::replayed) else {
+            return 0;
+        };
+        let mut unknown = std::collections::HashSet::new();
+        for e in r.trace().events.iter().filter(|e| e.agent == 0) {
+            if let Some(id) = &e.node {
+                let top = id.split('/').next().unwrap_or_default();
+                if !tree.contains(&NodeId::new(top)) {
+                    unknown.insert(id.clone());
+                }
+            }
+        }
+        unknown.len()
+    }
+
+    /// Makes the agents that run `tree` (the edited tree's file; the bundled sample's name
+    /// when it has none) run the tree being edited, from now on.
+    pub fn pair_with(&mut self, tree: Option<&Path>) {
+        self.paired = Some(tree.map_or_else(|| PathBuf::from("droid_arena.json"), Path::to_owned));
+        if let Origin::Solo(path) = &mut self.origin {
+            *path = tree.map(Path::to_owned);
+            self.path = tree.map_or_else(|| PathBuf::from("untitled"), Path::to_owned);
+        }
+    }
+
+    /// Starts over from the first state with `tree` as edited, in place of the tree file
+    /// it was paired with (else `tree_path`).
+    /// While a SubTree's asset is shown, the run's own tree is run instead.
+    /// A replayed trace stays as it is: its events match the edited tree's nodes by id.
+    pub fn reset(&mut self, catalog: &Catalog, tree: &Tree, tree_path: &Path) {
+        if self.is_replay() {
+            self.refresh_live();
+            return;
+        }
+        let own = self.inside.as_ref().map(|i| i.tree.clone());
+        let tree = own.as_ref().unwrap_or(tree);
+        let paired = self.paired.clone();
+        let tree_path = paired.as_deref().unwrap_or(tree_path);
+        self.run = None;
+        self.error = None;
+        self.needs_scenario = false;
+        self.stopped = None;
+        let sim = match &self.origin {
+            Origin::Trace | Origin::Live(_) => return,
+            Origin::Solo(path) => Simulation::solo(path.as_deref(), tree, catalog, 0),
+            Origin::Scenario(text) => match parse_scenario(text, &self.path) {
+                Ok(parsed) => {
+                    Simulation::with_edited(&self.path, parsed, catalog, 0, (tree_path, tree))
+                }
+                Err(e) => {
+                    self.error = Some(e.to_string());
+                    return;
+                }
+            },
+        };
+        match sim {
+            Ok(sim) => {
+                self.watched = self.watched.min(sim.agents().count().saturating_sub(1));
+                let session = Session::new(sim, DT);
+                self.run = Some(Source::Simulation(Box::new(session)));
+                self.apply_breaking();
+            }
+            Err(SimError::Invalid { problems, .. } | SimError::Unrunnable { problems, .. }) => {
+                self.running = false;
+                self.error = Some(format!(
+                    "the tree has {} error(s); the Problems panel lists them",
+                    problems.len()
+                ));
+            }
+            Err(e @ SimError::NeedsScenario { .. }) => {
+                self.running = false;
+                self.needs_scenario = true;
+                self.error = Some(e.to_string());
+            }
+            Err(e) => {
+                self.running = false;
+                self.error = Some(e.to_string());
+            }
+        }
+        self.refresh_live();
+    }
+
+    /// The simulation at the shown step, when the tree runs in the world (not for a
+    /// replayed trace).
+    pub fn sim(&self) -> Option<&Simulation> {
+        self.session().map(Session::sim)
+    }
+
+    /// The tree file the run's stand-ins are looked up by: the tree run alone, or the
+    /// scenario's tree paired with the one being edited.
+    fn run_tree(&self) -> PathBuf {
+        match (&self.origin, &self.paired) {
+            (Origin::Solo(_), _) | (_, None) => self.path.clone(),
+            (_, Some(p)) => p.clone(),
+        }
+    }
+
+    /// Whether the node shown as `node` runs as a stand-in, and as what.
+    pub fn stand_in(&self, node: &NodeId) -> Option<crate::runtime::StandInKind> {
+        self.sim()?
+            .stand_ins(&self.run_tree())?
+            .kind_of(&self.traced(node))
+    }
+
+    /// What the stand-in shown as `node` is forced to at the shown step.
+    pub fn forced(&self, node: &NodeId) -> Option<crate::runtime::Outcome> {
+        self.session()?.forced(&self.run_tree(), &self.traced(node))
+    }
+
+    /// Forces the stand-in shown as `node` to report `outcome` (`None`: its script) from
+    /// the next step on; false when it is no stand-in.
+    pub fn force(&mut self, node: &NodeId, outcome: Option<crate::runtime::Outcome>) -> bool {
+        let (tree, id) = (self.run_tree(), self.traced(node));
+        self.run
+            .as_mut()
+            .and_then(Source::session_mut)
+            .is_some_and(|s| s.force(&tree, &id, outcome))
+    }
+
+    /// The live debugging session, when the tree runs in the world.
+    pub fn session(&self) -> Option<&Session> {
+        self.run.as_ref().and_then(Source::session)
+    }
+
+    /// The run being debugged, live or replayed.
+    pub fn source(&self) -> Option<&Source> {
+        self.run.as_ref()
+    }
+
+    /// The agent whose node states light the canvas, by place.
+    pub fn watched(&self) -> usize {
+        self.watched
+    }
+
+    /// Watches agent `agent` (by place; the last when there are fewer).
+    pub fn watch(&mut self, agent: usize) {
+        let agents = self.run.as_ref().map_or(0, |r| r.agent_names().len());
+        self.watched = agent.min(agents.saturating_sub(1));
+        self.refresh_live();
+    }
+
+    /// The watched agent's name.
+    pub fn watched_name(&self) -> Option<&str> {
+        self.run
+            .as_ref()
+            .and_then(|s| s.agent_names().get(self.watched))
+            .map(String::as_str)
+    }
+
+    /// Takes `n` steps, stopping where one of `breakpoints` hits.
+    pub fn step_by(&mut self, n: u64, breakpoints: &[Breakpoint]) {
+        // A game shown live, at its newest step with the watched agent paused: the game
+        // steps it.
+        if self.live_game().is_some()
+            && self
+                .run
+                .as_ref()
+                .is_some_and(|r| r.step_number() >= r.head())
+            && let Some(name) = self.watched_name().map(str::to_owned)
+            && self.games.iter().any(|g| g.paused.contains(&name))
+        {
+            for _ in 0..n {
+                self.game_asks.push(serde_json::json!({ "step": name }));
+            }
+            return;
+        }
+        let hits = match &mut self.run {
+            Some(s) => s.run(n, breakpoints),
+            None => return,
+        };
+        if self
+            .run
+            .as_ref()
+            .is_some_and(|s| s.step_number() >= s.head())
+            && matches!(self.origin, Origin::Trace)
+        {
+            self.running = false;
+        }
+        self.after_steps(hits);
+    }
+
+    /// Steps until the watched agent's running leaf changes or one of `breakpoints` hits.
+    pub fn until_change(&mut self, breakpoints: &[Breakpoint]) {
+        let watched = self.watched;
+        let Some(s) = &mut self.run else { return };
+        let (hits, taken) = s.run_until_change(watched, breakpoints);
+        if hits.is_empty() && taken == crate::debug::UNTIL_CHANGE_LIMIT {
+            self.stopped = Some(format!("Nothing changed in {taken} steps"));
+            self.news = self.stopped.clone();
+            self.refresh_live();
+            return;
+        }
+        self.after_steps(hits);
+    }
+
+    /// Shows step `k` (a past one rebuilt from the history).
+    pub fn seek(&mut self, k: u64) {
+        if let Some(s) = &mut self.run {
+            s.seek(k);
+            self.stopped = None;
+        }
+        self.refresh_live();
+    }
+
+    /// The shown step.
+    pub fn step_number(&self) -> u64 {
+        self.run.as_ref().map_or(0, Source::step_number)
+    }
+
+    fn after_steps(&mut self, hits: Vec<Hit>) {
+        self.stopped = None;
+        if let Some(hit) = hits.first() {
+            self.running = false;
+            self.watched = hit.agent;
+            let agent = self
+                .run
+                .as_ref()
+                .and_then(|s| s.agent_names().get(hit.agent).cloned())
+                .unwrap_or_default();
+            self.stopped = Some(format!(
+                "Breakpoint: {} on {} of {agent}, step {}",
+                hit.breakpoint.node,
+                hit.breakpoint.on.name(),
+                hit.step
+            ));
+            self.select = self.shown(&hit.breakpoint.node);
+            self.news = self.stopped.clone();
+        }
+        self.refresh_live();
+    }
+
+    /// A node to select, taken by the app (a breakpoint hit, a click in the log).
+    pub fn take_select(&mut self) -> Option<NodeId> {
+        self.select.take()
+    }
+
+    /// A message for the status line (why the run stopped, a trigger queued).
+    pub fn take_news(&mut self) -> Option<String> {
+        self.news.take()
+    }
+
+    /// Queues a trigger of the watched agent's Interrupt `id`, with `payload` (none when
+    /// blank), before the next step.
+    pub fn trigger(&mut self, id: &str, payload: &str) -> bool {
+        let Some(name) = self.watched_name().map(str::to_owned) else {
+            return false;
+        };
+        let payload = Some(payload.trim()).filter(|p| !p.is_empty());
+        self.run
+            .as_mut()
+            .and_then(Source::session_mut)
+            .is_some_and(|s| s.trigger(Some(&name), id, payload) > 0)
+    }
+
+    /// The timeline's markers, with the hits of `breakpoints` (a replay's found once for
+    /// each change of the breakpoints or of what the trace holds).
+    pub fn markers(&mut self, breakpoints: &[Breakpoint]) -> Vec<Marker> {
+        let Some(run) = &self.run else {
+            return Vec::new();
+        };
+        let Some(replay) = run.replayed() else {
+            return run.markers(breakpoints);
+        };
+        let events = replay.trace().events.len();
+        let fresh = self
+            .hit_marks
+            .as_ref()
+            .is_some_and(|(b, n, _)| b == breakpoints && *n == events);
+        if !fresh {
+            let marks = replay.hit_markers(breakpoints);
+            self.hit_marks = Some((breakpoints.to_vec(), events, marks));
+        }
+        let hits = self.hit_marks.as_ref().map_or(&[][..], |(_, _, m)| m);
+        [replay.markers(), hits].concat()
+    }
+
+    /// The watched agent's node lights, by node id, for painting the canvas; kept up to
+    /// date by each step, reset and change of the watched agent.
+    pub fn live(&self) -> &Live {
+        &self.live
+    }
+
+    /// The watched agent's running leaves, as ids in the shown tree (`SUBTREE/INNER`
+    /// inside its subtrees).
+    pub fn running_leaves(&self) -> &[String] {
+        &self.running_leaves
+    }
+
+    /// Lights the watched agent's nodes as of the shown step.
+    fn refresh_live(&mut self) {
+        self.live.clear();
+        self.running_leaves.clear();
+        // An agent of another tree lights nothing here (its node ids are another tree's).
+        if self.watched_elsewhere().is_some() {
+            return;
+        }
+        let Some(run) = &self.run else { return };
+        let step = run.step_number();
+        self.running_leaves = run
+            .running_leaves(self.watched)
+            .iter()
+            .filter_map(|id| self.shown(id))
+            .map(|id| id.as_str().to_owned())
+            .collect();
+        for (id, state) in run.lights(self.watched) {
+            if let Some(id) = self.shown(&id) {
+                // (The start's events, step 0, show in the first step.)
+                let age = step.saturating_sub(state.step.max(1));
+                self.live.insert(id, Light { state, age });
+            }
+        }
+    }
+
+    /// Takes the steps owed to real time while running, at `speed` steps a second, with
+    /// `now` the clock in seconds; stops where one of `breakpoints` hits.
+    pub fn pace(&mut self, now: f64, breakpoints: &[Breakpoint]) {
+        let last = self.clock.replace(now).unwrap_or(now);
+        // A game shown live steps itself: Run follows what it sends (`feed`).
+        if !self.running || self.live_game().is_some() {
+            self.owed = 0.0;
+            return;
+        }
+        // A frame late by more than a quarter second does not run a burst to catch up.
+        self.owed += (now - last).min(0.25) * self.speed;
+        // (A hair of slack, so 60 frames of a 60th of a second make 60 steps.)
+        let due = (self.owed + 1e-9).floor();
+        if due >= 1.0 {
+            self.owed -= due;
+            self.step_by(due as u64, breakpoints);
+        }
+    }
+}
