@@ -3,7 +3,8 @@
 //!
 //! The game connects out ([`GameLink::connect`]), in a background thread that keeps
 //! retrying while no editor listens, so the order in which the two start does not matter.
-//! It sends a [`Hello`] (its name, the header of its run, the text of its trees), then,
+//! It sends a [`Hello`] (its name, the header of its run, the text of its trees, its node
+//! library when it has kinds of its own), then,
 //! for each agent it watches, the agent's events as trace lines (docs/FORMAT.md,
 //! "Traces"). The game never waits for the editor: a watched agent's events of a step go
 //! through a bounded queue ([`QUEUE_STEPS`]) as one message, which the link's thread
@@ -30,7 +31,7 @@ use crate::runtime::{Event, Observer, TraceHeader};
 /// The port the editor listens on unless told otherwise.
 pub const DEFAULT_PORT: u16 = 47_801;
 
-/// The longest first message a game may send (it carries its trees' text).
+/// The longest first message a game may send (it carries its trees' and libraries' text).
 pub const MAX_HELLO: usize = 8 * 1024 * 1024;
 
 /// Steps of watched agents a game queues for the editor before it drops their events.
@@ -65,6 +66,10 @@ pub struct Hello {
     /// The text of its tree files, for an editor that does not have them.
     #[serde(default)]
     pub trees: Vec<SentTree>,
+    /// Its node libraries (the kinds its code registers), for the editor to show its
+    /// trees with and to compare with the project's library files.
+    #[serde(default)]
+    pub libraries: Vec<SentLibrary>,
 }
 
 impl Hello {
@@ -106,7 +111,19 @@ impl Hello {
             game: game.to_owned(),
             run,
             trees,
+            libraries: Vec::new(),
         }
+    }
+
+    /// The hello with the game's node library: the kinds its code registers, as
+    /// [`Library::from_catalog`](crate::io::Library::from_catalog) makes it. `Err` names a
+    /// field a library cannot describe.
+    pub fn with_library(mut self, library: &crate::io::Library) -> Result<Self, String> {
+        self.libraries.push(SentLibrary {
+            name: library.name.clone(),
+            text: library.to_text()?,
+        });
+        Ok(self)
     }
 }
 
@@ -117,6 +134,16 @@ pub struct SentTree {
     /// Its path, as the run's header names it.
     pub path: String,
     /// Its text.
+    pub text: String,
+}
+
+/// A node library, as a game sends it: the text of its library file.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SentLibrary {
+    /// The library's name.
+    pub name: String,
+    /// Its text, as a `NAME.nodes.json` file holds it (docs/FORMAT.md, "Node libraries").
     pub text: String,
 }
 

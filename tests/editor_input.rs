@@ -1785,20 +1785,7 @@ fn a_game_connected_to_the_editor_is_chosen_in_the_panel_and_shown_live() {
     }
     play(&mut units, 20);
     // The panel lists the game; choosing it shows it live.
-    let mut listed = false;
-    for _ in 0..100 {
-        h.run_steps(1);
-        if h.query_by_role_and_label(Role::ComboBox, "Game").is_some() {
-            listed = true;
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    assert!(listed, "the panel lists the game");
-    h.get_by_role_and_label(Role::ComboBox, "Game").click();
-    h.run_steps(2);
-    h.get_by_label("skirmish").click();
-    h.run_steps(3);
+    choose_game(&mut h, "skirmish");
     h.get_by_label_contains("live: skirmish, connected");
     let shows = |h: &Harness<'static, EditorApp>, unit: &arbor::runtime::Instance<()>| {
         program
@@ -2005,4 +1992,134 @@ fn break_on_and_run(h: &mut Harness<'static, EditorApp>, node: &str) {
             break;
         }
     }
+}
+
+/// Waits for the panel to list game `name`, and chooses it in the Game list.
+fn choose_game(h: &mut Harness<'static, EditorApp>, name: &str) {
+    let mut listed = false;
+    for _ in 0..100 {
+        h.run_steps(1);
+        if h.query_by_role_and_label(Role::ComboBox, "Game").is_some() {
+            listed = true;
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(listed, "the panel lists the game");
+    h.get_by_role_and_label(Role::ComboBox, "Game").click();
+    h.run_steps(2);
+    h.get_by_label(name).click();
+    h.run_steps(3);
+}
+
+/// The node library of examples/my_game, as its code registers it.
+fn my_game_library() -> arbor::io::Library {
+    let path = common::repo().join("examples/my_game/ai/my_game.nodes.json");
+    let text = std::fs::read_to_string(&path).unwrap();
+    arbor::io::parse_library(&text, &path).unwrap().0
+}
+
+#[test]
+fn a_game_whose_tree_and_kinds_this_editor_lacks_is_shown_with_the_tree_and_kinds_it_sent() {
+    use arbor::remote::{GameLink, Hello, Listener};
+    // The game runs a tree of its own kinds from a folder this editor will not find.
+    let dir = tempfile::tempdir().unwrap();
+    let tree = dir.path().join("guard.json");
+    std::fs::copy(common::repo().join("examples/my_game/guard.json"), &tree).unwrap();
+    let agents = [("soldier-1".to_owned(), tree.clone())];
+    let hello = Hello::new("far_game", 0.1, 0, &agents, std::slice::from_ref(&tree))
+        .with_library(&my_game_library())
+        .unwrap();
+    drop(dir);
+    assert!(!tree.exists());
+    let listener = Listener::local(0).unwrap();
+    let addr = listener.addr();
+    let door_room = common::repo().join("sample_trees/door_room.json");
+    let mut h = harness(EditorApp::open(&door_room).unwrap().with_listener(listener));
+    assert!(h.state().catalog().kind("FireWeapon").is_none());
+    let link = GameLink::connect(&hello, addr);
+    choose_game(&mut h, "far_game");
+    // The tree shown is the one the game sent, unsaved, drawn with the game's kinds.
+    let app = h.state();
+    assert!(app.document().path().is_none());
+    assert_eq!(
+        app.tree().node(&NodeId::new("fire")).unwrap().kind,
+        "FireWeapon"
+    );
+    for kind in ["FireWeapon", "TakeCover", "IsUnderFire"] {
+        let spec = app.catalog().kind(kind).unwrap();
+        assert!(
+            !spec.is_placeholder(),
+            "{kind} is the game's, not a placeholder"
+        );
+    }
+    assert!(
+        app.status().contains("is not on this machine"),
+        "{}",
+        app.status()
+    );
+    assert!(
+        app.status()
+            .contains("shown as it declares them: FireWeapon, TakeCover, IsUnderFire"),
+        "{}",
+        app.status()
+    );
+    assert_eq!(
+        h.query_all_by_label_contains("this is the tree far_game sent")
+            .count(),
+        2,
+        "the panel's note and the status line say so"
+    );
+    // Back to the tree's own run: the game's kinds go with the game.
+    h.get_by_role_and_label(Role::ComboBox, "Game").click();
+    h.run_steps(2);
+    h.get_by_label("this tree's own run").click();
+    h.run_steps(3);
+    assert!(
+        h.state()
+            .catalog()
+            .kind("FireWeapon")
+            .unwrap()
+            .is_placeholder()
+    );
+    drop(link);
+}
+
+#[test]
+fn a_game_whose_code_declares_a_kind_otherwise_than_the_projects_library_is_flagged() {
+    use arbor::remote::{GameLink, Hello, Listener};
+    let tree = common::repo().join("examples/my_game/guard.json");
+    // The game's code changed FireWeapon since its library file was written.
+    let mut library = my_game_library();
+    let fire = library
+        .kinds
+        .iter_mut()
+        .find(|k| k.name == "FireWeapon")
+        .unwrap();
+    fire.help = "Fires twice as fast.".into();
+    let agents = [("soldier-1".to_owned(), tree.clone())];
+    let hello = Hello::new("my_game", 0.1, 0, &agents, std::slice::from_ref(&tree))
+        .with_library(&library)
+        .unwrap();
+    let listener = Listener::local(0).unwrap();
+    let addr = listener.addr();
+    let mut h = harness(EditorApp::open(&tree).unwrap().with_listener(listener));
+    let link = GameLink::connect(&hello, addr);
+    choose_game(&mut h, "my_game");
+    let status = h.state().status().to_owned();
+    assert!(
+        status.contains("my_game declares FireWeapon otherwise than this project's libraries"),
+        "{status}"
+    );
+    assert!(
+        !status.contains("lack"),
+        "the project has every kind: {status}"
+    );
+    // The project's own declaration stays in use.
+    let ours = h.state().catalog().kind("FireWeapon").unwrap();
+    assert_eq!(
+        ours.help,
+        "Fires the equipped weapon at the target in context."
+    );
+    drop(link);
 }

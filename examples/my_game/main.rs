@@ -223,7 +223,10 @@ fn live() -> Result<(), Box<dyn std::error::Error>> {
         .map(|n| (n.clone(), tree_path.clone()))
         .collect();
     let dt = 0.1;
-    let hello = Hello::new("my_game", dt, 0, &agents, std::slice::from_ref(&tree_path));
+    // The hello carries the tree and the kinds the code registers, so the editor shows the
+    // tree as the game runs it and says where the project's library differs.
+    let hello = Hello::new("my_game", dt, 0, &agents, std::slice::from_ref(&tree_path))
+        .with_library(&library()?)?;
     // One call: from now on the link connects (and reconnects) in the background.
     let link = GameLink::connect(&hello, GameLink::local(arbor::remote::DEFAULT_PORT));
     let mut soldiers: Vec<(Soldier, Instance<Soldier>)> = (0..names.len())

@@ -813,7 +813,13 @@ impl EditorApp {
         match self.sim.as_mut().and_then(SimPanel::take_attach) {
             Some(super::simulate::OWN_RUN) => {
                 self.sim = Some(self.own_panel());
-                self.restart_sim();
+                if self.project.has_game_kinds() {
+                    // The game's kinds go with it (reloading restarts the run).
+                    self.project.set_game_kinds(Vec::new());
+                    self.reload_kinds();
+                } else {
+                    self.restart_sim();
+                }
                 self.say("Back to this tree's own run");
             }
             Some(i) => {
@@ -824,8 +830,10 @@ impl EditorApp {
     }
 
     /// Shows game `i` of the listener live: the tree its first agent runs is opened when
-    /// this editor has it (and has no unsaved changes); a tree that differs from the one
-    /// the game runs is said.
+    /// this editor has it, else the tree the game sent (unless the tree open has unsaved
+    /// changes); a tree that differs from the one the game runs is said. The game's node
+    /// kinds that the project lacks are taken from the library it sent, and those it
+    /// declares otherwise are said.
     pub fn attach(&mut self, i: usize) -> bool {
         // Its name and hello (its events are taken below, from the listener).
         let Some((name, hello)) = self
@@ -842,28 +850,46 @@ impl EditorApp {
                 .doc
                 .path()
                 .is_some_and(|p| crate::io::same_file(p, &tree));
-            if !open_now && tree.is_file() && !self.doc.is_dirty() {
-                self.open_path(&tree);
+            let sent = hello.trees.iter().find(|t| Path::new(&t.path) == tree);
+            let mut shown_sent = false;
+            if !open_now && !self.doc.is_dirty() {
+                if tree.is_file() {
+                    self.open_path(&tree);
+                } else if let Some(sent) = sent {
+                    match parse_tree(&sent.text, &tree) {
+                        Ok(t) => {
+                            self.replace_with(Self::new(t, None));
+                            shown_sent = true;
+                            notes.push(format!(
+                                "{} is not on this machine: this is the tree {name} sent (Save As keeps it)",
+                                agent.tree
+                            ));
+                        }
+                        Err(e) => notes.push(format!("the tree {name} sent does not read: {e}")),
+                    }
+                }
             }
             let shown = self
                 .doc
                 .path()
                 .is_some_and(|p| crate::io::same_file(p, &tree));
             let recorded = hello.run.files.iter().find(|f| Path::new(&f.path) == tree);
-            if !shown {
+            let differs = recorded.is_some_and(|f| {
+                crate::io::digest(&tree).ok().as_deref() != Some(f.sha256.as_str())
+            });
+            if !shown && !shown_sent {
                 notes.push(format!(
                     "{} runs {}; its nodes are matched by id",
                     name, agent.tree
                 ));
-            } else if recorded.is_some_and(|f| {
-                crate::io::digest(&tree).ok().as_deref() != Some(f.sha256.as_str())
-            }) {
+            } else if shown && differs {
                 notes.push(format!(
                     "{} differs from the tree the game runs; its nodes are matched by id",
                     agent.tree
                 ));
             }
         }
+        notes.extend(self.take_game_kinds(&name, &hello.libraries));
         let Some(listener) = &self.live else {
             return false;
         };
@@ -884,6 +910,53 @@ impl EditorApp {
         }
         self.say(said);
         true
+    }
+
+    /// Compares a game's node libraries with the project's kinds: the kinds the project
+    /// lacks are taken from the game (until another tree or run is shown), and each
+    /// difference is said, as are libraries that do not read. Returns what to say.
+    fn take_game_kinds(
+        &mut self,
+        game: &str,
+        libraries: &[crate::remote::SentLibrary],
+    ) -> Vec<String> {
+        let mut notes = Vec::new();
+        let (mut lacked, mut differ) = (Vec::new(), Vec::new());
+        for sent in libraries {
+            let label = PathBuf::from(format!("{game}: {}.nodes.json", sent.name));
+            match crate::io::parse_library(&sent.text, &label) {
+                Err(p) => notes.push(format!("the node library {game} sent does not read: {p}")),
+                Ok((library, _)) => {
+                    for kind in library.kinds {
+                        match self.project.kind(&kind.name) {
+                            None => lacked.push(kind),
+                            Some(ours) if !crate::io::declared_alike(ours, &kind) => {
+                                differ.push(kind.name.clone());
+                            }
+                            Some(_) => {}
+                        }
+                    }
+                }
+            }
+        }
+        if !lacked.is_empty() {
+            let names: Vec<&str> = lacked.iter().map(|k| k.name.as_str()).collect();
+            notes.push(format!(
+                "{game} declares kinds this project's libraries lack, shown as it declares them: {}",
+                names.join(", ")
+            ));
+        }
+        if !differ.is_empty() {
+            notes.push(format!(
+                "{game} declares {} otherwise than this project's libraries (its code and the library file differ)",
+                differ.join(", ")
+            ));
+        }
+        if !lacked.is_empty() || self.project.has_game_kinds() {
+            self.project.set_game_kinds(lacked);
+            self.reload_kinds();
+        }
+        notes
     }
 
     /// Opens a scenario to run the tree in.

@@ -7,7 +7,7 @@ use std::sync::{Arc, OnceLock};
 use eframe::egui;
 
 use crate::io::{FileWatch, Problem, ProjectCatalog};
-use crate::model::{Catalog, Tree};
+use crate::model::{Catalog, KindSpec, Tree};
 
 /// The project a tree is edited in: its kinds and a watch on the files they come from.
 pub struct ProjectKinds {
@@ -21,6 +21,8 @@ pub struct ProjectKinds {
     watch: FileWatch,
     /// The context to wake when a change comes (set at the first frame).
     wake: Arc<OnceLock<egui::Context>>,
+    /// Kinds a game shown live declares that the project does not.
+    game: Vec<KindSpec>,
 }
 
 impl ProjectKinds {
@@ -45,6 +47,7 @@ impl ProjectKinds {
             loaded,
             watch,
             wake,
+            game: Vec::new(),
         }
     }
 
@@ -78,12 +81,32 @@ impl ProjectKinds {
         &self.loaded.problems
     }
 
-    /// The catalog for `tree`: the project's kinds, and placeholders for the kinds of
-    /// `tree` that none defines.
+    /// The catalog for `tree`: the project's kinds, those a game shown live declares that
+    /// the project does not, and placeholders for the kinds of `tree` that none defines.
     pub fn catalog_for(&self, tree: &Tree) -> Catalog {
         let mut c = self.loaded.catalog.clone();
+        for k in &self.game {
+            // (A kind the project has is the project's; `game` holds none such.)
+            let _ = c.add_library_kind(k.clone());
+        }
         c.add_placeholders(tree);
         c
+    }
+
+    /// The project's own kind `name` (built-in or from its libraries).
+    pub fn kind(&self, name: &str) -> Option<&KindSpec> {
+        self.loaded.catalog.kind(name)
+    }
+
+    /// Sets the kinds a game shown live declares that the project does not (none: the
+    /// project's kinds only).
+    pub fn set_game_kinds(&mut self, kinds: Vec<KindSpec>) {
+        self.game = kinds;
+    }
+
+    /// Whether kinds of a game are in use.
+    pub fn has_game_kinds(&self) -> bool {
+        !self.game.is_empty()
     }
 
     /// Whether a project file changed since the last call (a frame asks once); reads the

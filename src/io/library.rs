@@ -840,6 +840,19 @@ impl Library {
     }
 }
 
+/// Whether two kinds are declared alike: what a library file says of each is the same
+/// (where a kind comes from does not count; a kind no library can describe is like none).
+pub fn declared_alike(a: &KindSpec, b: &KindSpec) -> bool {
+    let text = |k: &KindSpec| {
+        Library {
+            name: String::new(),
+            kinds: vec![k.clone()],
+        }
+        .to_text()
+    };
+    matches!((text(a), text(b)), (Ok(x), Ok(y)) if x == y)
+}
+
 /// A node library file that does not match the game's code ([`Library::check`]).
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 #[error("{}: {message}", path.display())]

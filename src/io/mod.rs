@@ -17,7 +17,9 @@ mod watch;
 pub use canonical::to_canonical_json;
 pub use files::TreeFiles;
 pub use format::{Header, TREE_FORMAT, TREE_VERSION, parse_tree, read_header, tree_to_string};
-pub use library::{LIBRARY_FORMAT, LIBRARY_VERSION, Library, LibraryDrift, Problem, parse_library};
+pub use library::{
+    LIBRARY_FORMAT, LIBRARY_VERSION, Library, LibraryDrift, Problem, declared_alike, parse_library,
+};
 pub use process::Owner;
 pub use project::{
     PROJECT_FILE, PROJECT_FORMAT, PROJECT_VERSION, Project, ProjectCatalog, check_library,
