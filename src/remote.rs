@@ -220,15 +220,25 @@ impl GameLink {
     }
 
     /// An observer that sends the events of the agent named `agent` (pass it to that
-    /// agent's `Instance::step`). It costs one atomic load an event while no editor is
-    /// connected.
+    /// agent's `Instance::step`). While no editor is connected when it is made, it costs
+    /// one atomic load and gathers nothing.
     #[inline]
     pub fn watch(&self, agent: &str) -> LinkObserver<'_> {
+        let live = self.connected();
         LinkObserver {
             link: self,
-            name: agent.to_owned(),
+            live,
+            name: if live {
+                agent.to_owned()
+            } else {
+                String::new()
+            },
             hit: false,
-            agent: serde_json::to_string(agent).unwrap_or_default(),
+            agent: if live {
+                serde_json::to_string(agent).unwrap_or_default()
+            } else {
+                String::new()
+            },
             lines: String::new(),
             count: 0,
         }
@@ -301,6 +311,8 @@ impl Drop for GameLink {
 /// breakpoint the editor set that the step hits pauses the agent when it ends.
 pub struct LinkObserver<'l> {
     link: &'l GameLink,
+    /// An editor was connected when it was made: it gathers the step's events.
+    live: bool,
     /// The agent's name, and as JSON.
     name: String,
     agent: String,
@@ -312,13 +324,16 @@ pub struct LinkObserver<'l> {
 
 impl Observer for LinkObserver<'_> {
     fn agent(&mut self, name: &str) {
+        if !self.live {
+            return;
+        }
         self.flush();
         self.name = name.to_owned();
         self.agent = serde_json::to_string(name).unwrap_or_default();
     }
 
     fn event(&mut self, e: &Event<'_>) {
-        if !self.link.connected() {
+        if !self.live {
             return;
         }
         crate::runtime::format_event(&mut self.lines, &self.agent, e);
