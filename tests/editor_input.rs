@@ -649,10 +649,19 @@ fn new_then_save_asks_for_a_name_in_the_path_field() {
     let dir = tempfile::tempdir().unwrap();
     let mut h = harness(EditorApp::sample());
     key(&mut h, Modifiers::COMMAND, Key::N);
-    assert!(h.state().tree().is_empty());
+    // A new tree starts with its Root.
+    let kinds: Vec<&str> = h
+        .state()
+        .tree()
+        .nodes()
+        .iter()
+        .map(|n| n.kind.as_str())
+        .collect();
+    assert_eq!(kinds, ["Root"]);
     assert_eq!(h.state().title(), "untitled — Arbor");
     key(&mut h, Modifiers::COMMAND, Key::S);
-    let path = dir.path().join("fresh.json");
+    // A name typed without an extension saves as NAME.json.
+    let path = dir.path().join("fresh");
     h.get_by_label("Save the tree as").focus();
     h.key_press_modifiers(Modifiers::COMMAND, Key::A);
     h.get_by_label("Save the tree as")
@@ -660,8 +669,49 @@ fn new_then_save_asks_for_a_name_in_the_path_field() {
     h.run_steps(2);
     h.get_by_role_and_label(Role::Button, "Save").click();
     h.run_steps(3);
-    assert!(path.is_file());
+    assert!(!path.exists());
+    let saved = dir.path().join("fresh.json");
+    assert_eq!(arbor::io::load_tree(&saved).unwrap(), *h.state().tree());
     assert_eq!(h.state().title(), "fresh.json — Arbor");
+}
+
+#[test]
+fn edit_on_a_file_that_does_not_exist_opens_a_new_tree_that_saves_there() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("brand_new.json");
+    let mut h = harness(EditorApp::start(Some(&path), None));
+    assert_eq!(h.state().title(), "brand_new.json — Arbor");
+    assert!(
+        h.state().status().contains("does not exist yet"),
+        "{}",
+        h.state().status()
+    );
+    assert!(!path.exists(), "nothing is written before a save");
+    key(&mut h, Modifiers::COMMAND, Key::S);
+    assert_eq!(arbor::io::load_tree(&path).unwrap(), *h.state().tree());
+    assert_eq!(h.state().tree().nodes()[0].kind, "Root");
+}
+
+#[test]
+fn edit_on_a_file_that_does_not_load_opens_the_window_with_the_error_and_leaves_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("broken.json");
+    let text = "{\"format\": \"arbor.tree\", \"version\": 1, \"nodes\": [";
+    std::fs::write(&path, text).unwrap();
+    let mut h = harness(EditorApp::start(Some(&path), None));
+    h.run_steps(2);
+    assert!(
+        h.state().document().path().is_none(),
+        "a new tree, not the broken file"
+    );
+    let said = h.state().status().to_owned();
+    assert!(said.contains("broken.json"), "{said}");
+    assert!(said.contains("left as it is"), "{said}");
+    h.get_by_label_contains("broken.json");
+    // Saving the new tree cannot write over the broken file: it asks for a name.
+    key(&mut h, Modifiers::COMMAND, Key::S);
+    h.get_by_label("Save the tree as");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
 }
 
 #[test]

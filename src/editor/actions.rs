@@ -517,7 +517,7 @@ impl EditorApp {
         self.pending = None;
         match action {
             Pending::New => {
-                self.replace_with(Self::new(Tree::new(), None));
+                self.replace_with(Self::new(super::new_tree(), None));
                 self.say("New tree");
             }
             Pending::Open => self.choose(Purpose::OpenTree),
@@ -1037,8 +1037,14 @@ impl EditorApp {
                 self.open_path(path);
             }
             Purpose::SaveTree => {
+                // A name typed without an extension is a tree file: NAME.json.
+                let path = if path.extension().is_none() {
+                    path.with_extension("json")
+                } else {
+                    path.to_owned()
+                };
                 // Chosen again, the tree's own file is still checked against the disk.
-                self.save_checked(path);
+                self.save_checked(&path);
             }
             Purpose::OpenScenario => {
                 self.open_scenario(path);

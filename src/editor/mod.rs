@@ -289,6 +289,34 @@ impl EditorApp {
         Ok(app)
     }
 
+    /// The editor as `arbor edit` opens it: on `file`, from the project `explicit` or the
+    /// one found from the file (a file that does not exist yet is a new tree to be saved
+    /// there; one that does not load leaves its file alone and opens a new tree, saying
+    /// why), or on the bundled sample.
+    pub fn start(file: Option<&Path>, explicit: Option<&Path>) -> Self {
+        let Some(path) = file else {
+            return Self::sample();
+        };
+        if !path.exists() {
+            let mut app = Self::in_project(new_tree(), Some(path.to_owned()), explicit);
+            app.say(format!(
+                "{} does not exist yet: a new tree, written there at the first save",
+                path.display()
+            ));
+            return app;
+        }
+        match Self::open_in(path, explicit) {
+            Ok(app) => app,
+            Err(e) => {
+                let mut app = Self::in_project(new_tree(), None, explicit);
+                app.say_problem(format!(
+                    "{e} (the file is left as it is; this is a new tree)"
+                ));
+                app
+            }
+        }
+    }
+
     /// Uses this file chooser (tests and headless runs use the in-app field).
     pub fn set_chooser(&mut self, chooser: files::Chooser) {
         self.chooser = chooser;
@@ -766,7 +794,12 @@ pub fn icon() -> Option<egui::IconData> {
     eframe::icon_data::from_png_bytes(include_bytes!("../../assets/icon.png")).ok()
 }
 
-/// Opens the editor window on `file`, or on the bundled sample; with `simulate`, its
+/// A new tree: a Root alone, where every tree starts.
+pub fn new_tree() -> Tree {
+    Tree::from_nodes(vec![crate::model::Node::new("root", "Root")]).unwrap_or_default()
+}
+
+/// Opens the editor window on `file` (see [`EditorApp::start`]), or on the bundled sample; with `simulate`, its
 /// simulation starts running; `project` is the project file to take node libraries from
 /// (else the one found from the file's folder).
 pub fn run(
@@ -776,10 +809,7 @@ pub fn run(
     listen: Option<&str>,
     project: Option<&Path>,
 ) -> Result<(), String> {
-    let mut app = match file {
-        Some(p) => EditorApp::open_in(p, project).map_err(|e| e.to_string())?,
-        None => EditorApp::sample(),
-    };
+    let mut app = EditorApp::start(file, project);
     if let Some(s) = app.simulation_mut() {
         s.running = simulate;
     }
