@@ -161,7 +161,7 @@ fn five_waits() -> EditorApp {
 fn every_shortcut_runs_its_command_and_is_shown_in_its_menu() {
     let clipboard = EditorApp::sample().tree().clone();
     let clipboard = arbor::io::tree_to_string(&clipboard);
-    for command in Command::ALL {
+    for &command in Command::ALL {
         for shortcut in command.shortcuts() {
             if matches!(command, Command::OpenSubTree | Command::BackToRunTree) {
                 // These need a SubTree selected in a run, and its tree opened.
@@ -2172,4 +2172,52 @@ fn a_game_whose_code_declares_a_kind_otherwise_than_the_projects_library_is_flag
         "Fires the equipped weapon at the target in context."
     );
     drop(link);
+}
+
+#[test]
+fn help_lists_every_command_with_its_shortcuts_and_quit_asks_about_unsaved_changes() {
+    let mut h = harness(EditorApp::sample());
+    // Help > Commands and Shortcuts…, as a person opens it.
+    h.get_by_role_and_label(Role::Button, "Help").click();
+    h.run_steps(2);
+    h.get_by_role_and_label(Role::Button, "Commands and Shortcuts… F1")
+        .click();
+    h.run_steps(3);
+    h.get_by_label("Commands and Shortcuts");
+    for c in Command::ALL {
+        assert!(
+            h.query_all_by_label(c.label()).next().is_some(),
+            "{} is listed",
+            c.label()
+        );
+        let keys: Vec<String> = c
+            .shortcuts()
+            .iter()
+            .map(|s| h.ctx.format_shortcut(s))
+            .collect();
+        if !keys.is_empty() {
+            h.get_by_label(&keys.join("  or  "));
+        }
+        h.get_by_label(c.tooltip());
+    }
+    // F1 opens it too, once closed.
+    let close = h
+        .get_by_role_and_label(Role::Button, "Close window")
+        .rect()
+        .center();
+    click_at(&mut h, close, PointerButton::Primary, Modifiers::NONE);
+    // (The window fades out.)
+    h.run_steps(30);
+    assert!(h.query_by_label("Commands and Shortcuts").is_none());
+    key(&mut h, Modifiers::NONE, Key::F1);
+    h.get_by_label("Commands and Shortcuts");
+    // File > Quit with unsaved changes asks first, as closing the window does.
+    key(&mut h, Modifiers::COMMAND, Key::A);
+    key(&mut h, Modifiers::COMMAND, Key::D);
+    assert!(h.state().is_dirty());
+    h.get_by_role_and_label(Role::Button, "File").click();
+    h.run_steps(2);
+    h.get_by_role_and_label(Role::Button, "Quit Ctrl+Q").click();
+    h.run_steps(3);
+    h.get_by_role_and_label(Role::Button, "Don't save");
 }

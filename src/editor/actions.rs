@@ -88,6 +88,9 @@ impl EditorApp {
                 }
             }
             Command::BackToRunTree => self.back_to_run_tree(),
+            // Asks about unsaved changes first, as the window's close button does.
+            Command::Quit => self.request(Pending::Close, ctx),
+            Command::ShowHelp => self.help = true,
             Command::Undo => {
                 if self.doc.undo(&self.catalog) {
                     self.changed();

@@ -5,8 +5,9 @@
 
 use eframe::egui::{self, Key, KeyboardShortcut, Modifiers};
 
-/// One thing the user can ask the editor to do.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// One thing the user can ask the editor to do, declared in menu order: menus, the
+/// palette and the help list them in this order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, strum::VariantArray)]
 pub enum Command {
     /// A new, empty tree.
     New,
@@ -22,8 +23,8 @@ pub enum Command {
     OpenTrace,
     /// Open the selected SubTree's asset (while the tree runs, the run goes on).
     OpenSubTree,
-    /// Back from a SubTree's asset to the tree the run runs.
-    BackToRunTree,
+    /// Close the window (asking first about unsaved changes).
+    Quit,
     /// Undo the last edit.
     Undo,
     /// Redo the last undone edit.
@@ -78,6 +79,10 @@ pub enum Command {
     SimReset,
     /// Set or clear a breakpoint on the selected node.
     ToggleBreakpoint,
+    /// Back from a SubTree's asset to the tree the run runs.
+    BackToRunTree,
+    /// List every command with its shortcuts.
+    ShowHelp,
 }
 
 /// The menu a command is listed in.
@@ -91,11 +96,19 @@ pub enum Menu {
     View,
     /// Simulation.
     Simulation,
+    /// Help.
+    Help,
 }
 
 impl Menu {
     /// Every menu, in menu-bar order.
-    pub const ALL: [Menu; 4] = [Menu::File, Menu::Edit, Menu::View, Menu::Simulation];
+    pub const ALL: [Menu; 5] = [
+        Menu::File,
+        Menu::Edit,
+        Menu::View,
+        Menu::Simulation,
+        Menu::Help,
+    ];
 
     /// The menu's title.
     pub fn label(self) -> &'static str {
@@ -104,6 +117,7 @@ impl Menu {
             Menu::Edit => "Edit",
             Menu::View => "View",
             Menu::Simulation => "Simulation",
+            Menu::Help => "Help",
         }
     }
 }
@@ -116,44 +130,8 @@ const CMD_SHIFT: Modifiers = Modifiers::COMMAND.plus(Modifiers::SHIFT);
 const NONE: Modifiers = Modifiers::NONE;
 
 impl Command {
-    /// Every command, in menu order.
-    pub const ALL: [Command; 35] = [
-        Command::New,
-        Command::Open,
-        Command::Save,
-        Command::SaveAs,
-        Command::OpenScenario,
-        Command::OpenTrace,
-        Command::OpenSubTree,
-        Command::Undo,
-        Command::Redo,
-        Command::Cut,
-        Command::Copy,
-        Command::Paste,
-        Command::Duplicate,
-        Command::Delete,
-        Command::SelectAll,
-        Command::SelectNone,
-        Command::SelectSubtree,
-        Command::Disconnect,
-        Command::ToggleCollapse,
-        Command::ZoomToFit,
-        Command::ZoomToSelection,
-        Command::ZoomIn,
-        Command::ZoomOut,
-        Command::ZoomReset,
-        Command::Arrange,
-        Command::CommandPalette,
-        Command::ShowMessages,
-        Command::SimStep,
-        Command::SimStep10,
-        Command::SimUntilChange,
-        Command::SimBack,
-        Command::SimRunPause,
-        Command::SimReset,
-        Command::ToggleBreakpoint,
-        Command::BackToRunTree,
-    ];
+    /// Every command, in menu order (the enum's).
+    pub const ALL: &'static [Command] = <Command as strum::VariantArray>::VARIANTS;
 
     /// The command's name, as in menus and the palette.
     pub fn label(self) -> &'static str {
@@ -165,6 +143,8 @@ impl Command {
             Command::OpenScenario => "Open Scenario…",
             Command::OpenTrace => "Open Trace…",
             Command::OpenSubTree => "Open SubTree",
+            Command::Quit => "Quit",
+            Command::ShowHelp => "Commands and Shortcuts…",
             Command::BackToRunTree => "Back to the Running Tree",
             Command::Undo => "Undo",
             Command::Redo => "Redo",
@@ -199,7 +179,7 @@ impl Command {
     /// What the command does, for tooltips and the palette.
     pub fn tooltip(self) -> &'static str {
         match self {
-            Command::New => "Start a new, empty tree",
+            Command::New => "Start a new tree: a Root, to build from",
             Command::Open => "Open a tree file",
             Command::Save => "Save the tree to its file",
             Command::SaveAs => "Save the tree under a new name",
@@ -211,6 +191,8 @@ impl Command {
                 "Open the selected SubTree's tree; a run goes on, lighting the tree's nodes"
             }
             Command::BackToRunTree => "Show the tree the run runs again, from a SubTree's tree",
+            Command::Quit => "Close Arbor (unsaved changes are asked about first)",
+            Command::ShowHelp => "Every command, its shortcuts and what it does",
             Command::Undo => "Undo the last edit",
             Command::Redo => "Redo the last undone edit",
             Command::Cut => "Copy the selected nodes to the clipboard and remove them",
@@ -260,6 +242,8 @@ impl Command {
             Command::OpenScenario => &[],
             Command::OpenTrace => &[],
             Command::OpenSubTree => &const { one(key(CMD, Key::Enter)) },
+            Command::Quit => &const { one(key(CMD, Key::Q)) },
+            Command::ShowHelp => &const { one(key(NONE, Key::F1)) },
             Command::BackToRunTree => &const { one(key(CMD, Key::Backspace)) },
             Command::Undo => &const { one(key(CMD, Key::Z)) },
             Command::Redo => &const { [key(CMD_SHIFT, Key::Z), key(CMD, Key::Y)] },
@@ -303,13 +287,16 @@ impl Command {
     pub fn menu(self) -> Menu {
         use Command::*;
         match self {
-            New | Open | Save | SaveAs | OpenScenario | OpenTrace | OpenSubTree => Menu::File,
+            New | Open | Save | SaveAs | OpenScenario | OpenTrace | OpenSubTree | Quit => {
+                Menu::File
+            }
             Undo | Redo | Cut | Copy | Paste | Duplicate | Delete | SelectAll | SelectNone
             | SelectSubtree | Disconnect | ToggleCollapse => Menu::Edit,
             ZoomToFit | ZoomToSelection | ZoomIn | ZoomOut | ZoomReset | Arrange
             | CommandPalette | ShowMessages => Menu::View,
             SimStep | SimStep10 | SimUntilChange | SimBack | SimRunPause | SimReset
             | ToggleBreakpoint | BackToRunTree => Menu::Simulation,
+            ShowHelp => Menu::Help,
         }
     }
 
@@ -319,6 +306,7 @@ impl Command {
         matches!(
             self,
             OpenScenario
+                | Quit
                 | Cut
                 | SelectAll
                 | ZoomIn
@@ -350,7 +338,7 @@ impl Command {
     /// the palette do; the others leave the keys to the field (Ctrl+C copies its text).
     pub fn works_while_typing(self) -> bool {
         use Command::*;
-        matches!(self, New | Open | Save | SaveAs | CommandPalette)
+        matches!(self, New | Open | Save | SaveAs | CommandPalette | Quit)
     }
 
     /// The shortcut as shown in menus and the palette, e.g. "Ctrl+Shift+S".
@@ -430,6 +418,48 @@ pub fn menu_item_ui(ui: &mut egui::Ui, command: Command, enabled: bool) -> bool 
         .clicked()
 }
 
+/// The list of every command (Help > Commands and Shortcuts…): by menu, each with its
+/// shortcuts and what it does, from this table. `open` is cleared when it is closed.
+pub fn help_ui(ctx: &egui::Context, open: &mut bool) {
+    if !*open {
+        return;
+    }
+    let height = (ctx.content_rect().height() - 80.0).clamp(240.0, 620.0);
+    egui::Window::new("Commands and Shortcuts")
+        .open(open)
+        .pivot(egui::Align2::CENTER_CENTER)
+        .default_pos(ctx.content_rect().center())
+        .fixed_size([740.0, height])
+        .collapsible(false)
+        .show(ctx, |ui| {
+            egui::ScrollArea::vertical().show(ui, |ui| {
+                // One grid for every menu, so the columns line up from menu to menu.
+                egui::Grid::new("help")
+                    .num_columns(3)
+                    .striped(true)
+                    .spacing([16.0, 4.0])
+                    .min_col_width(150.0)
+                    .show(ui, |ui| {
+                        for menu in Menu::ALL {
+                            ui.label(egui::RichText::new(menu.label()).heading());
+                            ui.end_row();
+                            for c in Command::ALL.iter().filter(|c| c.menu() == menu) {
+                                ui.label(c.label());
+                                let keys: Vec<String> = c
+                                    .shortcuts()
+                                    .iter()
+                                    .map(|s| ctx.format_shortcut(s))
+                                    .collect();
+                                ui.label(egui::RichText::new(keys.join("  or  ")).monospace());
+                                ui.add(egui::Label::new(c.tooltip()).wrap());
+                                ui.end_row();
+                            }
+                        }
+                    });
+            });
+        });
+}
+
 /// The command palette's state: open, what is typed, which match is highlighted.
 #[derive(Default)]
 pub struct Palette {
@@ -454,7 +484,8 @@ impl Palette {
     pub fn matches(query: &str) -> Vec<Command> {
         let words: Vec<String> = query.split_whitespace().map(str::to_lowercase).collect();
         Command::ALL
-            .into_iter()
+            .iter()
+            .copied()
             .filter(|c| *c != Command::CommandPalette)
             .filter(|c| {
                 let text = format!("{} {}", c.label(), c.tooltip()).to_lowercase();

@@ -73,6 +73,8 @@ pub struct EditorApp {
     pending: Option<Pending>,
     /// The window may close (the user answered the prompt).
     closing: bool,
+    /// The list of every command and its shortcuts is shown (Help).
+    help: bool,
     /// The window title last sent, so it is sent again only when it changes.
     shown_title: String,
     /// Files opened or saved lately, newest first.
@@ -173,6 +175,7 @@ impl EditorApp {
             prompt: None,
             pending: None,
             closing: false,
+            help: false,
             shown_title: String::new(),
             recent: Vec::new(),
             sim: None,
@@ -680,6 +683,7 @@ impl EditorApp {
         self.palette = palette;
         self.file_prompt_ui(&ctx);
         self.messages.window_ui(&ctx);
+        commands::help_ui(&ctx, &mut self.help);
         let title = self.title();
         if title != self.shown_title {
             ctx.send_viewport_cmd(egui::ViewportCommand::Title(title.clone()));

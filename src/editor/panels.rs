@@ -23,7 +23,7 @@ impl EditorApp {
         egui::MenuBar::new().ui(ui, |ui| {
             for menu in Menu::ALL {
                 ui.menu_button(menu.label(), |ui| {
-                    for command in Command::ALL.into_iter().filter(|c| c.menu() == menu) {
+                    for command in Command::ALL.iter().copied().filter(|c| c.menu() == menu) {
                         if command.starts_group() {
                             ui.separator();
                         }

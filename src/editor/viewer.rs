@@ -849,7 +849,7 @@ impl SnarlViewer<NodeId> for Viewer<'_> {
     ) {
         let id = snarl[node].clone();
         ui.label(RichText::new(self.title(&id)).strong());
-        for command in Command::ALL.into_iter().filter(|c| c.in_node_menu()) {
+        for command in Command::ALL.iter().copied().filter(|c| c.in_node_menu()) {
             if command.starts_group() {
                 ui.separator();
             }
