@@ -610,3 +610,27 @@ fn inside_a_subtree_the_controller_maps_the_runs_ids_to_the_assets_and_back() {
     assert_eq!(d.traced(&arbor::model::NodeId::new("look_b")), "look_b");
     assert!(d.live().contains_key(&arbor::model::NodeId::new("patrol")));
 }
+
+#[test]
+fn when_several_agents_hit_at_once_the_view_stays_on_the_watched_one() {
+    let (mut d, _, _) = debugger("droid_arena");
+    let breaks = [Breakpoint {
+        node: "attack".into(),
+        on: BreakOn::Enter,
+    }];
+    let mut core = scenario_session("droid_arena", 0);
+    let hits = core.run(1, &breaks);
+    assert!(hits.len() >= 2, "several droids enter Attack at the start");
+    let second = hits[1].agent;
+    d.watch(second);
+    d.step_by(1, &breaks);
+    assert_eq!(d.watched(), second);
+    // Watching one that did not hit: the first hit is shown.
+    let other = (0..core.agent_names().len()).find(|a| hits.iter().all(|h| h.agent != *a));
+    if let Some(other) = other {
+        let (mut d, _, _) = debugger("droid_arena");
+        d.watch(other);
+        d.step_by(1, &breaks);
+        assert_eq!(d.watched(), hits[0].agent);
+    }
+}

@@ -679,7 +679,7 @@ fn new_then_save_asks_for_a_name_in_the_path_field() {
 fn edit_on_a_file_that_does_not_exist_opens_a_new_tree_that_saves_there() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("brand_new.json");
-    let mut h = harness(EditorApp::start(Some(&path), None));
+    let mut h = harness(EditorApp::start(Some(&path), None, None));
     assert_eq!(h.state().title(), "brand_new.json — Arbor");
     assert!(
         h.state().status().contains("does not exist yet"),
@@ -698,7 +698,7 @@ fn edit_on_a_file_that_does_not_load_opens_the_window_with_the_error_and_leaves_
     let path = dir.path().join("broken.json");
     let text = "{\"format\": \"arbor.tree\", \"version\": 1, \"nodes\": [";
     std::fs::write(&path, text).unwrap();
-    let mut h = harness(EditorApp::start(Some(&path), None));
+    let mut h = harness(EditorApp::start(Some(&path), None, None));
     h.run_steps(2);
     assert!(
         h.state().document().path().is_none(),
@@ -1772,6 +1772,38 @@ fn a_trace_whose_tree_changed_or_is_gone_says_so_and_the_editor_goes_on() {
     let said = h.state().last_message().to_owned();
     assert!(said.contains("bad.jsonl:1: unknown event 'jump'"), "{said}");
     h.get_by_label_contains("step 1 of 120");
+}
+
+#[test]
+fn edit_with_a_trace_alone_that_does_not_read_or_whose_tree_is_gone_is_not_taken_for_the_sample() {
+    let (dir, trace) = recorded_guard_patrol();
+    let bad = dir.path().join("staus.jsonl");
+    std::fs::write(
+        &bad,
+        "{\"step\":1,\"agent\":\"a\",\"event\":\"exit\",\"node\":\"n\",\"staus\":\"success\"}\n",
+    )
+    .unwrap();
+    let mut h = harness(EditorApp::start(None, Some(&bad), None));
+    // A new tree, not the bundled sample; the problem stays in the status line until read.
+    assert_eq!(h.state().title(), "untitled — Arbor");
+    assert_eq!(h.state().tree().len(), 1);
+    h.run_steps(80); // twenty seconds
+    let said = h.state().status().to_owned();
+    assert!(said.contains("staus.jsonl:1"), "{said}");
+    h.get_by_label_contains("staus.jsonl:1").click();
+    h.run_steps(3);
+    assert_eq!(
+        h.state().status(),
+        "",
+        "read in the list, it leaves the status line"
+    );
+    // The trace's tree is gone: its events are replayed on the new tree, and said.
+    std::fs::remove_file(dir.path().join("guard_patrol.json")).unwrap();
+    let h = harness(EditorApp::start(None, Some(&trace), None));
+    assert_eq!(h.state().tree().len(), 1, "not the sample");
+    let said = h.state().status().to_owned();
+    assert!(said.contains("is gone"), "{said}");
+    h.get_by_label_contains("replaying run.jsonl");
 }
 
 /// [`lights_match`] for every node but `except` (which the tree shown no longer has; ""

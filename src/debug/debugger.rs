@@ -694,7 +694,9 @@ impl Debugger {
 
     fn after_steps(&mut self, hits: Vec<Hit>) {
         self.stopped = None;
-        if let Some(hit) = hits.first() {
+        // The watched agent's hit, when it is among them: the view stays on it.
+        let watched = self.watched;
+        if let Some(hit) = hits.iter().find(|h| h.agent == watched).or(hits.first()) {
             self.running = false;
             self.watched = hit.agent;
             let agent = self

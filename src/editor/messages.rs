@@ -1,6 +1,7 @@
-//! The status line and the session's messages: each message shows in the status line for
-//! a few seconds, then the line says "Ready"; every message stays in the list that
-//! View > Messages… (or a click on the status line) opens.
+//! The status line and the session's messages: a message shows in the status line for a
+//! few seconds, then the line says "Ready"; a problem stays until another message comes or
+//! the list is opened. Every message stays in the list that View > Messages… (or a click
+//! on the status line) opens.
 
 use eframe::egui::{self, Color32, RichText};
 
@@ -27,6 +28,8 @@ pub struct Messages {
     now: f64,
     /// The list window is open.
     pub open: bool,
+    /// The list was opened since the newest message came.
+    seen: bool,
 }
 
 impl Messages {
@@ -37,6 +40,7 @@ impl Messages {
             return;
         }
         self.list.push((self.now, level, text));
+        self.seen = false;
         if self.list.len() > KEPT {
             self.list.remove(0);
         }
@@ -44,10 +48,16 @@ impl Messages {
 
     /// The message in the status line now: the newest, unless it has expired.
     pub fn current(&self) -> Option<&str> {
-        self.list
-            .last()
-            .filter(|(at, _, _)| self.now - at < SHOWN_FOR)
-            .map(|(_, _, t)| t.as_str())
+        self.shown().map(|(_, t)| t)
+    }
+
+    /// The newest message and its level while the status line shows it: a problem until
+    /// the list is opened (or another message comes), anything else for [`SHOWN_FOR`].
+    fn shown(&self) -> Option<(Level, &str)> {
+        let (at, level, text) = self.list.last()?;
+        let fresh = self.now - at < SHOWN_FOR;
+        let unread = *level == Level::Problem && !self.seen;
+        (fresh || unread).then_some((*level, text.as_str()))
     }
 
     /// Every message kept, oldest first.
@@ -64,10 +74,7 @@ impl Messages {
     pub fn status_ui(&mut self, ui: &mut egui::Ui) {
         self.now = ui.input(|i| i.time);
         ui.horizontal(|ui| {
-            let (text, level) = match self.list.last() {
-                Some((at, level, t)) if self.now - at < SHOWN_FOR => (t.as_str(), *level),
-                _ => ("Ready", Level::Info),
-            };
+            let (level, text) = self.shown().unwrap_or((Level::Info, "Ready"));
             let text = RichText::new(text).color(colour(level, ui));
             let line = ui
                 .add(
@@ -92,6 +99,9 @@ impl Messages {
     /// The list of messages, when open.
     pub fn window_ui(&mut self, ctx: &egui::Context) {
         let mut open = self.open;
+        if open {
+            self.seen = true;
+        }
         egui::Window::new("Messages")
             .open(&mut open)
             .default_size([520.0, 300.0])

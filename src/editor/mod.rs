@@ -295,8 +295,22 @@ impl EditorApp {
     /// The editor as `arbor edit` opens it: on `file`, from the project `explicit` or the
     /// one found from the file (a file that does not exist yet is a new tree to be saved
     /// there; one that does not load leaves its file alone and opens a new tree, saying
-    /// why), or on the bundled sample.
-    pub fn start(file: Option<&Path>, explicit: Option<&Path>) -> Self {
+    /// why), or on the bundled sample; then replaying `trace`, on the tree it names (a
+    /// trace given alone starts from a new tree, not the sample, so that a trace that does
+    /// not read, or whose tree is gone, is not taken for the sample's run).
+    pub fn start(file: Option<&Path>, trace: Option<&Path>, explicit: Option<&Path>) -> Self {
+        let mut app = match (file, trace) {
+            (None, Some(_)) => Self::in_project(new_tree(), None, explicit),
+            _ => Self::start_on(file, explicit),
+        };
+        if let Some(trace) = trace {
+            app.open_trace(trace);
+        }
+        app
+    }
+
+    /// The editor on `file` (see [`EditorApp::start`]).
+    fn start_on(file: Option<&Path>, explicit: Option<&Path>) -> Self {
         let Some(path) = file else {
             return Self::sample();
         };
@@ -813,7 +827,7 @@ pub fn run(
     listen: Option<&str>,
     project: Option<&Path>,
 ) -> Result<(), String> {
-    let mut app = EditorApp::start(file, project);
+    let mut app = EditorApp::start(file, trace, project);
     if let Some(s) = app.simulation_mut() {
         s.running = simulate;
     }
@@ -835,13 +849,6 @@ pub fn run(
             )),
         },
         Err(e) => return Err(e),
-    }
-    // A trace that cannot be read is said in the status line; the window opens anyway.
-    if let Some(trace) = trace
-        && app.open_trace(trace)
-        && let Some(s) = app.simulation_mut()
-    {
-        s.running = simulate;
     }
     // The window opens as it was last (Arbor's settings file keeps it, with the recent
     // files, the breakpoints and the zoom).

@@ -10,7 +10,7 @@ use eframe::egui::{self, Color32, RichText};
 
 use super::commands::Command;
 use crate::debug::{
-    Breakpoint, Debugger, GameRow, Logged, LoggedKind, MarkerKind, SPEEDS, Source, describe,
+    Breakpoint, Debugger, Logged, LoggedKind, MarkerKind, SPEEDS, Source, describe,
 };
 use crate::model::{NodeId, Tree};
 use crate::runtime::Status;
@@ -135,16 +135,26 @@ impl SimPanel {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
+        // A game shown live: what the panel says of it on a line of its own (it can be
+        // long), under the controls.
+        let mut live_notes: Vec<RichText> = Vec::new();
+        let yellow = Color32::from_rgb(240, 200, 60);
         ui.horizontal(|ui| {
             ui.label(RichText::new("Simulation").strong());
             if let Some(i) = self.debugger.live_game() {
-                let state = match self.debugger.games.get(i) {
-                    Some(g) if g.connected => "connected".to_owned(),
-                    Some(GameRow {
-                        problem: Some(p), ..
-                    }) => format!("ended: {p}"),
-                    _ => "ended".to_owned(),
-                };
+                let game = self.debugger.games.get(i);
+                if game.is_some_and(|g| g.connected) {
+                    ui.label(format!("live: {name}, connected"));
+                } else {
+                    // Said in orange: the game is gone, what it sent stays to scrub through.
+                    let why = game
+                        .and_then(|g| g.problem.as_ref())
+                        .map_or_else(String::new, |p| format!(": {p}"));
+                    ui.label(
+                        RichText::new(format!("live: {name}, ended{why}; the recording stays"))
+                            .color(Color32::from_rgb(240, 140, 60)),
+                    );
+                }
                 let from = self
                     .debugger
                     .source()
@@ -152,23 +162,31 @@ impl SimPanel {
                     .and_then(|r| r.trace().events.first())
                     .map_or(0, |e| e.step.max(1));
                 if from > 1 {
-                    ui.label(format!("live: {name}, {state}, received from step {from}"));
-                } else {
-                    ui.label(format!("live: {name}, {state}"));
+                    live_notes.push(RichText::new(format!(
+                        "received from step {from}: the game ran before this editor connected"
+                    )));
                 }
-                if let Some(g) = self.debugger.games.get(i).filter(|g| !g.paused.is_empty()) {
-                    ui.label(
+                // Always a line, so the panel does not jump as the game pauses and goes on.
+                match game.filter(|g| !g.paused.is_empty()) {
+                    Some(g) => live_notes.push(
                         RichText::new(format!(
-                            "paused in the game: {} (Step steps it, Run lets it go)",
+                            "paused in the game: {} (Step steps the watched one, Run lets all go)",
                             g.paused.join(", ")
                         ))
-                        .color(Color32::from_rgb(240, 200, 60)),
-                    );
+                        .color(yellow),
+                    ),
+                    None if game.is_some_and(|g| g.connected) => {
+                        live_notes.push(RichText::new("no agent paused in the game").weak());
+                    }
+                    None => {}
                 }
-                if let Some(g) = self.debugger.games.get(i).filter(|g| g.dropped > 0) {
-                    ui.label(
-                        RichText::new(format!("{} events dropped by the game", g.dropped))
-                            .color(Color32::from_rgb(240, 200, 60)),
+                if let Some(g) = game.filter(|g| g.dropped > 0) {
+                    live_notes.push(
+                        RichText::new(format!(
+                            "{} events dropped by the game (the editor could not keep up)",
+                            g.dropped
+                        ))
+                        .color(yellow),
                     );
                 }
             } else if self.debugger.is_replay() {
@@ -293,6 +311,13 @@ impl SimPanel {
                 }
             }
         });
+        if !live_notes.is_empty() {
+            ui.horizontal_wrapped(|ui| {
+                for note in live_notes {
+                    ui.label(note);
+                }
+            });
+        }
         // A SubTree's tree shown while the run goes on: which SubTree, and the way back.
         if let Some(inside) = self.debugger.inside() {
             ui.horizontal(|ui| {
