@@ -471,6 +471,14 @@ fn a_forward_only_session_keeps_the_same_memory_however_long_it_runs() {
     );
 }
 
+/// A breakpoint on entering `node`.
+fn on_entering(node: &str) -> [Breakpoint; 1] {
+    [Breakpoint {
+        node: node.to_owned(),
+        on: BreakOn::Enter,
+    }]
+}
+
 /// The debugger's controller (what the Simulation panel draws), without a window: a
 /// scenario's run of the tree `name`, shown on that tree.
 fn debugger(name: &str) -> (arbor::debug::Debugger, arbor::model::Tree, PathBuf) {
@@ -508,10 +516,7 @@ fn the_controller_paces_a_run_by_the_clock_and_a_late_frame_runs_no_burst() {
 #[test]
 fn the_controller_stops_a_paced_run_at_a_breakpoint_selects_its_node_and_says_why() {
     let (mut d, _, _) = debugger("droid_arena");
-    let breaks = [Breakpoint {
-        node: "attack".into(),
-        on: BreakOn::Enter,
-    }];
+    let breaks = on_entering("attack");
     // Past the start (which enters Attack at once), to the next time.
     let mut core = scenario_session("droid_arena", 0);
     core.run(1, &[]);
@@ -614,10 +619,7 @@ fn inside_a_subtree_the_controller_maps_the_runs_ids_to_the_assets_and_back() {
 #[test]
 fn when_several_agents_hit_at_once_the_view_stays_on_the_watched_one() {
     let (mut d, _, _) = debugger("droid_arena");
-    let breaks = [Breakpoint {
-        node: "attack".into(),
-        on: BreakOn::Enter,
-    }];
+    let breaks = on_entering("attack");
     let mut core = scenario_session("droid_arena", 0);
     let hits = core.run(1, &breaks);
     assert!(hits.len() >= 2, "several droids enter Attack at the start");
