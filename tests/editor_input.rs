@@ -434,7 +434,7 @@ fn the_node_menu_disconnects_selects_the_subtree_and_collapses_it() {
     menu(&mut h, "flee", "Collapse / Expand Subtree");
     assert!(h.state().is_collapsed(&NodeId::new("flee")));
     assert!(!h.state().is_shown(&NodeId::new("run")));
-    h.get_by_label("▸ 2 hidden below");
+    h.get_by_label("▶ 2 hidden below");
     menu(&mut h, "flee", "Collapse / Expand Subtree");
     assert!(h.state().is_shown(&NodeId::new("run")));
     menu(&mut h, "flee", "Disconnect");
@@ -1185,7 +1185,7 @@ fn the_node_menu_sets_what_a_breakpoint_breaks_on_and_the_dot_clears_it() {
     // The red dot in its header clears it (its bounds are in graph space; the view has
     // moved to the node the run stopped at).
     h.run_steps(3);
-    let dot = h.get_by_label("●").rect().center();
+    let dot = h.get_by_label("Breakpoint").rect().center();
     let at = h.state().camera().unwrap().mul_pos(dot);
     click_at(&mut h, at, PointerButton::Primary, Modifiers::NONE);
     assert!(h.state().breakpoints().is_empty());
@@ -1275,7 +1275,7 @@ fn the_ring_on_a_selected_node_sets_a_breakpoint() {
     let at = on_node(&h, "choose");
     click_at(&mut h, at, PointerButton::Primary, Modifiers::NONE);
     assert_eq!(h.state().selection(), &[NodeId::new("choose")]);
-    let ring = h.get_by_label("○").rect().center();
+    let ring = h.get_by_label("Set a breakpoint").rect().center();
     let at = h.state().camera().unwrap().mul_pos(ring);
     click_at(&mut h, at, PointerButton::Primary, Modifiers::NONE);
     assert_eq!(
@@ -1285,7 +1285,7 @@ fn the_ring_on_a_selected_node_sets_a_breakpoint() {
             on: arbor::debug::BreakOn::Enter
         }]
     );
-    h.get_by_label("●");
+    h.get_by_label("Breakpoint");
 }
 
 #[test]
@@ -2252,4 +2252,82 @@ fn help_lists_every_command_with_its_shortcuts_and_quit_asks_about_unsaved_chang
     h.get_by_role_and_label(Role::Button, "Quit Ctrl+Q").click();
     h.run_steps(3);
     h.get_by_role_and_label(Role::Button, "Don't save");
+}
+
+/// Whether `c` draws as itself in the editor's text font: a glyph of its own, not the
+/// missing-glyph box. (egui's `has_glyph` also says no for a character that lives in the
+/// face its box comes from, so the glyph drawn is compared with the box's.)
+fn drawable(ctx: &egui::Context, c: char) -> bool {
+    let font = egui::FontId::proportional(14.0);
+    if ctx.fonts_mut(|f| f.has_glyph(&font, c)) {
+        return true;
+    }
+    let uv = |s: String| {
+        ctx.fonts_mut(|f| {
+            let galley = f.layout_no_wrap(s, font.clone(), egui::Color32::WHITE);
+            galley.rows[0].glyphs[0].uv_rect
+        })
+    };
+    let missing = uv('\u{10FFFD}'.to_string());
+    uv(c.to_string()) != missing
+}
+
+#[test]
+fn every_character_the_editor_draws_in_text_is_in_its_fonts() {
+    // Every non-ASCII character in a string of the editor's and debugger's code (comments
+    // left out) has a glyph in the fonts the editor ships with (its text font, with the
+    // emoji fonts behind it): none draws as a missing-glyph box.
+    let h = harness(EditorApp::sample());
+    let mut sources = Vec::new();
+    for dir in ["src/editor", "src/debug"] {
+        for entry in std::fs::read_dir(common::repo().join(dir)).unwrap() {
+            sources.push(entry.unwrap().path());
+        }
+    }
+    let mut checked = 0;
+    for path in sources {
+        let text = std::fs::read_to_string(&path).unwrap();
+        for (n, line) in text.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or("");
+            // Only what lies between quotes on the line.
+            for (i, part) in code.split('"').enumerate() {
+                if i % 2 == 0 {
+                    continue;
+                }
+                for c in part.chars().filter(|c| !c.is_ascii()) {
+                    assert!(
+                        drawable(&h.ctx, c),
+                        "{}:{}: {c:?} (U+{:04X}) has no glyph",
+                        path.display(),
+                        n + 1,
+                        c as u32
+                    );
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert!(checked > 10, "the scan found the editor's strings");
+}
+
+#[test]
+fn a_breakpoint_shows_as_a_red_dot_zoomed_out_far_too() {
+    let mut h = open_sample("pass_receive");
+    h.state_mut().select(Some(NodeId::new("receive")));
+    key(&mut h, Modifiers::NONE, Key::F9);
+    assert_eq!(h.state().breakpoints().len(), 1);
+    h.get_by_label("Breakpoint");
+    for _ in 0..12 {
+        key(&mut h, Modifiers::COMMAND, Key::Minus);
+    }
+    h.run_steps(3);
+    let scale = h.state().camera().unwrap().scaling;
+    assert!(scale < 0.4, "zoomed out far: {scale}");
+    // Its dot is still drawn, and large enough to see on screen.
+    let dot = h.get_by_label("Breakpoint").rect();
+    assert!(
+        dot.width() * scale >= 8.0,
+        "{} points on screen",
+        dot.width() * scale
+    );
 }

@@ -407,7 +407,9 @@ impl SimPanel {
             ui.allocate_exact_size(egui::vec2(width, 22.0), egui::Sense::click_and_drag());
         response
             .widget_info(|| egui::WidgetInfo::labeled(egui::WidgetType::Slider, true, "Timeline"));
-        let response = response.on_hover_text("Drag to any step of the run (Shift+← / Shift+→)");
+        let response = response.on_hover_text(
+            "Drag to any step of the run (Shift+⏴ / Shift+⏵, as the menus write the arrow keys)",
+        );
         let painter = ui.painter_at(rect);
         let bar = rect.shrink2(egui::vec2(6.0, 7.0));
         let x_of = |step: u64| bar.left() + bar.width() * (step as f32 / head as f32);

@@ -421,6 +421,32 @@ fn line(text: RichText) -> egui::Label {
     egui::Label::new(text).wrap_mode(egui::TextWrapMode::Extend)
 }
 
+/// The colour of a breakpoint's dot.
+pub const BREAKPOINT_RED: Color32 = Color32::from_rgb(240, 60, 60);
+
+/// A breakpoint's dot, `size` points across: filled red when `set`, else a faint ring
+/// (where a click sets one).
+fn breakpoint_dot(ui: &mut Ui, size: f32, set: bool) -> egui::Response {
+    let (rect, response) = ui.allocate_exact_size(egui::vec2(size, size), egui::Sense::hover());
+    let name = if set {
+        "Breakpoint"
+    } else {
+        "Set a breakpoint"
+    };
+    response.widget_info(|| egui::WidgetInfo::labeled(egui::WidgetType::Other, true, name));
+    let r = size * 0.36;
+    if set {
+        ui.painter().circle_filled(rect.center(), r, BREAKPOINT_RED);
+    } else {
+        ui.painter().circle_stroke(
+            rect.center(),
+            r,
+            egui::Stroke::new((size / 10.0).max(1.0), Color32::from_rgb(200, 110, 110)),
+        );
+    }
+    response
+}
+
 impl SnarlViewer<NodeId> for Viewer<'_> {
     fn title(&mut self, node: &NodeId) -> String {
         self.look
@@ -484,22 +510,31 @@ impl SnarlViewer<NodeId> for Viewer<'_> {
             return;
         };
         let hidden = self.hidden.get(&id).copied();
+        let breakpoint = self.look.breakpoints.get(&id).copied();
         if self.lod {
-            // Header and title only, at a size that stays legible on screen.
+            // Header and title only, at a size that stays legible on screen; a breakpoint
+            // as a dot of that size before it.
             let size = (SMALL_TEXT + 2.0) / self.camera.scaling.max(0.05);
             ui.set_width(NODE_SIZE.x);
-            ui.add(
-                egui::Label::new(
-                    RichText::new(n.label())
-                        .size(size.min(60.0))
-                        .strong()
-                        .color(Color32::WHITE),
-                )
-                .truncate(),
-            );
+            ui.horizontal(|ui| {
+                if let Some(on) = breakpoint {
+                    // At least 12 points on screen, as far out as a node still shows.
+                    let dot = (12.0 / self.camera.scaling.max(0.05)).min(240.0);
+                    breakpoint_dot(ui, dot, true)
+                        .on_hover_text(format!("Breakpoint: the run pauses on {}", on.name()));
+                }
+                ui.add(
+                    egui::Label::new(
+                        RichText::new(n.label())
+                            .size(size.min(60.0))
+                            .strong()
+                            .color(Color32::WHITE),
+                    )
+                    .truncate(),
+                );
+            });
             return;
         }
-        let breakpoint = self.look.breakpoints.get(&id).copied();
         ui.vertical(|ui| {
             ui.set_min_width(140.0);
             ui.horizontal(|ui| {
@@ -509,27 +544,23 @@ impl SnarlViewer<NodeId> for Viewer<'_> {
                         .color(Color32::from_gray(225)),
                 ));
                 // After the kind, the breakpoint dot: red when set; on a selected node, a
-                // faint ring that sets one.
+                // faint ring that sets one. (Painted: no font need have the glyph.)
                 let dot = match breakpoint {
                     Some(on) => Some((
-                        "●",
-                        Color32::from_rgb(240, 60, 60),
+                        true,
                         format!(
                             "Breakpoint: the run pauses on {} of this node. Click (or F9) to clear",
                             on.name()
                         ),
                     )),
                     None if self.look.debugging && self.selected.contains(&id) => Some((
-                        "○",
-                        Color32::from_rgb(200, 110, 110),
+                        false,
                         "Click (or F9) to pause the run when this node is entered".to_owned(),
                     )),
                     None => None,
                 };
-                if let Some((glyph, colour, hover)) = dot {
-                    let r = ui
-                        .add(line(RichText::new(glyph).size(SMALL_TEXT).color(colour)))
-                        .on_hover_text(hover);
+                if let Some((set, hover)) = dot {
+                    let r = breakpoint_dot(ui, SMALL_TEXT, set).on_hover_text(hover);
                     // The canvas takes clicks on it (the node's own drag lies above).
                     self.out.dots.push((id.clone(), r.rect));
                 }
@@ -557,7 +588,7 @@ impl SnarlViewer<NodeId> for Viewer<'_> {
             }
             if let Some(count) = hidden {
                 ui.add(line(
-                    RichText::new(format!("▸ {count} hidden below"))
+                    RichText::new(format!("▶ {count} hidden below"))
                         .size(SMALL_TEXT)
                         .italics()
                         .color(Color32::from_rgb(235, 215, 140)),
