@@ -521,8 +521,47 @@ fn middle_right_and_space_drags_pan_and_the_wheel_zooms_around_the_pointer() {
     assert!((still - under).length() < 1.0, "{under:?} -> {still:?}");
 }
 
+/// The sample trees, by name.
+const SAMPLE_TREES: [&str; 7] = [
+    "chase_flee",
+    "door_room",
+    "droid_arena",
+    "guard_patrol",
+    "hungry_agent",
+    "mock_sketch",
+    "pass_receive",
+];
+
+/// Every node of the tree lies inside the canvas, as drawn.
+fn all_in_view(h: &Harness<'static, EditorApp>) {
+    let canvas = h.state().canvas_rect().unwrap();
+    for n in h.state().tree().nodes() {
+        let r = h.state().screen_rect_of(&n.id).unwrap();
+        assert!(
+            canvas.contains_rect(r),
+            "{} at {r:?} outside {canvas:?}",
+            n.id
+        );
+    }
+}
+
 #[test]
-fn zoom_keys_step_the_zoom_and_f_fits_every_node_at_a_readable_size() {
+fn f_fits_every_sample_tree_in_the_window() {
+    for name in SAMPLE_TREES {
+        let app =
+            EditorApp::open(&common::repo().join(format!("sample_trees/{name}.json"))).unwrap();
+        let mut h = egui_kittest::Harness::builder()
+            .with_size(egui::vec2(1600.0, 1000.0))
+            .build_eframe(|_cc| app);
+        h.run_steps(4);
+        key(&mut h, Modifiers::NONE, Key::F);
+        h.run_steps(3);
+        all_in_view(&h);
+    }
+}
+
+#[test]
+fn zoom_keys_step_the_zoom_and_f_fits_every_node() {
     let app = EditorApp::open(&common::repo().join("sample_trees/door_room.json")).unwrap();
     let mut h = harness(app);
     let scale = |h: &Harness<'static, EditorApp>| h.state().camera().unwrap().scaling;
@@ -553,14 +592,16 @@ fn zoom_keys_step_the_zoom_and_f_fits_every_node_at_a_readable_size() {
             n.id
         );
     }
-    // A tree too large for that keeps the readable zoom.
+    // A tree too large for that is shown whole all the same, its nodes as their titles.
     key(&mut h, Modifiers::NONE, Key::F);
     h.run_steps(2);
-    assert!(scale(&h) >= READABLE_ZOOM - 1e-4, "{}", scale(&h));
+    assert!(scale(&h) < READABLE_ZOOM, "{}", scale(&h));
+    all_in_view(&h);
     // Shift+F shows the selection.
     h.state_mut().select(Some(NodeId::new("rest")));
     key(&mut h, Modifiers::SHIFT, Key::F);
-    h.run_steps(2);
+    // (From titles only back to whole nodes: centred again with the sizes drawn.)
+    h.run_steps(4);
     let canvas = h.state().canvas_rect().unwrap();
     let r = h.state().screen_rect_of(&NodeId::new("rest")).unwrap();
     assert!(
@@ -743,15 +784,7 @@ fn the_command_palette_finds_a_command_by_name_and_enter_runs_it() {
 
 #[test]
 fn every_sample_opens_readable_with_root_in_view_no_title_cut_short_and_no_nodes_touching() {
-    for name in [
-        "chase_flee",
-        "door_room",
-        "droid_arena",
-        "guard_patrol",
-        "hungry_agent",
-        "mock_sketch",
-        "pass_receive",
-    ] {
+    for name in SAMPLE_TREES {
         let app =
             EditorApp::open(&common::repo().join(format!("sample_trees/{name}.json"))).unwrap();
         let h = harness(app);
@@ -1083,6 +1116,10 @@ fn a_trigger_button_fires_the_interrupt_and_the_log_shows_it() {
     h.run_steps(2);
     h.get_by_label("failures and interrupts").click();
     h.run_steps(2);
+    // (Scrolled into the log's view first, as a person would.)
+    h.get_by_label_contains("Receive a pass started by the trigger")
+        .scroll_to_me();
+    h.run_steps(3);
     h.get_by_label_contains("Receive a pass started by the trigger")
         .click();
     h.run_steps(2);
@@ -2330,4 +2367,45 @@ fn a_breakpoint_shows_as_a_red_dot_zoomed_out_far_too() {
         "{} points on screen",
         dot.width() * scale
     );
+}
+
+#[test]
+fn the_arena_pops_out_into_a_window_as_large_as_it_is_made_and_goes_back() {
+    let mut h = open_sample("droid_arena");
+    key(&mut h, Modifiers::NONE, Key::N);
+    let small = h.get_by_label("Arena").rect();
+    h.get_by_role_and_label(Role::Button, "Pop out the arena")
+        .click();
+    h.run_steps(4);
+    h.get_by_label("The arena");
+    let large = h.get_by_label("Arena").rect();
+    assert!(
+        large.width() > 1.5 * small.width(),
+        "{} against {} points wide",
+        large.width(),
+        small.width()
+    );
+    // It works there as in the panel: a click on an agent watches it.
+    let at = in_arena(&h, 2);
+    click_at(&mut h, at, PointerButton::Primary, Modifiers::NONE);
+    assert_eq!(h.state().simulation().unwrap().watched(), 2);
+    // Put back from the panel.
+    h.get_by_role_and_label(Role::Button, "Put the arena back")
+        .click();
+    h.run_steps(20);
+    assert!(h.query_by_label("The arena").is_none());
+    assert_eq!(h.get_by_label("Arena").rect().width(), small.width());
+}
+
+#[test]
+fn the_event_log_and_an_agents_state_are_at_least_12_points() {
+    let mut h = open_sample("door_room");
+    for _ in 0..3 {
+        key(&mut h, Modifiers::NONE, Key::N);
+    }
+    // A log line and a state line, measured as drawn: one line at least 12 points high.
+    let state = h.get_by_label_contains("health 100/100").rect();
+    assert!(state.height() >= 12.0, "{}", state.height());
+    let line = h.get_by_label("step 1").rect();
+    assert!(line.height() >= 12.0, "{}", line.height());
 }

@@ -480,7 +480,8 @@ impl EditorApp {
         if self.apply(edit) {
             self.say("Arranged: Root on the right, children top to bottom in slot order");
         }
-        self.canvas.request(ViewRequest::Fit);
+        // As a tree is first shown: whole when it is readable so, else with its Root.
+        self.canvas.request(ViewRequest::Open);
     }
 
     /// Links `child` into slot `slot` of `port` on `parent`, as a drag on the canvas does.

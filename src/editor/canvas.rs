@@ -36,13 +36,13 @@ pub struct Canvas {
     gesture: Gesture,
     /// Space was held to pan since it was pressed (so letting it go does not run the sim).
     space_panned: bool,
-    /// The last request was carried out once with the node sizes of the frame before; it
-    /// is carried out again with the sizes it gave.
-    settled: bool,
+    /// The last fitting request, the bounds it fitted and how many times it was done again
+    /// because the sizes changed (see `frame_camera`).
+    settling: Option<(ViewRequest, egui::Rect, u8)>,
     /// The canvas area the view was last fitted to, while nothing has moved the camera
     /// since: a resize of the window (the first frames of a window shrunk to its monitor)
     /// fits again.
-    fitted_to: Option<egui::Rect>,
+    fitted_to: Option<(egui::Rect, ViewRequest)>,
     /// Nodes whose subtrees are hidden.
     collapsed: HashSet<NodeId>,
     /// For each collapsed node shown, how many nodes below it are hidden.
@@ -59,8 +59,12 @@ pub struct Canvas {
 /// A change of the camera asked for by a command.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ViewRequest {
-    /// Show every node.
+    /// Show every node, zoomed out as far as it takes (Zoom to Fit; below the readable
+    /// zoom nodes show their header and title only).
     Fit,
+    /// The first view of a tree: every node when they fit at a readable size, else the
+    /// readable zoom with Root in view.
+    Open,
     /// Show these nodes.
     FitNodes(Vec<NodeId>),
     /// Centre this node, keeping the zoom.
@@ -144,7 +148,7 @@ impl Canvas {
             ids: foldhash::HashMap::default(),
             body_sizes: HashMap::new(),
             camera: None,
-            request: Some(ViewRequest::Fit),
+            request: Some(ViewRequest::Open),
             rects: Vec::new(),
             drawn: foldhash::HashMap::default(),
             sizes: foldhash::HashMap::default(),
@@ -152,7 +156,7 @@ impl Canvas {
             area: None,
             gesture: Gesture::None,
             space_panned: false,
-            settled: false,
+            settling: None,
             fitted_to: None,
             collapsed: HashSet::new(),
             hidden: HashMap::new(),
@@ -315,6 +319,25 @@ impl Canvas {
         })
     }
 
+    /// The graph bounds a fitting request shows: every node shown (Fit, Open), or the
+    /// nodes it names (FitNodes).
+    fn fit_bounds(&self, tree: &Tree, request: &ViewRequest) -> Option<egui::Rect> {
+        let rect = |id: &NodeId| {
+            self.is_shown(id)
+                .then(|| self.graph_rect(tree, id))
+                .flatten()
+        };
+        match request {
+            ViewRequest::Fit | ViewRequest::Open => tree
+                .nodes()
+                .iter()
+                .filter_map(|n| rect(&n.id))
+                .reduce(|a, b| a.union(b)),
+            ViewRequest::FitNodes(ids) => ids.iter().filter_map(rect).reduce(|a, b| a.union(b)),
+            _ => None,
+        }
+    }
+
     /// The camera for this frame: the last one, changed by a pending request.
     fn frame_camera(&mut self, tree: &Tree, area: egui::Rect) -> TSTransform {
         let current = self.camera;
@@ -325,59 +348,55 @@ impl Canvas {
                 translation: area.center().to_vec2() - centre.to_vec2() * scale,
             }
         };
-        let fit = |ids: &[NodeId], canvas: &Self| {
-            let bounds = ids
-                .iter()
-                .filter(|id| canvas.is_shown(id))
-                .filter_map(|id| canvas.graph_rect(tree, id))
-                .reduce(|a, b| a.union(b));
-            bounds.map(|b| fit_rect(area, b))
-        };
         if self.request.is_none()
-            && self
-                .fitted_to
-                .is_some_and(|a| (a.size() - area.size()).length() > 0.5)
+            && let Some((a, r)) = &self.fitted_to
+            && (a.size() - area.size()).length() > 0.5
         {
-            self.request = Some(ViewRequest::Fit);
+            self.request = Some(r.clone());
+        }
+        // Fitting changes the zoom, and with it the drawn sizes (the level of detail, a
+        // body laid out anew): fitted again while the sizes it fits change (a few frames).
+        if self.request.is_none()
+            && let Some((r, used, tries)) = self.settling.take()
+            && self.fit_bounds(tree, &r) != Some(used)
+            && tries < 6
+        {
+            self.request = Some(r.clone());
+            self.settling = Some((r, used, tries + 1));
         }
         let request = self.request.take();
-        if request.is_some() {
-            self.fitted_to = (request == Some(ViewRequest::Fit)).then_some(area);
-        }
-        // Fitting or centring changes the zoom, and with it the drawn sizes (the level of
-        // detail): done again once in the next frame, with the sizes it gave.
-        if let Some(r @ (ViewRequest::Fit | ViewRequest::FitNodes(_))) = &request {
-            if self.settled {
-                self.settled = false;
-            } else {
-                self.settled = true;
-                self.request = Some(r.clone());
-            }
+        if let Some(r) = &request {
+            self.fitted_to =
+                matches!(r, ViewRequest::Fit | ViewRequest::Open).then(|| (area, r.clone()));
         }
         let camera = match request {
             None => current,
-            Some(ViewRequest::Fit) => {
-                let bounds = tree
-                    .nodes()
-                    .iter()
-                    .filter(|n| self.is_shown(&n.id))
-                    .map(|n| self.node_rect(n))
-                    .reduce(|a, b| a.union(b));
+            Some(r @ (ViewRequest::Fit | ViewRequest::Open | ViewRequest::FitNodes(_))) => {
+                let bounds = self.fit_bounds(tree, &r);
+                let tries = self.settling.take().map_or(0, |(_, _, t)| t);
+                if let Some(b) = bounds {
+                    self.settling = Some((r.clone(), b, tries));
+                }
                 let root = tree
                     .nodes()
                     .iter()
                     .find(|n| n.kind == "Root")
                     .map(|n| self.node_rect(n));
-                // A tree too large to show whole keeps its Root in view.
-                bounds
-                    .map(|b| fit_rect(area, b))
-                    .map(|t| match root {
-                        Some(r) => keep_inside(t, r, area),
-                        None => t,
-                    })
-                    .or(current)
+                let smallest = if r == ViewRequest::Fit {
+                    ZOOM_RANGE.0
+                } else {
+                    READABLE_ZOOM
+                };
+                let fitted = bounds.map(|b| fit_rect(area, b, smallest));
+                match (r, root) {
+                    // A tree too large to show whole keeps its Root in view.
+                    (ViewRequest::Fit | ViewRequest::Open, Some(root)) => {
+                        fitted.map(|t| keep_inside(t, root, area))
+                    }
+                    _ => fitted,
+                }
+                .or(current)
             }
-            Some(ViewRequest::FitNodes(ids)) => fit(&ids, self).or(current),
             Some(ViewRequest::Centre(id)) => {
                 // Never drawn (just added, or far away), or still growing as its body is
                 // laid out: centred again with the size it has next (a few frames at most).
@@ -666,13 +685,13 @@ fn over_canvas(ctx: &egui::Context, p: egui::Pos2, canvas: egui::LayerId) -> boo
     ctx.layer_id_at(p).is_none_or(|l| l.order == canvas.order)
 }
 
-/// The transform that shows `bounds` (graph) inside `view`, between the readable zoom and
-/// 100 %: a tree too large to show whole at a readable size is centred.
-pub fn fit_rect(view: egui::Rect, bounds: egui::Rect) -> TSTransform {
+/// The transform that shows `bounds` (graph) inside `view`, between `smallest` and 100 %:
+/// what is too large to show whole at `smallest` is centred.
+pub fn fit_rect(view: egui::Rect, bounds: egui::Rect, smallest: f32) -> TSTransform {
     let bounds = bounds.expand(30.0);
     let scale = (view.width() / bounds.width())
         .min(view.height() / bounds.height())
-        .clamp(READABLE_ZOOM, 1.0);
+        .clamp(smallest, 1.0);
     TSTransform {
         scaling: scale,
         translation: view.center().to_vec2() - bounds.center().to_vec2() * scale,

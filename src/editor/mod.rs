@@ -756,7 +756,7 @@ impl EditorApp {
         let edit = layout::layout(&layout::Sizes::new(self.doc.tree(), &self.catalog, &drawn));
         if self.doc.arrange(edit, &self.catalog) {
             self.canvas.rebuild(self.doc.tree(), &self.catalog);
-            self.canvas.request(ViewRequest::Fit);
+            self.canvas.request(ViewRequest::Open);
         }
     }
 

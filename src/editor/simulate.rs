@@ -16,6 +16,10 @@ use crate::model::{NodeId, Tree};
 use crate::runtime::Status;
 use crate::world::{EntityKind, ItemKind, Simulation};
 
+/// The size of the panel's running text (the event log, an agent's state), in points: no
+/// smaller than the body text.
+const PANEL_TEXT: f32 = 12.5;
+
 /// What the Game list asks for to leave a game for the tree's own run.
 pub const OWN_RUN: usize = usize::MAX;
 
@@ -94,6 +98,8 @@ pub struct SimPanel {
     pub picking: bool,
     /// A game chosen in the panel's list, for the app to attach to.
     attach: Option<usize>,
+    /// The arena is shown in a window of its own.
+    pub arena_window: bool,
 }
 
 impl SimPanel {
@@ -106,6 +112,7 @@ impl SimPanel {
             payload: String::new(),
             picking: false,
             attach: None,
+            arena_window: false,
         }
     }
 
@@ -375,7 +382,29 @@ impl SimPanel {
             self.timeline_ui(ui, breakpoints);
             self.triggers_ui(ui, tree);
             ui.horizontal_top(|ui| {
-                self.arena_ui(ui);
+                if self.arena_window {
+                    ui.vertical(|ui| {
+                        ui.label(RichText::new("The arena is in\nits own window").weak());
+                        if ui.button("Put the arena back").clicked() {
+                            self.arena_window = false;
+                        }
+                    });
+                } else {
+                    ui.vertical(|ui| {
+                        // As large as the panel leaves room for (above its button).
+                        let room = (ui.clip_rect().bottom() - ui.cursor().top() - 34.0).max(60.0);
+                        self.arena_ui(ui, egui::vec2(360.0, room), 24.0);
+                        if ui
+                            .button("Pop out the arena")
+                            .on_hover_text(
+                                "Show the arena in a window of its own, as large as you make it",
+                            )
+                            .clicked()
+                        {
+                            self.arena_window = true;
+                        }
+                    });
+                }
                 ui.separator();
                 ui.vertical(|ui| {
                     ui.set_width(320.0);
@@ -384,6 +413,18 @@ impl SimPanel {
                 ui.separator();
                 ui.vertical(|ui| self.log_ui(ui, tree, selected));
             });
+        }
+        if self.arena_window && self.debugger.sim().is_some() {
+            let mut open = true;
+            egui::Window::new("The arena")
+                .open(&mut open)
+                .default_size([640.0, 440.0])
+                .resizable(true)
+                .show(ui.ctx(), |ui| {
+                    let room = ui.available_size();
+                    self.arena_ui(ui, room, 200.0);
+                });
+            self.arena_window = open;
         }
         if watched_now != watched {
             self.debugger.watch(watched_now);
@@ -615,7 +656,7 @@ impl SimPanel {
                 lines.push("destroyed".into());
             }
             for l in lines {
-                ui.label(RichText::new(l).small());
+                ui.label(RichText::new(l).size(PANEL_TEXT));
             }
         }
     }
@@ -663,9 +704,11 @@ impl SimPanel {
         };
         let selected = selected.map(|s| self.debugger.traced(s));
         let mut clicked = None;
+        // As tall as the panel leaves room for, its newest line in view.
+        let room = (ui.clip_rect().bottom() - ui.cursor().top() - 8.0).max(48.0);
         egui::ScrollArea::vertical()
             .id_salt("event-log")
-            .max_height(110.0)
+            .max_height(room)
             .stick_to_bottom(true)
             .auto_shrink([false, true])
             .show(ui, |ui| {
@@ -678,7 +721,11 @@ impl SimPanel {
                     }
                     let step = e.step.max(1);
                     if last_step != Some(step) {
-                        ui.label(RichText::new(format!("step {step}")).weak().small());
+                        ui.label(
+                            RichText::new(format!("step {step}"))
+                                .weak()
+                                .size(PANEL_TEXT),
+                        );
                         last_step = Some(step);
                     }
                     let text = describe(&events, i, &title, &observer);
@@ -693,7 +740,7 @@ impl SimPanel {
                         _ => ui.visuals().text_color(),
                     };
                     let r = ui.add(
-                        egui::Label::new(RichText::new(text).small().color(colour))
+                        egui::Label::new(RichText::new(text).size(PANEL_TEXT).color(colour))
                             .sense(egui::Sense::click()),
                     );
                     if r.clicked() && !ids[i].is_empty() {
@@ -708,7 +755,7 @@ impl SimPanel {
 
     /// The arena, one square a tile: a click on an agent watches it, hovering names what
     /// is there, and the watched agent's context entities are joined to it by a line.
-    fn arena_ui(&mut self, ui: &mut egui::Ui) {
+    fn arena_ui(&mut self, ui: &mut egui::Ui, room: egui::Vec2, max_tile: f32) {
         let Some(sim) = self.debugger.sim() else {
             let note = if self.debugger.live_game().is_some() {
                 "A game's run:\nits world is the\ngame's to draw"
@@ -722,9 +769,8 @@ impl SimPanel {
         };
         let world = sim.world();
         let (w, h) = (world.width().max(1) as f32, world.height().max(1) as f32);
-        // As large as the panel leaves room for: resizing the panel resizes the arena.
-        let room = (ui.clip_rect().bottom() - ui.cursor().top() - 6.0).max(60.0);
-        let tile = (room / h).min(360.0 / w).clamp(4.0, 24.0);
+        // As large as `room` (the panel's or the window's), tiles of at most `max_tile`.
+        let tile = (room.y / h).min(room.x / w).clamp(4.0, max_tile);
         let (rect, response) =
             ui.allocate_exact_size(egui::vec2(w * tile, h * tile), egui::Sense::click());
         response.widget_info(|| egui::WidgetInfo::labeled(egui::WidgetType::Other, true, "Arena"));
