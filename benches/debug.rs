@@ -1,6 +1,7 @@
 //! The debugger's history: a 100,000-step run of the droid arena, then jumps to steps
-//! spread over it. `cargo bench --bench debug` prints the run's time and the history's
-//! size, then measures a jump.
+//! spread over it; and a fork from the past: an edit at step 1,000 of the droid arena,
+//! which takes the run again to step 1,000 with the edited tree. `cargo bench --bench
+//! debug` prints the run's time and the history's size, then measures a jump and a fork.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
@@ -9,7 +10,7 @@ use std::time::Instant;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 
-use arbor::debug::Session;
+use arbor::debug::{Debugger, Session};
 use arbor::model::Catalog;
 use arbor::world::Simulation;
 
@@ -45,5 +46,44 @@ fn history(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, history);
+/// An edit at step 1,000: the run taken again with the edited tree (its find range
+/// changed, so the run differs) to step 1,000, through the debugger's controller.
+fn fork(c: &mut Criterion) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample_trees");
+    let tree_path = root.join("droid_arena.json");
+    let tree = arbor::io::load_tree(&tree_path).unwrap();
+    let mut edited = tree.clone();
+    edited
+        .apply(
+            arbor::model::Edit::SetField {
+                id: arbor::model::NodeId::new("find_target"),
+                name: "max_distance".into(),
+                value: Some(arbor::model::Value::Float(2.0)),
+            },
+            &Catalog::builtin(),
+        )
+        .unwrap();
+    let catalog = Catalog::builtin();
+    let mut d = Debugger::open(&root.join("droid_arena.scenario.json")).unwrap();
+    d.pair_with(Some(&tree_path));
+    let mut group = c.benchmark_group("debug");
+    group.sample_size(20);
+    group.bench_function("fork_at_step/1000", |b| {
+        b.iter_custom(|iters| {
+            let mut took = std::time::Duration::ZERO;
+            for _ in 0..iters {
+                d.start_over(&catalog, &tree, &tree_path, 0);
+                d.step_by(1_000, &[]);
+                let start = Instant::now();
+                let said = d.fork(&catalog, &edited, &tree_path, 1);
+                took += start.elapsed();
+                assert_eq!(said.as_deref(), Some("Re-ran 1000 steps with the edit"));
+            }
+            took
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, history, fork);
 criterion_main!(benches);

@@ -636,3 +636,55 @@ fn when_several_agents_hit_at_once_the_view_stays_on_the_watched_one() {
         assert_eq!(d.watched(), hits[0].agent);
     }
 }
+
+#[test]
+fn an_edit_that_breaks_the_tree_starts_the_run_over_and_undo_brings_it_back() {
+    let (mut d, tree, tree_path) = debugger("door_room");
+    let catalog = Catalog::builtin();
+    d.step_by(15, &[]);
+    // Root loses its child: the tree no longer validates.
+    let mut broken = tree.clone();
+    let root = broken
+        .nodes()
+        .iter()
+        .find(|n| n.kind == "Root")
+        .unwrap()
+        .id
+        .clone();
+    let child = broken
+        .node(&root)
+        .unwrap()
+        .linked(arbor::model::Port::Child)[0]
+        .clone();
+    broken
+        .apply(arbor::model::Edit::Unlink { child }, &catalog)
+        .unwrap();
+    let said = d.fork(&catalog, &broken, &tree_path, 1).unwrap();
+    assert!(
+        said.contains("cannot run") && said.contains("starts over"),
+        "{said}"
+    );
+    assert!(d.error.is_some());
+    assert_eq!(d.step_number(), 0);
+    // Undo: the run before the edit, at step 15.
+    let said = d.fork(&catalog, &tree, &tree_path, 0).unwrap();
+    assert!(
+        said.starts_with("Back to the run before the edit"),
+        "{said}"
+    );
+    assert_eq!(d.step_number(), 15);
+    assert!(d.error.is_none());
+    // A title changes nothing that runs: no re-run.
+    let mut titled = tree.clone();
+    titled
+        .apply(
+            arbor::model::Edit::SetTitle {
+                id: root,
+                title: "Top".into(),
+            },
+            &catalog,
+        )
+        .unwrap();
+    assert_eq!(d.fork(&catalog, &titled, &tree_path, 2), None);
+    assert_eq!(d.step_number(), 15);
+}

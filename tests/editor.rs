@@ -729,7 +729,7 @@ fn step_runs_the_tree_in_its_scenario_and_lights_the_running_nodes() {
     // The visitor's state is shown.
     h.get_by_label("visitor: state");
     h.get_by_label_contains("at (");
-    // An edit starts the run over, with the tree as edited.
+    // An edit takes the run again to the step shown, with the tree as edited.
     h.state_mut().apply(arbor::model::Edit::SetField {
         id: NodeId::new("rest"),
         name: "seconds".into(),
@@ -737,8 +737,9 @@ fn step_runs_the_tree_in_its_scenario_and_lights_the_running_nodes() {
     });
     h.run_steps(2);
     let sim = h.state().simulation().unwrap().sim().unwrap();
-    assert_eq!(sim.world().step_number(), 0);
-    // Reset does too.
+    assert_eq!(sim.world().step_number(), 3);
+    h.get_by_label_contains("Re-ran 3 steps with the edit");
+    // Reset starts it over.
     h.get_by_role_and_label(Role::Button, "Step").click();
     h.run_steps(2);
     h.get_by_role_and_label(Role::Button, "Reset").click();

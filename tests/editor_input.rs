@@ -2409,3 +2409,166 @@ fn the_event_log_and_an_agents_state_are_at_least_12_points() {
     let line = h.get_by_label("step 1").rect();
     assert!(line.height() >= 12.0, "{}", line.height());
 }
+
+/// A session of the droid arena scenario, its tree replaced by `tree` as edited, at step
+/// `k`.
+fn droid_arena_edited_at(tree: &arbor::model::Tree, k: u64) -> arbor::debug::Session {
+    let scenario = common::repo().join("sample_trees/droid_arena.scenario.json");
+    let text = std::fs::read_to_string(&scenario).unwrap();
+    let parsed = arbor::world::parse_scenario(&text, &scenario).unwrap();
+    let tree_path = common::repo().join("sample_trees/droid_arena.json");
+    let sim = arbor::world::Simulation::with_edited(
+        &scenario,
+        parsed,
+        &arbor::model::Catalog::builtin(),
+        0,
+        (&tree_path, tree),
+    )
+    .unwrap();
+    let mut s = arbor::debug::Session::new(sim, 0.1);
+    s.run(k, &[]);
+    s
+}
+
+/// Whether the canvas shows, for every node, the core's node state (status and counts)
+/// of `agent`.
+fn shows_states_of(
+    h: &Harness<'static, EditorApp>,
+    core: &arbor::debug::Session,
+    agent: &str,
+) -> bool {
+    let instance = core.sim().instance(agent).unwrap();
+    let live = h.state().simulation().unwrap().live();
+    instance
+        .program()
+        .node_ids()
+        .iter()
+        .zip(instance.node_states())
+        .all(|(id, state)| {
+            let shown = live.get(&NodeId::new(id.as_str())).map(|l| &l.state);
+            match shown {
+                Some(s) => {
+                    (s.status, s.entries, s.successes, s.failures)
+                        == (state.status, state.entries, state.successes, state.failures)
+                }
+                None => state.entries == 0,
+            }
+        })
+}
+
+#[test]
+fn an_edit_at_step_38_reruns_to_step_38_with_the_history_and_undo_brings_the_run_back() {
+    let mut h = open_sample("droid_arena");
+    for _ in 0..38 {
+        key(&mut h, Modifiers::NONE, Key::N);
+    }
+    let agent = h
+        .state()
+        .simulation()
+        .unwrap()
+        .watched_name()
+        .unwrap()
+        .to_owned();
+    let original = core_at("droid_arena", 38);
+    assert!(shows_states_of(&h, &original, &agent));
+    // The designer selects "Closest enemy" and types a new max_distance in the inspector.
+    h.state_mut().focus(&NodeId::new("find_target"));
+    h.run_steps(3);
+    let at = on_node(&h, "find_target");
+    click_at(&mut h, at, PointerButton::Primary, Modifiers::NONE);
+    h.get_by_label("max_distance").click();
+    h.run_steps(2);
+    h.key_press_modifiers(Modifiers::COMMAND, Key::A);
+    h.get_by_label("max_distance").type_text("2");
+    h.key_press(Key::Enter);
+    h.run_steps(3);
+    let node = h
+        .state()
+        .tree()
+        .node(&NodeId::new("find_target"))
+        .unwrap()
+        .clone();
+    assert_eq!(
+        node.fields.get("max_distance"),
+        Some(&arbor::model::Value::Float(2.0))
+    );
+    // The run is taken again to step 38 with the edit, and says so.
+    assert!(
+        h.state().status().contains("Re-ran 38 steps with the edit"),
+        "{}",
+        h.state().status()
+    );
+    assert_eq!(h.state().simulation().unwrap().step_number(), 38);
+    let edited = droid_arena_edited_at(h.state().tree(), 38);
+    assert!(
+        shows_states_of(&h, &edited, &agent),
+        "the edited run at step 38"
+    );
+    assert!(
+        !shows_states_of(&h, &original, &agent),
+        "which differs from the run before"
+    );
+    // Its history is there: Shift+← shows step 37 of the edited run.
+    key(&mut h, Modifiers::SHIFT, Key::ArrowLeft);
+    assert_eq!(h.state().simulation().unwrap().step_number(), 37);
+    assert!(shows_states_of(
+        &h,
+        &droid_arena_edited_at(h.state().tree(), 37),
+        &agent
+    ));
+    // Undo: the tree and the run from before the edit, at step 38.
+    key(&mut h, Modifiers::NONE, Key::Escape);
+    key(&mut h, Modifiers::COMMAND, Key::Z);
+    assert!(
+        h.state()
+            .status()
+            .contains("Back to the run before the edit"),
+        "{}",
+        h.state().status()
+    );
+    assert_eq!(h.state().simulation().unwrap().step_number(), 38);
+    assert!(shows_states_of(&h, &original, &agent));
+    // Redo: the edited run again.
+    key(&mut h, Modifiers::COMMAND | Modifiers::SHIFT, Key::Z);
+    assert!(shows_states_of(
+        &h,
+        &droid_arena_edited_at(h.state().tree(), 37),
+        &agent
+    ));
+}
+
+#[test]
+fn moving_a_node_keeps_the_run_and_removing_the_running_leaf_starts_over_saying_why() {
+    let mut h = open_sample("door_room");
+    for _ in 0..20 {
+        key(&mut h, Modifiers::NONE, Key::N);
+    }
+    // A drag of a node changes nothing that runs: the run stays at step 20, unsaid.
+    let leaf = h.state().simulation().unwrap().running_leaves()[0].clone();
+    h.state_mut().focus(&NodeId::new(leaf.as_str()));
+    h.run_steps(3);
+    let from = on_node(&h, &leaf);
+    drag(
+        &mut h,
+        from,
+        from + egui::vec2(40.0, 30.0),
+        PointerButton::Primary,
+        Modifiers::NONE,
+    );
+    assert!(h.state().is_dirty(), "moved");
+    assert_eq!(h.state().simulation().unwrap().step_number(), 20);
+    assert!(
+        !h.state().status().contains("Re-ran"),
+        "{}",
+        h.state().status()
+    );
+    // Deleting the leaf the agent runs: the run cannot reach step 20 the same way.
+    key(&mut h, Modifiers::NONE, Key::Delete);
+    assert!(!h.state().tree().contains(&NodeId::new(leaf.as_str())));
+    let said = h.state().status().to_owned();
+    assert!(
+        said.contains(&format!("removed {leaf}")) && said.contains("starts over"),
+        "{said}"
+    );
+    assert_eq!(h.state().simulation().unwrap().step_number(), 0);
+}

@@ -20,6 +20,9 @@ pub const SAMPLE_SCENARIO: &str = include_str!("../../sample_trees/droid_arena.s
 /// Seconds per simulated step.
 pub const DT: f64 = 0.1;
 
+/// Runs left by edits that Undo can bring back, at most (each holds its history).
+const KEPT_RUNS: usize = 4;
+
 /// Run speeds, in steps a second.
 pub const SPEEDS: std::ops::RangeInclusive<f64> = 1.0..=60.0;
 
@@ -201,6 +204,12 @@ pub struct Debugger {
     /// A replay's breakpoint marks, with the breakpoints and the count of events they
     /// were found for.
     hit_marks: Option<(Vec<Breakpoint>, usize, Vec<Marker>)>,
+    /// The tree the run runs as it was given (to tell an edit that changes what runs from
+    /// one that moves or renames), and the revision of the document it came from.
+    ran: Option<(Tree, u64)>,
+    /// Runs left by edits, newest last, each with the tree and revision it ran: undoing
+    /// back to one of those revisions brings its run back.
+    kept: Vec<(Source, Tree, u64)>,
     /// What the app said about the run's tree when it was opened (changed since, gone).
     pub note: Option<String>,
     /// For a game shown live: what to tell it (a step, to go on), taken by the app.
@@ -413,6 +422,8 @@ impl Debugger {
             inside: None,
             shown_file: None,
             hit_marks: None,
+            ran: None,
+            kept: Vec::new(),
             note: None,
             game_asks: Vec::new(),
             sent_breakpoints: None,
@@ -543,6 +554,7 @@ impl Debugger {
                 self.watched = self.watched.min(sim.agents().count().saturating_sub(1));
                 let session = Session::new(sim, DT);
                 self.run = Some(Source::Simulation(Box::new(session)));
+                self.ran = Some((tree.clone(), self.ran.as_ref().map_or(0, |r| r.1)));
                 self.apply_breaking();
             }
             Err(SimError::Invalid { problems, .. } | SimError::Unrunnable { problems, .. }) => {
@@ -563,6 +575,133 @@ impl Debugger {
             }
         }
         self.refresh_live();
+    }
+
+    /// The run taken again with `tree` as edited (document revision `revision`), to the
+    /// step shown, with the same seed, dt, triggers and forced results: an edit made while
+    /// debugging forks the run from the shown step instead of starting it over. Returns
+    /// what to tell the user, when there is something to tell:
+    /// - back at a revision a run was kept for (Undo): that run again;
+    /// - an edit that does not change what runs (a move, a title): nothing to do;
+    /// - a run at its first step, a replay: as [`Debugger::reset`];
+    /// - a node on the watched agent's running path removed, or a tree that no longer
+    ///   runs: started over, and why.
+    ///
+    /// While a SubTree's asset is shown, the run's own tree runs, as in `reset`.
+    pub fn fork(
+        &mut self,
+        catalog: &Catalog,
+        tree: &Tree,
+        tree_path: &Path,
+        revision: u64,
+    ) -> Option<String> {
+        if self.is_replay() {
+            self.refresh_live();
+            return None;
+        }
+        let k = self.step_number();
+        let shown_tree = self.inside.as_ref().map_or(tree, |i| &i.tree).clone();
+        // Undo (or Redo) back to a tree a run was kept for.
+        if let Some(i) = self.kept.iter().position(|(_, _, r)| *r == revision) {
+            let (run, kept_tree, _) = self.kept.remove(i);
+            self.keep_current();
+            let step = run.step_number();
+            self.run = Some(run);
+            self.ran = Some((kept_tree, revision));
+            self.error = None;
+            self.stopped = None;
+            self.apply_breaking();
+            self.refresh_live();
+            return Some(format!("Back to the run before the edit, at step {step}"));
+        }
+        if let Some((ran, _)) = &self.ran
+            && self.error.is_none()
+            && ran.runs_like(&shown_tree)
+        {
+            self.ran = Some((shown_tree, revision));
+            self.refresh_live();
+            return None;
+        }
+        // A node the watched agent was running at the shown step, gone from the tree: the
+        // run cannot be taken the same way to that step. (A running leaf inside a SubTree
+        // is `SUBTREE/INNER`: its SubTree must stay.)
+        let removed = self
+            .session()
+            .and_then(|s| s.agent_names().get(self.watched).cloned())
+            .and_then(|name| {
+                let sim = self.sim()?;
+                let instance = sim.instance(&name)?;
+                let ids = instance.program().node_ids();
+                instance.active_leaves().iter().find_map(|&leaf| {
+                    let id = ids.get(leaf as usize)?;
+                    let top = id.split('/').next().unwrap_or(id);
+                    (!shown_tree.contains(&NodeId::new(top))).then(|| id.clone())
+                })
+            });
+        let before = self.run.take();
+        let Some(Source::Simulation(old)) = before else {
+            self.run = before;
+            self.reset(catalog, tree, tree_path);
+            self.set_revision(revision);
+            return None;
+        };
+        if k == 0 {
+            self.reset(catalog, tree, tree_path);
+            self.set_revision(revision);
+            return None;
+        }
+        self.run = Some(Source::Simulation(old));
+        self.keep_current();
+        self.reset(catalog, tree, tree_path);
+        self.set_revision(revision);
+        if let Some(node) = removed {
+            return Some(format!(
+                "The edit removed {node}, which was running at step {k}: the run starts over"
+            ));
+        }
+        if let Some(e) = &self.error {
+            return Some(format!(
+                "The edited tree cannot run ({e}): the run starts over when it can"
+            ));
+        }
+        let Some(Source::Simulation(fresh)) = self.run.take() else {
+            return None;
+        };
+        let Some((Source::Simulation(old), _, _)) = self.kept.last() else {
+            self.run = Some(Source::Simulation(fresh));
+            return None;
+        };
+        let forked = old.replay_onto(*fresh, k);
+        self.run = Some(Source::Simulation(Box::new(forked)));
+        self.apply_breaking();
+        self.refresh_live();
+        Some(format!("Re-ran {k} steps with the edit"))
+    }
+
+    /// Keeps the run as it is, with its tree and revision, for Undo to bring back (the
+    /// newest few: each holds its history).
+    fn keep_current(&mut self) {
+        if let (Some(run), Some((tree, revision))) = (self.run.take(), self.ran.take()) {
+            self.kept.retain(|(_, _, r)| *r != revision);
+            self.kept.push((run, tree, revision));
+            if self.kept.len() > KEPT_RUNS {
+                self.kept.remove(0);
+            }
+        }
+    }
+
+    /// Starts over from the first state with `tree` (document revision `revision`), as
+    /// Reset does: the runs kept for Undo go.
+    pub fn start_over(&mut self, catalog: &Catalog, tree: &Tree, tree_path: &Path, revision: u64) {
+        self.kept.clear();
+        self.reset(catalog, tree, tree_path);
+        self.set_revision(revision);
+    }
+
+    fn set_revision(&mut self, revision: u64) {
+        if let Some(ran) = &mut self.ran {
+            ran.1 = revision;
+        }
     }
 
     /// The simulation at the shown step, when the tree runs in the world (not for a

@@ -369,6 +369,26 @@ impl Session {
         wanted
     }
 
+    /// `fresh` (a session at step 0 of the same world running an edited tree) taken to
+    /// step `k` as this run went there: with the triggers and forced results this run was
+    /// given at steps up to `k`, at the same steps (the same seed and dt are the caller's).
+    pub fn replay_onto(&self, mut fresh: Session, k: u64) -> Session {
+        fresh.triggers = self
+            .triggers
+            .iter()
+            .filter(|t| t.step <= k)
+            .cloned()
+            .collect();
+        fresh.forced = self
+            .forced
+            .iter()
+            .filter(|f| f.step <= k)
+            .cloned()
+            .collect();
+        fresh.seek(k);
+        fresh
+    }
+
     /// Forces the stand-in node `id` (its trace id) of the tree file `tree` to report
     /// `outcome` from the next step on (`None`: its script again), for the rest of the
     /// run. Given at a past step, it starts a new future from the shown step, as a trigger

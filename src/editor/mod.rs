@@ -374,25 +374,43 @@ impl EditorApp {
             .and_then(|s| s.live().get(id).map(|l| l.state.status))
     }
 
-    /// Starts the simulation over with the tree as it is now. A SubTree's asset that was
-    /// shown inside a run has changed: the run no longer matches it, so the asset runs
-    /// on its own from now on.
+    /// The tree changed (an edit, Undo, Redo): the run is taken again with it to the step
+    /// shown ([`Debugger::fork`]), and what that did is said after what the edit says. A SubTree's asset that was
+    /// shown inside a run has changed: the run no longer matches it, so the asset runs on
+    /// its own from now on.
     fn reset_sim(&mut self) {
         if self.simulation().is_some_and(|s| s.inside().is_some()) {
             self.sim = Some(self.own_panel());
             self.say("The SubTree's tree changed: it now runs on its own");
+            self.restart_sim();
+            return;
         }
-        self.restart_sim();
+        let path = self.run_path();
+        if let Some(s) = &mut self.sim {
+            let said = s
+                .debugger
+                .fork(&self.catalog, self.doc.tree(), &path, self.doc.revision());
+            s.debugger.set_shown_file(self.doc.path());
+            // Said after what the edit itself says (at the next frame).
+            if said.is_some() {
+                s.debugger.news = said;
+            }
+        }
+    }
+
+    /// The file the run's tree is known by: the tree's, or the bundled sample's name.
+    fn run_path(&self) -> PathBuf {
+        self.doc
+            .path()
+            .map_or_else(|| PathBuf::from("droid_arena.json"), Path::to_owned)
     }
 
     /// Starts the simulation over (the run's own tree, while a SubTree's asset is shown).
     fn restart_sim(&mut self) {
-        let path = self
-            .doc
-            .path()
-            .map_or_else(|| PathBuf::from("droid_arena.json"), Path::to_owned);
+        let path = self.run_path();
         if let Some(s) = &mut self.sim {
-            s.debugger.reset(&self.catalog, self.doc.tree(), &path);
+            s.debugger
+                .start_over(&self.catalog, self.doc.tree(), &path, self.doc.revision());
             s.debugger.set_shown_file(self.doc.path());
         }
     }
