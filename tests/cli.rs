@@ -377,8 +377,43 @@ fn run_refuses_bad_input_clearly() {
         "--trigger",
         "2:nosuch",
     ]);
-    assert_eq!(out.status.code(), Some(0));
-    assert!(text(&out.stderr).contains("no Interrupt has the id 'nosuch'"));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("--trigger 2:nosuch: no Interrupt has the id or title 'nosuch'"),
+        "{}",
+        text(&out.stderr)
+    );
+    // An Interrupt named by its title, in any case.
+    let out = arbor(&[
+        "run",
+        "sample_trees/mock_sketch.json",
+        "--steps",
+        "12",
+        "--trigger",
+        "12:alarm:intruder",
+        "--trace",
+        "-",
+    ]);
+    let by_id = text(&out.stdout);
+    let title = arbor::io::load_tree(&repo().join("sample_trees/mock_sketch.json"))
+        .unwrap()
+        .node(&arbor::model::NodeId::new("alarm"))
+        .map(|n| n.title.clone())
+        .unwrap();
+    assert!(!title.is_empty());
+    let trigger = format!("12:{}:intruder", title.to_uppercase());
+    let out = arbor(&[
+        "run",
+        "sample_trees/mock_sketch.json",
+        "--steps",
+        "12",
+        "--trigger",
+        &trigger,
+        "--trace",
+        "-",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), by_id);
 }
 
 #[test]
@@ -475,8 +510,6 @@ fn scenario_triggers_go_to_the_agents_that_have_the_interrupt() {
         "3",
         "--trigger",
         "2:receive_pass@winger:ball",
-        "--trigger",
-        "2:alarm",
         "--trace",
         "-",
     ]);
@@ -489,10 +522,20 @@ fn scenario_triggers_go_to_the_agents_that_have_the_interrupt() {
         "{trace}"
     );
     assert!(!trace.contains("\"agent\":\"striker\",\"event\":\"interrupt\""));
+    // An Interrupt no agent's tree has is an error, with what comes close.
+    let out = arbor(&[
+        "run",
+        "sample_trees/pass_receive.scenario.json",
+        "--steps",
+        "3",
+        "--trigger",
+        "2:receive_pas",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
     assert!(
-        text(&out.stderr).contains("no agent has the Interrupt 'alarm'"),
-        "{}",
-        text(&out.stderr)
+        err.contains("no Interrupt has the id or title 'receive_pas'; did you mean 'receive_pass'"),
+        "{err}"
     );
 }
 
@@ -673,6 +716,25 @@ fn run_break_stops_at_the_step_where_the_trace_first_shows_the_event() {
     ]);
     assert_eq!(bad.status.code(), Some(2));
     assert!(text(&bad.stderr).contains("'sometimes' is not a condition"));
+    // A node named by its title stops where its id does; a name that is neither is an
+    // error with what comes close.
+    let by_title = arbor(&[
+        "run",
+        scenario,
+        "--steps",
+        "300",
+        "--break",
+        "am i stronger?:failure",
+    ]);
+    assert_eq!(text(&by_title.stdout), out);
+    let typo = arbor(&["run", scenario, "--steps", "300", "--break", "weakr"]);
+    assert_eq!(typo.status.code(), Some(2));
+    let err = text(&typo.stderr);
+    assert!(
+        err.contains("--break 'weakr': no node has the id or title 'weakr'; did you mean")
+            && err.contains("weaker"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -767,7 +829,7 @@ fn a_trace_never_writes_over_a_file_the_run_reads() {
             vec![
                 p("guard_patrol.scenario.json"),
                 "--break".into(),
-                "never".into(),
+                "intercept".into(),
             ],
             p("guard_patrol.json"),
         ),

@@ -177,6 +177,9 @@ fn the_inspector_sets_a_boolean_and_remove_takes_the_node_out() {
         node.fields.get("overwrite_out"),
         Some(&arbor::model::Value::Bool(false))
     );
+    h.get_by_role_and_label(Role::Button, "Remove node")
+        .scroll_to_me();
+    h.run_steps(2);
     h.get_by_role_and_label(Role::Button, "Remove node").click();
     h.run_steps(3);
     assert!(h.state().tree().node(&id).is_none());
@@ -342,7 +345,7 @@ fn clicking_a_problem_selects_its_node_and_centres_the_view_on_it() {
     assert_eq!(h.state().selected(), Some(&far));
     assert_centred(&h, &far);
     // The inspector shows it.
-    h.get_by_label(far.as_str());
+    assert_eq!(h.get_by_label("id").value().as_deref(), Some(far.as_str()));
 }
 
 #[test]
@@ -403,16 +406,28 @@ fn move_up_and_down_in_the_inspector_change_the_execution_order() {
     };
     assert_eq!(order(&h), ["find_target", "weaker", "approach", "hit"]);
     h.get_by_label_contains("slot 2 of attack.children (4 linked)");
+    h.get_by_role_and_label(Role::Button, "Move up")
+        .scroll_to_me();
+    h.run_steps(2);
     h.get_by_role_and_label(Role::Button, "Move up").click();
     h.run_steps(3);
     assert_eq!(order(&h), ["find_target", "approach", "weaker", "hit"]);
     h.get_by_label_contains("slot 1 of attack.children");
+    h.get_by_role_and_label(Role::Button, "Move down")
+        .scroll_to_me();
+    h.run_steps(2);
     h.get_by_role_and_label(Role::Button, "Move down").click();
     h.run_steps(3);
+    h.get_by_role_and_label(Role::Button, "Move down")
+        .scroll_to_me();
+    h.run_steps(2);
     h.get_by_role_and_label(Role::Button, "Move down").click();
     h.run_steps(3);
     assert_eq!(order(&h), ["find_target", "weaker", "hit", "approach"]);
     // At the end of the list it cannot go further down.
+    h.get_by_role_and_label(Role::Button, "Move down")
+        .scroll_to_me();
+    h.run_steps(2);
     h.get_by_role_and_label(Role::Button, "Move down").click();
     h.run_steps(3);
     assert_eq!(order(&h), ["find_target", "weaker", "hit", "approach"]);

@@ -243,9 +243,9 @@ fn a_click_selects_shift_click_adds_ctrl_click_toggles_and_esc_or_empty_canvas_c
 fn a_box_around_three_nodes_then_delete_removes_them_in_one_undo_step() {
     let mut h = harness(five_waits());
     let before = h.state().tree().clone();
-    let row = ["wait_1", "wait_2", "wait_3"];
+    let row = ["wait", "wait_2", "wait_3"];
     // Around the top row only, from empty canvas.
-    let top = h.state().screen_rect_of(&NodeId::new("wait_1")).unwrap();
+    let top = h.state().screen_rect_of(&NodeId::new("wait")).unwrap();
     let right = h.state().screen_rect_of(&NodeId::new("wait_3")).unwrap();
     drag(
         &mut h,
@@ -275,7 +275,7 @@ fn a_box_around_three_nodes_then_delete_removes_them_in_one_undo_step() {
 fn dragging_a_selected_node_moves_the_whole_selection_in_one_undo_step() {
     let mut h = harness(five_waits());
     let before = h.state().tree().clone();
-    let p = on_node(&h, "wait_1");
+    let p = on_node(&h, "wait");
     click_at(&mut h, p, PointerButton::Primary, Modifiers::NONE);
     let p = on_node(&h, "wait_2");
     click_at(&mut h, p, PointerButton::Primary, Modifiers::SHIFT);
@@ -290,7 +290,7 @@ fn dragging_a_selected_node_moves_the_whole_selection_in_one_undo_step() {
     let pos = |h: &Harness<'static, EditorApp>, id: &str| {
         h.state().tree().node(&NodeId::new(id)).unwrap().position
     };
-    assert_eq!(pos(&h, "wait_1"), [50.0, 30.0]);
+    assert_eq!(pos(&h, "wait"), [50.0, 30.0]);
     assert_eq!(pos(&h, "wait_2"), [350.0, 30.0]);
     assert_eq!(pos(&h, "wait_3"), [600.0, 0.0], "not selected, not moved");
     key(&mut h, Modifiers::COMMAND, Key::Z);
@@ -478,7 +478,7 @@ fn middle_right_and_space_drags_pan_and_the_wheel_zooms_around_the_pointer() {
     // Space and a left drag, even starting on a node, pans and moves nothing.
     let was = h.state().camera().unwrap().translation;
     h.key_down(Key::Space);
-    let on = on_node(&h, "wait_1");
+    let on = on_node(&h, "wait");
     drag(
         &mut h,
         on,
@@ -889,17 +889,19 @@ fn a_wire_dropped_on_empty_canvas_offers_the_kinds_that_fit_and_places_the_node_
     let to = from + egui::vec2(-150.0, 320.0);
     drag(&mut h, from, to, PointerButton::Primary, Modifiers::NONE);
     h.get_by_label("Add a node that fits");
-    // The palette on the left lists Wait too; the menu's is the one that appears.
-    let palette: Vec<_> = h
-        .query_all_by_role_and_label(Role::Button, "Wait")
-        .map(|n| n.rect())
-        .collect();
-    h.get_by_label("Leaf ⏵").click();
+    // One list, searched as it is typed into (its field has the keyboard): Enter adds the
+    // first kind that matches. (The palette on the left has its own category headings.)
+    let count = |h: &Harness<'static, EditorApp>, label: &str| h.query_all_by_label(label).count();
+    let (leaf, composite) = (count(&h, "Leaf"), count(&h, "Composite"));
+    h.get_by_label("Add a node that fits").type_text("wai");
     h.run_steps(2);
-    h.query_all_by_role_and_label(Role::Button, "Wait")
-        .find(|n| !palette.contains(&n.rect()))
-        .expect("Wait in the menu")
-        .click();
+    assert_eq!(count(&h, "Leaf"), leaf, "the Leaf heading stays");
+    assert_eq!(
+        count(&h, "Composite"),
+        composite - 1,
+        "only what matches is listed"
+    );
+    h.key_press(Key::Enter);
     h.run_steps(3);
     let tree = h.state().tree();
     let parent = tree.node(&seq).unwrap();
@@ -916,9 +918,29 @@ fn a_wire_dropped_on_empty_canvas_offers_the_kinds_that_fit_and_places_the_node_
         h.state().screen_rect_of(&new.id).unwrap(),
     );
     assert!(!a.intersects(b), "{a:?} {b:?}");
+    assert_eq!(new.kind, "Wait");
+    let canvas = h.state().canvas_rect().unwrap();
+    assert!(canvas.contains_rect(b), "visible: {b:?} in {canvas:?}");
     // One undo step takes it away.
     key(&mut h, Modifiers::COMMAND, Key::Z);
     assert_eq!(h.state().tree().nodes().len(), 2);
+    // A click on a kind in the list adds that one: a Selector, below Wait's place. (The
+    // palette on the left lists Selector too: the menu's is the one that appears.)
+    let palette: Vec<_> = h
+        .query_all_by_role_and_label(Role::Button, "Selector")
+        .map(|n| n.rect())
+        .collect();
+    let from = pin_of(&h, seq.as_str(), "+ children");
+    drag(&mut h, from, to, PointerButton::Primary, Modifiers::NONE);
+    h.get_by_label("Add a node that fits");
+    h.query_all_by_role_and_label(Role::Button, "Selector")
+        .find(|n| !palette.contains(&n.rect()))
+        .expect("Selector in the menu")
+        .click();
+    h.run_steps(3);
+    let tree = h.state().tree();
+    let kids = tree.node(&seq).unwrap().linked(Port::Children);
+    assert_eq!(tree.node(&kids[1]).unwrap().kind, "Selector");
 }
 
 #[test]
@@ -2571,4 +2593,207 @@ fn moving_a_node_keeps_the_run_and_removing_the_running_leaf_starts_over_saying_
         "{said}"
     );
     assert_eq!(h.state().simulation().unwrap().step_number(), 0);
+}
+
+#[test]
+fn the_inspector_renames_a_node_its_link_and_breakpoint_follow_and_bad_ids_are_refused() {
+    let mut h = open_sample("droid_arena");
+    h.state_mut().focus(&NodeId::new("hit"));
+    h.run_steps(3);
+    let at = on_node(&h, "hit");
+    click_at(&mut h, at, PointerButton::Primary, Modifiers::NONE);
+    key(&mut h, Modifiers::NONE, Key::F9);
+    let slot = |h: &Harness<'static, EditorApp>| {
+        h.state()
+            .tree()
+            .node(&NodeId::new("attack"))
+            .unwrap()
+            .linked(arbor::model::Port::Children)
+            .to_vec()
+    };
+    let before = slot(&h);
+    // Type a new id in the inspector and press Enter.
+    let rename = |h: &mut Harness<'static, EditorApp>, to: &str| {
+        h.get_by_label("id").click();
+        h.run_steps(2);
+        h.key_press_modifiers(Modifiers::COMMAND, Key::A);
+        h.get_by_label("id").type_text(to);
+        h.key_press(Key::Enter);
+        h.run_steps(3);
+    };
+    rename(&mut h, "strike");
+    let tree = h.state().tree();
+    assert!(tree.contains(&NodeId::new("strike")) && !tree.contains(&NodeId::new("hit")));
+    let after: Vec<NodeId> = before
+        .iter()
+        .map(|c| {
+            if c.as_str() == "hit" {
+                NodeId::new("strike")
+            } else {
+                c.clone()
+            }
+        })
+        .collect();
+    assert_eq!(slot(&h), after, "the parent's link follows, in its slot");
+    assert_eq!(h.state().selection(), &[NodeId::new("strike")]);
+    assert_eq!(
+        h.state().breakpoints(),
+        &[arbor::debug::Breakpoint {
+            node: "strike".into(),
+            on: arbor::debug::BreakOn::Enter
+        }],
+        "the breakpoint follows"
+    );
+    // An id another node has, or with a space: refused, and why.
+    rename(&mut h, "attack");
+    assert!(
+        h.state()
+            .status()
+            .contains("another node already has the id 'attack'"),
+        "{}",
+        h.state().status()
+    );
+    rename(&mut h, "a b");
+    assert!(
+        h.state().status().contains("spaces"),
+        "{}",
+        h.state().status()
+    );
+    assert!(h.state().tree().contains(&NodeId::new("strike")));
+    // Undo: the old id, and the breakpoint with it.
+    key(&mut h, Modifiers::COMMAND, Key::Z);
+    assert!(h.state().tree().contains(&NodeId::new("hit")));
+    assert_eq!(h.state().breakpoints()[0].node, "hit");
+}
+
+#[test]
+fn ctrl_f_finds_nodes_by_title_id_or_kind_selects_and_centres_them_and_steps_through() {
+    let mut h = open_sample("droid_arena");
+    key(&mut h, Modifiers::COMMAND, Key::F);
+    h.get_by_label("Find node").type_text("closest");
+    h.run_steps(3);
+    let centred = |h: &Harness<'static, EditorApp>, id: &str| {
+        let canvas = h.state().canvas_rect().unwrap();
+        let r = h.state().screen_rect_of(&NodeId::new(id)).unwrap();
+        assert!(
+            (r.center() - canvas.center()).length() < 3.0,
+            "{id} at {r:?}"
+        );
+    };
+    // Two titles say "Closest enemy": the first is selected and centred.
+    assert_eq!(h.state().selection(), &[NodeId::new("find_target")]);
+    h.run_steps(6);
+    centred(&h, "find_target");
+    h.get_by_label("1 of 2");
+    // Enter: the next; Shift+Enter: back.
+    h.key_press(Key::Enter);
+    h.run_steps(6);
+    assert_eq!(h.state().selection(), &[NodeId::new("find_threat")]);
+    centred(&h, "find_threat");
+    h.get_by_label("2 of 2");
+    h.key_press_modifiers(Modifiers::SHIFT, Key::Enter);
+    h.run_steps(3);
+    assert_eq!(h.state().selection(), &[NodeId::new("find_target")]);
+    // By kind and by id.
+    h.key_press_modifiers(Modifiers::COMMAND, Key::A);
+    h.get_by_label("Find node").type_text("Attack");
+    h.run_steps(3);
+    assert_eq!(h.state().selection(), &[NodeId::new("attack")]);
+    h.key_press(Key::Enter);
+    h.run_steps(3);
+    assert_eq!(
+        h.state().selection(),
+        &[NodeId::new("hit")],
+        "the Attack kind"
+    );
+    // Escape closes it.
+    h.key_press(Key::Escape);
+    h.run_steps(3);
+    assert!(h.query_by_label("Find node").is_none());
+}
+
+#[test]
+fn a_click_on_the_minimap_brings_that_place_to_the_view_and_m_hides_it() {
+    let mut h = open_sample("droid_arena");
+    h.state_mut()
+        .pin_view(egui::emath::TSTransform::from_scaling(1.0));
+    h.run_steps(3);
+    let map = h.get_by_label("Minimap").rect();
+    // A click on the map's right edge: the view moves to the tree's right (Root's side).
+    let before = h.state().camera().unwrap();
+    let canvas = h.state().canvas_rect().unwrap();
+    let target = egui::pos2(map.right() - 6.0, map.center().y);
+    click_at(&mut h, target, PointerButton::Primary, Modifiers::NONE);
+    h.run_steps(2);
+    let after = h.state().camera().unwrap();
+    assert_ne!(before.translation, after.translation, "the view moved");
+    let centre_before = before.inverse() * canvas.center();
+    let centre_after = after.inverse() * canvas.center();
+    assert!(
+        centre_after.x > centre_before.x,
+        "{centre_before:?} -> {centre_after:?}"
+    );
+    assert_eq!(before.scaling, after.scaling, "at the same zoom");
+    // The click did not select or clear anything on the canvas under it.
+    assert!(h.state().selection().is_empty());
+    // M hides it, and shows it again.
+    key(&mut h, Modifiers::NONE, Key::M);
+    assert!(h.query_by_label("Minimap").is_none());
+    key(&mut h, Modifiers::NONE, Key::M);
+    h.get_by_label("Minimap");
+}
+
+#[test]
+fn selecting_a_node_never_moves_or_resizes_the_canvas() {
+    for name in SAMPLE_TREES {
+        let mut h = open_sample(name);
+        let canvas = h.state().canvas_rect().unwrap();
+        let ids: Vec<NodeId> = h
+            .state()
+            .tree()
+            .nodes()
+            .iter()
+            .map(|n| n.id.clone())
+            .collect();
+        for id in ids {
+            h.state_mut().focus(&id);
+            h.run_steps(3);
+            let at = on_node(&h, id.as_str());
+            click_at(&mut h, at, PointerButton::Primary, Modifiers::NONE);
+            assert_eq!(h.state().selection(), std::slice::from_ref(&id), "{name}");
+            assert_eq!(
+                h.state().canvas_rect().unwrap(),
+                canvas,
+                "{name}: selecting {id}"
+            );
+        }
+    }
+}
+
+#[test]
+fn no_two_nodes_of_a_sample_touch_when_every_node_is_drawn_whole() {
+    for name in SAMPLE_TREES.iter().copied().chain(["subtrees/patrol"]) {
+        let app =
+            EditorApp::open(&common::repo().join(format!("sample_trees/{name}.json"))).unwrap();
+        let mut h = egui_kittest::Harness::builder()
+            .with_size(egui::vec2(4000.0, 3000.0))
+            .build_eframe(|_cc| app);
+        h.run_steps(6);
+        assert!(
+            (h.state().camera().unwrap().scaling - 1.0).abs() < 1e-4,
+            "{name}: at 100 %"
+        );
+        let rects: Vec<(NodeId, egui::Rect)> = h
+            .state()
+            .tree()
+            .nodes()
+            .iter()
+            .map(|n| (n.id.clone(), h.state().screen_rect_of(&n.id).unwrap()))
+            .collect();
+        for (i, (a, ra)) in rects.iter().enumerate() {
+            for (b, rb) in &rects[i + 1..] {
+                assert!(!ra.expand(4.0).intersects(*rb), "{name}: {a} and {b} touch");
+            }
+        }
+    }
 }

@@ -255,12 +255,64 @@ fn a_batch_is_all_or_nothing() {
 }
 
 #[test]
+fn rename_moves_the_parents_link_and_refuses_taken_or_bad_ids() {
+    let c = Catalog::builtin();
+    let mut t = sample(&c);
+    let before = t.clone();
+    let parent = t.parent_of(&id("a")).unwrap();
+    let undo = t
+        .apply(
+            Edit::Rename {
+                id: id("a"),
+                to: id("chase"),
+            },
+            &c,
+        )
+        .unwrap();
+    assert!(!t.contains(&id("a")) && t.contains(&id("chase")));
+    assert_eq!(
+        t.node(&parent.parent).unwrap().linked(parent.port)[parent.slot],
+        id("chase")
+    );
+    t.check_invariants(&c).unwrap();
+    for (to, why) in [
+        ("b", "already has the id 'b'"),
+        ("x y", "spaces"),
+        ("p/q", "'/'"),
+        ("", "empty"),
+    ] {
+        let err = t
+            .apply(
+                Edit::Rename {
+                    id: id("chase"),
+                    to: id(to),
+                },
+                &c,
+            )
+            .unwrap_err();
+        assert!(err.message.contains(why), "{to}: {}", err.message);
+    }
+    t.apply(undo, &c).unwrap();
+    assert_eq!(t, before);
+}
+
+#[test]
 fn ids_are_unique_and_fresh_ids_are_readable() {
     let c = Catalog::builtin();
     let mut t = sample(&c);
-    assert_eq!(t.fresh_id("MoveTo"), id("move_to_1"));
-    add(&mut t, &c, "move_to_1", "MoveTo", None);
+    assert_eq!(t.fresh_id("MoveTo"), id("move_to"));
+    add(&mut t, &c, "move_to", "MoveTo", None);
     assert_eq!(t.fresh_id("MoveTo"), id("move_to_2"));
+    // From a title: its words; a name with nothing to keep is `n`; a long one is cut at a
+    // word.
+    assert_eq!(t.fresh_id("Chase the player!"), id("chase_the_player"));
+    assert_eq!(t.fresh_id("Am I stronger?"), id("am_i_stronger"));
+    assert_eq!(t.fresh_id("HTTPGet2Go"), id("httpget2_go"));
+    assert_eq!(t.fresh_id("?!"), id("n"));
+    assert_eq!(
+        t.fresh_id("walk to the door and then knock twice before entering"),
+        id("walk_to_the_door_and_then_knock")
+    );
     let err = t
         .apply(
             Edit::Insert {

@@ -505,7 +505,7 @@ fn output_that_cannot_be_written_fails_the_command() {
 #[test]
 fn ctrl_c_stops_a_long_run_between_two_steps_and_its_summary_is_printed() {
     let scenario = common::repo().join("sample_trees/droid_arena.scenario.json");
-    for extra in [&[][..], &["--break", "nothing_here"][..]] {
+    for extra in [&[][..], &["--break", "root:interrupt"][..]] {
         let child = Command::new(env!("CARGO_BIN_EXE_arbor"))
             .arg("run")
             .arg(&scenario)

@@ -20,6 +20,7 @@ pub const EXIT_UNREADABLE: u8 = 2;
 /// Exit code: `run` was stopped by Ctrl+C (after printing its summary).
 pub const EXIT_INTERRUPTED: u8 = 130;
 
+pub mod names;
 mod steps;
 use steps::Steps;
 pub use steps::interrupt;
@@ -865,15 +866,23 @@ fn run_with(args: &RunArgs<'_>, catalog: &Catalog, out: &mut dyn Write, err: &mu
             return EXIT_ERRORS;
         }
     };
-    for t in &triggers {
-        if program.interrupt_ids().all(|id| id != t.id) {
-            let _ = writeln!(
-                err,
-                "warning: no Interrupt has the id '{}'; the trigger at step {} will be ignored",
-                t.id, t.step
-            );
+    let interrupts: Vec<names::Named> = program
+        .interrupt_ids()
+        .map(|id| names::Named {
+            id: id.to_owned(),
+            title: tree
+                .node(&crate::model::NodeId::new(id))
+                .map(|n| n.title.clone())
+                .unwrap_or_default(),
+        })
+        .collect();
+    let triggers = match resolve_triggers(&triggers, &interrupts) {
+        Ok(t) => t,
+        Err(e) => {
+            let _ = writeln!(err, "error: {e}");
+            return EXIT_UNREADABLE;
         }
-    }
+    };
     let agent_name = args
         .file
         .file_stem()
@@ -992,6 +1001,70 @@ fn queue_triggers(
     }
 }
 
+/// The nodes of a simulation's agents (every agent's tree: its own nodes with their
+/// titles, its SubTrees' by trace id), or with `interrupts` only its Interrupts; for
+/// names given on the command line.
+fn sim_nodes(sim: &crate::world::Simulation, interrupts: bool) -> Vec<names::Named> {
+    let mut out: Vec<names::Named> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    let mut trees: Vec<PathBuf> = Vec::new();
+    for agent in sim.agents() {
+        if trees.contains(&agent.tree) {
+            continue;
+        }
+        trees.push(agent.tree.clone());
+        let tree = crate::io::load_tree(&agent.tree).ok();
+        let title = |id: &str| {
+            tree.as_ref()
+                .and_then(|t| t.node(&crate::model::NodeId::new(id)))
+                .map(|n| n.title.clone())
+                .unwrap_or_default()
+        };
+        let Some(instance) = sim.instance(&agent.name) else {
+            continue;
+        };
+        let program = instance.program();
+        let ids: Vec<&str> = if interrupts {
+            program.interrupt_ids().collect()
+        } else {
+            program.node_ids().iter().map(String::as_str).collect()
+        };
+        for id in ids {
+            if seen.insert(id.to_owned()) {
+                out.push(names::Named {
+                    id: id.to_owned(),
+                    title: title(id),
+                });
+            }
+        }
+    }
+    out
+}
+
+/// The triggers with their Interrupts named by id (`ID` or `ID@AGENT`, the Interrupt given
+/// by id or title); an Interrupt no tree has is an error.
+fn resolve_triggers(
+    triggers: &[TriggerArg],
+    interrupts: &[names::Named],
+) -> Result<Vec<TriggerArg>, String> {
+    triggers
+        .iter()
+        .map(|t| {
+            let (name, agent) = match t.id.split_once('@') {
+                Some((name, agent)) => (name, Some(agent)),
+                None => (t.id.as_str(), None),
+            };
+            let id = names::resolve(name, interrupts, "Interrupt")
+                .map_err(|e| format!("--trigger {}:{}: {e}", t.step, t.id))?;
+            Ok(TriggerArg {
+                step: t.step,
+                id: agent.map_or_else(|| id.clone(), |a| format!("{id}@{a}")),
+                value: t.value.clone(),
+            })
+        })
+        .collect()
+}
+
 /// Parses `NODE[:ON]`.
 pub fn parse_break(text: &str) -> Result<crate::debug::Breakpoint, String> {
     use crate::debug::{BreakOn, Breakpoint};
@@ -1061,6 +1134,26 @@ fn run_to_break(
         Ok(s) => s,
         Err(e) => return sim_error(&e, err),
     };
+    // Nodes and Interrupts named by id or by title.
+    let nodes = sim_nodes(&sim, false);
+    let breakpoints: Result<Vec<_>, String> = breakpoints
+        .into_iter()
+        .map(|b| {
+            names::resolve(&b.node, &nodes, "node")
+                .map(|node| crate::debug::Breakpoint { node, on: b.on })
+                .map_err(|e| format!("--break '{}': {e}", b.node))
+        })
+        .collect();
+    let resolved = breakpoints
+        .and_then(|b| resolve_triggers(triggers, &sim_nodes(&sim, true)).map(|t| (b, t)));
+    let (breakpoints, triggers) = match resolved {
+        Ok(r) => r,
+        Err(e) => {
+            let _ = writeln!(err, "error: {e}");
+            return EXIT_UNREADABLE;
+        }
+    };
+    let triggers = triggers.as_slice();
     // No history and no timeline: the run only goes forward, in bounded memory.
     let mut session = Session::forward_only(sim, args.dt);
     let (mut trace, to_stdout) = match trace_writer(args.trace, session.sim().inputs()) {
@@ -1155,6 +1248,14 @@ fn run_scenario(
         Ok(s) => s,
         Err(e) => return sim_error(&e, err),
     };
+    let triggers = match resolve_triggers(triggers, &sim_nodes(&sim, true)) {
+        Ok(t) => t,
+        Err(e) => {
+            let _ = writeln!(err, "error: {e}");
+            return EXIT_UNREADABLE;
+        }
+    };
+    let triggers = triggers.as_slice();
     let agents: Vec<(String, PathBuf)> = sim
         .agents()
         .map(|a| (a.name.clone(), a.tree.clone()))

@@ -7,6 +7,7 @@
 //! Breakpoints are the caller's ([`Breakpoints`]): each call that steps is given the list
 //! of the tree shown.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
@@ -121,6 +122,21 @@ impl Breakpoints {
         now
     }
 
+    /// Node `from` of tree `key` is now `to` (and the nodes inside it, when it is a
+    /// SubTree, `to/…`): its breakpoints follow.
+    pub fn rename(&mut self, key: &str, from: &str, to: &str) {
+        let Some(list) = self.by_tree.get_mut(key) else {
+            return;
+        };
+        for b in list {
+            if b.node == from {
+                b.node = to.to_owned();
+            } else if let Some(rest) = b.node.strip_prefix(from).and_then(|r| r.strip_prefix('/')) {
+                b.node = format!("{to}/{rest}");
+            }
+        }
+    }
+
     /// Sets what stops the run at node `node` of tree `key` (adding its breakpoint).
     pub fn set(&mut self, key: &str, node: String, on: BreakOn) {
         let list = self.by_tree.entry(key.to_owned()).or_default();
@@ -204,6 +220,8 @@ pub struct Debugger {
     /// A replay's breakpoint marks, with the breakpoints and the count of events they
     /// were found for.
     hit_marks: Option<(Vec<Breakpoint>, usize, Vec<Marker>)>,
+    /// Nodes renamed in the tree shown since a replay began (old id, new id), in order.
+    aliases: Vec<(String, String)>,
     /// The tree the run runs as it was given (to tell an edit that changes what runs from
     /// one that moves or renames), and the revision of the document it came from.
     ran: Option<(Tree, u64)>,
@@ -350,6 +368,7 @@ impl Debugger {
     /// The breakpoints (`breakpoints`, on the tree shown) a game shown live is told: each
     /// for its agents that run the tree shown.
     pub fn game_breakpoints(&self, breakpoints: &[Breakpoint]) -> serde_json::Value {
+        let breakpoints = as_recorded(&self.aliases, breakpoints);
         let mask = self.runs_shown();
         let names = self.run.as_ref().map_or(&[][..], Source::agent_names);
         let agents: Vec<&String> = names
@@ -394,7 +413,7 @@ impl Debugger {
         let Some(run) = &mut self.run else { return };
         run.extend(agents, events);
         if self.running {
-            let hits = run.run(u64::MAX, breakpoints);
+            let hits = run.run(u64::MAX, &as_recorded(&self.aliases, breakpoints));
             self.after_steps(hits);
         } else {
             self.refresh_live();
@@ -424,6 +443,7 @@ impl Debugger {
             hit_marks: None,
             ran: None,
             kept: Vec::new(),
+            aliases: Vec::new(),
             note: None,
             game_asks: Vec::new(),
             sent_breakpoints: None,
@@ -464,6 +484,8 @@ impl Debugger {
 
     /// The node of the shown tree that the run's node `id` (a trace id) is, if it is one.
     pub fn shown(&self, id: &str) -> Option<NodeId> {
+        let renamed = self.renamed_from_trace(id);
+        let id = renamed.as_deref().unwrap_or(id);
         match &self.inside {
             None => Some(NodeId::new(id)),
             Some(inside) => id
@@ -479,6 +501,33 @@ impl Debugger {
             None => node.as_str().to_owned(),
             Some(inside) => format!("{}/{node}", inside.prefix),
         }
+    }
+
+    /// Node `from` of the tree shown is now `to`. A live run is taken again with the new
+    /// id; a replay keeps the ids it recorded, so it maps them from now on (lights, log,
+    /// breakpoints).
+    pub fn renamed(&mut self, from: &NodeId, to: &NodeId) {
+        if self.is_replay() {
+            self.aliases
+                .push((from.as_str().to_owned(), to.as_str().to_owned()));
+            self.hit_marks = None;
+            self.refresh_live();
+        }
+    }
+
+    /// A recorded id with the renames since applied to its first part, when one applies.
+    fn renamed_from_trace(&self, id: &str) -> Option<String> {
+        if self.aliases.is_empty() {
+            return None;
+        }
+        let (top, rest) = id.split_once('/').map_or((id, None), |(t, r)| (t, Some(r)));
+        let mut top = top.to_owned();
+        for (from, to) in &self.aliases {
+            if top == *from {
+                top.clone_from(to);
+            }
+        }
+        Some(rest.map_or_else(|| top.clone(), |r| format!("{top}/{r}")))
     }
 
     /// Whether the tree runs alone (no scenario).
@@ -789,7 +838,7 @@ impl Debugger {
             return;
         }
         let hits = match &mut self.run {
-            Some(s) => s.run(n, breakpoints),
+            Some(s) => s.run(n, &as_recorded(&self.aliases, breakpoints)),
             None => return,
         };
         if self
@@ -807,7 +856,7 @@ impl Debugger {
     pub fn until_change(&mut self, breakpoints: &[Breakpoint]) {
         let watched = self.watched;
         let Some(s) = &mut self.run else { return };
-        let (hits, taken) = s.run_until_change(watched, breakpoints);
+        let (hits, taken) = s.run_until_change(watched, &as_recorded(&self.aliases, breakpoints));
         if hits.is_empty() && taken == crate::debug::UNTIL_CHANGE_LIMIT {
             self.stopped = Some(format!("Nothing changed in {taken} steps"));
             self.news = self.stopped.clone();
@@ -843,9 +892,11 @@ impl Debugger {
                 .as_ref()
                 .and_then(|s| s.agent_names().get(hit.agent).cloned())
                 .unwrap_or_default();
+            let node = self
+                .renamed_from_trace(&hit.breakpoint.node)
+                .unwrap_or_else(|| hit.breakpoint.node.clone());
             self.stopped = Some(format!(
-                "Breakpoint: {} on {} of {agent}, step {}",
-                hit.breakpoint.node,
+                "Breakpoint: {node} on {} of {agent}, step {}",
                 hit.breakpoint.on.name(),
                 hit.step
             ));
@@ -893,7 +944,7 @@ impl Debugger {
             .as_ref()
             .is_some_and(|(b, n, _)| b == breakpoints && *n == events);
         if !fresh {
-            let marks = replay.hit_markers(breakpoints);
+            let marks = replay.hit_markers(&as_recorded(&self.aliases, breakpoints));
             self.hit_marks = Some((breakpoints.to_vec(), events, marks));
         }
         let hits = self.hit_marks.as_ref().map_or(&[][..], |(_, _, m)| m);
@@ -955,4 +1006,34 @@ impl Debugger {
             self.step_by(due as u64, breakpoints);
         }
     }
+}
+
+/// `breakpoints` (on the tree's ids as they are now) as a recorded run names the nodes:
+/// the renames `aliases` made (old id, new id, in order) undone.
+fn as_recorded<'b>(
+    aliases: &[(String, String)],
+    breakpoints: &'b [Breakpoint],
+) -> Cow<'b, [Breakpoint]> {
+    if aliases.is_empty() {
+        return Cow::Borrowed(breakpoints);
+    }
+    let back = |id: &str| {
+        let (top, rest) = id.split_once('/').map_or((id, None), |(t, r)| (t, Some(r)));
+        let mut top = top.to_owned();
+        for (from, to) in aliases.iter().rev() {
+            if top == *to {
+                top.clone_from(from);
+            }
+        }
+        rest.map_or_else(|| top.clone(), |r| format!("{top}/{r}"))
+    };
+    Cow::Owned(
+        breakpoints
+            .iter()
+            .map(|b| Breakpoint {
+                node: back(&b.node),
+                on: b.on,
+            })
+            .collect(),
+    )
 }

@@ -166,7 +166,9 @@ impl EditorApp {
             Command::ZoomOut => self.canvas.request(ViewRequest::Zoom(0.8)),
             Command::ZoomReset => self.canvas.request(ViewRequest::Actual),
             Command::Arrange => self.auto_layout(),
+            Command::ToggleMinimap => self.canvas.minimap = !self.canvas.minimap,
             Command::CommandPalette => self.palette.show(),
+            Command::FindNode => self.find.show(),
             Command::ShowMessages => self.messages.open = true,
             Command::SimStep | Command::SimStep10 | Command::SimUntilChange => {
                 if let Some((s, breaks)) = self.debugging() {
@@ -293,8 +295,9 @@ impl EditorApp {
         ids
     }
 
-    /// Inserts copies of `pasted`'s nodes moved by `offset`, with fresh ids and the links
-    /// among them, as one undo step, and selects them.
+    /// Inserts copies of `pasted`'s nodes moved by `offset`, with the links among them, as
+    /// one undo step, and selects them. A copy keeps its id when no node here has it; else
+    /// it gets one from its title (or kind): `chase_2`.
     fn paste(&mut self, pasted: &Tree, offset: [f32; 2]) -> Vec<NodeId> {
         // Kinds no library here knows come as placeholders, with their links.
         self.catalog.add_placeholders(pasted);
@@ -302,7 +305,16 @@ impl EditorApp {
         let mut map = HashMap::new();
         let mut edits = Vec::new();
         for n in pasted.nodes() {
-            let id = scratch.fresh_id(&n.kind);
+            // Its own id when this tree has none such; else one from its title or kind.
+            let id = if scratch.contains(&n.id) {
+                scratch.fresh_id(if n.title.is_empty() {
+                    &n.kind
+                } else {
+                    &n.title
+                })
+            } else {
+                n.id.clone()
+            };
             let mut node = Node::new(id.clone(), n.kind.clone());
             node.title = n.title.clone();
             node.fields = n.fields.clone();

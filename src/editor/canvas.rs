@@ -45,6 +45,11 @@ pub struct Canvas {
     fitted_to: Option<(egui::Rect, ViewRequest)>,
     /// Nodes whose subtrees are hidden.
     collapsed: HashSet<NodeId>,
+    /// The minimap is shown.
+    pub minimap: bool,
+    /// The last frame drew nodes as their titles only (zoomed out far): their drawn
+    /// sizes are not their whole sizes.
+    titles_only: bool,
     /// For each collapsed node shown, how many nodes below it are hidden.
     hidden: HashMap<NodeId, usize>,
     /// Nodes the pointer moved since the graph was built: only they can differ from the
@@ -157,6 +162,8 @@ impl Canvas {
             gesture: Gesture::None,
             space_panned: false,
             settling: None,
+            minimap: true,
+            titles_only: false,
             fitted_to: None,
             collapsed: HashSet::new(),
             hidden: HashMap::new(),
@@ -296,9 +303,16 @@ impl Canvas {
         self.camera.map(|c| c.inverse() * screen)
     }
 
-    /// A node's size when it was last drawn (graph units), if it ever was.
+    /// A node's size when it was last drawn whole (graph units), if it ever was: zoomed
+    /// out far, where nodes show their titles only, the size it has whole is kept (what
+    /// Arrange and placement go by).
     pub fn drawn_size(&self, id: &NodeId) -> Option<[f32; 2]> {
-        self.drawn_rect(id)
+        let drawn = if self.titles_only {
+            None
+        } else {
+            self.drawn_rect(id)
+        };
+        drawn
             .map(|r| r.size())
             .or_else(|| self.sizes.get(id).copied())
             .map(|s| [s.x, s.y])
@@ -399,10 +413,13 @@ impl Canvas {
             }
             Some(ViewRequest::Centre(id)) => {
                 // Never drawn (just added, or far away), or still growing as its body is
-                // laid out: centred again with the size it has next (a few frames at most).
+                // laid out (the widget lays a node out with the size it had the frame
+                // before, so a change shows a frame late): centred again for the first
+                // frames, and while its size changes (a few frames at most).
                 let size = self.sizes.get(&id).copied();
                 let (last, tries) = self.centring.take().unwrap_or((None, 0));
-                if self.is_shown(&id) && (size.is_none() || size != last) && tries < 8 {
+                if self.is_shown(&id) && (tries < 3 || size.is_none() || size != last) && tries < 8
+                {
                     self.request = Some(ViewRequest::Centre(id.clone()));
                     self.centring = Some((size, tries + 1));
                 }
@@ -548,7 +565,8 @@ impl Canvas {
             .map(|(i, (id, _))| (id.clone(), i))
             .collect();
         self.resized = false;
-        for (id, r) in &rects {
+        self.titles_only = camera.scaling < READABLE_ZOOM - 1e-4;
+        for (id, r) in rects.iter().filter(|_| !self.titles_only) {
             if self.sizes.insert(id.clone(), r.size()) != Some(r.size()) {
                 self.resized = true;
             }
@@ -585,7 +603,42 @@ impl Canvas {
             }
         }
         self.clicks_and_box(&ctx, &response, area, modifiers, space, &mut out);
+        if self.minimap {
+            self.minimap_ui(&ctx, area, camera, look);
+        }
         out
+    }
+
+    /// The minimap in the canvas's corner: a click or drag on it centres the view there.
+    fn minimap_ui(
+        &mut self,
+        ctx: &egui::Context,
+        area: egui::Rect,
+        camera: TSTransform,
+        look: &Look<'_>,
+    ) {
+        let running = super::viewer::status_colour(crate::runtime::Status::Running);
+        let dots: Vec<super::minimap::Dot> = look
+            .tree
+            .nodes()
+            .iter()
+            .filter(|n| self.is_shown(&n.id))
+            .map(|n| super::minimap::Dot {
+                rect: self.node_rect(n),
+                colour: match look.live.get(&n.id) {
+                    Some(l) if l.state.status == crate::runtime::Status::Running => running,
+                    _ => super::viewer::category_colour(look.catalog.category_of(&n.kind)),
+                },
+                marked: look.selected.contains(&n.id),
+            })
+            .collect();
+        if let Some(g) = super::minimap::minimap_ui(ctx, area, &dots, camera) {
+            self.request = Some(ViewRequest::Pin(TSTransform {
+                scaling: camera.scaling,
+                translation: area.center().to_vec2() - g.to_vec2() * camera.scaling,
+            }));
+            self.fitted_to = None;
+        }
     }
 
     /// A click on a node selects it (Shift or Ctrl adds or toggles); a click on empty

@@ -45,6 +45,8 @@ pub enum Command {
     SelectNone,
     /// Add every node below the selected ones to the selection.
     SelectSubtree,
+    /// Find a node by id, title or kind, and step through the matches.
+    FindNode,
     /// Unlink the selected nodes from their parents.
     Disconnect,
     /// Hide or show what hangs below the selected nodes.
@@ -61,6 +63,8 @@ pub enum Command {
     ZoomReset,
     /// Lay the tree out: Root on the right, children top to bottom in slot order.
     Arrange,
+    /// Show or hide the minimap.
+    ToggleMinimap,
     /// Find and run any command by name.
     CommandPalette,
     /// Show the messages of this session.
@@ -156,6 +160,7 @@ impl Command {
             Command::SelectAll => "Select All",
             Command::SelectNone => "Select None",
             Command::SelectSubtree => "Select Subtree",
+            Command::FindNode => "Find Node…",
             Command::Disconnect => "Disconnect",
             Command::ToggleCollapse => "Collapse / Expand Subtree",
             Command::ZoomToFit => "Zoom to Fit",
@@ -164,6 +169,7 @@ impl Command {
             Command::ZoomOut => "Zoom Out",
             Command::ZoomReset => "Zoom to 100 %",
             Command::Arrange => "Arrange",
+            Command::ToggleMinimap => "Minimap",
             Command::CommandPalette => "Command Palette…",
             Command::ShowMessages => "Messages…",
             Command::SimStep => "Step",
@@ -197,12 +203,17 @@ impl Command {
             Command::Redo => "Redo the last undone edit",
             Command::Cut => "Copy the selected nodes to the clipboard and remove them",
             Command::Copy => "Copy the selected nodes (and the links among them) to the clipboard",
-            Command::Paste => "Paste nodes from the clipboard at the pointer, with new ids",
+            Command::Paste => {
+                "Paste nodes from the clipboard at the pointer (ids already taken here are made new)"
+            }
             Command::Duplicate => "Copy the selected nodes beside the originals",
             Command::Delete => "Remove the selected nodes",
             Command::SelectAll => "Select every node",
             Command::SelectNone => "Clear the selection",
             Command::SelectSubtree => "Add everything below the selected nodes to the selection",
+            Command::FindNode => {
+                "Find a node by id, title or kind: it is selected and centred; Enter goes to the next"
+            }
             Command::Disconnect => "Unlink the selected nodes from their parents",
             Command::ToggleCollapse => "Hide or show the nodes below the selected ones",
             Command::ZoomToFit => "Show the whole tree",
@@ -214,6 +225,9 @@ impl Command {
                 "Lay out the tree: Root on the right, children top to bottom in slot order"
             }
             Command::CommandPalette => "Find any command by name",
+            Command::ToggleMinimap => {
+                "Show or hide the whole tree small in the canvas's corner (a click there moves the view)"
+            }
             Command::ShowMessages => "Every message of this session",
             Command::SimStep => "Advance the simulation by one step of 0.1 s",
             Command::SimStep10 => "Advance the simulation by ten steps (a breakpoint stops it)",
@@ -255,6 +269,7 @@ impl Command {
             Command::SelectAll => &const { one(key(CMD, Key::A)) },
             Command::SelectNone => &const { one(key(NONE, Key::Escape)) },
             Command::SelectSubtree => &[],
+            Command::FindNode => &const { one(key(CMD, Key::F)) },
             Command::Disconnect => &[],
             Command::ToggleCollapse => &[],
             Command::ZoomToFit => &const { one(key(NONE, Key::F)) },
@@ -263,6 +278,7 @@ impl Command {
             Command::ZoomOut => &const { one(key(CMD, Key::Minus)) },
             Command::ZoomReset => &const { one(key(CMD, Key::Num0)) },
             Command::Arrange => &const { one(key(CMD, Key::L)) },
+            Command::ToggleMinimap => &const { one(key(NONE, Key::M)) },
             Command::CommandPalette => &const { one(key(CMD_SHIFT, Key::P)) },
             Command::ShowMessages => &[],
             Command::SimStep => {
@@ -291,9 +307,9 @@ impl Command {
                 Menu::File
             }
             Undo | Redo | Cut | Copy | Paste | Duplicate | Delete | SelectAll | SelectNone
-            | SelectSubtree | Disconnect | ToggleCollapse => Menu::Edit,
+            | SelectSubtree | FindNode | Disconnect | ToggleCollapse => Menu::Edit,
             ZoomToFit | ZoomToSelection | ZoomIn | ZoomOut | ZoomReset | Arrange
-            | CommandPalette | ShowMessages => Menu::View,
+            | ToggleMinimap | CommandPalette | ShowMessages => Menu::View,
             SimStep | SimStep10 | SimUntilChange | SimBack | SimRunPause | SimReset
             | ToggleBreakpoint | BackToRunTree => Menu::Simulation,
             ShowHelp => Menu::Help,

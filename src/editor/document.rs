@@ -29,6 +29,9 @@ pub struct Document {
     /// Where each node is linked, built on first use after each change: the inspector
     /// asks every frame, and on a large tree a search of every node would not do.
     parents: std::cell::OnceCell<foldhash::HashMap<NodeId, ParentSlot>>,
+    /// Nodes given another id by the changes made since [`Document::take_renamed`] was
+    /// last asked (old id, new id), in order: what refers to a node by id follows.
+    renamed: Vec<(NodeId, NodeId)>,
 }
 
 impl Document {
@@ -43,6 +46,7 @@ impl Document {
             revision: 0,
             saved: 0,
             next: 1,
+            renamed: Vec::new(),
             coalescing: None,
             parents: std::cell::OnceCell::new(),
         }
@@ -222,6 +226,28 @@ impl Document {
     /// through here: the parent index is built again when next asked for.
     fn change(&mut self, edit: Edit, catalog: &Catalog) -> Result<Edit, EditError> {
         self.parents.take();
-        self.tree.apply(edit, catalog)
+        let mut renames = Vec::new();
+        renames_in(&edit, &mut renames);
+        let inverse = self.tree.apply(edit, catalog)?;
+        self.renamed.extend(renames);
+        Ok(inverse)
+    }
+
+    /// The nodes given another id since this was last asked (old id, new id), in order.
+    pub fn take_renamed(&mut self) -> Vec<(NodeId, NodeId)> {
+        std::mem::take(&mut self.renamed)
+    }
+}
+
+/// The renames an edit makes, in the order it makes them.
+fn renames_in(edit: &Edit, out: &mut Vec<(NodeId, NodeId)>) {
+    match edit {
+        Edit::Rename { id, to } if id != to => out.push((id.clone(), to.clone())),
+        Edit::Batch(edits) => {
+            for e in edits {
+                renames_in(e, out);
+            }
+        }
+        _ => {}
     }
 }

@@ -127,8 +127,38 @@ pub fn inspector_ui(
     egui::Grid::new("inspector-head")
         .num_columns(2)
         .show(ui, |ui| {
-            ui.label("id");
-            ui.label(RichText::new(node.id.as_str()).monospace());
+            // The id is typed into a buffer kept while the field has the keyboard, and
+            // the node renamed when the typing ends (Enter, or the keyboard elsewhere).
+            let label = ui.label("id");
+            let key = egui::Id::new(("inspector-id", node.id.as_str()));
+            let mut text = ui
+                .data(|d| d.get_temp::<String>(key))
+                .unwrap_or_else(|| node.id.as_str().to_owned());
+            let field = ui
+                .add(
+                    egui::TextEdit::singleline(&mut text)
+                        .font(egui::TextStyle::Monospace)
+                        .desired_width(150.0),
+                )
+                .labelled_by(label.id)
+                .on_hover_text(
+                    "The node's id: type a new one and press Enter (links, breakpoints and a replay follow)",
+                );
+            if field.has_focus() {
+                ui.data_mut(|d| d.insert_temp(key, text));
+            } else {
+                ui.data_mut(|d| d.remove::<String>(key));
+                let escaped = ui.input(|i| i.key_pressed(egui::Key::Escape));
+                if field.lost_focus() && !escaped && text.trim() != node.id.as_str() {
+                    request = Some(Request::Edit(
+                        Edit::Rename {
+                            id: node.id.clone(),
+                            to: crate::model::NodeId::new(text.trim()),
+                        },
+                        None,
+                    ));
+                }
+            }
             ui.end_row();
             ui.label("kind");
             ui.label(match kind {
@@ -235,7 +265,13 @@ pub fn inspector_ui(
                             };
                             request = Some(Request::Edit(edit, Some(spec.name.clone())));
                         }
-                        if spec.ty == FieldType::Asset {
+                    });
+                    ui.end_row();
+                    // An asset's buttons on a row of their own, under its path (beside it
+                    // the row would widen the panel).
+                    if spec.ty == FieldType::Asset {
+                        ui.label("");
+                        ui.horizontal(|ui| {
                             if ui
                                 .small_button("Browse…")
                                 .on_hover_text("Pick the tree file")
@@ -243,7 +279,10 @@ pub fn inspector_ui(
                             {
                                 request = Some(Request::BrowseAsset(spec.name.clone()));
                             }
-                            let asset = current.and_then(Value::as_str).unwrap_or("");
+                            let asset = set
+                                .or(spec.default.as_ref())
+                                .and_then(Value::as_str)
+                                .unwrap_or("");
                             if ui
                                 .add_enabled(!asset.is_empty(), egui::Button::new("Open").small())
                                 .on_hover_text("Open this tree in the editor")
@@ -251,9 +290,9 @@ pub fn inspector_ui(
                             {
                                 request = Some(Request::OpenAsset);
                             }
-                        }
-                    });
-                    ui.end_row();
+                        });
+                        ui.end_row();
+                    }
                 }
             });
         if k.is_placeholder() {
@@ -287,7 +326,9 @@ pub fn inspector_ui(
     }
     if let Some(p) = parent {
         let count = tree.node(&p.parent).map_or(0, |n| n.linked(p.port).len());
-        ui.horizontal(|ui| {
+        // Wrapped: the panel keeps its width (the canvas does not move when a node is
+        // selected).
+        ui.horizontal_wrapped(|ui| {
             ui.label(format!(
                 "slot {} of {}.{} ({count} linked)",
                 p.slot, p.parent, p.port

@@ -14,9 +14,11 @@ pub mod commands;
 mod disk;
 mod document;
 pub mod files;
+mod find;
 mod inspector;
 mod layout;
 pub mod messages;
+mod minimap;
 mod panels;
 mod project;
 mod settings;
@@ -65,6 +67,8 @@ pub struct EditorApp {
     /// Where a paste from the canvas menu goes (graph position).
     paste_at: Option<[f32; 2]>,
     palette: commands::Palette,
+    /// Find Node's bar.
+    find: find::Find,
     chooser: files::Chooser,
     /// Why the in-app file field is used instead of the system's dialog.
     chooser_why: Option<String>,
@@ -170,6 +174,7 @@ impl EditorApp {
             pasted: None,
             paste_at: None,
             palette: commands::Palette::default(),
+            find: find::Find::default(),
             chooser,
             chooser_why,
             prompt: None,
@@ -524,6 +529,7 @@ impl EditorApp {
                 if rebuild {
                     self.canvas.rebuild(self.doc.tree(), &self.catalog);
                 }
+                self.follow_renames();
                 self.selection.retain(|id| self.doc.tree().contains(id));
                 self.validate();
                 self.reset_sim();
@@ -650,10 +656,32 @@ impl EditorApp {
         self.recent.truncate(RECENT_MAX);
     }
 
+    /// What refers to nodes by id follows the nodes the last change renamed: the
+    /// selection, this tree's breakpoints, a replay's ids.
+    fn follow_renames(&mut self) {
+        let renamed = self.doc.take_renamed();
+        if renamed.is_empty() {
+            return;
+        }
+        let key = self.breakpoints_key();
+        for (from, to) in &renamed {
+            for id in &mut self.selection {
+                if id == from {
+                    *id = to.clone();
+                }
+            }
+            self.breakpoints.rename(&key, from.as_str(), to.as_str());
+            if let Some(s) = &mut self.sim {
+                s.debugger.renamed(from, to);
+            }
+        }
+    }
+
     fn changed(&mut self) {
         // A tree restored from recovery may hold kinds no library here knows.
         self.catalog.add_placeholders(self.doc.tree());
         self.canvas.rebuild(self.doc.tree(), &self.catalog);
+        self.follow_renames();
         self.selection.retain(|id| self.doc.tree().contains(id));
         self.validate();
         self.reset_sim();
@@ -686,6 +714,8 @@ impl EditorApp {
         self.fit_window(&ctx);
         self.poll_project(&ctx);
         self.poll_disk(&ctx);
+        // Escape closes Find Node before it can clear the selection it made.
+        self.find.take_escape(&ctx);
         if self.prompt.is_none()
             && !self.palette.open
             && self.pending.is_none()
@@ -732,19 +762,26 @@ impl EditorApp {
         egui::Panel::left("palette")
             .default_size(170.0)
             .show(ui, |ui| self.palette_ui(ui));
+        // The side panel keeps the width it is given (or dragged to): what it shows wraps
+        // and scrolls within it, so selecting a node never moves the canvas.
         egui::Panel::right("side")
             .default_size(320.0)
             .show(ui, |ui| {
                 egui::ScrollArea::vertical()
-                    .id_salt("inspector")
-                    .max_height(ui.available_height() * 0.6)
+                    .id_salt("side")
+                    .auto_shrink([false, false])
                     .show(ui, |ui| {
                         self.inspector_panel_ui(ui);
+                        ui.separator();
+                        self.diagnostics_ui(ui);
                     });
-                ui.separator();
-                self.diagnostics_ui(ui);
             });
         egui::CentralPanel::default().show(ui, |ui| self.canvas_ui(ui));
+        if let Some(area) = self.canvas.area()
+            && let Some(id) = self.find.ui(&ctx, area, self.doc.tree())
+        {
+            self.focus(&id);
+        }
         self.arrange_as_drawn();
         self.run_queue(&ctx);
         self.autosave(&ctx);

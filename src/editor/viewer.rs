@@ -261,29 +261,79 @@ impl Viewer<'_> {
     }
 
     /// The kinds that fit, by category, each a button that asks for the node.
+    /// The kinds that fit `attach`, as one list with a search field (focused as the menu
+    /// opens): typing keeps the kinds whose name, category or group has every word, Enter
+    /// adds the first, a click adds that one. Each category's kinds come under its name.
     fn kinds_menu_ui(&mut self, ui: &mut Ui, pos: egui::Pos2, attach: &Attach) {
         let fitting = kinds_fitting(self.look.tree, self.look.catalog, attach);
-        for category in Category::ALL {
-            let kinds: Vec<&String> = fitting
-                .iter()
-                .filter(|k| self.look.catalog.category_of(k) == Some(category))
-                .collect();
-            if kinds.is_empty() {
-                continue;
-            }
-            ui.menu_button(
-                RichText::new(category.label()).color(category_colour(Some(category))),
-                |ui| {
-                    for kind in kinds {
-                        if ui.button(kind.as_str()).clicked() {
-                            self.out
-                                .adds
-                                .push((kind.clone(), [pos.x, pos.y], attach.clone()));
-                            ui.close();
-                        }
+        let key = egui::Id::new("add-node-search");
+        // A menu drawn again in the next pass keeps what was typed; one opened anew starts
+        // empty, with the keyboard in its field.
+        let pass = ui.ctx().cumulative_pass_nr();
+        let (mut query, last) = ui
+            .data(|d| d.get_temp::<(String, u64)>(key))
+            .unwrap_or_default();
+        let fresh = last + 1 < pass;
+        if fresh {
+            query.clear();
+        }
+        let field = ui.add(
+            egui::TextEdit::singleline(&mut query)
+                .hint_text("type to find a kind")
+                .desired_width(220.0),
+        );
+        if fresh {
+            field.request_focus();
+        }
+        let words: Vec<String> = query.split_whitespace().map(str::to_lowercase).collect();
+        let catalog = self.look.catalog;
+        let matches: Vec<&String> = Category::ALL
+            .iter()
+            .flat_map(|c| {
+                fitting
+                    .iter()
+                    .filter(move |k| catalog.category_of(k) == Some(*c))
+            })
+            .filter(|k| {
+                let group = catalog.kind(k).map_or("", |s| s.group.as_str());
+                let category = catalog.category_of(k).map_or("", Category::label);
+                let text = format!("{k} {category} {group}").to_lowercase();
+                words.iter().all(|w| text.contains(w.as_str()))
+            })
+            .collect();
+        ui.data_mut(|d| d.insert_temp(key, (query.clone(), pass)));
+        let mut chosen = None;
+        if field.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter)) {
+            chosen = matches.first().copied();
+        }
+        if matches.is_empty() {
+            ui.label(RichText::new("No kind fits that").weak());
+        }
+        egui::ScrollArea::vertical()
+            .max_height(360.0)
+            .show(ui, |ui| {
+                let mut last = None;
+                for kind in &matches {
+                    let category = catalog.category_of(kind);
+                    if category != last {
+                        ui.label(
+                            RichText::new(category.map_or("", Category::label))
+                                .small()
+                                .color(category_colour(category)),
+                        );
+                        last = category;
                     }
-                },
-            );
+                    if ui.button(kind.as_str()).clicked() {
+                        chosen = Some(*kind);
+                    }
+                }
+            });
+        if let Some(kind) = chosen {
+            self.out
+                .adds
+                .push((kind.clone(), [pos.x, pos.y], attach.clone()));
+            ui.data_mut(|d| d.remove::<(String, u64)>(key));
+            ui.close();
         }
     }
 }

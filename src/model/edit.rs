@@ -64,6 +64,13 @@ pub enum Edit {
         /// The new value.
         value: Option<Value>,
     },
+    /// Gives a node another id; the link from its parent follows.
+    Rename {
+        /// The node.
+        id: NodeId,
+        /// Its new id (not another node's, and a valid id).
+        to: NodeId,
+    },
     /// Sets a node's title.
     SetTitle {
         /// The node.
@@ -162,6 +169,7 @@ impl Tree {
                     value: old,
                 })
             }
+            Edit::Rename { id, to } => self.rename(id, to),
             Edit::SetTitle { id, title } => {
                 let old = std::mem::replace(&mut self.existing_mut(&id)?.title, title);
                 Ok(Edit::SetTitle { id, title: old })
@@ -270,6 +278,32 @@ impl Tree {
             return Err(e);
         }
         Ok(Edit::Remove { id })
+    }
+
+    fn rename(&mut self, id: NodeId, to: NodeId) -> Result<Edit, EditError> {
+        if id == to {
+            return Ok(Edit::Rename { id: to, to: id });
+        }
+        if let Some(problem) = NodeId::problem(to.as_str()) {
+            return Err(EditError::new(format!("'{to}' cannot be an id: {problem}")));
+        }
+        if self.contains(&to) {
+            return Err(EditError::new(format!(
+                "another node already has the id '{to}'"
+            )));
+        }
+        let parent = self.parent_of(&id);
+        self.existing_mut(&id)?.id = to.clone();
+        if let Some(p) = parent
+            && let Some(links) = self
+                .node_mut(&p.parent)
+                .and_then(|n| n.inputs.get_mut(&p.port))
+            && let Some(slot) = links.get_mut(p.slot)
+        {
+            *slot = to.clone();
+        }
+        self.rebuild_index();
+        Ok(Edit::Rename { id: to, to: id })
     }
 
     fn remove(&mut self, id: &NodeId) -> Result<Edit, EditError> {

@@ -64,6 +64,40 @@ impl From<&str> for NodeId {
     }
 }
 
+/// `name` as an id's words: letters and digits in lower case, words (spaces, punctuation,
+/// a capital after a small letter or digit) joined by `_`, at most 32 characters cut at a
+/// word; `n` when nothing is left.
+fn id_words(name: &str) -> String {
+    let mut out = String::new();
+    let mut gap = false;
+    let mut prev: Option<char> = None;
+    for c in name.chars() {
+        if c.is_alphanumeric() {
+            let camel =
+                c.is_uppercase() && prev.is_some_and(|p| p.is_lowercase() || p.is_ascii_digit());
+            if (gap || camel) && !out.is_empty() {
+                out.push('_');
+            }
+            out.extend(c.to_lowercase());
+            gap = false;
+        } else {
+            gap = true;
+        }
+        prev = Some(c);
+    }
+    if out.chars().count() > 32 {
+        let cut: String = out.chars().take(32).collect();
+        out = match cut.rfind('_') {
+            Some(i) if i > 0 => cut[..i].to_owned(),
+            _ => cut,
+        };
+    }
+    if out.is_empty() {
+        out.push('n');
+    }
+    out
+}
+
 /// What a node is, which decides its ports and how it runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Category {
@@ -529,21 +563,15 @@ impl Tree {
         all
     }
 
-    /// A fresh id for a node of `kind`: the kind in snake case and the first free number.
-    pub fn fresh_id(&self, kind: &str) -> NodeId {
-        let mut base = String::new();
-        for (i, c) in kind.chars().enumerate() {
-            if c.is_uppercase() && i > 0 {
-                base.push('_');
-            }
-            if c.is_alphanumeric() {
-                base.extend(c.to_lowercase());
-            }
+    /// An id for a new node named `name` (its title, or its kind when it has none) that
+    /// reads well and no node has: `name` in lower case, words joined by `_` (`MoveTo`:
+    /// `move_to`, "Chase the player": `chase_the_player`), then `_2`, `_3` … when taken.
+    pub fn fresh_id(&self, name: &str) -> NodeId {
+        let base = id_words(name);
+        if !self.contains(&NodeId(base.clone())) {
+            return NodeId(base);
         }
-        if base.is_empty() {
-            base.push('n');
-        }
-        (1..)
+        (2..)
             .map(|i| NodeId(format!("{base}_{i}")))
             .find(|id| !self.contains(id))
             .unwrap_or_else(|| NodeId(base.clone()))

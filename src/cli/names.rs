@@ -1,0 +1,129 @@
+//! Nodes named on the command line (`--break NODE`, `--trigger STEP:ID`): by id, or by
+//! the title a designer gave the node, as the editor shows it. A name that is neither is
+//! an error that says which ids and titles come close.
+
+use crate::model::Tree;
+
+/// A node a run has: its trace id and, for a tree's own nodes, its title.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Named {
+    /// The trace id (`SUBTREE/INNER` inside a SubTree).
+    pub id: String,
+    /// The title ("" when it has none).
+    pub title: String,
+}
+
+/// The nodes of `tree` (ids and titles), for [`resolve`].
+pub fn of_tree(tree: &Tree) -> Vec<Named> {
+    tree.nodes()
+        .iter()
+        .map(|n| Named {
+            id: n.id.as_str().to_owned(),
+            title: n.title.clone(),
+        })
+        .collect()
+}
+
+/// `name` as the id of one of `nodes`: an id as given; else the one node whose title it is
+/// (in any case). Else why not (`what` says what was looked for: "node", "Interrupt"),
+/// naming the ids and titles that come closest.
+pub fn resolve(name: &str, nodes: &[Named], what: &str) -> Result<String, String> {
+    if nodes.iter().any(|n| n.id == name) {
+        return Ok(name.to_owned());
+    }
+    let titled: Vec<&Named> = nodes
+        .iter()
+        .filter(|n| !n.title.is_empty() && n.title.eq_ignore_ascii_case(name.trim()))
+        .collect();
+    let mut ids: Vec<&str> = titled.iter().map(|n| n.id.as_str()).collect();
+    ids.dedup();
+    match ids.as_slice() {
+        [id] => return Ok((*id).to_owned()),
+        [] => {}
+        many => {
+            return Err(format!(
+                "'{name}' is the title of {} {what}s ({}): give one's id",
+                many.len(),
+                many.join(", ")
+            ));
+        }
+    }
+    let near = nearest(name, nodes);
+    Err(if near.is_empty() {
+        format!("no {what} has the id or title '{name}'")
+    } else {
+        format!(
+            "no {what} has the id or title '{name}'; did you mean {}?",
+            near.join(" or ")
+        )
+    })
+}
+
+/// The ids and titles closest to `name` (at most three, best first), each id with the
+/// title that matched it: `weaker` or `"Am I stronger?" (weaker)`.
+fn nearest(name: &str, nodes: &[Named]) -> Vec<String> {
+    let wanted = name.to_lowercase();
+    let mut scored: Vec<(f64, String)> = Vec::new();
+    for n in nodes {
+        let by_id = strsim::jaro_winkler(&wanted, &n.id.to_lowercase());
+        let by_title = strsim::jaro_winkler(&wanted, &n.title.to_lowercase());
+        let contains = !n.title.is_empty() && n.title.to_lowercase().contains(&wanted);
+        let (score, shown) = if by_title > by_id || contains {
+            (
+                by_title.max(if contains { 0.9 } else { 0.0 }),
+                format!("\"{}\" ({})", n.title, n.id),
+            )
+        } else {
+            (by_id, format!("'{}'", n.id))
+        };
+        if score >= 0.8 && !scored.iter().any(|(_, s)| *s == shown) {
+            scored.push((score, shown));
+        }
+    }
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0));
+    scored.into_iter().take(3).map(|(_, s)| s).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn nodes() -> Vec<Named> {
+        [
+            ("attack", "Attack a weaker droid"),
+            ("hit", "Attack"),
+            ("weaker", "Am I stronger?"),
+            ("patrol/look_b", ""),
+        ]
+        .iter()
+        .map(|(id, title)| Named {
+            id: (*id).to_owned(),
+            title: (*title).to_owned(),
+        })
+        .collect()
+    }
+
+    #[test]
+    fn an_id_a_title_in_any_case_or_an_error_that_says_what_comes_close() {
+        let n = nodes();
+        assert_eq!(resolve("weaker", &n, "node"), Ok("weaker".into()));
+        assert_eq!(
+            resolve("patrol/look_b", &n, "node"),
+            Ok("patrol/look_b".into())
+        );
+        assert_eq!(resolve("am i stronger?", &n, "node"), Ok("weaker".into()));
+        assert_eq!(resolve("Attack", &n, "node"), Ok("hit".into()));
+        let e = resolve("atack", &n, "node").err().unwrap_or_default();
+        assert!(
+            e.starts_with("no node has the id or title 'atack'; did you mean"),
+            "{e}"
+        );
+        assert!(e.contains("'attack'"), "{e}");
+        let e = resolve("stronger", &n, "node").err().unwrap_or_default();
+        assert!(e.contains("\"Am I stronger?\" (weaker)"), "{e}");
+        assert_eq!(
+            resolve("zzz", &n, "Interrupt"),
+            Err("no Interrupt has the id or title 'zzz'".into())
+        );
+    }
+}
