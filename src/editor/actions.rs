@@ -6,9 +6,10 @@ use std::path::{Path, PathBuf};
 
 use eframe::egui;
 
-use super::canvas::{Attach, ViewRequest, descendants};
+use super::canvas::{ViewRequest, descendants};
 use super::commands::{Command, Enabled};
 use super::files::{Chooser, FilePrompt, Purpose};
+use super::graph::Attach;
 use super::{EditorApp, Pending, SimPanel, Viewer, layout};
 use crate::debug::{Debugger, GameRow};
 use crate::io::{parse_tree, save_tree};

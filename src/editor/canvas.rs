@@ -6,9 +6,10 @@ use std::collections::{HashMap, HashSet};
 use eframe::egui::{self, Key, Modifiers, PointerButton, Ui, emath::TSTransform};
 use egui_snarl::{NodeId as SnarlId, Snarl};
 
-pub use super::viewer::{NODE_SIZE, SELECTION_COLOUR, Viewer, body_fields};
+use super::graph::{CanvasOutput, Look, SMALL_TEXT, Selecting, port_counts};
+use super::viewer::{NODE_SIZE, SELECTION_COLOUR, Viewer};
 
-use crate::model::{Catalog, Category, Edit, NodeId, ParentSlot, Port, Tree, link_rule};
+use crate::model::{Catalog, Edit, NodeId, Tree};
 
 /// The canvas: its copy of the tree's graph, the camera, and the gesture under way.
 pub struct Canvas {
@@ -97,53 +98,8 @@ enum Gesture {
 /// text drawn in a node is [`SMALL_TEXT`] px at 100 %. Fitting never zooms out further;
 /// below it nodes are drawn as their header and title only.
 pub const READABLE_ZOOM: f32 = 11.0 / SMALL_TEXT;
-/// The size of the smallest text in a node at 100 % (kind names, field names, slots).
-pub const SMALL_TEXT: f32 = 12.0;
 /// How far the wheel and the keys may zoom.
 const ZOOM_RANGE: (f32, f32) = (0.1, 3.0);
-
-/// The input pins of a node: each port's slots in order, plus one empty slot on list ports.
-pub fn pins(tree: &Tree, catalog: &Catalog, id: &NodeId) -> Vec<(Port, usize)> {
-    port_counts(tree, catalog, id)
-        .flat_map(|(port, count)| (0..count).map(move |slot| (port, slot)))
-        .collect()
-}
-
-/// Each input port of a node with its number of pins (a list port: its links and one
-/// empty slot), in pin order; what [`pins`] lists, without building the list.
-pub(super) fn port_counts<'t>(
-    tree: &'t Tree,
-    catalog: &Catalog,
-    id: &NodeId,
-) -> impl Iterator<Item = (Port, usize)> + 't {
-    let node = tree.node(id);
-    let ports = node
-        .and_then(|n| catalog.category_of(&n.kind))
-        .map_or(&[][..], Category::inputs);
-    ports.iter().filter_map(move |&port| {
-        let n = node?;
-        Some((
-            port,
-            if port.is_single() {
-                1
-            } else {
-                n.linked(port).len() + 1
-            },
-        ))
-    })
-}
-
-/// The port and slot of input pin `index` (what `pins(..)[index]` is, without the list).
-pub fn pin_at(tree: &Tree, catalog: &Catalog, id: &NodeId, index: usize) -> Option<(Port, usize)> {
-    let mut left = index;
-    for (port, count) in port_counts(tree, catalog, id) {
-        if left < count {
-            return Some((port, left));
-        }
-        left -= count;
-    }
-    None
-}
 
 impl Canvas {
     /// A canvas showing `tree`.
@@ -809,101 +765,4 @@ fn snarl_style() -> egui_snarl::ui::SnarlStyle {
     style.upscale_wire_frame = Some(false);
     style.downscale_wire_frame = Some(true);
     style
-}
-
-/// What the canvas shows: the tree and the marks on it.
-pub struct Look<'a> {
-    /// The tree shown.
-    pub tree: &'a Tree,
-    /// Kinds and categories.
-    pub catalog: &'a Catalog,
-    /// Nodes with validation errors (outlined red).
-    pub errors: &'a HashSet<NodeId>,
-    /// Nodes not reachable from Root (dimmed).
-    pub unreachable: &'a HashSet<NodeId>,
-    /// The simulation's node states (watched agent).
-    pub live: &'a crate::debug::Live,
-    /// The selected nodes (with a halo outside their outline).
-    pub selected: &'a [NodeId],
-    /// Nodes with a breakpoint (a red dot in the header), and what it breaks on.
-    pub breakpoints: &'a HashMap<NodeId, crate::debug::BreakOn>,
-    /// Seconds since the app started, for the pulse of running leaves.
-    pub time: f64,
-    /// The watched agent's running leaves (trace ids).
-    pub running_leaves: &'a [String],
-    /// A run is being debugged (breakpoints can be set).
-    pub debugging: bool,
-    /// The run, whose stand-ins (library kinds without a behaviour) can be forced.
-    pub run: Option<&'a crate::debug::Debugger>,
-}
-
-/// How a gesture changes the selection.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Selecting {
-    /// A click on a node: it alone, unless it is already selected (then the selection
-    /// stays, so a right-click menu or a drag acts on all of it).
-    Click(NodeId),
-    /// Shift or Ctrl and a click: add the node, or take it out.
-    Toggle(NodeId),
-    /// Exactly these (a box, a click on empty canvas, a drag of an unselected node).
-    Only(Vec<NodeId>),
-    /// Add these (a box with Shift or Ctrl).
-    Add(Vec<NodeId>),
-}
-
-/// What the gestures on the canvas asked for in one frame, applied by the app after drawing.
-#[derive(Default)]
-pub struct CanvasOutput {
-    /// Edits (links made or removed).
-    pub edits: Vec<Edit>,
-    /// Why a gesture was refused.
-    pub refused: Option<String>,
-    /// Nodes to add from the canvas menus: kind, graph position, how to link it.
-    pub adds: Vec<(String, [f32; 2], Attach)>,
-    /// Field changes made in node bodies: the edit, its node and field (for coalescing).
-    pub field_edits: Vec<(Edit, NodeId, String)>,
-    /// A change of the selection.
-    pub select: Option<Selecting>,
-    /// A command chosen from a node's right-click menu, and the node.
-    pub command: Option<(super::commands::Command, NodeId)>,
-    /// Paste here (graph position), from the canvas's right-click menu.
-    pub paste_at: Option<[f32; 2]>,
-    /// A breakpoint's condition chosen from a node's right-click menu.
-    pub break_on: Option<(NodeId, crate::debug::BreakOn)>,
-    /// A stand-in's result forced (or let go, `None`) from a node's right-click menu.
-    pub force: Option<(NodeId, Option<crate::runtime::Outcome>)>,
-    /// Where each node's breakpoint dot was drawn (graph coordinates).
-    pub dots: Vec<(NodeId, egui::Rect)>,
-}
-
-/// How a node added from a menu is linked.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Attach {
-    /// Not linked.
-    Loose,
-    /// As a child in this slot (a wire dragged from an input onto empty canvas).
-    Into(ParentSlot),
-    /// As the parent of this node (a wire dragged from its `parent` output).
-    Above(NodeId),
-}
-
-/// The kinds a new node may have to be linked as `attach` says.
-pub fn kinds_fitting(tree: &Tree, catalog: &Catalog, attach: &Attach) -> Vec<String> {
-    let category = |id: &NodeId| tree.node(id).and_then(|n| catalog.category_of(&n.kind));
-    catalog
-        .kinds()
-        .iter()
-        .filter(|k| match attach {
-            Attach::Loose => true,
-            Attach::Into(slot) => category(&slot.parent)
-                .is_some_and(|pc| link_rule(pc, slot.port, k.category).is_ok()),
-            Attach::Above(child) => category(child).is_some_and(|cc| {
-                k.category
-                    .inputs()
-                    .iter()
-                    .any(|&p| link_rule(k.category, p, cc).is_ok())
-            }),
-        })
-        .map(|k| k.name.clone())
-        .collect()
 }

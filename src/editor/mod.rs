@@ -15,6 +15,7 @@ mod disk;
 mod document;
 pub mod files;
 mod find;
+mod graph;
 mod inspector;
 mod layout;
 pub mod messages;
@@ -26,9 +27,10 @@ mod simulate;
 mod viewer;
 
 pub use autosave::AUTOSAVE_SECONDS;
-pub use canvas::{Attach, Canvas, READABLE_ZOOM, SMALL_TEXT, ViewRequest, kinds_fitting, pins};
+pub use canvas::{Canvas, READABLE_ZOOM, ViewRequest};
 pub use commands::Command;
 pub use document::Document;
+pub use graph::{Attach, SMALL_TEXT, kinds_fitting, pins};
 pub use simulate::SimPanel;
 pub use viewer::{Viewer, category_colour, status_colour};
 

@@ -7,9 +7,9 @@ use std::path::Path;
 
 use eframe::egui::{self, RichText};
 
-use super::canvas::{Look, Selecting};
 use super::commands::{self, Command, Enabled, Menu};
 use super::files::Purpose;
+use super::graph::{Look, Selecting};
 use super::{EditorApp, Pending, category_colour, inspector};
 use crate::debug::Debugger;
 use crate::model::{Category, Edit, Severity};

@@ -10,8 +10,8 @@ use eframe::egui::{self, Color32, RichText, Ui, emath::TSTransform};
 use egui_snarl::ui::{AnyPins, PinInfo, SnarlPin, SnarlViewer};
 use egui_snarl::{InPin, NodeId as SnarlId, OutPin, Snarl};
 
-use super::canvas::{Attach, CanvasOutput, Look, SMALL_TEXT, kinds_fitting, pin_at, pins};
 use super::commands::Command;
+use super::graph::{Attach, CanvasOutput, Look, SMALL_TEXT, kinds_fitting, pin_at, pins};
 use crate::model::{Catalog, Category, Edit, NodeId, ParentSlot, Port, Tree};
 use crate::runtime::Status;
 
@@ -648,7 +648,7 @@ impl SnarlViewer<NodeId> for Viewer<'_> {
     }
 
     fn inputs(&mut self, node: &NodeId) -> usize {
-        super::canvas::port_counts(self.look.tree, self.look.catalog, node)
+        super::graph::port_counts(self.look.tree, self.look.catalog, node)
             .map(|(_, n)| n)
             .sum()
     }
