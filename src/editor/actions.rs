@@ -7,9 +7,12 @@ use std::path::{Path, PathBuf};
 use eframe::egui;
 
 use super::canvas::{ViewRequest, descendants};
+use super::changes::Change;
 use super::commands::{Command, Enabled};
 use super::files::{Chooser, FilePrompt, Purpose};
 use super::graph::Attach;
+use super::graph::Selecting;
+use super::inspector;
 use super::{EditorApp, Pending, SimPanel, Viewer, layout};
 use crate::debug::{Debugger, GameRow};
 use crate::io::{parse_tree, save_tree};
@@ -54,25 +57,140 @@ impl Enabled for EditorApp {
 
 impl EditorApp {
     /// Applies the commands asked for in this frame, in order.
+    /// Applies every change asked for while the frame was drawn, in the order asked: the
+    /// one place the editor's state changes (see `changes.rs`).
     pub(super) fn run_queue(&mut self, ctx: &egui::Context) {
         let queue = std::mem::take(&mut self.queue);
-        for command in queue {
-            if self.enabled(command) {
-                self.execute(command, ctx);
-                if self.ran.len() >= 100 {
-                    self.ran.remove(0);
-                }
-                self.ran.push(command);
-            }
+        for change in queue {
+            self.change(change, ctx);
             ctx.request_repaint();
         }
         self.pasted = None;
         self.paste_at = None;
     }
 
+    fn change(&mut self, change: Change, ctx: &egui::Context) {
+        match change {
+            Change::Command(command) => self.run_command(command, ctx),
+            Change::CommandOn(command, id) => {
+                if !self.selection.contains(&id) {
+                    self.select(Some(id));
+                }
+                self.run_command(command, ctx);
+            }
+            Change::Edit(edit) => {
+                self.apply(edit);
+            }
+            Change::Coalesced(edit, node, field) => {
+                self.apply_coalesced(edit, &node, &field);
+            }
+            Change::Select(selecting) => self.selecting(selecting),
+            Change::Add(kind, at, attach) => {
+                self.add_attached(&kind, at, &attach);
+            }
+            Change::PasteAt(at) => {
+                self.paste_at = Some(at);
+                self.run_command(Command::Paste, ctx);
+            }
+            Change::BreakOn(id, on) => {
+                let key = self.breakpoints_key();
+                if let Some(run) = self.sim.as_ref().map(|p| &p.debugger) {
+                    self.breakpoints.set(&key, run.traced(&id), on);
+                }
+                self.say(format!("Breakpoint on {id}: breaks on {}", on.name()));
+            }
+            Change::Force(id, outcome) => {
+                let forced = self
+                    .simulation_mut()
+                    .is_some_and(|run| run.force(&id, outcome));
+                match (forced, outcome) {
+                    (false, _) => self.say_problem(format!("{id} does not run as a stand-in")),
+                    (true, None) => self.say(format!("{id} follows its stand-in script again")),
+                    (true, Some(o)) => self.say(format!(
+                        "{id} now reports {} for the rest of the run",
+                        super::viewer::outcome_word(o)
+                    )),
+                }
+            }
+            Change::Inspect(id, request) => self.inspected(id, request, ctx),
+            Change::Focus(id) => self.focus(&id),
+            Change::Refused(why) => self.say_problem(why),
+        }
+    }
+
+    /// Runs `command` when it can run now, and notes it among the commands run.
+    fn run_command(&mut self, command: Command, ctx: &egui::Context) {
+        if self.enabled(command) {
+            self.execute(command, ctx);
+            if self.ran.len() >= 100 {
+                self.ran.remove(0);
+            }
+            self.ran.push(command);
+        }
+    }
+
+    /// The selection as a canvas gesture changes it.
+    fn selecting(&mut self, selecting: Selecting) {
+        match selecting {
+            Selecting::Click(id) if !self.selection.contains(&id) => {
+                self.select(Some(id));
+            }
+            Selecting::Click(id) => {
+                // Already selected: it becomes the one the inspector shows.
+                self.selection.retain(|s| *s != id);
+                self.selection.insert(0, id);
+            }
+            Selecting::Toggle(id) => {
+                if self.selection.contains(&id) {
+                    self.selection.retain(|s| *s != id);
+                } else {
+                    self.selection.push(id);
+                }
+            }
+            Selecting::Only(mut ids) => {
+                self.in_tree_order(&mut ids);
+                self.select_many(&ids);
+            }
+            Selecting::Add(mut ids) => {
+                self.in_tree_order(&mut ids);
+                let mut all = self.selection.clone();
+                all.extend(ids);
+                self.select_many(&all);
+            }
+        }
+    }
+
+    /// Sorts node ids in file order (a box selects in the order the tree lists them).
+    fn in_tree_order(&self, ids: &mut [crate::model::NodeId]) {
+        ids.sort_by_key(|id| self.doc.tree().position_of(id));
+    }
+
+    /// What the inspector asked for the node `id` it showed.
+    fn inspected(&mut self, id: NodeId, request: inspector::Request, ctx: &egui::Context) {
+        match request {
+            inspector::Request::Edit(edit, Some(key)) => {
+                self.apply_coalesced(edit, &id, &key);
+            }
+            inspector::Request::Edit(edit, None) => {
+                self.apply(edit);
+            }
+            inspector::Request::Remove => {
+                self.select(Some(id));
+                self.run_command(Command::Delete, ctx);
+            }
+            inspector::Request::BrowseAsset(field) => {
+                self.choose(Purpose::Asset(id, field));
+            }
+            inspector::Request::OpenAsset => {
+                self.select(Some(id));
+                self.run_command(Command::OpenSubTree, ctx);
+            }
+        }
+    }
+
     /// Asks for `command`, run after this frame is drawn.
     pub(super) fn ask(&mut self, command: Command) {
-        self.queue.push(command);
+        self.queue.push(Change::Command(command));
     }
 
     fn execute(&mut self, command: Command, ctx: &egui::Context) {

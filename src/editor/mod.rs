@@ -10,6 +10,7 @@
 mod actions;
 mod autosave;
 mod canvas;
+mod changes;
 pub mod commands;
 mod disk;
 mod document;
@@ -63,7 +64,7 @@ pub struct EditorApp {
     /// The palette of node kinds' filter text.
     filter: String,
     /// Commands asked for in this frame, applied after drawing.
-    queue: Vec<Command>,
+    queue: Vec<changes::Change>,
     /// Text the platform pasted in this frame.
     pasted: Option<String>,
     /// Where a paste from the canvas menu goes (graph position).
@@ -444,8 +445,7 @@ impl EditorApp {
         if let Some(id) = select
             && self.doc.tree().contains(&id)
         {
-            self.select(Some(id.clone()));
-            self.canvas.request(ViewRequest::Centre(id));
+            self.queue.push(changes::Change::Focus(id));
         }
         if let Some(why) = why {
             self.say(why);
@@ -725,7 +725,8 @@ impl EditorApp {
             && self.disk.conflict.is_none()
         {
             let (pressed, pasted) = commands::pressed(&ctx, self.canvas.space_panned());
-            self.queue.extend(pressed);
+            self.queue
+                .extend(pressed.into_iter().map(changes::Change::Command));
             self.pasted = pasted;
         }
         // A gesture ends when nothing is being dragged or typed into: the next change is a
@@ -742,7 +743,7 @@ impl EditorApp {
         self.conflict_prompt_ui(&ctx);
         let mut palette = std::mem::take(&mut self.palette);
         if let Some(c) = palette.ui(&ctx, &*self) {
-            self.queue.push(c);
+            self.queue.push(changes::Change::Command(c));
         }
         self.palette = palette;
         self.file_prompt_ui(&ctx);
@@ -782,7 +783,7 @@ impl EditorApp {
         if let Some(area) = self.canvas.area()
             && let Some(id) = self.find.ui(&ctx, area, self.doc.tree())
         {
-            self.focus(&id);
+            self.queue.push(changes::Change::Focus(id));
         }
         self.arrange_as_drawn();
         self.run_queue(&ctx);

@@ -7,9 +7,11 @@ use std::path::Path;
 
 use eframe::egui::{self, RichText};
 
+use super::changes::Change;
 use super::commands::{self, Command, Enabled, Menu};
 use super::files::Purpose;
-use super::graph::{Look, Selecting};
+use super::graph::Attach;
+use super::graph::Look;
 use super::{EditorApp, Pending, category_colour, inspector};
 use crate::debug::Debugger;
 use crate::model::{Category, Edit, Severity};
@@ -204,31 +206,14 @@ impl EditorApp {
                 self.selection.len()
             ));
         }
-        match inspector::inspector_ui(
+        if let Some(request) = inspector::inspector_ui(
             ui,
             self.doc.tree(),
             &self.catalog,
             &node,
             self.doc.parent_of(&node.id),
         ) {
-            Some(inspector::Request::Edit(edit, Some(key))) => {
-                self.apply_coalesced(edit, &node.id, &key);
-            }
-            Some(inspector::Request::Edit(edit, None)) => {
-                self.apply(edit);
-            }
-            Some(inspector::Request::Remove) => {
-                self.select(Some(node.id.clone()));
-                self.ask(Command::Delete);
-            }
-            Some(inspector::Request::BrowseAsset(field)) => {
-                self.choose(Purpose::Asset(node.id.clone(), field));
-            }
-            Some(inspector::Request::OpenAsset) => {
-                self.select(Some(node.id.clone()));
-                self.ask(Command::OpenSubTree);
-            }
-            None => {}
+            self.queue.push(Change::Inspect(node.id.clone(), request));
         }
     }
 
@@ -296,7 +281,7 @@ impl EditorApp {
                 }
             });
         if let Some(id) = focus {
-            self.focus(&id);
+            self.queue.push(Change::Focus(id));
         }
     }
 
@@ -372,11 +357,6 @@ impl EditorApp {
         }
     }
 
-    /// Sorts node ids in file order (a box selects in the order the tree lists them).
-    fn in_tree_order(&self, ids: &mut [crate::model::NodeId]) {
-        ids.sort_by_key(|id| self.doc.tree().position_of(id));
-    }
-
     pub(super) fn canvas_ui(&mut self, ui: &mut egui::Ui) {
         let none = crate::debug::Live::new();
         let run = self.sim.as_ref().map(|p| &p.debugger);
@@ -413,83 +393,29 @@ impl EditorApp {
             && let Some(kind) = egui::DragAndDrop::take_payload::<PaletteDrag>(ui.ctx())
             && let Some(g) = self.canvas.to_graph(at)
         {
-            self.add_node(&kind.0, [g.x - 100.0, g.y - 20.0]);
+            let at = [g.x - 100.0, g.y - 20.0];
+            self.queue
+                .push(Change::Add(kind.0.clone(), at, Attach::Loose));
         }
-        for (edit, node, field) in out.field_edits {
-            self.apply_coalesced(edit, &node, &field);
-        }
-        for (kind, at, attach) in out.adds {
-            self.add_attached(&kind, at, &attach);
-        }
-        match out.select {
-            Some(Selecting::Click(id)) if !self.selection.contains(&id) => {
-                self.select(Some(id));
-            }
-            Some(Selecting::Click(id)) => {
-                // Already selected: it becomes the one the inspector shows.
-                self.selection.retain(|s| *s != id);
-                self.selection.insert(0, id);
-            }
-            Some(Selecting::Toggle(id)) => {
-                if self.selection.contains(&id) {
-                    self.selection.retain(|s| *s != id);
-                } else {
-                    self.selection.push(id);
-                }
-            }
-            Some(Selecting::Only(mut ids)) => {
-                self.in_tree_order(&mut ids);
-                self.select_many(&ids);
-            }
-            Some(Selecting::Add(mut ids)) => {
-                self.in_tree_order(&mut ids);
-                let mut all = self.selection.clone();
-                all.extend(ids);
-                self.select_many(&all);
-            }
-            None => {}
-        }
-        if let Some((command, id)) = out.command {
-            if !self.selection.contains(&id) {
-                self.select(Some(id));
-            }
-            self.ask(command);
-        }
-        if let Some((id, on)) = out.break_on {
-            let key = self.breakpoints_key();
-            if let Some(run) = self.sim.as_ref().map(|p| &p.debugger) {
-                self.breakpoints.set(&key, run.traced(&id), on);
-            }
-            self.say(format!("Breakpoint on {id}: breaks on {}", on.name()));
-        }
-        if let Some((id, outcome)) = out.force {
-            let forced = self
-                .simulation_mut()
-                .is_some_and(|run| run.force(&id, outcome));
-            match (forced, outcome) {
-                (false, _) => self.say_problem(format!("{id} does not run as a stand-in")),
-                (true, None) => self.say(format!("{id} follows its stand-in script again")),
-                (true, Some(o)) => self.say(format!(
-                    "{id} now reports {} for the rest of the run",
-                    super::viewer::outcome_word(o)
-                )),
-            }
-        }
-        if let Some(at) = out.paste_at {
-            self.paste_at = Some(at);
-            self.ask(Command::Paste);
-        }
-        if let Some(why) = out.refused {
-            self.say_problem(why);
-        }
-        for e in out.edits {
-            self.apply(e);
-        }
+        // What the gestures asked for is applied with the other changes, after drawing.
+        let changes = out
+            .field_edits
+            .into_iter()
+            .map(|(edit, node, field)| Change::Coalesced(edit, node, field))
+            .chain(out.adds.into_iter().map(|(k, at, a)| Change::Add(k, at, a)))
+            .chain(out.select.map(Change::Select))
+            .chain(out.command.map(|(c, id)| Change::CommandOn(c, id)))
+            .chain(out.break_on.map(|(id, on)| Change::BreakOn(id, on)))
+            .chain(out.force.map(|(id, o)| Change::Force(id, o)))
+            .chain(out.paste_at.map(Change::PasteAt))
+            .chain(out.refused.map(Change::Refused))
+            .chain(out.edits.into_iter().map(Change::Edit));
+        self.queue.extend(changes);
         // A whole drag is one undo step: positions are committed once the pointer is released.
         if !ui.input(|i| i.pointer.any_down()) {
             let moved = self.canvas.moved(self.doc.tree());
             if !moved.is_empty() {
-                self.apply(Edit::Batch(moved));
+                self.queue.push(Change::Edit(Edit::Batch(moved)));
             }
         }
     }
