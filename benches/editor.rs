@@ -82,6 +82,18 @@ fn frame_with(ctx: &egui::Context, app: &mut EditorApp, events: Vec<egui::Event>
     out.textures_delta.clear();
 }
 
+/// The view moved by 20 points (the `k`th frame of a pan, turning back every 100), then a
+/// frame drawn: what a pan costs a frame.
+fn pan_and_frame(ctx: &egui::Context, app: &mut EditorApp, k: &mut u64) {
+    *k += 1;
+    let step = if (*k / 100).is_multiple_of(2) { 20.0 } else { -20.0 };
+    if let Some(mut camera) = app.camera() {
+        camera.translation.y += step;
+        app.pin_view(camera);
+    }
+    frame(ctx, app);
+}
+
 /// The title of node `seq0` changed (the `k`th time), then a frame drawn: what each
 /// keystroke in the inspector costs.
 fn edit_and_frame(ctx: &egui::Context, app: &mut EditorApp, k: &mut u64) {
@@ -108,11 +120,16 @@ fn editor(n: usize) -> (egui::Context, EditorApp) {
 fn frames(c: &mut Criterion) {
     let mut group = c.benchmark_group("editor_frame");
     group.sample_size(20);
-    for n in [500, 1000, 2000] {
+    for n in [500, 1000, 2000, 10_000] {
         let (ctx, mut app) = editor(n);
         assert!(app.tree().len() + 10 >= n, "{} nodes", app.tree().len());
         assert!(app.diagnostics().iter().all(|d| !d.is_error()));
         group.bench_function(format!("idle/{n}"), |b| b.iter(|| frame(&ctx, &mut app)));
+        // Panning: the view moves 20 points a frame, back and forth over the tree.
+        let mut k = 0u64;
+        group.bench_function(format!("pan/{n}"), |b| {
+            b.iter(|| pan_and_frame(&ctx, &mut app, &mut k))
+        });
         let mut k = 0u64;
         group.bench_function(format!("after_edit/{n}"), |b| {
             b.iter(|| edit_and_frame(&ctx, &mut app, &mut k))

@@ -209,7 +209,7 @@ impl EditorApp {
             Command::BackToRunTree => self.back_to_run_tree(),
             // Asks about unsaved changes first, as the window's close button does.
             Command::Quit => self.request(Pending::Close, ctx),
-            Command::ShowHelp => self.help = true,
+            Command::ShowHelp => self.help = !self.help,
             Command::Undo => {
                 if self.doc.undo(&self.catalog) {
                     self.changed();
@@ -741,6 +741,12 @@ impl EditorApp {
                 if moved {
                     self.watch_file();
                     self.mark_open();
+                    // The run knows the tree by its new name (a tree run alone names it).
+                    if let Some(p) = &mut self.sim
+                        && p.debugger.is_solo()
+                    {
+                        p.debugger.pair_with(Some(path));
+                    }
                 }
                 // Saved into another project's folder: its node libraries from now on.
                 if self.project.moved_to(path) {

@@ -46,7 +46,7 @@ pub struct Canvas {
     fitted_to: Option<(egui::Rect, ViewRequest)>,
     /// Nodes whose subtrees are hidden.
     collapsed: HashSet<NodeId>,
-    /// The minimap is shown.
+    /// The minimap is shown (View > Minimap, M; off at first: it covers a corner).
     pub minimap: bool,
     /// The last frame drew nodes as their titles only (zoomed out far): their drawn
     /// sizes are not their whole sizes.
@@ -118,7 +118,7 @@ impl Canvas {
             gesture: Gesture::None,
             space_panned: false,
             settling: None,
-            minimap: true,
+            minimap: false,
             titles_only: false,
             fitted_to: None,
             collapsed: HashSet::new(),

@@ -198,7 +198,9 @@ impl Command {
             }
             Command::BackToRunTree => "Show the tree the run runs again, from a SubTree's tree",
             Command::Quit => "Close Arbor (unsaved changes are asked about first)",
-            Command::ShowHelp => "Every command, its shortcuts and what it does",
+            Command::ShowHelp => {
+                "Every command, its shortcuts and what it does (F1 or Esc closes it)"
+            }
             Command::Undo => "Undo the last edit",
             Command::Redo => "Redo the last undone edit",
             Command::Cut => "Copy the selected nodes to the clipboard and remove them",
@@ -440,6 +442,7 @@ pub fn help_ui(ctx: &egui::Context, open: &mut bool) {
     if !*open {
         return;
     }
+
     let height = (ctx.content_rect().height() - 80.0).clamp(240.0, 620.0);
     egui::Window::new("Commands and Shortcuts")
         .open(open)

@@ -716,8 +716,12 @@ impl EditorApp {
         self.fit_window(&ctx);
         self.poll_project(&ctx);
         self.poll_disk(&ctx);
-        // Escape closes Find Node before it can clear the selection it made.
+        // Escape closes Find Node before it can clear the selection it made; then the
+        // list of commands (F1 again closes it too).
         self.find.take_escape(&ctx);
+        if self.help && ctx.input_mut(|i| i.consume_key(egui::Modifiers::NONE, egui::Key::Escape)) {
+            self.help = false;
+        }
         if self.prompt.is_none()
             && !self.palette.open
             && self.pending.is_none()

@@ -20,6 +20,10 @@ use crate::model::{Category, Edit, Severity};
 #[derive(Clone, Debug)]
 struct PaletteDrag(String);
 
+/// Problems up to this many are wrapped in full; more are a line each, laid out only in
+/// view.
+const WRAPPED_PROBLEMS: usize = 200;
+
 impl EditorApp {
     pub(super) fn menu_ui(&mut self, ui: &mut egui::Ui) {
         egui::MenuBar::new().ui(ui, |ui| {
@@ -223,9 +227,17 @@ impl EditorApp {
         let errors = self.diagnostics.iter().filter(|d| d.is_error()).count()
             + library.iter().filter(|p| p.is_error()).count();
         let all = self.diagnostics.len() + library.len();
+        let counted = |n: usize, what: &str| {
+            if n == 1 {
+                format!("1 {what}")
+            } else {
+                format!("{n} {what}s")
+            }
+        };
         ui.heading(format!(
-            "Problems ({errors} errors, {} warnings)",
-            all - errors
+            "Problems ({}, {})",
+            counted(errors, "error"),
+            counted(all - errors, "warning")
         ));
         let mut focus = None;
         if all == 0 {
@@ -236,50 +248,61 @@ impl EditorApp {
             Severity::Error => egui::Color32::from_rgb(235, 90, 90),
             Severity::Warning => egui::Color32::from_rgb(230, 180, 70),
         };
-        // One line a problem (the whole text on hover), and only the lines in view are
-        // laid out: a tree of 100,000 unreachable nodes lists 100,000 warnings.
-        let row_height = ui.text_style_height(&egui::TextStyle::Body);
-        egui::ScrollArea::vertical()
-            .auto_shrink([false, true])
-            .show_rows(ui, row_height, all, |ui, rows| {
-                for row in rows {
-                    // The node libraries' own problems first, naming the file and the kind.
-                    if let Some(p) = library.get(row) {
-                        let text = p.to_string();
-                        // Cut short, the label shows its whole text on hover.
-                        ui.add(
-                            egui::Label::new(RichText::new(&text).color(colour(p.severity)))
-                                .truncate(),
-                        );
-                        continue;
-                    }
-                    let Some(d) = self.diagnostics.get(row - library.len()) else {
-                        continue;
-                    };
-                    let node = d
-                        .nodes
-                        .first()
-                        .map(|n| format!("[{n}] "))
-                        .unwrap_or_default();
-                    let text = format!("{node}{} ({})", d.message, d.rule);
-                    let label = ui.add(
-                        egui::Label::new(RichText::new(&text).color(colour(d.severity())))
-                            .truncate()
-                            .show_tooltip_when_elided(false)
-                            .sense(egui::Sense::click()),
-                    );
-                    if let Some(first) = d.nodes.first()
-                        && label
-                            .on_hover_text(format!(
-                                "{text}\n\nClick to select the node and centre it"
-                            ))
-                            .on_hover_cursor(egui::CursorIcon::PointingHand)
-                            .clicked()
-                    {
-                        focus = Some(first.clone());
-                    }
+        // A short list wraps each problem in full. A long one shows a line a problem (the
+        // whole text on hover), and only the lines in view are laid out: a tree of 100,000
+        // unreachable nodes lists 100,000 warnings.
+        let mut row_ui = |ui: &mut egui::Ui, row: usize, wrap: bool| {
+            let shown = |text: RichText| {
+                let label = egui::Label::new(text);
+                if wrap {
+                    label.wrap()
+                } else {
+                    label.truncate().show_tooltip_when_elided(false)
                 }
-            });
+            };
+            // The node libraries' own problems first, naming the file and the kind.
+            if let Some(p) = library.get(row) {
+                let text = p.to_string();
+                ui.add(shown(RichText::new(&text).color(colour(p.severity))))
+                    .on_hover_text(&text);
+                return;
+            }
+            let Some(d) = self.diagnostics.get(row - library.len()) else {
+                return;
+            };
+            let node = d
+                .nodes
+                .first()
+                .map(|n| format!("[{n}] "))
+                .unwrap_or_default();
+            let text = format!("{node}{} ({})", d.message, d.rule);
+            let label = ui.add(
+                shown(RichText::new(&text).color(colour(d.severity()))).sense(egui::Sense::click()),
+            );
+            if let Some(first) = d.nodes.first()
+                && label
+                    .on_hover_text(format!("{text}\n\nClick to select the node and centre it"))
+                    .on_hover_cursor(egui::CursorIcon::PointingHand)
+                    .clicked()
+            {
+                focus = Some(first.clone());
+            }
+        };
+        if all <= WRAPPED_PROBLEMS {
+            for row in 0..all {
+                row_ui(ui, row, true);
+            }
+        } else {
+            let row_height = ui.text_style_height(&egui::TextStyle::Body);
+            egui::ScrollArea::vertical()
+                .id_salt("problems")
+                .auto_shrink([false, true])
+                .show_rows(ui, row_height, all, |ui, rows| {
+                    for row in rows {
+                        row_ui(ui, row, false);
+                    }
+                });
+        }
         if let Some(id) = focus {
             self.queue.push(Change::Focus(id));
         }

@@ -352,6 +352,21 @@ pub fn status_colour(status: Status) -> Color32 {
     }
 }
 
+/// A node's header colour: its category's (`base`), tinted by its status light when it
+/// has one, so a glance at the title finds what runs; a node Root does not reach is
+/// dimmed well towards the canvas, so it reads as set aside.
+pub fn header_fill(base: Color32, light: Option<Color32>, unreachable: bool) -> Color32 {
+    let lit = match light {
+        Some(colour) => mix(base, colour, 0.45 * f32::from(colour.a()) / 255.0),
+        None => base,
+    };
+    if unreachable {
+        mix(lit, Color32::from_gray(28), 0.78)
+    } else {
+        lit
+    }
+}
+
 /// `a` moved towards `b` by `t` (0 to 1).
 fn mix(a: Color32, b: Color32, t: f32) -> Color32 {
     let m = |x: u8, y: u8| (f32::from(x) + (f32::from(y) - f32::from(x)) * t).round() as u8;
@@ -516,13 +531,11 @@ impl SnarlViewer<NodeId> for Viewer<'_> {
     ) -> egui::Frame {
         let id = &snarl[node];
         let base = category_colour(self.category(id));
-        // The status tints the header, so a glance at the title finds what runs.
-        match self.light(id) {
-            Some((colour, _)) => {
-                default.fill(mix(base, colour, 0.45 * f32::from(colour.a()) / 255.0))
-            }
-            None => default.fill(base),
-        }
+        default.fill(header_fill(
+            base,
+            self.light(id).map(|(colour, _)| colour),
+            self.look.unreachable.contains(id),
+        ))
     }
 
     fn node_frame(
@@ -561,6 +574,12 @@ impl SnarlViewer<NodeId> for Viewer<'_> {
         };
         let hidden = self.hidden.get(&id).copied();
         let breakpoint = self.look.breakpoints.get(&id).copied();
+        // A node Root does not reach is dimmed, its text too.
+        let (title_colour, kind_colour) = if self.look.unreachable.contains(&id) {
+            (Color32::from_gray(130), Color32::from_gray(115))
+        } else {
+            (Color32::WHITE, Color32::from_gray(225))
+        };
         if self.lod {
             // Header and title only, at a size that stays legible on screen; a breakpoint
             // as a dot of that size before it.
@@ -578,7 +597,7 @@ impl SnarlViewer<NodeId> for Viewer<'_> {
                         RichText::new(n.label())
                             .size(size.min(60.0))
                             .strong()
-                            .color(Color32::WHITE),
+                            .color(title_colour),
                     )
                     .truncate(),
                 );
@@ -591,7 +610,7 @@ impl SnarlViewer<NodeId> for Viewer<'_> {
                 ui.add(line(
                     RichText::new(n.kind.as_str())
                         .size(SMALL_TEXT)
-                        .color(Color32::from_gray(225)),
+                        .color(kind_colour),
                 ));
                 // After the kind, the breakpoint dot: red when set; on a selected node, a
                 // faint ring that sets one. (Painted: no font need have the glyph.)
@@ -620,7 +639,7 @@ impl SnarlViewer<NodeId> for Viewer<'_> {
                     RichText::new(n.title.as_str())
                         .size(SMALL_TEXT + 3.0)
                         .strong()
-                        .color(Color32::WHITE),
+                        .color(title_colour),
                 ));
             }
             // A SubTree names the inner leaves that run (trace ids `SUBTREE/INNER`).
@@ -1030,6 +1049,31 @@ impl SnarlViewer<NodeId> for Viewer<'_> {
             self.out.edits.push(Edit::Unlink {
                 child: snarl[remote.node].clone(),
             });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn luma(c: Color32) -> f32 {
+        0.2126 * f32::from(c.r()) + 0.7152 * f32::from(c.g()) + 0.0722 * f32::from(c.b())
+    }
+
+    #[test]
+    fn an_unreachable_nodes_header_is_dimmed_to_well_under_its_brightness_lit_or_not() {
+        let categories = Category::ALL.iter().map(|c| Some(*c)).chain([None]);
+        for category in categories {
+            let base = category_colour(category);
+            for light in [None, Some(status_colour(Status::Running))] {
+                let shown = header_fill(base, light, false);
+                let dimmed = header_fill(base, light, true);
+                assert!(
+                    luma(dimmed) < 0.65 * luma(shown),
+                    "{category:?} {light:?}: {dimmed:?} against {shown:?}"
+                );
+            }
         }
     }
 }

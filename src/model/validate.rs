@@ -867,6 +867,11 @@ impl<'a> Ctx<'a> {
                     "'{}' is not connected to Root, so it never runs",
                     top.label()
                 )
+            } else if ids.len() == 2 {
+                format!(
+                    "'{}' and the node below it are not connected to Root, so they never run",
+                    top.label()
+                )
             } else {
                 format!(
                     "'{}' and the {} nodes below it are not connected to Root, so they never run",
