@@ -86,7 +86,11 @@ fn frame_with(ctx: &egui::Context, app: &mut EditorApp, events: Vec<egui::Event>
 /// frame drawn: what a pan costs a frame.
 fn pan_and_frame(ctx: &egui::Context, app: &mut EditorApp, k: &mut u64) {
     *k += 1;
-    let step = if (*k / 100).is_multiple_of(2) { 20.0 } else { -20.0 };
+    let step = if (*k / 100).is_multiple_of(2) {
+        20.0
+    } else {
+        -20.0
+    };
     if let Some(mut camera) = app.camera() {
         camera.translation.y += step;
         app.pin_view(camera);
