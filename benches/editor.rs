@@ -82,11 +82,12 @@ fn frame_with(ctx: &egui::Context, app: &mut EditorApp, events: Vec<egui::Event>
     out.textures_delta.clear();
 }
 
-/// The view moved by 20 points (the `k`th frame of a pan, turning back every 100), then a
+/// The view moved by 20 points (the `k`th frame of a pan, turning back every 10, so the
+/// nodes in view stay about the same), then a
 /// frame drawn: what a pan costs a frame.
 fn pan_and_frame(ctx: &egui::Context, app: &mut EditorApp, k: &mut u64) {
     *k += 1;
-    let step = if (*k / 100).is_multiple_of(2) {
+    let step = if (*k / 10).is_multiple_of(2) {
         20.0
     } else {
         -20.0
