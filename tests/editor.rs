@@ -10,6 +10,7 @@ use arbor::io::tree_to_string;
 use arbor::model::{NodeId, Port};
 use eframe::egui;
 use egui::accesskit::Role;
+use egui::{Key, Modifiers};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 
@@ -159,7 +160,7 @@ fn the_inspector_edits_fields_and_typing_is_one_undo_step() {
     );
     h.get_by_label("max_duration").click(); // ends the typing gesture
     h.run_steps(3);
-    h.state_mut().undo();
+    undo(&mut h);
     assert_eq!(h.state().tree(), &before);
 }
 
@@ -193,7 +194,7 @@ fn the_inspector_sets_a_boolean_and_remove_takes_the_node_out() {
             .len(),
         3
     );
-    h.state_mut().undo();
+    undo(&mut h);
     assert!(h.state().tree().node(&id).is_some());
 }
 
@@ -483,8 +484,8 @@ fn fields_are_edited_inside_the_node_and_typing_is_one_undo_step() {
             .get("what"),
         Some(&arbor::model::Value::Text("food".into()))
     );
-    h.state_mut().undo();
-    h.state_mut().undo();
+    undo(&mut h);
+    undo(&mut h);
     assert_eq!(h.state().tree(), &before, "two gestures, two undo steps");
 }
 
@@ -707,7 +708,7 @@ fn dragging_a_node_on_the_canvas_moves_it_in_one_undo_step() {
         (end[0] - start[0] - by.x).abs() < 1.0 && (end[1] - start[1] - by.y).abs() < 1.0,
         "moved from {start:?} to {end:?}"
     );
-    h.state_mut().undo();
+    undo(&mut h);
     assert_eq!(h.state().tree(), &before, "the whole drag was one step");
 }
 
@@ -744,13 +745,25 @@ fn step_runs_the_tree_in_its_scenario_and_lights_the_running_nodes() {
     // The visitor's state is shown.
     h.get_by_label("visitor: state");
     h.get_by_label_contains("at (");
-    // An edit takes the run again to the step shown, with the tree as edited.
-    h.state_mut().apply(arbor::model::Edit::SetField {
-        id: NodeId::new("rest"),
-        name: "seconds".into(),
-        value: Some(arbor::model::Value::Float(1.0)),
-    });
+    // An edit takes the run again to the step shown, with the tree as edited: the Rest
+    // node's seconds typed in the inspector.
+    h.state_mut().focus(&NodeId::new("rest"));
     h.run_steps(2);
+    h.get_by_label("seconds").click();
+    h.run_steps(2);
+    h.key_press_modifiers(Modifiers::COMMAND, Key::A);
+    h.get_by_label("seconds").type_text("1");
+    h.key_press(Key::Enter);
+    h.run_steps(3);
+    assert_eq!(
+        h.state()
+            .tree()
+            .node(&NodeId::new("rest"))
+            .unwrap()
+            .fields
+            .get("seconds"),
+        Some(&arbor::model::Value::Float(1.0))
+    );
     let sim = h.state().simulation().unwrap().sim().unwrap();
     assert_eq!(sim.world().step_number(), 3);
     h.get_by_label_contains("Re-ran 3 steps with the edit");
@@ -820,4 +833,12 @@ fn an_observing_guard_is_marked_on_its_port_and_its_checkbox_turns_it_off() {
     );
     assert!(h.query_by_label("if 0 (aborts lower)").is_none());
     h.get_by_label("if 0");
+}
+
+/// Undo as a person does: Ctrl+Z (the keyboard out of any text field first).
+fn undo(h: &mut Harness<'_, EditorApp>) {
+    h.key_press(Key::Escape);
+    h.run_steps(1);
+    h.key_press_modifiers(Modifiers::COMMAND, Key::Z);
+    h.run_steps(3);
 }

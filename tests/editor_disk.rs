@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use arbor::editor::EditorApp;
 use arbor::io::{RecoveryDir, SettingsFile, load_tree, save_tree};
-use arbor::model::{Catalog, Edit, Tree};
+use arbor::model::{Catalog, Edit, NodeId, Tree};
 use eframe::egui::{self, Key, Modifiers};
 use egui::accesskit::Role;
 use egui_kittest::Harness;
@@ -103,10 +103,7 @@ fn save_after_a_change_on_disk_asks_and_each_answer_does_what_it_says() {
     let mut h = harness(EditorApp::open(&file).unwrap());
     let on_disk = h.state().tree().clone();
     let mine = titled(&on_disk, 1, "Mine");
-    assert!(h.state_mut().apply(Edit::SetTitle {
-        id: on_disk.nodes()[1].id.clone(),
-        title: "Mine".into()
-    }));
+    retitle(&mut h, &on_disk.nodes()[1].id, "Mine");
 
     // Changed on disk while the tree has unsaved changes: said at once, the work kept.
     let theirs = titled(&on_disk, 2, "Theirs");
@@ -134,10 +131,7 @@ fn save_after_a_change_on_disk_asks_and_each_answer_does_what_it_says() {
     let again = titled(&mine, 3, "Again");
     changed_elsewhere(&file, &again);
     until(&mut h, "the reload", |app| *app.tree() == again);
-    assert!(h.state_mut().apply(Edit::SetTitle {
-        id: on_disk.nodes()[1].id.clone(),
-        title: "Mine 2".into()
-    }));
+    retitle(&mut h, &on_disk.nodes()[1].id, "Mine 2");
     let third = titled(&again, 4, "Third");
     changed_elsewhere(&file, &third);
     until(&mut h, "the change to be said", |app| {
@@ -149,10 +143,7 @@ fn save_after_a_change_on_disk_asks_and_each_answer_does_what_it_says() {
     assert!(!h.state().is_dirty());
 
     // Save As…: the file chooser opens; the file on disk stays.
-    assert!(h.state_mut().apply(Edit::SetTitle {
-        id: on_disk.nodes()[1].id.clone(),
-        title: "Mine 3".into()
-    }));
+    retitle(&mut h, &on_disk.nodes()[1].id, "Mine 3");
     changed_elsewhere(&file, &on_disk);
     until(&mut h, "the change to be said", |app| {
         app.last_message().contains("changed on disk")
@@ -173,10 +164,7 @@ fn a_read_only_tree_is_not_written_over_and_save_as_is_offered() {
     std::fs::set_permissions(&file, p).unwrap();
     let mut h = harness(EditorApp::open(&file).unwrap());
     let id = h.state().tree().nodes()[1].id.clone();
-    assert!(h.state_mut().apply(Edit::SetTitle {
-        id,
-        title: "Mine".into()
-    }));
+    retitle(&mut h, &id, "Mine");
     ctrl_s(&mut h);
     assert_eq!(std::fs::read_to_string(&file).unwrap(), before);
     assert!(h.state().is_dirty());
@@ -294,10 +282,7 @@ fn unsaved_work_is_written_aside_at_once_when_the_window_loses_the_focus() {
     let recovery = RecoveryDir::new(dir.path().join("recovery"));
     let mut h = harness(EditorApp::open(&file).unwrap().with_recovery(recovery));
     let id = h.state().tree().nodes()[1].id.clone();
-    assert!(h.state_mut().apply(Edit::SetTitle {
-        id,
-        title: "Mine".into()
-    }));
+    retitle(&mut h, &id, "Mine");
     h.run_steps(1);
     assert!(
         h.state().recovery_file().is_none(),
@@ -337,4 +322,19 @@ fn older_recovered_work_is_offered_after_the_newest_is_discarded() {
     h.get_by_label_contains("Recovered work");
     click(&mut h, "Restore");
     assert_eq!(*h.state().tree(), older);
+}
+
+/// Retitles node `id` as a person does: selects it and types in the inspector's title
+/// field (the whole title replaced), then leaves the field.
+fn retitle(h: &mut Harness<'_, EditorApp>, id: &NodeId, title: &str) {
+    h.state_mut().focus(id);
+    h.run_steps(2);
+    h.get_by_label("title").click();
+    h.run_steps(2);
+    h.key_press_modifiers(Modifiers::COMMAND, Key::A);
+    h.get_by_label("title").type_text(title);
+    h.run_steps(2);
+    h.key_press(Key::Escape);
+    h.run_steps(2);
+    assert_eq!(h.state().tree().node(id).unwrap().title, title);
 }

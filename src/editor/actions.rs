@@ -36,6 +36,7 @@ impl Enabled for EditorApp {
             | Command::ToggleCollapse => some,
             Command::Disconnect => self
                 .selection
+                .ids()
                 .iter()
                 .any(|id| self.doc.parent_of(id).is_some()),
             Command::SelectAll | Command::ZoomToFit | Command::Arrange => {
@@ -132,28 +133,15 @@ impl EditorApp {
     /// The selection as a canvas gesture changes it.
     fn selecting(&mut self, selecting: Selecting) {
         match selecting {
-            Selecting::Click(id) if !self.selection.contains(&id) => {
-                self.select(Some(id));
-            }
-            Selecting::Click(id) => {
-                // Already selected: it becomes the one the inspector shows.
-                self.selection.retain(|s| *s != id);
-                self.selection.insert(0, id);
-            }
-            Selecting::Toggle(id) => {
-                if self.selection.contains(&id) {
-                    self.selection.retain(|s| *s != id);
-                } else {
-                    self.selection.push(id);
-                }
-            }
+            Selecting::Click(id) => self.selection.click(id, self.doc.tree()),
+            Selecting::Toggle(id) => self.selection.toggle(id),
             Selecting::Only(mut ids) => {
                 self.in_tree_order(&mut ids);
                 self.select_many(&ids);
             }
             Selecting::Add(mut ids) => {
                 self.in_tree_order(&mut ids);
-                let mut all = self.selection.clone();
+                let mut all = self.selection.ids().to_vec();
                 all.extend(ids);
                 self.select_many(&all);
             }
@@ -259,8 +247,8 @@ impl EditorApp {
             }
             Command::SelectNone => self.select(None),
             Command::SelectSubtree => {
-                let mut ids = self.selection.clone();
-                for id in &self.selection {
+                let mut ids = self.selection.ids().to_vec();
+                for id in self.selection.ids() {
                     ids.extend(descendants(self.doc.tree(), id));
                 }
                 self.select_many(&ids);
@@ -268,6 +256,7 @@ impl EditorApp {
             Command::Disconnect => {
                 let edits: Vec<Edit> = self
                     .selection
+                    .ids()
                     .iter()
                     .filter(|id| self.doc.parent_of(id).is_some())
                     .map(|id| Edit::Unlink { child: id.clone() })
@@ -280,7 +269,7 @@ impl EditorApp {
             Command::ZoomToFit => self.canvas.request(ViewRequest::Fit),
             Command::ZoomToSelection => self
                 .canvas
-                .request(ViewRequest::FitNodes(self.selection.clone())),
+                .request(ViewRequest::FitNodes(self.selection.ids().to_vec())),
             Command::ZoomIn => self.canvas.request(ViewRequest::Zoom(1.25)),
             Command::ZoomOut => self.canvas.request(ViewRequest::Zoom(0.8)),
             Command::ZoomReset => self.canvas.request(ViewRequest::Actual),
@@ -308,7 +297,7 @@ impl EditorApp {
                 }
             }
             Command::ToggleBreakpoint => {
-                let ids = self.selection.clone();
+                let ids = self.selection.ids().to_vec();
                 let mut said = Vec::new();
                 let key = self.breakpoints_key();
                 if let Some(s) = self.sim.as_ref().map(|p| &p.debugger) {
@@ -363,7 +352,7 @@ impl EditorApp {
 
     /// The selected nodes as tree-file text: the nodes, with the links among them.
     pub fn copy_selection(&self) -> Option<String> {
-        let chosen: HashSet<&NodeId> = self.selection.iter().collect();
+        let chosen: HashSet<&NodeId> = self.selection.ids().iter().collect();
         if chosen.is_empty() {
             return None;
         }
@@ -497,7 +486,7 @@ impl EditorApp {
 
     /// Removes the selected nodes, as one undo step.
     fn remove_selection(&mut self) {
-        let ids = std::mem::take(&mut self.selection);
+        let ids = self.selection.take();
         if ids.is_empty() {
             return;
         }
@@ -511,12 +500,12 @@ impl EditorApp {
                 _ => format!("Removed {} nodes", ids.len()),
             });
         } else {
-            self.selection = ids;
+            self.selection.set(&ids, self.doc.tree());
         }
     }
 
     fn toggle_collapse(&mut self) {
-        let ids = self.selection.clone();
+        let ids = self.selection.ids().to_vec();
         let collapse = ids.iter().any(|id| !self.canvas.is_collapsed(id));
         for id in &ids {
             self.canvas.set_collapsed(id, collapse);
@@ -787,7 +776,7 @@ impl EditorApp {
 
     /// The selected SubTree node and its asset's file (relative to the tree's folder).
     fn subtree_asset(&self) -> Option<(NodeId, PathBuf)> {
-        let [id] = self.selection.as_slice() else {
+        let [id] = self.selection.ids() else {
             return None;
         };
         let node = self.doc.tree().node(id)?;

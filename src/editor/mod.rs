@@ -23,6 +23,7 @@ pub mod messages;
 mod minimap;
 mod panels;
 mod project;
+mod selection;
 mod settings;
 mod simulate;
 mod viewer;
@@ -59,7 +60,7 @@ pub struct EditorApp {
     diagnostics: Vec<Diagnostic>,
     marked: (HashSet<NodeId>, HashSet<NodeId>),
     /// Every selected node; the first is shown in the inspector.
-    selection: Vec<NodeId>,
+    selection: selection::Selection,
     messages: messages::Messages,
     /// The palette of node kinds' filter text.
     filter: String,
@@ -170,7 +171,7 @@ impl EditorApp {
             canvas,
             diagnostics: Vec::new(),
             marked: Default::default(),
-            selection: Vec::new(),
+            selection: selection::Selection::default(),
             messages: messages::Messages::default(),
             filter: String::new(),
             queue: Vec::new(),
@@ -551,7 +552,7 @@ impl EditorApp {
 
     /// Every selected node.
     pub fn selection(&self) -> &[NodeId] {
-        &self.selection
+        self.selection.ids()
     }
 
     /// Selects a node (or none).
@@ -561,12 +562,7 @@ impl EditorApp {
 
     /// Selects several nodes (the first is shown in the inspector).
     pub fn select_many(&mut self, ids: &[NodeId]) {
-        let mut seen = HashSet::new();
-        self.selection = ids
-            .iter()
-            .filter(|i| self.doc.tree().contains(i) && seen.insert(*i))
-            .cloned()
-            .collect();
+        self.selection.set(ids, self.doc.tree());
     }
 
     /// Selects a node and centres the view on it at the next frame (a click on a problem).
@@ -667,11 +663,7 @@ impl EditorApp {
         }
         let key = self.breakpoints_key();
         for (from, to) in &renamed {
-            for id in &mut self.selection {
-                if id == from {
-                    *id = to.clone();
-                }
-            }
+            self.selection.rename(from, to);
             self.breakpoints.rename(&key, from.as_str(), to.as_str());
             if let Some(s) = &mut self.sim {
                 s.debugger.renamed(from, to);

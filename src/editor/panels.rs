@@ -398,7 +398,7 @@ impl EditorApp {
             errors: &self.marked.0,
             unreachable: &self.marked.1,
             live,
-            selected: &self.selection,
+            selected: self.selection.ids(),
             breakpoints: &breakpoints,
             time: ui.input(|i| i.time),
             running_leaves: run.map_or(&[], Debugger::running_leaves),
