@@ -1362,11 +1362,27 @@ fn hovering_a_node_shows_its_counts_and_status() {
     let s = instance.node_states()[root];
     h.hover_at(on_node(&h, "root"));
     h.run_steps(3);
-    h.get_by_label(&format!(
+    let counts = format!(
         "entered {} · succeeded {} · failed {} · aborted {}",
         s.entries, s.successes, s.failures, s.aborts
-    ));
+    );
+    let near = h.get_by_label(&counts).rect();
     h.get_by_label_contains("running for");
+    // Zoomed out far, the hover says the same at the same size.
+    h.hover_at(egui::pos2(5.0, 5.0));
+    h.run_steps(2);
+    for _ in 0..12 {
+        key(&mut h, Modifiers::COMMAND, Key::Minus);
+    }
+    h.run_steps(3);
+    assert!(h.state().camera().unwrap().scaling < 0.3);
+    h.hover_at(on_node(&h, "root"));
+    h.run_steps(3);
+    let far = h.get_by_label(&counts).rect();
+    assert!(
+        (far.height() - near.height()).abs() < 0.5 && (far.width() - near.width()).abs() < 0.5,
+        "{far:?} against {near:?}"
+    );
 }
 
 #[test]
