@@ -61,8 +61,11 @@ fn command(
     err: &mut dyn Write,
 ) -> u8 {
     match command {
-        Some(Command::Validate { files }) => cli::validate(&files, project, catalog, out, err),
-        Some(Command::Fmt { check, files }) => cli::fmt(&files, check, out, err),
+        Some(Command::Validate {
+            files,
+            deny_warnings,
+        }) => cli::validate(&files, project, deny_warnings, catalog, out, err),
+        Some(Command::Fmt { check, diff, files }) => cli::fmt(&files, check, diff, out, err),
         Some(Command::Kinds) => {
             let here = ProjectCatalog::load(
                 project

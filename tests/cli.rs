@@ -901,3 +901,52 @@ fn a_file_cut_short_is_told_by_its_header_and_its_place() {
         );
     }
 }
+
+#[test]
+fn a_strict_cli_for_ci_no_hit_is_exit_3_warnings_can_be_denied_and_fmt_shows_its_diff() {
+    // run --break: a breakpoint that never hits is exit 3, not success.
+    let none = arbor(&[
+        "run",
+        "sample_trees/droid_arena.scenario.json",
+        "--steps",
+        "20",
+        "--break",
+        "root:interrupt",
+    ]);
+    assert_eq!(none.status.code(), Some(3), "{}", text(&none.stderr));
+    assert!(text(&none.stdout).contains("no breakpoint hit in 20 steps"));
+    // validate --deny-warnings: a file with warnings only fails the check.
+    let warned = common::json_files(&repo().join("tests/fixtures/warnings"))
+        .into_iter()
+        .map(|p| rel(&p))
+        .next()
+        .expect("a fixture with warnings");
+    let plain = arbor(&["validate", &warned]);
+    assert_eq!(plain.status.code(), Some(0), "{}", text(&plain.stdout));
+    assert!(text(&plain.stdout).contains("warning"));
+    let denied = arbor(&["validate", "--deny-warnings", &warned]);
+    assert_eq!(denied.status.code(), Some(1));
+    assert!(
+        text(&denied.stderr).contains("(denied)"),
+        "{}",
+        text(&denied.stderr)
+    );
+    // fmt --check --diff: what would change, as a unified diff; the file stays.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("t.json");
+    let canonical = std::fs::read_to_string(repo().join("sample_trees/mock_sketch.json")).unwrap();
+    let messy = canonical.replacen("\"version\": 1", "\"version\":    1", 1);
+    assert_ne!(messy, canonical);
+    std::fs::write(&file, &messy).unwrap();
+    let out = arbor(&["fmt", "--check", "--diff", file.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let shown = text(&out.stdout);
+    assert!(
+        shown.contains("-  \"version\":    1,") && shown.contains("+  \"version\": 1,"),
+        "{shown}"
+    );
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), messy);
+    // --diff needs --check.
+    let bad = arbor(&["fmt", "--diff", file.to_str().unwrap()]);
+    assert_eq!(bad.status.code(), Some(2));
+}

@@ -334,11 +334,12 @@ fn cli(args: &[&str]) -> (u8, String, String) {
     let project = parsed.project.as_deref();
     let (mut out, mut err) = (Vec::new(), Vec::new());
     let code = match parsed.command.unwrap() {
-        arbor::cli::Command::Validate { files } => {
-            arbor::cli::validate(&files, project, &base, &mut out, &mut err)
-        }
-        arbor::cli::Command::Fmt { check, files } => {
-            arbor::cli::fmt(&files, check, &mut out, &mut err)
+        arbor::cli::Command::Validate {
+            files,
+            deny_warnings,
+        } => arbor::cli::validate(&files, project, deny_warnings, &base, &mut out, &mut err),
+        arbor::cli::Command::Fmt { check, diff, files } => {
+            arbor::cli::fmt(&files, check, diff, &mut out, &mut err)
         }
         arbor::cli::Command::Kinds => {
             let loaded = ProjectCatalog::load(project, &base);

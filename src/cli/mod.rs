@@ -19,6 +19,8 @@ pub const EXIT_ERRORS: u8 = 1;
 pub const EXIT_UNREADABLE: u8 = 2;
 /// Exit code: `run` was stopped by Ctrl+C (after printing its summary).
 pub const EXIT_INTERRUPTED: u8 = 130;
+/// `run --break`: the run ended without a breakpoint hitting.
+pub const EXIT_NO_BREAK: u8 = 3;
 
 pub mod names;
 mod steps;
@@ -52,6 +54,9 @@ pub enum Command {
     /// problem, `FILE: SEVERITY: [NODE-ID] MESSAGE (rule)`. Exit 0 without errors, 1 with
     /// errors, 2 when a file cannot be read or parsed.
     Validate {
+        /// Warnings fail the check too (exit 1), for CI.
+        #[arg(long)]
+        deny_warnings: bool,
         /// Files to check.
         #[arg(required = true)]
         files: Vec<PathBuf>,
@@ -104,9 +109,10 @@ pub enum Command {
         /// Scenarios: print the arena at the start and every K steps (implies --show).
         #[arg(long, value_name = "K")]
         show_every: Option<u64>,
-        /// Stop at the first step where a breakpoint hits: NODE (its trace id) breaks on
-        /// enter; NODE:ON on ON, one of enter, failure, abort, context_missing, interrupt,
-        /// stall. Prints where and why, then the summary at that step.
+        /// Stop at the first step where a breakpoint hits: NODE (its id or title) breaks
+        /// on enter; NODE:ON on ON, one of enter, failure, abort, context_missing,
+        /// interrupt, stall. Prints where and why, then the summary at that step; exits 3
+        /// when none hit.
         #[arg(long = "break", value_name = "NODE[:ON]")]
         breaks: Vec<String>,
     },
@@ -119,6 +125,10 @@ pub enum Command {
         /// Change nothing: list the files that are not canonical and exit 1 if any.
         #[arg(long)]
         check: bool,
+        /// With --check: print how each file differs from its canonical form (a unified
+        /// diff).
+        #[arg(long, requires = "check")]
+        diff: bool,
         /// Files to format.
         #[arg(required = true)]
         files: Vec<PathBuf>,
@@ -200,6 +210,7 @@ fn code_of(counts: (usize, usize, usize)) -> u8 {
 pub fn validate(
     files: &[PathBuf],
     project: Option<&std::path::Path>,
+    deny_warnings: bool,
     base: &Catalog,
     out: &mut dyn Write,
     err: &mut dyn Write,
@@ -291,9 +302,15 @@ pub fn validate(
             }
         }
     }
+    let denied = if deny_warnings && warnings > 0 {
+        code = code.max(EXIT_ERRORS);
+        " (denied)"
+    } else {
+        ""
+    };
     let _ = writeln!(
         err,
-        "checked {} file(s): {errors} error(s), {warnings} warning(s), {unreadable} unreadable",
+        "checked {} file(s): {errors} error(s), {warnings} warning(s){denied}, {unreadable} unreadable",
         files.len()
     );
     code
@@ -460,7 +477,13 @@ fn scenario_sim(
 }
 
 /// `arbor fmt [--check] FILE...`.
-pub fn fmt(files: &[PathBuf], check: bool, out: &mut dyn Write, err: &mut dyn Write) -> u8 {
+pub fn fmt(
+    files: &[PathBuf],
+    check: bool,
+    diff: bool,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> u8 {
     let mut code = EXIT_OK;
     for path in files {
         // Each file is read once: the text decides whether it is a scenario or a tree.
@@ -521,6 +544,17 @@ pub fn fmt(files: &[PathBuf], check: bool, out: &mut dyn Write, err: &mut dyn Wr
         }
         if check {
             let _ = writeln!(out, "{}", path.display());
+            if diff {
+                let shown = path.display().to_string();
+                let d = similar::TextDiff::from_lines(&current, &canonical);
+                let _ = write!(
+                    out,
+                    "{}",
+                    d.unified_diff()
+                        .context_radius(2)
+                        .header(&shown, &format!("{shown} (canonical)"))
+                );
+            }
             code = code.max(EXIT_ERRORS);
         } else if let Err(e) = write_atomically(path, canonical.as_bytes()) {
             let _ = writeln!(err, "{}", located(&e));
@@ -1225,7 +1259,11 @@ fn run_to_break(
     if stopped {
         return interrupted(summary, &steps);
     }
-    EXIT_OK
+    if hits.is_empty() {
+        EXIT_NO_BREAK
+    } else {
+        EXIT_OK
+    }
 }
 
 /// `arbor run SCENARIO` (or `arbor run TREE --scenario SCENARIO`): every agent's tree in the
