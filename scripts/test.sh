@@ -19,7 +19,7 @@ echo "== cargo fmt --check"
 cargo fmt --check
 echo "== sample trees, and the example game's tree, project and node library"
 examples=(examples/my_game/*.json examples/my_game/ai/*.json)
-cargo run --quiet --no-default-features -- validate sample_trees/*.json sample_trees/*/*.json "${examples[@]}"
+cargo run --quiet --no-default-features -- validate --deny-warnings sample_trees/*.json sample_trees/*/*.json "${examples[@]}"
 cargo run --quiet --no-default-features -- fmt --check sample_trees/*.json sample_trees/*/*.json "${examples[@]}"
 echo "== editor smoke test (the real window under Xvfb)"
 shot=$(mktemp --suffix=.png)
