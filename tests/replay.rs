@@ -293,3 +293,55 @@ fn a_step_past_any_run_is_refused_and_a_far_step_seeks_at_once() {
     let e = parse_trace(past.as_bytes(), std::path::Path::new("past.jsonl")).unwrap_err();
     assert!(e.to_string().contains("past any run"), "{e}");
 }
+
+#[test]
+fn a_node_renamed_while_a_trace_is_replayed_keeps_its_lights_and_its_breakpoint() {
+    let dir = tempfile::tempdir().unwrap();
+    let (path, _) = record("guard_patrol", 200, dir.path());
+    let mut d = arbor::debug::Debugger::replay(&path, read_trace(&path).unwrap());
+    let guard = d
+        .source()
+        .unwrap()
+        .agent_names()
+        .iter()
+        .position(|n| n == "guard")
+        .unwrap();
+    d.watch(guard);
+    d.seek(100);
+    let before = d.live()[&arbor::model::NodeId::new("intercept")].clone();
+    // The designer renames intercept to chase_down in the tree shown.
+    d.renamed(
+        &arbor::model::NodeId::new("intercept"),
+        &arbor::model::NodeId::new("chase_down"),
+    );
+    // The trace still says intercept; the canvas's node is chase_down, lit as before.
+    assert!(
+        !d.live()
+            .contains_key(&arbor::model::NodeId::new("intercept"))
+    );
+    assert_eq!(d.live()[&arbor::model::NodeId::new("chase_down")], before);
+    // A breakpoint on the new id stops where one on the recorded id does.
+    // (Past the start, where intercept is entered at once.)
+    let mut by_old = Replay::new(read_trace(&path).unwrap());
+    by_old.seek(2);
+    let want = by_old
+        .continue_to_hit(&[Breakpoint {
+            node: "intercept".into(),
+            on: BreakOn::Enter,
+        }])
+        .map(|h| h.step);
+    assert!(want.is_some_and(|s| s > 2));
+    d.seek(2);
+    d.step_by(
+        1_000,
+        &[Breakpoint {
+            node: "chase_down".into(),
+            on: BreakOn::Enter,
+        }],
+    );
+    assert_eq!(Some(d.step_number()), want);
+    assert_eq!(
+        d.take_select().map(|n| n.as_str().to_owned()).as_deref(),
+        Some("chase_down")
+    );
+}

@@ -22,7 +22,7 @@ pub struct Find {
 pub type Found = Option<NodeId>;
 
 impl Find {
-    /// Opens the bar with the keyboard in its field (the last query kept, selected).
+    /// Opens the bar with the keyboard in its field (the last query kept).
     pub fn show(&mut self) {
         self.open = true;
         self.focus = true;
