@@ -427,7 +427,13 @@ fn the_node_menu_disconnects_selects_the_subtree_and_collapses_it() {
         h.get_by_role_and_label(Role::Button, item).click();
         h.run_steps(3);
     };
-    menu(&mut h, "flee", "Select Subtree");
+    // A composite's menu offers no Open SubTree (it opens a SubTree's tree only).
+    let p = on_node(&h, "flee");
+    click_at(&mut h, p, PointerButton::Secondary, Modifiers::NONE);
+    assert!(h.query_by_label_contains("Open SubTree").is_none());
+    h.get_by_role_and_label(Role::Button, "Select Subtree")
+        .click();
+    h.run_steps(3);
     let mut got = h.state().selection().to_vec();
     got.sort_by(|a, b| a.as_str().cmp(b.as_str()));
     assert_eq!(got, ids(&["find_threat", "flee", "run"]));

@@ -949,7 +949,19 @@ impl SnarlViewer<NodeId> for Viewer<'_> {
     ) {
         let id = snarl[node].clone();
         ui.label(RichText::new(self.title(&id)).strong());
-        for command in Command::ALL.iter().copied().filter(|c| c.in_node_menu()) {
+        // What cannot act on this node is not offered: Open SubTree on a SubTree only, a
+        // breakpoint while a run is debugged.
+        let subtree = self.category(&id) == Some(Category::SubTree);
+        let offered = |c: &Command| match c {
+            Command::OpenSubTree => subtree,
+            Command::ToggleBreakpoint => self.look.debugging,
+            _ => true,
+        };
+        for command in Command::ALL
+            .iter()
+            .copied()
+            .filter(|c| c.in_node_menu() && offered(c))
+        {
             if command.starts_group() {
                 ui.separator();
             }
