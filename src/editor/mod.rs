@@ -99,6 +99,8 @@ pub struct EditorApp {
     ran: Vec<Command>,
     /// Breakpoints by tree file (kept in the editor's settings, never in the tree).
     breakpoints: Breakpoints,
+    /// The key of the breakpoints of the tree the run runs, and the file it was made for.
+    breakpoints_key: std::cell::RefCell<Option<(Option<PathBuf>, String)>>,
     /// Unsaved work written aside, and work recovered to offer.
     autosave: autosave::Autosave,
     /// The tree's file as it is on disk, watched for changes by other programs.
@@ -192,6 +194,7 @@ impl EditorApp {
             unplaced: unplaced.then_some(0),
             ran: Vec::new(),
             breakpoints: Breakpoints::default(),
+            breakpoints_key: std::cell::RefCell::new(None),
             autosave: autosave::Autosave::default(),
             disk: disk::Disk::default(),
             settings: settings::Kept::default(),
@@ -426,9 +429,20 @@ impl EditorApp {
 
     /// The key of the breakpoints of the tree the run runs (the tree being edited, unless
     /// a SubTree's asset is shown inside a run).
+    /// Asked several times a frame: the key is made (a file system look-up) only when the
+    /// file changes.
     fn breakpoints_key(&self) -> String {
         let inside = self.simulation().and_then(Debugger::inside);
-        Breakpoints::key(inside.map_or_else(|| self.doc.path(), |i| i.file.as_deref()))
+        let file = inside.map_or_else(|| self.doc.path(), |i| i.file.as_deref());
+        let mut kept = self.breakpoints_key.borrow_mut();
+        match &*kept {
+            Some((f, key)) if f.as_deref() == file => key.clone(),
+            _ => {
+                let key = Breakpoints::key(file);
+                *kept = Some((file.map(Path::to_owned), key.clone()));
+                key
+            }
+        }
     }
 
     /// The breakpoints of the tree the run runs, on its nodes (trace ids).
