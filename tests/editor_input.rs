@@ -2344,6 +2344,15 @@ fn help_lists_every_command_with_its_shortcuts_and_quit_asks_about_unsaved_chang
     h.get_by_role_and_label(Role::Button, "Quit Ctrl+Q").click();
     h.run_steps(3);
     h.get_by_role_and_label(Role::Button, "Don't save");
+    // Ctrl+Q asks the same.
+    h.get_by_role_and_label(Role::Button, "Cancel").click();
+    h.run_steps(3);
+    assert!(
+        h.query_by_role_and_label(Role::Button, "Don't save")
+            .is_none()
+    );
+    key(&mut h, Modifiers::COMMAND, Key::Q);
+    h.get_by_role_and_label(Role::Button, "Don't save");
 }
 
 /// Whether `c` draws as itself in the editor's text font: a glyph of its own, not the
