@@ -12,6 +12,8 @@ packages=(
   # that kills the real editor process (it drives the window with xdotool).
   xvfb xauth imagemagick
   xdotool
+  # xmllint: the test that checks `arbor test --junit` against a JUnit schema.
+  libxml2-utils
 )
 
 missing=()

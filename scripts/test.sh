@@ -21,6 +21,11 @@ echo "== sample trees, and the example game's tree, project and node library"
 examples=(examples/my_game/*.json examples/my_game/ai/*.json)
 cargo run --quiet --no-default-features -- validate --deny-warnings sample_trees/*.json sample_trees/*/*.json "${examples[@]}"
 cargo run --quiet --no-default-features -- fmt --check sample_trees/*.json sample_trees/*/*.json "${examples[@]}"
+echo "== behaviour tests of the sample trees (and their JUnit report)"
+junit=$(mktemp --suffix=.xml)
+cargo run --quiet --no-default-features -- test sample_trees --junit "$junit"
+xmllint --noout --schema tests/fixtures/junit.xsd "$junit"
+rm -f "$junit"
 echo "== editor smoke test (the real window under Xvfb)"
 shot=$(mktemp --suffix=.png)
 bash scripts/screenshot.sh "$shot"

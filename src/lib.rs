@@ -142,6 +142,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+pub mod check;
 pub mod cli;
 pub mod debug;
 #[cfg(feature = "gui")]

@@ -108,20 +108,73 @@ fn command(
             };
             cli::run(&args, catalog, out, err)
         }
+        Some(Command::Test { paths, junit }) => {
+            cli::test(&paths, junit.as_deref(), project, catalog, out, err)
+        }
+        Some(Command::Coverage {
+            paths,
+            seeds,
+            steps,
+            dt,
+            json,
+            min,
+        }) => {
+            let args = cli::CoverageArgs {
+                paths: &paths,
+                seeds: seeds.as_deref(),
+                steps,
+                dt,
+                json,
+                min,
+                project,
+            };
+            cli::coverage(&args, catalog, out, err)
+        }
         Some(Command::Edit {
             file,
             run,
             trace,
             listen,
-        }) => editor(
-            file.as_deref(),
-            run,
-            trace.as_deref(),
-            listen.as_deref(),
-            project,
-            err,
-        ),
-        None if cfg!(feature = "gui") => editor(None, false, None, None, project, err),
+            scenario,
+            seed,
+            dt,
+            at,
+            triggers,
+        }) => {
+            if !(dt.is_finite() && dt > 0.0) {
+                let _ = writeln!(
+                    err,
+                    "error: --dt must be a positive number of seconds, not {dt}"
+                );
+                return cli::EXIT_UNREADABLE;
+            }
+            let triggers = match triggers.iter().map(|t| cli::parse_trigger(t)).collect() {
+                Ok(t) => t,
+                Err(e) => {
+                    let _ = writeln!(err, "error: {e}");
+                    return cli::EXIT_UNREADABLE;
+                }
+            };
+            let from = Start {
+                scenario,
+                seed,
+                dt,
+                at,
+                triggers,
+            };
+            editor(
+                file.as_deref(),
+                run,
+                trace.as_deref(),
+                listen.as_deref(),
+                project,
+                &from,
+                err,
+            )
+        }
+        None if cfg!(feature = "gui") => {
+            editor(None, false, None, None, project, &Start::default(), err)
+        }
         None => {
             use clap::CommandFactory;
             let _ = Cli::command().print_help();
@@ -131,15 +184,31 @@ fn command(
 }
 
 #[cfg(feature = "gui")]
+use arbor::editor::RunFrom as Start;
+
+/// Where the editor's run starts: read only by the editor, which this build lacks.
+#[cfg(not(feature = "gui"))]
+#[derive(Default)]
+#[allow(dead_code)]
+struct Start {
+    scenario: Option<std::path::PathBuf>,
+    seed: u64,
+    dt: f64,
+    at: Option<u64>,
+    triggers: Vec<cli::TriggerArg>,
+}
+
+#[cfg(feature = "gui")]
 fn editor(
     file: Option<&std::path::Path>,
     run: bool,
     trace: Option<&std::path::Path>,
     listen: Option<&str>,
     project: Option<&std::path::Path>,
+    from: &Start,
     err: &mut dyn std::io::Write,
 ) -> u8 {
-    match arbor::editor::run(file, run, trace, listen, project) {
+    match arbor::editor::run(file, run, trace, listen, project, from) {
         Ok(()) => cli::EXIT_OK,
         Err(e) => {
             let _ = writeln!(err, "error: {e}");
@@ -155,6 +224,7 @@ fn editor(
     _trace: Option<&std::path::Path>,
     _listen: Option<&str>,
     _project: Option<&std::path::Path>,
+    _from: &Start,
     err: &mut dyn std::io::Write,
 ) -> u8 {
     let _ = writeln!(

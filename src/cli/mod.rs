@@ -22,10 +22,14 @@ pub const EXIT_INTERRUPTED: u8 = 130;
 /// `run --break`: the run ended without a breakpoint hitting.
 pub const EXIT_NO_BREAK: u8 = 3;
 
-pub mod names;
+use crate::model::names;
+mod coverage;
 mod steps;
+mod test;
+pub use coverage::{CoverageArgs, coverage};
 use steps::Steps;
 pub use steps::interrupt;
+pub use test::test;
 
 /// The line a run stopped by Ctrl+C ends its summary with; the exit code.
 fn interrupted(summary: &mut dyn Write, steps: &Steps) -> u8 {
@@ -76,6 +80,21 @@ pub enum Command {
         /// reach it can send to the editor). `off`: no live attach.
         #[arg(long, value_name = "PORT|ADDRESS:PORT|off")]
         listen: Option<String>,
+        /// Run the tree in this scenario, instead of the one beside it.
+        #[arg(long, value_name = "SCENARIO")]
+        scenario: Option<PathBuf>,
+        /// Seed of the run's random generators.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Seconds per step of the run.
+        #[arg(long, default_value_t = crate::debug::DT, allow_negative_numbers = true)]
+        dt: f64,
+        /// Open the run at this step (as `arbor test` prints it for a failure).
+        #[arg(long, value_name = "STEP")]
+        at: Option<u64>,
+        /// Trigger an Interrupt before step STEP, as `arbor run --trigger` does.
+        #[arg(long = "trigger", value_name = "STEP:ID[:VALUE]")]
+        triggers: Vec<String>,
     },
     /// Run a tree or a scenario headless for N steps and print a summary; `--trace` writes
     /// every event. A scenario file (recognised by its header) runs every agent's tree in
@@ -115,6 +134,38 @@ pub enum Command {
         /// when none hit.
         #[arg(long = "break", value_name = "NODE[:ON]")]
         breaks: Vec<String>,
+    },
+    /// Run behaviour test files (`NAME.test.json`; a folder is searched for them): a line
+    /// per test and seed, then `N passed, M failed`. Exit 0 when all pass, 1 when one
+    /// fails, 2 when a test file is wrong or names a file that cannot be read.
+    Test {
+        /// Test files and folders of them (default: the current folder).
+        paths: Vec<PathBuf>,
+        /// Also write the results as JUnit XML to FILE.
+        #[arg(long, value_name = "FILE")]
+        junit: Option<PathBuf>,
+    },
+    /// How often each node was entered, succeeded, failed and was aborted over many runs,
+    /// the nodes never entered first. Exit 1 below `--min`.
+    Coverage {
+        /// Test files (their own runs), folders of them, scenarios or trees.
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        /// The seeds: `A..B` (A up to B - 1) or `A..=B` [default: a test file's own, else 0..10].
+        #[arg(long, value_name = "A..B")]
+        seeds: Option<String>,
+        /// Steps per run [default: a test file's own, else 1000].
+        #[arg(long, value_name = "N")]
+        steps: Option<u64>,
+        /// Seconds per step, for scenarios and trees.
+        #[arg(long, default_value_t = 0.1, allow_negative_numbers = true)]
+        dt: f64,
+        /// Print the counts as JSON (a coverage file, which View > Coverage opens in the editor).
+        #[arg(long)]
+        json: bool,
+        /// Fail (exit 1) when less than PERCENT of the nodes were entered.
+        #[arg(long, value_name = "PERCENT")]
+        min: Option<f64>,
     },
     /// Print the node kinds this build and the project's node libraries know, with their
     /// fields, as Markdown.
@@ -222,7 +273,7 @@ pub fn validate(
     for path in files {
         let input = read_input(path);
         let i = match &input {
-            Ok(Input::Library(_) | Input::Project) | Err(_) => usize::MAX,
+            Ok(Input::Library(_) | Input::Project | Input::Test(_)) | Err(_) => usize::MAX,
             Ok(_) => projects.index_for(path, out, &mut counts),
         };
         inputs.push((i, path, input));
@@ -250,6 +301,16 @@ pub fn validate(
                 report_problems(&problems, out, &mut c);
                 (errors, warnings, unreadable) = (errors + c.0, warnings + c.1, unreadable + c.2);
                 code = code.max(code_of(c));
+                continue;
+            }
+            Ok(Input::Test(text)) => {
+                let (e, u) = validate_test(path, &text, project, base, out);
+                (errors, unreadable) = (errors + e, unreadable + u);
+                code = code.max(match (u, e) {
+                    (0, 0) => EXIT_OK,
+                    (0, _) => EXIT_ERRORS,
+                    _ => EXIT_UNREADABLE,
+                });
                 continue;
             }
             Ok(Input::Scenario(text)) => {
@@ -318,6 +379,36 @@ pub fn validate(
 
 /// Validates a scenario file and each tree file it names (once each); returns the counts
 /// of errors, warnings and unreadable files.
+/// Checks a behaviour test file: its shape, and that what it runs loads and has the nodes,
+/// agents, entities and keys it names. (errors, unreadable): a file that does not parse, or
+/// names a file that cannot be read, is unreadable.
+fn validate_test(
+    path: &std::path::Path,
+    text: &str,
+    project: Option<&std::path::Path>,
+    base: &Catalog,
+    out: &mut dyn Write,
+) -> (usize, usize) {
+    use crate::check::{PrepareError, Prepared};
+    let test = match crate::check::parse_test(text, path) {
+        Ok(t) => t,
+        Err(e) => {
+            let _ = writeln!(out, "{e}");
+            return (0, 1);
+        }
+    };
+    match Prepared::new(test, base, project) {
+        Ok(_) => (0, 0),
+        Err(e) => {
+            let _ = writeln!(out, "{e}");
+            match e {
+                PrepareError::Unreadable(_) => (0, 1),
+                PrepareError::File(_) | PrepareError::Broken(_) => (1, 0),
+            }
+        }
+    }
+}
+
 fn validate_scenario(
     path: &std::path::Path,
     text: &str,
@@ -406,6 +497,7 @@ enum Input {
     Scenario(String),
     Library(String),
     Project,
+    Test(String),
     Tree(String),
 }
 
@@ -418,6 +510,7 @@ fn read_input(path: &std::path::Path) -> Result<Input, LoadError> {
     Ok(match format.as_deref() {
         Some(crate::io::LIBRARY_FORMAT) => Input::Library(text),
         Some(crate::io::PROJECT_FORMAT) => Input::Project,
+        Some(crate::check::file::TEST_FORMAT) => Input::Test(text),
         _ if crate::world::is_scenario(&text) => Input::Scenario(text),
         _ => Input::Tree(text),
     })
@@ -437,6 +530,13 @@ fn read_run_input(path: &std::path::Path) -> Result<Runnable, LoadError> {
             message:
                 "this is a node library or project file, not a tree; run a tree or a scenario file"
                     .into(),
+        }),
+        Input::Test(_) => Err(LoadError::Format {
+            path: path.to_owned(),
+            message: format!(
+                "this is a behaviour test file; run it with arbor test {}",
+                path.display()
+            ),
         }),
         Input::Scenario(text) => Ok(Runnable::Scenario(text)),
         Input::Tree(text) => Ok(Runnable::Tree(text)),
@@ -509,6 +609,17 @@ pub fn fmt(
                     code = EXIT_UNREADABLE;
                     continue;
                 }
+            }
+        } else if format.as_deref() == Some(crate::check::file::TEST_FORMAT) {
+            // Test files keep their key order, as scenarios do.
+            if let Err(e) = crate::check::parse_test(&current, path) {
+                let _ = writeln!(err, "{e}");
+                code = EXIT_UNREADABLE;
+                continue;
+            }
+            match serde_json::from_str(&current) {
+                Ok(v) => crate::io::to_canonical_json(&v),
+                Err(_) => continue, // unreachable: it parsed above
             }
         } else if crate::world::is_scenario(&current) {
             // Scenarios keep their key order; only the layout is made canonical.
@@ -1035,46 +1146,6 @@ fn queue_triggers(
     }
 }
 
-/// The nodes of a simulation's agents (every agent's tree: its own nodes with their
-/// titles, its SubTrees' by trace id), or with `interrupts` only its Interrupts; for
-/// names given on the command line.
-fn sim_nodes(sim: &crate::world::Simulation, interrupts: bool) -> Vec<names::Named> {
-    let mut out: Vec<names::Named> = Vec::new();
-    let mut seen = std::collections::HashSet::new();
-    let mut trees: Vec<PathBuf> = Vec::new();
-    for agent in sim.agents() {
-        if trees.contains(&agent.tree) {
-            continue;
-        }
-        trees.push(agent.tree.clone());
-        let tree = crate::io::load_tree(&agent.tree).ok();
-        let title = |id: &str| {
-            tree.as_ref()
-                .and_then(|t| t.node(&crate::model::NodeId::new(id)))
-                .map(|n| n.title.clone())
-                .unwrap_or_default()
-        };
-        let Some(instance) = sim.instance(&agent.name) else {
-            continue;
-        };
-        let program = instance.program();
-        let ids: Vec<&str> = if interrupts {
-            program.interrupt_ids().collect()
-        } else {
-            program.node_ids().iter().map(String::as_str).collect()
-        };
-        for id in ids {
-            if seen.insert(id.to_owned()) {
-                out.push(names::Named {
-                    id: id.to_owned(),
-                    title: title(id),
-                });
-            }
-        }
-    }
-    out
-}
-
 /// The triggers with their Interrupts named by id (`ID` or `ID@AGENT`, the Interrupt given
 /// by id or title); an Interrupt no tree has is an error.
 fn resolve_triggers(
@@ -1169,7 +1240,7 @@ fn run_to_break(
         Err(e) => return sim_error(&e, err),
     };
     // Nodes and Interrupts named by id or by title.
-    let nodes = sim_nodes(&sim, false);
+    let nodes = sim.named_nodes(false, None);
     let breakpoints: Result<Vec<_>, String> = breakpoints
         .into_iter()
         .map(|b| {
@@ -1179,7 +1250,7 @@ fn run_to_break(
         })
         .collect();
     let resolved = breakpoints
-        .and_then(|b| resolve_triggers(triggers, &sim_nodes(&sim, true)).map(|t| (b, t)));
+        .and_then(|b| resolve_triggers(triggers, &sim.named_nodes(true, None)).map(|t| (b, t)));
     let (breakpoints, triggers) = match resolved {
         Ok(r) => r,
         Err(e) => {
@@ -1286,7 +1357,7 @@ fn run_scenario(
         Ok(s) => s,
         Err(e) => return sim_error(&e, err),
     };
-    let triggers = match resolve_triggers(triggers, &sim_nodes(&sim, true)) {
+    let triggers = match resolve_triggers(triggers, &sim.named_nodes(true, None)) {
         Ok(t) => t,
         Err(e) => {
             let _ = writeln!(err, "error: {e}");

@@ -237,6 +237,9 @@ pub struct Debugger {
     /// The games connected to the editor, as the app last listed them: name, whether it
     /// is connected, what ended it, events it dropped.
     pub games: Vec<GameRow>,
+    /// The seed the run starts from (its random generators'), and its seconds per step.
+    seed: u64,
+    dt: f64,
 }
 
 impl Debugger {
@@ -448,7 +451,35 @@ impl Debugger {
             game_asks: Vec::new(),
             sent_breakpoints: None,
             games: Vec::new(),
+            seed: 0,
+            dt: DT,
         }
+    }
+
+    /// Runs from now on with this seed and seconds per step (the next reset starts
+    /// the run so).
+    pub fn set_seed_and_dt(&mut self, seed: u64, dt: f64) {
+        self.seed = seed;
+        self.dt = dt;
+    }
+
+    /// The seed the run started from.
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// The seconds per step of the run (a replay's as its trace says).
+    pub fn dt(&self) -> f64 {
+        self.session().map_or(self.dt, Session::dt)
+    }
+
+    /// Queues a trigger of the Interrupt `id` before the next step: for the agent named
+    /// `agent`, or every agent whose tree has it. How many agents take it.
+    pub fn queue_trigger(&mut self, agent: Option<&str>, id: &str, payload: Option<&str>) -> usize {
+        self.run
+            .as_mut()
+            .and_then(Source::session_mut)
+            .map_or(0, |s| s.trigger(agent, id, payload))
     }
 
     /// Shows the asset of the SubTree `node` of the tree shown now (`tree`, from `file`)
@@ -587,11 +618,15 @@ impl Debugger {
         self.stopped = None;
         let sim = match &self.origin {
             Origin::Trace | Origin::Live(_) => return,
-            Origin::Solo(path) => Simulation::solo(path.as_deref(), tree, catalog, 0),
+            Origin::Solo(path) => Simulation::solo(path.as_deref(), tree, catalog, self.seed),
             Origin::Scenario(text) => match parse_scenario(text, &self.path) {
-                Ok(parsed) => {
-                    Simulation::with_edited(&self.path, parsed, catalog, 0, (tree_path, tree))
-                }
+                Ok(parsed) => Simulation::with_edited(
+                    &self.path,
+                    parsed,
+                    catalog,
+                    self.seed,
+                    (tree_path, tree),
+                ),
                 Err(e) => {
                     self.error = Some(e.to_string());
                     return;
@@ -601,7 +636,7 @@ impl Debugger {
         match sim {
             Ok(sim) => {
                 self.watched = self.watched.min(sim.agents().count().saturating_sub(1));
-                let session = Session::new(sim, DT);
+                let session = Session::new(sim, self.dt);
                 self.run = Some(Source::Simulation(Box::new(session)));
                 self.ran = Some((tree.clone(), self.ran.as_ref().map_or(0, |r| r.1)));
                 self.apply_breaking();
@@ -751,6 +786,33 @@ impl Debugger {
         if let Some(ran) = &mut self.ran {
             ran.1 = revision;
         }
+    }
+
+    /// How often each node of the tree shown was entered, succeeded, failed and was
+    /// aborted in this run, from its first step to its newest, summed over the agents that
+    /// run that tree; by node id as shown. `None` for a replay or a game shown live.
+    pub fn coverage(&self) -> Option<foldhash::HashMap<NodeId, crate::check::Counts>> {
+        let session = self.session()?;
+        let mask = self.runs_shown();
+        let mut out: foldhash::HashMap<NodeId, crate::check::Counts> = Default::default();
+        for (agent, counts) in session.counts().iter().enumerate() {
+            if mask.as_ref().is_some_and(|m| m.get(agent) != Some(&true)) {
+                continue;
+            }
+            let Some(instance) = session
+                .agent_names()
+                .get(agent)
+                .and_then(|n| session.sim().instance(n))
+            else {
+                continue;
+            };
+            for (id, c) in instance.program().node_ids().iter().zip(counts) {
+                if let Some(node) = self.shown(id) {
+                    out.entry(node).or_default().add(c);
+                }
+            }
+        }
+        Some(out)
     }
 
     /// The simulation at the shown step, when the tree runs in the world (not for a

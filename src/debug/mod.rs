@@ -217,6 +217,8 @@ pub struct Session {
     programs: Vec<Arc<Program<World>>>,
     /// For each agent, the context keys whose value changed in the shown step.
     written: Vec<Vec<usize>>,
+    /// For each agent, each node's counts over steps 1 to the newest (View > Coverage).
+    counts: Vec<Vec<crate::check::Counts>>,
 }
 
 /// Collects one step's events.
@@ -258,9 +260,13 @@ impl Session {
     /// A session that keeps a copy every `every` steps, at most `max` copies (at least 2).
     pub fn with_history(sim: Simulation, dt: f64, every: u64, max: usize) -> Self {
         let names: Vec<String> = sim.agents().map(|a| a.name.clone()).collect();
-        let programs = names
+        let programs: Vec<Arc<Program<World>>> = names
             .iter()
             .filter_map(|n| sim.instance(n).map(|i| i.program().clone()))
+            .collect();
+        let counts = programs
+            .iter()
+            .map(|p| vec![crate::check::Counts::default(); p.len()])
             .collect();
         Self {
             dt,
@@ -279,6 +285,7 @@ impl Session {
             written: Vec::new(),
             names,
             programs,
+            counts,
         }
     }
 
@@ -437,6 +444,24 @@ impl Session {
         self.triggers.retain(|t| t.step <= at);
         self.forced.retain(|f| f.step <= at);
         self.head = at;
+        self.counts = self.recounted();
+    }
+
+    /// The counts of steps 1 to the shown one, taken again from the first state (the
+    /// steps after it were dropped).
+    fn recounted(&self) -> Vec<Vec<crate::check::Counts>> {
+        let mut fresh = Session::with_history(self.checkpoints[0].clone(), self.dt, u64::MAX, 2);
+        fresh.timeline = false;
+        fresh.triggers = self.triggers.clone();
+        fresh.forced = self.forced.clone();
+        fresh.seek(self.at);
+        fresh.counts
+    }
+
+    /// For each agent (in scenario order), each node's counts (by program index) over the
+    /// steps run so far, from the first to the newest.
+    pub fn counts(&self) -> &[Vec<crate::check::Counts>] {
+        &self.counts
     }
 
     /// Takes one step: the next step of the history if the shown step is in the past, a
@@ -467,6 +492,14 @@ impl Session {
         let hits = self.hits(&events, next, breakpoints);
         if next > self.head {
             self.head = next;
+            for e in &events {
+                if let Some(c) = e
+                    .node
+                    .and_then(|n| self.counts.get_mut(e.agent)?.get_mut(n as usize))
+                {
+                    c.count(&e.kind);
+                }
+            }
             if self.timeline {
                 self.mark(&events, &hits, next);
             }

@@ -275,6 +275,19 @@ impl EditorApp {
             Command::ZoomReset => self.canvas.request(ViewRequest::Actual),
             Command::Arrange => self.auto_layout(),
             Command::ToggleMinimap => self.canvas.minimap = !self.canvas.minimap,
+            Command::CoverageOfRun => {
+                if matches!(
+                    self.coverage.as_ref().map(|c| &c.source),
+                    Some(super::coverage::Source::Run)
+                ) {
+                    self.coverage = None;
+                    self.say("Coverage hidden");
+                } else {
+                    self.coverage = Some(super::coverage::Overlay::of_run());
+                    self.say("Coverage of the run: each node coloured by how often it was entered");
+                }
+            }
+            Command::CoverageFromFile => self.choose(Purpose::OpenCoverage),
             Command::CommandPalette => self.palette.show(),
             Command::FindNode => self.find.show(),
             Command::ShowMessages => self.messages.open = true,
@@ -1182,6 +1195,13 @@ impl EditorApp {
             Purpose::OpenTrace => {
                 self.open_trace(path);
             }
+            Purpose::OpenCoverage => match super::coverage::Overlay::from_file(path) {
+                Ok(overlay) => {
+                    self.coverage = Some(overlay);
+                    self.say(format!("Coverage from {}", path.display()));
+                }
+                Err(e) => self.say_problem(e),
+            },
             Purpose::Asset(id, field) => {
                 let value = super::relative_asset(self.doc.path(), path);
                 if self.doc.path().is_none() {

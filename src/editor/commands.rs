@@ -65,6 +65,10 @@ pub enum Command {
     Arrange,
     /// Show or hide the minimap.
     ToggleMinimap,
+    /// Show or hide how often each node ran in the run being debugged, as heat.
+    CoverageOfRun,
+    /// Show the counts of a coverage file (`arbor coverage --json`) as heat.
+    CoverageFromFile,
     /// Find and run any command by name.
     CommandPalette,
     /// Show the messages of this session.
@@ -170,6 +174,8 @@ impl Command {
             Command::ZoomReset => "Zoom to 100 %",
             Command::Arrange => "Arrange",
             Command::ToggleMinimap => "Minimap",
+            Command::CoverageOfRun => "Coverage of the Run",
+            Command::CoverageFromFile => "Coverage from File…",
             Command::CommandPalette => "Command Palette…",
             Command::ShowMessages => "Messages…",
             Command::SimStep => "Step",
@@ -227,6 +233,12 @@ impl Command {
                 "Lay out the tree: Root on the right, children top to bottom in slot order"
             }
             Command::CommandPalette => "Find any command by name",
+            Command::CoverageOfRun => {
+                "Colour each node by how often this run entered it (red: never), with its counts; again to hide"
+            }
+            Command::CoverageFromFile => {
+                "Colour each node by the counts of a coverage file (arbor coverage --json > FILE)"
+            }
             Command::ToggleMinimap => {
                 "Show or hide the whole tree small in the canvas's corner (a click there moves the view)"
             }
@@ -281,6 +293,8 @@ impl Command {
             Command::ZoomReset => &const { one(key(CMD, Key::Num0)) },
             Command::Arrange => &const { one(key(CMD, Key::L)) },
             Command::ToggleMinimap => &const { one(key(NONE, Key::M)) },
+            Command::CoverageOfRun => &[],
+            Command::CoverageFromFile => &[],
             Command::CommandPalette => &const { one(key(CMD_SHIFT, Key::P)) },
             Command::ShowMessages => &[],
             Command::SimStep => {
@@ -311,7 +325,9 @@ impl Command {
             Undo | Redo | Cut | Copy | Paste | Duplicate | Delete | SelectAll | SelectNone
             | SelectSubtree | FindNode | Disconnect | ToggleCollapse => Menu::Edit,
             ZoomToFit | ZoomToSelection | ZoomIn | ZoomOut | ZoomReset | Arrange
-            | ToggleMinimap | CommandPalette | ShowMessages => Menu::View,
+            | ToggleMinimap | CoverageOfRun | CoverageFromFile | CommandPalette | ShowMessages => {
+                Menu::View
+            }
             SimStep | SimStep10 | SimUntilChange | SimBack | SimRunPause | SimReset
             | ToggleBreakpoint | BackToRunTree => Menu::Simulation,
             ShowHelp => Menu::Help,

@@ -22,6 +22,8 @@ pub enum Purpose {
     OpenScenario,
     /// Replay this trace.
     OpenTrace,
+    /// Show this coverage file's counts on the canvas.
+    OpenCoverage,
     /// Write it, relative to the tree, into this SubTree's asset field.
     Asset(NodeId, String),
 }
@@ -33,6 +35,7 @@ impl Purpose {
             Purpose::SaveTree => "Save the tree as",
             Purpose::OpenScenario => "Open a scenario",
             Purpose::OpenTrace => "Open a trace",
+            Purpose::OpenCoverage => "Open a coverage file",
             Purpose::Asset(..) => "Choose the SubTree's tree file",
         }
     }
@@ -114,6 +117,7 @@ pub fn native(
     let filter = match purpose {
         Purpose::OpenScenario => "Arbor scenario",
         Purpose::OpenTrace => "Arbor trace",
+        Purpose::OpenCoverage => "Arbor coverage",
         _ => "Arbor tree",
     };
     let mut dialog = rfd::FileDialog::new()

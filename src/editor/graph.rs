@@ -78,6 +78,8 @@ pub struct Look<'a> {
     pub debugging: bool,
     /// The run, whose stand-ins (library kinds without a behaviour) can be forced.
     pub run: Option<&'a crate::debug::Debugger>,
+    /// View > Coverage: each node's counts, painted as heat.
+    pub coverage: Option<&'a super::coverage::Overlay>,
 }
 
 /// How a gesture changes the selection.

@@ -12,6 +12,7 @@ mod autosave;
 mod canvas;
 mod changes;
 pub mod commands;
+pub mod coverage;
 mod disk;
 mod document;
 pub mod files;
@@ -109,6 +110,8 @@ pub struct EditorApp {
     settings: settings::Kept,
     /// Where games connect to be shown live (`None`: live attach is off).
     live: Option<crate::remote::Listener>,
+    /// View > Coverage: counts painted on the canvas as heat.
+    coverage: Option<coverage::Overlay>,
 }
 
 /// An action that would lose unsaved changes.
@@ -199,6 +202,7 @@ impl EditorApp {
             disk: disk::Disk::default(),
             settings: settings::Kept::default(),
             live: None,
+            coverage: None,
         };
         app.validate();
         app.sim = Some(app.own_panel());
@@ -321,6 +325,65 @@ impl EditorApp {
         app
     }
 
+    /// Takes the run to where `from` says (`arbor edit --scenario --seed --dt --trigger
+    /// --at`, as `arbor test` prints it for a failure): in that scenario, from that seed,
+    /// with those triggers, paused at that step.
+    pub fn run_from(&mut self, from: &RunFrom) {
+        if from.is_default() {
+            return;
+        }
+        if let Some(scenario) = &from.scenario
+            && !self.open_scenario(scenario)
+        {
+            return;
+        }
+        if let Some(s) = self.simulation_mut() {
+            s.set_seed_and_dt(from.seed, from.dt);
+        }
+        self.restart_sim();
+        let at = from.at.unwrap_or(0);
+        let mut triggers: Vec<&crate::cli::TriggerArg> =
+            from.triggers.iter().filter(|t| t.step <= at).collect();
+        triggers.sort_by_key(|t| t.step);
+        let mut unused = Vec::new();
+        let Some(run) = self.simulation_mut() else {
+            return;
+        };
+        run.running = false;
+        for t in triggers {
+            let now = run.step_number();
+            run.step_by(t.step.saturating_sub(1).saturating_sub(now), &[]);
+            let (id, agent) = match t.id.split_once('@') {
+                Some((id, agent)) => (id, Some(agent)),
+                None => (t.id.as_str(), None),
+            };
+            if run.queue_trigger(agent, id, t.value.as_deref()) == 0 {
+                unused.push(t.id.clone());
+            }
+        }
+        let now = run.step_number();
+        run.step_by(at.saturating_sub(now), &[]);
+        let error = run.error.clone();
+        let reached = run.step_number();
+        let later = from.triggers.iter().filter(|t| t.step > at).count();
+        match error {
+            Some(e) => self.say_problem(format!("The run cannot start: {e}")),
+            None if !unused.is_empty() => self.say_problem(format!(
+                "No agent has the Interrupt of --trigger {}: ignored",
+                unused.join(", ")
+            )),
+            None => self.say(format!(
+                "At step {reached} of the run with seed {}{}",
+                from.seed,
+                if later > 0 {
+                    format!(" ({later} trigger(s) after it are not queued: give them in the panel)")
+                } else {
+                    String::new()
+                }
+            )),
+        }
+    }
+
     /// The editor on `file` (see [`EditorApp::start`]).
     fn start_on(file: Option<&Path>, explicit: Option<&Path>) -> Self {
         let Some(path) = file else {
@@ -354,6 +417,11 @@ impl EditorApp {
     /// The debugger of the Simulation panel, when there is one.
     pub fn simulation(&self) -> Option<&Debugger> {
         self.sim.as_ref().map(|p| &p.debugger)
+    }
+
+    /// The coverage painted on the canvas (View > Coverage), when it is shown.
+    pub fn coverage(&self) -> Option<&coverage::Overlay> {
+        self.coverage.as_ref()
     }
 
     /// The Simulation panel, when there is one.
@@ -885,6 +953,46 @@ pub fn new_tree() -> Tree {
     Tree::from_nodes(vec![crate::model::Node::new("root", "Root")]).unwrap_or_default()
 }
 
+/// Where `arbor edit` takes the run before the window opens ([`EditorApp::run_from`]).
+#[derive(Clone, Debug)]
+pub struct RunFrom {
+    /// A scenario to run the tree in, instead of the one beside it.
+    pub scenario: Option<PathBuf>,
+    /// The seed.
+    pub seed: u64,
+    /// Seconds per step.
+    pub dt: f64,
+    /// The step to show.
+    pub at: Option<u64>,
+    /// Triggers before their steps (those up to `at` are given).
+    pub triggers: Vec<crate::cli::TriggerArg>,
+}
+
+impl Default for RunFrom {
+    /// The run as the editor starts it: the scenario beside the tree, seed 0, 0.1 s a
+    /// step, at its first step.
+    fn default() -> Self {
+        Self {
+            scenario: None,
+            seed: 0,
+            dt: crate::debug::DT,
+            at: None,
+            triggers: Vec::new(),
+        }
+    }
+}
+
+impl RunFrom {
+    /// Whether it asks for nothing but the run the editor starts anyway.
+    fn is_default(&self) -> bool {
+        self.scenario.is_none()
+            && self.seed == 0
+            && self.dt == crate::debug::DT
+            && self.at.is_none()
+            && self.triggers.is_empty()
+    }
+}
+
 /// Opens the editor window on `file` (see [`EditorApp::start`]), or on the bundled sample; with `simulate`, its
 /// simulation starts running; `project` is the project file to take node libraries from
 /// (else the one found from the file's folder).
@@ -894,8 +1002,12 @@ pub fn run(
     trace: Option<&Path>,
     listen: Option<&str>,
     project: Option<&Path>,
+    from: &RunFrom,
 ) -> Result<(), String> {
     let mut app = EditorApp::start(file, trace, project);
+    if trace.is_none() {
+        app.run_from(from);
+    }
     if let Some(s) = app.simulation_mut() {
         s.running = simulate;
     }

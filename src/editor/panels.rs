@@ -381,6 +381,14 @@ impl EditorApp {
     }
 
     pub(super) fn canvas_ui(&mut self, ui: &mut egui::Ui) {
+        if let Some(overlay) = &mut self.coverage {
+            overlay.refresh(
+                self.doc.tree(),
+                self.doc.path(),
+                self.doc.revision(),
+                self.sim.as_ref().map(|p| &p.debugger),
+            );
+        }
         let none = crate::debug::Live::new();
         let run = self.sim.as_ref().map(|p| &p.debugger);
         let live = run.map_or(&none, Debugger::live);
@@ -404,7 +412,12 @@ impl EditorApp {
             running_leaves: run.map_or(&[], Debugger::running_leaves),
             debugging: run.is_some_and(|s| s.session().is_some()),
             run,
+            coverage: self.coverage.as_ref(),
         };
+        // The coverage legend takes a row of its own above the canvas: it hides no node.
+        if let Some(overlay) = &self.coverage {
+            super::coverage::legend_ui(ui, overlay);
+        }
         let out = self.canvas.show(ui, &look);
         // A kind dragged from the palette and let go over the canvas: a node there.
         let released = ui.input(|i| i.pointer.primary_released());

@@ -286,9 +286,10 @@ impl SimPanel {
                     Some(session) => {
                         let world = session.sim().world();
                         ui.label(format!(
-                            "step {}, {:.1} s",
+                            "step {}, {:.1} s, seed {}",
                             world.step_number(),
-                            world.time()
+                            world.time(),
+                            self.debugger.seed()
                         ));
                     }
                     None => {

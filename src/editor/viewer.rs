@@ -530,6 +530,9 @@ impl SnarlViewer<NodeId> for Viewer<'_> {
         snarl: &Snarl<NodeId>,
     ) -> egui::Frame {
         let id = &snarl[node];
+        if let Some(overlay) = self.look.coverage {
+            return default.fill(super::coverage::heat(&overlay.of(id), overlay.max));
+        }
         let base = category_colour(self.category(id));
         default.fill(header_fill(
             base,
@@ -553,6 +556,12 @@ impl SnarlViewer<NodeId> for Viewer<'_> {
         }
         if let Some((colour, width)) = self.light(id) {
             frame = frame.stroke(egui::Stroke::new(width, colour));
+        }
+        if let Some(overlay) = self.look.coverage {
+            frame = frame.stroke(egui::Stroke::new(
+                3.0,
+                super::coverage::heat(&overlay.of(id), overlay.max),
+            ));
         }
         if self.look.unreachable.contains(id) {
             frame = frame.multiply_with_opacity(0.5);
@@ -654,6 +663,19 @@ impl SnarlViewer<NodeId> for Viewer<'_> {
                         ));
                     }
                 }
+            }
+            if let Some(overlay) = self.look.coverage {
+                let counts = overlay.of(&id);
+                ui.add(line(
+                    RichText::new(super::coverage::counts_line(&counts))
+                        .size(SMALL_TEXT)
+                        .strong()
+                        .color(Color32::WHITE),
+                ))
+                .on_hover_text(format!(
+                    "Entered {} times: {} succeeded, {} failed, {} aborted",
+                    counts.entered, counts.succeeded, counts.failed, counts.aborted
+                ));
             }
             if let Some(count) = hidden {
                 ui.add(line(

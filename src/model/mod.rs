@@ -6,6 +6,7 @@
 
 mod catalog;
 mod edit;
+pub mod names;
 mod validate;
 
 pub use catalog::{Catalog, CatalogError, FieldSpec, FieldType, KindSpec, Origin, Repeats, Runs};

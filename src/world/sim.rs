@@ -8,6 +8,7 @@ use super::{
     AgentSetup, Entity, EntityId, EntityKind, ScenarioError, World, load_scenario, tile_of,
 };
 use crate::io::{LoadError, TreeFiles};
+use crate::model::names::Named;
 use crate::model::{Catalog, Diagnostic, Tree};
 use crate::runtime::{CompileError, CtxValue, Instance, Observer, Program, RunStats};
 
@@ -419,6 +420,47 @@ impl Simulation {
             .iter()
             .find(|a| a.setup.name == agent)
             .map(|a| &a.instance)
+    }
+
+    /// The nodes of the agents' trees (of `agent`'s alone when given): each tree file's own
+    /// nodes with their titles, its SubTrees' by trace id; with `interrupts`, only the
+    /// Interrupts. For nodes a person names ([`crate::model::names::resolve`]).
+    pub fn named_nodes(&self, interrupts: bool, agent: Option<&str>) -> Vec<Named> {
+        let mut out: Vec<Named> = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        let mut trees: Vec<&Path> = Vec::new();
+        for a in self
+            .agents
+            .iter()
+            .filter(|a| agent.is_none_or(|n| a.setup.name == n))
+        {
+            if trees.contains(&a.setup.tree.as_path()) {
+                continue;
+            }
+            trees.push(&a.setup.tree);
+            let tree = crate::io::load_tree(&a.setup.tree).ok();
+            let title = |id: &str| {
+                tree.as_ref()
+                    .and_then(|t| t.node(&crate::model::NodeId::new(id)))
+                    .map(|n| n.title.clone())
+                    .unwrap_or_default()
+            };
+            let program = a.instance.program();
+            let ids: Vec<&str> = if interrupts {
+                program.interrupt_ids().collect()
+            } else {
+                program.node_ids().iter().map(String::as_str).collect()
+            };
+            for id in ids {
+                if seen.insert(id.to_owned()) {
+                    out.push(Named {
+                        id: id.to_owned(),
+                        title: title(id),
+                    });
+                }
+            }
+        }
+        out
     }
 
     /// Steps every living agent's tree once, in scenario order, then the world (hunger,

@@ -1,6 +1,7 @@
-//! Nodes named on the command line (`--break NODE`, `--trigger STEP:ID`): by id, or by
-//! the title a designer gave the node, as the editor shows it. A name that is neither is
-//! an error that says which ids and titles come close.
+//! Nodes named by a person rather than the editor (`--break NODE`, `--trigger STEP:ID`, a
+//! behaviour test's expectations): by id, or by the title a designer gave the node, as the
+//! editor shows it. A name that is neither is an error that says which ids and titles come
+//! close.
 
 use crate::model::Tree;
 

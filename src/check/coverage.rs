@@ -1,0 +1,347 @@
+//! Coverage: how often each node of each tree was entered, succeeded, failed and was
+//! aborted over runs, and which nodes no run entered. `arbor coverage` prints it or writes
+//! it as JSON (docs/FORMAT.md, "Coverage files"); the editor's View > Coverage paints it
+//! on the canvas.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::runtime::{Event, EventKindOf, Observer, Status};
+
+/// How often one node was entered, succeeded, failed and was aborted.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// Times entered.
+    pub entered: u64,
+    /// Times it exited with success.
+    pub succeeded: u64,
+    /// Times it exited with failure.
+    pub failed: u64,
+    /// Times it was stopped from outside.
+    pub aborted: u64,
+    /// Times it was checked (a condition), and how many of those held.
+    pub checked: u64,
+    /// Checks that held.
+    pub held: u64,
+}
+
+impl Counts {
+    /// Counts one event of the node (events of other kinds count nothing).
+    pub fn count<S>(&mut self, kind: &EventKindOf<S>) {
+        match kind {
+            EventKindOf::Enter => self.entered += 1,
+            EventKindOf::Exit(Status::Success, _) => self.succeeded += 1,
+            EventKindOf::Exit(Status::Failure, _) => self.failed += 1,
+            EventKindOf::Abort => self.aborted += 1,
+            EventKindOf::Check(held) => {
+                self.checked += 1;
+                self.held += u64::from(*held);
+            }
+            _ => {}
+        }
+    }
+
+    /// Adds `other`'s counts.
+    pub fn add(&mut self, other: &Counts) {
+        self.entered += other.entered;
+        self.succeeded += other.succeeded;
+        self.failed += other.failed;
+        self.aborted += other.aborted;
+        self.checked += other.checked;
+        self.held += other.held;
+    }
+
+    /// The counts as coverage gives them: a guard (a condition checked, never entered)
+    /// counts each check as an entry, one that held as a success, one that did not as a
+    /// failure.
+    pub fn folded(&self) -> Counts {
+        if self.entered == 0 && self.checked > 0 {
+            Counts {
+                entered: self.checked,
+                succeeded: self.held,
+                failed: self.checked - self.held,
+                ..*self
+            }
+        } else {
+            *self
+        }
+    }
+}
+
+/// The `format` of a coverage file.
+pub const COVERAGE_FORMAT: &str = "arbor.coverage";
+/// The version of the coverage format.
+pub const COVERAGE_VERSION: u64 = 1;
+
+/// One node's counts.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NodeCoverage {
+    /// Its trace id (`SUBTREE/INNER` inside a SubTree).
+    pub id: String,
+    /// Its title, when it has one.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub title: String,
+    /// Times entered.
+    pub entered: u64,
+    /// Times it exited with success.
+    pub succeeded: u64,
+    /// Times it exited with failure.
+    pub failed: u64,
+    /// Times it was stopped from outside.
+    pub aborted: u64,
+}
+
+/// One tree file's nodes, in the order of its program (the tree's own order).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TreeCoverage {
+    /// The tree file, as the run named it.
+    pub tree: PathBuf,
+    /// Each node.
+    pub nodes: Vec<NodeCoverage>,
+}
+
+impl TreeCoverage {
+    /// How many of its nodes were entered at least once.
+    pub fn entered(&self) -> usize {
+        self.nodes.iter().filter(|n| n.entered > 0).count()
+    }
+}
+
+/// Counts over a number of runs.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Coverage {
+    /// Always [`COVERAGE_FORMAT`].
+    pub format: String,
+    /// [`COVERAGE_VERSION`].
+    pub version: u64,
+    /// The runs counted.
+    pub runs: u64,
+    /// The steps of all of them.
+    pub steps: u64,
+    /// Each tree file that ran.
+    pub trees: Vec<TreeCoverage>,
+}
+
+impl Coverage {
+    /// No runs yet.
+    pub fn new() -> Self {
+        Self {
+            format: COVERAGE_FORMAT.into(),
+            version: COVERAGE_VERSION,
+            ..Self::default()
+        }
+    }
+
+    /// Adds `other`'s counts: trees by path, nodes by id.
+    pub fn merge(&mut self, other: Coverage) {
+        self.runs += other.runs;
+        self.steps += other.steps;
+        for tree in other.trees {
+            match self.trees.iter_mut().find(|t| t.tree == tree.tree) {
+                None => self.trees.push(tree),
+                Some(mine)
+                    if mine.nodes.len() == tree.nodes.len()
+                        && mine
+                            .nodes
+                            .iter()
+                            .zip(&tree.nodes)
+                            .all(|(a, b)| a.id == b.id) =>
+                {
+                    for (a, b) in mine.nodes.iter_mut().zip(tree.nodes) {
+                        a.add(&b);
+                    }
+                }
+                Some(mine) => {
+                    let at: std::collections::HashMap<String, usize> = mine
+                        .nodes
+                        .iter()
+                        .enumerate()
+                        .map(|(i, n)| (n.id.clone(), i))
+                        .collect();
+                    for n in tree.nodes {
+                        match at.get(&n.id) {
+                            Some(&i) => mine.nodes[i].add(&n),
+                            None => mine.nodes.push(n),
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Nodes entered at least once, and nodes in all.
+    pub fn totals(&self) -> (usize, usize) {
+        self.trees
+            .iter()
+            .fold((0, 0), |(e, n), t| (e + t.entered(), n + t.nodes.len()))
+    }
+
+    /// The share of nodes entered at least once, in percent (100 with no nodes).
+    pub fn percent(&self) -> f64 {
+        match self.totals() {
+            (_, 0) => 100.0,
+            (e, n) => e as f64 * 100.0 / n as f64,
+        }
+    }
+
+    /// The coverage of the tree file `path`: the same file, else the one tree of that
+    /// file name.
+    pub fn of_tree(&self, path: &Path, base: &Path) -> Option<&TreeCoverage> {
+        let same = |t: &TreeCoverage| {
+            let at = base.join(&t.tree);
+            t.tree == path || crate::io::same_file(&at, path) || crate::io::same_file(&t.tree, path)
+        };
+        self.trees.iter().find(|t| same(t)).or_else(|| {
+            let named: Vec<&TreeCoverage> = self
+                .trees
+                .iter()
+                .filter(|t| t.tree.file_name() == path.file_name())
+                .collect();
+            match named.as_slice() {
+                [one] => Some(*one),
+                _ => None,
+            }
+        })
+    }
+
+    /// The coverage as JSON text (two-space indent, a newline at the end).
+    pub fn to_text(&self) -> String {
+        let mut text = serde_json::to_string_pretty(self).unwrap_or_default();
+        text.push('\n');
+        text
+    }
+
+    /// A coverage file's text; why it is not one.
+    pub fn parse(text: &str, path: &Path) -> Result<Self, String> {
+        let c: Coverage = serde_json::from_str(text)
+            .map_err(|e| format!("{}:{}: {e}", path.display(), e.line()))?;
+        if c.format != COVERAGE_FORMAT {
+            return Err(format!(
+                "{}: the format is '{}', not '{COVERAGE_FORMAT}': make one with arbor coverage --json",
+                path.display(),
+                c.format
+            ));
+        }
+        if c.version > COVERAGE_VERSION {
+            return Err(format!(
+                "{}: version {} is newer than this Arbor reads",
+                path.display(),
+                c.version
+            ));
+        }
+        Ok(c)
+    }
+}
+
+impl NodeCoverage {
+    /// Its counts.
+    pub fn counts(&self) -> Counts {
+        Counts {
+            entered: self.entered,
+            succeeded: self.succeeded,
+            failed: self.failed,
+            aborted: self.aborted,
+            ..Counts::default()
+        }
+    }
+
+    fn add(&mut self, other: &NodeCoverage) {
+        self.add_counts(&other.counts());
+    }
+
+    /// Adds `counts`.
+    pub fn add_counts(&mut self, counts: &Counts) {
+        let mut c = self.counts();
+        c.add(counts);
+        (self.entered, self.succeeded, self.failed, self.aborted) =
+            (c.entered, c.succeeded, c.failed, c.aborted);
+    }
+}
+
+/// The observer that counts a run's node events, per tree file, by program index.
+pub struct Counter {
+    /// For each agent (by name), the tree it runs (an index into `coverage.trees`).
+    agents: foldhash::HashMap<String, usize>,
+    current: usize,
+    /// The trees and their nodes, counts not yet filled in.
+    coverage: Coverage,
+    /// Each tree's counts, by program index.
+    counts: Vec<Vec<Counts>>,
+}
+
+impl Counter {
+    /// A counter for `agents` (each its name, the tree file it runs and that program's
+    /// node ids, with titles where known).
+    pub fn new<'a>(
+        agents: impl IntoIterator<Item = (&'a str, &'a Path, Vec<(String, String)>)>,
+    ) -> Self {
+        let mut coverage = Coverage::new();
+        let mut map = foldhash::HashMap::default();
+        for (name, tree, nodes) in agents {
+            let at = match coverage.trees.iter().position(|t| t.tree == tree) {
+                Some(i) => i,
+                None => {
+                    coverage.trees.push(TreeCoverage {
+                        tree: tree.to_owned(),
+                        nodes: nodes
+                            .into_iter()
+                            .map(|(id, title)| NodeCoverage {
+                                id,
+                                title,
+                                ..NodeCoverage::default()
+                            })
+                            .collect(),
+                    });
+                    coverage.trees.len() - 1
+                }
+            };
+            map.insert(name.to_owned(), at);
+        }
+        let counts = coverage
+            .trees
+            .iter()
+            .map(|t| vec![Counts::default(); t.nodes.len()])
+            .collect();
+        Self {
+            agents: map,
+            current: 0,
+            coverage,
+            counts,
+        }
+    }
+
+    /// What was counted, as coverage of one run of `steps` steps.
+    pub fn finish(mut self, steps: u64) -> Coverage {
+        for (tree, counts) in self.coverage.trees.iter_mut().zip(&self.counts) {
+            for (node, c) in tree.nodes.iter_mut().zip(counts) {
+                node.add_counts(&c.folded());
+            }
+        }
+        self.coverage.runs = 1;
+        self.coverage.steps = steps;
+        self.coverage
+    }
+}
+
+impl Observer for Counter {
+    fn agent(&mut self, name: &str) {
+        if let Some(&t) = self.agents.get(name) {
+            self.current = t;
+        }
+    }
+
+    fn event(&mut self, event: &Event<'_>) {
+        if let Some(n) = event.node
+            && let Some(c) = self
+                .counts
+                .get_mut(self.current)
+                .and_then(|t| t.get_mut(n as usize))
+        {
+            c.count(&event.kind);
+        }
+    }
+}

@@ -1,0 +1,141 @@
+//! JUnit XML for `arbor test --junit FILE`, as CI servers read it: one `testsuite` per
+//! test file, one `testcase` per seed, a `failure` per broken run naming the expectations
+//! and the steps, an `error` when a test could not run. A small writer: the format is a
+//! handful of elements, and its only subtlety, escaping, is here.
+
+use std::fmt::Write;
+
+/// One test file's results.
+pub struct Suite<'a> {
+    /// The test's name.
+    pub name: &'a str,
+    /// The test file.
+    pub file: &'a str,
+    /// Each seed's run: its case name, seconds, and what broke (`None`: it passed).
+    pub cases: Vec<Case>,
+}
+
+/// One run.
+pub struct Case {
+    /// `seed N`.
+    pub name: String,
+    /// Seconds it took.
+    pub seconds: f64,
+    /// A failure: its one-line message and the full text.
+    pub failure: Option<(String, String)>,
+    /// An error (the test could not run): its message.
+    pub error: Option<String>,
+}
+
+/// The JUnit XML of `suites`.
+pub fn write(suites: &[Suite<'_>]) -> String {
+    let count = |f: fn(&Case) -> bool| -> usize {
+        suites
+            .iter()
+            .map(|s| s.cases.iter().filter(|c| f(c)).count())
+            .sum()
+    };
+    let tests = count(|_| true);
+    let failures = count(|c| c.failure.is_some());
+    let errors = count(|c| c.error.is_some());
+    let time: f64 = suites
+        .iter()
+        .flat_map(|s| &s.cases)
+        .map(|c| c.seconds)
+        .sum();
+    let mut x = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    let _ = writeln!(
+        x,
+        "<testsuites name=\"arbor test\" tests=\"{tests}\" failures=\"{failures}\" errors=\"{errors}\" time=\"{time:.3}\">"
+    );
+    for s in suites {
+        let failed = s.cases.iter().filter(|c| c.failure.is_some()).count();
+        let errored = s.cases.iter().filter(|c| c.error.is_some()).count();
+        let time: f64 = s.cases.iter().map(|c| c.seconds).sum();
+        let _ = writeln!(
+            x,
+            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{failed}\" errors=\"{errored}\" skipped=\"0\" time=\"{time:.3}\" file=\"{}\">",
+            escape(s.name),
+            s.cases.len(),
+            escape(s.file)
+        );
+        for c in &s.cases {
+            let open = format!(
+                "    <testcase name=\"{}\" classname=\"{}\" time=\"{:.3}\"",
+                escape(&c.name),
+                escape(s.name),
+                c.seconds
+            );
+            match (&c.failure, &c.error) {
+                (None, None) => {
+                    let _ = writeln!(x, "{open}/>");
+                }
+                (failure, error) => {
+                    let _ = writeln!(x, "{open}>");
+                    if let Some((message, text)) = failure {
+                        let _ = writeln!(
+                            x,
+                            "      <failure message=\"{}\" type=\"expectation\">{}</failure>",
+                            escape(message),
+                            escape_text(text)
+                        );
+                    }
+                    if let Some(message) = error {
+                        let _ = writeln!(
+                            x,
+                            "      <error message=\"{}\" type=\"unrunnable\">{}</error>",
+                            escape(message),
+                            escape_text(message)
+                        );
+                    }
+                    let _ = writeln!(x, "    </testcase>");
+                }
+            }
+        }
+        let _ = writeln!(x, "  </testsuite>");
+    }
+    x.push_str("</testsuites>\n");
+    x
+}
+
+/// `text` for an XML attribute: the five special characters escaped, a line break kept as
+/// one, and the characters XML 1.0 cannot hold at all (most control characters) dropped.
+fn escape(text: &str) -> String {
+    escaped(text, true)
+}
+
+/// `text` for an element's content: as [`escape`], its quotes and line breaks as they are.
+fn escape_text(text: &str) -> String {
+    escaped(text, false)
+}
+
+fn escaped(text: &str, attribute: bool) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' if attribute => out.push_str("&quot;"),
+            '\'' if attribute => out.push_str("&apos;"),
+            '\n' if attribute => out.push_str("&#10;"),
+            '\t' | '\r' | '\n' | '"' | '\'' => out.push(c),
+            c if (c as u32) < 0x20 || c == '\u{FFFE}' || c == '\u{FFFF}' => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escaping_keeps_the_xml_well_formed() {
+        assert_eq!(
+            escape("a<b & \"c\" 'd'>\u{1}"),
+            "a&lt;b &amp; &quot;c&quot; &apos;d&apos;&gt;"
+        );
+    }
+}

@@ -1,0 +1,556 @@
+//! Running a behaviour test: each seed is one run of the simulation, whose events and
+//! states are checked against the expectations as the run goes, in one pass.
+
+use std::path::{Path, PathBuf};
+
+use super::coverage::{Counter, Coverage};
+use super::file::{After, Expect, Place, Target, TestFile, TestFileError};
+use super::watch::{Check, Matcher, Rule, Spot, Watch};
+use crate::model::Catalog;
+use crate::model::names::{self, Named};
+use crate::runtime::{CtxValue, Observer};
+use crate::world::{SimError, Simulation};
+
+/// Why a test cannot run at all.
+#[derive(Clone, Debug, PartialEq)]
+pub enum PrepareError {
+    /// The test file is wrong: its shape, or a node, agent, entity or key it names (exit 2).
+    File(TestFileError),
+    /// A file it runs cannot be read: a missing tree or scenario (exit 2).
+    Unreadable(String),
+    /// The tree it runs has errors and does not run: the test fails (exit 1).
+    Broken(String),
+}
+
+impl std::fmt::Display for PrepareError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PrepareError::File(e) => write!(f, "{e}"),
+            PrepareError::Unreadable(m) | PrepareError::Broken(m) => f.write_str(m),
+        }
+    }
+}
+
+/// A trigger, its Interrupt resolved to an id.
+#[derive(Clone, Debug)]
+struct Trigger {
+    step: u64,
+    id: String,
+    agent: Option<String>,
+    value: Option<String>,
+}
+
+/// A test ready to run: its file, the kinds its trees use, and its expectations resolved.
+pub struct Prepared {
+    /// The test file.
+    pub test: TestFile,
+    catalog: Catalog,
+    checks: Vec<Check>,
+    triggers: Vec<Trigger>,
+    /// Each agent and its tree file, in stepping order.
+    agents: Vec<(String, PathBuf)>,
+    /// Each tree file's nodes (trace id and title), in program order, for coverage.
+    nodes: Vec<(PathBuf, Vec<(String, String)>)>,
+    /// What the project's node libraries said (printed, not fatal).
+    pub warnings: Vec<String>,
+}
+
+/// An expectation that broke in a run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Failure {
+    /// The expectation's name.
+    pub expectation: String,
+    /// The first step where it was broken.
+    pub step: u64,
+    /// What happened instead.
+    pub message: String,
+    /// The command that opens the editor at that step.
+    pub open: String,
+}
+
+/// One seed's run of a test.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SeedOutcome {
+    /// The seed.
+    pub seed: u64,
+    /// The expectations it broke, in the file's order (none: it passed).
+    pub failures: Vec<Failure>,
+    /// Why it did not run, when it did not.
+    pub error: Option<String>,
+    /// Seconds it took.
+    pub seconds: f64,
+}
+
+impl SeedOutcome {
+    /// Whether every expectation held.
+    pub fn passed(&self) -> bool {
+        self.failures.is_empty() && self.error.is_none()
+    }
+}
+
+impl Prepared {
+    /// Resolves `test` against its run (its first seed's): the project's node kinds (of
+    /// the project file `project`, else the one found from the test's tree or scenario)
+    /// over `base`, and the nodes, agents, entities and keys its expectations name.
+    pub fn new(
+        test: TestFile,
+        base: &Catalog,
+        project: Option<&Path>,
+    ) -> Result<Self, PrepareError> {
+        let governing = match &test.target {
+            Target::Scenario { tree: Some(t), .. } | Target::Tree(t) => t.clone(),
+            Target::Scenario { scenario, .. } => scenario.clone(),
+        };
+        let here = crate::io::ProjectCatalog::for_tree(Some(&governing), project, base);
+        let warnings = here.problems.iter().map(ToString::to_string).collect();
+        let mut prepared = Self {
+            catalog: here.catalog,
+            checks: Vec::new(),
+            triggers: Vec::new(),
+            agents: Vec::new(),
+            nodes: Vec::new(),
+            warnings,
+            test,
+        };
+        let sim = prepared
+            .simulation(prepared.test.seeds[0])
+            .map_err(|e| match e {
+                SimError::Invalid { .. }
+                | SimError::Unrunnable { .. }
+                | SimError::NeedsScenario { .. } => PrepareError::Broken(e.to_string()),
+                SimError::Scenario(_) | SimError::Tree { .. } => {
+                    PrepareError::Unreadable(e.to_string())
+                }
+            })?;
+        prepared.agents = sim
+            .agents()
+            .map(|a| (a.name.clone(), a.tree.clone()))
+            .collect();
+        for (agent, tree) in &prepared.agents {
+            if prepared.nodes.iter().any(|(t, _)| t == tree) {
+                continue;
+            }
+            let titles = sim.named_nodes(false, Some(agent));
+            let ids = sim
+                .instance(agent)
+                .map(|i| i.program().node_ids().to_vec())
+                .unwrap_or_default();
+            let nodes = ids
+                .into_iter()
+                .map(|id| {
+                    let title = titles
+                        .iter()
+                        .find(|n| n.id == id)
+                        .map(|n| n.title.clone())
+                        .unwrap_or_default();
+                    (id, title)
+                })
+                .collect();
+            prepared.nodes.push((tree.clone(), nodes));
+        }
+        prepared.triggers = prepared.resolve_triggers(&sim)?;
+        prepared.checks = (0..prepared.test.expect.len())
+            .map(|i| prepared.resolve(i, &sim))
+            .collect::<Result<_, _>>()?;
+        Ok(prepared)
+    }
+
+    /// The simulation of one seed, from its first state.
+    fn simulation(&self, seed: u64) -> Result<Simulation, SimError> {
+        match &self.test.target {
+            Target::Scenario { scenario, tree } => {
+                Simulation::load(scenario, &self.catalog, seed, tree.as_deref())
+            }
+            Target::Tree(path) => {
+                let tree = crate::io::TreeFiles::new(&self.catalog)
+                    .load(path)
+                    .as_ref()
+                    .clone()
+                    .map_err(|e| SimError::Tree {
+                        scenario: self.test.path.clone(),
+                        agent: "its tree".into(),
+                        source: Box::new(e),
+                    })?;
+                Simulation::solo(Some(path), &tree, &self.catalog, seed)
+            }
+        }
+    }
+
+    fn file_error(&self, line: usize, expectation: Option<&str>, message: String) -> PrepareError {
+        PrepareError::File(TestFileError {
+            path: self.test.path.clone(),
+            line,
+            expectation: expectation.map(str::to_owned),
+            message,
+        })
+    }
+
+    /// `agent`, checked to be one of the run's agents.
+    fn known_agent(
+        &self,
+        agent: &str,
+        line: usize,
+        name: Option<&str>,
+    ) -> Result<String, PrepareError> {
+        if self.agents.iter().any(|(a, _)| a == agent) {
+            return Ok(agent.to_owned());
+        }
+        let all: Vec<&str> = self.agents.iter().map(|(a, _)| a.as_str()).collect();
+        Err(self.file_error(
+            line,
+            name,
+            format!(
+                "no agent is named '{agent}'; the agents are {}",
+                all.join(", ")
+            ),
+        ))
+    }
+
+    fn resolve_triggers(&self, sim: &Simulation) -> Result<Vec<Trigger>, PrepareError> {
+        self.test
+            .triggers
+            .iter()
+            .map(|t| {
+                let agent = t
+                    .agent
+                    .as_deref()
+                    .map(|a| self.known_agent(a, t.line, None))
+                    .transpose()?;
+                let id = names::resolve(
+                    &t.interrupt,
+                    &sim.named_nodes(true, agent.as_deref()),
+                    "Interrupt",
+                )
+                .map_err(|e| {
+                    self.file_error(t.line, None, format!("trigger at step {}: {e}", t.step))
+                })?;
+                Ok(Trigger {
+                    step: t.step,
+                    id,
+                    agent,
+                    value: t.value.clone(),
+                })
+            })
+            .collect()
+    }
+
+    /// Expectation `i`, its names resolved.
+    fn resolve(&self, i: usize, sim: &Simulation) -> Result<Check, PrepareError> {
+        let e = &self.test.expect[i];
+        let fail = |m: String| self.file_error(e.line, Some(&e.name), m);
+        let agent = e
+            .agent
+            .as_deref()
+            .map(|a| self.known_agent(a, e.line, Some(&e.name)))
+            .transpose()?;
+        let nodes = sim.named_nodes(false, agent.as_deref());
+        let node = |name: &str| names::resolve(name, &nodes, "node").map_err(fail);
+        // The one agent a world expectation is about.
+        let one_agent = || -> Result<String, PrepareError> {
+            match (&agent, self.agents.as_slice()) {
+                (Some(a), _) => Ok(a.clone()),
+                (None, [(only, _)]) => Ok(only.clone()),
+                (None, all) => Err(fail(format!(
+                    "give \"agent\": the run has {} agents ({})",
+                    all.len(),
+                    all.iter()
+                        .map(|(a, _)| a.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ))),
+            }
+        };
+        let entity = |name: &str| {
+            sim.world().find(name).ok_or_else(|| {
+                let names: Vec<Named> = sim
+                    .world()
+                    .entities()
+                    .iter()
+                    .map(|en| Named {
+                        id: en.name.clone(),
+                        title: String::new(),
+                    })
+                    .collect();
+                match names::resolve(name, &names, "entity") {
+                    Err(m) => fail(m),
+                    Ok(_) => fail(format!("no entity is named '{name}'")),
+                }
+            })
+        };
+        // A failure opens the tree of the agent it is about, else of one that has its node.
+        let has = |id: &str| {
+            self.agents
+                .iter()
+                .find(|(a, _)| {
+                    sim.instance(a)
+                        .is_some_and(|i| i.program().node_ids().iter().any(|n| n == id))
+                })
+                .map(|(a, _)| a.clone())
+        };
+        let (rule, shown) = match &e.what {
+            Expect::Node {
+                event,
+                node: n,
+                count,
+            } => {
+                let id = node(n)?;
+                let shown = agent.clone().or_else(|| has(&id));
+                (Rule::Count(Matcher::Node(*event, id), *count), shown)
+            }
+            Expect::Within {
+                event,
+                node: n,
+                steps,
+                after,
+            } => {
+                let id = node(n)?;
+                let after = match after {
+                    After::Node(ev, n) => Matcher::Node(*ev, node(n)?),
+                    After::Trigger(t) => Matcher::Interrupt(
+                        names::resolve(t, &sim.named_nodes(true, agent.as_deref()), "Interrupt")
+                            .map_err(fail)?,
+                    ),
+                };
+                let shown = agent.clone().or_else(|| has(&id));
+                (
+                    Rule::Within {
+                        target: Matcher::Node(*event, id),
+                        after,
+                        steps: *steps,
+                    },
+                    shown,
+                )
+            }
+            Expect::Completes { success, count } => (
+                Rule::Count(Matcher::Complete(*success), *count),
+                agent.clone(),
+            ),
+            Expect::Runs { node: n, step } => {
+                let id = node(n)?;
+                let shown = agent.clone().or_else(|| has(&id));
+                (
+                    Rule::Runs {
+                        node: id,
+                        step: *step,
+                    },
+                    shown,
+                )
+            }
+            Expect::Near {
+                place,
+                distance,
+                step,
+            } => {
+                let a = one_agent()?;
+                let spot = match place {
+                    Place::Point(p) => Spot::Point(*p),
+                    Place::Entity(name) => Spot::Entity(entity(name)?, name.clone()),
+                };
+                (
+                    Rule::Near {
+                        agent: a.clone(),
+                        spot,
+                        distance: *distance,
+                        step: *step,
+                    },
+                    Some(a),
+                )
+            }
+            Expect::Health { above, below, step } => {
+                let a = one_agent()?;
+                (
+                    Rule::Health {
+                        agent: a.clone(),
+                        above: *above,
+                        below: *below,
+                        step: *step,
+                    },
+                    Some(a),
+                )
+            }
+            Expect::Gone { entity: name, step } => (
+                Rule::Gone {
+                    entity: entity(name)?,
+                    name: name.clone(),
+                    step: *step,
+                },
+                agent.clone(),
+            ),
+            Expect::Context { key, equals, step } => {
+                let a = one_agent()?;
+                let keys = sim
+                    .instance(&a)
+                    .map(|i| i.program().keys().to_vec())
+                    .unwrap_or_default();
+                let Some(k) = keys.iter().position(|k| k == key) else {
+                    return Err(fail(format!(
+                        "the tree of '{a}' uses no context key '{key}'{}",
+                        if keys.is_empty() {
+                            String::new()
+                        } else {
+                            format!("; its keys are {}", keys.join(", "))
+                        }
+                    )));
+                };
+                let value = match equals {
+                    serde_json::Value::String(s) => match sim.world().find(s) {
+                        Some(id) => CtxValue::Entity(id),
+                        None => CtxValue::Text(s.as_str().into()),
+                    },
+                    serde_json::Value::Number(n) => {
+                        CtxValue::Number(n.as_f64().unwrap_or_default())
+                    }
+                    serde_json::Value::Array(xy)
+                        if xy.len() == 2 && xy.iter().all(serde_json::Value::is_number) =>
+                    {
+                        CtxValue::Position([
+                            xy[0].as_f64().unwrap_or_default(),
+                            xy[1].as_f64().unwrap_or_default(),
+                        ])
+                    }
+                    other => {
+                        return Err(fail(format!(
+                            "equals {other}: give an entity's name, a text, a number or a point [x, y]"
+                        )));
+                    }
+                };
+                (
+                    Rule::Context {
+                        agent: a.clone(),
+                        key: k as u16,
+                        name: key.clone(),
+                        value,
+                        step: *step,
+                    },
+                    Some(a),
+                )
+            }
+        };
+        Ok(Check {
+            name: e.name.clone(),
+            agent,
+            rule,
+            shown,
+        })
+    }
+
+    /// Steps `sim` through the test: its triggers before their steps, `observer` told
+    /// every event, `end_step` called after each step.
+    fn drive<O: Observer>(
+        &self,
+        sim: &mut Simulation,
+        observer: &mut O,
+        mut end_step: impl FnMut(&mut O, u64, &Simulation),
+    ) {
+        let mut triggers = self.triggers.iter().peekable();
+        for step in 1..=self.test.steps {
+            while let Some(t) = triggers.next_if(|t| t.step == step) {
+                sim.trigger(t.agent.as_deref(), &t.id, t.value.as_deref());
+            }
+            sim.step(self.test.dt, Some(observer));
+            end_step(observer, step, sim);
+        }
+    }
+
+    /// Runs the test with `seed`: its steps, its triggers, every expectation checked.
+    pub fn run(&self, seed: u64) -> SeedOutcome {
+        let start = std::time::Instant::now();
+        let mut sim = match self.simulation(seed) {
+            Ok(s) => s,
+            Err(e) => {
+                return SeedOutcome {
+                    seed,
+                    failures: Vec::new(),
+                    error: Some(e.to_string()),
+                    seconds: start.elapsed().as_secs_f64(),
+                };
+            }
+        };
+        let mut watch = Watch::new(&self.checks);
+        let last = self.test.steps;
+        self.drive(&mut sim, &mut watch, |w, step, sim| {
+            w.end_step(step, sim, last)
+        });
+        let failures = watch
+            .broken
+            .into_iter()
+            .enumerate()
+            .filter_map(|(i, b)| b.map(|b| (i, b)))
+            .map(|(i, (step, message))| Failure {
+                expectation: self.checks[i].name.clone(),
+                step,
+                message,
+                open: self.open_command(self.checks[i].shown.as_deref(), seed, step),
+            })
+            .collect();
+        SeedOutcome {
+            seed,
+            failures,
+            error: None,
+            seconds: start.elapsed().as_secs_f64(),
+        }
+    }
+
+    /// The coverage of one run with `seed` (its expectations are not checked).
+    pub fn cover(&self, seed: u64) -> Result<Coverage, String> {
+        let mut sim = self.simulation(seed).map_err(|e| e.to_string())?;
+        let mut counter = Counter::new(self.agents.iter().map(|(name, tree)| {
+            let nodes = self
+                .nodes
+                .iter()
+                .find(|(t, _)| t == tree)
+                .map(|(_, n)| n.clone())
+                .unwrap_or_default();
+            (name.as_str(), tree.as_path(), nodes)
+        }));
+        self.drive(&mut sim, &mut counter, |_, _, _| {});
+        Ok(counter.finish(self.test.steps))
+    }
+
+    /// The command that opens the editor on the tree of `agent` (else the first agent's),
+    /// in this test's run with `seed`, at `step`.
+    pub fn open_command(&self, agent: Option<&str>, seed: u64, step: u64) -> String {
+        let tree = agent
+            .and_then(|a| self.agents.iter().find(|(n, _)| n == a))
+            .or(self.agents.first())
+            .map(|(_, t)| t.clone())
+            .unwrap_or_default();
+        let mut cmd = format!("arbor edit {} --seed {seed} --at {step}", quoted(&tree));
+        if let Target::Scenario { scenario, .. } = &self.test.target {
+            let beside = crate::debug::Debugger::beside(&tree);
+            if !beside.is_some_and(|b| crate::io::same_file(&b, scenario)) {
+                cmd.push_str(&format!(" --scenario {}", quoted(scenario)));
+            }
+        }
+        if self.test.dt != crate::debug::DT {
+            cmd.push_str(&format!(" --dt {}", self.test.dt));
+        }
+        for t in self.triggers.iter().filter(|t| t.step <= step) {
+            let at = t.agent.as_ref().map_or(String::new(), |a| format!("@{a}"));
+            let value = t.value.as_ref().map_or(String::new(), |v| format!(":{v}"));
+            cmd.push_str(&format!(
+                " --trigger {}",
+                shell_word(&format!("{}:{}{at}{value}", t.step, t.id))
+            ));
+        }
+        cmd
+    }
+}
+
+/// A path as a shell word.
+fn quoted(path: &Path) -> String {
+    shell_word(&path.display().to_string())
+}
+
+/// `text` as one shell word: as it is when it needs no quoting, else in single quotes.
+fn shell_word(text: &str) -> String {
+    let plain = !text.is_empty()
+        && text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./:@=+,".contains(c));
+    if plain {
+        text.to_owned()
+    } else {
+        format!("'{}'", text.replace('\'', r"'\''"))
+    }
+}

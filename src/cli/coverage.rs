@@ -1,0 +1,244 @@
+//! `arbor coverage PATH… [--seeds A..B] [--steps N] [--json] [--min PERCENT]`: how often
+//! each node was entered, succeeded, failed and was aborted over many runs, the nodes never
+//! entered first.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+
+use super::{EXIT_ERRORS, EXIT_OK, EXIT_UNREADABLE};
+use crate::check::file::{Target, TestFile, parse_seed_range};
+use crate::check::{Coverage, PrepareError, Prepared, TreeCoverage, is_test, load_test};
+use crate::model::Catalog;
+
+/// What `arbor coverage` was asked.
+pub struct CoverageArgs<'a> {
+    /// Test files, folders of them, scenarios or trees.
+    pub paths: &'a [PathBuf],
+    /// The seeds (`A..B`, `A..=B`); a test file's own when not given, else `0..10`.
+    pub seeds: Option<&'a str>,
+    /// Steps per run; a test file's own when not given, else 1000.
+    pub steps: Option<u64>,
+    /// Seconds per step for scenarios and trees.
+    pub dt: f64,
+    /// Print JSON (a coverage file) instead of the table.
+    pub json: bool,
+    /// Fail (exit 1) below this share of nodes entered, in percent.
+    pub min: Option<f64>,
+    /// The project file to take node libraries from.
+    pub project: Option<&'a Path>,
+}
+
+/// The seeds runs take when neither the command line nor a test file says.
+pub const DEFAULT_SEEDS: &str = "0..10";
+/// The steps runs take when neither the command line nor a test file says.
+pub const DEFAULT_STEPS: u64 = 1000;
+
+/// What one PATH runs: a test file's run, or a scenario's or tree's, with the seeds and
+/// steps of the command line.
+fn runs_of(path: &Path, args: &CoverageArgs<'_>, seeds: &[u64]) -> Result<TestFile, String> {
+    let text =
+        crate::io::read_text(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+    if is_test(&text) {
+        let mut test = load_test(path).map_err(|e| e.to_string())?;
+        if args.seeds.is_some() {
+            test.seeds = seeds.to_vec();
+        }
+        if let Some(steps) = args.steps {
+            test.steps = steps;
+            test.triggers.retain(|t| t.step <= steps);
+        }
+        // Coverage counts; it checks nothing.
+        test.expect.clear();
+        return Ok(test);
+    }
+    let target = if crate::world::is_scenario(&text) {
+        Target::Scenario {
+            scenario: path.to_owned(),
+            tree: None,
+        }
+    } else {
+        Target::Tree(path.to_owned())
+    };
+    Ok(TestFile {
+        path: path.to_owned(),
+        name: path.display().to_string(),
+        description: String::new(),
+        target,
+        seeds: seeds.to_vec(),
+        steps: args.steps.unwrap_or(DEFAULT_STEPS),
+        dt: args.dt,
+        triggers: Vec::new(),
+        expect: Vec::new(),
+    })
+}
+
+/// `arbor coverage`.
+pub fn coverage(
+    args: &CoverageArgs<'_>,
+    base: &Catalog,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> u8 {
+    let fail = |err: &mut dyn Write, m: String| {
+        let _ = writeln!(err, "error: {m}");
+        EXIT_UNREADABLE
+    };
+    if !(args.dt.is_finite() && args.dt > 0.0) {
+        return fail(
+            err,
+            format!("--dt must be a positive number of seconds, not {}", args.dt),
+        );
+    }
+    if let Some(min) = args.min
+        && !(0.0..=100.0).contains(&min)
+    {
+        return fail(err, format!("--min {min}: give a percentage from 0 to 100"));
+    }
+    if args.steps == Some(0) {
+        return fail(err, "--steps must be at least 1".into());
+    }
+    let seeds = match parse_seed_range(args.seeds.unwrap_or(DEFAULT_SEEDS)) {
+        Ok(s) => s,
+        Err(e) => return fail(err, format!("--{e}")),
+    };
+    // Folders hold test files; files are taken as they are.
+    let mut files = Vec::new();
+    for p in args.paths {
+        if p.is_dir() {
+            match crate::check::find_tests(std::slice::from_ref(p)) {
+                Ok(f) => files.extend(f),
+                Err(e) => return fail(err, e),
+            }
+        } else {
+            files.push(p.clone());
+        }
+    }
+    if files.is_empty() {
+        return fail(
+            err,
+            "nothing to run: give test files, folders of them, scenarios or trees".into(),
+        );
+    }
+    let mut prepared = Vec::new();
+    for f in &files {
+        let test = match runs_of(f, args, &seeds) {
+            Ok(t) => t,
+            Err(e) => {
+                let _ = writeln!(err, "{e}");
+                return EXIT_UNREADABLE;
+            }
+        };
+        match Prepared::new(test, base, args.project) {
+            Ok(p) => prepared.push(p),
+            Err(e) => {
+                let _ = writeln!(err, "{e}");
+                return match e {
+                    PrepareError::Broken(_) => EXIT_ERRORS,
+                    _ => EXIT_UNREADABLE,
+                };
+            }
+        }
+    }
+    for w in prepared.iter().flat_map(|p| &p.warnings) {
+        let _ = writeln!(err, "{w}");
+    }
+    let jobs: Vec<(&Prepared, u64)> = prepared
+        .iter()
+        .flat_map(|p| p.test.seeds.iter().map(move |&s| (p, s)))
+        .collect();
+    let runs: Result<Vec<Coverage>, String> = jobs.par_iter().map(|&(p, s)| p.cover(s)).collect();
+    let mut total = Coverage::new();
+    match runs {
+        Ok(runs) => runs.into_iter().for_each(|c| total.merge(c)),
+        Err(e) => {
+            let _ = writeln!(err, "{e}");
+            return EXIT_UNREADABLE;
+        }
+    }
+    if args.json {
+        let _ = out.write_all(total.to_text().as_bytes());
+    } else {
+        print_table(&total, out);
+    }
+    let percent = total.percent();
+    if let Some(min) = args.min
+        && percent + 1e-9 < min
+    {
+        let (entered, all) = total.totals();
+        let _ = writeln!(
+            err,
+            "coverage {percent:.1} % ({entered} of {all} nodes entered) is below --min {min}"
+        );
+        return EXIT_ERRORS;
+    }
+    EXIT_OK
+}
+
+/// The coverage as a table per tree: the nodes never entered first, then the others in
+/// tree order.
+fn print_table(c: &Coverage, out: &mut dyn Write) {
+    let _ = writeln!(out, "{} runs, {} steps in all", c.runs, c.steps);
+    for t in &c.trees {
+        print_tree(t, out);
+    }
+    let (entered, all) = c.totals();
+    let _ = writeln!(
+        out,
+        "\ntotal: {entered} of {all} nodes entered ({:.1} %)",
+        c.percent()
+    );
+}
+
+fn print_tree(t: &TreeCoverage, out: &mut dyn Write) {
+    let _ = writeln!(
+        out,
+        "\n{}: {} of {} nodes entered ({:.1} %)",
+        t.tree.display(),
+        t.entered(),
+        t.nodes.len(),
+        if t.nodes.is_empty() {
+            100.0
+        } else {
+            t.entered() as f64 * 100.0 / t.nodes.len() as f64
+        }
+    );
+    let name = |n: &crate::check::NodeCoverage| {
+        if n.title.is_empty() {
+            n.id.clone()
+        } else {
+            format!("{} \"{}\"", n.id, n.title)
+        }
+    };
+    let width = t
+        .nodes
+        .iter()
+        .map(|n| name(n).chars().count())
+        .max()
+        .unwrap_or(4)
+        .max(4);
+    let _ = writeln!(
+        out,
+        "  {:<width$}  {:>9}  {:>9}  {:>9}  {:>9}",
+        "node", "entered", "succeeded", "failed", "aborted"
+    );
+    let never = t.nodes.iter().filter(|n| n.entered == 0);
+    let others = t.nodes.iter().filter(|n| n.entered > 0);
+    for n in never.chain(others) {
+        let _ = writeln!(
+            out,
+            "  {:<width$}  {:>9}  {:>9}  {:>9}  {:>9}{}",
+            name(n),
+            n.entered,
+            n.succeeded,
+            n.failed,
+            n.aborted,
+            if n.entered == 0 {
+                "  never entered"
+            } else {
+                ""
+            }
+        );
+    }
+}

@@ -1,0 +1,248 @@
+//! `arbor test [PATH…] [--junit FILE]`: runs behaviour test files, every seed of each in
+//! parallel, and reports a line per test and seed.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+
+use super::{EXIT_ERRORS, EXIT_OK, EXIT_UNREADABLE};
+use crate::check::{PrepareError, Prepared, SeedOutcome, find_tests, junit, load_test};
+use crate::model::Catalog;
+
+/// A test file and what became of it.
+enum Loaded {
+    Ready(Box<Prepared>),
+    /// It could not run; whether that is bad input (exit 2) rather than a failure.
+    Failed {
+        path: PathBuf,
+        message: String,
+        bad_input: bool,
+    },
+}
+
+/// The test files under `paths` (`.` when none), prepared.
+fn prepare_all(
+    paths: &[PathBuf],
+    project: Option<&Path>,
+    base: &Catalog,
+    err: &mut dyn Write,
+) -> Result<Vec<Loaded>, u8> {
+    let paths = if paths.is_empty() {
+        vec![PathBuf::from(".")]
+    } else {
+        paths.to_vec()
+    };
+    let files = find_tests(&paths).map_err(|e| {
+        let _ = writeln!(err, "error: {e}");
+        EXIT_UNREADABLE
+    })?;
+    if files.is_empty() {
+        let _ = writeln!(
+            err,
+            "error: no behaviour test files (*.test.json) in {}",
+            paths
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        return Err(EXIT_UNREADABLE);
+    }
+    Ok(files
+        .into_par_iter()
+        .map(|path| {
+            let test = match load_test(&path) {
+                Ok(t) => t,
+                Err(e) => {
+                    return Loaded::Failed {
+                        path,
+                        message: e.to_string(),
+                        bad_input: true,
+                    };
+                }
+            };
+            match Prepared::new(test, base, project) {
+                Ok(p) => Loaded::Ready(Box::new(p)),
+                Err(e) => Loaded::Failed {
+                    path,
+                    bad_input: !matches!(e, PrepareError::Broken(_)),
+                    message: e.to_string(),
+                },
+            }
+        })
+        .collect())
+}
+
+/// `arbor test`.
+pub fn test(
+    paths: &[PathBuf],
+    junit_file: Option<&Path>,
+    project: Option<&Path>,
+    base: &Catalog,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> u8 {
+    let loaded = match prepare_all(paths, project, base, err) {
+        Ok(l) => l,
+        Err(code) => return code,
+    };
+    let mut printed = std::collections::HashSet::new();
+    for l in &loaded {
+        if let Loaded::Ready(p) = l {
+            for w in &p.warnings {
+                if printed.insert(w.clone()) {
+                    let _ = writeln!(err, "{w}");
+                }
+            }
+        }
+    }
+    // Every seed of every test, in parallel; reported in file and seed order.
+    let jobs: Vec<(&Prepared, u64)> = loaded
+        .iter()
+        .filter_map(|l| match l {
+            Loaded::Ready(p) => Some(p.test.seeds.iter().map(move |&s| (&**p, s))),
+            Loaded::Failed { .. } => None,
+        })
+        .flatten()
+        .collect();
+    let outcomes: Vec<SeedOutcome> = jobs.par_iter().map(|&(p, seed)| p.run(seed)).collect();
+    let (mut passed, mut failed, mut unrun) = (0usize, 0usize, 0usize);
+    let mut suites = Vec::new();
+    let mut next = outcomes.iter();
+    for l in &loaded {
+        match l {
+            Loaded::Failed {
+                path,
+                message,
+                bad_input,
+            } => {
+                unrun += usize::from(*bad_input);
+                failed += usize::from(!*bad_input);
+                let _ = writeln!(out, "ERROR {}", path.display());
+                for line in message.lines() {
+                    let _ = writeln!(out, "      {line}");
+                }
+                suites.push((
+                    path.display().to_string(),
+                    path.display().to_string(),
+                    vec![junit::Case {
+                        name: "load".into(),
+                        seconds: 0.0,
+                        failure: None,
+                        error: Some(message.clone()),
+                    }],
+                ));
+            }
+            Loaded::Ready(p) => {
+                let mut cases = Vec::new();
+                for o in next.by_ref().take(p.test.seeds.len()) {
+                    let case = report(p, o, out);
+                    if o.passed() {
+                        passed += 1;
+                    } else {
+                        failed += 1;
+                    }
+                    cases.push(case);
+                }
+                suites.push((
+                    p.test.name.clone(),
+                    p.test.path.display().to_string(),
+                    cases,
+                ));
+            }
+        }
+    }
+    if unrun > 0 {
+        let _ = writeln!(
+            out,
+            "{passed} passed, {failed} failed, {unrun} test file(s) not run (bad input)"
+        );
+    } else {
+        let _ = writeln!(out, "{passed} passed, {failed} failed");
+    }
+    if let Some(file) = junit_file {
+        let suites: Vec<junit::Suite<'_>> = suites
+            .iter()
+            .map(|(name, file, cases)| junit::Suite {
+                name,
+                file,
+                cases: cases
+                    .iter()
+                    .map(|c| junit::Case {
+                        name: c.name.clone(),
+                        seconds: c.seconds,
+                        failure: c.failure.clone(),
+                        error: c.error.clone(),
+                    })
+                    .collect(),
+            })
+            .collect();
+        if let Err(e) = crate::io::write_atomically(file, junit::write(&suites).as_bytes()) {
+            let _ = writeln!(
+                err,
+                "{}: cannot write the JUnit report: {e}",
+                file.display()
+            );
+            return EXIT_UNREADABLE;
+        }
+    }
+    if unrun > 0 {
+        EXIT_UNREADABLE
+    } else if failed > 0 {
+        EXIT_ERRORS
+    } else {
+        EXIT_OK
+    }
+}
+
+/// Prints one seed's line (and what broke); its JUnit case.
+fn report(p: &Prepared, o: &SeedOutcome, out: &mut dyn Write) -> junit::Case {
+    let name = format!("seed {}", o.seed);
+    if o.passed() {
+        let _ = writeln!(out, "ok    {} {name}", p.test.name);
+        return junit::Case {
+            name,
+            seconds: o.seconds,
+            failure: None,
+            error: None,
+        };
+    }
+    let _ = writeln!(out, "FAIL  {} {name}", p.test.name);
+    if let Some(e) = &o.error {
+        let _ = writeln!(out, "      {e}");
+        return junit::Case {
+            name,
+            seconds: o.seconds,
+            failure: None,
+            error: Some(e.clone()),
+        };
+    }
+    let mut text = String::new();
+    for f in &o.failures {
+        let line = format!(
+            "expectation '{}' broke at step {} (seed {}): {}",
+            f.expectation, f.step, o.seed, f.message
+        );
+        let _ = writeln!(out, "      {line}");
+        let _ = writeln!(out, "      see it: {}", f.open);
+        text.push_str(&format!("{line}\nsee it: {}\n", f.open));
+    }
+    let first = &o.failures[0];
+    let message = if o.failures.len() == 1 {
+        format!("'{}' broke at step {}", first.expectation, first.step)
+    } else {
+        format!(
+            "'{}' broke at step {} (and {} more)",
+            first.expectation,
+            first.step,
+            o.failures.len() - 1
+        )
+    };
+    junit::Case {
+        name,
+        seconds: o.seconds,
+        failure: Some((message, text)),
+        error: None,
+    }
+}

@@ -1,0 +1,625 @@
+//! Behaviour tests and coverage: every kind of expectation, holding and broken on purpose,
+//! bad test files, `arbor test` and `arbor coverage` as a user runs them, and JUnit XML
+//! checked against a JUnit schema.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use arbor::check::{Coverage, Prepared, SeedOutcome, parse_test};
+use arbor::model::Catalog;
+use common::repo;
+
+fn sample(name: &str) -> String {
+    repo()
+        .join("sample_trees")
+        .join(name)
+        .display()
+        .to_string()
+        .replace('\\', "/")
+}
+
+/// A test file's text: `head` (what it runs, as JSON members) and one expectation.
+fn test_text(head: &str, expectation: &str) -> String {
+    format!(
+        "{{\n  \"format\": \"arbor.test\",\n  \"version\": 1,\n  {head},\n  \"expect\": [\n    {expectation}\n  ]\n}}\n"
+    )
+}
+
+/// The mock sketch for 30 steps, its alarm triggered at step 12 with "intruder".
+fn sketch() -> String {
+    format!(
+        "\"tree\": \"{}\", \"steps\": 30, \"triggers\": [{{\"step\": 12, \"interrupt\": \"alarm\", \"value\": \"intruder\"}}]",
+        sample("mock_sketch.json")
+    )
+}
+
+/// The door and room scenario for `steps` steps.
+fn door_room(steps: u64) -> String {
+    format!(
+        "\"scenario\": \"{}\", \"steps\": {steps}",
+        sample("door_room.scenario.json")
+    )
+}
+
+/// Runs a test of one expectation with seed 0.
+fn run(head: &str, expectation: &str) -> SeedOutcome {
+    let text = test_text(head, expectation);
+    let path = Path::new("inline.test.json");
+    let test = parse_test(&text, path).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    let prepared = Prepared::new(test, &Catalog::builtin(), None).unwrap_or_else(|e| panic!("{e}"));
+    prepared.run(0)
+}
+
+/// The one failure of a run: its step and message.
+fn broke(o: &SeedOutcome) -> (u64, String) {
+    assert!(o.error.is_none(), "{:?}", o.error);
+    assert_eq!(o.failures.len(), 1, "{:?}", o.failures);
+    (o.failures[0].step, o.failures[0].message.clone())
+}
+
+fn holds(head: &str, expectation: &str) {
+    let o = run(head, expectation);
+    assert!(o.passed(), "{expectation}: {:?}", o.failures);
+}
+
+#[test]
+fn node_events_are_counted_at_least_and_at_most() {
+    holds(&sketch(), r#"{"name": "builds", "succeeds": "build"}"#);
+    holds(
+        &sketch(),
+        r#"{"name": "the guard fails", "fails": "allowed"}"#,
+    );
+    holds(&sketch(), r#"{"name": "exits", "exits": "fetch"}"#);
+    holds(
+        &sketch(),
+        r#"{"name": "the alarm aborts rest", "aborts": "rest"}"#,
+    );
+    holds(
+        &sketch(),
+        r#"{"name": "by title", "enters": "Look at the source", "at_most": 1}"#,
+    );
+    // Broken on purpose: the step where it broke is the one that went past the bound.
+    let (step, message) = broke(&run(
+        &sketch(),
+        r#"{"name": "never looks", "enters": "look", "at_most": 0}"#,
+    ));
+    assert_eq!(step, 12);
+    assert!(
+        message.contains("'look' entered for the 1st time at step 12"),
+        "{message}"
+    );
+    // Too few: it breaks at the end, saying how many times it happened.
+    let (step, message) = broke(&run(
+        &sketch(),
+        r#"{"name": "builds a lot", "succeeds": "build", "at_least": 100}"#,
+    ));
+    assert_eq!(step, 30);
+    assert!(message.contains("expected at least 100"), "{message}");
+    let (_, message) = broke(&run(
+        &sketch(),
+        r#"{"name": "calm aborted", "aborts": "calm"}"#,
+    ));
+    assert!(message.contains("'calm' aborted 0 times"), "{message}");
+}
+
+#[test]
+fn within_steps_follows_each_trigger_or_node_event() {
+    holds(
+        &sketch(),
+        r#"{"name": "looks at once", "enters": "look", "within_steps": 1, "after": {"trigger": "alarm"}}"#,
+    );
+    holds(
+        &sketch(),
+        r#"{"name": "calms after looking", "succeeds": "calm", "within_steps": 3, "after": {"succeeds": "look"}}"#,
+    );
+    let (step, message) = broke(&run(
+        &sketch(),
+        r#"{"name": "builds after the alarm", "enters": "build", "within_steps": 1, "after": {"trigger": "alarm"}}"#,
+    ));
+    assert_eq!(step, 13, "{message}");
+    assert!(
+        message.contains(
+            "the Interrupt 'alarm' started at step 12, but 'build' was not entered within 1 step"
+        ),
+        "{message}"
+    );
+    // What starts the clock never happens: broken at the end, saying so.
+    let quiet = format!(
+        "\"tree\": \"{}\", \"steps\": 30",
+        sample("mock_sketch.json")
+    );
+    let (step, message) = broke(&run(
+        &quiet,
+        r#"{"name": "answers the alarm", "enters": "look", "within_steps": 2, "after": {"trigger": "alarm"}}"#,
+    ));
+    assert_eq!(step, 30);
+    assert!(message.contains("never happened"), "{message}");
+}
+
+#[test]
+fn completed_runs_are_counted() {
+    holds(
+        &sketch(),
+        r#"{"name": "runs", "completes": "success", "at_least": 5}"#,
+    );
+    holds(
+        &sketch(),
+        r#"{"name": "no failure", "completes": "failure", "at_most": 0}"#,
+    );
+    let (step, message) = broke(&run(
+        &sketch(),
+        r#"{"name": "a run fails", "completes": "failure"}"#,
+    ));
+    assert_eq!(step, 30);
+    assert!(
+        message.contains("a run completed with failure 0 times"),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_leaf_runs_at_a_step() {
+    holds(
+        &door_room(300),
+        r#"{"name": "rests", "runs": "rest", "at_step": 300}"#,
+    );
+    let (step, message) = broke(&run(
+        &door_room(300),
+        r#"{"name": "rests early", "runs": "rest", "at_step": 5}"#,
+    ));
+    assert_eq!(step, 5);
+    assert!(
+        message.contains("'rest' is not running at step 5; running: to_door"),
+        "{message}"
+    );
+}
+
+#[test]
+fn world_expectations_hold_at_a_step_or_at_the_end() {
+    holds(
+        &door_room(300),
+        r#"{"name": "in the room", "near": "room", "within": 1.5}"#,
+    );
+    holds(
+        &door_room(300),
+        r#"{"name": "starts at the left", "near": [2, 5], "within": 0.5, "at_step": 1}"#,
+    );
+    let (step, message) = broke(&run(
+        &door_room(300),
+        r#"{"name": "stays", "near": [2, 5], "within": 0.5}"#,
+    ));
+    assert_eq!(step, 300);
+    assert!(
+        message.contains("'visitor', at (") && message.contains("expected within 0.5"),
+        "{message}"
+    );
+    holds(
+        &door_room(300),
+        r#"{"name": "healthy", "health_above": 50}"#,
+    );
+    let (_, message) = broke(&run(
+        &door_room(300),
+        r#"{"name": "hurt", "health_below": 50}"#,
+    ));
+    assert!(
+        message.contains("'visitor' has health 100; expected below 50"),
+        "{message}"
+    );
+    holds(
+        &door_room(300),
+        r#"{"name": "knows the room", "context": "room", "equals": "room"}"#,
+    );
+    let (_, message) = broke(&run(
+        &door_room(300),
+        r#"{"name": "knows the door", "context": "room", "equals": "door"}"#,
+    ));
+    assert!(
+        message.contains("has room = 'room'; expected 'door'"),
+        "{message}"
+    );
+    holds(
+        &sketch(),
+        r#"{"name": "the source", "context": "alarm_source", "equals": "intruder", "at_step": 13}"#,
+    );
+    let arena = format!(
+        "\"scenario\": \"{}\", \"steps\": 1000",
+        sample("droid_arena.scenario.json")
+    );
+    holds(&arena, r#"{"name": "the drone dies", "gone": "drone"}"#);
+    let (step, message) = broke(&run(&arena, r#"{"name": "titan dies", "gone": "titan"}"#));
+    assert_eq!(step, 1000);
+    assert!(message.contains("'titan' is still there"), "{message}");
+}
+
+#[test]
+fn a_test_is_the_same_whatever_runs_it_in_parallel() {
+    let text = test_text(
+        &format!(
+            "\"scenario\": \"{}\", \"seeds\": \"0..6\", \"steps\": 400",
+            sample("droid_arena.scenario.json")
+        ),
+        r#"{"name": "titan dies", "gone": "titan"}"#,
+    );
+    let test = parse_test(&text, Path::new("p.test.json")).unwrap();
+    let prepared = Prepared::new(test, &Catalog::builtin(), None).unwrap();
+    let alone: Vec<_> = [0, 1, 2, 3, 4, 5]
+        .iter()
+        .map(|&s| prepared.run(s).failures)
+        .collect();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(3)
+        .build()
+        .unwrap();
+    let together: Vec<_> = pool.install(|| {
+        use rayon::prelude::*;
+        (0..6u64)
+            .into_par_iter()
+            .map(|s| prepared.run(s).failures)
+            .collect()
+    });
+    assert_eq!(alone, together);
+}
+
+fn arbor(args: &[&str], dir: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_arbor"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// A folder with `files` (name, text).
+fn folder(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, body) in files {
+        std::fs::write(dir.path().join(name), body).unwrap();
+    }
+    dir
+}
+
+#[test]
+fn arbor_test_reports_each_seed_and_exits_1_on_a_failure_with_the_command_that_opens_it() {
+    let good = test_text(
+        &format!("{}, \"seeds\": [0, 1]", door_room(300)),
+        r#"{"name": "in the room", "near": "room", "within": 1.5}"#,
+    );
+    let bad = test_text(
+        &format!("{}, \"seeds\": \"3..=4\"", door_room(300)),
+        r#"{"name": "rests early", "runs": "rest", "at_step": 5}"#,
+    );
+    let dir = folder(&[("a.test.json", &good), ("b.test.json", &bad)]);
+    let out = arbor(&["test", "."], dir.path());
+    let shown = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{shown}{}", text(&out.stderr));
+    for line in [
+        "ok    a seed 0",
+        "ok    a seed 1",
+        "FAIL  b seed 3",
+        "FAIL  b seed 4",
+    ] {
+        assert!(shown.contains(line), "{line} in\n{shown}");
+    }
+    assert!(
+        shown.contains("expectation 'rests early' broke at step 5 (seed 4)"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains(&format!(
+            "arbor edit {} --seed 4 --at 5",
+            sample("door_room.json")
+        )),
+        "{shown}"
+    );
+    assert!(shown.ends_with("2 passed, 2 failed\n"), "{shown}");
+    // Only the good one: exit 0.
+    let out = arbor(&["test", "a.test.json"], dir.path());
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+    assert!(text(&out.stdout).ends_with("2 passed, 0 failed\n"));
+}
+
+#[test]
+fn a_bad_test_file_names_the_file_the_line_and_the_expectation_and_exits_2() {
+    let cases: [(&str, String, &str, &str); 5] = [
+        (
+            "missing tree",
+            test_text(
+                "\"tree\": \"no_such_tree.json\", \"steps\": 10",
+                r#"{"name": "x", "enters": "root"}"#,
+            ),
+            "no_such_tree.json",
+            "",
+        ),
+        (
+            "missing node",
+            test_text(
+                &format!(
+                    "\"tree\": \"{}\", \"steps\": 10",
+                    sample("mock_sketch.json")
+                ),
+                "{\"name\": \"it builds\",\n     \"succeeds\": \"buidl\"}",
+            ),
+            ":6: error: expectation 'it builds': no node has the id or title 'buidl'; did you mean 'build'",
+            "",
+        ),
+        (
+            "unknown kind",
+            test_text(
+                &format!(
+                    "\"tree\": \"{}\", \"steps\": 10",
+                    sample("mock_sketch.json")
+                ),
+                r#"{"name": "boom", "explodes": "build"}"#,
+            ),
+            ":6: error: expectation 'boom': unknown field `explodes`",
+            "",
+        ),
+        (
+            "malformed range",
+            test_text(
+                &format!(
+                    "\"tree\": \"{}\",\n  \"seeds\": \"0..x\", \"steps\": 10",
+                    sample("mock_sketch.json")
+                ),
+                r#"{"name": "x", "enters": "root"}"#,
+            ),
+            ":5: error: seeds: '0..x' is not a range",
+            "",
+        ),
+        (
+            "two kinds",
+            test_text(
+                &format!(
+                    "\"tree\": \"{}\", \"steps\": 10",
+                    sample("mock_sketch.json")
+                ),
+                r#"{"name": "both", "enters": "root", "gone": "x"}"#,
+            ),
+            "expectation 'both': it names 2 kinds of expectation (enters, gone)",
+            "",
+        ),
+    ];
+    for (what, body, wanted, _) in &cases {
+        let dir = folder(&[("bad.test.json", body)]);
+        let out = arbor(&["test", "bad.test.json"], dir.path());
+        let shown = text(&out.stdout);
+        assert_eq!(out.status.code(), Some(2), "{what}: {shown}");
+        assert!(shown.contains("bad.test.json"), "{what}: {shown}");
+        assert!(shown.contains(wanted), "{what}: {wanted} in\n{shown}");
+        // `validate` says the same, and does not pass it.
+        let out = arbor(&["validate", "bad.test.json"], dir.path());
+        assert_ne!(out.status.code(), Some(0), "{what}");
+        assert!(
+            text(&out.stdout).contains(wanted),
+            "{what}: {}",
+            text(&out.stdout)
+        );
+    }
+}
+
+/// The JUnit schema in tests/fixtures/junit.xsd accepts what `--junit` writes, passes,
+/// failures and a test that could not run alike (checked with xmllint, which
+/// scripts/setup.sh installs).
+#[test]
+fn junit_xml_is_accepted_by_a_junit_schema() {
+    let pass = test_text(&door_room(50), r#"{"name": "healthy", "health_above": 50}"#);
+    let fail = test_text(
+        &door_room(50),
+        r#"{"name": "a <tricky> & \"quoted\" name", "runs": "rest", "at_step": 5}"#,
+    );
+    let broken = test_text(
+        "\"tree\": \"gone.json\", \"steps\": 5",
+        r#"{"name": "x", "enters": "root"}"#,
+    );
+    let dir = folder(&[
+        ("pass.test.json", &pass),
+        ("fail.test.json", &fail),
+        ("broken.test.json", &broken),
+    ]);
+    let out = arbor(&["test", ".", "--junit", "report.xml"], dir.path());
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stdout));
+    let report = std::fs::read_to_string(dir.path().join("report.xml")).unwrap();
+    assert!(
+        report.contains("<testsuites name=\"arbor test\" tests=\"3\" failures=\"1\" errors=\"1\""),
+        "{report}"
+    );
+    assert!(
+        report.contains("a &lt;tricky&gt; &amp; &quot;quoted&quot; name"),
+        "{report}"
+    );
+    let xmllint = Command::new("xmllint").arg("--version").output();
+    if xmllint.is_err() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI has no xmllint: scripts/setup.sh installs libxml2-utils"
+        );
+        eprintln!("xmllint is not installed: the schema check is skipped here (CI runs it)");
+        return;
+    }
+    let schema = repo().join("tests/fixtures/junit.xsd");
+    let check = Command::new("xmllint")
+        .args(["--noout", "--schema"])
+        .arg(&schema)
+        .arg(dir.path().join("report.xml"))
+        .output()
+        .unwrap();
+    assert!(
+        check.status.success(),
+        "{}{}",
+        text(&check.stdout),
+        text(&check.stderr)
+    );
+    // The schema is not a rubber stamp: a report without its counts is refused.
+    let wrong = report.replacen(" tests=\"3\"", "", 1);
+    std::fs::write(dir.path().join("wrong.xml"), wrong).unwrap();
+    let check = Command::new("xmllint")
+        .args(["--noout", "--schema"])
+        .arg(&schema)
+        .arg(dir.path().join("wrong.xml"))
+        .output()
+        .unwrap();
+    assert!(!check.status.success());
+}
+
+#[test]
+fn every_sample_has_a_behaviour_test_and_they_pass() {
+    let trees: Vec<PathBuf> = common::sample_trees()
+        .into_iter()
+        .filter(|p| p.parent() == Some(&repo().join("sample_trees")))
+        .collect();
+    for tree in &trees {
+        let test = tree.with_extension("test.json");
+        assert!(test.is_file(), "{} has no test file", tree.display());
+    }
+    let out = arbor(&["test", "sample_trees"], &repo());
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+    assert!(text(&out.stdout).contains(" passed, 0 failed"));
+}
+
+#[test]
+fn coverage_lists_the_nodes_never_entered_first_and_min_fails_below() {
+    let dir = repo();
+    let out = arbor(
+        &[
+            "coverage",
+            "sample_trees/mock_sketch.json",
+            "--seeds",
+            "0..2",
+            "--steps",
+            "30",
+        ],
+        &dir,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let shown = text(&out.stdout);
+    // No trigger: the alarm's branch never runs, and is listed first.
+    let rows: Vec<&str> = shown
+        .lines()
+        .filter(|l| l.starts_with("  ") && !l.contains("entered  succeeded"))
+        .collect();
+    let never: Vec<&str> = rows
+        .iter()
+        .take_while(|l| l.ends_with("never entered"))
+        .copied()
+        .collect();
+    assert_eq!(never.len(), 4, "{shown}");
+    for id in ["alarm", "respond", "look", "calm"] {
+        assert!(
+            never.iter().any(|l| l.trim_start().starts_with(id)),
+            "{id} in {never:?}"
+        );
+    }
+    assert!(
+        shown.contains("total: 7 of 11 nodes entered (63.6 %)"),
+        "{shown}"
+    );
+    let out = arbor(
+        &[
+            "coverage",
+            "sample_trees/mock_sketch.json",
+            "--steps",
+            "30",
+            "--min",
+            "90",
+        ],
+        &dir,
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("is below --min 90"),
+        "{}",
+        text(&out.stderr)
+    );
+    // The test file's own run (with its trigger) covers every node.
+    let out = arbor(
+        &[
+            "coverage",
+            "sample_trees/mock_sketch.test.json",
+            "--min",
+            "100",
+        ],
+        &dir,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+}
+
+#[test]
+fn coverage_json_counts_what_the_trace_shows() {
+    let dir = repo();
+    let out = arbor(
+        &["coverage", "sample_trees/mock_sketch.test.json", "--json"],
+        &dir,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let coverage = Coverage::parse(&text(&out.stdout), Path::new("-")).unwrap();
+    assert_eq!(coverage.runs, 1);
+    let tree = &coverage.trees[0];
+    // The same run's trace, counted by hand.
+    let trace = arbor(
+        &[
+            "run",
+            "sample_trees/mock_sketch.json",
+            "--steps",
+            "30",
+            "--trigger",
+            "12:alarm:intruder",
+            "--trace",
+            "-",
+        ],
+        &dir,
+    );
+    let lines = text(&trace.stdout);
+    for node in &tree.nodes {
+        let count = |event: &str, detail: Option<&str>| {
+            lines
+                .lines()
+                .filter(|l| {
+                    l.contains(&format!("\"event\":\"{event}\""))
+                        && l.contains(&format!("\"node\":\"{}\"", node.id))
+                })
+                .filter(|l| detail.is_none_or(|d| l.contains(d)))
+                .count() as u64
+        };
+        let entered = count("enter", None);
+        if entered == 0 {
+            // A guard is checked, not entered: each check counts, true as a success.
+            assert_eq!(node.entered, count("check", None), "{}", node.id);
+            assert_eq!(
+                node.succeeded,
+                count("check", Some("\"result\":true")),
+                "{}",
+                node.id
+            );
+            assert_eq!(
+                node.failed,
+                count("check", Some("\"result\":false")),
+                "{}",
+                node.id
+            );
+            assert!(node.entered > 0, "{}", node.id);
+            continue;
+        }
+        assert_eq!(node.entered, entered, "{}", node.id);
+        assert_eq!(
+            node.succeeded,
+            count("exit", Some("\"status\":\"success\"")),
+            "{}",
+            node.id
+        );
+        assert_eq!(
+            node.failed,
+            count("exit", Some("\"status\":\"failure\"")),
+            "{}",
+            node.id
+        );
+        assert_eq!(node.aborted, count("abort", None), "{}", node.id);
+    }
+    assert!(tree.nodes.iter().all(|n| n.entered > 0));
+}

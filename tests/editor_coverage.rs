@@ -1,0 +1,188 @@
+//! View > Coverage on the canvas, from a coverage file and from the run, reached through
+//! the menu; and `arbor edit --seed --at`, which `arbor test` prints for a failure.
+
+#![cfg(feature = "gui")]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use arbor::check::{Counts, Coverage};
+use arbor::editor::{EditorApp, RunFrom};
+use arbor::model::{Catalog, NodeId};
+use eframe::egui::{self, Key, Modifiers};
+use egui::accesskit::Role;
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+
+use common::{harness, repo};
+
+/// The core's run of a sample scenario with `seed`, taken to step `k`.
+fn core_at(name: &str, seed: u64, k: u64) -> arbor::debug::Session {
+    let sim = arbor::world::Simulation::load(
+        &repo().join(format!("sample_trees/{name}.scenario.json")),
+        &Catalog::builtin(),
+        seed,
+        None,
+    )
+    .unwrap();
+    let mut s = arbor::debug::Session::new(sim, 0.1);
+    s.run(k, &[]);
+    s
+}
+
+fn open_sample(name: &str) -> Harness<'static, EditorApp> {
+    harness(EditorApp::open(&repo().join(format!("sample_trees/{name}.json"))).unwrap())
+}
+
+/// A View menu item, clicked.
+fn view_menu(h: &mut Harness<'static, EditorApp>, item: &str) {
+    h.get_by_label("View").click();
+    h.run_steps(2);
+    h.get_by_role_and_label(Role::Button, item).click();
+    h.run_steps(3);
+}
+
+/// Writes what `arbor coverage --json` gives for the droid arena (20 seeds) to a file.
+fn arena_coverage(dir: &std::path::Path) -> (std::path::PathBuf, Coverage) {
+    let scenario = repo().join("sample_trees/droid_arena.scenario.json");
+    let paths = [scenario];
+    let args = arbor::cli::CoverageArgs {
+        paths: &paths,
+        seeds: Some("0..20"),
+        steps: Some(500),
+        dt: 0.1,
+        json: true,
+        min: None,
+        project: None,
+    };
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let code = arbor::cli::coverage(&args, &Catalog::builtin(), &mut out, &mut err);
+    assert_eq!(code, 0, "{}", String::from_utf8_lossy(&err));
+    let path = dir.join("arena.coverage.json");
+    std::fs::write(&path, &out).unwrap();
+    let coverage = Coverage::parse(&String::from_utf8(out).unwrap(), &path).unwrap();
+    (path, coverage)
+}
+
+#[test]
+fn view_coverage_from_file_paints_the_files_counts_on_each_node() {
+    let dir = tempfile::tempdir().unwrap();
+    let (path, coverage) = arena_coverage(dir.path());
+    let mut h = open_sample("droid_arena");
+    view_menu(&mut h, "Coverage from File…");
+    let field = h.get_by_role_and_label(Role::TextInput, "Open a coverage file");
+    field.focus();
+    field.type_text(&path.display().to_string());
+    h.run_steps(2);
+    h.key_press(Key::Enter);
+    h.run_steps(4);
+    let tree = &coverage.trees[0];
+    let overlay = h.state().coverage().expect("the overlay is shown");
+    for node in &tree.nodes {
+        let shown = overlay.of(&NodeId::new(&node.id));
+        assert_eq!(shown.entered, node.entered, "{}", node.id);
+        assert_eq!(shown.succeeded, node.succeeded, "{}", node.id);
+        assert_eq!(shown.failed, node.failed, "{}", node.id);
+    }
+    // Each node shows its counts, and the canvas says what it shows.
+    let hit = tree.nodes.iter().find(|n| n.id == "hit").unwrap();
+    assert!(hit.entered > 0);
+    h.get_by_label(&arbor::editor::coverage::counts_line(&hit.counts()));
+    assert!(
+        overlay.summary.contains("arena.coverage.json, 20 runs"),
+        "{}",
+        overlay.summary
+    );
+    assert!(
+        overlay.summary.contains("11 of 11 nodes entered"),
+        "{}",
+        overlay.summary
+    );
+    // A node never entered is painted apart from one entered most.
+    let never = arbor::editor::coverage::heat(&Counts::default(), overlay.max);
+    let most = arbor::editor::coverage::heat(&overlay.of(&NodeId::new("root")), overlay.max);
+    assert_ne!(never, most);
+}
+
+#[test]
+fn view_coverage_of_the_run_counts_the_steps_taken_and_toggles_off() {
+    let mut h = open_sample("door_room");
+    for _ in 0..40 {
+        h.key_press_modifiers(Modifiers::NONE, Key::N);
+        h.run_steps(1);
+    }
+    view_menu(&mut h, "Coverage of the Run");
+    // The core's counts of the same 40 steps.
+    let core = core_at("door_room", 0, 40);
+    let program = core.sim().instance("visitor").unwrap().program().clone();
+    let overlay = h.state().coverage().expect("shown");
+    assert!(
+        overlay.summary.contains("steps 1 to 40"),
+        "{}",
+        overlay.summary
+    );
+    for (id, counts) in program.node_ids().iter().zip(&core.counts()[0]) {
+        assert_eq!(overlay.of(&NodeId::new(id)), counts.folded(), "{id}");
+    }
+    // Walking to the door: entered; resting in the room: not yet.
+    assert!(overlay.of(&NodeId::new("to_door")).entered > 0);
+    assert_eq!(overlay.of(&NodeId::new("rest")).entered, 0);
+    // The node says so, besides the legend.
+    assert!(h.query_all_by_label("never entered").count() >= 2);
+    // Stepping on updates the counts.
+    let before = overlay.of(&NodeId::new("root")).entered;
+    for _ in 0..200 {
+        h.key_press_modifiers(Modifiers::NONE, Key::N);
+    }
+    h.run_steps(3);
+    let overlay = h.state().coverage().unwrap();
+    assert!(overlay.of(&NodeId::new("rest")).entered > 0);
+    assert!(overlay.of(&NodeId::new("root")).entered >= before);
+    // Chosen again: hidden.
+    view_menu(&mut h, "Coverage of the Run");
+    assert!(h.state().coverage().is_none());
+}
+
+#[test]
+fn edit_with_seed_and_at_opens_the_run_at_that_step_of_that_seed() {
+    let tree = repo().join("sample_trees/droid_arena.json");
+    let mut app = EditorApp::start(Some(&tree), None, None);
+    app.run_from(&RunFrom {
+        seed: 3,
+        at: Some(57),
+        ..RunFrom::default()
+    });
+    let h = harness(app);
+    let run = h.state().simulation().unwrap();
+    assert_eq!(run.step_number(), 57);
+    assert_eq!(run.seed(), 3);
+    h.get_by_label_contains("step 57, 5.7 s, seed 3");
+    // The world is the one the core reaches with that seed.
+    let core = core_at("droid_arena", 3, 57);
+    let positions = |s: &arbor::world::Simulation| -> Vec<[f64; 2]> {
+        s.world().entities().iter().map(|e| e.pos).collect()
+    };
+    assert_eq!(positions(run.sim().unwrap()), positions(core.sim()));
+    let seed0 = positions(core_at("droid_arena", 0, 57).sim());
+    assert_ne!(
+        positions(run.sim().unwrap()),
+        seed0,
+        "the seed matters here"
+    );
+}
+
+#[test]
+fn edit_with_triggers_gives_them_before_their_steps() {
+    let tree = repo().join("sample_trees/mock_sketch.json");
+    let mut app = EditorApp::start(Some(&tree), None, None);
+    app.run_from(&RunFrom {
+        at: Some(13),
+        triggers: vec![arbor::cli::parse_trigger("12:alarm:intruder").unwrap()],
+        ..RunFrom::default()
+    });
+    let h = harness(app);
+    let run = h.state().simulation().unwrap();
+    assert_eq!(run.step_number(), 13);
+    // As `arbor run --trigger 12:alarm:intruder` has it at step 13: the alarm's branch.
+    assert_eq!(run.running_leaves(), ["look"]);
+}
