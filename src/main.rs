@@ -136,6 +136,8 @@ fn command(
             trace,
             listen,
             scenario,
+            solo,
+            every_agent,
             seed,
             dt,
             at,
@@ -157,11 +159,20 @@ fn command(
             };
             let from = Start {
                 scenario,
+                solo,
+                every_agent,
                 seed,
                 dt,
                 at,
                 triggers,
             };
+            if trace.is_some() && !from.is_default() {
+                let _ = writeln!(
+                    err,
+                    "error: --scenario, --solo, --seed, --dt, --at and --trigger start a run; a replayed --trace is the run it recorded"
+                );
+                return cli::EXIT_UNREADABLE;
+            }
             editor(
                 file.as_deref(),
                 run,
@@ -183,20 +194,7 @@ fn command(
     }
 }
 
-#[cfg(feature = "gui")]
-use arbor::editor::RunFrom as Start;
-
-/// Where the editor's run starts: read only by the editor, which this build lacks.
-#[cfg(not(feature = "gui"))]
-#[derive(Default)]
-#[allow(dead_code)]
-struct Start {
-    scenario: Option<std::path::PathBuf>,
-    seed: u64,
-    dt: f64,
-    at: Option<u64>,
-    triggers: Vec<cli::TriggerArg>,
-}
+use arbor::debug::RunFrom as Start;
 
 #[cfg(feature = "gui")]
 fn editor(

@@ -242,26 +242,23 @@ fn a_test_is_the_same_whatever_runs_it_in_parallel() {
             "\"scenario\": \"{}\", \"seeds\": \"0..6\", \"steps\": 400",
             sample("droid_arena.scenario.json")
         ),
-        r#"{"name": "titan dies", "gone": "titan"}"#,
+        r#"{"name": "the drone strikes rarely", "succeeds": "hit", "agent": "drone", "at_most": 0}"#,
     );
     let test = parse_test(&text, Path::new("p.test.json")).unwrap();
     let prepared = Prepared::new(test, &Catalog::builtin(), None).unwrap();
-    let alone: Vec<_> = [0, 1, 2, 3, 4, 5]
-        .iter()
-        .map(|&s| prepared.run(s).failures)
-        .collect();
+    let one = |s: u64| (prepared.run(s).failures, prepared.cover(s).unwrap());
+    let alone: Vec<_> = (0..6u64).map(one).collect();
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(3)
         .build()
         .unwrap();
     let together: Vec<_> = pool.install(|| {
         use rayon::prelude::*;
-        (0..6u64)
-            .into_par_iter()
-            .map(|s| prepared.run(s).failures)
-            .collect()
+        (0..6u64).into_par_iter().map(one).collect()
     });
     assert_eq!(alone, together);
+    // The seeds do differ, so the comparison says something.
+    assert!(alone.windows(2).any(|w| w[0].1 != w[1].1));
 }
 
 fn arbor(args: &[&str], dir: &Path) -> Output {
@@ -622,4 +619,106 @@ fn coverage_json_counts_what_the_trace_shows() {
         assert_eq!(node.aborted, count("abort", None), "{}", node.id);
     }
     assert!(tree.nodes.iter().all(|n| n.entered > 0));
+}
+
+/// The counts a debugged run keeps for View > Coverage: a trigger given at a past step
+/// drops the steps after it, and the counts are those of the run as it now goes.
+#[test]
+fn a_debugged_runs_counts_follow_a_trigger_given_in_the_past() {
+    let path = repo().join("sample_trees/mock_sketch.json");
+    let tree = arbor::io::load_tree(&path).unwrap();
+    let session = || {
+        let sim =
+            arbor::world::Simulation::solo(Some(&path), &tree, &Catalog::builtin(), 0).unwrap();
+        arbor::debug::Session::new(sim, 0.1)
+    };
+    let mut s = session();
+    s.run(20, &[]);
+    s.seek(10);
+    assert_eq!(s.trigger(None, "alarm", Some("intruder")), 1);
+    // The future is gone: the counts are those of steps 1 to 10.
+    let mut upto10 = session();
+    upto10.run(10, &[]);
+    assert_eq!(s.counts(), upto10.counts());
+    // And on from there, as a run given that trigger at step 11 goes.
+    s.run(10, &[]);
+    let mut fresh = session();
+    fresh.run(10, &[]);
+    fresh.trigger(None, "alarm", Some("intruder"));
+    fresh.run(10, &[]);
+    assert_eq!(s.counts(), fresh.counts());
+    let program = s.sim().instance("mock_sketch").unwrap().program().clone();
+    let look = program.index_of("look").unwrap() as usize;
+    assert!(s.counts()[0][look].entered > 0, "the alarm's branch ran");
+}
+
+#[test]
+fn triggers_are_given_in_step_order_and_runs_refuses_a_branch() {
+    // Written out of order: both are given, each before its step.
+    let head = format!(
+        "\"tree\": \"{}\", \"steps\": 30, \"triggers\": [{{\"step\": 20, \"interrupt\": \"alarm\", \"value\": \"b\"}}, {{\"step\": 5, \"interrupt\": \"Alarm\", \"value\": \"a\"}}]",
+        sample("mock_sketch.json")
+    );
+    holds(
+        &head,
+        r#"{"name": "two alarms", "succeeds": "calm", "at_least": 2}"#,
+    );
+    let text = test_text(
+        &door_room(50),
+        r#"{"name": "stays", "runs": "stay", "at_step": 50}"#,
+    );
+    let err = Prepared::new(
+        parse_test(&text, Path::new("b.test.json")).unwrap(),
+        &Catalog::builtin(),
+        None,
+    )
+    .err()
+    .expect("a branch is refused");
+    assert!(
+        err.to_string().contains("'stay' is not an action leaf"),
+        "{err}"
+    );
+}
+
+#[test]
+fn the_command_that_opens_a_failure_runs_what_the_test_ran() {
+    // Every agent of the scenario runs the test's tree: the editor is told so.
+    let head = format!(
+        "\"scenario\": \"{}\", \"tree\": \"{}\", \"steps\": 40",
+        sample("guard_patrol.scenario.json"),
+        sample("chase_flee.json")
+    );
+    let o = run(
+        &head,
+        r#"{"name": "never chases", "enters": "go", "agent": "guard", "at_most": 0}"#,
+    );
+    let open = &o.failures[0].open;
+    assert!(
+        open.contains(&format!(
+            "--scenario {} --every-agent",
+            sample("guard_patrol.scenario.json")
+        )),
+        "{open}"
+    );
+    // Without `agent`, the tree of the agent whose event broke it, and the message names it.
+    let head = format!(
+        "\"scenario\": \"{}\", \"steps\": 200",
+        sample("guard_patrol.scenario.json")
+    );
+    let o = run(
+        &head,
+        r#"{"name": "nobody chases", "enters": "chase", "at_most": 0}"#,
+    );
+    let f = &o.failures[0];
+    let by = if f.message.contains("(by 'intruder')") {
+        "chase_flee.json"
+    } else {
+        "guard_patrol.json"
+    };
+    assert!(f.message.contains("(by '"), "{}", f.message);
+    assert!(
+        f.open.starts_with(&format!("arbor edit {}", sample(by))),
+        "{}",
+        f.open
+    );
 }

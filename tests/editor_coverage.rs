@@ -7,7 +7,8 @@
 mod common;
 
 use arbor::check::{Counts, Coverage};
-use arbor::editor::{EditorApp, RunFrom};
+use arbor::debug::RunFrom;
+use arbor::editor::EditorApp;
 use arbor::model::{Catalog, NodeId};
 use eframe::egui::{self, Key, Modifiers};
 use egui::accesskit::Role;
@@ -177,7 +178,7 @@ fn edit_with_triggers_gives_them_before_their_steps() {
     let mut app = EditorApp::start(Some(&tree), None, None);
     app.run_from(&RunFrom {
         at: Some(13),
-        triggers: vec![arbor::cli::parse_trigger("12:alarm:intruder").unwrap()],
+        triggers: vec![arbor::debug::parse_trigger("12:alarm:intruder").unwrap()],
         ..RunFrom::default()
     });
     let h = harness(app);
@@ -185,4 +186,48 @@ fn edit_with_triggers_gives_them_before_their_steps() {
     assert_eq!(run.step_number(), 13);
     // As `arbor run --trigger 12:alarm:intruder` has it at step 13: the alarm's branch.
     assert_eq!(run.running_leaves(), ["look"]);
+}
+
+#[test]
+fn edit_with_every_agent_or_solo_runs_the_tree_as_a_test_ran_it() {
+    // --scenario S --every-agent: the guard of guard_patrol runs chase_flee.json too.
+    let tree = repo().join("sample_trees/chase_flee.json");
+    let mut app = EditorApp::start(Some(&tree), None, None);
+    app.run_from(&RunFrom {
+        scenario: Some(repo().join("sample_trees/guard_patrol.scenario.json")),
+        every_agent: true,
+        at: Some(5),
+        ..RunFrom::default()
+    });
+    let h = harness(app);
+    let run = h.state().simulation().unwrap();
+    assert_eq!(run.step_number(), 5);
+    let guard = run.sim().unwrap().instance("guard").unwrap();
+    assert!(
+        guard.program().index_of("go").is_some(),
+        "the guard runs chase_flee"
+    );
+    // --solo: a tree alone, though a scenario lies beside it.
+    let dir = tempfile::tempdir().unwrap();
+    let tree = dir.path().join("m.json");
+    std::fs::copy(repo().join("sample_trees/mock_sketch.json"), &tree).unwrap();
+    let scenario = std::fs::read_to_string(repo().join("sample_trees/door_room.scenario.json"))
+        .unwrap()
+        .replace("door_room.json", "m.json");
+    std::fs::write(dir.path().join("m.scenario.json"), scenario).unwrap();
+    let beside = harness(EditorApp::start(Some(&tree), None, None));
+    assert!(
+        !beside.state().simulation().unwrap().is_solo(),
+        "the scenario beside it"
+    );
+    let mut app = EditorApp::start(Some(&tree), None, None);
+    app.run_from(&RunFrom {
+        solo: true,
+        at: Some(3),
+        ..RunFrom::default()
+    });
+    let h = harness(app);
+    let run = h.state().simulation().unwrap();
+    assert!(run.is_solo());
+    assert_eq!(run.step_number(), 3);
 }

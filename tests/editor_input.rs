@@ -2487,6 +2487,7 @@ fn droid_arena_edited_at(tree: &arbor::model::Tree, k: u64) -> arbor::debug::Ses
         &arbor::model::Catalog::builtin(),
         0,
         (&tree_path, tree),
+        false,
     )
     .unwrap();
     let mut s = arbor::debug::Session::new(sim, 0.1);

@@ -7,67 +7,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::runtime::{Event, EventKindOf, Observer, Status};
-
-/// How often one node was entered, succeeded, failed and was aborted.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Counts {
-    /// Times entered.
-    pub entered: u64,
-    /// Times it exited with success.
-    pub succeeded: u64,
-    /// Times it exited with failure.
-    pub failed: u64,
-    /// Times it was stopped from outside.
-    pub aborted: u64,
-    /// Times it was checked (a condition), and how many of those held.
-    pub checked: u64,
-    /// Checks that held.
-    pub held: u64,
-}
-
-impl Counts {
-    /// Counts one event of the node (events of other kinds count nothing).
-    pub fn count<S>(&mut self, kind: &EventKindOf<S>) {
-        match kind {
-            EventKindOf::Enter => self.entered += 1,
-            EventKindOf::Exit(Status::Success, _) => self.succeeded += 1,
-            EventKindOf::Exit(Status::Failure, _) => self.failed += 1,
-            EventKindOf::Abort => self.aborted += 1,
-            EventKindOf::Check(held) => {
-                self.checked += 1;
-                self.held += u64::from(*held);
-            }
-            _ => {}
-        }
-    }
-
-    /// Adds `other`'s counts.
-    pub fn add(&mut self, other: &Counts) {
-        self.entered += other.entered;
-        self.succeeded += other.succeeded;
-        self.failed += other.failed;
-        self.aborted += other.aborted;
-        self.checked += other.checked;
-        self.held += other.held;
-    }
-
-    /// The counts as coverage gives them: a guard (a condition checked, never entered)
-    /// counts each check as an entry, one that held as a success, one that did not as a
-    /// failure.
-    pub fn folded(&self) -> Counts {
-        if self.entered == 0 && self.checked > 0 {
-            Counts {
-                entered: self.checked,
-                succeeded: self.held,
-                failed: self.checked - self.held,
-                ..*self
-            }
-        } else {
-            *self
-        }
-    }
-}
+use crate::runtime::{Counts, Event, Observer};
 
 /// The `format` of a coverage file.
 pub const COVERAGE_FORMAT: &str = "arbor.coverage";
@@ -156,7 +96,7 @@ impl Coverage {
                     }
                 }
                 Some(mine) => {
-                    let at: std::collections::HashMap<String, usize> = mine
+                    let mut at: std::collections::HashMap<String, usize> = mine
                         .nodes
                         .iter()
                         .enumerate()
@@ -165,7 +105,10 @@ impl Coverage {
                     for n in tree.nodes {
                         match at.get(&n.id) {
                             Some(&i) => mine.nodes[i].add(&n),
-                            None => mine.nodes.push(n),
+                            None => {
+                                at.insert(n.id.clone(), mine.nodes.len());
+                                mine.nodes.push(n);
+                            }
                         }
                     }
                 }
@@ -282,11 +225,12 @@ impl Counter {
         let mut coverage = Coverage::new();
         let mut map = foldhash::HashMap::default();
         for (name, tree, nodes) in agents {
+            let tree = super::tidy(tree);
             let at = match coverage.trees.iter().position(|t| t.tree == tree) {
                 Some(i) => i,
                 None => {
                     coverage.trees.push(TreeCoverage {
-                        tree: tree.to_owned(),
+                        tree,
                         nodes: nodes
                             .into_iter()
                             .map(|(id, title)| NodeCoverage {

@@ -20,6 +20,8 @@ pub const TEST_VERSION: u64 = 1;
 pub const MAX_SEEDS: u64 = 100_000;
 /// The most steps one run may take.
 pub const MAX_STEPS: u64 = 10_000_000;
+/// The most steps one test may take over all its seeds.
+pub const MAX_TEST_STEPS: u64 = 1_000_000_000;
 
 /// Why a test file cannot be run: the file, the line, the expectation when one is at
 /// fault, and the problem.
@@ -246,6 +248,8 @@ pub struct TestFile {
     pub description: String,
     /// What it runs.
     pub target: Target,
+    /// The line that says what it runs (its `scenario`, else its `tree`).
+    pub target_line: usize,
     /// The seeds, each a run.
     pub seeds: Vec<u64>,
     /// Steps after the start.
@@ -258,15 +262,6 @@ pub struct TestFile {
     pub expect: Vec<Expectation>,
 }
 
-/// The seeds of a test: one, a list, or a range `"A..B"` (A up to B − 1) or `"A..=B"`.
-#[derive(Deserialize)]
-#[serde(untagged)]
-enum SeedsIn {
-    One(u64),
-    List(Vec<u64>),
-    Range(String),
-}
-
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct TestIn<'a> {
@@ -276,7 +271,7 @@ struct TestIn<'a> {
     description: String,
     scenario: Option<String>,
     tree: Option<String>,
-    seeds: Option<SeedsIn>,
+    seeds: Option<serde_json::Value>,
     steps: u64,
     dt: Option<f64>,
     #[serde(default, borrow)]
@@ -348,13 +343,37 @@ pub const KINDS: [&str; 12] = [
     "context",
 ];
 
+/// Where each line of a text starts, to find the line of an offset in `log n`.
+struct Lines(Vec<usize>);
+
+impl Lines {
+    fn of(text: &str) -> Self {
+        Lines(
+            std::iter::once(0)
+                .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+                .collect(),
+        )
+    }
+
+    /// The line (from 1) of byte `offset`.
+    fn at(&self, offset: usize) -> usize {
+        self.0.partition_point(|&start| start <= offset).max(1)
+    }
+}
+
 /// The line (from 1) of byte `offset` of `text`.
 fn line_at(text: &str, offset: usize) -> usize {
-    text.as_bytes()[..offset.min(text.len())]
-        .iter()
-        .filter(|&&b| b == b'\n')
-        .count()
-        + 1
+    Lines::of(text).at(offset)
+}
+
+/// A JSON error's message without the "at line L column C" serde adds: the line given is
+/// the file's, which the caller knows better than the part parsed.
+fn serde_message(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    match text.rfind(" at line ") {
+        Some(at) => text[..at].to_owned(),
+        None => text,
+    }
 }
 
 /// Where `part` (a slice of `text`) starts in it.
@@ -401,8 +420,29 @@ pub fn parse_test(text: &str, path: &Path) -> Result<TestFile, TestFileError> {
         expectation: expectation.map(str::to_owned),
         message,
     };
+    // Another of Arbor's files (a tree, a scenario …) is said to be one, before its keys
+    // are found wrong.
+    if let Some(format) = crate::io::read_header(text).and_then(|h| h.format)
+        && format != TEST_FORMAT
+    {
+        return Err(error(
+            line_of_key(text, "format"),
+            None,
+            format!(
+                "its format is '{format}', not '{TEST_FORMAT}': this is not a behaviour test file (arbor test runs NAME.test.json files)"
+            ),
+        ));
+    }
+    if crate::world::is_scenario(text) {
+        return Err(error(
+            1,
+            None,
+            "this is a scenario, not a behaviour test file (arbor test runs NAME.test.json files)"
+                .into(),
+        ));
+    }
     let raw: TestIn<'_> =
-        serde_json::from_str(text).map_err(|e| error(e.line().max(1), None, e.to_string()))?;
+        serde_json::from_str(text).map_err(|e| error(e.line().max(1), None, serde_message(&e)))?;
     if raw.format != TEST_FORMAT {
         return Err(error(
             line_of_key(text, "format"),
@@ -438,8 +478,8 @@ pub fn parse_test(text: &str, path: &Path) -> Result<TestFile, TestFileError> {
             ));
         }
     };
-    let seeds = seeds(raw.seeds.unwrap_or(SeedsIn::One(0)))
-        .map_err(|m| error(line_of_key(text, "seeds"), None, m))?;
+    let seeds =
+        seeds(raw.seeds.as_ref()).map_err(|m| error(line_of_key(text, "seeds"), None, m))?;
     if raw.steps == 0 || raw.steps > MAX_STEPS {
         return Err(error(
             line_of_key(text, "steps"),
@@ -447,7 +487,18 @@ pub fn parse_test(text: &str, path: &Path) -> Result<TestFile, TestFileError> {
             format!("steps must be from 1 to {MAX_STEPS}, not {}", raw.steps),
         ));
     }
-    let dt = raw.dt.unwrap_or(0.1);
+    if (seeds.len() as u64).saturating_mul(raw.steps) > MAX_TEST_STEPS {
+        return Err(error(
+            line_of_key(text, "seeds"),
+            None,
+            format!(
+                "{} seeds of {} steps: a test takes at most {MAX_TEST_STEPS} steps in all",
+                seeds.len(),
+                raw.steps
+            ),
+        ));
+    }
+    let dt = raw.dt.unwrap_or(crate::world::DT);
     if !(dt.is_finite() && dt > 0.0) {
         return Err(error(
             line_of_key(text, "dt"),
@@ -455,14 +506,15 @@ pub fn parse_test(text: &str, path: &Path) -> Result<TestFile, TestFileError> {
             format!("dt must be a positive number of seconds, not {dt}"),
         ));
     }
+    let lines = Lines::of(text);
     let mut triggers = Vec::with_capacity(raw.triggers.len());
     for t in &raw.triggers {
-        let line = line_at(text, offset_of(text, t.get()));
+        let line = lines.at(offset_of(text, t.get()));
         let t: TriggerIn = serde_json::from_str(t.get()).map_err(|e| {
             error(
                 line + e.line().saturating_sub(1),
                 None,
-                format!("trigger: {e}"),
+                format!("trigger: {}", serde_message(&e)),
             )
         })?;
         if t.step == 0 || t.step > raw.steps {
@@ -490,9 +542,12 @@ pub fn parse_test(text: &str, path: &Path) -> Result<TestFile, TestFileError> {
             "the test expects nothing: add at least one expectation to \"expect\"".into(),
         ));
     }
+    // In the order of their steps (a stable sort: triggers of one step keep theirs).
+    triggers.sort_by_key(|t| t.step);
+    let mut names = std::collections::HashSet::new();
     let mut expect: Vec<Expectation> = Vec::with_capacity(raw.expect.len());
     for (i, e) in raw.expect.iter().enumerate() {
-        let line = line_at(text, offset_of(text, e.get()));
+        let line = lines.at(offset_of(text, e.get()));
         let named = serde_json::from_str::<serde_json::Value>(e.get())
             .ok()
             .and_then(|v| v.get("name").and_then(|n| n.as_str()).map(str::to_owned));
@@ -501,7 +556,7 @@ pub fn parse_test(text: &str, path: &Path) -> Result<TestFile, TestFileError> {
             error(
                 line + err.line().saturating_sub(1),
                 Some(&shown),
-                err.to_string(),
+                serde_message(&err),
             )
         })?;
         let Some(name) = parsed.name.clone().filter(|n| !n.trim().is_empty()) else {
@@ -511,7 +566,7 @@ pub fn parse_test(text: &str, path: &Path) -> Result<TestFile, TestFileError> {
                 "give the expectation a \"name\": failures and reports name it".into(),
             ));
         };
-        if expect.iter().any(|x| x.name == name) {
+        if !names.insert(name.clone()) {
             return Err(error(
                 line,
                 Some(&name),
@@ -533,11 +588,20 @@ pub fn parse_test(text: &str, path: &Path) -> Result<TestFile, TestFileError> {
         .map(|n| n.trim_end_matches(".json").trim_end_matches(".test"))
         .unwrap_or("test")
         .to_owned();
+    let target_line = line_of_key(
+        text,
+        if raw.scenario.is_some() {
+            "scenario"
+        } else {
+            "tree"
+        },
+    );
     Ok(TestFile {
         path: path.to_owned(),
         name,
         description: raw.description,
         target,
+        target_line,
         seeds,
         steps: raw.steps,
         dt,
@@ -547,24 +611,41 @@ pub fn parse_test(text: &str, path: &Path) -> Result<TestFile, TestFileError> {
 }
 
 /// The seeds given: one, a list, or a range `"A..B"` or `"A..=B"`.
-fn seeds(given: SeedsIn) -> Result<Vec<u64>, String> {
-    let list = match given {
-        SeedsIn::One(s) => vec![s],
-        SeedsIn::List(l) if l.is_empty() => return Err("seeds: the list is empty".into()),
-        SeedsIn::List(l) => l,
-        SeedsIn::Range(text) => parse_seed_range(&text)?,
+fn seeds(given: Option<&serde_json::Value>) -> Result<Vec<u64>, String> {
+    use serde_json::Value;
+    let seed = |v: &Value| {
+        v.as_u64()
+            .ok_or_else(|| format!("seeds: {v} is not a seed; a seed is a whole number from 0"))
     };
-    if list.len() as u64 > MAX_SEEDS {
-        return Err(format!(
-            "seeds: {} seeds; a test runs at most {MAX_SEEDS}",
-            list.len()
-        ));
-    }
+    let list = match given {
+        None => vec![0],
+        Some(Value::String(text)) => parse_seed_range(text)?,
+        Some(Value::Array(l)) if l.is_empty() => return Err("seeds: the list is empty".into()),
+        Some(Value::Array(l)) => {
+            if l.len() as u64 > MAX_SEEDS {
+                return Err(format!(
+                    "seeds: {} seeds; a test runs at most {MAX_SEEDS}",
+                    l.len()
+                ));
+            }
+            let list = l.iter().map(seed).collect::<Result<Vec<u64>, String>>()?;
+            let mut seen = std::collections::HashSet::new();
+            if let Some(twice) = list.iter().find(|s| !seen.insert(**s)) {
+                return Err(format!("seeds: {twice} is given twice"));
+            }
+            list
+        }
+        Some(v) => vec![seed(v)?],
+    };
     Ok(list)
 }
 
-/// The seeds of a range, `"A..B"` (A up to B − 1) or `"A..=B"`; at most [`MAX_SEEDS`].
+/// The seeds of a range, `"A..B"` (A up to B − 1) or `"A..=B"`, or of one seed `"A"`; at
+/// most [`MAX_SEEDS`].
 pub fn parse_seed_range(text: &str) -> Result<Vec<u64>, String> {
+    if let Ok(one) = text.trim().parse::<u64>() {
+        return Ok(vec![one]);
+    }
     let bad = || {
         format!(
             "seeds: '{text}' is not a range; write \"A..B\" (A up to B − 1) or \"A..=B\", e.g. \"0..20\""
@@ -579,22 +660,18 @@ pub fn parse_seed_range(text: &str) -> Result<Vec<u64>, String> {
     };
     let from: u64 = from.trim().parse().map_err(|_| bad())?;
     let to: u64 = to.trim().parse().map_err(|_| bad())?;
-    let end = if inclusive {
-        to.checked_add(1)
-    } else {
-        Some(to)
-    }
-    .ok_or_else(bad)?;
-    if end <= from {
+    // Counted wide: "0..=18446744073709551615" is a range, only too long a one.
+    let end = u128::from(to) + u128::from(inclusive);
+    if end <= u128::from(from) {
         return Err(format!("seeds: the range '{text}' holds no seed"));
     }
-    if end - from > MAX_SEEDS {
+    let count = end - u128::from(from);
+    if count > u128::from(MAX_SEEDS) {
         return Err(format!(
-            "seeds: '{text}' holds {} seeds; a test runs at most {MAX_SEEDS}",
-            end - from
+            "seeds: '{text}' holds {count} seeds; at most {MAX_SEEDS} run at once"
         ));
     }
-    Ok((from..end).collect())
+    Ok((from..).take(count as usize).collect())
 }
 
 /// The one kind key of an expectation, with the keys that only other kinds take refused.
@@ -659,7 +736,7 @@ fn expectation(e: ExpectIn, steps: u64) -> Result<Expect, String> {
     ];
     if let Some((key, _)) = given.iter().find(|(k, g)| *g && !takes.contains(k)) {
         return Err(format!(
-            "'{key}' does not apply to a '{kind}' expectation (it takes {})",
+            "'{key}' does not apply to this '{kind}' expectation (it takes {})",
             takes
                 .iter()
                 .filter(|k| !k.starts_with("health"))
@@ -747,6 +824,13 @@ fn expectation(e: ExpectIn, steps: u64) -> Result<Expect, String> {
                 if !v.is_finite() {
                     return Err(format!("health {v}: give a number"));
                 }
+            }
+            if let (Some(above), Some(below)) = (e.health_above, e.health_below)
+                && above >= below
+            {
+                return Err(format!(
+                    "health_above {above} and health_below {below}: no health is both"
+                ));
             }
             Expect::Health {
                 above: e.health_above,

@@ -9,7 +9,8 @@ pub mod junit;
 mod run;
 mod watch;
 
-pub use coverage::{Counter, Counts, Coverage, NodeCoverage, TreeCoverage};
+pub use crate::runtime::Counts;
+pub use coverage::{Counter, Coverage, NodeCoverage, TreeCoverage};
 pub use file::{TestFile, TestFileError, is_test, is_test_path, load_test, parse_test};
 pub use run::{Failure, PrepareError, Prepared, SeedOutcome};
 
@@ -30,6 +31,9 @@ pub fn find_tests(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
             found.push(path.clone());
         }
     }
+    // A file named twice (`tests tests/a.test.json`) runs once.
+    let mut seen = std::collections::HashSet::new();
+    found.retain(|p| seen.insert(std::fs::canonicalize(p).unwrap_or_else(|_| p.clone())));
     Ok(found)
 }
 
@@ -52,4 +56,22 @@ fn search(folder: &Path, found: &mut Vec<PathBuf>) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// `path` without its `.` parts and with each `name/..` taken out, as written (the
+/// file system is not asked): `./a/../b.json` is `b.json`, so that runs that name one
+/// file two ways count it once.
+pub(crate) fn tidy(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out: Vec<Component<'_>> = Vec::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir if matches!(out.last(), Some(Component::Normal(_))) => {
+                out.pop();
+            }
+            c => out.push(c),
+        }
+    }
+    out.iter().collect()
 }

@@ -40,6 +40,43 @@ struct Trigger {
     value: Option<String>,
 }
 
+/// The nodes and Interrupts that can be named, of every tree and of each tree file, each
+/// looked up once (the titles are read from the files).
+struct Names {
+    all: [Vec<Named>; 2],
+    by_tree: foldhash::HashMap<PathBuf, [Vec<Named>; 2]>,
+    tree_of: foldhash::HashMap<String, PathBuf>,
+}
+
+impl Names {
+    fn of(sim: &Simulation) -> Self {
+        let mut by_tree: foldhash::HashMap<PathBuf, [Vec<Named>; 2]> = Default::default();
+        let mut tree_of = foldhash::HashMap::default();
+        for a in sim.agents() {
+            tree_of.insert(a.name.clone(), a.tree.clone());
+            by_tree.entry(a.tree.clone()).or_insert_with(|| {
+                [
+                    sim.named_nodes(false, Some(&a.name)),
+                    sim.named_nodes(true, Some(&a.name)),
+                ]
+            });
+        }
+        Self {
+            all: [sim.named_nodes(false, None), sim.named_nodes(true, None)],
+            by_tree,
+            tree_of,
+        }
+    }
+
+    /// The nodes (or with `interrupts` the Interrupts) of `agent`'s tree, else of all.
+    fn get(&self, agent: Option<&str>, interrupts: bool) -> &[Named] {
+        let both = agent
+            .and_then(|a| self.by_tree.get(self.tree_of.get(a)?))
+            .unwrap_or(&self.all);
+        &both[usize::from(interrupts)]
+    }
+}
+
 /// A test ready to run: its file, the kinds its trees use, and its expectations resolved.
 pub struct Prepared {
     /// The test file.
@@ -51,6 +88,10 @@ pub struct Prepared {
     agents: Vec<(String, PathBuf)>,
     /// Each tree file's nodes (trace id and title), in program order, for coverage.
     nodes: Vec<(PathBuf, Vec<(String, String)>)>,
+    /// The run's first state, loaded and compiled once; each seed's run starts from a
+    /// copy of it, reseeded. (Locked while it is copied: an instance's leaf memory may
+    /// be moved between threads, not shared.)
+    first: std::sync::Mutex<Simulation>,
     /// What the project's node libraries said (printed, not fatal).
     pub warnings: Vec<String>,
 }
@@ -103,76 +144,78 @@ impl Prepared {
         };
         let here = crate::io::ProjectCatalog::for_tree(Some(&governing), project, base);
         let warnings = here.problems.iter().map(ToString::to_string).collect();
+        let Some(&seed) = test.seeds.first() else {
+            return Err(PrepareError::File(TestFileError {
+                path: test.path.clone(),
+                line: 1,
+                expectation: None,
+                message: "the test has no seed".into(),
+            }));
+        };
+        let first = load(&test, &here.catalog, seed).map_err(|e| match e {
+            // The file that cannot be read is named; the test file's line says where.
+            PrepareError::Unreadable(message) => PrepareError::File(TestFileError {
+                path: test.path.clone(),
+                line: test.target_line,
+                expectation: None,
+                message,
+            }),
+            e => e,
+        })?;
+        let agents: Vec<(String, PathBuf)> = first
+            .agents()
+            .map(|a| (a.name.clone(), a.tree.clone()))
+            .collect();
+        let names = Names::of(&first);
+        let mut nodes: Vec<(PathBuf, Vec<(String, String)>)> = Vec::new();
+        for (agent, tree) in &agents {
+            if nodes.iter().any(|(t, _)| t == tree) {
+                continue;
+            }
+            let by_id: foldhash::HashMap<&str, &str> = names
+                .get(Some(agent), false)
+                .iter()
+                .map(|n| (n.id.as_str(), n.title.as_str()))
+                .collect();
+            let ids = first
+                .instance(agent)
+                .map(|i| i.program().node_ids().to_vec())
+                .unwrap_or_default();
+            let list = ids
+                .into_iter()
+                .map(|id| {
+                    let title = by_id.get(id.as_str()).copied().unwrap_or("").to_owned();
+                    (id, title)
+                })
+                .collect();
+            nodes.push((tree.clone(), list));
+        }
         let mut prepared = Self {
             catalog: here.catalog,
             checks: Vec::new(),
             triggers: Vec::new(),
-            agents: Vec::new(),
-            nodes: Vec::new(),
+            agents,
+            nodes,
+            first: std::sync::Mutex::new(first.clone()),
             warnings,
             test,
         };
-        let sim = prepared
-            .simulation(prepared.test.seeds[0])
-            .map_err(|e| match e {
-                SimError::Invalid { .. }
-                | SimError::Unrunnable { .. }
-                | SimError::NeedsScenario { .. } => PrepareError::Broken(e.to_string()),
-                SimError::Scenario(_) | SimError::Tree { .. } => {
-                    PrepareError::Unreadable(e.to_string())
-                }
-            })?;
-        prepared.agents = sim
-            .agents()
-            .map(|a| (a.name.clone(), a.tree.clone()))
-            .collect();
-        for (agent, tree) in &prepared.agents {
-            if prepared.nodes.iter().any(|(t, _)| t == tree) {
-                continue;
-            }
-            let titles = sim.named_nodes(false, Some(agent));
-            let ids = sim
-                .instance(agent)
-                .map(|i| i.program().node_ids().to_vec())
-                .unwrap_or_default();
-            let nodes = ids
-                .into_iter()
-                .map(|id| {
-                    let title = titles
-                        .iter()
-                        .find(|n| n.id == id)
-                        .map(|n| n.title.clone())
-                        .unwrap_or_default();
-                    (id, title)
-                })
-                .collect();
-            prepared.nodes.push((tree.clone(), nodes));
-        }
-        prepared.triggers = prepared.resolve_triggers(&sim)?;
+        prepared.triggers = prepared.resolve_triggers(&names)?;
         prepared.checks = (0..prepared.test.expect.len())
-            .map(|i| prepared.resolve(i, &sim))
+            .map(|i| prepared.resolve(i, &first, &names))
             .collect::<Result<_, _>>()?;
         Ok(prepared)
     }
 
     /// The simulation of one seed, from its first state.
     fn simulation(&self, seed: u64) -> Result<Simulation, SimError> {
-        match &self.test.target {
-            Target::Scenario { scenario, tree } => {
-                Simulation::load(scenario, &self.catalog, seed, tree.as_deref())
-            }
-            Target::Tree(path) => {
-                let tree = crate::io::TreeFiles::new(&self.catalog)
-                    .load(path)
-                    .as_ref()
-                    .clone()
-                    .map_err(|e| SimError::Tree {
-                        scenario: self.test.path.clone(),
-                        agent: "its tree".into(),
-                        source: Box::new(e),
-                    })?;
-                Simulation::solo(Some(path), &tree, &self.catalog, seed)
-            }
+        let first = self.first.lock().unwrap_or_else(|e| e.into_inner());
+        match first.reseeded(seed) {
+            Some(sim) => Ok(sim),
+            None => load(&self.test, &self.catalog, seed).map_err(|e| SimError::Unrunnable {
+                tree: self.test.path.clone(),
+                problems: vec![e.to_string()],
+            }),
         }
     }
 
@@ -206,7 +249,7 @@ impl Prepared {
         ))
     }
 
-    fn resolve_triggers(&self, sim: &Simulation) -> Result<Vec<Trigger>, PrepareError> {
+    fn resolve_triggers(&self, names: &Names) -> Result<Vec<Trigger>, PrepareError> {
         self.test
             .triggers
             .iter()
@@ -216,14 +259,15 @@ impl Prepared {
                     .as_deref()
                     .map(|a| self.known_agent(a, t.line, None))
                     .transpose()?;
-                let id = names::resolve(
-                    &t.interrupt,
-                    &sim.named_nodes(true, agent.as_deref()),
-                    "Interrupt",
-                )
-                .map_err(|e| {
-                    self.file_error(t.line, None, format!("trigger at step {}: {e}", t.step))
-                })?;
+                let id =
+                    names::resolve(&t.interrupt, names.get(agent.as_deref(), true), "Interrupt")
+                        .map_err(|e| {
+                            self.file_error(
+                                t.line,
+                                None,
+                                format!("trigger at step {}: {e}", t.step),
+                            )
+                        })?;
                 Ok(Trigger {
                     step: t.step,
                     id,
@@ -235,7 +279,7 @@ impl Prepared {
     }
 
     /// Expectation `i`, its names resolved.
-    fn resolve(&self, i: usize, sim: &Simulation) -> Result<Check, PrepareError> {
+    fn resolve(&self, i: usize, sim: &Simulation, named: &Names) -> Result<Check, PrepareError> {
         let e = &self.test.expect[i];
         let fail = |m: String| self.file_error(e.line, Some(&e.name), m);
         let agent = e
@@ -243,8 +287,8 @@ impl Prepared {
             .as_deref()
             .map(|a| self.known_agent(a, e.line, Some(&e.name)))
             .transpose()?;
-        let nodes = sim.named_nodes(false, agent.as_deref());
-        let node = |name: &str| names::resolve(name, &nodes, "node").map_err(fail);
+        let nodes = named.get(agent.as_deref(), false);
+        let node = |name: &str| names::resolve(name, nodes, "node").map_err(fail);
         // The one agent a world expectation is about.
         let one_agent = || -> Result<String, PrepareError> {
             match (&agent, self.agents.as_slice()) {
@@ -272,7 +316,7 @@ impl Prepared {
                     })
                     .collect();
                 match names::resolve(name, &names, "entity") {
-                    Err(m) => fail(m),
+                    Err(m) => fail(m.replace("has the id or title", "is named")),
                     Ok(_) => fail(format!("no entity is named '{name}'")),
                 }
             })
@@ -307,7 +351,7 @@ impl Prepared {
                 let after = match after {
                     After::Node(ev, n) => Matcher::Node(*ev, node(n)?),
                     After::Trigger(t) => Matcher::Interrupt(
-                        names::resolve(t, &sim.named_nodes(true, agent.as_deref()), "Interrupt")
+                        names::resolve(t, named.get(agent.as_deref(), true), "Interrupt")
                             .map_err(fail)?,
                     ),
                 };
@@ -327,6 +371,18 @@ impl Prepared {
             ),
             Expect::Runs { node: n, step } => {
                 let id = node(n)?;
+                // Only an action leaf is ever running; a branch runs through its leaves.
+                let leaf = self.agents.iter().any(|(a, _)| {
+                    sim.instance(a).is_some_and(|i| {
+                        let p = i.program();
+                        p.index_of(&id).is_some_and(|k| p.is_leaf(k))
+                    })
+                });
+                if !leaf {
+                    return Err(fail(format!(
+                        "'{id}' is not an action leaf, and only leaves run; name a leaf below it (or use enters / exits)"
+                    )));
+                }
                 let shown = agent.clone().or_else(|| has(&id));
                 (
                     Rule::Runs {
@@ -476,11 +532,15 @@ impl Prepared {
             .into_iter()
             .enumerate()
             .filter_map(|(i, b)| b.map(|b| (i, b)))
-            .map(|(i, (step, message))| Failure {
+            .map(|(i, (step, message, agent))| Failure {
                 expectation: self.checks[i].name.clone(),
                 step,
                 message,
-                open: self.open_command(self.checks[i].shown.as_deref(), seed, step),
+                open: self.open_command(
+                    agent.as_deref().or(self.checks[i].shown.as_deref()),
+                    seed,
+                    step,
+                ),
             })
             .collect();
         SeedOutcome {
@@ -516,13 +576,28 @@ impl Prepared {
             .map(|(_, t)| t.clone())
             .unwrap_or_default();
         let mut cmd = format!("arbor edit {} --seed {seed} --at {step}", quoted(&tree));
-        if let Target::Scenario { scenario, .. } = &self.test.target {
-            let beside = crate::debug::Debugger::beside(&tree);
-            if !beside.is_some_and(|b| crate::io::same_file(&b, scenario)) {
-                cmd.push_str(&format!(" --scenario {}", quoted(scenario)));
+        // The editor runs a tree in the scenario beside it: say so where the test does not.
+        match &self.test.target {
+            Target::Scenario {
+                scenario,
+                tree: Some(_),
+            } => cmd.push_str(&format!(" --scenario {} --every-agent", quoted(scenario))),
+            Target::Scenario {
+                scenario,
+                tree: None,
+            } => {
+                let beside = crate::world::scenario_beside(&tree);
+                if !beside.is_some_and(|b| crate::io::same_file(&b, scenario)) {
+                    cmd.push_str(&format!(" --scenario {}", quoted(scenario)));
+                }
+            }
+            Target::Tree(path) => {
+                if crate::world::scenario_beside(path).is_some() {
+                    cmd.push_str(" --solo");
+                }
             }
         }
-        if self.test.dt != crate::debug::DT {
+        if self.test.dt != crate::world::DT {
             cmd.push_str(&format!(" --dt {}", self.test.dt));
         }
         for t in self.triggers.iter().filter(|t| t.step <= step) {
@@ -537,9 +612,32 @@ impl Prepared {
     }
 }
 
-/// A path as a shell word.
+/// The first state of what `test` runs, with `catalog`'s kinds and `seed`.
+fn load(test: &TestFile, catalog: &Catalog, seed: u64) -> Result<Simulation, PrepareError> {
+    let sim = match &test.target {
+        Target::Scenario { scenario, tree } => {
+            Simulation::load(scenario, catalog, seed, tree.as_deref())
+        }
+        Target::Tree(path) => {
+            let tree = crate::io::TreeFiles::new(catalog)
+                .load(path)
+                .as_ref()
+                .clone()
+                .map_err(|e| PrepareError::Unreadable(e.to_string()))?;
+            Simulation::solo(Some(path), &tree, catalog, seed)
+        }
+    };
+    sim.map_err(|e| match e {
+        SimError::Invalid { .. } | SimError::Unrunnable { .. } | SimError::NeedsScenario { .. } => {
+            PrepareError::Broken(e.to_string())
+        }
+        SimError::Scenario(_) | SimError::Tree { .. } => PrepareError::Unreadable(e.to_string()),
+    })
+}
+
+/// A path as a shell word (its `.` and `name/..` parts taken out).
 fn quoted(path: &Path) -> String {
-    shell_word(&path.display().to_string())
+    shell_word(&super::tidy(path).display().to_string())
 }
 
 /// `text` as one shell word: as it is when it needs no quoting, else in single quotes.

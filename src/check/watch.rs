@@ -2,8 +2,8 @@
 //! completed runs as they come, and checks deadlines and the world's state at each step's
 //! end. The expectations reach it resolved ([`super::Prepared`] resolves them).
 
-use super::coverage::Counts;
 use super::file::{Count, NodeEvent};
+use crate::runtime::Counts;
 use crate::runtime::{CtxValue, Event, EventKind, Observer, Status};
 use crate::world::Simulation;
 
@@ -38,6 +38,14 @@ impl Matcher {
             }
             (Matcher::Interrupt(id), EventKind::Interrupt(i)) => i == id,
             _ => false,
+        }
+    }
+
+    /// Whether `event` may be one it counts (a node matcher looks at its node's events).
+    fn concerns(&self, event: &Event<'_>) -> bool {
+        match self {
+            Matcher::Node(_, id) => event.node_id == id,
+            _ => true,
         }
     }
 
@@ -116,16 +124,35 @@ pub(super) struct Check {
     pub(super) shown: Option<String>,
 }
 
+/// A node's counts so far, for each agent (a node id may be a guard in one agent's tree
+/// and an entered node in another's).
+#[derive(Default)]
+pub(super) struct Tallies(Vec<(String, Counts)>);
+
+impl Tallies {
+    fn of(&mut self, agent: &str) -> &mut Counts {
+        let i = match self.0.iter().position(|(a, _)| a == agent) {
+            Some(i) => i,
+            None => {
+                self.0.push((agent.to_owned(), Counts::default()));
+                self.0.len() - 1
+            }
+        };
+        &mut self.0[i].1
+    }
+}
+
 /// What one run has seen of each expectation.
 pub(super) enum Seen {
     /// How many times, with the node's counts so far.
-    Count(u64, Counts),
-    /// The steps `after` happened at whose `target` has not followed yet, whether `after`
+    Count(u64, Tallies),
+    /// The first step `after` happened at that `target` has not followed yet (a later
+    /// one's window ends later, and the same event answers both), whether `after`
     /// happened at all, and the counts so far of the target's and of `after`'s node.
     Within {
-        pending: std::collections::VecDeque<u64>,
+        pending: Option<u64>,
         happened: bool,
-        tallies: [Counts; 2],
+        tallies: [Tallies; 2],
     },
     /// Checked at a step's end.
     State,
@@ -135,8 +162,9 @@ pub(super) enum Seen {
 pub(super) struct Watch<'c> {
     checks: &'c [Check],
     seen: Vec<Seen>,
-    /// Per expectation: the first step where it broke, and how.
-    pub(super) broken: Vec<Option<(u64, String)>>,
+    /// Per expectation: the first step where it broke, how, and the agent whose event
+    /// broke it (when an event did).
+    pub(super) broken: Vec<Option<(u64, String, Option<String>)>>,
     agent: String,
 }
 
@@ -146,7 +174,7 @@ impl<'c> Watch<'c> {
             seen: checks
                 .iter()
                 .map(|c| match c.rule {
-                    Rule::Count(..) => Seen::Count(0, Counts::default()),
+                    Rule::Count(..) => Seen::Count(0, Tallies::default()),
                     Rule::Within { .. } => Seen::Within {
                         pending: Default::default(),
                         happened: false,
@@ -161,8 +189,8 @@ impl<'c> Watch<'c> {
         }
     }
 
-    fn break_at(&mut self, i: usize, step: u64, message: String) {
-        self.broken[i].get_or_insert((step, message));
+    fn break_at(&mut self, i: usize, step: u64, message: String, agent: Option<String>) {
+        self.broken[i].get_or_insert((step, message, agent));
     }
 
     /// After step `step` of `last`: the deadlines that passed, the states due at this
@@ -180,8 +208,8 @@ impl<'c> Watch<'c> {
                     Seen::Within {
                         pending, happened, ..
                     },
-                ) => match pending.front() {
-                    Some(&s) if s.saturating_add(*steps) <= step => Some((
+                ) => match pending {
+                    Some(s) if s.saturating_add(*steps) <= step => Some((
                         s + steps,
                         format!(
                             "{} at step {s}, but {} within {} of it",
@@ -250,9 +278,9 @@ impl<'c> Watch<'c> {
                 _ => None,
             };
             if let Some((at, message)) = verdict {
-                self.break_at(i, at, message);
+                self.break_at(i, at, message, None);
                 if let Seen::Within { pending, .. } = &mut self.seen[i] {
-                    pending.clear();
+                    *pending = None;
                 }
             }
         }
@@ -293,14 +321,16 @@ fn state_verdict(rule: &Rule, sim: &Simulation) -> Option<String> {
             distance,
             ..
         } => {
-            let me = body_of(agent)?;
+            let Some(me) = body_of(agent) else {
+                return Some(format!("'{agent}' is not in the world"));
+            };
             if !me.alive {
                 return Some(format!("'{agent}' is destroyed"));
             }
             let (to, what) = match spot {
                 Spot::Point(p) => (*p, format!("({}, {})", p[0], p[1])),
                 Spot::Entity(id, name) => match world.alive(*id) {
-                    Some(_) => (world.position_of(*id)?, format!("'{name}'")),
+                    Some(e) => (world.position_of(*id).unwrap_or(e.pos), format!("'{name}'")),
                     None => return Some(format!("'{name}' is gone")),
                 },
             };
@@ -318,7 +348,9 @@ fn state_verdict(rule: &Rule, sim: &Simulation) -> Option<String> {
             below,
             ..
         } => {
-            let me = body_of(agent)?;
+            let Some(me) = body_of(agent) else {
+                return Some(format!("'{agent}' is not in the world"));
+            };
             let health = match &me.kind {
                 crate::world::EntityKind::Agent(b) if me.alive => b.health,
                 _ => 0.0,
@@ -345,7 +377,10 @@ fn state_verdict(rule: &Rule, sim: &Simulation) -> Option<String> {
             value,
             ..
         } => {
-            let held = sim.instance(agent)?.context().get(*key);
+            let Some(instance) = sim.instance(agent) else {
+                return Some(format!("'{agent}' runs no tree"));
+            };
+            let held = instance.context().get(*key);
             let same = match (held, value) {
                 (Some(CtxValue::Number(a)), CtxValue::Number(b)) => (a - b).abs() <= 1e-9,
                 (Some(CtxValue::Position(a)), CtxValue::Position(b)) => {
@@ -386,20 +421,27 @@ impl Observer for Watch<'_> {
                 continue;
             }
             match (&check.rule, &mut self.seen[i]) {
-                (Rule::Count(m, count), Seen::Count(n, tally)) => {
-                    if !m.hits(event, tally) {
+                (Rule::Count(m, count), Seen::Count(n, tallies)) => {
+                    if !m.concerns(event) || !m.hits(event, tallies.of(&self.agent)) {
                         continue;
                     }
                     *n += 1;
-                    if count.at_most.is_some_and(|most| *n > most) {
-                        let most = count.at_most.unwrap_or_default();
+                    if let Some(most) = count.at_most
+                        && *n > most
+                    {
+                        let by = if check.agent.is_none() {
+                            format!(" (by '{}')", self.agent)
+                        } else {
+                            String::new()
+                        };
                         let message = format!(
-                            "{} for the {} time at step {}; expected at most {most}",
+                            "{} for the {} time at step {}{by}; expected at most {most}",
                             m.said(),
                             ordinal(*n),
                             event.step
                         );
-                        self.break_at(i, event.step, message);
+                        let agent = Some(self.agent.clone());
+                        self.break_at(i, event.step, message, agent);
                     }
                 }
                 (
@@ -410,14 +452,15 @@ impl Observer for Watch<'_> {
                         tallies: [of_target, of_after],
                     },
                 ) => {
-                    if target.hits(event, of_target) {
-                        pending.clear();
+                    if target.concerns(event) && target.hits(event, of_target.of(&self.agent)) {
+                        *pending = None;
                     }
-                    if after.hits(event, of_after) && self.broken[i].is_none() {
+                    if after.concerns(event)
+                        && after.hits(event, of_after.of(&self.agent))
+                        && self.broken[i].is_none()
+                    {
                         *happened = true;
-                        if pending.back() != Some(&event.step) {
-                            pending.push_back(event.step);
-                        }
+                        pending.get_or_insert(event.step);
                     }
                 }
                 _ => {}

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 
 use super::{EXIT_ERRORS, EXIT_OK, EXIT_UNREADABLE};
-use crate::check::file::{Target, TestFile, parse_seed_range};
+use crate::check::file::{MAX_STEPS, Target, TestFile, parse_seed_range};
 use crate::check::{Coverage, PrepareError, Prepared, TreeCoverage, is_test, load_test};
 use crate::model::Catalog;
 
@@ -20,7 +20,7 @@ pub struct CoverageArgs<'a> {
     pub seeds: Option<&'a str>,
     /// Steps per run; a test file's own when not given, else 1000.
     pub steps: Option<u64>,
-    /// Seconds per step for scenarios and trees.
+    /// Seconds per step for scenarios and trees (a test file runs with its own).
     pub dt: f64,
     /// Print JSON (a coverage file) instead of the table.
     pub json: bool,
@@ -53,9 +53,15 @@ fn runs_of(path: &Path, args: &CoverageArgs<'_>, seeds: &[u64]) -> Result<TestFi
         test.expect.clear();
         return Ok(test);
     }
+    // A tree runs in the scenario beside it, as the editor runs it; else alone.
     let target = if crate::world::is_scenario(&text) {
         Target::Scenario {
             scenario: path.to_owned(),
+            tree: None,
+        }
+    } else if let Some(scenario) = crate::world::scenario_beside(path) {
+        Target::Scenario {
+            scenario,
             tree: None,
         }
     } else {
@@ -66,6 +72,7 @@ fn runs_of(path: &Path, args: &CoverageArgs<'_>, seeds: &[u64]) -> Result<TestFi
         name: path.display().to_string(),
         description: String::new(),
         target,
+        target_line: 1,
         seeds: seeds.to_vec(),
         steps: args.steps.unwrap_or(DEFAULT_STEPS),
         dt: args.dt,
@@ -96,8 +103,13 @@ pub fn coverage(
     {
         return fail(err, format!("--min {min}: give a percentage from 0 to 100"));
     }
-    if args.steps == Some(0) {
-        return fail(err, "--steps must be at least 1".into());
+    if let Some(steps) = args.steps
+        && !(1..=MAX_STEPS).contains(&steps)
+    {
+        return fail(
+            err,
+            format!("--steps must be from 1 to {MAX_STEPS}, not {steps}"),
+        );
     }
     let seeds = match parse_seed_range(args.seeds.unwrap_or(DEFAULT_SEEDS)) {
         Ok(s) => s,
@@ -148,15 +160,22 @@ pub fn coverage(
         .iter()
         .flat_map(|p| p.test.seeds.iter().map(move |&s| (p, s)))
         .collect();
-    let runs: Result<Vec<Coverage>, String> = jobs.par_iter().map(|&(p, s)| p.cover(s)).collect();
-    let mut total = Coverage::new();
-    match runs {
-        Ok(runs) => runs.into_iter().for_each(|c| total.merge(c)),
+    // Each run's counts are added as they come (in the order of the runs, so the output is
+    // the same however many threads run them), never all held at once.
+    let total = jobs
+        .par_iter()
+        .map(|&(p, s)| p.cover(s))
+        .try_reduce(Coverage::new, |mut a, b| {
+            a.merge(b);
+            Ok(a)
+        });
+    let total = match total {
+        Ok(t) => t,
         Err(e) => {
             let _ = writeln!(err, "{e}");
             return EXIT_UNREADABLE;
         }
-    }
+    };
     if args.json {
         let _ = out.write_all(total.to_text().as_bytes());
     } else {
@@ -179,7 +198,13 @@ pub fn coverage(
 /// The coverage as a table per tree: the nodes never entered first, then the others in
 /// tree order.
 fn print_table(c: &Coverage, out: &mut dyn Write) {
-    let _ = writeln!(out, "{} runs, {} steps in all", c.runs, c.steps);
+    let _ = writeln!(
+        out,
+        "{} run{}, {} steps in all",
+        c.runs,
+        if c.runs == 1 { "" } else { "s" },
+        c.steps
+    );
     for t in &c.trees {
         print_tree(t, out);
     }

@@ -26,6 +26,7 @@ use crate::model::names;
 mod coverage;
 mod steps;
 mod test;
+pub use crate::debug::{TriggerArg, parse_trigger};
 pub use coverage::{CoverageArgs, coverage};
 use steps::Steps;
 pub use steps::interrupt;
@@ -83,16 +84,24 @@ pub enum Command {
         /// Run the tree in this scenario, instead of the one beside it.
         #[arg(long, value_name = "SCENARIO")]
         scenario: Option<PathBuf>,
+        /// Run the tree alone in an empty world, even with a scenario beside it.
+        #[arg(long, conflicts_with = "scenario")]
+        solo: bool,
+        /// With --scenario: every agent runs FILE instead of its own tree (as `arbor run
+        /// FILE --scenario SCENARIO`).
+        #[arg(long, requires = "scenario")]
+        every_agent: bool,
         /// Seed of the run's random generators.
         #[arg(long, default_value_t = 0)]
         seed: u64,
         /// Seconds per step of the run.
-        #[arg(long, default_value_t = crate::debug::DT, allow_negative_numbers = true)]
+        #[arg(long, default_value_t = crate::world::DT, allow_negative_numbers = true)]
         dt: f64,
         /// Open the run at this step (as `arbor test` prints it for a failure).
         #[arg(long, value_name = "STEP")]
         at: Option<u64>,
-        /// Trigger an Interrupt before step STEP, as `arbor run --trigger` does.
+        /// Trigger the Interrupt with id ID before step STEP (`ID@AGENT`: for that agent
+        /// only); with --at, those up to that step are given.
         #[arg(long = "trigger", value_name = "STEP:ID[:VALUE]")]
         triggers: Vec<String>,
     },
@@ -109,7 +118,7 @@ pub enum Command {
         #[arg(long, default_value_t = 100)]
         steps: u64,
         /// Seconds per step.
-        #[arg(long, default_value_t = 0.1, allow_negative_numbers = true)]
+        #[arg(long, default_value_t = crate::world::DT, allow_negative_numbers = true)]
         dt: f64,
         /// Seed of the random generator (random composites).
         #[arg(long, default_value_t = 0)]
@@ -151,14 +160,14 @@ pub enum Command {
         /// Test files (their own runs), folders of them, scenarios or trees.
         #[arg(required = true)]
         paths: Vec<PathBuf>,
-        /// The seeds: `A..B` (A up to B - 1) or `A..=B` [default: a test file's own, else 0..10].
+        /// The seeds: one, `A..B` (A up to B - 1) or `A..=B` [default: a test file's own, else 0..10].
         #[arg(long, value_name = "A..B")]
         seeds: Option<String>,
         /// Steps per run [default: a test file's own, else 1000].
         #[arg(long, value_name = "N")]
         steps: Option<u64>,
-        /// Seconds per step, for scenarios and trees.
-        #[arg(long, default_value_t = 0.1, allow_negative_numbers = true)]
+        /// Seconds per step, for scenarios and trees (a test file runs with its own).
+        #[arg(long, default_value_t = crate::world::DT, allow_negative_numbers = true)]
         dt: f64,
         /// Print the counts as JSON (a coverage file, which View > Coverage opens in the editor).
         #[arg(long)]
@@ -377,11 +386,9 @@ pub fn validate(
     code
 }
 
-/// Validates a scenario file and each tree file it names (once each); returns the counts
-/// of errors, warnings and unreadable files.
 /// Checks a behaviour test file: its shape, and that what it runs loads and has the nodes,
-/// agents, entities and keys it names. (errors, unreadable): a file that does not parse, or
-/// names a file that cannot be read, is unreadable.
+/// agents, entities and keys it names. (errors, unreadable): a wrong test file is
+/// unreadable, as `arbor test` takes it (exit 2); a tree that does not run is an error.
 fn validate_test(
     path: &std::path::Path,
     text: &str,
@@ -402,13 +409,15 @@ fn validate_test(
         Err(e) => {
             let _ = writeln!(out, "{e}");
             match e {
-                PrepareError::Unreadable(_) => (0, 1),
-                PrepareError::File(_) | PrepareError::Broken(_) => (1, 0),
+                PrepareError::Unreadable(_) | PrepareError::File(_) => (0, 1),
+                PrepareError::Broken(_) => (1, 0),
             }
         }
     }
 }
 
+/// Validates a scenario file and each tree file it names (once each); returns the counts
+/// of errors, warnings and unreadable files.
 fn validate_scenario(
     path: &std::path::Path,
     text: &str,
@@ -611,15 +620,15 @@ pub fn fmt(
                 }
             }
         } else if format.as_deref() == Some(crate::check::file::TEST_FORMAT) {
-            // Test files keep their key order, as scenarios do.
-            if let Err(e) = crate::check::parse_test(&current, path) {
-                let _ = writeln!(err, "{e}");
-                code = EXIT_UNREADABLE;
-                continue;
-            }
+            // Test files keep their key order, as scenarios do; only the layout changes, so
+            // a test file with mistakes in it is laid out too.
             match serde_json::from_str(&current) {
                 Ok(v) => crate::io::to_canonical_json(&v),
-                Err(_) => continue, // unreachable: it parsed above
+                Err(e) => {
+                    let _ = writeln!(err, "{}:{}: error: {e}", path.display(), e.line());
+                    code = EXIT_UNREADABLE;
+                    continue;
+                }
             }
         } else if crate::world::is_scenario(&current) {
             // Scenarios keep their key order; only the layout is made canonical.
@@ -738,44 +747,6 @@ pub fn kinds(catalog: &Catalog, out: &mut dyn Write) -> u8 {
     }
     let _ = out.write_all(text.as_bytes());
     EXIT_OK
-}
-
-/// A trigger given on the command line.
-#[derive(Clone, Debug, PartialEq)]
-pub struct TriggerArg {
-    /// The step before which it is queued.
-    pub step: u64,
-    /// The Interrupt's id.
-    pub id: String,
-    /// The payload, if any.
-    pub value: Option<String>,
-}
-
-/// Parses `STEP:ID[:VALUE]`.
-pub fn parse_trigger(text: &str) -> Result<TriggerArg, String> {
-    let mut parts = text.splitn(3, ':');
-    let (Some(step), Some(id)) = (parts.next(), parts.next()) else {
-        return Err(format!(
-            "--trigger '{text}': expected STEP:ID or STEP:ID:VALUE"
-        ));
-    };
-    let step: u64 = step
-        .trim()
-        .parse()
-        .map_err(|_| format!("--trigger '{text}': STEP must be a whole number, not '{step}'"))?;
-    if step == 0 {
-        return Err(format!(
-            "--trigger '{text}': STEP must be 1 or more (step 0 is the start)"
-        ));
-    }
-    if id.trim().is_empty() {
-        return Err(format!("--trigger '{text}': the interrupt id is empty"));
-    }
-    Ok(TriggerArg {
-        step,
-        id: id.trim().to_owned(),
-        value: parts.next().map(str::to_owned),
-    })
 }
 
 /// What `arbor run` runs: a tree file, for a number of steps.

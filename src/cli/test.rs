@@ -119,18 +119,28 @@ pub fn test(
             } => {
                 unrun += usize::from(*bad_input);
                 failed += usize::from(!*bad_input);
-                let _ = writeln!(out, "ERROR {}", path.display());
+                // Bad input is an error; a tree that does not run fails its test.
+                let word = if *bad_input { "ERROR" } else { "FAIL " };
+                let _ = writeln!(out, "{word} {}", path.display());
                 for line in message.lines() {
                     let _ = writeln!(out, "      {line}");
                 }
+                let (failure, error) = if *bad_input {
+                    (None, Some(message.clone()))
+                } else {
+                    (
+                        Some(("the tree does not run".to_owned(), message.clone())),
+                        None,
+                    )
+                };
                 suites.push((
                     path.display().to_string(),
                     path.display().to_string(),
                     vec![junit::Case {
                         name: "load".into(),
                         seconds: 0.0,
-                        failure: None,
-                        error: Some(message.clone()),
+                        failure,
+                        error,
                     }],
                 ));
             }

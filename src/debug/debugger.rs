@@ -18,8 +18,8 @@ use crate::world::{SimError, Simulation, parse_scenario};
 /// The scenario bundled with the bundled sample tree.
 pub const SAMPLE_SCENARIO: &str = include_str!("../../sample_trees/droid_arena.scenario.json");
 
-/// Seconds per simulated step.
-pub const DT: f64 = 0.1;
+/// Seconds per simulated step, unless the run says otherwise.
+pub use crate::world::DT;
 
 /// Runs left by edits that Undo can bring back, at most (each holds its history).
 const KEPT_RUNS: usize = 4;
@@ -240,14 +240,14 @@ pub struct Debugger {
     /// The seed the run starts from (its random generators'), and its seconds per step.
     seed: u64,
     dt: f64,
+    /// In a scenario, every agent runs the tree shown, not only those whose file it is.
+    every_agent: bool,
 }
 
 impl Debugger {
     /// The scenario beside a tree file: `NAME.scenario.json` for `NAME.json`.
     pub fn beside(tree: &Path) -> Option<PathBuf> {
-        let stem = tree.file_stem()?.to_string_lossy();
-        let candidate = tree.with_file_name(format!("{stem}.scenario.json"));
-        candidate.is_file().then_some(candidate)
+        crate::world::scenario_beside(tree)
     }
 
     /// A run in a scenario file.
@@ -453,7 +453,14 @@ impl Debugger {
             games: Vec::new(),
             seed: 0,
             dt: DT,
+            every_agent: false,
         }
+    }
+
+    /// In a scenario, whether every agent runs the tree shown from the next reset on
+    /// (else the agents whose own tree file it is).
+    pub fn set_every_agent(&mut self, every: bool) {
+        self.every_agent = every;
     }
 
     /// Runs from now on with this seed and seconds per step (the next reset starts
@@ -626,6 +633,7 @@ impl Debugger {
                     catalog,
                     self.seed,
                     (tree_path, tree),
+                    self.every_agent,
                 ),
                 Err(e) => {
                     self.error = Some(e.to_string());
@@ -791,10 +799,10 @@ impl Debugger {
     /// How often each node of the tree shown was entered, succeeded, failed and was
     /// aborted in this run, from its first step to its newest, summed over the agents that
     /// run that tree; by node id as shown. `None` for a replay or a game shown live.
-    pub fn coverage(&self) -> Option<foldhash::HashMap<NodeId, crate::check::Counts>> {
+    pub fn coverage(&self) -> Option<foldhash::HashMap<NodeId, crate::runtime::Counts>> {
         let session = self.session()?;
         let mask = self.runs_shown();
-        let mut out: foldhash::HashMap<NodeId, crate::check::Counts> = Default::default();
+        let mut out: foldhash::HashMap<NodeId, crate::runtime::Counts> = Default::default();
         for (agent, counts) in session.counts().iter().enumerate() {
             if mask.as_ref().is_some_and(|m| m.get(agent) != Some(&true)) {
                 continue;

@@ -20,12 +20,14 @@ mod debugger;
 mod log;
 mod replay;
 mod source;
+mod start;
 pub use debugger::{
     Breakpoints, DT, Debugger, GameRow, Inside, Light, Live, SAMPLE_SCENARIO, SPEEDS,
 };
 pub use log::{Logged, LoggedKind, describe, failure_words};
 pub use replay::{AgentView, NodeView, REPLAY_CHECKPOINT_EVERY, Replay};
 pub use source::{ContextRow, Replayed, Source};
+pub use start::{RunFrom, TriggerArg, parse_trigger};
 
 /// Steps between two kept copies of the run at first: going to any step replays at most
 /// this many (and the event log's steps).
@@ -218,7 +220,7 @@ pub struct Session {
     /// For each agent, the context keys whose value changed in the shown step.
     written: Vec<Vec<usize>>,
     /// For each agent, each node's counts over steps 1 to the newest (View > Coverage).
-    counts: Vec<Vec<crate::check::Counts>>,
+    counts: Vec<Vec<crate::runtime::Counts>>,
 }
 
 /// Collects one step's events.
@@ -266,7 +268,7 @@ impl Session {
             .collect();
         let counts = programs
             .iter()
-            .map(|p| vec![crate::check::Counts::default(); p.len()])
+            .map(|p| vec![crate::runtime::Counts::default(); p.len()])
             .collect();
         Self {
             dt,
@@ -409,6 +411,10 @@ impl Session {
             return false;
         }
         self.truncate_future();
+        // Taking the counts again replays the forcing as recorded, without this one yet.
+        if let Some(s) = self.current.stand_ins(tree) {
+            s.force(id, outcome);
+        }
         self.forced.push(GivenForce {
             step: self.at + 1,
             tree: tree.to_owned(),
@@ -449,18 +455,21 @@ impl Session {
 
     /// The counts of steps 1 to the shown one, taken again from the first state (the
     /// steps after it were dropped).
-    fn recounted(&self) -> Vec<Vec<crate::check::Counts>> {
+    fn recounted(&self) -> Vec<Vec<crate::runtime::Counts>> {
         let mut fresh = Session::with_history(self.checkpoints[0].clone(), self.dt, u64::MAX, 2);
         fresh.timeline = false;
         fresh.triggers = self.triggers.clone();
         fresh.forced = self.forced.clone();
+        // Forcing is shared by every copy of the run: from the first step as it was then
+        // (the replay sets it as each given result falls due, and leaves it as at `at`).
+        fresh.force_as_at(0);
         fresh.seek(self.at);
         fresh.counts
     }
 
     /// For each agent (in scenario order), each node's counts (by program index) over the
     /// steps run so far, from the first to the newest.
-    pub fn counts(&self) -> &[Vec<crate::check::Counts>] {
+    pub fn counts(&self) -> &[Vec<crate::runtime::Counts>] {
         &self.counts
     }
 

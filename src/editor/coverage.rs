@@ -6,9 +6,10 @@ use std::path::{Path, PathBuf};
 
 use eframe::egui::{self, Color32};
 
-use crate::check::{Counts, Coverage};
+use crate::check::Coverage;
 use crate::debug::Debugger;
 use crate::model::{NodeId, Tree};
+use crate::runtime::Counts;
 
 /// Where the counts come from.
 pub enum Source {
@@ -29,9 +30,13 @@ pub struct Overlay {
     /// One line for the canvas: what is shown and how much was covered.
     pub summary: String,
     /// What the counts were made for: the tree file, the document revision and the run's
-    /// newest step.
+    /// newest step; and when (seconds of the app's clock).
     made_for: Option<(Option<PathBuf>, u64, u64)>,
+    made_at: f64,
 }
+
+/// While a run goes, its counts are made again at most this often (seconds).
+const REFRESH: f64 = 0.25;
 
 impl Overlay {
     /// The overlay of the run being debugged.
@@ -53,24 +58,34 @@ impl Overlay {
             max: 0,
             summary: String::new(),
             made_for: None,
+            made_at: f64::NEG_INFINITY,
         }
     }
 
-    /// Makes the counts for `tree` (from `file`, at document `revision`) anew when the tree,
-    /// its file or the run's newest step changed since they were made.
+    /// Makes the counts for `tree` (from `file`, at document `revision`) anew when the tree
+    /// or its file changed since they were made, or the run's newest step (while the run
+    /// goes by itself, at most every [`REFRESH`] seconds of `now`).
     pub fn refresh(
         &mut self,
         tree: &Tree,
         file: Option<&Path>,
         revision: u64,
         run: Option<&Debugger>,
+        now: f64,
     ) {
         let head = run.and_then(Debugger::session).map_or(0, |s| s.head());
         let key = (file.map(Path::to_owned), revision, head);
-        if self.made_for.as_ref() == Some(&key) {
+        let running = run.is_some_and(|r| r.running);
+        let only_stepped = running
+            && self
+                .made_for
+                .as_ref()
+                .is_some_and(|(f, r, _)| f.as_deref() == file && *r == revision);
+        if self.made_for.as_ref() == Some(&key) || (only_stepped && now - self.made_at < REFRESH) {
             return;
         }
         self.made_for = Some(key);
+        self.made_at = now;
         let (counts, from) = match &self.source {
             Source::Run => match run.and_then(Debugger::coverage) {
                 Some(c) => (c, format!("this run, steps 1 to {head}")),

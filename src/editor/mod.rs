@@ -328,9 +328,12 @@ impl EditorApp {
     /// Takes the run to where `from` says (`arbor edit --scenario --seed --dt --trigger
     /// --at`, as `arbor test` prints it for a failure): in that scenario, from that seed,
     /// with those triggers, paused at that step.
-    pub fn run_from(&mut self, from: &RunFrom) {
+    pub fn run_from(&mut self, from: &crate::debug::RunFrom) {
         if from.is_default() {
             return;
+        }
+        if from.solo {
+            self.set_scenario(Debugger::solo(self.doc.path()));
         }
         if let Some(scenario) = &from.scenario
             && !self.open_scenario(scenario)
@@ -339,10 +342,11 @@ impl EditorApp {
         }
         if let Some(s) = self.simulation_mut() {
             s.set_seed_and_dt(from.seed, from.dt);
+            s.set_every_agent(from.every_agent);
         }
         self.restart_sim();
         let at = from.at.unwrap_or(0);
-        let mut triggers: Vec<&crate::cli::TriggerArg> =
+        let mut triggers: Vec<&crate::debug::TriggerArg> =
             from.triggers.iter().filter(|t| t.step <= at).collect();
         triggers.sort_by_key(|t| t.step);
         let mut unused = Vec::new();
@@ -953,46 +957,6 @@ pub fn new_tree() -> Tree {
     Tree::from_nodes(vec![crate::model::Node::new("root", "Root")]).unwrap_or_default()
 }
 
-/// Where `arbor edit` takes the run before the window opens ([`EditorApp::run_from`]).
-#[derive(Clone, Debug)]
-pub struct RunFrom {
-    /// A scenario to run the tree in, instead of the one beside it.
-    pub scenario: Option<PathBuf>,
-    /// The seed.
-    pub seed: u64,
-    /// Seconds per step.
-    pub dt: f64,
-    /// The step to show.
-    pub at: Option<u64>,
-    /// Triggers before their steps (those up to `at` are given).
-    pub triggers: Vec<crate::cli::TriggerArg>,
-}
-
-impl Default for RunFrom {
-    /// The run as the editor starts it: the scenario beside the tree, seed 0, 0.1 s a
-    /// step, at its first step.
-    fn default() -> Self {
-        Self {
-            scenario: None,
-            seed: 0,
-            dt: crate::debug::DT,
-            at: None,
-            triggers: Vec::new(),
-        }
-    }
-}
-
-impl RunFrom {
-    /// Whether it asks for nothing but the run the editor starts anyway.
-    fn is_default(&self) -> bool {
-        self.scenario.is_none()
-            && self.seed == 0
-            && self.dt == crate::debug::DT
-            && self.at.is_none()
-            && self.triggers.is_empty()
-    }
-}
-
 /// Opens the editor window on `file` (see [`EditorApp::start`]), or on the bundled sample; with `simulate`, its
 /// simulation starts running; `project` is the project file to take node libraries from
 /// (else the one found from the file's folder).
@@ -1002,7 +966,7 @@ pub fn run(
     trace: Option<&Path>,
     listen: Option<&str>,
     project: Option<&Path>,
-    from: &RunFrom,
+    from: &crate::debug::RunFrom,
 ) -> Result<(), String> {
     let mut app = EditorApp::start(file, trace, project);
     if trace.is_none() {

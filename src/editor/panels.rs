@@ -387,6 +387,7 @@ impl EditorApp {
                 self.doc.path(),
                 self.doc.revision(),
                 self.sim.as_ref().map(|p| &p.debugger),
+                ui.input(|i| i.time),
             );
         }
         let none = crate::debug::Live::new();

@@ -551,17 +551,18 @@ impl SnarlViewer<NodeId> for Viewer<'_> {
     ) -> egui::Frame {
         let id = &snarl[node];
         let mut frame = default;
-        if self.look.errors.contains(id) {
-            frame = frame.stroke(egui::Stroke::new(2.0, Color32::from_rgb(230, 60, 60)));
-        }
-        if let Some((colour, width)) = self.light(id) {
-            frame = frame.stroke(egui::Stroke::new(width, colour));
-        }
+        // The heat outlines the node; an error or a running light drawn after it wins.
         if let Some(overlay) = self.look.coverage {
             frame = frame.stroke(egui::Stroke::new(
                 3.0,
                 super::coverage::heat(&overlay.of(id), overlay.max),
             ));
+        }
+        if self.look.errors.contains(id) {
+            frame = frame.stroke(egui::Stroke::new(2.0, Color32::from_rgb(230, 60, 60)));
+        }
+        if let Some((colour, width)) = self.light(id) {
+            frame = frame.stroke(egui::Stroke::new(width, colour));
         }
         if self.look.unreachable.contains(id) {
             frame = frame.multiply_with_opacity(0.5);

@@ -66,7 +66,14 @@ fn nearest(name: &str, nodes: &[Named]) -> Vec<String> {
     let wanted = name.to_lowercase();
     let mut scored: Vec<(f64, String)> = Vec::new();
     for n in nodes {
-        let by_id = strsim::jaro_winkler(&wanted, &n.id.to_lowercase());
+        let id = n.id.to_lowercase();
+        // A SubTree's inner node named by its own id: `to_b` for `patrol/to_b`.
+        let inner = id.rsplit_once('/').is_some_and(|(_, last)| last == wanted);
+        let by_id = if inner {
+            0.95
+        } else {
+            strsim::jaro_winkler(&wanted, &id)
+        };
         let by_title = strsim::jaro_winkler(&wanted, &n.title.to_lowercase());
         let contains = !n.title.is_empty() && n.title.to_lowercase().contains(&wanted);
         let (score, shown) = if by_title > by_id || contains {
@@ -122,6 +129,9 @@ mod tests {
         assert!(e.contains("'attack'"), "{e}");
         let e = resolve("stronger", &n, "node").err().unwrap_or_default();
         assert!(e.contains("\"Am I stronger?\" (weaker)"), "{e}");
+        // A SubTree's inner node by its own id: its trace id is offered.
+        let e = resolve("look_b", &n, "node").err().unwrap_or_default();
+        assert!(e.contains("did you mean 'patrol/look_b'"), "{e}");
         assert_eq!(
             resolve("zzz", &n, "Interrupt"),
             Err("no Interrupt has the id or title 'zzz'".into())

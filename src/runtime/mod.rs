@@ -23,8 +23,8 @@ pub use program::{CompileError, MAX_DEPTH, Program};
 pub use stand_in::{StandInKind, StandIns};
 pub(crate) use trace::format_event;
 pub use trace::{
-    Event, EventKind, EventKindOf, JsonlTrace, Observer, Reason, TRACE_VERSION, TraceHeader,
-    TracedAgent, TracedFile, ValueOf,
+    Counts, Event, EventKind, EventKindOf, JsonlTrace, Observer, Reason, TRACE_VERSION,
+    TraceHeader, TracedAgent, TracedFile, ValueOf,
 };
 
 use std::fmt;

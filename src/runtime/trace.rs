@@ -367,3 +367,63 @@ impl<W: Write> Observer for JsonlTrace<W> {
         }
     }
 }
+
+/// How often one node was entered, succeeded, failed and was aborted.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// Times entered.
+    pub entered: u64,
+    /// Times it exited with success.
+    pub succeeded: u64,
+    /// Times it exited with failure.
+    pub failed: u64,
+    /// Times it was stopped from outside.
+    pub aborted: u64,
+    /// Times it was checked (a condition), and how many of those held.
+    pub checked: u64,
+    /// Checks that held.
+    pub held: u64,
+}
+
+impl Counts {
+    /// Counts one event of the node (events of other kinds count nothing).
+    pub fn count<S>(&mut self, kind: &EventKindOf<S>) {
+        match kind {
+            EventKindOf::Enter => self.entered += 1,
+            EventKindOf::Exit(Status::Success, _) => self.succeeded += 1,
+            EventKindOf::Exit(Status::Failure, _) => self.failed += 1,
+            EventKindOf::Abort => self.aborted += 1,
+            EventKindOf::Check(held) => {
+                self.checked += 1;
+                self.held += u64::from(*held);
+            }
+            _ => {}
+        }
+    }
+
+    /// Adds `other`'s counts.
+    pub fn add(&mut self, other: &Counts) {
+        self.entered += other.entered;
+        self.succeeded += other.succeeded;
+        self.failed += other.failed;
+        self.aborted += other.aborted;
+        self.checked += other.checked;
+        self.held += other.held;
+    }
+
+    /// The counts as coverage gives them: a guard (a condition checked, never entered)
+    /// counts each check as an entry, one that held as a success, one that did not as a
+    /// failure.
+    pub fn folded(&self) -> Counts {
+        if self.entered == 0 && self.checked > 0 {
+            Counts {
+                entered: self.checked,
+                succeeded: self.held,
+                failed: self.checked - self.held,
+                ..*self
+            }
+        } else {
+            *self
+        }
+    }
+}

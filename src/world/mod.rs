@@ -24,6 +24,17 @@ pub use scenario::{
 };
 pub use sim::{AgentSummary, SimError, Simulation};
 
+/// Seconds per step when a run does not say (`arbor run`, tests, the editor's runs).
+pub const DT: f64 = 0.1;
+
+/// The scenario beside a tree file, which runs it when nothing else is said:
+/// `NAME.scenario.json` for `NAME.json`.
+pub fn scenario_beside(tree: &std::path::Path) -> Option<std::path::PathBuf> {
+    let stem = tree.file_stem()?.to_string_lossy();
+    let candidate = tree.with_file_name(format!("{stem}.scenario.json"));
+    candidate.is_file().then_some(candidate)
+}
+
 use std::collections::{HashMap, VecDeque};
 
 use crate::runtime::CtxValue;

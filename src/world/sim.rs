@@ -83,6 +83,9 @@ pub struct Simulation {
     /// The stand-ins of library kinds in each tree file, whose results can be forced
     /// (shared by every clone; the debugging core records forcing by step).
     stand_ins: Vec<(PathBuf, crate::runtime::StandIns)>,
+    /// A tree run alone ([`Simulation::solo`]): its one instance is seeded with the seed
+    /// itself, as `arbor run TREE` seeds it.
+    solo: bool,
 }
 
 /// One agent's state, for summaries.
@@ -201,16 +204,20 @@ impl Simulation {
     }
 
     /// A scenario already read (`parse_scenario`), with `edited`: a tree being edited that
-    /// stands in for the file at its path (agents naming that file run it as it is now).
+    /// stands in for the file at its path. The agents naming that file run it as it is
+    /// now; with `every_agent`, every agent runs it instead of its own (as `arbor run TREE
+    /// --scenario SCENARIO` runs TREE).
     pub fn with_edited(
         scenario: &Path,
         parsed: (World, Vec<AgentSetup>),
         catalog: &Catalog,
         seed: u64,
         edited: (&Path, &Tree),
+        every_agent: bool,
     ) -> Result<Self, SimError> {
         let (world, setups) = parsed;
-        Self::build(scenario, world, setups, catalog, seed, None, Some(edited))
+        let tree = every_agent.then_some(edited.0);
+        Self::build(scenario, world, setups, catalog, seed, tree, Some(edited))
     }
 
     fn build(
@@ -285,6 +292,7 @@ impl Simulation {
             agents,
             inputs,
             stand_ins,
+            solo: false,
         })
     }
 
@@ -358,6 +366,7 @@ impl Simulation {
         Ok(Self {
             inputs,
             stand_ins: vec![(shown.clone(), behaviours.stand_ins().clone())],
+            solo: true,
             world,
             agents: vec![SimAgent {
                 setup: AgentSetup {
@@ -368,6 +377,27 @@ impl Simulation {
                 instance,
             }],
         })
+    }
+
+    /// The same first state with another seed: what loading it again with `seed` gives,
+    /// without reading or compiling anything again. `None` once it has stepped.
+    pub fn reseeded(&self, seed: u64) -> Option<Self> {
+        if self.world.step_number() > 0 || self.agents.iter().any(|a| a.instance.step_number() > 0)
+        {
+            return None;
+        }
+        let mut sim = self.clone();
+        sim.world.seed(derive_seed(seed, 0));
+        for (i, a) in sim.agents.iter_mut().enumerate() {
+            let own = if sim.solo {
+                seed
+            } else {
+                derive_seed(seed, i as u64 + 1)
+            };
+            a.instance = Instance::new(a.instance.program().clone(), own);
+            a.instance.record_states(true);
+        }
+        Some(sim)
     }
 
     /// The stand-in nodes (library kinds without a behaviour) of the tree file `tree`, whose

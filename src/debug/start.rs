@@ -1,0 +1,92 @@
+//! Where a run starts when the editor opens it from the command line (`arbor edit
+//! --scenario --seed --dt --trigger --at`, as `arbor test` prints it for a failure), and
+//! the triggers the command line gives (`--trigger STEP:ID[:VALUE]`, also `arbor run`'s).
+
+use std::path::PathBuf;
+
+/// A trigger given on the command line.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TriggerArg {
+    /// The step before which it is queued.
+    pub step: u64,
+    /// The Interrupt's id.
+    pub id: String,
+    /// The payload, if any.
+    pub value: Option<String>,
+}
+
+/// Parses `STEP:ID[:VALUE]`.
+pub fn parse_trigger(text: &str) -> Result<TriggerArg, String> {
+    let mut parts = text.splitn(3, ':');
+    let (Some(step), Some(id)) = (parts.next(), parts.next()) else {
+        return Err(format!(
+            "--trigger '{text}': expected STEP:ID or STEP:ID:VALUE"
+        ));
+    };
+    let step: u64 = step
+        .trim()
+        .parse()
+        .map_err(|_| format!("--trigger '{text}': STEP must be a whole number, not '{step}'"))?;
+    if step == 0 {
+        return Err(format!(
+            "--trigger '{text}': STEP must be 1 or more (step 0 is the start)"
+        ));
+    }
+    if id.trim().is_empty() {
+        return Err(format!("--trigger '{text}': the interrupt id is empty"));
+    }
+    Ok(TriggerArg {
+        step,
+        id: id.trim().to_owned(),
+        value: parts.next().map(str::to_owned),
+    })
+}
+
+/// Where `arbor edit` takes the run before the window opens (the editor's `EditorApp::run_from`).
+#[derive(Clone, Debug)]
+pub struct RunFrom {
+    /// A scenario to run the tree in, instead of the one beside it.
+    pub scenario: Option<PathBuf>,
+    /// Run the tree alone in an empty world, even with a scenario beside it.
+    pub solo: bool,
+    /// In the scenario, every agent runs the tree, instead of the agents whose own tree
+    /// it is (as `arbor run TREE --scenario SCENARIO`).
+    pub every_agent: bool,
+    /// The seed.
+    pub seed: u64,
+    /// Seconds per step.
+    pub dt: f64,
+    /// The step to show.
+    pub at: Option<u64>,
+    /// Triggers before their steps (those up to `at` are given).
+    pub triggers: Vec<TriggerArg>,
+}
+
+impl Default for RunFrom {
+    /// The run as the editor starts it: the scenario beside the tree, seed 0, 0.1 s a
+    /// step, at its first step.
+    fn default() -> Self {
+        Self {
+            scenario: None,
+            solo: false,
+            every_agent: false,
+            seed: 0,
+            dt: crate::world::DT,
+            at: None,
+            triggers: Vec::new(),
+        }
+    }
+}
+
+impl RunFrom {
+    /// Whether it asks for nothing but the run the editor starts anyway.
+    pub fn is_default(&self) -> bool {
+        self.scenario.is_none()
+            && !self.solo
+            && !self.every_agent
+            && self.seed == 0
+            && self.dt == crate::world::DT
+            && self.at.is_none()
+            && self.triggers.is_empty()
+    }
+}
