@@ -141,6 +141,8 @@ fn command(
             seed,
             dt,
             at,
+            watch,
+            select,
             triggers,
         }) => {
             if !(dt.is_finite() && dt > 0.0) {
@@ -164,12 +166,14 @@ fn command(
                 seed,
                 dt,
                 at,
+                watch,
+                select,
                 triggers,
             };
             if trace.is_some() && !from.is_default() {
                 let _ = writeln!(
                     err,
-                    "error: --scenario, --solo, --seed, --dt, --at and --trigger start a run; a replayed --trace is the run it recorded"
+                    "error: --scenario, --solo, --every-agent, --seed, --dt, --at, --watch, --select and --trigger start a run; a replayed --trace is the run it recorded"
                 );
                 return cli::EXIT_UNREADABLE;
             }

@@ -6,7 +6,7 @@
 
 mod common;
 
-use arbor::check::{Counts, Coverage};
+use arbor::check::Coverage;
 use arbor::debug::RunFrom;
 use arbor::editor::EditorApp;
 use arbor::model::{Catalog, NodeId};
@@ -80,7 +80,7 @@ fn view_coverage_from_file_paints_the_files_counts_on_each_node() {
     let tree = &coverage.trees[0];
     let overlay = h.state().coverage().expect("the overlay is shown");
     for node in &tree.nodes {
-        let shown = overlay.of(&NodeId::new(&node.id));
+        let shown = overlay.of(&NodeId::new(&node.id)).expect("counted");
         assert_eq!(shown.entered, node.entered, "{}", node.id);
         assert_eq!(shown.succeeded, node.succeeded, "{}", node.id);
         assert_eq!(shown.failed, node.failed, "{}", node.id);
@@ -88,7 +88,7 @@ fn view_coverage_from_file_paints_the_files_counts_on_each_node() {
     // Each node shows its counts, and the canvas says what it shows.
     let hit = tree.nodes.iter().find(|n| n.id == "hit").unwrap();
     assert!(hit.entered > 0);
-    h.get_by_label(&arbor::editor::coverage::counts_line(&hit.counts()));
+    h.get_by_label(&arbor::editor::coverage::counts_line(&hit.counts(), None));
     assert!(
         overlay.summary.contains("arena.coverage.json, 20 runs"),
         "{}",
@@ -100,9 +100,14 @@ fn view_coverage_from_file_paints_the_files_counts_on_each_node() {
         overlay.summary
     );
     // A node never entered is painted apart from one entered most.
-    let never = arbor::editor::coverage::heat(&Counts::default(), overlay.max);
-    let most = arbor::editor::coverage::heat(&overlay.of(&NodeId::new("root")), overlay.max);
-    assert_ne!(never, most);
+    assert_eq!(overlay.warning, None);
+    let most = overlay.heat_of(&NodeId::new("root")).unwrap();
+    let fewest = overlay.heat_of(&NodeId::new("hit")).unwrap();
+    assert_ne!(arbor::editor::coverage::heat(None), most);
+    assert_ne!(fewest, most, "the rarest and the most entered differ");
+    // View > Hide Coverage.
+    view_menu(&mut h, "Hide Coverage");
+    assert!(h.state().coverage().is_none());
 }
 
 #[test]
@@ -123,22 +128,25 @@ fn view_coverage_of_the_run_counts_the_steps_taken_and_toggles_off() {
         overlay.summary
     );
     for (id, counts) in program.node_ids().iter().zip(&core.counts()[0]) {
-        assert_eq!(overlay.of(&NodeId::new(id)), counts.folded(), "{id}");
+        assert_eq!(overlay.of(&NodeId::new(id)), Some(counts.folded()), "{id}");
     }
     // Walking to the door: entered; resting in the room: not yet.
-    assert!(overlay.of(&NodeId::new("to_door")).entered > 0);
-    assert_eq!(overlay.of(&NodeId::new("rest")).entered, 0);
+    let entered = |o: &arbor::editor::coverage::Overlay, id: &str| {
+        o.of(&NodeId::new(id)).expect("counted").entered
+    };
+    assert!(entered(overlay, "to_door") > 0);
+    assert_eq!(entered(overlay, "rest"), 0);
     // The node says so, besides the legend.
     assert!(h.query_all_by_label("never entered").count() >= 2);
     // Stepping on updates the counts.
-    let before = overlay.of(&NodeId::new("root")).entered;
+    let before = entered(overlay, "root");
     for _ in 0..200 {
         h.key_press_modifiers(Modifiers::NONE, Key::N);
     }
     h.run_steps(3);
     let overlay = h.state().coverage().unwrap();
-    assert!(overlay.of(&NodeId::new("rest")).entered > 0);
-    assert!(overlay.of(&NodeId::new("root")).entered >= before);
+    assert!(entered(overlay, "rest") > 0);
+    assert!(entered(overlay, "root") >= before);
     // Chosen again: hidden.
     view_menu(&mut h, "Coverage of the Run");
     assert!(h.state().coverage().is_none());
@@ -151,12 +159,16 @@ fn edit_with_seed_and_at_opens_the_run_at_that_step_of_that_seed() {
     app.run_from(&RunFrom {
         seed: 3,
         at: Some(57),
+        watch: Some("drone".into()),
+        select: Some("hit".into()),
         ..RunFrom::default()
     });
     let h = harness(app);
     let run = h.state().simulation().unwrap();
     assert_eq!(run.step_number(), 57);
     assert_eq!(run.seed(), 3);
+    assert_eq!(run.watched_name(), Some("drone"));
+    assert_eq!(h.state().selection(), [NodeId::new("hit")]);
     h.get_by_label_contains("step 57, 5.7 s, seed 3");
     // The world is the one the core reaches with that seed.
     let core = core_at("droid_arena", 3, 57);

@@ -160,8 +160,22 @@ impl Coverage {
 
     /// A coverage file's text; why it is not one.
     pub fn parse(text: &str, path: &Path) -> Result<Self, String> {
-        let c: Coverage = serde_json::from_str(text)
-            .map_err(|e| format!("{}:{}: {e}", path.display(), e.line()))?;
+        if let Some(format) = crate::io::read_header(text).and_then(|h| h.format)
+            && format != COVERAGE_FORMAT
+        {
+            return Err(format!(
+                "{}: its format is '{format}': this is not a coverage file (make one with arbor coverage … --json > FILE)",
+                path.display()
+            ));
+        }
+        let c: Coverage = serde_json::from_str(text).map_err(|e| {
+            format!(
+                "{}:{}: {}",
+                path.display(),
+                e.line(),
+                super::file::serde_message(&e)
+            )
+        })?;
         if c.format != COVERAGE_FORMAT {
             return Err(format!(
                 "{}: the format is '{}', not '{COVERAGE_FORMAT}': make one with arbor coverage --json",

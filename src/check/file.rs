@@ -368,7 +368,7 @@ fn line_at(text: &str, offset: usize) -> usize {
 
 /// A JSON error's message without the "at line L column C" serde adds: the line given is
 /// the file's, which the caller knows better than the part parsed.
-fn serde_message(e: &serde_json::Error) -> String {
+pub(crate) fn serde_message(e: &serde_json::Error) -> String {
     let text = e.to_string();
     match text.rfind(" at line ") {
         Some(at) => text[..at].to_owned(),

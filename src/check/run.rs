@@ -482,11 +482,21 @@ impl Prepared {
                 )
             }
         };
+        let node = match &rule {
+            Rule::Count(Matcher::Node(_, id), _)
+            | Rule::Within {
+                target: Matcher::Node(_, id),
+                ..
+            }
+            | Rule::Runs { node: id, .. } => Some(id.clone()),
+            _ => None,
+        };
         Ok(Check {
             name: e.name.clone(),
             agent,
             rule,
             shown,
+            node,
         })
     }
 
@@ -538,6 +548,7 @@ impl Prepared {
                 message,
                 open: self.open_command(
                     agent.as_deref().or(self.checks[i].shown.as_deref()),
+                    self.checks[i].node.as_deref(),
                     seed,
                     step,
                 ),
@@ -568,8 +579,14 @@ impl Prepared {
     }
 
     /// The command that opens the editor on the tree of `agent` (else the first agent's),
-    /// in this test's run with `seed`, at `step`.
-    pub fn open_command(&self, agent: Option<&str>, seed: u64, step: u64) -> String {
+    /// in this test's run with `seed`, at `step`, watching that agent, `node` selected.
+    pub fn open_command(
+        &self,
+        agent: Option<&str>,
+        node: Option<&str>,
+        seed: u64,
+        step: u64,
+    ) -> String {
         let tree = agent
             .and_then(|a| self.agents.iter().find(|(n, _)| n == a))
             .or(self.agents.first())
@@ -599,6 +616,12 @@ impl Prepared {
         }
         if self.test.dt != crate::world::DT {
             cmd.push_str(&format!(" --dt {}", self.test.dt));
+        }
+        if let Some(a) = agent.filter(|_| self.agents.len() > 1) {
+            cmd.push_str(&format!(" --watch {}", shell_word(a)));
+        }
+        if let Some(n) = node {
+            cmd.push_str(&format!(" --select {}", shell_word(n)));
         }
         for t in self.triggers.iter().filter(|t| t.step <= step) {
             let at = t.agent.as_ref().map_or(String::new(), |a| format!("@{a}"));

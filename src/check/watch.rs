@@ -122,6 +122,8 @@ pub(super) struct Check {
     pub(super) agent: Option<String>,
     pub(super) rule: Rule,
     pub(super) shown: Option<String>,
+    /// The node it is about (its trace id), for the editor to select.
+    pub(super) node: Option<String>,
 }
 
 /// A node's counts so far, for each agent (a node id may be a guard in one agent's tree

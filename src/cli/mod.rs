@@ -100,6 +100,12 @@ pub enum Command {
         /// Open the run at this step (as `arbor test` prints it for a failure).
         #[arg(long, value_name = "STEP")]
         at: Option<u64>,
+        /// Watch this agent (its name in the scenario).
+        #[arg(long, value_name = "AGENT")]
+        watch: Option<String>,
+        /// Select and centre this node (its id).
+        #[arg(long, value_name = "NODE")]
+        select: Option<String>,
         /// Trigger the Interrupt with id ID before step STEP (`ID@AGENT`: for that agent
         /// only); with --at, those up to that step are given.
         #[arg(long = "trigger", value_name = "STEP:ID[:VALUE]")]

@@ -796,13 +796,17 @@ impl Debugger {
         }
     }
 
-    /// How often each node of the tree shown was entered, succeeded, failed and was
+    /// How often each node of the run's tree was entered, succeeded, failed and was
     /// aborted in this run, from its first step to its newest, summed over the agents that
-    /// run that tree; by node id as shown. `None` for a replay or a game shown live.
-    pub fn coverage(&self) -> Option<foldhash::HashMap<NodeId, crate::runtime::Counts>> {
+    /// run the tree shown: by trace id (`SUBTREE/INNER` inside a SubTree; [`Debugger::shown`]
+    /// maps them to the tree shown), with how many agents were counted. `None` for a replay
+    /// or a game shown live.
+    pub fn coverage(&self) -> Option<(Vec<(String, crate::runtime::Counts)>, usize)> {
         let session = self.session()?;
         let mask = self.runs_shown();
-        let mut out: foldhash::HashMap<NodeId, crate::runtime::Counts> = Default::default();
+        let mut out: Vec<(String, crate::runtime::Counts)> = Vec::new();
+        let mut at: foldhash::HashMap<String, usize> = Default::default();
+        let mut agents = 0;
         for (agent, counts) in session.counts().iter().enumerate() {
             if mask.as_ref().is_some_and(|m| m.get(agent) != Some(&true)) {
                 continue;
@@ -814,13 +818,18 @@ impl Debugger {
             else {
                 continue;
             };
+            agents += 1;
             for (id, c) in instance.program().node_ids().iter().zip(counts) {
-                if let Some(node) = self.shown(id) {
-                    out.entry(node).or_default().add(c);
+                match at.get(id) {
+                    Some(&i) => out[i].1.add(c),
+                    None => {
+                        at.insert(id.clone(), out.len());
+                        out.push((id.clone(), *c));
+                    }
                 }
             }
         }
-        Some(out)
+        Some((out, agents))
     }
 
     /// The simulation at the shown step, when the tree runs in the world (not for a

@@ -58,6 +58,10 @@ pub struct RunFrom {
     pub dt: f64,
     /// The step to show.
     pub at: Option<u64>,
+    /// The agent to watch (by name).
+    pub watch: Option<String>,
+    /// The node to select and centre (its id, or trace id inside a SubTree).
+    pub select: Option<String>,
     /// Triggers before their steps (those up to `at` are given).
     pub triggers: Vec<TriggerArg>,
 }
@@ -73,6 +77,8 @@ impl Default for RunFrom {
             seed: 0,
             dt: crate::world::DT,
             at: None,
+            watch: None,
+            select: None,
             triggers: Vec::new(),
         }
     }
@@ -87,6 +93,8 @@ impl RunFrom {
             && self.seed == 0
             && self.dt == crate::world::DT
             && self.at.is_none()
+            && self.watch.is_none()
+            && self.select.is_none()
             && self.triggers.is_empty()
     }
 }

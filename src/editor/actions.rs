@@ -51,6 +51,7 @@ impl Enabled for EditorApp {
             Command::SimReset => self.sim.is_some(),
             Command::OpenSubTree => self.subtree_asset().is_some(),
             Command::BackToRunTree => self.simulation().is_some_and(|s| s.inside().is_some()),
+            Command::HideCoverage => self.coverage.is_some(),
             _ => true,
         }
     }
@@ -288,6 +289,10 @@ impl EditorApp {
                 }
             }
             Command::CoverageFromFile => self.choose(Purpose::OpenCoverage),
+            Command::HideCoverage => {
+                self.coverage = None;
+                self.say("Coverage hidden");
+            }
             Command::CommandPalette => self.palette.show(),
             Command::FindNode => self.find.show(),
             Command::ShowMessages => self.messages.open = true,

@@ -69,6 +69,8 @@ pub enum Command {
     CoverageOfRun,
     /// Show the counts of a coverage file (`arbor coverage --json`) as heat.
     CoverageFromFile,
+    /// Stop showing coverage.
+    HideCoverage,
     /// Find and run any command by name.
     CommandPalette,
     /// Show the messages of this session.
@@ -176,6 +178,7 @@ impl Command {
             Command::ToggleMinimap => "Minimap",
             Command::CoverageOfRun => "Coverage of the Run",
             Command::CoverageFromFile => "Coverage from File…",
+            Command::HideCoverage => "Hide Coverage",
             Command::CommandPalette => "Command Palette…",
             Command::ShowMessages => "Messages…",
             Command::SimStep => "Step",
@@ -239,6 +242,7 @@ impl Command {
             Command::CoverageFromFile => {
                 "Colour each node by the counts of a coverage file (arbor coverage --json > FILE)"
             }
+            Command::HideCoverage => "Show the nodes in their own colours again",
             Command::ToggleMinimap => {
                 "Show or hide the whole tree small in the canvas's corner (a click there moves the view)"
             }
@@ -295,6 +299,7 @@ impl Command {
             Command::ToggleMinimap => &const { one(key(NONE, Key::M)) },
             Command::CoverageOfRun => &[],
             Command::CoverageFromFile => &[],
+            Command::HideCoverage => &[],
             Command::CommandPalette => &const { one(key(CMD_SHIFT, Key::P)) },
             Command::ShowMessages => &[],
             Command::SimStep => {
@@ -325,9 +330,8 @@ impl Command {
             Undo | Redo | Cut | Copy | Paste | Duplicate | Delete | SelectAll | SelectNone
             | SelectSubtree | FindNode | Disconnect | ToggleCollapse => Menu::Edit,
             ZoomToFit | ZoomToSelection | ZoomIn | ZoomOut | ZoomReset | Arrange
-            | ToggleMinimap | CoverageOfRun | CoverageFromFile | CommandPalette | ShowMessages => {
-                Menu::View
-            }
+            | ToggleMinimap | CoverageOfRun | CoverageFromFile | HideCoverage | CommandPalette
+            | ShowMessages => Menu::View,
             SimStep | SimStep10 | SimUntilChange | SimBack | SimRunPause | SimReset
             | ToggleBreakpoint | BackToRunTree => Menu::Simulation,
             ShowHelp => Menu::Help,

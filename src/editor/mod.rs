@@ -362,18 +362,30 @@ impl EditorApp {
                 None => (t.id.as_str(), None),
             };
             if run.queue_trigger(agent, id, t.value.as_deref()) == 0 {
-                unused.push(t.id.clone());
+                unused.push(format!("--trigger {}", t.id));
             }
         }
         let now = run.step_number();
         run.step_by(at.saturating_sub(now), &[]);
+        if let Some(name) = &from.watch {
+            match run
+                .source()
+                .and_then(|r| r.agent_names().iter().position(|n| n == name))
+            {
+                Some(i) => run.watch(i),
+                None => unused.push(format!("--watch {name}")),
+            }
+        }
+        if let Some(node) = &from.select {
+            run.select = run.shown(node);
+        }
         let error = run.error.clone();
         let reached = run.step_number();
         let later = from.triggers.iter().filter(|t| t.step > at).count();
         match error {
             Some(e) => self.say_problem(format!("The run cannot start: {e}")),
             None if !unused.is_empty() => self.say_problem(format!(
-                "No agent has the Interrupt of --trigger {}: ignored",
+                "No agent has this Interrupt, or this name: {} (ignored)",
                 unused.join(", ")
             )),
             None => self.say(format!(

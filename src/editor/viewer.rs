@@ -530,8 +530,8 @@ impl SnarlViewer<NodeId> for Viewer<'_> {
         snarl: &Snarl<NodeId>,
     ) -> egui::Frame {
         let id = &snarl[node];
-        if let Some(overlay) = self.look.coverage {
-            return default.fill(super::coverage::heat(&overlay.of(id), overlay.max));
+        if let Some(heat) = self.look.coverage.and_then(|o| o.heat_of(id)) {
+            return default.fill(heat);
         }
         let base = category_colour(self.category(id));
         default.fill(header_fill(
@@ -552,11 +552,8 @@ impl SnarlViewer<NodeId> for Viewer<'_> {
         let id = &snarl[node];
         let mut frame = default;
         // The heat outlines the node; an error or a running light drawn after it wins.
-        if let Some(overlay) = self.look.coverage {
-            frame = frame.stroke(egui::Stroke::new(
-                3.0,
-                super::coverage::heat(&overlay.of(id), overlay.max),
-            ));
+        if let Some(heat) = self.look.coverage.and_then(|o| o.heat_of(id)) {
+            frame = frame.stroke(egui::Stroke::new(3.0, heat));
         }
         if self.look.errors.contains(id) {
             frame = frame.stroke(egui::Stroke::new(2.0, Color32::from_rgb(230, 60, 60)));
@@ -665,10 +662,11 @@ impl SnarlViewer<NodeId> for Viewer<'_> {
                     }
                 }
             }
-            if let Some(overlay) = self.look.coverage {
-                let counts = overlay.of(&id);
+            if let Some(overlay) = self.look.coverage
+                && let Some(counts) = overlay.of(&id)
+            {
                 ui.add(line(
-                    RichText::new(super::coverage::counts_line(&counts))
+                    RichText::new(super::coverage::counts_line(&counts, overlay.inside(&id)))
                         .size(SMALL_TEXT)
                         .strong()
                         .color(Color32::WHITE),
