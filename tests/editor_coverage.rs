@@ -105,6 +105,25 @@ fn view_coverage_from_file_paints_the_files_counts_on_each_node() {
     let fewest = overlay.heat_of(&NodeId::new("hit")).unwrap();
     assert_ne!(arbor::editor::coverage::heat(None), most);
     assert_ne!(fewest, most, "the rarest and the most entered differ");
+    // Zoom to Fit (F) shows every node inside the canvas, below the legend's row.
+    h.key_press(Key::F);
+    h.run_steps(6);
+    let canvas = h.state().canvas_rect().unwrap();
+    let legend = h
+        .get_by_label_contains("Coverage of arena.coverage.json")
+        .rect();
+    assert!(
+        legend.bottom() <= canvas.top() + 1.0,
+        "{legend:?} above {canvas:?}"
+    );
+    for n in h.state().tree().nodes() {
+        let r = h.state().screen_rect_of(&n.id).unwrap();
+        assert!(
+            canvas.contains_rect(r),
+            "{} at {r:?} outside {canvas:?}",
+            n.id
+        );
+    }
     // View > Hide Coverage.
     view_menu(&mut h, "Hide Coverage");
     assert!(h.state().coverage().is_none());

@@ -415,11 +415,19 @@ impl EditorApp {
             run,
             coverage: self.coverage.as_ref(),
         };
-        // The coverage legend takes a row of its own above the canvas: it hides no node.
-        if let Some(overlay) = &self.coverage {
-            super::coverage::legend_ui(ui, overlay);
-        }
-        let out = self.canvas.show(ui, &look);
+        // The coverage legend takes a row of its own above the canvas: it hides no node,
+        // and the canvas (its fitting too) has the rest.
+        let out = match &self.coverage {
+            Some(overlay) => {
+                super::coverage::legend_ui(ui, overlay);
+                let rest = ui.available_rect_before_wrap();
+                ui.scope_builder(egui::UiBuilder::new().max_rect(rest), |ui| {
+                    self.canvas.show(ui, &look)
+                })
+                .inner
+            }
+            None => self.canvas.show(ui, &look),
+        };
         // A kind dragged from the palette and let go over the canvas: a node there.
         let released = ui.input(|i| i.pointer.primary_released());
         let over = ui
