@@ -6,11 +6,11 @@
 use std::fmt::Write;
 
 /// One test file's results.
-pub struct Suite<'a> {
+pub struct Suite {
     /// The test's name.
-    pub name: &'a str,
+    pub name: String,
     /// The test file.
-    pub file: &'a str,
+    pub file: String,
     /// Each seed's run: its case name, seconds, and what broke (`None`: it passed).
     pub cases: Vec<Case>,
 }
@@ -28,7 +28,7 @@ pub struct Case {
 }
 
 /// The JUnit XML of `suites`.
-pub fn write(suites: &[Suite<'_>]) -> String {
+pub fn write(suites: &[Suite]) -> String {
     let count = |f: fn(&Case) -> bool| -> usize {
         suites
             .iter()
@@ -55,15 +55,15 @@ pub fn write(suites: &[Suite<'_>]) -> String {
         let _ = writeln!(
             x,
             "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{failed}\" errors=\"{errored}\" skipped=\"0\" time=\"{time:.3}\" file=\"{}\">",
-            escape(s.name),
+            escape(&s.name),
             s.cases.len(),
-            escape(s.file)
+            escape(&s.file)
         );
         for c in &s.cases {
             let open = format!(
                 "    <testcase name=\"{}\" classname=\"{}\" time=\"{:.3}\"",
                 escape(&c.name),
-                escape(s.name),
+                escape(&s.name),
                 c.seconds
             );
             match (&c.failure, &c.error) {

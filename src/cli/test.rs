@@ -133,16 +133,16 @@ pub fn test(
                         None,
                     )
                 };
-                suites.push((
-                    path.display().to_string(),
-                    path.display().to_string(),
-                    vec![junit::Case {
+                suites.push(junit::Suite {
+                    name: path.display().to_string(),
+                    file: path.display().to_string(),
+                    cases: vec![junit::Case {
                         name: "load".into(),
                         seconds: 0.0,
                         failure,
                         error,
                     }],
-                ));
+                });
             }
             Loaded::Ready(p) => {
                 let mut cases = Vec::new();
@@ -155,11 +155,11 @@ pub fn test(
                     }
                     cases.push(case);
                 }
-                suites.push((
-                    p.test.name.clone(),
-                    p.test.path.display().to_string(),
+                suites.push(junit::Suite {
+                    name: p.test.name.clone(),
+                    file: p.test.path.display().to_string(),
                     cases,
-                ));
+                });
             }
         }
     }
@@ -171,31 +171,15 @@ pub fn test(
     } else {
         let _ = writeln!(out, "{passed} passed, {failed} failed");
     }
-    if let Some(file) = junit_file {
-        let suites: Vec<junit::Suite<'_>> = suites
-            .iter()
-            .map(|(name, file, cases)| junit::Suite {
-                name,
-                file,
-                cases: cases
-                    .iter()
-                    .map(|c| junit::Case {
-                        name: c.name.clone(),
-                        seconds: c.seconds,
-                        failure: c.failure.clone(),
-                        error: c.error.clone(),
-                    })
-                    .collect(),
-            })
-            .collect();
-        if let Err(e) = crate::io::write_atomically(file, junit::write(&suites).as_bytes()) {
-            let _ = writeln!(
-                err,
-                "{}: cannot write the JUnit report: {e}",
-                file.display()
-            );
-            return EXIT_UNREADABLE;
-        }
+    if let Some(file) = junit_file
+        && let Err(e) = crate::io::write_atomically(file, junit::write(&suites).as_bytes())
+    {
+        let _ = writeln!(
+            err,
+            "{}: cannot write the JUnit report: {e}",
+            file.display()
+        );
+        return EXIT_UNREADABLE;
     }
     if unrun > 0 {
         EXIT_UNREADABLE
