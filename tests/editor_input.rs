@@ -1598,14 +1598,7 @@ fn opening_a_subtree_during_a_run_keeps_the_run_and_lights_its_inner_nodes() {
 fn editing_a_subtree_shown_inside_a_run_runs_it_on_its_own() {
     let mut h = open_sample("guard_patrol");
     key(&mut h, Modifiers::NONE, Key::N);
-    // Open SubTree from the node's right-click menu (the node brought into view first).
-    h.state_mut().focus(&NodeId::new("patrol"));
-    h.state_mut().select(None);
-    h.run_steps(3);
-    let at = on_node(&h, "patrol");
-    click_at(&mut h, at, PointerButton::Secondary, Modifiers::NONE);
-    h.get_by_label_contains("Open SubTree").click();
-    h.run_steps(3);
+    open_patrol_from_its_menu(&mut h);
     h.get_by_label_contains("SubTree patrol inside the run");
     // An edit (delete a node) ends the view into the run.
     let at = on_node(&h, "look_b");
@@ -1614,6 +1607,38 @@ fn editing_a_subtree_shown_inside_a_run_runs_it_on_its_own() {
     assert!(h.query_by_label_contains("inside the run").is_none());
     h.get_by_label_contains("patrol.json alone in an empty world");
     assert_eq!(h.state().simulation().unwrap().step_number(), 0);
+}
+
+/// Open SubTree from the right-click menu of guard_patrol's SubTree node `patrol` (the
+/// node brought into view first).
+fn open_patrol_from_its_menu(h: &mut Harness<'static, EditorApp>) {
+    h.state_mut().focus(&NodeId::new("patrol"));
+    h.state_mut().select(None);
+    h.run_steps(3);
+    let at = on_node(h, "patrol");
+    click_at(h, at, PointerButton::Secondary, Modifiers::NONE);
+    h.get_by_label_contains("Open SubTree").click();
+    h.run_steps(3);
+}
+
+#[test]
+fn a_subtree_opened_before_the_first_step_is_shown_inside_the_run_and_back_returns() {
+    let mut h = open_sample("guard_patrol");
+    open_patrol_from_its_menu(&mut h);
+    h.get_by_label_contains("SubTree patrol inside the run");
+    assert_eq!(
+        h.state().document().path().unwrap().file_name().unwrap(),
+        "patrol.json"
+    );
+    // Stepping lights the asset's nodes; Ctrl+Backspace goes back to the running tree.
+    key(&mut h, Modifiers::NONE, Key::N);
+    assert_eq!(h.state().simulation().unwrap().step_number(), 1);
+    key(&mut h, Modifiers::COMMAND, Key::Backspace);
+    assert_eq!(
+        h.state().document().path().unwrap().file_name().unwrap(),
+        "guard_patrol.json"
+    );
+    assert_eq!(h.state().simulation().unwrap().step_number(), 1);
 }
 
 /// Drags node "work" aside, then runs frames until the unsaved work is written aside.

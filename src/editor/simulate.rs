@@ -351,9 +351,14 @@ impl SimPanel {
             });
         }
         if let Some(e) = &self.debugger.error {
-            ui.horizontal(|ui| {
-                ui.label(
-                    RichText::new(format!("Cannot run: {e}")).color(Color32::from_rgb(235, 90, 90)),
+            // Wrapped: a long reason (a path, a hint) stays inside the panel.
+            ui.horizontal_wrapped(|ui| {
+                ui.add(
+                    egui::Label::new(
+                        RichText::new(format!("Cannot run: {e}"))
+                            .color(Color32::from_rgb(235, 90, 90)),
+                    )
+                    .wrap(),
                 );
                 if self.debugger.needs_scenario && ui.button("Open Scenario…").clicked() {
                     asked.push(Command::OpenScenario);
