@@ -135,40 +135,14 @@ fn command(
             run,
             trace,
             listen,
-            scenario,
-            solo,
-            every_agent,
-            seed,
-            dt,
-            at,
-            watch,
-            select,
-            triggers,
+            start,
         }) => {
-            if !(dt.is_finite() && dt > 0.0) {
-                let _ = writeln!(
-                    err,
-                    "error: --dt must be a positive number of seconds, not {dt}"
-                );
-                return cli::EXIT_UNREADABLE;
-            }
-            let triggers = match triggers.iter().map(|t| cli::parse_trigger(t)).collect() {
-                Ok(t) => t,
+            let from = match start.run_from() {
+                Ok(f) => f,
                 Err(e) => {
                     let _ = writeln!(err, "error: {e}");
                     return cli::EXIT_UNREADABLE;
                 }
-            };
-            let from = Start {
-                scenario,
-                solo,
-                every_agent,
-                seed,
-                dt,
-                at,
-                watch,
-                select,
-                triggers,
             };
             if trace.is_some() && !from.is_default() {
                 let _ = writeln!(

@@ -116,14 +116,7 @@ fn view_coverage_from_file_paints_the_files_counts_on_each_node() {
         legend.bottom() <= canvas.top() + 1.0,
         "{legend:?} above {canvas:?}"
     );
-    for n in h.state().tree().nodes() {
-        let r = h.state().screen_rect_of(&n.id).unwrap();
-        assert!(
-            canvas.contains_rect(r),
-            "{} at {r:?} outside {canvas:?}",
-            n.id
-        );
-    }
+    common::all_in_view(&h);
     // View > Hide Coverage.
     view_menu(&mut h, "Hide Coverage");
     assert!(h.state().coverage().is_none());

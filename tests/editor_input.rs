@@ -15,7 +15,7 @@ use egui::accesskit::Role;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 
-use common::harness;
+use common::{all_in_view, harness};
 
 /// Presses a shortcut as the platform delivers it: Ctrl+X / C / V arrive as the Cut, Copy
 /// and Paste events (Paste with the clipboard's text), every other key as a key event.
@@ -537,19 +537,6 @@ const SAMPLE_TREES: [&str; 7] = [
     "mock_sketch",
     "pass_receive",
 ];
-
-/// Every node of the tree lies inside the canvas, as drawn.
-fn all_in_view(h: &Harness<'static, EditorApp>) {
-    let canvas = h.state().canvas_rect().unwrap();
-    for n in h.state().tree().nodes() {
-        let r = h.state().screen_rect_of(&n.id).unwrap();
-        assert!(
-            canvas.contains_rect(r),
-            "{} at {r:?} outside {canvas:?}",
-            n.id
-        );
-    }
-}
 
 #[test]
 fn f_fits_every_sample_tree_in_the_window() {

@@ -196,14 +196,18 @@ impl Prepared {
             triggers: Vec::new(),
             agents,
             nodes,
-            first: std::sync::Mutex::new(first.clone()),
+            first: std::sync::Mutex::new(first),
             warnings,
             test,
         };
         prepared.triggers = prepared.resolve_triggers(&names)?;
-        prepared.checks = (0..prepared.test.expect.len())
-            .map(|i| prepared.resolve(i, &first, &names))
-            .collect::<Result<_, _>>()?;
+        let checks = {
+            let first = prepared.first.lock().unwrap_or_else(|e| e.into_inner());
+            (0..prepared.test.expect.len())
+                .map(|i| prepared.resolve(i, &first, &names))
+                .collect::<Result<_, _>>()?
+        };
+        prepared.checks = checks;
         Ok(prepared)
     }
 

@@ -92,11 +92,8 @@ pub fn coverage(
         let _ = writeln!(err, "error: {m}");
         EXIT_UNREADABLE
     };
-    if !(args.dt.is_finite() && args.dt > 0.0) {
-        return fail(
-            err,
-            format!("--dt must be a positive number of seconds, not {}", args.dt),
-        );
+    if let Err(e) = super::check_dt(args.dt) {
+        return fail(err, e);
     }
     if let Some(min) = args.min
         && !(0.0..=100.0).contains(&min)

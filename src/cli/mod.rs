@@ -81,35 +81,9 @@ pub enum Command {
         /// reach it can send to the editor). `off`: no live attach.
         #[arg(long, value_name = "PORT|ADDRESS:PORT|off")]
         listen: Option<String>,
-        /// Run the tree in this scenario, instead of the one beside it.
-        #[arg(long, value_name = "SCENARIO")]
-        scenario: Option<PathBuf>,
-        /// Run the tree alone in an empty world, even with a scenario beside it.
-        #[arg(long, conflicts_with = "scenario")]
-        solo: bool,
-        /// With --scenario: every agent runs FILE instead of its own tree (as `arbor run
-        /// FILE --scenario SCENARIO`).
-        #[arg(long, requires = "scenario")]
-        every_agent: bool,
-        /// Seed of the run's random generators.
-        #[arg(long, default_value_t = 0)]
-        seed: u64,
-        /// Seconds per step of the run.
-        #[arg(long, default_value_t = crate::world::DT, allow_negative_numbers = true)]
-        dt: f64,
-        /// Open the run at this step (as `arbor test` prints it for a failure).
-        #[arg(long, value_name = "STEP")]
-        at: Option<u64>,
-        /// Watch this agent (its name in the scenario).
-        #[arg(long, value_name = "AGENT")]
-        watch: Option<String>,
-        /// Select and centre this node (its id).
-        #[arg(long, value_name = "NODE")]
-        select: Option<String>,
-        /// Trigger the Interrupt with id ID before step STEP (`ID@AGENT`: for that agent
-        /// only); with --at, those up to that step are given.
-        #[arg(long = "trigger", value_name = "STEP:ID[:VALUE]")]
-        triggers: Vec<String>,
+        /// Where the run starts.
+        #[command(flatten)]
+        start: StartArgs,
     },
     /// Run a tree or a scenario headless for N steps and print a summary; `--trace` writes
     /// every event. A scenario file (recognised by its header) runs every agent's tree in
@@ -199,6 +173,78 @@ pub enum Command {
         #[arg(required = true)]
         files: Vec<PathBuf>,
     },
+}
+
+/// Where `arbor edit` starts the run: what `arbor test` prints for a failure.
+#[derive(Debug, clap::Args)]
+pub struct StartArgs {
+    /// Run the tree in this scenario, instead of the one beside it.
+    #[arg(long, value_name = "SCENARIO")]
+    scenario: Option<PathBuf>,
+    /// Run the tree alone in an empty world, even with a scenario beside it.
+    #[arg(long, conflicts_with = "scenario")]
+    solo: bool,
+    /// With --scenario: every agent runs FILE instead of its own tree (as `arbor run
+    /// FILE --scenario SCENARIO`).
+    #[arg(long, requires = "scenario")]
+    every_agent: bool,
+    /// Seed of the run's random generators.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Seconds per step of the run.
+    #[arg(long, default_value_t = crate::world::DT, allow_negative_numbers = true)]
+    dt: f64,
+    /// Open the run at this step (as `arbor test` prints it for a failure).
+    #[arg(long, value_name = "STEP")]
+    at: Option<u64>,
+    /// Watch this agent (its name in the scenario).
+    #[arg(long, value_name = "AGENT")]
+    watch: Option<String>,
+    /// Select and centre this node (its id).
+    #[arg(long, value_name = "NODE")]
+    select: Option<String>,
+    /// Trigger the Interrupt with id ID before step STEP (`ID@AGENT`: for that agent
+    /// only); with --at, those up to that step are given.
+    #[arg(long = "trigger", value_name = "STEP:ID[:VALUE]")]
+    triggers: Vec<String>,
+}
+
+impl StartArgs {
+    /// The start these arguments ask for; why they are wrong.
+    pub fn run_from(self) -> Result<crate::debug::RunFrom, String> {
+        check_dt(self.dt)?;
+        let max = crate::check::file::MAX_STEPS;
+        if self.at.is_some_and(|k| k > max) {
+            return Err(format!("--at: a run opens at step {max} at most"));
+        }
+        let triggers = self
+            .triggers
+            .iter()
+            .map(|t| parse_trigger(t))
+            .collect::<Result<_, _>>()?;
+        Ok(crate::debug::RunFrom {
+            scenario: self.scenario,
+            solo: self.solo,
+            every_agent: self.every_agent,
+            seed: self.seed,
+            dt: self.dt,
+            at: self.at,
+            watch: self.watch,
+            select: self.select,
+            triggers,
+        })
+    }
+}
+
+/// `dt` as `--dt` must be: a positive number of seconds.
+fn check_dt(dt: f64) -> Result<(), String> {
+    if dt.is_finite() && dt > 0.0 {
+        Ok(())
+    } else {
+        Err(format!(
+            "--dt must be a positive number of seconds, not {dt}"
+        ))
+    }
 }
 
 /// The catalogs of the projects that govern files, each project read once, its problems
@@ -910,12 +956,8 @@ fn run_with(args: &RunArgs<'_>, catalog: &Catalog, out: &mut dyn Write, err: &mu
     use crate::runtime::{Behaviours, CtxValue, Instance, Program};
     use std::sync::Arc;
 
-    if !(args.dt.is_finite() && args.dt > 0.0) {
-        let _ = writeln!(
-            err,
-            "error: --dt must be a positive number of seconds, not {}",
-            args.dt
-        );
+    if let Err(e) = check_dt(args.dt) {
+        let _ = writeln!(err, "error: {e}");
         return EXIT_UNREADABLE;
     }
     let triggers: Vec<TriggerArg> = match args.triggers.iter().map(|t| parse_trigger(t)).collect() {

@@ -20,6 +20,20 @@ pub fn harness(
     h
 }
 
+/// Asserts that every node of the tree shown lies inside the canvas.
+#[cfg(feature = "gui")]
+pub fn all_in_view(h: &egui_kittest::Harness<'static, arbor::editor::EditorApp>) {
+    let canvas = h.state().canvas_rect().unwrap();
+    for n in h.state().tree().nodes() {
+        let r = h.state().screen_rect_of(&n.id).unwrap();
+        assert!(
+            canvas.contains_rect(r),
+            "{} at {r:?} outside {canvas:?}",
+            n.id
+        );
+    }
+}
+
 /// The repository's root folder.
 pub fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
