@@ -7,7 +7,6 @@
 mod common;
 
 use arbor::check::Coverage;
-use arbor::debug::RunFrom;
 use arbor::editor::EditorApp;
 use arbor::model::{Catalog, NodeId};
 use eframe::egui::{self, Key, Modifiers};
@@ -29,6 +28,23 @@ fn core_at(name: &str, seed: u64, k: u64) -> arbor::debug::Session {
     let mut s = arbor::debug::Session::new(sim, 0.1);
     s.run(k, &[]);
     s
+}
+
+/// The editor as `arbor edit TREE ARGS…` starts it: the command line parsed as the
+/// binary parses it, the run taken where it says.
+fn edit(tree: &std::path::Path, args: &[&str]) -> EditorApp {
+    use clap::Parser;
+    let line = ["arbor", "edit", tree.to_str().unwrap()]
+        .into_iter()
+        .chain(args.iter().copied());
+    let Some(arbor::cli::Command::Edit { start, .. }) =
+        arbor::cli::Cli::try_parse_from(line).unwrap().command
+    else {
+        panic!("an edit command");
+    };
+    let mut app = EditorApp::start(Some(tree), None, None);
+    app.run_from(&start.run_from().unwrap());
+    app
 }
 
 fn open_sample(name: &str) -> Harness<'static, EditorApp> {
@@ -167,14 +183,12 @@ fn view_coverage_of_the_run_counts_the_steps_taken_and_toggles_off() {
 #[test]
 fn edit_with_seed_and_at_opens_the_run_at_that_step_of_that_seed() {
     let tree = repo().join("sample_trees/droid_arena.json");
-    let mut app = EditorApp::start(Some(&tree), None, None);
-    app.run_from(&RunFrom {
-        seed: 3,
-        at: Some(57),
-        watch: Some("drone".into()),
-        select: Some("hit".into()),
-        ..RunFrom::default()
-    });
+    let app = edit(
+        &tree,
+        &[
+            "--seed", "3", "--at", "57", "--watch", "drone", "--select", "hit",
+        ],
+    );
     let h = harness(app);
     let run = h.state().simulation().unwrap();
     assert_eq!(run.step_number(), 57);
@@ -199,13 +213,10 @@ fn edit_with_seed_and_at_opens_the_run_at_that_step_of_that_seed() {
 #[test]
 fn edit_with_triggers_gives_them_before_their_steps() {
     let tree = repo().join("sample_trees/mock_sketch.json");
-    let mut app = EditorApp::start(Some(&tree), None, None);
-    app.run_from(&RunFrom {
-        at: Some(13),
-        triggers: vec![arbor::debug::parse_trigger("12:alarm:intruder").unwrap()],
-        ..RunFrom::default()
-    });
-    let h = harness(app);
+    let h = harness(edit(
+        &tree,
+        &["--at", "13", "--trigger", "12:alarm:intruder"],
+    ));
     let run = h.state().simulation().unwrap();
     assert_eq!(run.step_number(), 13);
     // As `arbor run --trigger 12:alarm:intruder` has it at step 13: the alarm's branch.
@@ -216,14 +227,17 @@ fn edit_with_triggers_gives_them_before_their_steps() {
 fn edit_with_every_agent_or_solo_runs_the_tree_as_a_test_ran_it() {
     // --scenario S --every-agent: the guard of guard_patrol runs chase_flee.json too.
     let tree = repo().join("sample_trees/chase_flee.json");
-    let mut app = EditorApp::start(Some(&tree), None, None);
-    app.run_from(&RunFrom {
-        scenario: Some(repo().join("sample_trees/guard_patrol.scenario.json")),
-        every_agent: true,
-        at: Some(5),
-        ..RunFrom::default()
-    });
-    let h = harness(app);
+    let scenario = repo().join("sample_trees/guard_patrol.scenario.json");
+    let h = harness(edit(
+        &tree,
+        &[
+            "--scenario",
+            scenario.to_str().unwrap(),
+            "--every-agent",
+            "--at",
+            "5",
+        ],
+    ));
     let run = h.state().simulation().unwrap();
     assert_eq!(run.step_number(), 5);
     let guard = run.sim().unwrap().instance("guard").unwrap();
@@ -244,13 +258,7 @@ fn edit_with_every_agent_or_solo_runs_the_tree_as_a_test_ran_it() {
         !beside.state().simulation().unwrap().is_solo(),
         "the scenario beside it"
     );
-    let mut app = EditorApp::start(Some(&tree), None, None);
-    app.run_from(&RunFrom {
-        solo: true,
-        at: Some(3),
-        ..RunFrom::default()
-    });
-    let h = harness(app);
+    let h = harness(edit(&tree, &["--solo", "--at", "3"]));
     let run = h.state().simulation().unwrap();
     assert!(run.is_solo());
     assert_eq!(run.step_number(), 3);
