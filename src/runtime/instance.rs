@@ -414,32 +414,35 @@ const _: () = assert!(
         && std::mem::offset_of!(Active, len) == 0
 );
 
-/// What an instance keeps besides its block and its cold block: counts, the step, the
-/// clock, the report queue's first places and the active leaves. Laid out in this order
-/// (`repr(C)`, widest first, 128 bytes): what a step reads lies together at the end.
+/// What an instance keeps besides its block and its cold block: the step, the clock, the
+/// active leaves, the report queue's first places and counts. Laid out in this order
+/// (`repr(C)`): what a common step reads comes first, so that with the instance's program
+/// and block it lies in the instance's first [`HOT`] bytes; the rest only transitions and
+/// full steps read.
 #[derive(Clone)]
 #[repr(C)]
 pub(crate) struct State {
-    pub stats: RunStats,
     pub step: u64,
+    /// Seconds elapsed: the sum of the dts of the steps so far (SEMANTICS.md §3.3.1).
+    pub clock: f64,
+    /// Read by every step, for the context a leaf and its guards see.
+    pub cold: Option<Box<Cold>>,
     /// The serial of the last entry of a node, which its epoch word took; and its value
     /// when this step's phase 1 began: a node whose epoch is above it was entered in this
     /// step (see `Exec::entered_now`; the common step, which needs neither, keeps no
     /// `step_base`).
     pub entries: u32,
-    pub step_base: u32,
-    /// The random generator's state (SplitMix64).
-    pub rng: u64,
-    /// Seconds elapsed: the sum of the dts of the steps so far (SEMANTICS.md §3.3.1).
-    pub clock: f64,
-    pub cold: Option<Box<Cold>>,
-    pub reports: Reports,
-    pub interrupt: u32,
     pub stalled: bool,
     /// [`NOT_STARTED`], [`TRIGGERS`], [`RESTART`], [`RECORD`]: one word, so a step sees at
     /// one compare that none is set.
     pub flags: u16,
     pub active: Active,
+    pub step_base: u32,
+    pub interrupt: u32,
+    pub reports: Reports,
+    /// The random generator's state (SplitMix64).
+    pub rng: u64,
+    pub stats: RunStats,
 }
 
 impl State {
@@ -541,7 +544,19 @@ fn slots(n: usize) -> Vec<Option<CtxValue>> {
     if n > 1 { vec![None; n] } else { Vec::new() }
 }
 
+/// What a common step reads of an instance lies in its first `HOT` bytes: its program, its
+/// block and the start of its [`State`] (see there), so that the step reads as few cache
+/// lines as it can of an agent's entry in a game's array.
+const HOT: usize = 80;
+const _: () = assert!(
+    std::mem::offset_of!(Instance<()>, st)
+        + std::mem::offset_of!(State, active)
+        + std::mem::size_of::<Active>()
+        <= HOT
+);
+
 /// One agent's run of a shared [`Program`].
+#[repr(C)]
 pub struct Instance<A> {
     program: Arc<Program<A>>,
     actions: ActionSlab<A>,
@@ -718,9 +733,7 @@ impl<A> Instance<A> {
 }
 
 /// Steps many agents by `dt` seconds, one after another in the order given, with no
-/// observer: the same as calling [`Instance::step`] on each. (It once asked for the state
-/// of the agent four places ahead while stepping one; with the step's own prefetch hints,
-/// that only made it 15% slower at workload W, see docs/RUNTIME.md.)
+/// observer: the same as calling [`Instance::step`] on each.
 ///
 /// ```
 /// # use std::sync::Arc;
