@@ -161,6 +161,26 @@ fn completed_runs_are_counted() {
     );
 }
 
+/// A SubTree's node is named by its trace id, or by its title in the SubTree's asset.
+#[test]
+fn a_subtrees_node_is_named_by_its_title_in_the_asset() {
+    let guard = format!(
+        "\"scenario\": \"{}\", \"steps\": 200",
+        sample("guard_patrol.scenario.json")
+    );
+    for node in ["patrol/to_b", "Go to post B"] {
+        holds(
+            &guard,
+            &format!(r#"{{"name": "to B", "agent": "guard", "enters": "{node}"}}"#),
+        );
+    }
+    let o = run(
+        &guard,
+        r#"{"name": "never B", "agent": "guard", "enters": "Go to post B", "at_most": 0}"#,
+    );
+    assert!(broke(&o).1.contains("patrol/to_b"), "{:?}", o.failures);
+}
+
 #[test]
 fn a_leaf_runs_at_a_step() {
     holds(

@@ -1582,6 +1582,26 @@ fn opening_a_subtree_during_a_run_keeps_the_run_and_lights_its_inner_nodes() {
 }
 
 #[test]
+fn the_event_log_names_a_subtrees_nodes_by_their_titles() {
+    let mut h = open_sample("guard_patrol");
+    for _ in 0..3 {
+        key(&mut h, Modifiers::NONE, Key::N);
+    }
+    // Seen from the running tree: the inner nodes as the SubTree's asset titles them, in
+    // the log and in what runs now.
+    h.get_by_label_contains("Go to post A entered");
+    h.get_by_label_contains("running: Go to post A");
+    h.get_by_label_contains("Patrol entered");
+    assert!(h.query_by_label_contains("patrol/").is_none());
+    // Seen from inside the SubTree: the nodes around it as the running tree titles them.
+    open_patrol_from_its_menu(&mut h);
+    h.get_by_label_contains("SubTree patrol inside the run");
+    h.get_by_label_contains("Go to post A entered");
+    h.get_by_label_contains("Guard duty entered");
+    assert!(h.query_by_label_contains("patrol/").is_none());
+}
+
+#[test]
 fn editing_a_subtree_shown_inside_a_run_runs_it_on_its_own() {
     let mut h = open_sample("guard_patrol");
     key(&mut h, Modifiers::NONE, Key::N);

@@ -811,11 +811,7 @@ impl Debugger {
             if mask.as_ref().is_some_and(|m| m.get(agent) != Some(&true)) {
                 continue;
             }
-            let Some(instance) = session
-                .agent_names()
-                .get(agent)
-                .and_then(|n| session.sim().instance(n))
-            else {
+            let Some(instance) = session.instance(agent) else {
                 continue;
             };
             agents += 1;

@@ -13,7 +13,7 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-use crate::runtime::{CtxValue, Event, Observer, Outcome, Program, Reason, Status};
+use crate::runtime::{CtxValue, Event, Instance, Observer, Outcome, Program, Reason, Status};
 use crate::world::{Simulation, World};
 
 mod debugger;
@@ -314,6 +314,11 @@ impl Session {
     /// Each agent's name, in scenario order.
     pub fn agent_names(&self) -> &[String] {
         &self.names
+    }
+
+    /// The tree instance of agent `agent` (in scenario order) at the shown step.
+    pub fn instance(&self, agent: usize) -> Option<&Instance<World>> {
+        self.names.get(agent).and_then(|a| self.sim().instance(a))
     }
 
     /// The events of the last steps up to the shown one, oldest first (all agents).

@@ -200,7 +200,7 @@ impl Source {
     pub fn lights(&self, agent: usize) -> Vec<(String, NodeView)> {
         match self {
             Source::Simulation(s) => {
-                let Some(i) = s.agent_names().get(agent).and_then(|n| s.sim().instance(n)) else {
+                let Some(i) = s.instance(agent) else {
                     return Vec::new();
                 };
                 i.program()
@@ -223,19 +223,28 @@ impl Source {
     /// Agent `agent`'s running leaves, by trace id, in tree order where it is known.
     pub fn running_leaves(&self, agent: usize) -> Vec<String> {
         match self {
-            Source::Simulation(s) => s
-                .agent_names()
-                .get(agent)
-                .and_then(|n| s.sim().instance(n))
-                .map(|i| {
-                    let ids = i.program().node_ids();
-                    i.active_leaves()
-                        .iter()
-                        .filter_map(|&l| ids.get(l as usize).cloned())
-                        .collect()
-                })
-                .unwrap_or_default(),
+            Source::Simulation(_) => self
+                .running_nodes(agent)
+                .into_iter()
+                .filter_map(|n| self.node_id(agent, n).map(str::to_owned))
+                .collect(),
             Source::Trace(r) => r.replay.running_leaves(agent),
+        }
+    }
+
+    /// [`Source::running_leaves`] as [`Source::log`] numbers nodes.
+    pub fn running_nodes(&self, agent: usize) -> Vec<u32> {
+        match self {
+            Source::Simulation(s) => s
+                .instance(agent)
+                .map(|i| i.active_leaves().to_vec())
+                .unwrap_or_default(),
+            Source::Trace(r) => r
+                .replay
+                .running_leaves(agent)
+                .iter()
+                .filter_map(|id| r.index.get(id.as_str()).copied())
+                .collect(),
         }
     }
 
@@ -244,7 +253,7 @@ impl Source {
     pub fn context(&self, agent: usize) -> Vec<ContextRow> {
         match self {
             Source::Simulation(s) => {
-                let Some(i) = s.agent_names().get(agent).and_then(|n| s.sim().instance(n)) else {
+                let Some(i) = s.instance(agent) else {
                     return Vec::new();
                 };
                 let written = s.written_keys(agent);
@@ -289,12 +298,23 @@ impl Source {
     pub fn node_id(&self, agent: usize, n: u32) -> Option<&str> {
         match self {
             Source::Simulation(s) => s
-                .agent_names()
-                .get(agent)
-                .and_then(|a| s.sim().instance(a))
+                .instance(agent)
                 .and_then(|i| i.program().node_ids().get(n as usize))
                 .map(String::as_str),
             Source::Trace(r) => r.ids.get(n as usize).map(|id| &**id),
+        }
+    }
+
+    /// The title of node `n` of agent `agent` (as [`Source::log`] numbers it), as its tree
+    /// file or SubTree asset gives it; `None` where it has none, or a trace does not say.
+    pub fn node_title(&self, agent: usize, n: u32) -> Option<&str> {
+        match self {
+            Source::Simulation(s) => s
+                .instance(agent)
+                .and_then(|i| i.program().node_titles().get(n as usize))
+                .map(String::as_str)
+                .filter(|t| !t.is_empty()),
+            Source::Trace(_) => None,
         }
     }
 
@@ -303,9 +323,7 @@ impl Source {
     pub fn is_observer(&self, agent: usize, n: u32) -> bool {
         match self {
             Source::Simulation(s) => s
-                .agent_names()
-                .get(agent)
-                .and_then(|a| s.sim().instance(a))
+                .instance(agent)
                 .is_some_and(|i| i.program().is_observer(n)),
             Source::Trace(_) => false,
         }

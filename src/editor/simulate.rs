@@ -301,15 +301,11 @@ impl SimPanel {
                     }
                 }
                 // What the watched agent runs now, by title.
+                let watched = self.debugger.watched();
                 let running: Vec<String> = run
-                    .running_leaves(self.debugger.watched())
-                    .iter()
-                    .map(|id| {
-                        self.debugger
-                            .shown(id)
-                            .and_then(|shown| tree.node(&shown))
-                            .map_or_else(|| id.clone(), |n| n.label().to_owned())
-                    })
+                    .running_nodes(watched)
+                    .into_iter()
+                    .map(|n| node_name(&self.debugger, tree, run, watched, n))
                     .collect();
                 if !running.is_empty() {
                     ui.label(
@@ -701,13 +697,7 @@ impl SimPanel {
                     })
         };
         let ids: Vec<&str> = events.iter().map(|e| e.node.map_or("", id_of)).collect();
-        let title = |n: u32| {
-            let id = id_of(n);
-            self.debugger
-                .shown(id)
-                .and_then(|shown| tree.node(&shown))
-                .map_or_else(|| id.to_owned(), |n| n.label().to_owned())
-        };
+        let title = |n: u32| node_name(&self.debugger, tree, run, watched, n);
         let selected = selected.map(|s| self.debugger.traced(s));
         let mut clicked = None;
         // As tall as the panel leaves room for, its newest line in view.
@@ -956,4 +946,15 @@ fn team_colour(team: &str) -> Color32 {
         Color32::from_rgb(80, 200, 200),
     ];
     PALETTE[(h % 6) as usize]
+}
+
+/// How the panel names node `n` of agent `agent` of `run` (numbered as [`Source::log`]
+/// numbers them): as the tree shown names it; else (a node of a SubTree, or of the tree
+/// around the SubTree shown) as the run's files title it; else by its trace id.
+fn node_name(debugger: &Debugger, tree: &Tree, run: &Source, agent: usize, n: u32) -> String {
+    let id = run.node_id(agent, n).unwrap_or("");
+    match debugger.shown(id).and_then(|shown| tree.node(&shown)) {
+        Some(node) => node.label().to_owned(),
+        None => run.node_title(agent, n).unwrap_or(id).to_owned(),
+    }
 }

@@ -238,6 +238,8 @@ pub(crate) struct MoveOn {
 pub struct Program<A> {
     pub(crate) recs: Vec<Rec>,
     pub(crate) names: Vec<String>,
+    /// Each node's title from its file (empty where it has none), by index.
+    pub(crate) titles: Vec<String>,
     pub(crate) links: Vec<u32>,
     /// Each leaf's action, by leaf slot, and where it lives in an instance.
     pub(crate) actions: Arc<SlabPlan<A>>,
@@ -304,6 +306,7 @@ impl<A: 'static> Program<A> {
             p: Program {
                 recs: Vec::new(),
                 names: Vec::new(),
+                titles: Vec::new(),
                 links: Vec::new(),
                 actions: Arc::new(SlabPlan::empty()),
                 conditions: Vec::new(),
@@ -368,6 +371,12 @@ impl<A> Program<A> {
         &self.names
     }
 
+    /// Each node's title as its file gives it (empty where it has none), by index: inside a
+    /// SubTree, the title in the SubTree's asset.
+    pub fn node_titles(&self) -> &[String] {
+        &self.titles
+    }
+
     /// The index of the node with this trace id.
     pub fn index_of(&self, node_id: &str) -> Option<u32> {
         self.names
@@ -392,6 +401,11 @@ impl<A> Program<A> {
     /// The interrupt ids the tree answers to.
     pub fn interrupt_ids(&self) -> impl Iterator<Item = &str> {
         self.interrupts.iter().map(|(id, _)| id.as_str())
+    }
+
+    /// The `interrupt_id` of each Interrupt, with the node's index.
+    pub fn interrupts(&self) -> impl Iterator<Item = (&str, u32)> {
+        self.interrupts.iter().map(|(id, at)| (id.as_str(), *at))
     }
 
     /// Number of action leaves.
@@ -905,6 +919,7 @@ impl<A: 'static> Builder<'_, A> {
             first: First::Asks,
         });
         self.p.names.push(name.clone());
+        self.p.titles.push(node.title.clone());
 
         let mut guards = Vec::new();
         if category.is_branch() {

@@ -452,12 +452,21 @@ impl Simulation {
             .map(|a| &a.instance)
     }
 
-    /// The nodes of the agents' trees (of `agent`'s alone when given): each tree file's own
-    /// nodes with their titles, its SubTrees' by trace id; with `interrupts`, only the
-    /// Interrupts. For nodes a person names ([`crate::model::names::resolve`]).
+    /// The nodes of the agents' trees (of `agent`'s alone when given), by trace id with
+    /// their titles (a SubTree's nodes as `SUBTREE/INNER`, titled as in its asset); with
+    /// `interrupts`, only the Interrupts, by `interrupt_id` with the Interrupt's title. For
+    /// nodes a person names ([`crate::model::names::resolve`]).
     pub fn named_nodes(&self, interrupts: bool, agent: Option<&str>) -> Vec<Named> {
         let mut out: Vec<Named> = Vec::new();
         let mut seen = std::collections::HashSet::new();
+        let mut add = |id: &str, title: &str| {
+            if seen.insert(id.to_owned()) {
+                out.push(Named {
+                    id: id.to_owned(),
+                    title: title.to_owned(),
+                });
+            }
+        };
         let mut trees: Vec<&Path> = Vec::new();
         for a in self
             .agents
@@ -468,25 +477,15 @@ impl Simulation {
                 continue;
             }
             trees.push(&a.setup.tree);
-            let tree = crate::io::load_tree(&a.setup.tree).ok();
-            let title = |id: &str| {
-                tree.as_ref()
-                    .and_then(|t| t.node(&crate::model::NodeId::new(id)))
-                    .map(|n| n.title.clone())
-                    .unwrap_or_default()
-            };
             let program = a.instance.program();
-            let ids: Vec<&str> = if interrupts {
-                program.interrupt_ids().collect()
+            let titles = program.node_titles();
+            if interrupts {
+                for (id, at) in program.interrupts() {
+                    add(id, &titles[at as usize]);
+                }
             } else {
-                program.node_ids().iter().map(String::as_str).collect()
-            };
-            for id in ids {
-                if seen.insert(id.to_owned()) {
-                    out.push(Named {
-                        id: id.to_owned(),
-                        title: title(id),
-                    });
+                for (id, title) in program.node_ids().iter().zip(titles) {
+                    add(id, title);
                 }
             }
         }
