@@ -416,6 +416,30 @@ fn run_refuses_bad_input_clearly() {
     assert_eq!(text(&out.stdout), by_id);
 }
 
+/// `--trigger` takes an Interrupt's own title, whatever its node id and `interrupt_id`.
+#[test]
+fn an_interrupt_is_triggered_by_its_own_title() {
+    let dir = tempfile::tempdir().unwrap();
+    let tree = dir.path().join("t.json");
+    std::fs::write(
+        &tree,
+        r#"{"format": "arbor.tree", "version": 1, "nodes": [
+  {"id": "root", "kind": "Root", "inputs": {"child": ["a"], "interrupts": ["i"]}},
+  {"id": "a", "kind": "MockAction", "fields": {"script": "RRRRRRS"}},
+  {"id": "i", "kind": "Interrupt", "title": "Fire alarm", "fields": {"interrupt_id": "alarm"}, "inputs": {"child": ["b"]}},
+  {"id": "b", "kind": "MockAction", "fields": {"script": "S"}}]}"#,
+    )
+    .unwrap();
+    let tree = tree.display().to_string();
+    let out = arbor(&["run", &tree, "--steps", "5", "--trigger", "2:fire ALARM"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("interrupts: 1"),
+        "{}",
+        text(&out.stdout)
+    );
+}
+
 #[test]
 fn run_recognises_a_scenario_and_prints_each_agent_and_the_arena() {
     let out = arbor(&[

@@ -41,7 +41,7 @@ struct Trigger {
 }
 
 /// The nodes and Interrupts that can be named, of every tree and of each tree file, each
-/// looked up once (the titles are read from the files).
+/// looked up once (with the titles the compiled programs keep).
 struct Names {
     all: [Vec<Named>; 2],
     by_tree: foldhash::HashMap<PathBuf, [Vec<Named>; 2]>,
@@ -172,21 +172,12 @@ impl Prepared {
             if nodes.iter().any(|(t, _)| t == tree) {
                 continue;
             }
-            let by_id: foldhash::HashMap<&str, &str> = names
-                .get(Some(agent), false)
-                .iter()
-                .map(|n| (n.id.as_str(), n.title.as_str()))
-                .collect();
-            let ids = first
+            let list = first
                 .instance(agent)
-                .map(|i| i.program().node_ids().to_vec())
-                .unwrap_or_default();
-            let list = ids
+                .map(|i| i.program().named_nodes())
+                .unwrap_or_default()
                 .into_iter()
-                .map(|id| {
-                    let title = by_id.get(id.as_str()).copied().unwrap_or("").to_owned();
-                    (id, title)
-                })
+                .map(|n| (n.id, n.title))
                 .collect();
             nodes.push((tree.clone(), list));
         }

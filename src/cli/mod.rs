@@ -1030,17 +1030,7 @@ fn run_with(args: &RunArgs<'_>, catalog: &Catalog, out: &mut dyn Write, err: &mu
             return EXIT_ERRORS;
         }
     };
-    let interrupts: Vec<names::Named> = program
-        .interrupt_ids()
-        .map(|id| names::Named {
-            id: id.to_owned(),
-            title: tree
-                .node(&crate::model::NodeId::new(id))
-                .map(|n| n.title.clone())
-                .unwrap_or_default(),
-        })
-        .collect();
-    let triggers = match resolve_triggers(&triggers, &interrupts) {
+    let triggers = match resolve_triggers(&triggers, &program.named_interrupts()) {
         Ok(t) => t,
         Err(e) => {
             let _ = writeln!(err, "error: {e}");

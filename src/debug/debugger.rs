@@ -719,10 +719,8 @@ impl Debugger {
         // is `SUBTREE/INNER`: its SubTree must stay.)
         let removed = self
             .session()
-            .and_then(|s| s.agent_names().get(self.watched).cloned())
-            .and_then(|name| {
-                let sim = self.sim()?;
-                let instance = sim.instance(&name)?;
+            .and_then(|s| s.instance(self.watched))
+            .and_then(|instance| {
                 let ids = instance.program().node_ids();
                 instance.active_leaves().iter().find_map(|&leaf| {
                     let id = ids.get(leaf as usize)?;

@@ -3,9 +3,7 @@
 //! editor shows it. A name that is neither is an error that says which ids and titles come
 //! close.
 
-use crate::model::Tree;
-
-/// A node a run has: its trace id and, for a tree's own nodes, its title.
+/// A node a run has: its trace id and its title (a SubTree's node's, in its asset).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Named {
     /// The trace id (`SUBTREE/INNER` inside a SubTree).
@@ -14,28 +12,21 @@ pub struct Named {
     pub title: String,
 }
 
-/// The nodes of `tree` (ids and titles), for [`resolve`].
-pub fn of_tree(tree: &Tree) -> Vec<Named> {
-    tree.nodes()
-        .iter()
-        .map(|n| Named {
-            id: n.id.as_str().to_owned(),
-            title: n.title.clone(),
-        })
-        .collect()
-}
-
 /// `name` as the id of one of `nodes`: an id as given; else the one node whose title it is
-/// (in any case). Else why not (`what` says what was looked for: "node", "Interrupt"),
+/// (in any case), a tree's own node before a SubTree's (and an outer SubTree's before an
+/// inner one's). Else why not (`what` says what was looked for: "node", "Interrupt"),
 /// naming the ids and titles that come closest.
 pub fn resolve(name: &str, nodes: &[Named], what: &str) -> Result<String, String> {
     if nodes.iter().any(|n| n.id == name) {
         return Ok(name.to_owned());
     }
+    let depth = |n: &Named| n.id.matches('/').count();
     let titled: Vec<&Named> = nodes
         .iter()
         .filter(|n| !n.title.is_empty() && n.title.eq_ignore_ascii_case(name.trim()))
         .collect();
+    let top = titled.iter().map(|n| depth(n)).min().unwrap_or(0);
+    let titled: Vec<&Named> = titled.into_iter().filter(|n| depth(n) == top).collect();
     let mut ids: Vec<&str> = titled.iter().map(|n| n.id.as_str()).collect();
     ids.dedup();
     match ids.as_slice() {
@@ -96,19 +87,24 @@ fn nearest(name: &str, nodes: &[Named]) -> Vec<String> {
 mod tests {
     use super::*;
 
+    /// Nodes of these ids and titles.
+    fn named(nodes: &[(&str, &str)]) -> Vec<Named> {
+        nodes
+            .iter()
+            .map(|(id, title)| Named {
+                id: (*id).to_owned(),
+                title: (*title).to_owned(),
+            })
+            .collect()
+    }
+
     fn nodes() -> Vec<Named> {
-        [
+        named(&[
             ("attack", "Attack a weaker droid"),
             ("hit", "Attack"),
             ("weaker", "Am I stronger?"),
             ("patrol/look_b", ""),
-        ]
-        .iter()
-        .map(|(id, title)| Named {
-            id: (*id).to_owned(),
-            title: (*title).to_owned(),
-        })
-        .collect()
+        ])
     }
 
     #[test]
@@ -136,5 +132,26 @@ mod tests {
             resolve("zzz", &n, "Interrupt"),
             Err("no Interrupt has the id or title 'zzz'".into())
         );
+    }
+
+    /// A title that a SubTree's asset also gives names the tree's own node; one that two
+    /// SubTrees' nodes share names neither.
+    #[test]
+    fn a_title_names_the_trees_own_node_before_a_subtrees() {
+        let n = named(&[
+            ("look", "Look around"),
+            ("a/look", "Look around"),
+            ("b/look", "Look around"),
+            ("a/b/go", "Go"),
+            ("a/go", "Go"),
+            ("b/go", "Go"),
+            ("a/rest", "Rest"),
+            ("b/rest", "Rest"),
+        ]);
+        assert_eq!(resolve("look around", &n, "node"), Ok("look".into()));
+        let e = resolve("Go", &n, "node").err().unwrap_or_default();
+        assert!(e.contains("title of 2 nodes (a/go, b/go)"), "{e}");
+        let e = resolve("Rest", &n, "node").err().unwrap_or_default();
+        assert!(e.contains("title of 2 nodes (a/rest, b/rest)"), "{e}");
     }
 }

@@ -416,9 +416,9 @@ const _: () = assert!(
 
 /// What an instance keeps besides its block and its cold block: the step, the clock, the
 /// active leaves, the report queue's first places and counts. Laid out in this order
-/// (`repr(C)`): what a common step reads comes first, so that with the instance's program
-/// and block it lies in the instance's first [`HOT`] bytes; the rest only transitions and
-/// full steps read.
+/// (`repr(C)`): what a common step of one active leaf reads comes first, so that with the
+/// instance's program and block it lies in the instance's first [`HOT`] bytes; the rest
+/// only other steps read.
 #[derive(Clone)]
 #[repr(C)]
 pub(crate) struct State {
@@ -544,9 +544,9 @@ fn slots(n: usize) -> Vec<Option<CtxValue>> {
     if n > 1 { vec![None; n] } else { Vec::new() }
 }
 
-/// What a common step reads of an instance lies in its first `HOT` bytes: its program, its
-/// block and the start of its [`State`] (see there), so that the step reads as few cache
-/// lines as it can of an agent's entry in a game's array.
+/// What a common step of one active leaf reads of an instance lies in its first `HOT`
+/// bytes: its program, its block and the start of its [`State`] (see there), so that the
+/// step reads few cache lines of an agent's entry in a game's array.
 const HOT: usize = 80;
 const _: () = assert!(
     std::mem::offset_of!(Instance<()>, st)

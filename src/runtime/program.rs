@@ -11,6 +11,7 @@ use super::behaviour::CondRef;
 use super::behaviour::{Behaviours, KeyId, KeyTable, MAX_KEYS, NodeSpec};
 use super::kinds::{Build, Kind, Next};
 use super::slab::{ActionType, LeafCalls, SlabPlan};
+use crate::model::names::Named;
 use crate::model::{Assets, Catalog, Category, Diagnostic, Node, Port, Runs, Tree, validate};
 
 /// Deepest nesting a program may have (subtrees included); validation refuses deeper.
@@ -403,9 +404,29 @@ impl<A> Program<A> {
         self.interrupts.iter().map(|(id, _)| id.as_str())
     }
 
-    /// The `interrupt_id` of each Interrupt, with the node's index.
-    pub fn interrupts(&self) -> impl Iterator<Item = (&str, u32)> {
-        self.interrupts.iter().map(|(id, at)| (id.as_str(), *at))
+    /// Its nodes as a person names them ([`crate::model::names::resolve`]): by trace id,
+    /// with their titles (a SubTree's as its asset titles them).
+    pub fn named_nodes(&self) -> Vec<Named> {
+        self.names
+            .iter()
+            .zip(&self.titles)
+            .map(|(id, title)| Named {
+                id: id.clone(),
+                title: title.clone(),
+            })
+            .collect()
+    }
+
+    /// Its Interrupts as a person names them: by `interrupt_id`, with the Interrupt's
+    /// title.
+    pub fn named_interrupts(&self) -> Vec<Named> {
+        self.interrupts
+            .iter()
+            .map(|(id, at)| Named {
+                id: id.clone(),
+                title: self.titles[*at as usize].clone(),
+            })
+            .collect()
     }
 
     /// Number of action leaves.

@@ -459,14 +459,6 @@ impl Simulation {
     pub fn named_nodes(&self, interrupts: bool, agent: Option<&str>) -> Vec<Named> {
         let mut out: Vec<Named> = Vec::new();
         let mut seen = std::collections::HashSet::new();
-        let mut add = |id: &str, title: &str| {
-            if seen.insert(id.to_owned()) {
-                out.push(Named {
-                    id: id.to_owned(),
-                    title: title.to_owned(),
-                });
-            }
-        };
         let mut trees: Vec<&Path> = Vec::new();
         for a in self
             .agents
@@ -478,16 +470,12 @@ impl Simulation {
             }
             trees.push(&a.setup.tree);
             let program = a.instance.program();
-            let titles = program.node_titles();
-            if interrupts {
-                for (id, at) in program.interrupts() {
-                    add(id, &titles[at as usize]);
-                }
+            let named = if interrupts {
+                program.named_interrupts()
             } else {
-                for (id, title) in program.node_ids().iter().zip(titles) {
-                    add(id, title);
-                }
-            }
+                program.named_nodes()
+            };
+            out.extend(named.into_iter().filter(|n| seen.insert(n.id.clone())));
         }
         out
     }
