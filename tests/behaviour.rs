@@ -342,6 +342,51 @@ fn arbor_test_reports_each_seed_and_exits_1_on_a_failure_with_the_command_that_o
     assert!(text(&out.stdout).ends_with("2 passed, 0 failed\n"));
 }
 
+/// A test file with several wrong expectations gets every one, each on its line: those of
+/// its shape, else those of the names it gives.
+#[test]
+fn every_wrong_expectation_of_a_test_file_is_reported() {
+    let head = format!(
+        "\"tree\": \"{}\", \"steps\": 10",
+        sample("mock_sketch.json")
+    );
+    let shape = test_text(
+        &head,
+        "{\"name\": \"boom\", \"explodes\": \"build\"},\n    {\"name\": \"fine\", \"enters\": \"build\"},\n    {\"name\": \"both\", \"enters\": \"root\", \"gone\": \"x\"}",
+    );
+    let names = test_text(
+        &head,
+        "{\"name\": \"a\", \"succeeds\": \"buidl\"},\n    {\"name\": \"b\", \"enters\": \"build\"},\n    {\"name\": \"c\", \"fails\": \"nosuch\", \"agent\": \"nobody\"}",
+    );
+    for (body, wanted) in [
+        (
+            &shape,
+            [
+                ":6: error: expectation 'boom': unknown field `explodes`",
+                ":8: error: expectation 'both': it names 2 kinds of expectation (enters, gone)",
+            ],
+        ),
+        (
+            &names,
+            [
+                ":6: error: expectation 'a': no node has the id or title 'buidl'",
+                ":8: error: expectation 'c':",
+            ],
+        ),
+    ] {
+        let dir = folder(&[("bad.test.json", body)]);
+        for args in [["test", "bad.test.json"], ["validate", "bad.test.json"]] {
+            let out = arbor(&args, dir.path());
+            let shown = text(&out.stdout);
+            assert_eq!(out.status.code(), Some(2), "{args:?}: {shown}");
+            for w in wanted {
+                assert_eq!(shown.matches(w).count(), 1, "{args:?}: {w} in\n{shown}");
+            }
+            assert!(!shown.contains("expectation 'fine'") && !shown.contains("expectation 'b'"));
+        }
+    }
+}
+
 #[test]
 fn a_bad_test_file_names_the_file_the_line_and_the_expectation_and_exits_2() {
     let cases: [(&str, String, &str, &str); 5] = [

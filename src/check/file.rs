@@ -38,6 +38,31 @@ pub struct TestFileError {
     pub message: String,
 }
 
+/// Every problem found in a test file that cannot be run, in the file's order (one at
+/// least), each on a line of its own when shown.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TestFileErrors(pub Vec<TestFileError>);
+
+impl std::fmt::Display for TestFileErrors {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for (i, e) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str("\n")?;
+            }
+            write!(f, "{e}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for TestFileErrors {}
+
+impl From<TestFileError> for TestFileErrors {
+    fn from(e: TestFileError) -> Self {
+        Self(vec![e])
+    }
+}
+
 /// What a test runs.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Target {
@@ -402,7 +427,7 @@ pub fn is_test(text: &str) -> bool {
 }
 
 /// Reads and checks the test file at `path`.
-pub fn load_test(path: &Path) -> Result<TestFile, TestFileError> {
+pub fn load_test(path: &Path) -> Result<TestFile, TestFileErrors> {
     let text = crate::io::read_text(path).map_err(|e| TestFileError {
         path: path.to_owned(),
         line: 1,
@@ -412,20 +437,24 @@ pub fn load_test(path: &Path) -> Result<TestFile, TestFileError> {
     parse_test(&text, path)
 }
 
-/// Reads the test file `path`, whose text is `text`.
-pub fn parse_test(text: &str, path: &Path) -> Result<TestFile, TestFileError> {
+/// Reads the test file `path`, whose text is `text`. The expectations are all checked: a
+/// file with problems in several gets them all.
+pub fn parse_test(text: &str, path: &Path) -> Result<TestFile, TestFileErrors> {
     let error = |line: usize, expectation: Option<&str>, message: String| TestFileError {
         path: path.to_owned(),
         line,
         expectation: expectation.map(str::to_owned),
         message,
     };
+    let fail = |line: usize, expectation: Option<&str>, message: String| {
+        TestFileErrors::from(error(line, expectation, message))
+    };
     // Another of Arbor's files (a tree, a scenario …) is said to be one, before its keys
     // are found wrong.
     if let Some(format) = crate::io::read_header(text).and_then(|h| h.format)
         && format != TEST_FORMAT
     {
-        return Err(error(
+        return Err(fail(
             line_of_key(text, "format"),
             None,
             format!(
@@ -434,7 +463,7 @@ pub fn parse_test(text: &str, path: &Path) -> Result<TestFile, TestFileError> {
         ));
     }
     if crate::world::is_scenario(text) {
-        return Err(error(
+        return Err(fail(
             1,
             None,
             "this is a scenario, not a behaviour test file (arbor test runs NAME.test.json files)"
@@ -444,7 +473,7 @@ pub fn parse_test(text: &str, path: &Path) -> Result<TestFile, TestFileError> {
     let raw: TestIn<'_> =
         serde_json::from_str(text).map_err(|e| error(e.line().max(1), None, serde_message(&e)))?;
     if raw.format != TEST_FORMAT {
-        return Err(error(
+        return Err(fail(
             line_of_key(text, "format"),
             None,
             format!(
@@ -454,7 +483,7 @@ pub fn parse_test(text: &str, path: &Path) -> Result<TestFile, TestFileError> {
         ));
     }
     if raw.version > TEST_VERSION {
-        return Err(error(
+        return Err(fail(
             line_of_key(text, "version"),
             None,
             format!(
@@ -471,7 +500,7 @@ pub fn parse_test(text: &str, path: &Path) -> Result<TestFile, TestFileError> {
         },
         (None, Some(t)) => Target::Tree(folder.join(t)),
         (None, None) => {
-            return Err(error(
+            return Err(fail(
                 1,
                 None,
                 "give what the test runs: \"scenario\" (a scenario file), \"tree\" (a tree run alone), or both (the tree in the scenario)".into(),
@@ -481,14 +510,14 @@ pub fn parse_test(text: &str, path: &Path) -> Result<TestFile, TestFileError> {
     let seeds =
         seeds(raw.seeds.as_ref()).map_err(|m| error(line_of_key(text, "seeds"), None, m))?;
     if raw.steps == 0 || raw.steps > MAX_STEPS {
-        return Err(error(
+        return Err(fail(
             line_of_key(text, "steps"),
             None,
             format!("steps must be from 1 to {MAX_STEPS}, not {}", raw.steps),
         ));
     }
     if (seeds.len() as u64).saturating_mul(raw.steps) > MAX_TEST_STEPS {
-        return Err(error(
+        return Err(fail(
             line_of_key(text, "seeds"),
             None,
             format!(
@@ -500,7 +529,7 @@ pub fn parse_test(text: &str, path: &Path) -> Result<TestFile, TestFileError> {
     }
     let dt = raw.dt.unwrap_or(crate::world::DT);
     if !(dt.is_finite() && dt > 0.0) {
-        return Err(error(
+        return Err(fail(
             line_of_key(text, "dt"),
             None,
             format!("dt must be a positive number of seconds, not {dt}"),
@@ -518,7 +547,7 @@ pub fn parse_test(text: &str, path: &Path) -> Result<TestFile, TestFileError> {
             )
         })?;
         if t.step == 0 || t.step > raw.steps {
-            return Err(error(
+            return Err(fail(
                 line,
                 None,
                 format!(
@@ -536,7 +565,7 @@ pub fn parse_test(text: &str, path: &Path) -> Result<TestFile, TestFileError> {
         });
     }
     if raw.expect.is_empty() {
-        return Err(error(
+        return Err(fail(
             line_of_key(text, "expect"),
             None,
             "the test expects nothing: add at least one expectation to \"expect\"".into(),
@@ -546,41 +575,53 @@ pub fn parse_test(text: &str, path: &Path) -> Result<TestFile, TestFileError> {
     triggers.sort_by_key(|t| t.step);
     let mut names = std::collections::HashSet::new();
     let mut expect: Vec<Expectation> = Vec::with_capacity(raw.expect.len());
+    let mut problems = Vec::new();
     for (i, e) in raw.expect.iter().enumerate() {
         let line = lines.at(offset_of(text, e.get()));
         let named = serde_json::from_str::<serde_json::Value>(e.get())
             .ok()
             .and_then(|v| v.get("name").and_then(|n| n.as_str()).map(str::to_owned));
         let shown = named.clone().unwrap_or_else(|| format!("#{}", i + 1));
-        let parsed: ExpectIn = serde_json::from_str(e.get()).map_err(|err| {
-            error(
-                line + err.line().saturating_sub(1),
-                Some(&shown),
-                serde_message(&err),
-            )
-        })?;
+        let parsed: ExpectIn = match serde_json::from_str(e.get()) {
+            Ok(p) => p,
+            Err(err) => {
+                problems.push(error(
+                    line + err.line().saturating_sub(1),
+                    Some(&shown),
+                    serde_message(&err),
+                ));
+                continue;
+            }
+        };
         let Some(name) = parsed.name.clone().filter(|n| !n.trim().is_empty()) else {
-            return Err(error(
+            problems.push(error(
                 line,
                 Some(&shown),
                 "give the expectation a \"name\": failures and reports name it".into(),
             ));
+            continue;
         };
         if !names.insert(name.clone()) {
-            return Err(error(
+            problems.push(error(
                 line,
                 Some(&name),
                 "another expectation of this test has the same name".into(),
             ));
+            continue;
         }
         let agent = parsed.agent.clone();
-        let what = expectation(parsed, raw.steps).map_err(|m| error(line, Some(&name), m))?;
-        expect.push(Expectation {
-            name,
-            line,
-            agent,
-            what,
-        });
+        match expectation(parsed, raw.steps) {
+            Ok(what) => expect.push(Expectation {
+                name,
+                line,
+                agent,
+                what,
+            }),
+            Err(m) => problems.push(error(line, Some(&name), m)),
+        }
+    }
+    if !problems.is_empty() {
+        return Err(TestFileErrors(problems));
     }
     let name = path
         .file_name()

@@ -11,7 +11,9 @@ mod watch;
 
 pub use crate::runtime::Counts;
 pub use coverage::{Counter, Coverage, NodeCoverage, TreeCoverage};
-pub use file::{TestFile, TestFileError, is_test, is_test_path, load_test, parse_test};
+pub use file::{
+    TestFile, TestFileError, TestFileErrors, is_test, is_test_path, load_test, parse_test,
+};
 pub use run::{Failure, PrepareError, Prepared, SeedOutcome};
 
 use std::path::{Path, PathBuf};

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use super::coverage::{Counter, Coverage};
-use super::file::{After, Expect, Place, Target, TestFile, TestFileError};
+use super::file::{After, Expect, Place, Target, TestFile, TestFileError, TestFileErrors};
 use super::watch::{Check, Matcher, Rule, Spot, Watch};
 use crate::model::Catalog;
 use crate::model::names::{self, Named};
@@ -14,8 +14,9 @@ use crate::world::{SimError, Simulation};
 /// Why a test cannot run at all.
 #[derive(Clone, Debug, PartialEq)]
 pub enum PrepareError {
-    /// The test file is wrong: its shape, or a node, agent, entity or key it names (exit 2).
-    File(TestFileError),
+    /// The test file is wrong: its shape, or nodes, agents, entities or keys it names
+    /// (exit 2); every expectation's problem.
+    File(TestFileErrors),
     /// A file it runs cannot be read: a missing tree or scenario (exit 2).
     Unreadable(String),
     /// The tree it runs has errors and does not run: the test fails (exit 1).
@@ -145,21 +146,27 @@ impl Prepared {
         let here = crate::io::ProjectCatalog::for_tree(Some(&governing), project, base);
         let warnings = here.problems.iter().map(ToString::to_string).collect();
         let Some(&seed) = test.seeds.first() else {
-            return Err(PrepareError::File(TestFileError {
-                path: test.path.clone(),
-                line: 1,
-                expectation: None,
-                message: "the test has no seed".into(),
-            }));
+            return Err(PrepareError::File(
+                TestFileError {
+                    path: test.path.clone(),
+                    line: 1,
+                    expectation: None,
+                    message: "the test has no seed".into(),
+                }
+                .into(),
+            ));
         };
         let first = load(&test, &here.catalog, seed).map_err(|e| match e {
             // The file that cannot be read is named; the test file's line says where.
-            PrepareError::Unreadable(message) => PrepareError::File(TestFileError {
-                path: test.path.clone(),
-                line: test.target_line,
-                expectation: None,
-                message,
-            }),
+            PrepareError::Unreadable(message) => PrepareError::File(
+                TestFileError {
+                    path: test.path.clone(),
+                    line: test.target_line,
+                    expectation: None,
+                    message,
+                }
+                .into(),
+            ),
             e => e,
         })?;
         let agents: Vec<(String, PathBuf)> = first
@@ -191,13 +198,32 @@ impl Prepared {
             warnings,
             test,
         };
-        prepared.triggers = prepared.resolve_triggers(&names)?;
-        let checks = {
-            let first = prepared.first.lock().unwrap_or_else(|e| e.into_inner());
-            (0..prepared.test.expect.len())
-                .map(|i| prepared.resolve(i, &first, &names))
-                .collect::<Result<_, _>>()?
+        // Every problem of the file at once: the triggers', then each expectation's.
+        let mut problems = Vec::new();
+        let mut found = |e: PrepareError| match e {
+            PrepareError::File(TestFileErrors(mut p)) => {
+                problems.append(&mut p);
+                Ok(())
+            }
+            e => Err(e),
         };
+        match prepared.resolve_triggers(&names) {
+            Ok(t) => prepared.triggers = t,
+            Err(e) => found(e)?,
+        }
+        let mut checks = Vec::with_capacity(prepared.test.expect.len());
+        {
+            let first = prepared.first.lock().unwrap_or_else(|e| e.into_inner());
+            for i in 0..prepared.test.expect.len() {
+                match prepared.resolve(i, &first, &names) {
+                    Ok(c) => checks.push(c),
+                    Err(e) => found(e)?,
+                }
+            }
+        }
+        if !problems.is_empty() {
+            return Err(PrepareError::File(TestFileErrors(problems)));
+        }
         prepared.checks = checks;
         Ok(prepared)
     }
@@ -215,12 +241,15 @@ impl Prepared {
     }
 
     fn file_error(&self, line: usize, expectation: Option<&str>, message: String) -> PrepareError {
-        PrepareError::File(TestFileError {
-            path: self.test.path.clone(),
-            line,
-            expectation: expectation.map(str::to_owned),
-            message,
-        })
+        PrepareError::File(
+            TestFileError {
+                path: self.test.path.clone(),
+                line,
+                expectation: expectation.map(str::to_owned),
+                message,
+            }
+            .into(),
+        )
     }
 
     /// `agent`, checked to be one of the run's agents.
