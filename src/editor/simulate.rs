@@ -697,7 +697,15 @@ impl SimPanel {
                     })
         };
         let ids: Vec<&str> = events.iter().map(|e| e.node.map_or("", id_of)).collect();
-        let title = |n: u32| node_name(&self.debugger, tree, run, watched, n);
+        // Each node named once a frame, however many of its events the log shows.
+        let named: std::cell::RefCell<foldhash::HashMap<u32, String>> = Default::default();
+        let title = |n: u32| {
+            named
+                .borrow_mut()
+                .entry(n)
+                .or_insert_with(|| node_name(&self.debugger, tree, run, watched, n))
+                .clone()
+        };
         let selected = selected.map(|s| self.debugger.traced(s));
         let mut clicked = None;
         // As tall as the panel leaves room for, its newest line in view.
