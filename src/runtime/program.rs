@@ -89,14 +89,38 @@ pub(crate) struct PathGuard<A> {
     pub node: u32,
     /// What a check calls first, and the answer with which the guard holds: for a plain
     /// condition, its behaviour (one of `Program::conditions`, referred to here so that
-    /// checking it reads no index into them) and `Some(!invert)`; a guard that is not a
-    /// condition (validation refuses it) has one that never holds and `Some(true)`. Any
-    /// other guard has a condition that never holds and `None`, so that its check goes on
-    /// to `test`. (One call and one compare decide the common guard, with no test of its
-    /// kind first.)
+    /// checking it reads no index into them) and `!invert`; a guard that is not a
+    /// condition (validation refuses it) has one that never holds and `True`. Any other
+    /// guard has a condition that never holds and [`HoldsOn::Test`], so that its check
+    /// goes on to `test`. (One call and one compare decide the common guard, with no test
+    /// of its kind first.)
     pub cond: CondRef<A>,
-    pub holds: Option<bool>,
+    pub holds_on: HoldsOn,
     pub test: Test<A>,
+}
+
+/// The answer of a guard's first call with which the guard holds, or `Test` when that
+/// call decides nothing and the guard turns to its test. One byte with fixed values, so
+/// that deciding the common guard is one compare ([`HoldsOn::matches`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub(crate) enum HoldsOn {
+    False = 0,
+    True = 1,
+    Test = 2,
+}
+
+impl HoldsOn {
+    /// Holds on `answer`.
+    pub(crate) fn answer(answer: bool) -> Self {
+        if answer { Self::True } else { Self::False }
+    }
+
+    /// Whether the first call's `answer` makes the guard hold (never for `Test`).
+    #[inline(always)]
+    pub(crate) fn matches(self, answer: bool) -> bool {
+        self as u8 == u8::from(answer)
+    }
 }
 
 /// What a guard checks besides `PathGuard::cond`.
@@ -125,7 +149,7 @@ impl<A> Clone for PathGuard<A> {
             branch: self.branch,
             node: self.node,
             cond: self.cond.clone(),
-            holds: self.holds,
+            holds_on: self.holds_on,
             test: match &self.test {
                 Test::Plain => Test::Plain,
                 Test::Keyed {
@@ -725,16 +749,16 @@ impl<A> Program<A> {
         for &g in &self.links[rec.guards.0 as usize..rec.guards.1 as usize] {
             let guard = &self.recs[g as usize];
             // A guard that is not a condition (validation refuses one) never holds.
-            let (cond, holds, test) = self
+            let (cond, holds_on, test) = self
                 .conditions
                 .get(guard.slot as usize)
                 .and_then(|behaviour| guard.kind.as_guard(behaviour))
-                .unwrap_or_else(|| (CondRef::never(), Some(true), Test::Plain));
+                .unwrap_or_else(|| (CondRef::never(), HoldsOn::True, Test::Plain));
             to.push(PathGuard {
                 branch: b,
                 node: g,
                 cond,
-                holds,
+                holds_on,
                 test,
             });
         }
@@ -743,7 +767,7 @@ impl<A> Program<A> {
                 branch: b,
                 node: b,
                 cond: CondRef::never(),
-                holds: None,
+                holds_on: HoldsOn::Test,
                 test: Test::Deadline { seconds },
             });
         }

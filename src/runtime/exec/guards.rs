@@ -68,7 +68,7 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
     ) -> (usize, Option<Stop<'g, A>>) {
         for (i, g) in guards.iter().enumerate() {
             // A plain condition is decided here; any other guard turns to its test.
-            if Some(g.cond.check(agent, plain)) == g.holds {
+            if g.holds_on.matches(g.cond.check(agent, plain)) {
                 continue;
             }
             let held = match &g.test {

@@ -6,7 +6,7 @@ use super::{Act, Build, Def, GuardCheck, Needs};
 use crate::model::{Category, KindSpec, Node};
 use crate::runtime::behaviour::{CondRef, KeyId};
 use crate::runtime::exec::{Exec, Hooks};
-use crate::runtime::program::Test;
+use crate::runtime::program::{HoldsOn, Test};
 use crate::runtime::{EventKind, Status};
 
 #[derive(Clone, Copy, Debug)]
@@ -48,10 +48,14 @@ impl Def for Condition {
     /// observer's missing key does not hold, SEMANTICS.md §3.3.2).
     fn as_guard<A>(self, behaviour: &CondRef<A>) -> Option<GuardCheck<A>> {
         Some(match self.input {
-            None => (behaviour.clone(), Some(!self.invert), Test::Plain),
+            None => (
+                behaviour.clone(),
+                HoldsOn::answer(!self.invert),
+                Test::Plain,
+            ),
             Some(key) => (
                 CondRef::never(),
-                None,
+                HoldsOn::Test,
                 Test::Keyed {
                     key,
                     cond: behaviour.clone(),

@@ -29,7 +29,7 @@ mod until_fail;
 use super::Status;
 use super::behaviour::{CondRef, CtxValue, KeyId, KeyTable};
 use super::exec::{Exec, Hooks};
-use super::program::Test;
+use super::program::{HoldsOn, Test};
 use crate::model::{Catalog, Category, KindSpec, Node, Value};
 
 /// Tolerance for comparisons of time (SEMANTICS.md §3.2 and §3.3.1: "within 1e-9").
@@ -65,8 +65,8 @@ pub(crate) enum Next {
 }
 
 /// How a guard is checked: what its first call asks, the answer with which it holds
-/// (`None`: it turns to its test), and its test (see `PathGuard`).
-pub(crate) type GuardCheck<A> = (CondRef<A>, Option<bool>, Test<A>);
+/// (`HoldsOn::Test`: it turns to its test), and its test (see `PathGuard`).
+pub(crate) type GuardCheck<A> = (CondRef<A>, HoldsOn, Test<A>);
 
 /// What a node keeps in an instance besides its status.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -221,7 +221,7 @@ pub(crate) trait Def: Copy {
     }
 
     /// How a guard of it is checked, its behaviour being `behaviour`: what the guard's
-    /// first call asks, the answer with which it holds (`None`: it turns to its test),
+    /// first call asks, the answer with which it holds (`HoldsOn::Test`: it turns to its test),
     /// and its test (see `PathGuard`). `None`: it is not a condition.
     fn as_guard<A>(self, behaviour: &CondRef<A>) -> Option<GuardCheck<A>> {
         let _ = behaviour;
