@@ -42,7 +42,8 @@ fn main() -> ExitCode {
         inner: std::io::stdout().lock(),
         failed: None,
     };
-    let mut err = std::io::stderr().lock();
+    // Not held locked: `coverage` shows its progress from the threads that run it.
+    let mut err = std::io::stderr();
     let code = command(args.command, project, &catalog, &mut out, &mut err);
     let _ = out.flush();
     if let Some(e) = out.failed {
@@ -119,6 +120,8 @@ fn command(
             json,
             min,
         }) => {
+            // Ctrl+C stops the runs between two steps, and the table of what ran is printed.
+            let _ = ctrlc::set_handler(cli::interrupt);
             let args = cli::CoverageArgs {
                 paths: &paths,
                 seeds: seeds.as_deref(),

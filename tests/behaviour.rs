@@ -255,18 +255,29 @@ fn world_expectations_hold_at_a_step_or_at_the_end() {
     assert!(message.contains("'titan' is still there"), "{message}");
 }
 
-#[test]
-fn a_test_is_the_same_whatever_runs_it_in_parallel() {
+/// A test of the droid arena, `runs` (`"seeds": …, "steps": …`), that the drone strikes
+/// rarely.
+fn arena_test(runs: &str) -> Prepared {
     let text = test_text(
         &format!(
-            "\"scenario\": \"{}\", \"seeds\": \"0..6\", \"steps\": 400",
+            "\"scenario\": \"{}\", {runs}",
             sample("droid_arena.scenario.json")
         ),
         r#"{"name": "the drone strikes rarely", "succeeds": "hit", "agent": "drone", "at_most": 0}"#,
     );
     let test = parse_test(&text, Path::new("p.test.json")).unwrap();
-    let prepared = Prepared::new(test, &Catalog::builtin(), None).unwrap();
-    let one = |s: u64| (prepared.run(s).failures, prepared.cover(s).unwrap());
+    Prepared::new(test, &Catalog::builtin(), None).unwrap()
+}
+
+#[test]
+fn a_test_is_the_same_whatever_runs_it_in_parallel() {
+    let prepared = arena_test("\"seeds\": \"0..6\", \"steps\": 400");
+    let one = |s: u64| {
+        (
+            prepared.run(s).failures,
+            prepared.cover(s, &|| true).unwrap(),
+        )
+    };
     let alone: Vec<_> = (0..6u64).map(one).collect();
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(3)
@@ -279,6 +290,32 @@ fn a_test_is_the_same_whatever_runs_it_in_parallel() {
     assert_eq!(alone, together);
     // The seeds do differ, so the comparison says something.
     assert!(alone.windows(2).any(|w| w[0].1 != w[1].1));
+}
+
+#[test]
+fn a_coverage_run_stopped_part_way_counts_the_steps_it_took() {
+    let prepared = arena_test("\"steps\": 400");
+    let asked = std::cell::Cell::new(0);
+    // Stopped before its 31st step.
+    let go_on = || {
+        asked.set(asked.get() + 1);
+        asked.get() <= 30
+    };
+    let part = prepared.cover(0, &go_on).unwrap();
+    assert_eq!((part.runs, part.steps), (1, 30));
+    let whole = prepared.cover(0, &|| true).unwrap();
+    assert_eq!((whole.runs, whole.steps), (1, 400));
+    // The part's counts are those of the whole run's first 30 steps: some, and fewer.
+    let entered = |c: &Coverage| -> u64 {
+        c.trees
+            .iter()
+            .flat_map(|t| &t.nodes)
+            .map(|n| n.entered)
+            .sum()
+    };
+    assert!(0 < entered(&part) && entered(&part) < entered(&whole));
+    let none = prepared.cover(0, &|| false).unwrap();
+    assert_eq!((none.steps, entered(&none)), (0, 0));
 }
 
 fn arbor(args: &[&str], dir: &Path) -> Output {

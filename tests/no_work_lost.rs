@@ -502,26 +502,71 @@ fn output_that_cannot_be_written_fails_the_command() {
     assert!(stderr.contains("cannot write the output"), "{stderr}");
 }
 
+/// The output of `arbor ARGS…` sent SIGINT (as Ctrl+C does) after a second and a half.
+fn ctrl_c_after_a_while(args: &[&std::ffi::OsStr]) -> std::process::Output {
+    let child = Command::new(env!("CARGO_BIN_EXE_arbor"))
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let status = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn ctrl_c_stops_a_long_coverage_and_prints_the_table_of_what_ran() {
+    let scenario = common::repo().join("sample_trees/droid_arena.scenario.json");
+    // Two runs too long to finish: Ctrl+C stops both part-way.
+    let out = ctrl_c_after_a_while(&[
+        "coverage".as_ref(),
+        scenario.as_os_str(),
+        "--seeds".as_ref(),
+        "0..2".as_ref(),
+        "--steps".as_ref(),
+        "10000000".as_ref(),
+    ]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains(
+            "interrupted (Ctrl+C) after 0 of 2 runs; the 2 stopped part-way are counted to the step they reached"
+        ),
+        "{stderr}"
+    );
+    // The table counts the steps the two runs took: some, and fewer than asked.
+    let header = stdout.lines().next().unwrap_or_default();
+    let steps: u64 = header
+        .strip_prefix("2 runs, ")
+        .and_then(|h| h.strip_suffix(" steps in all"))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{stdout}"));
+    assert!(steps > 0 && steps < 20_000_000, "{header}");
+    let total = stdout
+        .lines()
+        .find(|l| l.starts_with("total: "))
+        .unwrap_or_else(|| panic!("{stdout}"));
+    assert!(!total.starts_with("total: 0 of"), "{total}");
+}
+
 #[test]
 fn ctrl_c_stops_a_long_run_between_two_steps_and_its_summary_is_printed() {
     let scenario = common::repo().join("sample_trees/droid_arena.scenario.json");
     for extra in [&[][..], &["--break", "root:interrupt"][..]] {
-        let child = Command::new(env!("CARGO_BIN_EXE_arbor"))
-            .arg("run")
-            .arg(&scenario)
-            .args(["--steps", "1000000000"])
-            .args(extra)
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        std::thread::sleep(std::time::Duration::from_millis(1500));
-        let status = Command::new("kill")
-            .args(["-INT", &child.id().to_string()])
-            .status()
-            .unwrap();
-        assert!(status.success());
-        let out = child.wait_with_output().unwrap();
+        let mut args = vec![
+            "run".as_ref(),
+            scenario.as_os_str(),
+            "--steps".as_ref(),
+            "1000000000".as_ref(),
+        ];
+        args.extend(extra.iter().map(std::ffi::OsStr::new));
+        let out = ctrl_c_after_a_while(&args);
         let stdout = String::from_utf8_lossy(&out.stdout);
         assert_eq!(out.status.code(), Some(130), "{extra:?}: {stdout}");
         assert!(

@@ -525,21 +525,27 @@ impl Prepared {
     }
 
     /// Steps `sim` through the test: its triggers before their steps, `observer` told
-    /// every event, `end_step` called after each step.
+    /// every event, `end_step` called after each step; before each step, `go_on` says
+    /// whether to take it. The steps taken.
     fn drive<O: Observer>(
         &self,
         sim: &mut Simulation,
         observer: &mut O,
+        go_on: &dyn Fn() -> bool,
         mut end_step: impl FnMut(&mut O, u64, &Simulation),
-    ) {
+    ) -> u64 {
         let mut triggers = self.triggers.iter().peekable();
         for step in 1..=self.test.steps {
+            if !go_on() {
+                return step - 1;
+            }
             while let Some(t) = triggers.next_if(|t| t.step == step) {
                 sim.trigger(t.agent.as_deref(), &t.id, t.value.as_deref());
             }
             sim.step(self.test.dt, Some(observer));
             end_step(observer, step, sim);
         }
+        self.test.steps
     }
 
     /// Runs the test with `seed`: its steps, its triggers, every expectation checked.
@@ -558,7 +564,7 @@ impl Prepared {
         };
         let mut watch = Watch::new(&self.checks);
         let last = self.test.steps;
-        self.drive(&mut sim, &mut watch, |w, step, sim| {
+        self.drive(&mut sim, &mut watch, &|| true, |w, step, sim| {
             w.end_step(step, sim, last)
         });
         let failures = watch
@@ -586,8 +592,10 @@ impl Prepared {
         }
     }
 
-    /// The coverage of one run with `seed` (its expectations are not checked).
-    pub fn cover(&self, seed: u64) -> Result<Coverage, String> {
+    /// The coverage of one run with `seed` (its expectations are not checked), taken
+    /// until the test's last step or until `go_on`, asked before each step, says no:
+    /// its `steps` are those taken.
+    pub fn cover(&self, seed: u64, go_on: &dyn Fn() -> bool) -> Result<Coverage, String> {
         let mut sim = self.simulation(seed).map_err(|e| e.to_string())?;
         let mut counter = Counter::new(self.agents.iter().map(|(name, tree)| {
             let nodes = self
@@ -598,8 +606,8 @@ impl Prepared {
                 .unwrap_or_default();
             (name.as_str(), tree.as_path(), nodes)
         }));
-        self.drive(&mut sim, &mut counter, |_, _, _| {});
-        Ok(counter.finish(self.test.steps))
+        let taken = self.drive(&mut sim, &mut counter, go_on, |_, _, _| {});
+        Ok(counter.finish(taken))
     }
 
     /// The command that opens the editor on the tree of `agent` (else the first agent's),

@@ -1,13 +1,16 @@
 //! `arbor coverage PATH… [--seeds A..B] [--steps N] [--json] [--min PERCENT]`: how often
 //! each node was entered, succeeded, failed and was aborted over many runs, the nodes never
-//! entered first.
+//! entered first. Ctrl+C stops it with the table of what ran.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, PoisonError};
 
 use rayon::prelude::*;
 
-use super::{EXIT_ERRORS, EXIT_OK, EXIT_UNREADABLE};
+use super::steps::{Progress, interrupted};
+use super::{EXIT_ERRORS, EXIT_INTERRUPTED, EXIT_OK, EXIT_UNREADABLE};
 use crate::check::file::{MAX_STEPS, Target, TestFile, parse_seed_range};
 use crate::check::{Coverage, PrepareError, Prepared, TreeCoverage, is_test, load_test};
 use crate::model::Catalog;
@@ -158,14 +161,36 @@ pub fn coverage(
         .flat_map(|p| p.test.seeds.iter().map(move |&s| (p, s)))
         .collect();
     // Each run's counts are added as they come (in the order of the runs, so the output is
-    // the same however many threads run them), never all held at once.
+    // the same however many threads run them), never all held at once. Ctrl+C stops the
+    // runs going on between two steps, and what they counted so far is kept.
+    let progress = Mutex::new(Progress::runs(jobs.len() as u64));
+    let partial = AtomicU64::new(0);
     let total = jobs
         .par_iter()
-        .map(|&(p, s)| p.cover(s))
+        .map(|&(p, s)| {
+            let run = p.cover(s, &|| !interrupted())?;
+            if run.steps == 0 {
+                // Stopped before it began: no run.
+                return Ok(Coverage::new());
+            }
+            if run.steps < p.test.steps {
+                partial.fetch_add(1, Ordering::Relaxed);
+            } else {
+                let mut progress = progress.lock().unwrap_or_else(PoisonError::into_inner);
+                let done = progress.done + 1;
+                progress.taken(done);
+                progress.show();
+            }
+            Ok::<_, String>(run)
+        })
         .try_reduce(Coverage::new, |mut a, b| {
             a.merge(b);
             Ok(a)
         });
+    let mut progress = progress
+        .into_inner()
+        .unwrap_or_else(PoisonError::into_inner);
+    let stopped = progress.finish();
     let total = match total {
         Ok(t) => t,
         Err(e) => {
@@ -177,6 +202,20 @@ pub fn coverage(
         let _ = out.write_all(total.to_text().as_bytes());
     } else {
         print_table(&total, out);
+    }
+    if stopped {
+        let partial = match partial.into_inner() {
+            0 => String::new(),
+            1 => "; the one stopped part-way is counted to the step it reached".into(),
+            n => format!("; the {n} stopped part-way are counted to the step they reached"),
+        };
+        let _ = writeln!(
+            err,
+            "interrupted (Ctrl+C) after {} of {} runs{partial}",
+            progress.done,
+            jobs.len(),
+        );
+        return EXIT_INTERRUPTED;
     }
     let percent = total.percent();
     if let Some(min) = args.min

@@ -28,12 +28,12 @@ mod steps;
 mod test;
 pub use crate::debug::{TriggerArg, parse_trigger};
 pub use coverage::{CoverageArgs, coverage};
-use steps::Steps;
+use steps::Progress;
 pub use steps::interrupt;
 pub use test::test;
 
 /// The line a run stopped by Ctrl+C ends its summary with; the exit code.
-fn interrupted(summary: &mut dyn Write, steps: &Steps) -> u8 {
+fn interrupted(summary: &mut dyn Write, steps: &Progress) -> u8 {
     let _ = writeln!(summary, "interrupted (Ctrl+C) after step {}", steps.done);
     EXIT_INTERRUPTED
 }
@@ -135,7 +135,8 @@ pub enum Command {
         junit: Option<PathBuf>,
     },
     /// How often each node was entered, succeeded, failed and was aborted over many runs,
-    /// the nodes never entered first. Exit 1 below `--min`.
+    /// the nodes never entered first. Exit 1 below `--min`; Ctrl+C stops the runs between
+    /// two steps, prints the table of the steps taken and exits 130.
     Coverage {
         /// Test files (their own runs), folders of them, scenarios or trees.
         #[arg(required = true)]
@@ -1051,9 +1052,9 @@ fn run_with(args: &RunArgs<'_>, catalog: &Catalog, out: &mut dyn Write, err: &mu
         }
     };
     let mut instance = Instance::new(program.clone(), args.seed);
-    let mut steps = Steps::new(args.steps);
+    let mut steps = Progress::steps(args.steps);
     for step in 1..=args.steps {
-        if !steps.take(step) {
+        if !steps.go_on() {
             break;
         }
         for t in triggers.iter().filter(|t| t.step == step) {
@@ -1290,9 +1291,9 @@ fn run_to_break(
         }
     }
     let mut hits = Vec::new();
-    let mut steps = Steps::new(args.steps);
+    let mut steps = Progress::steps(args.steps);
     for step in 1..=args.steps {
-        if !steps.take(step) {
+        if !steps.go_on() {
             break;
         }
         queue_triggers(step, triggers, err, |agent, id, value| {
@@ -1397,9 +1398,9 @@ fn run_scenario(
     if every.is_some() {
         drawing(&sim, true, out, err);
     }
-    let mut steps = Steps::new(args.steps);
+    let mut steps = Progress::steps(args.steps);
     for step in 1..=args.steps {
-        if !steps.take(step) {
+        if !steps.go_on() {
             break;
         }
         queue_triggers(step, triggers, err, |agent, id, value| {

@@ -1,5 +1,6 @@
-//! The steps of `arbor run`: a progress line on a terminal for a long run, and Ctrl+C
-//! stopping the run between two steps, so that its summary is still printed.
+//! The progress of a long command (`arbor run`'s steps, `arbor coverage`'s runs): a line
+//! on a terminal once it has gone on a while, and Ctrl+C stopping it between two steps,
+//! so that its summary is still printed.
 
 use std::io::IsTerminal;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -8,31 +9,48 @@ use std::time::{Duration, Instant};
 /// Set when the user presses Ctrl+C (the binary's handler sets it).
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 
-/// Asks the run going on to stop after its current step (called on Ctrl+C).
+/// Asks the command going on to stop after its current step (called on Ctrl+C).
 pub fn interrupt() {
     INTERRUPTED.store(true, Ordering::SeqCst);
 }
 
-/// A run longer than this shows its progress.
+/// Whether Ctrl+C was pressed.
+pub(super) fn interrupted() -> bool {
+    INTERRUPTED.load(Ordering::SeqCst)
+}
+
+/// A command that takes longer than this shows its progress.
 const QUIET_FOR: Duration = Duration::from_secs(1);
 
 /// How often the progress line is written again.
 const EVERY: Duration = Duration::from_millis(250);
 
-/// A run's steps as they go.
-pub(super) struct Steps {
+/// How far a command is: `done` of `total` steps, or runs.
+pub(super) struct Progress {
+    /// "step" or "run".
+    unit: &'static str,
     total: u64,
     started: Instant,
     shown: Option<Instant>,
     terminal: bool,
-    /// The steps taken so far.
+    /// The steps (runs) done so far.
     pub(super) done: u64,
 }
 
-impl Steps {
+impl Progress {
     /// A run of `total` steps, starting now.
-    pub(super) fn new(total: u64) -> Self {
+    pub(super) fn steps(total: u64) -> Self {
+        Self::of("step", total)
+    }
+
+    /// `total` runs, starting now.
+    pub(super) fn runs(total: u64) -> Self {
+        Self::of("run", total)
+    }
+
+    fn of(unit: &'static str, total: u64) -> Self {
         Self {
+            unit,
             total,
             started: Instant::now(),
             shown: None,
@@ -41,39 +59,46 @@ impl Steps {
         }
     }
 
-    /// Whether the run takes step `step` (false once Ctrl+C was pressed); on a terminal,
-    /// shows how far it is once it has run a while.
-    pub(super) fn take(&mut self, step: u64) -> bool {
-        if INTERRUPTED.load(Ordering::SeqCst) {
+    /// Whether to take the next step (false once Ctrl+C was pressed); on a terminal,
+    /// shows how far it is once it has gone on a while.
+    pub(super) fn go_on(&mut self) -> bool {
+        if interrupted() {
             return false;
         }
-        self.done = step.saturating_sub(1);
-        if self.terminal {
-            let now = Instant::now();
-            let elapsed = now - self.started;
-            if elapsed >= QUIET_FOR && self.shown.is_none_or(|t| now - t >= EVERY) {
-                let rate = self.done as f64 / elapsed.as_secs_f64();
-                let left = (self.total - self.done) as f64 / rate.max(1e-9);
-                eprint!(
-                    "\r\x1b[Kstep {} of {} ({:.0} steps/s, about {:.0} s left; Ctrl+C stops with a summary)",
-                    self.done, self.total, rate, left
-                );
-                self.shown = Some(now);
-            }
-        }
+        self.show();
         true
     }
 
-    /// Marks step `step` as taken.
-    pub(super) fn taken(&mut self, step: u64) {
-        self.done = step;
+    /// On a terminal, once the command has gone on a while, writes how far it is (at most
+    /// every [`EVERY`]).
+    pub(super) fn show(&mut self) {
+        if !self.terminal {
+            return;
+        }
+        let now = Instant::now();
+        let elapsed = now - self.started;
+        if elapsed >= QUIET_FOR && self.shown.is_none_or(|t| now - t >= EVERY) {
+            let rate = self.done as f64 / elapsed.as_secs_f64();
+            let left = (self.total - self.done.min(self.total)) as f64 / rate.max(1e-9);
+            let unit = self.unit;
+            eprint!(
+                "\r\x1b[K{unit} {} of {} ({rate:.0} {unit}s/s, about {left:.0} s left; Ctrl+C stops with a summary)",
+                self.done, self.total,
+            );
+            self.shown = Some(now);
+        }
     }
 
-    /// Clears the progress line; whether the run was stopped by Ctrl+C.
+    /// Marks `done` steps (runs) as done.
+    pub(super) fn taken(&mut self, done: u64) {
+        self.done = done;
+    }
+
+    /// Clears the progress line; whether the command was stopped by Ctrl+C.
     pub(super) fn finish(&mut self) -> bool {
         if self.shown.is_some() {
             eprint!("\r\x1b[K");
         }
-        self.done < self.total && INTERRUPTED.load(Ordering::SeqCst)
+        self.done < self.total && interrupted()
     }
 }
