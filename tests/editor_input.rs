@@ -1852,6 +1852,22 @@ fn a_trace_opened_from_the_file_menu_replays_on_its_tree_and_continue_stops_at_a
 }
 
 #[test]
+fn a_replayed_trace_names_a_subtrees_nodes_by_their_titles() {
+    let (_dir, trace) = recorded_guard_patrol();
+    let mut h = harness(EditorApp::sample());
+    open_trace_through_the_menu(&mut h, &trace);
+    h.get_by_label_contains("replaying run.jsonl");
+    for _ in 0..3 {
+        key(&mut h, Modifiers::NONE, Key::N);
+    }
+    // The trace records trace ids only: the titles come from the recorded tree's files,
+    // the SubTree's asset included.
+    h.get_by_label_contains("Go to post A entered");
+    h.get_by_label_contains("Patrol entered");
+    assert!(h.query_by_label_contains("patrol/").is_none());
+}
+
+#[test]
 fn a_trace_whose_tree_changed_or_is_gone_says_so_and_the_editor_goes_on() {
     let (dir, trace) = recorded_guard_patrol();
     // Another program edits the tree: a node renamed.

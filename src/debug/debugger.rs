@@ -10,7 +10,9 @@
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
+use super::source::Titles;
 use super::{BreakOn, Breakpoint, Hit, Marker, NodeView, Replay, Session, Source};
 use crate::model::{Catalog, NodeId, Tree};
 use crate::world::{SimError, Simulation, parse_scenario};
@@ -313,6 +315,39 @@ impl Debugger {
         self.shown_file = file.map(Path::to_owned);
         self.apply_breaking();
         self.refresh_live();
+    }
+
+    /// A replay's node titles, which its trace does not record, from the tree files its
+    /// agents ran as they are now (with `catalog`'s kinds): the event log then names a
+    /// node the tree shown does not hold (a SubTree's, or the tree's around a SubTree
+    /// shown) by its title. A file that cannot be read or does not compile leaves its
+    /// agents' nodes to their trace ids.
+    pub fn learn_titles(&mut self, catalog: &Catalog) {
+        let mut known: Vec<(PathBuf, Arc<Titles>)> = Vec::new();
+        let by_agent = self
+            .agent_trees()
+            .into_iter()
+            .map(|tree| {
+                let Some(tree) = tree else {
+                    return Arc::default();
+                };
+                if let Some((_, titles)) = known.iter().find(|(p, _)| *p == tree) {
+                    return titles.clone();
+                }
+                let titles: Titles = crate::world::named_nodes_of(&tree, catalog)
+                    .unwrap_or_default()
+                    .into_iter()
+                    .filter(|n| !n.title.is_empty())
+                    .map(|n| (n.id, n.title))
+                    .collect();
+                let titles = Arc::new(titles);
+                known.push((tree, titles.clone()));
+                titles
+            })
+            .collect();
+        if let Some(run) = &mut self.run {
+            run.learn_titles(by_agent);
+        }
     }
 
     /// The tree file each agent runs, where the run says.

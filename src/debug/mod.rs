@@ -26,7 +26,7 @@ pub use debugger::{
 };
 pub use log::{Logged, LoggedKind, describe, failure_words};
 pub use replay::{AgentView, NodeView, REPLAY_CHECKPOINT_EVERY, Replay};
-pub use source::{ContextRow, Replayed, Source};
+pub use source::{ContextRow, Replayed, Source, Titles};
 pub use start::{RunFrom, TriggerArg, parse_trigger};
 
 /// Steps between two kept copies of the run at first: going to any step replays at most

@@ -18,14 +18,20 @@ pub enum Source {
 }
 
 /// A replay and what the event log needs of it: its nodes' trace ids, numbered (the log
-/// names a node by its number here).
+/// names a node by its number here), and their titles where the trees are known.
 pub struct Replayed {
     /// The replay.
     pub replay: Replay,
     /// Every node id the trace names, each once, and each one's number.
     ids: Vec<Arc<str>>,
     index: foldhash::HashMap<Arc<str>, u32>,
+    /// For each agent (by the replay's number), the titles of its tree's nodes by trace id
+    /// (see [`Source::learn_titles`]).
+    titles: Vec<Arc<Titles>>,
 }
+
+/// Node titles by trace id (nodes without a title left out).
+pub type Titles = foldhash::HashMap<String, String>;
 
 impl Replayed {
     /// Numbers the node ids of `events` not numbered yet.
@@ -61,7 +67,20 @@ impl Source {
                 ids.push(id.clone());
             }
         }
-        Source::Trace(Box::new(Replayed { replay, ids, index }))
+        Source::Trace(Box::new(Replayed {
+            replay,
+            ids,
+            index,
+            titles: Vec::new(),
+        }))
+    }
+
+    /// A replay's node titles: for each agent (by the replay's number), those of the tree
+    /// it runs, which the trace does not record. A live session's come with its program.
+    pub fn learn_titles(&mut self, by_agent: Vec<Arc<Titles>>) {
+        if let Source::Trace(r) = self {
+            r.titles = by_agent;
+        }
     }
 
     /// Adds events that arrived since to a replay (a game's live run; see
@@ -306,7 +325,8 @@ impl Source {
     }
 
     /// The title of node `n` of agent `agent` (as [`Source::log`] numbers it), as its tree
-    /// file or SubTree asset gives it; `None` where it has none, or a trace does not say.
+    /// file or SubTree asset gives it; `None` where it has none, or (a replay) where its
+    /// tree is not known.
     pub fn node_title(&self, agent: usize, n: u32) -> Option<&str> {
         match self {
             Source::Simulation(s) => s
@@ -314,7 +334,11 @@ impl Source {
                 .and_then(|i| i.program().node_titles().get(n as usize))
                 .map(String::as_str)
                 .filter(|t| !t.is_empty()),
-            Source::Trace(_) => None,
+            Source::Trace(r) => r
+                .titles
+                .get(agent)?
+                .get(&**r.ids.get(n as usize)?)
+                .map(String::as_str),
         }
     }
 

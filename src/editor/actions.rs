@@ -894,6 +894,7 @@ impl EditorApp {
             }
         }
         let mut run = Debugger::replay(path, trace);
+        run.learn_titles(&self.catalog);
         run.set_shown_file(self.doc.path());
         let missing = run.unknown_nodes(self.doc.tree());
         if missing > 0 {
@@ -1046,6 +1047,7 @@ impl EditorApp {
         };
         let (agents, events) = listener.since(i, 0);
         let mut run = Debugger::game(i, &name, hello.run.clone(), agents, events);
+        run.learn_titles(&self.catalog);
         run.games = self
             .simulation()
             .map(|d| d.games.clone())

@@ -179,6 +179,19 @@ fn derive_seed(seed: u64, stream: u64) -> u64 {
     z ^ (z >> 31)
 }
 
+/// The nodes of tree file `path` as a run of it names them (trace ids, a SubTree's nodes
+/// inside it, each with its title), compiled as a run in the world compiles it; `None`
+/// when the file cannot be read or does not compile. What a replayed trace knows of its
+/// trees' titles.
+pub fn named_nodes_of(path: &Path, catalog: &Catalog) -> Option<Vec<Named>> {
+    let files = TreeFiles::new(catalog);
+    let loaded = files.load(path);
+    let tree = loaded.as_ref().as_ref().ok()?;
+    let behaviours = super::world_behaviours().with_stand_ins();
+    let program = Program::compile(tree, catalog, &files.assets_for(path), &behaviours).ok()?;
+    Some(program.named_nodes())
+}
+
 impl Simulation {
     /// Loads a scenario and compiles each agent's tree (each tree file once, shared by the
     /// agents that run it). With `tree`, every agent runs that tree file instead of its own.
