@@ -279,7 +279,8 @@ impl Counter {
                 node.add_counts(&c.folded());
             }
         }
-        self.coverage.runs = 1;
+        // A run stopped before its first step is no run.
+        self.coverage.runs = u64::from(steps > 0);
         self.coverage.steps = steps;
         self.coverage
     }

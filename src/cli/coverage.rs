@@ -2,6 +2,7 @@
 //! each node was entered, succeeded, failed and was aborted over many runs, the nodes never
 //! entered first. Ctrl+C stops it with the table of what ran.
 
+use std::cell::Cell;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -9,7 +10,7 @@ use std::sync::{Mutex, PoisonError};
 
 use rayon::prelude::*;
 
-use super::steps::{Progress, interrupted};
+use super::steps::{Progress, ctrl_c_pressed};
 use super::{EXIT_ERRORS, EXIT_INTERRUPTED, EXIT_OK, EXIT_UNREADABLE};
 use crate::check::file::{MAX_STEPS, Target, TestFile, parse_seed_range};
 use crate::check::{Coverage, PrepareError, Prepared, TreeCoverage, is_test, load_test};
@@ -37,6 +38,9 @@ pub struct CoverageArgs<'a> {
 pub const DEFAULT_SEEDS: &str = "0..10";
 /// The steps runs take when neither the command line nor a test file says.
 pub const DEFAULT_STEPS: u64 = 1000;
+
+/// How many steps a run takes between two looks at the progress line.
+const PROGRESS_EVERY: u64 = 4096;
 
 /// What one PATH runs: a test file's run, or a scenario's or tree's, with the seeds and
 /// steps of the command line.
@@ -163,23 +167,39 @@ pub fn coverage(
     // Each run's counts are added as they come (in the order of the runs, so the output is
     // the same however many threads run them), never all held at once. Ctrl+C stops the
     // runs going on between two steps, and what they counted so far is kept.
-    let progress = Mutex::new(Progress::runs(jobs.len() as u64));
-    let partial = AtomicU64::new(0);
+    let all_steps = jobs.iter().map(|(p, _)| p.test.steps).sum();
+    let progress = Mutex::new(Progress::steps(all_steps));
+    let taken = AtomicU64::new(0);
+    let (finished, partial) = (AtomicU64::new(0), AtomicU64::new(0));
     let total = jobs
         .par_iter()
         .map(|&(p, s)| {
-            let run = p.cover(s, &|| !interrupted())?;
-            if run.steps == 0 {
-                // Stopped before it began: no run.
+            if ctrl_c_pressed() {
                 return Ok(Coverage::new());
             }
-            if run.steps < p.test.steps {
+            // Asked before each step: every PROGRESS_EVERY steps taken, they are added to
+            // `taken` and the progress line is looked at; the rest at the end.
+            let (asked, added) = (Cell::new(0), Cell::new(0));
+            let go_on = || {
+                let done = asked.get();
+                asked.set(done + 1);
+                if done > 0 && done % PROGRESS_EVERY == 0 {
+                    added.set(done);
+                    let all = taken.fetch_add(PROGRESS_EVERY, Ordering::Relaxed) + PROGRESS_EVERY;
+                    if let Ok(mut progress) = progress.try_lock() {
+                        let all = all.max(progress.done);
+                        progress.taken(all);
+                        progress.show();
+                    }
+                }
+                !ctrl_c_pressed()
+            };
+            let run = p.cover(s, &go_on)?;
+            taken.fetch_add(run.steps - added.get(), Ordering::Relaxed);
+            if run.steps == p.test.steps {
+                finished.fetch_add(1, Ordering::Relaxed);
+            } else if run.steps > 0 {
                 partial.fetch_add(1, Ordering::Relaxed);
-            } else {
-                let mut progress = progress.lock().unwrap_or_else(PoisonError::into_inner);
-                let done = progress.done + 1;
-                progress.taken(done);
-                progress.show();
             }
             Ok::<_, String>(run)
         })
@@ -190,6 +210,7 @@ pub fn coverage(
     let mut progress = progress
         .into_inner()
         .unwrap_or_else(PoisonError::into_inner);
+    progress.taken(taken.into_inner());
     let stopped = progress.finish();
     let total = match total {
         Ok(t) => t,
@@ -198,22 +219,21 @@ pub fn coverage(
             return EXIT_UNREADABLE;
         }
     };
-    if args.json {
-        let _ = out.write_all(total.to_text().as_bytes());
-    } else {
-        print_table(&total, out);
+    // Stopped before any step: nothing to show.
+    if !(stopped && total.runs == 0) {
+        if args.json {
+            let _ = out.write_all(total.to_text().as_bytes());
+        } else {
+            print_table(&total, out);
+        }
     }
     if stopped {
-        let partial = match partial.into_inner() {
-            0 => String::new(),
-            1 => "; the one stopped part-way is counted to the step it reached".into(),
-            n => format!("; the {n} stopped part-way are counted to the step they reached"),
-        };
         let _ = writeln!(
             err,
-            "interrupted (Ctrl+C) after {} of {} runs{partial}",
-            progress.done,
+            "interrupted (Ctrl+C): {} of {} runs finished, {} stopped part-way (counted to the step each reached)",
+            finished.into_inner(),
             jobs.len(),
+            partial.into_inner(),
         );
         return EXIT_INTERRUPTED;
     }

@@ -1,4 +1,4 @@
-//! The progress of a long command (`arbor run`'s steps, `arbor coverage`'s runs): a line
+//! The progress of a long command (the steps of `arbor run` and `arbor coverage`): a line
 //! on a terminal once it has gone on a while, and Ctrl+C stopping it between two steps,
 //! so that its summary is still printed.
 
@@ -15,7 +15,7 @@ pub fn interrupt() {
 }
 
 /// Whether Ctrl+C was pressed.
-pub(super) fn interrupted() -> bool {
+pub(super) fn ctrl_c_pressed() -> bool {
     INTERRUPTED.load(Ordering::SeqCst)
 }
 
@@ -25,32 +25,20 @@ const QUIET_FOR: Duration = Duration::from_secs(1);
 /// How often the progress line is written again.
 const EVERY: Duration = Duration::from_millis(250);
 
-/// How far a command is: `done` of `total` steps, or runs.
+/// How far a command is: `done` of `total` steps.
 pub(super) struct Progress {
-    /// "step" or "run".
-    unit: &'static str,
     total: u64,
     started: Instant,
     shown: Option<Instant>,
     terminal: bool,
-    /// The steps (runs) done so far.
+    /// The steps done so far.
     pub(super) done: u64,
 }
 
 impl Progress {
-    /// A run of `total` steps, starting now.
+    /// `total` steps, starting now.
     pub(super) fn steps(total: u64) -> Self {
-        Self::of("step", total)
-    }
-
-    /// `total` runs, starting now.
-    pub(super) fn runs(total: u64) -> Self {
-        Self::of("run", total)
-    }
-
-    fn of(unit: &'static str, total: u64) -> Self {
         Self {
-            unit,
             total,
             started: Instant::now(),
             shown: None,
@@ -62,7 +50,7 @@ impl Progress {
     /// Whether to take the next step (false once Ctrl+C was pressed); on a terminal,
     /// shows how far it is once it has gone on a while.
     pub(super) fn go_on(&mut self) -> bool {
-        if interrupted() {
+        if ctrl_c_pressed() {
             return false;
         }
         self.show();
@@ -80,16 +68,15 @@ impl Progress {
         if elapsed >= QUIET_FOR && self.shown.is_none_or(|t| now - t >= EVERY) {
             let rate = self.done as f64 / elapsed.as_secs_f64();
             let left = (self.total - self.done.min(self.total)) as f64 / rate.max(1e-9);
-            let unit = self.unit;
             eprint!(
-                "\r\x1b[K{unit} {} of {} ({rate:.0} {unit}s/s, about {left:.0} s left; Ctrl+C stops with a summary)",
+                "\r\x1b[Kstep {} of {} ({rate:.0} steps/s, about {left:.0} s left; Ctrl+C stops with a summary)",
                 self.done, self.total,
             );
             self.shown = Some(now);
         }
     }
 
-    /// Marks `done` steps (runs) as done.
+    /// Marks `done` steps as done.
     pub(super) fn taken(&mut self, done: u64) {
         self.done = done;
     }
@@ -99,6 +86,6 @@ impl Progress {
         if self.shown.is_some() {
             eprint!("\r\x1b[K");
         }
-        self.done < self.total && interrupted()
+        self.done < self.total && ctrl_c_pressed()
     }
 }
