@@ -1852,7 +1852,7 @@ fn a_trace_opened_from_the_file_menu_replays_on_its_tree_and_continue_stops_at_a
 }
 
 #[test]
-fn a_replayed_trace_names_a_subtrees_nodes_by_their_titles() {
+fn a_replayed_trace_shows_inside_a_subtree_and_names_its_nodes_by_their_titles() {
     let (_dir, trace) = recorded_guard_patrol();
     let mut h = harness(EditorApp::sample());
     open_trace_through_the_menu(&mut h, &trace);
@@ -1860,11 +1860,31 @@ fn a_replayed_trace_names_a_subtrees_nodes_by_their_titles() {
     for _ in 0..3 {
         key(&mut h, Modifiers::NONE, Key::N);
     }
-    // The trace records trace ids only: the titles come from the recorded tree's files,
-    // the SubTree's asset included.
+    // The trace records trace ids only: the titles of the SubTree's nodes come from its
+    // asset, in the log and in what runs now.
     h.get_by_label_contains("Go to post A entered");
-    h.get_by_label_contains("Patrol entered");
+    h.get_by_label_contains("running: Go to post A");
     assert!(h.query_by_label_contains("patrol/").is_none());
+    // Open SubTree keeps the replay: the asset's nodes are lit from the recording, and
+    // the nodes around it are named as the recorded tree titles them.
+    open_patrol_from_its_menu(&mut h);
+    h.get_by_label_contains("SubTree patrol inside the run");
+    assert_eq!(
+        h.state().live_status(&NodeId::new("to_a")),
+        Some(arbor::runtime::Status::Running)
+    );
+    h.get_by_label_contains("Guard duty entered");
+    assert!(h.query_by_label_contains("patrol/").is_none());
+    key(&mut h, Modifiers::NONE, Key::N);
+    h.get_by_label_contains("step 4 of 120");
+    // Ctrl+Backspace goes back to the recorded tree, the replay still at its step.
+    key(&mut h, Modifiers::COMMAND, Key::Backspace);
+    assert_eq!(
+        h.state().document().path().unwrap().file_name().unwrap(),
+        "guard_patrol.json"
+    );
+    h.get_by_label_contains("step 4 of 120");
+    lights_match(&h, &core_at("guard_patrol", 4), "guard");
 }
 
 #[test]

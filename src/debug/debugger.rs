@@ -244,6 +244,15 @@ pub struct Debugger {
     dt: f64,
     /// In a scenario, every agent runs the tree shown, not only those whose file it is.
     every_agent: bool,
+    /// A replay's node titles, once asked for ([`Debugger::learn_titles`]).
+    titles: Option<TitleSource>,
+}
+
+/// Where a replay's node titles come from: the tree files its agents ran, compiled with
+/// these node kinds, each file read once.
+struct TitleSource {
+    kinds: Catalog,
+    read: Vec<(PathBuf, Arc<Titles>)>,
 }
 
 impl Debugger {
@@ -318,36 +327,46 @@ impl Debugger {
     }
 
     /// A replay's node titles, which its trace does not record, from the tree files its
-    /// agents ran as they are now (with `catalog`'s kinds): the event log then names a
-    /// node the tree shown does not hold (a SubTree's, or the tree's around a SubTree
-    /// shown) by its title. A file that cannot be read or does not compile leaves its
-    /// agents' nodes to their trace ids.
+    /// agents ran as they are on disk when asked (with `catalog`'s kinds): the event log
+    /// then names a node the tree shown does not hold (a SubTree's, or the tree's around a
+    /// SubTree shown) by its title. A game shown live gets those of the agents it adds
+    /// later too. A file that cannot be read or does not compile leaves its agents' nodes
+    /// to their trace ids.
     pub fn learn_titles(&mut self, catalog: &Catalog) {
-        let mut known: Vec<(PathBuf, Arc<Titles>)> = Vec::new();
-        let by_agent = self
-            .agent_trees()
+        self.titles = Some(TitleSource {
+            kinds: catalog.clone(),
+            read: Vec::new(),
+        });
+        self.name_nodes();
+    }
+
+    /// Gives the run the titles of each agent's tree ([`Debugger::learn_titles`]).
+    fn name_nodes(&mut self) {
+        let trees = self.agent_trees();
+        let (Some(source), Some(run)) = (&mut self.titles, &mut self.run) else {
+            return;
+        };
+        let by_agent = trees
             .into_iter()
             .map(|tree| {
                 let Some(tree) = tree else {
                     return Arc::default();
                 };
-                if let Some((_, titles)) = known.iter().find(|(p, _)| *p == tree) {
+                if let Some((_, titles)) = source.read.iter().find(|(p, _)| *p == tree) {
                     return titles.clone();
                 }
-                let titles: Titles = crate::world::named_nodes_of(&tree, catalog)
+                let titles: Titles = crate::world::named_nodes_of(&tree, &source.kinds)
                     .unwrap_or_default()
                     .into_iter()
                     .filter(|n| !n.title.is_empty())
                     .map(|n| (n.id, n.title))
                     .collect();
                 let titles = Arc::new(titles);
-                known.push((tree, titles.clone()));
+                source.read.push((tree, titles.clone()));
                 titles
             })
             .collect();
-        if let Some(run) = &mut self.run {
-            run.learn_titles(by_agent);
-        }
+        run.learn_titles(by_agent);
     }
 
     /// The tree file each agent runs, where the run says.
@@ -449,7 +468,12 @@ impl Debugger {
             return;
         }
         let Some(run) = &mut self.run else { return };
+        let before = run.agent_names().len();
         run.extend(agents, events);
+        if run.agent_names().len() > before {
+            self.name_nodes();
+        }
+        let Some(run) = &mut self.run else { return };
         if self.running {
             let hits = run.run(u64::MAX, &as_recorded(&self.aliases, breakpoints));
             self.after_steps(hits);
@@ -489,6 +513,7 @@ impl Debugger {
             seed: 0,
             dt: DT,
             every_agent: false,
+            titles: None,
         }
     }
 

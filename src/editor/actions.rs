@@ -818,12 +818,13 @@ impl EditorApp {
     /// asset's nodes are lit by the SubTree's inner nodes, until Back to the Running Tree.
     pub fn open_subtree(&mut self, path: &Path, node: &NodeId) -> bool {
         let mut panel = self.sim.take();
-        // A simulated run, even one not stepped yet, goes on inside the asset (Back to the
-        // Running Tree returns); a tree with no run opens the asset as a tree of its own.
+        // A run, even one not stepped yet, or a replay goes on inside the asset (Back to
+        // the Running Tree returns); a tree with no run opens the asset as a tree of its
+        // own.
         let running = panel
             .as_ref()
             .map(|p| &p.debugger)
-            .is_some_and(|d| d.inside().is_some() || d.session().is_some());
+            .is_some_and(|d| d.inside().is_some() || d.session().is_some() || d.is_replay());
         let shown = (self.doc.tree().clone(), self.doc.path().map(Path::to_owned));
         if !self.open_path(path) {
             self.sim = panel;

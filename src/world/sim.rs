@@ -9,8 +9,8 @@ use super::{
 };
 use crate::io::{LoadError, TreeFiles};
 use crate::model::names::Named;
-use crate::model::{Catalog, Diagnostic, Tree};
-use crate::runtime::{CompileError, CtxValue, Instance, Observer, Program, RunStats};
+use crate::model::{Assets, Catalog, Diagnostic, Tree};
+use crate::runtime::{CompileError, CtxValue, Instance, Observer, Program, RunStats, StandIns};
 
 /// Why a scenario cannot run.
 #[derive(Debug, thiserror::Error)]
@@ -82,7 +82,7 @@ pub struct Simulation {
     inputs: Vec<PathBuf>,
     /// The stand-ins of library kinds in each tree file, whose results can be forced
     /// (shared by every clone; the debugging core records forcing by step).
-    stand_ins: Vec<(PathBuf, crate::runtime::StandIns)>,
+    stand_ins: Vec<(PathBuf, StandIns)>,
     /// A tree run alone ([`Simulation::solo`]): its one instance is seeded with the seed
     /// itself, as `arbor run TREE` seeds it.
     solo: bool,
@@ -187,9 +187,20 @@ pub fn named_nodes_of(path: &Path, catalog: &Catalog) -> Option<Vec<Named>> {
     let files = TreeFiles::new(catalog);
     let loaded = files.load(path);
     let tree = loaded.as_ref().as_ref().ok()?;
-    let behaviours = super::world_behaviours().with_stand_ins();
-    let program = Program::compile(tree, catalog, &files.assets_for(path), &behaviours).ok()?;
+    let (program, _) = compile_in_world(tree, catalog, &files.assets_for(path)).ok()?;
     Some(program.named_nodes())
+}
+
+/// `tree` compiled for the world: the world's behaviours, and a stand-in for each node of
+/// a kind that has none (returned with the program, for the debugger to force).
+fn compile_in_world(
+    tree: &Tree,
+    catalog: &Catalog,
+    assets: &dyn Assets,
+) -> Result<(Program<World>, StandIns), CompileError> {
+    let behaviours = super::world_behaviours().with_stand_ins();
+    let program = Program::compile(tree, catalog, assets, &behaviours)?;
+    Ok((program, behaviours.stand_ins().clone()))
 }
 
 impl Simulation {
@@ -273,12 +284,12 @@ impl Simulation {
                             }
                         }
                     };
-                    let assets = files.assets_for(&setup.tree);
                     // Each tree file its own stand-ins: node ids repeat across files.
-                    let behaviours = super::world_behaviours().with_stand_ins();
-                    stand_ins.push((setup.tree.clone(), behaviours.stand_ins().clone()));
-                    let p = match Program::compile(t, catalog, &assets, &behaviours) {
-                        Ok(p) => Arc::new(p),
+                    let p = match compile_in_world(t, catalog, &files.assets_for(&setup.tree)) {
+                        Ok((p, s)) => {
+                            stand_ins.push((setup.tree.clone(), s));
+                            Arc::new(p)
+                        }
                         Err(e) => {
                             return Err(SimError::Invalid {
                                 scenario: scenario.to_owned(),
@@ -338,13 +349,11 @@ impl Simulation {
                 });
             }
         }
-        let behaviours = super::world_behaviours().with_stand_ins();
-        let program = Program::compile(tree, catalog, &assets, &behaviours).map_err(|e| {
-            SimError::Unrunnable {
+        let (program, stand_ins) =
+            compile_in_world(tree, catalog, &assets).map_err(|e| SimError::Unrunnable {
                 tree: shown.clone(),
                 problems: problems(e),
-            }
-        })?;
+            })?;
         let name = path
             .and_then(Path::file_stem)
             .map_or_else(|| "agent".to_owned(), |s| s.to_string_lossy().into_owned());
@@ -378,7 +387,7 @@ impl Simulation {
             .collect();
         Ok(Self {
             inputs,
-            stand_ins: vec![(shown.clone(), behaviours.stand_ins().clone())],
+            stand_ins: vec![(shown.clone(), stand_ins)],
             solo: true,
             world,
             agents: vec![SimAgent {
@@ -415,7 +424,7 @@ impl Simulation {
 
     /// The stand-in nodes (library kinds without a behaviour) of the tree file `tree`, whose
     /// results can be forced; where it runs one tree file, that one's, whatever the path.
-    pub fn stand_ins(&self, tree: &Path) -> Option<&crate::runtime::StandIns> {
+    pub fn stand_ins(&self, tree: &Path) -> Option<&StandIns> {
         match self.stand_ins.as_slice() {
             [(_, only)] => Some(only),
             all => all
