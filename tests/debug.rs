@@ -688,3 +688,64 @@ fn an_edit_that_breaks_the_tree_starts_the_run_over_and_undo_brings_it_back() {
     assert_eq!(d.fork(&catalog, &titled, &tree_path, 2), None);
     assert_eq!(d.step_number(), 15);
 }
+
+/// Each node of agent `agent`'s log at the shown step, with its title where the run says.
+fn titled_log(d: &arbor::debug::Debugger, agent: usize) -> Vec<(String, Option<String>)> {
+    let run = d.source().unwrap();
+    run.log(agent)
+        .iter()
+        .filter_map(|e| {
+            let n = e.node?;
+            let id = run.node_id(agent, n)?.to_owned();
+            Some((id, run.node_title(agent, n).map(str::to_owned)))
+        })
+        .collect()
+}
+
+#[test]
+fn a_replay_and_a_games_later_agents_name_their_nodes_by_the_titles_in_their_trees() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("trace.jsonl");
+    let scenario = sample("guard_patrol.scenario.json");
+    let args = arbor::cli::RunArgs {
+        trace: Some(&path),
+        ..arbor::cli::RunArgs::new(&scenario, 5)
+    };
+    let (mut o, mut e) = (Vec::new(), Vec::new());
+    assert_eq!(
+        arbor::cli::run(&args, &Catalog::builtin(), &mut o, &mut e),
+        0
+    );
+    let subtree_node = |log: &[(String, Option<String>)]| {
+        log.iter()
+            .find(|(id, _)| id == "patrol/to_a")
+            .map(|(_, title)| title.clone())
+    };
+    // A recorded trace: the titles from the files its header names, SubTree's included.
+    let trace = arbor::io::read_trace(&path).unwrap();
+    let mut replay = arbor::debug::Debugger::replay(&path, trace.clone());
+    replay.seek(3);
+    assert_eq!(
+        subtree_node(&titled_log(&replay, 0)),
+        Some(None),
+        "no titles asked"
+    );
+    replay.learn_titles(&Catalog::builtin());
+    assert_eq!(
+        subtree_node(&titled_log(&replay, 0)),
+        Some(Some("Go to post A".to_owned()))
+    );
+    // A game that names its agent only after the editor attached: its titles come then.
+    let mut header = trace.header.clone().unwrap();
+    for a in &mut header.agents {
+        a.tree = sample(&a.tree).display().to_string();
+    }
+    let mut game = arbor::debug::Debugger::game(0, "game", header, Vec::new(), Vec::new());
+    game.learn_titles(&Catalog::builtin());
+    game.feed(&trace.agents, trace.events.clone(), &[]);
+    game.seek(3);
+    assert_eq!(
+        subtree_node(&titled_log(&game, 0)),
+        Some(Some("Go to post A".to_owned()))
+    );
+}
