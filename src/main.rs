@@ -110,6 +110,8 @@ fn command(
             cli::run(&args, catalog, out, err)
         }
         Some(Command::Test { paths, junit }) => {
+            // Ctrl+C stops the runs between two steps, and the results so far are printed.
+            let _ = ctrlc::set_handler(cli::interrupt);
             cli::test(&paths, junit.as_deref(), project, catalog, out, err)
         }
         Some(Command::Coverage {

@@ -520,6 +520,61 @@ fn ctrl_c_after_a_while(args: &[&std::ffi::OsStr]) -> std::process::Output {
 }
 
 #[test]
+fn ctrl_c_stops_a_long_behaviour_test_and_says_which_runs_it_stopped() {
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = common::repo().join("sample_trees/droid_arena.scenario.json");
+    // A run too long to finish.
+    let test = format!(
+        r#"{{"format": "arbor.test", "version": 1, "scenario": {}, "seeds": "0..1",
+            "steps": 10000000, "expect": [{{"name": "runs", "enters": "root"}}]}}"#,
+        serde_json::to_string(&scenario.display().to_string()).unwrap()
+    );
+    let file = dir.path().join("long.test.json");
+    std::fs::write(&file, test).unwrap();
+    let junit = dir.path().join("report.xml");
+    let out = ctrl_c_after_a_while(&[
+        "test".as_ref(),
+        file.as_os_str(),
+        "--junit".as_ref(),
+        junit.as_os_str(),
+    ]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(130), "{stdout}");
+    assert!(
+        stdout.contains("STOP  long seed 0 (stopped by Ctrl+C after step "),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("0 passed, 0 failed, 1 stopped (Ctrl+C)"),
+        "{stdout}"
+    );
+    // The JUnit report is written, the run as skipped.
+    let report = std::fs::read_to_string(&junit).unwrap();
+    assert!(
+        report.contains("tests=\"1\" failures=\"0\" errors=\"0\" skipped=\"1\""),
+        "{report}"
+    );
+    assert!(
+        report.contains("<skipped message=\"stopped by Ctrl+C after step "),
+        "{report}"
+    );
+    // As the JUnit schema has it (where xmllint is installed: CI installs it).
+    let schema = common::repo().join("tests/fixtures/junit.xsd");
+    if let Ok(check) = Command::new("xmllint")
+        .args(["--noout", "--schema"])
+        .arg(&schema)
+        .arg(&junit)
+        .output()
+    {
+        assert!(
+            check.status.success(),
+            "{}",
+            String::from_utf8_lossy(&check.stderr)
+        );
+    }
+}
+
+#[test]
 fn ctrl_c_stops_a_long_coverage_and_prints_the_table_of_what_ran() {
     let scenario = common::repo().join("sample_trees/droid_arena.scenario.json");
     // A run too long to finish: Ctrl+C stops it part-way.

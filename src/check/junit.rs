@@ -1,6 +1,7 @@
 //! JUnit XML for `arbor test --junit FILE`, as CI servers read it: one `testsuite` per
 //! test file, one `testcase` per seed, a `failure` per broken run naming the expectations
-//! and the steps, an `error` when a test could not run. A small writer: the format is a
+//! and the steps, an `error` when a test could not run, `skipped` for a run stopped by
+//! Ctrl+C before its end. A small writer: the format is a
 //! handful of elements, and its only subtlety, escaping, is here.
 
 use std::fmt::Write;
@@ -25,6 +26,8 @@ pub struct Case {
     pub failure: Option<(String, String)>,
     /// An error (the test could not run): its message.
     pub error: Option<String>,
+    /// Stopped before its end (Ctrl+C), nothing broken by then: why.
+    pub skipped: Option<String>,
 }
 
 /// The JUnit XML of `suites`.
@@ -38,6 +41,7 @@ pub fn write(suites: &[Suite]) -> String {
     let tests = count(|_| true);
     let failures = count(|c| c.failure.is_some());
     let errors = count(|c| c.error.is_some());
+    let skipped = count(|c| c.skipped.is_some());
     let time: f64 = suites
         .iter()
         .flat_map(|s| &s.cases)
@@ -46,15 +50,16 @@ pub fn write(suites: &[Suite]) -> String {
     let mut x = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     let _ = writeln!(
         x,
-        "<testsuites name=\"arbor test\" tests=\"{tests}\" failures=\"{failures}\" errors=\"{errors}\" time=\"{time:.3}\">"
+        "<testsuites name=\"arbor test\" tests=\"{tests}\" failures=\"{failures}\" errors=\"{errors}\" skipped=\"{skipped}\" time=\"{time:.3}\">"
     );
     for s in suites {
         let failed = s.cases.iter().filter(|c| c.failure.is_some()).count();
         let errored = s.cases.iter().filter(|c| c.error.is_some()).count();
+        let stopped = s.cases.iter().filter(|c| c.skipped.is_some()).count();
         let time: f64 = s.cases.iter().map(|c| c.seconds).sum();
         let _ = writeln!(
             x,
-            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{failed}\" errors=\"{errored}\" skipped=\"0\" time=\"{time:.3}\" file=\"{}\">",
+            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{failed}\" errors=\"{errored}\" skipped=\"{stopped}\" time=\"{time:.3}\" file=\"{}\">",
             escape(&s.name),
             s.cases.len(),
             escape(&s.file)
@@ -66,12 +71,15 @@ pub fn write(suites: &[Suite]) -> String {
                 escape(&s.name),
                 c.seconds
             );
-            match (&c.failure, &c.error) {
-                (None, None) => {
+            match (&c.failure, &c.error, &c.skipped) {
+                (None, None, None) => {
                     let _ = writeln!(x, "{open}/>");
                 }
-                (failure, error) => {
+                (failure, error, skipped) => {
                     let _ = writeln!(x, "{open}>");
+                    if let Some(message) = skipped {
+                        let _ = writeln!(x, "      <skipped message=\"{}\"/>", escape(message));
+                    }
                     if let Some((message, text)) = failure {
                         let _ = writeln!(
                             x,

@@ -121,12 +121,26 @@ pub struct SeedOutcome {
     pub error: Option<String>,
     /// Seconds it took.
     pub seconds: f64,
+    /// The last step taken, when the run was stopped before its own last step (Ctrl+C):
+    /// what is checked only at the end was not, so it passed nothing.
+    pub stopped: Option<u64>,
 }
 
 impl SeedOutcome {
-    /// Whether every expectation held.
+    /// A run of `seed` not begun, Ctrl+C having been pressed before it.
+    pub fn not_begun(seed: u64) -> Self {
+        Self {
+            seed,
+            failures: Vec::new(),
+            error: None,
+            seconds: 0.0,
+            stopped: Some(0),
+        }
+    }
+
+    /// Whether every expectation held, to the last step.
     pub fn passed(&self) -> bool {
-        self.failures.is_empty() && self.error.is_none()
+        self.failures.is_empty() && self.error.is_none() && self.stopped.is_none()
     }
 }
 
@@ -550,6 +564,11 @@ impl Prepared {
 
     /// Runs the test with `seed`: its steps, its triggers, every expectation checked.
     pub fn run(&self, seed: u64) -> SeedOutcome {
+        self.run_until(seed, &|| true)
+    }
+
+    /// [`Prepared::run`], asking `go_on` before each step whether to take it.
+    pub fn run_until(&self, seed: u64, go_on: &dyn Fn() -> bool) -> SeedOutcome {
         let start = std::time::Instant::now();
         let mut sim = match self.simulation(seed) {
             Ok(s) => s,
@@ -559,12 +578,13 @@ impl Prepared {
                     failures: Vec::new(),
                     error: Some(e.to_string()),
                     seconds: start.elapsed().as_secs_f64(),
+                    stopped: None,
                 };
             }
         };
         let mut watch = Watch::new(&self.checks);
         let last = self.test.steps;
-        self.drive(&mut sim, &mut watch, &|| true, |w, step, sim| {
+        let taken = self.drive(&mut sim, &mut watch, go_on, |w, step, sim| {
             w.end_step(step, sim, last)
         });
         let failures = watch
@@ -589,6 +609,7 @@ impl Prepared {
             failures,
             error: None,
             seconds: start.elapsed().as_secs_f64(),
+            stopped: (taken < last).then_some(taken),
         }
     }
 

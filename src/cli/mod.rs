@@ -126,7 +126,8 @@ pub enum Command {
     },
     /// Run behaviour test files (`NAME.test.json`; a folder is searched for them): a line
     /// per test and seed, then `N passed, M failed`. Exit 0 when all pass, 1 when one
-    /// fails, 2 when a test file is wrong or names a file that cannot be read.
+    /// fails, 2 when a test file is wrong or names a file that cannot be read, 130 when
+    /// Ctrl+C stopped runs before their end (each said, the results so far printed).
     Test {
         /// Test files and folders of them (default: the current folder).
         paths: Vec<PathBuf>,

@@ -1,12 +1,14 @@
 //! `arbor test [PATH…] [--junit FILE]`: runs behaviour test files, every seed of each in
-//! parallel, and reports a line per test and seed.
+//! parallel, and reports a line per test and seed. Ctrl+C stops the runs between two
+//! steps: a run stopped before its end with nothing broken is reported as stopped.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
-use super::{EXIT_ERRORS, EXIT_OK, EXIT_UNREADABLE};
+use super::steps::ctrl_c_pressed;
+use super::{EXIT_ERRORS, EXIT_INTERRUPTED, EXIT_OK, EXIT_UNREADABLE};
 use crate::check::{PrepareError, Prepared, SeedOutcome, find_tests, junit, load_test};
 use crate::model::Catalog;
 
@@ -106,8 +108,17 @@ pub fn test(
         })
         .flatten()
         .collect();
-    let outcomes: Vec<SeedOutcome> = jobs.par_iter().map(|&(p, seed)| p.run(seed)).collect();
-    let (mut passed, mut failed, mut unrun) = (0usize, 0usize, 0usize);
+    // Ctrl+C stops the runs going on between two steps; those not begun do not start.
+    let outcomes: Vec<SeedOutcome> = jobs
+        .par_iter()
+        .map(|&(p, seed)| {
+            if ctrl_c_pressed() {
+                return SeedOutcome::not_begun(seed);
+            }
+            p.run_until(seed, &|| !ctrl_c_pressed())
+        })
+        .collect();
+    let (mut passed, mut failed, mut unrun, mut stopped) = (0usize, 0usize, 0usize, 0usize);
     let mut suites = Vec::new();
     let mut next = outcomes.iter();
     for l in &loaded {
@@ -141,6 +152,7 @@ pub fn test(
                         seconds: 0.0,
                         failure,
                         error,
+                        skipped: None,
                     }],
                 });
             }
@@ -150,6 +162,8 @@ pub fn test(
                     let case = report(p, o, out);
                     if o.passed() {
                         passed += 1;
+                    } else if case.skipped.is_some() {
+                        stopped += 1;
                     } else {
                         failed += 1;
                     }
@@ -163,14 +177,14 @@ pub fn test(
             }
         }
     }
+    let mut summary = format!("{passed} passed, {failed} failed");
     if unrun > 0 {
-        let _ = writeln!(
-            out,
-            "{passed} passed, {failed} failed, {unrun} test file(s) not run (bad input)"
-        );
-    } else {
-        let _ = writeln!(out, "{passed} passed, {failed} failed");
+        summary.push_str(&format!(", {unrun} test file(s) not run (bad input)"));
     }
+    if stopped > 0 {
+        summary.push_str(&format!(", {stopped} stopped (Ctrl+C)"));
+    }
+    let _ = writeln!(out, "{summary}");
     if let Some(file) = junit_file
         && let Err(e) = crate::io::write_atomically(file, junit::write(&suites).as_bytes())
     {
@@ -181,7 +195,9 @@ pub fn test(
         );
         return EXIT_UNREADABLE;
     }
-    if unrun > 0 {
+    if stopped > 0 {
+        EXIT_INTERRUPTED
+    } else if unrun > 0 {
         EXIT_UNREADABLE
     } else if failed > 0 {
         EXIT_ERRORS
@@ -200,6 +216,21 @@ fn report(p: &Prepared, o: &SeedOutcome, out: &mut dyn Write) -> junit::Case {
             seconds: o.seconds,
             failure: None,
             error: None,
+            skipped: None,
+        };
+    }
+    if let (Some(step), true, None) = (o.stopped, o.failures.is_empty(), &o.error) {
+        let why = match step {
+            0 => "not run: stopped by Ctrl+C".to_owned(),
+            _ => format!("stopped by Ctrl+C after step {step}"),
+        };
+        let _ = writeln!(out, "STOP  {} {name} ({why})", p.test.name);
+        return junit::Case {
+            name,
+            seconds: o.seconds,
+            failure: None,
+            error: None,
+            skipped: Some(why),
         };
     }
     let _ = writeln!(out, "FAIL  {} {name}", p.test.name);
@@ -210,6 +241,7 @@ fn report(p: &Prepared, o: &SeedOutcome, out: &mut dyn Write) -> junit::Case {
             seconds: o.seconds,
             failure: None,
             error: Some(e.clone()),
+            skipped: None,
         };
     }
     let mut text = String::new();
@@ -238,5 +270,6 @@ fn report(p: &Prepared, o: &SeedOutcome, out: &mut dyn Write) -> junit::Case {
         seconds: o.seconds,
         failure: Some((message, text)),
         error: None,
+        skipped: None,
     }
 }
