@@ -1,8 +1,8 @@
 //! JUnit XML for `arbor test --junit FILE`, as CI servers read it: one `testsuite` per
 //! test file, one `testcase` per seed, a `failure` per broken run naming the expectations
 //! and the steps, an `error` when a test could not run, `skipped` for a run stopped by
-//! Ctrl+C before its end. A small writer: the format is a
-//! handful of elements, and its only subtlety, escaping, is here.
+//! Ctrl+C before its end. A small writer: the format is a handful of elements, and its
+//! only subtlety, escaping, is here.
 
 use std::fmt::Write;
 

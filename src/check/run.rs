@@ -122,7 +122,7 @@ pub struct SeedOutcome {
     /// Seconds it took.
     pub seconds: f64,
     /// The last step taken, when the run was stopped before its own last step (Ctrl+C):
-    /// what is checked only at the end was not, so it passed nothing.
+    /// what is checked only at the end was not, so it does not pass.
     pub stopped: Option<u64>,
 }
 
