@@ -148,11 +148,9 @@ pub fn test(
                     name: path.display().to_string(),
                     file: path.display().to_string(),
                     cases: vec![junit::Case {
-                        name: "load".into(),
-                        seconds: 0.0,
                         failure,
                         error,
-                        skipped: None,
+                        ..junit::Case::passed("load".into(), 0.0)
                     }],
                 });
             }
@@ -211,13 +209,7 @@ fn report(p: &Prepared, o: &SeedOutcome, out: &mut dyn Write) -> junit::Case {
     let name = format!("seed {}", o.seed);
     if o.passed() {
         let _ = writeln!(out, "ok    {} {name}", p.test.name);
-        return junit::Case {
-            name,
-            seconds: o.seconds,
-            failure: None,
-            error: None,
-            skipped: None,
-        };
+        return junit::Case::passed(name, o.seconds);
     }
     if let (Some(step), true, None) = (o.stopped, o.failures.is_empty(), &o.error) {
         let why = match step {
@@ -226,22 +218,16 @@ fn report(p: &Prepared, o: &SeedOutcome, out: &mut dyn Write) -> junit::Case {
         };
         let _ = writeln!(out, "STOP  {} {name} ({why})", p.test.name);
         return junit::Case {
-            name,
-            seconds: o.seconds,
-            failure: None,
-            error: None,
             skipped: Some(why),
+            ..junit::Case::passed(name, o.seconds)
         };
     }
     let _ = writeln!(out, "FAIL  {} {name}", p.test.name);
     if let Some(e) = &o.error {
         let _ = writeln!(out, "      {e}");
         return junit::Case {
-            name,
-            seconds: o.seconds,
-            failure: None,
             error: Some(e.clone()),
-            skipped: None,
+            ..junit::Case::passed(name, o.seconds)
         };
     }
     let mut text = String::new();
@@ -266,10 +252,7 @@ fn report(p: &Prepared, o: &SeedOutcome, out: &mut dyn Write) -> junit::Case {
         )
     };
     junit::Case {
-        name,
-        seconds: o.seconds,
         failure: Some((message, text)),
-        error: None,
-        skipped: None,
+        ..junit::Case::passed(name, o.seconds)
     }
 }

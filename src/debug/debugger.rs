@@ -366,7 +366,7 @@ impl Debugger {
                 titles
             })
             .collect();
-        run.learn_titles(by_agent);
+        run.set_titles(by_agent);
     }
 
     /// The tree file each agent runs, where the run says.

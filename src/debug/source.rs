@@ -26,7 +26,7 @@ pub struct Replayed {
     ids: Vec<Arc<str>>,
     index: foldhash::HashMap<Arc<str>, u32>,
     /// For each agent (by the replay's number), the titles of its tree's nodes by trace id
-    /// (see [`Source::learn_titles`]).
+    /// (see [`Source::set_titles`]).
     titles: Vec<Arc<Titles>>,
 }
 
@@ -77,7 +77,7 @@ impl Source {
 
     /// A replay's node titles: for each agent (by the replay's number), those of the tree
     /// it runs, which the trace does not record. A live session's come with its program.
-    pub fn learn_titles(&mut self, by_agent: Vec<Arc<Titles>>) {
+    pub fn set_titles(&mut self, by_agent: Vec<Arc<Titles>>) {
         if let Source::Trace(r) = self {
             r.titles = by_agent;
         }
