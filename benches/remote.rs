@@ -1,19 +1,26 @@
 //! What live attach costs a game: 1,000 agents of the sample mock sketch (sequences,
 //! guards, an interrupt), each stepped once a frame, the watched agent after asking
-//! `may_step` (with a link; only a watched agent's events can hit a breakpoint, so only
-//! it can be paused), measured side by side in one process, rounds interleaved:
+//! `may_step` (with a link), measured side by side in one process, rounds interleaved:
 //! - without a link;
 //! - with a link and no editor listening, one agent watched;
-//! - with a link to an editor listening (in this process), one agent watched.
+//! - with a link to an editor listening (in this process), one agent streamed;
+//! - with a link to a hostile editor that floods the game with junk commands as fast as
+//!   the game takes them (steps, pauses, streams, triggers and breakpoints for agents it
+//!   does not have, steps of an agent it does not hold).
+//!
+//! Each prints the median frame and the worst frame of the round (the median of the
+//! rounds' worst), since what a hostile peer could do is make some frame late.
 //!
 //! `cargo bench --bench remote` (`ARBOR_BENCH_ROUNDS=N` rounds, default 15).
 #![allow(clippy::expect_used)]
 
+use std::io::{BufRead, BufReader, Write};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use arbor::model::{Catalog, NoAssets};
-use arbor::remote::{GameLink, Hello, Listener};
+use arbor::remote::{EditorAddress, GameLink, Hello, Listener};
 use arbor::runtime::{Behaviours, Instance, Program};
 
 const AGENTS: usize = 1_000;
@@ -46,14 +53,15 @@ fn hello() -> Hello {
     )
 }
 
-/// Microseconds per frame of `AGENTS` agents over `FRAMES` frames, agent 0 watched
-/// through `link` when there is one.
-fn frames(program: &Arc<Program<()>>, link: Option<&GameLink>) -> f64 {
+/// The median and the worst frame, in microseconds, of `AGENTS` agents over `FRAMES`
+/// frames, agent 0 watched through `link` when there is one.
+fn frames(program: &Arc<Program<()>>, link: Option<&GameLink>) -> (f64, f64) {
     let mut agents: Vec<Instance<()>> = (0..AGENTS)
         .map(|i| Instance::new(program.clone(), i as u64))
         .collect();
-    let start = Instant::now();
+    let mut each = Vec::with_capacity(FRAMES);
     for frame in 0..FRAMES {
+        let start = Instant::now();
         for (i, a) in agents.iter_mut().enumerate() {
             if frame % 50 == 10 && i % 7 == 0 {
                 a.trigger("alarm", None);
@@ -66,13 +74,62 @@ fn frames(program: &Arc<Program<()>>, link: Option<&GameLink>) -> f64 {
                 None => a.step(0.1, &mut (), None),
             }
         }
+        each.push(start.elapsed().as_secs_f64() * 1e6);
     }
-    start.elapsed().as_secs_f64() * 1e6 / FRAMES as f64
+    let worst = each.iter().copied().fold(0.0, f64::max);
+    (median(&mut each), worst)
 }
 
 fn median(v: &mut [f64]) -> f64 {
     v.sort_by(f64::total_cmp);
     v[v.len() / 2]
+}
+
+/// An editor that says the welcome and then junk, as fast as the game reads it, until
+/// `stop`.
+fn hostile_editor(stop: Arc<AtomicBool>) -> EditorAddress {
+    let fake = std::net::TcpListener::bind("127.0.0.1:0").expect("a free port");
+    let addr = fake.local_addr().expect("its address");
+    std::thread::spawn(move || {
+        let Ok((stream, _)) = fake.accept() else {
+            return;
+        };
+        let mut line = String::new();
+        let _ = BufReader::new(stream.try_clone().expect("a second handle")).read_line(&mut line);
+        let mut out = std::io::BufWriter::new(stream);
+        let _ = out.write_all(b"{\"welcome\":{}}\n");
+        let mut k = 0u64;
+        while !stop.load(Ordering::Relaxed) {
+            k += 1;
+            let junk = match k % 6 {
+                0 => format!("{{\"step\":\"ghost-{k}\"}}\n"),
+                1 => "{\"step\":\"agent-0\"}\n".to_owned(),
+                2 => format!("{{\"stream\":[\"ghost-{k}\"]}}\n"),
+                3 => format!("{{\"pause\":\"ghost-{k}\"}}\n"),
+                4 => format!(
+                    "{{\"breakpoints\":[{{\"agent\":\"ghost-{k}\",\"node\":\"n\",\"on\":\"enter\"}}]}}\n"
+                ),
+                _ => format!(
+                    "{{\"trigger\":{{\"agent\":\"ghost-{k}\",\"id\":\"alarm\",\"payload\":null}}}}\n"
+                ),
+            };
+            if out.write_all(junk.as_bytes()).is_err() {
+                return;
+            }
+        }
+    });
+    EditorAddress {
+        addr,
+        token: "bench".into(),
+    }
+}
+
+fn wait_for(link: &GameLink) {
+    let waited = Instant::now();
+    while !link.connected() && waited.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert!(link.connected(), "the link connects");
 }
 
 fn main() {
@@ -85,40 +142,50 @@ fn main() {
     let free = std::net::TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
         .expect("a free port");
-    let alone = GameLink::connect(&hello(), free);
+    let alone = GameLink::connect_to(
+        &hello(),
+        EditorAddress {
+            addr: free,
+            token: "none".into(),
+        },
+    );
     let listener = Listener::local(0).expect("listening");
-    let linked = GameLink::connect(&hello(), listener.addr());
-    let waited = Instant::now();
-    while !linked.connected() && waited.elapsed() < Duration::from_secs(10) {
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    assert!(linked.connected(), "the link connects");
-    let mut times: [Vec<f64>; 3] = Default::default();
+    let linked = GameLink::connect_to(&hello(), listener.address().clone());
+    wait_for(&linked);
+    let stop = Arc::new(AtomicBool::new(false));
+    let flooded = GameLink::connect_to(&hello(), hostile_editor(stop.clone()));
+    wait_for(&flooded);
+    let cases: [(&str, Option<&GameLink>); 4] = [
+        ("without a link:                  ", None),
+        ("a link, no editor listening:     ", Some(&alone)),
+        ("a link to an editor, one watched:", Some(&linked)),
+        ("a hostile editor flooding it:    ", Some(&flooded)),
+    ];
+    let mut medians: Vec<Vec<f64>> = vec![Vec::new(); cases.len()];
+    let mut worst: Vec<Vec<f64>> = vec![Vec::new(); cases.len()];
     for _ in 0..rounds.max(1) {
-        times[0].push(frames(&program, None));
-        times[1].push(frames(&program, Some(&alone)));
-        times[2].push(frames(&program, Some(&linked)));
+        for (c, (_, link)) in cases.iter().enumerate() {
+            let (m, w) = frames(&program, *link);
+            medians[c].push(m);
+            worst[c].push(w);
+        }
     }
-    let m: Vec<f64> = times.iter_mut().map(|t| median(t)).collect();
+    stop.store(true, Ordering::Relaxed);
     println!(
         "{AGENTS} agents, a frame each stepped once (medians of {} rounds of {FRAMES} frames):",
         rounds.max(1)
     );
-    println!(
-        "  without a link:                    {:8.1} µs a frame",
-        m[0]
-    );
-    println!(
-        "  a link, no editor listening:       {:8.1} µs a frame ({:+.1} %)",
-        m[1],
-        (m[1] / m[0] - 1.0) * 100.0
-    );
-    println!(
-        "  a link to an editor, one watched:  {:8.1} µs a frame ({:+.1} %)",
-        m[2],
-        (m[2] / m[0] - 1.0) * 100.0
-    );
+    let base = (median(&mut medians[0]), median(&mut worst[0]));
+    for (c, (label, _)) in cases.iter().enumerate() {
+        let (m, w) = (median(&mut medians[c]), median(&mut worst[c]));
+        println!(
+            "  {label} {m:8.1} µs a frame ({:+5.1} %), worst {w:8.1} µs ({:+7.1} µs)",
+            (m / base.0 - 1.0) * 100.0,
+            w - base.1
+        );
+    }
     println!("  events the linked game dropped: {}", linked.dropped());
-    let received = listener.games().first().map_or(0, |g| g.events.len());
+    let received = listener.games().first().map_or(0, |g| g.received);
     println!("  events the editor received: {received}");
+    println!("  the flooded game held its agent: {:?}", flooded.paused());
 }

@@ -740,9 +740,20 @@ fn a_replay_and_a_games_later_agents_name_their_nodes_by_the_titles_in_their_tre
     for a in &mut header.agents {
         a.tree = sample(&a.tree).display().to_string();
     }
-    let mut game = arbor::debug::Debugger::game(0, "game", header, Vec::new(), Vec::new());
+    let mut game = arbor::debug::Debugger::game(arbor::debug::LiveStart {
+        id: 1,
+        run: 1,
+        name: "game".into(),
+        header,
+        streamed: None,
+        agents: Vec::new(),
+        events: Vec::new(),
+        next: 0,
+        window: 1_000_000,
+    });
     game.learn_titles(&Catalog::builtin());
-    game.feed(&trace.agents, trace.events.clone(), &[]);
+    let sent = trace.events.len() as u64;
+    game.feed(&trace.agents, trace.events.clone(), sent, &[]);
     game.seek(3);
     assert_eq!(
         subtree_node(&titled_log(&game, 0)),

@@ -1985,7 +1985,7 @@ fn a_game_connected_to_the_editor_is_chosen_in_the_panel_and_shown_live() {
     use arbor::remote::{GameLink, Hello, Listener};
     let tree = common::repo().join("sample_trees/mock_sketch.json");
     let listener = Listener::local(0).unwrap();
-    let addr = listener.addr();
+    let addr = listener.address().clone();
     let mut h = harness(EditorApp::open(&tree).unwrap().with_listener(listener));
     // The game: two agents of the tree open in the editor, both watched.
     let names = ["unit-1", "unit-2"];
@@ -1994,7 +1994,7 @@ fn a_game_connected_to_the_editor_is_chosen_in_the_panel_and_shown_live() {
         .map(|n| ((*n).to_owned(), tree.clone()))
         .collect();
     let hello = Hello::new("skirmish", 0.1, 0, &agents, std::slice::from_ref(&tree));
-    let link = GameLink::connect(&hello, addr);
+    let link = GameLink::connect_to(&hello, addr);
     let program = program_of(&tree);
     let mut units: Vec<arbor::runtime::Instance<()>> = (0..2)
         .map(|i| {
@@ -2100,10 +2100,10 @@ fn a_breakpoint_set_in_the_editor_pauses_the_games_agent_and_n_and_space_step_an
     use arbor::remote::{GameLink, Hello, Listener};
     let tree = common::repo().join("sample_trees/mock_sketch.json");
     let listener = Listener::local(0).unwrap();
-    let addr = listener.addr();
+    let addr = listener.address().clone();
     let mut h = harness(EditorApp::open(&tree).unwrap().with_listener(listener));
     let agents = [("unit-1".to_owned(), tree.clone())];
-    let link = GameLink::connect(
+    let link = GameLink::connect_to(
         &Hello::new("drill", 0.1, 0, &agents, std::slice::from_ref(&tree)),
         addr,
     );
@@ -2142,7 +2142,7 @@ fn a_breakpoint_set_in_the_editor_pauses_the_games_agent_and_n_and_space_step_an
     let mut paused = false;
     for _ in 0..200 {
         frame(&mut h);
-        if h.query_by_label_contains("paused in the game: unit-1")
+        if h.query_by_label_contains("held in the game: unit-1")
             .is_some()
         {
             paused = true;
@@ -2266,11 +2266,11 @@ fn a_game_whose_tree_and_kinds_this_editor_lacks_is_shown_with_the_tree_and_kind
     drop(dir);
     assert!(!tree.exists());
     let listener = Listener::local(0).unwrap();
-    let addr = listener.addr();
+    let addr = listener.address().clone();
     let door_room = common::repo().join("sample_trees/door_room.json");
     let mut h = harness(EditorApp::open(&door_room).unwrap().with_listener(listener));
     assert!(h.state().catalog().kind("FireWeapon").is_none());
-    let link = GameLink::connect(&hello, addr);
+    let link = GameLink::connect_to(&hello, addr);
     choose_game(&mut h, "far_game");
     // The tree shown is the one the game sent, unsaved, drawn with the game's kinds.
     let app = h.state();
@@ -2335,9 +2335,9 @@ fn a_game_whose_code_declares_a_kind_otherwise_than_the_projects_library_is_flag
         .with_library(&library)
         .unwrap();
     let listener = Listener::local(0).unwrap();
-    let addr = listener.addr();
+    let addr = listener.address().clone();
     let mut h = harness(EditorApp::open(&tree).unwrap().with_listener(listener));
-    let link = GameLink::connect(&hello, addr);
+    let link = GameLink::connect_to(&hello, addr);
     choose_game(&mut h, "my_game");
     let status = h.state().status().to_owned();
     assert!(

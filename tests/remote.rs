@@ -1,29 +1,30 @@
 //! Live attach: a game connects to the editor's listener and sends its watched agents'
-//! events as it runs; what arrives replays to what the game's agents showed; bad peers
-//! end their own connection only.
+//! events as it runs; what arrives replays to what the game's agents showed; bad and
+//! hostile peers end their own connection only, cannot keep a game out, and every
+//! refusal is said on both sides.
 #![cfg(feature = "remote")]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 
-use std::io::Write;
+use std::io::{BufRead, BufReader, Write};
 use std::net::TcpStream;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use arbor::debug::Replay;
+use arbor::debug::{BreakOn, GameBreakpoint, GameCommand, GameTrigger, Replay};
 use arbor::io::TraceFile;
 use arbor::model::{Catalog, NoAssets};
-use arbor::remote::{GameLink, Hello, Listener};
+use arbor::remote::{EditorAddress, GameLink, Hello, Listener};
 use arbor::runtime::{Behaviours, Instance, Program, Status};
 
-/// Waits (at most 10 s) until `f` holds.
+/// Waits (at most 15 s) until `f` holds.
 fn until(what: &str, mut f: impl FnMut() -> bool) {
     let start = Instant::now();
     while !f() {
         assert!(
-            start.elapsed() < Duration::from_secs(10),
-            "waited 10 s for {what}"
+            start.elapsed() < Duration::from_secs(15),
+            "waited 15 s for {what}"
         );
         std::thread::sleep(Duration::from_millis(20));
     }
@@ -36,6 +37,18 @@ fn hello(game: &str, agents: &[&str]) -> Hello {
         .map(|a| ((*a).to_owned(), tree.clone()))
         .collect();
     Hello::new(game, 0.1, 0, &agents, std::slice::from_ref(&tree))
+}
+
+/// A game's link to `listener`, with its token.
+fn link_to(listener: &Listener, hello: &Hello) -> GameLink {
+    GameLink::connect_to(hello, listener.address().clone())
+}
+
+/// The hello line a raw peer sends to `listener` (with its token).
+fn hello_line(listener: &Listener, game: &str, agents: &[&str]) -> String {
+    let mut h = hello(game, agents);
+    h.token = listener.address().token.clone();
+    serde_json::to_string(&h).unwrap() + "\n"
 }
 
 fn program() -> Arc<Program<()>> {
@@ -51,11 +64,18 @@ fn program() -> Arc<Program<()>> {
     )
 }
 
+/// The id of the only game listed.
+fn only(listener: &Listener) -> u64 {
+    let games = listener.games();
+    assert_eq!(games.len(), 1, "{games:?}");
+    games[0].id
+}
+
 #[test]
 fn a_game_sends_its_watched_agents_and_the_editor_replays_what_they_showed() {
     let listener = Listener::local(0).unwrap();
     let names = ["guard-1", "guard-2", "guard-3"];
-    let link = GameLink::connect(&hello("my_game", &names), listener.addr());
+    let link = link_to(&listener, &hello("my_game", &names));
     until("the game to connect", || link.connected());
     let program = program();
     let mut agents: Vec<Instance<()>> = (0..3)
@@ -88,16 +108,17 @@ fn a_game_sends_its_watched_agents_and_the_editor_replays_what_they_showed() {
         listener
             .games()
             .first()
-            .is_some_and(|g| g.events.len() == sent)
+            .is_some_and(|g| g.received == sent as u64)
     });
     let game = listener.games()[0].clone();
-    assert_eq!(game.name, "my_game");
+    assert_eq!((game.name.as_str(), game.run), ("my_game", 1));
     assert_eq!(game.dropped, 0);
-    let (agent_names, events) = listener.since(0, 0);
+    let got = listener.since(game.id, 0, 0).unwrap();
+    assert_eq!((got.missed, got.next), (0, sent as u64));
     let mut replay = Replay::new(TraceFile {
         header: Some(game.hello.run.clone()),
-        agents: agent_names,
-        events,
+        agents: got.agents,
+        events: got.events,
     });
     replay.seek(60);
     for (i, name) in names.iter().enumerate().take(2) {
@@ -114,15 +135,25 @@ fn a_game_sends_its_watched_agents_and_the_editor_replays_what_they_showed() {
     }
     // The unwatched agent sent nothing.
     assert!(replay.agent(2).is_none_or(|a| a.nodes.is_empty()));
+    // Asked from where it has got to, nothing new.
+    let again = listener.since(game.id, sent as u64, 3).unwrap();
+    assert!(again.events.is_empty() && again.agents.is_empty());
 }
 
 #[test]
 fn a_game_started_before_the_editor_connects_when_it_comes() {
-    let port = {
+    let addr = {
         let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        l.local_addr().unwrap().port()
+        l.local_addr().unwrap()
     };
-    let link = GameLink::connect(&hello("early", &["a"]), GameLink::local(port));
+    let token = arbor::remote::new_token().unwrap();
+    let link = GameLink::connect_to(
+        &hello("early", &["a"]),
+        EditorAddress {
+            addr,
+            token: token.clone(),
+        },
+    );
     std::thread::sleep(Duration::from_millis(700));
     assert!(!link.connected());
     // Stepping with no editor sends nothing and never waits.
@@ -133,28 +164,29 @@ fn a_game_started_before_the_editor_connects_when_it_comes() {
         a.step(0.1, &mut (), Some(&mut link.watch("a")));
     }
     assert!(started.elapsed() < Duration::from_secs(5));
-    let listener = Listener::local(port).unwrap();
+    let listener = Listener::bind(addr, token).unwrap();
     until("the game to connect", || link.connected());
     until("the editor to list it", || listener.games().len() == 1);
     assert_eq!(listener.games()[0].name, "early");
 }
 
 /// A raw connection that sends `lines`, as a broken or hostile game would.
-fn raw(listener: &Listener, lines: &[&[u8]]) {
+fn raw(listener: &Listener, lines: &[&[u8]]) -> TcpStream {
     let mut s = TcpStream::connect(listener.addr()).unwrap();
     for l in lines {
         s.write_all(l).unwrap();
     }
+    s
 }
 
 #[test]
 fn bad_messages_end_only_their_own_connection_with_the_reason() {
     let listener = Listener::local(0).unwrap();
-    let hello = serde_json::to_string(&hello("g", &["a"])).unwrap() + "\n";
-    raw(
+    let hello_g = hello_line(&listener, "g", &["a"]);
+    let _first = raw(
         &listener,
         &[
-            hello.as_bytes(),
+            hello_g.as_bytes(),
             b"{\"step\":1,\"agent\":\"a\",\"event\":\"jump\",\"node\":\"n\"}\n",
         ],
     );
@@ -166,58 +198,94 @@ fn bad_messages_end_only_their_own_connection_with_the_reason() {
         problem.contains("message 2: unknown event 'jump'"),
         "{problem}"
     );
-    // A second game of the same name while the first is connected is told apart.
-    let live = GameLink::connect(&self::hello("g", &["a"]), listener.addr());
+    // A game of the same name connects again: it takes the ended game's place, its
+    // first run listed under it.
+    let live = link_to(&listener, &hello("g", &["a"]));
     until("g to connect", || live.connected());
-    let twin = GameLink::connect(&self::hello("g", &["a"]), listener.addr());
+    let g = &listener.games()[0];
+    assert_eq!((g.run, g.earlier.len(), listener.games().len()), (2, 1, 1));
+    assert!(
+        g.earlier[0]
+            .problem
+            .as_deref()
+            .is_some_and(|p| p.contains("jump"))
+    );
+    // A second game of the same name while the first is connected is told apart.
+    let twin = link_to(&listener, &hello("g", &["a"]));
     until("the twin to connect", || twin.connected());
-    until("both listed", || listener.games().len() == 3);
-    let mut names: Vec<String> = listener.games()[1..]
-        .iter()
-        .map(|g| g.name.clone())
-        .collect();
-    names.sort();
+    until("both listed", || listener.games().len() == 2);
+    let names: Vec<String> = listener.games().iter().map(|g| g.name.clone()).collect();
     assert_eq!(names, ["g", "g (2)"]);
-    // Too long a message; a game that goes away in the middle of one.
+    // Too long a message; a game that goes away in the middle of one; a message that is
+    // neither an event nor a game's.
     let long = vec![b'x'; arbor::io::MAX_TRACE_LINE + 10];
-    raw(&listener, &[hello.as_bytes(), &long]);
-    raw(
+    let h1 = hello_line(&listener, "long", &["a"]);
+    let h2 = hello_line(&listener, "cut", &["a"]);
+    let h3 = hello_line(&listener, "odd", &["a"]);
+    drop(raw(&listener, &[h1.as_bytes(), &long]));
+    drop(raw(
         &listener,
-        &[hello.as_bytes(), b"{\"step\":1,\"agent\":\"a\""],
-    );
-    until("both to end", || {
+        &[h2.as_bytes(), b"{\"step\":1,\"agent\":\"a\""],
+    ));
+    drop(raw(&listener, &[h3.as_bytes(), b"{\"jump\":1}\n"]));
+    until("the three to end", || {
         let g = listener.games();
-        g.len() == 5 && g[3..].iter().all(|g| !g.connected)
+        g.len() == 5 && g[2..].iter().all(|g| !g.connected)
     });
-    // The two connections end in either order.
-    let g = listener.games();
-    let problems: Vec<&str> = g[3..].iter().filter_map(|g| g.problem.as_deref()).collect();
+    let problem = |name: &str| {
+        listener
+            .games()
+            .iter()
+            .find(|g| g.name == name)
+            .and_then(|g| g.problem.clone())
+            .unwrap_or_default()
+    };
     assert!(
-        problems.iter().any(|p| p.contains("longer than")),
-        "{problems:?}"
+        problem("long").contains("longer than"),
+        "{}",
+        problem("long")
     );
     assert!(
-        problems.iter().any(|p| p.contains("went away")),
-        "{problems:?}"
+        problem("cut").contains("middle of a message"),
+        "{}",
+        problem("cut")
     );
-    // What is not a game at all is not listed.
-    drop(g);
-    raw(&listener, &[b"GET / HTTP/1.1\r\n\r\n"]);
-    std::thread::sleep(Duration::from_millis(300));
+    assert!(
+        problem("odd").contains("neither an event nor a game's message"),
+        "{}",
+        problem("odd")
+    );
+    // What is not a game at all is not listed, and the editor says so.
+    let _http = raw(&listener, &[b"GET / HTTP/1.1\r\n\r\n"]);
+    until("the notice", || {
+        listener
+            .take_notices()
+            .iter()
+            .any(|n| n.contains("not a game's hello") && n.contains("it was closed"))
+    });
     assert_eq!(listener.games().len(), 5);
     assert!(live.connected() && twin.connected());
+    // Clear Ended Games: the three ended go, the two connected stay.
+    assert_eq!(listener.clear_ended(), 3);
+    assert_eq!(listener.games().len(), 2);
 }
 
 #[test]
 fn the_editor_pauses_a_game_agent_at_a_breakpoint_steps_and_continues_it_and_silence_lets_it_go() {
     let listener = Listener::local(0).unwrap();
-    let link = GameLink::connect(&hello("g", &["a", "b"]), listener.addr());
+    let link = link_to(&listener, &hello("g", &["a", "b"]));
     until("the game to connect", || link.connected());
     until("the editor to list it", || listener.games().len() == 1);
+    let id = only(&listener);
+    let breakpoint = |node: &str| {
+        GameCommand::Breakpoints(vec![GameBreakpoint {
+            agent: "a".into(),
+            node: node.into(),
+            on: BreakOn::Enter,
+        }])
+    };
     // A breakpoint on entering `build`, for agent a only.
-    let breaks =
-        serde_json::json!({"breakpoints": [{"agent": "a", "node": "build", "on": "enter"}]});
-    assert!(listener.send(0, &breaks));
+    assert!(listener.send(id, &breakpoint("build")));
     std::thread::sleep(Duration::from_millis(100));
     let program = program();
     let mut agents: Vec<(&str, Instance<()>)> = ["a", "b"]
@@ -246,19 +314,26 @@ fn the_editor_pauses_a_game_agent_at_a_breakpoint_steps_and_continues_it_and_sil
     assert_eq!(agents[0].1.step_number(), held, "a waits");
     assert_eq!(agents[1].1.step_number(), other + 10, "b goes on");
     until("the editor to hear of the pause", || {
-        listener.games()[0].paused == ["a"]
+        listener.games()[0].paused.iter().eq(["a"].iter())
     });
-    // Step: one step, then paused again.
-    assert!(listener.send(0, &serde_json::json!({"step": "a"})));
+    // Step: one step, then paused again. A step for an agent not held does nothing.
+    assert!(listener.send(id, &GameCommand::Step("b".into())));
+    assert!(listener.send(id, &GameCommand::Step("a".into())));
     std::thread::sleep(Duration::from_millis(100));
     for _ in 0..5 {
         frame(&mut agents);
     }
     assert_eq!(agents[0].1.step_number(), held + 1);
-    // A trigger, for the game to give.
-    let trigger =
-        serde_json::json!({"trigger": {"agent": "b", "id": "alarm", "payload": "north gate"}});
-    assert!(listener.send(0, &trigger));
+    // A trigger, for the game to give; one for an agent it does not have is not kept.
+    let trigger = |agent: &str| {
+        GameCommand::Trigger(GameTrigger {
+            agent: agent.into(),
+            id: "alarm".into(),
+            payload: Some("north gate".into()),
+        })
+    };
+    assert!(listener.send(id, &trigger("ghost")));
+    assert!(listener.send(id, &trigger("b")));
     std::thread::sleep(Duration::from_millis(100));
     let given = link.take_triggers();
     assert_eq!(given.len(), 1);
@@ -268,15 +343,29 @@ fn the_editor_pauses_a_game_agent_at_a_breakpoint_steps_and_continues_it_and_sil
     );
     assert_eq!(given[0].payload.as_deref(), Some("north gate"));
     // Continue: a runs on.
-    assert!(listener.send(0, &serde_json::json!({"continue": null})));
+    assert!(listener.send(id, &GameCommand::Continue(None)));
     std::thread::sleep(Duration::from_millis(100));
     frame(&mut agents);
     assert_eq!(agents[0].1.step_number(), held + 2);
     assert!(listener.games()[0].paused.is_empty());
+    // Pause: every agent the game asks about is held, and the editor hears of each.
+    assert!(listener.send(id, &GameCommand::Pause(None)));
+    std::thread::sleep(Duration::from_millis(100));
+    let (a_at, b_at) = (agents[0].1.step_number(), agents[1].1.step_number());
+    frame(&mut agents);
+    assert_eq!(
+        (agents[0].1.step_number(), agents[1].1.step_number()),
+        (a_at, b_at),
+        "both held"
+    );
+    until("the editor to hear of both", || {
+        listener.games()[0].paused.len() == 2
+    });
+    assert!(listener.send(id, &GameCommand::Continue(None)));
     // Paused again (the sketch's guard fails from step 8 on, so `rest` runs), then the
-    // editor says nothing: the game lets it go after five seconds.
-    let rest = serde_json::json!({"breakpoints": [{"agent": "a", "node": "rest", "on": "enter"}]});
-    assert!(listener.send(0, &rest));
+    // editor says nothing: the game lets it go after five seconds. (Its heartbeat goes on
+    // without the editor's frames: the editor is dropped to be silent.)
+    assert!(listener.send(id, &breakpoint("rest")));
     std::thread::sleep(Duration::from_millis(100));
     for _ in 0..50 {
         frame(&mut agents);
@@ -286,6 +375,297 @@ fn the_editor_pauses_a_game_agent_at_a_breakpoint_steps_and_continues_it_and_sil
     }
     assert_eq!(link.paused(), ["a"], "a stopped again");
     assert!(!link.may_step("a"));
-    std::thread::sleep(arbor::remote::RELEASE_AFTER + Duration::from_millis(300));
-    assert!(link.may_step("a"), "a silent editor's pause ends");
+    std::thread::sleep(Duration::from_millis(1500));
+    assert!(!link.may_step("a"), "the editor's heartbeat keeps it held");
+    drop(listener);
+    until("a silent editor's pause to end", || link.may_step("a"));
+}
+
+#[test]
+fn a_game_with_another_editors_token_is_refused_and_both_sides_say_why() {
+    let listener = Listener::local(0).unwrap();
+    let wrong = GameLink::connect_to(
+        &hello("stray", &["a"]),
+        EditorAddress {
+            addr: listener.addr(),
+            token: "0123456789abcdef".into(),
+        },
+    );
+    until("the game to hear why", || wrong.problem().is_some());
+    let why = wrong.problem().unwrap();
+    assert!(
+        why.contains("refused this game") && why.contains("token is not this editor's"),
+        "{why}"
+    );
+    assert!(!wrong.connected());
+    until("the editor's notice", || {
+        listener.take_notices().iter().any(|n| {
+            n.contains("refused the game 'stray'") && n.contains("token is not this editor's")
+        })
+    });
+    // Without a token, or of another version: refused, said.
+    let mut untokened = hello("bare", &["a"]);
+    untokened.token.clear();
+    let line = serde_json::to_string(&untokened).unwrap() + "\n";
+    let mut s = raw(&listener, &[line.as_bytes()]);
+    let mut answer = String::new();
+    BufReader::new(&mut s).read_line(&mut answer).unwrap();
+    assert!(
+        answer.contains("\"refused\"") && answer.contains("no token"),
+        "{answer}"
+    );
+    let old = hello_line(&listener, "old", &["a"]).replace("\"arbor_live\":2", "\"arbor_live\":1");
+    let _old = raw(&listener, &[old.as_bytes()]);
+    until("the version notice", || {
+        listener
+            .take_notices()
+            .iter()
+            .any(|n| n.contains("speaks live attach version 1; this editor speaks 2"))
+    });
+    assert!(listener.games().is_empty());
+}
+
+#[test]
+fn a_game_finds_the_editor_of_its_project_by_the_cards_editors_leave() {
+    let cards = tempfile::tempdir().unwrap();
+    let projects = tempfile::tempdir().unwrap();
+    let (ours, theirs) = (projects.path().join("ours"), projects.path().join("theirs"));
+    for p in [&ours, &theirs] {
+        std::fs::create_dir_all(p).unwrap();
+        std::fs::copy(
+            common::repo().join("sample_trees/mock_sketch.json"),
+            p.join("guard.json"),
+        )
+        .unwrap();
+    }
+    let editor_of = |folder: &std::path::Path| {
+        let l = Listener::local(0).unwrap();
+        let card = arbor::io::LiveCard::new(
+            l.addr(),
+            &l.address().token,
+            Some(std::fs::canonicalize(folder).unwrap()),
+        )
+        .write(cards.path())
+        .unwrap();
+        (l, card)
+    };
+    let (mine, _c1) = editor_of(&ours);
+    let (other, _c2) = editor_of(&theirs);
+    let tree = ours.join("guard.json");
+    let hello = Hello::new(
+        "finder",
+        0.1,
+        0,
+        &[("a".into(), tree.clone())],
+        std::slice::from_ref(&tree),
+    );
+    let link = GameLink::connect_via(&hello, cards.path());
+    until("the game to connect", || link.connected());
+    until("its editor to list it", || mine.games().len() == 1);
+    assert!(other.games().is_empty(), "the other project's editor");
+}
+
+#[test]
+fn seventy_short_games_then_one_more_are_all_listed_within_the_bounds() {
+    let listener = Listener::local(0).unwrap();
+    let event = b"{\"step\":1,\"agent\":\"a\",\"event\":\"enter\",\"node\":\"root\"}\n";
+    // Seventy games of seventy names, each connecting, sending an event and ending.
+    for k in 0..70 {
+        let line = hello_line(&listener, &format!("g-{k}"), &["a"]);
+        drop(raw(&listener, &[line.as_bytes(), event]));
+        until("the game to end", || {
+            listener
+                .games()
+                .iter()
+                .any(|g| g.name == format!("g-{k}") && !g.connected && g.received == 1)
+        });
+    }
+    let games = listener.games();
+    assert_eq!(
+        games.len(),
+        arbor::remote::MAX_LISTED,
+        "the list is bounded"
+    );
+    assert_eq!(games[0].name, "g-6", "the first to end left it first");
+    let windows = games.iter().filter(|g| g.kept > 0).count();
+    assert_eq!(
+        windows,
+        arbor::remote::KEPT_ENDED,
+        "only the newest ended keep their events"
+    );
+    // One more is taken, and shown.
+    let link = link_to(&listener, &hello("one-more", &["a"]));
+    until("the last game to connect", || link.connected());
+    assert!(
+        listener
+            .games()
+            .iter()
+            .any(|g| g.name == "one-more" && g.connected)
+    );
+    // Seventy runs of one game: one row, its runs under it.
+    for run in 1..=70 {
+        let line = hello_line(&listener, "again", &["a"]);
+        drop(raw(&listener, &[line.as_bytes(), event]));
+        until("the run to end", || {
+            listener
+                .games()
+                .iter()
+                .any(|g| g.name == "again" && g.run == run && !g.connected)
+        });
+    }
+    let again: Vec<_> = listener
+        .games()
+        .into_iter()
+        .filter(|g| g.name.starts_with("again"))
+        .collect();
+    assert_eq!(again.len(), 1, "one row");
+    assert_eq!(again[0].earlier.len(), arbor::remote::KEPT_RUNS);
+    assert!(listener.take_notices().is_empty(), "nothing was refused");
+}
+
+#[test]
+fn sixteen_peers_that_trickle_their_hello_cannot_keep_a_real_game_out() {
+    let listener = Listener::local(0).unwrap();
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let tricklers: Vec<_> = (0..16)
+        .map(|_| {
+            let mut s = TcpStream::connect(listener.addr()).unwrap();
+            let stop = stop.clone();
+            std::thread::spawn(move || {
+                // One byte of a hello every half second, for as long as it is let.
+                for b in b"{\"arbor_live\":2,\"game\":\"slow\"".iter().cycle() {
+                    if stop.load(std::sync::atomic::Ordering::Relaxed)
+                        || s.write_all(&[*b]).is_err()
+                    {
+                        return;
+                    }
+                    std::thread::sleep(Duration::from_millis(500));
+                }
+            })
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(300));
+    let link = link_to(&listener, &hello("real", &["a"]));
+    until("the real game to connect", || link.connected());
+    assert_eq!(listener.games().len(), 1);
+    // The tricklers do not outlast the hello's deadline.
+    for t in tricklers {
+        t.join().unwrap();
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let notices = listener.take_notices().join("\n");
+    assert!(
+        notices.contains(&format!(
+            "said no hello within {} s",
+            arbor::remote::HELLO_WITHIN.as_secs()
+        )),
+        "{notices}"
+    );
+}
+
+#[test]
+fn a_flood_of_events_keeps_the_last_steps_whole_and_they_replay_as_sent() {
+    let listener = Listener::local(0).unwrap();
+    listener.set_window(50_000);
+    let line = hello_line(&listener, "flood", &["a"]);
+    let mut s = raw(&listener, &[line.as_bytes()]);
+    // 100,000 steps of three events: 300,000 events.
+    let mut text = String::new();
+    for step in 1..=100_000u64 {
+        text += &format!(
+            "{{\"step\":{step},\"agent\":\"a\",\"event\":\"enter\",\"node\":\"root\"}}\n\
+             {{\"step\":{step},\"agent\":\"a\",\"event\":\"enter\",\"node\":\"n{}\"}}\n\
+             {{\"step\":{step},\"agent\":\"a\",\"event\":\"exit\",\"node\":\"root\",\"status\":\"success\"}}\n",
+            step % 7
+        );
+    }
+    s.write_all(text.as_bytes()).unwrap();
+    until("every event to arrive", || {
+        listener
+            .games()
+            .first()
+            .is_some_and(|g| g.received == 300_000)
+    });
+    let g = listener.games()[0].clone();
+    assert!(g.connected);
+    assert!(g.kept <= 50_000 && g.kept >= 40_000, "kept {}", g.kept);
+    assert_eq!(g.kept % 3, 0, "whole steps");
+    let got = listener.since(g.id, 0, 0).unwrap();
+    assert_eq!(got.missed, 300_000 - g.kept as u64);
+    assert_eq!(got.events.len(), g.kept);
+    let first = got.events[0].step;
+    assert_eq!(
+        got.events[0].node.as_deref(),
+        Some("root"),
+        "a step begins the window"
+    );
+    // Each node id is kept once, however many events name it.
+    assert!(Arc::ptr_eq(
+        got.events[0].node.as_ref().unwrap(),
+        got.events[3].node.as_ref().unwrap()
+    ));
+    // The window's replay shows at its steps what the whole run's does.
+    let header = g.hello.run.clone();
+    let whole =
+        arbor::io::parse_trace(text.as_bytes(), std::path::Path::new("flood.jsonl")).unwrap();
+    let mut all = Replay::new(whole);
+    let mut window = Replay::new(TraceFile {
+        header: Some(header),
+        agents: vec!["a".into()],
+        events: got.events,
+    });
+    for step in [first, first + 1_000, 100_000] {
+        all.seek(step);
+        window.seek(step);
+        let (x, y) = (all.agent(0).unwrap(), window.agent(0).unwrap());
+        let root = Arc::<str>::from("root");
+        assert_eq!(x.nodes[&root].status, y.nodes[&root].status, "step {step}");
+        assert_eq!(x.nodes[&root].step, y.nodes[&root].step, "step {step}");
+    }
+}
+
+#[test]
+fn a_replay_that_lets_its_oldest_steps_go_shows_every_later_step_as_before() {
+    let mut text = String::new();
+    for step in 0..20_000u64 {
+        for agent in ["a", "b"] {
+            text += &format!(
+                "{{\"step\":{step},\"agent\":\"{agent}\",\"event\":\"enter\",\"node\":\"n{}\"}}\n\
+                 {{\"step\":{step},\"agent\":\"{agent}\",\"event\":\"exit\",\"node\":\"n{}\",\"status\":\"failure\",\"reason\":\"no path\"}}\n",
+                step % 5,
+                step % 5
+            );
+        }
+    }
+    let trace = arbor::io::parse_trace(text.as_bytes(), std::path::Path::new("t.jsonl")).unwrap();
+    let mut all = Replay::new(trace.clone());
+    let mut kept = Replay::new(TraceFile {
+        events: Vec::new(),
+        ..trace.clone()
+    });
+    kept.seek(0);
+    // Fed in pieces, as a game sends them, keeping about 10,000 events.
+    for piece in trace.events.chunks(3_000) {
+        kept.extend(&trace.agents, piece.to_vec());
+        kept.keep_last(10_000);
+        kept.seek(kept.last_step());
+    }
+    assert!(
+        kept.trace().events.len() <= 12_500,
+        "{}",
+        kept.trace().events.len()
+    );
+    assert!(kept.forgotten() > 0 && kept.first_step() > 0);
+    for step in [kept.first_step() + 1, 17_000, 19_999, 12_345] {
+        if step <= kept.first_step() {
+            continue;
+        }
+        all.seek(step);
+        kept.seek(step);
+        assert_eq!(all.agent(0), kept.agent(0), "a at step {step}");
+        assert_eq!(all.agent(1), kept.agent(1), "b at step {step}");
+    }
+    // A step before the window shows the first kept.
+    kept.seek(3);
+    assert_eq!(kept.step_number(), kept.first_step());
 }

@@ -7,11 +7,14 @@
 //! cargo test --example my_game               # fails when that file and the code disagree
 //! cargo run -- edit examples/my_game/guard.json   # the editor shows the game's palette
 //! cargo run --example my_game -- --live      # runs on, sending its soldiers to that editor
+//! cargo run --example my_game -- --live --agents 200 --rate 60   # more soldiers, faster
 //! ```
 //!
-//! With `--live` the game runs until stopped, ten steps a second, and connects to the
-//! editor (the Simulation panel's Game list then offers `my_game`); started first, it
-//! waits for the editor in the background and never slows down for it.
+//! With `--live` the game runs until stopped (four soldiers, ten steps a second unless
+//! `--agents` and `--rate` say otherwise) and connects to the editor it finds (the one
+//! `ARBOR_LIVE` names, else the editor of this project, else the one started last); the
+//! Simulation panel's Game list then offers `my_game`. Started first, it waits for the
+//! editor in the background and never slows down for it.
 //!
 //! The folder's `arbor.project.json` lists the library, so `arbor edit`, `validate` and
 //! `run` on `guard.json` all know `FireWeapon`, `TakeCover` and `IsUnderFire`. Without this
@@ -210,25 +213,43 @@ fn tree_path() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/my_game/guard.json")
 }
 
-/// Runs four soldiers for ever, ten steps a second, sending them to the editor listening
-/// on this machine: each is shot at now and then, takes cover and fires back.
+/// The number after `flag` on the command line, if it is there.
+#[cfg(feature = "remote")]
+fn option(flag: &str) -> Result<Option<f64>, String> {
+    let args: Vec<String> = std::env::args().collect();
+    let Some(at) = args.iter().position(|a| a == flag) else {
+        return Ok(None);
+    };
+    args.get(at + 1)
+        .and_then(|v| v.parse::<f64>().ok())
+        .filter(|v| v.is_finite() && *v >= 1.0)
+        .map(Some)
+        .ok_or_else(|| format!("{flag} takes a number of at least 1"))
+}
+
+/// Runs soldiers for ever (four, ten steps a second, unless `--agents` and `--rate` say
+/// otherwise), sending them to the editor it finds on this machine: each is shot at now
+/// and then, takes cover and fires back.
 #[cfg(feature = "remote")]
 fn live() -> Result<(), Box<dyn std::error::Error>> {
     use arbor::remote::{GameLink, Hello};
     let tree_path = tree_path();
     let program = program(&tree_path)?;
-    let names: Vec<String> = (1..=4).map(|i| format!("soldier-{i}")).collect();
+    let count = option("--agents")?.unwrap_or(4.0) as usize;
+    let rate = option("--rate")?.unwrap_or(10.0);
+    let names: Vec<String> = (1..=count).map(|i| format!("soldier-{i}")).collect();
     let agents: Vec<(String, PathBuf)> = names
         .iter()
         .map(|n| (n.clone(), tree_path.clone()))
         .collect();
-    let dt = 0.1;
+    let dt = 1.0 / rate;
     // The hello carries the tree and the kinds the code registers, so the editor shows the
     // tree as the game runs it and says where the project's library differs.
     let hello = Hello::new("my_game", dt, 0, &agents, std::slice::from_ref(&tree_path))
         .with_library(&library()?)?;
-    // One call: from now on the link connects (and reconnects) in the background.
-    let link = GameLink::connect(&hello, GameLink::local(arbor::remote::DEFAULT_PORT));
+    // One call: from now on the link finds the editor and connects (and reconnects) in
+    // the background.
+    let link = GameLink::connect(&hello);
     let mut soldiers: Vec<(Soldier, Instance<Soldier>)> = (0..names.len())
         .map(|i| {
             let soldier = Soldier {
@@ -243,6 +264,7 @@ fn live() -> Result<(), Box<dyn std::error::Error>> {
         "my_game: running; open the editor (cargo run -- edit examples/my_game/guard.json) and pick my_game in its Game list"
     );
     let mut was = false;
+    let mut told: Option<String> = None;
     for step in 1u64.. {
         // The triggers the editor sent (its Interrupt buttons), to the agents they name.
         for t in link.take_triggers() {
@@ -256,12 +278,20 @@ fn live() -> Result<(), Box<dyn std::error::Error>> {
             if !link.may_step(&names[i]) {
                 continue;
             }
-            if step % 40 == 5 * i as u64 {
+            if step % 40 == 5 * (i as u64 % 8) {
                 soldier.under_fire = 8;
                 soldier.rockets = soldier.rockets.max(1);
             }
             instance.step(dt, soldier, Some(&mut link.watch(&names[i])));
             soldier.under_fire = soldier.under_fire.saturating_sub(1);
+        }
+        // Why the editor refused the game, once each time it changes.
+        let problem = link.problem();
+        if problem != told {
+            if let Some(p) = &problem {
+                println!("my_game: {p}");
+            }
+            told = problem;
         }
         if link.connected() != was {
             was = link.connected();

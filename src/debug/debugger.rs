@@ -13,7 +13,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::source::Titles;
-use super::{BreakOn, Breakpoint, Hit, Marker, NodeView, Replay, Session, Source};
+use super::{
+    BreakOn, Breakpoint, GameBreakpoint, GameCommand, GameRow, GameTrigger, Hit, Marker, NodeView,
+    Replay, Session, Source,
+};
 use crate::model::{Catalog, NodeId, Tree};
 use crate::world::{SimError, Simulation, parse_scenario};
 
@@ -38,9 +41,52 @@ enum Origin {
     /// A recorded trace, replayed (read once, kept across edits of the tree); the
     /// debugger's `path` is the trace's.
     Trace,
-    /// A game connected to the editor's listener, by its place in the listener's list:
-    /// a replay of what it has sent, growing as it sends more.
-    Live(usize),
+    /// A game connected to the editor's listener: a replay of what it has sent, growing
+    /// as it sends more.
+    Live(LiveRun),
+}
+
+/// A game shown live, as the debugger follows it.
+struct LiveRun {
+    /// The game's place in the listener's list, and which of its runs is shown.
+    id: u64,
+    run: u32,
+    /// The number of the next event to ask the listener for.
+    next: u64,
+    /// The events kept of the game, at most (its last steps).
+    window: usize,
+    /// The agents the game streams of itself (`None`: every agent it watches), and those
+    /// the editor asked it to stream besides.
+    streamed: Option<Vec<String>>,
+    asked: Vec<String>,
+    /// Show the newest step when the next events come (after a Step the game takes).
+    follow: bool,
+    /// The breakpoints the game was last told.
+    told: Option<Vec<GameBreakpoint>>,
+    /// What to tell the game, taken by the app.
+    asks: Vec<GameCommand>,
+}
+
+/// What the debugger needs to show a game live: what the listener knows of it.
+pub struct LiveStart {
+    /// The game's place in the listener's list.
+    pub id: u64,
+    /// Which of its runs this is.
+    pub run: u32,
+    /// Its name.
+    pub name: String,
+    /// The header of its run.
+    pub header: crate::runtime::TraceHeader,
+    /// The agents it streams of itself (`None`: every agent it watches).
+    pub streamed: Option<Vec<String>>,
+    /// The names its events refer to, and the events the listener holds.
+    pub agents: Vec<String>,
+    /// The events the listener holds of it, and the number of the next.
+    pub events: Vec<crate::io::TracedEvent>,
+    /// The number of the event after them.
+    pub next: u64,
+    /// The events kept of it, at most (its last steps).
+    pub window: usize,
 }
 
 /// A node's light on the canvas: its display state and how many steps ago it changed.
@@ -54,21 +100,6 @@ pub struct Light {
 
 /// The watched agent's lights, by node id.
 pub type Live = HashMap<NodeId, Light>;
-
-/// A game the editor's listener knows, as the debugger lists it.
-#[derive(Clone, Debug, PartialEq)]
-pub struct GameRow {
-    /// Its agents paused at a breakpoint.
-    pub paused: Vec<String>,
-    /// Its name.
-    pub name: String,
-    /// Whether it is connected.
-    pub connected: bool,
-    /// What ended its connection, if something was wrong.
-    pub problem: Option<String>,
-    /// Events it dropped because the editor could not keep up.
-    pub dropped: u64,
-}
 
 /// The run's own tree, kept while the canvas shows the asset of one of its SubTrees (the
 /// run goes on, and the asset's nodes are lit by the SubTree's inner nodes).
@@ -232,10 +263,6 @@ pub struct Debugger {
     kept: Vec<(Source, Tree, u64)>,
     /// What the app said about the run's tree when it was opened (changed since, gone).
     pub note: Option<String>,
-    /// For a game shown live: what to tell it (a step, to go on), taken by the app.
-    pub game_asks: Vec<serde_json::Value>,
-    /// The breakpoints the game shown live was last told.
-    pub sent_breakpoints: Option<serde_json::Value>,
     /// The games connected to the editor, as the app last listed them: name, whether it
     /// is connected, what ended it, events it dropped.
     pub games: Vec<GameRow>,
@@ -287,35 +314,54 @@ impl Debugger {
         d
     }
 
-    /// Game `game` of the editor's listener, shown as it runs from what it has sent so far
-    /// (its run's `header`, `agents`, `events`) on: it follows the newest step.
-    pub fn game(
-        game: usize,
-        name: &str,
-        header: crate::runtime::TraceHeader,
-        agents: Vec<String>,
-        events: Vec<crate::io::TracedEvent>,
-    ) -> Self {
+    /// A game of the editor's listener, shown as it runs from what it has sent so far on:
+    /// it follows the newest step.
+    pub fn game(start: LiveStart) -> Self {
+        let LiveStart {
+            id,
+            run,
+            name,
+            header,
+            streamed,
+            agents,
+            events,
+            next,
+            window,
+        } = start;
         let trace = crate::io::TraceFile {
             header: Some(header),
             agents,
             events,
         };
-        let mut d = Self::with_origin(PathBuf::from(name), Origin::Live(game));
-        let replay = Replay::new(trace);
+        let mut replay = Replay::new(trace);
+        replay.keep_last(window);
         let last = replay.last_step();
+        let mut d = Self::with_origin(
+            PathBuf::from(name),
+            Origin::Live(LiveRun {
+                id,
+                run,
+                next,
+                window,
+                streamed,
+                asked: Vec::new(),
+                follow: false,
+                told: None,
+                asks: Vec::new(),
+            }),
+        );
         d.run = Some(Source::replay(replay));
         d.running = true;
         d.seek(last);
         d
     }
 
-    /// How many of the game's events the debugger has (a replay: all its trace's).
-    pub fn fed(&self) -> usize {
-        self.run
-            .as_ref()
-            .and_then(Source::replayed)
-            .map_or(0, |r| r.trace().events.len() + r.dropped())
+    /// The number of the next of the game's events to ask the listener for.
+    pub fn next_event(&self) -> u64 {
+        match &self.origin {
+            Origin::Live(l) => l.next,
+            _ => 0,
+        }
     }
 
     /// The tree file the canvas shows the run on: only the agents that run it are lit,
@@ -422,54 +468,140 @@ impl Debugger {
         self.agent_trees().get(self.watched).cloned().flatten()
     }
 
-    /// The breakpoints (`breakpoints`, on the tree shown) a game shown live is told: each
-    /// for its agents that run the tree shown.
-    pub fn game_breakpoints(&self, breakpoints: &[Breakpoint]) -> serde_json::Value {
-        let breakpoints = as_recorded(&self.aliases, breakpoints);
+    /// The breakpoints (`breakpoints`, on the tree shown) a game shown live is to be told,
+    /// each for its agents that run the tree shown, when they differ from what it was
+    /// told last (they are then taken as told).
+    pub fn breakpoints_for_game(&mut self, breakpoints: &[Breakpoint]) -> Option<GameCommand> {
+        let recorded = as_recorded(&self.aliases, breakpoints);
         let mask = self.runs_shown();
         let names = self.run.as_ref().map_or(&[][..], Source::agent_names);
-        let agents: Vec<&String> = names
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| mask.as_ref().is_none_or(|m| m.get(*i) == Some(&true)))
-            .map(|(_, n)| n)
-            .collect();
-        let list: Vec<serde_json::Value> = breakpoints
+        let list: Vec<GameBreakpoint> = recorded
             .iter()
             .flat_map(|b| {
-                agents.iter().map(
-                    move |a| serde_json::json!({ "agent": a, "node": b.node, "on": b.on.name() }),
-                )
+                names
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| mask.as_ref().is_none_or(|m| m.get(*i) == Some(&true)))
+                    .map(move |(_, a)| GameBreakpoint {
+                        agent: a.clone(),
+                        node: b.node.clone(),
+                        on: b.on,
+                    })
             })
             .collect();
-        serde_json::json!({ "breakpoints": list })
+        let Origin::Live(l) = &mut self.origin else {
+            return None;
+        };
+        if l.told.as_ref() == Some(&list) {
+            return None;
+        }
+        l.told = Some(list.clone());
+        Some(GameCommand::Breakpoints(list))
     }
 
     /// The game shown live, by its place in the listener's list.
-    pub fn live_game(&self) -> Option<usize> {
-        match self.origin {
-            Origin::Live(i) => Some(i),
+    pub fn live_game(&self) -> Option<u64> {
+        match &self.origin {
+            Origin::Live(l) => Some(l.id),
             _ => None,
         }
     }
 
-    /// What the game shown live sent since the last frame. While the view follows the
-    /// game (Run), it shows the newest step, unless one of `breakpoints` hits in what came:
-    /// then it stops there (the game runs on).
+    /// Which of the game's runs is shown (1, then one more each time it connected again).
+    pub fn live_run(&self) -> Option<u32> {
+        match &self.origin {
+            Origin::Live(l) => Some(l.run),
+            _ => None,
+        }
+    }
+
+    /// The game shown live, as the app last listed it.
+    pub fn live_row(&self) -> Option<&GameRow> {
+        let id = self.live_game()?;
+        self.games.iter().find(|g| g.id == id)
+    }
+
+    /// What to tell the game shown live since the last call.
+    pub fn take_game_asks(&mut self) -> Vec<GameCommand> {
+        match &mut self.origin {
+            Origin::Live(l) => std::mem::take(&mut l.asks),
+            _ => Vec::new(),
+        }
+    }
+
+    fn ask_game(&mut self, command: GameCommand) {
+        if let Origin::Live(l) = &mut self.origin {
+            l.asks.push(command);
+        }
+    }
+
+    /// Whether the game shown live is connected.
+    fn game_connected(&self) -> bool {
+        self.live_row().is_some_and(|g| g.connected)
+    }
+
+    /// The watched agent, when the game shown live holds it paused.
+    fn held_in_game(&self) -> Option<String> {
+        let name = self.watched_name()?;
+        self.live_row()
+            .filter(|g| g.connected && g.paused.iter().any(|p| p == name))
+            .map(|_| name.to_owned())
+    }
+
+    /// Whether the game shown live sends the events of agent `name`: it streams every agent
+    /// it watches, or names it, or the editor asked for it.
+    pub fn game_streams(&self, name: &str) -> Option<bool> {
+        let Origin::Live(l) = &self.origin else {
+            return None;
+        };
+        Some(
+            l.streamed
+                .as_ref()
+                .is_none_or(|s| s.iter().any(|a| a == name))
+                || l.asked.iter().any(|a| a == name),
+        )
+    }
+
+    /// Asks the game shown live to stream agent `name` too.
+    pub fn stream(&mut self, name: &str) {
+        let Origin::Live(l) = &mut self.origin else {
+            return;
+        };
+        if !l.asked.iter().any(|a| a == name) {
+            l.asked.push(name.to_owned());
+        }
+        let all = l.asked.clone();
+        l.asks.push(GameCommand::Stream(all));
+        self.news = Some(format!("Asked the game to stream {name}"));
+    }
+
+    /// What the game shown live sent since the last frame (`agents`: the names its events
+    /// refer to, when there are new ones; `next`: the number of the event after them).
+    /// While the view follows the game (Run), it shows the newest step, unless one of
+    /// `breakpoints` hits in what came: then it stops there (the game runs on); after a
+    /// Step the game takes, it shows the newest step once.
     pub fn feed(
         &mut self,
         agents: &[String],
         events: Vec<crate::io::TracedEvent>,
+        next: u64,
         breakpoints: &[Breakpoint],
     ) {
+        let Origin::Live(l) = &mut self.origin else {
+            return;
+        };
+        l.next = next;
+        let window = l.window;
         if events.is_empty()
             && agents.len() <= self.run.as_ref().map_or(0, |r| r.agent_names().len())
         {
             return;
         }
+        let follow = std::mem::take(&mut l.follow);
         let Some(run) = &mut self.run else { return };
         let before = run.agent_names().len();
         run.extend(agents, events);
+        run.keep_last(window);
         if run.agent_names().len() > before {
             self.name_nodes();
         }
@@ -477,6 +609,9 @@ impl Debugger {
         if self.running {
             let hits = run.run(u64::MAX, &as_recorded(&self.aliases, breakpoints));
             self.after_steps(hits);
+        } else if follow {
+            let head = run.head();
+            self.seek(head);
         } else {
             self.refresh_live();
         }
@@ -507,8 +642,6 @@ impl Debugger {
             kept: Vec::new(),
             aliases: Vec::new(),
             note: None,
-            game_asks: Vec::new(),
-            sent_breakpoints: None,
             games: Vec::new(),
             seed: 0,
             dt: DT,
@@ -955,19 +1088,21 @@ impl Debugger {
 
     /// Takes `n` steps, stopping where one of `breakpoints` hits.
     pub fn step_by(&mut self, n: u64, breakpoints: &[Breakpoint]) {
-        // A game shown live, at its newest step with the watched agent paused: the game
-        // steps it.
-        if self.live_game().is_some()
-            && self
-                .run
-                .as_ref()
-                .is_some_and(|r| r.step_number() >= r.head())
-            && let Some(name) = self.watched_name().map(str::to_owned)
-            && self.games.iter().any(|g| g.paused.contains(&name))
-        {
+        // A game shown live that holds the watched agent: the game steps it, and the view
+        // shows its newest step when the step comes.
+        if let Some(name) = self.held_in_game() {
             for _ in 0..n {
-                self.game_asks.push(serde_json::json!({ "step": name }));
+                self.ask_game(GameCommand::Step(name.clone()));
             }
+            if let Origin::Live(l) = &mut self.origin {
+                l.follow = true;
+            }
+            let times = if n > 1 {
+                format!(" {n} steps")
+            } else {
+                " a step".into()
+            };
+            self.news = Some(format!("The game steps {name}{times}"));
             return;
         }
         let hits = match &mut self.run {
@@ -1015,24 +1150,38 @@ impl Debugger {
 
     fn after_steps(&mut self, hits: Vec<Hit>) {
         self.stopped = None;
-        // The watched agent's hit, when it is among them: the view stays on it.
+        // The watched agent's hit, when it is among them: the view stays on it. Another
+        // agent's hit shows that agent, except in a game shown live, where the game holds
+        // that agent and the view stays on the one the user watches.
         let watched = self.watched;
         if let Some(hit) = hits.iter().find(|h| h.agent == watched).or(hits.first()) {
             self.running = false;
-            self.watched = hit.agent;
-            let agent = self
-                .run
-                .as_ref()
-                .and_then(|s| s.agent_names().get(hit.agent).cloned())
-                .unwrap_or_default();
+            let live = matches!(self.origin, Origin::Live(_));
+            if !live {
+                self.watched = hit.agent;
+            }
+            let name_of = |i: usize| {
+                self.run
+                    .as_ref()
+                    .and_then(|s| s.agent_names().get(i).cloned())
+                    .unwrap_or_default()
+            };
+            let agent = name_of(hit.agent);
             let node = self
                 .renamed_from_trace(&hit.breakpoint.node)
                 .unwrap_or_else(|| hit.breakpoint.node.clone());
-            self.stopped = Some(format!(
+            let mut said = format!(
                 "Breakpoint: {node} on {} of {agent}, step {}",
                 hit.breakpoint.on.name(),
                 hit.step
-            ));
+            );
+            if live && hit.agent != self.watched {
+                said += &format!(
+                    " ({agent} is held in the game; still watching {})",
+                    name_of(self.watched)
+                );
+            }
+            self.stopped = Some(said);
             self.select = self.shown(&hit.breakpoint.node);
             self.news = self.stopped.clone();
         }
@@ -1050,16 +1199,53 @@ impl Debugger {
     }
 
     /// Queues a trigger of the watched agent's Interrupt `id`, with `payload` (none when
-    /// blank), before the next step.
+    /// blank), before the next step (a game shown live is asked to give it); says so.
     pub fn trigger(&mut self, id: &str, payload: &str) -> bool {
         let Some(name) = self.watched_name().map(str::to_owned) else {
             return false;
         };
         let payload = Some(payload.trim()).filter(|p| !p.is_empty());
-        self.run
+        if self.live_game().is_some() {
+            self.ask_game(GameCommand::Trigger(GameTrigger {
+                agent: name.clone(),
+                id: id.to_owned(),
+                payload: payload.map(str::to_owned),
+            }));
+            self.news = Some(format!(
+                "Trigger '{id}' sent to the game for {name}: the game starts it"
+            ));
+            return true;
+        }
+        let queued = self
+            .run
             .as_mut()
             .and_then(Source::session_mut)
-            .is_some_and(|s| s.trigger(Some(&name), id, payload) > 0)
+            .is_some_and(|s| s.trigger(Some(&name), id, payload) > 0);
+        if queued {
+            self.news = Some(format!(
+                "Trigger '{id}' queued for {name}: it starts at the next step"
+            ));
+        }
+        queued
+    }
+
+    /// Run, or Pause. A game shown live (connected) is held too: Pause holds every agent
+    /// the game asks `may_step` for before its next step, Run lets them all go (those held
+    /// at breakpoints too) and follows the newest step.
+    pub fn run_pause(&mut self) {
+        self.running = !self.running;
+        if self.game_connected() {
+            let (command, said) = if self.running {
+                (GameCommand::Continue(None), "The game's agents go on")
+            } else {
+                (
+                    GameCommand::Pause(None),
+                    "The game's agents are held before their next step",
+                )
+            };
+            self.ask_game(command);
+            self.news = Some(said.into());
+        }
     }
 
     /// The timeline's markers, with the hits of `breakpoints` (a replay's found once for

@@ -13,19 +13,23 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-use crate::runtime::{CtxValue, Event, Instance, Observer, Outcome, Program, Reason, Status};
+use crate::runtime::{
+    CtxValue, Event, EventKindOf, Instance, Observer, Outcome, Program, Reason, Status,
+};
 use crate::world::{Simulation, World};
 
 mod debugger;
+mod game;
 mod log;
 mod replay;
 mod source;
 mod start;
 pub use debugger::{
-    Breakpoints, DT, Debugger, GameRow, Inside, Light, Live, SAMPLE_SCENARIO, SPEEDS,
+    Breakpoints, DT, Debugger, Inside, Light, Live, LiveStart, SAMPLE_SCENARIO, SPEEDS,
 };
+pub use game::{GameBreakpoint, GameCommand, GameRow, GameTrigger};
 pub use log::{Logged, LoggedKind, describe, failure_words};
-pub use replay::{AgentView, NodeView, REPLAY_CHECKPOINT_EVERY, Replay};
+pub use replay::{AgentView, NodeView, REPLAY_CHECKPOINT_EVENTS, REPLAY_CHECKPOINT_EVERY, Replay};
 pub use source::{ContextRow, Replayed, Source, Titles};
 pub use start::{RunFrom, TriggerArg, parse_trigger};
 
@@ -44,7 +48,10 @@ pub const LOG_STEPS: u64 = 128;
 pub const UNTIL_CHANGE_LIMIT: u64 = 10_000;
 
 /// What makes a breakpoint stop the run.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
 pub enum BreakOn {
     /// The node is entered.
     #[default]
@@ -90,15 +97,16 @@ impl BreakOn {
     }
 
     /// Whether an event of `kind` meets the condition.
-    pub(crate) fn matches(self, kind: &LoggedKind) -> bool {
+    pub(crate) fn matches<S>(self, kind: &EventKindOf<S>) -> bool {
+        use EventKindOf as K;
         matches!(
             (self, kind),
-            (BreakOn::Enter, LoggedKind::Enter)
-                | (BreakOn::Failure, LoggedKind::Exit(Status::Failure, _))
-                | (BreakOn::Abort, LoggedKind::Abort)
-                | (BreakOn::ContextMissing, LoggedKind::ContextMissing(_))
-                | (BreakOn::Interrupt, LoggedKind::Interrupt(_))
-                | (BreakOn::Stall, LoggedKind::Stall)
+            (BreakOn::Enter, K::Enter)
+                | (BreakOn::Failure, K::Exit(Status::Failure, _))
+                | (BreakOn::Abort, K::Abort)
+                | (BreakOn::ContextMissing, K::ContextMissing(_))
+                | (BreakOn::Interrupt, K::Interrupt(_))
+                | (BreakOn::Stall, K::Stall)
         )
     }
 }

@@ -17,6 +17,11 @@ use crate::runtime::{CtxValue, NodeStateOf, Status};
 /// events.
 pub const REPLAY_CHECKPOINT_EVERY: u64 = 256;
 
+/// Events between two kept states, at most (a state is kept at the end of the step that
+/// reaches this many): a trace of many agents keeps states more often than every
+/// [`REPLAY_CHECKPOINT_EVERY`] steps.
+pub const REPLAY_CHECKPOINT_EVENTS: usize = 65_536;
+
 /// What a replay shows of one node of one agent, as of the shown step: what the live
 /// run's display snapshot showed, its reason owned.
 pub type NodeView = NodeStateOf<Arc<str>>;
@@ -142,6 +147,8 @@ pub struct Replay {
     marked: usize,
     /// Events given to [`Replay::extend`] for an agent it was not told of, left out.
     ignored: usize,
+    /// Events let go from the start ([`Replay::keep_last`]).
+    forgotten: u64,
 }
 
 impl Replay {
@@ -167,6 +174,7 @@ impl Replay {
             markers: Vec::new(),
             marked: 0,
             ignored: 0,
+            forgotten: 0,
         };
         for i in 0..r.trace.events.len() {
             r.note(i);
@@ -235,6 +243,11 @@ impl Replay {
                 continue;
             }
             let f = frame(&e);
+            if self.forgotten > 0 && f <= self.first_step() {
+                // Of a step let go already.
+                self.forgotten += 1;
+                continue;
+            }
             let at = if f >= self.last {
                 self.trace.events.len()
             } else {
@@ -341,8 +354,15 @@ impl Replay {
             if f > k {
                 break;
             }
-            let kept = self.checkpoints.last().map_or(0, |c| c.at);
-            if f > kept.saturating_add(REPLAY_CHECKPOINT_EVERY) && self.next > 0 {
+            let (kept, since) = self
+                .checkpoints
+                .last()
+                .map_or((0, self.next), |c| (c.at, self.next.saturating_sub(c.next)));
+            let due = f > kept.saturating_add(REPLAY_CHECKPOINT_EVERY)
+                || (since >= REPLAY_CHECKPOINT_EVENTS && f > kept + 1);
+            // (A state is kept before the first event of a step only.)
+            let starts_step = self.next > 0 && frame(&self.trace.events[self.next - 1]) < f;
+            if due && starts_step {
                 self.checkpoints.push(Kept {
                     at: f - 1,
                     next: self.next,
@@ -369,9 +389,60 @@ impl Replay {
         self.agents = kept.agents;
     }
 
-    /// Shows step `k` (at most the last step): from the kept state before it.
+    /// Lets the oldest steps go, whole, so that about `max` events stay (a game shown live
+    /// keeps a window of its last steps; this lets some go once a quarter more came): the
+    /// state after them is kept in their place, so every step after them shows as before.
+    /// The shown step stays, or becomes the first one kept. Returns whether any went.
+    pub fn keep_last(&mut self, max: usize) -> bool {
+        let len = self.trace.events.len();
+        if max == 0 || len <= max.saturating_add(max / 4) {
+            return false;
+        }
+        // The cut: after the step of the last event that does not fit.
+        let dropped_to = frame(&self.trace.events[len - max - 1]);
+        let cut = self
+            .trace
+            .events
+            .partition_point(|e| frame(e) <= dropped_to);
+        if cut >= len {
+            return false;
+        }
+        let shown = self.at;
+        self.seek(dropped_to);
+        let base = Kept {
+            at: dropped_to,
+            next: 0,
+            agents: self.agents.clone(),
+        };
+        self.trace.events.drain(..cut);
+        self.checkpoints.retain(|k| k.at > dropped_to);
+        for k in &mut self.checkpoints {
+            k.next -= cut;
+        }
+        self.checkpoints.insert(0, base);
+        self.next -= cut;
+        self.marked = self.marked.saturating_sub(cut);
+        self.markers.retain(|m| m.step > dropped_to);
+        self.forgotten += cut as u64;
+        self.seek(shown.max(dropped_to));
+        true
+    }
+
+    /// The first step that can be shown: 0, or the step before the first kept when
+    /// [`Replay::keep_last`] let steps go.
+    pub fn first_step(&self) -> u64 {
+        self.checkpoints.first().map_or(0, |k| k.at)
+    }
+
+    /// Events let go by [`Replay::keep_last`] so far.
+    pub fn forgotten(&self) -> u64 {
+        self.forgotten
+    }
+
+    /// Shows step `k` (at most the last step, at least the first): from the kept state
+    /// before it.
     pub fn seek(&mut self, k: u64) {
-        let k = k.min(self.last);
+        let k = k.min(self.last).max(self.first_step());
         if k < self.at {
             self.restore(k);
         }

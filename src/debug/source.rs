@@ -93,6 +93,23 @@ impl Source {
         r.replay.extend(agents, events);
     }
 
+    /// Lets a replay's oldest steps go so that about `max` events stay (see
+    /// [`Replay::keep_last`]); a live session keeps its own bounded history.
+    pub fn keep_last(&mut self, max: usize) {
+        if let Source::Trace(r) = self {
+            r.replay.keep_last(max);
+        }
+    }
+
+    /// The first step that can be shown (a replay that let its oldest steps go starts
+    /// later).
+    pub fn first_step(&self) -> u64 {
+        match self {
+            Source::Simulation(_) => 0,
+            Source::Trace(r) => r.replay.first_step(),
+        }
+    }
+
     /// The live session, for a simulation.
     pub fn session(&self) -> Option<&Session> {
         match self {

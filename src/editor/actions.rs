@@ -14,7 +14,7 @@ use super::graph::Attach;
 use super::graph::Selecting;
 use super::inspector;
 use super::{EditorApp, Pending, SimPanel, Viewer, layout};
-use crate::debug::{Debugger, GameRow};
+use crate::debug::Debugger;
 use crate::io::{parse_tree, save_tree};
 use crate::model::{Edit, Node, NodeId, ParentSlot, Tree};
 
@@ -46,6 +46,9 @@ impl Enabled for EditorApp {
             | Command::SimStep10
             | Command::SimUntilChange
             | Command::SimRunPause => self.simulation().is_some_and(|s| s.source().is_some()),
+            Command::ClearEndedGames => self
+                .simulation()
+                .is_some_and(|s| s.games.iter().any(|g| !g.connected)),
             Command::SimBack => self.simulation().is_some_and(|s| s.step_number() > 0),
             Command::ToggleBreakpoint => self.sim.is_some() && some,
             Command::SimReset => self.sim.is_some(),
@@ -336,13 +339,10 @@ impl EditorApp {
             }
             Command::SimRunPause => {
                 if let Some(s) = self.simulation_mut() {
-                    s.running = !s.running;
-                    // A game shown live goes on: its agents paused at breakpoints too.
-                    if s.running && s.live_game().is_some() {
-                        s.game_asks.push(serde_json::json!({ "continue": null }));
-                    }
+                    s.run_pause();
                 }
             }
+            Command::ClearEndedGames => self.clear_ended_games(),
             Command::SimReset => {
                 let mut replayed = false;
                 if let Some(s) = self.simulation_mut() {
@@ -681,7 +681,7 @@ impl EditorApp {
 
     /// Puts `other` in place of this editor, keeping what belongs to the session: recent
     /// files, messages, the file chooser.
-    fn replace_with(&mut self, other: Self) {
+    pub(super) fn replace_with(&mut self, other: Self) {
         // The tree being replaced was saved or let go: its recovery file goes.
         self.drop_recovery();
         let recovery = self.autosave.dir.take();
@@ -913,204 +913,6 @@ impl EditorApp {
         }
         self.say(said);
         true
-    }
-
-    /// Listens for games on `listener`: those that connect are listed in the Simulation
-    /// panel, and one chosen there is shown live.
-    #[must_use]
-    pub fn with_listener(mut self, listener: crate::remote::Listener) -> Self {
-        self.live = Some(listener);
-        self
-    }
-
-    /// Where games connect, when live attach is on.
-    pub fn listener(&self) -> Option<&crate::remote::Listener> {
-        self.live.as_ref()
-    }
-
-    /// Each frame: the games connected are listed in the panel, the one shown live gets
-    /// what it sent, and a game chosen in the panel is attached to.
-    pub(super) fn live_games(&mut self) {
-        let Some(listener) = &self.live else { return };
-        let rows: Vec<GameRow> = listener
-            .games()
-            .iter()
-            .map(|g| GameRow {
-                paused: g.paused.clone(),
-                name: g.name.clone(),
-                connected: g.connected,
-                problem: g.problem.clone(),
-                dropped: g.dropped,
-            })
-            .collect();
-        listener.heartbeat();
-        let key = self.breakpoints_key();
-        let breakpoints = self.breakpoints.of(&key);
-        if let (Some(panel), Some(listener)) = (&mut self.sim, &self.live) {
-            let run = &mut panel.debugger;
-            run.games = rows;
-            if let Some(i) = run.live_game() {
-                let (agents, events) = listener.since(i, run.fed());
-                run.feed(&agents, events, breakpoints);
-                // The breakpoints go to the game (for its agents of the tree shown), and
-                // what the panel asked of it.
-                let breaks = run.game_breakpoints(breakpoints);
-                if run.sent_breakpoints.as_ref() != Some(&breaks) && listener.send(i, &breaks) {
-                    run.sent_breakpoints = Some(breaks);
-                }
-                for ask in std::mem::take(&mut run.game_asks) {
-                    listener.send(i, &ask);
-                }
-            }
-        }
-        match self.sim.as_mut().and_then(SimPanel::take_attach) {
-            Some(super::simulate::OWN_RUN) => {
-                self.sim = Some(self.own_panel());
-                if self.project.has_game_kinds() {
-                    // The game's kinds go with it (reloading restarts the run).
-                    self.project.set_game_kinds(Vec::new());
-                    self.reload_kinds();
-                } else {
-                    self.restart_sim();
-                }
-                self.say("Back to this tree's own run");
-            }
-            Some(i) => {
-                self.attach(i);
-            }
-            None => {}
-        }
-    }
-
-    /// Shows game `i` of the listener live: the tree its first agent runs is opened when
-    /// this editor has it, else the tree the game sent (unless the tree open has unsaved
-    /// changes); a tree that differs from the one the game runs is said. The game's node
-    /// kinds that the project lacks are taken from the library it sent, and those it
-    /// declares otherwise are said.
-    pub fn attach(&mut self, i: usize) -> bool {
-        // Its name and hello (its events are taken below, from the listener).
-        let Some((name, hello)) = self
-            .live
-            .as_ref()
-            .and_then(|l| l.games().get(i).map(|g| (g.name.clone(), g.hello.clone())))
-        else {
-            return false;
-        };
-        let mut notes = Vec::new();
-        if let Some(agent) = hello.run.agents.first() {
-            let tree = PathBuf::from(&agent.tree);
-            let open_now = self
-                .doc
-                .path()
-                .is_some_and(|p| crate::io::same_file(p, &tree));
-            let sent = hello.trees.iter().find(|t| Path::new(&t.path) == tree);
-            let mut shown_sent = false;
-            if !open_now && !self.doc.is_dirty() {
-                if tree.is_file() {
-                    self.open_path(&tree);
-                } else if let Some(sent) = sent {
-                    match parse_tree(&sent.text, &tree) {
-                        Ok(t) => {
-                            self.replace_with(Self::new(t, None));
-                            shown_sent = true;
-                            notes.push(format!(
-                                "{} is not on this machine: this is the tree {name} sent (Save As keeps it)",
-                                agent.tree
-                            ));
-                        }
-                        Err(e) => notes.push(format!("the tree {name} sent does not read: {e}")),
-                    }
-                }
-            }
-            let shown = self
-                .doc
-                .path()
-                .is_some_and(|p| crate::io::same_file(p, &tree));
-            let recorded = hello.run.files.iter().find(|f| Path::new(&f.path) == tree);
-            let differs = recorded.is_some_and(|f| {
-                crate::io::digest(&tree).ok().as_deref() != Some(f.sha256.as_str())
-            });
-            if !shown && !shown_sent {
-                notes.push(format!(
-                    "{} runs {}; its nodes are matched by id",
-                    name, agent.tree
-                ));
-            } else if shown && differs {
-                notes.push(format!(
-                    "{} differs from the tree the game runs; its nodes are matched by id",
-                    agent.tree
-                ));
-            }
-        }
-        notes.extend(self.take_game_kinds(&name, &hello.libraries));
-        let Some(listener) = &self.live else {
-            return false;
-        };
-        let (agents, events) = listener.since(i, 0);
-        let mut run = Debugger::game(i, &name, hello.run.clone(), agents, events);
-        run.learn_titles(&self.catalog);
-        run.games = self
-            .simulation()
-            .map(|d| d.games.clone())
-            .unwrap_or_default();
-        run.set_shown_file(self.doc.path());
-        if !notes.is_empty() {
-            run.note = Some(notes.join("; "));
-        }
-        self.sim = Some(SimPanel::new(run));
-        let mut said = format!("Showing {} live", name);
-        for n in notes {
-            said = format!("{said}; {n}");
-        }
-        self.say(said);
-        true
-    }
-
-    /// Compares a game's node libraries with the project's kinds: the kinds the project
-    /// lacks are taken from the game (until another tree or run is shown), and each
-    /// difference is said, as are libraries that do not read. Returns what to say.
-    fn take_game_kinds(
-        &mut self,
-        game: &str,
-        libraries: &[crate::remote::SentLibrary],
-    ) -> Vec<String> {
-        let mut notes = Vec::new();
-        let (mut lacked, mut differ) = (Vec::new(), Vec::new());
-        for sent in libraries {
-            let label = PathBuf::from(format!("{game}: {}.nodes.json", sent.name));
-            match crate::io::parse_library(&sent.text, &label) {
-                Err(p) => notes.push(format!("the node library {game} sent does not read: {p}")),
-                Ok((library, _)) => {
-                    for kind in library.kinds {
-                        match self.project.kind(&kind.name) {
-                            None => lacked.push(kind),
-                            Some(ours) if !crate::io::declared_alike(ours, &kind) => {
-                                differ.push(kind.name.clone());
-                            }
-                            Some(_) => {}
-                        }
-                    }
-                }
-            }
-        }
-        if !lacked.is_empty() {
-            let names: Vec<&str> = lacked.iter().map(|k| k.name.as_str()).collect();
-            notes.push(format!(
-                "{game} declares kinds this project's libraries lack, shown as it declares them: {}",
-                names.join(", ")
-            ));
-        }
-        if !differ.is_empty() {
-            notes.push(format!(
-                "{game} declares {} otherwise than this project's libraries (its code and the library file differ)",
-                differ.join(", ")
-            ));
-        }
-        if !lacked.is_empty() || self.project.has_game_kinds() {
-            self.project.set_game_kinds(lacked);
-            self.reload_kinds();
-        }
-        notes
     }
 
     /// Opens a scenario to run the tree in.

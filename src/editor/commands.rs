@@ -87,6 +87,8 @@ pub enum Command {
     SimRunPause,
     /// Start the simulation over.
     SimReset,
+    /// Drop the games whose connection ended from the Game list.
+    ClearEndedGames,
     /// Set or clear a breakpoint on the selected node.
     ToggleBreakpoint,
     /// Back from a SubTree's asset to the tree the run runs.
@@ -187,6 +189,7 @@ impl Command {
             Command::SimBack => "Step Back",
             Command::SimRunPause => "Run / Pause",
             Command::SimReset => "Reset",
+            Command::ClearEndedGames => "Clear Ended Games",
             Command::ToggleBreakpoint => "Toggle Breakpoint",
         }
     }
@@ -253,8 +256,11 @@ impl Command {
                 "Step until the watched agent's running leaf changes or a breakpoint hits"
             }
             Command::SimBack => "Show the step before, rebuilt from the run's history",
-            Command::SimRunPause => "Run the simulation, or pause it",
+            Command::SimRunPause => {
+                "Run the simulation, or pause it (a game shown live: hold its agents, or let them go)"
+            }
             Command::SimReset => "Start the simulation over from the scenario's first state",
+            Command::ClearEndedGames => "Drop the games whose connection ended from the Game list",
             Command::ToggleBreakpoint => {
                 "Pause the run when the selected node is entered (set or clear)"
             }
@@ -316,6 +322,7 @@ impl Command {
             Command::SimBack => &const { one(key(Modifiers::SHIFT, Key::ArrowLeft)) },
             Command::SimRunPause => &const { one(key(NONE, Key::Space)) },
             Command::SimReset => &[],
+            Command::ClearEndedGames => &[],
             Command::ToggleBreakpoint => &const { one(key(NONE, Key::F9)) },
         }
     }
@@ -333,7 +340,7 @@ impl Command {
             | ToggleMinimap | CoverageOfRun | CoverageFromFile | HideCoverage | CommandPalette
             | ShowMessages => Menu::View,
             SimStep | SimStep10 | SimUntilChange | SimBack | SimRunPause | SimReset
-            | ToggleBreakpoint | BackToRunTree => Menu::Simulation,
+            | ClearEndedGames | ToggleBreakpoint | BackToRunTree => Menu::Simulation,
             ShowHelp => Menu::Help,
         }
     }

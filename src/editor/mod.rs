@@ -20,6 +20,7 @@ mod find;
 mod graph;
 mod inspector;
 mod layout;
+mod live;
 pub mod messages;
 mod minimap;
 mod panels;
@@ -109,7 +110,7 @@ pub struct EditorApp {
     /// Where the settings are kept, and what was last written there.
     settings: settings::Kept,
     /// Where games connect to be shown live (`None`: live attach is off).
-    live: Option<crate::remote::Listener>,
+    live: Option<live::LiveAttach>,
     /// View > Coverage: counts painted on the canvas as heat.
     coverage: Option<coverage::Overlay>,
 }
@@ -995,16 +996,14 @@ pub fn run(
         Ok(file) => app = app.with_settings(crate::io::SettingsFile::new(file)),
         Err(why) => app.say_problem(format!("Settings are not kept between runs: {why}")),
     }
-    // Games connect here to be shown live; a port in use (another editor) turns it off.
-    match listen_address(listen) {
-        Ok(None) => {}
-        Ok(Some(addr)) => match crate::remote::Listener::bind(addr) {
-            Ok(l) => app = app.with_listener(l),
-            Err(e) => app.say_problem(format!(
-                "Live attach is off: cannot listen on {addr} ({e}); arbor edit --listen PORT picks another port"
-            )),
-        },
-        Err(e) => return Err(e),
+    // Games connect here to be shown live, and find this editor by its card.
+    let folder = app.project_folder();
+    let (live, said) = live::start_listening(listen, folder)?;
+    if let Some(live) = live {
+        app = app.with_live(live);
+    }
+    if let Some(said) = said {
+        app.say_problem(said);
     }
     // The window opens as it was last (Arbor's settings file keeps it, with the recent
     // files, the breakpoints and the zoom).

@@ -51,6 +51,13 @@ impl ProjectKinds {
         }
     }
 
+    /// The folder of the project: its project file's, else the tree's (absolute).
+    pub fn folder(&self) -> Option<PathBuf> {
+        let file = self.loaded.project.as_ref().or(self.tree.as_ref())?;
+        let folder = file.parent().filter(|d| !d.as_os_str().is_empty())?;
+        Some(std::fs::canonicalize(folder).unwrap_or_else(|_| folder.to_owned()))
+    }
+
     /// Whether the tree, now saved at `tree`, is governed by another project than before
     /// (none given on the command line); if so, its kinds are read from that one.
     pub fn moved_to(&mut self, tree: &Path) -> bool {

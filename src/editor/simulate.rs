@@ -20,8 +20,17 @@ use crate::world::{EntityKind, ItemKind, Simulation};
 /// smaller than the body text.
 const PANEL_TEXT: f32 = 12.5;
 
-/// What the Game list asks for to leave a game for the tree's own run.
-pub const OWN_RUN: usize = usize::MAX;
+/// What the Game list asks the app for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GameChoice {
+    /// Leave the game for the tree's own run.
+    OwnRun,
+    /// Show this game of the listener's list live.
+    Game(u64),
+}
+
+/// Agents a line of the panel names, at most (then "and N more").
+const NAMED_AGENTS: usize = 6;
 
 /// What the event log shows.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -97,7 +106,7 @@ pub struct SimPanel {
     /// The next click in the arena picks the payload's entity (instead of watching).
     pub picking: bool,
     /// A game chosen in the panel's list, for the app to attach to.
-    attach: Option<usize>,
+    attach: Option<GameChoice>,
     /// The arena is shown in a window of its own.
     pub arena_window: bool,
 }
@@ -117,7 +126,7 @@ impl SimPanel {
     }
 
     /// The game chosen in the panel's list, taken (for the app to attach to).
-    pub fn take_attach(&mut self) -> Option<usize> {
+    pub fn take_attach(&mut self) -> Option<GameChoice> {
         self.attach.take()
     }
 
@@ -148,27 +157,39 @@ impl SimPanel {
         let yellow = Color32::from_rgb(240, 200, 60);
         ui.horizontal(|ui| {
             ui.label(RichText::new("Simulation").strong());
-            if let Some(i) = self.debugger.live_game() {
-                let game = self.debugger.games.get(i);
+            if self.debugger.live_game().is_some() {
+                let game = self.debugger.live_row();
+                let run = game
+                    .filter(|g| g.run > 1)
+                    .map_or_else(String::new, |g| format!(" (run {})", g.run));
                 if game.is_some_and(|g| g.connected) {
-                    ui.label(format!("live: {name}, connected"));
+                    ui.label(format!("live: {name}{run}, connected"));
                 } else {
                     // Said in orange: the game is gone, what it sent stays to scrub through.
                     let why = game
                         .and_then(|g| g.problem.as_ref())
                         .map_or_else(String::new, |p| format!(": {p}"));
                     ui.label(
-                        RichText::new(format!("live: {name}, ended{why}; the recording stays"))
-                            .color(Color32::from_rgb(240, 140, 60)),
+                        RichText::new(format!(
+                            "live: {name}{run}, ended{why}; the recording stays"
+                        ))
+                        .color(Color32::from_rgb(240, 140, 60)),
                     );
                 }
+                let first = self.debugger.source().map_or(0, Source::first_step);
                 let from = self
                     .debugger
                     .source()
                     .and_then(Source::replayed)
                     .and_then(|r| r.trace().events.first())
                     .map_or(0, |e| e.step.max(1));
-                if from > 1 {
+                if first > 0 {
+                    live_notes.push(RichText::new(format!(
+                        "from step {}: the editor keeps the last {} events of a game",
+                        first + 1,
+                        crate::remote::WINDOW_EVENTS
+                    )));
+                } else if from > 1 {
                     live_notes.push(RichText::new(format!(
                         "received from step {from}: the game ran before this editor connected"
                     )));
@@ -177,13 +198,13 @@ impl SimPanel {
                 match game.filter(|g| !g.paused.is_empty()) {
                     Some(g) => live_notes.push(
                         RichText::new(format!(
-                            "paused in the game: {} (Step steps the watched one, Run lets all go)",
-                            g.paused.join(", ")
+                            "held in the game: {} (Step steps the watched one, Run lets all go)",
+                            named(&g.paused)
                         ))
                         .color(yellow),
                     ),
                     None if game.is_some_and(|g| g.connected) => {
-                        live_notes.push(RichText::new("no agent paused in the game").weak());
+                        live_notes.push(RichText::new("no agent held in the game").weak());
                     }
                     None => {}
                 }
@@ -204,10 +225,11 @@ impl SimPanel {
                 ui.label(format!("in {name}"));
             }
             let can = self.debugger.source().is_some();
-            let run_label = if self.debugger.running {
-                "Pause"
-            } else {
-                "Run"
+            let run_label = match (self.debugger.running, self.debugger.live_row()) {
+                (true, Some(g)) if g.connected => "Pause game",
+                (false, Some(g)) if g.connected => "Run game",
+                (true, _) => "Pause",
+                (false, _) => "Run",
             };
             for (command, label, enabled) in [
                 (Command::SimBack, "◀", can),
@@ -232,8 +254,7 @@ impl SimPanel {
                 let label = ui.label("Game");
                 let shown = self
                     .debugger
-                    .live_game()
-                    .and_then(|i| self.debugger.games.get(i))
+                    .live_row()
                     .map_or_else(|| "choose…".to_owned(), |g| g.name.clone());
                 egui::ComboBox::from_id_salt("live-game")
                     .selected_text(shown)
@@ -241,20 +262,27 @@ impl SimPanel {
                         if self.debugger.live_game().is_some()
                             && ui.selectable_label(false, "this tree's own run").clicked()
                         {
-                            self.attach = Some(OWN_RUN);
+                            self.attach = Some(GameChoice::OwnRun);
                         }
-                        for (i, g) in self.debugger.games.iter().enumerate() {
-                            let text = if g.connected {
-                                g.name.clone()
-                            } else {
-                                format!("{} (ended)", g.name)
-                            };
+                        for g in &self.debugger.games {
+                            let mut text = g.name.clone();
+                            if g.run > 1 {
+                                text += &format!(" (run {})", g.run);
+                            }
+                            if !g.connected {
+                                text += " (ended)";
+                            }
                             if ui
-                                .selectable_label(self.debugger.live_game() == Some(i), text)
+                                .selectable_label(self.debugger.live_game() == Some(g.id), text)
                                 .clicked()
                             {
-                                self.attach = Some(i);
+                                self.attach = Some(GameChoice::Game(g.id));
                             }
+                        }
+                        if self.debugger.games.iter().any(|g| !g.connected)
+                            && ui.button("Clear ended games").clicked()
+                        {
+                            asked.push(Command::ClearEndedGames);
                         }
                     })
                     .response
@@ -315,12 +343,9 @@ impl SimPanel {
                 }
             }
         });
-        if !live_notes.is_empty() {
-            ui.horizontal_wrapped(|ui| {
-                for note in live_notes {
-                    ui.label(note);
-                }
-            });
+        // One line each, so a note that comes and goes moves no other line sideways.
+        for note in live_notes {
+            ui.add(egui::Label::new(note).truncate());
         }
         // A SubTree's tree shown while the run goes on: which SubTree, and the way back.
         if let Some(inside) = self.debugger.inside() {
@@ -377,8 +402,16 @@ impl SimPanel {
                 .color(Color32::from_rgb(150, 160, 240)),
             );
         }
+        self.not_streamed_ui(ui);
+        // Why the run stopped: a line kept while there is a run, so the controls under it
+        // stay where they are when a breakpoint hits.
         if let Some(why) = &self.debugger.stopped {
-            ui.label(RichText::new(why).color(Color32::from_rgb(240, 200, 60)));
+            ui.add(
+                egui::Label::new(RichText::new(why).color(Color32::from_rgb(240, 200, 60)))
+                    .truncate(),
+            );
+        } else if self.debugger.source().is_some() {
+            ui.label("");
         }
         if self.debugger.source().is_some() {
             self.timeline_ui(ui, breakpoints);
@@ -500,6 +533,48 @@ impl SimPanel {
         }
     }
 
+    /// For a game shown live whose watched agent has sent nothing: why, and (when the game
+    /// streams only some of its agents) a button that asks it to stream this one.
+    fn not_streamed_ui(&mut self, ui: &mut egui::Ui) {
+        let Some(name) = self.debugger.watched_name().map(str::to_owned) else {
+            return;
+        };
+        let Some(streams) = self.debugger.game_streams(&name) else {
+            return;
+        };
+        let sent = self
+            .debugger
+            .source()
+            .and_then(Source::replayed)
+            .and_then(|r| r.agent(self.debugger.watched()))
+            .is_some_and(|a| !a.nodes.is_empty());
+        if sent {
+            return;
+        }
+        let blue = Color32::from_rgb(150, 160, 240);
+        ui.horizontal_wrapped(|ui| {
+            if streams {
+                ui.label(
+                    RichText::new(format!(
+                        "{name} has sent nothing yet: the game sends the agents it steps with GameLink::watch"
+                    ))
+                    .color(blue),
+                );
+            } else {
+                ui.label(
+                    RichText::new(format!("The game does not stream {name}")).color(blue),
+                );
+                if ui
+                    .button(format!("Stream {name}"))
+                    .on_hover_text("Ask the game to send this agent's events from now on")
+                    .clicked()
+                {
+                    self.debugger.stream(&name);
+                }
+            }
+        });
+    }
+
     /// A button per Interrupt of the watched agent's tree, and the payload they carry.
     fn triggers_ui(&mut self, ui: &mut egui::Ui, tree: &Tree) {
         let Some(name) = self.debugger.watched_name().map(str::to_owned) else {
@@ -568,23 +643,9 @@ impl SimPanel {
                 });
             ui.toggle_value(&mut self.picking, "Pick in arena")
                 .on_hover_text("The next click on an entity in the arena makes it the payload");
-            if let Some(id) = fired.as_ref()
-                && live
-            {
-                let payload = self.payload.trim();
-                let payload = (!payload.is_empty()).then(|| payload.to_owned());
-                self.debugger.game_asks.push(serde_json::json!({
-                    "trigger": { "agent": name, "id": id, "payload": payload }
-                }));
-                self.debugger.news = Some(format!(
-                    "Trigger '{id}' sent to the game for {name}: the game starts it"
-                ));
-            } else if let Some(id) = fired
-                && self.debugger.trigger(&id, &self.payload)
-            {
-                self.debugger.news = Some(format!(
-                    "Trigger '{id}' queued for {name}: it starts at the next step"
-                ));
+            if let Some(id) = fired {
+                let payload = self.payload.clone();
+                self.debugger.trigger(&id, &payload);
             }
         });
     }
@@ -965,4 +1026,18 @@ fn node_name(debugger: &Debugger, tree: &Tree, run: &Source, agent: usize, n: u3
         Some(node) => node.label().to_owned(),
         None => run.node_title(agent, n).unwrap_or(id).to_owned(),
     }
+}
+
+/// Agents named in a line: the first few, then how many more.
+fn named(agents: &[String]) -> String {
+    let mut text = agents
+        .iter()
+        .take(NAMED_AGENTS)
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .join(", ");
+    if agents.len() > NAMED_AGENTS {
+        text += &format!(" and {} more", agents.len() - NAMED_AGENTS);
+    }
+    text
 }

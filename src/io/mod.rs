@@ -7,6 +7,7 @@ mod canonical;
 mod files;
 mod format;
 mod library;
+mod live;
 mod process;
 mod project;
 mod recovery;
@@ -20,6 +21,7 @@ pub use format::{Header, TREE_FORMAT, TREE_VERSION, parse_tree, read_header, tre
 pub use library::{
     LIBRARY_FORMAT, LIBRARY_VERSION, Library, LibraryDrift, Problem, declared_alike, parse_library,
 };
+pub use live::{CardFile, LIVE_FORMAT, LiveCard};
 pub use process::Owner;
 pub use project::{
     PROJECT_FILE, PROJECT_FORMAT, PROJECT_VERSION, Project, ProjectCatalog, check_library,

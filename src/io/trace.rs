@@ -267,6 +267,11 @@ impl AgentIndex {
         }
     }
 
+    /// Whether agent `name` has a place.
+    pub fn contains(&self, name: &str) -> bool {
+        self.places.contains_key(name)
+    }
+
     /// The place of agent `name` among `names`, which gain it if it is new.
     fn place(&mut self, name: &str, names: &mut Vec<String>) -> Result<usize, String> {
         if let Some(&i) = self.places.get(name) {

@@ -1,0 +1,364 @@
+//! Games shown live: each frame the listener's games are listed in the Simulation panel,
+//! what the shown game sent is fed to its debugger and what the debugger asks is sent back;
+//! a game chosen in the panel is attached to (its tree, its node kinds). What the
+//! listener refused, and why, goes to the status line.
+
+use std::path::{Path, PathBuf};
+
+use super::simulate::GameChoice;
+use super::{EditorApp, SimPanel};
+use crate::debug::{Debugger, GameRow, LiveStart};
+use crate::io::parse_tree;
+use crate::remote::{GameInfo, Listener};
+
+/// Live attach in the editor: where games connect, and the card that lets them find it.
+pub struct LiveAttach {
+    listener: Listener,
+    /// Removed when the editor ends.
+    card: Option<crate::io::CardFile>,
+}
+
+impl LiveAttach {
+    /// Where games connect.
+    pub fn listener(&self) -> &Listener {
+        &self.listener
+    }
+
+    /// The card games find this editor by, when it left one.
+    pub fn card(&self) -> Option<&Path> {
+        self.card.as_ref().map(crate::io::CardFile::path)
+    }
+}
+
+/// A game as the panel lists it.
+fn row_of(g: &GameInfo) -> GameRow {
+    GameRow {
+        id: g.id,
+        name: g.name.clone(),
+        run: g.run,
+        connected: g.connected,
+        problem: g.problem.clone(),
+        dropped: g.dropped,
+        paused: g.paused.iter().cloned().collect(),
+    }
+}
+
+impl EditorApp {
+    /// Listens for games on `listener`: those that connect are listed in the Simulation
+    /// panel, and one chosen there is shown live.
+    #[must_use]
+    pub fn with_listener(self, listener: Listener) -> Self {
+        self.with_live(LiveAttach {
+            listener,
+            card: None,
+        })
+    }
+
+    /// Live attach on, as [`start_listening`] started it.
+    #[must_use]
+    pub fn with_live(mut self, live: LiveAttach) -> Self {
+        self.live = Some(live);
+        self
+    }
+
+    /// Where games connect, when live attach is on.
+    pub fn listener(&self) -> Option<&Listener> {
+        self.live.as_ref().map(LiveAttach::listener)
+    }
+
+    /// Live attach, when it is on.
+    pub fn live_attach(&self) -> Option<&LiveAttach> {
+        self.live.as_ref()
+    }
+
+    /// The folder of the project edited, for games to find this editor by: its project
+    /// file's, else the tree's, else the folder the editor started in.
+    pub fn project_folder(&self) -> Option<PathBuf> {
+        self.project
+            .folder()
+            .or_else(|| std::env::current_dir().ok())
+    }
+
+    /// Each frame: the games connected are listed in the panel, the one shown live gets
+    /// what it sent (a game that connected again is shown from its new run), what the
+    /// debugger asks of it is sent, and a game chosen in the panel is attached to.
+    pub(super) fn live_games(&mut self) {
+        let Some(live) = &self.live else { return };
+        let listener = &live.listener;
+        let notices = listener.take_notices();
+        let games = listener.games();
+        let key = self.breakpoints_key();
+        let breakpoints = self.breakpoints.of(&key);
+        let mut again = None;
+        if let Some(panel) = &mut self.sim {
+            let run = &mut panel.debugger;
+            run.games = games.iter().map(row_of).collect();
+            if let Some(id) = run.live_game() {
+                let known = run.source().map_or(0, |s| s.agent_names().len());
+                match listener.since(id, run.next_event(), known) {
+                    Some(r) if Some(r.run) == run.live_run() => {
+                        run.feed(&r.agents, r.events, r.next, breakpoints);
+                    }
+                    // The game connected again: its new run is shown.
+                    Some(r) => again = Some((id, r.run)),
+                    // It left the list: what came stays to scrub through.
+                    None => {}
+                }
+                if let Some(c) = run.breakpoints_for_game(breakpoints) {
+                    listener.send(id, &c);
+                }
+                for c in run.take_game_asks() {
+                    listener.send(id, &c);
+                }
+            }
+        }
+        for n in notices {
+            self.say_problem(n);
+        }
+        if let Some((id, run)) = again
+            && self.attach(id)
+        {
+            let name = games
+                .iter()
+                .find(|g| g.id == id)
+                .map_or("The game", |g| g.name.as_str());
+            self.say(format!("{name} connected again: its run {run} is shown"));
+        }
+        match self.sim.as_mut().and_then(SimPanel::take_attach) {
+            Some(GameChoice::OwnRun) => {
+                self.sim = Some(self.own_panel());
+                if self.project.has_game_kinds() {
+                    // The game's kinds go with it (reloading restarts the run).
+                    self.project.set_game_kinds(Vec::new());
+                    self.reload_kinds();
+                } else {
+                    self.restart_sim();
+                }
+                self.say("Back to this tree's own run");
+            }
+            Some(GameChoice::Game(id)) => {
+                self.attach(id);
+            }
+            None => {}
+        }
+    }
+
+    /// Shows game `id` of the listener live: the tree its first agent runs is opened when
+    /// this editor has it, else the tree the game sent (unless the tree open has unsaved
+    /// changes); a tree that differs from the one the game runs is said. The game's node
+    /// kinds that the project lacks are taken from the library it sent, and those it
+    /// declares otherwise are said.
+    pub fn attach(&mut self, id: u64) -> bool {
+        let Some(game) = self.listener().and_then(|l| l.game(id)) else {
+            return false;
+        };
+        let (name, hello) = (game.name.clone(), game.hello.clone());
+        let mut notes = Vec::new();
+        if let Some(agent) = hello.run.agents.first() {
+            let tree = PathBuf::from(&agent.tree);
+            let open_now = self
+                .doc
+                .path()
+                .is_some_and(|p| crate::io::same_file(p, &tree));
+            let sent = hello.trees.iter().find(|t| Path::new(&t.path) == tree);
+            let mut shown_sent = false;
+            if !open_now && !self.doc.is_dirty() {
+                if tree.is_file() {
+                    self.open_path(&tree);
+                } else if let Some(sent) = sent {
+                    match parse_tree(&sent.text, &tree) {
+                        Ok(t) => {
+                            self.replace_with(Self::new(t, None));
+                            shown_sent = true;
+                            notes.push(format!(
+                                "{} is not on this machine: this is the tree {name} sent (Save As keeps it)",
+                                agent.tree
+                            ));
+                        }
+                        Err(e) => notes.push(format!("the tree {name} sent does not read: {e}")),
+                    }
+                }
+            }
+            let shown = self
+                .doc
+                .path()
+                .is_some_and(|p| crate::io::same_file(p, &tree));
+            let recorded = hello.run.files.iter().find(|f| Path::new(&f.path) == tree);
+            let differs = recorded.is_some_and(|f| {
+                crate::io::digest(&tree).ok().as_deref() != Some(f.sha256.as_str())
+            });
+            if !shown && !shown_sent {
+                notes.push(format!(
+                    "{} runs {}; its nodes are matched by id",
+                    name, agent.tree
+                ));
+            } else if shown && differs {
+                notes.push(format!(
+                    "{} differs from the tree the game runs; its nodes are matched by id",
+                    agent.tree
+                ));
+            }
+        }
+        notes.extend(self.take_game_kinds(&name, &hello.libraries));
+        let Some(received) = self.listener().and_then(|l| l.since(id, 0, 0)) else {
+            return false;
+        };
+        if received.missed > 0 {
+            notes.push(format!(
+                "the editor keeps a game's last {} events: its first {} are gone",
+                crate::remote::WINDOW_EVENTS,
+                received.missed
+            ));
+        }
+        let mut run = Debugger::game(LiveStart {
+            id,
+            run: received.run,
+            name: name.clone(),
+            header: hello.run.clone(),
+            streamed: hello.streamed.clone(),
+            agents: received.agents,
+            events: received.events,
+            next: received.next,
+            window: crate::remote::WINDOW_EVENTS,
+        });
+        run.learn_titles(&self.catalog);
+        run.games = self
+            .simulation()
+            .map(|d| d.games.clone())
+            .unwrap_or_default();
+        run.set_shown_file(self.doc.path());
+        if !notes.is_empty() {
+            run.note = Some(notes.join("; "));
+        }
+        self.sim = Some(SimPanel::new(run));
+        let mut said = format!("Showing {name} live");
+        for n in notes {
+            said = format!("{said}; {n}");
+        }
+        self.say(said);
+        true
+    }
+
+    /// Drops the games that ended from the panel's list.
+    pub(super) fn clear_ended_games(&mut self) {
+        let Some(listener) = self.listener() else {
+            return;
+        };
+        let n = listener.clear_ended();
+        self.say(match n {
+            0 => "No game has ended".to_owned(),
+            1 => "Cleared 1 ended game".to_owned(),
+            n => format!("Cleared {n} ended games"),
+        });
+    }
+
+    /// Compares a game's node libraries with the project's kinds: the kinds the project
+    /// lacks are taken from the game (until another tree or run is shown), and each
+    /// difference is said, as are libraries that do not read. Returns what to say.
+    fn take_game_kinds(
+        &mut self,
+        game: &str,
+        libraries: &[crate::remote::SentLibrary],
+    ) -> Vec<String> {
+        let mut notes = Vec::new();
+        let (mut lacked, mut differ) = (Vec::new(), Vec::new());
+        for sent in libraries {
+            let label = PathBuf::from(format!("{game}: {}.nodes.json", sent.name));
+            match crate::io::parse_library(&sent.text, &label) {
+                Err(p) => notes.push(format!("the node library {game} sent does not read: {p}")),
+                Ok((library, _)) => {
+                    for kind in library.kinds {
+                        match self.project.kind(&kind.name) {
+                            None => lacked.push(kind),
+                            Some(ours) if !crate::io::declared_alike(ours, &kind) => {
+                                differ.push(kind.name.clone());
+                            }
+                            Some(_) => {}
+                        }
+                    }
+                }
+            }
+        }
+        if !lacked.is_empty() {
+            let names: Vec<&str> = lacked.iter().map(|k| k.name.as_str()).collect();
+            notes.push(format!(
+                "{game} declares kinds this project's libraries lack, shown as it declares them: {}",
+                names.join(", ")
+            ));
+        }
+        if !differ.is_empty() {
+            notes.push(format!(
+                "{game} declares {} otherwise than this project's libraries (its code and the library file differ)",
+                differ.join(", ")
+            ));
+        }
+        if !lacked.is_empty() || self.project.has_game_kinds() {
+            self.project.set_game_kinds(lacked);
+            self.reload_kinds();
+        }
+        notes
+    }
+}
+
+/// Listens for games as `arbor edit --listen` says (`listen`: `None` for the default) and
+/// leaves the card games find the editor by (for the project in `folder`). Without
+/// `--listen`, an editor that finds the default port taken takes the next free one
+/// quietly; a port given that is taken turns live attach off. Returns live attach (none
+/// when it is off) and what to say, if anything; `Err` when `listen` does not read.
+pub fn start_listening(
+    listen: Option<&str>,
+    folder: Option<PathBuf>,
+) -> Result<(Option<LiveAttach>, Option<String>), String> {
+    let Some(addr) = super::listen_address(listen)? else {
+        return Ok((None, None));
+    };
+    let token = match crate::remote::new_token() {
+        Ok(t) => t,
+        Err(e) => return Ok((None, Some(format!("Live attach is off: no token ({e})")))),
+    };
+    let tries: Vec<std::net::SocketAddr> = if listen.is_none() {
+        // The default port, the next ones, then any.
+        (0..16)
+            .map(|k| std::net::SocketAddr::new(addr.ip(), addr.port().saturating_add(k)))
+            .chain([std::net::SocketAddr::new(addr.ip(), 0)])
+            .collect()
+    } else {
+        vec![addr]
+    };
+    let mut failed = None;
+    for at in tries {
+        let listener = match Listener::bind(at, token.clone()) {
+            Ok(l) => l,
+            Err(e) => {
+                failed = Some(format!(
+                    "Live attach is off: cannot listen on {at} ({e}); arbor edit --listen PORT picks another port"
+                ));
+                continue;
+            }
+        };
+        let mut said = (listener.addr().port() != crate::remote::DEFAULT_PORT).then(|| {
+            format!(
+                "Live attach on port {} (port {} is taken)",
+                listener.addr().port(),
+                crate::remote::DEFAULT_PORT
+            )
+        });
+        let card = crate::io::LiveCard::default_dir().and_then(|dir| {
+            crate::io::LiveCard::new(listener.addr(), &token, folder.clone())
+                .write(&dir)
+                .map_err(|e| e.to_string())
+        });
+        let card = match card {
+            Ok(c) => Some(c),
+            Err(why) => {
+                said = Some(format!(
+                    "Games find this editor only by ARBOR_LIVE={} ({why})",
+                    listener.address()
+                ));
+                None
+            }
+        };
+        return Ok((Some(LiveAttach { listener, card }), said));
+    }
+    Ok((None, failed))
+}
