@@ -49,6 +49,7 @@ impl Enabled for EditorApp {
             Command::ClearEndedGames => self
                 .simulation()
                 .is_some_and(|s| s.games.iter().any(|g| !g.connected)),
+            Command::CopyLiveAddress => self.live.is_some(),
             Command::SimBack => self.simulation().is_some_and(|s| s.step_number() > 0),
             Command::ToggleBreakpoint => self.sim.is_some() && some,
             Command::SimReset => self.sim.is_some(),
@@ -343,6 +344,7 @@ impl EditorApp {
                 }
             }
             Command::ClearEndedGames => self.clear_ended_games(),
+            Command::CopyLiveAddress => self.copy_live_address(ctx),
             Command::SimReset => {
                 let mut replayed = false;
                 if let Some(s) = self.simulation_mut() {

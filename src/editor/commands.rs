@@ -89,6 +89,8 @@ pub enum Command {
     SimReset,
     /// Drop the games whose connection ended from the Game list.
     ClearEndedGames,
+    /// Put this editor's live address and token on the clipboard, as `ARBOR_LIVE` takes it.
+    CopyLiveAddress,
     /// Set or clear a breakpoint on the selected node.
     ToggleBreakpoint,
     /// Back from a SubTree's asset to the tree the run runs.
@@ -190,6 +192,7 @@ impl Command {
             Command::SimRunPause => "Run / Pause",
             Command::SimReset => "Reset",
             Command::ClearEndedGames => "Clear Ended Games",
+            Command::CopyLiveAddress => "Copy Live Address",
             Command::ToggleBreakpoint => "Toggle Breakpoint",
         }
     }
@@ -261,6 +264,9 @@ impl Command {
             }
             Command::SimReset => "Start the simulation over from the scenario's first state",
             Command::ClearEndedGames => "Drop the games whose connection ended from the Game list",
+            Command::CopyLiveAddress => {
+                "Copy ARBOR_LIVE=PORT/TOKEN: a game started with it connects to this editor"
+            }
             Command::ToggleBreakpoint => {
                 "Pause the run when the selected node is entered (set or clear)"
             }
@@ -323,6 +329,7 @@ impl Command {
             Command::SimRunPause => &const { one(key(NONE, Key::Space)) },
             Command::SimReset => &[],
             Command::ClearEndedGames => &[],
+            Command::CopyLiveAddress => &[],
             Command::ToggleBreakpoint => &const { one(key(NONE, Key::F9)) },
         }
     }
@@ -340,7 +347,9 @@ impl Command {
             | ToggleMinimap | CoverageOfRun | CoverageFromFile | HideCoverage | CommandPalette
             | ShowMessages => Menu::View,
             SimStep | SimStep10 | SimUntilChange | SimBack | SimRunPause | SimReset
-            | ClearEndedGames | ToggleBreakpoint | BackToRunTree => Menu::Simulation,
+            | ClearEndedGames | CopyLiveAddress | ToggleBreakpoint | BackToRunTree => {
+                Menu::Simulation
+            }
             ShowHelp => Menu::Help,
         }
     }

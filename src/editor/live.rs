@@ -239,6 +239,19 @@ impl EditorApp {
         true
     }
 
+    /// Puts `ARBOR_LIVE=PORT/TOKEN` on the clipboard: a game started with it in its
+    /// environment connects to this editor.
+    pub(super) fn copy_live_address(&mut self, ctx: &eframe::egui::Context) {
+        let Some(live) = &self.live else {
+            return;
+        };
+        let text = format!("ARBOR_LIVE={}", live.listener.address());
+        ctx.copy_text(text.clone());
+        self.say(format!(
+            "Copied {text}: a game started with it connects to this editor"
+        ));
+    }
+
     /// Drops the games that ended from the panel's list.
     pub(super) fn clear_ended_games(&mut self) {
         let Some(listener) = self.listener() else {
@@ -301,13 +314,15 @@ impl EditorApp {
 }
 
 /// Listens for games as `arbor edit --listen` says (`listen`: `None` for the default) and
-/// leaves the card games find the editor by (for the project in `folder`). Without
+/// leaves the card games find the editor by (for the project in `folder`), in `cards` or
+/// the user's live folder. Without
 /// `--listen`, an editor that finds the default port taken takes the next free one
 /// quietly; a port given that is taken turns live attach off. Returns live attach (none
 /// when it is off) and what to say, if anything; `Err` when `listen` does not read.
 pub fn start_listening(
     listen: Option<&str>,
     folder: Option<PathBuf>,
+    cards: Option<&Path>,
 ) -> Result<(Option<LiveAttach>, Option<String>), String> {
     let Some(addr) = super::listen_address(listen)? else {
         return Ok((None, None));
@@ -343,7 +358,8 @@ pub fn start_listening(
                 crate::remote::DEFAULT_PORT
             )
         });
-        let card = crate::io::LiveCard::default_dir().and_then(|dir| {
+        let dir = cards.map_or_else(crate::io::LiveCard::default_dir, |d| Ok(d.to_owned()));
+        let card = dir.and_then(|dir| {
             crate::io::LiveCard::new(listener.addr(), &token, folder.clone())
                 .write(&dir)
                 .map_err(|e| e.to_string())

@@ -3,6 +3,8 @@
 
 pub mod big_trees;
 pub mod exercise;
+#[cfg(feature = "gui")]
+pub mod input;
 
 use std::path::{Path, PathBuf};
 

@@ -1,0 +1,334 @@
+//! A game shown live, driven through the input a person uses: breakpoints that hold the
+//! game's agents, Step and Run / Pause on a live game, the Watch list, streaming an agent
+//! the game does not stream, Clear Ended Games, the live address, and refusals said in
+//! the status line.
+#![cfg(feature = "gui")]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use arbor::editor::EditorApp;
+use arbor::model::NodeId;
+use arbor::remote::{EditorAddress, GameLink, Hello, Listener};
+use arbor::runtime::{Instance, Program};
+use eframe::egui::accesskit::Role;
+use eframe::egui::{Key, Modifiers, PointerButton};
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+
+use common::harness;
+use common::input::{click_at, copied, key, on_node};
+
+fn tree() -> PathBuf {
+    common::repo().join("sample_trees/mock_sketch.json")
+}
+
+/// The sketch compiled with the built-in behaviours, as a game would run it.
+fn program() -> Arc<Program<()>> {
+    let loaded = arbor::io::load_tree(&tree()).unwrap();
+    Arc::new(
+        Program::compile(
+            &loaded,
+            &arbor::model::Catalog::builtin(),
+            &arbor::model::NoAssets,
+            &arbor::runtime::Behaviours::<()>::with_builtins(),
+        )
+        .unwrap(),
+    )
+}
+
+fn hello(game: &str, agents: &[&str]) -> Hello {
+    let agents: Vec<(String, PathBuf)> = agents.iter().map(|a| ((*a).into(), tree())).collect();
+    Hello::new(game, 0.1, 0, &agents, &[tree()])
+}
+
+/// A game of the sketch's agents: each frame it steps every agent the link lets it,
+/// watched, then the editor draws a frame.
+struct Game {
+    link: GameLink,
+    agents: Vec<(&'static str, Instance<()>)>,
+}
+
+impl Game {
+    fn new(link: GameLink, names: &[&'static str]) -> Self {
+        let program = program();
+        let agents = names
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (*n, Instance::new(program.clone(), i as u64)))
+            .collect();
+        Self { link, agents }
+    }
+
+    fn frame(&mut self, h: &mut Harness<'static, EditorApp>) {
+        for (name, a) in &mut self.agents {
+            if self.link.may_step(name) {
+                a.step(0.1, &mut (), Some(&mut self.link.watch(name)));
+            }
+        }
+        h.run_steps(1);
+        std::thread::sleep(Duration::from_millis(15));
+    }
+
+    /// Frames until `done` holds (at most 300).
+    fn until(
+        &mut self,
+        h: &mut Harness<'static, EditorApp>,
+        what: &str,
+        mut done: impl FnMut(&Self, &Harness<'static, EditorApp>) -> bool,
+    ) {
+        for _ in 0..300 {
+            self.frame(h);
+            if done(self, h) {
+                return;
+            }
+        }
+        panic!("waited 300 frames for {what}");
+    }
+
+    fn steps(&self, agent: usize) -> u64 {
+        self.agents[agent].1.step_number()
+    }
+}
+
+/// Chooses game `name` in the panel's Game list, once it is listed.
+fn choose(h: &mut Harness<'static, EditorApp>, game: &mut Game, name: &str) {
+    game.until(h, "the Game list", |_, h| {
+        h.query_by_role_and_label(Role::ComboBox, "Game").is_some()
+    });
+    h.get_by_role_and_label(Role::ComboBox, "Game").click();
+    h.run_steps(2);
+    h.get_by_label(name).click();
+    h.run_steps(3);
+}
+
+/// Clicks node `id` (brought into view) and presses F9.
+fn break_on(h: &mut Harness<'static, EditorApp>, id: &str) {
+    h.state_mut().focus(&NodeId::new(id));
+    h.state_mut().select(None);
+    h.run_steps(3);
+    let at = on_node(h, id);
+    click_at(h, at, PointerButton::Primary, Modifiers::NONE);
+    key(h, Modifiers::NONE, Key::F9);
+}
+
+fn watched(h: &Harness<'static, EditorApp>) -> String {
+    h.state()
+        .simulation()
+        .unwrap()
+        .watched_name()
+        .unwrap_or_default()
+        .to_owned()
+}
+
+#[test]
+fn a_live_games_held_agents_step_in_the_game_and_pause_holds_the_game() {
+    let listener = Listener::local(0).unwrap();
+    let addr = listener.address().clone();
+    let mut h = harness(EditorApp::open(&tree()).unwrap().with_listener(listener));
+    let mut game = Game::new(
+        GameLink::connect_to(&hello("drill", &["unit-1", "unit-2"]), addr),
+        &["unit-1", "unit-2"],
+    );
+    // unit-2 runs three steps ahead of unit-1.
+    for _ in 0..3 {
+        let (name, a) = &mut game.agents[1];
+        a.step(0.1, &mut (), Some(&mut game.link.watch(name)));
+    }
+    choose(&mut h, &mut game, "drill");
+    assert_eq!(watched(&h), "unit-1");
+    // A breakpoint on Rest: unit-2 gets there first and the game holds it; the view stops
+    // there and stays on unit-1.
+    break_on(&mut h, "rest");
+    game.until(&mut h, "unit-2 held", |_, h| {
+        h.query_by_label_contains("held in the game: unit-2")
+            .is_some()
+    });
+    assert_eq!(watched(&h), "unit-1", "the watched agent stays");
+    h.get_by_label_contains("unit-2 is held in the game; still watching unit-1");
+    // Run game: unit-2 goes on; both are held at Rest in their next runs.
+    key(&mut h, Modifiers::NONE, Key::Space);
+    game.until(&mut h, "both held", |_, h| {
+        h.query_by_label_contains("held in the game: unit-1, unit-2")
+            .is_some()
+    });
+    let held = game.steps(0);
+    for _ in 0..5 {
+        game.frame(&mut h);
+    }
+    assert_eq!(game.steps(0), held, "unit-1 waits");
+    // The view goes back three steps; N steps unit-1 in the game (not the view through
+    // steps it already has), and the view shows the newest step.
+    for _ in 0..3 {
+        key(&mut h, Modifiers::SHIFT, Key::ArrowLeft);
+    }
+    let run = h.state().simulation().unwrap();
+    let head = run.source().unwrap().head();
+    assert_eq!(run.step_number(), head - 3);
+    key(&mut h, Modifiers::NONE, Key::N);
+    game.until(&mut h, "the game's step", |g, h| {
+        let run = h.state().simulation().unwrap();
+        g.steps(0) == held + 1 && run.step_number() == run.source().unwrap().head()
+    });
+    for _ in 0..5 {
+        game.frame(&mut h);
+    }
+    assert_eq!(game.steps(0), held + 1, "one step, then held again");
+    // Without the breakpoint, Run game, then Pause game: every agent is held before its
+    // next step.
+    break_on(&mut h, "rest");
+    h.get_by_label_contains("no breakpoint on rest");
+    key(&mut h, Modifiers::NONE, Key::Space);
+    game.until(&mut h, "both on their way", |g, _| g.steps(0) > held + 5);
+    h.get_by_role_and_label(Role::Button, "Pause game").click();
+    game.until(&mut h, "both held by Pause", |_, h| {
+        h.query_by_label_contains("held in the game: unit-1, unit-2")
+            .is_some()
+    });
+    let at = (game.steps(0), game.steps(1));
+    for _ in 0..5 {
+        game.frame(&mut h);
+    }
+    assert_eq!((game.steps(0), game.steps(1)), at, "the game is paused");
+    h.get_by_role_and_label(Role::Button, "Run game");
+}
+
+#[test]
+fn an_agent_the_game_does_not_stream_is_said_and_streamed_when_asked() {
+    let listener = Listener::local(0).unwrap();
+    let addr = listener.address().clone();
+    let mut h = harness(EditorApp::open(&tree()).unwrap().with_listener(listener));
+    let hello = hello("crowd", &["unit-1", "unit-2"]).streaming_only(&["unit-1"]);
+    let mut game = Game::new(GameLink::connect_to(&hello, addr), &["unit-1", "unit-2"]);
+    choose(&mut h, &mut game, "crowd");
+    game.until(&mut h, "unit-1 lit", |_, h| {
+        h.state().live_status(&NodeId::new("root")).is_some()
+    });
+    // Watch unit-2: nothing of it has come; the panel says why and offers to stream it.
+    h.get_by_role_and_label(Role::ComboBox, "Watch").click();
+    h.run_steps(2);
+    h.get_by_role_and_label(Role::Button, "unit-2").click();
+    h.run_steps(3);
+    h.get_by_label_contains("The game does not stream unit-2");
+    assert_eq!(h.state().live_status(&NodeId::new("root")), None);
+    h.get_by_role_and_label(Role::Button, "Stream unit-2")
+        .click();
+    game.until(&mut h, "unit-2 lit", |_, h| {
+        h.state().live_status(&NodeId::new("root")).is_some()
+    });
+    assert!(h.query_by_label_contains("does not stream").is_none());
+}
+
+#[test]
+fn an_ended_game_is_cleared_from_the_menu_and_the_live_address_is_copied() {
+    let listener = Listener::local(0).unwrap();
+    let addr = listener.address().clone();
+    let said = format!("ARBOR_LIVE={addr}");
+    let mut h = harness(EditorApp::open(&tree()).unwrap().with_listener(listener));
+    // Simulation > Copy Live Address.
+    h.get_by_role_and_label(Role::Button, "Simulation").click();
+    h.run_steps(2);
+    h.get_by_label("Copy Live Address").click();
+    h.step();
+    let text = common::input::copied_now(&h);
+    assert_eq!(text.as_deref(), Some(said.as_str()));
+    h.run_steps(2);
+    let _ = copied(&h);
+    let mut game = Game::new(
+        GameLink::connect_to(&hello("brief", &["unit-1"]), addr),
+        &["unit-1"],
+    );
+    choose(&mut h, &mut game, "brief");
+    drop(game.link);
+    game.link = GameLink::connect_to(
+        &hello("other", &["unit-1"]),
+        EditorAddress {
+            addr: std::net::SocketAddr::from(([127, 0, 0, 1], 9)),
+            token: "x".into(),
+        },
+    );
+    game.until(&mut h, "the game to end", |_, h| {
+        h.query_by_label_contains("live: brief, ended").is_some()
+    });
+    h.get_by_role_and_label(Role::Button, "Simulation").click();
+    h.run_steps(2);
+    h.get_by_label("Clear Ended Games").click();
+    h.run_steps(3);
+    assert!(h.state().listener().unwrap().games().is_empty());
+    assert!(
+        h.state().status().contains("Cleared 1 ended game"),
+        "{}",
+        h.state().status()
+    );
+    // What the game sent stays to scrub through.
+    key(&mut h, Modifiers::SHIFT, Key::ArrowLeft);
+    assert!(h.state().simulation().unwrap().source().is_some());
+}
+
+#[test]
+fn a_game_refused_for_its_token_is_said_in_the_status_line() {
+    let listener = Listener::local(0).unwrap();
+    let wrong = EditorAddress {
+        addr: listener.addr(),
+        token: "feedfacefeedface".into(),
+    };
+    let mut h = harness(EditorApp::open(&tree()).unwrap().with_listener(listener));
+    let link = GameLink::connect_to(&hello("stray", &["unit-1"]), wrong);
+    let mut said = String::new();
+    for _ in 0..300 {
+        h.run_steps(1);
+        said = h.state().status().to_owned();
+        if said.contains("refused") {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(15));
+    }
+    assert!(
+        said.contains("refused the game 'stray'") && said.contains("token"),
+        "{said}"
+    );
+    assert!(!link.connected());
+    assert!(h.query_by_role_and_label(Role::ComboBox, "Game").is_none());
+}
+
+#[test]
+fn a_second_editor_listens_on_another_port_and_each_game_finds_its_own_editor() {
+    let cards = tempfile::tempdir().unwrap();
+    let projects = tempfile::tempdir().unwrap();
+    let folder = |name: &str| {
+        let f = projects.path().join(name);
+        std::fs::create_dir_all(&f).unwrap();
+        std::fs::copy(tree(), f.join("guard.json")).unwrap();
+        std::fs::canonicalize(f).unwrap()
+    };
+    let (a, b) = (folder("a"), folder("b"));
+    let (first, _) =
+        arbor::editor::start_listening(None, Some(a.clone()), Some(cards.path())).unwrap();
+    let (second, said) =
+        arbor::editor::start_listening(None, Some(b.clone()), Some(cards.path())).unwrap();
+    let (first, second) = (first.unwrap(), second.unwrap());
+    assert_ne!(first.listener().addr(), second.listener().addr());
+    assert!(
+        said.as_deref()
+            .is_some_and(|s| s.starts_with("Live attach on port")),
+        "said quietly: {said:?}"
+    );
+    assert!(second.card().is_some_and(|c| c.starts_with(cards.path())));
+    // A game of project b finds the second editor.
+    let guard = b.join("guard.json");
+    let hello = Hello::new("b-game", 0.1, 0, &[("u".into(), guard.clone())], &[guard]);
+    let link = GameLink::connect_via(&hello, cards.path());
+    for _ in 0..1500 {
+        if second.listener().games().len() == 1 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(link.connected());
+    assert_eq!(second.listener().games().len(), 1);
+    assert!(first.listener().games().is_empty());
+}
