@@ -12,6 +12,8 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+mod navigate;
+
 use super::source::Titles;
 use super::{BreakOn, Breakpoint, Hit, Marker, NodeView, Replay, Session, Source};
 use crate::model::{Catalog, NodeId, Tree};

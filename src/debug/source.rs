@@ -188,6 +188,37 @@ impl Source {
         (Vec::new(), super::UNTIL_CHANGE_LIMIT)
     }
 
+    /// Goes to the next step where one of `breakpoints` hits and returns its hits: in a
+    /// replay, the next hit it records (none: it stays); in a live run, stepping on at most
+    /// [`super::UNTIL_CHANGE_LIMIT`] steps (none: it stays where that took it).
+    pub fn to_next_hit(&mut self, breakpoints: &[Breakpoint]) -> Vec<Hit> {
+        match self {
+            Source::Simulation(s) => s.run(super::UNTIL_CHANGE_LIMIT, breakpoints),
+            Source::Trace(r) => {
+                let Some(hit) = r.replay.next_hit(breakpoints) else {
+                    return Vec::new();
+                };
+                r.replay.seek(hit.step);
+                vec![hit]
+            }
+        }
+    }
+
+    /// Goes back to the last step before the shown one where one of `breakpoints` hits and
+    /// returns its hits; none: it stays.
+    pub fn to_previous_hit(&mut self, breakpoints: &[Breakpoint]) -> Vec<Hit> {
+        match self {
+            Source::Simulation(s) => s.back_to_hit(breakpoints),
+            Source::Trace(r) => {
+                let Some(hit) = r.replay.previous_hit(breakpoints) else {
+                    return Vec::new();
+                };
+                r.replay.seek(hit.step);
+                vec![hit]
+            }
+        }
+    }
+
     /// Shows step `k`.
     pub fn seek(&mut self, k: u64) {
         match self {
