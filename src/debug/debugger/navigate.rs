@@ -40,17 +40,17 @@ impl Debugger {
     /// pauses there: a replay's next recorded hit, or a live run stepped on (at most
     /// [`crate::debug::UNTIL_CHANGE_LIMIT`] steps). Says where, or that there is none.
     pub fn next_hit(&mut self, breakpoints: &[Breakpoint]) {
-        self.to_hit(breakpoints, true);
+        self.go_to_hit(breakpoints, true);
     }
 
     /// Goes back to the last step before the shown one where one of `breakpoints` (on the
     /// tree shown) hits, and pauses there; says where, or that there is none.
     pub fn previous_hit(&mut self, breakpoints: &[Breakpoint]) {
-        self.to_hit(breakpoints, false);
+        self.go_to_hit(breakpoints, false);
     }
 
     /// [`Debugger::next_hit`] (`forward`), or [`Debugger::previous_hit`].
-    fn to_hit(&mut self, breakpoints: &[Breakpoint], forward: bool) {
+    fn go_to_hit(&mut self, breakpoints: &[Breakpoint], forward: bool) {
         self.running = false;
         let from = self.step_number();
         if breakpoints.is_empty() {
