@@ -3138,3 +3138,22 @@ fn edit_with_a_trace_at_a_step_opens_the_replay_there_and_a_step_past_its_end_at
         "--watch nobody: no agent of the trace has that name"
     );
 }
+
+#[test]
+fn the_timeline_says_how_many_steps_a_breakpoint_hits_in_its_lane() {
+    let (_dir, trace) = recorded_guard_patrol();
+    let hits = recorded_hits(&trace, "intercept");
+    let mut h = harness(EditorApp::start(None, Some(&trace), None));
+    h.get_by_label("Timeline").hover();
+    h.run_steps(40);
+    assert!(h.query_by_label_contains("The red lane").is_none());
+    let at = on_node(&h, "intercept");
+    click_at(&mut h, at, PointerButton::Primary, Modifiers::NONE);
+    key(&mut h, Modifiers::NONE, Key::F9);
+    h.get_by_label("Timeline").hover();
+    h.run_steps(40);
+    h.get_by_label_contains(&format!(
+        "The red lane: the steps where a breakpoint hits ({} of 120)",
+        hits.len()
+    ));
+}

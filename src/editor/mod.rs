@@ -29,6 +29,7 @@ mod project;
 mod selection;
 mod settings;
 mod simulate;
+mod timeline;
 mod viewer;
 
 pub use autosave::AUTOSAVE_SECONDS;
