@@ -715,7 +715,7 @@ fn titled_log(d: &arbor::debug::Debugger, agent: usize) -> Vec<(String, Option<S
         .filter_map(|e| {
             let n = e.node?;
             let id = run.node_id(agent, n)?.to_owned();
-            Some((id, run.node_title(agent, n).map(str::to_owned)))
+            Some((id, run.node_name(agent, n)))
         })
         .collect()
 }

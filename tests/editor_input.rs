@@ -1782,16 +1782,22 @@ fn recorded_guard_patrol() -> (tempfile::TempDir, std::path::PathBuf) {
             "subtrees/patrol.json",
         ],
     );
-    let trace = dir.path().join("run.jsonl");
-    let scenario = dir.path().join("guard_patrol.scenario.json");
+    let trace = record(&dir.path().join("guard_patrol.scenario.json"), 120);
+    (dir, trace)
+}
+
+/// `run.jsonl` beside `scenario`: `steps` steps of it (seed 0) recorded by `arbor run
+/// --trace`.
+fn record(scenario: &std::path::Path, steps: u64) -> std::path::PathBuf {
+    let trace = scenario.with_file_name("run.jsonl");
     let args = arbor::cli::RunArgs {
         trace: Some(&trace),
-        ..arbor::cli::RunArgs::new(&scenario, 120)
+        ..arbor::cli::RunArgs::new(scenario, steps)
     };
     let (mut out, mut err) = (Vec::new(), Vec::new());
     let code = arbor::cli::run(&args, &arbor::model::Catalog::builtin(), &mut out, &mut err);
     assert_eq!(code, 0, "{}", String::from_utf8_lossy(&err));
-    (dir, trace)
+    trace
 }
 
 /// File > Open Trace…, the trace's path typed into the chooser, Enter.
@@ -3156,4 +3162,32 @@ fn the_timeline_says_how_many_steps_a_breakpoint_hits_in_its_lane() {
         "The red lane: the steps where a breakpoint hits ({} of 120)",
         hits.len()
     ));
+}
+
+#[test]
+fn the_event_log_names_an_untitled_node_by_its_kind_and_id_and_a_titled_one_by_its_title() {
+    let dir = tempfile::tempdir().unwrap();
+    common::copy_samples(
+        dir.path(),
+        &["hungry_agent.json", "hungry_agent.scenario.json"],
+    );
+    let tree = dir.path().join("hungry_agent.json");
+    let text = std::fs::read_to_string(&tree).unwrap();
+    std::fs::write(&tree, text.replace("\"title\": \"Eat or idle\",", "")).unwrap();
+    let mut h = harness(EditorApp::open(&tree).unwrap());
+    key(&mut h, Modifiers::NONE, Key::N);
+    h.get_by_label_contains("Selector `choose` entered");
+    h.get_by_label_contains("Root `root` entered");
+    let titled = |h: &Harness<'static, EditorApp>| {
+        h.query_by_label_contains("Have a meal entered").is_some()
+            || h.query_by_label_contains("Idle about entered").is_some()
+    };
+    assert!(titled(&h), "a titled node by its title");
+    assert!(h.query_by_label_contains("Selector entered").is_none());
+    // A replay of that run names them alike.
+    let trace = record(&dir.path().join("hungry_agent.scenario.json"), 5);
+    let mut h = harness(EditorApp::start(None, Some(&trace), None));
+    key(&mut h, Modifiers::NONE, Key::N);
+    h.get_by_label_contains("Selector `choose` entered");
+    assert!(titled(&h));
 }

@@ -983,12 +983,13 @@ fn team_colour(team: &str) -> Color32 {
 }
 
 /// How the panel names node `n` of agent `agent` of `run` (numbered as [`Source::log`]
-/// numbers them): as the tree shown names it; else (a node of a SubTree, or of the tree
-/// around the SubTree shown) as the run's files title it; else by its trace id.
+/// numbers them): by its title, or by its kind and id where it has none ("GoTo
+/// `go_food`"), as the tree shown has it; else (a node of a SubTree, or of the tree around
+/// the SubTree shown) as the run's files have it; else by its trace id.
 fn node_name(debugger: &Debugger, tree: &Tree, run: &Source, agent: usize, n: u32) -> String {
     let id = run.node_id(agent, n).unwrap_or("");
     match debugger.shown(id).and_then(|shown| tree.node(&shown)) {
-        Some(node) => node.label().to_owned(),
-        None => run.node_title(agent, n).unwrap_or(id).to_owned(),
+        Some(node) => crate::model::names::spoken(&node.kind, node.id.as_str(), &node.title),
+        None => run.node_name(agent, n).unwrap_or_else(|| id.to_owned()),
     }
 }
