@@ -2454,9 +2454,18 @@ fn every_character_the_editor_draws_in_text_is_in_its_fonts() {
     // emoji fonts behind it): none draws as a missing-glyph box.
     let h = harness(EditorApp::sample());
     let mut sources = Vec::new();
-    for dir in ["src/editor", "src/debug"] {
-        for entry in std::fs::read_dir(common::repo().join(dir)).unwrap() {
-            sources.push(entry.unwrap().path());
+    let mut dirs = vec![
+        common::repo().join("src/editor"),
+        common::repo().join("src/debug"),
+    ];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else {
+                sources.push(path);
+            }
         }
     }
     let mut checked = 0;
