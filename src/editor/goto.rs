@@ -74,7 +74,7 @@ impl GoTo {
         let top = if below { 48.0 } else { 8.0 };
         egui::Area::new(egui::Id::new("go-to-step"))
             .order(egui::Order::Foreground)
-            .fixed_pos(over.center_top() + egui::vec2(-200.0, top))
+            .fixed_pos(over.center_top() + egui::vec2(-300.0, top))
             .show(ctx, |ui| {
                 egui::Frame::popup(ui.style()).show(ui, |ui| {
                     ui.horizontal(|ui| {
