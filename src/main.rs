@@ -149,10 +149,10 @@ fn command(
                     return cli::EXIT_UNREADABLE;
                 }
             };
-            if trace.is_some() && !from.is_default() {
+            if trace.is_some() && !from.only_where() {
                 let _ = writeln!(
                     err,
-                    "error: --scenario, --solo, --every-agent, --seed, --dt, --at, --watch, --select and --trigger start a run; a replayed --trace is the run it recorded"
+                    "error: --scenario, --solo, --every-agent, --seed, --dt and --trigger start a run; a replayed --trace is the run it recorded (--at, --watch and --select say where to look in it)"
                 );
                 return cli::EXIT_UNREADABLE;
             }

@@ -220,14 +220,27 @@ fn without_a_display_the_editor_fails_fast_with_a_reason() {
 fn edit_on_a_broken_file_goes_on_to_the_window_which_shows_the_error() {
     // (The window shows it: tests/editor_input.rs. Here, without a display, the editor
     // gets as far as opening the window.)
-    let out = Command::new(env!("CARGO_BIN_EXE_arbor"))
+    gets_to_the_window(&edit_headless(&[
+        "tests/fixtures/unreadable/truncated.json",
+    ]));
+}
+
+/// `arbor edit ARGS…` without a display.
+fn edit_headless<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_arbor"))
         .current_dir(repo())
-        .args(["edit", "tests/fixtures/unreadable/truncated.json"])
+        .arg("edit")
+        .args(args)
         .env_remove("DISPLAY")
         .env_remove("WAYLAND_DISPLAY")
         .env_remove("WAYLAND_SOCKET")
         .output()
-        .unwrap();
+        .unwrap()
+}
+
+/// Asserts that the editor got as far as opening its window (which fails without a
+/// display), or says it has none in a build without the editor.
+fn gets_to_the_window(out: &std::process::Output) {
     assert_eq!(out.status.code(), Some(2));
     let expected = if cfg!(feature = "gui") {
         "cannot open the editor window"
@@ -239,6 +252,34 @@ fn edit_on_a_broken_file_goes_on_to_the_window_which_shows_the_error() {
         "{}",
         text(&out.stderr)
     );
+}
+
+#[test]
+fn edit_with_a_trace_takes_where_to_look_and_refuses_what_starts_a_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("t.jsonl");
+    std::fs::write(&trace, "").unwrap();
+    let trace = trace.to_str().unwrap();
+    let out = edit_headless(&["--trace", trace, "--at", "5", "--seed", "3"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains(
+            "--scenario, --solo, --every-agent, --seed, --dt and --trigger start a run; a replayed --trace is the run it recorded"
+        ),
+        "{}",
+        text(&out.stderr)
+    );
+    // --at, --watch and --select are taken: the editor gets as far as its window.
+    gets_to_the_window(&edit_headless(&[
+        "--trace",
+        trace,
+        "--at",
+        "5",
+        "--watch",
+        "guard",
+        "--select",
+        "intercept",
+    ]));
 }
 
 #[test]

@@ -689,6 +689,24 @@ fn an_edit_that_breaks_the_tree_starts_the_run_over_and_undo_brings_it_back() {
     assert_eq!(d.step_number(), 15);
 }
 
+/// A trace of `steps` steps of the scenario `name` (seed 0), as `arbor run --trace` writes
+/// it, in a new folder.
+fn recorded(name: &str, steps: u64) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("trace.jsonl");
+    let scenario = sample(&format!("{name}.scenario.json"));
+    let args = arbor::cli::RunArgs {
+        trace: Some(&path),
+        ..arbor::cli::RunArgs::new(&scenario, steps)
+    };
+    let (mut o, mut e) = (Vec::new(), Vec::new());
+    assert_eq!(
+        arbor::cli::run(&args, &Catalog::builtin(), &mut o, &mut e),
+        0
+    );
+    (dir, path)
+}
+
 /// Each node of agent `agent`'s log at the shown step, with its title where the run says.
 fn titled_log(d: &arbor::debug::Debugger, agent: usize) -> Vec<(String, Option<String>)> {
     let run = d.source().unwrap();
@@ -697,25 +715,14 @@ fn titled_log(d: &arbor::debug::Debugger, agent: usize) -> Vec<(String, Option<S
         .filter_map(|e| {
             let n = e.node?;
             let id = run.node_id(agent, n)?.to_owned();
-            Some((id, run.node_title(agent, n).map(str::to_owned)))
+            Some((id, run.node_name(agent, n)))
         })
         .collect()
 }
 
 #[test]
 fn a_replay_and_a_games_later_agents_name_their_nodes_by_the_titles_in_their_trees() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("trace.jsonl");
-    let scenario = sample("guard_patrol.scenario.json");
-    let args = arbor::cli::RunArgs {
-        trace: Some(&path),
-        ..arbor::cli::RunArgs::new(&scenario, 5)
-    };
-    let (mut o, mut e) = (Vec::new(), Vec::new());
-    assert_eq!(
-        arbor::cli::run(&args, &Catalog::builtin(), &mut o, &mut e),
-        0
-    );
+    let (_dir, path) = recorded("guard_patrol", 5);
     let subtree_node = |log: &[(String, Option<String>)]| {
         log.iter()
             .find(|(id, _)| id == "patrol/to_a")
@@ -759,4 +766,93 @@ fn a_replay_and_a_games_later_agents_name_their_nodes_by_the_titles_in_their_tre
         subtree_node(&titled_log(&game, 0)),
         Some(Some("Go to post A".to_owned()))
     );
+}
+
+#[test]
+fn previous_and_next_hit_go_to_the_steps_a_forward_run_hits_even_for_a_breakpoint_set_later() {
+    let breaks = on_entering("attack");
+    // Every step where the breakpoint hits, in a run that stops nowhere.
+    let mut forward = scenario_session("droid_arena", 0);
+    let mut hit_steps = Vec::new();
+    for _ in 0..700 {
+        if let Some(h) = forward.step(&breaks).first() {
+            hit_steps.push(h.step);
+        }
+    }
+    assert!(hit_steps.len() > 3, "{hit_steps:?}");
+    // The same run taken to step 700 without the breakpoint: its timeline has no hit
+    // marked, yet going back finds each hit, the last first.
+    let (mut d, _, _) = debugger("droid_arena");
+    d.step_by(700, &[]);
+    let mut back = Vec::new();
+    loop {
+        let before = d.step_number();
+        d.previous_hit(&breaks);
+        let news = d.take_news().unwrap();
+        if d.step_number() == before {
+            assert_eq!(news, format!("No breakpoint hit before step {before}"));
+            break;
+        }
+        assert!(news.starts_with("Breakpoint: attack on enter"), "{news}");
+        assert_eq!(
+            d.take_select().map(|n| n.as_str().to_owned()).as_deref(),
+            Some("attack")
+        );
+        back.push(d.step_number());
+    }
+    back.reverse();
+    assert_eq!(back, hit_steps);
+    // Forward again from the first hit: each next one, through the history and past it.
+    let mut ahead = vec![d.step_number()];
+    for _ in 1..hit_steps.len() {
+        d.next_hit(&breaks);
+        ahead.push(d.step_number());
+    }
+    assert_eq!(ahead, hit_steps);
+    // A step shown rebuilt: the lights are a fresh run's at that step.
+    let at = *hit_steps.last().unwrap();
+    let mut fresh = scenario_session("droid_arena", 0);
+    fresh.run(at, &[]);
+    let agent = d.watched();
+    let attack = fresh
+        .instance(agent)
+        .unwrap()
+        .program()
+        .index_of("attack")
+        .unwrap();
+    let state = &fresh.instance(agent).unwrap().node_states()[attack as usize];
+    assert_eq!(
+        d.live()[&arbor::model::NodeId::new("attack")].state.entries,
+        state.entries
+    );
+    // Without breakpoints, both say so and stay.
+    d.next_hit(&[]);
+    assert!(
+        d.take_news()
+            .unwrap()
+            .starts_with("No breakpoint on this tree")
+    );
+    assert_eq!(d.step_number(), at);
+}
+
+#[test]
+fn go_to_step_rebuilds_a_past_step_runs_to_a_later_one_and_clamps_a_replay() {
+    let (mut d, _, _) = debugger("door_room");
+    assert_eq!(d.go_to_step(40).unwrap(), "At step 40");
+    assert_eq!(d.step_number(), 40);
+    assert_eq!(d.go_to_step(12).unwrap(), "At step 12");
+    assert_eq!(d.step_number(), 12);
+    let err = d.go_to_step(u64::MAX).unwrap_err();
+    assert!(err.contains("at most"), "{err}");
+    assert_eq!(d.step_number(), 12);
+    // A recorded run: a step past its end shows the last.
+    let (_dir, path) = recorded("door_room", 30);
+    let mut r = arbor::debug::Debugger::replay(&path, arbor::io::read_trace(&path).unwrap());
+    assert_eq!(
+        r.go_to_step(500).unwrap(),
+        "Step 500 is past the end of the recording: at its last step, 30"
+    );
+    assert_eq!(r.step_number(), 30);
+    assert_eq!(r.go_to_step(7).unwrap(), "At step 7");
+    assert_eq!(r.step_number(), 7);
 }

@@ -13,7 +13,7 @@ use arbor::model::{NodeId, Port};
 use eframe::egui::{self, Event, Key, KeyboardShortcut, Modifiers, PointerButton, Pos2};
 use egui::accesskit::Role;
 use egui_kittest::Harness;
-use egui_kittest::kittest::Queryable;
+use egui_kittest::kittest::{NodeT, Queryable};
 
 use common::input::{click_at, copied, drag, empty_spot, key, on_node, press};
 use common::{all_in_view, harness};
@@ -1667,16 +1667,22 @@ fn recorded_guard_patrol() -> (tempfile::TempDir, std::path::PathBuf) {
             "subtrees/patrol.json",
         ],
     );
-    let trace = dir.path().join("run.jsonl");
-    let scenario = dir.path().join("guard_patrol.scenario.json");
+    let trace = record(&dir.path().join("guard_patrol.scenario.json"), 120);
+    (dir, trace)
+}
+
+/// `run.jsonl` beside `scenario`: `steps` steps of it (seed 0) recorded by `arbor run
+/// --trace`.
+fn record(scenario: &std::path::Path, steps: u64) -> std::path::PathBuf {
+    let trace = scenario.with_file_name("run.jsonl");
     let args = arbor::cli::RunArgs {
         trace: Some(&trace),
-        ..arbor::cli::RunArgs::new(&scenario, 120)
+        ..arbor::cli::RunArgs::new(scenario, steps)
     };
     let (mut out, mut err) = (Vec::new(), Vec::new());
     let code = arbor::cli::run(&args, &arbor::model::Catalog::builtin(), &mut out, &mut err);
     assert_eq!(code, 0, "{}", String::from_utf8_lossy(&err));
-    (dir, trace)
+    trace
 }
 
 /// File > Open Trace…, the trace's path typed into the chooser, Enter.
@@ -2333,9 +2339,18 @@ fn every_character_the_editor_draws_in_text_is_in_its_fonts() {
     // emoji fonts behind it): none draws as a missing-glyph box.
     let h = harness(EditorApp::sample());
     let mut sources = Vec::new();
-    for dir in ["src/editor", "src/debug"] {
-        for entry in std::fs::read_dir(common::repo().join(dir)).unwrap() {
-            sources.push(entry.unwrap().path());
+    let mut dirs = vec![
+        common::repo().join("src/editor"),
+        common::repo().join("src/debug"),
+    ];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else {
+                sources.push(path);
+            }
         }
     }
     let mut checked = 0;
@@ -2793,4 +2808,280 @@ fn no_two_nodes_of_a_sample_touch_when_every_node_is_drawn_whole() {
             }
         }
     }
+}
+
+/// Ctrl+G, `text` typed into the Go to Step field, Enter.
+fn go_to_step(h: &mut Harness<'static, EditorApp>, text: &str) {
+    key(h, Modifiers::COMMAND, Key::G);
+    h.get_by_label("Go to step").type_text(text);
+    h.run_steps(1);
+    h.key_press(Key::Enter);
+    h.run_steps(3);
+}
+
+#[test]
+fn ctrl_g_goes_to_a_typed_step_of_a_replay_and_of_a_live_run_and_says_a_bad_number() {
+    let (_dir, trace) = recorded_guard_patrol();
+    let mut h = harness(EditorApp::start(None, Some(&trace), None));
+    go_to_step(&mut h, "80");
+    h.get_by_label_contains("step 80 of 120");
+    lights_match(&h, &core_at("guard_patrol", 80), "guard");
+    assert!(h.query_by_label("Go to step").is_none(), "closed");
+    // Past the end of the recording: its last step, said.
+    go_to_step(&mut h, "1,000");
+    h.get_by_label_contains("step 120 of 120");
+    assert_eq!(
+        h.state().status(),
+        "Step 1000 is past the end of the recording: at its last step, 120"
+    );
+    // No step number: said beside the field and in the status line; the field stays.
+    go_to_step(&mut h, "ten");
+    h.get_by_label_contains("step 120 of 120");
+    let said = "'ten' is not a step number: type a whole number, 0 or more";
+    assert_eq!(h.state().status(), said);
+    assert!(h.query_all_by_label(said).count() >= 1);
+    h.get_by_label("Go to step");
+    key(&mut h, Modifiers::NONE, Key::Escape);
+    assert!(h.query_by_label("Go to step").is_none(), "Escape closes it");
+    // A live run: a past step rebuilt from the history, a later one run to.
+    let mut h = open_sample("door_room");
+    go_to_step(&mut h, "25");
+    h.get_by_label_contains("step 25,");
+    lights_match(&h, &core_at("door_room", 25), "visitor");
+    go_to_step(&mut h, "7");
+    h.get_by_label_contains("step 7,");
+    lights_match(&h, &core_at("door_room", 7), "visitor");
+}
+
+/// The steps where the replay of `trace` hits a breakpoint on entering `node`.
+fn recorded_hits(trace: &std::path::Path, node: &str) -> Vec<u64> {
+    let mut r = arbor::debug::Replay::new(arbor::io::read_trace(trace).unwrap());
+    let breaks = [arbor::debug::Breakpoint {
+        node: node.into(),
+        on: arbor::debug::BreakOn::Enter,
+    }];
+    std::iter::from_fn(|| r.continue_to_hit(&breaks).map(|h| h.step)).collect()
+}
+
+#[test]
+fn f8_and_shift_f8_go_to_the_next_and_previous_breakpoint_hit_of_a_replay_and_a_live_run() {
+    let (_dir, trace) = recorded_guard_patrol();
+    let hits = recorded_hits(&trace, "intercept");
+    assert!(hits.len() >= 2, "{hits:?}");
+    let mut h = harness(EditorApp::start(None, Some(&trace), None));
+    // Without a breakpoint: said, nothing moves.
+    key(&mut h, Modifiers::NONE, Key::F8);
+    assert!(h.state().status().starts_with("No breakpoint on this tree"));
+    h.get_by_label_contains("step 0 of 120");
+    let at = on_node(&h, "intercept");
+    click_at(&mut h, at, PointerButton::Primary, Modifiers::NONE);
+    key(&mut h, Modifiers::NONE, Key::F9);
+    for &step in &hits {
+        key(&mut h, Modifiers::NONE, Key::F8);
+        h.get_by_label_contains(&format!("step {step} of 120"));
+        let said = format!("Breakpoint: intercept on enter of guard, step {step}");
+        assert!(h.query_all_by_label(&said).count() >= 1, "{said}");
+    }
+    lights_match(&h, &core_at("guard_patrol", *hits.last().unwrap()), "guard");
+    key(&mut h, Modifiers::NONE, Key::F8);
+    let last = hits.last().unwrap();
+    assert_eq!(
+        h.state().status(),
+        format!("No breakpoint hit after step {last}")
+    );
+    h.get_by_label_contains(&format!("step {last} of 120"));
+    // Back, from the menu and then its shortcut.
+    h.get_by_role_and_label(Role::Button, "Simulation").click();
+    h.run_steps(2);
+    h.get_by_role_and_label(Role::Button, "Previous Breakpoint Hit Shift+F8")
+        .click();
+    h.run_steps(3);
+    let before_last = hits[hits.len() - 2];
+    h.get_by_label_contains(&format!("step {before_last} of 120"));
+    lights_match(&h, &core_at("guard_patrol", before_last), "guard");
+    for _ in 0..hits.len() {
+        key(&mut h, Modifiers::SHIFT, Key::F8);
+    }
+    h.get_by_label_contains(&format!("step {} of 120", hits[0]));
+    assert_eq!(
+        h.state().status(),
+        format!("No breakpoint hit before step {}", hits[0])
+    );
+    // A live run: F8 runs on to the step where the core stops; Shift+F8 comes back.
+    let mut h = open_sample("droid_arena");
+    h.state_mut().select(Some(NodeId::new("attack")));
+    key(&mut h, Modifiers::NONE, Key::F9);
+    let breaks = [arbor::debug::Breakpoint {
+        node: "attack".into(),
+        on: arbor::debug::BreakOn::Enter,
+    }];
+    let mut core = core_at("droid_arena", 0);
+    let first = core.run(1000, &breaks)[0].step;
+    let second = core.run(1000, &breaks)[0].step;
+    key(&mut h, Modifiers::NONE, Key::F8);
+    key(&mut h, Modifiers::NONE, Key::F8);
+    assert_eq!(h.state().simulation().unwrap().step_number(), second);
+    let watched = h.state().simulation().unwrap().watched_name().unwrap();
+    lights_match(&h, &core, watched);
+    key(&mut h, Modifiers::SHIFT, Key::F8);
+    assert_eq!(h.state().simulation().unwrap().step_number(), first);
+    assert!(
+        h.state()
+            .status()
+            .starts_with("Breakpoint: attack on enter"),
+        "{}",
+        h.state().status()
+    );
+}
+
+#[test]
+fn the_hit_commands_and_go_to_step_are_greyed_out_without_a_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let copy = dir.path().join("door_room.json");
+    std::fs::copy(common::repo().join("sample_trees/door_room.json"), &copy).unwrap();
+    let mut h = harness(EditorApp::open(&copy).unwrap());
+    h.get_by_label_contains("uses world nodes");
+    h.get_by_role_and_label(Role::Button, "Simulation").click();
+    h.run_steps(2);
+    for item in [
+        "Go to Step… Ctrl+G",
+        "Next Breakpoint Hit F8",
+        "Previous Breakpoint Hit Shift+F8",
+    ] {
+        assert!(
+            h.get_by_role_and_label(Role::Button, item)
+                .accesskit_node()
+                .is_disabled(),
+            "{item}"
+        );
+    }
+    key(&mut h, Modifiers::NONE, Key::Escape);
+    key(&mut h, Modifiers::NONE, Key::F8);
+    key(&mut h, Modifiers::COMMAND, Key::G);
+    assert!(h.query_by_label("Go to step").is_none());
+}
+
+#[test]
+fn the_palette_lists_a_command_named_by_the_word_typed_before_one_whose_tooltip_has_it() {
+    let mut h = open_sample("droid_arena");
+    h.state_mut().select(Some(NodeId::new("attack")));
+    key(&mut h, Modifiers::COMMAND | Modifiers::SHIFT, Key::P);
+    h.get_by_label("Command palette").type_text("breakpoint");
+    h.run_steps(2);
+    let rows: Vec<String> = h
+        .query_all_by_role(Role::Button)
+        .filter_map(|n| n.accesskit_node().label())
+        .filter(|l| l.contains("  ·  "))
+        .collect();
+    assert!(rows[0].starts_with("Toggle Breakpoint"), "{rows:?}");
+    assert!(rows.iter().any(|r| r.starts_with("Step ×10")), "{rows:?}");
+    let step10 = rows.iter().position(|r| r.starts_with("Step ×10")).unwrap();
+    assert!(
+        rows[..step10].iter().all(|r| r.contains("Breakpoint")),
+        "{rows:?}"
+    );
+    // Enter runs the first: a breakpoint on the selected node.
+    h.key_press(Key::Enter);
+    h.run_steps(3);
+    assert_eq!(
+        h.state().commands_run().last(),
+        Some(&Command::ToggleBreakpoint)
+    );
+    assert_eq!(h.state().breakpoints().len(), 1);
+}
+
+/// The editor as `arbor edit ARGS…` opens it: the command line parsed as the binary
+/// parses it.
+fn edit_with(args: &[&str]) -> EditorApp {
+    use clap::Parser;
+    let line = ["arbor", "edit"].into_iter().chain(args.iter().copied());
+    let Some(arbor::cli::Command::Edit {
+        file, trace, start, ..
+    }) = arbor::cli::Cli::try_parse_from(line).unwrap().command
+    else {
+        panic!("an edit command");
+    };
+    let from = start.run_from().unwrap();
+    assert!(
+        trace.is_none() || from.only_where(),
+        "refused by arbor edit"
+    );
+    EditorApp::launch(file.as_deref(), trace.as_deref(), None, &from)
+}
+
+#[test]
+fn edit_with_a_trace_at_a_step_opens_the_replay_there_and_a_step_past_its_end_at_its_last() {
+    let (_dir, trace) = recorded_guard_patrol();
+    let path = trace.to_str().unwrap();
+    let h = harness(edit_with(&["--trace", path, "--at", "80"]));
+    assert_eq!(
+        h.state().document().path().unwrap().file_name().unwrap(),
+        "guard_patrol.json"
+    );
+    h.get_by_label_contains("replaying run.jsonl");
+    h.get_by_label_contains("step 80 of 120");
+    lights_match(&h, &core_at("guard_patrol", 80), "guard");
+    assert_eq!(h.state().status(), "At step 80");
+    let h = harness(edit_with(&["--trace", path, "--at", "5000"]));
+    h.get_by_label_contains("step 120 of 120");
+    assert_eq!(
+        h.state().status(),
+        "Step 5000 is past the end of the recording: at its last step, 120"
+    );
+    // An agent that is not in the trace is said; the step is still taken.
+    let h = harness(edit_with(&[
+        "--trace", path, "--at", "3", "--watch", "nobody",
+    ]));
+    h.get_by_label_contains("step 3 of 120");
+    assert_eq!(
+        h.state().status(),
+        "--watch nobody: no agent of the trace has that name"
+    );
+}
+
+#[test]
+fn the_timeline_says_how_many_steps_a_breakpoint_hits_in_its_lane() {
+    let (_dir, trace) = recorded_guard_patrol();
+    let hits = recorded_hits(&trace, "intercept");
+    let mut h = harness(EditorApp::start(None, Some(&trace), None));
+    h.get_by_label("Timeline").hover();
+    h.run_steps(40);
+    assert!(h.query_by_label_contains("The red lane").is_none());
+    let at = on_node(&h, "intercept");
+    click_at(&mut h, at, PointerButton::Primary, Modifiers::NONE);
+    key(&mut h, Modifiers::NONE, Key::F9);
+    h.get_by_label("Timeline").hover();
+    h.run_steps(40);
+    h.get_by_label_contains(&format!(
+        "The red lane: the steps where a breakpoint hits ({} of 120)",
+        hits.len()
+    ));
+}
+
+#[test]
+fn the_event_log_names_an_untitled_node_by_its_kind_and_id_and_a_titled_one_by_its_title() {
+    let dir = tempfile::tempdir().unwrap();
+    common::copy_samples(
+        dir.path(),
+        &["hungry_agent.json", "hungry_agent.scenario.json"],
+    );
+    let tree = dir.path().join("hungry_agent.json");
+    let text = std::fs::read_to_string(&tree).unwrap();
+    std::fs::write(&tree, text.replace("\"title\": \"Eat or idle\",", "")).unwrap();
+    let mut h = harness(EditorApp::open(&tree).unwrap());
+    key(&mut h, Modifiers::NONE, Key::N);
+    h.get_by_label_contains("Selector `choose` entered");
+    h.get_by_label_contains("Root `root` entered");
+    let titled = |h: &Harness<'static, EditorApp>| {
+        h.query_by_label_contains("Have a meal entered").is_some()
+            || h.query_by_label_contains("Idle about entered").is_some()
+    };
+    assert!(titled(&h), "a titled node by its title");
+    assert!(h.query_by_label_contains("Selector entered").is_none());
+    // A replay of that run names them alike.
+    let trace = record(&dir.path().join("hungry_agent.scenario.json"), 5);
+    let mut h = harness(EditorApp::start(None, Some(&trace), None));
+    key(&mut h, Modifiers::NONE, Key::N);
+    h.get_by_label_contains("Selector `choose` entered");
+    assert!(titled(&h));
 }

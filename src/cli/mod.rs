@@ -73,7 +73,8 @@ pub enum Command {
         /// Start the simulation running (when the tree has a scenario).
         #[arg(long)]
         run: bool,
-        /// Replay this trace (`arbor run --trace`, or a game's) on the tree it names.
+        /// Replay this trace (`arbor run --trace`, or a game's) on the tree it names, as File >
+        /// Open Trace… does; with --at, --watch and --select, at that step, agent and node.
         #[arg(long, value_name = "TRACE")]
         trace: Option<PathBuf>,
         /// Where games connect to be shown live: a port on this machine's loopback address
@@ -196,7 +197,8 @@ pub struct StartArgs {
     /// Seconds per step of the run.
     #[arg(long, default_value_t = crate::world::DT, allow_negative_numbers = true)]
     dt: f64,
-    /// Open the run at this step (as `arbor test` prints it for a failure).
+    /// Open the run at this step (as `arbor test` prints it for a failure); with --trace,
+    /// that step of the recording (its last for one past its end).
     #[arg(long, value_name = "STEP")]
     at: Option<u64>,
     /// Watch this agent (its name in the scenario).

@@ -12,6 +12,8 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+mod navigate;
+
 use super::source::Titles;
 use super::{
     BreakOn, Breakpoint, GameBreakpoint, GameCommand, GameRow, GameTrigger, Hit, Marker, NodeView,
@@ -401,11 +403,9 @@ impl Debugger {
                 if let Some((_, titles)) = source.read.iter().find(|(p, _)| *p == tree) {
                     return titles.clone();
                 }
-                let titles: Titles = crate::world::named_nodes_of(&tree, &source.kinds)
+                let titles: Titles = crate::world::node_names_of(&tree, &source.kinds)
                     .unwrap_or_default()
                     .into_iter()
-                    .filter(|n| !n.title.is_empty())
-                    .map(|n| (n.id, n.title))
                     .collect();
                 let titles = Arc::new(titles);
                 source.read.push((tree, titles.clone()));

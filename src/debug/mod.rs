@@ -665,6 +665,41 @@ impl Session {
         (Vec::new(), UNTIL_CHANGE_LIMIT)
     }
 
+    /// Goes back to the last step before the shown one where one of `breakpoints` hits,
+    /// and returns its hits; stays (and returns none) when no step before it hits. The
+    /// history is run again a stretch at a time, going back from the shown step, so a
+    /// breakpoint set after those steps were first run is found too.
+    pub fn back_to_hit(&mut self, breakpoints: &[Breakpoint]) -> Vec<Hit> {
+        let at = self.at;
+        if breakpoints.is_empty() || at <= 1 {
+            return Vec::new();
+        }
+        let stretch = self.every.max(LOG_STEPS);
+        // Steps `from + 1 ..= to` are searched, then the stretch before them.
+        let mut to = at - 1;
+        loop {
+            let from = to.saturating_sub(stretch);
+            self.seek(from);
+            let mut last = Vec::new();
+            while self.at < to {
+                let hits = self.step(breakpoints);
+                if !hits.is_empty() {
+                    last = hits;
+                }
+            }
+            if let Some(step) = last.first().map(|h| h.step) {
+                self.seek(step);
+                return last;
+            }
+            if from == 0 {
+                break;
+            }
+            to = from;
+        }
+        self.seek(at);
+        Vec::new()
+    }
+
     /// Shows step `k`: a past step is rebuilt from the checkpoint before it (with the
     /// events of the steps before it, for the log); a step past the end is run to
     /// (no breakpoint stops or marks it).

@@ -513,6 +513,29 @@ impl Replay {
         })
     }
 
+    /// The last hit of `breakpoints` before the shown step, if any (the first of its step,
+    /// as [`Replay::next_hit`] gives it).
+    pub fn previous_hit(&self, breakpoints: &[Breakpoint]) -> Option<Hit> {
+        if breakpoints.is_empty() {
+            return None;
+        }
+        let events = &self.trace.events;
+        let before = events.partition_point(|e| frame(e) < self.at);
+        let step = events[..before]
+            .iter()
+            .rev()
+            .find(|e| self.hit_of(e, breakpoints).is_some())
+            .map(frame)?;
+        let from = events.partition_point(|e| frame(e) < step);
+        events[from..before].iter().find_map(|e| {
+            self.hit_of(e, breakpoints).map(|b| Hit {
+                step,
+                agent: e.agent,
+                breakpoint: b.clone(),
+            })
+        })
+    }
+
     /// Goes to the next hit of `breakpoints` (Continue), or to the last step when none
     /// hits; returns the hit.
     pub fn continue_to_hit(&mut self, breakpoints: &[Breakpoint]) -> Option<Hit> {
@@ -560,5 +583,43 @@ mod tests {
         r.seek(3);
         r.seek(700);
         assert_eq!(r.agent(0), Some(&at_700), "seeking back and forth");
+    }
+
+    /// The hit before the shown step is the last one strictly before it, the first of its
+    /// step; before the first hit there is none.
+    #[test]
+    fn the_previous_hit_is_the_last_one_before_the_shown_step() {
+        let line = |step: u64, agent: &str, node: &str| {
+            format!(
+                "{{\"step\":{step},\"agent\":\"{agent}\",\"event\":\"enter\",\"node\":\"{node}\"}}\n"
+            )
+        };
+        let mut lines = String::new();
+        for step in 1..=40u64 {
+            lines += &line(step, "a", "x");
+            if step % 10 == 0 {
+                lines += &line(step, "b", "y");
+                lines += &line(step, "a", "y");
+            }
+        }
+        let mut r = replay(&lines);
+        let on_y = [Breakpoint {
+            node: "y".into(),
+            on: super::super::BreakOn::Enter,
+        }];
+        let hit = |h: Option<Hit>| h.map(|h| (h.step, h.agent));
+        r.seek(35);
+        assert_eq!(hit(r.previous_hit(&on_y)), Some((30, 1)), "b's comes first");
+        assert_eq!(hit(r.next_hit(&on_y)), Some((40, 1)));
+        // A hit at the shown step is not before it.
+        r.seek(30);
+        assert_eq!(hit(r.previous_hit(&on_y)), Some((20, 1)));
+        r.seek(10);
+        assert_eq!(r.previous_hit(&on_y), None);
+        assert_eq!(r.previous_hit(&[]), None);
+        // Only the agents breakpoints stop.
+        r.set_breaking(Some(vec![true, false]));
+        r.seek(35);
+        assert_eq!(hit(r.previous_hit(&on_y)), Some((30, 0)));
     }
 }

@@ -30,7 +30,8 @@ pub struct Replayed {
     titles: Vec<Arc<Titles>>,
 }
 
-/// Node titles by trace id (nodes without a title left out).
+/// Node names by trace id, as the event log names them: titles, and kinds and ids where
+/// there is no title ([`crate::model::names::spoken`]).
 pub type Titles = foldhash::HashMap<String, String>;
 
 impl Replayed {
@@ -205,6 +206,37 @@ impl Source {
         (Vec::new(), super::UNTIL_CHANGE_LIMIT)
     }
 
+    /// Goes to the next step where one of `breakpoints` hits and returns its hits: in a
+    /// replay, the next hit it records (none: it stays); in a live run, stepping on at most
+    /// [`super::UNTIL_CHANGE_LIMIT`] steps (none: it stays where that took it).
+    pub fn to_next_hit(&mut self, breakpoints: &[Breakpoint]) -> Vec<Hit> {
+        match self {
+            Source::Simulation(s) => s.run(super::UNTIL_CHANGE_LIMIT, breakpoints),
+            Source::Trace(r) => {
+                let Some(hit) = r.replay.next_hit(breakpoints) else {
+                    return Vec::new();
+                };
+                r.replay.seek(hit.step);
+                vec![hit]
+            }
+        }
+    }
+
+    /// Goes back to the last step before the shown one where one of `breakpoints` hits and
+    /// returns its hits; none: it stays.
+    pub fn to_previous_hit(&mut self, breakpoints: &[Breakpoint]) -> Vec<Hit> {
+        match self {
+            Source::Simulation(s) => s.back_to_hit(breakpoints),
+            Source::Trace(r) => {
+                let Some(hit) = r.replay.previous_hit(breakpoints) else {
+                    return Vec::new();
+                };
+                r.replay.seek(hit.step);
+                vec![hit]
+            }
+        }
+    }
+
     /// Shows step `k`.
     pub fn seek(&mut self, k: u64) {
         match self {
@@ -341,21 +373,14 @@ impl Source {
         }
     }
 
-    /// The title of node `n` of agent `agent` (as [`Source::log`] numbers it), as its tree
-    /// file or SubTree asset gives it; `None` where it has none, or (a replay) where its
-    /// tree is not known.
-    pub fn node_title(&self, agent: usize, n: u32) -> Option<&str> {
+    /// The name of node `n` of agent `agent` (as [`Source::log`] numbers it) in the event
+    /// log: its title as its tree file or SubTree asset gives it, or its kind and trace id
+    /// where it has none ([`crate::model::names::spoken`]); `None` (a replay) where its tree
+    /// is not known.
+    pub fn node_name(&self, agent: usize, n: u32) -> Option<String> {
         match self {
-            Source::Simulation(s) => s
-                .instance(agent)
-                .and_then(|i| i.program().node_titles().get(n as usize))
-                .map(String::as_str)
-                .filter(|t| !t.is_empty()),
-            Source::Trace(r) => r
-                .titles
-                .get(agent)?
-                .get(&**r.ids.get(n as usize)?)
-                .map(String::as_str),
+            Source::Simulation(s) => s.instance(agent)?.program().node_name(n),
+            Source::Trace(r) => r.titles.get(agent)?.get(&**r.ids.get(n as usize)?).cloned(),
         }
     }
 

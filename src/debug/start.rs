@@ -97,4 +97,16 @@ impl RunFrom {
             && self.select.is_none()
             && self.triggers.is_empty()
     }
+
+    /// Whether it asks for nothing but where to look: the step, the agent watched and the
+    /// node selected (all a replayed trace takes).
+    pub fn only_where(&self) -> bool {
+        Self {
+            at: None,
+            watch: None,
+            select: None,
+            ..self.clone()
+        }
+        .is_default()
+    }
 }

@@ -45,7 +45,10 @@ impl Enabled for EditorApp {
             Command::SimStep
             | Command::SimStep10
             | Command::SimUntilChange
-            | Command::SimRunPause => self.simulation().is_some_and(|s| s.source().is_some()),
+            | Command::SimRunPause
+            | Command::GoToStep
+            | Command::NextHit
+            | Command::PreviousHit => self.simulation().is_some_and(|s| s.source().is_some()),
             Command::ClearEndedGames => self
                 .simulation()
                 .is_some_and(|s| s.games.iter().any(|g| !g.connected)),
@@ -120,6 +123,7 @@ impl EditorApp {
             }
             Change::Inspect(id, request) => self.inspected(id, request, ctx),
             Change::Focus(id) => self.focus(&id),
+            Change::GoToStep(k) => self.go_to_step(k),
             Change::Refused(why) => self.say_problem(why),
         }
     }
@@ -299,6 +303,8 @@ impl EditorApp {
             }
             Command::CommandPalette => self.palette.show(),
             Command::FindNode => self.find.show(),
+            Command::GoToStep => self.go_to.show(),
+            Command::NextHit | Command::PreviousHit => self.go_to_hit(command == Command::NextHit),
             Command::ShowMessages => self.messages.open = true,
             Command::SimStep | Command::SimStep10 | Command::SimUntilChange => {
                 if let Some((s, breaks)) = self.debugging() {

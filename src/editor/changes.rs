@@ -33,6 +33,8 @@ pub(super) enum Change {
     Inspect(NodeId, Request),
     /// Select this node and centre the view on it (Find Node, a problem).
     Focus(NodeId),
+    /// Show this step of the run (Go to Step…).
+    GoToStep(u64),
     /// Say why a gesture was refused.
     Refused(String),
 }

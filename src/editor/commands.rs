@@ -87,14 +87,20 @@ pub enum Command {
     SimRunPause,
     /// Start the simulation over.
     SimReset,
+    /// Show a step of the run by its number.
+    GoToStep,
+    /// Set or clear a breakpoint on the selected node.
+    ToggleBreakpoint,
+    /// Go to the next step where a breakpoint on the tree shown hits.
+    NextHit,
+    /// Go back to the last step before the shown one where a breakpoint hits.
+    PreviousHit,
+    /// Back from a SubTree's asset to the tree the run runs.
+    BackToRunTree,
     /// Drop the games whose connection ended from the Game list.
     ClearEndedGames,
     /// Put this editor's live address and token on the clipboard, as `ARBOR_LIVE` takes it.
     CopyLiveAddress,
-    /// Set or clear a breakpoint on the selected node.
-    ToggleBreakpoint,
-    /// Back from a SubTree's asset to the tree the run runs.
-    BackToRunTree,
     /// List every command with its shortcuts.
     ShowHelp,
 }
@@ -194,6 +200,9 @@ impl Command {
             Command::ClearEndedGames => "Clear Ended Games",
             Command::CopyLiveAddress => "Copy Live Address",
             Command::ToggleBreakpoint => "Toggle Breakpoint",
+            Command::GoToStep => "Go to Step…",
+            Command::NextHit => "Next Breakpoint Hit",
+            Command::PreviousHit => "Previous Breakpoint Hit",
         }
     }
 
@@ -270,6 +279,15 @@ impl Command {
             Command::ToggleBreakpoint => {
                 "Pause the run when the selected node is entered (set or clear)"
             }
+            Command::GoToStep => {
+                "Type a step number and show that step: a live run is rebuilt or run on to it, a recording shows its last step for one past its end"
+            }
+            Command::NextHit => {
+                "Go to the next step where a breakpoint on this tree hits (a live run steps on, 10,000 steps at most)"
+            }
+            Command::PreviousHit => {
+                "Go back to the last step before this one where a breakpoint on this tree hits"
+            }
         }
     }
 
@@ -331,6 +349,9 @@ impl Command {
             Command::ClearEndedGames => &[],
             Command::CopyLiveAddress => &[],
             Command::ToggleBreakpoint => &const { one(key(NONE, Key::F9)) },
+            Command::GoToStep => &const { one(key(CMD, Key::G)) },
+            Command::NextHit => &const { one(key(NONE, Key::F8)) },
+            Command::PreviousHit => &const { one(key(Modifiers::SHIFT, Key::F8)) },
         }
     }
 
@@ -346,10 +367,9 @@ impl Command {
             ZoomToFit | ZoomToSelection | ZoomIn | ZoomOut | ZoomReset | Arrange
             | ToggleMinimap | CoverageOfRun | CoverageFromFile | HideCoverage | CommandPalette
             | ShowMessages => Menu::View,
-            SimStep | SimStep10 | SimUntilChange | SimBack | SimRunPause | SimReset
-            | ClearEndedGames | CopyLiveAddress | ToggleBreakpoint | BackToRunTree => {
-                Menu::Simulation
-            }
+            SimStep | SimStep10 | SimUntilChange | SimBack | SimRunPause | SimReset | GoToStep
+            | ClearEndedGames | CopyLiveAddress | ToggleBreakpoint | NextHit | PreviousHit
+            | BackToRunTree => Menu::Simulation,
             ShowHelp => Menu::Help,
         }
     }
@@ -366,8 +386,10 @@ impl Command {
                 | ZoomIn
                 | Arrange
                 | SimReset
+                | GoToStep
                 | ToggleBreakpoint
                 | BackToRunTree
+                | ClearEndedGames
         )
     }
 
@@ -456,6 +478,24 @@ pub fn pressed(ctx: &egui::Context, space_panned: bool) -> (Vec<Command>, Option
     (found, pasted)
 }
 
+/// How well the typed word `word` matches a command's `label` and `tooltip` (both in
+/// lower case): higher is better, `None` when it is in neither.
+fn word_rank(label: &str, tooltip: &str, word: &str) -> Option<u32> {
+    let mut label_words = label.split(|c: char| !c.is_alphanumeric());
+    if label_words.clone().any(|l| l == word) {
+        Some(8)
+    } else if label_words.any(|l| l.starts_with(word)) {
+        Some(4)
+    } else if label.contains(word) {
+        Some(3)
+    } else if tooltip.contains(word) {
+        Some(2)
+    } else {
+        let mut letters = label.chars();
+        word.chars().all(|w| letters.any(|l| l == w)).then_some(1)
+    }
+}
+
 fn modifier_count(m: Modifiers) -> u8 {
     u8::from(m.alt) + u8::from(m.shift) + u8::from(m.command || m.ctrl || m.mac_cmd)
 }
@@ -535,18 +575,25 @@ impl Palette {
         };
     }
 
-    /// The commands whose label or tooltip contains every typed word, in table order.
+    /// The commands that match every typed word (any case), best first, ties in table
+    /// order. A word ranks a command by where it is found: a whole word of its label, then
+    /// the start of one, then elsewhere in the label, then in its tooltip, then as letters
+    /// of its label in order ("tgbp": Toggle Breakpoint).
     pub fn matches(query: &str) -> Vec<Command> {
         let words: Vec<String> = query.split_whitespace().map(str::to_lowercase).collect();
-        Command::ALL
+        let mut found: Vec<(u32, Command)> = Command::ALL
             .iter()
             .copied()
             .filter(|c| *c != Command::CommandPalette)
-            .filter(|c| {
-                let text = format!("{} {}", c.label(), c.tooltip()).to_lowercase();
-                words.iter().all(|w| text.contains(w.as_str()))
+            .filter_map(|c| {
+                let label = c.label().to_lowercase();
+                let tooltip = c.tooltip().to_lowercase();
+                let scores = words.iter().map(|w| word_rank(&label, &tooltip, w));
+                scores.sum::<Option<u32>>().map(|score| (score, c))
             })
-            .collect()
+            .collect();
+        found.sort_by_key(|(score, _)| std::cmp::Reverse(*score));
+        found.into_iter().map(|(_, c)| c).collect()
     }
 
     /// Draws the palette; returns the command chosen (Enter or a click).
@@ -618,5 +665,30 @@ impl Palette {
             self.open = false;
         }
         chosen
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Command, Palette};
+
+    #[test]
+    fn a_whole_word_of_a_label_ranks_above_its_start_above_a_tooltip_above_letters_in_order() {
+        let found = Palette::matches("breakpoint");
+        assert_eq!(
+            found[..3],
+            [
+                Command::ToggleBreakpoint,
+                Command::NextHit,
+                Command::PreviousHit
+            ]
+        );
+        // "Step ×10" says "breakpoint" only in its tooltip.
+        assert!(found.contains(&Command::SimStep10));
+        assert_eq!(Palette::matches("break")[0], Command::ToggleBreakpoint);
+        assert_eq!(Palette::matches("tgbp"), [Command::ToggleBreakpoint]);
+        assert_eq!(Palette::matches("go step")[0], Command::GoToStep);
+        assert!(Palette::matches("qqq").is_empty());
+        assert_eq!(Palette::matches("").len(), Command::ALL.len() - 1);
     }
 }

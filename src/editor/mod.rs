@@ -17,17 +17,20 @@ mod disk;
 mod document;
 pub mod files;
 mod find;
+mod goto;
 mod graph;
 mod inspector;
 mod layout;
 mod live;
 pub mod messages;
 mod minimap;
+mod navigate;
 mod panels;
 mod project;
 mod selection;
 mod settings;
 mod simulate;
+mod timeline;
 mod viewer;
 
 pub use autosave::AUTOSAVE_SECONDS;
@@ -76,6 +79,8 @@ pub struct EditorApp {
     palette: commands::Palette,
     /// Find Node's bar.
     find: find::Find,
+    /// Go to Step's field.
+    go_to: goto::GoTo,
     chooser: files::Chooser,
     /// Why the in-app file field is used instead of the system's dialog.
     chooser_why: Option<String>,
@@ -186,6 +191,7 @@ impl EditorApp {
             paste_at: None,
             palette: commands::Palette::default(),
             find: find::Find::default(),
+            go_to: goto::GoTo::default(),
             chooser,
             chooser_why,
             prompt: None,
@@ -323,6 +329,24 @@ impl EditorApp {
         };
         if let Some(trace) = trace {
             app.open_trace(trace);
+        }
+        app
+    }
+
+    /// The editor as `arbor edit` opens it ([`EditorApp::start`]), its run or its replay
+    /// taken where the command line says ([`EditorApp::run_from`],
+    /// [`EditorApp::replay_from`]).
+    pub fn launch(
+        file: Option<&Path>,
+        trace: Option<&Path>,
+        explicit: Option<&Path>,
+        from: &crate::debug::RunFrom,
+    ) -> Self {
+        let mut app = Self::start(file, trace, explicit);
+        if trace.is_some() {
+            app.replay_from(from);
+        } else {
+            app.run_from(from);
         }
         app
     }
@@ -811,6 +835,7 @@ impl EditorApp {
         // Escape closes Find Node before it can clear the selection it made; then the
         // list of commands (F1 again closes it too).
         self.find.take_escape(&ctx);
+        self.go_to.take_escape(&ctx);
         if self.help && ctx.input_mut(|i| i.consume_key(egui::Modifiers::NONE, egui::Key::Escape)) {
             self.help = false;
         }
@@ -881,6 +906,7 @@ impl EditorApp {
         {
             self.queue.push(changes::Change::Focus(id));
         }
+        self.go_to_ui(&ctx);
         self.arrange_as_drawn();
         self.run_queue(&ctx);
         self.autosave(&ctx);
@@ -982,10 +1008,7 @@ pub fn run(
     project: Option<&Path>,
     from: &crate::debug::RunFrom,
 ) -> Result<(), String> {
-    let mut app = EditorApp::start(file, trace, project);
-    if trace.is_none() {
-        app.run_from(from);
-    }
+    let mut app = EditorApp::launch(file, trace, project, from);
     if let Some(s) = app.simulation_mut() {
         s.running = simulate;
     }

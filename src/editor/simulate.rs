@@ -471,7 +471,8 @@ impl SimPanel {
     }
 
     /// The run so far as a bar: markers for the watched agent's interrupts, failures,
-    /// stalls, missing keys and breakpoint hits; a click or drag shows that step.
+    /// stalls and missing keys, and under it a lane of breakpoint hits
+    /// ([`super::timeline::hit_lane`]); a click or drag shows that step.
     fn timeline_ui(&mut self, ui: &mut egui::Ui, breakpoints: &[Breakpoint]) {
         let markers = self.debugger.markers(breakpoints);
         let Some(run) = self.debugger.source() else {
@@ -480,18 +481,38 @@ impl SimPanel {
         let (head, at) = (run.head().max(1), run.step_number());
         let width = ui.available_width().max(100.0);
         let (rect, response) =
-            ui.allocate_exact_size(egui::vec2(width, 22.0), egui::Sense::click_and_drag());
+            ui.allocate_exact_size(egui::vec2(width, 30.0), egui::Sense::click_and_drag());
         response
             .widget_info(|| egui::WidgetInfo::labeled(egui::WidgetType::Slider, true, "Timeline"));
-        let response = response.on_hover_text(
-            "Drag to any step of the run (Shift+⏴ / Shift+⏵, as the menus write the arrow keys)",
-        );
+        let mut hits: Vec<u64> = markers
+            .iter()
+            .filter(|m| m.kind == MarkerKind::Breakpoint)
+            .map(|m| m.step)
+            .collect();
+        hits.sort_unstable();
+        hits.dedup();
+        let mut hover = "Drag to any step of the run (Shift+⏴ / Shift+⏵, as the menus write the arrow keys; Ctrl+G types one)".to_owned();
+        if !hits.is_empty() {
+            hover += &format!(
+                "\nThe red lane: the steps where a breakpoint hits ({} of {head}), brighter where more of them hit; F8 / Shift+F8 go to the next / previous",
+                hits.len()
+            );
+        }
+        let response = response.on_hover_text(hover);
         let painter = ui.painter_at(rect);
-        let bar = rect.shrink2(egui::vec2(6.0, 7.0));
+        let bar = egui::Rect::from_min_max(
+            rect.left_top() + egui::vec2(6.0, 6.0),
+            rect.right_top() + egui::vec2(-6.0, 14.0),
+        );
+        let lane = egui::Rect::from_min_max(
+            egui::pos2(bar.left(), bar.bottom() + 5.0),
+            egui::pos2(bar.right(), rect.bottom() - 3.0),
+        );
         let x_of = |step: u64| bar.left() + bar.width() * (step as f32 / head as f32);
         painter.rect_filled(bar, 3.0, Color32::from_gray(55));
+        super::timeline::hit_lane(&painter, lane, head, &hits);
         for m in markers {
-            if m.agent != self.debugger.watched() && m.kind != MarkerKind::Breakpoint {
+            if m.agent != self.debugger.watched() || m.kind == MarkerKind::Breakpoint {
                 continue;
             }
             let colour = match m.kind {
@@ -505,19 +526,24 @@ impl SimPanel {
             painter.line_segment(
                 [
                     egui::pos2(x, rect.top() + 2.0),
-                    egui::pos2(x, rect.bottom() - 2.0),
+                    egui::pos2(x, bar.bottom() + 2.0),
                 ],
                 (2.0, colour),
             );
         }
         let x = x_of(at);
+        // Where the shown step is in the lane of hits.
+        painter.line_segment(
+            [egui::pos2(x, bar.bottom()), egui::pos2(x, lane.bottom())],
+            (1.5, Color32::from_rgb(120, 180, 255)),
+        );
         painter.rect_filled(
             egui::Rect::from_min_max(bar.min, egui::pos2(x, bar.max.y)),
             3.0,
             Color32::from_rgb(70, 110, 160),
         );
         painter.circle_filled(
-            egui::pos2(x, rect.center().y),
+            egui::pos2(x, bar.center().y),
             7.0,
             Color32::from_rgb(120, 180, 255),
         );
@@ -1018,13 +1044,14 @@ fn team_colour(team: &str) -> Color32 {
 }
 
 /// How the panel names node `n` of agent `agent` of `run` (numbered as [`Source::log`]
-/// numbers them): as the tree shown names it; else (a node of a SubTree, or of the tree
-/// around the SubTree shown) as the run's files title it; else by its trace id.
+/// numbers them): by its title, or by its kind and id where it has none ("GoTo
+/// `go_food`"), as the tree shown has it; else (a node of a SubTree, or of the tree around
+/// the SubTree shown) as the run's files have it; else by its trace id.
 fn node_name(debugger: &Debugger, tree: &Tree, run: &Source, agent: usize, n: u32) -> String {
     let id = run.node_id(agent, n).unwrap_or("");
     match debugger.shown(id).and_then(|shown| tree.node(&shown)) {
-        Some(node) => node.label().to_owned(),
-        None => run.node_title(agent, n).unwrap_or(id).to_owned(),
+        Some(node) => crate::model::names::spoken(&node.kind, node.id.as_str(), &node.title),
+        None => run.node_name(agent, n).unwrap_or_else(|| id.to_owned()),
     }
 }
 

@@ -12,6 +12,16 @@ pub struct Named {
     pub title: String,
 }
 
+/// A node as the event log names it: by its title, or where it has none by its kind and
+/// id ("GoTo `go_food`").
+pub fn spoken(kind: &str, id: &str, title: &str) -> String {
+    if title.is_empty() {
+        format!("{kind} `{id}`")
+    } else {
+        title.to_owned()
+    }
+}
+
 /// `name` as the id of one of `nodes`: an id as given; else the one node whose title it is
 /// (in any case), a tree's own node before a SubTree's (and an outer SubTree's before an
 /// inner one's). Else why not (`what` says what was looked for: "node", "Interrupt"),

@@ -265,6 +265,8 @@ pub struct Program<A> {
     pub(crate) names: Vec<String>,
     /// Each node's title from its file (empty where it has none), by index.
     pub(crate) titles: Vec<String>,
+    /// Each node's kind, by index.
+    kinds: Vec<String>,
     pub(crate) links: Vec<u32>,
     /// Each leaf's action, by leaf slot, and where it lives in an instance.
     pub(crate) actions: Arc<SlabPlan<A>>,
@@ -332,6 +334,7 @@ impl<A: 'static> Program<A> {
                 recs: Vec::new(),
                 names: Vec::new(),
                 titles: Vec::new(),
+                kinds: Vec::new(),
                 links: Vec::new(),
                 actions: Arc::new(SlabPlan::empty()),
                 conditions: Vec::new(),
@@ -400,6 +403,19 @@ impl<A> Program<A> {
     /// SubTree, the title in the SubTree's asset.
     pub fn node_titles(&self) -> &[String] {
         &self.titles
+    }
+
+    /// Each node's kind, by index.
+    pub fn node_kinds(&self) -> &[String] {
+        &self.kinds
+    }
+
+    /// Node `i` as the event log names it ([`crate::model::names::spoken`]): its title, or
+    /// its kind and trace id where it has none.
+    pub fn node_name(&self, i: u32) -> Option<String> {
+        let i = i as usize;
+        let (id, title, kind) = (self.names.get(i)?, self.titles.get(i)?, self.kinds.get(i)?);
+        Some(crate::model::names::spoken(kind, id, title))
     }
 
     /// The index of the node with this trace id.
@@ -965,6 +981,7 @@ impl<A: 'static> Builder<'_, A> {
         });
         self.p.names.push(name.clone());
         self.p.titles.push(node.title.clone());
+        self.p.kinds.push(node.kind.clone());
 
         let mut guards = Vec::new();
         if category.is_branch() {

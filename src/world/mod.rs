@@ -22,7 +22,7 @@ pub use scenario::{
     AgentSetup, SCENARIO_FORMAT, SCENARIO_VERSION, ScenarioError, is_scenario, load_scenario,
     parse_scenario,
 };
-pub use sim::{AgentSummary, SimError, Simulation, named_nodes_of};
+pub use sim::{AgentSummary, SimError, Simulation, node_names_of};
 
 /// Seconds per step when a run does not say (`arbor run`, tests, the editor's runs).
 pub const DT: f64 = 0.1;

@@ -179,16 +179,22 @@ fn derive_seed(seed: u64, stream: u64) -> u64 {
     z ^ (z >> 31)
 }
 
-/// The nodes of tree file `path` as a run of it names them (trace ids, a SubTree's nodes
-/// inside it, each with its title), compiled as a run in the world compiles it; `None`
+/// The nodes of tree file `path` as a run of it names them: each trace id (a SubTree's
+/// nodes inside it) with the event log's name for it, its title or its kind and id
+/// ([`crate::model::names::spoken`]), compiled as a run in the world compiles it; `None`
 /// when the file cannot be read or does not compile. What a replayed trace knows of its
-/// trees' titles.
-pub fn named_nodes_of(path: &Path, catalog: &Catalog) -> Option<Vec<Named>> {
+/// trees' nodes.
+pub fn node_names_of(path: &Path, catalog: &Catalog) -> Option<Vec<(String, String)>> {
     let files = TreeFiles::new(catalog);
     let loaded = files.load(path);
     let tree = loaded.as_ref().as_ref().ok()?;
     let (program, _) = compile_in_world(tree, catalog, &files.assets_for(path)).ok()?;
-    Some(program.named_nodes())
+    let named = program.node_ids().iter().zip(0..);
+    Some(
+        named
+            .filter_map(|(id, i)| Some((id.clone(), program.node_name(i)?)))
+            .collect(),
+    )
 }
 
 /// `tree` compiled for the world: the world's behaviours, and a stand-in for each node of
