@@ -140,6 +140,7 @@ fn command(
             run,
             trace,
             listen,
+            game,
             start,
         }) => {
             let from = match start.run_from() {
@@ -156,18 +157,23 @@ fn command(
                 );
                 return cli::EXIT_UNREADABLE;
             }
+            let live = Live {
+                listen: listen.as_deref(),
+                game: game.as_deref(),
+            };
             editor(
                 file.as_deref(),
                 run,
                 trace.as_deref(),
-                listen.as_deref(),
+                &live,
                 project,
                 &from,
                 err,
             )
         }
         None if cfg!(feature = "gui") => {
-            editor(None, false, None, None, project, &Start::default(), err)
+            let live = Live::default();
+            editor(None, false, None, &live, project, &Start::default(), err)
         }
         None => {
             use clap::CommandFactory;
@@ -179,17 +185,25 @@ fn command(
 
 use arbor::debug::RunFrom as Start;
 
+/// How `arbor edit` takes games live: `--listen` and `--game`.
+#[derive(Default)]
+#[cfg_attr(not(feature = "gui"), allow(dead_code))]
+struct Live<'a> {
+    listen: Option<&'a str>,
+    game: Option<&'a str>,
+}
+
 #[cfg(feature = "gui")]
 fn editor(
     file: Option<&std::path::Path>,
     run: bool,
     trace: Option<&std::path::Path>,
-    listen: Option<&str>,
+    live: &Live<'_>,
     project: Option<&std::path::Path>,
     from: &Start,
     err: &mut dyn std::io::Write,
 ) -> u8 {
-    match arbor::editor::run(file, run, trace, listen, project, from) {
+    match arbor::editor::run(file, run, trace, (live.listen, live.game), project, from) {
         Ok(()) => cli::EXIT_OK,
         Err(e) => {
             let _ = writeln!(err, "error: {e}");
@@ -203,7 +217,7 @@ fn editor(
     _file: Option<&std::path::Path>,
     _run: bool,
     _trace: Option<&std::path::Path>,
-    _listen: Option<&str>,
+    _live: &Live<'_>,
     _project: Option<&std::path::Path>,
     _from: &Start,
     err: &mut dyn std::io::Write,

@@ -78,10 +78,15 @@ pub enum Command {
         #[arg(long, value_name = "TRACE")]
         trace: Option<PathBuf>,
         /// Where games connect to be shown live: a port on this machine's loopback address
-        /// (default 47801), or ADDRESS:PORT to listen on another network (anyone who can
-        /// reach it can send to the editor). `off`: no live attach.
+        /// (default 47801, or the next free one when another editor has it), or
+        /// ADDRESS:PORT to listen on another network (a game there needs this editor's
+        /// token: Simulation > Copy Live Address). `off`: no live attach.
         #[arg(long, value_name = "PORT|ADDRESS:PORT|off")]
         listen: Option<String>,
+        /// Show the game of this name live as soon as it connects (as choosing it in the
+        /// Simulation panel's Game list does).
+        #[arg(long, value_name = "NAME")]
+        game: Option<String>,
         /// Where the run starts.
         #[command(flatten)]
         start: StartArgs,

@@ -16,6 +16,9 @@ pub struct LiveAttach {
     listener: Listener,
     /// Removed when the editor ends.
     card: Option<crate::io::CardFile>,
+    /// The listener wakes the window when a game comes, sends or ends (set at the first
+    /// frame): an idle editor draws nothing.
+    woken: bool,
 }
 
 impl LiveAttach {
@@ -51,6 +54,7 @@ impl EditorApp {
         self.with_live(LiveAttach {
             listener,
             card: None,
+            woken: false,
         })
     }
 
@@ -66,6 +70,11 @@ impl EditorApp {
         self.live.as_ref().map(LiveAttach::listener)
     }
 
+    /// Shows the game named `name` live as soon as it connects.
+    pub fn show_game_when_it_comes(&mut self, name: &str) {
+        self.show_game = Some(name.to_owned());
+    }
+
     /// Live attach, when it is on.
     pub fn live_attach(&self) -> Option<&LiveAttach> {
         self.live.as_ref()
@@ -77,6 +86,18 @@ impl EditorApp {
         self.project
             .folder()
             .or_else(|| std::env::current_dir().ok())
+    }
+
+    /// At the first frame: the listener wakes the window whenever a game comes, sends,
+    /// ends or is refused, so the editor redraws for games only then.
+    pub(super) fn wake_for_games(&mut self, ctx: &eframe::egui::Context) {
+        if let Some(live) = &mut self.live
+            && !live.woken
+        {
+            let ctx = ctx.clone();
+            live.listener.set_waker(move || ctx.request_repaint());
+            live.woken = true;
+        }
     }
 
     /// Each frame: the games connected are listed in the panel, the one shown live gets
@@ -123,6 +144,13 @@ impl EditorApp {
                 .find(|g| g.id == id)
                 .map_or("The game", |g| g.name.as_str());
             self.say(format!("{name} connected again: its run {run} is shown"));
+        }
+        // `arbor edit --game NAME`: shown as soon as it connects.
+        if let Some(wanted) = &self.show_game
+            && let Some(g) = games.iter().find(|g| &g.name == wanted && g.connected)
+            && self.attach(g.id)
+        {
+            self.show_game = None;
         }
         match self.sim.as_mut().and_then(SimPanel::take_attach) {
             Some(GameChoice::OwnRun) => {
@@ -318,18 +346,24 @@ impl EditorApp {
 /// the user's live folder. Without
 /// `--listen`, an editor that finds the default port taken takes the next free one
 /// quietly; a port given that is taken turns live attach off. Returns live attach (none
-/// when it is off) and what to say, if anything; `Err` when `listen` does not read.
+/// when it is off) and what to say, if anything (`Ok`: news, `Err`: a problem); `Err` when
+/// `listen` does not read.
 pub fn start_listening(
     listen: Option<&str>,
     folder: Option<PathBuf>,
     cards: Option<&Path>,
-) -> Result<(Option<LiveAttach>, Option<String>), String> {
+) -> Result<(Option<LiveAttach>, Option<Result<String, String>>), String> {
     let Some(addr) = super::listen_address(listen)? else {
         return Ok((None, None));
     };
     let token = match crate::remote::new_token() {
         Ok(t) => t,
-        Err(e) => return Ok((None, Some(format!("Live attach is off: no token ({e})")))),
+        Err(e) => {
+            return Ok((
+                None,
+                Some(Err(format!("Live attach is off: no token ({e})"))),
+            ));
+        }
     };
     let tries: Vec<std::net::SocketAddr> = if listen.is_none() {
         // The default port, the next ones, then any.
@@ -352,11 +386,11 @@ pub fn start_listening(
             }
         };
         let mut said = (listener.addr().port() != crate::remote::DEFAULT_PORT).then(|| {
-            format!(
+            Ok(format!(
                 "Live attach on port {} (port {} is taken)",
                 listener.addr().port(),
                 crate::remote::DEFAULT_PORT
-            )
+            ))
         });
         let dir = cards.map_or_else(crate::io::LiveCard::default_dir, |d| Ok(d.to_owned()));
         let card = dir.and_then(|dir| {
@@ -367,14 +401,21 @@ pub fn start_listening(
         let card = match card {
             Ok(c) => Some(c),
             Err(why) => {
-                said = Some(format!(
+                said = Some(Err(format!(
                     "Games find this editor only by ARBOR_LIVE={} ({why})",
                     listener.address()
-                ));
+                )));
                 None
             }
         };
-        return Ok((Some(LiveAttach { listener, card }), said));
+        return Ok((
+            Some(LiveAttach {
+                listener,
+                card,
+                woken: false,
+            }),
+            said,
+        ));
     }
-    Ok((None, failed))
+    Ok((None, failed.map(Err)))
 }

@@ -117,6 +117,8 @@ pub struct EditorApp {
     settings: settings::Kept,
     /// Where games connect to be shown live (`None`: live attach is off).
     live: Option<live::LiveAttach>,
+    /// A game to show live as soon as it connects (`arbor edit --game`).
+    show_game: Option<String>,
     /// View > Coverage: counts painted on the canvas as heat.
     coverage: Option<coverage::Overlay>,
 }
@@ -210,6 +212,7 @@ impl EditorApp {
             disk: disk::Disk::default(),
             settings: settings::Kept::default(),
             live: None,
+            show_game: None,
             coverage: None,
         };
         app.validate();
@@ -878,8 +881,7 @@ impl EditorApp {
         egui::Panel::top("menu").show(ui, |ui| self.menu_ui(ui));
         egui::Panel::bottom("status").show(ui, |ui| self.messages.status_ui(ui));
         if self.live.is_some() {
-            // Games come and send events without any input here: look again soon.
-            ctx.request_repaint_after(std::time::Duration::from_millis(100));
+            self.wake_for_games(&ctx);
             self.live_games();
         }
         self.simulation_ui(ui);
@@ -998,13 +1000,14 @@ pub fn new_tree() -> Tree {
 }
 
 /// Opens the editor window on `file` (see [`EditorApp::start`]), or on the bundled sample; with `simulate`, its
-/// simulation starts running; `project` is the project file to take node libraries from
-/// (else the one found from the file's folder).
+/// simulation starts running; games connect as `listen` says (`arbor edit --listen`), and
+/// the one named `game` is shown live when it comes; `project` is the project file to take
+/// node libraries from (else the one found from the file's folder).
 pub fn run(
     file: Option<&Path>,
     simulate: bool,
     trace: Option<&Path>,
-    listen: Option<&str>,
+    (listen, game): (Option<&str>, Option<&str>),
     project: Option<&Path>,
     from: &crate::debug::RunFrom,
 ) -> Result<(), String> {
@@ -1026,8 +1029,13 @@ pub fn run(
     if let Some(live) = live {
         app = app.with_live(live);
     }
-    if let Some(said) = said {
-        app.say_problem(said);
+    if let Some(game) = game {
+        app.show_game_when_it_comes(game);
+    }
+    match said {
+        Some(Ok(news)) => app.say(news),
+        Some(Err(problem)) => app.say_problem(problem),
+        None => {}
     }
     // The window opens as it was last (Arbor's settings file keeps it, with the recent
     // files, the breakpoints and the zoom).

@@ -291,11 +291,24 @@ struct Shared {
     stop: AtomicBool,
     token: String,
     state: Mutex<State>,
+    /// Called when something changed that the editor shows.
+    waker: Mutex<Option<Waker>>,
 }
+
+/// What the listener calls when something changed that the editor shows.
+type Waker = Arc<dyn Fn() + Send + Sync>;
 
 impl Shared {
     fn state(&self) -> MutexGuard<'_, State> {
         lock(&self.state)
+    }
+
+    /// Tells the editor something changed (a game came, sent, ended, or was refused).
+    fn wake(&self) {
+        let waker = lock(&self.waker).clone();
+        if let Some(w) = waker {
+            w();
+        }
     }
 }
 
@@ -328,6 +341,7 @@ impl Listener {
                 open: 0,
                 window: WINDOW_EVENTS,
             }),
+            waker: Mutex::new(None),
         });
         {
             let shared = shared.clone();
@@ -414,6 +428,12 @@ impl Listener {
             }
             Err(TrySendError::Disconnected(_)) => false,
         }
+    }
+
+    /// Calls `wake` whenever something changes that the editor shows: a game connects,
+    /// sends, ends or is refused (so the editor need not look while nothing comes).
+    pub fn set_waker(&self, wake: impl Fn() + Send + Sync + 'static) {
+        *lock(&self.shared.waker) = Some(Arc::new(wake));
     }
 
     /// Keeps `events` events of each game from now on, instead of [`WINDOW_EVENTS`].
@@ -551,8 +571,14 @@ fn token_is(said: &str, token: &str) -> bool {
             == 0
 }
 
-/// One connection: its hello, then the game's events, until it ends.
+/// One connection: its hello, then the game's events, until it ends; the editor is woken
+/// when it ends (taken, refused or over).
 fn read_game(stream: TcpStream, peer: SocketAddr, number: u64, shared: &Shared) {
+    serve(stream, peer, number, shared);
+    shared.wake();
+}
+
+fn serve(stream: TcpStream, peer: SocketAddr, number: u64, shared: &Shared) {
     let mut input = BufReader::with_capacity(
         64 * 1024,
         Timed {
@@ -600,6 +626,7 @@ fn read_game(stream: TcpStream, peer: SocketAddr, number: u64, shared: &Shared) 
     };
     let _ = tx.try_send(line_of(&EditorSays::Link(LinkSays::Welcome {})));
     drop(tx);
+    shared.wake();
     if let Ok(out) = stream.try_clone() {
         let spawned = std::thread::Builder::new()
             .name("arbor-game-out".into())
@@ -767,6 +794,7 @@ fn read_events(input: &mut BufReader<Timed<'_>>, id: u64, shared: &Shared) -> Op
                 }
             }
         }
+        shared.wake();
         if let Some(ended) = ended {
             return ended;
         }

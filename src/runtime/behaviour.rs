@@ -330,6 +330,44 @@ type ConditionFactory<A> =
 /// through [`Behaviours::stand_ins`]. Without it, such a kind is refused when a tree is
 /// compiled, so a game's forgotten behaviour is never run as a stand-in.
 ///
+/// # The agent type
+///
+/// `A` is what every behaviour is handed as the agent: the game's own type, owned (`A:
+/// 'static`: it cannot borrow from the game, since the behaviours outlive a frame). Where a
+/// behaviour must see more than its agent (other agents, the level), make `A` the game's
+/// world with the index of the agent stepping, set before each step:
+///
+/// ```
+/// use std::sync::Arc;
+/// use arbor::model::{Catalog, Category, KindSpec};
+/// use arbor::runtime::{Behaviours, CondIo, Instance, Program};
+///
+/// /// The whole world, and which agent is stepping.
+/// struct World { hp: Vec<u32>, me: usize }
+///
+/// let mut catalog = Catalog::builtin();
+/// catalog.register(KindSpec::new("AllyHurt", Category::Condition, "Another agent is hurt.", vec![]))?;
+/// let mut behaviours = Behaviours::<World>::with_builtins();
+/// behaviours.condition_fn("AllyHurt", |w: &mut World, _: &CondIo<'_>| {
+///     w.hp.iter().enumerate().any(|(i, hp)| i != w.me && *hp < 50)
+/// });
+/// let tree = arbor::io::parse_tree(r#"{"format": "arbor.tree", "version": 1, "nodes": [
+///     {"id": "root", "kind": "Root", "inputs": {"child": ["hurt"]}},
+///     {"id": "hurt", "kind": "AllyHurt"}]}"#, std::path::Path::new("medic.json"))?;
+/// let program = Arc::new(Program::compile(&tree, &catalog, &arbor::model::NoAssets, &behaviours)?);
+/// let mut world = World { hp: vec![100, 30, 100], me: 0 };
+/// let mut agents: Vec<Instance<World>> =
+///     (0..3).map(|i| Instance::new(program.clone(), i)).collect();
+/// for (i, agent) in agents.iter_mut().enumerate() {
+///     world.me = i;
+///     agent.step(0.1, &mut world, None);
+/// }
+/// // Agents 0 and 2 see agent 1 hurt; agent 1 sees no one else hurt.
+/// let saw: Vec<bool> = agents.iter().map(|a| a.stats().succeeded > 0).collect();
+/// assert_eq!(saw, [true, false, true]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
 /// [`KindSpec::stand_in`]: crate::model::KindSpec::stand_in
 pub struct Behaviours<A> {
     actions: HashMap<String, ActionFactory<A>>,
