@@ -306,11 +306,13 @@ fn a_second_editor_listens_on_another_port_and_each_game_finds_its_own_editor() 
         std::fs::canonicalize(f).unwrap()
     };
     let (a, b) = (folder("a"), folder("b"));
-    let (first, _) =
-        arbor::editor::start_listening(None, Some(a.clone()), Some(cards.path())).unwrap();
-    let (second, said) =
+    let first = arbor::editor::start_listening(None, Some(a.clone()), Some(cards.path()))
+        .unwrap()
+        .live
+        .unwrap();
+    let arbor::editor::Listening { live, said } =
         arbor::editor::start_listening(None, Some(b.clone()), Some(cards.path())).unwrap();
-    let (first, second) = (first.unwrap(), second.unwrap());
+    let second = live.unwrap();
     assert_ne!(first.listener().addr(), second.listener().addr());
     assert!(
         said.as_ref().is_some_and(|s| s

@@ -341,28 +341,38 @@ impl EditorApp {
     }
 }
 
+/// Live attach as the editor starts: on (or off), and what to say of it.
+pub struct Listening {
+    /// Live attach; none when it is off.
+    pub live: Option<LiveAttach>,
+    /// What to say, if anything: news (`Ok`) or a problem (`Err`).
+    pub said: Option<Result<String, String>>,
+}
+
 /// Listens for games as `arbor edit --listen` says (`listen`: `None` for the default) and
 /// leaves the card games find the editor by (for the project in `folder`), in `cards` or
 /// the user's live folder. Without
 /// `--listen`, an editor that finds the default port taken takes the next free one
-/// quietly; a port given that is taken turns live attach off. Returns live attach (none
-/// when it is off) and what to say, if anything (`Ok`: news, `Err`: a problem); `Err` when
-/// `listen` does not read.
+/// quietly; a port given that is taken turns live attach off. `Err` when `listen` does not
+/// read.
 pub fn start_listening(
     listen: Option<&str>,
     folder: Option<PathBuf>,
     cards: Option<&Path>,
-) -> Result<(Option<LiveAttach>, Option<Result<String, String>>), String> {
+) -> Result<Listening, String> {
     let Some(addr) = super::listen_address(listen)? else {
-        return Ok((None, None));
+        return Ok(Listening {
+            live: None,
+            said: None,
+        });
     };
     let token = match crate::remote::new_token() {
         Ok(t) => t,
         Err(e) => {
-            return Ok((
-                None,
-                Some(Err(format!("Live attach is off: no token ({e})"))),
-            ));
+            return Ok(Listening {
+                live: None,
+                said: Some(Err(format!("Live attach is off: no token ({e})"))),
+            });
         }
     };
     let tries: Vec<std::net::SocketAddr> = if listen.is_none() {
@@ -408,14 +418,17 @@ pub fn start_listening(
                 None
             }
         };
-        return Ok((
-            Some(LiveAttach {
+        return Ok(Listening {
+            live: Some(LiveAttach {
                 listener,
                 card,
                 woken: false,
             }),
             said,
-        ));
+        });
     }
-    Ok((None, failed.map(Err)))
+    Ok(Listening {
+        live: None,
+        said: failed.map(Err),
+    })
 }

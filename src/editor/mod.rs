@@ -38,7 +38,7 @@ pub use canvas::{Canvas, READABLE_ZOOM, ViewRequest};
 pub use commands::Command;
 pub use document::Document;
 pub use graph::{Attach, SMALL_TEXT, kinds_fitting, pins};
-pub use live::{LiveAttach, start_listening};
+pub use live::{Listening, LiveAttach, start_listening};
 pub use simulate::SimPanel;
 pub use viewer::{Viewer, category_colour, status_colour};
 
@@ -1025,7 +1025,7 @@ pub fn run(
     }
     // Games connect here to be shown live, and find this editor by its card.
     let folder = app.project_folder();
-    let (live, said) = live::start_listening(listen, folder, None)?;
+    let live::Listening { live, said } = live::start_listening(listen, folder, None)?;
     if let Some(live) = live {
         app = app.with_live(live);
     }
