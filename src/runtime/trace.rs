@@ -188,6 +188,70 @@ impl<F: FnMut(&Event<'_>)> Observer for F {
     }
 }
 
+/// Two observers of one step, each told everything, the first before the second: a trace
+/// recorded in both encodings at once, say. Calls go straight to each (no indirection);
+/// nest pairs for more, `(a, (b, c))`. Observers that are lent rather than owned (a
+/// recorder kept across steps, the observer a game's `remote::GameLink::watch` gives) go
+/// in an array of `&mut dyn Observer` instead.
+///
+/// ```
+/// # use arbor::model::{Catalog, NoAssets};
+/// # use arbor::runtime::{Behaviours, Instance, Program};
+/// use arbor::runtime::{Event, JsonlTrace, Observer};
+/// # let tree = arbor::io::parse_tree(r#"{"format": "arbor.tree", "version": 1, "nodes": [
+/// #     {"id": "root", "kind": "Root", "inputs": {"child": ["patrol"]}},
+/// #     {"id": "patrol", "kind": "MockAction", "fields": {"script": "RRS"}}]}"#,
+/// #     std::path::Path::new("guard.json"))?;
+/// # let program = std::sync::Arc::new(Program::compile(&tree, &Catalog::builtin(), &NoAssets, &Behaviours::<()>::with_builtins())?);
+/// let mut guard = Instance::new(program, 7);
+/// // Owned: a recorder and a counter in one pair, taken apart at the end.
+/// let mut events = 0;
+/// let mut both = (JsonlTrace::new(Vec::new(), "guard-1"), |_: &Event<'_>| events += 1);
+/// for _frame in 0..30 {
+///     guard.step(1.0 / 30.0, &mut (), Some(&mut both));
+/// }
+/// let text = both.0.finish()?;
+/// assert_eq!(text.iter().filter(|&&b| b == b'\n').count(), events);
+///
+/// // Lent: a recorder kept across steps and a counter made for one step.
+/// let mut trace = JsonlTrace::new(Vec::new(), "guard-1");
+/// let mut events = 0;
+/// for _frame in 0..30 {
+///     let mut count = |_: &Event<'_>| events += 1;
+///     let mut all: [&mut dyn Observer; 2] = [&mut trace, &mut count];
+///     guard.step(1.0 / 30.0, &mut (), Some(&mut all));
+/// }
+/// assert_eq!(trace.finish()?.iter().filter(|&&b| b == b'\n').count(), events);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+impl<A: Observer, B: Observer> Observer for (A, B) {
+    fn event(&mut self, event: &Event<'_>) {
+        self.0.event(event);
+        self.1.event(event);
+    }
+
+    fn agent(&mut self, name: &str) {
+        self.0.agent(name);
+        self.1.agent(name);
+    }
+}
+
+/// Observers of one step, lent for it, each told everything in the array's order (the
+/// [pair](#impl-Observer-for-(A,+B)) shows both forms).
+impl<const N: usize> Observer for [&mut dyn Observer; N] {
+    fn event(&mut self, event: &Event<'_>) {
+        for o in self.iter_mut() {
+            o.event(event);
+        }
+    }
+
+    fn agent(&mut self, name: &str) {
+        for o in self.iter_mut() {
+            o.agent(name);
+        }
+    }
+}
+
 /// The version of the trace format a [`TraceHeader`] names.
 pub const TRACE_VERSION: u32 = 1;
 
