@@ -257,3 +257,27 @@ fn a_step_watched_by_several_observers_allocates_nothing() {
     assert!(first > 10_000, "{first}");
     assert_eq!((first, second), (third, third), "each is told every event");
 }
+
+/// A binary trace, once it has met the run's node ids, agents and keys, records every
+/// event without an allocation (into a writer that keeps nothing).
+#[test]
+fn a_step_recorded_in_binary_allocates_nothing() {
+    use arbor::runtime::BinaryTrace;
+    let mut agents = instances(TREE, 4);
+    let mut trace = BinaryTrace::new(std::io::sink(), "agent");
+    let mut run = |agents: &mut [Instance<()>], steps: u32| {
+        for _ in 0..steps {
+            for (i, a) in agents.iter_mut().enumerate() {
+                arbor::runtime::Observer::agent(&mut trace, ["a", "b", "c", "d"][i]);
+                a.step(0.1, &mut (), Some(&mut trace));
+            }
+        }
+    };
+    // Warm up: every path taken, every string met.
+    run(&mut agents, 500);
+    COUNTING.with(|c| c.set(true));
+    run(&mut agents, 2000);
+    COUNTING.with(|c| c.set(false));
+    assert_eq!(ALLOCATIONS.load(Ordering::Relaxed), 0, "steps allocated");
+    trace.finish().unwrap();
+}

@@ -98,6 +98,7 @@ fn a_game_sends_its_watched_agents_and_the_editor_replays_what_they_showed() {
         header: Some(game.hello.run.clone()),
         agents: agent_names,
         events,
+        cut: None,
     });
     replay.seek(60);
     for (i, name) in names.iter().enumerate().take(2) {
@@ -288,4 +289,50 @@ fn the_editor_pauses_a_game_agent_at_a_breakpoint_steps_and_continues_it_and_sil
     assert!(!link.may_step("a"));
     std::thread::sleep(arbor::remote::RELEASE_AFTER + Duration::from_millis(300));
     assert!(link.may_step("a"), "a silent editor's pause ends");
+}
+
+#[test]
+fn one_agent_recorded_and_streamed_at_once_gives_both_the_same_events() {
+    use arbor::runtime::{BinaryTrace, Observer};
+    let listener = Listener::local(0).unwrap();
+    let link = GameLink::connect(&hello("recorder", &["guard-1"]), listener.addr());
+    until("the game to connect", || link.connected());
+    let mut agent = Instance::new(program(), 3);
+    let mut trace = BinaryTrace::new(Vec::new(), "guard-1");
+    for step in 0..60 {
+        if step == 30 {
+            agent.trigger("alarm", None);
+        }
+        let mut watch = link.watch("guard-1");
+        let mut both: [&mut dyn Observer; 2] = [&mut trace, &mut watch];
+        agent.step(0.1, &mut (), Some(&mut both));
+    }
+    let recorded = trace.finish().unwrap();
+    let recorded =
+        arbor::io::parse_trace(&recorded[..], std::path::Path::new("guard-1.arbtrace")).unwrap();
+    assert!(recorded.events.len() > 100, "{}", recorded.events.len());
+    until("every event to arrive", || {
+        listener
+            .games()
+            .first()
+            .is_some_and(|g| g.events.len() >= recorded.events.len())
+    });
+    let (names, streamed) = listener.since(0, 0);
+    let seen = |names: &[String], events: &[arbor::io::TracedEvent]| -> Vec<_> {
+        events
+            .iter()
+            .map(|e| {
+                (
+                    names[e.agent].clone(),
+                    e.step,
+                    e.node.clone(),
+                    e.kind.clone(),
+                )
+            })
+            .collect()
+    };
+    assert_eq!(
+        seen(&names, &streamed),
+        seen(&recorded.agents, &recorded.events)
+    );
 }

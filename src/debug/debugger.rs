@@ -300,6 +300,7 @@ impl Debugger {
             header: Some(header),
             agents,
             events,
+            cut: None,
         };
         let mut d = Self::with_origin(PathBuf::from(name), Origin::Live(game));
         let replay = Replay::new(trace);

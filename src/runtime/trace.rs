@@ -69,17 +69,29 @@ impl<S> ValueOf<S> {
     }
 }
 
+impl<S> ValueOf<S> {
+    /// The text a trace writes in place of a number or a point that is not finite (JSON
+    /// has no NaN or infinity); `None` for any other value.
+    pub fn unwritable_text(&self) -> Option<String> {
+        match self {
+            ValueOf::Position([x, y]) if !(x.is_finite() && y.is_finite()) => {
+                Some(format!("({x}, {y})"))
+            }
+            ValueOf::Number(n) if !n.is_finite() => Some(n.to_string()),
+            _ => None,
+        }
+    }
+}
+
 impl<S: AsRef<str>> ValueOf<S> {
     /// The value as JSON: `{"entity":12}`, `[x,y]`, a number or a string.
     pub fn to_json(&self) -> serde_json::Value {
         use serde_json::{Value, json};
+        if let Some(text) = self.unwritable_text() {
+            return Value::String(text);
+        }
         match self {
             ValueOf::Entity(e) => json!({ "entity": e }),
-            // JSON has no NaN or infinity: such a value is written as its text.
-            ValueOf::Position([x, y]) if !(x.is_finite() && y.is_finite()) => {
-                Value::String(format!("({x}, {y})"))
-            }
-            ValueOf::Number(n) if !n.is_finite() => Value::String(n.to_string()),
             ValueOf::Position([x, y]) => json!([x, y]),
             ValueOf::Number(n) => json!(n),
             ValueOf::Text(t) => Value::String(t.as_ref().to_owned()),
@@ -197,27 +209,26 @@ impl<F: FnMut(&Event<'_>)> Observer for F {
 /// ```
 /// # use arbor::model::{Catalog, NoAssets};
 /// # use arbor::runtime::{Behaviours, Instance, Program};
-/// use arbor::runtime::{Event, JsonlTrace, Observer};
+/// use arbor::runtime::{BinaryTrace, JsonlTrace, Observer};
 /// # let tree = arbor::io::parse_tree(r#"{"format": "arbor.tree", "version": 1, "nodes": [
 /// #     {"id": "root", "kind": "Root", "inputs": {"child": ["patrol"]}},
 /// #     {"id": "patrol", "kind": "MockAction", "fields": {"script": "RRS"}}]}"#,
 /// #     std::path::Path::new("guard.json"))?;
 /// # let program = std::sync::Arc::new(Program::compile(&tree, &Catalog::builtin(), &NoAssets, &Behaviours::<()>::with_builtins())?);
 /// let mut guard = Instance::new(program, 7);
-/// // Owned: a recorder and a counter in one pair, taken apart at the end.
-/// let mut events = 0;
-/// let mut both = (JsonlTrace::new(Vec::new(), "guard-1"), |_: &Event<'_>| events += 1);
+/// // Owned: both recorders in one pair, taken apart at the end.
+/// let mut both = (JsonlTrace::new(Vec::new(), "guard-1"), BinaryTrace::new(Vec::new(), "guard-1"));
 /// for _frame in 0..30 {
 ///     guard.step(1.0 / 30.0, &mut (), Some(&mut both));
 /// }
-/// let text = both.0.finish()?;
-/// assert_eq!(text.iter().filter(|&&b| b == b'\n').count(), events);
+/// let (text, binary) = (both.0.finish()?, both.1.finish()?);
+/// assert!(binary.len() * 5 < text.len());
 ///
 /// // Lent: a recorder kept across steps and a counter made for one step.
 /// let mut trace = JsonlTrace::new(Vec::new(), "guard-1");
 /// let mut events = 0;
 /// for _frame in 0..30 {
-///     let mut count = |_: &Event<'_>| events += 1;
+///     let mut count = |_: &arbor::runtime::Event<'_>| events += 1;
 ///     let mut all: [&mut dyn Observer; 2] = [&mut trace, &mut count];
 ///     guard.step(1.0 / 30.0, &mut (), Some(&mut all));
 /// }
@@ -335,6 +346,11 @@ impl<W: Write> JsonlTrace<W> {
     /// Sets the agent written in each line (for writing several agents into one stream).
     pub fn set_agent(&mut self, agent: &str) {
         self.agent = json_string(agent);
+    }
+
+    /// The length of the last line written, its newline included.
+    pub(crate) fn last_line_len(&self) -> usize {
+        self.line.len()
     }
 
     /// Flushes and returns the first write error, if any.
