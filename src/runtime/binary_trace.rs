@@ -184,6 +184,12 @@ impl<W: Write> BinaryTrace<W> {
         if *self.agents[self.agent].name == *name {
             return;
         }
+        // Agents are mostly stepped in turn: the next one is tried before the table.
+        let next = (self.agent + 1) % self.agents.len();
+        if *self.agents[next].name == *name {
+            self.agent = next;
+            return;
+        }
         self.agent = match self.by_name.get(name) {
             Some(&i) => i,
             None => {
@@ -416,6 +422,7 @@ fn reason_code(r: Reason) -> u8 {
 
 /// Appends `v` as an unsigned LEB128 varint: seven bits a byte, the lowest first, the
 /// high bit set on every byte but the last.
+#[inline]
 fn varint(buf: &mut Vec<u8>, mut v: u64) {
     while v >= 0x80 {
         buf.push(v as u8 | 0x80);
