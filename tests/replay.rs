@@ -764,3 +764,35 @@ proptest::proptest! {
         proptest::prop_assert_eq!(parse_trace(&binary[..], path).unwrap(), parse_trace(&text[..], path).unwrap());
     }
 }
+
+#[test]
+fn the_binary_example_of_docs_format_md_is_what_the_writer_writes() {
+    use arbor::runtime::{Event, EventKind, Observer};
+    let mut t = BinaryTrace::new(Vec::new(), "guard");
+    let mut event = |step, kind| {
+        t.event(&Event {
+            step,
+            node: Some(0),
+            node_id: "root",
+            kind,
+        });
+    };
+    event(0, EventKind::Enter);
+    event(1, EventKind::Execute);
+    let bytes = t.finish().unwrap();
+    let docs = std::fs::read_to_string(repo().join("docs/FORMAT.md")).unwrap();
+    let example = docs
+        .split("```\n89 41 52 42")
+        .nth(1)
+        .and_then(|rest| rest.split("```").next())
+        .expect("the example in docs/FORMAT.md");
+    let documented: Vec<u8> = format!("89 41 52 42{example}")
+        .lines()
+        .flat_map(|l| l.split("  ").next().unwrap_or("").split_whitespace())
+        .map(|b| u8::from_str_radix(b, 16).unwrap())
+        .collect();
+    assert_eq!(bytes, documented);
+    let t = parse_trace(&bytes[..], std::path::Path::new("example.arbtrace")).unwrap();
+    assert_eq!(t.agents, ["guard"]);
+    assert_eq!(t.events.len(), 2);
+}
