@@ -166,8 +166,8 @@ impl<W: Write> BinaryTrace<W> {
         }
     }
 
-    /// Writes the trace's header: call it once, before the first event (once events are
-    /// written, it writes nothing).
+    /// Writes the trace's header: call it once, before the first event (once an event is
+    /// written or the trace flushed, the trace has no header and this writes nothing).
     pub fn write_header(&mut self, header: &TraceHeader) {
         if self.headed {
             return;
