@@ -110,9 +110,12 @@
 //!
 //! A game records what its agents do as a trace (docs/FORMAT.md, "Traces"): a
 //! [`runtime::JsonlTrace`] given as the observer of the steps it wants recorded (none:
-//! the step is the quiet one, and costs nothing more), its header written first.
-//! `arbor edit --trace FILE` (or File > Open Trace…) then replays the run on the tree,
-//! with the timeline, breakpoints, the event log and the context.
+//! the step is the quiet one, and costs nothing more), its header written first; or a
+//! [`runtime::BinaryTrace`], the same events in a few bytes each. `arbor edit --trace
+//! FILE` (or File > Open Trace…) then replays the run on the tree, with the timeline,
+//! breakpoints, the event log and the context. To record an agent and also show it live,
+//! give its step both observers ([`runtime::Observer`]: a pair, or an array of
+//! `&mut dyn Observer`).
 //!
 //! ```
 //! use arbor::io::trace_header;

@@ -67,6 +67,7 @@ fn command(
             deny_warnings,
         }) => cli::validate(&files, project, deny_warnings, catalog, out, err),
         Some(Command::Fmt { check, diff, files }) => cli::fmt(&files, check, diff, out, err),
+        Some(Command::Convert { input, output }) => cli::convert(&input, &output, out, err),
         Some(Command::Kinds) => {
             let here = ProjectCatalog::load(
                 project

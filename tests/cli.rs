@@ -185,7 +185,7 @@ fn help_lists_the_commands() {
     let out = arbor(&["--help"]);
     assert_eq!(out.status.code(), Some(0));
     let help = text(&out.stdout);
-    for command in ["edit", "validate", "fmt", "run", "kinds"] {
+    for command in ["edit", "validate", "fmt", "run", "kinds", "convert"] {
         assert!(help.contains(command), "{command}: {help}");
     }
 }
@@ -1014,4 +1014,199 @@ fn a_strict_cli_for_ci_no_hit_is_exit_3_warnings_can_be_denied_and_fmt_shows_its
     // --diff needs --check.
     let bad = arbor(&["fmt", "--diff", file.to_str().unwrap()]);
     assert_eq!(bad.status.code(), Some(2));
+}
+
+/// `arbor run SCENARIO --steps STEPS --trace PATH` (and `extra`), which must succeed.
+fn record(scenario: &str, steps: &str, trace: &Path, extra: &[&str]) {
+    let mut args = vec![
+        "run",
+        scenario,
+        "--steps",
+        steps,
+        "--trace",
+        trace.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    let out = arbor(&args);
+    assert!(
+        matches!(out.status.code(), Some(0 | 3)),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn run_writes_a_binary_trace_by_its_name_and_convert_turns_it_into_the_json_lines_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name);
+    let scenario = "sample_trees/guard_patrol.scenario.json";
+    record(scenario, "300", &p("t.jsonl"), &[]);
+    record(scenario, "300", &p("t.arbtrace"), &[]);
+    let (lines, binary) = (
+        std::fs::read(p("t.jsonl")).unwrap(),
+        std::fs::read(p("t.arbtrace")).unwrap(),
+    );
+    assert!(binary.starts_with(b"\x89ARBTRC\n"));
+    assert!(
+        binary.len() * 10 < lines.len(),
+        "{} {}",
+        binary.len(),
+        lines.len()
+    );
+    // Each way, byte for byte.
+    let out = arbor(&[
+        "convert",
+        p("t.arbtrace").to_str().unwrap(),
+        p("back.jsonl").to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let said = text(&out.stdout);
+    assert!(
+        said.starts_with(&format!(
+            "wrote {} (JSON Lines): ",
+            p("back.jsonl").display()
+        )) && said.contains(&format!(
+            "{} bytes (the input: {})",
+            lines.len(),
+            binary.len()
+        )),
+        "{said}"
+    );
+    assert_eq!(std::fs::read(p("back.jsonl")).unwrap(), lines);
+    let out = arbor(&[
+        "convert",
+        p("t.jsonl").to_str().unwrap(),
+        p("again.arbtrace").to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(std::fs::read(p("again.arbtrace")).unwrap(), binary);
+    // To standard output: the JSON Lines, what was written said on standard error.
+    let out = arbor(&["convert", p("t.arbtrace").to_str().unwrap(), "-"]);
+    assert_eq!(out.stdout, lines);
+    assert!(text(&out.stderr).starts_with("wrote standard output (JSON Lines)"));
+    // Never over its input, whatever the spelling.
+    let over = format!("{}/./t.arbtrace", dir.path().display());
+    let out = arbor(&["convert", p("t.arbtrace").to_str().unwrap(), &over]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("would write over"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert_eq!(std::fs::read(p("t.arbtrace")).unwrap(), binary);
+    // A run stopped at a breakpoint writes its trace in binary too.
+    let stop = ["--break", "intercept"];
+    record(scenario, "300", &p("stop.jsonl"), &stop);
+    record(scenario, "300", &p("stop.arbtrace"), &stop);
+    let out = arbor(&["convert", p("stop.arbtrace").to_str().unwrap(), "-"]);
+    assert_eq!(
+        text(&out.stdout),
+        std::fs::read_to_string(p("stop.jsonl")).unwrap()
+    );
+    // A trace is not run.
+    let out = arbor(&["run", p("t.arbtrace").to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("replay it with arbor edit --trace"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn validate_reads_traces_by_their_first_line_or_bytes_and_warns_of_a_cut_last_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name);
+    let s = |name: &str| p(name).to_str().unwrap().to_owned();
+    let scenario = "sample_trees/guard_patrol.scenario.json";
+    record(scenario, "120", &p("t.jsonl"), &[]);
+    record(scenario, "120", &p("t.arbtrace"), &[]);
+    let (lines, binary) = (
+        std::fs::read(p("t.jsonl")).unwrap(),
+        std::fs::read(p("t.arbtrace")).unwrap(),
+    );
+    // Told by the header line and by the first bytes, whatever the name.
+    std::fs::write(p("lines.log"), &lines).unwrap();
+    std::fs::write(p("binary.dat"), &binary).unwrap();
+    let out = arbor(&[
+        "validate",
+        &s("t.jsonl"),
+        &s("t.arbtrace"),
+        &s("lines.log"),
+        &s("binary.dat"),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), "");
+    assert!(text(&out.stderr).contains("checked 4 file(s): 0 error(s), 0 warning(s)"));
+    // Cut mid-line, as a crash leaves it: a warning naming the file, the line and the
+    // steps shown; --deny-warnings fails on it.
+    let at = lines.len() * 2 / 3;
+    let line = lines[..at].iter().filter(|&&b| b == b'\n').count() + 1;
+    std::fs::write(p("cut.jsonl"), &lines[..at]).unwrap();
+    std::fs::write(p("cut.arbtrace"), &binary[..binary.len() * 2 / 3]).unwrap();
+    let out = arbor(&["validate", &s("cut.jsonl"), &s("cut.arbtrace")]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let said = text(&out.stdout);
+    let first = said.lines().next().unwrap();
+    assert!(
+        first.starts_with(&format!(
+            "{}:{line}: warning: the last line was cut off: ",
+            s("cut.jsonl")
+        )) && first.ends_with(" steps shown"),
+        "{said}"
+    );
+    assert!(
+        said.contains(&format!("{}: byte ", s("cut.arbtrace"))),
+        "{said}"
+    );
+    assert!(
+        said.contains(": warning: the last event was cut off: "),
+        "{said}"
+    );
+    let out = arbor(&["validate", "--deny-warnings", &s("cut.jsonl")]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("1 warning(s) (denied)"),
+        "{}",
+        text(&out.stderr)
+    );
+    // A bad line in the middle is an error naming its line; unreadable, exit 2.
+    let text_lines = String::from_utf8(lines.clone()).unwrap();
+    let mut bad: Vec<&str> = text_lines.lines().collect();
+    bad[5] = r#"{"step":1,"agent":"guard","event":"jump","node":"n"}"#;
+    std::fs::write(p("bad.jsonl"), bad.join("\n")).unwrap();
+    let mut mangled = binary.clone();
+    let last = mangled.len() - 1;
+    mangled[last] = 0x7f;
+    std::fs::write(p("bad.arbtrace"), &mangled).unwrap();
+    let out = arbor(&[
+        "validate",
+        &s("bad.jsonl"),
+        &s("bad.arbtrace"),
+        &s("t.jsonl"),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let said = text(&out.stderr);
+    assert!(
+        said.contains(&format!(
+            "{}:6: error: unknown event 'jump'",
+            s("bad.jsonl")
+        )),
+        "{said}"
+    );
+    assert!(
+        said.contains(&format!("{}: error: byte ", s("bad.arbtrace"))),
+        "{said}"
+    );
+    assert!(
+        said.contains("checked 3 file(s): 0 error(s), 0 warning(s), 2 unreadable"),
+        "{said}"
+    );
+    // A trace with no events says so.
+    record(scenario, "0", &p("empty.jsonl"), &[]);
+    let out = arbor(&["validate", &s("empty.jsonl")]);
+    assert_eq!(
+        text(&out.stdout),
+        format!("{}: warning: the trace holds no events\n", s("empty.jsonl"))
+    );
 }

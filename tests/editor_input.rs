@@ -1743,6 +1743,54 @@ fn a_trace_opened_from_the_file_menu_replays_on_its_tree_and_continue_stops_at_a
 }
 
 #[test]
+fn a_trace_cut_mid_write_or_binary_replays_from_the_file_menu_and_an_empty_one_is_said() {
+    let (dir, trace) = recorded_guard_patrol();
+    let bytes = std::fs::read(&trace).unwrap();
+    // A game that crashed: its last line half written.
+    let mut at = bytes.len() * 2 / 3;
+    while bytes[at - 1] == b'\n' || bytes[at] == b'\n' {
+        at += 1;
+    }
+    let cut = dir.path().join("cut.jsonl");
+    std::fs::write(&cut, &bytes[..at]).unwrap();
+    let steps = arbor::io::read_trace(&cut).unwrap().cut.unwrap().steps;
+    assert!(steps > 3 && steps < 120, "{steps}");
+    let mut h = harness(EditorApp::sample());
+    open_trace_through_the_menu(&mut h, &cut);
+    let said = h.state().last_message().to_owned();
+    assert!(said.starts_with("Replaying"), "{said}");
+    assert!(
+        said.contains(&format!("the last line was cut off: {steps} steps shown")),
+        "{said}"
+    );
+    h.get_by_label_contains("replaying cut.jsonl");
+    for _ in 0..3 {
+        key(&mut h, Modifiers::NONE, Key::N);
+    }
+    h.get_by_label_contains(&format!("step 3 of {steps}"));
+    lights_match(&h, &core_at("guard_patrol", 3), "guard");
+    // The same run in binary replays as the JSON Lines one does.
+    let binary = dir.path().join("run.arbtrace");
+    arbor::io::convert_trace(&trace, &binary).unwrap();
+    open_trace_through_the_menu(&mut h, &binary);
+    h.get_by_label_contains("replaying run.arbtrace");
+    for _ in 0..3 {
+        key(&mut h, Modifiers::NONE, Key::N);
+    }
+    h.get_by_label_contains("step 3 of 120");
+    lights_match(&h, &core_at("guard_patrol", 3), "guard");
+    // A trace of no events: said, and the replay shown stays.
+    let empty = dir.path().join("empty.jsonl");
+    let header = bytes.iter().position(|&b| b == b'\n').unwrap() + 1;
+    std::fs::write(&empty, &bytes[..header]).unwrap();
+    open_trace_through_the_menu(&mut h, &empty);
+    let said = h.state().last_message().to_owned();
+    assert!(said.contains("empty.jsonl holds no events"), "{said}");
+    h.get_by_label_contains("replaying run.arbtrace");
+    h.get_by_label_contains("step 3 of 120");
+}
+
+#[test]
 fn a_replayed_trace_shows_inside_a_subtree_and_names_its_nodes_by_their_titles() {
     let (_dir, trace) = recorded_guard_patrol();
     let mut h = harness(EditorApp::sample());

@@ -231,3 +231,53 @@ fn a_plain_tree_allocates_nothing_from_its_first_step() {
     assert_eq!(ALLOCATIONS.load(Ordering::Relaxed), 0, "steps allocated");
     assert_eq!(warnings, 1, "the unknown id was reported once");
 }
+
+/// Several observers of one step: a pair and an array of lent observers add no
+/// allocation.
+#[test]
+fn a_step_watched_by_several_observers_allocates_nothing() {
+    use arbor::runtime::{Event, Observer};
+    let mut agents = instances(TREE, 4);
+    let (mut first, mut second, mut third) = (0u64, 0u64, 0u64);
+    let mut run = |agents: &mut [Instance<()>], steps: u32| {
+        for _ in 0..steps {
+            for a in agents.iter_mut() {
+                let mut pair = (|_: &Event<'_>| first += 1, |_: &Event<'_>| second += 1);
+                let mut count = |_: &Event<'_>| third += 1;
+                let mut all: [&mut dyn Observer; 2] = [&mut pair, &mut count];
+                a.step(0.1, &mut (), Some(&mut all));
+            }
+        }
+    };
+    run(&mut agents, 500);
+    COUNTING.with(|c| c.set(true));
+    run(&mut agents, 2000);
+    COUNTING.with(|c| c.set(false));
+    assert_eq!(ALLOCATIONS.load(Ordering::Relaxed), 0, "steps allocated");
+    assert!(first > 10_000, "{first}");
+    assert_eq!((first, second), (third, third), "each is told every event");
+}
+
+/// A binary trace, once it has met the run's node ids, agents and keys, records every
+/// event without an allocation (into a writer that keeps nothing).
+#[test]
+fn a_step_recorded_in_binary_allocates_nothing() {
+    use arbor::runtime::BinaryTrace;
+    let mut agents = instances(TREE, 4);
+    let mut trace = BinaryTrace::new(std::io::sink(), "agent");
+    let mut run = |agents: &mut [Instance<()>], steps: u32| {
+        for _ in 0..steps {
+            for (i, a) in agents.iter_mut().enumerate() {
+                arbor::runtime::Observer::agent(&mut trace, ["a", "b", "c", "d"][i]);
+                a.step(0.1, &mut (), Some(&mut trace));
+            }
+        }
+    };
+    // Warm up: every path taken, every string met.
+    run(&mut agents, 500);
+    COUNTING.with(|c| c.set(true));
+    run(&mut agents, 2000);
+    COUNTING.with(|c| c.set(false));
+    assert_eq!(ALLOCATIONS.load(Ordering::Relaxed), 0, "steps allocated");
+    trace.finish().unwrap();
+}

@@ -119,6 +119,7 @@ fn a_game_sends_its_watched_agents_and_the_editor_replays_what_they_showed() {
         header: Some(game.hello.run.clone()),
         agents: got.agents,
         events: got.events,
+        cut: None,
     });
     replay.seek(60);
     for (i, name) in names.iter().enumerate().take(2) {
@@ -613,6 +614,7 @@ fn a_flood_of_events_keeps_the_last_steps_whole_and_they_replay_as_sent() {
         header: Some(header),
         agents: vec!["a".into()],
         events: got.events,
+        cut: None,
     });
     for step in [first, first + 1_000, 100_000] {
         all.seek(step);
@@ -668,4 +670,51 @@ fn a_replay_that_lets_its_oldest_steps_go_shows_every_later_step_as_before() {
     // A step before the window shows the first kept.
     kept.seek(3);
     assert_eq!(kept.step_number(), kept.first_step());
+}
+
+#[test]
+fn one_agent_recorded_and_streamed_at_once_gives_both_the_same_events() {
+    use arbor::runtime::{BinaryTrace, Observer};
+    let listener = Listener::local(0).unwrap();
+    let link = link_to(&listener, &hello("recorder", &["guard-1"]));
+    until("the game to connect", || link.connected());
+    let mut agent = Instance::new(program(), 3);
+    let mut trace = BinaryTrace::new(Vec::new(), "guard-1");
+    for step in 0..60 {
+        if step == 30 {
+            agent.trigger("alarm", None);
+        }
+        let mut watch = link.watch("guard-1");
+        let mut both: [&mut dyn Observer; 2] = [&mut trace, &mut watch];
+        agent.step(0.1, &mut (), Some(&mut both));
+    }
+    let recorded = trace.finish().unwrap();
+    let recorded =
+        arbor::io::parse_trace(&recorded[..], std::path::Path::new("guard-1.arbtrace")).unwrap();
+    assert!(recorded.events.len() > 100, "{}", recorded.events.len());
+    until("every event to arrive", || {
+        listener
+            .games()
+            .first()
+            .is_some_and(|g| g.received >= recorded.events.len() as u64)
+    });
+    let got = listener.since(only(&listener), 0, 0).unwrap();
+    let (names, streamed) = (got.agents, got.events);
+    let seen = |names: &[String], events: &[arbor::io::TracedEvent]| -> Vec<_> {
+        events
+            .iter()
+            .map(|e| {
+                (
+                    names[e.agent].clone(),
+                    e.step,
+                    e.node.clone(),
+                    e.kind.clone(),
+                )
+            })
+            .collect()
+    };
+    assert_eq!(
+        seen(&names, &streamed),
+        seen(&recorded.agents, &recorded.events)
+    );
 }

@@ -7,7 +7,7 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use arbor::model::Catalog;
-use arbor::runtime::{CtxValue, JsonlTrace, Observer};
+use arbor::runtime::{BinaryTrace, CtxValue, JsonlTrace, Observer};
 use arbor::world::{
     EntityKind, ItemKind, PERSONAL_SPACE, SimError, Simulation, World, distance, parse_scenario,
     tile_of,
@@ -287,20 +287,59 @@ fn the_same_scenario_and_seed_give_a_byte_identical_trace() {
     assert_ne!(trace("droid_arena", 7, 300), trace("droid_arena", 8, 300));
 }
 
-/// Golden traces of the first 50 steps (seed 0). Set `ARBOR_UPDATE_GOLDEN=1` to rewrite
-/// them after a deliberate change of behaviour, and review the diff.
+/// The trace of the first `steps` steps of sample scenario `name`, written as JSON Lines
+/// and in the binary encoding at once.
+fn both_traces(name: &str, seed: u64, steps: u64) -> (String, Vec<u8>) {
+    let mut sim = load(name, seed);
+    let first = sim.agents().next().unwrap().name.clone();
+    let mut both = (
+        JsonlTrace::new(Vec::new(), &first),
+        BinaryTrace::new(Vec::new(), &first),
+    );
+    for _ in 0..steps {
+        sim.step(DT, Some(&mut both));
+    }
+    let (text, binary) = both;
+    (
+        String::from_utf8(text.finish().unwrap()).unwrap(),
+        binary.finish().unwrap(),
+    )
+}
+
+/// Golden traces of the first 50 steps (seed 0), as JSON Lines and binary (`NAME.jsonl`,
+/// `NAME.arbtrace`). Set `ARBOR_UPDATE_GOLDEN=1` to rewrite them after a deliberate change
+/// of behaviour (or of the binary encoding), and review the diff.
 #[test]
 fn golden_traces_of_the_first_50_steps() {
     let dir = repo().join("tests/golden");
     let update = std::env::var_os("ARBOR_UPDATE_GOLDEN").is_some();
     let mut failures = Vec::new();
     for name in EXAMPLES {
-        let got = trace(name, 0, 50);
+        let (got, binary) = both_traces(name, 0, 50);
+        assert_eq!(
+            got,
+            trace(name, 0, 50),
+            "{name}: recorded alone or in a pair"
+        );
         let path = dir.join(format!("{name}.jsonl"));
+        let binary_path = dir.join(format!("{name}.arbtrace"));
         if update {
             std::fs::create_dir_all(&dir).unwrap();
             std::fs::write(&path, &got).unwrap();
+            std::fs::write(&binary_path, &binary).unwrap();
             continue;
+        }
+        let want = std::fs::read(&binary_path).unwrap_or_else(|e| {
+            panic!(
+                "{}: {e} (run with ARBOR_UPDATE_GOLDEN=1)",
+                binary_path.display()
+            )
+        });
+        if binary != want {
+            failures.push(format!(
+                "{name}: the binary trace differs from {}",
+                binary_path.display()
+            ));
         }
         let want = std::fs::read_to_string(&path)
             .unwrap_or_else(|e| panic!("{}: {e} (run with ARBOR_UPDATE_GOLDEN=1)", path.display()));

@@ -55,9 +55,9 @@ pub struct Cli {
 /// The commands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Check tree files (and scenario, node library and project files): one line per
-    /// problem, `FILE: SEVERITY: [NODE-ID] MESSAGE (rule)`. Exit 0 without errors, 1 with
-    /// errors, 2 when a file cannot be read or parsed.
+    /// Check tree files (and scenario, node library, project, behaviour test and trace
+    /// files): one line per problem, `FILE: SEVERITY: [NODE-ID] MESSAGE (rule)`. Exit 0
+    /// without errors, 1 with errors, 2 when a file cannot be read or parsed.
     Validate {
         /// Warnings fail the check too (exit 1), for CI.
         #[arg(long)]
@@ -114,7 +114,8 @@ pub enum Command {
         /// it goes to every agent whose tree has that Interrupt, or to one with `ID@AGENT`.
         #[arg(long = "trigger", value_name = "STEP:ID[:VALUE]")]
         triggers: Vec<String>,
-        /// Write the trace as JSON Lines to PATH, or to standard output with `-`.
+        /// Write the trace to PATH: binary when its name ends in `.arbtrace`, else JSON
+        /// Lines (`-`: JSON Lines on standard output).
         #[arg(long, value_name = "PATH|-")]
         trace: Option<PathBuf>,
         /// Scenarios: print the arena as text after the run.
@@ -167,6 +168,15 @@ pub enum Command {
     /// Print the node kinds this build and the project's node libraries know, with their
     /// fields, as Markdown.
     Kinds,
+    /// Write a trace again in the other encoding: binary when OUT's name ends in
+    /// `.arbtrace`, else JSON Lines (`-`: JSON Lines on standard output). IN is either; a
+    /// last line cut off mid-write is left out and said.
+    Convert {
+        /// The trace to read.
+        input: PathBuf,
+        /// Where to write it (never IN itself).
+        output: PathBuf,
+    },
     /// Rewrite tree, scenario, node library and project files in canonical form (stable
     /// key order, two-space indent).
     Fmt {
@@ -343,7 +353,9 @@ pub fn validate(
     for path in files {
         let input = read_input(path);
         let i = match &input {
-            Ok(Input::Library(_) | Input::Project | Input::Test(_)) | Err(_) => usize::MAX,
+            Ok(Input::Library(_) | Input::Project | Input::Test(_) | Input::Trace) | Err(_) => {
+                usize::MAX
+            }
             Ok(_) => projects.index_for(path, out, &mut counts),
         };
         inputs.push((i, path, input));
@@ -371,6 +383,14 @@ pub fn validate(
                 report_problems(&problems, out, &mut c);
                 (errors, warnings, unreadable) = (errors + c.0, warnings + c.1, unreadable + c.2);
                 code = code.max(code_of(c));
+                continue;
+            }
+            Ok(Input::Trace) => {
+                let (w, u) = validate_trace(path, out, err);
+                (warnings, unreadable) = (warnings + w, unreadable + u);
+                if u > 0 {
+                    code = EXIT_UNREADABLE;
+                }
                 continue;
             }
             Ok(Input::Test(text)) => {
@@ -477,6 +497,55 @@ fn validate_test(
     }
 }
 
+/// Checks a trace, either encoding, event by event: a line or record that does not read
+/// is printed to `err` (the file is unreadable), a last line cut off mid-write and a trace
+/// with no events are warnings. (warnings, unreadable).
+fn validate_trace(
+    path: &std::path::Path,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> (usize, usize) {
+    let unreadable = |e: crate::io::TraceError, err: &mut dyn Write| {
+        let _ = writeln!(err, "{}", trace_error_line(&e));
+        (0, 1)
+    };
+    let mut reader = match crate::io::TraceReader::open(path) {
+        Ok(r) => r,
+        Err(e) => return unreadable(e, err),
+    };
+    loop {
+        match reader.next_event() {
+            Ok(Some(_)) => {}
+            Ok(None) => break,
+            Err(e) => return unreadable(e, err),
+        }
+    }
+    let mut warnings = 0;
+    if let Some(cut) = reader.cut() {
+        let _ = writeln!(out, "{}: warning: {}", cut.location(path), cut.message());
+        warnings += 1;
+    }
+    if reader.events() == 0 {
+        let _ = writeln!(
+            out,
+            "{}: warning: the trace holds no events",
+            path.display()
+        );
+        warnings += 1;
+    }
+    (warnings, 0)
+}
+
+/// A trace error as a `validate` line: `FILE[:LINE]: error: MESSAGE`.
+fn trace_error_line(e: &crate::io::TraceError) -> String {
+    let place = if e.line > 0 {
+        format!(":{}", e.line)
+    } else {
+        String::new()
+    };
+    format!("{}{place}: error: {}", e.path.display(), e.message)
+}
+
 /// Validates a scenario file and each tree file it names (once each); returns the counts
 /// of errors, warnings and unreadable files.
 fn validate_scenario(
@@ -561,17 +630,22 @@ fn located(e: &LoadError) -> String {
     }
 }
 
-/// A file named on the command line, read once: a scenario, a node library, a project
-/// or a tree, by its header.
+/// A file named on the command line, read once: a scenario, a node library, a project,
+/// a behaviour test or a tree, by its header; or a trace (by its name or its first line;
+/// not read here, as it may be large).
 enum Input {
     Scenario(String),
     Library(String),
     Project,
     Test(String),
     Tree(String),
+    Trace,
 }
 
 fn read_input(path: &std::path::Path) -> Result<Input, LoadError> {
+    if crate::io::is_trace(path) {
+        return Ok(Input::Trace);
+    }
     let text = crate::io::read_text(path).map_err(|e| LoadError::Read {
         path: path.to_owned(),
         source: std::sync::Arc::new(e),
@@ -605,6 +679,13 @@ fn read_run_input(path: &std::path::Path) -> Result<Runnable, LoadError> {
             path: path.to_owned(),
             message: format!(
                 "this is a behaviour test file; run it with arbor test {}",
+                path.display()
+            ),
+        }),
+        Input::Trace => Err(LoadError::Format {
+            path: path.to_owned(),
+            message: format!(
+                "this is a trace, a run recorded; replay it with arbor edit --trace {}",
                 path.display()
             ),
         }),
@@ -747,6 +828,68 @@ pub fn fmt(
     code
 }
 
+/// `arbor convert IN OUT`: the trace IN written to OUT in the encoding OUT's name asks
+/// for (or as JSON Lines to `out` for `-`); what was written is said on `err` when the
+/// trace goes to `out`, else on `out`. Exit 2 when IN does not read or OUT cannot be
+/// written.
+pub fn convert(
+    input: &std::path::Path,
+    output: &std::path::Path,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> u8 {
+    let to_stdout = output.as_os_str() == "-";
+    let converted = if to_stdout {
+        crate::io::TraceReader::open(input).and_then(|mut reader| {
+            crate::io::write_trace(
+                &mut reader,
+                crate::runtime::TraceEncoding::JsonLines,
+                &mut *out,
+                std::path::Path::new("standard output"),
+            )
+            .map(|(_, c)| c)
+        })
+    } else {
+        crate::io::convert_trace(input, output)
+    };
+    let said: &mut dyn Write = if to_stdout { err } else { out };
+    match converted {
+        Ok(c) => {
+            if let Some(cut) = c.cut {
+                let _ = writeln!(
+                    said,
+                    "{}: warning: {}; the part left out is not converted",
+                    cut.location(input),
+                    cut.message()
+                );
+            }
+            let encoding = match crate::runtime::TraceEncoding::for_path(output) {
+                crate::runtime::TraceEncoding::Binary => "binary",
+                crate::runtime::TraceEncoding::JsonLines => "JSON Lines",
+            };
+            let sizes = c.sizes.map_or(String::new(), |(i, o)| {
+                format!("; {o} bytes (the input: {i})")
+            });
+            let _ = writeln!(
+                said,
+                "wrote {} ({encoding}): {} events, {} steps{sizes}",
+                if to_stdout {
+                    "standard output".into()
+                } else {
+                    output.display().to_string()
+                },
+                c.events,
+                c.steps,
+            );
+            EXIT_OK
+        }
+        Err(e) => {
+            let _ = writeln!(err, "{}", trace_error_line(&e));
+            EXIT_UNREADABLE
+        }
+    }
+}
+
 /// `arbor kinds`: the catalog as a Markdown reference (docs/NODES.md is this output for
 /// the built-in kinds); a library's kinds say which library they come from.
 pub fn kinds(catalog: &Catalog, out: &mut dyn Write) -> u8 {
@@ -857,8 +1000,10 @@ impl<'a> RunArgs<'a> {
 
 /// Where a trace goes.
 struct TraceSink {
-    trace: Option<crate::runtime::JsonlTrace<Box<dyn Write>>>,
+    trace: Option<crate::runtime::TraceWriter<Box<dyn Write>>>,
     to_stdout: bool,
+    /// The agent of the last event [`TraceSink::logged`] wrote.
+    agent: Option<usize>,
 }
 
 /// Where `--trace` writes: nowhere, standard output (`-`) or a new file; and whether it
@@ -928,12 +1073,20 @@ impl TraceSink {
     ) -> Result<Self, String> {
         let (sink, to_stdout) = trace_writer(args.trace, inputs)?;
         let first = agents.first().map_or("", |(name, _)| name.as_str());
+        let encoding = args.trace.map_or(
+            crate::runtime::TraceEncoding::JsonLines,
+            crate::runtime::TraceEncoding::for_path,
+        );
         let trace = sink.map(|w| {
-            let mut t = crate::runtime::JsonlTrace::new(w, first);
+            let mut t = crate::runtime::TraceWriter::new(encoding, w, first);
             t.write_header(&header_of(args, agents, inputs));
             t
         });
-        Ok(Self { trace, to_stdout })
+        Ok(Self {
+            trace,
+            to_stdout,
+            agent: None,
+        })
     }
 
     fn observer(&mut self) -> Option<&mut dyn crate::runtime::Observer> {
@@ -942,8 +1095,31 @@ impl TraceSink {
             .map(|t| t as &mut dyn crate::runtime::Observer)
     }
 
+    /// Writes event `e` of a debugging session.
+    fn logged(&mut self, session: &crate::debug::Session, e: &crate::debug::Logged) {
+        use crate::runtime::Observer;
+        let Some(trace) = &mut self.trace else {
+            return;
+        };
+        if self.agent != Some(e.agent) {
+            trace.set_agent(
+                session
+                    .agent_names()
+                    .get(e.agent)
+                    .map_or("", String::as_str),
+            );
+            self.agent = Some(e.agent);
+        }
+        trace.event(&crate::runtime::Event {
+            step: e.step,
+            node: e.node,
+            node_id: session.node_id(e).unwrap_or(""),
+            kind: e.kind.map(|t| &**t),
+        });
+    }
+
     fn finish(self) -> Result<(), String> {
-        match self.trace.map(crate::runtime::JsonlTrace::finish) {
+        match self.trace.map(crate::runtime::TraceWriter::finish) {
             Some(Err(e)) => Err(format!("error: writing the trace failed: {e}")),
             _ => Ok(()),
         }
@@ -1279,25 +1455,18 @@ fn run_to_break(
     let triggers = triggers.as_slice();
     // No history and no timeline: the run only goes forward, in bounded memory.
     let mut session = Session::forward_only(sim, args.dt);
-    let (mut trace, to_stdout) = match trace_writer(args.trace, session.sim().inputs()) {
-        Ok(t) => t,
+    let agents: Vec<(String, PathBuf)> = session
+        .sim()
+        .agents()
+        .map(|a| (a.name.clone(), a.tree.clone()))
+        .collect();
+    let mut sink = match TraceSink::open(args, &agents, session.sim().inputs()) {
+        Ok(s) => s,
         Err(e) => {
             let _ = writeln!(err, "{e}");
             return EXIT_UNREADABLE;
         }
     };
-    if let Some(w) = trace.as_mut() {
-        let agents: Vec<(String, PathBuf)> = session
-            .sim()
-            .agents()
-            .map(|a| (a.name.clone(), a.tree.clone()))
-            .collect();
-        let header = header_of(args, &agents, session.sim().inputs());
-        if let Err(e) = writeln!(w, "{}", header.to_line()) {
-            let _ = writeln!(err, "error: writing the trace failed: {e}");
-            return EXIT_UNREADABLE;
-        }
-    }
     let mut hits = Vec::new();
     let mut steps = Progress::steps(args.steps);
     for step in 1..=args.steps {
@@ -1309,22 +1478,18 @@ fn run_to_break(
         });
         hits = session.step(&breakpoints);
         steps.taken(step);
-        if let Some(w) = trace.as_mut() {
-            // The start's events (step 0) come with the first step's.
-            for e in session.events().filter(|e| e.step.max(1) == step) {
-                if let Err(e) = writeln!(w, "{}", session.trace_line(e)) {
-                    let _ = writeln!(err, "error: writing the trace failed: {e}");
-                    return EXIT_UNREADABLE;
-                }
-            }
+        // The start's events (step 0) come with the first step's.
+        for e in session.events().filter(|e| e.step.max(1) == step) {
+            sink.logged(&session, e);
         }
         if !hits.is_empty() {
             break;
         }
     }
     let stopped = steps.finish();
-    if let Some(Err(e)) = trace.as_mut().map(|w| w.flush()) {
-        let _ = writeln!(err, "error: writing the trace failed: {e}");
+    let to_stdout = sink.to_stdout;
+    if let Err(e) = sink.finish() {
+        let _ = writeln!(err, "{e}");
         return EXIT_UNREADABLE;
     }
     let summary: &mut dyn Write = if to_stdout { err } else { out };

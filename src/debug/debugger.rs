@@ -334,6 +334,7 @@ impl Debugger {
             header: Some(header),
             agents,
             events,
+            cut: None,
         };
         let mut replay = Replay::new(trace);
         replay.keep_last(window);

@@ -867,10 +867,11 @@ impl EditorApp {
         self.say("Back to the running tree");
     }
 
-    /// Replays the trace at `path`: the tree its header names for its first agent is
-    /// opened (a trace without one replays on the tree open now), and the recorded run
-    /// shows on the canvas. A tree that changed since the recording is said, and its nodes
-    /// are matched by id; a tree that is gone leaves the tree open now.
+    /// Replays the trace at `path` (either encoding): the tree its header names for its
+    /// first agent is opened (a trace without one replays on the tree open now), and the
+    /// recorded run shows on the canvas. A tree that changed since the recording is said,
+    /// and its nodes are matched by id; a tree that is gone leaves the tree open now; a
+    /// last line cut off mid-write is said; a trace with no events is refused.
     pub fn open_trace(&mut self, path: &Path) -> bool {
         let trace = match crate::io::read_trace(path) {
             Ok(t) => t,
@@ -879,7 +880,21 @@ impl EditorApp {
                 return false;
             }
         };
+        if trace.events.is_empty() {
+            let cut = trace
+                .cut
+                .map(|c| format!(" ({})", c.message()))
+                .unwrap_or_default();
+            self.say_problem(format!(
+                "{} holds no events: there is no run to replay{cut}",
+                path.display()
+            ));
+            return false;
+        }
         let mut notes = Vec::new();
+        if let Some(cut) = &trace.cut {
+            notes.push(cut.message());
+        }
         if let Some(agent) = trace.header.as_ref().and_then(|h| h.agents.first()) {
             let tree = crate::io::resolve_traced(&agent.tree, path);
             if !tree.is_file() {

@@ -44,11 +44,12 @@ impl Purpose {
         matches!(self, Purpose::SaveTree)
     }
 
-    /// The extension of the files it is for (`json`, `jsonl` for a trace).
-    fn extension(&self) -> &'static str {
+    /// The extensions of the files it is for (`json`; `jsonl` and `arbtrace` for a
+    /// trace), the first the one a new name is given.
+    fn extensions(&self) -> &'static [&'static str] {
         match self {
-            Purpose::OpenTrace => "jsonl",
-            _ => "json",
+            Purpose::OpenTrace => &["jsonl", crate::runtime::BINARY_TRACE_EXTENSION],
+            _ => &["json"],
         }
     }
 }
@@ -121,7 +122,7 @@ pub fn native(
         _ => "Arbor tree",
     };
     let mut dialog = rfd::FileDialog::new()
-        .add_filter(filter, &[purpose.extension()])
+        .add_filter(filter, purpose.extensions())
         .set_title(purpose.title());
     if let Some(d) = dir {
         dialog = dialog.set_directory(d);
@@ -164,7 +165,7 @@ impl FilePrompt {
     }
 
     /// The folder entries that complete the text: folders (ending in `/`) and files of the
-    /// purpose's extension whose names start with what follows the last `/`, at most 50.
+    /// purpose's extensions whose names start with what follows the last `/`, at most 50.
     pub fn completions(&self) -> Vec<String> {
         let text = self.text.trim_start();
         let (dir_part, prefix) = match text.rfind('/') {
@@ -188,7 +189,12 @@ impl FilePrompt {
                 let is_dir = e.file_type().is_ok_and(|t| t.is_dir())
                     || (e.file_type().is_ok_and(|t| t.is_symlink()) && e.path().is_dir());
                 let fits = name.to_lowercase().starts_with(&lower)
-                    && (is_dir || name.ends_with(&format!(".{}", self.purpose.extension())))
+                    && (is_dir
+                        || self
+                            .purpose
+                            .extensions()
+                            .iter()
+                            .any(|e| name.ends_with(&format!(".{e}"))))
                     && (!name.starts_with('.') || prefix.starts_with('.'));
                 fits.then(|| {
                     (
@@ -236,7 +242,10 @@ impl FilePrompt {
             let field = ui
                 .add(
                     egui::TextEdit::singleline(&mut self.text)
-                        .hint_text(format!("folder/name.{}", self.purpose.extension()))
+                        .hint_text(format!(
+                            "folder/name.{}",
+                            self.purpose.extensions().first().copied().unwrap_or("json")
+                        ))
                         // Tab completes; it must not move the focus away.
                         .lock_focus(true)
                         .desired_width(f32::INFINITY),

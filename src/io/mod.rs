@@ -3,7 +3,9 @@
 //!
 //! The only module of the core that touches the file system.
 
+mod binary_trace;
 mod canonical;
+mod convert;
 mod files;
 mod format;
 mod library;
@@ -16,6 +18,7 @@ mod trace;
 mod watch;
 
 pub use canonical::to_canonical_json;
+pub use convert::{Converted, convert_trace, write_trace};
 pub use files::TreeFiles;
 pub use format::{Header, TREE_FORMAT, TREE_VERSION, parse_tree, read_header, tree_to_string};
 pub use library::{
@@ -30,9 +33,9 @@ pub use project::{
 pub use recovery::{OpenMark, RECOVERY_FORMAT, Recovered, Recoveries, RecoveryDir, Unreadable};
 pub use settings::{SETTINGS_FORMAT, Settings, SettingsFile, Window};
 pub use trace::{
-    AgentIndex, MAX_TRACE_AGENTS, MAX_TRACE_LINE, MAX_TRACE_STEP, TraceError, TraceFile,
-    TracedEvent, digest, parse_event, parse_trace, read_trace, resolve_traced, trace_header,
-    traced_path,
+    AgentIndex, MAX_TRACE_AGENTS, MAX_TRACE_LINE, MAX_TRACE_STEP, TraceCut, TraceError, TraceFile,
+    TracePlace, TraceReader, TracedEvent, digest, is_trace, parse_event, parse_trace, read_trace,
+    resolve_traced, trace_header, traced_path,
 };
 pub use watch::FileWatch;
 
@@ -265,6 +268,16 @@ pub fn save_tree(path: &Path, tree: &Tree) -> Result<Stamp, LoadError> {
 /// file keeps its permissions, and the folder is synced after the rename. A read-only
 /// file is refused ([`LoadError::ReadOnly`]) and left as it is.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), LoadError> {
+    use std::io::Write;
+    write_atomically_with(path, |f| f.write_all(bytes))
+}
+
+/// [`write_atomically`], the file's bytes written by `fill` (into the temporary file,
+/// which is removed when `fill` fails).
+pub(crate) fn write_atomically_with(
+    path: &Path,
+    fill: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>,
+) -> Result<(), LoadError> {
     let shown = path;
     let resolved = std::fs::canonicalize(path).ok();
     let path = resolved.as_deref().unwrap_or(path);
@@ -276,7 +289,7 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), LoadError> {
     // What a save of this file stopped by a kill left beside it goes (the user's folders
     // only: Arbor's own files are written by their one process).
     remove_stale_temporaries(path);
-    write_file(path, bytes).map_err(|e| LoadError::Write {
+    write_file(path, fill).map_err(|e| LoadError::Write {
         path: shown.to_owned(),
         source: Arc::new(e),
     })
@@ -305,7 +318,7 @@ pub fn write_own_file(path: &Path, bytes: &[u8]) -> Result<(), LoadError> {
             });
         }
     }
-    write_file(path, bytes).map_err(|e| LoadError::Write {
+    write_file(path, |f| std::io::Write::write_all(f, bytes)).map_err(|e| LoadError::Write {
         path: path.to_owned(),
         source: Arc::new(e),
     })
@@ -413,8 +426,12 @@ pub(crate) fn files_by_process(dir: &Path, prefix: &str, suffix: &str) -> Vec<(P
         .collect()
 }
 
-fn write_file(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    use std::io::Write;
+/// Writes `path` through a temporary file in the same folder, its bytes written by
+/// `fill`, and a rename.
+fn write_file(
+    path: &Path,
+    fill: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>,
+) -> std::io::Result<()> {
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_owned(),
         _ => PathBuf::from("."),
@@ -439,7 +456,7 @@ fn write_file(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
                     format!("cannot make a file in the folder {}: {e}", dir.display()),
                 )
             })?;
-        f.write_all(bytes)?;
+        fill(&mut f)?;
         if let Some(p) = permissions {
             f.set_permissions(p)?;
         }

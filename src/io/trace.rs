@@ -7,8 +7,10 @@ use std::sync::Arc;
 
 use sha2::{Digest, Sha256};
 
+use super::binary_trace::{Next, Records, Stop};
 use crate::runtime::{
-    EventKindOf, Reason, Status, TRACE_VERSION, TraceHeader, TracedAgent, TracedFile, ValueOf,
+    BINARY_TRACE_EXTENSION, BINARY_TRACE_MAGIC, EventKindOf, Reason, Status, TRACE_VERSION,
+    TraceEncoding, TraceHeader, TracedAgent, TracedFile, ValueOf,
 };
 
 /// The longest line a trace may have, in bytes: an event is a few hundred at most.
@@ -123,6 +125,8 @@ pub struct TraceFile {
     pub agents: Vec<String>,
     /// The events, in order.
     pub events: Vec<TracedEvent>,
+    /// Where its end was cut off mid-write (the events before it are all here), if it was.
+    pub cut: Option<TraceCut>,
 }
 
 /// Why a trace could not be read: the file, the line (0: the file as a whole) and what
@@ -162,88 +166,421 @@ fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<serde_json::
     <serde_json::Value as serde::Deserialize>::deserialize(d).map(Some)
 }
 
-/// Reads the trace at `path`.
+/// Reads the trace at `path`, in either encoding: every event up to the end, or up to a
+/// last line cut off mid-write ([`TraceFile::cut`]).
 pub fn read_trace(path: &Path) -> Result<TraceFile, TraceError> {
-    let file = std::fs::File::open(path).map_err(|e| TraceError {
-        path: path.to_owned(),
-        line: 0,
-        message: format!("cannot read: {e}"),
-    })?;
-    parse_trace(std::io::BufReader::new(file), path)
+    gather(TraceReader::open(path)?)
 }
 
-/// Reads a trace from `input`; `path` names it in errors.
-pub fn parse_trace(mut input: impl BufRead, path: &Path) -> Result<TraceFile, TraceError> {
-    let err = |line: usize, message: String| TraceError {
-        path: path.to_owned(),
-        line,
-        message,
+/// Reads a trace from `input`, in either encoding; `path` names it in errors.
+pub fn parse_trace(input: impl BufRead, path: &Path) -> Result<TraceFile, TraceError> {
+    gather(TraceReader::new(input, path)?)
+}
+
+/// Every event `reader` reads, with its header and agents.
+fn gather<R: BufRead>(mut reader: TraceReader<R>) -> Result<TraceFile, TraceError> {
+    let mut events = Vec::new();
+    while let Some(e) = reader.next_event()? {
+        events.push(e);
+    }
+    let cut = reader.cut();
+    let (header, agents) = reader.into_parts();
+    Ok(TraceFile {
+        header,
+        agents,
+        events,
+        cut,
+    })
+}
+
+/// Whether the file at `path` is a trace: its name ends in `.jsonl` or `.arbtrace`, it
+/// starts with a binary trace's first bytes, or its first line is a trace's header or
+/// event. Only a regular file is looked into, and only its first line.
+pub fn is_trace(path: &Path) -> bool {
+    let by_name = path.extension().is_some_and(|e| {
+        e.eq_ignore_ascii_case("jsonl") || e.eq_ignore_ascii_case(BINARY_TRACE_EXTENSION)
+    });
+    if by_name {
+        return true;
+    }
+    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return false;
+    }
+    let Ok(file) = std::fs::File::open(path) else {
+        return false;
     };
-    let mut trace = TraceFile {
-        header: None,
-        agents: Vec::new(),
-        events: Vec::new(),
+    let mut first = Vec::new();
+    if std::io::BufReader::new(file)
+        .take(MAX_TRACE_LINE as u64)
+        .read_until(b'\n', &mut first)
+        .is_err()
+    {
+        return false;
+    }
+    if first.starts_with(&BINARY_TRACE_MAGIC) {
+        return true;
+    }
+    let Ok(text) = std::str::from_utf8(&first) else {
+        return false;
     };
-    let mut buf = Vec::new();
-    let mut index = AgentIndex::default();
-    let mut number = 0;
-    loop {
-        buf.clear();
-        number += 1;
-        let read = input
+    let text = text.trim();
+    text.starts_with('{')
+        && (serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(text)
+            .is_ok_and(|o| o.contains_key("arbor_trace"))
+            || parse_event(text, &mut Vec::new(), &mut AgentIndex::default(), 1).is_ok())
+}
+
+/// Where in a trace: a line of JSON Lines (1 is the first), a byte of a binary trace (0
+/// is the first).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TracePlace {
+    /// A line.
+    Line(usize),
+    /// A byte.
+    Byte(u64),
+}
+
+/// The end of a trace cut off mid-write (a game that crashed with its writer's buffer
+/// half written, a run killed): the part of an event there is left out, and every event
+/// before it read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TraceCut {
+    /// Where the part left out starts.
+    pub at: TracePlace,
+    /// The steps the events before it show (a replay's last step).
+    pub steps: u64,
+}
+
+impl TraceCut {
+    /// What it means, in words: "the last line was cut off: 120 steps shown".
+    pub fn message(&self) -> String {
+        let what = match self.at {
+            TracePlace::Line(_) => "line",
+            TracePlace::Byte(_) => "event",
+        };
+        format!("the last {what} was cut off: {} steps shown", self.steps)
+    }
+
+    /// The trace at `path` and the place: `run.jsonl:69220`, `run.arbtrace: byte 4411`.
+    pub fn location(&self, path: &Path) -> String {
+        match self.at {
+            TracePlace::Line(n) => format!("{}:{n}", path.display()),
+            TracePlace::Byte(b) => format!("{}: byte {b}", path.display()),
+        }
+    }
+}
+
+/// A trace read one event at a time, in either encoding (a binary trace is told by its
+/// first bytes, [`crate::runtime::BINARY_TRACE_MAGIC`]; anything else is JSON Lines), in
+/// memory that does not grow with the trace: what `arbor validate` and `arbor convert` go
+/// through, and what [`read_trace`] gathers.
+pub struct TraceReader<R: BufRead> {
+    path: PathBuf,
+    header: Option<TraceHeader>,
+    agents: Vec<String>,
+    index: AgentIndex,
+    form: Form<R>,
+    cut: Option<TraceCut>,
+    /// The last frame of the events read (the start counted with the first step).
+    steps: u64,
+    events: usize,
+}
+
+/// The two encodings' readers.
+enum Form<R: BufRead> {
+    Lines(Lines<std::io::Chain<std::io::Cursor<Vec<u8>>, R>>),
+    Binary(Records<R>),
+}
+
+/// The lines of a JSON Lines trace, one at a time.
+struct Lines<R> {
+    input: R,
+    /// The line last read, and its number.
+    buf: Vec<u8>,
+    number: usize,
+    /// Whether `buf` holds a line read but not yet taken.
+    pending: bool,
+}
+
+impl<R: BufRead> Lines<R> {
+    /// Reads the next line into `buf` (or takes the one pending): whether it ends with a
+    /// newline; `None` at the end.
+    fn advance(&mut self, path: &Path) -> Result<Option<bool>, TraceError> {
+        if std::mem::take(&mut self.pending) {
+            return Ok(Some(self.buf.ends_with(b"\n")));
+        }
+        self.buf.clear();
+        self.number += 1;
+        let read = self
+            .input
             .by_ref()
             .take(MAX_TRACE_LINE as u64 + 1)
-            .read_until(b'\n', &mut buf)
-            .map_err(|e| err(number, format!("cannot read: {e}")))?;
+            .read_until(b'\n', &mut self.buf)
+            .map_err(|e| trace_error(path, self.number, format!("cannot read: {e}")))?;
         if read == 0 {
-            break;
+            return Ok(None);
         }
-        if buf.len() > MAX_TRACE_LINE {
-            return Err(err(
-                number,
+        if self.buf.len() > MAX_TRACE_LINE {
+            return Err(trace_error(
+                path,
+                self.number,
                 format!("a line longer than {MAX_TRACE_LINE} bytes; an event is one short line"),
             ));
         }
-        let text = std::str::from_utf8(&buf)
-            .map_err(|_| err(number, "not UTF-8 text".into()))?
-            .trim();
+        Ok(Some(self.buf.ends_with(b"\n")))
+    }
+}
+
+/// A [`TraceError`].
+fn trace_error(path: &Path, line: usize, message: String) -> TraceError {
+    TraceError {
+        path: path.to_owned(),
+        line,
+        message,
+    }
+}
+
+/// Whether `text`, a last line without its newline, is the start of a JSON value cut off
+/// before its end.
+fn cut_short(text: &str) -> bool {
+    serde_json::from_str::<serde::de::IgnoredAny>(text).is_err_and(|e| e.is_eof())
+}
+
+/// A header line's text as a header: of the version this Arbor reads, with a positive dt.
+fn parse_header(text: &str) -> Result<TraceHeader, String> {
+    let header: TraceHeader =
+        serde_json::from_str(text).map_err(|e| format!("the header does not read: {e}"))?;
+    if header.arbor_trace != TRACE_VERSION {
+        return Err(format!(
+            "a trace of version {}; this Arbor reads version {TRACE_VERSION}",
+            header.arbor_trace
+        ));
+    }
+    if !(header.dt.is_finite() && header.dt > 0.0) {
+        return Err(format!("dt must be positive, not {}", header.dt));
+    }
+    Ok(header)
+}
+
+impl TraceReader<std::io::BufReader<std::fs::File>> {
+    /// The trace at `path`, its header read.
+    pub fn open(path: &Path) -> Result<Self, TraceError> {
+        let file = std::fs::File::open(path)
+            .map_err(|e| trace_error(path, 0, format!("cannot read: {e}")))?;
+        Self::new(std::io::BufReader::with_capacity(1 << 16, file), path)
+    }
+}
+
+impl<R: BufRead> TraceReader<R> {
+    /// The trace `input` holds, its header read; `path` names it in errors.
+    pub fn new(mut input: R, path: &Path) -> Result<Self, TraceError> {
+        let mut first = [0; BINARY_TRACE_MAGIC.len()];
+        let mut n = 0;
+        while n < first.len() {
+            match input.read(&mut first[n..]) {
+                Ok(0) => break,
+                Ok(k) => n += k,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(trace_error(path, 0, format!("cannot read: {e}"))),
+            }
+        }
+        let form = if first == BINARY_TRACE_MAGIC {
+            Form::Binary(Records::new(input, n as u64))
+        } else {
+            Form::Lines(Lines {
+                input: std::io::Cursor::new(first[..n].to_vec()).chain(input),
+                buf: Vec::new(),
+                number: 0,
+                pending: false,
+            })
+        };
+        let mut reader = Self {
+            path: path.to_owned(),
+            header: None,
+            agents: Vec::new(),
+            index: AgentIndex::default(),
+            form,
+            cut: None,
+            steps: 0,
+            events: 0,
+        };
+        reader.read_header()?;
+        Ok(reader)
+    }
+
+    /// Reads the header, if the trace has one: a binary trace's after its first bytes,
+    /// the first line of JSON Lines when it names `arbor_trace` (else that line is left
+    /// for the first event).
+    fn read_header(&mut self) -> Result<(), TraceError> {
+        let path = self.path.clone();
+        let text = match &mut self.form {
+            Form::Binary(records) => {
+                let start = records.offset();
+                match records.header_text() {
+                    Ok(None) => return Ok(()),
+                    Ok(Some(text)) => text,
+                    Err(Stop::Cut) => {
+                        self.cut = Some(TraceCut {
+                            at: TracePlace::Byte(start),
+                            steps: 0,
+                        });
+                        return Ok(());
+                    }
+                    Err(Stop::Bad(m)) => return Err(trace_error(&path, 0, m)),
+                    Err(Stop::Io(e)) => {
+                        return Err(trace_error(&path, 0, format!("cannot read: {e}")));
+                    }
+                }
+            }
+            Form::Lines(lines) => {
+                let Some(complete) = lines.advance(&path)? else {
+                    return Ok(());
+                };
+                let text = std::str::from_utf8(&lines.buf).unwrap_or("").trim();
+                if !text.contains("\"arbor_trace\"") {
+                    lines.pending = true;
+                    return Ok(());
+                }
+                if !complete && cut_short(text) {
+                    self.cut = Some(TraceCut {
+                        at: TracePlace::Line(1),
+                        steps: 0,
+                    });
+                    return Ok(());
+                }
+                text.to_owned()
+            }
+        };
+        let line = usize::from(matches!(self.form, Form::Lines(_)));
+        let header = parse_header(&text).map_err(|m| trace_error(&path, line, m))?;
+        self.agents = header.agents.iter().map(|a| a.name.clone()).collect();
+        self.index = AgentIndex::of(&self.agents);
+        self.header = Some(header);
+        Ok(())
+    }
+
+    /// Its header; `None` for a trace written without one.
+    pub fn header(&self) -> Option<&TraceHeader> {
+        self.header.as_ref()
+    }
+
+    /// The agents so far: the header's, then any other the events read name.
+    pub fn agents(&self) -> &[String] {
+        &self.agents
+    }
+
+    /// How it is written.
+    pub fn encoding(&self) -> TraceEncoding {
+        match self.form {
+            Form::Lines(_) => TraceEncoding::JsonLines,
+            Form::Binary(_) => TraceEncoding::Binary,
+        }
+    }
+
+    /// The events read so far.
+    pub fn events(&self) -> usize {
+        self.events
+    }
+
+    /// The steps the events read so far show (a replay's last step).
+    pub fn steps(&self) -> u64 {
+        self.steps
+    }
+
+    /// The end cut off mid-write, once [`TraceReader::next_event`] has come to it.
+    pub fn cut(&self) -> Option<TraceCut> {
+        self.cut
+    }
+
+    /// Its header and its agents (those the events read named included).
+    pub fn into_parts(self) -> (Option<TraceHeader>, Vec<String>) {
+        (self.header, self.agents)
+    }
+
+    /// The next event; `None` at the end, or at a last line cut off mid-write
+    /// ([`TraceReader::cut`] then says where).
+    pub fn next_event(&mut self) -> Result<Option<TracedEvent>, TraceError> {
+        if self.cut.is_some() {
+            return Ok(None);
+        }
+        let event = match &mut self.form {
+            Form::Lines(lines) => {
+                match next_line_event(lines, &self.path, &mut self.agents, &mut self.index)? {
+                    Ok(e) => e,
+                    Err(line) => {
+                        return Ok(self.cut_at(TracePlace::Line(line)));
+                    }
+                }
+            }
+            Form::Binary(records) => match records.next(&mut self.agents, &mut self.index) {
+                Ok(Next::Event(e)) => Some(e),
+                Ok(Next::End) => None,
+                Ok(Next::Cut(at)) => return Ok(self.cut_at(TracePlace::Byte(at))),
+                Err((at, Stop::Bad(m))) => {
+                    return Err(trace_error(&self.path, 0, format!("byte {at}: {m}")));
+                }
+                Err((at, Stop::Io(e))) => {
+                    return Err(trace_error(
+                        &self.path,
+                        0,
+                        format!("byte {at}: cannot read: {e}"),
+                    ));
+                }
+                Err((at, Stop::Cut)) => return Ok(self.cut_at(TracePlace::Byte(at))),
+            },
+        };
+        if let Some(e) = &event {
+            self.events += 1;
+            self.steps = self.steps.max(e.step.max(1));
+        }
+        Ok(event)
+    }
+
+    /// Notes the cut at `at`; no event.
+    fn cut_at(&mut self, at: TracePlace) -> Option<TracedEvent> {
+        self.cut = Some(TraceCut {
+            at,
+            steps: self.steps,
+        });
+        None
+    }
+}
+
+/// The next event of a JSON Lines trace (`None` at its end), or `Err(line)` for a last
+/// line cut off mid-write.
+fn next_line_event<R: BufRead>(
+    lines: &mut Lines<R>,
+    path: &Path,
+    agents: &mut Vec<String>,
+    index: &mut AgentIndex,
+) -> Result<Result<Option<TracedEvent>, usize>, TraceError> {
+    loop {
+        let Some(complete) = lines.advance(path)? else {
+            return Ok(Ok(None));
+        };
+        let number = lines.number;
+        let text = match std::str::from_utf8(&lines.buf) {
+            Ok(t) => t.trim(),
+            // A character cut in two.
+            Err(e) if !complete && e.error_len().is_none() => return Ok(Err(number)),
+            Err(_) => return Err(trace_error(path, number, "not UTF-8 text".into())),
+        };
         if text.is_empty() {
             continue;
         }
-        if number == 1 && text.contains("\"arbor_trace\"") {
-            let header: TraceHeader = serde_json::from_str(text)
-                .map_err(|e| err(number, format!("the header does not read: {e}")))?;
-            if header.arbor_trace != TRACE_VERSION {
-                return Err(err(
-                    number,
-                    format!(
-                        "a trace of version {}; this Arbor reads version {TRACE_VERSION}",
-                        header.arbor_trace
-                    ),
-                ));
+        return match parse_event(text, agents, index, number) {
+            Ok(e) => Ok(Ok(Some(e))),
+            Err(_) if !complete && cut_short(text) => Ok(Err(number)),
+            Err(m) => {
+                let hint = if number == 1 && text.contains("\"format\"") {
+                    " (is it a tree file? a trace is JSON Lines of events)"
+                } else {
+                    ""
+                };
+                Err(trace_error(path, number, format!("{m}{hint}")))
             }
-            if !(header.dt.is_finite() && header.dt > 0.0) {
-                return Err(err(
-                    number,
-                    format!("dt must be positive, not {}", header.dt),
-                ));
-            }
-            trace.agents = header.agents.iter().map(|a| a.name.clone()).collect();
-            index = AgentIndex::of(&trace.agents);
-            trace.header = Some(header);
-            continue;
-        }
-        let event = parse_event(text, &mut trace.agents, &mut index, number).map_err(|m| {
-            let hint = if number == 1 && text.contains("\"format\"") {
-                " (is it a tree file? a trace is JSON Lines of events)"
-            } else {
-                ""
-            };
-            err(number, format!("{m}{hint}"))
-        })?;
-        trace.events.push(event);
+        };
     }
-    Ok(trace)
 }
 
 /// The agents of a trace, by name, each with its place; at most [`MAX_TRACE_AGENTS`].
@@ -273,7 +610,7 @@ impl AgentIndex {
     }
 
     /// The place of agent `name` among `names`, which gain it if it is new.
-    fn place(&mut self, name: &str, names: &mut Vec<String>) -> Result<usize, String> {
+    pub(super) fn place(&mut self, name: &str, names: &mut Vec<String>) -> Result<usize, String> {
         if let Some(&i) = self.places.get(name) {
             return Ok(i);
         }
@@ -323,7 +660,7 @@ pub fn parse_event(
 
 /// Whether events of this kind always name a node (a warning, or a value the world
 /// removed from a context, names none).
-fn needs_node(kind: &EventKindOf<Arc<str>>) -> bool {
+pub(super) fn needs_node(kind: &EventKindOf<Arc<str>>) -> bool {
     use EventKindOf as K;
     !matches!(kind, K::Warning(_) | K::Context(_, None))
 }

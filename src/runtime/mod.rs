@@ -6,6 +6,7 @@
 //! runtime is generic over the game's agent type `A`, which every behaviour receives.
 
 mod behaviour;
+mod binary_trace;
 mod exec;
 mod instance;
 mod kinds;
@@ -16,6 +17,11 @@ mod trace;
 
 pub use behaviour::{
     Action, Behaviours, CondIo, Condition, Context, CtxValue, KeyId, LeafIo, NodeSpec, Outcome,
+};
+pub(crate) use binary_trace::code as binary_code;
+pub use binary_trace::{
+    BINARY_TRACE_EXTENSION, BINARY_TRACE_MAGIC, BINARY_TRACE_VERSION, BinaryTrace,
+    MAX_TRACE_STRINGS, TraceEncoding, TraceWriter,
 };
 pub use instance::{Instance, NodeState, NodeStateOf, RunStats, step_all};
 pub use kinds::leaf::MAX_DURATION;

@@ -69,17 +69,29 @@ impl<S> ValueOf<S> {
     }
 }
 
+impl<S> ValueOf<S> {
+    /// The text a trace writes in place of a number or a point that is not finite (JSON
+    /// has no NaN or infinity); `None` for any other value.
+    pub fn unwritable_text(&self) -> Option<String> {
+        match self {
+            ValueOf::Position([x, y]) if !(x.is_finite() && y.is_finite()) => {
+                Some(format!("({x}, {y})"))
+            }
+            ValueOf::Number(n) if !n.is_finite() => Some(n.to_string()),
+            _ => None,
+        }
+    }
+}
+
 impl<S: AsRef<str>> ValueOf<S> {
     /// The value as JSON: `{"entity":12}`, `[x,y]`, a number or a string.
     pub fn to_json(&self) -> serde_json::Value {
         use serde_json::{Value, json};
+        if let Some(text) = self.unwritable_text() {
+            return Value::String(text);
+        }
         match self {
             ValueOf::Entity(e) => json!({ "entity": e }),
-            // JSON has no NaN or infinity: such a value is written as its text.
-            ValueOf::Position([x, y]) if !(x.is_finite() && y.is_finite()) => {
-                Value::String(format!("({x}, {y})"))
-            }
-            ValueOf::Number(n) if !n.is_finite() => Value::String(n.to_string()),
             ValueOf::Position([x, y]) => json!([x, y]),
             ValueOf::Number(n) => json!(n),
             ValueOf::Text(t) => Value::String(t.as_ref().to_owned()),
@@ -188,6 +200,69 @@ impl<F: FnMut(&Event<'_>)> Observer for F {
     }
 }
 
+/// Two observers of one step, each told everything, the first before the second: a trace
+/// recorded in both encodings at once, say. Calls go straight to each (no indirection);
+/// nest pairs for more, `(a, (b, c))`. Observers that are lent rather than owned (a
+/// recorder kept across steps, the observer a game's `remote::GameLink::watch` gives) go
+/// in an array of `&mut dyn Observer` instead.
+///
+/// ```
+/// # use arbor::model::{Catalog, NoAssets};
+/// # use arbor::runtime::{Behaviours, Instance, Program};
+/// use arbor::runtime::{BinaryTrace, JsonlTrace, Observer};
+/// # let tree = arbor::io::parse_tree(r#"{"format": "arbor.tree", "version": 1, "nodes": [
+/// #     {"id": "root", "kind": "Root", "inputs": {"child": ["patrol"]}},
+/// #     {"id": "patrol", "kind": "MockAction", "fields": {"script": "RRS"}}]}"#,
+/// #     std::path::Path::new("guard.json"))?;
+/// # let program = std::sync::Arc::new(Program::compile(&tree, &Catalog::builtin(), &NoAssets, &Behaviours::<()>::with_builtins())?);
+/// let mut guard = Instance::new(program, 7);
+/// // Owned: both recorders in one pair, taken apart at the end.
+/// let mut both = (JsonlTrace::new(Vec::new(), "guard-1"), BinaryTrace::new(Vec::new(), "guard-1"));
+/// for _frame in 0..30 {
+///     guard.step(1.0 / 30.0, &mut (), Some(&mut both));
+/// }
+/// let (text, binary) = (both.0.finish()?, both.1.finish()?);
+/// assert!(binary.len() * 5 < text.len());
+///
+/// // Lent: a recorder kept across steps and a counter made for one step.
+/// let mut trace = JsonlTrace::new(Vec::new(), "guard-1");
+/// let mut events = 0;
+/// for _frame in 0..30 {
+///     let mut count = |_: &arbor::runtime::Event<'_>| events += 1;
+///     let mut all: [&mut dyn Observer; 2] = [&mut trace, &mut count];
+///     guard.step(1.0 / 30.0, &mut (), Some(&mut all));
+/// }
+/// assert_eq!(trace.finish()?.iter().filter(|&&b| b == b'\n').count(), events);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+impl<A: Observer, B: Observer> Observer for (A, B) {
+    fn event(&mut self, event: &Event<'_>) {
+        self.0.event(event);
+        self.1.event(event);
+    }
+
+    fn agent(&mut self, name: &str) {
+        self.0.agent(name);
+        self.1.agent(name);
+    }
+}
+
+/// Observers of one step, lent for it, each told everything in the array's order (the
+/// [pair](#impl-Observer-for-(A,+B)) shows both forms).
+impl<const N: usize> Observer for [&mut dyn Observer; N] {
+    fn event(&mut self, event: &Event<'_>) {
+        for o in self.iter_mut() {
+            o.event(event);
+        }
+    }
+
+    fn agent(&mut self, name: &str) {
+        for o in self.iter_mut() {
+            o.agent(name);
+        }
+    }
+}
+
 /// The version of the trace format a [`TraceHeader`] names.
 pub const TRACE_VERSION: u32 = 1;
 
@@ -271,6 +346,11 @@ impl<W: Write> JsonlTrace<W> {
     /// Sets the agent written in each line (for writing several agents into one stream).
     pub fn set_agent(&mut self, agent: &str) {
         self.agent = json_string(agent);
+    }
+
+    /// The length of the last line written, its newline included.
+    pub(crate) fn last_line_len(&self) -> usize {
+        self.line.len()
     }
 
     /// Flushes and returns the first write error, if any.

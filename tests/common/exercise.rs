@@ -108,13 +108,58 @@ pub fn library_text(text: &str) {
     }
 }
 
-/// A trace's bytes: read (an error naming the line, never a panic); a trace that reads is
-/// replayed to its end and back to its start.
+/// A trace's bytes: read (an error naming the file, never a panic); a trace that reads is
+/// written in both encodings, each reading back to the same trace, and is replayed to its
+/// end and back to its start.
 pub fn trace_bytes(data: &[u8]) {
-    let path = Path::new("fuzz.jsonl");
+    read_trace_bytes(data, Path::new("fuzz.jsonl"));
+}
+
+/// Any bytes after a binary trace's first bytes and version (bytes that start with them
+/// already are taken as they are), through all of [`trace_bytes`].
+pub fn binary_trace_bytes(data: &[u8]) {
+    let magic = arbor::runtime::BINARY_TRACE_MAGIC;
+    let bytes = if data.starts_with(&magic) {
+        data.to_vec()
+    } else {
+        [&magic[..], &[1], data].concat()
+    };
+    read_trace_bytes(&bytes, Path::new("fuzz.arbtrace"));
+}
+
+/// What [`trace_bytes`] does, the trace named `path`.
+fn read_trace_bytes(data: &[u8], path: &Path) {
     match arbor::io::parse_trace(data, path) {
-        Err(e) => assert!(e.to_string().starts_with("fuzz.jsonl")),
+        Err(e) => assert!(e.to_string().starts_with(&path.display().to_string())),
         Ok(trace) => {
+            for encoding in [
+                arbor::runtime::TraceEncoding::Binary,
+                arbor::runtime::TraceEncoding::JsonLines,
+            ] {
+                let mut reader = arbor::io::TraceReader::new(data, path).expect("it read once");
+                // JSON Lines refuses an event of a line past its limit; nothing else fails.
+                let Ok((written, _)) =
+                    arbor::io::write_trace(&mut reader, encoding, Vec::new(), path)
+                else {
+                    assert_eq!(encoding, arbor::runtime::TraceEncoding::JsonLines);
+                    continue;
+                };
+                let back =
+                    arbor::io::parse_trace(&written[..], path).expect("what is written reads");
+                let unlined = |events: &[arbor::io::TracedEvent]| -> Vec<arbor::io::TracedEvent> {
+                    events
+                        .iter()
+                        .map(|e| arbor::io::TracedEvent {
+                            line: 0,
+                            ..e.clone()
+                        })
+                        .collect()
+                };
+                assert_eq!(back.header, trace.header);
+                assert_eq!(back.agents, trace.agents);
+                assert_eq!(unlined(&back.events), unlined(&trace.events));
+                assert_eq!(back.cut, None);
+            }
             // A breakpoint on entering the first node the trace names.
             let breaks: Vec<arbor::debug::Breakpoint> = trace
                 .events

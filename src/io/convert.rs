@@ -1,0 +1,130 @@
+//! `arbor convert`: a trace written again in the other encoding, event by event, in
+//! memory that does not grow with the trace.
+
+use std::io::{BufRead, Write};
+use std::path::Path;
+
+use super::trace::{MAX_TRACE_LINE, TraceCut, TraceError, TraceReader};
+use crate::runtime::{Event, Observer, TraceEncoding, TraceWriter};
+
+/// What a conversion wrote.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Converted {
+    /// The events written.
+    pub events: usize,
+    /// The steps they show.
+    pub steps: u64,
+    /// Where the input's end was cut off mid-write, if it was (the part left out).
+    pub cut: Option<TraceCut>,
+    /// The input's and the output's sizes in bytes, when both are files.
+    pub sizes: Option<(u64, u64)>,
+}
+
+/// Writes the trace `reader` reads to `out` in `encoding`: its header, and its events in
+/// their order, so that what is written reads back to what `reader` reads (the events'
+/// lines included). `path` names `out` in errors; an event that JSON Lines cannot hold
+/// (a line past [`MAX_TRACE_LINE`]) is an error.
+pub fn write_trace<R: BufRead, W: Write>(
+    reader: &mut TraceReader<R>,
+    encoding: TraceEncoding,
+    out: W,
+    path: &Path,
+) -> Result<(W, Converted), TraceError> {
+    let failed = |line: usize, message: String| TraceError {
+        path: path.to_owned(),
+        line,
+        message,
+    };
+    let mut writer = TraceWriter::new(encoding, out, "");
+    if let Some(header) = reader.header() {
+        writer.write_header(header);
+    }
+    let mut agent = None;
+    while let Some(e) = reader.next_event()? {
+        if agent != Some(e.agent) {
+            writer.set_agent(reader.agents().get(e.agent).map_or("", String::as_str));
+            agent = Some(e.agent);
+        }
+        writer.event(&Event {
+            step: e.step,
+            // No program to number the node by: the writer looks it up by its id.
+            node: e.node.as_ref().map(|_| u32::MAX),
+            node_id: e.node.as_deref().unwrap_or(""),
+            kind: e.kind.map(|t| &**t),
+        });
+        if writer.last_line_len() > MAX_TRACE_LINE {
+            return Err(failed(
+                e.line,
+                format!(
+                    "this event is a line of {} bytes in JSON Lines, which holds at most {MAX_TRACE_LINE}",
+                    writer.last_line_len()
+                ),
+            ));
+        }
+    }
+    let out = writer
+        .finish()
+        .map_err(|e| failed(0, format!("cannot write: {e}")))?;
+    Ok((
+        out,
+        Converted {
+            events: reader.events(),
+            steps: reader.steps(),
+            cut: reader.cut(),
+            sizes: None,
+        },
+    ))
+}
+
+/// Writes the trace at `input` to the file `output`, in the encoding its name asks for
+/// ([`TraceEncoding::for_path`]), through a temporary file and a rename: a conversion
+/// that fails leaves nothing. A path that names the input itself is refused.
+pub fn convert_trace(input: &Path, output: &Path) -> Result<Converted, TraceError> {
+    let refused = |message: String| TraceError {
+        path: output.to_owned(),
+        line: 0,
+        message,
+    };
+    if input == output || super::same_file(input, output) {
+        return Err(refused(format!(
+            "would write over {}, the trace it converts; give another path",
+            input.display()
+        )));
+    }
+    let mut reader = TraceReader::open(input)?;
+    let encoding = TraceEncoding::for_path(output);
+    // The reader's error, kept while the write is undone.
+    let mut failed = None;
+    let mut done = None;
+    let written = super::write_atomically_with(output, |file| {
+        match write_trace(&mut reader, encoding, std::io::BufWriter::new(file), output) {
+            Ok((_, converted)) => {
+                done = Some(converted);
+                Ok(())
+            }
+            Err(e) => {
+                let stop = std::io::Error::other(e.to_string());
+                failed = Some(e);
+                Err(stop)
+            }
+        }
+    });
+    match (failed, written, done) {
+        (Some(e), _, _) => Err(e),
+        (None, Err(e), _) => {
+            let text = e.to_string();
+            let shown = format!("{}: ", output.display());
+            Err(refused(
+                text.strip_prefix(&shown).unwrap_or(&text).to_owned(),
+            ))
+        }
+        (None, Ok(()), Some(converted)) => {
+            let size = |p: &Path| std::fs::metadata(p).map(|m| m.len());
+            Ok(Converted {
+                sizes: size(input).and_then(|i| Ok((i, size(output)?))).ok(),
+                ..converted
+            })
+        }
+        (None, Ok(()), None) => Err(refused("nothing was written".into())),
+    }
+}
