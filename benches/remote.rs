@@ -5,8 +5,9 @@
 //! - with a link and no editor listening, one agent watched;
 //! - with a link to an editor listening (in this process), one agent streamed;
 //! - with a link to a hostile editor that floods the game with junk commands as fast as
-//!   the game takes them (steps, pauses, streams, triggers and breakpoints for agents it
-//!   does not have, steps of an agent it does not hold).
+//!   the game takes them (steps, pauses, streams and triggers for agents it does not have,
+//!   steps of an agent it does not hold, breakpoints and go-ons for every agent of the
+//!   hello, which names all 1,000).
 //!
 //! Each prints the median frame and the worst frame of the round (the median of the
 //! rounds' worst), since what a hostile peer could do is make some frame late.
@@ -44,13 +45,10 @@ fn program() -> Arc<Program<()>> {
 fn hello() -> Hello {
     let path =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("sample_trees/mock_sketch.json");
-    Hello::new(
-        "bench",
-        0.1,
-        0,
-        &[("agent-0".into(), path.clone())],
-        &[path],
-    )
+    let agents: Vec<(String, std::path::PathBuf)> = (0..AGENTS)
+        .map(|i| (format!("agent-{i}"), path.clone()))
+        .collect();
+    Hello::new("bench", 0.1, 0, &agents, &[path])
 }
 
 /// The median and the worst frame, in microseconds, of `AGENTS` agents over `FRAMES`
@@ -94,21 +92,26 @@ fn hostile_editor(stop: Arc<AtomicBool>) -> EditorAddress {
         let Ok((stream, _)) = fake.accept() else {
             return;
         };
+        let mut input = BufReader::new(stream.try_clone().expect("a second handle"));
         let mut line = String::new();
-        let _ = BufReader::new(stream.try_clone().expect("a second handle")).read_line(&mut line);
+        let _ = input.read_line(&mut line);
+        // What the game sends is read and let go, as an editor does.
+        std::thread::spawn(move || std::io::copy(&mut input, &mut std::io::sink()));
         let mut out = std::io::BufWriter::new(stream);
         let _ = out.write_all(b"{\"welcome\":{}}\n");
         let mut k = 0u64;
         while !stop.load(Ordering::Relaxed) {
             k += 1;
-            let junk = match k % 6 {
+            // What costs the game's link the most: what every agent has, replaced.
+            let junk = match k % 7 {
                 0 => format!("{{\"step\":\"ghost-{k}\"}}\n"),
                 1 => "{\"step\":\"agent-0\"}\n".to_owned(),
-                2 => format!("{{\"stream\":[\"ghost-{k}\"]}}\n"),
+                2 => format!("{{\"stream\":[\"ghost-{k}\",\"agent-{}\"]}}\n", k % 999 + 1),
                 3 => format!("{{\"pause\":\"ghost-{k}\"}}\n"),
-                4 => format!(
-                    "{{\"breakpoints\":[{{\"agent\":\"ghost-{k}\",\"node\":\"n\",\"on\":\"enter\"}}]}}\n"
-                ),
+                4 => {
+                    format!("{{\"breakpoints\":[{{\"node\":\"nowhere-{k}\",\"on\":\"enter\"}}]}}\n")
+                }
+                5 => "{\"continue\":null}\n".to_owned(),
                 _ => format!(
                     "{{\"trigger\":{{\"agent\":\"ghost-{k}\",\"id\":\"alarm\",\"payload\":null}}}}\n"
                 ),

@@ -756,7 +756,10 @@ fn a_replay_and_a_games_later_agents_name_their_nodes_by_the_titles_in_their_tre
         agents: Vec::new(),
         events: Vec::new(),
         next: 0,
-        window: 1_000_000,
+        window: arbor::debug::EventWindow {
+            events: 1_000_000,
+            bytes: 1 << 30,
+        },
     });
     game.learn_titles(&Catalog::builtin());
     let sent = trace.events.len() as u64;

@@ -271,46 +271,60 @@ fn bad_messages_end_only_their_own_connection_with_the_reason() {
     assert_eq!(listener.games().len(), 2);
 }
 
+/// Sends `command` to game `id` and waits until the game has it.
+fn tell(listener: &Listener, id: u64, link: &GameLink, command: &GameCommand) {
+    let before = link.told();
+    assert!(listener.send(id, command));
+    until("the game to hear it", || link.told() > before);
+}
+
+/// A breakpoint on entering `node`, for `agents` (`None`: every agent).
+fn on_enter(node: &str, agents: Option<&[&str]>) -> GameCommand {
+    GameCommand::Breakpoints(vec![GameBreakpoint {
+        node: node.into(),
+        on: BreakOn::Enter,
+        agents: agents.map(|a| a.iter().map(|n| (*n).to_owned()).collect()),
+    }])
+}
+
+/// The game's frame: each agent it may step, stepped and watched.
+fn frame(link: &GameLink, agents: &mut [(&str, Instance<()>)]) {
+    for (name, a) in agents.iter_mut() {
+        if link.may_step(name) {
+            a.step(0.1, &mut (), Some(&mut link.watch(name)));
+        }
+    }
+}
+
+/// Frames until the game holds an agent (at most 50).
+fn until_held(link: &GameLink, agents: &mut [(&str, Instance<()>)]) {
+    for _ in 0..50 {
+        frame(link, agents);
+        if !link.paused().is_empty() {
+            return;
+        }
+    }
+}
+
 #[test]
-fn the_editor_pauses_a_game_agent_at_a_breakpoint_steps_and_continues_it_and_silence_lets_it_go() {
+fn the_editor_pauses_a_game_agent_at_a_breakpoint_steps_and_continues_it() {
     let listener = Listener::local(0).unwrap();
     let link = link_to(&listener, &hello("g", &["a", "b"]));
     until("the game to connect", || link.connected());
     until("the editor to list it", || listener.games().len() == 1);
     let id = only(&listener);
-    let breakpoint = |node: &str| {
-        GameCommand::Breakpoints(vec![GameBreakpoint {
-            agent: "a".into(),
-            node: node.into(),
-            on: BreakOn::Enter,
-        }])
-    };
     // A breakpoint on entering `build`, for agent a only.
-    assert!(listener.send(id, &breakpoint("build")));
-    std::thread::sleep(Duration::from_millis(100));
+    tell(&listener, id, &link, &on_enter("build", Some(&["a"])));
     let program = program();
     let mut agents: Vec<(&str, Instance<()>)> = ["a", "b"]
         .into_iter()
         .map(|n| (n, Instance::new(program.clone(), 0)))
         .collect();
-    // The game's frame: each agent it may step, stepped and watched.
-    let frame = |agents: &mut Vec<(&str, Instance<()>)>| {
-        for (name, a) in agents.iter_mut() {
-            if link.may_step(name) {
-                a.step(0.1, &mut (), Some(&mut link.watch(name)));
-            }
-        }
-    };
-    for _ in 0..50 {
-        frame(&mut agents);
-        if !link.paused().is_empty() {
-            break;
-        }
-    }
+    until_held(&link, &mut agents);
     assert_eq!(link.paused(), ["a"], "a stopped at its breakpoint");
     let (held, other) = (agents[0].1.step_number(), agents[1].1.step_number());
     for _ in 0..10 {
-        frame(&mut agents);
+        frame(&link, &mut agents);
     }
     assert_eq!(agents[0].1.step_number(), held, "a waits");
     assert_eq!(agents[1].1.step_number(), other + 10, "b goes on");
@@ -318,11 +332,10 @@ fn the_editor_pauses_a_game_agent_at_a_breakpoint_steps_and_continues_it_and_sil
         listener.games()[0].paused.iter().eq(["a"].iter())
     });
     // Step: one step, then paused again. A step for an agent not held does nothing.
-    assert!(listener.send(id, &GameCommand::Step("b".into())));
-    assert!(listener.send(id, &GameCommand::Step("a".into())));
-    std::thread::sleep(Duration::from_millis(100));
+    tell(&listener, id, &link, &GameCommand::Step("b".into()));
+    tell(&listener, id, &link, &GameCommand::Step("a".into()));
     for _ in 0..5 {
-        frame(&mut agents);
+        frame(&link, &mut agents);
     }
     assert_eq!(agents[0].1.step_number(), held + 1);
     // A trigger, for the game to give; one for an agent it does not have is not kept.
@@ -333,9 +346,8 @@ fn the_editor_pauses_a_game_agent_at_a_breakpoint_steps_and_continues_it_and_sil
             payload: Some("north gate".into()),
         })
     };
-    assert!(listener.send(id, &trigger("ghost")));
-    assert!(listener.send(id, &trigger("b")));
-    std::thread::sleep(Duration::from_millis(100));
+    tell(&listener, id, &link, &trigger("ghost"));
+    tell(&listener, id, &link, &trigger("b"));
     let given = link.take_triggers();
     assert_eq!(given.len(), 1);
     assert_eq!(
@@ -344,16 +356,14 @@ fn the_editor_pauses_a_game_agent_at_a_breakpoint_steps_and_continues_it_and_sil
     );
     assert_eq!(given[0].payload.as_deref(), Some("north gate"));
     // Continue: a runs on.
-    assert!(listener.send(id, &GameCommand::Continue(None)));
-    std::thread::sleep(Duration::from_millis(100));
-    frame(&mut agents);
+    tell(&listener, id, &link, &GameCommand::Continue(None));
+    frame(&link, &mut agents);
     assert_eq!(agents[0].1.step_number(), held + 2);
     assert!(listener.games()[0].paused.is_empty());
     // Pause: every agent the game asks about is held, and the editor hears of each.
-    assert!(listener.send(id, &GameCommand::Pause(None)));
-    std::thread::sleep(Duration::from_millis(100));
+    tell(&listener, id, &link, &GameCommand::Pause(None));
     let (a_at, b_at) = (agents[0].1.step_number(), agents[1].1.step_number());
-    frame(&mut agents);
+    frame(&link, &mut agents);
     assert_eq!(
         (agents[0].1.step_number(), agents[1].1.step_number()),
         (a_at, b_at),
@@ -362,24 +372,60 @@ fn the_editor_pauses_a_game_agent_at_a_breakpoint_steps_and_continues_it_and_sil
     until("the editor to hear of both", || {
         listener.games()[0].paused.len() == 2
     });
-    assert!(listener.send(id, &GameCommand::Continue(None)));
-    // Paused again (the sketch's guard fails from step 8 on, so `rest` runs), then the
-    // editor says nothing: the game lets it go after five seconds. (Its heartbeat goes on
-    // without the editor's frames: the editor is dropped to be silent.)
-    assert!(listener.send(id, &breakpoint("rest")));
-    std::thread::sleep(Duration::from_millis(100));
-    for _ in 0..50 {
-        frame(&mut agents);
-        if !link.paused().is_empty() {
+    // A breakpoint for every agent (none named): both held at `rest` in turn.
+    tell(&listener, id, &link, &GameCommand::Continue(None));
+    tell(&listener, id, &link, &on_enter("rest", None));
+    for _ in 0..60 {
+        frame(&link, &mut agents);
+        if link.paused().len() == 2 {
             break;
         }
     }
-    assert_eq!(link.paused(), ["a"], "a stopped again");
+    assert_eq!(link.paused(), ["a", "b"]);
+    // The editor's heartbeat keeps them held past five seconds of no command.
+    std::thread::sleep(arbor::remote::RELEASE_AFTER + Duration::from_millis(700));
+    assert!(!link.may_step("a"), "held while the editor is there");
+}
+
+/// An editor that says the welcome and `lines`, then nothing, the connection open.
+fn silent_editor(lines: &'static [u8]) -> EditorAddress {
+    let fake = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = fake.local_addr().unwrap();
+    std::thread::spawn(move || {
+        let (stream, _) = fake.accept().unwrap();
+        let mut line = String::new();
+        BufReader::new(stream.try_clone().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let mut out = stream;
+        out.write_all(b"{\"welcome\":{}}\n").unwrap();
+        out.write_all(lines).unwrap();
+        std::thread::sleep(Duration::from_secs(30));
+        drop(out);
+    });
+    EditorAddress {
+        addr,
+        token: "t".into(),
+    }
+}
+
+#[test]
+fn an_editor_silent_for_five_seconds_lets_the_games_held_agent_go() {
+    let link = GameLink::connect_to(
+        &hello("g", &["a"]),
+        silent_editor(b"{\"breakpoints\":[{\"node\":\"build\",\"on\":\"enter\"}]}\n"),
+    );
+    until("the game to hear the breakpoint", || link.told() == 1);
+    let mut agents = vec![("a", Instance::new(program(), 0))];
+    until_held(&link, &mut agents);
+    assert_eq!(link.paused(), ["a"]);
     assert!(!link.may_step("a"));
-    std::thread::sleep(Duration::from_millis(1500));
-    assert!(!link.may_step("a"), "the editor's heartbeat keeps it held");
-    drop(listener);
-    until("a silent editor's pause to end", || link.may_step("a"));
+    until("the hold to end", || link.paused().is_empty());
+    assert!(link.may_step("a"));
+    assert!(
+        link.connected(),
+        "the editor is still connected, only silent"
+    );
 }
 
 #[test]
@@ -567,7 +613,10 @@ fn sixteen_peers_that_trickle_their_hello_cannot_keep_a_real_game_out() {
 #[test]
 fn a_flood_of_events_keeps_the_last_steps_whole_and_they_replay_as_sent() {
     let listener = Listener::local(0).unwrap();
-    listener.set_window(50_000);
+    listener.set_window(arbor::debug::EventWindow {
+        events: 50_000,
+        bytes: usize::MAX,
+    });
     let line = hello_line(&listener, "flood", &["a"]);
     let mut s = raw(&listener, &[line.as_bytes()]);
     // 100,000 steps of three events: 300,000 events.
@@ -649,7 +698,10 @@ fn a_replay_that_lets_its_oldest_steps_go_shows_every_later_step_as_before() {
     // Fed in pieces, as a game sends them, keeping about 10,000 events.
     for piece in trace.events.chunks(3_000) {
         kept.extend(&trace.agents, piece.to_vec());
-        kept.keep_last(10_000);
+        kept.keep_last(arbor::debug::EventWindow {
+            events: 10_000,
+            bytes: usize::MAX,
+        });
         kept.seek(kept.last_step());
     }
     assert!(
@@ -717,4 +769,130 @@ fn one_agent_recorded_and_streamed_at_once_gives_both_the_same_events() {
         seen(&names, &streamed),
         seen(&recorded.agents, &recorded.events)
     );
+}
+
+#[test]
+fn an_agent_held_while_the_others_run_on_is_shown_at_the_games_newest_step_when_it_steps() {
+    let listener = Listener::local(0).unwrap();
+    listener.set_window(arbor::debug::EventWindow {
+        events: 2_000,
+        bytes: usize::MAX,
+    });
+    let link = link_to(&listener, &hello("g", &["a", "b"]));
+    until("the game to connect", || link.connected());
+    until("the editor to list it", || listener.games().len() == 1);
+    let id = only(&listener);
+    tell(&listener, id, &link, &on_enter("build", Some(&["a"])));
+    let mut agents: Vec<(&str, Instance<()>)> = ["a", "b"]
+        .into_iter()
+        .map(|n| (n, Instance::new(program(), 0)))
+        .collect();
+    until_held(&link, &mut agents);
+    assert_eq!(link.paused(), ["a"]);
+    // b runs on far past the window; a stays at its own step.
+    for _ in 0..2_000 {
+        frame(&link, &mut agents);
+    }
+    let a_own = agents[0].1.step_number();
+    assert!(a_own < 20, "{a_own}");
+    until("b's steps to arrive", || {
+        listener.games()[0].received >= 4_000
+    });
+    tell(&listener, id, &link, &GameCommand::Step("a".into()));
+    frame(&link, &mut agents);
+    assert_eq!(agents[0].1.step_number(), a_own + 1);
+    let a_sent = |got: &arbor::remote::Received| {
+        let a = got.agents.iter().position(|n| n == "a");
+        got.events.iter().any(|e| Some(e.agent) == a)
+    };
+    until("a's step to arrive", || {
+        listener.since(id, 0, 0).is_some_and(|got| a_sent(&got))
+    });
+    let got = listener.since(id, 0, 0).unwrap();
+    assert!(got.missed > 0, "the window moved on");
+    let newest = got.events.iter().map(|e| e.step).max().unwrap();
+    let a = got.agents.iter().position(|n| n == "a").unwrap();
+    let a_events: Vec<_> = got.events.iter().filter(|e| e.agent == a).collect();
+    assert!(!a_events.is_empty(), "a's step is in the window");
+    // Shown where the game ran it: at the newest step then (b stepped once more since),
+    // not at a's own count of steps, which the window let go long ago.
+    assert!(
+        a_events
+            .iter()
+            .all(|e| e.step + 1 >= newest && e.step > a_own + 1),
+        "a's step is shown at the game's newest step"
+    );
+    // The events stay in step order, as a replay needs them.
+    assert!(got.events.windows(2).all(|w| w[0].step <= w[1].step));
+}
+
+#[test]
+fn what_the_editor_cannot_send_in_one_message_is_said_not_sent() {
+    let listener = Listener::local(0).unwrap();
+    let link = link_to(&listener, &hello("g", &["a"]));
+    until("the game to connect", || link.connected());
+    until("the editor to list it", || listener.games().len() == 1);
+    let id = only(&listener);
+    let many: Vec<GameBreakpoint> = (0..3_000)
+        .map(|k| GameBreakpoint {
+            node: format!("node-{k}-with-a-long-enough-id"),
+            on: BreakOn::Failure,
+            agents: None,
+        })
+        .collect();
+    assert!(!listener.send(id, &GameCommand::Breakpoints(many)));
+    let notices = listener.take_notices().join("\n");
+    assert!(notices.contains("is not sent"), "{notices}");
+    assert!(link.connected(), "the game is still connected");
+    tell(&listener, id, &link, &on_enter("build", None));
+}
+
+#[test]
+fn a_games_name_and_what_it_says_are_cut_to_a_readable_length() {
+    let listener = Listener::local(0).unwrap();
+    let mut long = hello(&"N".repeat(100_000), &["a"]);
+    long.token = listener.address().token.clone();
+    let line = serde_json::to_string(&long).unwrap() + "\n";
+    let _game = raw(&listener, &[line.as_bytes()]);
+    until("the game to be listed", || listener.games().len() == 1);
+    assert_eq!(listener.games()[0].name.chars().count(), 80);
+    // A refusal repeats at most a line of what the peer sent.
+    let bad = format!(
+        "{{\"arbor_live\":2,\"game\":\"x\",\"run\":\"{}\"}}\n",
+        "y".repeat(100_000)
+    );
+    let _bad = raw(&listener, &[bad.as_bytes()]);
+    until("the notice", || {
+        listener
+            .take_notices()
+            .iter()
+            .any(|n| n.contains("does not read") && n.len() < 400)
+    });
+}
+
+#[test]
+fn a_games_window_is_bounded_by_the_bytes_its_events_hold_too() {
+    let listener = Listener::local(0).unwrap();
+    listener.set_window(arbor::debug::EventWindow {
+        events: usize::MAX,
+        bytes: 1 << 20,
+    });
+    let line = hello_line(&listener, "wordy", &["a"]);
+    let mut s = raw(&listener, &[line.as_bytes()]);
+    let text = "z".repeat(10_000);
+    let mut lines = String::new();
+    for step in 1..=1_000u64 {
+        lines += &format!(
+            "{{\"step\":{step},\"agent\":\"a\",\"event\":\"context\",\"node\":\"n\",\"key\":\"k\",\"value\":\"{text}\"}}\n"
+        );
+    }
+    s.write_all(lines.as_bytes()).unwrap();
+    until("every event to arrive", || {
+        listener
+            .games()
+            .first()
+            .is_some_and(|g| g.received == 1_000)
+    });
+    let g = &listener.games()[0];
+    assert!(g.kept < 110 && g.kept > 50, "kept {}", g.kept);
 }

@@ -48,15 +48,24 @@ enum Origin {
     Live(LiveRun),
 }
 
+/// A replay's breakpoint marks: the breakpoints and the replay's revision they were found
+/// for, and how many of its events they cover.
+struct HitMarks {
+    breakpoints: Vec<Breakpoint>,
+    revision: u64,
+    upto: usize,
+    marks: Vec<Marker>,
+}
+
 /// A game shown live, as the debugger follows it.
 struct LiveRun {
-    /// The game's place in the listener's list, and which of its runs is shown.
+    /// The game's id in the listener's list, and which of its runs is shown.
     id: u64,
     run: u32,
     /// The number of the next event to ask the listener for.
     next: u64,
-    /// The events kept of the game, at most (its last steps).
-    window: usize,
+    /// What is kept of the game, at most (its last steps).
+    window: super::EventWindow,
     /// The agents the game streams of itself (`None`: every agent it watches), and those
     /// the editor asked it to stream besides.
     streamed: Option<Vec<String>>,
@@ -71,7 +80,7 @@ struct LiveRun {
 
 /// What the debugger needs to show a game live: what the listener knows of it.
 pub struct LiveStart {
-    /// The game's place in the listener's list.
+    /// The game's id in the listener's list.
     pub id: u64,
     /// Which of its runs this is.
     pub run: u32,
@@ -87,8 +96,8 @@ pub struct LiveStart {
     pub events: Vec<crate::io::TracedEvent>,
     /// The number of the event after them.
     pub next: u64,
-    /// The events kept of it, at most (its last steps).
-    pub window: usize,
+    /// What is kept of it, at most (its last steps).
+    pub window: super::EventWindow,
 }
 
 /// A node's light on the canvas: its display state and how many steps ago it changed.
@@ -254,7 +263,7 @@ pub struct Debugger {
     shown_file: Option<PathBuf>,
     /// A replay's breakpoint marks, with the breakpoints and the count of events they
     /// were found for.
-    hit_marks: Option<(Vec<Breakpoint>, usize, Vec<Marker>)>,
+    hit_marks: Option<HitMarks>,
     /// Nodes renamed in the tree shown since a replay began (old id, new id), in order.
     aliases: Vec<(String, String)>,
     /// The tree the run runs as it was given (to tell an edit that changes what runs from
@@ -474,20 +483,24 @@ impl Debugger {
     /// told last (they are then taken as told).
     pub fn breakpoints_for_game(&mut self, breakpoints: &[Breakpoint]) -> Option<GameCommand> {
         let recorded = as_recorded(&self.aliases, breakpoints);
-        let mask = self.runs_shown();
-        let names = self.run.as_ref().map_or(&[][..], Source::agent_names);
-        let list: Vec<GameBreakpoint> = recorded
-            .iter()
-            .flat_map(|b| {
+        // Every agent (none named), or those that run the tree shown.
+        let agents: Option<Vec<String>> = self.runs_shown().and_then(|mask| {
+            let names = self.run.as_ref().map_or(&[][..], Source::agent_names);
+            (!mask.iter().all(|m| *m)).then(|| {
                 names
                     .iter()
-                    .enumerate()
-                    .filter(|(i, _)| mask.as_ref().is_none_or(|m| m.get(*i) == Some(&true)))
-                    .map(move |(_, a)| GameBreakpoint {
-                        agent: a.clone(),
-                        node: b.node.clone(),
-                        on: b.on,
-                    })
+                    .zip(&mask)
+                    .filter(|(_, runs)| **runs)
+                    .map(|(a, _)| a.clone())
+                    .collect()
+            })
+        });
+        let list: Vec<GameBreakpoint> = recorded
+            .iter()
+            .map(|b| GameBreakpoint {
+                node: b.node.clone(),
+                on: b.on,
+                agents: agents.clone(),
             })
             .collect();
         let Origin::Live(l) = &mut self.origin else {
@@ -500,7 +513,7 @@ impl Debugger {
         Some(GameCommand::Breakpoints(list))
     }
 
-    /// The game shown live, by its place in the listener's list.
+    /// The game shown live, by its id in the listener's list.
     pub fn live_game(&self) -> Option<u64> {
         match &self.origin {
             Origin::Live(l) => Some(l.id),
@@ -512,6 +525,14 @@ impl Debugger {
     pub fn live_run(&self) -> Option<u32> {
         match &self.origin {
             Origin::Live(l) => Some(l.run),
+            _ => None,
+        }
+    }
+
+    /// What is kept of the game shown live, at most.
+    pub fn live_window(&self) -> Option<super::EventWindow> {
+        match &self.origin {
+            Origin::Live(l) => Some(l.window),
             _ => None,
         }
     }
@@ -1258,16 +1279,27 @@ impl Debugger {
         let Some(replay) = run.replayed() else {
             return run.markers(breakpoints);
         };
-        let events = replay.trace().events.len();
-        let fresh = self
-            .hit_marks
-            .as_ref()
-            .is_some_and(|(b, n, _)| b == breakpoints && *n == events);
-        if !fresh {
-            let marks = replay.hit_markers(&as_recorded(&self.aliases, breakpoints));
-            self.hit_marks = Some((breakpoints.to_vec(), events, marks));
+        // Found again when the breakpoints or the events before change; else only among
+        // the events that came since.
+        let (events, revision) = (replay.trace().events.len(), replay.revision());
+        let recorded = as_recorded(&self.aliases, breakpoints);
+        match &mut self.hit_marks {
+            Some(h) if h.breakpoints == breakpoints && h.revision == revision => {
+                if h.upto < events {
+                    replay.add_hit_markers(&recorded, h.upto, &mut h.marks);
+                    h.upto = events;
+                }
+            }
+            _ => {
+                self.hit_marks = Some(HitMarks {
+                    breakpoints: breakpoints.to_vec(),
+                    revision,
+                    upto: events,
+                    marks: replay.hit_markers(&recorded),
+                });
+            }
         }
-        let hits = self.hit_marks.as_ref().map_or(&[][..], |(_, _, m)| m);
+        let hits = self.hit_marks.as_ref().map_or(&[][..], |h| &h.marks[..]);
         [replay.markers(), hits].concat()
     }
 

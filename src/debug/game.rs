@@ -26,16 +26,18 @@ pub enum GameCommand {
     Stream(Vec<String>),
 }
 
-/// A breakpoint as a game is told it: for one agent, a node and what stops it there.
+/// A breakpoint as a game is told it: a node, what stops an agent there, and the agents it
+/// stops.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct GameBreakpoint {
-    /// The agent it stops.
-    pub agent: String,
     /// The node (its trace id).
     pub node: String,
-    /// What stops the agent there.
+    /// What stops an agent there.
     pub on: BreakOn,
+    /// The agents it stops; `None`: every agent of the game.
+    #[serde(default)]
+    pub agents: Option<Vec<String>>,
 }
 
 /// A trigger the editor asks a game to give one of its agents.
@@ -55,7 +57,7 @@ pub struct GameTrigger {
 /// restarts under it.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct GameRow {
-    /// Its place in the listener's list, kept while the list changes.
+    /// Its id in the listener's list: the same while it is listed, never another game's.
     pub id: u64,
     /// Its name.
     pub name: String,

@@ -29,7 +29,9 @@ pub use debugger::{
 };
 pub use game::{GameBreakpoint, GameCommand, GameRow, GameTrigger};
 pub use log::{Logged, LoggedKind, describe, failure_words};
-pub use replay::{AgentView, NodeView, REPLAY_CHECKPOINT_EVENTS, REPLAY_CHECKPOINT_EVERY, Replay};
+pub use replay::{
+    AgentView, EventWindow, NodeView, REPLAY_CHECKPOINT_EVENTS, REPLAY_CHECKPOINT_EVERY, Replay,
+};
 pub use source::{ContextRow, Replayed, Source, Titles};
 pub use start::{RunFrom, TriggerArg, parse_trigger};
 

@@ -22,6 +22,16 @@ pub const REPLAY_CHECKPOINT_EVERY: u64 = 256;
 /// [`REPLAY_CHECKPOINT_EVERY`] steps.
 pub const REPLAY_CHECKPOINT_EVENTS: usize = 65_536;
 
+/// How much of a run a replay keeps, at most ([`Replay::keep_last`]): its last steps'
+/// events, and the bytes those hold of their own ([`TracedEvent::cost`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EventWindow {
+    /// Events.
+    pub events: usize,
+    /// Bytes.
+    pub bytes: usize,
+}
+
 /// What a replay shows of one node of one agent, as of the shown step: what the live
 /// run's display snapshot showed, its reason owned.
 pub type NodeView = NodeStateOf<Arc<str>>;
@@ -104,12 +114,11 @@ impl AgentView {
     }
 }
 
-/// The step of the timeline an event belongs to: its own, except that the start's events
-/// (step 0) belong to the first step, as a live session counts them. A run steps each
-/// agent in turn, and an agent's first step writes its start's events and its first
+/// The step of the timeline an event belongs to ([`TracedEvent::frame`]). A run steps
+/// each agent in turn, and an agent's first step writes its start's events and its first
 /// step's together, so events in this order are sorted by their frame.
 fn frame(e: &TracedEvent) -> u64 {
-    e.step.max(1)
+    e.frame()
 }
 
 /// Every agent's state after the events of the frames up to `at`, and the first event
@@ -120,6 +129,9 @@ struct Kept {
     next: usize,
     agents: Vec<AgentView>,
 }
+
+/// The context keys an agent ever holds: in the order first stored, and as a set.
+type KeysMet = (Vec<Arc<str>>, foldhash::HashSet<Arc<str>>);
 
 /// A trace being replayed, shown at one step.
 pub struct Replay {
@@ -139,9 +151,9 @@ pub struct Replay {
     /// The agents breakpoints stop (`None`: every one).
     breaking: Option<Vec<bool>>,
     /// Each agent's leaves (the nodes the trace shows executing), and the context keys it
-    /// ever holds, in order.
+    /// ever holds, in order (and as a set).
     leaves: Vec<foldhash::HashSet<Arc<str>>>,
-    keys: Vec<Vec<Arc<str>>>,
+    keys: Vec<KeysMet>,
     /// The timeline's marks, and how many events they cover.
     markers: Vec<Marker>,
     marked: usize,
@@ -149,6 +161,11 @@ pub struct Replay {
     ignored: usize,
     /// Events let go from the start ([`Replay::keep_last`]).
     forgotten: u64,
+    /// What the events hold of their own ([`TracedEvent::cost`]), in all.
+    cost: usize,
+    /// One more each time events are let go or one takes its place before the last: what
+    /// was found over the events (breakpoint hits) is found again.
+    revision: u64,
 }
 
 impl Replay {
@@ -170,12 +187,15 @@ impl Replay {
             }],
             breaking: None,
             leaves: vec![foldhash::HashSet::default(); n],
-            keys: vec![Vec::new(); n],
+            keys: vec![Default::default(); n],
             markers: Vec::new(),
             marked: 0,
             ignored: 0,
             forgotten: 0,
+            cost: 0,
+            revision: 0,
         };
+        r.cost = r.trace.events.iter().map(TracedEvent::cost).sum();
         for i in 0..r.trace.events.len() {
             r.note(i);
         }
@@ -194,7 +214,9 @@ impl Replay {
             (LoggedKind::Execute, Some(id)) => {
                 leaves.insert(id.clone());
             }
-            (LoggedKind::Context(key, _), _) if !keys.contains(key) => keys.push(key.clone()),
+            (LoggedKind::Context(key, _), _) if keys.1.insert(key.clone()) => {
+                keys.0.push(key.clone());
+            }
             _ => {}
         }
     }
@@ -230,13 +252,13 @@ impl Replay {
             self.trace.agents.push(name.clone());
             self.agents.push(AgentView::default());
             self.leaves.push(foldhash::HashSet::default());
-            self.keys.push(Vec::new());
+            self.keys.push(Default::default());
             for kept in &mut self.checkpoints {
                 kept.agents.push(AgentView::default());
             }
         }
-        // The first place an event went before what is shown, if one did.
-        let mut stale: Option<usize> = None;
+        // The first step an event went to that was shown already, if one did.
+        let mut stale: Option<u64> = None;
         for e in events {
             if e.agent >= self.agents.len() {
                 self.ignored += 1;
@@ -253,21 +275,27 @@ impl Replay {
             } else {
                 self.trace.events.partition_point(|x| frame(x) <= f)
             };
-            if at < self.next {
-                stale = Some(stale.map_or(at, |s| s.min(at)));
+            if at < self.trace.events.len() {
+                // Before events there already: the states kept from its step on miss it,
+                // and so does what was shown when that is its step or later.
+                self.revision += 1;
+                self.checkpoints.retain(|k| k.at < f || k.next == 0);
+                if f <= self.at {
+                    stale = Some(stale.map_or(f, |s| s.min(f)));
+                }
             }
             if at < self.marked {
                 self.marked = 0;
                 self.markers.clear();
             }
+            self.cost += e.cost();
             self.trace.events.insert(at, e);
             self.note(at);
             self.last = self.last.max(f);
         }
-        if let Some(first) = stale {
+        if stale.is_some() {
             // What was shown missed an event: rebuilt from a state kept before it.
             let shown = self.at;
-            self.checkpoints.retain(|k| k.next <= first);
             self.restore(shown);
             self.apply_through(shown);
         } else {
@@ -322,7 +350,7 @@ impl Replay {
     /// trace, in the order first stored, with its value in words and whether it changed in
     /// the shown step.
     pub fn context_rows(&self, agent: usize) -> Vec<super::ContextRow> {
-        let (Some(a), Some(keys)) = (self.agents.get(agent), self.keys.get(agent)) else {
+        let (Some(a), Some((keys, _))) = (self.agents.get(agent), self.keys.get(agent)) else {
             return Vec::new();
         };
         let now = self.events_between(self.at, self.at);
@@ -358,8 +386,11 @@ impl Replay {
                 .checkpoints
                 .last()
                 .map_or((0, self.next), |c| (c.at, self.next.saturating_sub(c.next)));
-            let due = f > kept.saturating_add(REPLAY_CHECKPOINT_EVERY)
-                || (since >= REPLAY_CHECKPOINT_EVENTS && f > kept + 1);
+            // Every 256 steps or 65,536 events, but never more often than an event an agent
+            // (a kept state holds every agent's: its memory is paid for by the events).
+            let n = self.agents.len();
+            let due = (f > kept.saturating_add(REPLAY_CHECKPOINT_EVERY) && since >= n)
+                || (since >= REPLAY_CHECKPOINT_EVENTS.max(n.saturating_mul(64)) && f > kept + 1);
             // (A state is kept before the first event of a step only.)
             let starts_step = self.next > 0 && frame(&self.trace.events[self.next - 1]) < f;
             if due && starts_step {
@@ -389,24 +420,41 @@ impl Replay {
         self.agents = kept.agents;
     }
 
-    /// Lets the oldest steps go, whole, so that about `max` events stay (a game shown live
+    /// Lets the oldest steps go, whole, so that at most the window's events, holding at
+    /// most its bytes of their own ([`TracedEvent::cost`]), stay (a game shown live
     /// keeps a window of its last steps; this lets some go once a quarter more came): the
     /// state after them is kept in their place, so every step after them shows as before.
-    /// The shown step stays, or becomes the first one kept. Returns whether any went.
-    pub fn keep_last(&mut self, max: usize) -> bool {
-        let len = self.trace.events.len();
-        if max == 0 || len <= max.saturating_add(max / 4) {
+    /// The last step always stays. The shown step stays, or becomes the first one kept.
+    /// Returns whether any went.
+    pub fn keep_last(&mut self, window: EventWindow) -> bool {
+        let EventWindow {
+            events: max,
+            bytes: max_cost,
+        } = window;
+        let events = &self.trace.events;
+        let len = events.len();
+        let over = |n: usize, m: usize| n > m.saturating_add(m / 4);
+        if !over(len, max) && !over(self.cost, max_cost) {
             return false;
         }
-        // The cut: after the step of the last event that does not fit.
-        let dropped_to = frame(&self.trace.events[len - max - 1]);
-        let cut = self
-            .trace
-            .events
-            .partition_point(|e| frame(e) <= dropped_to);
+        // The fewest first events to let go, then the whole of the last one's step.
+        let mut i = len.saturating_sub(max);
+        let mut cost = self.cost - events[..i].iter().map(TracedEvent::cost).sum::<usize>();
+        while cost > max_cost && i < len {
+            cost -= events[i].cost();
+            i += 1;
+        }
+        if i == 0 {
+            return false;
+        }
+        let mut cut = events.partition_point(|e| frame(e) <= frame(&events[i - 1]));
         if cut >= len {
+            cut = events.partition_point(|e| frame(e) < frame(&events[len - 1]));
+        }
+        if cut == 0 {
             return false;
         }
+        let dropped_to = frame(&events[cut - 1]);
         let shown = self.at;
         self.seek(dropped_to);
         let base = Kept {
@@ -414,18 +462,29 @@ impl Replay {
             next: 0,
             agents: self.agents.clone(),
         };
+        self.cost -= self.trace.events[..cut]
+            .iter()
+            .map(TracedEvent::cost)
+            .sum::<usize>();
         self.trace.events.drain(..cut);
         self.checkpoints.retain(|k| k.at > dropped_to);
         for k in &mut self.checkpoints {
-            k.next -= cut;
+            k.next = k.next.saturating_sub(cut);
         }
         self.checkpoints.insert(0, base);
-        self.next -= cut;
+        self.next = self.next.saturating_sub(cut);
         self.marked = self.marked.saturating_sub(cut);
         self.markers.retain(|m| m.step > dropped_to);
         self.forgotten += cut as u64;
+        self.revision += 1;
         self.seek(shown.max(dropped_to));
         true
+    }
+
+    /// One more each time events are let go, or one takes its place before the last:
+    /// what was found over the events before is to be found again.
+    pub fn revision(&self) -> u64 {
+        self.revision
     }
 
     /// The first step that can be shown: 0, or the step before the first kept when
@@ -481,21 +540,41 @@ impl Replay {
 
     /// The timeline's marks of every hit of `breakpoints` (one a step and agent), by step.
     pub fn hit_markers(&self, breakpoints: &[Breakpoint]) -> Vec<Marker> {
-        let mut marks: Vec<Marker> = Vec::new();
+        let mut marks = Vec::new();
+        self.add_hit_markers(breakpoints, 0, &mut marks);
+        marks
+    }
+
+    /// Adds to `marks` (the timeline's marks of the hits of `breakpoints` among the events
+    /// before the `from`th) those among the events from the `from`th on.
+    pub fn add_hit_markers(
+        &self,
+        breakpoints: &[Breakpoint],
+        from: usize,
+        marks: &mut Vec<Marker>,
+    ) {
         if breakpoints.is_empty() {
-            return marks;
+            return;
         }
-        let mut seen = foldhash::HashSet::default();
-        for e in &self.trace.events {
-            if self.hit_of(e, breakpoints).is_some() && seen.insert((frame(e), e.agent)) {
-                marks.push(Marker {
-                    step: frame(e),
-                    agent: e.agent,
-                    kind: MarkerKind::Breakpoint,
-                });
+        for e in self.trace.events.get(from..).unwrap_or_default() {
+            if self.hit_of(e, breakpoints).is_none() {
+                continue;
+            }
+            let m = Marker {
+                step: frame(e),
+                agent: e.agent,
+                kind: MarkerKind::Breakpoint,
+            };
+            // One a step and agent: a step's marks are the last ones.
+            if !marks
+                .iter()
+                .rev()
+                .take_while(|k| k.step == m.step)
+                .any(|k| *k == m)
+            {
+                marks.push(m);
             }
         }
-        marks
     }
 
     /// The first hit of `breakpoints` after the shown step, if any (a hit's step is its

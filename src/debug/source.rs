@@ -94,11 +94,11 @@ impl Source {
         r.replay.extend(agents, events);
     }
 
-    /// Lets a replay's oldest steps go so that about `max` events stay (see
-    /// [`Replay::keep_last`]); a live session keeps its own bounded history.
-    pub fn keep_last(&mut self, max: usize) {
+    /// Lets a replay's oldest steps go to fit `window` (see [`Replay::keep_last`]); a live
+    /// session keeps its own bounded history.
+    pub fn keep_last(&mut self, window: super::EventWindow) {
         if let Source::Trace(r) = self {
-            r.replay.keep_last(max);
+            r.replay.keep_last(window);
         }
     }
 

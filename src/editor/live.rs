@@ -117,11 +117,14 @@ impl EditorApp {
             if let Some(id) = run.live_game() {
                 let known = run.source().map_or(0, |s| s.agent_names().len());
                 match listener.since(id, run.next_event(), known) {
-                    Some(r) if Some(r.run) == run.live_run() => {
+                    Some(r) if Some(r.run) == run.live_run() && r.missed == 0 => {
                         run.feed(&r.agents, r.events, r.next, breakpoints);
                     }
+                    // The editor fell behind the window (it was not drawn for long): the
+                    // run is shown again from what is kept.
+                    Some(r) if Some(r.run) == run.live_run() => again = Some((id, None)),
                     // The game connected again: its new run is shown.
-                    Some(r) => again = Some((id, r.run)),
+                    Some(r) => again = Some((id, Some(r.run))),
                     // It left the list: what came stays to scrub through.
                     None => {}
                 }
@@ -143,7 +146,12 @@ impl EditorApp {
                 .iter()
                 .find(|g| g.id == id)
                 .map_or("The game", |g| g.name.as_str());
-            self.say(format!("{name} connected again: its run {run} is shown"));
+            self.say(match run {
+                Some(run) => format!("{name} connected again: its run {run} is shown"),
+                None => format!(
+                    "The editor fell behind {name} by more than it keeps: shown again from its last steps"
+                ),
+            });
         }
         // `arbor edit --game NAME`: shown as soon as it connects.
         if let Some(wanted) = &self.show_game
@@ -231,11 +239,13 @@ impl EditorApp {
         let Some(received) = self.listener().and_then(|l| l.since(id, 0, 0)) else {
             return false;
         };
+        let window = self
+            .listener()
+            .map_or(crate::remote::WINDOW, Listener::window);
         if received.missed > 0 {
             notes.push(format!(
                 "the editor keeps a game's last {} events: its first {} are gone",
-                crate::remote::WINDOW_EVENTS,
-                received.missed
+                window.events, received.missed
             ));
         }
         let mut run = Debugger::game(LiveStart {
@@ -247,7 +257,7 @@ impl EditorApp {
             agents: received.agents,
             events: received.events,
             next: received.next,
-            window: crate::remote::WINDOW_EVENTS,
+            window,
         });
         run.learn_titles(&self.catalog);
         run.games = self
@@ -395,7 +405,8 @@ pub fn start_listening(
                 continue;
             }
         };
-        let mut said = (listener.addr().port() != crate::remote::DEFAULT_PORT).then(|| {
+        let moved = listen.is_none() && listener.addr().port() != crate::remote::DEFAULT_PORT;
+        let mut said = moved.then(|| {
             Ok(format!(
                 "Live attach on port {} (port {} is taken)",
                 listener.addr().port(),

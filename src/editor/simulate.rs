@@ -184,10 +184,10 @@ impl SimPanel {
                     .and_then(|r| r.trace().events.first())
                     .map_or(0, |e| e.step.max(1));
                 if first > 0 {
+                    let kept = self.debugger.live_window().map_or(0, |w| w.events);
                     live_notes.push(RichText::new(format!(
-                        "from step {}: the editor keeps the last {} events of a game",
+                        "from step {}: the editor keeps a game's last {kept} events",
                         first + 1,
-                        crate::remote::WINDOW_EVENTS
                     )));
                 } else if from > 1 {
                     live_notes.push(RichText::new(format!(

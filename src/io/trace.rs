@@ -116,6 +116,27 @@ pub struct TracedEvent {
     pub line: usize,
 }
 
+impl TracedEvent {
+    /// The step of the timeline it belongs to: its own, except that the start's events
+    /// (step 0) belong to the first step, as a live session counts them.
+    pub fn frame(&self) -> u64 {
+        self.step.max(1)
+    }
+
+    /// The memory it holds of its own, in bytes: itself, and the texts no other event
+    /// shares once node ids, keys, Interrupt ids and reasons are kept once (a warning's
+    /// message, a text value stored in the context). What bounds a window of events.
+    pub fn cost(&self) -> usize {
+        use crate::runtime::EventKindOf as K;
+        let own = match &self.kind {
+            K::Warning(m) => m.len(),
+            K::Context(_, Some(ValueOf::Text(t))) => t.len(),
+            _ => 0,
+        };
+        std::mem::size_of::<Self>() + own
+    }
+}
+
 /// A trace read back.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TraceFile {

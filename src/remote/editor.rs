@@ -24,7 +24,7 @@ use super::protocol::{
     EditorSays, GameSays, Hello, LIVE_VERSION, LinkSays, MAX_HELLO, MAX_MESSAGE, line_of, read_line,
 };
 use super::{EditorAddress, lock, new_token};
-use crate::debug::GameCommand;
+use crate::debug::{EventWindow, GameCommand};
 use crate::io::{AgentIndex, TracedEvent, parse_event};
 use crate::runtime::EventKindOf;
 
@@ -41,8 +41,23 @@ pub const HELLO_WITHIN: Duration = Duration::from_secs(5);
 /// Games listed, connected or ended; past this the one that ended first leaves the list.
 pub const MAX_LISTED: usize = 64;
 
-/// Events kept of one game: its last steps (whole steps), about 100 bytes each.
-pub const WINDOW_EVENTS: usize = 500_000;
+/// What is kept of one game: its last steps (whole steps), at most 500,000 events
+/// holding at most 64 MiB of their own ([`TracedEvent::cost`]: about 60 bytes an event,
+/// more with long text values).
+pub const WINDOW: EventWindow = EventWindow {
+    events: 500_000,
+    bytes: 64 << 20,
+};
+
+/// Connections whose hello is still being read or checked, at once; one past this is
+/// closed at once (a connection closed to make room may still be parsing its hello).
+const MAX_HELLO_THREADS: usize = 2 * MAX_PENDING;
+
+/// The longest game name shown; a longer one is cut.
+const MAX_NAME: usize = 80;
+
+/// The most of a peer's own text a notice or a refusal repeats.
+const MAX_QUOTED: usize = 160;
 
 /// Ended games whose window is kept (the newest to end); the others keep their row only.
 pub const KEPT_ENDED: usize = 4;
@@ -66,7 +81,7 @@ const ALIVE_EVERY: Duration = Duration::from_secs(1);
 /// A game as the editor lists it.
 #[derive(Clone, Debug)]
 pub struct GameInfo {
-    /// Its place in the list, kept while the list changes.
+    /// Its id in the listener's list: the same while it is listed, never another game's.
     pub id: u64,
     /// Its name (made unique among games connected at once: a second is `NAME (2)`).
     pub name: String,
@@ -120,8 +135,10 @@ struct Entry {
     info: GameInfo,
     agents: Vec<String>,
     window: VecDeque<TracedEvent>,
-    /// The number (in the run) of the first event in the window.
+    /// The number (in the run) of the first event in the window, and what the window's
+    /// events hold of their own.
     first: u64,
+    cost: usize,
     writer: Option<SyncSender<Vec<u8>>>,
     socket: Option<TcpStream>,
     /// When it ended, to choose which ended games keep their window.
@@ -129,22 +146,32 @@ struct Entry {
 }
 
 impl Entry {
-    /// Keeps the window within `max` events: the oldest steps go, whole (an eighth of it
-    /// at a time).
-    fn keep_window(&mut self, max: usize) {
-        if self.window.len() <= max {
+    /// Adds `events` to the window, keeping it within `max`: the oldest steps go, whole,
+    /// an eighth of it at a time (the last step always stays).
+    fn keep(&mut self, events: impl IntoIterator<Item = TracedEvent>, max: EventWindow) {
+        for e in events {
+            self.cost += e.cost();
+            self.window.push_back(e);
+        }
+        self.info.kept = self.window.len();
+        if self.window.len() <= max.events && self.cost <= max.bytes {
             return;
         }
+        let (events, bytes) = (max.events - max.events / 8, max.bytes - max.bytes / 8);
+        let newest = self.window.back().map(TracedEvent::frame);
         let mut last = None;
         while let Some(e) = self.window.front() {
-            let frame = e.step.max(1);
-            if self.window.len() <= max - max / 8 && last != Some(frame) {
+            let frame = e.frame();
+            let fits = self.window.len() <= events && self.cost <= bytes;
+            if (fits && last != Some(frame)) || Some(frame) == newest {
                 break;
             }
             last = Some(frame);
+            self.cost -= e.cost();
             self.window.pop_front();
             self.first += 1;
         }
+        self.info.kept = self.window.len();
     }
 }
 
@@ -156,10 +183,11 @@ struct State {
     notices: VecDeque<(String, u32)>,
     /// Connections still to say their hello: a number, when each came, its socket.
     pending: Vec<(u64, Instant, TcpStream)>,
-    /// Games connected now.
+    /// Games connected now, and connections whose hello is being read.
     open: usize,
-    /// Events kept of a game.
-    window: usize,
+    hellos: usize,
+    /// What is kept of a game.
+    window: EventWindow,
 }
 
 impl State {
@@ -225,6 +253,7 @@ impl State {
             g.agents = agents;
             g.window = VecDeque::new();
             g.first = 0;
+            g.cost = 0;
             g.writer = Some(writer);
             g.socket = socket;
             g.ended = None;
@@ -260,6 +289,7 @@ impl State {
             agents,
             window: VecDeque::new(),
             first: 0,
+            cost: 0,
             writer: Some(writer),
             socket,
             ended: None,
@@ -281,6 +311,7 @@ impl State {
             let g = &mut self.games[n];
             g.first += g.window.len() as u64;
             g.window = VecDeque::new();
+            g.cost = 0;
             g.info.kept = 0;
         }
     }
@@ -339,7 +370,8 @@ impl Listener {
                 notices: VecDeque::new(),
                 pending: Vec::new(),
                 open: 0,
-                window: WINDOW_EVENTS,
+                hellos: 0,
+                window: WINDOW,
             }),
             waker: Mutex::new(None),
         });
@@ -418,7 +450,15 @@ impl Listener {
         let Some(writer) = &g.writer else {
             return false;
         };
-        match writer.try_send(line_of(&EditorSays::Command(command.clone()))) {
+        let line = line_of(&EditorSays::Command(command.clone()));
+        if line.len() > MAX_MESSAGE {
+            let name = g.info.name.clone();
+            state.notice(format!(
+                "Live attach: what the editor would tell '{name}' is longer than {MAX_MESSAGE} bytes (too many breakpoints or agents named); it is not sent"
+            ));
+            return false;
+        }
+        match writer.try_send(line) {
             Ok(()) => true,
             Err(TrySendError::Full(_)) => {
                 if let Some(s) = &g.socket {
@@ -436,9 +476,17 @@ impl Listener {
         *lock(&self.shared.waker) = Some(Arc::new(wake));
     }
 
-    /// Keeps `events` events of each game from now on, instead of [`WINDOW_EVENTS`].
-    pub fn set_window(&self, events: usize) {
-        self.shared.state().window = events.max(1);
+    /// Keeps `window` of each game from now on, instead of [`WINDOW`].
+    pub fn set_window(&self, window: EventWindow) {
+        self.shared.state().window = EventWindow {
+            events: window.events.max(1),
+            bytes: window.bytes.max(1),
+        };
+    }
+
+    /// What is kept of each game.
+    pub fn window(&self) -> EventWindow {
+        self.shared.state().window
     }
 
     /// Drops every ended game from the list; returns how many went.
@@ -483,11 +531,23 @@ fn accept_loop(socket: &TcpListener, shared: &Arc<Shared>) {
             continue;
         };
         number += 1;
+        // (Accepted sockets can inherit the listener's non-blocking mode.)
+        let _ = stream.set_nonblocking(false);
         let Ok(kept) = stream.try_clone() else {
             continue;
         };
         {
             let mut state = shared.state();
+            if state.hellos >= MAX_HELLO_THREADS {
+                state.notice(format!(
+                    "Live attach: refused a connection from {}: {MAX_HELLO_THREADS} connections are saying their hello",
+                    peer.ip()
+                ));
+                drop(state);
+                let _ = stream.shutdown(Shutdown::Both);
+                continue;
+            }
+            state.hellos += 1;
             if state.pending.len() >= MAX_PENDING {
                 // The connection waiting longest for its hello makes room.
                 let (_, _, oldest) = state.pending.remove(0);
@@ -500,7 +560,10 @@ fn accept_loop(socket: &TcpListener, shared: &Arc<Shared>) {
             .name("arbor-game".into())
             .spawn(move || read_game(stream, peer, number, &shared2));
         if spawned.is_err() {
-            shared.state().pending.retain(|(n, _, _)| *n != number);
+            let mut state = shared.state();
+            state.pending.retain(|(n, _, _)| *n != number);
+            state.hellos -= 1;
+            drop(state);
             std::thread::sleep(Duration::from_millis(50));
         }
     }
@@ -537,18 +600,42 @@ fn read_hello(input: &mut BufReader<Timed<'_>>) -> Result<Hello, String> {
         }
         Err(e) => return Err(format!("sent no hello ({e})")),
     }
-    let value: serde_json::Value = serde_json::from_slice(&buf)
-        .map_err(|_| "sent something that is not a game's hello".to_owned())?;
-    let version = value.get("arbor_live").and_then(serde_json::Value::as_u64);
-    if version != Some(u64::from(LIVE_VERSION)) {
-        return Err(match version {
-            Some(v) => format!(
-                "speaks live attach version {v}; this editor speaks {LIVE_VERSION} (update the game's or the editor's Arbor)"
-            ),
-            None => "sent something that is not a game's hello".into(),
-        });
+    // Its version first, before anything else it says is read.
+    #[derive(serde::Deserialize)]
+    struct Head {
+        arbor_live: Option<u64>,
     }
-    serde_json::from_value(value).map_err(|e| format!("sent a hello that does not read: {e}"))
+    let head: Head = serde_json::from_slice(&buf)
+        .map_err(|_| "sent something that is not a game's hello".to_owned())?;
+    match head.arbor_live {
+        Some(v) if v == u64::from(LIVE_VERSION) => {}
+        Some(v) => {
+            return Err(format!(
+                "speaks live attach version {v}; this editor speaks {LIVE_VERSION} (update the game's or the editor's Arbor)"
+            ));
+        }
+        None => return Err("sent something that is not a game's hello".into()),
+    }
+    serde_json::from_slice(&buf).map_err(|e| {
+        format!(
+            "sent a hello that does not read: {}",
+            quoted(&e.to_string())
+        )
+    })
+}
+
+/// A peer's own text as a notice or a refusal repeats it: at most [`MAX_QUOTED`]
+/// characters, control characters shown as `�`.
+fn quoted(text: &str) -> String {
+    let mut out: String = text
+        .chars()
+        .take(MAX_QUOTED)
+        .map(|c| if c.is_control() { '\u{fffd}' } else { c })
+        .collect();
+    if text.chars().nth(MAX_QUOTED).is_some() {
+        out.push('…');
+    }
+    out
 }
 
 /// Tells a peer why it is refused, without waiting long for it, and closes.
@@ -578,6 +665,20 @@ fn read_game(stream: TcpStream, peer: SocketAddr, number: u64, shared: &Shared) 
     shared.wake();
 }
 
+/// A game's name as the list shows it: at most [`MAX_NAME`] characters, no control
+/// characters.
+fn shown_name(game: &str) -> String {
+    let mut name: String = game
+        .chars()
+        .filter(|c| !c.is_control())
+        .take(MAX_NAME)
+        .collect();
+    if name.trim().is_empty() {
+        name = "(unnamed)".into();
+    }
+    name
+}
+
 fn serve(stream: TcpStream, peer: SocketAddr, number: u64, shared: &Shared) {
     let mut input = BufReader::with_capacity(
         64 * 1024,
@@ -587,7 +688,11 @@ fn serve(stream: TcpStream, peer: SocketAddr, number: u64, shared: &Shared) {
         },
     );
     let hello = read_hello(&mut input);
-    shared.state().pending.retain(|(n, _, _)| *n != number);
+    {
+        let mut state = shared.state();
+        state.pending.retain(|(n, _, _)| *n != number);
+        state.hellos -= 1;
+    }
     let hello = match hello {
         Ok(h) => h,
         Err(why) => {
@@ -598,6 +703,8 @@ fn serve(stream: TcpStream, peer: SocketAddr, number: u64, shared: &Shared) {
             return;
         }
     };
+    let mut hello = hello;
+    hello.game = shown_name(&hello.game);
     let game = hello.game.clone();
     if !token_is(&hello.token, &shared.token) {
         let why = if hello.token.is_empty() {
@@ -708,7 +815,10 @@ impl Names {
 const BATCH: usize = 1_024;
 
 /// Reads a game's messages until its connection ends; returns what was wrong, if
-/// anything.
+/// anything. The events are kept in the order they came: an event's step is taken to be
+/// at least the newest step the game sent before it (an agent held, or one that joined
+/// later, counts its own steps behind the others), so what comes is never shown before
+/// what was shown already.
 fn read_events(input: &mut BufReader<Timed<'_>>, id: u64, shared: &Shared) -> Option<String> {
     let mut buf = Vec::new();
     let (mut agents, mut index) = {
@@ -720,6 +830,8 @@ fn read_events(input: &mut BufReader<Timed<'_>>, id: u64, shared: &Shared) -> Op
     };
     let mut names = Names(HashSet::default());
     let mut number = 1usize;
+    // The game's newest step: what comes is shown there or later (see `read_events`).
+    let mut head = 0u64;
     let mut batch: Vec<TracedEvent> = Vec::new();
     let mut said: Vec<GameSays> = Vec::new();
     loop {
@@ -750,9 +862,15 @@ fn read_events(input: &mut BufReader<Timed<'_>>, id: u64, shared: &Shared) -> Op
                 let parsed = parse_event(text, &mut agents, &mut index, number)
                     .and_then(|mut e| names.keep_event(&mut e).map(|()| e));
                 match parsed {
-                    Ok(e) => batch.push(e),
+                    Ok(mut e) => {
+                        // Shown in the order the game ran them: an agent the game held, or
+                        // one that joined later, counts its own steps behind the others.
+                        e.step = e.step.max(head);
+                        head = e.step;
+                        batch.push(e);
+                    }
                     Err(e) => {
-                        ended = Some(Some(format!("message {number}: {e}")));
+                        ended = Some(Some(format!("message {number}: {}", quoted(&e))));
                         break;
                     }
                 }
@@ -762,7 +880,7 @@ fn read_events(input: &mut BufReader<Timed<'_>>, id: u64, shared: &Shared) -> Op
                     Err(e) => {
                         ended = Some(Some(format!(
                             "message {number} is neither an event nor a game's message: {}",
-                            e.to_string().replace(" at line 1 column ", " at column ")
+                            quoted(&e.to_string().replace(" at line 1 column ", " at column "))
                         )));
                         break;
                     }
@@ -780,9 +898,7 @@ fn read_events(input: &mut BufReader<Timed<'_>>, id: u64, shared: &Shared) -> Op
                 g.agents.extend_from_slice(&agents[g.agents.len()..]);
             }
             g.info.received += batch.len() as u64;
-            g.window.extend(batch.drain(..));
-            g.keep_window(window);
-            g.info.kept = g.window.len();
+            g.keep(batch.drain(..), window);
             for s in said.drain(..) {
                 match s {
                     GameSays::Dropped(n) => g.info.dropped = n,

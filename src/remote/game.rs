@@ -112,14 +112,30 @@ impl Agents {
             .map_or(0, |f| f.load(Ordering::Relaxed))
     }
 
+    /// Sets or clears `flag` of agent `place`, writing only when it changes (the frame
+    /// reads these flags: a write it need not see costs it nothing).
     fn set(&self, place: usize, flag: u8, on: bool) {
-        if let Some(f) = self.flags.get(place) {
-            if on {
-                f.fetch_or(flag, Ordering::Relaxed);
-            } else {
-                f.fetch_and(!flag, Ordering::Relaxed);
-            }
+        let Some(f) = self.flags.get(place) else {
+            return;
+        };
+        let now = f.load(Ordering::Relaxed);
+        if on && now & flag != flag {
+            f.fetch_or(flag, Ordering::Relaxed);
+        } else if !on && now & flag != 0 {
+            f.fetch_and(!flag, Ordering::Relaxed);
         }
+    }
+
+    /// Marks agent `place` as told of its hold, when it is still held and not yet told:
+    /// whether it was marked.
+    fn tell(&self, place: usize) -> bool {
+        let Some(f) = self.flags.get(place) else {
+            return false;
+        };
+        f.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |v| {
+            (v & PAUSED != 0 && v & TOLD == 0).then_some(v | TOLD)
+        })
+        .is_ok()
     }
 }
 
@@ -128,11 +144,15 @@ struct LinkState {
     stop: AtomicBool,
     connected: AtomicBool,
     dropped: AtomicU64,
-    /// Whether any agent is paused (so asking costs one load while none is).
+    /// Whether any agent is paused (so asking costs one load while none is), and whether
+    /// breakpoints are set for every agent.
     pausing: AtomicBool,
+    breaking_all: AtomicBool,
     agents: Agents,
-    /// When the editor last said anything, in milliseconds since `epoch` (0: never).
+    /// When the editor last said anything, in milliseconds since `epoch` (0: never), and
+    /// how many commands it gave.
     heard: AtomicU64,
+    told: AtomicU64,
     epoch: Instant,
     control: Mutex<Control>,
     /// Why the link is not connected, when something is wrong (the editor refused it).
@@ -146,12 +166,16 @@ type AgentBreaks = Arc<HashMap<Box<str>, u8>>;
 /// What the editor asked that the frame reads under the lock.
 #[derive(Default)]
 struct Control {
-    /// Each hello agent's breakpoints.
+    /// The breakpoints of every agent, and each hello agent's own.
+    all: Option<AgentBreaks>,
     breakpoints: Vec<Option<AgentBreaks>>,
     /// Each paused agent's steps allowed.
     steps: Vec<u32>,
     triggers: Vec<GameTrigger>,
 }
+
+/// The longest Interrupt id and payload a trigger may have; a longer one is not kept.
+const MAX_TRIGGER_TEXT: usize = 4096;
 
 impl LinkState {
     fn heard_now(&self) {
@@ -165,28 +189,55 @@ impl LinkState {
         heard == 0 || now.saturating_sub(heard) > RELEASE_AFTER.as_millis() as u64
     }
 
-    /// Lets every paused agent go and forgets the steps allowed.
+    /// Lets every paused agent go and forgets the steps allowed (the link's thread only:
+    /// the frame never changes what the editor asked).
     fn release_all(&self) {
-        for f in &self.agents.flags {
-            f.fetch_and(!(PAUSED | TOLD), Ordering::Relaxed);
-        }
         self.pausing.store(false, Ordering::Relaxed);
-        let mut c = lock(&self.control);
-        c.steps.iter_mut().for_each(|s| *s = 0);
+        for p in 0..self.agents.names.len() {
+            self.agents.set(p, PAUSED | TOLD, false);
+        }
+        let steps = std::mem::take(&mut lock(&self.control).steps);
+        drop(steps);
     }
 
     /// The editor went away: nothing it asked holds any more.
     fn forget_editor(&self) {
         self.release_all();
-        for f in &self.agents.flags {
-            f.fetch_and(!(ASKED | BREAKS), Ordering::Relaxed);
+        self.breaking_all.store(false, Ordering::Relaxed);
+        for p in 0..self.agents.names.len() {
+            self.agents.set(p, ASKED | BREAKS, false);
         }
         let old = {
             let mut c = lock(&self.control);
-            c.triggers.clear();
-            std::mem::take(&mut c.breakpoints)
+            let triggers = std::mem::take(&mut c.triggers);
+            (triggers, c.all.take(), std::mem::take(&mut c.breakpoints))
         };
         drop(old);
+    }
+
+    /// Does what the editor said in one poll, in order, except that a command that
+    /// replaces what every agent has (the breakpoints, the agents streamed, a pause or go
+    /// on of every agent) is done only when no other like it comes later in the poll: a
+    /// peer that floods such commands costs the link one of each a poll.
+    fn obey_all(&self, commands: Vec<GameCommand>) {
+        self.told
+            .fetch_add(commands.len() as u64, Ordering::Relaxed);
+        let class = |c: &GameCommand| match c {
+            GameCommand::Breakpoints(_) => 1,
+            GameCommand::Stream(_) => 2,
+            GameCommand::Pause(None) | GameCommand::Continue(None) => 3,
+            _ => 0,
+        };
+        let mut last = [usize::MAX; 4];
+        for (i, c) in commands.iter().enumerate() {
+            last[class(c)] = i;
+        }
+        for (i, c) in commands.into_iter().enumerate() {
+            let k = class(&c);
+            if k == 0 || last[k] == i {
+                self.obey(c);
+            }
+        }
     }
 
     /// Does one command of the editor's, for the agents the hello names only.
@@ -196,41 +247,70 @@ impl LinkState {
         match command {
             GameCommand::Breakpoints(list) => {
                 // Built here, outside the lock; the old lists are freed after it.
+                let mut all: Option<HashMap<Box<str>, u8>> = None;
                 let mut by_agent: Vec<Option<HashMap<Box<str>, u8>>> = vec![None; n];
                 for b in list {
-                    if let Some(p) = place(&b.agent) {
-                        let bit = 1u8 << BreakOn::ALL.iter().position(|o| *o == b.on).unwrap_or(0);
-                        *by_agent[p]
-                            .get_or_insert_with(HashMap::default)
-                            .entry(b.node.into_boxed_str())
+                    let bit = 1u8 << BreakOn::ALL.iter().position(|o| *o == b.on).unwrap_or(0);
+                    let add = |map: &mut Option<HashMap<Box<str>, u8>>| {
+                        *map.get_or_insert_with(HashMap::default)
+                            .entry(b.node.as_str().into())
                             .or_insert(0) |= bit;
+                    };
+                    match &b.agents {
+                        None => add(&mut all),
+                        Some(agents) => {
+                            for p in agents.iter().filter_map(|a| place(a)) {
+                                add(&mut by_agent[p]);
+                            }
+                        }
                     }
                 }
                 for (p, list) in by_agent.iter().enumerate() {
                     self.agents.set(p, BREAKS, list.is_some());
                 }
+                self.breaking_all.store(all.is_some(), Ordering::Relaxed);
                 let new: Vec<_> = by_agent.into_iter().map(|l| l.map(Arc::new)).collect();
-                let old = std::mem::replace(&mut lock(&self.control).breakpoints, new);
+                let old = {
+                    let mut c = lock(&self.control);
+                    (
+                        std::mem::replace(&mut c.all, all.map(Arc::new)),
+                        std::mem::replace(&mut c.breakpoints, new),
+                    )
+                };
                 drop(old);
             }
             GameCommand::Step(agent) => {
                 if let Some(p) = place(&agent).filter(|p| self.agents.flags(*p) & PAUSED != 0) {
-                    let mut c = lock(&self.control);
-                    if c.steps.len() < n {
-                        c.steps.resize(n, 0);
+                    let grown = {
+                        let mut c = lock(&self.control);
+                        // (Grown outside the lock when it must be.)
+                        if c.steps.len() < n {
+                            Some(std::mem::take(&mut c.steps))
+                        } else {
+                            c.steps[p] = c.steps[p].saturating_add(1);
+                            None
+                        }
+                    };
+                    if let Some(mut steps) = grown {
+                        steps.resize(n, 0);
+                        steps[p] = steps[p].saturating_add(1);
+                        lock(&self.control).steps = steps;
                     }
-                    c.steps[p] = c.steps[p].saturating_add(1);
                 }
             }
             GameCommand::Pause(agent) => {
-                let places: Vec<usize> = match agent {
-                    None => (0..n).collect(),
-                    Some(a) => place(&a).into_iter().collect(),
+                let places: Box<dyn Iterator<Item = usize>> = match agent {
+                    None => Box::new(0..n),
+                    Some(a) => Box::new(place(&a).into_iter()),
                 };
+                let mut any = false;
                 for p in places {
                     self.agents.set(p, PAUSED, true);
+                    any = true;
                 }
-                self.pausing.store(true, Ordering::Relaxed);
+                if any {
+                    self.pausing.store(true, Ordering::Relaxed);
+                }
             }
             GameCommand::Continue(None) => self.release_all(),
             GameCommand::Continue(Some(agent)) => {
@@ -242,7 +322,11 @@ impl LinkState {
                 }
             }
             GameCommand::Trigger(t) => {
-                if place(&t.agent).is_some() {
+                let fits = t.id.len() <= MAX_TRIGGER_TEXT
+                    && t.payload
+                        .as_ref()
+                        .is_none_or(|p| p.len() <= MAX_TRIGGER_TEXT);
+                if fits && place(&t.agent).is_some() {
                     let mut c = lock(&self.control);
                     if c.triggers.len() < MAX_TRIGGERS {
                         c.triggers.push(t);
@@ -251,10 +335,8 @@ impl LinkState {
             }
             GameCommand::Stream(agents) => {
                 let mut asked = vec![false; n];
-                for a in agents {
-                    if let Some(p) = place(&a) {
-                        asked[p] = true;
-                    }
+                for p in agents.iter().filter_map(|a| place(a)) {
+                    asked[p] = true;
                 }
                 for (p, on) in asked.into_iter().enumerate() {
                     self.agents.set(p, ASKED, on);
@@ -293,8 +375,10 @@ impl GameLink {
             connected: AtomicBool::new(false),
             dropped: AtomicU64::new(0),
             pausing: AtomicBool::new(false),
+            breaking_all: AtomicBool::new(false),
             agents: Agents::of(hello),
             heard: AtomicU64::new(0),
+            told: AtomicU64::new(0),
             epoch: Instant::now(),
             control: Mutex::new(Control::default()),
             problem: Mutex::new(None),
@@ -321,7 +405,7 @@ impl GameLink {
             live: false,
             place: None,
             agent: Cow::Borrowed(""),
-            breaks: None,
+            breaks: [None, None],
             hit: false,
             lines: String::new(),
             count: 0,
@@ -341,6 +425,12 @@ impl GameLink {
     /// game (its token, its version), or `ARBOR_LIVE` does not read.
     pub fn problem(&self) -> Option<String> {
         lock(&self.shared.problem).clone()
+    }
+
+    /// How many commands the editors it connected to gave it so far (breakpoints, steps,
+    /// pauses, triggers, …), whether or not they named its agents.
+    pub fn told(&self) -> u64 {
+        self.shared.told.load(Ordering::Relaxed)
     }
 
     /// Events dropped so far because the queue was full.
@@ -369,7 +459,7 @@ impl GameLink {
             return true;
         }
         if !self.connected() || s.silent_for_long() {
-            s.release_all();
+            // (The link's thread lets every hold go: the frame only steps.)
             return true;
         }
         let allowed = {
@@ -383,12 +473,12 @@ impl GameLink {
             }
         };
         if !allowed && flags & TOLD == 0 {
-            // The editor learns of a hold when the game first holds the agent.
-            s.agents.set(p, TOLD, true);
-            self.queue(
-                String::from_utf8(line_of(&GameSays::Paused(agent.to_owned()))).unwrap_or_default(),
-                1,
-            );
+            // The editor learns of a hold when the game first holds the agent (again at
+            // the next ask while the queue is full).
+            let said = String::from_utf8(line_of(&GameSays::Paused(agent.to_owned())));
+            if self.queue(said.unwrap_or_default(), 1) {
+                s.agents.tell(p);
+            }
         }
         allowed
     }
@@ -409,10 +499,15 @@ impl GameLink {
     }
 
     /// Queues `lines` (`count` messages) for the editor; dropped and counted when the
-    /// queue is full.
-    fn queue(&self, lines: String, count: u64) {
-        if let Err(TrySendError::Full(_)) = self.tx.try_send(lines) {
-            self.shared.dropped.fetch_add(count, Ordering::Relaxed);
+    /// queue is full. Whether they were queued.
+    fn queue(&self, lines: String, count: u64) -> bool {
+        match self.tx.try_send(lines) {
+            Ok(()) => true,
+            Err(TrySendError::Full(_)) => {
+                self.shared.dropped.fetch_add(count, Ordering::Relaxed);
+                false
+            }
+            Err(TrySendError::Disconnected(_)) => false,
         }
     }
 }
@@ -437,8 +532,8 @@ pub struct LinkObserver<'l> {
     place: Option<usize>,
     /// The agent's name as JSON.
     agent: Cow<'l, str>,
-    /// Its breakpoints, when it has some.
-    breaks: Option<AgentBreaks>,
+    /// Its breakpoints, when it has some: those of every agent, and its own.
+    breaks: [Option<AgentBreaks>; 2],
     hit: bool,
     /// The lines gathered, and how many.
     lines: String,
@@ -461,10 +556,14 @@ impl<'l> LinkObserver<'l> {
             Some(p) => Cow::Borrowed(self.link.shared.agents.json[p].as_str()),
             None => Cow::Owned(serde_json::to_string(agent).unwrap_or_default()),
         };
-        self.breaks = self
-            .place
-            .filter(|p| s.agents.flags(*p) & BREAKS != 0)
-            .and_then(|p| lock(&s.control).breakpoints.get(p).cloned().flatten());
+        let own = self.place.filter(|p| s.agents.flags(*p) & BREAKS != 0);
+        if own.is_some() || s.breaking_all.load(Ordering::Relaxed) {
+            let c = lock(&s.control);
+            self.breaks = [
+                c.all.clone(),
+                own.and_then(|p| c.breakpoints.get(p).cloned().flatten()),
+            ];
+        }
     }
 
     /// Queues what was gathered (dropped and counted when the queue is full); a
@@ -474,12 +573,21 @@ impl<'l> LinkObserver<'l> {
             && let Some(p) = self.place
         {
             let s = &self.link.shared;
-            s.agents.set(p, PAUSED | TOLD, true);
+            s.agents.set(p, PAUSED, true);
             s.pausing.store(true, Ordering::Relaxed);
             self.lines.push_str("{\"paused\":");
             self.lines.push_str(&self.agent);
             self.lines.push_str("}\n");
             self.count += 1;
+            // Told with the step's events; when they do not fit, at the next ask.
+            let queued = self.link.queue(
+                std::mem::take(&mut self.lines),
+                std::mem::take(&mut self.count),
+            );
+            if queued {
+                s.agents.tell(p);
+            }
+            return;
         }
         if self.count == 0 {
             return;
@@ -495,7 +603,7 @@ impl Observer for LinkObserver<'_> {
     fn agent(&mut self, name: &str) {
         self.flush();
         self.live = false;
-        self.breaks = None;
+        self.breaks = [None, None];
         if self.link.connected() {
             self.aim(name);
         }
@@ -508,14 +616,18 @@ impl Observer for LinkObserver<'_> {
         crate::runtime::format_event(&mut self.lines, &self.agent, e);
         self.lines.push('\n');
         self.count += 1;
-        if let Some(breaks) = &self.breaks
-            && !self.hit
-            && let Some(&bits) = breaks.get(e.node_id)
-        {
-            self.hit = BreakOn::ALL
+        if !self.hit {
+            let bits = self
+                .breaks
                 .iter()
-                .enumerate()
-                .any(|(i, on)| bits & (1 << i) != 0 && on.matches(&e.kind));
+                .flatten()
+                .filter_map(|b| b.get(e.node_id))
+                .fold(0u8, |all, b| all | b);
+            self.hit = bits != 0
+                && BreakOn::ALL
+                    .iter()
+                    .enumerate()
+                    .any(|(i, on)| bits & (1 << i) != 0 && on.matches(&e.kind));
         }
     }
 }
@@ -692,6 +804,10 @@ fn talk(stream: TcpStream, mut inbox: Vec<u8>, rx: &Receiver<String>, shared: &L
         if let Some(ended) = hear(&mut from_editor, &mut inbox, shared) {
             return ended;
         }
+        // An editor silent for long lets every hold go.
+        if shared.pausing.load(Ordering::Relaxed) && shared.silent_for_long() {
+            shared.release_all();
+        }
     }
 }
 
@@ -715,17 +831,19 @@ fn hear(from: &mut TcpStream, inbox: &mut Vec<u8>, shared: &LinkState) -> Option
         }
     }
     let mut start = 0;
+    let mut commands = Vec::new();
     while let Some(len) = inbox[start..].iter().position(|&b| b == b'\n') {
         let line = &inbox[start..start + len];
         start += len + 1;
         shared.heard_now();
         match serde_json::from_slice::<EditorSays>(line) {
-            Ok(EditorSays::Command(c)) => shared.obey(c),
+            Ok(EditorSays::Command(c)) => commands.push(c),
             Ok(EditorSays::Link(LinkSays::Alive {} | LinkSays::Welcome {})) => {}
             Ok(EditorSays::Link(LinkSays::Refused(why))) => return Some(Talk::Refused(why)),
             Err(_) => return Some(Talk::Ended),
         }
     }
     inbox.drain(..start);
+    shared.obey_all(commands);
     (inbox.len() > MAX_MESSAGE).then_some(Talk::Ended)
 }

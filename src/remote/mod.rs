@@ -26,7 +26,7 @@ pub mod protocol;
 
 pub use editor::{
     EndedRun, GameInfo, HELLO_WITHIN, KEPT_ENDED, KEPT_RUNS, Listener, MAX_GAMES, MAX_LISTED,
-    MAX_NAMES, MAX_PENDING, Received, TO_GAME, WINDOW_EVENTS,
+    MAX_NAMES, MAX_PENDING, Received, TO_GAME, WINDOW,
 };
 pub use game::{ANSWER_WITHIN, GameLink, LinkObserver, MAX_TRIGGERS, QUEUE_STEPS};
 pub use protocol::{Hello, LIVE_VERSION, MAX_HELLO, MAX_MESSAGE, SentLibrary, SentTree};

@@ -223,13 +223,13 @@ mod tests {
         let alive = EditorSays::Link(LinkSays::Alive {});
         assert_eq!(said(&alive), "{\"alive\":{}}\n");
         let breaks = EditorSays::Command(GameCommand::Breakpoints(vec![GameBreakpoint {
-            agent: "a".into(),
             node: "n".into(),
             on: BreakOn::ContextMissing,
+            agents: Some(vec!["a".into()]),
         }]));
         assert_eq!(
             said(&breaks),
-            "{\"breakpoints\":[{\"agent\":\"a\",\"node\":\"n\",\"on\":\"context_missing\"}]}\n"
+            "{\"breakpoints\":[{\"node\":\"n\",\"on\":\"context_missing\",\"agents\":[\"a\"]}]}\n"
         );
         for m in [step, all, alive, breaks] {
             let back: EditorSays = serde_json::from_slice(&line_of(&m))
