@@ -245,7 +245,8 @@ impl EditorApp {
         if received.missed > 0 {
             notes.push(format!(
                 "the editor keeps a game's last {} events: its first {} are gone",
-                window.events, received.missed
+                super::simulate::grouped(window.events as u64),
+                super::simulate::grouped(received.missed)
             ));
         }
         let mut run = Debugger::game(LiveStart {

@@ -186,8 +186,9 @@ impl SimPanel {
                 if first > 0 {
                     let kept = self.debugger.live_window().map_or(0, |w| w.events);
                     live_notes.push(RichText::new(format!(
-                        "from step {}: the editor keeps a game's last {kept} events",
+                        "from step {}: the editor keeps a game's last {} events",
                         first + 1,
+                        grouped(kept as u64)
                     )));
                 } else if from > 1 {
                     live_notes.push(RichText::new(format!(
@@ -1067,4 +1068,17 @@ fn named(agents: &[String]) -> String {
         text += &format!(" and {} more", agents.len() - NAMED_AGENTS);
     }
     text
+}
+
+/// `n` with its thousands grouped: `500,000`.
+pub(super) fn grouped(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, d) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(d);
+    }
+    out
 }
