@@ -8,6 +8,7 @@
 //! cargo run -- edit examples/my_game/guard.json   # the editor shows the game's palette
 //! cargo run --example my_game -- --live      # runs on, sending its soldiers to that editor
 //! cargo run --example my_game -- --live --agents 200 --rate 60   # more soldiers, faster
+//! cargo run --example my_game -- --live --streamed 1   # streams soldier-1; the editor asks for more
 //! ```
 //!
 //! With `--live` the game runs until stopped (four soldiers, ten steps a second unless
@@ -245,8 +246,14 @@ fn live() -> Result<(), Box<dyn std::error::Error>> {
     let dt = 1.0 / rate;
     // The hello carries the tree and the kinds the code registers, so the editor shows the
     // tree as the game runs it and says where the project's library differs.
-    let hello = Hello::new("my_game", dt, 0, &agents, std::slice::from_ref(&tree_path))
+    let mut hello = Hello::new("my_game", dt, 0, &agents, std::slice::from_ref(&tree_path))
         .with_library(&library()?)?;
+    // `--streamed N`: the game streams its first N soldiers of itself; the editor asks for
+    // any other its user watches.
+    if let Some(n) = option("--streamed")? {
+        let first: Vec<&str> = names.iter().take(n as usize).map(String::as_str).collect();
+        hello = hello.streaming_only(&first);
+    }
     // One call: from now on the link finds the editor and connects (and reconnects) in
     // the background.
     let link = GameLink::connect(&hello);

@@ -72,8 +72,10 @@ struct LiveRun {
     asked: Vec<String>,
     /// Show the newest step when the next events come (after a Step the game takes).
     follow: bool,
-    /// The breakpoints the game was last told.
+    /// The breakpoints the game was last told, and the breakpoints and agents (their
+    /// revision) they were found for.
     told: Option<Vec<GameBreakpoint>>,
+    told_for: Option<(Vec<Breakpoint>, u64)>,
     /// What to tell the game, taken by the app.
     asks: Vec<GameCommand>,
 }
@@ -261,6 +263,10 @@ pub struct Debugger {
     /// The file of the tree the canvas shows the run on (the run's own, while a
     /// SubTree's asset is shown): its agents are the ones lit and stopped by breakpoints.
     shown_file: Option<PathBuf>,
+    /// Whether each agent runs that tree, with the tree each runs (see
+    /// `Debugger::apply_breaking`), and one more each time they are found again.
+    shown_mask: Option<(Vec<bool>, Vec<Option<PathBuf>>)>,
+    mask_revision: u64,
     /// A replay's breakpoint marks, with the breakpoints and the count of events they
     /// were found for.
     hit_marks: Option<HitMarks>,
@@ -359,6 +365,7 @@ impl Debugger {
                 asked: Vec::new(),
                 follow: false,
                 told: None,
+                told_for: None,
                 asks: Vec::new(),
             }),
         );
@@ -446,24 +453,39 @@ impl Debugger {
             .collect()
     }
 
-    /// Whether each agent runs the tree shown (`None`: it cannot be told, every one).
-    fn runs_shown(&self) -> Option<Vec<bool>> {
+    /// Whether each agent runs the tree shown (`None`: it cannot be told, every one), as
+    /// last found ([`Debugger::apply_breaking`]: when the tree shown, the run or its agents
+    /// change, not each frame).
+    fn runs_shown(&self) -> Option<&[bool]> {
+        self.shown_mask.as_ref().map(|(m, _)| &m[..])
+    }
+
+    /// Finds which agents run the tree shown (each tree file looked at on disk once) and
+    /// tells the run: only those are stopped by breakpoints.
+    fn apply_breaking(&mut self) {
+        self.hit_marks = None;
         let shown = self
             .inside
             .as_ref()
-            .map_or(self.shown_file.as_deref(), |i| i.file.as_deref())?;
-        let same = |p: &Path| p == shown || crate::io::same_file(p, shown);
-        Some(
-            self.agent_trees()
+            .map_or(self.shown_file.as_deref(), |i| i.file.as_deref());
+        let mask = shown.map(|shown| {
+            let mut same: HashMap<PathBuf, bool> = HashMap::new();
+            let trees = self.agent_trees();
+            let mask: Vec<bool> = trees
                 .iter()
-                .map(|t| t.as_deref().is_none_or(same))
-                .collect(),
-        )
-    }
-
-    fn apply_breaking(&mut self) {
-        self.hit_marks = None;
-        let mask = self.runs_shown();
+                .map(|t| {
+                    t.as_ref().is_none_or(|t| {
+                        *same
+                            .entry(t.clone())
+                            .or_insert_with(|| t == shown || crate::io::same_file(t, shown))
+                    })
+                })
+                .collect();
+            (mask, trees)
+        });
+        self.mask_revision += 1;
+        self.shown_mask = mask;
+        let mask = self.runs_shown().map(<[bool]>::to_vec);
         if let Some(run) = &mut self.run {
             run.set_breaking(mask);
         }
@@ -471,17 +493,28 @@ impl Debugger {
 
     /// The tree file the watched agent runs, when it is not the tree shown.
     pub fn watched_elsewhere(&self) -> Option<PathBuf> {
-        let runs = self.runs_shown()?;
+        let (runs, trees) = self.shown_mask.as_ref()?;
         if runs.get(self.watched).copied().unwrap_or(true) {
             return None;
         }
-        self.agent_trees().get(self.watched).cloned().flatten()
+        trees.get(self.watched).cloned().flatten()
     }
 
     /// The breakpoints (`breakpoints`, on the tree shown) a game shown live is to be told,
     /// each for its agents that run the tree shown, when they differ from what it was
     /// told last (they are then taken as told).
     pub fn breakpoints_for_game(&mut self, breakpoints: &[Breakpoint]) -> Option<GameCommand> {
+        let Origin::Live(l) = &self.origin else {
+            return None;
+        };
+        // Nothing to find again while the breakpoints and the agents that run the tree
+        // shown are as when the game was last told.
+        if l.told_for
+            .as_ref()
+            .is_some_and(|(b, r)| b == breakpoints && *r == self.mask_revision)
+        {
+            return None;
+        }
         let recorded = as_recorded(&self.aliases, breakpoints);
         // Every agent (none named), or those that run the tree shown.
         let agents: Option<Vec<String>> = self.runs_shown().and_then(|mask| {
@@ -489,7 +522,7 @@ impl Debugger {
             (!mask.iter().all(|m| *m)).then(|| {
                 names
                     .iter()
-                    .zip(&mask)
+                    .zip(mask)
                     .filter(|(_, runs)| **runs)
                     .map(|(a, _)| a.clone())
                     .collect()
@@ -503,9 +536,11 @@ impl Debugger {
                 agents: agents.clone(),
             })
             .collect();
+        let revision = self.mask_revision;
         let Origin::Live(l) = &mut self.origin else {
             return None;
         };
+        l.told_for = Some((breakpoints.to_vec(), revision));
         if l.told.as_ref() == Some(&list) {
             return None;
         }
@@ -626,6 +661,7 @@ impl Debugger {
         run.keep_last(window);
         if run.agent_names().len() > before {
             self.name_nodes();
+            self.apply_breaking();
         }
         let Some(run) = &mut self.run else { return };
         if self.running {
@@ -659,6 +695,8 @@ impl Debugger {
             news: None,
             inside: None,
             shown_file: None,
+            shown_mask: None,
+            mask_revision: 0,
             hit_marks: None,
             ran: None,
             kept: Vec::new(),

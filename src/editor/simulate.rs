@@ -165,15 +165,18 @@ impl SimPanel {
                 if game.is_some_and(|g| g.connected) {
                     ui.label(format!("live: {name}{run}, connected"));
                 } else {
-                    // Said in orange: the game is gone, what it sent stays to scrub through.
+                    // Said in orange: the game is gone, what it sent stays to scrub through
+                    // (why, on a line of its own: it can be long).
+                    let orange = Color32::from_rgb(240, 140, 60);
+                    ui.label(RichText::new(format!("live: {name}{run}, ended")).color(orange));
                     let why = game
                         .and_then(|g| g.problem.as_ref())
                         .map_or_else(String::new, |p| format!(": {p}"));
-                    ui.label(
+                    live_notes.push(
                         RichText::new(format!(
-                            "live: {name}{run}, ended{why}; the recording stays"
+                            "its connection ended{why}; what it sent stays to scrub through"
                         ))
-                        .color(Color32::from_rgb(240, 140, 60)),
+                        .color(orange),
                     );
                 }
                 let first = self.debugger.source().map_or(0, Source::first_step);
@@ -1075,7 +1078,7 @@ pub(super) fn grouped(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, d) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(d);
