@@ -335,3 +335,42 @@ fn a_second_editor_listens_on_another_port_and_each_game_finds_its_own_editor() 
     assert_eq!(second.listener().games().len(), 1);
     assert!(first.listener().games().is_empty());
 }
+
+#[test]
+fn the_timeline_of_a_game_spans_the_steps_the_editor_keeps_and_says_from_where() {
+    let listener = Listener::local(0).unwrap();
+    listener.set_window(arbor::debug::EventWindow {
+        events: 400,
+        bytes: usize::MAX,
+    });
+    let addr = listener.address().clone();
+    let mut h = harness(EditorApp::open(&tree()).unwrap().with_listener(listener));
+    let mut game = Game::new(
+        GameLink::connect_to(&hello("long", &["unit-1"]), addr),
+        &["unit-1"],
+    );
+    choose(&mut h, &mut game, "long");
+    game.until(&mut h, "steps let go", |_, h| {
+        h.state()
+            .simulation()
+            .and_then(|d| d.source())
+            .is_some_and(|s| s.first_step() > 50)
+    });
+    let first = h
+        .state()
+        .simulation()
+        .unwrap()
+        .source()
+        .unwrap()
+        .first_step();
+    h.get_by_label_contains(&format!("from step {}", first + 1));
+    // The left end of the timeline is the first step kept, not step 0.
+    let bar = h.get_by_label("Timeline").rect();
+    let left = eframe::egui::Pos2::new(bar.left() + 6.5, bar.center().y);
+    click_at(&mut h, left, PointerButton::Primary, Modifiers::NONE);
+    let shown = h.state().simulation().unwrap().step_number();
+    assert!(
+        shown >= first && shown <= first + 5,
+        "{shown}, the first kept {first}"
+    );
+}

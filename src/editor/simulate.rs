@@ -482,7 +482,9 @@ impl SimPanel {
         let Some(run) = self.debugger.source() else {
             return;
         };
-        let (head, at) = (run.head().max(1), run.step_number());
+        // From the first step that can be shown (a game's window) to the newest.
+        let (head, at, first) = (run.head().max(1), run.step_number(), run.first_step());
+        let span = head.saturating_sub(first).max(1);
         let width = ui.available_width().max(100.0);
         let (rect, response) =
             ui.allocate_exact_size(egui::vec2(width, 30.0), egui::Sense::click_and_drag());
@@ -491,14 +493,14 @@ impl SimPanel {
         let mut hits: Vec<u64> = markers
             .iter()
             .filter(|m| m.kind == MarkerKind::Breakpoint)
-            .map(|m| m.step)
+            .map(|m| m.step.saturating_sub(first))
             .collect();
         hits.sort_unstable();
         hits.dedup();
         let mut hover = "Drag to any step of the run (Shift+⏴ / Shift+⏵, as the menus write the arrow keys; Ctrl+G types one)".to_owned();
         if !hits.is_empty() {
             hover += &format!(
-                "\nThe red lane: the steps where a breakpoint hits ({} of {head}), brighter where more of them hit; F8 / Shift+F8 go to the next / previous",
+                "\nThe red lane: the steps where a breakpoint hits ({} of {span}), brighter where more of them hit; F8 / Shift+F8 go to the next / previous",
                 hits.len()
             );
         }
@@ -512,9 +514,11 @@ impl SimPanel {
             egui::pos2(bar.left(), bar.bottom() + 5.0),
             egui::pos2(bar.right(), rect.bottom() - 3.0),
         );
-        let x_of = |step: u64| bar.left() + bar.width() * (step as f32 / head as f32);
+        let x_of = |step: u64| {
+            bar.left() + bar.width() * (step.saturating_sub(first) as f32 / span as f32)
+        };
         painter.rect_filled(bar, 3.0, Color32::from_gray(55));
-        super::timeline::hit_lane(&painter, lane, head, &hits);
+        super::timeline::hit_lane(&painter, lane, span, &hits);
         for m in markers {
             if m.agent != self.debugger.watched() || m.kind == MarkerKind::Breakpoint {
                 continue;
@@ -555,7 +559,7 @@ impl SimPanel {
             && let Some(p) = response.interact_pointer_pos()
         {
             let f = ((p.x - bar.left()) / bar.width()).clamp(0.0, 1.0);
-            let k = (f * head as f32).round() as u64;
+            let k = first + (f * span as f32).round() as u64;
             if k != at {
                 self.debugger.running = false;
                 self.debugger.seek(k);
