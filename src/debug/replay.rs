@@ -642,6 +642,55 @@ mod tests {
         }
     }
 
+    /// An event line of agent `a` at `step`: entering node `n`.
+    fn enter(agent: &str, step: u64, n: &str) -> String {
+        format!("{{\"step\":{step},\"agent\":\"{agent}\",\"event\":\"enter\",\"node\":\"{n}\"}}\n")
+    }
+
+    #[test]
+    fn events_that_come_late_take_their_place_whatever_step_is_shown() {
+        // Two agents over 2,000 steps; b's events of some steps come after the rest.
+        let (mut first, mut late, mut all) = (String::new(), String::new(), String::new());
+        for step in 0..2_000u64 {
+            first += &enter("a", step, &format!("n{}", step % 7));
+            let b = enter("b", step, &format!("m{}", step % 5));
+            if step % 300 == 17 {
+                late += &b;
+            } else {
+                first += &b;
+            }
+        }
+        for step in 0..2_000u64 {
+            all += &enter("a", step, &format!("n{}", step % 7));
+            all += &enter("b", step, &format!("m{}", step % 5));
+        }
+        let mut whole = replay(&all);
+        let mut r = replay(&first);
+        // Shown at a past step, with states kept after it (its seek went there first).
+        r.seek(1_999);
+        r.seek(400);
+        let Ok(late) = parse_trace(late.as_bytes(), std::path::Path::new("late.jsonl")) else {
+            panic!("the late events read");
+        };
+        let names = r.agent_names().to_vec();
+        let index = |n: &str| names.iter().position(|x| x == n).unwrap_or(usize::MAX);
+        let events: Vec<TracedEvent> = late
+            .events
+            .into_iter()
+            .map(|mut e| {
+                e.agent = index(&late.agents[e.agent]);
+                e
+            })
+            .collect();
+        r.extend(&names, events);
+        for step in [400, 17, 318, 1_999, 917, 1_217, 1_500, 3] {
+            whole.seek(step);
+            r.seek(step);
+            assert_eq!(whole.agent(0), r.agent(0), "a at step {step}");
+            assert_eq!(whole.agent(1), r.agent(1), "b at step {step}");
+        }
+    }
+
     #[test]
     fn states_follow_the_events_and_seeking_back_gives_the_same_state() {
         let mut lines = String::new();

@@ -575,9 +575,8 @@ impl<'l> LinkObserver<'l> {
             let s = &self.link.shared;
             s.agents.set(p, PAUSED, true);
             s.pausing.store(true, Ordering::Relaxed);
-            self.lines.push_str("{\"paused\":");
-            self.lines.push_str(&self.agent);
-            self.lines.push_str("}\n");
+            let told = line_of(&GameSays::Paused(s.agents.names[p].clone()));
+            self.lines.push_str(&String::from_utf8_lossy(&told));
             self.count += 1;
             // Told with the step's events; when they do not fit, at the next ask.
             let queued = self.link.queue(
