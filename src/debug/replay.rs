@@ -101,7 +101,7 @@ impl AgentView {
                 // SEMANTICS.md §3.3: a completed run clears the context.
                 self.context.clear();
             }
-            // §3.5: a missing key resets the tree and clears the context.
+            // SEMANTICS.md §3.5: a missing key resets the tree and clears the context.
             (LoggedKind::ContextMissing(_), _) => self.context.clear(),
             (LoggedKind::Context(key, Some(value)), _) => {
                 self.context.insert(key.clone(), CtxValue::from(value));

@@ -178,9 +178,10 @@ pub(crate) const HAS_REGULATORS: u8 = 4;
 /// [`LeafInfo::has`]: observers watching from higher priorities on its path.
 pub(crate) const HAS_WATCH: u8 = 8;
 
-/// A place on a running leaf's path where observers watch (§3.3.2): node `at` (a branch
-/// on the path, or the leaf), whose parent `selector` is a Selector with children before
-/// `at` whose guards include an observer: `Program::takers[takers.0..takers.1]`.
+/// A place on a running leaf's path where observers watch (SEMANTICS.md §3.3.2): node
+/// `at` (a branch on the path, or the leaf), whose parent `selector` is a Selector with
+/// children before `at` whose guards include an observer:
+/// `Program::takers[takers.0..takers.1]`.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Watch {
     pub at: u32,

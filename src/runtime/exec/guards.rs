@@ -142,10 +142,10 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
         }
     }
 
-    /// [`Exec::check_guards`] of a leaf with observers on its path (§3.3.2), in phase 2:
-    /// before each node on the path whose Selector parent has takers before it (after the
-    /// guards of the branches above that node), those takers are examined in slot order,
-    /// and the first that could run takes over. Each Selector is examined once a pass,
+    /// [`Exec::check_guards`] of a leaf with observers on its path (SEMANTICS.md §3.3.2),
+    /// in phase 2: before each node on the path whose Selector parent has takers before
+    /// it (after the guards of the branches above that node), those takers are examined in
+    /// slot order, and the first that could run takes over. Each Selector is examined once a pass,
     /// as each branch's guards are (see `prev`). After a take-over the leaf walked was
     /// aborted: the result is `Done(Aborted)` (or `Unwind` when the tree was reset), which
     /// callers take, as any result but `Running`, to mean that it does not execute.
