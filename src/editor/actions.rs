@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use eframe::egui;
 
 use super::canvas::{ViewRequest, descendants};
-use super::changes::Change;
+use super::changes::{Change, SimChange};
 use super::commands::{Command, Enabled};
 use super::files::{Chooser, FilePrompt, Purpose};
 use super::graph::Attach;
@@ -23,22 +23,18 @@ const DUPLICATE_OFFSET: [f32; 2] = [40.0, 40.0];
 
 impl Enabled for EditorApp {
     fn enabled(&self, command: Command) -> bool {
-        let some = !self.selection.is_empty();
+        let on = super::commands::OnNodes {
+            tree: self.doc.tree(),
+            catalog: &self.catalog,
+            nodes: self.selection.ids(),
+            debugging: self.sim.is_some(),
+        };
+        if let Some(enabled) = command.enabled_on(&on) {
+            return enabled;
+        }
         match command {
             Command::Undo => self.doc.can_undo(),
             Command::Redo => self.doc.can_redo(),
-            Command::Cut
-            | Command::Copy
-            | Command::Duplicate
-            | Command::Delete
-            | Command::SelectSubtree
-            | Command::ZoomToSelection
-            | Command::ToggleCollapse => some,
-            Command::Disconnect => self
-                .selection
-                .ids()
-                .iter()
-                .any(|id| self.doc.parent_of(id).is_some()),
             Command::SelectAll | Command::ZoomToFit | Command::Arrange => {
                 !self.doc.tree().is_empty()
             }
@@ -54,12 +50,40 @@ impl Enabled for EditorApp {
                 .is_some_and(|s| s.games.iter().any(|g| !g.connected)),
             Command::CopyLiveAddress => self.live.is_some(),
             Command::SimBack => self.simulation().is_some_and(|s| s.step_number() > 0),
-            Command::ToggleBreakpoint => self.sim.is_some() && some,
             Command::SimReset => self.sim.is_some(),
-            Command::OpenSubTree => self.subtree_asset().is_some(),
             Command::BackToRunTree => self.simulation().is_some_and(|s| s.inside().is_some()),
             Command::HideCoverage => self.coverage.is_some(),
-            _ => true,
+            // Always at hand.
+            Command::New
+            | Command::Open
+            | Command::Save
+            | Command::SaveAs
+            | Command::OpenScenario
+            | Command::OpenTrace
+            | Command::Quit
+            | Command::Paste
+            | Command::SelectNone
+            | Command::FindNode
+            | Command::ZoomIn
+            | Command::ZoomOut
+            | Command::ZoomReset
+            | Command::ToggleMinimap
+            | Command::CoverageOfRun
+            | Command::CoverageFromFile
+            | Command::CommandPalette
+            | Command::ShowMessages
+            | Command::ShowHelp => true,
+            // Those that act on nodes: `Command::enabled_on`, above.
+            Command::Cut
+            | Command::Copy
+            | Command::Duplicate
+            | Command::Delete
+            | Command::Disconnect
+            | Command::SelectSubtree
+            | Command::ZoomToSelection
+            | Command::ToggleCollapse
+            | Command::ToggleBreakpoint
+            | Command::OpenSubTree => false,
         }
     }
 }
@@ -125,7 +149,31 @@ impl EditorApp {
             Change::Focus(id) => self.focus(&id),
             Change::GoToStep(k) => self.go_to_step(k),
             Change::Refused(why) => self.say_problem(why),
+            Change::Sim(change) => self.change_run(change),
         }
+    }
+
+    /// Does what the Simulation panel asked of the run it shows.
+    fn change_run(&mut self, change: SimChange) {
+        if let SimChange::Attach(choice) = change {
+            self.choose_run(choice);
+            return;
+        }
+        if let Some(run) = self.simulation_mut() {
+            match change {
+                SimChange::Seek(k) => {
+                    run.running = false;
+                    run.seek(k);
+                }
+                SimChange::Watch(agent) => run.watch(agent),
+                SimChange::Stream(agent) => run.stream(&agent),
+                SimChange::Trigger(id, payload) => {
+                    run.trigger(&id, &payload);
+                }
+                SimChange::Attach(_) => {}
+            }
+        }
+        self.after_sim();
     }
 
     /// Runs `command` when it can run now, and notes it among the commands run.
@@ -805,16 +853,7 @@ impl EditorApp {
         let [id] = self.selection.ids() else {
             return None;
         };
-        let node = self.doc.tree().node(id)?;
-        if self.catalog.category_of(&node.kind) != Some(crate::model::Category::SubTree) {
-            return None;
-        }
-        let Some(crate::model::Value::Text(asset)) = node.fields.get("asset") else {
-            return None;
-        };
-        if asset.trim().is_empty() {
-            return None;
-        }
+        let asset = super::commands::subtree_asset(self.doc.tree(), &self.catalog, id)?;
         let path = match self.doc.path().and_then(Path::parent) {
             Some(dir) => dir.join(asset),
             None => PathBuf::from(asset),

@@ -37,4 +37,21 @@ pub(super) enum Change {
     GoToStep(u64),
     /// Say why a gesture was refused.
     Refused(String),
+    /// Change the run debugged as the Simulation panel asks.
+    Sim(SimChange),
+}
+
+/// What the Simulation panel asks of the run it shows (its buttons call commands; these
+/// carry what the panel chose).
+pub(super) enum SimChange {
+    /// Show this step (the timeline), and stop running.
+    Seek(u64),
+    /// Watch this agent (by place: the Watch list, a click in the arena).
+    Watch(usize),
+    /// Ask the game shown live to stream this agent.
+    Stream(String),
+    /// Trigger the watched agent's Interrupt (its id), with this payload (blank: none).
+    Trigger(String, String),
+    /// Show a game of the listener live, or the tree's own run again.
+    Attach(super::simulate::GameChoice),
 }

@@ -5,6 +5,8 @@
 
 use eframe::egui::{self, Key, KeyboardShortcut, Modifiers};
 
+use crate::model::{Catalog, NodeId, Tree};
+
 /// One thing the user can ask the editor to do, declared in menu order: menus, the
 /// palette and the help list them in this order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, strum::VariantArray)]
@@ -393,6 +395,25 @@ impl Command {
         )
     }
 
+    /// Whether this command, one that acts on nodes, can act on `on.nodes` (the selection,
+    /// or the node of a right-click menu); `None` for a command that does not act on
+    /// nodes. The one rule both the menus and the node's menu follow.
+    pub fn enabled_on(self, on: &OnNodes<'_>) -> Option<bool> {
+        use Command::*;
+        let some = !on.nodes.is_empty();
+        Some(match self {
+            Cut | Copy | Duplicate | Delete | SelectSubtree | ZoomToSelection | ToggleCollapse => {
+                some
+            }
+            Disconnect => on.nodes.iter().any(|id| on.tree.parent_of(id).is_some()),
+            ToggleBreakpoint => some && on.debugging,
+            OpenSubTree => {
+                matches!(on.nodes, [id] if subtree_asset(on.tree, on.catalog, id).is_some())
+            }
+            _ => return None,
+        })
+    }
+
     /// Whether the command also acts on a node from its right-click menu.
     pub fn in_node_menu(self) -> bool {
         use Command::*;
@@ -668,9 +689,49 @@ impl Palette {
     }
 }
 
+/// What decides whether a command can act on nodes: the tree, the nodes, and whether a
+/// run is debugged (see [`Command::enabled_on`]).
+pub struct OnNodes<'a> {
+    /// The tree shown.
+    pub tree: &'a Tree,
+    /// Its kinds.
+    pub catalog: &'a Catalog,
+    /// The nodes acted on.
+    pub nodes: &'a [NodeId],
+    /// A run is debugged (breakpoints can be set).
+    pub debugging: bool,
+}
+
+/// The asset a SubTree node names, when it is a SubTree with one.
+pub fn subtree_asset<'t>(tree: &'t Tree, catalog: &Catalog, id: &NodeId) -> Option<&'t str> {
+    let node = tree.node(id)?;
+    if catalog.category_of(&node.kind) != Some(crate::model::Category::SubTree) {
+        return None;
+    }
+    match node.fields.get("asset") {
+        Some(crate::model::Value::Text(asset)) if !asset.trim().is_empty() => Some(asset),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{Command, Palette};
+    use super::{Catalog, Command, OnNodes, Palette};
+
+    #[test]
+    fn every_command_of_the_node_menu_says_when_it_can_act_on_a_node() {
+        let tree = crate::editor::new_tree();
+        let catalog = Catalog::builtin();
+        let on = OnNodes {
+            tree: &tree,
+            catalog: &catalog,
+            nodes: &[],
+            debugging: false,
+        };
+        for c in Command::ALL.iter().filter(|c| c.in_node_menu()) {
+            assert_eq!(c.enabled_on(&on), Some(false), "{c:?} on no node");
+        }
+    }
 
     #[test]
     fn a_whole_word_of_a_label_ranks_above_its_start_above_a_tooltip_above_letters_in_order() {

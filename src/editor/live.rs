@@ -160,8 +160,12 @@ impl EditorApp {
         {
             self.show_game = None;
         }
-        match self.sim.as_mut().and_then(SimPanel::take_attach) {
-            Some(GameChoice::OwnRun) => {
+    }
+
+    /// Shows what the panel's Game list chose: a game live, or the tree's own run again.
+    pub(super) fn choose_run(&mut self, choice: GameChoice) {
+        match choice {
+            GameChoice::OwnRun => {
                 self.sim = Some(self.own_panel());
                 if self.project.has_game_kinds() {
                     // The game's kinds go with it (reloading restarts the run).
@@ -172,10 +176,9 @@ impl EditorApp {
                 }
                 self.say("Back to this tree's own run");
             }
-            Some(GameChoice::Game(id)) => {
+            GameChoice::Game(id) => {
                 self.attach(id);
             }
-            None => {}
         }
     }
 

@@ -884,6 +884,7 @@ impl EditorApp {
             self.wake_for_games(&ctx);
             self.live_games();
         }
+        self.pace_simulation(ctx.input(|i| i.time));
         self.simulation_ui(ui);
         egui::Panel::left("palette")
             .default_size(170.0)

@@ -362,7 +362,6 @@ impl EditorApp {
         let key = self.breakpoints_key();
         let breakpoints = self.breakpoints.of(&key);
         let Some(panel) = &mut self.sim else { return };
-        let mut asked = Vec::new();
         let (tree, selected) = (self.doc.tree(), self.selection.first());
         egui::Panel::bottom("simulation")
             .resizable(true)
@@ -372,12 +371,21 @@ impl EditorApp {
                 egui::ScrollArea::vertical()
                     .id_salt("simulation-scroll")
                     .auto_shrink([false, false])
-                    .show(ui, |ui| asked = panel.ui(ui, tree, selected, breakpoints));
+                    .show(ui, |ui| panel.ui(ui, tree, selected, breakpoints));
             });
-        self.after_sim();
-        for c in asked {
-            self.ask(c);
+        let asked = panel.take_asks();
+        self.queue.extend(asked);
+    }
+
+    /// Takes the steps of the run owed to the clock while it runs (before the frame is
+    /// drawn, so that it shows them), and says why it stopped.
+    pub(super) fn pace_simulation(&mut self, now: f64) {
+        let key = self.breakpoints_key();
+        let breakpoints = self.breakpoints.of(&key);
+        if let Some(panel) = &mut self.sim {
+            panel.debugger.pace(now, breakpoints);
         }
+        self.after_sim();
     }
 
     pub(super) fn canvas_ui(&mut self, ui: &mut egui::Ui) {

@@ -8,6 +8,7 @@ use std::path::Path;
 
 use eframe::egui::{self, Color32, RichText};
 
+use super::changes::{Change, SimChange};
 use super::commands::Command;
 use crate::debug::{
     Breakpoint, Debugger, Logged, LoggedKind, MarkerKind, SPEEDS, Source, describe,
@@ -105,8 +106,8 @@ pub struct SimPanel {
     pub payload: String,
     /// The next click in the arena picks the payload's entity (instead of watching).
     pub picking: bool,
-    /// A game chosen in the panel's list, for the app to attach to.
-    attach: Option<GameChoice>,
+    /// What the panel asked for while it was drawn, for the app to do after it.
+    asks: Vec<Change>,
     /// The arena is shown in a window of its own.
     pub arena_window: bool,
 }
@@ -120,29 +121,28 @@ impl SimPanel {
             only_selected: false,
             payload: String::new(),
             picking: false,
-            attach: None,
+            asks: Vec::new(),
             arena_window: false,
         }
     }
 
-    /// The game chosen in the panel's list, taken (for the app to attach to).
-    pub fn take_attach(&mut self) -> Option<GameChoice> {
-        self.attach.take()
+    /// What the panel asked for while it was drawn, taken (the app does it after drawing).
+    pub(super) fn take_asks(&mut self) -> Vec<Change> {
+        std::mem::take(&mut self.asks)
     }
 
     /// Draws the panel: controls, the timeline, the arena, the watched agent's context
-    /// and its event log; `breakpoints` are those of the tree shown. Returns the commands
-    /// its buttons asked for.
-    pub fn ui(
+    /// and its event log; `breakpoints` are those of the tree shown. What its buttons and
+    /// lists ask for is kept for the app to do after drawing ([`SimPanel::take_asks`]):
+    /// drawing changes no state of the run.
+    pub(super) fn ui(
         &mut self,
         ui: &mut egui::Ui,
         tree: &Tree,
         selected: Option<&NodeId>,
         breakpoints: &[Breakpoint],
-    ) -> Vec<Command> {
+    ) {
         let mut asked = Vec::new();
-        let now = ui.input(|i| i.time);
-        self.debugger.pace(now, breakpoints);
         let watched = self.debugger.watched();
         let mut watched_now = watched;
         let name = self
@@ -266,7 +266,8 @@ impl SimPanel {
                         if self.debugger.live_game().is_some()
                             && ui.selectable_label(false, "this tree's own run").clicked()
                         {
-                            self.attach = Some(GameChoice::OwnRun);
+                            self.asks
+                                .push(Change::Sim(SimChange::Attach(GameChoice::OwnRun)));
                         }
                         for g in &self.debugger.games {
                             let mut text = g.name.clone();
@@ -280,7 +281,8 @@ impl SimPanel {
                                 .selectable_label(self.debugger.live_game() == Some(g.id), text)
                                 .clicked()
                             {
-                                self.attach = Some(GameChoice::Game(g.id));
+                                self.asks
+                                    .push(Change::Sim(SimChange::Attach(GameChoice::Game(g.id))));
                             }
                         }
                         if self.debugger.games.iter().any(|g| !g.connected)
@@ -466,12 +468,12 @@ impl SimPanel {
             self.arena_window = open;
         }
         if watched_now != watched {
-            self.debugger.watch(watched_now);
+            self.asks.push(Change::Sim(SimChange::Watch(watched_now)));
         }
         if self.debugger.running && self.debugger.source().is_some() {
             ui.ctx().request_repaint();
         }
-        asked
+        self.asks.extend(asked.into_iter().map(Change::Command));
     }
 
     /// The run so far as a bar: markers for the watched agent's interrupts, failures,
@@ -561,8 +563,7 @@ impl SimPanel {
             let f = ((p.x - bar.left()) / bar.width()).clamp(0.0, 1.0);
             let k = first + (f * span as f32).round() as u64;
             if k != at {
-                self.debugger.running = false;
-                self.debugger.seek(k);
+                self.asks.push(Change::Sim(SimChange::Seek(k)));
             }
         }
     }
@@ -603,7 +604,7 @@ impl SimPanel {
                     .on_hover_text("Ask the game to send this agent's events from now on")
                     .clicked()
                 {
-                    self.debugger.stream(&name);
+                    self.asks.push(Change::Sim(SimChange::Stream(name.clone())));
                 }
             }
         });
@@ -678,8 +679,8 @@ impl SimPanel {
             ui.toggle_value(&mut self.picking, "Pick in arena")
                 .on_hover_text("The next click on an entity in the arena makes it the payload");
             if let Some(id) = fired {
-                let payload = self.payload.clone();
-                self.debugger.trigger(&id, &payload);
+                self.asks
+                    .push(Change::Sim(SimChange::Trigger(id, self.payload.clone())));
             }
         });
     }
@@ -847,8 +848,8 @@ impl SimPanel {
                     }
                 }
             });
-        if let Some(id) = clicked {
-            self.debugger.select = self.debugger.shown(&id);
+        if let Some(id) = clicked.and_then(|id| self.debugger.shown(&id)) {
+            self.asks.push(Change::Focus(id));
         }
     }
 
@@ -935,7 +936,7 @@ impl SimPanel {
             response.on_hover_text(n);
         }
         if let Some(i) = watch {
-            self.debugger.watch(i);
+            self.asks.push(Change::Sim(SimChange::Watch(i)));
         }
         if let Some(name) = picked {
             self.payload = name;

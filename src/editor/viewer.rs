@@ -970,14 +970,15 @@ impl SnarlViewer<NodeId> for Viewer<'_> {
     ) {
         let id = snarl[node].clone();
         ui.label(RichText::new(self.title(&id)).strong());
-        // What cannot act on this node is not offered: Open SubTree on a SubTree only, a
-        // breakpoint while a run is debugged.
-        let subtree = self.category(&id) == Some(Category::SubTree);
-        let offered = |c: &Command| match c {
-            Command::OpenSubTree => subtree,
-            Command::ToggleBreakpoint => self.look.debugging,
-            _ => true,
+        // What cannot act on this node (the command table's rule) is not offered: Open
+        // SubTree on a SubTree with an asset only, a breakpoint while a run is debugged.
+        let on = super::commands::OnNodes {
+            tree: self.look.tree,
+            catalog: self.look.catalog,
+            nodes: std::slice::from_ref(&id),
+            debugging: self.look.debugging,
         };
+        let offered = |c: &Command| c.enabled_on(&on) == Some(true);
         for command in Command::ALL
             .iter()
             .copied()
