@@ -36,6 +36,10 @@ impl<W: Write> Write for Checked<W> {
 
 fn main() -> ExitCode {
     let args = Cli::parse();
+    // Every file a command reads is one of its inputs, which nothing it writes replaces.
+    if !matches!(args.command, Some(Command::Edit { .. }) | None) {
+        arbor::io::remember_reads();
+    }
     let catalog = Catalog::builtin();
     let project = args.project.as_deref();
     let mut out = Checked {

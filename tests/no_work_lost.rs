@@ -632,3 +632,52 @@ fn ctrl_c_stops_a_long_run_between_two_steps_and_its_summary_is_printed() {
         assert!(stdout.contains("titan"), "{extra:?}: {stdout}");
     }
 }
+
+#[cfg(unix)]
+#[test]
+fn saving_onto_a_fifo_or_a_folder_is_refused_and_leaves_it_as_it_is() {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = tempfile::tempdir().unwrap();
+    common::copy_samples(dir.path(), &["door_room.json"]);
+    let tree = load_tree(&dir.path().join("door_room.json")).unwrap();
+    let fifo = dir.path().join("pipe.json");
+    common::mkfifo(&fifo);
+    let link = dir.path().join("to_pipe.json");
+    std::os::unix::fs::symlink(&fifo, &link).unwrap();
+    let folder = dir.path().join("folder.json");
+    std::fs::create_dir(&folder).unwrap();
+    for (path, says) in [
+        (&fifo, "it is a FIFO (named pipe), not a regular file"),
+        (&link, "it is a FIFO (named pipe), not a regular file"),
+        (&folder, "it is a folder, not a regular file"),
+    ] {
+        // Refused at once: nothing opens the FIFO, so nothing waits for a reader.
+        let e = save_tree(path, &tree).unwrap_err();
+        assert!(matches!(e, LoadError::NotWritten { .. }), "{e}");
+        assert!(e.to_string().contains(says), "{e}");
+        assert!(e.to_string().contains("not written"), "{e}");
+    }
+    assert!(
+        std::fs::symlink_metadata(&fifo)
+            .unwrap()
+            .file_type()
+            .is_fifo()
+    );
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert!(folder.is_dir());
+    // Nothing was left beside them.
+    let mut names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        ["door_room.json", "folder.json", "pipe.json", "to_pipe.json"]
+    );
+}

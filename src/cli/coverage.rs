@@ -157,6 +157,13 @@ pub fn coverage(
             }
         }
     }
+    // A coverage file sent over one of the files it counts is refused before the runs.
+    if args.json
+        && let Err(e) = crate::io::check_stdout(&[])
+    {
+        let _ = writeln!(err, "{}", super::located(&e));
+        return EXIT_UNREADABLE;
+    }
     for w in prepared.iter().flat_map(|p| &p.warnings) {
         let _ = writeln!(err, "{w}");
     }

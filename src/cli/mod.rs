@@ -610,7 +610,7 @@ fn scenario_error_line(e: &crate::world::ScenarioError) -> String {
 }
 
 /// A load error as a `validate` line: `FILE[:LINE:COLUMN]: error: MESSAGE`.
-fn located(e: &LoadError) -> String {
+pub(super) fn located(e: &LoadError) -> String {
     match e {
         LoadError::Syntax {
             path,
@@ -839,6 +839,10 @@ pub fn convert(
     err: &mut dyn Write,
 ) -> u8 {
     let to_stdout = output.as_os_str() == "-";
+    if to_stdout && let Err(e) = crate::io::check_stdout(&[input.to_owned()]) {
+        let _ = writeln!(err, "{}", located(&e));
+        return EXIT_UNREADABLE;
+    }
     let converted = if to_stdout {
         crate::io::TraceReader::open(input).and_then(|mut reader| {
             crate::io::write_trace(
@@ -1006,28 +1010,23 @@ struct TraceSink {
     agent: Option<usize>,
 }
 
-/// Where `--trace` writes: nowhere, standard output (`-`) or a new file; and whether it
-/// is standard output. A path that is one of the run's `inputs` is refused.
+/// Where `--trace` writes: nowhere, standard output (`-`) or a file; and whether it is
+/// standard output. A path that is one of the run's `inputs`, or not a regular file, is
+/// refused ([`crate::io::create_output`]).
 fn trace_writer(
     path: Option<&std::path::Path>,
     inputs: &[PathBuf],
 ) -> Result<(Option<Box<dyn Write>>, bool), String> {
     let to_stdout = path.is_some_and(|p| p.as_os_str() == "-");
-    if let Some(path) = path.filter(|_| !to_stdout)
-        && let Some(input) = inputs.iter().find(|i| crate::io::same_file(path, i))
-    {
-        return Err(format!(
-            "{}: error: --trace would write over {}, which this run reads; give the trace another path",
-            path.display(),
-            input.display()
-        ));
+    if to_stdout {
+        crate::io::check_stdout(inputs).map_err(|e| located(&e))?;
     }
     let sink: Option<Box<dyn Write>> = match path {
         None => None,
         Some(_) if to_stdout => Some(Box::new(std::io::BufWriter::new(std::io::stdout()))),
-        Some(path) => match std::fs::File::create(path) {
+        Some(path) => match crate::io::create_output(path, inputs) {
             Ok(f) => Some(Box::new(std::io::BufWriter::new(f))),
-            Err(e) => return Err(format!("{}: cannot write the trace: {e}", path.display())),
+            Err(e) => return Err(located(&e)),
         },
     };
     Ok((sink, to_stdout))

@@ -89,6 +89,14 @@ pub fn test(
         Ok(l) => l,
         Err(code) => return code,
     };
+    // A report that would write over a file the tests read, or into no regular file, is
+    // refused before anything runs.
+    if let Some(file) = junit_file
+        && let Err(e) = crate::io::check_output(file, &[])
+    {
+        let _ = writeln!(err, "{}", super::located(&e));
+        return EXIT_UNREADABLE;
+    }
     let mut printed = std::collections::HashSet::new();
     for l in &loaded {
         if let Loaded::Ready(p) = l {
@@ -184,13 +192,9 @@ pub fn test(
     }
     let _ = writeln!(out, "{summary}");
     if let Some(file) = junit_file
-        && let Err(e) = crate::io::write_atomically(file, junit::write(&suites).as_bytes())
+        && let Err(e) = crate::io::write_output(file, &[], junit::write(&suites).as_bytes())
     {
-        let _ = writeln!(
-            err,
-            "{}: cannot write the JUnit report: {e}",
-            file.display()
-        );
+        let _ = writeln!(err, "{}", super::located(&e));
         return EXIT_UNREADABLE;
     }
     if stopped > 0 {

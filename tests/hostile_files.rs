@@ -1,0 +1,250 @@
+//! Files and the terminal, through the `arbor` binary: no output writes over an input or
+//! into a special file, special files where a project file is looked for are named,
+//! nothing from a file reaches the terminal raw, and mistakes are said in words.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// Runs `arbor ARGS` in `dir`; a run that takes longer than 60 s (blocked on a FIFO, say)
+/// is killed and fails the test.
+fn arbor_in(dir: &Path, args: &[&str]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_arbor"))
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > Duration::from_secs(60) {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("arbor {args:?} did not end within 60 s");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    child.wait_with_output().unwrap()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// A folder with the mock sketch, its behaviour test and the guard patrol's files.
+fn samples() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("subtrees")).unwrap();
+    common::copy_samples(
+        dir.path(),
+        &[
+            "mock_sketch.json",
+            "mock_sketch.test.json",
+            "guard_patrol.json",
+            "guard_patrol.scenario.json",
+            "guard_patrol.test.json",
+            "subtrees/patrol.json",
+            "chase_flee.json",
+        ],
+    );
+    dir
+}
+
+/// Records `t.jsonl` in `dir`, a run of the mock sketch.
+fn traced(dir: &Path) {
+    let args = [
+        "run",
+        "mock_sketch.json",
+        "--steps",
+        "3",
+        "--trace",
+        "t.jsonl",
+    ];
+    let out = arbor_in(dir, &args);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+}
+
+#[cfg(unix)]
+fn is_fifo(path: &Path) -> bool {
+    use std::os::unix::fs::FileTypeExt;
+    std::fs::symlink_metadata(path)
+        .unwrap()
+        .file_type()
+        .is_fifo()
+}
+
+/// Every file below `dir` with its bytes (FIFOs and links as their kind).
+fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_owned()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let e = e.unwrap();
+            let kind = e.file_type().unwrap();
+            if kind.is_dir() {
+                stack.push(e.path());
+            } else if kind.is_file() {
+                out.push((e.path(), std::fs::read(e.path()).unwrap()));
+            } else {
+                out.push((e.path(), format!("{kind:?}").into_bytes()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn a_junit_report_never_writes_over_a_file_the_tests_read() {
+    let dir = samples();
+    let before = snapshot(dir.path());
+    for (test, report) in [
+        ("mock_sketch.test.json", "mock_sketch.json"),
+        ("mock_sketch.test.json", "mock_sketch.test.json"),
+        ("mock_sketch.test.json", "subtrees/../mock_sketch.json"),
+        ("guard_patrol.test.json", "guard_patrol.scenario.json"),
+        ("guard_patrol.test.json", "guard_patrol.json"),
+        ("guard_patrol.test.json", "subtrees/patrol.json"),
+        (".", "mock_sketch.json"),
+    ] {
+        let out = arbor_in(dir.path(), &["test", test, "--junit", report]);
+        assert_eq!(out.status.code(), Some(2), "{test} --junit {report}");
+        let err = text(&out.stderr);
+        assert!(
+            err.contains(&format!(
+                "{report}: error: not written: it would write over"
+            )) && err.contains("which this command reads"),
+            "{test} --junit {report}: {err}"
+        );
+        // Refused before anything ran.
+        assert!(text(&out.stdout).is_empty(), "{}", text(&out.stdout));
+        assert!(before == snapshot(dir.path()), "{test} --junit {report}");
+    }
+    // A hard link to the tree is the tree.
+    std::fs::hard_link(
+        dir.path().join("mock_sketch.json"),
+        dir.path().join("same.xml"),
+    )
+    .unwrap();
+    let out = arbor_in(
+        dir.path(),
+        &["test", "mock_sketch.test.json", "--junit", "same.xml"],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    // Another path is written.
+    let out = arbor_in(
+        dir.path(),
+        &["test", "mock_sketch.test.json", "--junit", "report.xml"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(
+        std::fs::read_to_string(dir.path().join("report.xml"))
+            .unwrap()
+            .contains("<testsuites")
+    );
+}
+
+#[test]
+fn a_trace_never_writes_over_the_project_or_its_libraries() {
+    let dir = tempfile::tempdir().unwrap();
+    let game = common::repo().join("examples/my_game");
+    std::fs::create_dir(dir.path().join("ai")).unwrap();
+    for f in ["arbor.project.json", "guard.json", "ai/my_game.nodes.json"] {
+        std::fs::copy(game.join(f), dir.path().join(f)).unwrap();
+    }
+    let before = snapshot(dir.path());
+    for trace in ["arbor.project.json", "ai/my_game.nodes.json"] {
+        let out = arbor_in(
+            dir.path(),
+            &["run", "guard.json", "--steps", "3", "--trace", trace],
+        );
+        assert_eq!(out.status.code(), Some(2), "--trace {trace}");
+        let err = text(&out.stderr);
+        assert!(err.contains("would write over"), "{err}");
+        assert!(before == snapshot(dir.path()), "--trace {trace}");
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn reports_traces_and_conversions_refuse_a_fifo_and_leave_it_a_fifo() {
+    let dir = samples();
+    let fifo = dir.path().join("pipe");
+    common::mkfifo(&fifo);
+    std::os::unix::fs::symlink("pipe", dir.path().join("to_pipe")).unwrap();
+    std::os::unix::fs::symlink("nowhere", dir.path().join("dangling")).unwrap();
+    traced(dir.path());
+    for target in ["pipe", "to_pipe", "subtrees", "dangling"] {
+        for args in [
+            vec!["test", "mock_sketch.test.json", "--junit", target],
+            vec!["run", "mock_sketch.json", "--steps", "3", "--trace", target],
+            vec!["convert", "t.jsonl", target],
+        ] {
+            let out = arbor_in(dir.path(), &args);
+            assert_eq!(out.status.code(), Some(2), "{args:?}");
+            let err = text(&out.stderr);
+            let says = match target {
+                "subtrees" => "it is a folder, not a regular file",
+                "dangling" => "it is a symbolic link to nowhere, which does not exist",
+                _ => "it is a FIFO (named pipe), not a regular file",
+            };
+            assert!(
+                err.contains(&format!("{target}: error: not written: {says}")),
+                "{args:?}: {err}"
+            );
+            assert!(is_fifo(&fifo), "{args:?} replaced the FIFO");
+            assert!(
+                std::fs::symlink_metadata(dir.path().join("dangling"))
+                    .unwrap()
+                    .file_type()
+                    .is_symlink()
+            );
+            assert!(!dir.path().join("nowhere").exists());
+        }
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn output_sent_to_a_file_the_command_reads_is_refused() {
+    let dir = samples();
+    traced(dir.path());
+    let before = snapshot(dir.path());
+    for (args, file) in [
+        (
+            vec!["coverage", "mock_sketch.json", "--steps", "3", "--json"],
+            "mock_sketch.json",
+        ),
+        (
+            vec!["run", "mock_sketch.json", "--steps", "3", "--trace", "-"],
+            "mock_sketch.json",
+        ),
+        (vec!["convert", "t.jsonl", "-"], "t.jsonl"),
+    ] {
+        // `>> FILE`: appended to, as a shell does.
+        let append = std::fs::OpenOptions::new()
+            .append(true)
+            .open(dir.path().join(file))
+            .unwrap();
+        let out = Command::new(env!("CARGO_BIN_EXE_arbor"))
+            .args(&args)
+            .current_dir(dir.path())
+            .stdout(append)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = text(&out.stderr);
+        assert!(
+            err.contains("standard output: error: not written: it is")
+                && err.contains(&format!("{file}, which this command reads")),
+            "{args:?}: {err}"
+        );
+        assert!(before == snapshot(dir.path()), "{args:?} >> {file}");
+    }
+}
