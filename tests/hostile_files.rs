@@ -248,3 +248,80 @@ fn output_sent_to_a_file_the_command_reads_is_refused() {
         assert!(before == snapshot(dir.path()), "{args:?} >> {file}");
     }
 }
+
+/// Puts a UTF-8 byte-order mark before the text of `path`.
+fn with_bom(path: &Path) {
+    let mut bytes = b"\xef\xbb\xbf".to_vec();
+    bytes.extend(std::fs::read(path).unwrap());
+    std::fs::write(path, bytes).unwrap();
+}
+
+#[test]
+fn a_byte_order_mark_is_skipped_in_every_file_arbor_reads_and_fmt_removes_it() {
+    let dir = samples();
+    let game = common::repo().join("examples/my_game");
+    std::fs::create_dir(dir.path().join("ai")).unwrap();
+    for f in ["arbor.project.json", "guard.json", "ai/my_game.nodes.json"] {
+        std::fs::copy(game.join(f), dir.path().join(f)).unwrap();
+    }
+    let files = [
+        "mock_sketch.json",
+        "mock_sketch.test.json",
+        "guard_patrol.scenario.json",
+        "subtrees/patrol.json",
+        "arbor.project.json",
+        "ai/my_game.nodes.json",
+        "guard.json",
+    ];
+    for f in files {
+        with_bom(&dir.path().join(f));
+    }
+    let mut args = vec!["validate"];
+    args.extend(files);
+    let out = arbor_in(dir.path(), &args);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    for args in [
+        vec!["test", "mock_sketch.test.json"],
+        vec!["run", "guard_patrol.scenario.json", "--steps", "20"],
+        vec!["run", "guard.json", "--steps", "5"],
+        vec!["coverage", "mock_sketch.test.json"],
+    ] {
+        let out = arbor_in(dir.path(), &args);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{args:?}: {}",
+            text(&out.stderr)
+        );
+    }
+    // A coverage file too (View > Coverage from File… reads it so).
+    let out = arbor_in(dir.path(), &["coverage", "mock_sketch.json", "--json"]);
+    let coverage = dir.path().join("coverage.json");
+    std::fs::write(
+        &coverage,
+        [b"\xef\xbb\xbf".as_slice(), &out.stdout].concat(),
+    )
+    .unwrap();
+    let read = arbor::io::read_text(&coverage).unwrap();
+    arbor::check::Coverage::parse(&read, &coverage).unwrap();
+    // Not canonical: fmt lists it and writes it without the mark.
+    let out = arbor_in(dir.path(), &["fmt", "--check", "mock_sketch.json"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let out = arbor_in(dir.path(), &["fmt", "mock_sketch.json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(
+        std::fs::read(dir.path().join("mock_sketch.json")).unwrap(),
+        std::fs::read(common::repo().join("sample_trees/mock_sketch.json")).unwrap()
+    );
+}
+
+#[test]
+fn settings_with_a_byte_order_mark_are_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = arbor::io::SettingsFile::new(dir.path().join("settings.json"));
+    let mut settings = arbor::io::Settings::default();
+    settings.zoom = 1.5;
+    file.save(&settings).unwrap();
+    with_bom(file.path());
+    assert_eq!(file.load(), (settings, vec![]));
+}

@@ -738,7 +738,8 @@ pub fn fmt(
     let mut code = EXIT_OK;
     for path in files {
         // Each file is read once: the text decides whether it is a scenario or a tree.
-        let current = match crate::io::read_text(path) {
+        // A byte-order mark is not canonical: the file is formatted without it.
+        let current = match crate::io::read_text_as_is(path) {
             Ok(text) => text,
             Err(e) => {
                 let e = crate::io::LoadError::Read {
@@ -750,10 +751,11 @@ pub fn fmt(
                 continue;
             }
         };
-        let format = crate::io::read_header(&current).and_then(|h| h.format);
+        let text = current.strip_prefix(crate::io::BOM).unwrap_or(&current);
+        let format = crate::io::read_header(text).and_then(|h| h.format);
         let library = format.as_deref() == Some(crate::io::LIBRARY_FORMAT);
         let canonical = if library || format.as_deref() == Some(crate::io::PROJECT_FORMAT) {
-            match canonical_library(&current, path, library) {
+            match canonical_library(text, path, library) {
                 Ok(text) => text,
                 Err(e) => {
                     let _ = writeln!(err, "{e}");
@@ -764,7 +766,7 @@ pub fn fmt(
         } else if format.as_deref() == Some(crate::check::file::TEST_FORMAT) {
             // Test files keep their key order, as scenarios do; only the layout changes, so
             // a test file with mistakes in it is laid out too.
-            match serde_json::from_str(&current) {
+            match serde_json::from_str(text) {
                 Ok(v) => crate::io::to_canonical_json(&v),
                 Err(e) => {
                     let _ = writeln!(err, "{}:{}: error: {e}", path.display(), e.line());
@@ -772,19 +774,19 @@ pub fn fmt(
                     continue;
                 }
             }
-        } else if crate::world::is_scenario(&current) {
+        } else if crate::world::is_scenario(text) {
             // Scenarios keep their key order; only the layout is made canonical.
-            if let Err(e) = crate::world::parse_scenario(&current, path) {
+            if let Err(e) = crate::world::parse_scenario(text, path) {
                 let _ = writeln!(err, "{}", scenario_error_line(&e));
                 code = EXIT_UNREADABLE;
                 continue;
             }
-            match serde_json::from_str(&current) {
+            match serde_json::from_str(text) {
                 Ok(v) => crate::io::to_canonical_json(&v),
                 Err(_) => continue, // unreachable: it parsed above
             }
         } else {
-            match crate::io::parse_tree(&current, path) {
+            match crate::io::parse_tree(text, path) {
                 // Never write a text that does not load back to the same tree.
                 Ok(t) => match crate::io::round_trip(&t, path) {
                     Ok(text) => text,

@@ -150,8 +150,21 @@ pub(crate) fn fnv(bytes: &[u8]) -> u64 {
 
 /// Reads a text file that must be a regular file of at most [`MAX_FILE_BYTES`]; a folder,
 /// a device, a FIFO, a socket or a symbolic link that leads nowhere is refused at once,
-/// before any read, saying which it is.
+/// before any read, saying which it is. A UTF-8 byte-order mark at the start is dropped.
 pub fn read_text(path: &Path) -> std::io::Result<String> {
+    read_text_as_is(path).map(|mut text| {
+        if text.starts_with(BOM) {
+            text.drain(..BOM.len_utf8());
+        }
+        text
+    })
+}
+
+/// The byte-order mark some editors put at the start of a UTF-8 file.
+pub(crate) const BOM: char = '\u{feff}';
+
+/// [`read_text`], a byte-order mark kept (for `fmt`, which removes it).
+pub(crate) fn read_text_as_is(path: &Path) -> std::io::Result<String> {
     use std::io::{Error, ErrorKind, Read};
     let meta = std::fs::metadata(path).map_err(|e| match broken_link(path, &e) {
         Some(words) => Error::new(e.kind(), words),
