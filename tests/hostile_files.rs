@@ -325,3 +325,70 @@ fn settings_with_a_byte_order_mark_are_read() {
     with_bom(file.path());
     assert_eq!(file.load(), (settings, vec![]));
 }
+
+#[cfg(unix)]
+#[test]
+fn a_project_file_that_is_no_regular_file_is_named_not_passed_over() {
+    // A project above, which a special file below must not hand the tree to.
+    let dir = tempfile::tempdir().unwrap();
+    let game = common::repo().join("examples/my_game");
+    std::fs::create_dir_all(dir.path().join("ai")).unwrap();
+    std::fs::create_dir_all(dir.path().join("sub")).unwrap();
+    for f in ["arbor.project.json", "ai/my_game.nodes.json"] {
+        std::fs::copy(game.join(f), dir.path().join(f)).unwrap();
+    }
+    std::fs::copy(game.join("guard.json"), dir.path().join("sub/guard.json")).unwrap();
+    let sub = dir.path().join("sub");
+    let out = arbor_in(&sub, &["validate", "guard.json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+    let here = sub.join("arbor.project.json");
+    let cases: [(&str, &dyn Fn(&Path), &str); 4] = [
+        (
+            "a FIFO",
+            &|p| common::mkfifo(p),
+            "it is a FIFO (named pipe), not a regular file",
+        ),
+        (
+            "a folder",
+            &|p| std::fs::create_dir(p).unwrap(),
+            "it is a folder, not a file",
+        ),
+        (
+            "a dangling link",
+            &|p| std::os::unix::fs::symlink("gone.json", p).unwrap(),
+            "it is a symbolic link to gone.json, which does not exist",
+        ),
+        (
+            "a link loop",
+            &|p| std::os::unix::fs::symlink("arbor.project.json", p).unwrap(),
+            "it is a symbolic link to arbor.project.json, which cannot be followed",
+        ),
+    ];
+    for (what, make, says) in cases {
+        make(&here);
+        for args in [
+            vec!["validate", "guard.json"],
+            vec!["kinds"],
+            vec!["run", "guard.json", "--steps", "3"],
+        ] {
+            let out = arbor_in(&sub, &args);
+            let all = text(&out.stdout) + &text(&out.stderr);
+            assert!(
+                all.contains(&format!(
+                    "{}: error: cannot read the project file: {says}",
+                    here.display()
+                )),
+                "{what}, {args:?}: {all}"
+            );
+            assert!(!all.contains("no arbor.project.json was found"), "{all}");
+            if args[0] == "validate" {
+                assert_eq!(out.status.code(), Some(2), "{what}: {all}");
+            }
+        }
+        if here.is_dir() {
+            std::fs::remove_dir(&here).unwrap();
+        } else {
+            std::fs::remove_file(&here).unwrap();
+        }
+    }
+}

@@ -63,13 +63,19 @@ impl Project {
 }
 
 /// The project file that governs files in `folder`: `arbor.project.json` in it or in the
-/// nearest folder above it that has one.
+/// nearest folder above it that has one. Anything of that name counts, not only a
+/// regular file: a FIFO, a folder or a symbolic link that leads nowhere is the project
+/// file found (and reading it says what it is), never passed over for a folder above.
 pub fn find_project(folder: &Path) -> Option<PathBuf> {
+    use std::io::ErrorKind;
     let start = std::path::absolute(folder).unwrap_or_else(|_| folder.to_owned());
     start
         .ancestors()
         .map(|d| d.join(PROJECT_FILE))
-        .find(|p| p.is_file())
+        .find(|p| match std::fs::symlink_metadata(p) {
+            Ok(_) => true,
+            Err(e) => !matches!(e.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory),
+        })
 }
 
 /// The project file that governs the file `file`: the one found from its folder (the
