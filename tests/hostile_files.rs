@@ -319,8 +319,10 @@ fn a_byte_order_mark_is_skipped_in_every_file_arbor_reads_and_fmt_removes_it() {
 fn settings_with_a_byte_order_mark_are_read() {
     let dir = tempfile::tempdir().unwrap();
     let file = arbor::io::SettingsFile::new(dir.path().join("settings.json"));
-    let mut settings = arbor::io::Settings::default();
-    settings.zoom = 1.5;
+    let settings = arbor::io::Settings {
+        zoom: 1.5,
+        ..Default::default()
+    };
     file.save(&settings).unwrap();
     with_bom(file.path());
     assert_eq!(file.load(), (settings, vec![]));
@@ -342,7 +344,9 @@ fn a_project_file_that_is_no_regular_file_is_named_not_passed_over() {
     let out = arbor_in(&sub, &["validate", "guard.json"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
     let here = sub.join("arbor.project.json");
-    let cases: [(&str, &dyn Fn(&Path), &str); 4] = [
+    /// What is put where the project file is looked for, how, and what is said of it.
+    type Case<'a> = (&'a str, &'a dyn Fn(&Path), &'a str);
+    let cases: [Case<'_>; 4] = [
         (
             "a FIFO",
             &|p| common::mkfifo(p),
@@ -391,4 +395,128 @@ fn a_project_file_that_is_no_regular_file_is_named_not_passed_over() {
             std::fs::remove_file(&here).unwrap();
         }
     }
+}
+
+/// Whether `bytes` hold a control character a terminal acts on (any C0 control but the
+/// line feed and the tab, DEL, or a C1 control).
+fn has_control(bytes: &[u8]) -> bool {
+    text(bytes)
+        .chars()
+        .any(|c| (c.is_control() && c != '\n' && c != '\t') || ('\u{80}'..='\u{9f}').contains(&c))
+}
+
+#[test]
+fn escape_sequences_in_files_never_reach_the_terminal_raw() {
+    let dir = tempfile::tempdir().unwrap();
+    let title = r"E\u001b]0;PWNED\u0007";
+    let clear = r"\u001b[2J\u001b[H";
+    std::fs::write(
+        dir.path().join("t.json"),
+        format!(
+            r#"{{"format": "arbor.tree", "version": 1, "nodes": [
+  {{"id": "root", "kind": "Root", "inputs": {{"child": ["{title}"]}}}},
+  {{"id": "{title}", "kind": "Loud{clear}", "title": "{clear}"}}]}}"#
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("lib.nodes.json"),
+        format!(
+            r#"{{"format": "arbor.nodes", "version": 1, "library": "lib", "kinds": [
+  {{"kind": "Loud", "category": "leaf", "doc": "{clear}clears the screen"}},
+  {{"kind": "Bad{title}", "category": "leaf"}}]}}"#
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("arbor.project.json"),
+        r#"{"format": "arbor.project", "version": 1, "nodes": ["lib.nodes.json"]}"#,
+    )
+    .unwrap();
+    common::copy_samples(dir.path(), &["mock_sketch.json"]);
+    std::fs::write(
+        dir.path().join("e.test.json"),
+        format!(
+            r#"{{"format": "arbor.test", "version": 1, "tree": "mock_sketch.json", "steps": 5,
+  "expect": [{{"name": "{title}", "enters": "alarm"}}, {{"name": "{clear}", "enters": "{title}"}}]}}"#
+        ),
+    )
+    .unwrap();
+    for args in [
+        vec!["validate", "t.json"],
+        vec!["validate", "lib.nodes.json"],
+        vec!["kinds"],
+        vec!["run", "t.json"],
+        vec!["test", "e.test.json"],
+        vec!["fmt", "--check", "--diff", "t.json"],
+    ] {
+        let out = arbor_in(dir.path(), &args);
+        assert!(out.status.code().is_some(), "{args:?}");
+        let all = [out.stdout, out.stderr].concat();
+        assert!(!has_control(&all), "{args:?}: {:?}", text(&all));
+        assert!(
+            text(&all).contains(r"\u001b"),
+            "{args:?} says nothing of it: {}",
+            text(&all)
+        );
+    }
+}
+
+#[test]
+fn repeated_and_huge_findings_are_capped() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("ai")).unwrap();
+    std::fs::copy(
+        common::repo().join("examples/my_game/ai/my_game.nodes.json"),
+        dir.path().join("ai/lib.nodes.json"),
+    )
+    .unwrap();
+    // One library listed 100,000 ways.
+    let ways: Vec<String> = (0..100_000)
+        .map(|i| {
+            let way = "./".repeat(i % 10) + &"x/../".repeat(i / 10 % 10);
+            format!("\"ai/{way}lib.nodes.json\"")
+        })
+        .collect();
+    std::fs::write(
+        dir.path().join("arbor.project.json"),
+        format!(
+            r#"{{"format": "arbor.project", "version": 1, "nodes": [{}]}}"#,
+            ways.join(", ")
+        ),
+    )
+    .unwrap();
+    std::fs::create_dir(dir.path().join("ai/x")).unwrap();
+    let out = arbor_in(dir.path(), &["validate", "arbor.project.json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let said = text(&out.stdout);
+    assert_eq!(said.lines().count(), 1, "{said}");
+    assert!(
+        said.contains("lists the node library \"ai/lib.nodes.json\" 100000 times, also as")
+            && said.contains("and 99996 more; it is read once"),
+        "{said}"
+    );
+    // Fifty unknown kinds of 100 KB each: each said, none in full.
+    let nodes: Vec<String> = (0..50)
+        .map(|i| format!(r#"{{"id": "n{i}", "kind": "K{i}{}"}}"#, "k".repeat(100_000)))
+        .collect();
+    let children: Vec<String> = (0..50).map(|i| format!("\"n{i}\"")).collect();
+    std::fs::write(
+        dir.path().join("huge.json"),
+        format!(
+            r#"{{"format": "arbor.tree", "version": 1, "nodes": [
+  {{"id": "root", "kind": "Root", "inputs": {{"child": ["s"]}}}},
+  {{"id": "s", "kind": "Sequence", "inputs": {{"children": [{}]}}}},
+  {}]}}"#,
+            children.join(", "),
+            nodes.join(",\n  ")
+        ),
+    )
+    .unwrap();
+    let out = arbor_in(dir.path(), &["validate", "huge.json"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let said = text(&out.stdout);
+    assert_eq!(said.matches("(unknown-kind)").count(), 50, "{said}");
+    assert!(said.contains("kkk… (100002 bytes)"), "{said}");
+    assert!(said.len() < 50 * 1024, "{} bytes", said.len());
 }

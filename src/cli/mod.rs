@@ -25,11 +25,13 @@ pub const EXIT_NO_BREAK: u8 = 3;
 use crate::model::names;
 mod coverage;
 mod steps;
+mod terminal;
 mod test;
 pub use crate::debug::{TriggerArg, parse_trigger};
 pub use coverage::{CoverageArgs, coverage};
 use steps::Progress;
 pub use steps::interrupt;
+pub use terminal::{Escaped, shown};
 pub use test::test;
 
 /// The line a run stopped by Ctrl+C ends its summary with; the exit code.
@@ -1025,7 +1027,9 @@ fn trace_writer(
     }
     let sink: Option<Box<dyn Write>> = match path {
         None => None,
-        Some(_) if to_stdout => Some(Box::new(std::io::BufWriter::new(std::io::stdout()))),
+        Some(_) if to_stdout => Some(Box::new(std::io::BufWriter::new(Escaped::new(
+            std::io::stdout(),
+        )))),
         Some(path) => match crate::io::create_output(path, inputs) {
             Ok(f) => Some(Box::new(std::io::BufWriter::new(f))),
             Err(e) => return Err(located(&e)),

@@ -52,12 +52,12 @@ impl Problem {
         let kind = self
             .kind
             .as_deref()
-            .map(|k| format!("kind '{k}': "))
+            .map(|k| format!("kind '{}': ", crate::model::names::clipped(k)))
             .unwrap_or_default();
         let field = self
             .field
             .as_deref()
-            .map(|f| format!("field '{f}': "))
+            .map(|f| format!("field '{}': ", crate::model::names::clipped(f)))
             .unwrap_or_default();
         format!(
             "{}{place}: {}: {kind}{field}{}",

@@ -3,6 +3,21 @@
 //! editor shows it. A name that is neither is an error that says which ids and titles come
 //! close.
 
+/// The most characters of a name (a kind, a node id, a path in a file) a message quotes.
+pub const QUOTED_CHARS: usize = 80;
+
+/// `name` as a message quotes it: whole when it has at most [`QUOTED_CHARS`] characters;
+/// else cut there, with its length said (`FooFooFoo… (102400 bytes)`), so that a name of
+/// megabytes makes a line, not megabytes of output.
+pub fn clipped(name: &str) -> std::borrow::Cow<'_, str> {
+    match name.char_indices().nth(QUOTED_CHARS) {
+        None => std::borrow::Cow::Borrowed(name),
+        Some((cut, _)) => {
+            std::borrow::Cow::Owned(format!("{}… ({} bytes)", &name[..cut], name.len()))
+        }
+    }
+}
+
 /// A node a run has: its trace id and its title (a SubTree's node's, in its asset).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Named {
@@ -96,6 +111,16 @@ fn nearest(name: &str, nodes: &[Named]) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_long_name_is_quoted_cut_with_its_length() {
+        assert_eq!(clipped("short_name"), "short_name");
+        let exact = "é".repeat(QUOTED_CHARS);
+        assert_eq!(clipped(&exact), exact);
+        let long = "Kind".repeat(25_600);
+        let quoted = clipped(&long);
+        assert_eq!(quoted, format!("{}… (102400 bytes)", &long[..QUOTED_CHARS]));
+    }
 
     /// Nodes of these ids and titles.
     fn named(nodes: &[(&str, &str)]) -> Vec<Named> {
