@@ -520,3 +520,148 @@ fn repeated_and_huge_findings_are_capped() {
     assert!(said.contains("kkk… (100002 bytes)"), "{said}");
     assert!(said.len() < 50 * 1024, "{} bytes", said.len());
 }
+
+#[test]
+fn a_coverage_file_that_contradicts_itself_is_refused_with_the_reason() {
+    let file = Path::new("c.json");
+    let with = |trees: &str| {
+        format!(
+            r#"{{"format": "arbor.coverage", "version": 1, "runs": 1, "steps": 10, "trees": [{trees}]}}"#
+        )
+    };
+    let node = |id: &str, e: u64, s: u64, f: u64, a: u64| {
+        format!(
+            r#"{{"id": "{id}", "entered": {e}, "succeeded": {s}, "failed": {f}, "aborted": {a}}}"#
+        )
+    };
+    let tree = |path: &str, nodes: &[String]| {
+        format!(r#"{{"tree": "{path}", "nodes": [{}]}}"#, nodes.join(", "))
+    };
+    let good = tree("t.json", &[node("root", 5, 2, 3, 0), node("a", 4, 1, 1, 2)]);
+    arbor::check::Coverage::parse(&with(&good), file).unwrap();
+    for (trees, says) in [
+        (
+            format!("{good}, {good}"),
+            "c.json: the tree t.json is counted twice",
+        ),
+        (
+            tree("t.json", &[node("a", 1, 1, 0, 0), node("a", 1, 0, 1, 0)]),
+            "c.json: tree t.json: node 'a': counted twice",
+        ),
+        (
+            tree("t.json", &[node("a", 1, 2, 0, 0)]),
+            "c.json: tree t.json: node 'a': succeeded 2 times but was entered only 1",
+        ),
+        (
+            tree("t.json", &[node("a", 3, 2, 1, 1)]),
+            "c.json: tree t.json: node 'a': it exited 4 times (succeeded, failed or aborted) but was entered only 3",
+        ),
+        (
+            tree("t.json", &[node("a", u64::MAX, u64::MAX, u64::MAX, 0)]),
+            "it exited 36893488147419103230 times",
+        ),
+    ] {
+        let e = arbor::check::Coverage::parse(&with(&trees), file).unwrap_err();
+        assert!(e.contains(says), "{e}");
+    }
+    // A count of the wrong sort, in words.
+    let e = arbor::check::Coverage::parse(
+        &with(&tree(
+            "t.json",
+            &[node("a", 1, 0, 0, 0).replace("\"entered\": 1", "\"entered\": 1.5")],
+        )),
+        file,
+    )
+    .unwrap_err();
+    assert!(
+        e.contains("\"entered\" must be a whole number ≥ 0, not 1.5"),
+        "{e}"
+    );
+}
+
+#[test]
+fn numbers_of_the_wrong_sort_in_a_test_file_are_said_in_words() {
+    let dir = samples();
+    let test = std::fs::read_to_string(dir.path().join("mock_sketch.test.json")).unwrap();
+    for (from, to, says) in [
+        (
+            "\"steps\": 30",
+            "\"steps\": 1e2",
+            "mock_sketch.test.json:6: error: \"steps\" must be a whole number ≥ 0, not 1e2 (write it 100)",
+        ),
+        (
+            "\"steps\": 30",
+            "\"steps\": -1",
+            "mock_sketch.test.json:6: error: \"steps\" must be a whole number ≥ 0, not -1",
+        ),
+        (
+            "\"at_least\": 5",
+            "\"at_least\": 1.5",
+            "error: expectation 'runs complete with success': \"at_least\" must be a whole number ≥ 0, not 1.5",
+        ),
+        (
+            "\"step\": 12",
+            "\"step\": 12.5",
+            "mock_sketch.test.json:9: error: trigger: \"step\" must be a whole number ≥ 0, not 12.5",
+        ),
+    ] {
+        assert!(test.contains(from));
+        std::fs::write(
+            dir.path().join("mock_sketch.test.json"),
+            test.replacen(from, to, 1),
+        )
+        .unwrap();
+        let out = arbor_in(dir.path(), &["test", "mock_sketch.test.json"]);
+        assert_eq!(out.status.code(), Some(2), "{to}");
+        let said = text(&out.stdout);
+        assert!(said.contains(says), "{to}: {said}");
+    }
+}
+
+#[test]
+fn huge_numbers_are_printed_in_scientific_notation() {
+    let dir = samples();
+    let out = arbor_in(
+        dir.path(),
+        &["run", "mock_sketch.json", "--steps", "2", "--dt", "1e308"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("2 steps of 1e308 s"),
+        "{}",
+        text(&out.stdout)
+    );
+    let out = arbor_in(dir.path(), &["run", "mock_sketch.json", "--dt", "-1e308"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("--dt must be a positive number of seconds, not -1e308"),
+        "{}",
+        text(&out.stderr)
+    );
+    common::copy_samples(dir.path(), &["door_room.json", "door_room.scenario.json"]);
+    let scenario = std::fs::read_to_string(dir.path().join("door_room.scenario.json")).unwrap();
+    let huge = scenario.replacen(
+        "\"tree\": \"door_room.json\"",
+        "\"tree\": \"door_room.json\", \"health\": 1e300",
+        1,
+    );
+    assert_ne!(huge, scenario);
+    std::fs::write(dir.path().join("huge.scenario.json"), huge).unwrap();
+    let out = arbor_in(
+        dir.path(),
+        &[
+            "run",
+            "huge.scenario.json",
+            "--steps",
+            "2",
+            "--dt",
+            "1e300",
+            "--show",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let said = text(&out.stdout);
+    assert!(said.contains("health 1e300/1e300"), "{said}");
+    assert!(said.contains("step 2, 2.0e300 s"), "{said}");
+    assert!(said.lines().all(|l| l.len() < 200), "{said}");
+}

@@ -15,6 +15,7 @@ use super::{EXIT_ERRORS, EXIT_INTERRUPTED, EXIT_OK, EXIT_UNREADABLE};
 use crate::check::file::{MAX_STEPS, Target, TestFile, parse_seed_range};
 use crate::check::{Coverage, PrepareError, Prepared, TreeCoverage, is_test, load_test};
 use crate::model::Catalog;
+use crate::model::names::Num;
 
 /// What `arbor coverage` was asked.
 pub struct CoverageArgs<'a> {
@@ -105,7 +106,10 @@ pub fn coverage(
     if let Some(min) = args.min
         && !(0.0..=100.0).contains(&min)
     {
-        return fail(err, format!("--min {min}: give a percentage from 0 to 100"));
+        return fail(
+            err,
+            format!("--min {}: give a percentage from 0 to 100", Num(min)),
+        );
     }
     if let Some(steps) = args.steps
         && !(1..=MAX_STEPS).contains(&steps)
@@ -219,13 +223,15 @@ pub fn coverage(
         .unwrap_or_else(PoisonError::into_inner);
     progress.taken(taken.into_inner());
     let stopped = progress.finish();
-    let total = match total {
+    let mut total = match total {
         Ok(t) => t,
         Err(e) => {
             let _ = writeln!(err, "{e}");
             return EXIT_UNREADABLE;
         }
     };
+    // A coverage file of runs Ctrl+C stopped says so.
+    total.partial = stopped;
     // Stopped before any step: nothing to show.
     if !(stopped && total.runs == 0) {
         if args.json {
@@ -251,7 +257,8 @@ pub fn coverage(
         let (entered, all) = total.totals();
         let _ = writeln!(
             err,
-            "coverage {percent:.1} % ({entered} of {all} nodes entered) is below --min {min}"
+            "coverage {percent:.1} % ({entered} of {all} nodes entered) is below --min {}",
+            Num(min)
         );
         return EXIT_ERRORS;
     }

@@ -22,7 +22,7 @@ pub const EXIT_INTERRUPTED: u8 = 130;
 /// `run --break`: the run ended without a breakpoint hitting.
 pub const EXIT_NO_BREAK: u8 = 3;
 
-use crate::model::names;
+use crate::model::names::{self, Num};
 mod coverage;
 mod steps;
 mod terminal;
@@ -263,7 +263,8 @@ fn check_dt(dt: f64) -> Result<(), String> {
         Ok(())
     } else {
         Err(format!(
-            "--dt must be a positive number of seconds, not {dt}"
+            "--dt must be a positive number of seconds, not {}",
+            Num(dt)
         ))
     }
 }
@@ -1268,7 +1269,7 @@ fn run_with(args: &RunArgs<'_>, catalog: &Catalog, out: &mut dyn Write, err: &mu
         "{}: {} steps of {} s, seed {}",
         args.file.display(),
         steps.done,
-        args.dt,
+        Num(args.dt),
         args.seed
     );
     let _ = writeln!(
@@ -1607,7 +1608,7 @@ fn run_scenario(
         scenario.display(),
         sim.agents().count(),
         steps.done,
-        args.dt,
+        Num(args.dt),
         args.seed
     );
     for a in sim.summary() {

@@ -8,6 +8,7 @@ mod canonical;
 mod convert;
 mod files;
 mod format;
+mod json;
 mod library;
 mod live;
 mod process;
@@ -21,6 +22,7 @@ pub use canonical::to_canonical_json;
 pub use convert::{Converted, convert_trace, write_trace};
 pub use files::TreeFiles;
 pub use format::{Header, TREE_FORMAT, TREE_VERSION, parse_tree, read_header, tree_to_string};
+pub(crate) use json::worded;
 pub use library::{
     LIBRARY_FORMAT, LIBRARY_VERSION, Library, LibraryDrift, Problem, declared_alike, parse_library,
 };
