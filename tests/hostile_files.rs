@@ -8,12 +8,12 @@ mod common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Runs `arbor ARGS` in `dir`; a run that takes longer than 60 s (blocked on a FIFO, say)
 /// is killed and fails the test.
 fn arbor_in(dir: &Path, args: &[&str]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_arbor"))
+    let child = Command::new(env!("CARGO_BIN_EXE_arbor"))
         .args(args)
         .current_dir(dir)
         .stdin(Stdio::null())
@@ -21,16 +21,19 @@ fn arbor_in(dir: &Path, args: &[&str]) -> Output {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let start = Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        if start.elapsed() > Duration::from_secs(60) {
-            let _ = child.kill();
-            let _ = child.wait();
+    let pid = child.id();
+    // Its output read as it comes (a full pipe would stop it), by a thread of its own.
+    let (done, output) = std::sync::mpsc::channel();
+    std::thread::spawn(move || done.send(child.wait_with_output()));
+    match output.recv_timeout(Duration::from_secs(60)) {
+        Ok(out) => out.unwrap(),
+        Err(_) => {
+            let _ = Command::new("kill")
+                .args(["-KILL", &pid.to_string()])
+                .status();
             panic!("arbor {args:?} did not end within 60 s");
         }
-        std::thread::sleep(Duration::from_millis(10));
     }
-    child.wait_with_output().unwrap()
 }
 
 fn text(bytes: &[u8]) -> String {
@@ -664,4 +667,71 @@ fn huge_numbers_are_printed_in_scientific_notation() {
     assert!(said.contains("health 1e300/1e300"), "{said}");
     assert!(said.contains("step 2, 2.0e300 s"), "{said}");
     assert!(said.lines().all(|l| l.len() < 200), "{said}");
+}
+
+#[test]
+fn a_library_is_reported_once_with_every_problem_of_a_kind() {
+    let dir = tempfile::tempdir().unwrap();
+    let game = common::repo().join("examples/my_game");
+    std::fs::create_dir(dir.path().join("ai")).unwrap();
+    for f in ["arbor.project.json", "guard.json"] {
+        std::fs::copy(game.join(f), dir.path().join(f)).unwrap();
+    }
+    let library = dir.path().join("ai/my_game.nodes.json");
+    std::fs::write(
+        &library,
+        r#"{"format": "arbor.nodes", "version": 1, "library": "my_game", "kinds": [
+  {"kind": "FireWeapon", "category": "leaf", "fields": [
+    {"name": "a", "type": "int", "min": "x"},
+    {"name": "b", "type": "wat"},
+    {"name": "c", "type": "int", "bogus": 1}]},
+  {"kind": "TakeCover", "category": "leaf"},
+  {"kind": "IsUnderFire", "category": "condition"}]}"#,
+    )
+    .unwrap();
+    let out = arbor_in(dir.path(), &["validate", "ai/my_game.nodes.json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let said = text(&out.stdout);
+    for (place, field) in [("3:5", "a"), ("4:31", "b"), ("5:40", "c")] {
+        assert!(
+            said.contains(&format!(
+                "ai/my_game.nodes.json:{place}: error: kind 'FireWeapon': field '{field}': "
+            )),
+            "{said}"
+        );
+    }
+    assert_eq!(said.lines().count(), 3, "{said}");
+    // A library that does not read: said once, by every command, however many tests use it.
+    std::fs::write(
+        &library,
+        "{\"format\": \"arbor.nodes\", \"version\": 1, \"kinds\": [",
+    )
+    .unwrap();
+    for t in ["a", "b"] {
+        std::fs::write(
+            dir.path().join(format!("{t}.test.json")),
+            r#"{"format": "arbor.test", "version": 1, "tree": "guard.json", "steps": 5,
+  "expect": [{"name": "fires", "enters": "fire"}]}"#,
+        )
+        .unwrap();
+    }
+    for args in [
+        vec!["test", "."],
+        vec!["coverage", "a.test.json", "b.test.json"],
+        vec!["validate", "a.test.json", "b.test.json", "guard.json"],
+        vec![
+            "validate",
+            "arbor.project.json",
+            "a.test.json",
+            "ai/my_game.nodes.json",
+        ],
+    ] {
+        let out = arbor_in(dir.path(), &args);
+        let all = text(&out.stdout) + &text(&out.stderr);
+        assert_eq!(
+            all.matches("my_game.nodes.json:1:").count(),
+            1,
+            "{args:?}: {all}"
+        );
+    }
 }

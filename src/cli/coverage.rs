@@ -13,7 +13,9 @@ use rayon::prelude::*;
 use super::steps::{Progress, ctrl_c_pressed};
 use super::{EXIT_ERRORS, EXIT_INTERRUPTED, EXIT_OK, EXIT_UNREADABLE};
 use crate::check::file::{MAX_STEPS, Target, TestFile, parse_seed_range};
-use crate::check::{Coverage, PrepareError, Prepared, TreeCoverage, is_test, load_test};
+use crate::check::{
+    Coverage, PrepareError, Prepared, TreeCoverage, is_test, load_test, project_of,
+};
 use crate::model::Catalog;
 use crate::model::names::Num;
 
@@ -142,6 +144,8 @@ pub fn coverage(
         );
     }
     let mut prepared = Vec::new();
+    // Each project read once, its problems said once.
+    let mut projects = super::Projects::new(base, args.project);
     for f in &files {
         let test = match runs_of(f, args, &seeds) {
             Ok(t) => t,
@@ -150,7 +154,8 @@ pub fn coverage(
                 return EXIT_UNREADABLE;
             }
         };
-        match Prepared::new(test, base, args.project) {
+        let here = projects.index_of(project_of(&test, args.project), err, &mut (0, 0, 0));
+        match Prepared::in_project(test, &projects.loaded[here]) {
             Ok(p) => prepared.push(p),
             Err(e) => {
                 let _ = writeln!(err, "{e}");
@@ -167,9 +172,6 @@ pub fn coverage(
     {
         let _ = writeln!(err, "{}", super::located(&e));
         return EXIT_UNREADABLE;
-    }
-    for w in prepared.iter().flat_map(|p| &p.warnings) {
-        let _ = writeln!(err, "{w}");
     }
     let jobs: Vec<(&Prepared, u64)> = prepared
         .iter()

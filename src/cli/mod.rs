@@ -271,14 +271,14 @@ fn check_dt(dt: f64) -> Result<(), String> {
 
 /// The catalogs of the projects that govern files, each project read once, its problems
 /// printed once.
-struct Projects<'b> {
+pub(super) struct Projects<'b> {
     base: &'b Catalog,
     explicit: Option<&'b std::path::Path>,
     loaded: Vec<ProjectCatalog>,
 }
 
 impl<'b> Projects<'b> {
-    fn new(base: &'b Catalog, explicit: Option<&'b std::path::Path>) -> Self {
+    pub(super) fn new(base: &'b Catalog, explicit: Option<&'b std::path::Path>) -> Self {
         Self {
             base,
             explicit,
@@ -299,6 +299,18 @@ impl<'b> Projects<'b> {
             .explicit
             .map(std::path::Path::to_owned)
             .or_else(|| crate::io::project_for(file));
+        self.index_of(project, out, counts)
+    }
+
+    /// The index in `loaded` of the catalog of the project file `project` (none: the
+    /// built-in kinds alone), read and its problems printed as [`Projects::index_for`]
+    /// does.
+    pub(super) fn index_of(
+        &mut self,
+        project: Option<PathBuf>,
+        out: &mut dyn Write,
+        counts: &mut (usize, usize, usize),
+    ) -> usize {
         if let Some(i) = self.loaded.iter().position(|c| c.project == project) {
             return i;
         }
@@ -356,9 +368,16 @@ pub fn validate(
     for path in files {
         let input = read_input(path);
         let i = match &input {
-            Ok(Input::Library(_) | Input::Project | Input::Test(_) | Input::Trace) | Err(_) => {
-                usize::MAX
-            }
+            Ok(Input::Library(_) | Input::Project | Input::Trace) | Err(_) => usize::MAX,
+            // The project of the tree or scenario the test runs (a test file that does not
+            // read is said below).
+            Ok(Input::Test(text)) => match crate::check::parse_test(text, path) {
+                Ok(t) => {
+                    let here = crate::check::project_of(&t, project);
+                    projects.index_of(here, out, &mut counts)
+                }
+                Err(_) => usize::MAX,
+            },
             Ok(_) => projects.index_for(path, out, &mut counts),
         };
         inputs.push((i, path, input));
@@ -397,7 +416,7 @@ pub fn validate(
                 continue;
             }
             Ok(Input::Test(text)) => {
-                let (e, u) = validate_test(path, &text, project, base, out);
+                let (e, u) = validate_test(path, &text, projects.loaded.get(i), out);
                 (errors, unreadable) = (errors + e, unreadable + u);
                 code = code.max(match (u, e) {
                     (0, 0) => EXIT_OK,
@@ -470,14 +489,14 @@ pub fn validate(
     code
 }
 
-/// Checks a behaviour test file: its shape, and that what it runs loads and has the nodes,
-/// agents, entities and keys it names. (errors, unreadable): a wrong test file is
-/// unreadable, as `arbor test` takes it (exit 2); a tree that does not run is an error.
+/// Checks a behaviour test file: its shape, and that what it runs loads (with the kinds of
+/// `here`, its project) and has the nodes, agents, entities and keys it names. (errors,
+/// unreadable): a wrong test file is unreadable, as `arbor test` takes it (exit 2); a tree
+/// that does not run is an error.
 fn validate_test(
     path: &std::path::Path,
     text: &str,
-    project: Option<&std::path::Path>,
-    base: &Catalog,
+    here: Option<&ProjectCatalog>,
     out: &mut dyn Write,
 ) -> (usize, usize) {
     use crate::check::{PrepareError, Prepared};
@@ -488,7 +507,10 @@ fn validate_test(
             return (0, 1);
         }
     };
-    match Prepared::new(test, base, project) {
+    let Some(here) = here else {
+        return (0, 1);
+    };
+    match Prepared::in_project(test, here) {
         Ok(_) => (0, 0),
         Err(e) => {
             let _ = writeln!(out, "{e}");
