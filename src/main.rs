@@ -36,14 +36,20 @@ impl<W: Write> Write for Checked<W> {
 
 fn main() -> ExitCode {
     let args = Cli::parse();
+    // Every file a command reads is one of its inputs, which nothing it writes replaces.
+    if !matches!(args.command, Some(Command::Edit { .. }) | None) {
+        arbor::io::remember_reads();
+    }
     let catalog = Catalog::builtin();
     let project = args.project.as_deref();
+    // Nothing read from a file reaches the terminal raw: every control character in what
+    // is printed is written out.
     let mut out = Checked {
-        inner: std::io::stdout().lock(),
+        inner: cli::Escaped::new(std::io::stdout().lock()),
         failed: None,
     };
     // Not held locked: `coverage` shows its progress from the threads that run it.
-    let mut err = std::io::stderr();
+    let mut err = cli::Escaped::new(std::io::stderr());
     let code = command(args.command, project, &catalog, &mut out, &mut err);
     let _ = out.flush();
     if let Some(e) = out.failed {

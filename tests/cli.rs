@@ -909,7 +909,10 @@ fn a_trace_never_writes_over_a_file_the_run_reads() {
         let out = arbor(&args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         let err = text(&out.stderr);
-        assert!(err.contains("--trace would write over"), "{args:?}: {err}");
+        assert!(
+            err.contains("error: not written: it would write over"),
+            "{args:?}: {err}"
+        );
         let after = contents();
         assert!(before == after, "{args:?} changed a file");
     }

@@ -574,18 +574,25 @@ fn ctrl_c_stops_a_long_behaviour_test_and_says_which_runs_it_stopped() {
     }
 }
 
-#[test]
-fn ctrl_c_stops_a_long_coverage_and_prints_the_table_of_what_ran() {
+/// `arbor coverage` of a run too long to finish (with `extra` arguments), which Ctrl+C
+/// stops part-way.
+fn coverage_stopped_part_way(extra: &[&str]) -> std::process::Output {
     let scenario = common::repo().join("sample_trees/droid_arena.scenario.json");
-    // A run too long to finish: Ctrl+C stops it part-way.
-    let out = ctrl_c_after_a_while(&[
+    let mut args = vec![
         "coverage".as_ref(),
         scenario.as_os_str(),
         "--seeds".as_ref(),
         "0..1".as_ref(),
         "--steps".as_ref(),
         "10000000".as_ref(),
-    ]);
+    ];
+    args.extend(extra.iter().map(std::ffi::OsStr::new));
+    ctrl_c_after_a_while(&args)
+}
+
+#[test]
+fn ctrl_c_stops_a_long_coverage_and_prints_the_table_of_what_ran() {
+    let out = coverage_stopped_part_way(&[]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(130), "{stdout}\n{stderr}");
@@ -631,4 +638,73 @@ fn ctrl_c_stops_a_long_run_between_two_steps_and_its_summary_is_printed() {
         // The summary of each droid is there.
         assert!(stdout.contains("titan"), "{extra:?}: {stdout}");
     }
+}
+
+#[cfg(unix)]
+#[test]
+fn saving_onto_a_fifo_or_a_folder_is_refused_and_leaves_it_as_it_is() {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = tempfile::tempdir().unwrap();
+    common::copy_samples(dir.path(), &["door_room.json"]);
+    let tree = load_tree(&dir.path().join("door_room.json")).unwrap();
+    let fifo = dir.path().join("pipe.json");
+    common::mkfifo(&fifo);
+    let link = dir.path().join("to_pipe.json");
+    std::os::unix::fs::symlink(&fifo, &link).unwrap();
+    let folder = dir.path().join("folder.json");
+    std::fs::create_dir(&folder).unwrap();
+    for (path, says) in [
+        (&fifo, "it is a FIFO (named pipe), not a regular file"),
+        (&link, "it is a FIFO (named pipe), not a regular file"),
+        (&folder, "it is a folder, not a regular file"),
+    ] {
+        // Refused at once: nothing opens the FIFO, so nothing waits for a reader.
+        let e = save_tree(path, &tree).unwrap_err();
+        assert!(matches!(e, LoadError::NotWritten { .. }), "{e}");
+        assert!(e.to_string().contains(says), "{e}");
+        assert!(e.to_string().contains("not written"), "{e}");
+    }
+    assert!(
+        std::fs::symlink_metadata(&fifo)
+            .unwrap()
+            .file_type()
+            .is_fifo()
+    );
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert!(folder.is_dir());
+    // Nothing was left beside them.
+    let mut names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        ["door_room.json", "folder.json", "pipe.json", "to_pipe.json"]
+    );
+}
+
+#[test]
+fn a_coverage_file_of_runs_ctrl_c_stopped_says_it_is_partial() {
+    let out = coverage_stopped_part_way(&["--json"]);
+    assert_eq!(out.status.code(), Some(130));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let coverage = arbor::check::Coverage::parse(&text, Path::new("-")).unwrap();
+    assert!(coverage.partial, "{text}");
+    assert!(text.contains("\"partial\": true"), "{text}");
+    // Runs that end are not.
+    let scenario = common::repo().join("sample_trees/droid_arena.scenario.json");
+    let out = Command::new(env!("CARGO_BIN_EXE_arbor"))
+        .args(["coverage".as_ref(), scenario.as_os_str()])
+        .args(["--seeds", "0..1", "--steps", "10", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(!text.contains("partial"), "{text}");
 }

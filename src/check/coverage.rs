@@ -64,6 +64,9 @@ pub struct Coverage {
     pub steps: u64,
     /// Each tree file that ran.
     pub trees: Vec<TreeCoverage>,
+    /// Whether the runs were stopped before their end (Ctrl+C): what was counted by then.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub partial: bool,
 }
 
 impl Coverage {
@@ -78,6 +81,7 @@ impl Coverage {
 
     /// Adds `other`'s counts: trees by path, nodes by id.
     pub fn merge(&mut self, other: Coverage) {
+        self.partial |= other.partial;
         self.runs += other.runs;
         self.steps += other.steps;
         for tree in other.trees {
@@ -158,7 +162,9 @@ impl Coverage {
         text
     }
 
-    /// A coverage file's text; why it is not one.
+    /// A coverage file's text; why it is not one: it does not read, or it contradicts
+    /// itself (a tree twice, a node twice in a tree, a node that exited more often than
+    /// it was entered).
     pub fn parse(text: &str, path: &Path) -> Result<Self, String> {
         if let Some(format) = crate::io::read_header(text).and_then(|h| h.format)
             && format != COVERAGE_FORMAT
@@ -173,7 +179,7 @@ impl Coverage {
                 "{}:{}: {}",
                 path.display(),
                 e.line(),
-                super::file::serde_message(&e)
+                crate::io::worded(&e, text)
             )
         })?;
         if c.format != COVERAGE_FORMAT {
@@ -190,7 +196,54 @@ impl Coverage {
                 c.version
             ));
         }
-        Ok(c)
+        c.contradiction()
+            .map_or(Ok(c), |why| Err(format!("{}: {why}", path.display())))
+    }
+
+    /// What in these counts cannot be, if anything: a tree twice, a node twice in a tree,
+    /// or a node that exited (succeeded, failed or was aborted) more often than it was
+    /// entered.
+    fn contradiction(&self) -> Option<String> {
+        use crate::model::names::clipped;
+        let mut trees = std::collections::HashSet::new();
+        for t in &self.trees {
+            let tree = t.tree.display().to_string();
+            if !trees.insert(&t.tree) {
+                return Some(format!(
+                    "the tree {} is counted twice; a coverage file counts each tree once",
+                    clipped(&tree)
+                ));
+            }
+            let mut ids = std::collections::HashSet::new();
+            for n in &t.nodes {
+                let at = || format!("tree {}: node '{}'", clipped(&tree), clipped(&n.id));
+                if !ids.insert(&n.id) {
+                    return Some(format!("{}: counted twice", at()));
+                }
+                for (count, what) in [
+                    (n.succeeded, "succeeded"),
+                    (n.failed, "failed"),
+                    (n.aborted, "was aborted"),
+                ] {
+                    if count > n.entered {
+                        return Some(format!(
+                            "{}: {what} {count} times but was entered only {}; a node exits at most as often as it is entered",
+                            at(),
+                            n.entered
+                        ));
+                    }
+                }
+                let exits = u128::from(n.succeeded) + u128::from(n.failed) + u128::from(n.aborted);
+                if exits > u128::from(n.entered) {
+                    return Some(format!(
+                        "{}: it exited {exits} times (succeeded, failed or aborted) but was entered only {}; a node exits at most as often as it is entered",
+                        at(),
+                        n.entered
+                    ));
+                }
+            }
+        }
+        None
     }
 }
 

@@ -10,6 +10,8 @@
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
+
+use crate::model::names::Num;
 use serde_json::value::RawValue;
 
 /// The `format` of a behaviour test file.
@@ -391,16 +393,6 @@ fn line_at(text: &str, offset: usize) -> usize {
     Lines::of(text).at(offset)
 }
 
-/// A JSON error's message without the "at line L column C" serde adds: the line given is
-/// the file's, which the caller knows better than the part parsed.
-pub(crate) fn serde_message(e: &serde_json::Error) -> String {
-    let text = e.to_string();
-    match text.rfind(" at line ") {
-        Some(at) => text[..at].to_owned(),
-        None => text,
-    }
-}
-
 /// Where `part` (a slice of `text`) starts in it.
 fn offset_of(text: &str, part: &str) -> usize {
     (part.as_ptr() as usize).saturating_sub(text.as_ptr() as usize)
@@ -470,8 +462,8 @@ pub fn parse_test(text: &str, path: &Path) -> Result<TestFile, TestFileErrors> {
                 .into(),
         ));
     }
-    let raw: TestIn<'_> =
-        serde_json::from_str(text).map_err(|e| error(e.line().max(1), None, serde_message(&e)))?;
+    let raw: TestIn<'_> = serde_json::from_str(text)
+        .map_err(|e| error(e.line().max(1), None, crate::io::worded(&e, text)))?;
     if raw.format != TEST_FORMAT {
         return Err(fail(
             line_of_key(text, "format"),
@@ -532,7 +524,7 @@ pub fn parse_test(text: &str, path: &Path) -> Result<TestFile, TestFileErrors> {
         return Err(fail(
             line_of_key(text, "dt"),
             None,
-            format!("dt must be a positive number of seconds, not {dt}"),
+            format!("dt must be a positive number of seconds, not {}", Num(dt)),
         ));
     }
     let lines = Lines::of(text);
@@ -543,7 +535,7 @@ pub fn parse_test(text: &str, path: &Path) -> Result<TestFile, TestFileErrors> {
             error(
                 line + e.line().saturating_sub(1),
                 None,
-                format!("trigger: {}", serde_message(&e)),
+                format!("trigger: {}", crate::io::worded(&e, t.get())),
             )
         })?;
         if t.step == 0 || t.step > raw.steps {
@@ -588,7 +580,7 @@ pub fn parse_test(text: &str, path: &Path) -> Result<TestFile, TestFileErrors> {
                 problems.push(error(
                     line + err.line().saturating_sub(1),
                     Some(&shown),
-                    serde_message(&err),
+                    crate::io::worded(&err, e.get()),
                 ));
                 continue;
             }
@@ -851,7 +843,8 @@ fn expectation(e: ExpectIn, steps: u64) -> Result<Expect, String> {
             let distance = e.within.ok_or("give \"within\": the distance in tiles")?;
             if !(distance.is_finite() && distance >= 0.0) {
                 return Err(format!(
-                    "within {distance}: give a distance of 0 tiles or more"
+                    "within {}: give a distance of 0 tiles or more",
+                    Num(distance)
                 ));
             }
             Expect::Near {
@@ -870,7 +863,9 @@ fn expectation(e: ExpectIn, steps: u64) -> Result<Expect, String> {
                 && above >= below
             {
                 return Err(format!(
-                    "health_above {above} and health_below {below}: no health is both"
+                    "health_above {} and health_below {}: no health is both",
+                    Num(above),
+                    Num(below)
                 ));
             }
             Expect::Health {

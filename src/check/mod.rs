@@ -14,7 +14,7 @@ pub use coverage::{Counter, Coverage, NodeCoverage, TreeCoverage};
 pub use file::{
     TestFile, TestFileError, TestFileErrors, is_test, is_test_path, load_test, parse_test,
 };
-pub use run::{Failure, PrepareError, Prepared, SeedOutcome};
+pub use run::{Failure, PrepareError, Prepared, SeedOutcome, project_of};
 
 use std::path::{Path, PathBuf};
 

@@ -78,6 +78,18 @@ impl Names {
     }
 }
 
+/// The project file whose kinds the run of `test` uses: `explicit` when given, else the one
+/// found from the test's tree (or, without one, its scenario).
+pub fn project_of(test: &TestFile, explicit: Option<&Path>) -> Option<PathBuf> {
+    let governing = match &test.target {
+        Target::Scenario { tree: Some(t), .. } | Target::Tree(t) => t,
+        Target::Scenario { scenario, .. } => scenario,
+    };
+    explicit
+        .map(Path::to_owned)
+        .or_else(|| crate::io::project_for(governing))
+}
+
 /// A test ready to run: its file, the kinds its trees use, and its expectations resolved.
 pub struct Prepared {
     /// The test file.
@@ -153,11 +165,16 @@ impl Prepared {
         base: &Catalog,
         project: Option<&Path>,
     ) -> Result<Self, PrepareError> {
-        let governing = match &test.target {
-            Target::Scenario { tree: Some(t), .. } | Target::Tree(t) => t.clone(),
-            Target::Scenario { scenario, .. } => scenario.clone(),
-        };
-        let here = crate::io::ProjectCatalog::for_tree(Some(&governing), project, base);
+        let here = crate::io::ProjectCatalog::load(project_of(&test, project).as_deref(), base);
+        Self::in_project(test, &here)
+    }
+
+    /// [`Prepared::new`] with the kinds of `here`, the project of the test's run (read
+    /// once for all the tests of a command, its problems said once).
+    pub fn in_project(
+        test: TestFile,
+        here: &crate::io::ProjectCatalog,
+    ) -> Result<Self, PrepareError> {
         let warnings = here.problems.iter().map(ToString::to_string).collect();
         let Some(&seed) = test.seeds.first() else {
             return Err(PrepareError::File(
@@ -203,7 +220,7 @@ impl Prepared {
             nodes.push((tree.clone(), list));
         }
         let mut prepared = Self {
-            catalog: here.catalog,
+            catalog: here.catalog.clone(),
             checks: Vec::new(),
             triggers: Vec::new(),
             agents,

@@ -3,6 +3,7 @@
 //! end. The expectations reach it resolved ([`super::Prepared`] resolves them).
 
 use super::file::{Count, NodeEvent};
+use crate::model::names::Num;
 use crate::runtime::Counts;
 use crate::runtime::{CtxValue, Event, EventKind, Observer, Status};
 use crate::world::Simulation;
@@ -339,8 +340,11 @@ fn state_verdict(rule: &Rule, sim: &Simulation) -> Option<String> {
             let d = crate::world::distance(me.pos, to);
             (d > *distance + 1e-9).then(|| {
                 format!(
-                    "'{agent}', at ({:.2}, {:.2}), is {d:.2} tiles from {what}; expected within {distance}",
-                    me.pos[0], me.pos[1]
+                    "'{agent}', at ({:.2}, {:.2}), is {:.2} tiles from {what}; expected within {}",
+                    Num(me.pos[0]),
+                    Num(me.pos[1]),
+                    Num(d),
+                    Num(*distance)
                 )
             })
         }
@@ -357,11 +361,16 @@ fn state_verdict(rule: &Rule, sim: &Simulation) -> Option<String> {
                 crate::world::EntityKind::Agent(b) if me.alive => b.health,
                 _ => 0.0,
             };
-            let low = above.filter(|a| health <= *a).map(|a| format!("above {a}"));
-            let high = below.filter(|b| health >= *b).map(|b| format!("below {b}"));
+            let low = above
+                .filter(|a| health <= *a)
+                .map(|a| format!("above {}", Num(a)));
+            let high = below
+                .filter(|b| health >= *b)
+                .map(|b| format!("below {}", Num(b)));
             low.or(high).map(|want| {
                 format!(
-                    "'{agent}' has health {health}{}; expected {want}",
+                    "'{agent}' has health {}{}; expected {want}",
+                    Num(health),
                     if me.alive { "" } else { " (destroyed)" }
                 )
             })

@@ -13,8 +13,11 @@ use rayon::prelude::*;
 use super::steps::{Progress, ctrl_c_pressed};
 use super::{EXIT_ERRORS, EXIT_INTERRUPTED, EXIT_OK, EXIT_UNREADABLE};
 use crate::check::file::{MAX_STEPS, Target, TestFile, parse_seed_range};
-use crate::check::{Coverage, PrepareError, Prepared, TreeCoverage, is_test, load_test};
+use crate::check::{
+    Coverage, PrepareError, Prepared, TreeCoverage, is_test, load_test, project_of,
+};
 use crate::model::Catalog;
+use crate::model::names::Num;
 
 /// What `arbor coverage` was asked.
 pub struct CoverageArgs<'a> {
@@ -105,7 +108,10 @@ pub fn coverage(
     if let Some(min) = args.min
         && !(0.0..=100.0).contains(&min)
     {
-        return fail(err, format!("--min {min}: give a percentage from 0 to 100"));
+        return fail(
+            err,
+            format!("--min {}: give a percentage from 0 to 100", Num(min)),
+        );
     }
     if let Some(steps) = args.steps
         && !(1..=MAX_STEPS).contains(&steps)
@@ -138,6 +144,8 @@ pub fn coverage(
         );
     }
     let mut prepared = Vec::new();
+    // Each project read once, its problems said once.
+    let mut projects = super::Projects::new(base, args.project);
     for f in &files {
         let test = match runs_of(f, args, &seeds) {
             Ok(t) => t,
@@ -146,7 +154,8 @@ pub fn coverage(
                 return EXIT_UNREADABLE;
             }
         };
-        match Prepared::new(test, base, args.project) {
+        let here = projects.index_of(project_of(&test, args.project), err, &mut (0, 0, 0));
+        match Prepared::in_project(test, &projects.loaded[here]) {
             Ok(p) => prepared.push(p),
             Err(e) => {
                 let _ = writeln!(err, "{e}");
@@ -157,8 +166,12 @@ pub fn coverage(
             }
         }
     }
-    for w in prepared.iter().flat_map(|p| &p.warnings) {
-        let _ = writeln!(err, "{w}");
+    // A coverage file sent over one of the files it counts is refused before the runs.
+    if args.json
+        && let Err(e) = crate::io::check_stdout(&[])
+    {
+        let _ = writeln!(err, "{}", super::located(&e));
+        return EXIT_UNREADABLE;
     }
     let jobs: Vec<(&Prepared, u64)> = prepared
         .iter()
@@ -212,13 +225,15 @@ pub fn coverage(
         .unwrap_or_else(PoisonError::into_inner);
     progress.taken(taken.into_inner());
     let stopped = progress.finish();
-    let total = match total {
+    let mut total = match total {
         Ok(t) => t,
         Err(e) => {
             let _ = writeln!(err, "{e}");
             return EXIT_UNREADABLE;
         }
     };
+    // A coverage file of runs Ctrl+C stopped says so.
+    total.partial = stopped;
     // Stopped before any step: nothing to show.
     if !(stopped && total.runs == 0) {
         if args.json {
@@ -244,7 +259,8 @@ pub fn coverage(
         let (entered, all) = total.totals();
         let _ = writeln!(
             err,
-            "coverage {percent:.1} % ({entered} of {all} nodes entered) is below --min {min}"
+            "coverage {percent:.1} % ({entered} of {all} nodes entered) is below --min {}",
+            Num(min)
         );
         return EXIT_ERRORS;
     }

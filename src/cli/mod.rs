@@ -22,14 +22,16 @@ pub const EXIT_INTERRUPTED: u8 = 130;
 /// `run --break`: the run ended without a breakpoint hitting.
 pub const EXIT_NO_BREAK: u8 = 3;
 
-use crate::model::names;
+use crate::model::names::{self, Num};
 mod coverage;
 mod steps;
+mod terminal;
 mod test;
 pub use crate::debug::{TriggerArg, parse_trigger};
 pub use coverage::{CoverageArgs, coverage};
 use steps::Progress;
 pub use steps::interrupt;
+pub use terminal::{Escaped, shown};
 pub use test::test;
 
 /// The line a run stopped by Ctrl+C ends its summary with; the exit code.
@@ -261,21 +263,22 @@ fn check_dt(dt: f64) -> Result<(), String> {
         Ok(())
     } else {
         Err(format!(
-            "--dt must be a positive number of seconds, not {dt}"
+            "--dt must be a positive number of seconds, not {}",
+            Num(dt)
         ))
     }
 }
 
 /// The catalogs of the projects that govern files, each project read once, its problems
 /// printed once.
-struct Projects<'b> {
+pub(super) struct Projects<'b> {
     base: &'b Catalog,
     explicit: Option<&'b std::path::Path>,
     loaded: Vec<ProjectCatalog>,
 }
 
 impl<'b> Projects<'b> {
-    fn new(base: &'b Catalog, explicit: Option<&'b std::path::Path>) -> Self {
+    pub(super) fn new(base: &'b Catalog, explicit: Option<&'b std::path::Path>) -> Self {
         Self {
             base,
             explicit,
@@ -296,6 +299,18 @@ impl<'b> Projects<'b> {
             .explicit
             .map(std::path::Path::to_owned)
             .or_else(|| crate::io::project_for(file));
+        self.index_of(project, out, counts)
+    }
+
+    /// The index in `loaded` of the catalog of the project file `project` (none: the
+    /// built-in kinds alone), read and its problems printed as [`Projects::index_for`]
+    /// does.
+    pub(super) fn index_of(
+        &mut self,
+        project: Option<PathBuf>,
+        out: &mut dyn Write,
+        counts: &mut (usize, usize, usize),
+    ) -> usize {
         if let Some(i) = self.loaded.iter().position(|c| c.project == project) {
             return i;
         }
@@ -353,9 +368,16 @@ pub fn validate(
     for path in files {
         let input = read_input(path);
         let i = match &input {
-            Ok(Input::Library(_) | Input::Project | Input::Test(_) | Input::Trace) | Err(_) => {
-                usize::MAX
-            }
+            Ok(Input::Library(_) | Input::Project | Input::Trace) | Err(_) => usize::MAX,
+            // The project of the tree or scenario the test runs (a test file that does not
+            // read is said below).
+            Ok(Input::Test(text)) => match crate::check::parse_test(text, path) {
+                Ok(t) => {
+                    let here = crate::check::project_of(&t, project);
+                    projects.index_of(here, out, &mut counts)
+                }
+                Err(_) => usize::MAX,
+            },
             Ok(_) => projects.index_for(path, out, &mut counts),
         };
         inputs.push((i, path, input));
@@ -394,7 +416,7 @@ pub fn validate(
                 continue;
             }
             Ok(Input::Test(text)) => {
-                let (e, u) = validate_test(path, &text, project, base, out);
+                let (e, u) = validate_test(path, &text, projects.loaded.get(i), out);
                 (errors, unreadable) = (errors + e, unreadable + u);
                 code = code.max(match (u, e) {
                     (0, 0) => EXIT_OK,
@@ -467,14 +489,14 @@ pub fn validate(
     code
 }
 
-/// Checks a behaviour test file: its shape, and that what it runs loads and has the nodes,
-/// agents, entities and keys it names. (errors, unreadable): a wrong test file is
-/// unreadable, as `arbor test` takes it (exit 2); a tree that does not run is an error.
+/// Checks a behaviour test file: its shape, and that what it runs loads (with the kinds of
+/// `here`, its project) and has the nodes, agents, entities and keys it names. (errors,
+/// unreadable): a wrong test file is unreadable, as `arbor test` takes it (exit 2); a tree
+/// that does not run is an error.
 fn validate_test(
     path: &std::path::Path,
     text: &str,
-    project: Option<&std::path::Path>,
-    base: &Catalog,
+    here: Option<&ProjectCatalog>,
     out: &mut dyn Write,
 ) -> (usize, usize) {
     use crate::check::{PrepareError, Prepared};
@@ -485,7 +507,10 @@ fn validate_test(
             return (0, 1);
         }
     };
-    match Prepared::new(test, base, project) {
+    let Some(here) = here else {
+        return (0, 1);
+    };
+    match Prepared::in_project(test, here) {
         Ok(_) => (0, 0),
         Err(e) => {
             let _ = writeln!(out, "{e}");
@@ -610,7 +635,7 @@ fn scenario_error_line(e: &crate::world::ScenarioError) -> String {
 }
 
 /// A load error as a `validate` line: `FILE[:LINE:COLUMN]: error: MESSAGE`.
-fn located(e: &LoadError) -> String {
+pub(super) fn located(e: &LoadError) -> String {
     match e {
         LoadError::Syntax {
             path,
@@ -738,7 +763,8 @@ pub fn fmt(
     let mut code = EXIT_OK;
     for path in files {
         // Each file is read once: the text decides whether it is a scenario or a tree.
-        let current = match crate::io::read_text(path) {
+        // A byte-order mark is not canonical: the file is formatted without it.
+        let current = match crate::io::read_text_as_is(path) {
             Ok(text) => text,
             Err(e) => {
                 let e = crate::io::LoadError::Read {
@@ -750,10 +776,11 @@ pub fn fmt(
                 continue;
             }
         };
-        let format = crate::io::read_header(&current).and_then(|h| h.format);
+        let text = current.strip_prefix(crate::io::BOM).unwrap_or(&current);
+        let format = crate::io::read_header(text).and_then(|h| h.format);
         let library = format.as_deref() == Some(crate::io::LIBRARY_FORMAT);
         let canonical = if library || format.as_deref() == Some(crate::io::PROJECT_FORMAT) {
-            match canonical_library(&current, path, library) {
+            match canonical_library(text, path, library) {
                 Ok(text) => text,
                 Err(e) => {
                     let _ = writeln!(err, "{e}");
@@ -764,7 +791,7 @@ pub fn fmt(
         } else if format.as_deref() == Some(crate::check::file::TEST_FORMAT) {
             // Test files keep their key order, as scenarios do; only the layout changes, so
             // a test file with mistakes in it is laid out too.
-            match serde_json::from_str(&current) {
+            match serde_json::from_str(text) {
                 Ok(v) => crate::io::to_canonical_json(&v),
                 Err(e) => {
                     let _ = writeln!(err, "{}:{}: error: {e}", path.display(), e.line());
@@ -772,19 +799,19 @@ pub fn fmt(
                     continue;
                 }
             }
-        } else if crate::world::is_scenario(&current) {
+        } else if crate::world::is_scenario(text) {
             // Scenarios keep their key order; only the layout is made canonical.
-            if let Err(e) = crate::world::parse_scenario(&current, path) {
+            if let Err(e) = crate::world::parse_scenario(text, path) {
                 let _ = writeln!(err, "{}", scenario_error_line(&e));
                 code = EXIT_UNREADABLE;
                 continue;
             }
-            match serde_json::from_str(&current) {
+            match serde_json::from_str(text) {
                 Ok(v) => crate::io::to_canonical_json(&v),
                 Err(_) => continue, // unreachable: it parsed above
             }
         } else {
-            match crate::io::parse_tree(&current, path) {
+            match crate::io::parse_tree(text, path) {
                 // Never write a text that does not load back to the same tree.
                 Ok(t) => match crate::io::round_trip(&t, path) {
                     Ok(text) => text,
@@ -839,6 +866,10 @@ pub fn convert(
     err: &mut dyn Write,
 ) -> u8 {
     let to_stdout = output.as_os_str() == "-";
+    if to_stdout && let Err(e) = crate::io::check_stdout(&[input.to_owned()]) {
+        let _ = writeln!(err, "{}", located(&e));
+        return EXIT_UNREADABLE;
+    }
     let converted = if to_stdout {
         crate::io::TraceReader::open(input).and_then(|mut reader| {
             crate::io::write_trace(
@@ -1006,28 +1037,25 @@ struct TraceSink {
     agent: Option<usize>,
 }
 
-/// Where `--trace` writes: nowhere, standard output (`-`) or a new file; and whether it
-/// is standard output. A path that is one of the run's `inputs` is refused.
+/// Where `--trace` writes: nowhere, standard output (`-`) or a file; and whether it is
+/// standard output. A path that is one of the run's `inputs`, or not a regular file, is
+/// refused ([`crate::io::create_output`]).
 fn trace_writer(
     path: Option<&std::path::Path>,
     inputs: &[PathBuf],
 ) -> Result<(Option<Box<dyn Write>>, bool), String> {
     let to_stdout = path.is_some_and(|p| p.as_os_str() == "-");
-    if let Some(path) = path.filter(|_| !to_stdout)
-        && let Some(input) = inputs.iter().find(|i| crate::io::same_file(path, i))
-    {
-        return Err(format!(
-            "{}: error: --trace would write over {}, which this run reads; give the trace another path",
-            path.display(),
-            input.display()
-        ));
+    if to_stdout {
+        crate::io::check_stdout(inputs).map_err(|e| located(&e))?;
     }
     let sink: Option<Box<dyn Write>> = match path {
         None => None,
-        Some(_) if to_stdout => Some(Box::new(std::io::BufWriter::new(std::io::stdout()))),
-        Some(path) => match std::fs::File::create(path) {
+        Some(_) if to_stdout => Some(Box::new(std::io::BufWriter::new(Escaped::new(
+            std::io::stdout(),
+        )))),
+        Some(path) => match crate::io::create_output(path, inputs) {
             Ok(f) => Some(Box::new(std::io::BufWriter::new(f))),
-            Err(e) => return Err(format!("{}: cannot write the trace: {e}", path.display())),
+            Err(e) => return Err(located(&e)),
         },
     };
     Ok((sink, to_stdout))
@@ -1263,7 +1291,7 @@ fn run_with(args: &RunArgs<'_>, catalog: &Catalog, out: &mut dyn Write, err: &mu
         "{}: {} steps of {} s, seed {}",
         args.file.display(),
         steps.done,
-        args.dt,
+        Num(args.dt),
         args.seed
     );
     let _ = writeln!(
@@ -1602,7 +1630,7 @@ fn run_scenario(
         scenario.display(),
         sim.agents().count(),
         steps.done,
-        args.dt,
+        Num(args.dt),
         args.seed
     );
     for a in sim.summary() {

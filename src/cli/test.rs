@@ -9,7 +9,7 @@ use rayon::prelude::*;
 
 use super::steps::ctrl_c_pressed;
 use super::{EXIT_ERRORS, EXIT_INTERRUPTED, EXIT_OK, EXIT_UNREADABLE};
-use crate::check::{PrepareError, Prepared, SeedOutcome, find_tests, junit, load_test};
+use crate::check::{PrepareError, Prepared, SeedOutcome, find_tests, junit, load_test, project_of};
 use crate::model::Catalog;
 
 /// A test file and what became of it.
@@ -23,7 +23,8 @@ enum Loaded {
     },
 }
 
-/// The test files under `paths` (`.` when none), prepared.
+/// The test files under `paths` (`.` when none), prepared; the problems of each project
+/// they run in said once on `err`.
 fn prepare_all(
     paths: &[PathBuf],
     project: Option<&Path>,
@@ -51,10 +52,30 @@ fn prepare_all(
         );
         return Err(EXIT_UNREADABLE);
     }
-    Ok(files
+    let tests: Vec<_> = files
         .into_par_iter()
         .map(|path| {
-            let test = match load_test(&path) {
+            let test = load_test(&path);
+            (path, test)
+        })
+        .collect();
+    // Each project read once, its problems said once, whether its tests run or not.
+    let mut projects = super::Projects::new(base, project);
+    let tests: Vec<_> = tests
+        .into_iter()
+        .map(|(path, test)| {
+            let test = test.map(|t| {
+                let here = projects.index_of(project_of(&t, project), err, &mut (0, 0, 0));
+                (t, here)
+            });
+            (path, test)
+        })
+        .collect();
+    let projects = &projects.loaded;
+    Ok(tests
+        .into_par_iter()
+        .map(|(path, test)| {
+            let (test, here) = match test {
                 Ok(t) => t,
                 Err(e) => {
                     return Loaded::Failed {
@@ -64,7 +85,7 @@ fn prepare_all(
                     };
                 }
             };
-            match Prepared::new(test, base, project) {
+            match Prepared::in_project(test, &projects[here]) {
                 Ok(p) => Loaded::Ready(Box::new(p)),
                 Err(e) => Loaded::Failed {
                     path,
@@ -89,15 +110,13 @@ pub fn test(
         Ok(l) => l,
         Err(code) => return code,
     };
-    let mut printed = std::collections::HashSet::new();
-    for l in &loaded {
-        if let Loaded::Ready(p) = l {
-            for w in &p.warnings {
-                if printed.insert(w.clone()) {
-                    let _ = writeln!(err, "{w}");
-                }
-            }
-        }
+    // A report that would write over a file the tests read, or into no regular file, is
+    // refused before anything runs.
+    if let Some(file) = junit_file
+        && let Err(e) = crate::io::check_output(file, &[])
+    {
+        let _ = writeln!(err, "{}", super::located(&e));
+        return EXIT_UNREADABLE;
     }
     // Every seed of every test, in parallel; reported in file and seed order.
     let jobs: Vec<(&Prepared, u64)> = loaded
@@ -184,13 +203,9 @@ pub fn test(
     }
     let _ = writeln!(out, "{summary}");
     if let Some(file) = junit_file
-        && let Err(e) = crate::io::write_atomically(file, junit::write(&suites).as_bytes())
+        && let Err(e) = crate::io::write_output(file, &[], junit::write(&suites).as_bytes())
     {
-        let _ = writeln!(
-            err,
-            "{}: cannot write the JUnit report: {e}",
-            file.display()
-        );
+        let _ = writeln!(err, "{}", super::located(&e));
         return EXIT_UNREADABLE;
     }
     if stopped > 0 {

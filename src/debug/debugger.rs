@@ -307,7 +307,7 @@ impl Debugger {
 
     /// A run in a scenario file.
     pub fn open(path: &Path) -> Result<Self, String> {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let text = crate::io::read_text(path).map_err(|e| format!("{}: {e}", path.display()))?;
         parse_scenario(&text, path).map_err(|e| e.to_string())?;
         Ok(Self::from_text(path.to_owned(), text))
     }

@@ -273,7 +273,7 @@ impl EditorApp {
     fn own_panel(&self) -> SimPanel {
         let mut run = match self.doc.path().and_then(Debugger::beside) {
             Some(p) => Debugger::open(&p).unwrap_or_else(|_| {
-                let text = std::fs::read_to_string(&p).unwrap_or_default();
+                let text = crate::io::read_text(&p).unwrap_or_default();
                 Debugger::from_text(p, text)
             }),
             None => Debugger::solo(self.doc.path()),

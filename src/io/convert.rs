@@ -78,18 +78,19 @@ pub fn write_trace<R: BufRead, W: Write>(
 
 /// Writes the trace at `input` to the file `output`, in the encoding its name asks for
 /// ([`TraceEncoding::for_path`]), through a temporary file and a rename: a conversion
-/// that fails leaves nothing. A path that names the input itself is refused.
+/// that fails leaves nothing. A path that names the input itself, or that is not a
+/// regular file, is refused ([`super::check_output`]).
 pub fn convert_trace(input: &Path, output: &Path) -> Result<Converted, TraceError> {
     let refused = |message: String| TraceError {
         path: output.to_owned(),
         line: 0,
         message,
     };
-    if input == output || super::same_file(input, output) {
-        return Err(refused(format!(
-            "would write over {}, the trace it converts; give another path",
-            input.display()
-        )));
+    if let Err(e) = super::check_output(output, &[input.to_owned()]) {
+        return Err(refused(match e {
+            super::LoadError::NotWritten { reason, .. } => format!("not written: {reason}"),
+            e => e.to_string(),
+        }));
     }
     let mut reader = TraceReader::open(input)?;
     let encoding = TraceEncoding::for_path(output);

@@ -52,12 +52,12 @@ impl Problem {
         let kind = self
             .kind
             .as_deref()
-            .map(|k| format!("kind '{k}': "))
+            .map(|k| format!("kind '{}': ", crate::model::names::clipped(k)))
             .unwrap_or_default();
         let field = self
             .field
             .as_deref()
-            .map(|f| format!("field '{f}': "))
+            .map(|f| format!("field '{}': ", crate::model::names::clipped(f)))
             .unwrap_or_default();
         format!(
             "{}{place}: {}: {kind}{field}{}",
@@ -452,13 +452,15 @@ pub(crate) fn parse_placed(text: &str, path: &Path) -> Result<Placed, Problem> {
                 kinds.push(kind);
                 starts.push(places.start_of(part));
             }
-            Err(e) => {
+            Err(wrong) => {
                 seen.insert(dto.kind.clone(), false);
-                let mut p = problem(e.field.as_deref(), e.message);
-                if let Some(at) = e.place {
-                    p.place = Some(at);
+                for e in wrong {
+                    let mut p = problem(e.field.as_deref(), e.message);
+                    if let Some(at) = e.place {
+                        p.place = Some(at);
+                    }
+                    problems.push(p);
                 }
-                problems.push(p);
             }
         }
     }
@@ -490,53 +492,66 @@ impl From<(Option<String>, String)> for KindProblem {
     }
 }
 
-/// A kind read from its entry; a problem that leaves it out, with the field it is in.
+/// A kind read from its entry; else every problem that leaves it out (one a field at
+/// most, each with the field it is in and where).
 fn read_kind(
     dto: &KindIn<'_>,
     places: &Places<'_>,
     path: &Path,
     library: &str,
     problems: &mut Vec<Problem>,
-) -> Result<KindSpec, KindProblem> {
+) -> Result<KindSpec, Vec<KindProblem>> {
     let category = dto.category.category();
     let mut own = Vec::with_capacity(dto.fields.len());
+    let mut wrong = Vec::new();
+    // The fields' names seen, the wrong ones too (so that a name twice is said once).
+    let mut names = std::collections::HashSet::new();
     for raw in &dto.fields {
         let part = raw.get();
         let f: FieldDto = match serde_json::from_str(part) {
             Ok(f) => f,
             Err(e) => {
                 let p = syntax_in(path, places, part, &e);
-                return Err(KindProblem {
-                    field: None,
+                wrong.push(KindProblem {
+                    field: serde_json::from_str::<serde_json::Value>(part)
+                        .ok()
+                        .and_then(|v| v.get("name")?.as_str().map(str::to_owned)),
                     message: p.message,
                     place: p.place,
                 });
+                continue;
             }
         };
         let name = f.name.clone();
+        let at = |message: String| KindProblem {
+            field: Some(name.clone()),
+            message,
+            place: Some(places.start_of(part)),
+        };
         if !is_identifier(&name) {
-            return Err(KindProblem::from((
-                Some(name),
+            wrong.push(at(
                 "a field's name must be letters, digits and _, and not start with a digit".into(),
-            )));
+            ));
+            continue;
         }
         if KindSpec::is_common_field(category, &name) {
-            return Err(KindProblem::from((
-                Some(name),
-                format!(
-                    "every {} has this field already; give the game's own field another name",
-                    category.label().to_lowercase()
-                ),
+            wrong.push(at(format!(
+                "every {} has this field already; give the game's own field another name",
+                category.label().to_lowercase()
             )));
+            continue;
         }
-        if own.iter().any(|o: &FieldSpec| o.name == name) {
-            return Err(KindProblem::from((
-                Some(name),
-                "the kind has two fields of this name".into(),
-            )));
+        if !names.insert(name.clone()) {
+            wrong.push(at("the kind has two fields of this name".into()));
+            continue;
         }
-        let (spec, bad_default) =
-            read_field(f).map_err(|m| KindProblem::from((Some(name.clone()), m)))?;
+        let (spec, bad_default) = match read_field(f) {
+            Ok(read) => read,
+            Err(m) => {
+                wrong.push(at(m));
+                continue;
+            }
+        };
         if let Some(message) = bad_default {
             problems.push(Problem {
                 severity: Severity::Error,
@@ -557,18 +572,22 @@ fn read_kind(
     };
     kind.stand_in = dto.stand_in.as_ref().map(|s| s.script.clone());
     if let Some(problem) = kind.stand_in_problem() {
-        return Err(KindProblem::from((None, problem)));
+        wrong.push(KindProblem::from((None, problem)));
     }
     if let Some(r) = &dto.runs_as {
         if !category.is_branch() {
-            return Err(KindProblem::from((
+            wrong.push(KindProblem::from((
                 None,
                 "only a composite or a decorator runs as a built-in kind; a leaf or condition runs as its stand-in".into(),
             )));
         }
         kind.runs_as = Some(r.clone());
     }
-    Ok(kind)
+    if wrong.is_empty() {
+        Ok(kind)
+    } else {
+        Err(wrong)
+    }
 }
 
 /// A bound of an `int` field: a whole number, read as it is written.

@@ -8,6 +8,7 @@ mod canonical;
 mod convert;
 mod files;
 mod format;
+mod json;
 mod library;
 mod live;
 mod process;
@@ -21,6 +22,7 @@ pub use canonical::to_canonical_json;
 pub use convert::{Converted, convert_trace, write_trace};
 pub use files::TreeFiles;
 pub use format::{Header, TREE_FORMAT, TREE_VERSION, parse_tree, read_header, tree_to_string};
+pub(crate) use json::worded;
 pub use library::{
     LIBRARY_FORMAT, LIBRARY_VERSION, Library, LibraryDrift, Problem, declared_alike, parse_library,
 };
@@ -92,6 +94,16 @@ pub enum LoadError {
         /// The file.
         path: PathBuf,
     },
+    /// The path is not one Arbor writes to: it names one of the files the command reads,
+    /// or something other than a regular file (a folder, a FIFO, a device, a link that
+    /// leads nowhere). Nothing is written, and what is there is left as it is.
+    #[error("{}: not written: {reason}", path.display())]
+    NotWritten {
+        /// The path.
+        path: PathBuf,
+        /// Why, in words.
+        reason: String,
+    },
     /// The file could not be written.
     #[error("{}: cannot save: {source}", path.display())]
     Write {
@@ -139,10 +151,27 @@ pub(crate) fn fnv(bytes: &[u8]) -> u64 {
 }
 
 /// Reads a text file that must be a regular file of at most [`MAX_FILE_BYTES`]; a folder,
-/// a device, a FIFO or a socket is refused at once, before any read, saying which it is.
+/// a device, a FIFO, a socket or a symbolic link that leads nowhere is refused at once,
+/// before any read, saying which it is. A UTF-8 byte-order mark at the start is dropped.
 pub fn read_text(path: &Path) -> std::io::Result<String> {
+    read_text_as_is(path).map(|mut text| {
+        if text.starts_with(BOM) {
+            text.drain(..BOM.len_utf8());
+        }
+        text
+    })
+}
+
+/// The byte-order mark some editors put at the start of a UTF-8 file.
+pub(crate) const BOM: char = '\u{feff}';
+
+/// [`read_text`], a byte-order mark kept (for `fmt`, which removes it).
+pub(crate) fn read_text_as_is(path: &Path) -> std::io::Result<String> {
     use std::io::{Error, ErrorKind, Read};
-    let meta = std::fs::metadata(path)?;
+    let meta = std::fs::metadata(path).map_err(|e| match broken_link(path, &e) {
+        Some(words) => Error::new(e.kind(), words),
+        None => e,
+    })?;
     let kind = meta.file_type();
     if kind.is_dir() {
         return Err(Error::new(
@@ -171,9 +200,11 @@ pub fn read_text(path: &Path) -> std::io::Result<String> {
     }
     // (The file may grow after the look: never read more than the limit.)
     let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
-    std::fs::File::open(path)?
-        .take(MAX_FILE_BYTES + 1)
-        .read_to_end(&mut bytes)?;
+    let file = std::fs::File::open(path)?;
+    if let Ok(opened) = file.metadata() {
+        remember_read(path, &opened);
+    }
+    file.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes)?;
     if bytes.len() as u64 > MAX_FILE_BYTES {
         return Err(too_big(bytes.len() as u64));
     }
@@ -182,6 +213,23 @@ pub fn read_text(path: &Path) -> std::io::Result<String> {
             ErrorKind::InvalidData,
             format!("it is not UTF-8 text ({e})"),
         )
+    })
+}
+
+/// When `path` is a symbolic link that cannot be followed (`failed` is what following it
+/// gave), that in words: a link to nothing, or one that loops.
+fn broken_link(path: &Path, failed: &std::io::Error) -> Option<String> {
+    let link = std::fs::symlink_metadata(path).ok()?;
+    if !link.file_type().is_symlink() {
+        return None;
+    }
+    let to = std::fs::read_link(path)
+        .map(|t| t.display().to_string())
+        .unwrap_or_default();
+    Some(if failed.kind() == std::io::ErrorKind::NotFound {
+        format!("it is a symbolic link to {to}, which does not exist")
+    } else {
+        format!("it is a symbolic link to {to}, which cannot be followed ({failed})")
     })
 }
 
@@ -202,6 +250,190 @@ fn special_kind(kind: &std::fs::FileType) -> &'static str {
     }
     let _ = kind;
     "a special file"
+}
+
+/// Which file a file's metadata describes, however it was named: its device and inode
+/// (elsewhere than Unix, its length and times, with the path's canonical form).
+#[cfg(unix)]
+type FileKey = (u64, u64);
+#[cfg(not(unix))]
+type FileKey = PathBuf;
+
+#[cfg(unix)]
+fn file_key(_path: &Path, meta: &std::fs::Metadata) -> Option<FileKey> {
+    use std::os::unix::fs::MetadataExt;
+    Some((meta.dev(), meta.ino()))
+}
+
+#[cfg(not(unix))]
+fn file_key(path: &Path, _meta: &std::fs::Metadata) -> Option<FileKey> {
+    std::fs::canonicalize(path).ok()
+}
+
+/// The files read through [`read_text`] since [`remember_reads`], each by its identity
+/// with the path it was first read by; `None` until then.
+static READS: std::sync::Mutex<Option<std::collections::HashMap<FileKey, PathBuf>>> =
+    std::sync::Mutex::new(None);
+
+/// From now on, every file read through [`read_text`] is remembered, and
+/// [`check_output`] refuses to write over any of them. For a command-line process, which
+/// runs one command: every file it read (a tree, a scenario, a SubTree asset, a project
+/// or node library file, a test file) is an input of that command.
+pub fn remember_reads() {
+    let mut reads = READS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    reads.get_or_insert_with(Default::default);
+}
+
+fn remember_read(path: &Path, opened: &std::fs::Metadata) {
+    let mut reads = READS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let (Some(reads), Some(key)) = (reads.as_mut(), file_key(path, opened)) {
+        reads.entry(key).or_insert_with(|| path.to_owned());
+    }
+}
+
+/// The file read (since [`remember_reads`]) that `meta` of `path` describes, if any.
+fn read_before(path: &Path, meta: &std::fs::Metadata) -> Option<PathBuf> {
+    let key = file_key(path, meta)?;
+    let reads = READS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    reads.as_ref()?.get(&key).cloned()
+}
+
+/// Checks that a command that reads `inputs` may write `path`, before anything is
+/// written: one rule for every file a command writes (a report, a trace, a
+/// conversion). Refused, with the reason ([`LoadError::NotWritten`]): a path that is one
+/// of `inputs`, or a file read since [`remember_reads`] (the same file, however it is
+/// spelled or linked); and anything there that is not a regular file (see
+/// [`check_kind`]). A path with nothing there, or another regular file (or a link to
+/// one), may be written.
+pub fn check_output(path: &Path, inputs: &[PathBuf]) -> Result<(), LoadError> {
+    let input = inputs
+        .iter()
+        .find(|i| same_file(path, i))
+        .cloned()
+        .or_else(|| {
+            let meta = std::fs::metadata(path).ok()?;
+            read_before(path, &meta)
+        });
+    if let Some(input) = input {
+        return Err(LoadError::NotWritten {
+            path: path.to_owned(),
+            reason: format!(
+                "it would write over {}, which this command reads; give another path",
+                input.display()
+            ),
+        });
+    }
+    check_kind(path)
+}
+
+/// Checks that standard output may be written by a command that reads `inputs`: when it
+/// is a file (`> FILE`, `>> FILE`), the same rule as [`check_output`] — refused when it
+/// is one of `inputs` or a file read since [`remember_reads`]. A terminal or a pipe may
+/// always be written.
+pub fn check_stdout(inputs: &[PathBuf]) -> Result<(), LoadError> {
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsFd;
+        let shown = Path::new("standard output");
+        let Ok(meta) = std::io::stdout()
+            .as_fd()
+            .try_clone_to_owned()
+            .and_then(|fd| std::fs::File::from(fd).metadata())
+        else {
+            return Ok(());
+        };
+        if !meta.is_file() {
+            return Ok(());
+        }
+        let same = |i: &&PathBuf| {
+            std::fs::metadata(i).is_ok_and(|m| file_key(i, &m) == file_key(shown, &meta))
+        };
+        if let Some(input) = inputs
+            .iter()
+            .find(same)
+            .cloned()
+            .or_else(|| read_before(shown, &meta))
+        {
+            return Err(LoadError::NotWritten {
+                path: shown.to_owned(),
+                reason: format!(
+                    "it is {}, which this command reads; send the output to another file",
+                    input.display()
+                ),
+            });
+        }
+    }
+    let _ = inputs;
+    Ok(())
+}
+
+/// Checks that what is at `path` may be written over: nothing, or a regular file (or a
+/// link to one). Anything else is refused and left as it is ([`LoadError::NotWritten`]):
+/// a folder, a FIFO, a device, a socket (never written into as a stream, so nothing
+/// waits on a FIFO's reader or writes into a device), a symbolic link to nothing or a
+/// loop of them.
+pub fn check_kind(path: &Path) -> Result<(), LoadError> {
+    let refuse = |reason: String| {
+        Err(LoadError::NotWritten {
+            path: path.to_owned(),
+            reason,
+        })
+    };
+    let meta = match std::fs::metadata(path) {
+        Ok(m) => m,
+        Err(e) => {
+            return match broken_link(path, &e) {
+                Some(words) => refuse(format!("{words}; Arbor does not write through it")),
+                // Nothing there (or a folder that cannot be looked into: the write says).
+                None => Ok(()),
+            };
+        }
+    };
+    let kind = meta.file_type();
+    if kind.is_file() {
+        return Ok(());
+    }
+    let what = if kind.is_dir() {
+        "a folder"
+    } else {
+        special_kind(&kind)
+    };
+    refuse(format!(
+        "it is {what}, not a regular file; Arbor writes only regular files (it is left as it is)"
+    ))
+}
+
+/// Writes `bytes` to `path` as [`write_atomically`] does, for a command that reads
+/// `inputs`: refused as [`check_output`] says.
+pub fn write_output(path: &Path, inputs: &[PathBuf], bytes: &[u8]) -> Result<(), LoadError> {
+    check_output(path, inputs)?;
+    write_atomically(path, bytes)
+}
+
+/// Opens `path` to write a stream into as it comes (a trace, which a crash leaves cut
+/// short but readable), for a command that reads `inputs`: refused as [`check_output`]
+/// says; else created, or emptied when it is a file already.
+pub fn create_output(path: &Path, inputs: &[PathBuf]) -> Result<std::fs::File, LoadError> {
+    check_output(path, inputs)?;
+    let failed = |e: std::io::Error| LoadError::Write {
+        path: path.to_owned(),
+        source: Arc::new(e),
+    };
+    let file = std::fs::File::create(path).map_err(failed)?;
+    // Something put there since the look is not written into.
+    if !file.metadata().map_err(failed)?.is_file() {
+        return Err(LoadError::NotWritten {
+            path: path.to_owned(),
+            reason: "it is no longer a regular file".into(),
+        });
+    }
+    Ok(file)
 }
 
 /// Whether two paths name the same existing file (through links, other spellings, or
@@ -266,7 +498,8 @@ pub fn save_tree(path: &Path, tree: &Tree) -> Result<Stamp, LoadError> {
 /// Writes bytes to `path` through a temporary file in the same folder and a rename.
 /// A symlink is followed: the file it points to is written, and the link stays. The
 /// file keeps its permissions, and the folder is synced after the rename. A read-only
-/// file is refused ([`LoadError::ReadOnly`]) and left as it is.
+/// file is refused ([`LoadError::ReadOnly`]) and left as it is, and so is anything that
+/// is not a regular file ([`check_kind`]).
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), LoadError> {
     use std::io::Write;
     write_atomically_with(path, |f| f.write_all(bytes))
@@ -279,6 +512,7 @@ pub(crate) fn write_atomically_with(
     fill: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>,
 ) -> Result<(), LoadError> {
     let shown = path;
+    check_kind(shown)?;
     let resolved = std::fs::canonicalize(path).ok();
     let path = resolved.as_deref().unwrap_or(path);
     if std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().readonly()) {

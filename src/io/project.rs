@@ -63,13 +63,19 @@ impl Project {
 }
 
 /// The project file that governs files in `folder`: `arbor.project.json` in it or in the
-/// nearest folder above it that has one.
+/// nearest folder above it that has one. Anything of that name counts, not only a
+/// regular file: a FIFO, a folder or a symbolic link that leads nowhere is the project
+/// file found (and reading it says what it is), never passed over for a folder above.
 pub fn find_project(folder: &Path) -> Option<PathBuf> {
+    use std::io::ErrorKind;
     let start = std::path::absolute(folder).unwrap_or_else(|_| folder.to_owned());
     start
         .ancestors()
         .map(|d| d.join(PROJECT_FILE))
-        .find(|p| p.is_file())
+        .find(|p| match std::fs::symlink_metadata(p) {
+            Ok(_) => true,
+            Err(e) => !matches!(e.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory),
+        })
 }
 
 /// The project file that governs the file `file`: the one found from its folder (the
@@ -141,23 +147,26 @@ impl ProjectCatalog {
                 return me;
             }
         };
-        let mut read = std::collections::HashSet::new();
+        // One file, however the project spells it: each library's other spellings.
+        let mut read: std::collections::HashMap<PathBuf, usize> = Default::default();
+        let mut again: Vec<(&str, Vec<&str>)> = Vec::new();
         for entry in &project.nodes {
             let file = project.library_path(entry);
-            // One file, however the project spells it.
             let identity = std::fs::canonicalize(&file).unwrap_or_else(|_| file.clone());
-            if !read.insert(identity) {
-                me.problems.push(Problem {
-                    severity: Severity::Warning,
-                    ..Problem::file(
-                        path,
-                        format!("lists the node library \"{entry}\" twice; it is read once"),
-                    )
-                });
+            if let Some(&first) = read.get(&identity) {
+                again[first].1.push(entry);
                 continue;
             }
+            read.insert(identity, again.len());
+            again.push((entry, Vec::new()));
             me.files.push(file.clone());
             me.add_library(path, entry, &file);
+        }
+        for (entry, others) in again.iter().filter(|(_, o)| !o.is_empty()) {
+            me.problems.push(Problem {
+                severity: Severity::Warning,
+                ..Problem::file(path, listed_again(entry, others))
+            });
         }
         me
     }
@@ -197,6 +206,50 @@ impl ProjectCatalog {
     pub fn has_errors(&self) -> bool {
         self.problems.iter().any(Problem::is_error)
     }
+}
+
+/// The most spellings of one library a warning quotes; the rest are counted.
+const SPELLINGS_SHOWN: usize = 3;
+
+/// The warning for the library `entry` listed again as each of `others`: one line, however
+/// many times.
+fn listed_again(entry: &str, others: &[&str]) -> String {
+    use crate::model::names::clipped;
+    let times = match others.len() {
+        1 => "twice".to_owned(),
+        n => format!("{} times", n + 1),
+    };
+    // The first few other spellings; the rest of the listings counted.
+    let mut shown: Vec<&str> = Vec::new();
+    for o in others {
+        if shown.len() == SPELLINGS_SHOWN {
+            break;
+        }
+        if *o != entry && !shown.contains(o) {
+            shown.push(o);
+        }
+    }
+    let more = others.len() - shown.len();
+    let mut spellings: Vec<String> = shown
+        .iter()
+        .map(|o| format!("\"{}\"", clipped(o)))
+        .collect();
+    if more > 0 && !spellings.is_empty() {
+        spellings.push(format!("{more} more"));
+    }
+    let also = match spellings.len() {
+        0 => String::new(),
+        1 => format!(", also as {}", spellings[0]),
+        n => format!(
+            ", also as {} and {}",
+            spellings[..n - 1].join(", "),
+            spellings[n - 1]
+        ),
+    };
+    format!(
+        "lists the node library \"{}\" {times}{also}; it is read once",
+        clipped(entry)
+    )
 }
 
 /// Adds the kinds of `library`, read from `file`, to `catalog`; returns the problems of

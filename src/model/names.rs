@@ -1,7 +1,43 @@
 //! Nodes named by a person rather than the editor (`--break NODE`, `--trigger STEP:ID`, a
 //! behaviour test's expectations): by id, or by the title a designer gave the node, as the
 //! editor shows it. A name that is neither is an error that says which ids and titles come
-//! close.
+//! close. And how a message quotes what a file says: a long name cut ([`clipped`]), a
+//! huge or tiny number in scientific notation ([`Num`]).
+
+/// The most characters of a name (a kind, a node id, a path in a file) a message quotes.
+pub const QUOTED_CHARS: usize = 80;
+
+/// `name` as a message quotes it: whole when it has at most [`QUOTED_CHARS`] characters;
+/// else cut there, with its length said (`FooFooFoo… (102400 bytes)`), so that a name of
+/// megabytes makes a line, not megabytes of output.
+pub fn clipped(name: &str) -> std::borrow::Cow<'_, str> {
+    match name.char_indices().nth(QUOTED_CHARS) {
+        None => std::borrow::Cow::Borrowed(name),
+        Some((cut, _)) => {
+            std::borrow::Cow::Owned(format!("{}… ({} bytes)", &name[..cut], name.len()))
+        }
+    }
+}
+
+/// A number as a message shows it: as Rust writes it (with the precision asked, `{:.2}`),
+/// but in scientific notation when it is huge (1e15 or more: `1e308`, not 309 digits) or,
+/// with no precision asked, tiny (below 1e-6).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Num(pub f64);
+
+impl std::fmt::Display for Num {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let Num(x) = *self;
+        let huge = x.is_finite() && x.abs() >= 1e15;
+        let tiny = x != 0.0 && x.abs() < 1e-6 && f.precision().is_none();
+        match f.precision() {
+            Some(p) if huge => write!(f, "{x:.p$e}"),
+            _ if huge || tiny => write!(f, "{x:e}"),
+            Some(p) => write!(f, "{x:.p$}"),
+            None => write!(f, "{x}"),
+        }
+    }
+}
 
 /// A node a run has: its trace id and its title (a SubTree's node's, in its asset).
 #[derive(Clone, Debug, PartialEq)]
@@ -96,6 +132,30 @@ fn nearest(name: &str, nodes: &[Named]) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn huge_and_tiny_numbers_are_shown_in_scientific_notation() {
+        assert_eq!(Num(1e308).to_string(), "1e308");
+        assert_eq!(Num(-1.5e20).to_string(), "-1.5e20");
+        assert_eq!(Num(1e-300).to_string(), "1e-300");
+        assert_eq!(format!("{:.2}", Num(1e300)), "1.00e300");
+        assert_eq!(format!("{:.2}", Num(1e-300)), "0.00");
+        assert_eq!(Num(0.1).to_string(), "0.1");
+        assert_eq!(Num(123456.5).to_string(), "123456.5");
+        assert_eq!(format!("{:.2}", Num(1.23456)), "1.23");
+        assert_eq!(Num(0.0).to_string(), "0");
+        assert_eq!(Num(f64::NAN).to_string(), "NaN");
+    }
+
+    #[test]
+    fn a_long_name_is_quoted_cut_with_its_length() {
+        assert_eq!(clipped("short_name"), "short_name");
+        let exact = "é".repeat(QUOTED_CHARS);
+        assert_eq!(clipped(&exact), exact);
+        let long = "Kind".repeat(25_600);
+        let quoted = clipped(&long);
+        assert_eq!(quoted, format!("{}… (102400 bytes)", &long[..QUOTED_CHARS]));
+    }
 
     /// Nodes of these ids and titles.
     fn named(nodes: &[(&str, &str)]) -> Vec<Named> {

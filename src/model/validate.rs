@@ -468,7 +468,7 @@ impl<'a> Ctx<'a> {
                         &node.id,
                         format!(
                             "unknown node kind '{}': no built-in kind, and no node library of the project without an error, defines it (its fields and links are kept){hint}",
-                            node.kind
+                            super::names::clipped(&node.kind)
                         ),
                     );
                     continue;

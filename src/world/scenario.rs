@@ -15,6 +15,7 @@
 //!
 //! docs/FORMAT.md documents every key. Problems are reported with the file and the entity.
 
+use crate::model::names::Num;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
@@ -183,7 +184,9 @@ pub fn parse_scenario(text: &str, path: &Path) -> Result<(World, Vec<AgentSetup>
                 let max_health = fields.number("max_health", health, Range::Positive)?;
                 if health > max_health {
                     return Err(fail(format!(
-                        "health {health} is above max_health {max_health}"
+                        "health {} is above max_health {}",
+                        Num(health),
+                        Num(max_health)
                     )));
                 }
                 let Some(tree) = e
@@ -478,7 +481,10 @@ impl<F: Fn(String) -> ScenarioError> Fields<'_, F> {
                 Range::NonNegative => "0 or more",
                 Range::Unit => "from 0 to 1",
             };
-            return Err((self.err)(format!("\"{key}\" is {n}; it must be {want}")));
+            return Err((self.err)(format!(
+                "\"{key}\" is {}; it must be {want}",
+                Num(n)
+            )));
         }
         Ok(n)
     }

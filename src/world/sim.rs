@@ -1,5 +1,6 @@
 //! A running scenario: the world and one tree instance per agent, stepped in a fixed order.
 
+use crate::model::names::Num;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -138,7 +139,10 @@ impl fmt::Display for AgentSummary {
         write!(
             f,
             "at ({:.2}, {:.2}), health {}/{}",
-            self.pos[0], self.pos[1], self.health.0, self.health.1
+            Num(self.pos[0]),
+            Num(self.pos[1]),
+            Num(self.health.0),
+            Num(self.health.1)
         )?;
         if self.hunger > 0.0 {
             write!(f, ", hunger {:.2}", self.hunger)?;
@@ -650,7 +654,7 @@ impl Simulation {
         let mut out = format!(
             "step {}, {:.1} s\n",
             self.world.step_number(),
-            self.world.time()
+            Num(self.world.time())
         );
         out.push_str(&self.world.render(|id| self.glyph(id)));
         for s in self.summary() {
@@ -660,8 +664,8 @@ impl Simulation {
                     "{} {} [{x}, {y}] health {}/{}: {}\n",
                     s.glyph,
                     s.name,
-                    s.health.0,
-                    s.health.1,
+                    Num(s.health.0),
+                    Num(s.health.1),
                     if s.leaves.is_empty() {
                         "-".to_owned()
                     } else {

@@ -104,3 +104,10 @@ pub fn copy_samples(dir: &Path, files: &[&str]) {
         std::fs::copy(repo().join("sample_trees").join(f), dir.join(f)).unwrap();
     }
 }
+
+/// Makes a FIFO (named pipe) at `path`.
+#[cfg(unix)]
+pub fn mkfifo(path: &Path) {
+    let made = std::process::Command::new("mkfifo").arg(path).status();
+    assert!(made.is_ok_and(|s| s.success()), "mkfifo {}", path.display());
+}
