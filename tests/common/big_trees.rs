@@ -297,3 +297,26 @@ pub fn subtree_levels(dir: &Path, levels: usize, fan: usize) -> std::path::PathB
     }
     dir.join("main.json")
 }
+
+/// A node library of `n` kinds, each a leaf with a doc and two fields (an int with bounds
+/// and an enum), written on one line when `one_line` (as a game sends it, or a tool
+/// writes it), else one kind a line.
+pub fn library(n: usize, one_line: bool) -> String {
+    let sep = if one_line { "" } else { "\n" };
+    let mut text = String::from(
+        "{\"format\": \"arbor.nodes\", \"version\": 1, \"library\": \"big\", \"kinds\": [",
+    );
+    for k in 0..n {
+        if k > 0 {
+            text.push(',');
+        }
+        let _ = write!(
+            text,
+            "{sep}{{\"kind\": \"Kind{k}\", \"category\": \"leaf\", \"group\": \"G{}\", \"doc\": \"Does thing {k}.\", \"fields\": [{{\"name\": \"count\", \"type\": \"int\", \"default\": 3, \"min\": 1, \"max\": 10}}, {{\"name\": \"mode\", \"type\": \"enum\", \"values\": [\"a\", \"b\"], \"default\": \"a\"}}]}}",
+            k % 20
+        );
+    }
+    text.push_str(sep);
+    text.push_str("]}\n");
+    text
+}
