@@ -30,6 +30,11 @@ pub const WORKLOADS: &[Workload] = &[
         what: "the same library written one kind a line, read and checked",
         n: 2_000,
     },
+    Workload {
+        name: "trace_header",
+        what: "a trace header naming N agents, written and read back in both encodings",
+        n: 2_000,
+    },
 ];
 
 /// Workload `name` at size `n`: its input built, and what is measured, to call once or
@@ -38,6 +43,7 @@ pub fn prepare(name: &str, n: usize) -> Option<Box<dyn FnMut()>> {
     Some(match name {
         "library_one_line" => library(n, true),
         "library_lines" => library(n, false),
+        "trace_header" => trace_header(n),
         _ => return None,
     })
 }
@@ -49,5 +55,31 @@ fn library(n: usize, one_line: bool) -> Box<dyn FnMut()> {
     Box::new(move || {
         let problems = arbor::io::check_library(Path::new("big.nodes.json"), &text, &builtin);
         assert!(problems.is_empty(), "{:?}", problems.first());
+    })
+}
+
+/// Writes a trace of `n` agents (its header naming each with its tree file, then one
+/// event of the last) in both encodings, as `arbor run --trace` does, and reads each back.
+fn trace_header(n: usize) -> Box<dyn FnMut()> {
+    use arbor::runtime::{Event, EventKind, Observer, TraceEncoding, TraceWriter};
+    let agents: Vec<(String, std::path::PathBuf)> = (0..n)
+        .map(|i| (format!("droid-{i}"), format!("arena/droid_{i}.json").into()))
+        .collect();
+    let header = arbor::io::trace_header(0.1, 1, &agents, &[], None);
+    let last = agents.last().map_or("", |(a, _)| a.as_str()).to_owned();
+    Box::new(move || {
+        for encoding in [TraceEncoding::JsonLines, TraceEncoding::Binary] {
+            let mut w = TraceWriter::new(encoding, Vec::new(), &last);
+            w.write_header(&header);
+            w.event(&Event {
+                step: 1,
+                node: Some(0),
+                node_id: "root",
+                kind: EventKind::Enter,
+            });
+            let bytes = w.finish().unwrap();
+            let t = arbor::io::parse_trace(&bytes[..], Path::new("t")).unwrap();
+            assert_eq!(t.agents.len(), n.max(1));
+        }
     })
 }
