@@ -35,6 +35,12 @@ pub const WORKLOADS: &[Workload] = &[
         what: "a trace header naming N agents, written and read back in both encodings",
         n: 2_000,
     },
+    #[cfg(feature = "gui")]
+    Workload {
+        name: "coverage_others",
+        what: "the editor shows a coverage file of N other trees, then a tree edited",
+        n: 2_000,
+    },
 ];
 
 /// Workload `name` at size `n`: its input built, and what is measured, to call once or
@@ -44,6 +50,8 @@ pub fn prepare(name: &str, n: usize) -> Option<Box<dyn FnMut()>> {
         "library_one_line" => library(n, true),
         "library_lines" => library(n, false),
         "trace_header" => trace_header(n),
+        #[cfg(feature = "gui")]
+        "coverage_others" => coverage_others(n),
         _ => return None,
     })
 }
@@ -81,5 +89,59 @@ fn trace_header(n: usize) -> Box<dyn FnMut()> {
             let t = arbor::io::parse_trace(&bytes[..], Path::new("t")).unwrap();
             assert_eq!(t.agents.len(), n.max(1));
         }
+    })
+}
+
+/// One frame of the whole editor, drawn headless (textures dropped).
+#[cfg(feature = "gui")]
+fn frame(ctx: &eframe::egui::Context, app: &mut arbor::editor::EditorApp) {
+    let input = eframe::egui::RawInput {
+        screen_rect: Some(eframe::egui::Rect::from_min_size(
+            eframe::egui::Pos2::ZERO,
+            eframe::egui::vec2(1400.0, 860.0),
+        )),
+        ..Default::default()
+    };
+    let mut out = ctx.run_ui(input, |ui| app.show(ui));
+    out.textures_delta.clear();
+}
+
+/// A title edit of node `id`, then a frame: what a keystroke in the inspector costs.
+#[cfg(feature = "gui")]
+fn edit_and_frame(ctx: &eframe::egui::Context, app: &mut arbor::editor::EditorApp, id: &str) {
+    let k = app.document().revision();
+    app.apply(arbor::model::Edit::SetTitle {
+        id: arbor::model::NodeId::new(id),
+        title: format!("Edited {k}"),
+    });
+    frame(ctx, app);
+}
+
+/// A tree of the repository's samples, copied into `dir`.
+#[cfg(feature = "gui")]
+fn sample_in(dir: &Path, name: &str) -> std::path::PathBuf {
+    let to = dir.join(name);
+    let from = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("sample_trees")
+        .join(name);
+    std::fs::copy(from, &to).unwrap();
+    to
+}
+
+/// The editor on a tree, shown a coverage file of `n` other trees, then the tree edited.
+#[cfg(feature = "gui")]
+fn coverage_others(n: usize) -> Box<dyn FnMut()> {
+    let dir = tempfile::tempdir().unwrap();
+    let tree = sample_in(dir.path(), "mock_sketch.json");
+    let file = dir.path().join("others.coverage.json");
+    std::fs::write(&file, big_trees::coverage_of_others(n)).unwrap();
+    Box::new(move || {
+        let _keep = &dir;
+        let mut app = arbor::editor::EditorApp::open(&tree).unwrap();
+        let ctx = eframe::egui::Context::default();
+        frame(&ctx, &mut app);
+        assert!(app.open_coverage(&file));
+        frame(&ctx, &mut app);
+        edit_and_frame(&ctx, &mut app, "root");
     })
 }
