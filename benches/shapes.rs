@@ -3,13 +3,18 @@
 //! `shapes/SHAPE/N`: read, check and validate a file of each shape (tests/common/big_trees.rs)
 //! at N and 10 N nodes; criterion's per-element throughput shows whether the cost grows
 //! linearly (the same elements per second at both sizes). `big_tree/*`: the phases of a
-//! realistic 100,000-node tree: parse, validate, compile plus 10 steps.
+//! realistic 100,000-node tree: parse, validate, compile plus 10 steps. `inputs/NAME/N`:
+//! the other inputs of tests/common/workloads.rs (node libraries, trace headers, coverage
+//! files, games shown live) at the linearity guard's N and 10 N (a tenth of that in a
+//! debug build).
 //! Run with `cargo bench --bench shapes`; `cargo test --all-targets` runs each once, small.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 #[path = "../tests/common/big_trees.rs"]
 mod big_trees;
+#[path = "../tests/common/workloads.rs"]
+mod workloads;
 
 use std::hint::black_box;
 use std::path::Path;
@@ -110,9 +115,34 @@ fn big_tree(c: &mut Criterion) {
     group.finish();
 }
 
+/// Each workload of the linearity guard (scripts/linearity.sh), timed at its N and 10 N.
+fn inputs(c: &mut Criterion) {
+    let mut group = c.benchmark_group("inputs");
+    group
+        .sample_size(10)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(3));
+    for w in workloads::WORKLOADS {
+        let n = if cfg!(debug_assertions) {
+            (w.n / 10).max(1)
+        } else {
+            w.n
+        };
+        for size in [n, n * 10] {
+            let Some(mut work) = workloads::prepare(w.name, size) else {
+                continue;
+            };
+            group.throughput(Throughput::Elements(size as u64));
+            group.bench_function(format!("{}/{size}", w.name), |b| b.iter(&mut work));
+        }
+    }
+    group.finish();
+}
+
 fn main() {
     let mut c = Criterion::default().configure_from_args();
     shapes(&mut c);
     big_tree(&mut c);
+    inputs(&mut c);
     c.final_summary();
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what a fresh machine lacks to build, test and run Arbor; skips what is there.
 #   scripts/setup.sh    build + tests + the editor's runtime libraries (X11/Wayland, GL),
-#                       Xvfb and ImageMagick for scripts/screenshot.sh
+#                       Xvfb and ImageMagick for scripts/screenshot.sh, valgrind for
+#                       scripts/linearity.sh
 set -euo pipefail
 
 packages=(
@@ -12,6 +13,8 @@ packages=(
   # that kills the real editor process (it drives the window with xdotool).
   xvfb xauth imagemagick
   xdotool
+  # The linearity guard (scripts/linearity.sh) counts instructions under valgrind.
+  valgrind
   # xmllint: the test that checks `arbor test --junit` against a JUnit schema.
   libxml2-utils
 )

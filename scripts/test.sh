@@ -26,6 +26,8 @@ junit=$(mktemp --suffix=.xml)
 cargo run --quiet --no-default-features -- test sample_trees --junit "$junit"
 xmllint --noout --schema tests/fixtures/junit.xsd "$junit"
 rm -f "$junit"
+echo "== linearity guard (instructions at N and 10 N of each input shape, under valgrind)"
+bash scripts/linearity.sh
 echo "== editor smoke test (the real window under Xvfb)"
 shot=$(mktemp --suffix=.png)
 bash scripts/screenshot.sh "$shot"

@@ -81,18 +81,23 @@ fn arena_coverage(dir: &std::path::Path) -> (std::path::PathBuf, Coverage) {
     (path, coverage)
 }
 
-#[test]
-fn view_coverage_from_file_paints_the_files_counts_on_each_node() {
-    let dir = tempfile::tempdir().unwrap();
-    let (path, coverage) = arena_coverage(dir.path());
-    let mut h = open_sample("droid_arena");
-    view_menu(&mut h, "Coverage from File…");
+/// View > Coverage from File…, the file's path typed in the field.
+fn coverage_from_file(h: &mut Harness<'static, EditorApp>, path: &std::path::Path) {
+    view_menu(h, "Coverage from File…");
     let field = h.get_by_role_and_label(Role::TextInput, "Open a coverage file");
     field.focus();
     field.type_text(&path.display().to_string());
     h.run_steps(2);
     h.key_press(Key::Enter);
     h.run_steps(4);
+}
+
+#[test]
+fn view_coverage_from_file_paints_the_files_counts_on_each_node() {
+    let dir = tempfile::tempdir().unwrap();
+    let (path, coverage) = arena_coverage(dir.path());
+    let mut h = open_sample("droid_arena");
+    coverage_from_file(&mut h, &path);
     let tree = &coverage.trees[0];
     let overlay = h.state().coverage().expect("the overlay is shown");
     for node in &tree.nodes {
@@ -262,4 +267,26 @@ fn edit_with_every_agent_or_solo_runs_the_tree_as_a_test_ran_it() {
     let run = h.state().simulation().unwrap();
     assert!(run.is_solo());
     assert_eq!(run.step_number(), 3);
+}
+
+#[test]
+fn a_coverage_file_of_many_other_trees_says_so_in_one_short_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("others.coverage.json");
+    std::fs::write(&path, common::big_trees::coverage_of_others(20_000)).unwrap();
+    let mut h = open_sample("droid_arena");
+    coverage_from_file(&mut h, &path);
+    let overlay = h.state().coverage().expect("the overlay is shown");
+    let warning = overlay.warning.clone().unwrap();
+    assert_eq!(
+        warning,
+        "others.coverage.json has no counts for this tree; it covers 20,000 other trees: trees/other_0.json, trees/other_1.json, trees/other_2.json and 19,997 more"
+    );
+    // The legend's row stays above the canvas, and says it.
+    let shown = h.get_by_label(&warning).rect();
+    let canvas = h.state().canvas_rect().unwrap();
+    assert!(
+        shown.bottom() <= canvas.top() + 1.0,
+        "{shown:?} above {canvas:?}"
+    );
 }

@@ -580,7 +580,7 @@ fn a_binary_trace_that_is_wrong_is_named_with_its_byte_and_never_allocates_what_
         ),
         (
             header,
-            "t.arbtrace: the header of 4611686018427387904 bytes; at most 65536 are read",
+            "t.arbtrace: the header of 4611686018427387904 bytes; at most 16777216 are read",
         ),
         (binary(&[0x7f]), "t.arbtrace: byte 10: unknown record 0x7f"),
         (
@@ -795,4 +795,83 @@ fn the_binary_example_of_docs_format_md_is_what_the_writer_writes() {
     let t = parse_trace(&bytes[..], std::path::Path::new("example.arbtrace")).unwrap();
     assert_eq!(t.agents, ["guard"]);
     assert_eq!(t.events.len(), 2);
+}
+
+#[test]
+fn a_header_of_thousands_of_agents_reads_back_and_one_past_the_limit_is_refused_by_name() {
+    use arbor::runtime::{Event, EventKind, MAX_TRACE_HEADER, Observer};
+    // 2,000 agents (a scenario of 1,550 or more makes a header over 64 KiB).
+    let agents: Vec<(String, PathBuf)> = (0..2_000)
+        .map(|i| {
+            (
+                format!("droid-{i}"),
+                PathBuf::from(format!("arena/droids/droid_{i}.json")),
+            )
+        })
+        .collect();
+    let header = trace_header(DT, 1, &agents, &[], None);
+    assert!(header.to_line().len() > arbor::io::MAX_TRACE_LINE);
+    let event = Event {
+        step: 1,
+        node: Some(0),
+        node_id: "root",
+        kind: EventKind::Enter,
+    };
+    let mut text = JsonlTrace::new(Vec::new(), "droid-1999");
+    text.write_header(&header);
+    text.event(&event);
+    let mut binary = BinaryTrace::new(Vec::new(), "droid-1999");
+    binary.write_header(&header);
+    binary.event(&event);
+    for (name, bytes) in [
+        ("big.jsonl", text.finish().unwrap()),
+        ("big.arbtrace", binary.finish().unwrap()),
+    ] {
+        let t = parse_trace(&bytes[..], std::path::Path::new(name)).unwrap();
+        assert_eq!(t.header.as_ref(), Some(&header), "{name}");
+        assert_eq!(t.agents.len(), 2_000, "{name}");
+        assert_eq!(t.events[0].agent, 1_999, "{name}");
+    }
+    // A header past the limit: the writers write none and say why, a reader names it.
+    let huge: Vec<(String, PathBuf)> = (0..2)
+        .map(|i| {
+            (
+                format!("a{i}"),
+                PathBuf::from("x".repeat(MAX_TRACE_HEADER / 2)),
+            )
+        })
+        .collect();
+    let header = trace_header(DT, 1, &huge, &[], None);
+    let mut text = JsonlTrace::new(Vec::new(), "a0");
+    text.write_header(&header);
+    let e = text.finish().unwrap_err().to_string();
+    assert!(
+        e.contains("the trace's header would be 16.0 MiB (its 2 agents and 0 files); a trace's header holds at most 16 MiB"),
+        "{e}"
+    );
+    let mut binary = BinaryTrace::new(Vec::new(), "a0");
+    binary.write_header(&header);
+    assert_eq!(binary.finish().unwrap_err().to_string(), e);
+    let line = format!("{}\n", header.to_line());
+    let e = parse_trace(line.as_bytes(), std::path::Path::new("huge.jsonl"))
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        e,
+        format!(
+            "huge.jsonl:1: a line longer than {MAX_TRACE_HEADER} bytes; a header names the run's agents and files"
+        )
+    );
+    // A first line that is no header is an event: 64 KiB at most.
+    let long = format!(
+        r#"{{"step":1,"agent":"a","event":"warning","message":"{}"}}"#,
+        "m".repeat(70_000)
+    );
+    let e = parse_trace(long.as_bytes(), std::path::Path::new("long.jsonl"))
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        e,
+        "long.jsonl:1: a line longer than 65536 bytes; an event is one short line"
+    );
 }

@@ -135,24 +135,30 @@ impl Coverage {
         }
     }
 
-    /// The coverage of the tree file `path`: the same file, else the one tree of that
-    /// file name.
+    /// The coverage of the tree file `path` (the paths of the trees it lists are relative
+    /// to `base`): the tree of that path or of the same file under that file name, else
+    /// the one tree of that file name. Only the trees of that file name are looked at on
+    /// disk, so a coverage of many trees is searched at the cost of comparing names.
     pub fn of_tree(&self, path: &Path, base: &Path) -> Option<&TreeCoverage> {
-        let same = |t: &TreeCoverage| {
-            let at = base.join(&t.tree);
-            t.tree == path || crate::io::same_file(&at, path) || crate::io::same_file(&t.tree, path)
-        };
-        self.trees.iter().find(|t| same(t)).or_else(|| {
-            let named: Vec<&TreeCoverage> = self
-                .trees
+        let named = || {
+            self.trees
                 .iter()
                 .filter(|t| t.tree.file_name() == path.file_name())
-                .collect();
-            match named.as_slice() {
-                [one] => Some(*one),
-                _ => None,
-            }
-        })
+        };
+        let same = |t: &TreeCoverage| {
+            crate::io::same_file(&base.join(&t.tree), path) || crate::io::same_file(&t.tree, path)
+        };
+        self.trees
+            .iter()
+            .find(|t| t.tree == path)
+            .or_else(|| named().find(|t| same(t)))
+            .or_else(|| {
+                let mut named = named();
+                match (named.next(), named.next()) {
+                    (Some(one), None) => Some(one),
+                    _ => None,
+                }
+            })
     }
 
     /// The coverage as JSON text (two-space indent, a newline at the end).

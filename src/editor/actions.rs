@@ -977,6 +977,22 @@ impl EditorApp {
         true
     }
 
+    /// Paints the counts of the coverage file at `path` on the canvas (View > Coverage from
+    /// File…); a file that does not read is said.
+    pub fn open_coverage(&mut self, path: &Path) -> bool {
+        match super::coverage::Overlay::from_file(path) {
+            Ok(overlay) => {
+                self.coverage = Some(overlay);
+                self.say(format!("Coverage from {}", path.display()));
+                true
+            }
+            Err(e) => {
+                self.say_problem(e);
+                false
+            }
+        }
+    }
+
     /// Opens a scenario to run the tree in.
     pub fn open_scenario(&mut self, path: &Path) -> bool {
         match Debugger::open(path) {
@@ -1070,13 +1086,9 @@ impl EditorApp {
             Purpose::OpenTrace => {
                 self.open_trace(path);
             }
-            Purpose::OpenCoverage => match super::coverage::Overlay::from_file(path) {
-                Ok(overlay) => {
-                    self.coverage = Some(overlay);
-                    self.say(format!("Coverage from {}", path.display()));
-                }
-                Err(e) => self.say_problem(e),
-            },
+            Purpose::OpenCoverage => {
+                self.open_coverage(path);
+            }
             Purpose::Asset(id, field) => {
                 let value = super::relative_asset(self.doc.path(), path);
                 if self.doc.path().is_none() {

@@ -38,6 +38,8 @@ pub struct Overlay {
     /// newest step; and when (seconds of the app's clock).
     made_for: Option<(Option<PathBuf>, u64, u64)>,
     made_at: f64,
+    /// The tree file last shown and the file's tree found for it (an index of its trees).
+    matched: Option<(Option<PathBuf>, Option<usize>)>,
 }
 
 /// While a run goes, its counts are made again at most this often (seconds).
@@ -66,6 +68,7 @@ impl Overlay {
             warning: None,
             made_for: None,
             made_at: f64::NEG_INFINITY,
+            matched: None,
         }
     }
 
@@ -117,15 +120,7 @@ impl Overlay {
                 ),
             },
             Source::File(path, coverage) => {
-                let base = path.parent().unwrap_or(Path::new(""));
-                let of_tree = match counted_file {
-                    Some(f) => coverage.of_tree(f, base),
-                    // An untitled tree: a coverage of one tree is taken as its.
-                    None => match coverage.trees.as_slice() {
-                        [only] => Some(only),
-                        _ => None,
-                    },
-                };
+                let of_tree = Self::of_file(&mut self.matched, coverage, path, counted_file);
                 let name = path.file_name().map_or_else(
                     || path.display().to_string(),
                     |n| n.to_string_lossy().into_owned(),
@@ -140,18 +135,9 @@ impl Overlay {
                         ),
                     ),
                     None => {
-                        let covers: Vec<String> = coverage
-                            .trees
-                            .iter()
-                            .map(|t| t.tree.display().to_string())
-                            .collect();
                         self.warning = Some(format!(
                             "{name} has no counts for this tree; it covers {}",
-                            if covers.is_empty() {
-                                "no tree".to_owned()
-                            } else {
-                                covers.join(", ")
-                            }
+                            covered(&coverage.trees)
                         ));
                         (Vec::new(), name)
                     }
@@ -178,6 +164,39 @@ impl Overlay {
         let counted = self.counts.len();
         let entered = self.counts.values().filter(|c| c.entered > 0).count();
         self.summary = format!("Coverage of {from}: {entered} of {counted} nodes entered");
+    }
+
+    /// The coverage file's counts of the tree file `file` (`None`: an untitled tree), if it
+    /// has some; found once for each file shown, not at each change of the tree.
+    fn of_file<'c>(
+        matched: &mut Option<(Option<PathBuf>, Option<usize>)>,
+        coverage: &'c Coverage,
+        path: &Path,
+        file: Option<&Path>,
+    ) -> Option<&'c crate::check::TreeCoverage> {
+        let i = match matched {
+            Some((f, i)) if f.as_deref() == file => *i,
+            _ => {
+                let base = path.parent().unwrap_or(Path::new(""));
+                let found = match file {
+                    Some(f) => coverage.of_tree(f, base),
+                    // An untitled tree: a coverage of one tree is taken as its.
+                    None => match coverage.trees.as_slice() {
+                        [only] => Some(only),
+                        _ => None,
+                    },
+                };
+                let i = found.and_then(|t| {
+                    coverage
+                        .trees
+                        .iter()
+                        .position(|other| std::ptr::eq(other, t))
+                });
+                *matched = Some((file.map(Path::to_owned), i));
+                i
+            }
+        };
+        coverage.trees.get(i?)
     }
 
     /// Puts `traced` (counts by trace id) on the nodes of `tree`: through `run`'s mapping
@@ -254,6 +273,26 @@ impl Overlay {
     /// The fewest and the most entries of a node entered at all.
     pub fn range(&self) -> Option<(u64, u64)> {
         Some((*self.levels.first()?, *self.levels.last()?))
+    }
+}
+
+/// The trees a coverage file covers, in words: how many, and the first three by name.
+fn covered(trees: &[crate::check::TreeCoverage]) -> String {
+    const NAMED: usize = 3;
+    let names: Vec<String> = trees
+        .iter()
+        .take(NAMED)
+        .map(|t| t.tree.display().to_string())
+        .collect();
+    match trees.len() {
+        0 => "no tree".to_owned(),
+        n if n <= NAMED => names.join(", "),
+        n => format!(
+            "{} other trees: {} and {} more",
+            super::simulate::grouped(n as u64),
+            names.join(", "),
+            super::simulate::grouped((n - NAMED) as u64)
+        ),
     }
 }
 

@@ -7,7 +7,8 @@ use std::sync::Arc;
 
 use super::trace::{AgentIndex, MAX_TRACE_LINE, MAX_TRACE_STEP, TracedEvent, needs_node};
 use crate::runtime::{
-    BINARY_TRACE_VERSION, EventKindOf, MAX_TRACE_STRINGS, Status, ValueOf, binary_code as code,
+    BINARY_TRACE_VERSION, EventKindOf, MAX_TRACE_HEADER, MAX_TRACE_STRINGS, Status, ValueOf,
+    binary_code as code,
 };
 
 /// Why a record could not be read.
@@ -88,7 +89,7 @@ impl<R: BufRead> Records<R> {
         if len == 0 {
             return Ok(None);
         }
-        let text = self.text(len, "the header")?;
+        let text = self.text_within(len, "the header", MAX_TRACE_HEADER)?;
         self.headed = true;
         Ok(Some(text))
     }
@@ -252,14 +253,15 @@ impl<R: BufRead> Records<R> {
 
     /// `len` bytes of UTF-8 text (`what`, for the error), at most [`MAX_TRACE_LINE`].
     fn text(&mut self, len: u64, what: &str) -> Result<String, Stop> {
+        self.text_within(len, what, MAX_TRACE_LINE)
+    }
+
+    /// `len` bytes of UTF-8 text (`what`, for the error), at most `max`.
+    fn text_within(&mut self, len: u64, what: &str, max: usize) -> Result<String, Stop> {
         let len = usize::try_from(len)
             .ok()
-            .filter(|&l| l <= MAX_TRACE_LINE)
-            .ok_or_else(|| {
-                Stop::Bad(format!(
-                    "{what} of {len} bytes; at most {MAX_TRACE_LINE} are read"
-                ))
-            })?;
+            .filter(|&l| l <= max)
+            .ok_or_else(|| Stop::Bad(format!("{what} of {len} bytes; at most {max} are read")))?;
         let mut bytes = vec![0; len];
         self.exact(&mut bytes)?;
         String::from_utf8(bytes).map_err(|_| Stop::Bad(format!("{what} that is not UTF-8")))

@@ -232,36 +232,65 @@ const PLAIN_WORDS: &[(&str, &str)] = &[
     ("unknown variant", "unknown word"),
 ];
 
-/// Lines and columns of places in a text, from an index of its line starts made once, on
-/// first use: a file with a problem in every kind is still read in linear time.
+/// Lines and columns of places in a text, from an index made once, on first use: the
+/// start of each line, and the characters before every [`Places::STRIDE`]th byte. A
+/// column is then counted over at most that many bytes, so a file with a problem in every
+/// kind, or every kind on one line, is still read in linear time.
 pub(crate) struct Places<'t> {
     text: &'t str,
-    starts: std::cell::OnceCell<Vec<usize>>,
+    index: std::cell::OnceCell<PlaceIndex>,
+}
+
+/// What [`Places`] finds lines and columns by.
+struct PlaceIndex {
+    /// The byte offset of each line's start.
+    starts: Vec<usize>,
+    /// The characters before byte `k × STRIDE`, for each `k`.
+    chars: Vec<usize>,
 }
 
 impl<'t> Places<'t> {
+    /// The bytes between two marks of the characters before them.
+    const STRIDE: usize = 4096;
+
     pub(crate) fn new(text: &'t str) -> Self {
         Self {
             text,
-            starts: std::cell::OnceCell::new(),
+            index: std::cell::OnceCell::new(),
         }
+    }
+
+    fn index(&self) -> &PlaceIndex {
+        self.index.get_or_init(|| {
+            let bytes = self.text.as_bytes();
+            let starts = std::iter::once(0)
+                .chain(self.text.match_indices('\n').map(|(i, _)| i + 1))
+                .collect();
+            let mut chars = Vec::with_capacity(bytes.len() / Self::STRIDE + 1);
+            let mut before = 0;
+            chars.push(0);
+            for chunk in bytes.chunks(Self::STRIDE) {
+                before += chars_in(chunk);
+                chars.push(before);
+            }
+            PlaceIndex { starts, chars }
+        })
+    }
+
+    /// The characters before byte `offset` (at most the text's length).
+    fn chars_before(&self, offset: usize) -> usize {
+        let mark = offset / Self::STRIDE;
+        let from = mark * Self::STRIDE;
+        self.index().chars[mark] + chars_in(&self.text.as_bytes()[from..offset])
     }
 
     /// The 1-based line and column of byte `offset`.
     fn of(&self, offset: usize) -> (u32, u32) {
-        let starts = self.starts.get_or_init(|| {
-            std::iter::once(0)
-                .chain(self.text.match_indices('\n').map(|(i, _)| i + 1))
-                .collect()
-        });
+        let starts = &self.index().starts;
         let offset = offset.min(self.text.len());
         let line = starts.partition_point(|&s| s <= offset).max(1);
         let start = starts[line - 1];
-        let column = self
-            .text
-            .get(start..offset)
-            .map_or(0, |l| l.chars().count())
-            + 1;
+        let column = self.chars_before(offset) - self.chars_before(start) + 1;
         let narrow = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
         (narrow(line), narrow(column))
     }
@@ -270,6 +299,11 @@ impl<'t> Places<'t> {
     fn start_of(&self, part: &str) -> (u32, u32) {
         self.of(offset_in(self.text, part))
     }
+}
+
+/// The characters that start in `bytes` (UTF-8: every byte but a continuation byte).
+fn chars_in(bytes: &[u8]) -> usize {
+    bytes.iter().filter(|&&b| b & 0xC0 != 0x80).count()
 }
 
 /// Where `part` (a slice of `text`) starts in `text`.
@@ -880,4 +914,34 @@ pub struct LibraryDrift {
     pub path: PathBuf,
     /// What differs, as a diff, and what to do.
     pub message: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Places;
+
+    /// Lines and columns as counted one character at a time.
+    fn counted(text: &str, offset: usize) -> (u32, u32) {
+        let before = &text[..offset];
+        let line = before.matches('\n').count() + 1;
+        let start = before.rfind('\n').map_or(0, |i| i + 1);
+        let column = text[start..offset].chars().count() + 1;
+        (line as u32, column as u32)
+    }
+
+    #[test]
+    fn places_count_characters_across_the_index_marks() {
+        // Lines longer than the index's stride, with characters of 1 to 4 bytes.
+        let line = "aé€😀 ".repeat(700);
+        let text = format!("{line}\n{line}{line}\nend");
+        let places = Places::new(&text);
+        for (offset, _) in text.char_indices().step_by(37) {
+            assert_eq!(
+                places.of(offset),
+                counted(&text, offset),
+                "at byte {offset}"
+            );
+        }
+        assert_eq!(places.of(text.len()), counted(&text, text.len()));
+    }
 }

@@ -9,8 +9,8 @@ use sha2::{Digest, Sha256};
 
 use super::binary_trace::{Next, Records, Stop};
 use crate::runtime::{
-    BINARY_TRACE_EXTENSION, BINARY_TRACE_MAGIC, EventKindOf, Reason, Status, TRACE_VERSION,
-    TraceEncoding, TraceHeader, TracedAgent, TracedFile, ValueOf,
+    BINARY_TRACE_EXTENSION, BINARY_TRACE_MAGIC, EventKindOf, MAX_TRACE_HEADER, Reason, Status,
+    TRACE_VERSION, TraceEncoding, TraceHeader, TracedAgent, TracedFile, ValueOf,
 };
 
 /// The longest line a trace may have, in bytes: an event is a few hundred at most.
@@ -241,14 +241,18 @@ pub fn is_trace(path: &Path) -> bool {
     if first.starts_with(&BINARY_TRACE_MAGIC) {
         return true;
     }
-    let Ok(text) = std::str::from_utf8(&first) else {
-        return false;
+    // (A line longer than the part read may end in part of a character.)
+    let text = match std::str::from_utf8(&first) {
+        Ok(t) => t,
+        Err(e) => std::str::from_utf8(&first[..e.valid_up_to()]).unwrap_or_default(),
     };
     let text = text.trim();
-    text.starts_with('{')
-        && (serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(text)
-            .is_ok_and(|o| o.contains_key("arbor_trace"))
-            || parse_event(text, &mut Vec::new(), &mut AgentIndex::default(), 1).is_ok())
+    // (A header longer than the part read starts as every header does.)
+    text.starts_with("{\"arbor_trace\":")
+        || text.starts_with('{')
+            && (serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(text)
+                .is_ok_and(|o| o.contains_key("arbor_trace"))
+                || parse_event(text, &mut Vec::new(), &mut AgentIndex::default(), 1).is_ok())
 }
 
 /// Where in a trace: a line of JSON Lines (1 is the first), a byte of a binary trace (0
@@ -327,6 +331,11 @@ impl<R: BufRead> Lines<R> {
     /// Reads the next line into `buf` (or takes the one pending): whether it ends with a
     /// newline; `None` at the end.
     fn advance(&mut self, path: &Path) -> Result<Option<bool>, TraceError> {
+        self.advance_within(path, MAX_TRACE_LINE)
+    }
+
+    /// [`Lines::advance`], for a line of at most `max` bytes (a header's is longer).
+    fn advance_within(&mut self, path: &Path, max: usize) -> Result<Option<bool>, TraceError> {
         if std::mem::take(&mut self.pending) {
             return Ok(Some(self.buf.ends_with(b"\n")));
         }
@@ -335,20 +344,30 @@ impl<R: BufRead> Lines<R> {
         let read = self
             .input
             .by_ref()
-            .take(MAX_TRACE_LINE as u64 + 1)
+            .take(max as u64 + 1)
             .read_until(b'\n', &mut self.buf)
             .map_err(|e| trace_error(path, self.number, format!("cannot read: {e}")))?;
         if read == 0 {
             return Ok(None);
         }
-        if self.buf.len() > MAX_TRACE_LINE {
-            return Err(trace_error(
-                path,
-                self.number,
-                format!("a line longer than {MAX_TRACE_LINE} bytes; an event is one short line"),
-            ));
+        if self.buf.len() > max {
+            return Err(self.too_long(path, max));
         }
         Ok(Some(self.buf.ends_with(b"\n")))
+    }
+
+    /// The error of the line read, longer than `max` bytes.
+    fn too_long(&self, path: &Path, max: usize) -> TraceError {
+        let what = if max == MAX_TRACE_LINE {
+            "an event is one short line"
+        } else {
+            "a header names the run's agents and files"
+        };
+        trace_error(
+            path,
+            self.number,
+            format!("a line longer than {max} bytes; {what}"),
+        )
     }
 }
 
@@ -454,11 +473,15 @@ impl<R: BufRead> TraceReader<R> {
                 }
             }
             Form::Lines(lines) => {
-                let Some(complete) = lines.advance(&path)? else {
+                let Some(complete) = lines.advance_within(&path, MAX_TRACE_HEADER)? else {
                     return Ok(());
                 };
                 let text = std::str::from_utf8(&lines.buf).unwrap_or("").trim();
                 if !text.contains("\"arbor_trace\"") {
+                    // The first event: a line as long as any other at most.
+                    if lines.buf.len() > MAX_TRACE_LINE {
+                        return Err(lines.too_long(&path, MAX_TRACE_LINE));
+                    }
                     lines.pending = true;
                     return Ok(());
                 }

@@ -172,7 +172,13 @@ impl<W: Write> BinaryTrace<W> {
         if self.headed {
             return;
         }
-        let text = header.to_line();
+        let text = match header.checked_line() {
+            Ok(t) => t,
+            Err(e) => {
+                self.error.get_or_insert(e);
+                return;
+            }
+        };
         varint(&mut self.buf, text.len() as u64);
         self.buf.extend_from_slice(text.as_bytes());
         self.headed = true;

@@ -29,8 +29,8 @@ pub use program::{CompileError, MAX_DEPTH, Program};
 pub use stand_in::{StandInKind, StandIns};
 pub(crate) use trace::format_event;
 pub use trace::{
-    Counts, Event, EventKind, EventKindOf, JsonlTrace, Observer, Reason, TRACE_VERSION,
-    TraceHeader, TracedAgent, TracedFile, ValueOf,
+    Counts, Event, EventKind, EventKindOf, JsonlTrace, MAX_TRACE_HEADER, Observer, Reason,
+    TRACE_VERSION, TraceHeader, TracedAgent, TracedFile, ValueOf,
 };
 
 use std::fmt;

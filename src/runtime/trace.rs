@@ -287,10 +287,34 @@ pub struct TraceHeader {
     pub files: Vec<TracedFile>,
 }
 
+/// The longest header a trace may have, in bytes: 16 MiB, room for 65,536 agents each
+/// named with a tree path of 200 bytes. A reader refuses a longer one, and a writer writes
+/// none (its `finish` says why).
+pub const MAX_TRACE_HEADER: usize = 16 << 20;
+
 impl TraceHeader {
     /// The header as a trace's first line (no newline).
     pub fn to_line(&self) -> String {
         serde_json::to_string(self).unwrap_or_default()
+    }
+
+    /// The header as a trace's first line, or why it cannot be one: longer than
+    /// [`MAX_TRACE_HEADER`].
+    pub fn checked_line(&self) -> std::io::Result<String> {
+        let line = self.to_line();
+        if line.len() > MAX_TRACE_HEADER {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                format!(
+                    "the trace's header would be {:.1} MiB (its {} agents and {} files); a trace's header holds at most {} MiB",
+                    line.len() as f64 / f64::from(1 << 20),
+                    self.agents.len(),
+                    self.files.len(),
+                    MAX_TRACE_HEADER >> 20
+                ),
+            ));
+        }
+        Ok(line)
     }
 }
 
@@ -338,7 +362,10 @@ impl<W: Write> JsonlTrace<W> {
         if self.error.is_some() {
             return;
         }
-        if let Err(err) = writeln!(self.out, "{}", header.to_line()) {
+        if let Err(err) = header
+            .checked_line()
+            .and_then(|line| writeln!(self.out, "{line}"))
+        {
             self.error = Some(err);
         }
     }

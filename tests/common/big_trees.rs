@@ -297,3 +297,53 @@ pub fn subtree_levels(dir: &Path, levels: usize, fan: usize) -> std::path::PathB
     }
     dir.join("main.json")
 }
+
+/// `head`, then `item(k)` for each `k` below `n`, each after `sep` and apart by commas,
+/// then `sep` and `tail`: a JSON list of `n` items written at once.
+fn joined(head: &str, n: usize, sep: &str, item: impl Fn(usize) -> String, tail: &str) -> String {
+    let mut text = String::from(head);
+    for k in 0..n {
+        if k > 0 {
+            text.push(',');
+        }
+        text.push_str(sep);
+        text.push_str(&item(k));
+    }
+    text.push_str(sep);
+    text.push_str(tail);
+    text
+}
+
+/// A node library of `n` kinds, each a leaf with a doc and two fields (an int with bounds
+/// and an enum), written on one line when `one_line` (as a game sends it, or a tool
+/// writes it), else one kind a line.
+pub fn library(n: usize, one_line: bool) -> String {
+    joined(
+        "{\"format\": \"arbor.nodes\", \"version\": 1, \"library\": \"big\", \"kinds\": [",
+        n,
+        if one_line { "" } else { "\n" },
+        |k| {
+            format!(
+                "{{\"kind\": \"Kind{k}\", \"category\": \"leaf\", \"group\": \"G{}\", \"doc\": \"Does thing {k}.\", \"fields\": [{{\"name\": \"count\", \"type\": \"int\", \"default\": 3, \"min\": 1, \"max\": 10}}, {{\"name\": \"mode\", \"type\": \"enum\", \"values\": [\"a\", \"b\"], \"default\": \"a\"}}]}}",
+                k % 20
+            )
+        },
+        "]}\n",
+    )
+}
+
+/// A coverage file (`arbor coverage --json`) of `n` trees `other_K.json`, none of them the
+/// tree a test shows, each with one node counted.
+pub fn coverage_of_others(n: usize) -> String {
+    joined(
+        "{\"format\": \"arbor.coverage\", \"version\": 1, \"runs\": 1, \"steps\": 10, \"trees\": [",
+        n,
+        "\n",
+        |k| {
+            format!(
+                "{{\"tree\": \"trees/other_{k}.json\", \"nodes\": [{{\"id\": \"root\", \"entered\": 1, \"succeeded\": 1, \"failed\": 0, \"aborted\": 0}}]}}"
+            )
+        },
+        "]}\n",
+    )
+}

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# The linearity guard: each workload of tests/common/workloads.rs (a node library on one
+# line, a trace header of many agents, …) runs under valgrind at 0, N and 10 N, and the
+# instructions it takes beyond the empty run must grow at most LIMIT times from N to 10 N
+# (10 for linear work, 100 for quadratic). Instruction counts are exact and do not
+# depend on the machine or its load.
+#   scripts/linearity.sh            every workload
+#   scripts/linearity.sh NAME…      those named
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+limit=${LINEARITY_LIMIT:-13}
+command -v valgrind >/dev/null || {
+  echo "linearity: valgrind is missing (scripts/setup.sh installs it)" >&2
+  exit 1
+}
+cargo build --quiet --release --example linearity
+target=$(cargo metadata --format-version 1 --no-deps | sed -n 's/.*"target_directory":"\([^"]*\)".*/\1/p')
+bin="$target/release/examples/linearity"
+
+# The instructions one run of workload $1 at size $2 takes.
+instructions() {
+  valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null "$bin" "$1" "$2" 2>&1 >/dev/null |
+    awk '/I +refs:/ { gsub(",", "", $NF); print $NF }'
+}
+
+failed=()
+while read -r name n; do
+  if (($# > 0)) && [[ " $* " != *" $name "* ]]; then
+    continue
+  fi
+  empty=$(instructions "$name" 0)
+  small=$(instructions "$name" "$n")
+  large=$(instructions "$name" $((n * 10)))
+  if [[ -z $empty || -z $small || -z $large ]]; then
+    echo "linearity: $name did not run (valgrind gave no count)" >&2
+    failed+=("$name")
+    continue
+  fi
+  verdict=$(awk -v e="$empty" -v s="$small" -v l="$large" -v limit="$limit" 'BEGIN {
+    r = (l - e) / (s - e > 0 ? s - e : 1)
+    printf "%.2f %s", r, (r <= limit ? "ok" : "FAILED")
+  }')
+  read -r ratio ok <<<"$verdict"
+  printf '%-24s N %-8s %15s instr.  10 N %16s instr.  %6s x  %s\n' \
+    "$name" "$n" "$((small - empty))" "$((large - empty))" "$ratio" "$ok"
+  if [[ $ok != ok ]]; then
+    failed+=("$name")
+  fi
+done < <("$bin" list)
+
+if ((${#failed[@]})); then
+  echo "linearity: grows faster than linear (over ${limit} x from N to 10 N): ${failed[*]}" >&2
+  exit 1
+fi
+echo "linearity: every workload within ${limit} x from N to 10 N"
