@@ -950,12 +950,12 @@ fn a_file_cut_short_is_told_by_its_header_and_its_place() {
         // Whole, without a version: that.
         (
             r#"{"format": "arbor.tree", "nodes": []}"#,
-            "missing field `version`",
+            "it has no \"version\" header",
         ),
         // Another program's JSON: not an Arbor file, whatever else it has.
         (
             r#"{"format": "other", "colour": 1}"#,
-            "its format is \"other\"",
+            "its \"format\" is \"other\"",
         ),
     ] {
         let path = dir.path().join("cut.json");

@@ -73,7 +73,7 @@ fn a_newer_version_asks_for_a_newer_arbor() {
     let e = unreadable("newer-version.json");
     assert!(matches!(e, LoadError::Format { .. }), "{e:?}");
     assert!(
-        e.to_string().contains("newer Arbor: tree format version 7"),
+        e.to_string().contains("newer Arbor: tree file version 7"),
         "{e}"
     );
 }

@@ -204,7 +204,8 @@ fn bad_libraries_name_the_file_the_place_the_kind_and_the_field() {
     // The wrong file, or a newer version, says so.
     let lines = problem_lines(r#"{"format": "arbor.tree", "version": 1, "nodes": []}"#);
     assert!(
-        lines[0].contains("not an Arbor node library file"),
+        lines[0]
+            .contains("this is a tree file (\"format\": \"arbor.tree\"), not a node library file"),
         "{lines:?}"
     );
     let lines =

@@ -202,7 +202,7 @@ fn a_trace_without_a_header_still_loads_and_bad_lines_are_named() {
         ),
         (
             "{\"arbor_trace\":9,\"dt\":0.1,\"agents\":[]}\n",
-            "old.jsonl:1: a trace of version 9",
+            "old.jsonl:1: written by a newer Arbor: trace file version 9; this build reads version 1",
         ),
         (
             "{\"step\":1,\"agent\":\"a\",\"event\":\"context\",\"node\":\"n\",\"key\":\"k\",\"value\":{\"x\":1}}\n",
@@ -576,7 +576,7 @@ fn a_binary_trace_that_is_wrong_is_named_with_its_byte_and_never_allocates_what_
     let cases: Vec<(Vec<u8>, &str)> = vec![
         (
             version,
-            "t.arbtrace: a binary trace of version 2; this Arbor reads version 1",
+            "t.arbtrace: written by a newer Arbor: binary trace file version 2; this build reads version 1",
         ),
         (
             header,

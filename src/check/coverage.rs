@@ -10,9 +10,9 @@ use serde::{Deserialize, Serialize};
 use crate::runtime::{Counts, Event, Observer};
 
 /// The `format` of a coverage file.
-pub const COVERAGE_FORMAT: &str = "arbor.coverage";
+pub const COVERAGE_FORMAT: &str = crate::io::header::COVERAGE.name;
 /// The version of the coverage format.
-pub const COVERAGE_VERSION: u64 = 1;
+pub const COVERAGE_VERSION: u64 = crate::io::header::COVERAGE.newest;
 
 /// One node's counts.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -172,13 +172,12 @@ impl Coverage {
     /// itself (a tree twice, a node twice in a tree, a node that exited more often than
     /// it was entered).
     pub fn parse(text: &str, path: &Path) -> Result<Self, String> {
-        if let Some(format) = crate::io::read_header(text).and_then(|h| h.format)
-            && format != COVERAGE_FORMAT
-        {
-            return Err(format!(
-                "{}: its format is '{format}': this is not a coverage file (make one with arbor coverage … --json > FILE)",
-                path.display()
-            ));
+        if let Err(p) = crate::io::header::COVERAGE.check(text) {
+            let hint = match p.key {
+                "format" => " (make one with arbor coverage … --json > FILE)",
+                _ => "",
+            };
+            return Err(format!("{}: {}{hint}", path.display(), p.message));
         }
         let c: Coverage = serde_json::from_str(text).map_err(|e| {
             format!(
@@ -188,20 +187,6 @@ impl Coverage {
                 crate::io::worded(&e, text)
             )
         })?;
-        if c.format != COVERAGE_FORMAT {
-            return Err(format!(
-                "{}: the format is '{}', not '{COVERAGE_FORMAT}': make one with arbor coverage --json",
-                path.display(),
-                c.format
-            ));
-        }
-        if c.version > COVERAGE_VERSION {
-            return Err(format!(
-                "{}: version {} is newer than this Arbor reads",
-                path.display(),
-                c.version
-            ));
-        }
         c.contradiction()
             .map_or(Ok(c), |why| Err(format!("{}: {why}", path.display())))
     }

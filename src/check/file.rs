@@ -15,9 +15,9 @@ use crate::model::names::Num;
 use serde_json::value::RawValue;
 
 /// The `format` of a behaviour test file.
-pub const TEST_FORMAT: &str = "arbor.test";
+pub const TEST_FORMAT: &str = crate::io::header::TEST.name;
 /// The newest version of the format this build reads.
-pub const TEST_VERSION: u64 = 1;
+pub const TEST_VERSION: u64 = crate::io::header::TEST.newest;
 /// The most seeds one test may run: a range is expanded to a list.
 pub const MAX_SEEDS: u64 = 100_000;
 /// The most steps one run may take.
@@ -292,8 +292,11 @@ pub struct TestFile {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct TestIn<'a> {
-    format: String,
-    version: u64,
+    // The header, checked before the body is read.
+    #[serde(rename = "format")]
+    _format: serde::de::IgnoredAny,
+    #[serde(rename = "version")]
+    _version: serde::de::IgnoredAny,
     #[serde(default)]
     description: String,
     scenario: Option<String>,
@@ -443,47 +446,19 @@ pub fn parse_test(text: &str, path: &Path) -> Result<TestFile, TestFileErrors> {
     };
     // Another of Arbor's files (a tree, a scenario …) is said to be one, before its keys
     // are found wrong.
-    if let Some(format) = crate::io::read_header(text).and_then(|h| h.format)
-        && format != TEST_FORMAT
-    {
+    if let Err(p) = crate::io::header::TEST.check(text) {
+        let hint = match p.key {
+            "format" => " (arbor test runs NAME.test.json files)",
+            _ => "",
+        };
         return Err(fail(
-            line_of_key(text, "format"),
+            line_of_key(text, p.key),
             None,
-            format!(
-                "its format is '{format}', not '{TEST_FORMAT}': this is not a behaviour test file (arbor test runs NAME.test.json files)"
-            ),
-        ));
-    }
-    if crate::world::is_scenario(text) {
-        return Err(fail(
-            1,
-            None,
-            "this is a scenario, not a behaviour test file (arbor test runs NAME.test.json files)"
-                .into(),
+            format!("{}{hint}", p.message),
         ));
     }
     let raw: TestIn<'_> = serde_json::from_str(text)
         .map_err(|e| error(e.line().max(1), None, crate::io::worded(&e, text)))?;
-    if raw.format != TEST_FORMAT {
-        return Err(fail(
-            line_of_key(text, "format"),
-            None,
-            format!(
-                "the format is '{}', not '{TEST_FORMAT}': this is not a behaviour test file",
-                raw.format
-            ),
-        ));
-    }
-    if raw.version > TEST_VERSION {
-        return Err(fail(
-            line_of_key(text, "version"),
-            None,
-            format!(
-                "version {} is newer than this Arbor reads ({TEST_VERSION}); update Arbor",
-                raw.version
-            ),
-        ));
-    }
     let folder = path.parent().unwrap_or(Path::new(""));
     let target = match (&raw.scenario, &raw.tree) {
         (Some(s), tree) => Target::Scenario {

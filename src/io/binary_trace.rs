@@ -7,8 +7,7 @@ use std::sync::Arc;
 
 use super::trace::{AgentIndex, MAX_TRACE_LINE, MAX_TRACE_STEP, TracedEvent, needs_node};
 use crate::runtime::{
-    BINARY_TRACE_VERSION, EventKindOf, MAX_TRACE_HEADER, MAX_TRACE_STRINGS, Status, ValueOf,
-    binary_code as code,
+    EventKindOf, MAX_TRACE_HEADER, MAX_TRACE_STRINGS, Status, ValueOf, binary_code as code,
 };
 
 /// Why a record could not be read.
@@ -80,10 +79,10 @@ impl<R: BufRead> Records<R> {
     /// Reads the version and the header's text; `None` for a trace without a header.
     pub(super) fn header_text(&mut self) -> Result<Option<String>, Stop> {
         let version = self.varint()?;
-        if version != BINARY_TRACE_VERSION {
-            return Err(Stop::Bad(format!(
-                "a binary trace of version {version}; this Arbor reads version {BINARY_TRACE_VERSION}"
-            )));
+        if let Some(problem) =
+            super::header::BINARY_TRACE.version_problem(Some(version), &version.to_string())
+        {
+            return Err(Stop::Bad(problem));
         }
         let len = self.varint()?;
         if len == 0 {

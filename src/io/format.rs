@@ -12,9 +12,9 @@ use super::{LoadError, canonical::to_canonical_json};
 use crate::model::{Node, NodeId, Port, Tree, Value, View};
 
 /// The `format` header of a tree file.
-pub const TREE_FORMAT: &str = "arbor.tree";
+pub const TREE_FORMAT: &str = super::header::TREE.name;
 /// The newest tree format version this build reads and the one it writes.
-pub const TREE_VERSION: u64 = 1;
+pub const TREE_VERSION: u64 = super::header::TREE.newest;
 
 #[derive(Serialize, Deserialize)]
 #[serde(
@@ -173,123 +173,16 @@ fn widen(x: f32) -> f64 {
     x.to_string().parse().unwrap_or(f64::from(x))
 }
 
-/// The header a file's text declares, read without building the rest of the file.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Header {
-    /// The `format` text (`arbor.tree`, `arbor.scenario`), if it is text.
-    pub format: Option<String>,
-    /// The `version`, if it is a whole number.
-    pub version: Option<u64>,
-}
-
-/// The header of a JSON object's text, as far as it could be read; `None` when the text
-/// is not a JSON object or has neither key before it breaks. Reading stops once `format`
-/// and `version` are found (they come first in the canonical form), so a large file is
-/// not scanned to the end.
-pub fn read_header(text: &str) -> Option<Header> {
-    use serde::de::{Error, IgnoredAny, MapAccess, Visitor};
-
-    /// Fills `header`; sets `found` (and stops the reading with an error) once both keys
-    /// are read.
-    struct Look<'h> {
-        header: &'h mut Header,
-        found: &'h mut bool,
-    }
-    impl<'de> Visitor<'de> for Look<'_> {
-        type Value = ();
-        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            f.write_str("an object")
-        }
-        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-            let (mut format, mut version) = (false, false);
-            while let Some(key) = map.next_key::<String>()? {
-                match key.as_str() {
-                    "format" => {
-                        let v: serde_json::Value = map.next_value()?;
-                        self.header.format = v.as_str().map(str::to_owned);
-                        format = true;
-                    }
-                    "version" => {
-                        let v: serde_json::Value = map.next_value()?;
-                        self.header.version = v.as_u64();
-                        version = true;
-                    }
-                    _ => {
-                        map.next_value::<IgnoredAny>()?;
-                    }
-                }
-                if format && version {
-                    *self.found = true;
-                    return Err(A::Error::custom("header read"));
-                }
-            }
-            Ok(())
-        }
-    }
-
-    let (mut header, mut found) = (Header::default(), false);
-    let mut de = serde_json::Deserializer::from_str(text);
-    let look = Look {
-        header: &mut header,
-        found: &mut found,
-    };
-    match serde::Deserializer::deserialize_map(&mut de, look) {
-        Ok(()) => de.end().ok().map(|()| header),
-        // Stopped once read; or a body broken after the header's first key, which still
-        // says what it is.
-        Err(_) if found || header != Header::default() => Some(header),
-        Err(_) => None,
-    }
-}
-
-/// What is wrong with a header, if anything.
-fn header_problem(format: Option<&str>, version: Option<u64>) -> Option<String> {
-    match format {
-        Some(TREE_FORMAT) => {}
-        Some("arbor.scenario") => return Some("this is a scenario file, not a tree file".into()),
-        Some(other) => {
-            return Some(format!(
-                "not an Arbor tree file: its format is \"{other}\", expected \"{TREE_FORMAT}\""
-            ));
-        }
-        None => {
-            return Some(format!(
-                "not an Arbor tree file: it has no \"format\": \"{TREE_FORMAT}\" header"
-            ));
-        }
-    }
-    match version {
-        Some(TREE_VERSION) => None,
-        Some(v) if v > TREE_VERSION => Some(format!(
-            "written by a newer Arbor: tree format version {v}; this build reads version {TREE_VERSION}. Update Arbor to open it"
-        )),
-        _ => Some(format!("the \"version\" header must be {TREE_VERSION}")),
-    }
-}
-
 /// Parses the text of a tree file; `path` is only used in errors.
 pub fn parse_tree(text: &str, path: &Path) -> Result<Tree, LoadError> {
     let format_err = |message: String| LoadError::Format {
         path: path.to_owned(),
         message,
     };
-    let file: TreeFile = match serde_json::from_str(text) {
-        Ok(file) => file,
-        Err(e) => {
-            // A wrong header explains a body that does not fit better than the body's error.
-            // (A version not read may just be cut off: the body's error says more then.)
-            if let Some(h) = read_header(text)
-                && (h.format.as_deref() != Some(TREE_FORMAT) || h.version.is_some())
-                && let Some(problem) = header_problem(h.format.as_deref(), h.version)
-            {
-                return Err(format_err(problem));
-            }
-            return Err(syntax(path, &e));
-        }
-    };
-    if let Some(problem) = header_problem(Some(&file.format), Some(file.version)) {
-        return Err(format_err(problem));
-    }
+    super::header::TREE
+        .check(text)
+        .map_err(|p| format_err(p.to_string()))?;
+    let file: TreeFile = serde_json::from_str(text).map_err(|e| syntax(path, &e))?;
     let editor = file.editor;
     let nodes = file
         .nodes

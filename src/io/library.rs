@@ -11,9 +11,9 @@ use super::canonical::to_canonical_json;
 use crate::model::{Catalog, Category, FieldSpec, FieldType, KindSpec, Origin, Severity, Value};
 
 /// The `format` header of a node library file.
-pub const LIBRARY_FORMAT: &str = "arbor.nodes";
+pub const LIBRARY_FORMAT: &str = super::header::LIBRARY.name;
 /// The newest node library version this build reads and the one it writes.
-pub const LIBRARY_VERSION: u64 = 1;
+pub const LIBRARY_VERSION: u64 = super::header::LIBRARY.newest;
 
 /// A node library: the kinds a game declares, under the library's name.
 #[derive(Clone, Debug, PartialEq)]
@@ -91,8 +91,11 @@ impl Problem {
     expecting = "a node library: an object with \"format\", \"version\", \"library\" and \"kinds\""
 )]
 struct LibraryIn<'a> {
-    format: String,
-    version: u64,
+    // The header, checked before the body is read.
+    #[serde(rename = "format")]
+    _format: serde::de::IgnoredAny,
+    #[serde(rename = "version")]
+    _version: serde::de::IgnoredAny,
     library: String,
     #[serde(borrow)]
     kinds: Vec<&'a RawValue>,
@@ -336,65 +339,17 @@ pub(crate) fn syntax_in(
     p
 }
 
-/// A file with a `format` and `version` header.
-pub(crate) trait Headed {
-    /// Its `format` and `version`.
-    fn header(&self) -> (&str, u64);
-}
-
-impl Headed for LibraryIn<'_> {
-    fn header(&self) -> (&str, u64) {
-        (&self.format, self.version)
-    }
-}
-
-/// Reads a file of the given format and newest version: a wrong header explains a body
-/// that does not fit better than the body's own error (a version not read may just be cut
-/// off: the body's error says more then).
-pub(crate) fn read_headed<'t, T: Headed + Deserialize<'t>>(
+/// Reads a file of the given format, its header checked first: a wrong header explains a
+/// body that does not fit better than the body's own error.
+pub(crate) fn read_headed<'t, T: Deserialize<'t>>(
     text: &'t str,
     path: &Path,
-    format: &str,
-    newest: u64,
+    format: super::FileFormat,
 ) -> Result<T, Problem> {
-    let file: T = match serde_json::from_str(text) {
-        Ok(f) => f,
-        Err(e) => {
-            if let Some(h) = super::read_header(text)
-                && let (Some(f), Some(v)) = (h.format.as_deref(), h.version)
-                && let Some(problem) = header_problem(f, v, format, newest)
-            {
-                return Err(Problem::file(path, problem));
-            }
-            return Err(syntax_in(path, &Places::new(text), text, &e));
-        }
-    };
-    let (f, v) = file.header();
-    match header_problem(f, v, format, newest) {
-        Some(problem) => Err(Problem::file(path, problem)),
-        None => Ok(file),
-    }
-}
-
-/// What is wrong with a header, if anything.
-fn header_problem(format: &str, version: u64, expected: &str, newest: u64) -> Option<String> {
-    if format != expected {
-        return Some(format!(
-            "not an Arbor {} file: its format is \"{format}\", expected \"{expected}\"",
-            if expected == LIBRARY_FORMAT {
-                "node library"
-            } else {
-                "project"
-            }
-        ));
-    }
-    match version {
-        v if v == newest => None,
-        v if v > newest => Some(format!(
-            "written by a newer Arbor: version {v}; this build reads version {newest}. Update Arbor to open it"
-        )),
-        _ => Some(format!("the \"version\" header must be {newest}")),
-    }
+    format
+        .check(text)
+        .map_err(|p| Problem::file(path, p.message))?;
+    serde_json::from_str(text).map_err(|e| syntax_in(path, &Places::new(text), text, &e))
 }
 
 /// Whether a name can be a kind's or a field's: letters, digits and `_`, not starting
@@ -425,7 +380,7 @@ pub(crate) struct Placed {
 /// [`parse_library`], with where each kind read starts in the text (for problems found
 /// later, when the kinds go into a catalog).
 pub(crate) fn parse_placed(text: &str, path: &Path) -> Result<Placed, Problem> {
-    let file: LibraryIn<'_> = read_headed(text, path, LIBRARY_FORMAT, LIBRARY_VERSION)?;
+    let file: LibraryIn<'_> = read_headed(text, path, super::header::LIBRARY)?;
     if !is_identifier(&file.library) {
         return Err(Problem::file(
             path,

@@ -8,12 +8,12 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::{LoadError, check_own_header, read_text, write_own_file};
+use super::{LoadError, read_text, write_own_file};
 
 /// The `format` header of a card.
-pub const LIVE_FORMAT: &str = "arbor.live";
+pub const LIVE_FORMAT: &str = super::header::LIVE_CARD.name;
 
-const LIVE_VERSION: u64 = 1;
+const LIVE_VERSION: u64 = super::header::LIVE_CARD.newest;
 
 /// The largest card read, and the most cards looked at.
 const MAX_CARD_BYTES: u64 = 4096;
@@ -157,8 +157,10 @@ impl LiveCard {
 
     /// A card's text, checked.
     fn parse(text: &str) -> Result<Self, String> {
+        super::header::LIVE_CARD
+            .check(text)
+            .map_err(|p| p.message)?;
         let card: Self = serde_json::from_str(text).map_err(|e| e.to_string())?;
-        check_own_header(&card.format, card.version, LIVE_FORMAT, LIVE_VERSION)?;
         Ok(card)
     }
 }

@@ -8,6 +8,7 @@ mod canonical;
 mod convert;
 mod files;
 mod format;
+pub mod header;
 mod json;
 mod library;
 mod live;
@@ -21,7 +22,8 @@ mod watch;
 pub use canonical::to_canonical_json;
 pub use convert::{Converted, convert_trace, write_trace};
 pub use files::TreeFiles;
-pub use format::{Header, TREE_FORMAT, TREE_VERSION, parse_tree, read_header, tree_to_string};
+pub use format::{TREE_FORMAT, TREE_VERSION, parse_tree, tree_to_string};
+pub use header::{FileFormat, Header, HeaderProblem, read_header};
 pub(crate) use json::worded;
 pub use library::{
     LIBRARY_FORMAT, LIBRARY_VERSION, Library, LibraryDrift, Problem, declared_alike, parse_library,
@@ -580,25 +582,6 @@ pub(crate) fn user_file(
         })
         .ok_or_else(|| format!("neither HOME nor {xdg} is set (set {override_var} to choose)"))?;
     Ok(below.iter().fold(base, |p, part| p.join(part)))
-}
-
-/// Checks the header of one of Arbor's own files (a recovery file, the settings): its
-/// `format` must be `want`, its `version` the one this Arbor reads.
-pub(crate) fn check_own_header(
-    format: &str,
-    version: u64,
-    want: &str,
-    reads: u64,
-) -> Result<(), String> {
-    if format != want {
-        return Err(format!("its format is \"{format}\", not \"{want}\""));
-    }
-    if version != reads {
-        return Err(format!(
-            "it is version {version}; this Arbor reads version {reads}"
-        ));
-    }
-    Ok(())
 }
 
 /// Renames a file that does not read aside, to `NAME.unreadable` (or `NAME.N.unreadable`

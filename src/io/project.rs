@@ -8,15 +8,15 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::canonical::to_canonical_json;
-use super::library::{Headed, Library, Problem, parse_placed, read_headed};
+use super::library::{Library, Problem, parse_placed, read_headed};
 use crate::model::{Catalog, CatalogError, Origin, Severity};
 
 /// The name of a project file.
 pub const PROJECT_FILE: &str = "arbor.project.json";
 /// The `format` header of a project file.
-pub const PROJECT_FORMAT: &str = "arbor.project";
+pub const PROJECT_FORMAT: &str = super::header::PROJECT.name;
 /// The newest project version this build reads and the one it writes.
-pub const PROJECT_VERSION: u64 = 1;
+pub const PROJECT_VERSION: u64 = super::header::PROJECT.newest;
 
 #[derive(Deserialize, Serialize)]
 #[serde(
@@ -28,12 +28,6 @@ struct ProjectFile {
     version: u64,
     #[serde(default)]
     nodes: Vec<String>,
-}
-
-impl Headed for ProjectFile {
-    fn header(&self) -> (&str, u64) {
-        (&self.format, self.version)
-    }
 }
 
 /// A project: its file and the node libraries it lists.
@@ -89,7 +83,7 @@ pub fn project_for(file: &Path) -> Option<PathBuf> {
 
 /// Parses the text of a project file; `path` names it in problems.
 pub fn parse_project(text: &str, path: &Path) -> Result<Project, Problem> {
-    let file: ProjectFile = read_headed(text, path, PROJECT_FORMAT, PROJECT_VERSION)?;
+    let file: ProjectFile = read_headed(text, path, super::header::PROJECT)?;
     Ok(Project {
         path: path.to_owned(),
         nodes: file.nodes,

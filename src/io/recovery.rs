@@ -21,10 +21,10 @@ use super::{LoadError, Owner, Stamp, fnv, parse_tree, read_text, tree_to_string,
 use crate::model::Tree;
 
 /// The `format` header of a recovery file.
-pub const RECOVERY_FORMAT: &str = "arbor.recovery";
+pub const RECOVERY_FORMAT: &str = super::header::RECOVERY.name;
 
 /// The version of recovery files this Arbor writes and reads.
-const RECOVERY_VERSION: u64 = 1;
+const RECOVERY_VERSION: u64 = super::header::RECOVERY.newest;
 
 /// The folder of recovery files.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -259,14 +259,11 @@ impl RecoveryDir {
             return Err("it is a symbolic link, not a file Arbor wrote".into());
         }
         let text = read_text(file).map_err(|e| e.to_string())?;
+        super::header::RECOVERY
+            .check(&text)
+            .map_err(|p| p.message)?;
         let record: RecoveryFile =
             serde_json::from_str(&text).map_err(|e| format!("not a recovery file: {e}"))?;
-        super::check_own_header(
-            &record.format,
-            record.version,
-            RECOVERY_FORMAT,
-            RECOVERY_VERSION,
-        )?;
         let shown = record.path.clone().unwrap_or_else(|| file.to_owned());
         let tree = parse_tree(&record.tree, &shown).map_err(|e| e.to_string())?;
         Ok(Recovered {

@@ -12,9 +12,9 @@ use serde::{Deserialize, Serialize};
 use super::{LoadError, read_text, write_own_file};
 
 /// The `format` header of the settings file.
-pub const SETTINGS_FORMAT: &str = "arbor.settings";
+pub const SETTINGS_FORMAT: &str = super::header::SETTINGS.name;
 
-const SETTINGS_VERSION: u64 = 1;
+const SETTINGS_VERSION: u64 = super::header::SETTINGS.newest;
 
 /// The largest settings file read: 1 MiB.
 const MAX_SETTINGS_BYTES: usize = 1 << 20;
@@ -199,13 +199,8 @@ impl SettingsFile {
 }
 
 fn parse(text: &str) -> Result<Settings, String> {
+    super::header::SETTINGS.check(text).map_err(|p| p.message)?;
     let record: SettingsRecord =
         serde_json::from_str(text).map_err(|e| format!("it is not a settings file ({e})"))?;
-    super::check_own_header(
-        &record.format,
-        record.version,
-        SETTINGS_FORMAT,
-        SETTINGS_VERSION,
-    )?;
     Ok(record.settings)
 }

@@ -390,11 +390,11 @@ fn cut_short(text: &str) -> bool {
 fn parse_header(text: &str) -> Result<TraceHeader, String> {
     let header: TraceHeader =
         serde_json::from_str(text).map_err(|e| format!("the header does not read: {e}"))?;
-    if header.arbor_trace != TRACE_VERSION {
-        return Err(format!(
-            "a trace of version {}; this Arbor reads version {TRACE_VERSION}",
-            header.arbor_trace
-        ));
+    let version = header.arbor_trace;
+    if let Some(problem) =
+        super::header::TRACE.version_problem(Some(version.into()), &version.to_string())
+    {
+        return Err(problem);
     }
     if !(header.dt.is_finite() && header.dt > 0.0) {
         return Err(format!("dt must be positive, not {}", header.dt));

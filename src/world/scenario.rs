@@ -23,9 +23,9 @@ use serde_json::{Map, Value};
 use super::{Body, Entity, EntityId, EntityKind, ItemKind, World};
 
 /// The `format` value of a scenario file.
-pub const SCENARIO_FORMAT: &str = "arbor.scenario";
+pub const SCENARIO_FORMAT: &str = crate::io::header::SCENARIO.name;
 /// The newest scenario version this build reads.
-pub const SCENARIO_VERSION: u64 = 1;
+pub const SCENARIO_VERSION: u64 = crate::io::header::SCENARIO.newest;
 
 /// Largest arena side, in tiles.
 const MAX_SIDE: usize = 512;
@@ -83,6 +83,9 @@ pub fn parse_scenario(text: &str, path: &Path) -> Result<(World, Vec<AgentSetup>
         entity: entity.map(str::to_owned),
         message,
     };
+    crate::io::header::SCENARIO
+        .check(text)
+        .map_err(|p| err(None, p.message))?;
     let root: Value = serde_json::from_str(text).map_err(|e| ScenarioError {
         path: path.to_owned(),
         place: Some(format!("{}:{}", e.line(), e.column())),
@@ -97,41 +100,6 @@ pub fn parse_scenario(text: &str, path: &Path) -> Result<(World, Vec<AgentSetup>
     let Value::Object(root) = root else {
         return Err(err(None, "a scenario is a JSON object".into()));
     };
-    match root.get("format").and_then(Value::as_str) {
-        Some(SCENARIO_FORMAT) => {}
-        Some(other) => {
-            return Err(err(
-                None,
-                format!("not a scenario: its format is '{other}', expected '{SCENARIO_FORMAT}'"),
-            ));
-        }
-        None => {
-            return Err(err(
-                None,
-                format!("missing \"format\": \"{SCENARIO_FORMAT}\""),
-            ));
-        }
-    }
-    match root.get("version").and_then(Value::as_u64) {
-        Some(v) if v <= SCENARIO_VERSION => {}
-        Some(v) => {
-            return Err(err(
-                None,
-                format!(
-                    "scenario version {v} needs a newer Arbor (this one reads up to {SCENARIO_VERSION})"
-                ),
-            ));
-        }
-        None => {
-            return Err(err(
-                None,
-                match root.get("version") {
-                    None => "missing \"version\" (a whole number)".into(),
-                    Some(v) => format!("\"version\" must be a whole number, not {v}"),
-                },
-            ));
-        }
-    }
     for key in root.keys() {
         if !["format", "version", "description", "map", "entities"].contains(&key.as_str()) {
             return Err(err(
