@@ -6,6 +6,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use super::Status;
+use super::mocks::{MockAction, MockCondition};
 use super::slab::ActionType;
 use super::stand_in::{StandInAction, StandInCondition, StandIns};
 use crate::model::{Catalog, Node, Origin, Value};
@@ -234,9 +235,15 @@ impl NodeSpec<'_> {
         self.catalog.text(self.node, field)
     }
 
-    /// A numeric field.
+    /// A numeric field: its value, its default, or none (an optional field left unset).
     pub fn number(&self, field: &str) -> Option<f64> {
         self.catalog.number(self.node, field)
+    }
+
+    /// A numeric field that has a default: its value, else that default (see
+    /// [`Catalog::amount`]).
+    pub fn amount(&self, field: &str) -> f64 {
+        self.catalog.amount(self.node, field)
     }
 
     /// A boolean field.
@@ -409,24 +416,7 @@ impl<A: 'static> Behaviours<A> {
     /// The built-ins that need no world: `MockAction`, `MockCondition`, `HasContext`.
     pub fn with_builtins() -> Self {
         let mut b = Self::empty();
-        b.action("MockAction", |spec| {
-            let produces = match spec.value("produces") {
-                Some(Value::Text(t)) => Some(CtxValue::Text(t.as_str().into())),
-                _ => None,
-            };
-            MockAction::new(spec.text("script"), produces)
-        });
-        b.condition("MockCondition", |spec| {
-            MockCondition::new(spec.text("script"))
-        });
-        b.condition("HasContext", |spec| {
-            let name = spec.text("key").to_owned();
-            if name.is_empty() {
-                return Err("HasContext needs a key".into());
-            }
-            let key = spec.key(&name);
-            Ok(HasContext { key })
-        });
+        super::mocks::register(&mut b);
         b
     }
 
@@ -522,92 +512,5 @@ struct FnCondition<F>(F);
 impl<A, F: Fn(&mut A, &CondIo<'_>) -> bool + Send + Sync> Condition<A> for FnCondition<F> {
     fn check(&self, agent: &mut A, io: &CondIo<'_>) -> bool {
         (self.0)(agent, io)
-    }
-}
-
-/// `MockAction`: each execute since entry returns the next letter of its script.
-pub(super) struct MockAction {
-    script: Box<[Outcome]>,
-    produces: Option<CtxValue>,
-}
-
-impl MockAction {
-    /// From a script of `R`, `S`, `F` (running, success, failure; validation refuses other
-    /// letters, read here as success).
-    pub(super) fn new(script: &str, produces: Option<CtxValue>) -> Result<Self, String> {
-        let script: Box<[Outcome]> = script
-            .chars()
-            .map(|c| match c {
-                'R' => Outcome::Running,
-                'F' => Outcome::Failure,
-                _ => Outcome::Success,
-            })
-            .collect();
-        if script.is_empty() {
-            return Err("a script of R, S and F is needed".into());
-        }
-        Ok(Self { script, produces })
-    }
-}
-
-impl<A> Action<A> for MockAction {
-    /// Executes since entry.
-    type Memory = usize;
-
-    fn on_enter(&self, executed: &mut usize, _: &mut A, _: &mut LeafIo<'_>) {
-        *executed = 0;
-    }
-
-    fn on_execute(
-        &self,
-        executed: &mut usize,
-        _: &mut A,
-        io: &mut LeafIo<'_>,
-        _dt: f64,
-    ) -> Outcome {
-        if *executed == 0
-            && let Some(v) = &self.produces
-        {
-            io.produce(v.clone());
-        }
-        let i = (*executed).min(self.script.len() - 1);
-        *executed += 1;
-        self.script[i]
-    }
-}
-
-/// `MockCondition`: letter N of its script at step N.
-pub(super) struct MockCondition {
-    script: Vec<bool>,
-}
-
-impl MockCondition {
-    /// From a script of `T` and `F`.
-    pub(super) fn new(script: &str) -> Result<Self, String> {
-        let script: Vec<bool> = script.chars().map(|c| c == 'T').collect();
-        if script.is_empty() {
-            return Err("a script of T and F is needed".into());
-        }
-        Ok(Self { script })
-    }
-}
-
-impl<A> Condition<A> for MockCondition {
-    fn check(&self, _: &mut A, io: &CondIo<'_>) -> bool {
-        let i = usize::try_from(io.step)
-            .unwrap_or(usize::MAX)
-            .min(self.script.len() - 1);
-        self.script[i]
-    }
-}
-
-/// `HasContext`: whether the context holds a value under its key.
-struct HasContext {
-    key: KeyId,
-}
-
-impl<A> Condition<A> for HasContext {
-    fn check(&self, _: &mut A, io: &CondIo<'_>) -> bool {
-        io.context.get(self.key).is_some()
     }
 }

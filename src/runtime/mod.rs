@@ -10,6 +10,7 @@ mod binary_trace;
 mod exec;
 mod instance;
 mod kinds;
+mod mocks;
 mod program;
 mod slab;
 mod stand_in;
@@ -25,6 +26,8 @@ pub use binary_trace::{
 };
 pub use instance::{Instance, NodeState, NodeStateOf, RunStats, step_all};
 pub use kinds::leaf::MAX_DURATION;
+pub(crate) use kinds::structure_specs;
+pub(crate) use mocks::specs as mock_specs;
 pub use program::{CompileError, MAX_DEPTH, Program};
 pub use stand_in::{StandInKind, StandIns};
 pub(crate) use trace::format_event;

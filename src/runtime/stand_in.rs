@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use super::behaviour::{MockAction, MockCondition};
+use super::mocks::{MockAction, MockCondition};
 use super::{Action, CondIo, Condition, LeafIo, Outcome};
 
 /// The results forced on stand-in nodes, by trace id (`SUBTREE-ID/INNER-ID` inside a

@@ -13,11 +13,11 @@
 //! closer than [`PERSONAL_SPACE`] to another living agent.
 
 mod grid;
-mod nodes;
+mod leaves;
 mod scenario;
 mod sim;
 
-pub use nodes::{world_behaviours, world_kinds};
+pub use leaves::{world_behaviours, world_kinds};
 pub use scenario::{
     AgentSetup, SCENARIO_FORMAT, SCENARIO_VERSION, ScenarioError, is_scenario, load_scenario,
     parse_scenario,

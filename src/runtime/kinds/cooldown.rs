@@ -36,7 +36,7 @@ impl Def for Cooldown {
 
     fn build(node: &Node, b: &mut Build<'_>) -> Self {
         Self {
-            seconds: b.number(node, "seconds").unwrap_or(1.0),
+            seconds: b.amount(node, "seconds"),
         }
     }
 

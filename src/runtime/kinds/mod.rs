@@ -115,6 +115,11 @@ impl Build<'_> {
         self.catalog.number(node, field)
     }
 
+    /// A numeric field that has a default ([`Catalog::amount`]).
+    pub(crate) fn amount(&self, node: &Node, field: &str) -> f64 {
+        self.catalog.amount(node, field)
+    }
+
     /// A whole-number field, 0 when unset or negative (validation refuses both).
     pub(crate) fn count(&self, node: &Node, field: &str) -> u64 {
         self.catalog
@@ -398,22 +403,10 @@ impl Kind {
     }
 }
 
-impl Catalog {
-    /// The built-in kinds: the structure of SEMANTICS.md §1, each defined in its module here, and
-    /// the leaves and conditions of the simulated world (SEMANTICS.md §4) and for sketching.
-    pub fn builtin() -> Self {
-        let mut c = Catalog::empty();
-        for k in Kind::specs().into_iter().chain(Catalog::builtin_leaves()) {
-            c.insert(k);
-        }
-        c
-    }
-}
-
-impl Default for Catalog {
-    fn default() -> Self {
-        Self::builtin()
-    }
+/// The specs of the structural kinds of SEMANTICS.md §1, each defined in its module here,
+/// in palette order.
+pub(crate) fn structure_specs() -> Vec<KindSpec> {
+    Kind::specs()
 }
 
 /// The child in slot 0 of `n` (a decorator's, SubTree's or Interrupt's only child).

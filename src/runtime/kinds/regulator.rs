@@ -38,7 +38,7 @@ impl Def for Regulator {
 
     fn build(node: &Node, b: &mut Build<'_>) -> Self {
         Self {
-            period: 1.0 / b.number(node, "hz").unwrap_or(10.0),
+            period: 1.0 / b.amount(node, "hz"),
         }
     }
 

@@ -1,0 +1,164 @@
+//! The built-in kinds that need no world, for sketching a tree and testing it:
+//! `MockAction` and `MockCondition` play a script, `HasContext` asks the context
+//! (SEMANTICS.md §4). Each kind's spec is here beside its behaviour; the same scripts run a
+//! declared kind that has no behaviour as its stand-in.
+
+use super::behaviour::{Action, Behaviours, CondIo, Condition, CtxValue, KeyId, LeafIo, Outcome};
+use crate::model::{Category, FieldSpec, FieldType, KindSpec, Value};
+
+/// The specs of `MockAction` (a leaf), and of `HasContext` and `MockCondition`
+/// (conditions), in palette order.
+pub(crate) fn specs() -> [KindSpec; 3] {
+    let text = |s: &str| Value::Text(s.into());
+    [
+        KindSpec::new(
+            "MockAction",
+            Category::Leaf,
+            "A scripted action for sketching and tests: each execute returns the next letter of the script.",
+            vec![
+                FieldSpec::new(
+                    "script",
+                    FieldType::Script("RSF".into()),
+                    text("S"),
+                    "R running, S success, F failure, one letter per execute since entry; the last repeats.",
+                ),
+                FieldSpec::optional(
+                    "produces",
+                    FieldType::Text,
+                    "The value produced at the first execute (stored under out_context).",
+                ),
+            ],
+        ),
+        KindSpec::new(
+            "HasContext",
+            Category::Condition,
+            "True when the context holds a value under `key`.",
+            vec![FieldSpec::new(
+                "key",
+                FieldType::ContextKey,
+                text(""),
+                "The context key to look for.",
+            )],
+        ),
+        KindSpec::new(
+            "MockCondition",
+            Category::Condition,
+            "A scripted condition: the result at step N is letter N of the script (the last repeats).",
+            vec![FieldSpec::new(
+                "script",
+                FieldType::Script("TF".into()),
+                text("T"),
+                "T true, F false, one letter per step from step 0.",
+            )],
+        ),
+    ]
+}
+
+/// Registers the behaviours of the three.
+pub(super) fn register<A: 'static>(b: &mut Behaviours<A>) {
+    b.action("MockAction", |spec| {
+        let produces = match spec.value("produces") {
+            Some(Value::Text(t)) => Some(CtxValue::Text(t.as_str().into())),
+            _ => None,
+        };
+        MockAction::new(spec.text("script"), produces)
+    });
+    b.condition("MockCondition", |spec| {
+        MockCondition::new(spec.text("script"))
+    });
+    b.condition("HasContext", |spec| {
+        let name = spec.text("key").to_owned();
+        if name.is_empty() {
+            return Err("HasContext needs a key".into());
+        }
+        let key = spec.key(&name);
+        Ok(HasContext { key })
+    });
+}
+
+/// `MockAction`: each execute since entry returns the next letter of its script.
+pub(crate) struct MockAction {
+    script: Box<[Outcome]>,
+    produces: Option<CtxValue>,
+}
+
+impl MockAction {
+    /// From a script of `R`, `S`, `F` (running, success, failure; validation refuses other
+    /// letters, read here as success).
+    pub(crate) fn new(script: &str, produces: Option<CtxValue>) -> Result<Self, String> {
+        let script: Box<[Outcome]> = script
+            .chars()
+            .map(|c| match c {
+                'R' => Outcome::Running,
+                'F' => Outcome::Failure,
+                _ => Outcome::Success,
+            })
+            .collect();
+        if script.is_empty() {
+            return Err("a script of R, S and F is needed".into());
+        }
+        Ok(Self { script, produces })
+    }
+}
+
+impl<A> Action<A> for MockAction {
+    /// Executes since entry.
+    type Memory = usize;
+
+    fn on_enter(&self, executed: &mut usize, _: &mut A, _: &mut LeafIo<'_>) {
+        *executed = 0;
+    }
+
+    fn on_execute(
+        &self,
+        executed: &mut usize,
+        _: &mut A,
+        io: &mut LeafIo<'_>,
+        _dt: f64,
+    ) -> Outcome {
+        if *executed == 0
+            && let Some(v) = &self.produces
+        {
+            io.produce(v.clone());
+        }
+        let i = (*executed).min(self.script.len() - 1);
+        *executed += 1;
+        self.script[i]
+    }
+}
+
+/// `MockCondition`: letter N of its script at step N.
+pub(crate) struct MockCondition {
+    script: Vec<bool>,
+}
+
+impl MockCondition {
+    /// From a script of `T` and `F`.
+    pub(crate) fn new(script: &str) -> Result<Self, String> {
+        let script: Vec<bool> = script.chars().map(|c| c == 'T').collect();
+        if script.is_empty() {
+            return Err("a script of T and F is needed".into());
+        }
+        Ok(Self { script })
+    }
+}
+
+impl<A> Condition<A> for MockCondition {
+    fn check(&self, _: &mut A, io: &CondIo<'_>) -> bool {
+        let i = usize::try_from(io.step)
+            .unwrap_or(usize::MAX)
+            .min(self.script.len() - 1);
+        self.script[i]
+    }
+}
+
+/// `HasContext`: whether the context holds a value under its key.
+struct HasContext {
+    key: KeyId,
+}
+
+impl<A> Condition<A> for HasContext {
+    fn check(&self, _: &mut A, io: &CondIo<'_>) -> bool {
+        io.context.get(self.key).is_some()
+    }
+}
