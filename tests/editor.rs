@@ -623,7 +623,8 @@ fn a_kind_dragged_from_the_palette_lands_where_it_is_dropped() {
 
 #[test]
 fn bodies_outside_the_view_are_not_drawn_until_they_come_into_view() {
-    // A long column of 300 leaves: at the smallest zoom most of it is off screen.
+    // A long column of 300 leaves, too tall to fit at a legible zoom: it opens with its
+    // Root in view and most of the column off screen.
     let mut nodes =
         vec![r#"{"id": "root", "kind": "Root", "inputs": {"child": ["all"]}}"#.to_owned()];
     let leaves: Vec<String> = (0..300).map(|i| format!("\"w{i}\"")).collect();
