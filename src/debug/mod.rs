@@ -33,7 +33,7 @@ pub use replay::{
     AgentView, EventWindow, NodeView, REPLAY_CHECKPOINT_EVENTS, REPLAY_CHECKPOINT_EVERY, Replay,
 };
 pub use source::{ContextRow, Replayed, Source, Titles};
-pub use start::{RunFrom, TriggerArg, parse_trigger};
+pub use start::{RunFrom, TriggerArg, parse_break, parse_trigger};
 
 /// Steps between two kept copies of the run at first: going to any step replays at most
 /// this many (and the event log's steps).

@@ -1,8 +1,11 @@
 //! Where a run starts when the editor opens it from the command line (`arbor edit
 //! --scenario --seed --dt --trigger --at`, as `arbor test` prints it for a failure), and
-//! the triggers the command line gives (`--trigger STEP:ID[:VALUE]`, also `arbor run`'s).
+//! the triggers and breakpoints the command line gives (`--trigger STEP:ID[:VALUE]`, also
+//! `arbor run`'s; `arbor run --break NODE[:ON]`).
 
 use std::path::PathBuf;
+
+use super::{BreakOn, Breakpoint};
 
 /// A trigger given on the command line.
 #[derive(Clone, Debug, PartialEq)]
@@ -39,6 +42,31 @@ pub fn parse_trigger(text: &str) -> Result<TriggerArg, String> {
         step,
         id: id.trim().to_owned(),
         value: parts.next().map(str::to_owned),
+    })
+}
+
+/// Parses `NODE[:ON]` (`arbor run --break`): ON is a [`BreakOn::name`], `enter` when left
+/// out.
+pub fn parse_break(text: &str) -> Result<Breakpoint, String> {
+    let (node, on) = match text.rsplit_once(':') {
+        Some((node, on)) => {
+            let on = BreakOn::from_name(on.trim()).ok_or_else(|| {
+                let all: Vec<&str> = BreakOn::ALL.iter().map(|b| b.name()).collect();
+                format!(
+                    "--break '{text}': '{on}' is not a condition; use one of {}",
+                    all.join(", ")
+                )
+            })?;
+            (node, on)
+        }
+        None => (text, BreakOn::Enter),
+    };
+    if node.trim().is_empty() {
+        return Err(format!("--break '{text}': the node id is empty"));
+    }
+    Ok(Breakpoint {
+        node: node.trim().to_owned(),
+        on,
     })
 }
 
