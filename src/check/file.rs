@@ -80,21 +80,6 @@ pub enum Target {
     Tree(PathBuf),
 }
 
-/// A trigger of an Interrupt before a step.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Trigger {
-    /// The step it comes before.
-    pub step: u64,
-    /// The Interrupt, by id or title.
-    pub interrupt: String,
-    /// The agent it goes to; else every agent whose tree has the Interrupt.
-    pub agent: Option<String>,
-    /// Its payload: a world entity's name where one matches, else the text.
-    pub value: Option<String>,
-    /// Its line in the file.
-    pub line: usize,
-}
-
 /// A node event an expectation counts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum NodeEvent {
@@ -283,8 +268,9 @@ pub struct TestFile {
     pub steps: u64,
     /// Seconds per step.
     pub dt: f64,
-    /// Triggers, in the order given.
-    pub triggers: Vec<Trigger>,
+    /// Triggers, in the order of their steps, each with its line in the file (its
+    /// Interrupt as written: an id or a title).
+    pub triggers: Vec<(crate::world::Trigger, usize)>,
     /// The expectations, in the order given.
     pub expect: Vec<Expectation>,
 }
@@ -523,13 +509,15 @@ pub fn parse_test(text: &str, path: &Path) -> Result<TestFile, TestFileErrors> {
                 ),
             ));
         }
-        triggers.push(Trigger {
-            step: t.step,
-            interrupt: t.interrupt,
-            agent: t.agent,
-            value: t.value,
+        triggers.push((
+            crate::world::Trigger {
+                step: t.step,
+                id: t.interrupt,
+                agent: t.agent,
+                payload: t.value,
+            },
             line,
-        });
+        ));
     }
     if raw.expect.is_empty() {
         return Err(fail(
@@ -539,7 +527,7 @@ pub fn parse_test(text: &str, path: &Path) -> Result<TestFile, TestFileErrors> {
         ));
     }
     // In the order of their steps (a stable sort: triggers of one step keep theirs).
-    triggers.sort_by_key(|t| t.step);
+    triggers.sort_by_key(|(t, _)| t.step);
     let mut names = std::collections::HashSet::new();
     let mut expect: Vec<Expectation> = Vec::with_capacity(raw.expect.len());
     let mut problems = Vec::new();

@@ -9,7 +9,7 @@ use super::watch::{Check, Matcher, Rule, Spot, Watch};
 use crate::model::Catalog;
 use crate::model::names::{self, Named};
 use crate::runtime::{CtxValue, Observer};
-use crate::world::{SimError, Simulation};
+use crate::world::{SimError, Simulation, Trigger};
 
 /// Why a test cannot run at all.
 #[derive(Clone, Debug, PartialEq)]
@@ -30,15 +30,6 @@ impl std::fmt::Display for PrepareError {
             PrepareError::Unreadable(m) | PrepareError::Broken(m) => f.write_str(m),
         }
     }
-}
-
-/// A trigger, its Interrupt resolved to an id.
-#[derive(Clone, Debug)]
-struct Trigger {
-    step: u64,
-    id: String,
-    agent: Option<String>,
-    value: Option<String>,
 }
 
 /// The nodes and Interrupts that can be named, of every tree and of each tree file, each
@@ -308,26 +299,20 @@ impl Prepared {
         self.test
             .triggers
             .iter()
-            .map(|t| {
+            .map(|(t, line)| {
                 let agent = t
                     .agent
                     .as_deref()
-                    .map(|a| self.known_agent(a, t.line, None))
+                    .map(|a| self.known_agent(a, *line, None))
                     .transpose()?;
-                let id =
-                    names::resolve(&t.interrupt, names.get(agent.as_deref(), true), "Interrupt")
-                        .map_err(|e| {
-                            self.file_error(
-                                t.line,
-                                None,
-                                format!("trigger at step {}: {e}", t.step),
-                            )
-                        })?;
+                let id = names::resolve(&t.id, names.get(agent.as_deref(), true), "Interrupt")
+                    .map_err(|e| {
+                        self.file_error(*line, None, format!("trigger at step {}: {e}", t.step))
+                    })?;
                 Ok(Trigger {
-                    step: t.step,
                     id,
                     agent,
-                    value: t.value.clone(),
+                    ..t.clone()
                 })
             })
             .collect()
@@ -571,7 +556,7 @@ impl Prepared {
                 return step - 1;
             }
             while let Some(t) = triggers.next_if(|t| t.step == step) {
-                sim.trigger(t.agent.as_deref(), &t.id, t.value.as_deref());
+                sim.trigger(t.agent.as_deref(), &t.id, t.payload.as_deref());
             }
             sim.step(self.test.dt, Some(observer));
             end_step(observer, step, sim);
@@ -694,12 +679,7 @@ impl Prepared {
             cmd.push_str(&format!(" --select {}", shell_word(n)));
         }
         for t in self.triggers.iter().filter(|t| t.step <= step) {
-            let at = t.agent.as_ref().map_or(String::new(), |a| format!("@{a}"));
-            let value = t.value.as_ref().map_or(String::new(), |v| format!(":{v}"));
-            cmd.push_str(&format!(
-                " --trigger {}",
-                shell_word(&format!("{}:{}{at}{value}", t.step, t.id))
-            ));
+            cmd.push_str(&format!(" --trigger {}", shell_word(&t.to_string())));
         }
         cmd
     }

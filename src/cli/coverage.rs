@@ -57,7 +57,7 @@ fn runs_of(path: &Path, args: &CoverageArgs<'_>, seeds: &[u64]) -> Result<TestFi
         }
         if let Some(steps) = args.steps {
             test.steps = steps;
-            test.triggers.retain(|t| t.step <= steps);
+            test.triggers.retain(|(t, _)| t.step <= steps);
         }
         // Coverage counts; it checks nothing.
         test.expect.clear();

@@ -34,7 +34,7 @@ mod steps;
 mod terminal;
 mod test;
 mod validate;
-pub use crate::debug::{TriggerArg, parse_break, parse_trigger};
+pub use crate::debug::parse_break;
 pub use convert::convert;
 pub use coverage::{CoverageArgs, coverage};
 pub use fmt::fmt;
@@ -249,7 +249,7 @@ impl StartArgs {
         let triggers = self
             .triggers
             .iter()
-            .map(|t| parse_trigger(t))
+            .map(|t| crate::world::Trigger::parse(t))
             .collect::<Result<_, _>>()?;
         Ok(crate::debug::RunFrom {
             scenario: self.scenario,

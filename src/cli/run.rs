@@ -10,10 +10,11 @@ use super::steps::Progress;
 use super::{
     EXIT_ERRORS, EXIT_INTERRUPTED, EXIT_NO_BREAK, EXIT_OK, EXIT_UNREADABLE, Escaped, check_dt,
 };
-use crate::debug::{TriggerArg, parse_break, parse_trigger};
+use crate::debug::parse_break;
 use crate::io::{LoadError, ProjectCatalog, TreeFiles};
 use crate::model::Catalog;
 use crate::model::names::{self, Num};
+use crate::world::Trigger;
 
 /// The line a run stopped by Ctrl+C ends its summary with; the exit code.
 fn interrupted(summary: &mut dyn Write, steps: &Progress) -> u8 {
@@ -255,7 +256,7 @@ fn run_with(args: &RunArgs<'_>, catalog: &Catalog, out: &mut dyn Write, err: &mu
         let _ = writeln!(err, "error: {e}");
         return EXIT_UNREADABLE;
     }
-    let triggers: Vec<TriggerArg> = match args.triggers.iter().map(|t| parse_trigger(t)).collect() {
+    let triggers: Vec<Trigger> = match args.triggers.iter().map(|t| Trigger::parse(t)).collect() {
         Ok(t) => t,
         Err(e) => {
             let _ = writeln!(err, "error: {e}");
@@ -354,7 +355,9 @@ fn run_with(args: &RunArgs<'_>, catalog: &Catalog, out: &mut dyn Write, err: &mu
         for t in triggers.iter().filter(|t| t.step == step) {
             instance.trigger(
                 &t.id,
-                t.value.as_ref().map(|v| CtxValue::Text(v.as_str().into())),
+                t.payload
+                    .as_ref()
+                    .map(|v| CtxValue::Text(v.as_str().into())),
             );
         }
         instance.step(args.dt, &mut (), sink.observer());
@@ -431,16 +434,13 @@ fn run_with(args: &RunArgs<'_>, catalog: &Catalog, out: &mut dyn Write, err: &mu
 /// took.
 fn queue_triggers(
     step: u64,
-    triggers: &[TriggerArg],
+    triggers: &[Trigger],
     err: &mut dyn Write,
     mut trigger: impl FnMut(Option<&str>, &str, Option<&str>) -> usize,
 ) {
     for t in triggers.iter().filter(|t| t.step == step) {
-        let (id, agent) = match t.id.split_once('@') {
-            Some((id, agent)) => (id, Some(agent)),
-            None => (t.id.as_str(), None),
-        };
-        if trigger(agent, id, t.value.as_deref()) == 0 {
+        let (id, agent) = (t.id.as_str(), t.agent.as_deref());
+        if trigger(agent, id, t.payload.as_deref()) == 0 {
             let _ = writeln!(
                 err,
                 "warning: step {step}: no agent {} the Interrupt '{id}'; trigger ignored",
@@ -453,23 +453,15 @@ fn queue_triggers(
 /// The triggers with their Interrupts named by id (`ID` or `ID@AGENT`, the Interrupt given
 /// by id or title); an Interrupt no tree has is an error.
 fn resolve_triggers(
-    triggers: &[TriggerArg],
+    triggers: &[Trigger],
     interrupts: &[names::Named],
-) -> Result<Vec<TriggerArg>, String> {
+) -> Result<Vec<Trigger>, String> {
     triggers
         .iter()
         .map(|t| {
-            let (name, agent) = match t.id.split_once('@') {
-                Some((name, agent)) => (name, Some(agent)),
-                None => (t.id.as_str(), None),
-            };
-            let id = names::resolve(name, interrupts, "Interrupt")
-                .map_err(|e| format!("--trigger {}:{}: {e}", t.step, t.id))?;
-            Ok(TriggerArg {
-                step: t.step,
-                id: agent.map_or_else(|| id.clone(), |a| format!("{id}@{a}")),
-                value: t.value.clone(),
-            })
+            let id = names::resolve(&t.id, interrupts, "Interrupt")
+                .map_err(|e| format!("--trigger {t}: {e}"))?;
+            Ok(Trigger { id, ..t.clone() })
         })
         .collect()
 }
@@ -479,7 +471,7 @@ fn resolve_triggers(
 /// alone in an empty world, as without `--break`.
 fn run_to_break(
     args: &RunArgs<'_>,
-    triggers: &[TriggerArg],
+    triggers: &[Trigger],
     catalog: &Catalog,
     out: &mut dyn Write,
     err: &mut dyn Write,
@@ -612,7 +604,7 @@ fn run_scenario(
     scenario: &std::path::Path,
     load: impl FnOnce() -> Result<crate::world::Simulation, crate::world::SimError>,
     args: &RunArgs<'_>,
-    triggers: &[TriggerArg],
+    triggers: &[Trigger],
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> u8 {

@@ -16,7 +16,7 @@ use std::sync::Arc;
 use crate::runtime::{
     CtxValue, Event, EventKindOf, Instance, Observer, Outcome, Program, Reason, Status,
 };
-use crate::world::{Simulation, World};
+use crate::world::{Simulation, Trigger, World};
 
 mod debugger;
 mod game;
@@ -33,7 +33,7 @@ pub use replay::{
     AgentView, EventWindow, NodeView, REPLAY_CHECKPOINT_EVENTS, REPLAY_CHECKPOINT_EVERY, Replay,
 };
 pub use source::{ContextRow, Replayed, Source, Titles};
-pub use start::{RunFrom, TriggerArg, parse_break, parse_trigger};
+pub use start::{RunFrom, parse_break};
 
 /// Steps between two kept copies of the run at first: going to any step replays at most
 /// this many (and the event log's steps).
@@ -173,20 +173,6 @@ pub struct Marker {
     pub kind: MarkerKind,
 }
 
-/// A trigger given to the run: queued before step `step` is taken, as
-/// `arbor run --trigger STEP:ID[@AGENT][:VALUE]` queues it.
-#[derive(Clone, Debug, PartialEq)]
-pub struct GivenTrigger {
-    /// The step it is queued before.
-    pub step: u64,
-    /// The agent, or every agent whose tree has the Interrupt.
-    pub agent: Option<String>,
-    /// The Interrupt id.
-    pub id: String,
-    /// The payload: an entity's name or text.
-    pub payload: Option<String>,
-}
-
 /// A result forced on a stand-in node: set before step `step` is taken.
 #[derive(Clone, Debug, PartialEq)]
 struct GivenForce {
@@ -213,7 +199,7 @@ pub struct Session {
     every: u64,
     /// The most copies kept.
     max_checkpoints: usize,
-    triggers: Vec<GivenTrigger>,
+    triggers: Vec<Trigger>,
     /// Results forced on stand-in nodes, by the step before which they were given.
     forced: Vec<GivenForce>,
     /// The agents the breakpoints stop (`None`: every one).
@@ -342,7 +328,7 @@ impl Session {
     }
 
     /// The triggers given so far, by step.
-    pub fn triggers(&self) -> &[GivenTrigger] {
+    pub fn triggers(&self) -> &[Trigger] {
         &self.triggers
     }
 
@@ -384,7 +370,7 @@ impl Session {
             return 0;
         }
         self.truncate_future();
-        self.triggers.push(GivenTrigger {
+        self.triggers.push(Trigger {
             step: self.at + 1,
             agent: agent.map(str::to_owned),
             id: id.to_owned(),

@@ -1,49 +1,11 @@
 //! Where a run starts when the editor opens it from the command line (`arbor edit
 //! --scenario --seed --dt --trigger --at`, as `arbor test` prints it for a failure), and
-//! the triggers and breakpoints the command line gives (`--trigger STEP:ID[:VALUE]`, also
-//! `arbor run`'s; `arbor run --break NODE[:ON]`).
+//! the breakpoints the command line gives (`arbor run --break NODE[:ON]`). Its triggers
+//! are read by `world::Trigger::parse`.
 
 use std::path::PathBuf;
 
 use super::{BreakOn, Breakpoint};
-
-/// A trigger given on the command line.
-#[derive(Clone, Debug, PartialEq)]
-pub struct TriggerArg {
-    /// The step before which it is queued.
-    pub step: u64,
-    /// The Interrupt's id.
-    pub id: String,
-    /// The payload, if any.
-    pub value: Option<String>,
-}
-
-/// Parses `STEP:ID[:VALUE]`.
-pub fn parse_trigger(text: &str) -> Result<TriggerArg, String> {
-    let mut parts = text.splitn(3, ':');
-    let (Some(step), Some(id)) = (parts.next(), parts.next()) else {
-        return Err(format!(
-            "--trigger '{text}': expected STEP:ID or STEP:ID:VALUE"
-        ));
-    };
-    let step: u64 = step
-        .trim()
-        .parse()
-        .map_err(|_| format!("--trigger '{text}': STEP must be a whole number, not '{step}'"))?;
-    if step == 0 {
-        return Err(format!(
-            "--trigger '{text}': STEP must be 1 or more (step 0 is the start)"
-        ));
-    }
-    if id.trim().is_empty() {
-        return Err(format!("--trigger '{text}': the interrupt id is empty"));
-    }
-    Ok(TriggerArg {
-        step,
-        id: id.trim().to_owned(),
-        value: parts.next().map(str::to_owned),
-    })
-}
 
 /// Parses `NODE[:ON]` (`arbor run --break`): ON is a [`BreakOn::name`], `enter` when left
 /// out.
@@ -91,7 +53,7 @@ pub struct RunFrom {
     /// The node to select and centre (its id, or trace id inside a SubTree).
     pub select: Option<String>,
     /// Triggers before their steps (those up to `at` are given).
-    pub triggers: Vec<TriggerArg>,
+    pub triggers: Vec<crate::world::Trigger>,
 }
 
 impl Default for RunFrom {

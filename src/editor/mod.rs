@@ -375,7 +375,7 @@ impl EditorApp {
         }
         self.restart_sim();
         let at = from.at.unwrap_or(0);
-        let mut triggers: Vec<&crate::debug::TriggerArg> =
+        let mut triggers: Vec<&crate::world::Trigger> =
             from.triggers.iter().filter(|t| t.step <= at).collect();
         triggers.sort_by_key(|t| t.step);
         let mut unused = Vec::new();
@@ -386,12 +386,8 @@ impl EditorApp {
         for t in triggers {
             let now = run.step_number();
             run.step_by(t.step.saturating_sub(1).saturating_sub(now), &[]);
-            let (id, agent) = match t.id.split_once('@') {
-                Some((id, agent)) => (id, Some(agent)),
-                None => (t.id.as_str(), None),
-            };
-            if run.queue_trigger(agent, id, t.value.as_deref()) == 0 {
-                unused.push(format!("--trigger {}", t.id));
+            if run.queue_trigger(t.agent.as_deref(), &t.id, t.payload.as_deref()) == 0 {
+                unused.push(format!("--trigger {t}"));
             }
         }
         let now = run.step_number();

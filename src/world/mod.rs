@@ -16,6 +16,7 @@ mod grid;
 mod leaves;
 mod scenario;
 mod sim;
+mod trigger;
 
 pub use leaves::{world_behaviours, world_kinds};
 pub use scenario::{
@@ -23,6 +24,7 @@ pub use scenario::{
     parse_scenario,
 };
 pub use sim::{AgentSummary, SimError, Simulation, node_names_of};
+pub use trigger::Trigger;
 
 /// Seconds per step when a run does not say (`arbor run`, tests, the editor's runs).
 pub const DT: f64 = 0.1;
@@ -146,9 +148,11 @@ impl Body {
     }
 }
 
-/// A `receive_pass` (or other) trigger the world asks the simulation to deliver.
+/// An Interrupt the world itself asks the simulation to deliver to an agent's tree (a
+/// pass's `receive_pass`), its payload already a runtime value: the world's side of the
+/// runtime's queue, never typed by a user (that is [`Trigger`]).
 #[derive(Clone, Debug, PartialEq)]
-pub struct WorldTrigger {
+pub(crate) struct WorldTrigger {
     /// The agent whose tree is triggered.
     pub agent: EntityId,
     /// The Interrupt id.
