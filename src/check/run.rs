@@ -258,6 +258,7 @@ impl Prepared {
             None => load(&self.test, &self.catalog, seed).map_err(|e| SimError::Unrunnable {
                 tree: self.test.path.clone(),
                 problems: vec![e.to_string()],
+                invalid: false,
             }),
         }
     }

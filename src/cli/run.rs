@@ -3,7 +3,7 @@
 //! breakpoint hit. A summary at the end, the trace as the run goes.
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use super::input::{Input, located, read_input, scenario_error_line};
 use super::steps::Progress;
@@ -11,10 +11,11 @@ use super::{
     EXIT_ERRORS, EXIT_INTERRUPTED, EXIT_NO_BREAK, EXIT_OK, EXIT_UNREADABLE, Escaped, check_dt,
 };
 use crate::debug::parse_break;
-use crate::io::{LoadError, ProjectCatalog, TreeFiles};
+use crate::io::{LoadError, ProjectCatalog};
 use crate::model::Catalog;
 use crate::model::names::{self, Num};
-use crate::world::Trigger;
+use crate::runtime::Instance;
+use crate::world::{SimError, Simulation, Trigger, World};
 
 /// The line a run stopped by Ctrl+C ends its summary with; the exit code.
 fn interrupted(summary: &mut dyn Write, steps: &Progress) -> u8 {
@@ -249,9 +250,6 @@ pub fn run(args: &RunArgs<'_>, base: &Catalog, out: &mut dyn Write, err: &mut dy
 }
 
 fn run_with(args: &RunArgs<'_>, catalog: &Catalog, out: &mut dyn Write, err: &mut dyn Write) -> u8 {
-    use crate::runtime::{Behaviours, CtxValue, Instance, Program};
-    use std::sync::Arc;
-
     if let Err(e) = check_dt(args.dt) {
         let _ = writeln!(err, "error: {e}");
         return EXIT_UNREADABLE;
@@ -267,7 +265,7 @@ fn run_with(args: &RunArgs<'_>, catalog: &Catalog, out: &mut dyn Write, err: &mu
         return run_to_break(args, &triggers, catalog, out, err);
     }
     if let Some(scenario) = args.scenario {
-        let load = || crate::world::Simulation::load(scenario, catalog, args.seed, Some(args.file));
+        let load = || Simulation::load(scenario, catalog, args.seed, Some(args.file));
         return run_scenario(scenario, load, args, &triggers, out, err);
     }
     let text = match read_run_input(args.file) {
@@ -289,144 +287,56 @@ fn run_with(args: &RunArgs<'_>, catalog: &Catalog, out: &mut dyn Write, err: &mu
         );
         return EXIT_UNREADABLE;
     }
-    let files = TreeFiles::new(catalog);
-    let tree = match &*files.load_text(args.file, &text) {
-        Ok(t) => t.clone(),
-        Err(e) => {
-            let _ = writeln!(err, "{}", located(e));
-            return EXIT_UNREADABLE;
-        }
-    };
-    let assets = files.assets_for(args.file);
-    let behaviours = Behaviours::<()>::with_builtins().with_stand_ins();
-    let program = match Program::compile(&tree, catalog, &assets, &behaviours) {
-        Ok(p) => Arc::new(p),
-        Err(crate::runtime::CompileError::Invalid(diags)) => {
-            for d in diags {
-                let _ = writeln!(err, "{}: {d}", args.file.display());
+    match alone(args.file, &text, catalog, args.seed, err) {
+        Ok(sim) => run_sim(Ran::Alone(args.file), sim, args, &triggers, out, err),
+        Err(code) => code,
+    }
+}
+
+/// The tree file `file` (its text read already) run alone ([`Simulation::solo`]); why it
+/// cannot run on `err`, and the exit code: 2 for a file that does not parse, 1 for a tree
+/// with errors or one of world nodes (with a hint of how to run it in a scenario).
+fn alone(
+    file: &Path,
+    text: &str,
+    catalog: &Catalog,
+    seed: u64,
+    err: &mut dyn Write,
+) -> Result<Simulation, u8> {
+    let tree = crate::io::parse_tree(text, file).map_err(|e| {
+        let _ = writeln!(err, "{}", located(&e));
+        EXIT_UNREADABLE
+    })?;
+    Simulation::solo(Some(file), &tree, catalog, seed).map_err(|e| {
+        let shown = file.display();
+        match e {
+            SimError::Unrunnable {
+                problems,
+                invalid: true,
+                ..
+            } => {
+                for p in problems {
+                    let _ = writeln!(err, "{shown}: {p}");
+                }
+                let _ = writeln!(err, "{shown}: the tree has errors and does not run");
             }
-            let _ = writeln!(
-                err,
-                "{}: the tree has errors and does not run",
-                args.file.display()
-            );
-            return EXIT_ERRORS;
-        }
-        Err(e) => {
-            let _ = writeln!(err, "{}: error: {e}", args.file.display());
-            let world = crate::world::world_kinds(&tree);
-            if !world.is_empty() {
+            SimError::Unrunnable { problems, .. } => {
+                for p in problems {
+                    let _ = writeln!(err, "{shown}: error: {p}");
+                }
+            }
+            SimError::NeedsScenario { kinds, first, .. } => {
+                let _ = writeln!(err, "{shown}: error: {first}");
                 let _ = writeln!(
                     err,
-                    "hint: {} run only in the world: arbor run SCENARIO.json, or arbor run {} --scenario SCENARIO.json",
-                    world.join(", "),
-                    args.file.display()
+                    "hint: {} run only in the world: arbor run SCENARIO.json, or arbor run {shown} --scenario SCENARIO.json",
+                    kinds.join(", "),
                 );
             }
-            return EXIT_ERRORS;
+            e => return sim_error(&e, err),
         }
-    };
-    let triggers = match resolve_triggers(&triggers, &program.named_interrupts()) {
-        Ok(t) => t,
-        Err(e) => {
-            let _ = writeln!(err, "error: {e}");
-            return EXIT_UNREADABLE;
-        }
-    };
-    let agent_name = args
-        .file
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "agent".into());
-    let agents = [(agent_name, args.file.to_owned())];
-    let mut sink = match TraceSink::open(args, &agents, &files.paths()) {
-        Ok(s) => s,
-        Err(e) => {
-            let _ = writeln!(err, "{e}");
-            return EXIT_UNREADABLE;
-        }
-    };
-    let mut instance = Instance::new(program.clone(), args.seed);
-    let mut steps = Progress::steps(args.steps);
-    for step in 1..=args.steps {
-        if !steps.go_on() {
-            break;
-        }
-        for t in triggers.iter().filter(|t| t.step == step) {
-            instance.trigger(
-                &t.id,
-                t.payload
-                    .as_ref()
-                    .map(|v| CtxValue::Text(v.as_str().into())),
-            );
-        }
-        instance.step(args.dt, &mut (), sink.observer());
-        steps.taken(step);
-    }
-    let stopped = steps.finish();
-    let to_stdout = sink.to_stdout;
-    if let Err(e) = sink.finish() {
-        let _ = writeln!(err, "{e}");
-        return EXIT_UNREADABLE;
-    }
-    let summary: &mut dyn Write = if to_stdout { err } else { out };
-    let stats = instance.stats();
-    let _ = writeln!(
-        summary,
-        "{}: {} steps of {} s, seed {}",
-        args.file.display(),
-        steps.done,
-        Num(args.dt),
-        args.seed
-    );
-    let _ = writeln!(
-        summary,
-        "runs completed: {} ({} success, {} failure); stalls: {}; context resets: {}; interrupts: {}",
-        stats.succeeded + stats.failed,
-        stats.succeeded,
-        stats.failed,
-        stats.stalls,
-        stats.context_missing,
-        stats.interrupts
-    );
-    let active: Vec<&str> = instance
-        .active_leaves()
-        .iter()
-        .map(|&i| program.node_ids()[i as usize].as_str())
-        .collect();
-    let _ = writeln!(
-        summary,
-        "running now: {}",
-        if active.is_empty() {
-            "nothing".to_owned()
-        } else {
-            active.join(", ")
-        }
-    );
-    let context: Vec<String> = program
-        .keys()
-        .iter()
-        .enumerate()
-        .filter_map(|(k, name)| {
-            instance
-                .context()
-                .get(k as u16)
-                .map(|v| format!("{name} = {v}"))
-        })
-        .collect();
-    let _ = writeln!(
-        summary,
-        "context: {}",
-        if context.is_empty() {
-            "empty".to_owned()
-        } else {
-            context.join(", ")
-        }
-    );
-    if stopped {
-        return interrupted(summary, &steps);
-    }
-    EXIT_OK
+        EXIT_ERRORS
+    })
 }
 
 /// Queues the triggers given for `step` (`ID` for every agent whose tree has it, `ID@AGENT`
@@ -477,7 +387,6 @@ fn run_to_break(
     err: &mut dyn Write,
 ) -> u8 {
     use crate::debug::Session;
-    use crate::world::Simulation;
 
     let breakpoints: Vec<_> = match args.breaks.iter().map(|b| parse_break(b)).collect() {
         Ok(b) => b,
@@ -486,29 +395,23 @@ fn run_to_break(
             return EXIT_UNREADABLE;
         }
     };
-    let read = match args.scenario {
-        Some(scenario) => Ok(Simulation::load(
-            scenario,
-            catalog,
-            args.seed,
-            Some(args.file),
-        )),
-        None => read_run_input(args.file).and_then(|input| match input {
-            Runnable::Scenario(text) => Ok(scenario_sim(args.file, &text, catalog, args.seed)),
-            Runnable::Tree(text) => crate::io::parse_tree(&text, args.file)
-                .map(|tree| Simulation::solo(Some(args.file), &tree, catalog, args.seed)),
-        }),
+    let sim = match args.scenario {
+        Some(scenario) => Simulation::load(scenario, catalog, args.seed, Some(args.file))
+            .map_err(|e| sim_error(&e, err)),
+        None => match read_run_input(args.file) {
+            Ok(Runnable::Scenario(text)) => {
+                scenario_sim(args.file, &text, catalog, args.seed).map_err(|e| sim_error(&e, err))
+            }
+            Ok(Runnable::Tree(text)) => alone(args.file, &text, catalog, args.seed, err),
+            Err(e) => {
+                let _ = writeln!(err, "{}", located(&e));
+                Err(EXIT_UNREADABLE)
+            }
+        },
     };
-    let loaded = match read {
-        Ok(loaded) => loaded,
-        Err(e) => {
-            let _ = writeln!(err, "{}", located(&e));
-            return EXIT_UNREADABLE;
-        }
-    };
-    let sim = match loaded {
+    let sim = match sim {
         Ok(s) => s,
-        Err(e) => return sim_error(&e, err),
+        Err(code) => return code,
     };
     // Nodes and Interrupts named by id or by title.
     let nodes = sim.named_nodes(false, None);
@@ -597,12 +500,19 @@ fn run_to_break(
     }
 }
 
+/// What a run runs, for its summary: a scenario's agents, or a tree file alone.
+#[derive(Clone, Copy)]
+enum Ran<'p> {
+    Scenario(&'p Path),
+    Alone(&'p Path),
+}
+
 /// `arbor run SCENARIO` (or `arbor run TREE --scenario SCENARIO`): every agent's tree in the
-/// simulated world; a summary per agent, the optional trace and arena drawings.
-/// `load` makes the simulation of `scenario` (from its file, or from its text already read).
+/// simulated world. `load` makes the simulation of `scenario` (from its file, or from its
+/// text already read).
 fn run_scenario(
-    scenario: &std::path::Path,
-    load: impl FnOnce() -> Result<crate::world::Simulation, crate::world::SimError>,
+    scenario: &Path,
+    load: impl FnOnce() -> Result<Simulation, SimError>,
     args: &RunArgs<'_>,
     triggers: &[Trigger],
     out: &mut dyn Write,
@@ -612,11 +522,23 @@ fn run_scenario(
         let _ = writeln!(err, "error: --show-every must be 1 or more steps");
         return EXIT_UNREADABLE;
     }
+    match load() {
+        Ok(sim) => run_sim(Ran::Scenario(scenario), sim, args, triggers, out, err),
+        Err(e) => sim_error(&e, err),
+    }
+}
 
-    let mut sim = match load() {
-        Ok(s) => s,
-        Err(e) => return sim_error(&e, err),
-    };
+/// Runs `sim` for `args.steps` steps with the triggers given; the optional trace and arena
+/// drawings as it goes, then the summary of what `ran`: a line per agent of a scenario,
+/// the runs, running leaves and context of a tree alone.
+fn run_sim(
+    ran: Ran<'_>,
+    mut sim: Simulation,
+    args: &RunArgs<'_>,
+    triggers: &[Trigger],
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> u8 {
     let triggers = match resolve_triggers(triggers, &sim.named_nodes(true, None)) {
         Ok(t) => t,
         Err(e) => {
@@ -640,11 +562,10 @@ fn run_scenario(
     // output. Drawn as the run goes, so a long run keeps no drawings.
     let to_stdout = sink.to_stdout;
     let every = args.show_every;
-    let drawing =
-        |sim: &crate::world::Simulation, first: bool, out: &mut dyn Write, err: &mut dyn Write| {
-            let to: &mut dyn Write = if to_stdout { err } else { out };
-            let _ = write!(to, "{}{}", if first { "" } else { "\n" }, sim.render());
-        };
+    let drawing = |sim: &Simulation, first: bool, out: &mut dyn Write, err: &mut dyn Write| {
+        let to: &mut dyn Write = if to_stdout { err } else { out };
+        let _ = write!(to, "{}{}", if first { "" } else { "\n" }, sim.render());
+    };
     if every.is_some() {
         drawing(&sim, true, out, err);
     }
@@ -673,20 +594,87 @@ fn run_scenario(
     } else if args.show {
         let _ = writeln!(summary, "{}", sim.render());
     }
-    let _ = writeln!(
-        summary,
-        "{}: {} agent(s), {} steps of {} s, seed {}",
-        scenario.display(),
-        sim.agents().count(),
-        steps.done,
-        Num(args.dt),
-        args.seed
-    );
-    for a in sim.summary() {
-        let _ = writeln!(summary, "{a}");
+    match ran {
+        Ran::Scenario(scenario) => {
+            let _ = writeln!(
+                summary,
+                "{}: {} agent(s), {} steps of {} s, seed {}",
+                scenario.display(),
+                sim.agents().count(),
+                steps.done,
+                Num(args.dt),
+                args.seed
+            );
+            for a in sim.summary() {
+                let _ = writeln!(summary, "{a}");
+            }
+        }
+        Ran::Alone(file) => {
+            let _ = writeln!(
+                summary,
+                "{}: {} steps of {} s, seed {}",
+                file.display(),
+                steps.done,
+                Num(args.dt),
+                args.seed
+            );
+            if let Some(instance) = agents.first().and_then(|(name, _)| sim.instance(name)) {
+                alone_summary(instance, summary);
+            }
+        }
     }
     if stopped {
         return interrupted(summary, &steps);
     }
     EXIT_OK
+}
+
+/// The summary of a tree run alone: its runs, the leaves running now and its context.
+fn alone_summary(instance: &Instance<World>, summary: &mut dyn Write) {
+    let program = instance.program();
+    let stats = instance.stats();
+    let _ = writeln!(
+        summary,
+        "runs completed: {} ({} success, {} failure); stalls: {}; context resets: {}; interrupts: {}",
+        stats.succeeded + stats.failed,
+        stats.succeeded,
+        stats.failed,
+        stats.stalls,
+        stats.context_missing,
+        stats.interrupts
+    );
+    let active: Vec<&str> = instance
+        .active_leaves()
+        .iter()
+        .map(|&i| program.node_ids()[i as usize].as_str())
+        .collect();
+    let _ = writeln!(
+        summary,
+        "running now: {}",
+        if active.is_empty() {
+            "nothing".to_owned()
+        } else {
+            active.join(", ")
+        }
+    );
+    let context: Vec<String> = program
+        .keys()
+        .iter()
+        .enumerate()
+        .filter_map(|(k, name)| {
+            instance
+                .context()
+                .get(k as u16)
+                .map(|v| format!("{name} = {v}"))
+        })
+        .collect();
+    let _ = writeln!(
+        summary,
+        "context: {}",
+        if context.is_empty() {
+            "empty".to_owned()
+        } else {
+            context.join(", ")
+        }
+    );
 }

@@ -48,6 +48,8 @@ pub enum SimError {
         tree: PathBuf,
         /// The world node kinds it uses.
         kinds: Vec<String>,
+        /// What the runtime without a world says of the first of them (`[NODE] MESSAGE`).
+        first: String,
     },
     /// A tree run without a scenario has errors (or cannot be compiled).
     #[error("{}: does not run: {}", tree.display(), problems.join("; "))]
@@ -56,6 +58,8 @@ pub enum SimError {
         tree: PathBuf,
         /// The errors, one a line as `arbor validate` prints them.
         problems: Vec<String>,
+        /// Whether they are validation errors (else the runtime's: a node it cannot build).
+        invalid: bool,
     },
 }
 
@@ -330,10 +334,11 @@ impl Simulation {
         })
     }
 
-    /// A tree run without a scenario, as `arbor run TREE` runs it: one agent, named after
-    /// the file (`agent` when untitled), in an empty arena, its instance seeded with
-    /// `seed` itself. Only trees of nodes that need no world run so (mocks, HasContext,
-    /// the composites and decorators); a tree with world nodes says which.
+    /// A tree run without a scenario (`arbor run TREE`, and the editor's and `arbor test`'s
+    /// tree alone): one agent, named after the file (`agent` when untitled), in an empty
+    /// arena, its instance seeded with `seed` itself. Only trees of nodes that need no
+    /// world run so (mocks, HasContext, the composites and decorators); a tree with world
+    /// nodes says which.
     pub fn solo(
         path: Option<&Path>,
         tree: &Tree,
@@ -351,9 +356,14 @@ impl Simulation {
             let plain = crate::runtime::Behaviours::<()>::with_builtins().with_stand_ins();
             if let Err(e) = Program::compile(tree, catalog, &assets, &plain) {
                 return Err(match e {
-                    CompileError::Node { .. } => SimError::NeedsScenario { tree: shown, kinds },
+                    CompileError::Node { .. } => SimError::NeedsScenario {
+                        tree: shown,
+                        kinds,
+                        first: e.to_string(),
+                    },
                     e => SimError::Unrunnable {
                         tree: shown,
+                        invalid: matches!(e, CompileError::Invalid(_)),
                         problems: problems(e),
                     },
                 });
@@ -362,6 +372,7 @@ impl Simulation {
         let (program, stand_ins) =
             compile_in_world(tree, catalog, &assets).map_err(|e| SimError::Unrunnable {
                 tree: shown.clone(),
+                invalid: matches!(e, CompileError::Invalid(_)),
                 problems: problems(e),
             })?;
         let name = path
