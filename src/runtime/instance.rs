@@ -117,23 +117,56 @@ pub(crate) enum Trigger {
 // What only a few kinds keep is apart, for those nodes alone: timers (seconds, or a time
 // on the clock) and 64-bit words (a step or a count), as `kinds::Needs` asks.
 
-/// The entry serial at which [`RENUMBER`] is set: half the range, so a step never wraps it.
+/// The entry serial at which [`Flags::RENUMBER`] is set: half the range, so a step never wraps it.
 pub(crate) const RENUMBER_AT: u32 = 1 << 31;
 
-/// [`State::flags`]: not started yet.
-pub(crate) const NOT_STARTED: u16 = 1;
-/// [`State::flags`]: triggers may wait in `Cold::triggers`.
-pub(crate) const TRIGGERS: u16 = 2;
-/// [`State::flags`]: a restart after a stall is due (from the next step, see
-/// `Exec::step_full`).
-pub(crate) const RESTART: u16 = 4;
-/// [`State::flags`]: the display snapshot (`Cold::shown`) is kept.
-pub(crate) const RECORD: u16 = 8;
-/// [`State::flags`]: the entry serials reached [`RENUMBER_AT`]; the next step starts them
-/// again (see `Exec::step_full`).
-pub(crate) const RENUMBER: u16 = 16;
-/// The flags that make a step take `Exec::step_full`.
-pub(crate) const DUE: u16 = NOT_STARTED | TRIGGERS | RESTART | RENUMBER;
+/// What a step must do besides the common work ([`State::flags`]): one word, so a step
+/// sees at one compare that nothing is set.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(transparent)]
+pub(crate) struct Flags(u16);
+
+impl Flags {
+    /// Not started yet.
+    pub(crate) const NOT_STARTED: Self = Self(1);
+    /// Triggers may wait in `Cold::triggers`.
+    pub(crate) const TRIGGERS: Self = Self(2);
+    /// A restart after a stall is due (from the next step, see `Exec::step_full`).
+    pub(crate) const RESTART: Self = Self(4);
+    /// The display snapshot (`Cold::shown`) is kept.
+    pub(crate) const RECORD: Self = Self(8);
+    /// The entry serials reached [`RENUMBER_AT`]; the next step starts them again (see
+    /// `Exec::step_full`).
+    pub(crate) const RENUMBER: Self = Self(16);
+    /// The flags that make a step take `Exec::step_full`.
+    pub(crate) const DUE: Self = Self(1 | 2 | 4 | 16);
+    /// Every flag.
+    pub(crate) const ALL: Self = Self(u16::MAX);
+
+    /// Whether any of `f` is set.
+    #[inline(always)]
+    pub(crate) const fn has(self, f: Self) -> bool {
+        self.0 & f.0 != 0
+    }
+
+    /// Sets `f`.
+    #[inline(always)]
+    pub(crate) fn set(&mut self, f: Self) {
+        self.0 |= f.0;
+    }
+
+    /// Clears `f`.
+    #[inline(always)]
+    pub(crate) fn clear(&mut self, f: Self) {
+        self.0 &= !f.0;
+    }
+}
+
+/// [`State::flags_and_count`] of a step that takes the common path: none of the flags
+/// asked about set, and one active leaf.
+pub(crate) const COMMON_STEP: u32 = 1 << 16;
+/// The flags' part of [`State::flags_and_count`]'s word.
+pub(crate) const FLAG_BITS: u32 = 0xFFFF;
 
 /// Active leaves kept inline, without a heap block (one or two run at a time in most trees).
 const INLINE: usize = 4;
@@ -433,9 +466,8 @@ pub(crate) struct State {
     /// `step_base`).
     pub entries: u32,
     pub stalled: bool,
-    /// [`NOT_STARTED`], [`TRIGGERS`], [`RESTART`], [`RECORD`]: one word, so a step sees at
-    /// one compare that none is set.
-    pub flags: u16,
+    /// What the step must do besides the common work.
+    pub flags: Flags,
     pub active: Active,
     pub step_base: u32,
     pub interrupt: u32,
@@ -460,21 +492,21 @@ impl State {
         self.entries = e;
         rt[ri] = e;
         if e == RENUMBER_AT {
-            self.flags |= RENUMBER;
+            self.flags.set(Flags::RENUMBER);
         }
     }
 
     /// The flags that are set of those in `mask`, and the count of active leaves above
     /// them, as one word: a step tells at one compare that it is the common one.
     #[inline(always)]
-    pub(crate) fn flags_and_count(&self, mask: u16) -> u32 {
-        u32::from(self.flags & mask) | u32::from(self.active.len) << 16
+    pub(crate) fn flags_and_count(&self, mask: Flags) -> u32 {
+        u32::from(self.flags.0 & mask.0) | u32::from(self.active.len) << 16
     }
 
     /// Whether the display snapshot is kept.
     #[inline]
     pub(crate) fn recording(&self) -> bool {
-        self.flags & RECORD != 0
+        self.flags.has(Flags::RECORD)
     }
 
     /// The active leaves, in tree order.
@@ -581,7 +613,7 @@ impl<A> Instance<A> {
         let st = State {
             step: 0,
             interrupt: NONE,
-            flags: NOT_STARTED,
+            flags: Flags::NOT_STARTED,
             stalled: false,
             reports: Reports {
                 head: 0,
@@ -650,9 +682,9 @@ impl<A> Instance<A> {
     /// turns it on. Turning it on starts from a blank snapshot.
     pub fn record_states(&mut self, on: bool) {
         if on {
-            self.st.flags |= RECORD;
+            self.st.flags.set(Flags::RECORD);
         } else {
-            self.st.flags &= !RECORD;
+            self.st.flags.clear(Flags::RECORD);
         }
         if on {
             // Guards' statuses were not kept while off: start them afresh too.
@@ -692,7 +724,7 @@ impl<A> Instance<A> {
         cold_of(&mut self.st.cold, &self.program)
             .triggers
             .push_back(t);
-        self.st.flags |= TRIGGERS;
+        self.st.flags.set(Flags::TRIGGERS);
     }
 
     /// Heap memory held by this instance, in bytes (its share of the program not counted).

@@ -3,7 +3,7 @@
 
 use crate::runtime::Status;
 use crate::runtime::behaviour::KeyId;
-use crate::runtime::instance::{RESTART, last_byte, running_window};
+use crate::runtime::instance::{Flags, last_byte, running_window};
 use crate::runtime::kinds::leaf;
 use crate::runtime::program::NONE;
 use crate::runtime::trace::{Event, EventKind, Reason};
@@ -112,7 +112,7 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
         self.st.reports.len = 0;
         self.st.reports.spilled = false;
         self.st.stalled = true;
-        self.st.flags |= RESTART;
+        self.st.flags.set(Flags::RESTART);
         Flow::Unwind
     }
 }

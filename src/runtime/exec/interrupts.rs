@@ -3,7 +3,7 @@
 
 use crate::runtime::Status;
 use crate::runtime::behaviour::CtxValue;
-use crate::runtime::instance::RESTART;
+use crate::runtime::instance::Flags;
 use crate::runtime::kinds::Act;
 use crate::runtime::program::NONE;
 use crate::runtime::trace::{Event, EventKind, Reason};
@@ -55,7 +55,7 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
         if force_reset {
             self.abort_all();
             self.reset_all();
-            self.st.flags &= !RESTART;
+            self.st.flags.clear(Flags::RESTART);
             self.emit(0, EventKind::Restart(Reason::ForceReset));
             return match self.enter(0) {
                 Flow::Unwind => Act::Unwind,

@@ -4,7 +4,7 @@
 use std::marker::PhantomData;
 
 use crate::runtime::Status;
-use crate::runtime::instance::{DUE, NOT_STARTED, RENUMBER, RESTART, TRIGGERS, Trigger};
+use crate::runtime::instance::{COMMON_STEP, FLAG_BITS, Flags, Trigger};
 use crate::runtime::kinds::leaf;
 use crate::runtime::program::{HAS_REGULATORS, HAS_WATCH, LeafInfo, NONE};
 use crate::runtime::trace::{EventKind, Reason};
@@ -20,8 +20,10 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
     pub(crate) fn step(&mut self, dt: f64) {
         // A quiet step takes the full one for any flag: one that is due, or the display
         // snapshot kept (which makes it a watched one, see `step_full`).
-        let word = self.st.flags_and_count(if H::ON { DUE } else { u16::MAX });
-        if word == 1 << 16 {
+        let word = self
+            .st
+            .flags_and_count(if H::ON { Flags::DUE } else { Flags::ALL });
+        if word == COMMON_STEP {
             // The common step: started, no trigger waiting, no restart due (a stall in this
             // step sets one for the next, so none falls due now), one active leaf: phases 2
             // to 4 only. A stall in the step before made one due, so `stalled` is clear and
@@ -31,7 +33,7 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
             self.advance_common(dt);
             let leaf = self.st.active.first();
             self.run_leaf(leaf, dt, Delivery::AtOnce);
-        } else if word & 0xFFFF != 0 {
+        } else if word & FLAG_BITS != 0 {
             self.again().step_full(dt);
         } else {
             self.again().step_many(dt);
@@ -103,18 +105,18 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
             return;
         }
         self.st.stalled = false;
-        if self.st.flags & RENUMBER != 0 {
+        if self.st.flags.has(Flags::RENUMBER) {
             self.renumber();
         }
-        if self.st.flags & NOT_STARTED != 0 {
-            self.st.flags &= !NOT_STARTED;
+        if self.st.flags.has(Flags::NOT_STARTED) {
+            self.st.flags.clear(Flags::NOT_STARTED);
             self.st.step = 0;
             self.enter(0);
             self.st.stalled = false;
         }
         self.st.step_base = self.st.entries;
         self.advance(dt);
-        if self.st.flags & TRIGGERS != 0 {
+        if self.st.flags.has(Flags::TRIGGERS) {
             self.interrupts();
         }
         if !self.st.stalled {
@@ -125,9 +127,9 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
         }
         // A stall sets RESTART and `stalled`, which holds to the end of its step: a restart
         // found here is due (from the step after the stall's, as SEMANTICS.md §3.2 has it).
-        let due = self.st.flags & RESTART != 0;
+        let due = self.st.flags.has(Flags::RESTART);
         if !self.st.stalled && due && self.st.interrupt == NONE && !self.running(0) {
-            self.st.flags &= !RESTART;
+            self.st.flags.clear(Flags::RESTART);
             self.emit(0, EventKind::Restart(Reason::Stall));
             self.enter(0);
         }
@@ -137,7 +139,7 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
     /// Done between steps, when no report is queued, whose epoch would be stale.
     #[cold]
     pub(super) fn renumber(&mut self) {
-        self.st.flags &= !RENUMBER;
+        self.st.flags.clear(Flags::RENUMBER);
         self.st.entries = 0;
         let rt = self.block.rt_mut();
         for rec in &self.p.recs {
@@ -167,7 +169,7 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
                 }
             }
         }
-        self.st.flags &= !TRIGGERS;
+        self.st.flags.clear(Flags::TRIGGERS);
     }
 
     /// Phases 2 and 3. With one active leaf (the common step) they are one check-then-run:
