@@ -195,9 +195,9 @@ fn debugger(c: &mut Criterion) {
     let mut app = EditorApp::open(&tree).unwrap();
     let panel = app.simulation_mut().unwrap();
     let agents = panel.sim().map(|s| s.agents().count());
-    assert_eq!(agents, Some(100), "{:?}", panel.error);
-    panel.speed = 60.0;
-    panel.running = true;
+    assert_eq!(agents, Some(100), "{:?}", panel.error());
+    panel.set_speed(60.0);
+    panel.set_running(true);
     let ctx = egui::Context::default();
     let mut t = 0.0;
     let mut frame_at = |app: &mut EditorApp| {

@@ -488,15 +488,15 @@ fn debugger(name: &str) -> (arbor::debug::Debugger, arbor::model::Tree, PathBuf)
     d.pair_with(Some(&tree_path));
     d.reset(&Catalog::builtin(), &tree, &tree_path);
     d.set_shown_file(Some(&tree_path));
-    assert!(d.error.is_none(), "{:?}", d.error);
+    assert!(d.error().is_none(), "{:?}", d.error());
     (d, tree, tree_path)
 }
 
 #[test]
 fn the_controller_paces_a_run_by_the_clock_and_a_late_frame_runs_no_burst() {
     let (mut d, _, _) = debugger("door_room");
-    d.running = true;
-    d.speed = 10.0;
+    d.run_pause();
+    d.set_speed(10.0);
     d.pace(100.0, &[]);
     assert_eq!(d.step_number(), 0, "the first frame only reads the clock");
     // Sixty frames of a sixtieth of a second at ten steps a second: ten steps.
@@ -508,7 +508,7 @@ fn the_controller_paces_a_run_by_the_clock_and_a_late_frame_runs_no_burst() {
     d.pace(111.0, &[]);
     assert_eq!(d.step_number(), 12);
     // Paused, the clock owes nothing.
-    d.running = false;
+    d.run_pause();
     d.pace(200.0, &[]);
     assert_eq!(d.step_number(), 12);
 }
@@ -523,14 +523,14 @@ fn the_controller_stops_a_paced_run_at_a_breakpoint_selects_its_node_and_says_wh
     d.step_by(1, &[]);
     let want = core.run(1000, &breaks)[0].clone();
     assert!(want.step > 2);
-    d.running = true;
-    d.speed = 60.0;
+    d.run_pause();
+    d.set_speed(60.0);
     let mut t = 0.0;
-    while d.running && t < 100.0 {
+    while d.is_running() && t < 100.0 {
         t += 0.25;
         d.pace(t, &breaks);
     }
-    assert!(!d.running, "the breakpoint stopped the run");
+    assert!(!d.is_running(), "the breakpoint stopped the run");
     assert_eq!(d.step_number(), want.step);
     assert_eq!(d.watched(), want.agent, "the agent that hit is watched");
     assert_eq!(
@@ -664,7 +664,7 @@ fn an_edit_that_breaks_the_tree_starts_the_run_over_and_undo_brings_it_back() {
         said.contains("cannot run") && said.contains("starts over"),
         "{said}"
     );
-    assert!(d.error.is_some());
+    assert!(d.error().is_some());
     assert_eq!(d.step_number(), 0);
     // Undo: the run before the edit, at step 15.
     let said = d.fork(&catalog, &tree, &tree_path, 0).unwrap();
@@ -673,7 +673,7 @@ fn an_edit_that_breaks_the_tree_starts_the_run_over_and_undo_brings_it_back() {
         "{said}"
     );
     assert_eq!(d.step_number(), 15);
-    assert!(d.error.is_none());
+    assert!(d.error().is_none());
     // A title changes nothing that runs: no re-run.
     let mut titled = tree.clone();
     titled

@@ -719,7 +719,7 @@ fn step_runs_the_tree_in_its_scenario_and_lights_the_running_nodes() {
     let panel = app
         .simulation()
         .expect("door_room.scenario.json is found beside the tree");
-    assert!(panel.error.is_none(), "{:?}", panel.error);
+    assert!(panel.error().is_none(), "{:?}", panel.error());
     let mut h = harness(app);
     h.get_by_label_contains("in door_room.scenario.json");
     for _ in 0..3 {
@@ -809,7 +809,7 @@ fn the_bundled_sample_opens_with_its_scenario_and_an_invalid_tree_says_why_it_ca
     app.add_node("Root", [0.0, 0.0]);
     let panel = app.simulation().unwrap();
     assert!(panel.sim().is_none());
-    let why = panel.error.as_deref().unwrap();
+    let why = panel.error().unwrap();
     assert!(why.contains("the tree has 2 error(s)"), "{why}"); // two Roots; the new one has no child
 }
 

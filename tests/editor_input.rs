@@ -557,9 +557,9 @@ fn save_as_without_a_native_dialog_writes_through_the_path_field_and_keeps_the_s
     );
     let panel = h.state().simulation().unwrap();
     assert!(
-        panel.error.as_deref().unwrap_or("").contains("error"),
+        panel.error().unwrap_or("").contains("error"),
         "{:?}",
-        panel.error
+        panel.error()
     );
 }
 
@@ -983,12 +983,12 @@ fn f9_sets_a_breakpoint_and_space_runs_to_the_step_the_core_stops_at() {
     key(&mut h, Modifiers::NONE, Key::Space);
     for _ in 0..200 {
         h.run_steps(1);
-        if !h.state().simulation().unwrap().running {
+        if !h.state().simulation().unwrap().is_running() {
             break;
         }
     }
     assert!(
-        !h.state().simulation().unwrap().running,
+        !h.state().simulation().unwrap().is_running(),
         "the breakpoint paused the run"
     );
     assert_eq!(h.state().simulation().unwrap().step_number(), want);
@@ -1086,7 +1086,7 @@ fn run_holds_its_speed_in_real_time() {
         "10 steps/s for 5 s took {taken} steps"
     );
     key(&mut h, Modifiers::NONE, Key::Space);
-    assert!(!h.state().simulation().unwrap().running);
+    assert!(!h.state().simulation().unwrap().is_running());
 }
 
 #[test]
@@ -1113,7 +1113,7 @@ fn the_node_menu_sets_what_a_breakpoint_breaks_on_and_the_dot_clears_it() {
     for _ in 0..100 {
         h.get_by_role_and_label(Role::Button, "×10").click();
         h.run_steps(1);
-        if h.state().simulation().unwrap().stopped.is_some() {
+        if h.state().simulation().unwrap().stopped().is_some() {
             break;
         }
     }
@@ -1458,7 +1458,7 @@ fn opening_a_subtree_during_a_run_keeps_the_run_and_lights_its_inner_nodes() {
     );
     let stop = hits.first().expect("the core hits the breakpoint").step;
     for _ in 0..400 {
-        if !h.state().simulation().unwrap().running {
+        if !h.state().simulation().unwrap().is_running() {
             break;
         }
         h.run_steps(4);
@@ -1725,13 +1725,13 @@ fn a_trace_opened_from_the_file_menu_replays_on_its_tree_and_continue_stops_at_a
     key(&mut h, Modifiers::NONE, Key::Space);
     for _ in 0..60 {
         h.run_steps(1);
-        if !h.state().simulation().unwrap().running {
+        if !h.state().simulation().unwrap().is_running() {
             break;
         }
     }
     let panel = h.state().simulation().unwrap();
-    assert!(!panel.running, "the replay stopped");
-    assert_eq!(panel.step_number(), 80, "{:?}", panel.stopped);
+    assert!(!panel.is_running(), "the replay stopped");
+    assert_eq!(panel.step_number(), 80, "{:?}", panel.stopped());
     h.get_by_label_contains("Breakpoint: intercept on enter of guard, step 80");
     lights_match(&h, &core_at("guard_patrol", 80), "guard");
     // The log explains the take-over, with the titles from the tree.
@@ -2160,7 +2160,7 @@ fn break_on_and_run(h: &mut Harness<'static, EditorApp>, node: &str) {
     key(h, Modifiers::NONE, Key::Space);
     for _ in 0..80 {
         h.run_steps(1);
-        if !h.state().simulation().unwrap().running {
+        if !h.state().simulation().unwrap().is_running() {
             break;
         }
     }

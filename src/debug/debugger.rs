@@ -4,11 +4,11 @@
 //! the run), and the lights of the watched agent's nodes. The editor's Simulation panel
 //! draws it and turns clicks into its calls; tests drive it directly.
 //!
-//! Breakpoints are the caller's ([`Breakpoints`]): each call that steps is given the list
-//! of the tree shown.
+//! Breakpoints are the caller's ([`super::Breakpoints`]): each call that steps is given
+//! the list of the tree shown.
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -16,8 +16,8 @@ mod navigate;
 
 use super::source::Titles;
 use super::{
-    BreakOn, Breakpoint, GameBreakpoint, GameCommand, GameRow, GameTrigger, Hit, Marker, NodeView,
-    Replay, Session, Source,
+    Breakpoint, GameBreakpoint, GameCommand, GameRow, GameTrigger, Hit, Marker, NodeView, Replay,
+    Session, Source,
 };
 use crate::model::{Catalog, NodeId, Tree};
 use crate::world::{SimError, Simulation, parse_scenario};
@@ -126,123 +126,23 @@ pub struct Inside {
     pub prefix: String,
 }
 
-/// Breakpoints by the tree file whose nodes they name: the one place they are kept. The
-/// editor's settings save them; a run is given the list of the tree it shows at each step.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Breakpoints {
-    by_tree: BTreeMap<String, Vec<Breakpoint>>,
-}
-
-impl Breakpoints {
-    /// The key of a tree file (its canonical path; `untitled` for a tree without one).
-    pub fn key(tree: Option<&Path>) -> String {
-        tree.map(|p| p.canonicalize().unwrap_or_else(|_| p.to_owned()))
-            .map_or_else(|| "untitled".to_owned(), |p| p.display().to_string())
-    }
-
-    /// The breakpoints on the nodes of tree `key`.
-    pub fn of(&self, key: &str) -> &[Breakpoint] {
-        self.by_tree.get(key).map_or(&[], Vec::as_slice)
-    }
-
-    /// Sets or clears the breakpoint on entering node `node` (a trace id) of tree `key`;
-    /// returns whether it is now set.
-    pub fn toggle(&mut self, key: &str, node: String) -> bool {
-        let list = self.by_tree.entry(key.to_owned()).or_default();
-        let now = match list.iter().position(|b| b.node == node) {
-            Some(i) => {
-                list.remove(i);
-                false
-            }
-            None => {
-                list.push(Breakpoint {
-                    node,
-                    on: BreakOn::Enter,
-                });
-                true
-            }
-        };
-        if list.is_empty() {
-            self.by_tree.remove(key);
-        }
-        now
-    }
-
-    /// Node `from` of tree `key` is now `to` (and the nodes inside it, when it is a
-    /// SubTree, `to/…`): its breakpoints follow.
-    pub fn rename(&mut self, key: &str, from: &str, to: &str) {
-        let Some(list) = self.by_tree.get_mut(key) else {
-            return;
-        };
-        for b in list {
-            if b.node == from {
-                b.node = to.to_owned();
-            } else if let Some(rest) = b.node.strip_prefix(from).and_then(|r| r.strip_prefix('/')) {
-                b.node = format!("{to}/{rest}");
-            }
-        }
-    }
-
-    /// Sets what stops the run at node `node` of tree `key` (adding its breakpoint).
-    pub fn set(&mut self, key: &str, node: String, on: BreakOn) {
-        let list = self.by_tree.entry(key.to_owned()).or_default();
-        list.retain(|b| b.node != node);
-        list.push(Breakpoint { node, on });
-    }
-
-    /// The breakpoints as the settings file keeps them: node and condition, by tree.
-    pub fn to_settings(&self) -> BTreeMap<String, Vec<(String, String)>> {
-        self.by_tree
-            .iter()
-            .map(|(k, l)| {
-                let l = l
-                    .iter()
-                    .map(|b| (b.node.clone(), b.on.name().to_owned()))
-                    .collect();
-                (k.clone(), l)
-            })
-            .collect()
-    }
-
-    /// The breakpoints a settings file kept (conditions it does not know are left out).
-    pub fn from_settings(kept: &BTreeMap<String, Vec<(String, String)>>) -> Self {
-        let by_tree = kept
-            .iter()
-            .map(|(k, l)| {
-                let l = l
-                    .iter()
-                    .filter_map(|(node, on)| {
-                        Some(Breakpoint {
-                            node: node.clone(),
-                            on: BreakOn::from_name(on)?,
-                        })
-                    })
-                    .collect::<Vec<_>>();
-                (k.clone(), l)
-            })
-            .filter(|(_, l)| !l.is_empty())
-            .collect();
-        Self { by_tree }
-    }
-}
-
 /// A debugged run and how it is shown: see the module's documentation.
 pub struct Debugger {
     /// The scenario's path (for the bundled sample, a name only); for a tree run alone,
     /// the tree's; for a trace, the trace's; for a game, its name.
-    pub path: PathBuf,
+    path: PathBuf,
     origin: Origin,
     run: Option<Source>,
     /// Why the tree cannot run now (validation errors, a missing file, a world needed).
-    pub error: Option<String>,
+    error: Option<String>,
     /// The tree needs a scenario: the panel offers to open one.
-    pub needs_scenario: bool,
+    needs_scenario: bool,
     /// The agent whose node states light the canvas.
     watched: usize,
     /// Stepping continuously.
-    pub running: bool,
+    running: bool,
     /// Steps a second while running.
-    pub speed: f64,
+    speed: f64,
     /// Steps owed to the real-time clock while running, and the time it was last read.
     owed: f64,
     clock: Option<f64>,
@@ -253,11 +153,11 @@ pub struct Debugger {
     /// edited tree, whatever name it is later saved under.
     paired: Option<PathBuf>,
     /// Why the run last stopped by itself (a breakpoint), shown until the next step.
-    pub stopped: Option<String>,
+    stopped: Option<String>,
     /// A node to select (a breakpoint hit, a click in the event log), taken by the app.
-    pub(crate) select: Option<NodeId>,
+    select: Option<NodeId>,
     /// A message for the status line, taken by the app.
-    pub(crate) news: Option<String>,
+    news: Option<String>,
     /// Set while the canvas shows one of the run's SubTree assets.
     inside: Option<Inside>,
     /// The file of the tree the canvas shows the run on (the run's own, while a
@@ -279,10 +179,10 @@ pub struct Debugger {
     /// back to one of those revisions brings its run back.
     kept: Vec<(Source, Tree, u64)>,
     /// What the app said about the run's tree when it was opened (changed since, gone).
-    pub note: Option<String>,
+    note: Option<String>,
     /// The games connected to the editor, as the app last listed them: name, whether it
     /// is connected, what ended it, events it dropped.
-    pub games: Vec<GameRow>,
+    games: Vec<GameRow>,
     /// The seed the run starts from (its random generators'), and its seconds per step.
     seed: u64,
     dt: f64,
@@ -300,6 +200,78 @@ struct TitleSource {
 }
 
 impl Debugger {
+    /// The scenario's path (for the bundled sample, a name only); for a tree run alone,
+    /// the tree's; for a trace, the trace's; for a game, its name.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Why the tree cannot run now (validation errors, a missing file, a world needed).
+    pub fn error(&self) -> Option<&str> {
+        self.error.as_deref()
+    }
+
+    /// Whether the tree needs a scenario to run (the panel offers to open one).
+    pub fn needs_scenario(&self) -> bool {
+        self.needs_scenario
+    }
+
+    /// Whether it is stepping continuously ([`Debugger::run_pause`]).
+    pub fn is_running(&self) -> bool {
+        self.running
+    }
+
+    /// Starts or stops stepping continuously (a game shown live is not told, as it is by
+    /// [`Debugger::run_pause`]).
+    pub fn set_running(&mut self, running: bool) {
+        self.running = running;
+    }
+
+    /// Steps a second while running.
+    pub fn speed(&self) -> f64 {
+        self.speed
+    }
+
+    /// Sets the steps a second while running.
+    pub fn set_speed(&mut self, speed: f64) {
+        self.speed = speed;
+    }
+
+    /// Why the run last stopped by itself (a breakpoint), until the next step.
+    pub fn stopped(&self) -> Option<&str> {
+        self.stopped.as_deref()
+    }
+
+    /// What the app said about the run's tree when it was opened (changed since, gone).
+    pub fn note(&self) -> Option<&str> {
+        self.note.as_deref()
+    }
+
+    /// Sets what the app says about the run's tree.
+    pub fn set_note(&mut self, note: Option<String>) {
+        self.note = note;
+    }
+
+    /// The games connected to the editor, as the app last listed them.
+    pub fn games(&self) -> &[GameRow] {
+        &self.games
+    }
+
+    /// The games connected to the editor, as the app lists them now.
+    pub fn set_games(&mut self, games: Vec<GameRow>) {
+        self.games = games;
+    }
+
+    /// A node for the app to select, taken by it ([`Debugger::take_select`]).
+    pub fn set_select(&mut self, node: Option<NodeId>) {
+        self.select = node;
+    }
+
+    /// A message for the status line, taken by the app ([`Debugger::take_news`]).
+    pub fn tell(&mut self, news: String) {
+        self.news = Some(news);
+    }
+
     /// The scenario beside a tree file: `NAME.scenario.json` for `NAME.json`.
     pub fn beside(tree: &Path) -> Option<PathBuf> {
         crate::world::scenario_beside(tree)

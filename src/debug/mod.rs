@@ -13,20 +13,18 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-use crate::runtime::{
-    CtxValue, Event, EventKindOf, Instance, Observer, Outcome, Program, Reason, Status,
-};
+use crate::runtime::{CtxValue, Event, Instance, Observer, Outcome, Program, Reason, Status};
 use crate::world::{Simulation, Trigger, World};
 
+mod breakpoints;
 mod debugger;
 mod game;
 mod log;
 mod replay;
 mod source;
 mod start;
-pub use debugger::{
-    Breakpoints, DT, Debugger, Inside, Light, Live, LiveStart, SAMPLE_SCENARIO, SPEEDS,
-};
+pub use breakpoints::{BreakOn, Breakpoint, Breakpoints};
+pub use debugger::{DT, Debugger, Inside, Light, Live, LiveStart, SAMPLE_SCENARIO, SPEEDS};
 pub use game::{GameBreakpoint, GameCommand, GameRow, GameTrigger};
 pub use log::{Logged, LoggedKind, describe, failure_words};
 pub use replay::{
@@ -48,79 +46,6 @@ pub const LOG_STEPS: u64 = 128;
 
 /// The most steps "run until something changes" takes before it gives up.
 pub const UNTIL_CHANGE_LIMIT: u64 = 10_000;
-
-/// What makes a breakpoint stop the run.
-#[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
-)]
-#[serde(rename_all = "snake_case")]
-pub enum BreakOn {
-    /// The node is entered.
-    #[default]
-    Enter,
-    /// The node fails.
-    Failure,
-    /// The node is aborted.
-    Abort,
-    /// The node reads a context key that is missing.
-    ContextMissing,
-    /// The Interrupt node starts.
-    Interrupt,
-    /// The tree stalls at the node.
-    Stall,
-}
-
-impl BreakOn {
-    /// Every condition, in menu order.
-    pub const ALL: [BreakOn; 6] = [
-        BreakOn::Enter,
-        BreakOn::Failure,
-        BreakOn::Abort,
-        BreakOn::ContextMissing,
-        BreakOn::Interrupt,
-        BreakOn::Stall,
-    ];
-
-    /// The word used in settings and messages.
-    pub fn name(self) -> &'static str {
-        match self {
-            BreakOn::Enter => "enter",
-            BreakOn::Failure => "failure",
-            BreakOn::Abort => "abort",
-            BreakOn::ContextMissing => "context_missing",
-            BreakOn::Interrupt => "interrupt",
-            BreakOn::Stall => "stall",
-        }
-    }
-
-    /// The condition named `name` ([`BreakOn::name`]).
-    pub fn from_name(name: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|b| b.name() == name)
-    }
-
-    /// Whether an event of `kind` meets the condition.
-    pub(crate) fn matches<S>(self, kind: &EventKindOf<S>) -> bool {
-        use EventKindOf as K;
-        matches!(
-            (self, kind),
-            (BreakOn::Enter, K::Enter)
-                | (BreakOn::Failure, K::Exit(Status::Failure, _))
-                | (BreakOn::Abort, K::Abort)
-                | (BreakOn::ContextMissing, K::ContextMissing(_))
-                | (BreakOn::Interrupt, K::Interrupt(_))
-                | (BreakOn::Stall, K::Stall)
-        )
-    }
-}
-
-/// A breakpoint: a node (its trace id) and what stops the run there.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Breakpoint {
-    /// The node's trace id.
-    pub node: String,
-    /// What stops the run.
-    pub on: BreakOn,
-}
 
 /// Why the run stopped at a step.
 #[derive(Clone, Debug, PartialEq)]

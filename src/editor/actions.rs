@@ -47,7 +47,7 @@ impl Enabled for EditorApp {
             | Command::PreviousHit => self.simulation().is_some_and(|s| s.source().is_some()),
             Command::ClearEndedGames => self
                 .simulation()
-                .is_some_and(|s| s.games.iter().any(|g| !g.connected)),
+                .is_some_and(|s| s.games().iter().any(|g| !g.connected)),
             Command::CopyLiveAddress => self.live.is_some(),
             Command::SimBack => self.simulation().is_some_and(|s| s.step_number() > 0),
             Command::SimReset => self.sim.is_some(),
@@ -162,7 +162,7 @@ impl EditorApp {
         if let Some(run) = self.simulation_mut() {
             match change {
                 SimChange::Seek(k) => {
-                    run.running = false;
+                    run.set_running(false);
                     run.seek(k);
                 }
                 SimChange::Watch(agent) => run.watch(agent),
@@ -356,7 +356,7 @@ impl EditorApp {
             Command::ShowMessages => self.messages.open = true,
             Command::SimStep | Command::SimStep10 | Command::SimUntilChange => {
                 if let Some((s, breaks)) = self.debugging() {
-                    s.running = false;
+                    s.set_running(false);
                     match command {
                         Command::SimStep => s.step_by(1, breaks),
                         Command::SimStep10 => s.step_by(10, breaks),
@@ -367,7 +367,7 @@ impl EditorApp {
             }
             Command::SimBack => {
                 if let Some(s) = self.simulation_mut() {
-                    s.running = false;
+                    s.set_running(false);
                     let k = s.step_number().saturating_sub(1);
                     s.seek(k);
                 }
@@ -402,7 +402,7 @@ impl EditorApp {
             Command::SimReset => {
                 let mut replayed = false;
                 if let Some(s) = self.simulation_mut() {
-                    s.running = false;
+                    s.set_running(false);
                     // A replay starts over at its first step; a run, from the first state.
                     if s.is_replay() {
                         s.seek(0);
@@ -966,7 +966,7 @@ impl EditorApp {
             ));
         }
         if !notes.is_empty() {
-            run.note = Some(notes.join("; "));
+            run.set_note(Some(notes.join("; ")));
         }
         self.sim = Some(SimPanel::new(run));
         let mut said = format!("Replaying {}", path.display());

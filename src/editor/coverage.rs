@@ -85,7 +85,7 @@ impl Overlay {
     ) {
         let head = run.and_then(Debugger::session).map_or(0, |s| s.head());
         let key = (file.map(Path::to_owned), revision, head);
-        let running = run.is_some_and(|r| r.running);
+        let running = run.is_some_and(|r| r.is_running());
         let only_stepped = running
             && self
                 .made_for

@@ -113,7 +113,7 @@ impl EditorApp {
         let mut again = None;
         if let Some(panel) = &mut self.sim {
             let run = &mut panel.debugger;
-            run.games = games.iter().map(row_of).collect();
+            run.set_games(games.iter().map(row_of).collect());
             if let Some(id) = run.live_game() {
                 let known = run.source().map_or(0, |s| s.agent_names().len());
                 match listener.since(id, run.next_event(), known) {
@@ -264,13 +264,14 @@ impl EditorApp {
             window,
         });
         run.learn_titles(&self.catalog);
-        run.games = self
-            .simulation()
-            .map(|d| d.games.clone())
-            .unwrap_or_default();
+        run.set_games(
+            self.simulation()
+                .map(|d| d.games().to_vec())
+                .unwrap_or_default(),
+        );
         run.set_shown_file(self.doc.path());
         if !notes.is_empty() {
-            run.note = Some(notes.join("; "));
+            run.set_note(Some(notes.join("; ")));
         }
         self.sim = Some(SimPanel::new(run));
         let mut said = format!("Showing {name} live");

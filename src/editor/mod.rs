@@ -382,7 +382,7 @@ impl EditorApp {
         let Some(run) = self.simulation_mut() else {
             return;
         };
-        run.running = false;
+        run.set_running(false);
         for t in triggers {
             let now = run.step_number();
             run.step_by(t.step.saturating_sub(1).saturating_sub(now), &[]);
@@ -402,9 +402,9 @@ impl EditorApp {
             }
         }
         if let Some(node) = &from.select {
-            run.select = run.shown(node);
+            run.set_select(run.shown(node));
         }
-        let error = run.error.clone();
+        let error = run.error().map(str::to_owned);
         let reached = run.step_number();
         let later = from.triggers.iter().filter(|t| t.step > at).count();
         match error {
@@ -513,8 +513,8 @@ impl EditorApp {
                 .fork(&self.catalog, self.doc.tree(), &path, self.doc.revision());
             s.debugger.set_shown_file(self.doc.path());
             // Said after what the edit itself says (at the next frame).
-            if said.is_some() {
-                s.debugger.news = said;
+            if let Some(said) = said {
+                s.debugger.tell(said);
             }
         }
     }
@@ -1010,7 +1010,7 @@ pub fn run(
 ) -> Result<(), String> {
     let mut app = EditorApp::launch(file, trace, project, from);
     if let Some(s) = app.simulation_mut() {
-        s.running = simulate;
+        s.set_running(simulate);
     }
     match crate::io::RecoveryDir::default_dir() {
         Ok(dir) => app = app.with_recovery(crate::io::RecoveryDir::new(dir)),

@@ -72,7 +72,7 @@ impl EditorApp {
             }
         }
         if let Some(node) = &from.select {
-            run.select = run.shown(node);
+            run.set_select(run.shown(node));
         }
         self.after_sim();
         if !problems.is_empty() {

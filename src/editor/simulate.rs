@@ -147,7 +147,7 @@ impl SimPanel {
         let mut watched_now = watched;
         let name = self
             .debugger
-            .path
+            .path()
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
@@ -229,7 +229,7 @@ impl SimPanel {
                 ui.label(format!("in {name}"));
             }
             let can = self.debugger.source().is_some();
-            let run_label = match (self.debugger.running, self.debugger.live_row()) {
+            let run_label = match (self.debugger.is_running(), self.debugger.live_row()) {
                 (true, Some(g)) if g.connected => "Pause game",
                 (false, Some(g)) if g.connected => "Run game",
                 (true, _) => "Pause",
@@ -247,14 +247,16 @@ impl SimPanel {
                     asked.push(command);
                 }
             }
+            let mut speed = self.debugger.speed();
             ui.add(
-                egui::Slider::new(&mut self.debugger.speed, SPEEDS)
+                egui::Slider::new(&mut speed, SPEEDS)
                     .integer()
                     .suffix(" steps/s"),
             )
             .on_hover_text("Run speed");
+            self.debugger.set_speed(speed);
             // The games connected to the editor: one is shown live when chosen.
-            if !self.debugger.games.is_empty() {
+            if !self.debugger.games().is_empty() {
                 let label = ui.label("Game");
                 let shown = self
                     .debugger
@@ -269,7 +271,7 @@ impl SimPanel {
                             self.asks
                                 .push(Change::Sim(SimChange::Attach(GameChoice::OwnRun)));
                         }
-                        for g in &self.debugger.games {
+                        for g in self.debugger.games() {
                             let mut text = g.name.clone();
                             if g.run > 1 {
                                 text += &format!(" (run {})", g.run);
@@ -285,7 +287,7 @@ impl SimPanel {
                                     .push(Change::Sim(SimChange::Attach(GameChoice::Game(g.id))));
                             }
                         }
-                        if self.debugger.games.iter().any(|g| !g.connected)
+                        if self.debugger.games().iter().any(|g| !g.connected)
                             && ui.button("Clear ended games").clicked()
                         {
                             asked.push(Command::ClearEndedGames);
@@ -377,7 +379,7 @@ impl SimPanel {
                 );
             });
         }
-        if let Some(e) = &self.debugger.error {
+        if let Some(e) = self.debugger.error() {
             // Wrapped: a long reason (a path, a hint) stays inside the panel.
             ui.horizontal_wrapped(|ui| {
                 ui.add(
@@ -387,12 +389,12 @@ impl SimPanel {
                     )
                     .wrap(),
                 );
-                if self.debugger.needs_scenario && ui.button("Open Scenario…").clicked() {
+                if self.debugger.needs_scenario() && ui.button("Open Scenario…").clicked() {
                     asked.push(Command::OpenScenario);
                 }
             });
         }
-        if let Some(note) = &self.debugger.note {
+        if let Some(note) = self.debugger.note() {
             ui.label(RichText::new(note).color(Color32::from_rgb(240, 200, 60)));
         }
         if let Some(other) = self.debugger.watched_elsewhere() {
@@ -411,7 +413,7 @@ impl SimPanel {
         self.not_streamed_ui(ui);
         // Why the run stopped: a line kept while there is a run, so the controls under it
         // stay where they are when a breakpoint hits.
-        if let Some(why) = &self.debugger.stopped {
+        if let Some(why) = self.debugger.stopped() {
             ui.add(
                 egui::Label::new(RichText::new(why).color(Color32::from_rgb(240, 200, 60)))
                     .truncate(),
@@ -470,7 +472,7 @@ impl SimPanel {
         if watched_now != watched {
             self.asks.push(Change::Sim(SimChange::Watch(watched_now)));
         }
-        if self.debugger.running && self.debugger.source().is_some() {
+        if self.debugger.is_running() && self.debugger.source().is_some() {
             ui.ctx().request_repaint();
         }
         self.asks.extend(asked.into_iter().map(Change::Command));
