@@ -374,3 +374,38 @@ fn the_timeline_of_a_game_spans_the_steps_the_editor_keeps_and_says_from_where()
         "{shown}, the first kept {first}"
     );
 }
+
+#[test]
+fn a_game_that_declares_thousands_of_kinds_is_said_in_one_line_and_its_kinds_are_found_by_name() {
+    let listener = Listener::local(0).unwrap();
+    let addr = listener.address().clone();
+    let mut h = harness(EditorApp::open(&tree()).unwrap().with_listener(listener));
+    let mut hello = hello("bazaar", &["unit-1"]);
+    hello.libraries.push(arbor::remote::SentLibrary {
+        name: "big".into(),
+        text: common::big_trees::small_library(20_000),
+    });
+    let mut game = Game::new(GameLink::connect_to(&hello, addr), &["unit-1"]);
+    choose(&mut h, &mut game, "bazaar");
+    let status = h.state().status().to_owned();
+    assert!(
+        status.ends_with(
+            "bazaar declares 20,000 kinds this project's libraries lack, shown as it declares them: Kind0, Kind1, Kind2 and 19,997 more"
+        ),
+        "{status}"
+    );
+    // The palette lists them, laying out those in view only; the last is found by name
+    // and Enter adds it.
+    assert!(
+        h.query_by_role_and_label(Role::Button, "Kind19999")
+            .is_none()
+    );
+    h.get_by_label("Find a kind").click();
+    h.run_steps(2);
+    h.get_by_label("Find a kind").type_text("kind19999");
+    h.run_steps(2);
+    h.get_by_role_and_label(Role::Button, "Kind19999");
+    h.key_press(Key::Enter);
+    h.run_steps(4);
+    assert_eq!(h.state().tree().nodes().last().unwrap().kind, "Kind19999");
+}

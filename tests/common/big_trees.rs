@@ -347,3 +347,15 @@ pub fn coverage_of_others(n: usize) -> String {
         "]}\n",
     )
 }
+
+/// A node library of `n` kinds with nothing but a name and a category, on one line: the
+/// most kinds a game's hello can hold.
+pub fn small_library(n: usize) -> String {
+    joined(
+        "{\"format\":\"arbor.nodes\",\"version\":1,\"library\":\"big\",\"kinds\":[",
+        n,
+        "",
+        |k| format!("{{\"kind\":\"Kind{k}\",\"category\":\"leaf\"}}"),
+        "]}",
+    )
+}
