@@ -409,3 +409,69 @@ fn a_game_that_declares_thousands_of_kinds_is_said_in_one_line_and_its_kinds_are
     h.run_steps(4);
     assert_eq!(h.state().tree().nodes().last().unwrap().kind, "Kind19999");
 }
+
+/// Types `text` at the end of the selected node's title in the inspector.
+fn type_title(h: &mut Harness<'static, EditorApp>, text: &str) {
+    h.get_by_label("title").click();
+    h.run_steps(2);
+    h.get_by_label("title").type_text(text);
+    h.run_steps(3);
+}
+
+#[test]
+fn a_tree_of_many_kinds_neither_the_project_nor_the_game_declares_looks_for_a_few_near_kinds_once()
+{
+    // The game declares 20,000 kinds; its tree has 400 nodes of them and 60 of kinds it
+    // does not declare, each a slip of one of its names (Kidn0 for Kind0).
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("game.json");
+    std::fs::write(&file, common::big_trees::game_tree(400, 60)).unwrap();
+    let listener = Listener::local(0).unwrap();
+    let addr = listener.address().clone();
+    let mut app = EditorApp::open(&file).unwrap().with_listener(listener);
+    app.select(Some(NodeId::new("all")));
+    let mut h = harness(app);
+    let mut hello = Hello::new(
+        "bazaar",
+        0.1,
+        0,
+        &[("unit-1".into(), file.clone())],
+        &[file],
+    );
+    hello.libraries.push(arbor::remote::SentLibrary {
+        name: "big".into(),
+        text: common::big_trees::small_library(20_000),
+    });
+    let mut game = Game::new(GameLink::connect_to(&hello, addr), &[]);
+    choose(&mut h, &mut game, "bazaar");
+    let unknown = |h: &Harness<'static, EditorApp>| -> Vec<String> {
+        h.state()
+            .diagnostics()
+            .iter()
+            .filter(|d| d.rule == arbor::model::Rule::UnknownKind)
+            .map(|d| d.message.clone())
+            .collect()
+    };
+    let said = unknown(&h);
+    assert_eq!(said.len(), 60, "{said:?}");
+    assert!(said[0].ends_with("did you mean 'Kind0'?"), "{}", said[0]);
+    // The first few names each get a near kind, looked for once among the 20,000; the
+    // others none.
+    let hinted = said.iter().filter(|m| m.contains("did you mean")).count();
+    assert_eq!(hinted, arbor::model::HINTED_KINDS);
+    assert_eq!(
+        h.state().catalog().kinds_looked_for(),
+        arbor::model::HINTED_KINDS
+    );
+    // Edits check the tree again without looking again.
+    for text in [" one", " two", " three"] {
+        type_title(&mut h, text);
+    }
+    let title = &h.state().tree().node(&NodeId::new("all")).unwrap().title;
+    assert_eq!(title.len(), " one two three".len(), "{title}");
+    assert_eq!(unknown(&h), said);
+    assert_eq!(
+        h.state().catalog().kinds_looked_for(),
+        arbor::model::HINTED_KINDS
+    );
+}
