@@ -475,3 +475,44 @@ fn a_tree_of_many_kinds_neither_the_project_nor_the_game_declares_looks_for_a_fe
         arbor::model::HINTED_KINDS
     );
 }
+
+#[test]
+fn a_game_of_thousands_of_agents_is_shown_live_and_edits_look_at_no_agents_tree_file_again() {
+    // 5,000 agents, each running one of 50 copies of the sketch; the editor shows the first
+    // copy, opened by a path of its own spelling, so only a look on disk tells the files.
+    let dir = tempfile::tempdir().unwrap();
+    let files: Vec<PathBuf> = (0..50)
+        .map(|k| {
+            let f = dir.path().join(format!("unit_{k}.json"));
+            std::fs::copy(tree(), &f).unwrap();
+            f
+        })
+        .collect();
+    let agents: Vec<(String, PathBuf)> = (0..5_000)
+        .map(|i| (format!("unit-{i}"), files[i % 50].clone()))
+        .collect();
+    let hello = Hello::new("horde", 0.1, 0, &agents, &files);
+    let listener = Listener::local(0).unwrap();
+    let addr = listener.address().clone();
+    let shown = dir.path().join(".").join("unit_0.json");
+    let mut app = EditorApp::open(&shown).unwrap().with_listener(listener);
+    app.select(Some(NodeId::new("main")));
+    let mut h = harness(app);
+    let mut game = Game::new(GameLink::connect_to(&hello, addr), &["unit-0"]);
+    choose(&mut h, &mut game, "horde");
+    game.until(&mut h, "unit-0 lit", |_, h| {
+        h.state().live_status(&NodeId::new("root")).is_some()
+    });
+    let looked =
+        |h: &Harness<'static, EditorApp>| h.state().simulation().unwrap().tree_files_looked_at();
+    // Each of the 50 files is looked at once, not once an agent.
+    assert!(looked(&h) <= 50, "{} looks", looked(&h));
+    let before = looked(&h);
+    for text in [" one", " two", " three"] {
+        type_title(&mut h, text);
+        game.frame(&mut h);
+    }
+    let title = &h.state().tree().node(&NodeId::new("main")).unwrap().title;
+    assert_eq!(title.len(), "Main one two three".len(), "{title}");
+    assert_eq!(looked(&h), before, "edits and frames look at no file again");
+}

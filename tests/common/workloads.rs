@@ -47,6 +47,12 @@ pub const WORKLOADS: &[Workload] = &[
         what: "a game whose node library declares N kinds is shown live, then its tree edited",
         n: 2_000,
     },
+    #[cfg(feature = "gui")]
+    Workload {
+        name: "live_agents",
+        what: "a game of N agents is shown live, then its tree edited",
+        n: 2_000,
+    },
 ];
 
 /// Workload `name` at size `n`: its input built, and what is measured, to call once or
@@ -60,6 +66,8 @@ pub fn prepare(name: &str, n: usize) -> Option<Box<dyn FnMut()>> {
         "coverage_others" => coverage_others(n),
         #[cfg(feature = "gui")]
         "live_kinds" => live(n, 1),
+        #[cfg(feature = "gui")]
+        "live_agents" => live(0, n),
         _ => return None,
     })
 }
