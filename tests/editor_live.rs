@@ -374,3 +374,145 @@ fn the_timeline_of_a_game_spans_the_steps_the_editor_keeps_and_says_from_where()
         "{shown}, the first kept {first}"
     );
 }
+
+#[test]
+fn a_game_that_declares_thousands_of_kinds_is_said_in_one_line_and_its_kinds_are_found_by_name() {
+    let listener = Listener::local(0).unwrap();
+    let addr = listener.address().clone();
+    let mut h = harness(EditorApp::open(&tree()).unwrap().with_listener(listener));
+    let mut hello = hello("bazaar", &["unit-1"]);
+    hello.libraries.push(arbor::remote::SentLibrary {
+        name: "big".into(),
+        text: common::big_trees::small_library(20_000),
+    });
+    let mut game = Game::new(GameLink::connect_to(&hello, addr), &["unit-1"]);
+    choose(&mut h, &mut game, "bazaar");
+    let status = h.state().status().to_owned();
+    assert!(
+        status.ends_with(
+            "bazaar declares 20,000 kinds this project's libraries lack, shown as it declares them: Kind0, Kind1, Kind2 and 19,997 more"
+        ),
+        "{status}"
+    );
+    // The palette lists them, laying out those in view only; the last is found by name
+    // and Enter adds it.
+    assert!(
+        h.query_by_role_and_label(Role::Button, "Kind19999")
+            .is_none()
+    );
+    h.get_by_label("Find a kind").click();
+    h.run_steps(2);
+    h.get_by_label("Find a kind").type_text("kind19999");
+    h.run_steps(2);
+    h.get_by_role_and_label(Role::Button, "Kind19999");
+    h.key_press(Key::Enter);
+    h.run_steps(4);
+    assert_eq!(h.state().tree().nodes().last().unwrap().kind, "Kind19999");
+}
+
+/// Types `text` at the end of the selected node's title in the inspector.
+fn type_title(h: &mut Harness<'static, EditorApp>, text: &str) {
+    h.get_by_label("title").click();
+    h.run_steps(2);
+    h.get_by_label("title").type_text(text);
+    h.run_steps(3);
+}
+
+#[test]
+fn a_tree_of_many_kinds_neither_the_project_nor_the_game_declares_looks_for_a_few_near_kinds_once()
+{
+    // The game declares 20,000 kinds; its tree has 400 nodes of them and 60 of kinds it
+    // does not declare, each a slip of one of its names (Kidn0 for Kind0).
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("game.json");
+    std::fs::write(&file, common::big_trees::game_tree(400, 60)).unwrap();
+    let listener = Listener::local(0).unwrap();
+    let addr = listener.address().clone();
+    let mut app = EditorApp::open(&file).unwrap().with_listener(listener);
+    app.select(Some(NodeId::new("all")));
+    let mut h = harness(app);
+    let mut hello = Hello::new(
+        "bazaar",
+        0.1,
+        0,
+        &[("unit-1".into(), file.clone())],
+        &[file],
+    );
+    hello.libraries.push(arbor::remote::SentLibrary {
+        name: "big".into(),
+        text: common::big_trees::small_library(20_000),
+    });
+    let mut game = Game::new(GameLink::connect_to(&hello, addr), &[]);
+    choose(&mut h, &mut game, "bazaar");
+    let unknown = |h: &Harness<'static, EditorApp>| -> Vec<String> {
+        h.state()
+            .diagnostics()
+            .iter()
+            .filter(|d| d.rule == arbor::model::Rule::UnknownKind)
+            .map(|d| d.message.clone())
+            .collect()
+    };
+    let said = unknown(&h);
+    assert_eq!(said.len(), 60, "{said:?}");
+    assert!(said[0].ends_with("did you mean 'Kind0'?"), "{}", said[0]);
+    // The first few names each get a near kind, looked for once among the 20,000; the
+    // others none.
+    let hinted = said.iter().filter(|m| m.contains("did you mean")).count();
+    assert_eq!(hinted, arbor::model::HINTED_KINDS);
+    assert_eq!(
+        h.state().catalog().kinds_looked_for(),
+        arbor::model::HINTED_KINDS
+    );
+    // Edits check the tree again without looking again.
+    for text in [" one", " two", " three"] {
+        type_title(&mut h, text);
+    }
+    let title = &h.state().tree().node(&NodeId::new("all")).unwrap().title;
+    assert_eq!(title.len(), " one two three".len(), "{title}");
+    assert_eq!(unknown(&h), said);
+    assert_eq!(
+        h.state().catalog().kinds_looked_for(),
+        arbor::model::HINTED_KINDS
+    );
+}
+
+#[test]
+fn a_game_of_thousands_of_agents_is_shown_live_and_edits_look_at_no_agents_tree_file_again() {
+    // 5,000 agents, each running one of 50 copies of the sketch; the editor shows the first
+    // copy, opened by a path of its own spelling, so only a look on disk tells the files.
+    let dir = tempfile::tempdir().unwrap();
+    let files: Vec<PathBuf> = (0..50)
+        .map(|k| {
+            let f = dir.path().join(format!("unit_{k}.json"));
+            std::fs::copy(tree(), &f).unwrap();
+            f
+        })
+        .collect();
+    let agents: Vec<(String, PathBuf)> = (0..5_000)
+        .map(|i| (format!("unit-{i}"), files[i % 50].clone()))
+        .collect();
+    let hello = Hello::new("horde", 0.1, 0, &agents, &files);
+    let listener = Listener::local(0).unwrap();
+    let addr = listener.address().clone();
+    let shown = dir.path().join(".").join("unit_0.json");
+    let mut app = EditorApp::open(&shown).unwrap().with_listener(listener);
+    app.select(Some(NodeId::new("main")));
+    let mut h = harness(app);
+    let mut game = Game::new(GameLink::connect_to(&hello, addr), &["unit-0"]);
+    choose(&mut h, &mut game, "horde");
+    game.until(&mut h, "unit-0 lit", |_, h| {
+        h.state().live_status(&NodeId::new("root")).is_some()
+    });
+    let looked =
+        |h: &Harness<'static, EditorApp>| h.state().simulation().unwrap().tree_files_looked_at();
+    // Each of the 50 files is looked at once, not once an agent.
+    assert!(looked(&h) <= 50, "{} looks", looked(&h));
+    let before = looked(&h);
+    for text in [" one", " two", " three"] {
+        type_title(&mut h, text);
+        game.frame(&mut h);
+    }
+    let title = &h.state().tree().node(&NodeId::new("main")).unwrap().title;
+    assert_eq!(title.len(), "Main one two three".len(), "{title}");
+    assert_eq!(looked(&h), before, "edits and frames look at no file again");
+}

@@ -167,6 +167,11 @@ pub struct Debugger {
     /// `Debugger::apply_breaking`), and one more each time they are found again.
     shown_mask: Option<(Vec<bool>, Vec<Option<PathBuf>>)>,
     mask_revision: u64,
+    /// Whether each tree file an agent runs is the file shown (the one named), each
+    /// looked at on disk once while that file is shown.
+    same_as_shown: (Option<PathBuf>, HashMap<PathBuf, bool>),
+    /// How many times a tree file was looked at on disk for that.
+    looked_at: u64,
     /// A replay's breakpoint marks, with the breakpoints and the count of events they
     /// were found for.
     hit_marks: Option<HitMarks>,
@@ -196,7 +201,7 @@ pub struct Debugger {
 /// these node kinds, each file read once.
 struct TitleSource {
     kinds: Catalog,
-    read: Vec<(PathBuf, Arc<Titles>)>,
+    read: HashMap<PathBuf, Arc<Titles>>,
 }
 
 impl Debugger {
@@ -357,9 +362,13 @@ impl Debugger {
 
     /// The tree file the canvas shows the run on: only the agents that run it are lit,
     /// and stopped by breakpoints (which name its nodes).
+    /// The agents that run it are found again only when it is another file than before
+    /// (a change of the run or its agents finds them itself).
     pub fn set_shown_file(&mut self, file: Option<&Path>) {
-        self.shown_file = file.map(Path::to_owned);
-        self.apply_breaking();
+        if self.shown_file.as_deref() != file || self.shown_mask.is_none() {
+            self.shown_file = file.map(Path::to_owned);
+            self.apply_breaking();
+        }
         self.refresh_live();
     }
 
@@ -372,7 +381,7 @@ impl Debugger {
     pub fn learn_titles(&mut self, catalog: &Catalog) {
         self.titles = Some(TitleSource {
             kinds: catalog.clone(),
-            read: Vec::new(),
+            read: HashMap::new(),
         });
         self.name_nodes();
     }
@@ -389,16 +398,18 @@ impl Debugger {
                 let Some(tree) = tree else {
                     return Arc::default();
                 };
-                if let Some((_, titles)) = source.read.iter().find(|(p, _)| *p == tree) {
-                    return titles.clone();
-                }
-                let titles: Titles = crate::world::node_names_of(&tree, &source.kinds)
-                    .unwrap_or_default()
-                    .into_iter()
-                    .collect();
-                let titles = Arc::new(titles);
-                source.read.push((tree, titles.clone()));
-                titles
+                let kinds = &source.kinds;
+                source
+                    .read
+                    .entry(tree)
+                    .or_insert_with_key(|tree| {
+                        let titles: Titles = crate::world::node_names_of(tree, kinds)
+                            .unwrap_or_default()
+                            .into_iter()
+                            .collect();
+                        Arc::new(titles)
+                    })
+                    .clone()
             })
             .collect();
         run.set_titles(by_agent);
@@ -413,13 +424,20 @@ impl Debugger {
             return s.sim().agents().map(|a| Some(a.tree.clone())).collect();
         }
         let header = run.replayed().and_then(|r| r.trace().header.as_ref());
+        let trees: HashMap<&str, &str> = header.map_or_else(HashMap::new, |h| {
+            h.agents
+                .iter()
+                .rev()
+                .map(|a| (a.name.as_str(), a.tree.as_str()))
+                .collect()
+        });
         run.agent_names()
             .iter()
             .map(|name| {
-                let agent = header?.agents.iter().find(|a| a.name == *name)?;
+                let tree = trees.get(name.as_str())?;
                 Some(match self.origin {
-                    Origin::Trace => crate::io::resolve_traced(&agent.tree, &self.path),
-                    _ => PathBuf::from(&agent.tree),
+                    Origin::Trace => crate::io::resolve_traced(tree, &self.path),
+                    _ => PathBuf::from(tree),
                 })
             })
             .collect()
@@ -432,24 +450,30 @@ impl Debugger {
         self.shown_mask.as_ref().map(|(m, _)| &m[..])
     }
 
-    /// Finds which agents run the tree shown (each tree file looked at on disk once) and
-    /// tells the run: only those are stopped by breakpoints.
+    /// Finds which agents run the tree shown and tells the run: only those are stopped by
+    /// breakpoints. Each tree file is looked at on disk once while one file is shown.
     fn apply_breaking(&mut self) {
         self.hit_marks = None;
         let shown = self
             .inside
             .as_ref()
             .map_or(self.shown_file.as_deref(), |i| i.file.as_deref());
+        if self.same_as_shown.0.as_deref() != shown {
+            self.same_as_shown = (shown.map(Path::to_owned), HashMap::new());
+        }
+        let trees = self.agent_trees();
+        let (same, looked_at) = (&mut self.same_as_shown.1, &mut self.looked_at);
         let mask = shown.map(|shown| {
-            let mut same: HashMap<PathBuf, bool> = HashMap::new();
-            let trees = self.agent_trees();
             let mask: Vec<bool> = trees
                 .iter()
                 .map(|t| {
                     t.as_ref().is_none_or(|t| {
-                        *same
-                            .entry(t.clone())
-                            .or_insert_with(|| t == shown || crate::io::same_file(t, shown))
+                        *same.entry(t.clone()).or_insert_with(|| {
+                            t == shown || {
+                                *looked_at += 1;
+                                crate::io::same_file(t, shown)
+                            }
+                        })
                     })
                 })
                 .collect();
@@ -461,6 +485,12 @@ impl Debugger {
         if let Some(run) = &mut self.run {
             run.set_breaking(mask);
         }
+    }
+
+    /// How many times a tree file an agent runs was looked at on disk to find whether it is
+    /// the tree shown (once a file while one tree file is shown).
+    pub fn tree_files_looked_at(&self) -> u64 {
+        self.looked_at
     }
 
     /// The tree file the watched agent runs, when it is not the tree shown.
@@ -669,6 +699,8 @@ impl Debugger {
             shown_file: None,
             shown_mask: None,
             mask_revision: 0,
+            same_as_shown: (None, HashMap::new()),
+            looked_at: 0,
             hit_marks: None,
             ran: None,
             kept: Vec::new(),

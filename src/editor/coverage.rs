@@ -278,20 +278,19 @@ impl Overlay {
 
 /// The trees a coverage file covers, in words: how many, and the first three by name.
 fn covered(trees: &[crate::check::TreeCoverage]) -> String {
-    const NAMED: usize = 3;
     let names: Vec<String> = trees
         .iter()
-        .take(NAMED)
+        .take(3)
         .map(|t| t.tree.display().to_string())
         .collect();
+    let named: Vec<&str> = names.iter().map(String::as_str).collect();
+    let listed = super::messages::a_few(&named, trees.len());
     match trees.len() {
         0 => "no tree".to_owned(),
-        n if n <= NAMED => names.join(", "),
+        1..=3 => listed,
         n => format!(
-            "{} other trees: {} and {} more",
-            super::simulate::grouped(n as u64),
-            names.join(", "),
-            super::simulate::grouped((n - NAMED) as u64)
+            "{} other trees: {listed}",
+            super::simulate::grouped(n as u64)
         ),
     }
 }

@@ -335,17 +335,23 @@ impl EditorApp {
                 }
             }
         }
+        let count = |n: usize| match n {
+            1 => "a kind".to_owned(),
+            n => format!("{} kinds", super::simulate::grouped(n as u64)),
+        };
         if !lacked.is_empty() {
             let names: Vec<&str> = lacked.iter().map(|k| k.name.as_str()).collect();
             notes.push(format!(
-                "{game} declares kinds this project's libraries lack, shown as it declares them: {}",
-                names.join(", ")
+                "{game} declares {} this project's libraries lack, shown as it declares them: {}",
+                count(names.len()),
+                super::messages::a_few(&names, names.len())
             ));
         }
         if !differ.is_empty() {
+            let names: Vec<&str> = differ.iter().map(String::as_str).collect();
             notes.push(format!(
                 "{game} declares {} otherwise than this project's libraries (its code and the library file differ)",
-                differ.join(", ")
+                super::messages::a_few(&names, names.len())
             ));
         }
         if !lacked.is_empty() || self.project.has_game_kinds() {

@@ -11,6 +11,25 @@ pub const SHOWN_FOR: f64 = 8.0;
 /// How many messages the list keeps (the oldest go first).
 const KEPT: usize = 200;
 
+/// How many characters of a message are kept: one that names thousands of things is cut
+/// there, saying how much more there was.
+const MESSAGE_CHARS: usize = 2_000;
+
+/// Names in a message: all of them when there are three or fewer, else the first three and
+/// how many more (`a, b, c and 19,997 more`), so that a message naming thousands of kinds
+/// or files stays one short line. `names` holds at least the first three of `total`.
+pub fn a_few(names: &[&str], total: usize) -> String {
+    const NAMED: usize = 3;
+    if total <= NAMED {
+        return names[..total.min(names.len())].join(", ");
+    }
+    format!(
+        "{} and {} more",
+        names[..NAMED.min(names.len())].join(", "),
+        super::simulate::grouped((total - NAMED) as u64)
+    )
+}
+
 /// What a message is about, for its colour.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Level {
@@ -35,9 +54,14 @@ pub struct Messages {
 impl Messages {
     /// Adds a message, shown at once.
     pub fn say(&mut self, level: Level, text: impl Into<String>) {
-        let text = text.into();
+        let mut text = text.into();
         if text.is_empty() {
             return;
+        }
+        if let Some((cut, _)) = text.char_indices().nth(MESSAGE_CHARS) {
+            let more = text[cut..].chars().count();
+            text.truncate(cut);
+            text.push_str(&format!("… ({more} characters more)"));
         }
         self.list.push((self.now, level, text));
         self.seen = false;

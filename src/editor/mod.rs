@@ -70,6 +70,8 @@ pub struct EditorApp {
     messages: messages::Messages,
     /// The palette of node kinds' filter text.
     filter: String,
+    /// The palette's rows, for the filter and the number of kinds they were found for.
+    kind_rows: std::cell::RefCell<Option<panels::KeptRows>>,
     /// Commands asked for in this frame, applied after drawing.
     queue: Vec<changes::Change>,
     /// Text the platform pasted in this frame.
@@ -188,6 +190,7 @@ impl EditorApp {
             selection: selection::Selection::default(),
             messages: messages::Messages::default(),
             filter: String::new(),
+            kind_rows: std::cell::RefCell::new(None),
             queue: Vec::new(),
             pasted: None,
             paste_at: None,
@@ -245,6 +248,7 @@ impl EditorApp {
     fn reload_kinds(&mut self) {
         let before =
             std::mem::replace(&mut self.catalog, self.project.catalog_for(self.doc.tree()));
+        self.kind_rows.take();
         // Nodes that undo or redo may bring back keep their placeholders.
         self.catalog.keep_placeholders_of(&before);
         self.canvas.rebuild(self.doc.tree(), &self.catalog);

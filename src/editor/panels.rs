@@ -24,6 +24,10 @@ struct PaletteDrag(String);
 /// view.
 const WRAPPED_PROBLEMS: usize = 200;
 
+/// Up to this many rows (headings and kinds), the palette lays them all out; beyond, only
+/// those in view.
+const LAID_OUT_ROWS: usize = 300;
+
 impl EditorApp {
     pub(super) fn menu_ui(&mut self, ui: &mut egui::Ui) {
         egui::MenuBar::new().ui(ui, |ui| {
@@ -71,51 +75,68 @@ impl EditorApp {
         });
     }
 
-    /// The palette's sections as filtered by `filter` (lower case): the built-in
-    /// categories, with the library's groups before the built-in leaves, each with the
-    /// kinds that match, in palette order.
-    pub(super) fn palette_sections(&self, filter: &str) -> Vec<PaletteSection<'_>> {
-        let mut sections: Vec<PaletteSection<'_>> = Vec::new();
-        let matches = |k: &&crate::model::KindSpec| {
+    /// The palette's rows as filtered by `filter` (lower case): the built-in categories,
+    /// with the library's groups before the built-in leaves, each a heading and the kinds
+    /// that match, in palette order. Found again only when the filter or the kinds change,
+    /// not each frame: a game's library may declare 150,000 kinds.
+    fn palette_rows(&self, filter: &str) -> std::rc::Rc<[PaletteRow]> {
+        let kinds = self.catalog.kinds();
+        let mut kept = self.kind_rows.borrow_mut();
+        if let Some((f, n, rows)) = &*kept
+            && f == filter
+            && *n == kinds.len()
+        {
+            return rows.clone();
+        }
+        let matches = |k: &crate::model::KindSpec| {
             !k.is_placeholder() && (filter.is_empty() || k.name.to_lowercase().contains(filter))
         };
-        // The game's groups come before the built-in leaves and conditions.
+        // Each section: its heading, its colour and its kinds (by place in the catalog).
+        let mut sections: Vec<(String, egui::Color32, Vec<usize>)> = Vec::new();
         for category in Category::ALL {
+            // The game's groups come before the built-in leaves and conditions.
             if category == Category::Leaf {
                 let mut at: HashMap<&str, usize> = HashMap::new();
-                for k in self.catalog.kinds().iter().filter(|k| !k.group.is_empty()) {
-                    if !matches(&k) {
+                for (i, k) in kinds.iter().enumerate() {
+                    if k.group.is_empty() || !matches(k) {
                         continue;
                     }
                     match at.get(k.group.as_str()) {
-                        Some(&i) => sections[i].kinds.push(k),
+                        Some(&s) => sections[s].2.push(i),
                         None => {
                             at.insert(&k.group, sections.len());
-                            sections.push(PaletteSection {
-                                label: &k.group,
-                                colour: category_colour(Some(k.category)),
-                                kinds: vec![k],
-                            });
+                            sections.push((
+                                k.group.clone(),
+                                category_colour(Some(k.category)),
+                                vec![i],
+                            ));
                         }
                     }
                 }
             }
-            let kinds: Vec<_> = self
-                .catalog
-                .kinds()
-                .iter()
-                .filter(|k| k.category == category && k.group.is_empty())
-                .filter(matches)
+            let of_category: Vec<usize> = (0..kinds.len())
+                .filter(|&i| {
+                    let k = &kinds[i];
+                    k.category == category && k.group.is_empty() && matches(k)
+                })
                 .collect();
-            if !kinds.is_empty() {
-                sections.push(PaletteSection {
-                    label: category.label(),
-                    colour: category_colour(Some(category)),
-                    kinds,
-                });
+            if !of_category.is_empty() {
+                sections.push((
+                    category.label().to_owned(),
+                    category_colour(Some(category)),
+                    of_category,
+                ));
             }
         }
-        sections
+        let rows: std::rc::Rc<[PaletteRow]> = sections
+            .into_iter()
+            .flat_map(|(label, colour, kinds)| {
+                std::iter::once(PaletteRow::Heading(label, colour))
+                    .chain(kinds.into_iter().map(PaletteRow::Kind))
+            })
+            .collect();
+        *kept = Some((filter.to_owned(), kinds.len(), rows.clone()));
+        rows
     }
 
     pub(super) fn palette_ui(&mut self, ui: &mut egui::Ui) {
@@ -129,53 +150,81 @@ impl EditorApp {
             .labelled_by(label.id);
         let enter = search.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
         let filter = self.filter.to_lowercase();
-        let sections = self.palette_sections(&filter);
+        let rows = self.palette_rows(&filter);
+        let kinds = self.catalog.kinds();
         let mut add = None;
         if enter {
             // Enter adds the first kind that matches, in palette order.
-            add = sections
-                .first()
-                .and_then(|s| s.kinds.first())
-                .map(|k| k.name.clone());
+            add = rows.iter().find_map(|r| match r {
+                PaletteRow::Kind(i) => kinds.get(*i).map(|k| k.name.clone()),
+                PaletteRow::Heading(..) => None,
+            });
         }
-        egui::ScrollArea::vertical().show(ui, |ui| {
-            for section in &sections {
-                ui.label(RichText::new(section.label).color(section.colour).strong());
-                for spec in &section.kinds {
-                    let kind = spec.name.as_str();
-                    let hover = if spec.help.is_empty() {
-                        "Click to add, or drag onto the canvas".to_owned()
-                    } else {
-                        format!("{}\n\nClick to add, or drag onto the canvas", spec.help)
-                    };
-                    // Click adds at the centre of the view; drag drops it where it is let go.
-                    let button = ui
-                        .add(egui::Button::new(kind).sense(egui::Sense::click_and_drag()))
-                        .on_hover_text(hover)
-                        .on_hover_cursor(egui::CursorIcon::Grab);
-                    if button.clicked() {
-                        add = Some(kind.to_owned());
-                    }
-                    if button.dragged() {
-                        button.dnd_set_drag_payload(PaletteDrag(kind.to_owned()));
-                        if let Some(p) = ui.ctx().pointer_interact_pos() {
-                            ui.ctx()
-                                .layer_painter(egui::LayerId::new(
-                                    egui::Order::Tooltip,
-                                    egui::Id::new("palette-drag"),
-                                ))
-                                .text(
-                                    p + egui::vec2(12.0, 0.0),
-                                    egui::Align2::LEFT_CENTER,
-                                    format!("+ {kind}"),
-                                    egui::FontId::proportional(14.0),
-                                    egui::Color32::WHITE,
-                                );
-                        }
-                    }
+        let row_ui = |ui: &mut egui::Ui, row: &PaletteRow, add: &mut Option<String>| {
+            let spec = match row {
+                PaletteRow::Heading(label, colour) => {
+                    ui.label(RichText::new(label).color(*colour).strong());
+                    return;
+                }
+                PaletteRow::Kind(i) => match kinds.get(*i) {
+                    Some(k) => k,
+                    None => return,
+                },
+            };
+            let kind = spec.name.as_str();
+            let hover = if spec.help.is_empty() {
+                "Click to add, or drag onto the canvas".to_owned()
+            } else {
+                format!("{}\n\nClick to add, or drag onto the canvas", spec.help)
+            };
+            // Click adds at the centre of the view; drag drops it where it is let go.
+            let button = ui
+                .add(egui::Button::new(kind).sense(egui::Sense::click_and_drag()))
+                .on_hover_text(hover)
+                .on_hover_cursor(egui::CursorIcon::Grab);
+            if button.clicked() {
+                *add = Some(kind.to_owned());
+            }
+            if button.dragged() {
+                button.dnd_set_drag_payload(PaletteDrag(kind.to_owned()));
+                if let Some(p) = ui.ctx().pointer_interact_pos() {
+                    ui.ctx()
+                        .layer_painter(egui::LayerId::new(
+                            egui::Order::Tooltip,
+                            egui::Id::new("palette-drag"),
+                        ))
+                        .text(
+                            p + egui::vec2(12.0, 0.0),
+                            egui::Align2::LEFT_CENTER,
+                            format!("+ {kind}"),
+                            egui::FontId::proportional(14.0),
+                            egui::Color32::WHITE,
+                        );
                 }
             }
-        });
+        };
+        if rows.len() <= LAID_OUT_ROWS {
+            egui::ScrollArea::vertical().show(ui, |ui| {
+                for row in rows.iter() {
+                    row_ui(ui, row, &mut add);
+                }
+            });
+        } else {
+            // Only the rows in view are laid out, each as high as a button.
+            let height = ui.spacing().interact_size.y;
+            egui::ScrollArea::vertical()
+                .id_salt("palette")
+                .auto_shrink([false, true])
+                .show_rows(ui, height, rows.len(), |ui, shown| {
+                    for row in &rows[shown] {
+                        ui.allocate_ui_with_layout(
+                            egui::vec2(ui.available_width(), height),
+                            egui::Layout::left_to_right(egui::Align::Center),
+                            |ui| row_ui(ui, row, &mut add),
+                        );
+                    }
+                });
+        }
         if let Some(kind) = add {
             let at = self.view_centre();
             self.add_node(&kind, at);
@@ -474,12 +523,12 @@ impl EditorApp {
     }
 }
 
-/// One heading of the palette and its kinds.
-pub(super) struct PaletteSection<'c> {
-    /// A category's name, or a library's group.
-    pub label: &'c str,
-    /// The heading's colour (its kinds' category).
-    pub colour: egui::Color32,
-    /// The kinds listed under it.
-    pub kinds: Vec<&'c crate::model::KindSpec>,
+/// The palette's rows, with the filter and the number of kinds they were found for.
+pub(super) type KeptRows = (String, usize, std::rc::Rc<[PaletteRow]>);
+
+/// One row of the palette: a heading (a category's name, or a library's group, in its
+/// kinds' colour), or a kind, by its place in the catalog.
+pub(super) enum PaletteRow {
+    Heading(String, egui::Color32),
+    Kind(usize),
 }

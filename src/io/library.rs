@@ -238,7 +238,8 @@ const PLAIN_WORDS: &[(&str, &str)] = &[
 /// Lines and columns of places in a text, from an index made once, on first use: the
 /// start of each line, and the characters before every [`Places::STRIDE`]th byte. A
 /// column is then counted over at most that many bytes, so a file with a problem in every
-/// kind, or every kind on one line, is still read in linear time.
+/// kind, or every kind on one line, is still read in linear time. A file without problems
+/// makes no index.
 pub(crate) struct Places<'t> {
     text: &'t str,
     index: std::cell::OnceCell<PlaceIndex>,
@@ -288,7 +289,7 @@ impl<'t> Places<'t> {
     }
 
     /// The 1-based line and column of byte `offset`.
-    fn of(&self, offset: usize) -> (u32, u32) {
+    pub(crate) fn of(&self, offset: usize) -> (u32, u32) {
         let starts = &self.index().starts;
         let offset = offset.min(self.text.len());
         let line = starts.partition_point(|&s| s <= offset).max(1);
@@ -373,8 +374,8 @@ pub fn parse_library(text: &str, path: &Path) -> Result<(Library, Vec<Problem>),
 pub(crate) struct Placed {
     pub(crate) library: Library,
     pub(crate) problems: Vec<Problem>,
-    /// The line and column of each kind of `library`, in order.
-    pub(crate) starts: Vec<(u32, u32)>,
+    /// Where each kind of `library` starts in the text (a byte offset), in order.
+    pub(crate) starts: Vec<usize>,
 }
 
 /// [`parse_library`], with where each kind read starts in the text (for problems found
@@ -439,7 +440,7 @@ pub(crate) fn parse_placed(text: &str, path: &Path) -> Result<Placed, Problem> {
             Ok(kind) => {
                 seen.insert(dto.kind.clone(), true);
                 kinds.push(kind);
-                starts.push(places.start_of(part));
+                starts.push(offset_in(text, part));
             }
             Err(wrong) => {
                 seen.insert(dto.kind.clone(), false);

@@ -192,7 +192,8 @@ impl ProjectCatalog {
             }
         };
         self.problems.extend(problems);
-        let left_out = add_kinds(&mut self.catalog, library, &starts, file);
+        let places = super::library::Places::new(&text);
+        let left_out = add_kinds(&mut self.catalog, library, &starts, &places, file);
         self.problems.extend(left_out);
     }
 
@@ -248,11 +249,13 @@ fn listed_again(entry: &str, others: &[&str]) -> String {
 
 /// Adds the kinds of `library`, read from `file`, to `catalog`; returns the problems of
 /// those left out (a kind defined already, a branch that runs as no built-in kind), each
-/// naming the kind.
+/// naming the kind and where it starts (`starts`: a byte offset a kind, placed by
+/// `places`).
 fn add_kinds(
     catalog: &mut Catalog,
     library: Library,
-    starts: &[(u32, u32)],
+    starts: &[usize],
+    places: &super::library::Places<'_>,
     file: &Path,
 ) -> Vec<Problem> {
     let mut problems = Vec::new();
@@ -281,7 +284,7 @@ fn add_kinds(
         };
         problems.push(Problem {
             kind: Some(name),
-            place: starts.get(i).copied(),
+            place: starts.get(i).map(|&at| places.of(at)),
             ..Problem::file(file, message)
         });
     }
@@ -300,6 +303,7 @@ pub fn check_library(path: &Path, text: &str, base: &Catalog) -> Vec<Problem> {
                 &mut catalog,
                 placed.library,
                 &placed.starts,
+                &super::library::Places::new(text),
                 path,
             ));
             problems

@@ -529,11 +529,31 @@ pub enum CatalogError {
     },
 }
 
+/// How many kind names that no kind has a catalog looks for a near kind for (the "did you
+/// mean" of `unknown-kind`): each look compares the name with every kind of about its
+/// length, so a tree of thousands of unknown kinds against a library of thousands of kinds
+/// costs this many looks, not one a node, and validating the tree again costs none.
+pub const HINTED_KINDS: usize = 16;
+
+/// The near kind found for each unknown kind name looked for, shared by a catalog and its
+/// copies until one of them changes.
+#[derive(Debug, Default)]
+struct KindHints(std::sync::Mutex<HashMap<String, Option<String>>>);
+
+impl KindHints {
+    fn found(&self) -> std::sync::MutexGuard<'_, HashMap<String, Option<String>>> {
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
 /// All node kinds known to this build: built in and registered.
 #[derive(Clone, Debug)]
 pub struct Catalog {
     kinds: Vec<KindSpec>,
     index: HashMap<String, usize>,
+    hints: std::sync::Arc<KindHints>,
 }
 
 impl Catalog {
@@ -542,10 +562,15 @@ impl Catalog {
         Self {
             kinds: Vec::new(),
             index: HashMap::new(),
+            hints: std::sync::Arc::default(),
         }
     }
 
     pub(crate) fn insert(&mut self, k: KindSpec) {
+        // Hints found before, or shared with a copy, were found among other kinds.
+        if std::sync::Arc::get_mut(&mut self.hints).is_none_or(|h| !h.found().is_empty()) {
+            self.hints = std::sync::Arc::default();
+        }
         self.index.insert(k.name.clone(), self.kinds.len());
         self.kinds.push(k);
     }
@@ -731,6 +756,35 @@ impl Catalog {
     /// The kind with this name.
     pub fn kind(&self, name: &str) -> Option<&KindSpec> {
         self.index.get(name).map(|&i| &self.kinds[i])
+    }
+
+    /// The kind (not a placeholder) whose name is nearest to `name`, a kind this catalog
+    /// does not have, when one is near enough to be a slip of it ("did you mean"). Found
+    /// once a name, for the first [`HINTED_KINDS`] names asked about; `None` after.
+    pub fn near_kind(&self, name: &str) -> Option<String> {
+        let mut found = self.hints.found();
+        if let Some(hint) = found.get(name) {
+            return hint.clone();
+        }
+        if found.len() >= HINTED_KINDS {
+            return None;
+        }
+        let hint = super::validate::nearest(
+            name,
+            self.kinds
+                .iter()
+                .filter(|k| !k.is_placeholder())
+                .map(|k| k.name.as_str()),
+        )
+        .map(str::to_owned);
+        found.insert(name.to_owned(), hint.clone());
+        hint
+    }
+
+    /// How many unknown kind names this catalog looked for a near kind for (at most
+    /// [`HINTED_KINDS`]).
+    pub fn kinds_looked_for(&self) -> usize {
+        self.hints.found().len()
     }
 
     /// The category of the kind with this name.

@@ -9,7 +9,9 @@ mod edit;
 pub mod names;
 mod validate;
 
-pub use catalog::{Catalog, CatalogError, FieldSpec, FieldType, KindSpec, Origin, Repeats, Runs};
+pub use catalog::{
+    Catalog, CatalogError, FieldSpec, FieldType, HINTED_KINDS, KindSpec, Origin, Repeats, Runs,
+};
 pub use edit::{Edit, EditError, ParentSlot};
 pub use validate::{
     AssetStatus, AssetSummary, Assets, Diagnostic, MAX_ACTIVE_LEAVES, MAX_CONTEXT_KEYS, MAX_DEPTH,

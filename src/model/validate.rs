@@ -455,14 +455,11 @@ impl<'a> Ctx<'a> {
             let kind = match self.spec(node) {
                 Some(kind) if !kind.is_placeholder() => kind,
                 _ => {
-                    let hint = suggestion(
-                        &node.kind,
-                        self.catalog
-                            .kinds()
-                            .iter()
-                            .filter(|k| !k.is_placeholder())
-                            .map(|k| k.name.as_str()),
-                    );
+                    let hint = self
+                        .catalog
+                        .near_kind(&node.kind)
+                        .map(|k| format!("; did you mean '{k}'?"))
+                        .unwrap_or_default();
                     self.push(
                         Rule::UnknownKind,
                         &node.id,
@@ -1303,28 +1300,64 @@ fn join(ids: &[NodeId]) -> String {
 /// Only candidates whose length is within the distance allowed are compared, so a name
 /// megabytes long costs one pass over it.
 fn suggestion<'s>(word: &str, candidates: impl Iterator<Item = &'s str>) -> String {
-    let allowed = |c: &str| 2.max(c.len() / 4);
-    let length = word.chars().count();
-    let lower = || word.to_lowercase();
-    candidates
-        .filter(|c| length.abs_diff(c.chars().count()) <= allowed(c))
-        .map(|c| (edit_distance(&lower(), &c.to_lowercase()), c))
-        .filter(|(d, c)| *d <= allowed(c))
-        .min_by_key(|(d, _)| *d)
-        .map(|(_, c)| format!("; did you mean '{c}'?"))
+    nearest(word, candidates)
+        .map(|c| format!("; did you mean '{c}'?"))
         .unwrap_or_default()
 }
 
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1];
+/// The candidate nearest to `word` (fewest edits, case aside), when it is within a slip of
+/// it: 2 edits, or a quarter of the candidate's bytes when that is more. Only
+/// candidates of about the word's length are compared, each without allocating.
+pub(crate) fn nearest<'s>(
+    word: &str,
+    candidates: impl Iterator<Item = &'s str>,
+) -> Option<&'s str> {
+    let allowed = |length: usize| 2.max(length / 4);
+    let word: Vec<char> = word.chars().flat_map(char::to_lowercase).collect();
+    let mut other: Vec<char> = Vec::new();
+    let mut rows = (Vec::new(), Vec::new());
+    let mut best: Option<(usize, &str)> = None;
+    for c in candidates {
+        let limit = allowed(c.len());
+        if word.len().abs_diff(c.chars().count()) > limit {
+            continue;
+        }
+        other.clear();
+        other.extend(c.chars().flat_map(char::to_lowercase));
+        let limit = best.map_or(limit, |(d, _)| limit.min(d.saturating_sub(1)));
+        if let Some(d) = edit_distance_within(&word, &other, limit, &mut rows) {
+            best = Some((d, c));
+            if d == 0 {
+                break;
+            }
+        }
+    }
+    best.map(|(_, c)| c)
+}
+
+/// The number of edits (insertions, deletions, substitutions) that turn `a` into `b`, when
+/// it is at most `limit`; `rows` are the two rows of the table, kept between calls.
+fn edit_distance_within(
+    a: &[char],
+    b: &[char],
+    limit: usize,
+    rows: &mut (Vec<usize>, Vec<usize>),
+) -> Option<usize> {
+    let (prev, cur) = rows;
+    prev.clear();
+    prev.extend(0..=b.len());
+    for (i, ca) in a.iter().enumerate() {
+        cur.clear();
+        cur.push(i + 1);
         for (j, cb) in b.iter().enumerate() {
-            let sub = prev[j] + usize::from(ca != *cb);
+            let sub = prev[j] + usize::from(ca != cb);
             cur.push(sub.min(prev[j + 1] + 1).min(cur[j] + 1));
         }
-        prev = cur;
+        // No cell of a row is ever below the least of the row before.
+        if cur.iter().min().is_some_and(|&m| m > limit) {
+            return None;
+        }
+        std::mem::swap(prev, cur);
     }
-    prev[b.len()]
+    prev.last().copied().filter(|&d| d <= limit)
 }

@@ -347,3 +347,39 @@ pub fn coverage_of_others(n: usize) -> String {
         "]}\n",
     )
 }
+
+/// A node library of `n` kinds with nothing but a name and a category, on one line: the
+/// most kinds a game's hello can hold.
+pub fn small_library(n: usize) -> String {
+    joined(
+        "{\"format\":\"arbor.nodes\",\"version\":1,\"library\":\"big\",\"kinds\":[",
+        n,
+        "",
+        |k| format!("{{\"kind\":\"Kind{k}\",\"category\":\"leaf\"}}"),
+        "]}",
+    )
+}
+
+/// A tree of a game whose library is [`small_library`]: one Sequence of `known` leaves of
+/// its kinds (`Kind0`, `Kind1`, …), then `unknown` leaves of kinds it does not declare,
+/// each a slip of one of its names (`Kidn0`, …): placeholders, each with a "did you mean".
+pub fn game_tree(known: usize, unknown: usize) -> String {
+    let mut f = File::new();
+    f.node("root", "Root", "", "\"child\": [\"all\"]");
+    let ids = (0..known)
+        .map(|i| format!("k{i}"))
+        .chain((0..unknown).map(|i| format!("u{i}")));
+    f.node(
+        "all",
+        "Sequence",
+        "",
+        &format!("\"children\": [{}]", list(ids)),
+    );
+    for i in 0..known {
+        f.node(&format!("k{i}"), &format!("Kind{i}"), "", "");
+    }
+    for i in 0..unknown {
+        f.node(&format!("u{i}"), &format!("Kidn{i}"), "", "");
+    }
+    f.finish(&[])
+}

@@ -41,6 +41,18 @@ pub const WORKLOADS: &[Workload] = &[
         what: "the editor shows a coverage file of N other trees, then a tree edited",
         n: 2_000,
     },
+    #[cfg(feature = "gui")]
+    Workload {
+        name: "live_kinds",
+        what: "a game whose node library declares N kinds is shown live, then its tree edited",
+        n: 2_000,
+    },
+    #[cfg(feature = "gui")]
+    Workload {
+        name: "live_agents",
+        what: "a game of N agents is shown live, then its tree edited",
+        n: 2_000,
+    },
 ];
 
 /// Workload `name` at size `n`: its input built, and what is measured, to call once or
@@ -52,6 +64,10 @@ pub fn prepare(name: &str, n: usize) -> Option<Box<dyn FnMut()>> {
         "trace_header" => trace_header(n),
         #[cfg(feature = "gui")]
         "coverage_others" => coverage_others(n),
+        #[cfg(feature = "gui")]
+        "live_kinds" => live(n, 1),
+        #[cfg(feature = "gui")]
+        "live_agents" => live(0, n),
         _ => return None,
     })
 }
@@ -143,5 +159,63 @@ fn coverage_others(n: usize) -> Box<dyn FnMut()> {
         assert!(app.open_coverage(&file));
         frame(&ctx, &mut app);
         edit_and_frame(&ctx, &mut app, "root");
+    })
+}
+
+/// The editor on a tree, shown live a game of `agents` agents running it whose node
+/// library declares `kinds` kinds (sent as a game sends it: on one line), then the tree
+/// edited. With `kinds`, the tree holds a tenth as many nodes of the game's kinds and a
+/// hundredth as many of kinds it does not declare ([`big_trees::game_tree`]); else it is
+/// the mock sketch.
+#[cfg(feature = "gui")]
+fn live(kinds: usize, agents: usize) -> Box<dyn FnMut()> {
+    use arbor::remote::{GameLink, Hello, Listener, SentLibrary};
+    let dir = tempfile::tempdir().unwrap();
+    let tree = if kinds > 0 {
+        let tree = dir.path().join("game.json");
+        std::fs::write(&tree, big_trees::game_tree(kinds / 10, kinds / 100)).unwrap();
+        tree
+    } else {
+        sample_in(dir.path(), "mock_sketch.json")
+    };
+    let names: Vec<(String, std::path::PathBuf)> = (0..agents.max(1))
+        .map(|i| (format!("unit-{i}"), tree.clone()))
+        .collect();
+    let mut hello = Hello::new("crowd", 0.1, 0, &names, std::slice::from_ref(&tree));
+    if kinds > 0 {
+        hello.libraries.push(SentLibrary {
+            name: "big".into(),
+            text: big_trees::small_library(kinds),
+        });
+    }
+    let timed = std::env::var_os("ARBOR_WORKLOAD_TIMES").is_some();
+    let say = move |what: &str, since: std::time::Instant| {
+        if timed {
+            eprintln!("{what}: {:.3} s", since.elapsed().as_secs_f64());
+        }
+    };
+    Box::new(move || {
+        let _keep = &dir;
+        let listener = Listener::local(0).unwrap();
+        let link = GameLink::connect_to(&hello, listener.address().clone());
+        while listener.games().is_empty() {
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+        let id = listener.games()[0].id;
+        let mut app = arbor::editor::EditorApp::open(&tree)
+            .unwrap()
+            .with_listener(listener);
+        let ctx = eframe::egui::Context::default();
+        frame(&ctx, &mut app);
+        let t = std::time::Instant::now();
+        assert!(app.attach(id));
+        frame(&ctx, &mut app);
+        say("attached and drawn", t);
+        for _ in 0..3 {
+            let t = std::time::Instant::now();
+            edit_and_frame(&ctx, &mut app, "root");
+            say("an edit and a frame", t);
+        }
+        drop(link);
     })
 }
