@@ -32,7 +32,9 @@ pub use project::{
     PROJECT_FILE, PROJECT_FORMAT, PROJECT_VERSION, Project, ProjectCatalog, check_library,
     find_project, parse_project, project_for,
 };
-pub use recovery::{OpenMark, RECOVERY_FORMAT, Recovered, Recoveries, RecoveryDir, Unreadable};
+pub use recovery::{
+    DiskChange, OpenMark, RECOVERY_FORMAT, Recovered, Recoveries, RecoveryDir, Unreadable,
+};
 pub use settings::{SETTINGS_FORMAT, Settings, SettingsFile, Window};
 pub use trace::{
     AgentIndex, MAX_TRACE_AGENTS, MAX_TRACE_LINE, MAX_TRACE_STEP, TraceCut, TraceError, TraceFile,
