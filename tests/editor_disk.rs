@@ -303,6 +303,45 @@ fn a_bad_zoom_in_the_settings_opens_at_100_percent_and_says_why() {
 }
 
 #[test]
+fn a_window_place_off_every_screen_in_the_settings_opens_where_the_system_puts_it() {
+    let (dir, file) = door_room();
+    let settings = dir.path().join("settings.json");
+    let with_place = |x: f64, y: f64| {
+        std::fs::write(
+            &settings,
+            format!(
+                r#"{{"format": "arbor.settings", "version": 1, "window": {{"width": 900, "height": 700, "x": {x}, "y": {y}}}}}"#
+            ),
+        )
+        .unwrap();
+        harness(
+            EditorApp::open(&file)
+                .unwrap()
+                .with_settings(SettingsFile::new(&settings)),
+        )
+    };
+    for (x, y) in [(99_999.0, 40.0), (40.0, -40_000.0)] {
+        let h = with_place(x, y);
+        let kept = h.state().kept_window().unwrap();
+        assert_eq!(
+            (kept.width, kept.height),
+            (900.0, 700.0),
+            "the size is kept"
+        );
+        assert_eq!((kept.x, kept.y), (None, None), "({x}, {y})");
+        assert!(
+            h.state().last_message().contains("off every screen"),
+            "{}",
+            h.state().last_message()
+        );
+    }
+    // A place on a screen (a second one, left of the first) is kept.
+    let h = with_place(-1_900.0, 10.0);
+    let kept = h.state().kept_window().unwrap();
+    assert_eq!((kept.x, kept.y), (Some(-1_900.0), Some(10.0)));
+}
+
+#[test]
 fn the_zoom_and_recent_files_are_kept_in_the_settings_file_between_runs() {
     let (dir, file) = door_room();
     let settings = SettingsFile::new(dir.path().join("settings.json"));
