@@ -211,6 +211,54 @@ fn recovered_work_of_a_tree_changed_on_disk_since_says_so_and_shows_what_differs
     assert_eq!(*h.state().tree(), work);
 }
 
+/// Makes the recovery record `file` one of an older editor: no stamp of the tree's file,
+/// no process, written `ago` seconds ago.
+fn as_older_editors(file: &Path, ago: u64) {
+    let mut record: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+    let fields = record.as_object_mut().unwrap();
+    fields.remove("base");
+    fields.remove("owner");
+    let written = fields["written"].as_u64().unwrap();
+    fields.insert("written".into(), (written - ago).into());
+    std::fs::write(file, serde_json::to_string(&record).unwrap()).unwrap();
+}
+
+#[test]
+fn recovered_work_of_an_older_editor_whose_file_was_modified_since_says_so() {
+    let (dir, file) = door_room();
+    let tree = load_tree(&file).unwrap();
+    let recovery = RecoveryDir::new(dir.path().join("recovery"));
+    let work = titled(&tree, 1, "Mine");
+    let record = recovery.write(Some(&file), None, &work).unwrap();
+    as_older_editors(&record, 120);
+    changed_elsewhere(&file, &titled(&tree, 2, "Theirs"));
+
+    let mut h = harness(
+        EditorApp::open(&file)
+            .unwrap()
+            .with_recovery(recovery.clone()),
+    );
+    h.get_by_label_contains("Recovered work");
+    h.get_by_label_contains("was modified on disk after this work was written");
+    h.get_by_label_contains("\"Theirs\"");
+    click(&mut h, "Discard");
+
+    // Not modified since: offered without a warning.
+    let record = recovery.write(Some(&file), None, &work).unwrap();
+    as_older_editors(&record, 0);
+    let modified = std::time::SystemTime::now() - Duration::from_secs(600);
+    std::fs::File::options()
+        .write(true)
+        .open(&file)
+        .unwrap()
+        .set_modified(modified)
+        .unwrap();
+    let h = harness(EditorApp::open(&file).unwrap().with_recovery(recovery));
+    h.get_by_label_contains("Recovered work");
+    assert!(h.query_by_label_contains("on disk").is_none());
+}
+
 #[test]
 fn an_unreadable_recovery_file_is_reported_and_kept_aside() {
     let (dir, file) = door_room();
@@ -252,6 +300,45 @@ fn a_bad_zoom_in_the_settings_opens_at_100_percent_and_says_why() {
         "{}",
         h.state().last_message()
     );
+}
+
+#[test]
+fn a_window_place_off_every_screen_in_the_settings_opens_where_the_system_puts_it() {
+    let (dir, file) = door_room();
+    let settings = dir.path().join("settings.json");
+    let with_place = |x: f64, y: f64| {
+        std::fs::write(
+            &settings,
+            format!(
+                r#"{{"format": "arbor.settings", "version": 1, "window": {{"width": 900, "height": 700, "x": {x}, "y": {y}}}}}"#
+            ),
+        )
+        .unwrap();
+        harness(
+            EditorApp::open(&file)
+                .unwrap()
+                .with_settings(SettingsFile::new(&settings)),
+        )
+    };
+    for (x, y) in [(99_999.0, 40.0), (40.0, -40_000.0)] {
+        let h = with_place(x, y);
+        let kept = h.state().kept_window().unwrap();
+        assert_eq!(
+            (kept.width, kept.height),
+            (900.0, 700.0),
+            "the size is kept"
+        );
+        assert_eq!((kept.x, kept.y), (None, None), "({x}, {y})");
+        assert!(
+            h.state().last_message().contains("off every screen"),
+            "{}",
+            h.state().last_message()
+        );
+    }
+    // A place on a screen (a second one, left of the first) is kept.
+    let h = with_place(-1_900.0, 10.0);
+    let kept = h.state().kept_window().unwrap();
+    assert_eq!((kept.x, kept.y), (Some(-1_900.0), Some(10.0)));
 }
 
 #[test]

@@ -476,6 +476,132 @@ fn a_tree_of_many_kinds_neither_the_project_nor_the_game_declares_looks_for_a_fe
     );
 }
 
+/// The hello of a game of one agent, `unit-1`, that names `named` as the tree file it runs,
+/// with the sketch's text as that file's.
+fn hello_naming(game: &str, named: &std::path::Path) -> Hello {
+    let mut hello = hello(game, &["unit-1"]);
+    let path = named.display().to_string();
+    hello.run.agents[0].tree = path.clone();
+    hello.run.files[0].path = path.clone();
+    hello.trees[0].path = path;
+    hello
+}
+
+/// Runs `body` on a thread of its own, waiting for it at most `secs` seconds: an editor
+/// that waits on a file for ever fails the test instead of hanging it.
+fn within(secs: u64, what: &str, body: impl FnOnce() + Send + 'static) {
+    let (done, finished) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        body();
+        let _ = done.send(());
+    });
+    match finished.recv_timeout(Duration::from_secs(secs)) {
+        Ok(()) => {}
+        Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+            panic!("{what}: still waiting after {secs} s")
+        }
+        Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => panic!("{what} failed"),
+    }
+}
+
+/// An editor on a copy of the sketch in a project folder of its own, listening.
+fn editor_in_project(project: &std::path::Path) -> Harness<'static, EditorApp> {
+    common::copy_samples(project, &["mock_sketch.json"]);
+    let listener = Listener::local(0).unwrap();
+    harness(
+        EditorApp::open(&project.join("mock_sketch.json"))
+            .unwrap()
+            .with_listener(listener),
+    )
+}
+
+/// Connects game `name`, whose one agent runs the file `named`, to the editor of `h`,
+/// chooses it and waits until it is shown; the game, and what the status line says.
+fn show_game_naming(
+    h: &mut Harness<'static, EditorApp>,
+    name: &str,
+    named: &std::path::Path,
+) -> (Game, String) {
+    let addr = h.state().listener().unwrap().address().clone();
+    let mut game = Game::new(
+        GameLink::connect_to(&hello_naming(name, named), addr),
+        &["unit-1"],
+    );
+    choose(h, &mut game, name);
+    let said = format!("Showing {name} live");
+    game.until(h, "the game shown", |_, h| {
+        h.state().status().contains(&said)
+    });
+    let status = h.state().status().to_owned();
+    (game, status)
+}
+
+#[cfg(unix)]
+#[test]
+fn a_game_naming_a_fifo_in_the_project_never_stops_the_editor_and_the_tree_it_sent_is_shown() {
+    within(120, "the editor, a game naming a FIFO", || {
+        let project = tempfile::tempdir().unwrap();
+        let mut h = editor_in_project(project.path());
+        let fifo = project.path().join("guard.json");
+        common::mkfifo(&fifo);
+        let (_game, said) = show_game_naming(&mut h, "piped", &fifo);
+        assert!(
+            said.contains(&format!(
+                "{}: cannot read: it is a FIFO (named pipe), not a regular file: this is the tree piped sent",
+                fifo.display()
+            )),
+            "{said}"
+        );
+        assert!(h.state().document().path().is_none(), "shown unsaved");
+        assert_eq!(
+            h.state().tree().len(),
+            arbor::io::load_tree(&tree()).unwrap().len()
+        );
+    });
+}
+
+#[cfg(unix)]
+#[test]
+fn a_tree_file_a_game_names_outside_the_project_is_not_read_and_ctrl_s_never_writes_it() {
+    let project = tempfile::tempdir().unwrap();
+    let elsewhere = tempfile::tempdir().unwrap();
+    let outside = elsewhere.path().join("guard.json");
+    std::fs::copy(tree(), &outside).unwrap();
+    let before = std::fs::read(&outside).unwrap();
+    let mut h = editor_in_project(project.path());
+    let (game, said) = show_game_naming(&mut h, "far", &outside);
+    assert!(
+        said.contains(&format!(
+            "{} lies outside this project's folder",
+            outside.display()
+        )) && said.contains("this is the tree far sent (Save As keeps it)"),
+        "{said}"
+    );
+    assert!(h.state().document().path().is_none(), "shown unsaved");
+    // Edited, then Ctrl+S: the editor asks where to save it; the game's file stays.
+    key(&mut h, Modifiers::COMMAND, Key::A);
+    key(&mut h, Modifiers::COMMAND, Key::D);
+    assert!(h.state().is_dirty());
+    key(&mut h, Modifiers::COMMAND, Key::S);
+    h.get_by_label("Save the tree as");
+    assert_eq!(std::fs::read(&outside).unwrap(), before, "not written");
+    h.key_press(Key::Escape);
+    h.run_steps(2);
+    // A link in the project to a device is outside it too: never read.
+    drop(game);
+    let zero = project.path().join("zero.json");
+    std::os::unix::fs::symlink("/dev/zero", &zero).unwrap();
+    let mut h = editor_in_project(project.path());
+    let (_game, said) = show_game_naming(&mut h, "zero", &zero);
+    assert!(
+        said.contains(&format!(
+            "{} lies outside this project's folder",
+            zero.display()
+        )),
+        "{said}"
+    );
+}
+
 #[test]
 fn a_game_of_thousands_of_agents_is_shown_live_and_edits_look_at_no_agents_tree_file_again() {
     // 5,000 agents, each running one of 50 copies of the sketch; the editor shows the first
@@ -515,4 +641,17 @@ fn a_game_of_thousands_of_agents_is_shown_live_and_edits_look_at_no_agents_tree_
     let title = &h.state().tree().node(&NodeId::new("main")).unwrap().title;
     assert_eq!(title.len(), "Main one two three".len(), "{title}");
     assert_eq!(looked(&h), before, "edits and frames look at no file again");
+}
+
+#[test]
+fn a_tree_file_of_the_project_a_game_names_is_read_off_the_ui_thread_and_opened() {
+    let project = tempfile::tempdir().unwrap();
+    let mut h = editor_in_project(project.path());
+    let guard = project.path().join("guard.json");
+    std::fs::copy(tree(), &guard).unwrap();
+    let _game = show_game_naming(&mut h, "near", &guard);
+    let shown = h.state().document().path().unwrap().to_owned();
+    assert!(arbor::io::same_file(&shown, &guard), "{}", shown.display());
+    assert!(!h.state().is_dirty());
+    assert_eq!(watched(&h), "unit-1");
 }

@@ -200,22 +200,51 @@ fn add_a_node_until_written_aside(display: &str, at: egui::Pos2, recovery: &Path
     })
 }
 
+/// What a test of the real editor works with: the sketch copied into a folder of its own,
+/// and an X server, one such test at a time.
+struct Sketch {
+    _one: std::sync::MutexGuard<'static, ()>,
+    dir: tempfile::TempDir,
+    tree: PathBuf,
+    _xvfb: Xvfb,
+    display: String,
+}
+
+impl Sketch {
+    /// `None` where the real editor cannot run (no Xvfb or xdotool, outside CI).
+    fn under_xvfb() -> Option<Self> {
+        if !can_run_the_window() {
+            return None;
+        }
+        let _one = ONE_AT_A_TIME
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let dir = tempfile::tempdir().unwrap();
+        common::copy_samples(dir.path(), &["mock_sketch.json"]);
+        let tree = dir.path().join("mock_sketch.json");
+        let (_xvfb, display) = Xvfb::start();
+        Some(Self {
+            _one,
+            dir,
+            tree,
+            _xvfb,
+            display,
+        })
+    }
+}
+
 #[test]
 fn unsaved_work_survives_a_kill_of_the_real_editor_and_is_restored_at_the_next_start() {
-    if !can_run_the_window() {
+    let Some(sketch) = Sketch::under_xvfb() else {
         return;
-    }
-    let _one = ONE_AT_A_TIME
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    let dir = tempfile::tempdir().unwrap();
-    common::copy_samples(dir.path(), &["mock_sketch.json"]);
-    let tree = dir.path().join("mock_sketch.json");
-    let on_disk = arbor::io::load_tree(&tree).unwrap();
+    };
+    let Sketch {
+        tree, display, dir, ..
+    } = &sketch;
+    let on_disk = arbor::io::load_tree(tree).unwrap();
     let recovery = dir.path().join("recovery");
-    let (_xvfb, display) = Xvfb::start();
-    let (mut editor, button) = start_editor(&tree, &recovery, &display);
-    let file = add_a_node_until_written_aside(&display, button, &recovery);
+    let (mut editor, button) = start_editor(tree, &recovery, display);
+    let file = add_a_node_until_written_aside(display, button, &recovery);
     // Killed, as by a crash: nothing is cleaned up.
     editor.0.kill().unwrap();
     editor.0.wait().unwrap();
@@ -229,14 +258,14 @@ fn unsaved_work_survives_a_kill_of_the_real_editor_and_is_restored_at_the_next_s
             .any(|n| n.kind == "Sequence" && on_disk.node(&n.id).is_none())
     );
     assert_eq!(
-        arbor::io::load_tree(&tree).unwrap(),
+        arbor::io::load_tree(tree).unwrap(),
         on_disk,
         "the tree file is untouched"
     );
 
     // The next start offers it back.
     let mut h = common::harness(
-        EditorApp::open(&tree)
+        EditorApp::open(tree)
             .unwrap()
             .with_recovery(RecoveryDir::new(&recovery)),
     );
@@ -249,25 +278,21 @@ fn unsaved_work_survives_a_kill_of_the_real_editor_and_is_restored_at_the_next_s
 
 #[test]
 fn a_second_editor_on_the_same_tree_names_the_first_and_each_ones_work_survives_a_kill() {
-    if !can_run_the_window() {
+    let Some(sketch) = Sketch::under_xvfb() else {
         return;
-    }
-    let _one = ONE_AT_A_TIME
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    let dir = tempfile::tempdir().unwrap();
-    common::copy_samples(dir.path(), &["mock_sketch.json"]);
-    let tree = dir.path().join("mock_sketch.json");
+    };
+    let Sketch {
+        tree, display, dir, ..
+    } = &sketch;
     let recovery = dir.path().join("recovery");
-    let (_xvfb, display) = Xvfb::start();
-    let (mut first, button) = start_editor(&tree, &recovery, &display);
-    let first_file = add_a_node_until_written_aside(&display, button, &recovery);
+    let (mut first, button) = start_editor(tree, &recovery, display);
+    let first_file = add_a_node_until_written_aside(display, button, &recovery);
     let first_work = RecoveryDir::read(&first_file).unwrap().tree;
 
     // A second editor (this test's process) opens the same tree: it names the first, and
     // does not offer the first one's work, which is still being edited.
     let mut h = common::harness(
-        EditorApp::open(&tree)
+        EditorApp::open(tree)
             .unwrap()
             .with_recovery(RecoveryDir::new(&recovery)),
     );
@@ -299,6 +324,87 @@ fn a_second_editor_on_the_same_tree_names_the_first_and_each_ones_work_survives_
     drop(h);
     assert_eq!(RecoveryDir::read(&first_file).unwrap().tree, first_work);
     assert_eq!(RecoveryDir::read(&mine).unwrap().tree, my_work);
-    let found = RecoveryDir::new(&recovery).find(Some(&tree)).found.unwrap();
+    let found = RecoveryDir::new(&recovery).find(Some(tree)).found.unwrap();
     assert!(found.file == first_file || found.file == mine);
+}
+
+/// The CPU time (user and system) process `pid` has used, in clock ticks.
+fn cpu_ticks(pid: u32) -> u64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    // The fields after the command's name, which is in parentheses and may hold spaces:
+    // utime and stime are the 14th and 15th fields of the line.
+    let after = &stat[stat.rfind(')').unwrap() + 2..];
+    let fields: Vec<&str> = after.split_whitespace().collect();
+    fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap()
+}
+
+/// The share of one core the real editor on `tree` uses while nobody touches it, measured
+/// over `seconds` once its window is up, started with `args` after `edit TREE`.
+fn idle_share(tree: &Path, display: &str, args: &[&str], seconds: u64) -> f64 {
+    let home = tree.parent().unwrap();
+    let editor = Killed(
+        Command::new(env!("CARGO_BIN_EXE_arbor"))
+            .arg("edit")
+            .arg(tree)
+            .args(args)
+            .env("DISPLAY", display)
+            .env("WAYLAND_DISPLAY", "")
+            .env("ARBOR_RECOVERY_DIR", home.join("recovery"))
+            .env("ARBOR_LIVE_DIR", home.join("live"))
+            .env("XDG_DATA_HOME", home.join("data"))
+            .env("XDG_CONFIG_HOME", home.join("config"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let name = tree.file_stem().unwrap().to_string_lossy().into_owned();
+    wait_for(60, "the editor's window", || {
+        let found = xdotool(display, &["search", "--onlyvisible", "--name", &name]);
+        found.lines().next().map(str::to_owned)
+    });
+    // Its first frames drawn and settled.
+    std::thread::sleep(Duration::from_secs(3));
+    let pid = editor.0.id();
+    let (start, before) = (Instant::now(), cpu_ticks(pid));
+    std::thread::sleep(Duration::from_secs(seconds));
+    let used = cpu_ticks(pid) - before;
+    let ticks_per_second = Command::new("getconf")
+        .arg("CLK_TCK")
+        .output()
+        .ok()
+        .and_then(|o| {
+            String::from_utf8_lossy(&o.stdout)
+                .trim()
+                .parse::<f64>()
+                .ok()
+        })
+        .unwrap_or(100.0);
+    used as f64 / ticks_per_second / start.elapsed().as_secs_f64()
+}
+
+/// Run when asked (`cargo test --test editor_process -- --ignored idle`; figures in
+/// docs/EDITOR.md): the real editor under Xvfb, left alone for ten seconds with live
+/// attach on, as it starts by default, uses next to no CPU: it draws only when something
+/// changed (a game came, sent or ended), not on a timer. The same with `--listen off`
+/// is printed beside it.
+#[test]
+#[ignore = "measures CPU for about 30 s under Xvfb; run when asked"]
+fn an_idle_editor_with_live_attach_on_uses_next_to_no_cpu() {
+    let Some(sketch) = Sketch::under_xvfb() else {
+        return;
+    };
+    let Sketch { tree, display, .. } = &sketch;
+    let on = idle_share(tree, display, &[], 10);
+    let off = idle_share(tree, display, &["--listen", "off"], 10);
+    eprintln!(
+        "idle editor: {:.1} % of a core with live attach on, {:.1} % with --listen off",
+        on * 100.0,
+        off * 100.0
+    );
+    assert!(
+        on < 0.03,
+        "an idle editor with live attach on uses {:.1} % of a core",
+        on * 100.0
+    );
 }

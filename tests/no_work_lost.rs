@@ -299,13 +299,16 @@ fn recovered_work_whose_file_changed_on_disk_since_says_so_and_what_differs() {
         .write(Some(&tree_file), Some(stamp), &work)
         .unwrap();
     let found = recovery.find(Some(&tree_file)).found.unwrap();
-    assert!(!found.changed_on_disk());
+    assert_eq!(found.changed_on_disk(), None);
 
     // Someone else changes the file since (a git pull).
     let pulled = titled(&tree, tree.len() - 1, "Theirs");
     save_tree(&tree_file, &pulled).unwrap();
     let found = recovery.find(Some(&tree_file)).found.unwrap();
-    assert!(found.changed_on_disk());
+    assert_eq!(
+        found.changed_on_disk(),
+        Some(arbor::io::DiskChange::Content)
+    );
     let diff = found.differences(&pulled, 100).join("\n");
     assert!(diff.contains("+ ") && diff.contains("Mine"), "{diff}");
     assert!(diff.contains("- ") && diff.contains("Theirs"), "{diff}");

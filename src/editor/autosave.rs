@@ -10,7 +10,7 @@ use std::time::Duration;
 use eframe::egui;
 
 use super::EditorApp;
-use crate::io::{OpenMark, Recovered, RecoveryDir};
+use crate::io::{DiskChange, OpenMark, Recovered, RecoveryDir};
 
 /// The recovery folder, in words.
 fn offer_dir(a: &Autosave) -> String {
@@ -42,9 +42,9 @@ pub(super) struct Autosave {
     pub(super) offer: Option<Recovered>,
     /// How much older recovered work for the tree waits behind the offer.
     more: usize,
-    /// When the offered work's file changed on disk since the work started: what the work
-    /// changes from the file as it is now (diff lines).
-    stale: Option<Vec<String>>,
+    /// When the offered work's file changed on disk since the work started: how that is
+    /// known, and what the work changes from the file as it is now (diff lines).
+    stale: Option<(DiskChange, Vec<String>)>,
     /// The mark that this editor has the tree's file open.
     mark: Option<OpenMark>,
 }
@@ -106,12 +106,12 @@ impl EditorApp {
             }
             !same
         });
-        self.autosave.stale = self
-            .autosave
-            .offer
-            .as_ref()
-            .filter(|r| r.changed_on_disk())
-            .map(|r| r.differences(self.doc.tree(), DIFF_LINES));
+        self.autosave.stale = self.autosave.offer.as_ref().and_then(|r| {
+            Some((
+                r.changed_on_disk()?,
+                r.differences(self.doc.tree(), DIFF_LINES),
+            ))
+        });
     }
 
     /// Removes the recovery file of the work being dropped (discarded, replaced, closed).
@@ -208,10 +208,16 @@ impl EditorApp {
                     more + 1
                 ));
             }
-            if let Some(diff) = &stale {
+            if let Some((how, diff)) = &stale {
+                let changed = match how {
+                    DiskChange::Content => format!("{name} changed on disk since this work began"),
+                    DiskChange::ModifiedAfter => format!(
+                        "{name} was modified on disk after this work was written (an older Arbor wrote it without a stamp of the file, so their modification times are compared)"
+                    ),
+                };
                 ui.colored_label(
                     egui::Color32::from_rgb(235, 150, 60),
-                    format!("{name} changed on disk since this work began: restoring it and saving would drop that change. What the recovered work changes from the file as it is now:"),
+                    format!("{changed}: restoring it and saving would drop that change. What the recovered work changes from the file as it is now:"),
                 );
                 egui::ScrollArea::vertical()
                     .max_height(220.0)

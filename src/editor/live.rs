@@ -2,8 +2,14 @@
 //! what the shown game sent is fed to its debugger and what the debugger asks is sent back;
 //! a game chosen in the panel is attached to (its tree, its node kinds). What the
 //! listener refused, and why, goes to the status line.
+//!
+//! A tree file a game names is read only when it lies in the folder of the project open
+//! (the project file's, else the tree's, else the folder the editor started in), and then
+//! off the UI thread, as every file is read ([`crate::io::read_text`]: a regular file of at
+//! most 64 MiB); one elsewhere is not read: the tree the game sent is shown, unsaved.
 
 use std::path::{Path, PathBuf};
+use std::sync::mpsc::{Receiver, TryRecvError};
 
 use super::simulate::GameChoice;
 use super::{EditorApp, SimPanel};
@@ -16,9 +22,29 @@ pub struct LiveAttach {
     listener: Listener,
     /// Removed when the editor ends.
     card: Option<crate::io::CardFile>,
-    /// The listener wakes the window when a game comes, sends or ends (set at the first
-    /// frame): an idle editor draws nothing.
-    woken: bool,
+    /// The window's context, set at the first frame: the listener wakes it when a game
+    /// comes, sends or ends, and so does a tree file read for a game; an idle editor draws
+    /// nothing.
+    wake: Option<eframe::egui::Context>,
+    /// A tree file a game names, being read off the UI thread.
+    reading: Option<Reading>,
+}
+
+/// What reading a game's tree file gives: the tree, the stamp of its text and the SHA-256
+/// of its bytes.
+type Read = Result<(crate::model::Tree, crate::io::Stamp, String), crate::io::LoadError>;
+
+/// A tree file a game names, read off the UI thread.
+struct Reading {
+    /// The game it is read for.
+    game: u64,
+    /// The file, as the game names it.
+    path: PathBuf,
+    /// Whether it is to be opened when read; else it is the tree open, and only compared
+    /// with the file the game read.
+    open: bool,
+    /// What the read gives.
+    done: Receiver<Read>,
 }
 
 impl LiveAttach {
@@ -54,7 +80,8 @@ impl EditorApp {
         self.with_live(LiveAttach {
             listener,
             card: None,
-            woken: false,
+            wake: None,
+            reading: None,
         })
     }
 
@@ -92,11 +119,11 @@ impl EditorApp {
     /// ends or is refused, so the editor redraws for games only then.
     pub(super) fn wake_for_games(&mut self, ctx: &eframe::egui::Context) {
         if let Some(live) = &mut self.live
-            && !live.woken
+            && live.wake.is_none()
         {
-            let ctx = ctx.clone();
-            live.listener.set_waker(move || ctx.request_repaint());
-            live.woken = true;
+            let woken = ctx.clone();
+            live.listener.set_waker(move || woken.request_repaint());
+            live.wake = Some(ctx.clone());
         }
     }
 
@@ -104,6 +131,7 @@ impl EditorApp {
     /// what it sent (a game that connected again is shown from its new run), what the
     /// debugger asks of it is sent, and a game chosen in the panel is attached to.
     pub(super) fn live_games(&mut self) {
+        self.poll_reading();
         let Some(live) = &self.live else { return };
         let listener = &live.listener;
         let notices = listener.take_notices();
@@ -166,6 +194,9 @@ impl EditorApp {
     pub(super) fn choose_run(&mut self, choice: GameChoice) {
         match choice {
             GameChoice::OwnRun => {
+                if let Some(live) = &mut self.live {
+                    live.reading = None;
+                }
                 self.sim = Some(self.own_panel());
                 if self.project.has_game_kinds() {
                     // The game's kinds go with it (reloading restarts the run).
@@ -182,12 +213,163 @@ impl EditorApp {
         }
     }
 
-    /// Shows game `id` of the listener live: the tree its first agent runs is opened when
-    /// this editor has it, else the tree the game sent (unless the tree open has unsaved
-    /// changes); a tree that differs from the one the game runs is said. The game's node
-    /// kinds that the project lacks are taken from the library it sent, and those it
-    /// declares otherwise are said.
+    /// Shows game `id` of the listener live. The tree file its first agent runs is opened
+    /// when it lies in this project's folder, once it is read off the UI thread (unless the
+    /// tree open has unsaved changes); else, or when it does not read, the tree the game
+    /// sent is shown, unsaved, and the status line says why. A tree that differs from the
+    /// one the game runs is said. The game's node kinds that the project lacks are taken
+    /// from the library it sent, and those it declares otherwise are said. Returns whether
+    /// the game is shown, or its tree file being read to show it.
     pub fn attach(&mut self, id: u64) -> bool {
+        let Some(game) = self.listener().and_then(|l| l.game(id)) else {
+            return false;
+        };
+        if let Some(live) = &mut self.live {
+            live.reading = None;
+        }
+        let (name, agent) = (game.name.clone(), game.hello.run.agents.first().cloned());
+        let Some(agent) = agent else {
+            return self.show_game(id, None);
+        };
+        let tree = PathBuf::from(&agent.tree);
+        if self.shows(&tree) {
+            // The file is the one open: shown at once, compared with what the game read
+            // when it is read.
+            self.read_for_game(id, &tree, false);
+            return self.show_game(id, None);
+        }
+        if self.doc.is_dirty() || self.may_read(&tree).is_err() {
+            return self.show_game(id, None);
+        }
+        self.read_for_game(id, &tree, true);
+        self.say(format!("Reading {}, which {name} runs", agent.tree));
+        true
+    }
+
+    /// Whether the tree open is the file at `tree`.
+    fn shows(&self, tree: &Path) -> bool {
+        self.doc
+            .path()
+            .is_some_and(|p| crate::io::same_file(p, tree))
+    }
+
+    /// Whether the tree file `tree` a game names may be read: it lies in the folder of the
+    /// project open. `Err` says why not, naming the file.
+    fn may_read(&self, tree: &Path) -> Result<(), String> {
+        let Ok(real) = std::fs::canonicalize(tree) else {
+            return Err(format!("{} is not on this machine", tree.display()));
+        };
+        let folder = self
+            .project_folder()
+            .map(|f| std::fs::canonicalize(&f).unwrap_or(f));
+        match folder {
+            Some(f) if real.starts_with(&f) => Ok(()),
+            Some(f) => Err(format!(
+                "{} lies outside this project's folder ({}), so it is not read",
+                tree.display(),
+                f.display()
+            )),
+            None => Err(format!(
+                "{} is not read: this editor has no project folder",
+                tree.display()
+            )),
+        }
+    }
+
+    /// Reads the tree file `tree` off the UI thread for game `id`, to open it (`open`) or
+    /// to compare it with the file the game read; the window is woken when it is read.
+    fn read_for_game(&mut self, id: u64, tree: &Path, open: bool) {
+        let Some(live) = &mut self.live else {
+            return;
+        };
+        let (send, done) = std::sync::mpsc::channel();
+        let (path, wake) = (tree.to_owned(), live.wake.clone());
+        let spawned = std::thread::Builder::new()
+            .name("arbor-read-game-tree".into())
+            .spawn(move || {
+                let _ = send.send(crate::io::load_tree_digested(&path));
+                if let Some(ctx) = wake {
+                    ctx.request_repaint();
+                }
+            });
+        live.reading = match spawned {
+            Ok(_) => Some(Reading {
+                game: id,
+                path: tree.to_owned(),
+                open,
+                done,
+            }),
+            Err(e) => {
+                let (send, done) = std::sync::mpsc::channel();
+                let _ = send.send(Err(crate::io::LoadError::Read {
+                    path: tree.to_owned(),
+                    source: std::sync::Arc::new(e),
+                }));
+                Some(Reading {
+                    game: id,
+                    path: tree.to_owned(),
+                    open,
+                    done,
+                })
+            }
+        };
+    }
+
+    /// Each frame: a game's tree file read is opened (and the game shown), or compared
+    /// with the file the game read.
+    fn poll_reading(&mut self) {
+        let Some(live) = &mut self.live else { return };
+        let Some(reading) = &live.reading else { return };
+        let read = match reading.done.try_recv() {
+            Ok(read) => read,
+            Err(TryRecvError::Empty) => return,
+            Err(TryRecvError::Disconnected) => {
+                let path = reading.path.clone();
+                Err(crate::io::LoadError::Read {
+                    path,
+                    source: std::sync::Arc::new(std::io::Error::other("the read stopped")),
+                })
+            }
+        };
+        let Some(reading) = live.reading.take() else {
+            return;
+        };
+        if reading.open {
+            self.show_game(reading.game, Some(read));
+            return;
+        }
+        let shown = self.simulation().and_then(Debugger::live_game) == Some(reading.game);
+        let recorded = self
+            .listener()
+            .and_then(|l| l.game(reading.game))
+            .and_then(|g| {
+                let path = reading.path.display().to_string();
+                g.hello.run.files.iter().find(|f| f.path == path).cloned()
+            });
+        let differs = match (&read, recorded) {
+            (Ok((_, _, sha)), Some(f)) => *sha != f.sha256,
+            _ => false,
+        };
+        if shown && differs {
+            let note = format!(
+                "{} differs from the tree the game runs; its nodes are matched by id",
+                reading.path.display()
+            );
+            if let Some(panel) = &mut self.sim {
+                let run = &mut panel.debugger;
+                let joined = match run.note() {
+                    Some(n) => format!("{n}; {note}"),
+                    None => note.clone(),
+                };
+                run.set_note(Some(joined));
+            }
+            self.say(note);
+        }
+    }
+
+    /// Shows game `id` live, with the tree file its first agent runs as `read` gave it
+    /// (`None`: not read), or else the tree it sent (see [`EditorApp::attach`]).
+    fn show_game(&mut self, id: u64, read: Option<Read>) -> bool {
         let Some(game) = self.listener().and_then(|l| l.game(id)) else {
             return false;
         };
@@ -195,46 +377,53 @@ impl EditorApp {
         let mut notes = Vec::new();
         if let Some(agent) = hello.run.agents.first() {
             let tree = PathBuf::from(&agent.tree);
-            let open_now = self
-                .doc
-                .path()
-                .is_some_and(|p| crate::io::same_file(p, &tree));
             let sent = hello.trees.iter().find(|t| Path::new(&t.path) == tree);
+            let recorded = hello.run.files.iter().find(|f| Path::new(&f.path) == tree);
+            // Why the file is not shown, when the tree the game sent may be shown instead.
+            let mut not_read = None;
+            match read {
+                Some(Ok((t, stamp, sha256))) if !self.doc.is_dirty() => {
+                    let opened = Self::read_from(&tree, t, stamp, self.project.explicit());
+                    self.replace_with(opened);
+                    if recorded.is_some_and(|f| f.sha256 != sha256) {
+                        notes.push(format!(
+                            "{} differs from the tree the game runs; its nodes are matched by id",
+                            agent.tree
+                        ));
+                    }
+                }
+                // Changed meanwhile: the work open stays.
+                Some(Ok(_)) => {}
+                Some(Err(e)) => not_read = Some(e.to_string()),
+                None if !self.shows(&tree) && !self.doc.is_dirty() => {
+                    not_read = self.may_read(&tree).err();
+                }
+                None => {}
+            }
             let mut shown_sent = false;
-            if !open_now && !self.doc.is_dirty() {
-                if tree.is_file() {
-                    self.open_path(&tree);
-                } else if let Some(sent) = sent {
+            match (not_read, sent) {
+                (Some(why), Some(sent)) if !self.doc.is_dirty() => {
                     match parse_tree(&sent.text, &tree) {
                         Ok(t) => {
                             self.replace_with(Self::new(t, None));
                             shown_sent = true;
                             notes.push(format!(
-                                "{} is not on this machine: this is the tree {name} sent (Save As keeps it)",
-                                agent.tree
+                                "{why}: this is the tree {name} sent (Save As keeps it)"
                             ));
                         }
-                        Err(e) => notes.push(format!("the tree {name} sent does not read: {e}")),
+                        Err(e) => {
+                            notes.push(why);
+                            notes.push(format!("the tree {name} sent does not read: {e}"));
+                        }
                     }
                 }
+                (Some(why), _) => notes.push(why),
+                (None, _) => {}
             }
-            let shown = self
-                .doc
-                .path()
-                .is_some_and(|p| crate::io::same_file(p, &tree));
-            let recorded = hello.run.files.iter().find(|f| Path::new(&f.path) == tree);
-            let differs = recorded.is_some_and(|f| {
-                crate::io::digest(&tree).ok().as_deref() != Some(f.sha256.as_str())
-            });
-            if !shown && !shown_sent {
+            if !self.shows(&tree) && !shown_sent {
                 notes.push(format!(
                     "{} runs {}; its nodes are matched by id",
                     name, agent.tree
-                ));
-            } else if shown && differs {
-                notes.push(format!(
-                    "{} differs from the tree the game runs; its nodes are matched by id",
-                    agent.tree
                 ));
             }
         }
@@ -444,7 +633,8 @@ pub fn start_listening(
             live: Some(LiveAttach {
                 listener,
                 card,
-                woken: false,
+                wake: None,
+                reading: None,
             }),
             said,
         });

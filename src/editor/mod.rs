@@ -314,13 +314,24 @@ impl EditorApp {
     /// of the one found from the file's folder).
     pub fn open_in(path: &Path, explicit: Option<&Path>) -> Result<Self, crate::io::LoadError> {
         let (tree, stamp) = crate::io::load_tree_stamped(path)?;
+        Ok(Self::read_from(path, tree, stamp, explicit))
+    }
+
+    /// An editor on `tree`, read from the file at `path` (whose content has `stamp`), with
+    /// the node libraries of the project file `explicit` (else of the one found).
+    fn read_from(
+        path: &Path,
+        tree: Tree,
+        stamp: crate::io::Stamp,
+        explicit: Option<&Path>,
+    ) -> Self {
         // What a save stopped by a kill or a crash left beside it goes.
         crate::io::remove_stale_temporaries(path);
         let mut app = Self::in_project(tree, Some(path.to_owned()), explicit);
         app.doc.read_from_disk(stamp);
         app.watch_file();
         app.remember(path);
-        Ok(app)
+        app
     }
 
     /// The editor as `arbor edit` opens it: on `file`, from the project `explicit` or the

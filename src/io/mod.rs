@@ -34,12 +34,14 @@ pub use project::{
     PROJECT_FILE, PROJECT_FORMAT, PROJECT_VERSION, Project, ProjectCatalog, check_library,
     find_project, parse_project, project_for,
 };
-pub use recovery::{OpenMark, RECOVERY_FORMAT, Recovered, Recoveries, RecoveryDir, Unreadable};
+pub use recovery::{
+    DiskChange, OpenMark, RECOVERY_FORMAT, Recovered, Recoveries, RecoveryDir, Unreadable,
+};
 pub use settings::{SETTINGS_FORMAT, Settings, SettingsFile, Window};
 pub use trace::{
     AgentIndex, MAX_TRACE_AGENTS, MAX_TRACE_LINE, MAX_TRACE_STEP, TraceCut, TraceError, TraceFile,
-    TracePlace, TraceReader, TracedEvent, digest, is_trace, parse_event, parse_trace, read_trace,
-    resolve_traced, trace_header, traced_path,
+    TracePlace, TraceReader, TracedEvent, digest, digest_of, is_trace, parse_event, parse_trace,
+    read_trace, resolve_traced, trace_header, traced_path,
 };
 pub use watch::FileWatch;
 
@@ -169,24 +171,29 @@ pub(crate) const BOM: char = '\u{feff}';
 
 /// [`read_text`], a byte-order mark kept (for `fmt`, which removes it).
 pub(crate) fn read_text_as_is(path: &Path) -> std::io::Result<String> {
+    utf8(read_bytes(path)?)
+}
+
+/// A file's bytes as text, or why they are not.
+fn utf8(bytes: Vec<u8>) -> std::io::Result<String> {
+    String::from_utf8(bytes).map_err(|e| {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("it is not UTF-8 text ({e})"),
+        )
+    })
+}
+
+/// Reads the bytes of a file that must be a regular file of at most [`MAX_FILE_BYTES`],
+/// as [`read_text`] does: anything else is refused before any read, and the file is opened
+/// without waiting (a FIFO put in its place after the look is refused, not waited on).
+pub(crate) fn read_bytes(path: &Path) -> std::io::Result<Vec<u8>> {
     use std::io::{Error, ErrorKind, Read};
     let meta = std::fs::metadata(path).map_err(|e| match broken_link(path, &e) {
         Some(words) => Error::new(e.kind(), words),
         None => e,
     })?;
-    let kind = meta.file_type();
-    if kind.is_dir() {
-        return Err(Error::new(
-            ErrorKind::IsADirectory,
-            "it is a folder, not a file",
-        ));
-    }
-    if !kind.is_file() {
-        return Err(Error::other(format!(
-            "it is {}, not a regular file",
-            special_kind(&kind)
-        )));
-    }
+    not_regular(&meta.file_type()).map_or(Ok(()), Err)?;
     let too_big = |size: u64| {
         Error::new(
             ErrorKind::FileTooLarge,
@@ -200,22 +207,46 @@ pub(crate) fn read_text_as_is(path: &Path) -> std::io::Result<String> {
     if meta.len() > MAX_FILE_BYTES {
         return Err(too_big(meta.len()));
     }
+    let file = open_without_waiting(path)?;
+    // What was opened is what is read: it may not be what the look saw.
+    let opened = file.metadata()?;
+    not_regular(&opened.file_type()).map_or(Ok(()), Err)?;
+    remember_read(path, &opened);
     // (The file may grow after the look: never read more than the limit.)
-    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
-    let file = std::fs::File::open(path)?;
-    if let Ok(opened) = file.metadata() {
-        remember_read(path, &opened);
-    }
+    let mut bytes =
+        Vec::with_capacity(usize::try_from(opened.len().min(MAX_FILE_BYTES)).unwrap_or(0));
     file.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes)?;
     if bytes.len() as u64 > MAX_FILE_BYTES {
         return Err(too_big(bytes.len() as u64));
     }
-    String::from_utf8(bytes).map_err(|e| {
-        Error::new(
-            ErrorKind::InvalidData,
-            format!("it is not UTF-8 text ({e})"),
-        )
-    })
+    Ok(bytes)
+}
+
+/// Why a file of this kind is not read (a folder, a FIFO, a device, a socket), if it is not
+/// a regular file.
+fn not_regular(kind: &std::fs::FileType) -> Option<std::io::Error> {
+    use std::io::{Error, ErrorKind};
+    if kind.is_dir() {
+        return Some(Error::new(
+            ErrorKind::IsADirectory,
+            "it is a folder, not a file",
+        ));
+    }
+    (!kind.is_file())
+        .then(|| Error::other(format!("it is {}, not a regular file", special_kind(kind))))
+}
+
+/// Opens `path` for reading without waiting for a writer: opening a FIFO for reading
+/// otherwise waits until something opens it for writing.
+fn open_without_waiting(path: &Path) -> std::io::Result<std::fs::File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK);
+    }
+    options.open(path)
 }
 
 /// When `path` is a symbolic link that cannot be followed (`failed` is what following it
@@ -469,6 +500,22 @@ pub fn load_tree_stamped(path: &Path) -> Result<(Tree, Stamp), LoadError> {
         source: Arc::new(e),
     })?;
     Ok((parse_tree(&text, path)?, Stamp::of(text.as_bytes())))
+}
+
+/// Reads and parses a tree file as [`load_tree_stamped`] does, with the SHA-256 of its
+/// bytes (as a trace's header names a file's: [`digest`]), the file read once.
+pub fn load_tree_digested(path: &Path) -> Result<(Tree, Stamp, String), LoadError> {
+    let read = |source: std::io::Error| LoadError::Read {
+        path: path.to_owned(),
+        source: Arc::new(source),
+    };
+    let bytes = read_bytes(path).map_err(read)?;
+    let sha256 = digest_of(&bytes);
+    let mut text = utf8(bytes).map_err(read)?;
+    if text.starts_with(BOM) {
+        text.drain(..BOM.len_utf8());
+    }
+    Ok((parse_tree(&text, path)?, Stamp::of(text.as_bytes()), sha256))
 }
 
 /// The canonical text of `tree`, checked to load back to the same tree; `path` names

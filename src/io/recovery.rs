@@ -51,6 +51,16 @@ pub struct Recovered {
     pub tree: Tree,
 }
 
+/// How the tree's file is known to have changed on disk since the work began.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DiskChange {
+    /// Its content differs from the stamp the work kept of it.
+    Content,
+    /// The work keeps no stamp of it (an older editor wrote it), and the file was modified
+    /// after the work was written.
+    ModifiedAfter,
+}
+
 /// A file in the recovery folder that does not read as a recovery file: set aside.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Unreadable {
@@ -328,12 +338,21 @@ fn set_aside(file: &Path, reason: String) -> Unreadable {
 }
 
 impl Recovered {
-    /// Whether the tree's file changed on disk since the work on it started (its content
-    /// now is not what it was then); false for work without a file or an older record.
-    pub fn changed_on_disk(&self) -> bool {
-        match (&self.path, self.base) {
-            (Some(p), Some(base)) => Stamp::read(p) != Some(base),
-            _ => false,
+    /// Whether the tree's file changed on disk since the work on it started: its content
+    /// now is not what it was then; or, for a record of an older editor that kept no stamp
+    /// of the file, the file was modified after the work was written. `None` for work
+    /// without a file.
+    pub fn changed_on_disk(&self) -> Option<DiskChange> {
+        let path = self.path.as_ref()?;
+        match self.base {
+            Some(base) => (Stamp::read(path) != Some(base)).then_some(DiskChange::Content),
+            None => {
+                let modified = std::fs::metadata(path).ok()?.modified().ok()?;
+                let secs = modified
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0, |d| d.as_secs());
+                (secs > self.written).then_some(DiskChange::ModifiedAfter)
+            }
         }
     }
 

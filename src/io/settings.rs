@@ -25,6 +25,16 @@ const ZOOM: std::ops::RangeInclusive<f32> = 0.2..=5.0;
 /// The range of a window side, in points.
 const SIDE: std::ops::RangeInclusive<f32> = 200.0..=16_384.0;
 
+/// How far from the origin of the desktop a window's edge may be and still be on a screen:
+/// the desktop spans at most this many points each way (X11 keeps places in 16 bits, and
+/// a larger one wraps round: x = 99,999 opens at −31,073).
+const PLACE: f32 = 16_384.0;
+
+/// Whether a window's edge at `v` (none: not known) may be on a screen.
+fn on_a_screen(v: Option<f32>) -> bool {
+    v.is_none_or(|v| v.is_finite() && v.abs() < PLACE)
+}
+
 /// What the editor keeps between runs.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -83,18 +93,23 @@ impl Settings {
             ));
             self.zoom = 1.0;
         }
-        if let Some(w) = self.window {
-            let place_ok = |v: Option<f32>| v.is_none_or(|v| v.is_finite() && v.abs() <= 100_000.0);
-            if !(SIDE.contains(&w.width)
-                && SIDE.contains(&w.height)
-                && place_ok(w.x)
-                && place_ok(w.y))
-            {
+        if let Some(w) = &mut self.window {
+            if !(SIDE.contains(&w.width) && SIDE.contains(&w.height)) {
                 problems.push(format!(
-                    "the window size {} × {} or place is out of range; the default is used",
-                    w.width, w.height
+                    "the window size {} × {} is out of range ({} to {}); the default is used",
+                    w.width,
+                    w.height,
+                    SIDE.start(),
+                    SIDE.end()
                 ));
                 self.window = None;
+            } else if !(on_a_screen(w.x) && on_a_screen(w.y)) {
+                problems.push(format!(
+                    "the window's place ({}, {}) is off every screen; it opens where the system puts it",
+                    w.x.unwrap_or(0.0),
+                    w.y.unwrap_or(0.0)
+                ));
+                (w.x, w.y) = (None, None);
             }
         }
         self

@@ -20,13 +20,19 @@ pub const MAX_TRACE_LINE: usize = 64 * 1024;
 /// second).
 pub const MAX_TRACE_STEP: u64 = 1 << 40;
 
-/// The SHA-256 of a file's bytes, in hexadecimal.
+/// The SHA-256 of a file's bytes, in hexadecimal; only a regular file of at most
+/// [`MAX_FILE_BYTES`](super::MAX_FILE_BYTES) is read, as [`read_text`](super::read_text)
+/// says.
 pub fn digest(path: &Path) -> std::io::Result<String> {
-    let bytes = std::fs::read(path)?;
-    Ok(Sha256::digest(&bytes)
+    Ok(digest_of(&super::read_bytes(path)?))
+}
+
+/// The SHA-256 of `bytes`, in hexadecimal.
+pub fn digest_of(bytes: &[u8]) -> String {
+    Sha256::digest(bytes)
         .iter()
         .map(|b| format!("{b:02x}"))
-        .collect())
+        .collect()
 }
 
 /// How a trace names `file`: relative to the folder of the trace at `trace` when the file

@@ -77,7 +77,7 @@ impl Hello {
             .filter_map(|f| {
                 Some(SentTree {
                     path: f.display().to_string(),
-                    text: std::fs::read_to_string(f).ok()?,
+                    text: crate::io::read_text(f).ok()?,
                 })
             })
             .collect();
