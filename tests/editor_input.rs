@@ -1743,6 +1743,53 @@ fn a_trace_opened_from_the_file_menu_replays_on_its_tree_and_continue_stops_at_a
 }
 
 #[test]
+fn a_large_trace_is_read_off_the_ui_thread_with_its_progress_shown_then_replays() {
+    let (dir, _) = recorded_guard_patrol();
+    let trace = record(&dir.path().join("guard_patrol.scenario.json"), 60_000);
+    let size = std::fs::metadata(&trace).unwrap().len();
+    assert!(size > arbor::editor::READ_IN_BACKGROUND, "{size} bytes");
+    let mut h = harness(EditorApp::sample());
+    open_trace_through_the_menu(&mut h, &trace);
+    // The editor answered at once: the reading began and said how far it has come.
+    assert!(
+        h.state().said("Reading run.jsonl: "),
+        "{}",
+        h.state().last_message()
+    );
+    let start = std::time::Instant::now();
+    while h.state().is_reading_trace() {
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(300),
+            "the trace is still being read"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        h.run_steps(1);
+    }
+    h.run_steps(2);
+    assert!(
+        h.state().last_message().starts_with("Replaying"),
+        "{}",
+        h.state().last_message()
+    );
+    h.get_by_label_contains("replaying run.jsonl");
+    // arbor edit --trace FILE --at STEP: the window opens at once, at that step once read.
+    let from = arbor::debug::RunFrom {
+        at: Some(500),
+        ..arbor::debug::RunFrom::default()
+    };
+    let mut h = harness(EditorApp::launch(None, Some(&trace), None, &from));
+    assert!(h.state().is_reading_trace());
+    let start = std::time::Instant::now();
+    while h.state().is_reading_trace() {
+        assert!(start.elapsed() < std::time::Duration::from_secs(300));
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        h.run_steps(1);
+    }
+    h.run_steps(2);
+    assert_eq!(h.state().simulation().unwrap().step_number(), 500);
+}
+
+#[test]
 fn a_trace_cut_mid_write_or_binary_replays_from_the_file_menu_and_an_empty_one_is_said() {
     let (dir, trace) = recorded_guard_patrol();
     let bytes = std::fs::read(&trace).unwrap();

@@ -911,11 +911,60 @@ impl EditorApp {
     /// recorded run shows on the canvas. A tree that changed since the recording is said,
     /// and its nodes are matched by id; a tree that is gone leaves the tree open now; a
     /// last line cut off mid-write is said; a trace with no events is refused.
+    ///
+    /// A trace larger than [`READ_IN_BACKGROUND`](super::reading::READ_IN_BACKGROUND) is
+    /// read off the UI thread ([`EditorApp::read_trace_in_background`]): `true` then says
+    /// the reading began.
     pub fn open_trace(&mut self, path: &Path) -> bool {
-        let trace = match crate::io::read_trace(path) {
+        let large = std::fs::metadata(path)
+            .is_ok_and(|m| m.is_file() && m.len() > super::reading::READ_IN_BACKGROUND);
+        if large {
+            self.read_trace_in_background(path);
+            return true;
+        }
+        let read = crate::io::read_trace(path).map_err(|e| e.to_string());
+        self.show_trace(path, read)
+    }
+
+    /// Reads the trace at `path` on a thread of its own, showing how far it has come over
+    /// the canvas; the replay opens when it is read (see [`EditorApp::open_trace`]).
+    pub fn read_trace_in_background(&mut self, path: &Path) {
+        let total = std::fs::metadata(path).map_or(0, |m| m.len());
+        let reading = super::reading::TraceReading::start(path, total);
+        self.say(reading.progress());
+        self.reading = Some(reading);
+    }
+
+    /// Whether a trace is being read off the UI thread.
+    pub fn is_reading_trace(&self) -> bool {
+        self.reading.is_some()
+    }
+
+    /// Shows the trace being read once it is read, or its progress until then.
+    pub(super) fn poll_trace(&mut self, ctx: &eframe::egui::Context) {
+        let Some(reading) = &self.reading else {
+            return;
+        };
+        match reading.poll() {
+            None => reading.ui(ctx),
+            Some(read) => {
+                let path = reading.path().to_owned();
+                let then = self.reading.take().and_then(|r| r.then);
+                if self.show_trace(&path, read)
+                    && let Some(from) = then
+                {
+                    self.replay_from(&from);
+                }
+            }
+        }
+    }
+
+    /// Replays `read`, the trace read from `path` ([`EditorApp::open_trace`]).
+    fn show_trace(&mut self, path: &Path, read: Result<crate::io::TraceFile, String>) -> bool {
+        let trace = match read {
             Ok(t) => t,
             Err(e) => {
-                self.say_problem(e.to_string());
+                self.say_problem(e);
                 return false;
             }
         };

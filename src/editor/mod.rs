@@ -27,6 +27,7 @@ mod minimap;
 mod navigate;
 mod panels;
 mod project;
+mod reading;
 mod selection;
 mod settings;
 mod simulate;
@@ -39,6 +40,7 @@ pub use commands::Command;
 pub use document::Document;
 pub use graph::{Attach, SMALL_TEXT, kinds_fitting, pins};
 pub use live::{Listening, LiveAttach, start_listening};
+pub use reading::READ_IN_BACKGROUND;
 pub use simulate::SimPanel;
 pub use viewer::{Viewer, category_colour, status_colour};
 
@@ -83,6 +85,8 @@ pub struct EditorApp {
     find: find::Find,
     /// Go to Step's field.
     go_to: goto::GoTo,
+    /// A large trace being read off the UI thread.
+    reading: Option<reading::TraceReading>,
     chooser: files::Chooser,
     /// Why the in-app file field is used instead of the system's dialog.
     chooser_why: Option<String>,
@@ -197,6 +201,7 @@ impl EditorApp {
             palette: commands::Palette::default(),
             find: find::Find::default(),
             go_to: goto::GoTo::default(),
+            reading: None,
             chooser,
             chooser_why,
             prompt: None,
@@ -361,7 +366,10 @@ impl EditorApp {
         from: &crate::debug::RunFrom,
     ) -> Self {
         let mut app = Self::start(file, trace, explicit);
-        if trace.is_some() {
+        if let Some(reading) = &mut app.reading {
+            // A large trace still being read: taken there once it is.
+            reading.then = Some(from.clone());
+        } else if trace.is_some() {
             app.replay_from(from);
         } else {
             app.run_from(from);
@@ -846,6 +854,7 @@ impl EditorApp {
         self.fit_window(&ctx);
         self.poll_project(&ctx);
         self.poll_disk(&ctx);
+        self.poll_trace(&ctx);
         // Escape closes Find Node before it can clear the selection it made; then the
         // list of commands (F1 again closes it too).
         self.find.take_escape(&ctx);

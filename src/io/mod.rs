@@ -41,7 +41,7 @@ pub use settings::{SETTINGS_FORMAT, Settings, SettingsFile, Window};
 pub use trace::{
     AgentIndex, MAX_TRACE_AGENTS, MAX_TRACE_LINE, MAX_TRACE_STEP, TraceCut, TraceError, TraceFile,
     TracePlace, TraceReader, TracedEvent, digest, digest_of, is_trace, parse_event, parse_trace,
-    read_trace, resolve_traced, trace_header, traced_path,
+    read_trace, read_trace_counting, resolve_traced, trace_header, traced_path,
 };
 pub use watch::FileWatch;
 

@@ -199,6 +199,31 @@ pub fn read_trace(path: &Path) -> Result<TraceFile, TraceError> {
     gather(TraceReader::open(path)?)
 }
 
+/// [`read_trace`], adding to `read` the bytes read as it goes, so that another thread can
+/// say how far it has come.
+pub fn read_trace_counting(
+    path: &Path,
+    read: &std::sync::atomic::AtomicU64,
+) -> Result<TraceFile, TraceError> {
+    /// A reader that counts what it reads.
+    struct Counting<'c, R> {
+        inner: R,
+        read: &'c std::sync::atomic::AtomicU64,
+    }
+    impl<R: std::io::Read> std::io::Read for Counting<'_, R> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let n = self.inner.read(buf)?;
+            self.read
+                .fetch_add(n as u64, std::sync::atomic::Ordering::Relaxed);
+            Ok(n)
+        }
+    }
+    let file =
+        std::fs::File::open(path).map_err(|e| trace_error(path, 0, format!("cannot read: {e}")))?;
+    let input = std::io::BufReader::with_capacity(1 << 16, Counting { inner: file, read });
+    gather(TraceReader::new(input, path)?)
+}
+
 /// Reads a trace from `input`, in either encoding; `path` names it in errors.
 pub fn parse_trace(input: impl BufRead, path: &Path) -> Result<TraceFile, TraceError> {
     gather(TraceReader::new(input, path)?)
