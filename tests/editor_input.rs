@@ -1750,9 +1750,9 @@ fn a_large_trace_is_read_off_the_ui_thread_with_its_progress_shown_then_replays(
     assert!(size > arbor::editor::READ_IN_BACKGROUND, "{size} bytes");
     let mut h = harness(EditorApp::sample());
     open_trace_through_the_menu(&mut h, &trace);
-    // The editor answered at once: the reading began and said how far it has come.
+    // The editor answered at once: the reading began, and said what it reads.
     assert!(
-        h.state().said("Reading run.jsonl: "),
+        h.state().said("Reading run.jsonl ("),
         "{}",
         h.state().last_message()
     );

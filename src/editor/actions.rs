@@ -931,7 +931,7 @@ impl EditorApp {
     pub fn read_trace_in_background(&mut self, path: &Path) {
         let total = std::fs::metadata(path).map_or(0, |m| m.len());
         let reading = super::reading::TraceReading::start(path, total);
-        self.say(reading.progress());
+        self.say(reading.started());
         self.reading = Some(reading);
     }
 

@@ -61,18 +61,24 @@ impl TraceReading {
         &self.path
     }
 
+    /// What is read, in words: `Reading run.jsonl (2.1 GB)…`.
+    pub(super) fn started(&self) -> String {
+        format!("Reading {} ({})…", self.name(), size(self.total))
+    }
+
+    /// The file's name.
+    fn name(&self) -> String {
+        self.path.file_name().map_or_else(
+            || self.path.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        )
+    }
+
     /// How far the reading has come, in words: `Reading run.jsonl: 42 % of 2.1 GB`.
     pub(super) fn progress(&self) -> String {
         let read = self.read.load(Ordering::Relaxed).min(self.total);
         let share = (read * 100).checked_div(self.total).unwrap_or(0);
-        format!(
-            "Reading {}: {share} % of {}",
-            self.path.file_name().map_or_else(
-                || self.path.display().to_string(),
-                |n| n.to_string_lossy().into_owned()
-            ),
-            size(self.total)
-        )
+        format!("Reading {}: {share} % of {}", self.name(), size(self.total))
     }
 
     /// Shows the progress over the canvas, and draws again until the reading ends.
