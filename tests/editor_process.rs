@@ -131,6 +131,35 @@ fn can_run_the_window() -> bool {
     false
 }
 
+/// The real editor on `tree`, started with `args` after `edit TREE` on `display`, writing
+/// recovery files in `recovery` and keeping its settings, data and live card beside it;
+/// with its window's id once the window is up.
+fn launch(tree: &Path, display: &str, recovery: &Path, args: &[&str]) -> (Killed, String) {
+    let home = recovery.parent().unwrap();
+    let editor = Killed(
+        Command::new(env!("CARGO_BIN_EXE_arbor"))
+            .arg("edit")
+            .arg(tree)
+            .args(args)
+            .env("DISPLAY", display)
+            .env("WAYLAND_DISPLAY", "")
+            .env("ARBOR_RECOVERY_DIR", recovery)
+            .env("ARBOR_LIVE_DIR", home.join("live"))
+            .env("XDG_DATA_HOME", home.join("data"))
+            .env("XDG_CONFIG_HOME", home.join("config"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let name = tree.file_stem().unwrap().to_string_lossy().into_owned();
+    let window = wait_for(60, "the editor's window", || {
+        let found = xdotool(display, &["search", "--onlyvisible", "--name", &name]);
+        found.lines().next().map(str::to_owned)
+    });
+    (editor, window)
+}
+
 /// The real editor on `tree`, writing recovery files in `recovery`, on `display`; once
 /// its window is up, with the screen position of the palette's Sequence button.
 fn start_editor(tree: &Path, recovery: &Path, display: &str) -> (Killed, egui::Pos2) {
@@ -144,26 +173,7 @@ fn start_editor(tree: &Path, recovery: &Path, display: &str) -> (Killed, egui::P
             .rect()
             .center()
     };
-    let home = recovery.parent().unwrap();
-    let editor = Killed(
-        Command::new(env!("CARGO_BIN_EXE_arbor"))
-            .arg("edit")
-            .arg(tree)
-            .env("DISPLAY", display)
-            .env("WAYLAND_DISPLAY", "")
-            .env("ARBOR_RECOVERY_DIR", recovery)
-            .env("XDG_DATA_HOME", home.join("data"))
-            .env("XDG_CONFIG_HOME", home.join("config"))
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
-    let name = tree.file_stem().unwrap().to_string_lossy().into_owned();
-    let window = wait_for(60, "the editor's window", || {
-        let found = xdotool(display, &["search", "--onlyvisible", "--name", &name]);
-        found.lines().next().map(str::to_owned)
-    });
+    let (editor, window) = launch(tree, display, recovery, &[]);
     let geometry = xdotool(display, &["getwindowgeometry", "--shell", &window]);
     let field = |name: &str| -> f32 {
         geometry
@@ -342,27 +352,7 @@ fn cpu_ticks(pid: u32) -> u64 {
 /// over `seconds` once its window is up, started with `args` after `edit TREE`.
 fn idle_share(tree: &Path, display: &str, args: &[&str], seconds: u64) -> f64 {
     let home = tree.parent().unwrap();
-    let editor = Killed(
-        Command::new(env!("CARGO_BIN_EXE_arbor"))
-            .arg("edit")
-            .arg(tree)
-            .args(args)
-            .env("DISPLAY", display)
-            .env("WAYLAND_DISPLAY", "")
-            .env("ARBOR_RECOVERY_DIR", home.join("recovery"))
-            .env("ARBOR_LIVE_DIR", home.join("live"))
-            .env("XDG_DATA_HOME", home.join("data"))
-            .env("XDG_CONFIG_HOME", home.join("config"))
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
-    let name = tree.file_stem().unwrap().to_string_lossy().into_owned();
-    wait_for(60, "the editor's window", || {
-        let found = xdotool(display, &["search", "--onlyvisible", "--name", &name]);
-        found.lines().next().map(str::to_owned)
-    });
+    let (editor, _) = launch(tree, display, &home.join("recovery"), args);
     // Its first frames drawn and settled.
     std::thread::sleep(Duration::from_secs(3));
     let pid = editor.0.id();

@@ -57,14 +57,14 @@ impl FileFormat {
     /// anything. A key missing from a header that was not read whole (the text breaks off
     /// before it) is not a problem here: the text's own error says more.
     pub fn problem(&self, header: &Header) -> Option<HeaderProblem> {
-        let format = |message| HeaderProblem {
+        let of_format = |message| HeaderProblem {
             key: "format",
             message,
         };
         match header.format.as_deref() {
             Some(f) if f == self.name => {}
             Some(f) => {
-                return Some(format(match NAMED.iter().find(|k| k.name == f) {
+                return Some(of_format(match NAMED.iter().find(|k| k.name == f) {
                     Some(other) => format!(
                         "this is a {} file (\"format\": \"{f}\"), not a {} file",
                         other.what, self.what
@@ -77,7 +77,7 @@ impl FileFormat {
             }
             None if !header.whole => return None,
             None => {
-                return Some(format(match &header.format_text {
+                return Some(of_format(match &header.format_text {
                     Some(written) => format!(
                         "not an Arbor {} file: its \"format\" must be \"{}\", not {written}",
                         self.what, self.name
