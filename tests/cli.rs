@@ -218,7 +218,7 @@ fn without_a_display_the_editor_fails_fast_with_a_reason() {
 
 #[test]
 fn edit_on_a_broken_file_goes_on_to_the_window_which_shows_the_error() {
-    // (The window shows it: tests/editor_input.rs. Here, without a display, the editor
+    // (The window shows it: tests/editor/files.rs. Here, without a display, the editor
     // gets as far as opening the window.)
     gets_to_the_window(&edit_headless(&[
         "tests/fixtures/unreadable/truncated.json",

@@ -1,6 +1,6 @@
 //! No work lost around saving: read-only files, temporary files left by a kill, recovery
 //! files of two editors, links and special files in Arbor's own folders, and settings
-//! files with bad values. Headless: the editor's side is in tests/editor_disk.rs.
+//! files with bad values. Headless: the editor's side is in tests/editor/disk.rs.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 

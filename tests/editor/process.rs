@@ -1,10 +1,7 @@
 //! The real editor process, under Xvfb, driven with xdotool: its unsaved work is written
 //! aside while it runs, survives a kill, and is offered back at the next start.
 
-#![cfg(feature = "gui")]
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -373,7 +370,7 @@ fn idle_share(tree: &Path, display: &str, args: &[&str], seconds: u64) -> f64 {
     used as f64 / ticks_per_second / start.elapsed().as_secs_f64()
 }
 
-/// Run when asked (`cargo test --test editor_process -- --ignored idle`; figures in
+/// Run when asked (`cargo test --test editor -- --ignored idle`; figures in
 /// docs/EDITOR.md): the real editor under Xvfb, left alone for ten seconds with live
 /// attach on, as it starts by default, uses next to no CPU: it draws only when something
 /// changed (a game came, sent or ended), not on a timer. The same with `--listen off`

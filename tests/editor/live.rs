@@ -1,11 +1,11 @@
-//! A game shown live, driven through the input a person uses: breakpoints that hold the
-//! game's agents, Step and Run / Pause on a live game, the Watch list, streaming an agent
-//! the game does not stream, Clear Ended Games, the live address, and refusals said in
-//! the status line.
-#![cfg(feature = "gui")]
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+//! A game shown live, driven through the input a person uses: a game chosen in the panel,
+//! breakpoints that hold the game's agents (and only those of the tree they are set on),
+//! Step and Run / Pause on a live game, the Watch list, streaming an agent the game does
+//! not stream, Clear Ended Games, the live address, a game whose tree or kinds the editor
+//! lacks or declares otherwise, and refusals said in the status line.
 
-mod common;
+use crate::common;
+use crate::support::*;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -100,6 +100,11 @@ fn choose(h: &mut Harness<'static, EditorApp>, game: &mut Game, name: &str) {
     game.until(h, "the Game list", |_, h| {
         h.query_by_role_and_label(Role::ComboBox, "Game").is_some()
     });
+    pick(h, name);
+}
+
+/// Chooses game `name` in the panel's Game list, which lists it.
+fn pick(h: &mut Harness<'static, EditorApp>, name: &str) {
     h.get_by_role_and_label(Role::ComboBox, "Game").click();
     h.run_steps(2);
     h.get_by_label(name).click();
@@ -654,4 +659,373 @@ fn a_tree_file_of_the_project_a_game_names_is_read_off_the_ui_thread_and_opened(
     assert!(arbor::io::same_file(&shown, &guard), "{}", shown.display());
     assert!(!h.state().is_dirty());
     assert_eq!(watched(&h), "unit-1");
+}
+
+#[test]
+fn a_game_connected_to_the_editor_is_chosen_in_the_panel_and_shown_live() {
+    use arbor::remote::{GameLink, Hello, Listener};
+    let tree = common::repo().join("sample_trees/mock_sketch.json");
+    let listener = Listener::local(0).unwrap();
+    let addr = listener.address().clone();
+    let mut h = harness(EditorApp::open(&tree).unwrap().with_listener(listener));
+    // The game: two agents of the tree open in the editor, both watched.
+    let names = ["unit-1", "unit-2"];
+    let agents: Vec<(String, std::path::PathBuf)> = names
+        .iter()
+        .map(|n| ((*n).to_owned(), tree.clone()))
+        .collect();
+    let hello = Hello::new("skirmish", 0.1, 0, &agents, std::slice::from_ref(&tree));
+    let link = GameLink::connect_to(&hello, addr);
+    let program = program_of(&tree);
+    let mut units: Vec<arbor::runtime::Instance<()>> = (0..2)
+        .map(|i| {
+            let mut u = arbor::runtime::Instance::new(program.clone(), i);
+            u.record_states(true);
+            u
+        })
+        .collect();
+    let play = |units: &mut Vec<arbor::runtime::Instance<()>>, steps: u32| {
+        for _ in 0..steps {
+            for (u, name) in units.iter_mut().zip(names) {
+                u.step(0.1, &mut (), Some(&mut link.watch(name)));
+            }
+        }
+    };
+    for _ in 0..200 {
+        if link.connected() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    play(&mut units, 20);
+    // The panel lists the game; choosing it shows it live.
+    choose_game(&mut h, "skirmish");
+    h.get_by_label_contains("live: skirmish, connected");
+    let shows = |h: &Harness<'static, EditorApp>, unit: &arbor::runtime::Instance<()>| {
+        program
+            .node_ids()
+            .iter()
+            .zip(unit.node_states())
+            .all(|(id, s)| {
+                let want =
+                    (s.status != arbor::runtime::Status::Idle || s.entries > 0).then_some(s.status);
+                h.state().live_status(&NodeId::new(id.as_str())) == want
+            })
+    };
+    let mut matched = false;
+    for _ in 0..100 {
+        h.run_steps(1);
+        if shows(&h, &units[0]) {
+            matched = true;
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(matched, "the canvas shows unit-1 at step 20");
+    // It follows the game as it runs on.
+    play(&mut units, 17);
+    let mut followed = false;
+    for _ in 0..100 {
+        h.run_steps(1);
+        if h.state().simulation().unwrap().step_number() == 37 && shows(&h, &units[0]) {
+            followed = true;
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(followed, "the canvas follows the game to step 37");
+    // The game stops: the panel says its run ended; the recording stays to scrub through.
+    drop(link);
+    let mut ended = false;
+    for _ in 0..100 {
+        h.run_steps(1);
+        if h.query_by_label_contains("live: skirmish, ended").is_some() {
+            ended = true;
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(ended, "the panel says the game ended");
+    key(&mut h, Modifiers::SHIFT, Key::ArrowLeft);
+    assert_eq!(h.state().simulation().unwrap().step_number(), 36);
+}
+
+#[test]
+fn a_breakpoint_stops_only_the_agents_of_the_tree_it_is_set_on_and_another_trees_agent_is_not_lit()
+{
+    // guard_patrol: the guard runs this tree, the intruder chase_flee.json; both trees have
+    // a node with the id "chase" (the guard's a MoveTo, the intruder's a Sequence).
+    let (_dir, trace) = recorded_guard_patrol();
+    let mut h = harness(EditorApp::sample());
+    open_trace_through_the_menu(&mut h, &trace);
+    break_on_and_run(&mut h, "chase");
+    // The intruder enters its own "chase" at step 67: the run goes on to the guard's, at 80.
+    assert_eq!(h.state().simulation().unwrap().step_number(), 80);
+    h.get_by_label_contains("Breakpoint: chase on enter of guard, step 80");
+    // Watching the intruder: its nodes are another tree's, so nothing here is lit.
+    h.get_by_role_and_label(Role::ComboBox, "Watch").click();
+    h.run_steps(2);
+    h.get_by_role_and_label(Role::Button, "intruder").click();
+    h.run_steps(3);
+    h.get_by_label_contains("intruder runs chase_flee.json, not this tree");
+    assert_eq!(h.state().live_status(&NodeId::new("chase")), None);
+    assert_eq!(h.state().live_status(&NodeId::new("root")), None);
+    // The same in the live run of the scenario.
+    let mut h = open_sample("guard_patrol");
+    break_on_and_run(&mut h, "chase");
+    assert_eq!(h.state().simulation().unwrap().step_number(), 80);
+}
+
+#[test]
+fn a_breakpoint_set_in_the_editor_pauses_the_games_agent_and_n_and_space_step_and_release_it() {
+    use arbor::remote::{GameLink, Hello, Listener};
+    let tree = common::repo().join("sample_trees/mock_sketch.json");
+    let listener = Listener::local(0).unwrap();
+    let addr = listener.address().clone();
+    let mut h = harness(EditorApp::open(&tree).unwrap().with_listener(listener));
+    let agents = [("unit-1".to_owned(), tree.clone())];
+    let link = GameLink::connect_to(
+        &Hello::new("drill", 0.1, 0, &agents, std::slice::from_ref(&tree)),
+        addr,
+    );
+    let program = program_of(&tree);
+    let mut unit = arbor::runtime::Instance::new(program, 0);
+    // The game's frame: the unit steps when the editor lets it.
+    let mut frame = |h: &mut Harness<'static, EditorApp>| {
+        if link.may_step("unit-1") {
+            unit.step(0.1, &mut (), Some(&mut link.watch("unit-1")));
+        }
+        h.run_steps(1);
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        unit.step_number()
+    };
+    let mut listed = false;
+    for _ in 0..200 {
+        frame(&mut h);
+        if h.query_by_role_and_label(Role::ComboBox, "Game").is_some() {
+            listed = true;
+            break;
+        }
+    }
+    assert!(listed);
+    h.get_by_role_and_label(Role::ComboBox, "Game").click();
+    h.run_steps(2);
+    h.get_by_label("drill").click();
+    h.run_steps(3);
+    // F9 on Rest (the sketch's guard fails from step 8 on, so the unit rests every run):
+    // the game's unit pauses when it enters it.
+    h.state_mut().focus(&NodeId::new("rest"));
+    h.state_mut().select(None);
+    h.run_steps(3);
+    let at = on_node(&h, "rest");
+    click_at(&mut h, at, PointerButton::Primary, Modifiers::NONE);
+    key(&mut h, Modifiers::NONE, Key::F9);
+    let mut paused = false;
+    for _ in 0..200 {
+        frame(&mut h);
+        if h.query_by_label_contains("held in the game: unit-1")
+            .is_some()
+        {
+            paused = true;
+            break;
+        }
+    }
+    assert!(paused, "the game paused its unit at the breakpoint");
+    let held = frame(&mut h);
+    for _ in 0..10 {
+        assert_eq!(frame(&mut h), held, "the unit waits");
+    }
+    // N at the newest step: the game steps it once.
+    key(&mut h, Modifiers::NONE, Key::N);
+    let mut stepped = held;
+    for _ in 0..50 {
+        stepped = frame(&mut h);
+        if stepped > held {
+            break;
+        }
+    }
+    assert_eq!(stepped, held + 1);
+    for _ in 0..10 {
+        assert_eq!(frame(&mut h), held + 1, "then waits again");
+    }
+    // Space: it runs on, to the next time it rests (every run: the breakpoint again).
+    key(&mut h, Modifiers::NONE, Key::Space);
+    let mut ran = held + 1;
+    for _ in 0..50 {
+        ran = frame(&mut h);
+        if ran >= held + 2 {
+            break;
+        }
+    }
+    assert!(ran >= held + 2, "the unit runs on after Run");
+    // A trigger button of the tree's Interrupt sends it to the game, for the unit.
+    h.get_by_role_and_label(Role::Button, "⚡ alarm").click();
+    let mut given = Vec::new();
+    for _ in 0..100 {
+        frame(&mut h);
+        given.extend(link.take_triggers());
+        if !given.is_empty() {
+            break;
+        }
+    }
+    assert_eq!(given.len(), 1, "the game got the trigger");
+    assert_eq!(
+        (given[0].agent.as_str(), given[0].id.as_str()),
+        ("unit-1", "alarm")
+    );
+}
+
+/// The tree file `tree` compiled with the built-in behaviours, as a game would run it.
+fn program_of(tree: &std::path::Path) -> std::sync::Arc<arbor::runtime::Program<()>> {
+    let loaded = arbor::io::load_tree(tree).unwrap();
+    std::sync::Arc::new(
+        arbor::runtime::Program::compile(
+            &loaded,
+            &arbor::model::Catalog::builtin(),
+            &arbor::model::NoAssets,
+            &arbor::runtime::Behaviours::<()>::with_builtins(),
+        )
+        .unwrap(),
+    )
+}
+
+/// Brings `node` into view (a tree opens at a readable zoom, part of it off the canvas),
+/// clicks it, sets a breakpoint with F9, and runs (Space) until the run stops (at most 80
+/// frames).
+fn break_on_and_run(h: &mut Harness<'static, EditorApp>, node: &str) {
+    break_on(h, node);
+    key(h, Modifiers::NONE, Key::Space);
+    for _ in 0..80 {
+        h.run_steps(1);
+        if !h.state().simulation().unwrap().is_running() {
+            break;
+        }
+    }
+}
+
+/// Waits for the panel to list game `name`, and chooses it in the Game list.
+fn choose_game(h: &mut Harness<'static, EditorApp>, name: &str) {
+    let mut listed = false;
+    for _ in 0..100 {
+        h.run_steps(1);
+        if h.query_by_role_and_label(Role::ComboBox, "Game").is_some() {
+            listed = true;
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(listed, "the panel lists the game");
+    pick(h, name);
+}
+
+/// The node library of examples/my_game, as its code registers it.
+fn my_game_library() -> arbor::io::Library {
+    let path = common::repo().join("examples/my_game/ai/my_game.nodes.json");
+    let text = std::fs::read_to_string(&path).unwrap();
+    arbor::io::parse_library(&text, &path).unwrap().0
+}
+
+#[test]
+fn a_game_whose_tree_and_kinds_this_editor_lacks_is_shown_with_the_tree_and_kinds_it_sent() {
+    use arbor::remote::{GameLink, Hello, Listener};
+    // The game runs a tree of its own kinds from a folder this editor will not find.
+    let dir = tempfile::tempdir().unwrap();
+    let tree = dir.path().join("guard.json");
+    std::fs::copy(common::repo().join("examples/my_game/guard.json"), &tree).unwrap();
+    let agents = [("soldier-1".to_owned(), tree.clone())];
+    let hello = Hello::new("far_game", 0.1, 0, &agents, std::slice::from_ref(&tree))
+        .with_library(&my_game_library())
+        .unwrap();
+    drop(dir);
+    assert!(!tree.exists());
+    let listener = Listener::local(0).unwrap();
+    let addr = listener.address().clone();
+    let door_room = common::repo().join("sample_trees/door_room.json");
+    let mut h = harness(EditorApp::open(&door_room).unwrap().with_listener(listener));
+    assert!(h.state().catalog().kind("FireWeapon").is_none());
+    let link = GameLink::connect_to(&hello, addr);
+    choose_game(&mut h, "far_game");
+    // The tree shown is the one the game sent, unsaved, drawn with the game's kinds.
+    let app = h.state();
+    assert!(app.document().path().is_none());
+    assert_eq!(
+        app.tree().node(&NodeId::new("fire")).unwrap().kind,
+        "FireWeapon"
+    );
+    for kind in ["FireWeapon", "TakeCover", "IsUnderFire"] {
+        let spec = app.catalog().kind(kind).unwrap();
+        assert!(
+            !spec.is_placeholder(),
+            "{kind} is the game's, not a placeholder"
+        );
+    }
+    assert!(
+        app.status().contains("is not on this machine"),
+        "{}",
+        app.status()
+    );
+    assert!(
+        app.status()
+            .contains("shown as it declares them: FireWeapon, TakeCover, IsUnderFire"),
+        "{}",
+        app.status()
+    );
+    assert_eq!(
+        h.query_all_by_label_contains("this is the tree far_game sent")
+            .count(),
+        2,
+        "the panel's note and the status line say so"
+    );
+    // Back to the tree's own run: the game's kinds go with the game.
+    h.get_by_role_and_label(Role::ComboBox, "Game").click();
+    h.run_steps(2);
+    h.get_by_label("this tree's own run").click();
+    h.run_steps(3);
+    assert!(
+        h.state()
+            .catalog()
+            .kind("FireWeapon")
+            .unwrap()
+            .is_placeholder()
+    );
+    drop(link);
+}
+
+#[test]
+fn a_game_whose_code_declares_a_kind_otherwise_than_the_projects_library_is_flagged() {
+    use arbor::remote::{GameLink, Hello, Listener};
+    let tree = common::repo().join("examples/my_game/guard.json");
+    // The game's code changed FireWeapon since its library file was written.
+    let mut library = my_game_library();
+    let fire = library
+        .kinds
+        .iter_mut()
+        .find(|k| k.name == "FireWeapon")
+        .unwrap();
+    fire.help = "Fires twice as fast.".into();
+    let agents = [("soldier-1".to_owned(), tree.clone())];
+    let hello = Hello::new("my_game", 0.1, 0, &agents, std::slice::from_ref(&tree))
+        .with_library(&library)
+        .unwrap();
+    let listener = Listener::local(0).unwrap();
+    let addr = listener.address().clone();
+    let mut h = harness(EditorApp::open(&tree).unwrap().with_listener(listener));
+    let link = GameLink::connect_to(&hello, addr);
+    choose_game(&mut h, "my_game");
+    let status = h.state().status().to_owned();
+    assert!(
+        status.contains("my_game declares FireWeapon otherwise than this project's libraries"),
+        "{status}"
+    );
+    assert!(
+        !status.contains("lack"),
+        "the project has every kind: {status}"
+    );
+    // The project's own declaration stays in use.
+    let ours = h.state().catalog().kind("FireWeapon").unwrap();
+    assert_eq!(
+        ours.help,
+        "Fires the equipped weapon at the target in context."
+    );
+    drop(link);
 }

@@ -2,10 +2,7 @@
 //! palette's search and its groups, a library kind's enum field, saving, a library changed
 //! on disk, placeholders for kinds no library knows, and forcing a stand-in's result.
 
-#![cfg(feature = "gui")]
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 

@@ -3,10 +3,8 @@
 //! still reached by the input a person uses: the wheel scrolls to the last problem, whose
 //! click selects its node; a drag of the canvas brings the last pins into view.
 
-#![cfg(feature = "gui")]
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod common;
+use crate::common;
+use crate::support::node_ids;
 
 use std::fmt::Write as _;
 
@@ -174,13 +172,7 @@ fn a_file_without_positions_opens_arranged_with_the_sizes_drawn_and_nothing_over
         !h.state().is_dirty(),
         "arranging a file as it is read is no change"
     );
-    let ids: Vec<NodeId> = h
-        .state()
-        .tree()
-        .nodes()
-        .iter()
-        .map(|n| n.id.clone())
-        .collect();
+    let ids = node_ids(&h);
     for (i, a) in ids.iter().enumerate() {
         for b in &ids[i + 1..] {
             let (ra, rb) = (

@@ -1,9 +1,6 @@
 //! The editor, driven through egui_kittest by accessibility labels.
 
-#![cfg(feature = "gui")]
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod common;
+use crate::common;
 
 use arbor::editor::EditorApp;
 use arbor::io::tree_to_string;

@@ -1,10 +1,7 @@
 //! View > Coverage on the canvas, from a coverage file and from the run, reached through
 //! the menu; and `arbor edit --seed --at`, which `arbor test` prints for a failure.
 
-#![cfg(feature = "gui")]
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod common;
+use crate::common;
 
 use arbor::check::Coverage;
 use arbor::editor::EditorApp;

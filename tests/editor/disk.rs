@@ -3,10 +3,7 @@
 //! file is not written over, recovery says when its file changed since, and the settings
 //! file's bad values never stop the start. Driven through the keys and buttons a person uses.
 
-#![cfg(feature = "gui")]
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

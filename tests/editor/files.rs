@@ -1,0 +1,301 @@
+//! The tree's file through the window: Save As and New in the path field, `arbor edit` on a
+//! file that is missing or does not load, the dirty marker, and unsaved work written aside
+//! and offered back.
+
+use crate::common;
+
+use arbor::editor::EditorApp;
+use eframe::egui::{self, Key, Modifiers, PointerButton};
+use egui::accesskit::Role;
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+
+use common::harness;
+use common::input::{drag, key, on_node};
+
+#[test]
+fn undoing_back_to_the_saved_state_clears_the_dirty_marker() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("tree.json");
+    std::fs::copy(common::repo().join("sample_trees/door_room.json"), &path).unwrap();
+    let mut h = harness(EditorApp::open(&path).unwrap());
+    assert_eq!(h.state().title(), "tree.json — Arbor");
+    key(&mut h, Modifiers::COMMAND, Key::A);
+    key(&mut h, Modifiers::COMMAND, Key::D);
+    assert_eq!(h.state().title(), "tree.json • — Arbor");
+    key(&mut h, Modifiers::COMMAND, Key::Z);
+    assert_eq!(h.state().title(), "tree.json — Arbor");
+    key(&mut h, Modifiers::COMMAND, Key::Y);
+    assert_eq!(h.state().title(), "tree.json • — Arbor");
+    key(&mut h, Modifiers::COMMAND, Key::S);
+    assert_eq!(h.state().title(), "tree.json — Arbor");
+    key(&mut h, Modifiers::COMMAND, Key::Z);
+    assert_eq!(
+        h.state().title(),
+        "tree.json • — Arbor",
+        "the saved file has the copies"
+    );
+}
+
+#[test]
+fn save_as_without_a_native_dialog_writes_through_the_path_field_and_keeps_the_scenario() {
+    let dir = tempfile::tempdir().unwrap();
+    common::copy_samples(dir.path(), &["door_room.json", "door_room.scenario.json"]);
+    let mut h = harness(EditorApp::open(&dir.path().join("door_room.json")).unwrap());
+    key(&mut h, Modifiers::COMMAND | Modifiers::SHIFT, Key::S);
+    h.get_by_label("Save the tree as");
+    // It starts with the file's name, relative to its folder; completion lists the files
+    // whose names start with what is typed.
+    h.get_by_label("Save the tree as").focus();
+    h.key_press_modifiers(Modifiers::COMMAND, Key::A);
+    h.get_by_label("Save the tree as").type_text("door_r");
+    h.run_steps(2);
+    h.get_by_label("door_room.json");
+    h.get_by_label("door_room.scenario.json");
+    h.get_by_label("Save the tree as").type_text("oom_v2.json");
+    h.run_steps(2);
+    h.get_by_label("Save the tree as").focus();
+    h.run_steps(1);
+    h.key_press(Key::Enter);
+    h.run_steps(3);
+    let saved = dir.path().join("door_room_v2.json");
+    assert!(saved.is_file(), "{}", h.state().last_message());
+    assert_eq!(h.state().title(), "door_room_v2.json — Arbor");
+    assert_eq!(arbor::io::load_tree(&saved).unwrap(), *h.state().tree());
+    // The scenario still runs the tree being edited: an edit that breaks it shows there.
+    key(&mut h, Modifiers::COMMAND, Key::A);
+    key(&mut h, Modifiers::NONE, Key::Delete);
+    assert!(
+        h.state().tree().is_empty(),
+        "{:?}",
+        h.state().commands_run()
+    );
+    let panel = h.state().simulation().unwrap();
+    assert!(
+        panel.error().unwrap_or("").contains("error"),
+        "{:?}",
+        panel.error()
+    );
+}
+
+#[test]
+fn new_then_save_asks_for_a_name_in_the_path_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = harness(EditorApp::sample());
+    key(&mut h, Modifiers::COMMAND, Key::N);
+    // A new tree starts with its Root.
+    let kinds: Vec<&str> = h
+        .state()
+        .tree()
+        .nodes()
+        .iter()
+        .map(|n| n.kind.as_str())
+        .collect();
+    assert_eq!(kinds, ["Root"]);
+    assert_eq!(h.state().title(), "untitled — Arbor");
+    key(&mut h, Modifiers::COMMAND, Key::S);
+    // A name typed without an extension saves as NAME.json.
+    let path = dir.path().join("fresh");
+    h.get_by_label("Save the tree as").focus();
+    h.key_press_modifiers(Modifiers::COMMAND, Key::A);
+    h.get_by_label("Save the tree as")
+        .type_text(path.to_str().unwrap());
+    h.run_steps(2);
+    h.get_by_role_and_label(Role::Button, "Save").click();
+    h.run_steps(3);
+    assert!(!path.exists());
+    let saved = dir.path().join("fresh.json");
+    assert_eq!(arbor::io::load_tree(&saved).unwrap(), *h.state().tree());
+    assert_eq!(h.state().title(), "fresh.json — Arbor");
+    // The Simulation panel knows the tree by its new name.
+    h.get_by_label_contains("fresh.json alone in an empty world");
+}
+
+#[test]
+fn edit_on_a_file_that_does_not_exist_opens_a_new_tree_that_saves_there() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("brand_new.json");
+    let mut h = harness(EditorApp::start(Some(&path), None, None));
+    assert_eq!(h.state().title(), "brand_new.json — Arbor");
+    assert!(
+        h.state().status().contains("does not exist yet"),
+        "{}",
+        h.state().status()
+    );
+    assert!(!path.exists(), "nothing is written before a save");
+    key(&mut h, Modifiers::COMMAND, Key::S);
+    assert_eq!(arbor::io::load_tree(&path).unwrap(), *h.state().tree());
+    assert_eq!(h.state().tree().nodes()[0].kind, "Root");
+}
+
+#[test]
+fn edit_on_a_file_that_does_not_load_opens_the_window_with_the_error_and_leaves_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("broken.json");
+    let text = "{\"format\": \"arbor.tree\", \"version\": 1, \"nodes\": [";
+    std::fs::write(&path, text).unwrap();
+    let mut h = harness(EditorApp::start(Some(&path), None, None));
+    h.run_steps(2);
+    assert!(
+        h.state().document().path().is_none(),
+        "a new tree, not the broken file"
+    );
+    let said = h.state().status().to_owned();
+    assert!(said.contains("broken.json"), "{said}");
+    assert!(said.contains("left as it is"), "{said}");
+    h.get_by_label_contains("broken.json");
+    // Saving the new tree cannot write over the broken file: it asks for a name.
+    key(&mut h, Modifiers::COMMAND, Key::S);
+    h.get_by_label("Save the tree as");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
+}
+
+#[test]
+fn tab_in_the_path_field_completes_to_the_files_common_prefix() {
+    let dir = tempfile::tempdir().unwrap();
+    common::copy_samples(
+        dir.path(),
+        &["guard_patrol.json", "guard_patrol.scenario.json"],
+    );
+    let mut h = harness(EditorApp::sample());
+    key(&mut h, Modifiers::COMMAND, Key::O);
+    let field = "Open a tree";
+    h.get_by_label(field).focus();
+    h.key_press_modifiers(Modifiers::COMMAND, Key::A);
+    let typed = format!("{}/gu", dir.path().display());
+    h.get_by_label(field).type_text(&typed);
+    h.run_steps(2);
+    h.key_press(Key::Tab);
+    h.run_steps(2);
+    let want = format!("{}/guard_patrol.", dir.path().display());
+    assert_eq!(
+        h.get_by_label(field).value().as_deref(),
+        Some(want.as_str())
+    );
+    // The field keeps the focus: typing goes on where the completion ended.
+    h.get_by_label(field).type_text("json");
+    h.run_steps(1);
+    h.key_press(Key::Enter);
+    h.run_steps(3);
+    assert_eq!(h.state().title(), "guard_patrol.json — Arbor");
+}
+
+/// Drags node "work" aside, then runs frames until the unsaved work is written aside.
+fn move_and_wait(h: &mut Harness<'static, EditorApp>) -> std::path::PathBuf {
+    let from = on_node(h, "work");
+    drag(
+        h,
+        from,
+        from + egui::vec2(60.0, 40.0),
+        PointerButton::Primary,
+        Modifiers::NONE,
+    );
+    assert!(h.state().is_dirty());
+    until_written_aside(h)
+}
+
+/// Runs frames until the app has written its recovery file (at most 60 s of egui time).
+fn until_written_aside(h: &mut Harness<'static, EditorApp>) -> std::path::PathBuf {
+    for _ in 0..3600 {
+        if let Some(f) = h.state().recovery_file() {
+            return f.to_owned();
+        }
+        h.run_steps(1);
+    }
+    panic!("no recovery file written");
+}
+
+/// An editor on a copy of mock_sketch.json, writing recovery files in the same folder.
+fn recoverable(dir: &std::path::Path) -> (EditorApp, std::path::PathBuf, arbor::io::RecoveryDir) {
+    let tree = dir.join("mock_sketch.json");
+    if !tree.exists() {
+        common::copy_samples(dir, &["mock_sketch.json"]);
+    }
+    let recovery = arbor::io::RecoveryDir::new(dir.join("recovery"));
+    let app = EditorApp::open(&tree)
+        .unwrap()
+        .with_recovery(recovery.clone());
+    (app, tree, recovery)
+}
+
+#[test]
+fn unsaved_work_is_written_aside_and_offered_back_at_the_next_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let (app, tree, _) = recoverable(dir.path());
+    let mut h = harness(app);
+    let from = on_node(&h, "work");
+    drag(
+        &mut h,
+        from,
+        from + egui::vec2(60.0, 40.0),
+        PointerButton::Primary,
+        Modifiers::NONE,
+    );
+    assert!(h.state().is_dirty());
+    assert!(
+        h.state().recovery_file().is_none(),
+        "written a few seconds after the change"
+    );
+    let file = until_written_aside(&mut h);
+    let moved = h.state().tree().clone();
+    let written = arbor::io::RecoveryDir::read(&file).unwrap();
+    assert_eq!(written.tree, moved);
+    assert!(arbor::io::same_file(
+        written.path.as_deref().unwrap(),
+        &tree
+    ));
+    // The editor stops without closing (a crash, a kill): the work stays aside.
+    drop(h);
+    assert!(file.exists());
+    assert_ne!(arbor::io::load_tree(&tree).unwrap(), moved);
+
+    // The next start on the same file offers it, saying where it is.
+    let (app, _, _) = recoverable(dir.path());
+    let mut h = harness(app);
+    h.get_by_label_contains("Recovered work");
+    h.get_by_label_contains(&file.display().to_string());
+    h.get_by_role_and_label(Role::Button, "Restore").click();
+    h.run_steps(3);
+    assert_eq!(*h.state().tree(), moved);
+    assert!(h.state().is_dirty(), "restored work is not saved yet");
+    // Saving it removes the recovery file.
+    key(&mut h, Modifiers::COMMAND, Key::S);
+    h.run_steps(2);
+    assert_eq!(arbor::io::load_tree(&tree).unwrap(), moved);
+    assert!(!file.exists());
+}
+
+#[test]
+fn recovered_work_discarded_or_unsaved_work_let_go_leaves_no_recovery_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let (app, tree, _) = recoverable(dir.path());
+    let on_disk = arbor::io::load_tree(&tree).unwrap();
+    let mut h = harness(app);
+    let file = move_and_wait(&mut h);
+    drop(h);
+
+    // Discard at the next start: the file goes, the tree is the one on disk.
+    let (app, _, recovery) = recoverable(dir.path());
+    let mut h = harness(app);
+    h.get_by_role_and_label(Role::Button, "Discard").click();
+    h.run_steps(3);
+    assert!(!file.exists());
+    assert_eq!(*h.state().tree(), on_disk);
+    assert!(!h.state().is_dirty());
+    assert!(recovery.find(Some(&tree)).found.is_none());
+
+    // Undoing back to the saved tree removes the file written for the change.
+    let file = move_and_wait(&mut h);
+    key(&mut h, Modifiers::COMMAND, Key::Z);
+    h.run_steps(2);
+    assert!(!h.state().is_dirty());
+    assert!(!file.exists());
+
+    // New, answered "Don't save": the work is let go, and its file with it.
+    let file = move_and_wait(&mut h);
+    key(&mut h, Modifiers::COMMAND, Key::N);
+    h.get_by_role_and_label(Role::Button, "Don't save").click();
+    h.run_steps(3);
+    assert!(!file.exists());
+    assert_eq!(arbor::io::load_tree(&tree).unwrap(), on_disk);
+}
