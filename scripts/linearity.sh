@@ -26,18 +26,15 @@ instructions() {
     awk '/I +refs:/ { gsub(",", "", $NF); print $NF }'
 }
 
-failed=()
-while read -r name n; do
-  if (($# > 0)) && [[ " $* " != *" $name "* ]]; then
-    continue
-  fi
+# One workload: its line, and "FAILED" as its last word when it grows too fast.
+measure() {
+  local name=$1 n=$2 empty small large verdict ratio ok
   empty=$(instructions "$name" 0)
   small=$(instructions "$name" "$n")
   large=$(instructions "$name" $((n * 10)))
   if [[ -z $empty || -z $small || -z $large ]]; then
-    echo "linearity: $name did not run (valgrind gave no count)" >&2
-    failed+=("$name")
-    continue
+    echo "$name did not run (valgrind gave no count) FAILED"
+    return
   fi
   verdict=$(awk -v e="$empty" -v s="$small" -v l="$large" -v limit="$limit" 'BEGIN {
     r = (l - e) / (s - e > 0 ? s - e : 1)
@@ -46,10 +43,35 @@ while read -r name n; do
   read -r ratio ok <<<"$verdict"
   printf '%-24s N %-8s %15s instr.  10 N %16s instr.  %6s x  %s\n' \
     "$name" "$n" "$((small - empty))" "$((large - empty))" "$ratio" "$ok"
-  if [[ $ok != ok ]]; then
+}
+
+# The workloads run side by side, one a core; their lines are printed in list order.
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+names=()
+while read -r name n; do
+  if (($# > 0)) && [[ " $* " != *" $name "* ]]; then
+    continue
+  fi
+  while (($(jobs -rp | wc -l) >= $(nproc))); do
+    wait -n
+  done
+  measure "$name" "$n" >"$out/$name" &
+  names+=("$name")
+done < <("$bin" list)
+wait
+if ((${#names[@]} == 0)); then
+  echo "linearity: no workload named $*" >&2
+  exit 1
+fi
+
+failed=()
+for name in "${names[@]}"; do
+  cat "$out/$name"
+  if [[ $(awk '{ print $NF }' "$out/$name") != ok ]]; then
     failed+=("$name")
   fi
-done < <("$bin" list)
+done
 
 if ((${#failed[@]})); then
   echo "linearity: grows faster than linear (over ${limit} x from N to 10 N): ${failed[*]}" >&2

@@ -23,35 +23,35 @@ pub const WORKLOADS: &[Workload] = &[
     Workload {
         name: "library_one_line",
         what: "a node library of N kinds written on one line, read and checked",
-        n: 2_000,
+        n: 1_000,
     },
     Workload {
         name: "library_lines",
         what: "the same library written one kind a line, read and checked",
-        n: 2_000,
+        n: 1_000,
     },
     Workload {
         name: "trace_header",
         what: "a trace header naming N agents, written and read back in both encodings",
-        n: 2_000,
+        n: 1_000,
     },
     #[cfg(feature = "gui")]
     Workload {
         name: "coverage_others",
         what: "the editor shows a coverage file of N other trees, then a tree edited",
-        n: 2_000,
+        n: 1_000,
     },
     #[cfg(feature = "gui")]
     Workload {
         name: "live_kinds",
         what: "a game whose node library declares N kinds is shown live, then its tree edited",
-        n: 2_000,
+        n: 1_000,
     },
     #[cfg(feature = "gui")]
     Workload {
         name: "live_agents",
         what: "a game of N agents is shown live, then its tree edited",
-        n: 2_000,
+        n: 1_000,
     },
 ];
 
