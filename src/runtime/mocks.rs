@@ -3,7 +3,7 @@
 //! (SEMANTICS.md §4). Each kind's spec is here beside its behaviour; the same scripts run a
 //! declared kind that has no behaviour as its stand-in.
 
-use super::behaviour::{Action, Behaviours, CondIo, Condition, CtxValue, KeyId, LeafIo, Outcome};
+use super::behaviour::{Action, CondIo, Condition, CtxValue, KeyId, LeafIo, NodeSpec, Outcome};
 use crate::model::{Category, FieldSpec, FieldType, KindSpec, Value};
 
 /// The specs of `MockAction` (a leaf), and of `HasContext` and `MockCondition`
@@ -54,26 +54,28 @@ pub(crate) fn specs() -> [KindSpec; 3] {
     ]
 }
 
-/// Registers the behaviours of the three.
-pub(super) fn register<A: 'static>(b: &mut Behaviours<A>) {
-    b.action("MockAction", |spec| {
-        let produces = match spec.value("produces") {
-            Some(Value::Text(t)) => Some(CtxValue::Text(t.as_str().into())),
-            _ => None,
-        };
-        MockAction::new(spec.text("script"), produces)
-    });
-    b.condition("MockCondition", |spec| {
-        MockCondition::new(spec.text("script"))
-    });
-    b.condition("HasContext", |spec| {
-        let name = spec.text("key").to_owned();
-        if name.is_empty() {
-            return Err("HasContext needs a key".into());
-        }
-        let key = spec.key(&name);
-        Ok(HasContext { key })
-    });
+/// `MockAction`'s behaviour, from its node's fields.
+pub(super) fn mock_action(spec: &mut NodeSpec<'_>) -> Result<MockAction, String> {
+    let produces = match spec.value("produces") {
+        Some(Value::Text(t)) => Some(CtxValue::Text(t.as_str().into())),
+        _ => None,
+    };
+    MockAction::new(spec.text("script"), produces)
+}
+
+/// `MockCondition`'s behaviour, from its node's fields.
+pub(super) fn mock_condition(spec: &mut NodeSpec<'_>) -> Result<MockCondition, String> {
+    MockCondition::new(spec.text("script"))
+}
+
+/// `HasContext`'s behaviour, from its node's fields.
+pub(super) fn has_context(spec: &mut NodeSpec<'_>) -> Result<HasContext, String> {
+    let name = spec.text("key").to_owned();
+    if name.is_empty() {
+        return Err("HasContext needs a key".into());
+    }
+    let key = spec.key(&name);
+    Ok(HasContext { key })
 }
 
 /// `MockAction`: each execute since entry returns the next letter of its script.
@@ -153,7 +155,7 @@ impl<A> Condition<A> for MockCondition {
 }
 
 /// `HasContext`: whether the context holds a value under its key.
-struct HasContext {
+pub(super) struct HasContext {
     key: KeyId,
 }
 

@@ -4,6 +4,20 @@
 //! Leaf behaviour comes through the [`Action`] and [`Condition`] traits, registered by kind
 //! name in [`Behaviours`]; the simulated world and embedding games implement them. The
 //! runtime is generic over the game's agent type `A`, which every behaviour receives.
+//!
+//! The modules sit in layers; each names only modules of the layers below it:
+//!
+//! 1. [`Status`] (here), `trace` (events), then `binary_trace` (their binary encoding);
+//!    `behaviour` (the behaviour traits and the context), then `mocks` (the built-in
+//!    behaviours), `stand_in` (stand-ins, which play the mocks' scripts) and `slab` (the
+//!    actions' storage), then `registry` (the behaviours by kind name);
+//! 2. `node`: what a node kind sees of the runtime (the `Run` trait) and the small types
+//!    the kinds, the compiler and the lifecycle share;
+//! 3. `kinds`: one module per kind, written against `node`;
+//! 4. `program`: the compiler and the compiled tree, from the kinds' definitions;
+//! 5. `state`: what an instance keeps of its run besides its block, with named methods;
+//! 6. `exec`: the lifecycle, which implements `node::Run` for the kinds;
+//! 7. `instance`: an agent's instance, whose `step` runs the lifecycle.
 
 mod behaviour;
 mod binary_trace;
@@ -11,25 +25,30 @@ mod exec;
 mod instance;
 mod kinds;
 mod mocks;
+mod node;
 mod program;
+mod registry;
 mod slab;
 mod stand_in;
+mod state;
 mod trace;
 
 pub use behaviour::{
-    Action, Behaviours, CondIo, Condition, Context, CtxValue, KeyId, LeafIo, NodeSpec, Outcome,
+    Action, CondIo, Condition, Context, CtxValue, KeyId, LeafIo, NodeSpec, Outcome,
 };
 pub(crate) use binary_trace::code as binary_code;
 pub use binary_trace::{
     BINARY_TRACE_EXTENSION, BINARY_TRACE_MAGIC, BINARY_TRACE_VERSION, BinaryTrace,
     MAX_TRACE_STRINGS, TraceEncoding, TraceWriter,
 };
-pub use instance::{Instance, NodeState, NodeStateOf, RunStats, step_all};
+pub use instance::{Instance, step_all};
 pub use kinds::leaf::MAX_DURATION;
 pub(crate) use kinds::structure_specs;
 pub(crate) use mocks::specs as mock_specs;
 pub use program::{CompileError, MAX_DEPTH, Program};
+pub use registry::Behaviours;
 pub use stand_in::{StandInKind, StandIns};
+pub use state::{NodeState, NodeStateOf, RunStats};
 pub(crate) use trace::format_event;
 pub use trace::{
     Counts, Event, EventKind, EventKindOf, JsonlTrace, MAX_TRACE_HEADER, Observer, Reason,

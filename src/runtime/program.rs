@@ -8,8 +8,10 @@ use std::sync::Arc;
 
 use super::Status;
 use super::behaviour::CondRef;
-use super::behaviour::{Behaviours, KeyId, KeyTable, MAX_KEYS, NodeSpec};
-use super::kinds::{Build, Kind, Next};
+use super::behaviour::{KeyId, KeyTable, MAX_KEYS, NodeSpec};
+use super::kinds::{Build, Kind};
+use super::node::{HoldsOn, Next, Test};
+use super::registry::Behaviours;
 use super::slab::{ActionType, LeafCalls, SlabPlan};
 use crate::model::names::Named;
 use crate::model::{Assets, Catalog, Category, Diagnostic, Node, Port, Runs, Tree, validate};
@@ -52,7 +54,7 @@ pub(crate) struct Rec {
     /// `NONE` for a condition, which keeps none (it finishes where it is checked and never
     /// waits for a report). Word `ri` is its epoch, the serial of its last entry, so that
     /// stale reports are told apart; a leaf has no other word; a branch has a second, its
-    /// cursor, which its kind uses as it says (`kinds::Needs`).
+    /// cursor, which its kind uses as it says (`node::Needs`).
     pub ri: u32,
     /// A leaf's or condition's slot among the actions or conditions; a random-order
     /// composite's offset among an instance's permutations.
@@ -99,50 +101,6 @@ pub(crate) struct PathGuard<A> {
     pub test: Test<A>,
 }
 
-/// The answer of a guard's first call with which the guard holds, or `Test` when that
-/// call decides nothing and the guard turns to its test. One byte with fixed values, so
-/// that deciding the common guard is one compare ([`HoldsOn::matches`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[repr(u8)]
-pub(crate) enum HoldsOn {
-    False = 0,
-    True = 1,
-    Test = 2,
-}
-
-impl HoldsOn {
-    /// Holds on `answer`.
-    pub(crate) fn answer(answer: bool) -> Self {
-        if answer { Self::True } else { Self::False }
-    }
-
-    /// Whether the first call's `answer` makes the guard hold (never for `Test`).
-    #[inline(always)]
-    pub(crate) fn matches(self, answer: bool) -> bool {
-        self as u8 == u8::from(answer)
-    }
-}
-
-/// What a guard checks besides `PathGuard::cond`.
-pub(crate) enum Test<A> {
-    /// A condition without `in_context` (or a guard that is not a condition, which
-    /// validation refuses: it never holds): `cond` decides.
-    Plain,
-    /// A condition with `in_context`: its key, its behaviour, its `invert`, and whether
-    /// it is an observer, which does not hold (rather than reset the tree) when its key
-    /// is missing.
-    Keyed {
-        key: KeyId,
-        cond: CondRef<A>,
-        invert: bool,
-        observer: bool,
-    },
-    /// A branch's check on itself, after its conditions (a kind's `Def::deadline`, as
-    /// TimeLimit's, SEMANTICS.md §3.3.1): holds while less than `seconds` have passed on the
-    /// instance's clock since the branch was entered (its timer).
-    Deadline { seconds: f64 },
-}
-
 impl<A> Clone for PathGuard<A> {
     fn clone(&self) -> Self {
         Self {
@@ -150,21 +108,7 @@ impl<A> Clone for PathGuard<A> {
             node: self.node,
             cond: self.cond.clone(),
             holds_on: self.holds_on,
-            test: match &self.test {
-                Test::Plain => Test::Plain,
-                Test::Keyed {
-                    key,
-                    cond,
-                    invert,
-                    observer,
-                } => Test::Keyed {
-                    key: *key,
-                    cond: cond.clone(),
-                    invert: *invert,
-                    observer: *observer,
-                },
-                Test::Deadline { seconds } => Test::Deadline { seconds: *seconds },
-            },
+            test: self.test.clone(),
         }
     }
 }

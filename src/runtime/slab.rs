@@ -586,7 +586,7 @@ mod tests {
 
     use super::{ActionSlab, ActionType, LeafCalls, SlabPlan};
     use crate::runtime::behaviour::CondIo;
-    use crate::runtime::instance::NO_CONTEXT;
+    use crate::runtime::state::NO_CONTEXT;
     use crate::runtime::{Action, LeafIo, Outcome};
 
     /// Counts its steps in its memory, and tells the agent (a count) how many.

@@ -3,9 +3,7 @@
 
 use crate::runtime::Status;
 use crate::runtime::behaviour::KeyId;
-use crate::runtime::instance::{Flags, last_byte, running_window};
-use crate::runtime::kinds::leaf;
-use crate::runtime::program::NONE;
+use crate::runtime::state::{last_byte, running_window};
 use crate::runtime::trace::{Event, EventKind, Reason};
 
 use super::{Exec, Flow, Hooks};
@@ -17,7 +15,7 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
         }
         self.set_status(n, Status::Aborted);
         if self.p.recs[n as usize].kind.is_leaf() {
-            leaf::abort(self, n);
+            self.abort_leaf(n);
         }
         self.emit(n, EventKind::Abort);
     }
@@ -43,10 +41,7 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
 
     pub(super) fn abort_all(&mut self) {
         self.abort_range(0, self.p.len() as u32);
-        self.st.interrupt = NONE;
-        if let Some(cold) = self.st.cold.as_deref_mut() {
-            cold.resume.clear();
-        }
+        self.st.forget_interrupt();
     }
 
     pub(crate) fn reset_range(&mut self, from: u32, end: u32) {
@@ -55,7 +50,7 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
 
     pub(super) fn reset_all(&mut self) {
         self.reset_range(0, self.p.len() as u32);
-        self.st.active.clear();
+        self.st.clear_active();
     }
 
     #[inline]
@@ -73,7 +68,7 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
     }
 
     pub(crate) fn context_missing(&mut self, n: u32, key: KeyId) -> Flow {
-        self.st.stats.context_missing += 1;
+        self.st.count_context_missing();
         if H::ON
             && let Some(o) = self.obs.as_deref_mut()
         {
@@ -84,7 +79,7 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
                 .map(String::as_str)
                 .unwrap_or("");
             o.event(&Event {
-                step: self.st.step,
+                step: self.st.step(),
                 node: Some(n),
                 node_id: &self.p.names[n as usize],
                 kind: EventKind::ContextMissing(name),
@@ -93,7 +88,7 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
         self.abort_all();
         self.reset_all();
         self.clear_context();
-        if self.word(0) == self.st.step {
+        if self.word(0) == self.st.step() {
             return self.stall(0);
         }
         self.emit(0, EventKind::Restart(Reason::ContextMissing));
@@ -102,17 +97,10 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
     }
 
     pub(crate) fn stall(&mut self, n: u32) -> Flow {
-        self.st.stats.stalls += 1;
         self.emit(n, EventKind::Stall);
         self.abort_all();
         self.reset_all();
-        if self.st.reports.spilled {
-            self.cold().reports.clear();
-        }
-        self.st.reports.len = 0;
-        self.st.reports.spilled = false;
-        self.st.stalled = true;
-        self.st.flags.set(Flags::RESTART);
+        self.st.stall();
         Flow::Unwind
     }
 }

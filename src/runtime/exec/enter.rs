@@ -2,7 +2,7 @@
 //! §3.3). What a finished node's report does is in `reports.rs`.
 
 use crate::runtime::Status;
-use crate::runtime::kinds::Act;
+use crate::runtime::node::Act;
 use crate::runtime::program::First;
 use crate::runtime::trace::EventKind;
 
@@ -146,11 +146,7 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
         self.set_status(n, s);
         if reason.is_some()
             && self.recording()
-            && let Some(shown) = self
-                .st
-                .cold
-                .as_deref_mut()
-                .and_then(|c| c.shown.get_mut(n as usize))
+            && let Some(shown) = self.st.shown_mut(n as usize)
         {
             shown.reason = reason;
         }

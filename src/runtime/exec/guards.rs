@@ -4,9 +4,9 @@
 
 use crate::runtime::Status;
 use crate::runtime::behaviour::CondIo;
-use crate::runtime::instance::ctx;
-use crate::runtime::kinds::{Act, EPS};
-use crate::runtime::program::{LeafInfo, PathGuard, Program, Test};
+use crate::runtime::node::Test;
+use crate::runtime::node::{Act, EPS};
+use crate::runtime::program::{LeafInfo, PathGuard, Program};
 use crate::runtime::slab::ActionSlab;
 
 use super::{Delivery, Exec, Flow, Hooks, Stop};
@@ -18,14 +18,10 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
     /// condition checked and emits its `check`, in order.
     #[inline(always)]
     pub(crate) fn first_failing<'g>(&mut self, guards: &'g [PathGuard<A>]) -> Option<Stop<'g, A>> {
-        let plain = CondIo {
-            input: None,
-            step: self.st.step,
-            context: ctx(&self.st.cold),
-        };
+        let plain = self.st.plain_io();
         let (checked, stop) = Self::test_with(
             self.p,
-            self.st.clock,
+            self.st.clock(),
             self.block,
             self.agent,
             guards,
@@ -182,13 +178,9 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
         let p = self.p;
         let rec = &p.recs[b as usize];
         let guards = &p.entry[rec.entry.0 as usize..rec.entry.1 as usize];
-        let plain = CondIo {
-            input: None,
-            step: self.st.step,
-            context: ctx(&self.st.cold),
-        };
+        let plain = self.st.plain_io();
         let (checked, stop) =
-            Self::test_with(p, self.st.clock, self.block, self.agent, guards, &plain);
+            Self::test_with(p, self.st.clock(), self.block, self.agent, guards, &plain);
         self.show_checks(guards, checked, &stop);
         match stop {
             None => true,

@@ -3,8 +3,7 @@
 
 use crate::runtime::Status;
 use crate::runtime::behaviour::CtxValue;
-use crate::runtime::instance::Flags;
-use crate::runtime::kinds::Act;
+use crate::runtime::node::Act;
 use crate::runtime::program::NONE;
 use crate::runtime::trace::{Event, EventKind, Reason};
 
@@ -12,7 +11,6 @@ use super::{Delivery, Exec, Flow, Hooks};
 
 impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
     pub(super) fn start_interrupt(&mut self, at: u32, payload: Option<CtxValue>) -> Flow {
-        self.st.stats.interrupts += 1;
         if H::ON
             && let Some(o) = self.obs.as_deref_mut()
         {
@@ -24,14 +22,14 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
                 .map(|(id, _)| id.as_str())
                 .unwrap_or("");
             o.event(&Event {
-                step: self.st.step,
+                step: self.st.step(),
                 node: Some(at),
                 node_id: &self.p.names[at as usize],
                 kind: EventKind::Interrupt(id),
             });
         }
-        if self.st.interrupt != NONE {
-            let cur = self.st.interrupt;
+        if self.st.interrupt() != NONE {
+            let cur = self.st.interrupt();
             self.abort_range(cur, self.p.recs[cur as usize].end);
         } else {
             let mut resume = std::mem::take(&mut self.cold().resume);
@@ -43,7 +41,7 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
             self.cold().resume = resume;
         }
         self.p.recs[at as usize].kind.triggered(self, at, payload);
-        self.st.interrupt = at;
+        self.st.start_interrupt(at);
         self.enter(at)
     }
 
@@ -51,11 +49,11 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
     /// (`force_reset`) or resumes the leaves it aborted (SEMANTICS.md §3.4).
     pub(crate) fn interrupt_done(&mut self, at: u32, s: Status, force_reset: bool) -> Act {
         self.finish(at, s);
-        self.st.interrupt = NONE;
+        self.st.end_interrupt();
         if force_reset {
             self.abort_all();
             self.reset_all();
-            self.st.flags.clear(Flags::RESTART);
+            self.st.clear_restart();
             self.emit(0, EventKind::Restart(Reason::ForceReset));
             return match self.enter(0) {
                 Flow::Unwind => Act::Unwind,
@@ -69,7 +67,7 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
         // can end the run or make a Retry enter its child again, which enters leaves of its
         // own: a saved leaf whose parent stopped, or on whose path a branch was entered since
         // the resume began, is not the main tree's any more (SEMANTICS.md §3.4).
-        let began = self.st.entries;
+        let began = self.st.entries();
         for &leaf in &resume {
             if self.superseded(leaf, began) {
                 continue;

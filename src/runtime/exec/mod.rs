@@ -4,11 +4,12 @@
 //! [`Kind::react`].
 //!
 //! This module holds [`Exec`], what a step sees of an instance, with what is watched
-//! (events, the display snapshot) and the small API through which the kinds reach the
-//! program and the instance's memory; the lifecycle itself is split by what it does:
-//! [`step`] (the phases), [`guards`] (guard checks and observers), [`enter`] (entering
-//! and finishing), [`reports`] (a finished node's report, up the tree or through the
-//! queue), [`interrupts`] and [`abort`] (aborting, resetting, missing keys and stalls).
+//! (events, the display snapshot), the instance's memory, and `Exec`'s implementation of
+//! [`Run`], what a kind may do while it runs; the lifecycle itself is split by what it
+//! does: [`step`] (the phases), [`guards`] (guard checks and observers), [`enter`]
+//! (entering and finishing), [`reports`] (a finished node's report, up the tree or
+//! through the queue), [`interrupts`], [`abort`] (aborting, resetting, missing keys and
+//! stalls) and [`leaf`] (an action leaf's part).
 //!
 //! It is generic over [`Hooks`]: a step nothing watches runs it as [`Quiet`], where every
 //! event and every update of the display snapshot is compiled out; a watched step runs the
@@ -22,15 +23,17 @@ use std::marker::PhantomData;
 
 use super::Status;
 use super::behaviour::{CondIo, Context, CtxValue, KeyId, LeafIo};
-use super::instance::{Cold, NO_CONTEXT, State, cold_of, ctx};
-use super::program::{HAS_IO, LeafInfo, NONE, PathGuard, Program};
+use super::node::{Act, Run};
+use super::program::{LeafInfo, NONE, PathGuard, Program};
 use super::slab::ActionSlab;
+use super::state::{Cold, State};
 use super::trace::{Event, EventKind, Observer};
 
 mod abort;
 mod enter;
 mod guards;
 mod interrupts;
+mod leaf;
 mod reports;
 mod step;
 
@@ -81,8 +84,7 @@ pub(crate) enum Stop<'g, A> {
 }
 
 /// One step of one instance, as the lifecycle sees it. Its fields are the lifecycle's;
-/// the kinds reach the program and the instance's memory through the methods under
-/// "what the kinds use".
+/// the kinds reach it through [`Run`].
 pub(crate) struct Exec<'x, 'o, A, H> {
     p: &'x Program<A>,
     st: &'x mut State,
@@ -91,7 +93,7 @@ pub(crate) struct Exec<'x, 'o, A, H> {
     obs: Option<&'x mut (dyn Observer + 'o)>,
     hooks: PhantomData<H>,
     /// The reason the leaf that finished last gave for its failure, for its `exit` event
-    /// (`leaf::outcome` sets it, `leaf::stop` takes it).
+    /// (`Exec::leaf_outcome` sets it, `Exec::stop_leaf` takes it).
     reason: Option<&'static str>,
 }
 
@@ -116,13 +118,7 @@ impl<'x, 'o, A, H: Hooks> Exec<'x, 'o, A, H> {
         }
     }
 
-    // ---- what the kinds use ---------------------------------------------------------
-
-    /// The program the instance runs.
-    #[inline(always)]
-    pub(crate) fn program(&self) -> &'x Program<A> {
-        self.p
-    }
+    // ---- the program and the instance's memory ---------------------------------------
 
     /// Node `n`'s children, in slot order.
     #[inline(always)]
@@ -176,10 +172,10 @@ impl<'x, 'o, A, H: Hooks> Exec<'x, 'o, A, H> {
     #[inline]
     pub(crate) fn condition_answer(&mut self, n: u32, input: Option<KeyId>) -> bool {
         let p = self.p;
-        let context = ctx(&self.st.cold);
+        let context = self.st.context();
         let io = CondIo {
             input: input.and_then(|k| context.get(k)),
-            step: self.st.step,
+            step: self.st.step(),
             context,
         };
         p.conditions[p.recs[n as usize].slot as usize].check(self.agent, &io)
@@ -202,7 +198,7 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
                 .map(String::as_str)
                 .unwrap_or("");
             o.event(&Event {
-                step: self.st.step,
+                step: self.st.step(),
                 node: (node != NONE).then_some(node),
                 node_id,
                 kind,
@@ -227,8 +223,8 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
 
     /// The display snapshot of node `i` after its status became `s`.
     fn show(&mut self, i: usize, s: Status) {
-        let step = self.st.step;
-        let Some(shown) = self.st.cold.as_deref_mut().and_then(|c| c.shown.get_mut(i)) else {
+        let step = self.st.step();
+        let Some(shown) = self.st.shown_mut(i) else {
             return;
         };
         shown.status = s;
@@ -257,8 +253,8 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
         let i = g as usize;
         if self.recording() {
             self.block.status_mut()[i] = result;
-            let step = self.st.step;
-            if let Some(shown) = self.st.cold.as_deref_mut().and_then(|c| c.shown.get_mut(i))
+            let step = self.st.step();
+            if let Some(shown) = self.st.shown_mut(i)
                 && shown.status != result
             {
                 shown.status = result;
@@ -288,11 +284,11 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
         self.cold().context.set(key, Some(value));
         if H::ON
             && let Some(o) = self.obs.as_deref_mut()
-            && let Some(v) = ctx(&self.st.cold).get(key)
+            && let Some(v) = self.st.context().get(key)
         {
             let name = self.p.keys.get(usize::from(key)).map_or("", String::as_str);
             o.event(&Event {
-                step: self.st.step,
+                step: self.st.step(),
                 node: Some(n),
                 node_id: &self.p.names[n as usize],
                 kind: EventKind::Context(name, Some(v.as_event())),
@@ -300,32 +296,25 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
         }
     }
 
-    /// The instance's [`Cold`] block. A step only asks for it where the program uses it,
-    /// and then `Cold::needed` made it with the instance: a step never allocates it.
+    /// The instance's [`Cold`] block (see [`State::cold_mut`]).
     pub(crate) fn cold(&mut self) -> &mut Cold {
-        cold_of(&mut self.st.cold, self.p)
+        self.st.cold_mut(self.p)
     }
 
     pub(crate) fn next_random(&mut self) -> u64 {
-        // SplitMix64: small, fast, the same on every platform.
-        let rng = &mut self.st.rng;
-        *rng = rng.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = *rng;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+        self.st.next_random()
     }
 
     /// The step being taken.
     #[inline]
     pub(crate) fn step_number(&self) -> u64 {
-        self.st.step
+        self.st.step()
     }
 
     /// The instance's clock, in seconds (SEMANTICS.md §3.3.1).
     #[inline]
     pub(crate) fn clock(&self) -> f64 {
-        self.st.clock
+        self.st.clock()
     }
 
     /// Node `n`'s epoch: the serial of its last entry (not a condition's: it has no
@@ -379,31 +368,27 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
     /// Leaf `n` is active now.
     #[inline]
     pub(crate) fn activate(&mut self, n: u32) {
-        let (st, p) = (&mut *self.st, self.p);
-        st.active.insert(n, || &mut cold_of(&mut st.cold, p).spill);
+        self.st.activate(n, self.p);
     }
 
     /// Leaf `n` is not active any more.
     #[inline]
     pub(crate) fn deactivate(&mut self, n: u32) {
-        let (st, p) = (&mut *self.st, self.p);
-        st.active.remove(n, || &mut cold_of(&mut st.cold, p).spill);
+        self.st.deactivate(n, self.p);
     }
 
     /// Leaf `to` is active in the place of leaf `from` (see `Active::replace`).
     #[inline]
     pub(crate) fn replace_active(&mut self, from: u32, to: u32) {
-        let (st, p) = (&mut *self.st, self.p);
-        st.active
-            .replace(from, to, || &mut cold_of(&mut st.cold, p).spill);
+        self.st.replace_active(from, to, self.p);
     }
 
     /// Whether active leaf `leaf` was entered in this step (it waits for the next one).
     fn entered_now(&self, leaf: u32) -> bool {
-        self.epoch(leaf) > self.st.step_base
+        self.st.entered_now(self.epoch(leaf))
     }
 
-    /// Calls the action of leaf `info` with its I/O (see [`leaf_io`]). `EXTRAS` false: the
+    /// Calls the action of leaf `info` with its I/O (see [`State::leaf_io`]). `EXTRAS` false: the
     /// leaf has none (see [`Exec::check_and_execute`]).
     #[inline(always)]
     pub(crate) fn call_action<R, const EXTRAS: bool>(
@@ -411,62 +396,135 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
         info: &LeafInfo<A>,
         f: impl FnOnce(&mut ActionSlab<A>, &mut A, &mut LeafIo<'_>) -> R,
     ) -> R {
-        let mut io = leaf_io::<A, EXTRAS>(&mut self.st.cold, self.st.step, info);
+        let mut io = self.st.leaf_io::<A, EXTRAS>(info);
         f(self.block, self.agent, &mut io)
     }
 }
 
-/// The I/O of the leaf `info` describes, for a call of its action: the input fetched at
-/// entry, where what it produces is kept, the context. A leaf without `in_context` or
-/// `out_context` has neither, and sees what a condition without `in_context` sees.
-/// `EXTRAS` false: the leaf has none (see [`Exec::check_and_execute`]).
-#[inline(always)]
-fn leaf_io<'c, A, const EXTRAS: bool>(
-    cold: &'c mut Option<Box<Cold>>,
-    step: u64,
-    info: &LeafInfo<A>,
-) -> LeafIo<'c> {
-    if !(EXTRAS && info.has(HAS_IO)) {
-        return LeafIo {
-            seen: CondIo {
-                input: None,
-                step,
-                context: ctx(cold),
-            },
-            produced: None,
-        };
+/// What a kind may do while it runs, as the lifecycle does it: each call is the method of
+/// [`Exec`] of that name, compiled into the kind's code.
+impl<A, H: Hooks> Run for Exec<'_, '_, A, H> {
+    #[inline(always)]
+    fn kids(&self, n: u32) -> &[u32] {
+        Exec::kids(self, n)
     }
-    let (input_at, output_at) = (info.input_at as usize, info.output_at as usize);
-    match cold.as_deref_mut() {
-        Some(Cold {
-            inputs,
-            produced,
-            context,
-            ..
-        }) => LeafIo {
-            seen: CondIo {
-                input: if input_at == 0 {
-                    None
-                } else {
-                    inputs[input_at].as_ref()
-                },
-                step,
-                context,
-            },
-            produced: if output_at == 0 {
-                None
-            } else {
-                Some(&mut produced[output_at])
-            },
-        },
-        // No block: no leaf has an input or an output slot (`Cold::needed`).
-        None => LeafIo {
-            seen: CondIo {
-                input: None,
-                step,
-                context: &NO_CONTEXT,
-            },
-            produced: None,
-        },
+
+    #[inline(always)]
+    fn step_number(&self) -> u64 {
+        Exec::step_number(self)
+    }
+
+    #[inline(always)]
+    fn clock(&self) -> f64 {
+        Exec::clock(self)
+    }
+
+    #[inline(always)]
+    fn next_random(&mut self) -> u64 {
+        Exec::next_random(self)
+    }
+
+    #[inline(always)]
+    fn cursor(&self, n: u32) -> u32 {
+        Exec::cursor(self, n)
+    }
+
+    #[inline(always)]
+    fn cursor_mut(&mut self, n: u32) -> &mut u32 {
+        Exec::cursor_mut(self, n)
+    }
+
+    #[inline(always)]
+    fn word(&self, n: u32) -> u64 {
+        Exec::word(self, n)
+    }
+
+    #[inline(always)]
+    fn word_mut(&mut self, n: u32) -> &mut u64 {
+        Exec::word_mut(self, n)
+    }
+
+    #[inline(always)]
+    fn timer(&self, n: u32) -> f64 {
+        Exec::timer(self, n)
+    }
+
+    #[inline(always)]
+    fn timer_mut(&mut self, n: u32) -> &mut f64 {
+        Exec::timer_mut(self, n)
+    }
+
+    #[inline(always)]
+    fn order_mut(&mut self, n: u32) -> &mut [u32] {
+        Exec::order_mut(self, n)
+    }
+
+    #[inline(always)]
+    fn new_order(&mut self, n: u32) -> &mut [u32] {
+        let kids = Exec::kids(self, n);
+        let order = Exec::order_mut(self, n);
+        order.copy_from_slice(kids);
+        order
+    }
+
+    #[inline(always)]
+    fn context(&self) -> &Context {
+        Exec::context(self)
+    }
+
+    #[inline(always)]
+    fn store(&mut self, n: u32, key: KeyId, value: CtxValue) {
+        Exec::store(self, n, key, value);
+    }
+
+    #[inline(always)]
+    fn emit(&mut self, n: u32, kind: EventKind<'_>) {
+        Exec::emit(self, n, kind);
+    }
+
+    #[inline(always)]
+    fn set_status(&mut self, n: u32, s: Status) {
+        Exec::set_status(self, n, s);
+    }
+
+    #[inline(always)]
+    fn condition_answer(&mut self, n: u32, input: Option<KeyId>) -> bool {
+        Exec::condition_answer(self, n, input)
+    }
+
+    #[inline(always)]
+    fn enter_leaf(&mut self, n: u32) -> Act {
+        Exec::enter_leaf(self, n)
+    }
+
+    #[inline(always)]
+    fn context_missing(&mut self, n: u32, key: KeyId) {
+        Exec::context_missing(self, n, key);
+    }
+
+    #[inline(always)]
+    fn stall(&mut self, n: u32) {
+        Exec::stall(self, n);
+    }
+
+    #[inline(always)]
+    fn abort_below(&mut self, n: u32) {
+        Exec::abort_below(self, n);
+    }
+
+    #[inline(always)]
+    fn reset_subtree(&mut self, n: u32) {
+        let end = self.p.recs[n as usize].end;
+        Exec::reset_range(self, n, end);
+    }
+
+    #[inline(always)]
+    fn interrupt_done(&mut self, at: u32, s: Status, force_reset: bool) -> Act {
+        Exec::interrupt_done(self, at, s, force_reset)
+    }
+
+    #[inline(always)]
+    fn root_complete(&mut self, s: Status) -> bool {
+        Exec::root_complete(self, s)
     }
 }

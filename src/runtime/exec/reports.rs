@@ -5,9 +5,9 @@
 //! run.
 
 use crate::runtime::Status;
-use crate::runtime::instance::{Report, last_running};
-use crate::runtime::kinds::{Act, leaf};
+use crate::runtime::node::Act;
 use crate::runtime::program::{LeafInfo, NONE, Route};
+use crate::runtime::state::{Report, last_running};
 use crate::runtime::trace::{EventKind, Reason};
 
 use super::{Delivery, Exec, Flow, Hooks};
@@ -16,14 +16,14 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
     /// Phase 4: deliver the queued reports in order.
     #[inline(never)]
     pub(super) fn reports(&mut self) {
-        while let Some(r) = self.next_report() {
+        while let Some(r) = self.st.next_report() {
             let i = r.node as usize;
             let parent = self.p.recs[i].parent;
             let fresh = self.block.status()[i] == r.status && self.epoch(i as u32) == r.epoch;
             if !fresh || parent == NONE || !self.running(parent) {
                 continue;
             }
-            if self.deliver(r.node, r.status) == Flow::Unwind && self.st.stalled {
+            if self.deliver(r.node, r.status) == Flow::Unwind && self.st.stalled() {
                 return;
             }
         }
@@ -35,35 +35,7 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
             status,
             epoch: self.epoch(n),
         };
-        let q = &mut self.st.reports;
-        if !q.spilled && q.len < 2 {
-            q.ring[usize::from((q.head + q.len) % 2)] = r;
-            q.len += 1;
-        } else {
-            debug_assert!(
-                self.st.cold.as_deref().map_or(0, |c| c.reports.len()) < self.p.report_cap,
-                "more reports in a step than Program::bounds allows"
-            );
-            q.spilled = true;
-            self.cold().reports.push_back(r);
-        }
-    }
-
-    pub(super) fn next_report(&mut self) -> Option<Report> {
-        let q = &mut self.st.reports;
-        if q.len > 0 {
-            let r = q.ring[usize::from(q.head)];
-            q.head = (q.head + 1) % 2;
-            q.len -= 1;
-            return Some(r);
-        }
-        if !q.spilled {
-            return None;
-        }
-        let cold = self.st.cold.as_deref_mut()?;
-        let r = cold.reports.pop_front();
-        q.spilled = !cold.reports.is_empty();
-        r
+        self.st.queue_report(r, self.p);
     }
 
     /// Delivers child `c`'s result to its parents, climbing while they finish.
@@ -140,7 +112,7 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
             && m.hands_over
         {
             self.block.rt_mut()[m.cursor_at as usize] = m.slot;
-            leaf::hand_over::<A, H, EXTRAS>(self, n, info, status, m.child);
+            self.hand_over::<EXTRAS>(n, info, status, m.child);
             return;
         }
         self.again()
@@ -157,7 +129,7 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
         status: Status,
         delivery: Delivery,
     ) {
-        leaf::exit::<A, H, EXTRAS>(self, n, info, status);
+        self.exit_leaf::<EXTRAS>(n, info, status);
         match delivery {
             Delivery::Queued => self.queue_report(n, status),
             Delivery::AtOnce => {
@@ -171,12 +143,9 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
     pub(crate) fn root_complete(&mut self, s: Status) -> bool {
         self.finish(0, s);
         self.emit(0, EventKind::Complete(s));
-        match s {
-            Status::Success => self.st.stats.succeeded += 1,
-            _ => self.st.stats.failed += 1,
-        }
-        let began_now = self.word(0) == self.st.step;
-        if self.st.active.len() == 0 && self.st.interrupt == NONE {
+        self.st.count_run(s);
+        let began_now = self.word(0) == self.st.step();
+        if self.st.active_count() == 0 && self.st.interrupt() == NONE {
             // The run's last leaf and every branch above it finished: nothing runs.
             debug_assert!(
                 last_running(self.block.status()).is_none(),

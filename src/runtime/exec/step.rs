@@ -4,12 +4,11 @@
 use std::marker::PhantomData;
 
 use crate::runtime::Status;
-use crate::runtime::instance::{COMMON_STEP, FLAG_BITS, Flags, Trigger};
-use crate::runtime::kinds::leaf;
 use crate::runtime::program::{HAS_REGULATORS, HAS_WATCH, LeafInfo, NONE};
+use crate::runtime::state::{COMMON_STEP, FLAG_BITS, Flags, Trigger};
 use crate::runtime::trace::{EventKind, Reason};
 
-use super::{Delivery, Exec, Flow, Hooks, Watched, leaf_io};
+use super::{Delivery, Exec, Flow, Hooks, Watched};
 
 impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
     /// One step of SEMANTICS.md §3.2.
@@ -31,7 +30,7 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
             // entered in this step and waits for nothing; whatever it reports is delivered
             // at once, so phase 4 has nothing to do either.
             self.advance_common(dt);
-            let leaf = self.st.active.first();
+            let leaf = self.st.first_active();
             self.run_leaf(leaf, dt, Delivery::AtOnce);
         } else if word & FLAG_BITS != 0 {
             self.again().step_full(dt);
@@ -44,29 +43,27 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
     #[inline(always)]
     pub(super) fn advance_common(&mut self, dt: f64) {
         debug_assert!(
-            !self.st.stalled,
+            !self.st.stalled(),
             "a stall's step was followed by a common one"
         );
         debug_assert!(
-            !self.st.reports.any(),
+            !self.st.reports_waiting(),
             "a report waits from an earlier step"
         );
         self.advance(dt);
     }
 
-    /// The step's number and clock move on (SEMANTICS.md §3.3.1: the start is at clock 0, and
-    /// every step adds its dt before phase 1).
+    /// The step's number and clock move on (see `State::advance`).
     #[inline(always)]
     pub(super) fn advance(&mut self, dt: f64) {
-        self.st.step += 1;
-        self.st.clock += dt;
+        self.st.advance(dt);
     }
 
     /// The common step with other than one active leaf: phases 2 to 4.
     #[inline(never)]
     pub(super) fn step_many(&mut self, dt: f64) {
         self.advance_common(dt);
-        self.st.step_base = self.st.entries;
+        self.st.begin_phases();
         self.guards_and_execute(dt);
         self.finish_step();
     }
@@ -89,7 +86,7 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
     /// Phase 4 of a step with nothing due after it: the reports, unless the tree stalled.
     #[inline]
     pub(crate) fn finish_step(&mut self) {
-        if !self.st.stalled && self.st.reports.any() {
+        if !self.st.stalled() && self.st.reports_waiting() {
             self.reports();
         }
     }
@@ -104,32 +101,31 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
             watched.step(dt);
             return;
         }
-        self.st.stalled = false;
-        if self.st.flags.has(Flags::RENUMBER) {
+        self.st.clear_stall();
+        if self.st.renumber_due() {
             self.renumber();
         }
-        if self.st.flags.has(Flags::NOT_STARTED) {
-            self.st.flags.clear(Flags::NOT_STARTED);
-            self.st.step = 0;
+        if self.st.start() {
             self.enter(0);
-            self.st.stalled = false;
+            self.st.clear_stall();
         }
-        self.st.step_base = self.st.entries;
+        self.st.begin_phases();
         self.advance(dt);
-        if self.st.flags.has(Flags::TRIGGERS) {
+        if self.st.triggers_waiting() {
             self.interrupts();
         }
-        if !self.st.stalled {
+        if !self.st.stalled() {
             self.guards_and_execute(dt);
         }
-        if !self.st.stalled && self.st.reports.any() {
+        if !self.st.stalled() && self.st.reports_waiting() {
             self.reports();
         }
-        // A stall sets RESTART and `stalled`, which holds to the end of its step: a restart
-        // found here is due (from the step after the stall's, as SEMANTICS.md §3.2 has it).
-        let due = self.st.flags.has(Flags::RESTART);
-        if !self.st.stalled && due && self.st.interrupt == NONE && !self.running(0) {
-            self.st.flags.clear(Flags::RESTART);
+        // A stall makes a restart due and sets `stalled`, which holds to the end of its
+        // step: a restart found here is due (from the step after the stall's, as
+        // SEMANTICS.md §3.2 has it).
+        let due = self.st.restart_due();
+        if !self.st.stalled() && due && self.st.interrupt() == NONE && !self.running(0) {
+            self.st.clear_restart();
             self.emit(0, EventKind::Restart(Reason::Stall));
             self.enter(0);
         }
@@ -139,8 +135,7 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
     /// Done between steps, when no report is queued, whose epoch would be stale.
     #[cold]
     pub(super) fn renumber(&mut self) {
-        self.st.flags.clear(Flags::RENUMBER);
-        self.st.entries = 0;
+        self.st.renumbered();
         let rt = self.block.rt_mut();
         for rec in &self.p.recs {
             if rec.ri != NONE {
@@ -152,14 +147,9 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
     /// Phase 1: triggers queued since the last step, in order.
     #[inline(never)]
     pub(super) fn interrupts(&mut self) {
-        while let Some(t) = self
-            .st
-            .cold
-            .as_deref_mut()
-            .and_then(|c| c.triggers.pop_front())
-        {
-            if self.st.stalled {
-                self.cold().triggers.push_front(t);
+        while let Some(t) = self.st.next_trigger() {
+            if self.st.stalled() {
+                self.st.put_back_trigger(t);
                 return;
             }
             match t {
@@ -169,7 +159,7 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
                 }
             }
         }
-        self.st.flags.clear(Flags::TRIGGERS);
+        self.st.triggers_handled();
     }
 
     /// Phases 2 and 3. With one active leaf (the common step) they are one check-then-run:
@@ -177,11 +167,11 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
     /// entered in this step, which wait for the next; either way nothing is left to execute.
     #[inline(never)]
     pub(super) fn guards_and_execute(&mut self, dt: f64) {
-        if let Some(leaf) = self.st.active.lone() {
+        if let Some(leaf) = self.st.lone_active() {
             if !self.entered_now(leaf) {
                 // With nothing queued, phase 4 would deliver what it reports first and
                 // alone: it is delivered now.
-                let delivery = if self.st.reports.any() {
+                let delivery = if self.st.reports_waiting() {
                     Delivery::Queued
                 } else {
                     Delivery::AtOnce
@@ -191,7 +181,7 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
             return;
         }
         self.guards();
-        if !self.st.stalled {
+        if !self.st.stalled() {
             self.execute(dt);
         }
     }
@@ -258,8 +248,8 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
         guards: Option<Delivery>,
     ) -> Option<Status> {
         let p = self.p;
-        let (clock, step) = (self.st.clock, self.st.step);
-        let mut io = leaf_io::<A, EXTRAS>(&mut self.st.cold, step, info);
+        let clock = self.st.clock();
+        let mut io = self.st.leaf_io::<A, EXTRAS>(info);
         if EXTRAS
             && let Some(delivery) = guards
             && info.has(HAS_WATCH)
@@ -267,7 +257,7 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
             if self.again().check_watched(info, 0, delivery) != Flow::Running {
                 return None;
             }
-            io = leaf_io::<A, EXTRAS>(&mut self.st.cold, step, info);
+            io = self.st.leaf_io::<A, EXTRAS>(info);
         } else if let Some(delivery) = guards
             && !info.guards.is_empty()
         {
@@ -293,21 +283,21 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
                     self.again().stopped(stop, delivery);
                     return None;
                 }
-                io = leaf_io::<A, EXTRAS>(&mut self.st.cold, step, info);
+                io = self.st.leaf_io::<A, EXTRAS>(info);
             }
         }
         if EXTRAS && info.has(HAS_REGULATORS) {
             if !self.again().regulators_allow(info, dt) {
                 return None;
             }
-            io = leaf_io::<A, EXTRAS>(&mut self.st.cold, step, info);
+            io = self.st.leaf_io::<A, EXTRAS>(info);
         }
         if H::ON {
             self.emit(leaf, EventKind::Execute);
-            io = leaf_io::<A, EXTRAS>(&mut self.st.cold, step, info);
+            io = self.st.leaf_io::<A, EXTRAS>(info);
         }
         let outcome = self.block.execute(&info.calls, self.agent, &mut io, dt);
-        leaf::outcome::<A, H, EXTRAS>(self, info, outcome, dt)
+        self.leaf_outcome::<EXTRAS>(info, outcome, dt)
     }
 
     /// Phase 2: guards of the active leaves entered in an earlier step, in tree order.
@@ -325,7 +315,7 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
                 self.check_guards(info, prev, Delivery::Queued)
             };
             prev = leaf;
-            if flow == Flow::Unwind && self.st.stalled {
+            if flow == Flow::Unwind && self.st.stalled() {
                 break;
             }
         }

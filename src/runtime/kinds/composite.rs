@@ -5,10 +5,9 @@
 //! Per instance: a branch's record, whose cursor is the slot (in the order walked) of the
 //! running child; a random-order node's order among the instance's permutations.
 
-use super::{Act, Build, Def, Next, opening};
+use super::{Act, Build, Def, Next, Run, opening};
 use crate::model::{Category, FieldSpec, FieldType, KindSpec, Node, Runs, Value};
 use crate::runtime::Status;
-use crate::runtime::exec::{Exec, Hooks};
 
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Sequence {
@@ -60,7 +59,7 @@ impl Def for Sequence {
     }
 
     #[inline(always)]
-    fn enter<A, H: Hooks>(self, x: &mut Exec<'_, '_, A, H>, n: u32) -> Act {
+    fn enter(self, x: &mut impl Run, n: u32) -> Act {
         start(x, n, self.random, Status::Success)
     }
 
@@ -74,7 +73,7 @@ impl Def for Sequence {
     }
 
     #[inline(always)]
-    fn react<A, H: Hooks>(self, x: &mut Exec<'_, '_, A, H>, n: u32, s: Status) -> Act {
+    fn react(self, x: &mut impl Run, n: u32, s: Status) -> Act {
         heard(x, n, self.random, s, |at, count, s| self.next(at, count, s))
     }
 
@@ -124,7 +123,7 @@ impl Def for Selector {
     }
 
     #[inline(always)]
-    fn enter<A, H: Hooks>(self, x: &mut Exec<'_, '_, A, H>, n: u32) -> Act {
+    fn enter(self, x: &mut impl Run, n: u32) -> Act {
         start(x, n, self.random, Status::Failure)
     }
 
@@ -138,7 +137,7 @@ impl Def for Selector {
     }
 
     #[inline(always)]
-    fn react<A, H: Hooks>(self, x: &mut Exec<'_, '_, A, H>, n: u32, s: Status) -> Act {
+    fn react(self, x: &mut impl Run, n: u32, s: Status) -> Act {
         heard(x, n, self.random, s, |at, count, s| self.next(at, count, s))
     }
 
@@ -156,7 +155,7 @@ impl Def for Selector {
 
 /// Entered: a new order if it is random, then the first child (none: `empty`).
 #[inline(always)]
-fn start<A, H: Hooks>(x: &mut Exec<'_, '_, A, H>, n: u32, random: bool, empty: Status) -> Act {
+fn start(x: &mut impl Run, n: u32, random: bool, empty: Status) -> Act {
     if random {
         shuffle(x, n);
     }
@@ -166,8 +165,8 @@ fn start<A, H: Hooks>(x: &mut Exec<'_, '_, A, H>, n: u32, random: bool, empty: S
 
 /// A child of `n` finished with `s`: what the rule `next` says, from the cursor.
 #[inline(always)]
-fn heard<A, H: Hooks>(
-    x: &mut Exec<'_, '_, A, H>,
+fn heard(
+    x: &mut impl Run,
     n: u32,
     random: bool,
     s: Status,
@@ -179,12 +178,7 @@ fn heard<A, H: Hooks>(
 
 /// Does what `next` says: finish, or move the cursor to a slot and enter its child.
 #[inline(always)]
-fn follow<A, H: Hooks>(
-    x: &mut Exec<'_, '_, A, H>,
-    n: u32,
-    random: bool,
-    next: Option<Next>,
-) -> Act {
+fn follow(x: &mut impl Run, n: u32, random: bool, next: Option<Next>) -> Act {
     match next {
         Some(Next::Child(at)) => {
             *x.cursor_mut(n) = at;
@@ -202,10 +196,9 @@ fn follow<A, H: Hooks>(
 
 /// A new order of `n`'s children, from the instance's generator (Fisher–Yates).
 #[inline(never)]
-fn shuffle<A, H: Hooks>(x: &mut Exec<'_, '_, A, H>, n: u32) {
-    let kids = x.kids(n);
-    x.order_mut(n).copy_from_slice(kids);
-    for j in (1..kids.len()).rev() {
+fn shuffle(x: &mut impl Run, n: u32) {
+    let count = x.new_order(n).len();
+    for j in (1..count).rev() {
         let r = (x.next_random() % (j as u64 + 1)) as usize;
         x.order_mut(n).swap(j, r);
     }

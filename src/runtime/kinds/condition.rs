@@ -2,11 +2,9 @@
 //! it is checked and finishes at once; it is never active and keeps no run record. As a
 //! branch's guard it is never entered: the lifecycle checks it (`Exec::first_failing`).
 
-use super::{Act, Build, Def, GuardCheck, Needs};
+use super::{Act, Build, Def, GuardCheck, HoldsOn, Needs, Run, Test};
 use crate::model::{Category, KindSpec, Node};
 use crate::runtime::behaviour::{CondRef, KeyId};
-use crate::runtime::exec::{Exec, Hooks};
-use crate::runtime::program::{HoldsOn, Test};
 use crate::runtime::{EventKind, Status};
 
 #[derive(Clone, Copy, Debug)]
@@ -66,7 +64,7 @@ impl Def for Condition {
         })
     }
 
-    fn enter<A, H: Hooks>(self, x: &mut Exec<'_, '_, A, H>, n: u32) -> Act {
+    fn enter(self, x: &mut impl Run, n: u32) -> Act {
         if let Some(k) = self.input
             && x.context().get(k).is_none()
         {

@@ -6,10 +6,9 @@
 //! ([`RECORDED`]), and a timer: the clock when the child last finished. Neither is
 //! touched by a reset, so the record survives the run's completion and every reset.
 
-use super::{Act, Build, Def, EPS, Needs, only_child};
+use super::{Act, Build, Def, EPS, Needs, Run, only_child};
 use crate::model::{Category, FieldSpec, FieldType, KindSpec, Node, Value};
 use crate::runtime::Status;
-use crate::runtime::exec::{Exec, Hooks};
 
 /// Cursor bit: the child finished at least once; the timer holds when.
 const RECORDED: u32 = 1;
@@ -47,14 +46,14 @@ impl Def for Cooldown {
         }
     }
 
-    fn enter<A, H: Hooks>(self, x: &mut Exec<'_, '_, A, H>, n: u32) -> Act {
+    fn enter(self, x: &mut impl Run, n: u32) -> Act {
         if x.cursor(n) & RECORDED != 0 && x.clock() - x.timer(n) < self.seconds - EPS {
             return Act::Done(Status::Failure);
         }
         only_child(x, n)
     }
 
-    fn react<A, H: Hooks>(self, x: &mut Exec<'_, '_, A, H>, n: u32, s: Status) -> Act {
+    fn react(self, x: &mut impl Run, n: u32, s: Status) -> Act {
         *x.timer_mut(n) = x.clock();
         *x.cursor_mut(n) |= RECORDED;
         Act::Done(s)

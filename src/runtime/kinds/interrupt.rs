@@ -4,11 +4,10 @@
 //!
 //! Per instance: a branch's record.
 
-use super::{Act, Build, Def, Next};
+use super::{Act, Build, Def, Next, Run};
 use crate::model::{Category, KindSpec, Node};
 use crate::runtime::Status;
 use crate::runtime::behaviour::{CtxValue, KeyId};
-use crate::runtime::exec::{Exec, Hooks};
 
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Interrupt {
@@ -38,7 +37,7 @@ impl Def for Interrupt {
 
     /// The trigger's payload goes under `out_context` (unless the key holds a value and
     /// `overwrite_out` is off).
-    fn triggered<A, H: Hooks>(self, x: &mut Exec<'_, '_, A, H>, n: u32, payload: Option<CtxValue>) {
+    fn triggered(self, x: &mut impl Run, n: u32, payload: Option<CtxValue>) {
         if let (Some(k), Some(v)) = (self.output, payload)
             && (self.overwrite || x.context().get(k).is_none())
         {
@@ -50,7 +49,7 @@ impl Def for Interrupt {
         super::only_child_first(count)
     }
 
-    fn react<A, H: Hooks>(self, x: &mut Exec<'_, '_, A, H>, n: u32, s: Status) -> Act {
+    fn react(self, x: &mut impl Run, n: u32, s: Status) -> Act {
         x.interrupt_done(n, s, self.force_reset)
     }
 }

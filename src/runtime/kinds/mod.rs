@@ -5,7 +5,9 @@
 //! instance ([`Needs`]), what it does when it is entered and when a child reports, and,
 //! where that is fixed by the tree, the rule a compiled shortcut is derived from
 //! ([`Def::next`]). Everything the kinds share — statuses, epochs, events, guards,
-//! aborting, the report queue — is the lifecycle in `exec/`, written once.
+//! aborting, the report queue — is the lifecycle in `exec/`, written once; a kind reaches
+//! it through `node::Run`, what a kind may do while it runs, and names no other module
+//! of the runtime.
 //!
 //! The list at the bottom ([`kinds!`]) is the only place that names every kind.
 
@@ -28,66 +30,12 @@ mod until_fail;
 
 use super::Status;
 use super::behaviour::{CondRef, CtxValue, KeyId, KeyTable};
-use super::exec::{Exec, Hooks};
-use super::program::{HoldsOn, Test};
+use super::node::{Act, EPS, HoldsOn, Needs, Next, Run, Test};
 use crate::model::{Catalog, Category, KindSpec, Node, Value};
-
-/// Tolerance for comparisons of time (SEMANTICS.md §3.2 and §3.3.1: "within 1e-9").
-pub(crate) const EPS: f64 = 1e-9;
-
-/// What a node asks of the lifecycle once it has been entered, or has heard a child's
-/// report.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) enum Act {
-    /// It runs on.
-    Running,
-    /// It finishes now with this status.
-    Done(Status),
-    /// Enter this child next; when the child finishes at once, the node hears its report.
-    Enter(u32),
-    /// Enter every child in slot order, each report heard as it comes, until one decides.
-    EnterAll,
-    /// Enter this node again from the start (Root, after a run completed).
-    Again,
-    /// Enter this child, its conditions counting as passed: an observer's branch taking
-    /// over (docs/SEMANTICS.md §3.3.2).
-    TakeOver(u32),
-    /// The tree was reset below; the call chain unwinds.
-    Unwind,
-}
-
-/// The part of a node's reaction to a child's report that the tree alone decides (see
-/// [`Def::next`]): the node finishes with this status, or enters the child in this slot.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Next {
-    Finish(Status),
-    Child(u32),
-}
 
 /// How a guard is checked: what its first call asks, the answer with which it holds
 /// (`HoldsOn::Test`: it turns to its test), and its test (see `PathGuard`).
 pub(crate) type GuardCheck<A> = (CondRef<A>, HoldsOn, Test<A>);
-
-/// What a node keeps in an instance besides its status.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(crate) struct Needs {
-    /// Its run record: 0 (a condition: it never waits), 1 (an epoch word), or 2 (an epoch
-    /// and a cursor word).
-    pub records: u32,
-    /// A 64-bit word (a step or a count).
-    pub word: bool,
-    /// A timer (seconds, or a time on the instance's clock).
-    pub timer: bool,
-}
-
-impl Needs {
-    /// A branch: epoch and cursor.
-    pub(crate) const BRANCH: Self = Self {
-        records: 2,
-        word: false,
-        timer: false,
-    };
-}
 
 /// What a kind's `build` reads a node's fields with.
 pub(crate) struct Build<'a> {
@@ -160,7 +108,7 @@ pub(crate) trait Def: Copy {
     /// the entry, emitted `enter` and checked its guards. By default it makes the move
     /// `first` fixes; a kind whose entry the tree does not fix defines `enter` (without
     /// either, the node fails at once).
-    fn enter<A, H: Hooks>(self, x: &mut Exec<'_, '_, A, H>, n: u32) -> Act {
+    fn enter(self, x: &mut impl Run, n: u32) -> Act {
         match self.first(x.kids(n).len() as u32) {
             Some(first) => first_move(x, n, first),
             None => Act::Done(Status::Failure),
@@ -170,7 +118,7 @@ pub(crate) trait Def: Copy {
     /// Running node `n` hears that its child finished with `s`. By default, for a node
     /// with one child, it finishes as `next` says (without `next`, it runs on); a kind
     /// with more children, or whose reaction the tree does not fix, defines `react`.
-    fn react<A, H: Hooks>(self, x: &mut Exec<'_, '_, A, H>, n: u32, s: Status) -> Act {
+    fn react(self, x: &mut impl Run, n: u32, s: Status) -> Act {
         let _ = (x, n);
         finish_as(self.next(0, 1, s))
     }
@@ -214,7 +162,7 @@ pub(crate) trait Def: Copy {
 
     /// Whether node `n`, which [`Def::regulates`], lets a ready leaf below it execute in
     /// this step of `dt` seconds.
-    fn allows<A, H: Hooks>(self, x: &mut Exec<'_, '_, A, H>, n: u32, dt: f64) -> bool {
+    fn allows(self, x: &mut impl Run, n: u32, dt: f64) -> bool {
         let _ = (x, n, dt);
         true
     }
@@ -234,7 +182,7 @@ pub(crate) trait Def: Copy {
     }
 
     /// A trigger is about to enter node `n`, with its payload.
-    fn triggered<A, H: Hooks>(self, x: &mut Exec<'_, '_, A, H>, n: u32, payload: Option<CtxValue>) {
+    fn triggered(self, x: &mut impl Run, n: u32, payload: Option<CtxValue>) {
         let _ = (x, n, payload);
     }
 }
@@ -295,14 +243,14 @@ macro_rules! kinds {
             }
 
             #[inline(always)]
-            pub(crate) fn enter<A, H: Hooks>(self, x: &mut Exec<'_, '_, A, H>, n: u32) -> Act {
+            pub(crate) fn enter(self, x: &mut impl Run, n: u32) -> Act {
                 match self { $(Kind::$variant(k) => k.enter(x, n)),* }
             }
 
             #[inline(always)]
-            pub(crate) fn react<A, H: Hooks>(
+            pub(crate) fn react(
                 self,
-                x: &mut Exec<'_, '_, A, H>,
+                x: &mut impl Run,
                 n: u32,
                 s: Status,
             ) -> Act {
@@ -333,9 +281,9 @@ macro_rules! kinds {
                 match self { $(Kind::$variant(k) => k.as_guard(behaviour)),* }
             }
 
-            pub(crate) fn allows<A, H: Hooks>(
+            pub(crate) fn allows(
                 self,
-                x: &mut Exec<'_, '_, A, H>,
+                x: &mut impl Run,
                 n: u32,
                 dt: f64,
             ) -> bool {
@@ -346,9 +294,9 @@ macro_rules! kinds {
                 match self { $(Kind::$variant(k) => k.observes()),* }
             }
 
-            pub(crate) fn triggered<A, H: Hooks>(
+            pub(crate) fn triggered(
                 self,
-                x: &mut Exec<'_, '_, A, H>,
+                x: &mut impl Run,
                 n: u32,
                 payload: Option<CtxValue>,
             ) {
@@ -412,7 +360,7 @@ pub(crate) fn structure_specs() -> Vec<KindSpec> {
 /// The child in slot 0 of `n` (a decorator's, SubTree's or Interrupt's only child).
 /// Validation refuses one without a child; such a node fails at once.
 #[inline]
-pub(crate) fn only_child<A, H: Hooks>(x: &Exec<'_, '_, A, H>, n: u32) -> Act {
+pub(crate) fn only_child(x: &impl Run, n: u32) -> Act {
     match x.kids(n).first() {
         Some(&k) => Act::Enter(k),
         None => Act::Done(Status::Failure),
@@ -437,7 +385,7 @@ pub(crate) fn only_child_first(count: u32) -> Option<Next> {
 
 /// A node whose entry the tree decides makes its first move (see [`Def::first`]).
 #[inline]
-pub(crate) fn first_move<A, H: Hooks>(x: &mut Exec<'_, '_, A, H>, n: u32, first: Next) -> Act {
+pub(crate) fn first_move(x: &mut impl Run, n: u32, first: Next) -> Act {
     match first {
         Next::Child(slot) => {
             *x.cursor_mut(n) = slot;

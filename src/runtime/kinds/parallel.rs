@@ -4,10 +4,9 @@
 //! Per instance: a branch's record, whose cursor counts the children finished, and a
 //! word counting those that succeeded.
 
-use super::{Act, Build, Def, Needs};
+use super::{Act, Build, Def, Needs, Run};
 use crate::model::{Category, FieldSpec, KindSpec, Node, Runs, Value};
 use crate::runtime::Status;
-use crate::runtime::exec::{Exec, Hooks};
 
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Parallel {
@@ -61,7 +60,7 @@ impl Def for Parallel {
         }
     }
 
-    fn enter<A, H: Hooks>(self, x: &mut Exec<'_, '_, A, H>, n: u32) -> Act {
+    fn enter(self, x: &mut impl Run, n: u32) -> Act {
         *x.cursor_mut(n) = 0;
         *x.word_mut(n) = 0;
         if x.kids(n).is_empty() {
@@ -72,7 +71,7 @@ impl Def for Parallel {
     }
 
     /// Counts a finished child; when that decides it, aborts the children still running.
-    fn react<A, H: Hooks>(self, x: &mut Exec<'_, '_, A, H>, n: u32, s: Status) -> Act {
+    fn react(self, x: &mut impl Run, n: u32, s: Status) -> Act {
         let total = x.kids(n).len() as u32;
         *x.cursor_mut(n) += 1;
         if s == Status::Success {

@@ -5,10 +5,9 @@
 //! Per instance: a branch's record, whose cursor holds [`FIRST`] and [`ALLOWED`]; a timer
 //! (the sum); a word: the step its permission was last decided.
 
-use super::{Act, Build, Def, EPS, Needs, Next, only_child};
+use super::{Act, Build, Def, EPS, Needs, Next, Run, only_child};
 use crate::model::{Category, FieldSpec, FieldType, KindSpec, Node, Value};
 use crate::runtime::Status;
-use crate::runtime::exec::{Exec, Hooks};
 
 /// Cursor bit: the next step with a ready leaf is allowed at once.
 const FIRST: u32 = 1;
@@ -50,7 +49,7 @@ impl Def for Regulator {
         }
     }
 
-    fn enter<A, H: Hooks>(self, x: &mut Exec<'_, '_, A, H>, n: u32) -> Act {
+    fn enter(self, x: &mut impl Run, n: u32) -> Act {
         *x.timer_mut(n) = 0.0;
         *x.cursor_mut(n) = FIRST;
         only_child(x, n)
@@ -62,7 +61,7 @@ impl Def for Regulator {
 
     /// Whether Regulator `r` lets a ready leaf below it execute in this step (decided once
     /// per step, by the first ready leaf that asks).
-    fn allows<A, H: Hooks>(self, x: &mut Exec<'_, '_, A, H>, r: u32, dt: f64) -> bool {
+    fn allows(self, x: &mut impl Run, r: u32, dt: f64) -> bool {
         let step = x.step_number();
         if x.word(r) != step {
             let first = x.cursor(r) & FIRST != 0;

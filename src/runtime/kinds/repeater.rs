@@ -6,10 +6,9 @@
 //! child's current run began (a forever loop stalls rather than begin two runs in one
 //! step, SEMANTICS.md §3.6).
 
-use super::{Act, Build, Def, Needs, only_child};
+use super::{Act, Build, Def, Needs, Run, only_child};
 use crate::model::{Category, FieldSpec, FieldType, KindSpec, Node, Repeats, Runs, Value};
 use crate::runtime::Status;
-use crate::runtime::exec::{Exec, Hooks};
 
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Repeater {
@@ -60,11 +59,11 @@ impl Def for Repeater {
         LOOP
     }
 
-    fn enter<A, H: Hooks>(self, x: &mut Exec<'_, '_, A, H>, n: u32) -> Act {
+    fn enter(self, x: &mut impl Run, n: u32) -> Act {
         begin(x, n)
     }
 
-    fn react<A, H: Hooks>(self, x: &mut Exec<'_, '_, A, H>, n: u32, s: Status) -> Act {
+    fn react(self, x: &mut impl Run, n: u32, s: Status) -> Act {
         if s == Status::Failure && !self.ignore_failures {
             return Act::Done(Status::Failure);
         }
@@ -86,7 +85,7 @@ pub(super) const LOOP: Needs = Needs {
 };
 
 /// A loop is entered: no runs yet, and its child's first run begins now.
-pub(super) fn begin<A, H: Hooks>(x: &mut Exec<'_, '_, A, H>, n: u32) -> Act {
+pub(super) fn begin(x: &mut impl Run, n: u32) -> Act {
     *x.cursor_mut(n) = 0;
     *x.word_mut(n) = x.step_number();
     only_child(x, n)
@@ -94,7 +93,7 @@ pub(super) fn begin<A, H: Hooks>(x: &mut Exec<'_, '_, A, H>, n: u32) -> Act {
 
 /// A loop runs its child again, the child's subtree reset. A loop with no bound (`forever`)
 /// whose child's run began in this step stalls instead (SEMANTICS.md §3.6).
-pub(super) fn again<A, H: Hooks>(x: &mut Exec<'_, '_, A, H>, n: u32, forever: bool) -> Act {
+pub(super) fn again(x: &mut impl Run, n: u32, forever: bool) -> Act {
     let step = x.step_number();
     if forever && x.word(n) == step {
         x.stall(n);
@@ -104,6 +103,6 @@ pub(super) fn again<A, H: Hooks>(x: &mut Exec<'_, '_, A, H>, n: u32, forever: bo
     let Some(&child) = x.kids(n).first() else {
         return Act::Done(Status::Failure);
     };
-    x.reset_range(child, x.program().recs[child as usize].end);
+    x.reset_subtree(child);
     Act::Enter(child)
 }

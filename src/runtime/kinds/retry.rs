@@ -4,10 +4,9 @@
 //! the failed runs.
 
 use super::repeater::{LOOP, again, begin};
-use super::{Act, Build, Def, Needs};
+use super::{Act, Build, Def, Needs, Run};
 use crate::model::{Category, FieldSpec, FieldType, KindSpec, Node, Repeats, Runs, Value};
 use crate::runtime::Status;
-use crate::runtime::exec::{Exec, Hooks};
 
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Retry {
@@ -46,11 +45,11 @@ impl Def for Retry {
         LOOP
     }
 
-    fn enter<A, H: Hooks>(self, x: &mut Exec<'_, '_, A, H>, n: u32) -> Act {
+    fn enter(self, x: &mut impl Run, n: u32) -> Act {
         begin(x, n)
     }
 
-    fn react<A, H: Hooks>(self, x: &mut Exec<'_, '_, A, H>, n: u32, s: Status) -> Act {
+    fn react(self, x: &mut impl Run, n: u32, s: Status) -> Act {
         if s == Status::Success {
             return Act::Done(Status::Success);
         }

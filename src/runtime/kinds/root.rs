@@ -4,10 +4,9 @@
 //!
 //! Per instance: a branch's record, and a word: the step its run began.
 
-use super::{Act, Build, Def, Needs, only_child};
+use super::{Act, Build, Def, Needs, Run, only_child};
 use crate::model::{Category, KindSpec, Node};
 use crate::runtime::Status;
-use crate::runtime::exec::{Exec, Hooks};
 
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Root;
@@ -34,7 +33,7 @@ impl Def for Root {
     }
 
     #[inline(always)]
-    fn enter<A, H: Hooks>(self, x: &mut Exec<'_, '_, A, H>, n: u32) -> Act {
+    fn enter(self, x: &mut impl Run, n: u32) -> Act {
         *x.word_mut(n) = x.step_number();
         match only_child(x, n) {
             // Validation refuses a Root without a child: such a tree does nothing.
@@ -43,7 +42,7 @@ impl Def for Root {
         }
     }
 
-    fn react<A, H: Hooks>(self, x: &mut Exec<'_, '_, A, H>, _: u32, s: Status) -> Act {
+    fn react(self, x: &mut impl Run, _: u32, s: Status) -> Act {
         if x.root_complete(s) {
             Act::Again
         } else {

@@ -6,10 +6,9 @@
 //! the child finished. A reset does not touch it, so the result survives the run's
 //! completion and every reset.
 
-use super::{Act, Build, Def, only_child};
+use super::{Act, Build, Def, Run, only_child};
 use crate::model::{Category, KindSpec, Node};
 use crate::runtime::Status;
-use crate::runtime::exec::{Exec, Hooks};
 
 /// Cursor: the child's first run succeeded.
 const SUCCEEDED: u32 = 1;
@@ -33,7 +32,7 @@ impl Def for RunOnce {
         Self
     }
 
-    fn enter<A, H: Hooks>(self, x: &mut Exec<'_, '_, A, H>, n: u32) -> Act {
+    fn enter(self, x: &mut impl Run, n: u32) -> Act {
         match x.cursor(n) {
             SUCCEEDED => Act::Done(Status::Success),
             FAILED => Act::Done(Status::Failure),
@@ -41,7 +40,7 @@ impl Def for RunOnce {
         }
     }
 
-    fn react<A, H: Hooks>(self, x: &mut Exec<'_, '_, A, H>, n: u32, s: Status) -> Act {
+    fn react(self, x: &mut impl Run, n: u32, s: Status) -> Act {
         *x.cursor_mut(n) = if s == Status::Success {
             SUCCEEDED
         } else {

@@ -5,10 +5,9 @@
 //!
 //! Per instance: a branch's record and a timer: the clock when it was entered.
 
-use super::{Act, Build, Def, Needs, Next, only_child};
+use super::{Act, Build, Def, Needs, Next, Run, only_child};
 use crate::model::{Category, FieldSpec, FieldType, KindSpec, Node, Value};
 use crate::runtime::Status;
-use crate::runtime::exec::{Exec, Hooks};
 
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct TimeLimit {
@@ -43,7 +42,7 @@ impl Def for TimeLimit {
         }
     }
 
-    fn enter<A, H: Hooks>(self, x: &mut Exec<'_, '_, A, H>, n: u32) -> Act {
+    fn enter(self, x: &mut impl Run, n: u32) -> Act {
         *x.timer_mut(n) = x.clock();
         only_child(x, n)
     }

@@ -2,10 +2,9 @@
 //! fails. Per instance: what every loop keeps (see `repeater`).
 
 use super::repeater::{LOOP, again, begin};
-use super::{Act, Build, Def, Needs};
+use super::{Act, Build, Def, Needs, Run};
 use crate::model::{Category, KindSpec, Node, Repeats, Runs};
 use crate::runtime::Status;
-use crate::runtime::exec::{Exec, Hooks};
 
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct UntilFail;
@@ -34,11 +33,11 @@ impl Def for UntilFail {
         LOOP
     }
 
-    fn enter<A, H: Hooks>(self, x: &mut Exec<'_, '_, A, H>, n: u32) -> Act {
+    fn enter(self, x: &mut impl Run, n: u32) -> Act {
         begin(x, n)
     }
 
-    fn react<A, H: Hooks>(self, x: &mut Exec<'_, '_, A, H>, n: u32, s: Status) -> Act {
+    fn react(self, x: &mut impl Run, n: u32, s: Status) -> Act {
         if s == Status::Failure {
             return Act::Done(Status::Success);
         }
