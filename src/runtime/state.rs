@@ -392,7 +392,7 @@ pub(crate) struct Cold {
     pub context: Context,
     /// Active leaves beyond [`INLINE`] (see [`Active`]).
     spill: Vec<u32>,
-    /// The random-order composites' permutations (see `Exec::order_mut`).
+    /// The random-order composites' permutations (see `Run::order_mut`).
     pub perm: Vec<u32>,
     /// The leaves an Interrupt aborted, to resume when it ends.
     pub resume: Vec<u32>,

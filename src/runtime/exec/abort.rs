@@ -3,6 +3,7 @@
 
 use crate::runtime::Status;
 use crate::runtime::behaviour::KeyId;
+use crate::runtime::node::Run;
 use crate::runtime::state::{last_byte, running_window};
 use crate::runtime::trace::{Event, EventKind, Reason};
 

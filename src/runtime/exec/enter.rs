@@ -2,7 +2,7 @@
 //! §3.3). What a finished node's report does is in `reports.rs`.
 
 use crate::runtime::Status;
-use crate::runtime::node::Act;
+use crate::runtime::node::{Act, Run};
 use crate::runtime::program::First;
 use crate::runtime::trace::EventKind;
 

@@ -5,7 +5,7 @@
 use crate::runtime::Status;
 use crate::runtime::behaviour::CondIo;
 use crate::runtime::node::Test;
-use crate::runtime::node::{Act, EPS};
+use crate::runtime::node::{Act, EPS, Run};
 use crate::runtime::program::{LeafInfo, PathGuard, Program};
 use crate::runtime::slab::ActionSlab;
 

@@ -3,7 +3,7 @@
 
 use crate::runtime::Status;
 use crate::runtime::behaviour::CtxValue;
-use crate::runtime::node::Act;
+use crate::runtime::node::{Act, Run};
 use crate::runtime::program::NONE;
 use crate::runtime::trace::{Event, EventKind, Reason};
 

@@ -8,7 +8,7 @@ use crate::runtime::Status;
 use crate::runtime::behaviour::Outcome;
 use crate::runtime::kinds::Kind;
 use crate::runtime::kinds::leaf::MAX_DURATION;
-use crate::runtime::node::{Act, EPS};
+use crate::runtime::node::{Act, EPS, Run};
 use crate::runtime::program::{HAS_IO, HAS_TIMER, LeafInfo, NONE};
 use crate::runtime::trace::EventKind;
 

@@ -120,18 +120,6 @@ impl<'x, 'o, A, H: Hooks> Exec<'x, 'o, A, H> {
 
     // ---- the program and the instance's memory ---------------------------------------
 
-    /// Node `n`'s children, in slot order.
-    #[inline(always)]
-    pub(crate) fn kids(&self, n: u32) -> &'x [u32] {
-        self.p.kids(n)
-    }
-
-    /// Random-order composite `n`'s permutation of its children (see `Def::shuffles`).
-    pub(crate) fn order_mut(&mut self, n: u32) -> &mut [u32] {
-        let (at, len) = (self.p.recs[n as usize].slot as usize, self.kids(n).len());
-        &mut self.cold().perm[at..at + len]
-    }
-
     /// The node whose epoch is record word `ri` is entered now: it takes the next serial.
     #[inline(always)]
     pub(crate) fn mark_entered(&mut self, ri: u32) {
@@ -166,59 +154,15 @@ impl<'x, 'o, A, H: Hooks> Exec<'x, 'o, A, H> {
     pub(crate) fn take_produced(&mut self, at: u32) -> Option<CtxValue> {
         self.cold().produced[at as usize].take()
     }
-
-    /// What condition node `n`'s behaviour answers, given the value of `input` (its
-    /// `in_context` key, which the caller found present).
-    #[inline]
-    pub(crate) fn condition_answer(&mut self, n: u32, input: Option<KeyId>) -> bool {
-        let p = self.p;
-        let context = self.st.context();
-        let io = CondIo {
-            input: input.and_then(|k| context.get(k)),
-            step: self.st.step(),
-            context,
-        };
-        p.conditions[p.recs[n as usize].slot as usize].check(self.agent, &io)
-    }
 }
 
 impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
     // ---- what is watched ------------------------------------------------------------
 
-    #[inline]
-    pub(crate) fn emit(&mut self, node: u32, kind: EventKind<'_>) {
-        if !H::ON {
-            return;
-        }
-        if let Some(o) = self.obs.as_deref_mut() {
-            let node_id = self
-                .p
-                .names
-                .get(node as usize)
-                .map(String::as_str)
-                .unwrap_or("");
-            o.event(&Event {
-                step: self.st.step(),
-                node: (node != NONE).then_some(node),
-                node_id,
-                kind,
-            });
-        }
-    }
-
     /// Whether the display snapshot is kept in this step.
     #[inline]
     fn recording(&self) -> bool {
         H::ON && self.st.recording()
-    }
-
-    #[inline]
-    pub(crate) fn set_status(&mut self, n: u32, s: Status) {
-        let i = n as usize;
-        self.block.status_mut()[i] = s;
-        if self.recording() {
-            self.show(i, s);
-        }
     }
 
     /// The display snapshot of node `i` after its status became `s`.
@@ -271,50 +215,9 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
         self.block.status().get(n as usize) == Some(&Status::Running)
     }
 
-    /// The agent's context.
-    #[inline]
-    pub(crate) fn context(&self) -> &Context {
-        self.st.context()
-    }
-
-    /// Node `n` stores `value` under context key `key` (the program has context keys, so
-    /// the instance has its cold block: see [`Exec::cold`]); a watched step's `context`
-    /// event says so.
-    pub(crate) fn store(&mut self, n: u32, key: KeyId, value: CtxValue) {
-        self.cold().context.set(key, Some(value));
-        if H::ON
-            && let Some(o) = self.obs.as_deref_mut()
-            && let Some(v) = self.st.context().get(key)
-        {
-            let name = self.p.keys.get(usize::from(key)).map_or("", String::as_str);
-            o.event(&Event {
-                step: self.st.step(),
-                node: Some(n),
-                node_id: &self.p.names[n as usize],
-                kind: EventKind::Context(name, Some(v.as_event())),
-            });
-        }
-    }
-
     /// The instance's [`Cold`] block (see [`State::cold_mut`]).
     pub(crate) fn cold(&mut self) -> &mut Cold {
         self.st.cold_mut(self.p)
-    }
-
-    pub(crate) fn next_random(&mut self) -> u64 {
-        self.st.next_random()
-    }
-
-    /// The step being taken.
-    #[inline]
-    pub(crate) fn step_number(&self) -> u64 {
-        self.st.step()
-    }
-
-    /// The instance's clock, in seconds (SEMANTICS.md §3.3.1).
-    #[inline]
-    pub(crate) fn clock(&self) -> f64 {
-        self.st.clock()
     }
 
     /// Node `n`'s epoch: the serial of its last entry (not a condition's: it has no
@@ -322,40 +225,6 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
     #[inline]
     pub(crate) fn epoch(&self, n: u32) -> u32 {
         self.block.rt()[self.p.recs[n as usize].ri as usize]
-    }
-
-    /// Branch `n`'s cursor word (see `Rec::ri`).
-    #[inline]
-    pub(crate) fn cursor(&self, n: u32) -> u32 {
-        self.block.rt()[self.p.recs[n as usize].ri as usize + 1]
-    }
-
-    #[inline]
-    pub(crate) fn cursor_mut(&mut self, n: u32) -> &mut u32 {
-        let ri = self.p.recs[n as usize].ri as usize;
-        &mut self.block.rt_mut()[ri + 1]
-    }
-
-    /// Node `n`'s word (see `Rec::word`).
-    #[inline]
-    pub(crate) fn word(&self, n: u32) -> u64 {
-        self.block.words()[self.p.recs[n as usize].word as usize]
-    }
-
-    #[inline]
-    pub(crate) fn word_mut(&mut self, n: u32) -> &mut u64 {
-        &mut self.block.words_mut()[self.p.recs[n as usize].word as usize]
-    }
-
-    /// Node `n`'s timer (see `Rec::timer`).
-    #[inline]
-    pub(crate) fn timer(&self, n: u32) -> f64 {
-        self.block.timers()[self.p.recs[n as usize].timer as usize]
-    }
-
-    #[inline]
-    pub(crate) fn timer_mut(&mut self, n: u32) -> &mut f64 {
-        &mut self.block.timers_mut()[self.p.recs[n as usize].timer as usize]
     }
 
     /// The first active leaf with an index of at least `from`.
@@ -401,96 +270,150 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
     }
 }
 
-/// What a kind may do while it runs, as the lifecycle does it: each call is the method of
-/// [`Exec`] of that name, compiled into the kind's code.
+/// What a kind may do while it runs, as the lifecycle does it, compiled into the kind's
+/// code. The lifecycle calls the same methods; its entry points at the end are written in
+/// the modules of what they do (`leaf`, `abort`, `interrupts`, `reports`).
 impl<A, H: Hooks> Run for Exec<'_, '_, A, H> {
+    /// Node `n`'s children, in slot order.
     #[inline(always)]
     fn kids(&self, n: u32) -> &[u32] {
-        Exec::kids(self, n)
+        self.p.kids(n)
     }
 
-    #[inline(always)]
+    /// The step being taken.
+    #[inline]
     fn step_number(&self) -> u64 {
-        Exec::step_number(self)
+        self.st.step()
     }
 
-    #[inline(always)]
+    /// The instance's clock, in seconds (SEMANTICS.md §3.3.1).
+    #[inline]
     fn clock(&self) -> f64 {
-        Exec::clock(self)
+        self.st.clock()
     }
 
-    #[inline(always)]
     fn next_random(&mut self) -> u64 {
-        Exec::next_random(self)
+        self.st.next_random()
     }
 
-    #[inline(always)]
+    /// Branch `n`'s cursor word (see `Rec::ri`).
+    #[inline]
     fn cursor(&self, n: u32) -> u32 {
-        Exec::cursor(self, n)
+        self.block.rt()[self.p.recs[n as usize].ri as usize + 1]
     }
 
-    #[inline(always)]
+    #[inline]
     fn cursor_mut(&mut self, n: u32) -> &mut u32 {
-        Exec::cursor_mut(self, n)
+        let ri = self.p.recs[n as usize].ri as usize;
+        &mut self.block.rt_mut()[ri + 1]
     }
 
-    #[inline(always)]
+    /// Node `n`'s word (see `Rec::word`).
+    #[inline]
     fn word(&self, n: u32) -> u64 {
-        Exec::word(self, n)
+        self.block.words()[self.p.recs[n as usize].word as usize]
     }
 
-    #[inline(always)]
+    #[inline]
     fn word_mut(&mut self, n: u32) -> &mut u64 {
-        Exec::word_mut(self, n)
+        &mut self.block.words_mut()[self.p.recs[n as usize].word as usize]
     }
 
-    #[inline(always)]
+    /// Node `n`'s timer (see `Rec::timer`).
+    #[inline]
     fn timer(&self, n: u32) -> f64 {
-        Exec::timer(self, n)
+        self.block.timers()[self.p.recs[n as usize].timer as usize]
     }
 
-    #[inline(always)]
+    #[inline]
     fn timer_mut(&mut self, n: u32) -> &mut f64 {
-        Exec::timer_mut(self, n)
+        &mut self.block.timers_mut()[self.p.recs[n as usize].timer as usize]
     }
 
-    #[inline(always)]
+    /// Random-order composite `n`'s permutation of its children (see `Def::shuffles`).
     fn order_mut(&mut self, n: u32) -> &mut [u32] {
-        Exec::order_mut(self, n)
+        let (at, len) = (self.p.recs[n as usize].slot as usize, self.kids(n).len());
+        &mut self.cold().perm[at..at + len]
     }
 
     #[inline(always)]
     fn new_order(&mut self, n: u32) -> &mut [u32] {
-        let kids = Exec::kids(self, n);
-        let order = Exec::order_mut(self, n);
+        let kids = self.p.kids(n);
+        let order = self.order_mut(n);
         order.copy_from_slice(kids);
         order
     }
 
-    #[inline(always)]
+    /// The agent's context.
+    #[inline]
     fn context(&self) -> &Context {
-        Exec::context(self)
+        self.st.context()
     }
 
-    #[inline(always)]
+    /// Node `n` stores `value` under context key `key` (the program has context keys, so
+    /// the instance has its cold block: see [`Exec::cold`]); a watched step's `context`
+    /// event says so.
     fn store(&mut self, n: u32, key: KeyId, value: CtxValue) {
-        Exec::store(self, n, key, value);
+        self.cold().context.set(key, Some(value));
+        if H::ON
+            && let Some(o) = self.obs.as_deref_mut()
+            && let Some(v) = self.st.context().get(key)
+        {
+            let name = self.p.keys.get(usize::from(key)).map_or("", String::as_str);
+            o.event(&Event {
+                step: self.st.step(),
+                node: Some(n),
+                node_id: &self.p.names[n as usize],
+                kind: EventKind::Context(name, Some(v.as_event())),
+            });
+        }
     }
 
-    #[inline(always)]
-    fn emit(&mut self, n: u32, kind: EventKind<'_>) {
-        Exec::emit(self, n, kind);
+    #[inline]
+    fn emit(&mut self, node: u32, kind: EventKind<'_>) {
+        if !H::ON {
+            return;
+        }
+        if let Some(o) = self.obs.as_deref_mut() {
+            let node_id = self
+                .p
+                .names
+                .get(node as usize)
+                .map(String::as_str)
+                .unwrap_or("");
+            o.event(&Event {
+                step: self.st.step(),
+                node: (node != NONE).then_some(node),
+                node_id,
+                kind,
+            });
+        }
     }
 
-    #[inline(always)]
+    #[inline]
     fn set_status(&mut self, n: u32, s: Status) {
-        Exec::set_status(self, n, s);
+        let i = n as usize;
+        self.block.status_mut()[i] = s;
+        if self.recording() {
+            self.show(i, s);
+        }
     }
 
-    #[inline(always)]
+    /// What condition node `n`'s behaviour answers, given the value of `input` (its
+    /// `in_context` key, which the caller found present).
+    #[inline]
     fn condition_answer(&mut self, n: u32, input: Option<KeyId>) -> bool {
-        Exec::condition_answer(self, n, input)
+        let p = self.p;
+        let context = self.st.context();
+        let io = CondIo {
+            input: input.and_then(|k| context.get(k)),
+            step: self.st.step(),
+            context,
+        };
+        p.conditions[p.recs[n as usize].slot as usize].check(self.agent, &io)
     }
+
+    // ---- the lifecycle's entry points ------------------------------------------------
 
     #[inline(always)]
     fn enter_leaf(&mut self, n: u32) -> Act {

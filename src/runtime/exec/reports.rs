@@ -5,7 +5,7 @@
 //! run.
 
 use crate::runtime::Status;
-use crate::runtime::node::Act;
+use crate::runtime::node::{Act, Run};
 use crate::runtime::program::{LeafInfo, NONE, Route};
 use crate::runtime::state::{Report, last_running};
 use crate::runtime::trace::{EventKind, Reason};

@@ -4,6 +4,7 @@
 use std::marker::PhantomData;
 
 use crate::runtime::Status;
+use crate::runtime::node::Run;
 use crate::runtime::program::{HAS_REGULATORS, HAS_WATCH, LeafInfo, NONE};
 use crate::runtime::state::{COMMON_STEP, FLAG_BITS, Flags, Trigger};
 use crate::runtime::trace::{EventKind, Reason};
