@@ -72,7 +72,19 @@ fn command(
             files,
             deny_warnings,
         }) => cli::validate(&files, project, deny_warnings, catalog, out, err),
-        Some(Command::Fmt { check, diff, files }) => cli::fmt(&files, check, diff, out, err),
+        Some(Command::Fmt {
+            check,
+            diff,
+            declare_keys,
+            files,
+        }) => {
+            let how = cli::Formatting {
+                check,
+                diff,
+                declare_keys,
+            };
+            cli::fmt(&files, &how, project, catalog, out, err)
+        }
         Some(Command::Convert { input, output }) => cli::convert(&input, &output, out, err),
         Some(Command::Kinds) => {
             let here = ProjectCatalog::load(

@@ -162,6 +162,89 @@ fn fmt_rewrites_a_file_and_check_lists_what_differs() {
     assert_eq!(out.status.code(), Some(0));
 }
 
+/// The issue's guard, typed by hand without declarations: an observer, a MoveTo and an
+/// Attack read `enemy`, and nothing writes it. `validate --deny-warnings` fails on it
+/// (whatever `aborts_lower` says); `fmt --declare-keys` declares what its nodes use, typed
+/// by their kinds and its project's, and leaves the project's own keys to the project.
+#[test]
+fn fmt_declare_keys_types_every_key_from_its_writers_and_validate_holds_them() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("arbor.project.json"),
+        r#"{"format": "arbor.project", "version": 1, "keys": [{"name": "home", "type": "position"}]}"#,
+    )
+    .unwrap();
+    let guard = dir.path().join("guard.json");
+    let nodes = r#"
+        {"id": "root", "kind": "Root", "inputs": {"child": ["duty"]}},
+        {"id": "duty", "kind": "Selector", "inputs": {"children": ["chase", "patrol"]}},
+        {"id": "chase", "kind": "Sequence", "inputs": {"conditions": ["seen"], "children": ["approach", "strike"]}},
+        {"id": "seen", "kind": "IsInRange", "fields": {"aborts_lower": true, "distance": 6.0, "in_context": "enemy"}},
+        {"id": "approach", "kind": "MoveTo", "fields": {"in_context": "enemy"}},
+        {"id": "strike", "kind": "Attack", "fields": {"in_context": "enemy"}},
+        {"id": "patrol", "kind": "Sequence", "inputs": {"children": ["look", "back", "note"]}},
+        {"id": "look", "kind": "FindClosest", "fields": {"what": "ally", "out_context": "friend"}},
+        {"id": "back", "kind": "MoveTo", "fields": {"in_context": "home"}},
+        {"id": "note", "kind": "MockAction", "fields": {"in_context": "friend", "produces": "x", "out_context": "memo"}},
+        {"id": "check", "kind": "HasContext", "fields": {"key": "memo"}}"#;
+    let with_check = nodes.replace(
+        r#""children": ["look", "back", "note"]"#,
+        r#""children": ["look", "back", "note", "check"]"#,
+    );
+    std::fs::write(
+        &guard,
+        format!(r#"{{"format": "arbor.tree", "version": 1, "nodes": [{with_check}]}}"#),
+    )
+    .unwrap();
+    let g = guard.to_str().unwrap();
+    let out = arbor(&["validate", "--deny-warnings", g]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stdout));
+    assert!(
+        text(&out.stdout).contains(
+            "warning: [seen] key 'enemy' is read here (and by 2 other nodes), but nothing writes it"
+        ),
+        "{}",
+        text(&out.stdout)
+    );
+    let out = arbor(&["fmt", "--declare-keys", g]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let tree = arbor::io::load_tree(&guard).unwrap();
+    let declared: Vec<(String, &str)> = tree
+        .keys
+        .as_deref()
+        .unwrap()
+        .iter()
+        .map(|k| (k.name.clone(), k.ty.name()))
+        .collect();
+    assert_eq!(
+        declared,
+        [
+            ("enemy".to_owned(), "entity"),
+            ("friend".to_owned(), "entity"),
+            ("memo".to_owned(), "any"),
+        ],
+        "typed by the writer (FindClosest: entity), else by the one type the readers take"
+    );
+    // Again: nothing more to declare, and the file is as it was.
+    let before = std::fs::read_to_string(&guard).unwrap();
+    let out = arbor(&["fmt", "--declare-keys", g]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(std::fs::read_to_string(&guard).unwrap(), before);
+    // The tree now declares its keys: a typo is an error, naming the key meant.
+    std::fs::write(
+        &guard,
+        before.replace("\"in_context\": \"home\"", "\"in_context\": \"hme\""),
+    )
+    .unwrap();
+    let out = arbor(&["validate", g]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stdout).contains("[back] its 'in_context' reads key 'hme', which neither the tree nor its project declares; did you mean 'home'? (key-undeclared)"),
+        "{}",
+        text(&out.stdout)
+    );
+}
+
 #[test]
 fn fmt_refuses_a_broken_file_without_touching_it() {
     let dir = tempfile::tempdir().unwrap();

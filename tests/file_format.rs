@@ -7,7 +7,9 @@ mod common;
 use std::path::Path;
 
 use arbor::io::{LoadError, load_tree, parse_tree, save_tree, tree_to_string};
-use arbor::model::{Catalog, Edit, Node, NodeId, ParentSlot, Port, StructureError, Tree, Value};
+use arbor::model::{
+    Catalog, Edit, KeyType, Node, NodeId, ParentSlot, Port, StructureError, Tree, Value,
+};
 use common::repo;
 
 #[test]
@@ -273,4 +275,109 @@ fn canonical_text_is_stable_and_sorted() {
     let nodes_at = text.find("\"nodes\": [").unwrap();
     let editor_at = text.find("\"editor\": {").unwrap();
     assert!(nodes_at < editor_at && !text[..editor_at].contains("\"position\""));
+}
+
+/// A tree file declaring `keys` (one entry a line, from line 5).
+fn declaring(keys: &[&str]) -> String {
+    format!(
+        "{{\n  \"format\": \"arbor.tree\",\n  \"version\": 1,\n  \"keys\": [\n    {}\n  ],\n  \"nodes\": []\n}}\n",
+        keys.join(",\n    ")
+    )
+}
+
+#[test]
+fn declared_keys_round_trip_in_the_order_written() {
+    let text = declaring(&[
+        r#"{"name": "speed", "type": "float", "default": 2.5, "doc": "Run speed, m/s."}"#,
+        r#"{"name": "enemy", "type": "entity"}"#,
+        r#"{"name": "alert", "type": "bool", "default": false}"#,
+    ]);
+    let tree = parse_tree(&text, Path::new("guard.json")).unwrap();
+    let keys = tree.keys.as_deref().unwrap();
+    assert_eq!(
+        keys.iter()
+            .map(|k| (k.name.as_str(), k.ty))
+            .collect::<Vec<_>>(),
+        [
+            ("speed", KeyType::Float),
+            ("enemy", KeyType::Entity),
+            ("alert", KeyType::Bool)
+        ]
+    );
+    assert_eq!(keys[0].default, Some(Value::Float(2.5)));
+    assert_eq!(keys[0].doc, "Run speed, m/s.");
+    let again = parse_tree(&tree_to_string(&tree), Path::new("guard.json")).unwrap();
+    assert_eq!(again, tree);
+    // A file without "keys" declares none (its keys are all `any`); an empty list declares
+    // that the tree uses none, and is kept.
+    let none = parse_tree(
+        &declaring(&[]).replace("  \"keys\": [\n    \n  ],\n", ""),
+        Path::new("a.json"),
+    );
+    assert_eq!(none.unwrap().keys, None);
+    let empty = parse_tree(&declaring(&[]), Path::new("a.json")).unwrap();
+    assert_eq!(empty.keys, Some(vec![]));
+    assert!(tree_to_string(&empty).contains("\"keys\": []"));
+}
+
+#[test]
+fn a_declaration_that_cannot_be_is_refused_with_its_line_and_key() {
+    for (keys, line, says) in [
+        (
+            vec![
+                r#"{"name": "enemy", "type": "entity"}"#,
+                r#"{"name": "enemy", "type": "entity"}"#,
+            ],
+            6,
+            "key 'enemy' is declared twice",
+        ),
+        (
+            vec![r#"{"name": "speed", "type": "vector"}"#],
+            5,
+            "key 'speed': \"vector\" is not a key type; a key holds bool, int, float, text, entity, position, any",
+        ),
+        (
+            vec![r#"{"name": "speed", "type": "float", "default": "fast"}"#],
+            5,
+            "key 'speed' is of type float, but its default \"fast\" is text",
+        ),
+        (
+            vec![r#"{"name": "home", "type": "position", "default": 3}"#],
+            5,
+            "key 'home': a key of type position takes no default",
+        ),
+        (
+            vec![r#"{"name": "my key", "type": "int"}"#],
+            5,
+            "key 'my key': a key's name cannot contain spaces",
+        ),
+        (
+            vec![r#"{"name": "a/b", "type": "int"}"#],
+            5,
+            "key 'a/b': a key's name cannot contain '/'",
+        ),
+        (vec![r#"{"name": "speed"}"#], 5, "missing field `type`"),
+    ] {
+        let e = parse_tree(&declaring(&keys), Path::new("guard.json")).unwrap_err();
+        let text = e.to_string();
+        assert!(
+            text.starts_with(&format!("guard.json:{line}:")) && text.contains(says),
+            "{keys:?}: {text}"
+        );
+    }
+}
+
+#[test]
+fn a_hundred_thousand_declared_keys_are_refused_past_the_limit() {
+    let keys: Vec<String> = (0..100_000)
+        .map(|i| format!(r#"{{"name": "k{i}", "type": "int"}}"#))
+        .collect();
+    let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
+    let e = parse_tree(&declaring(&keys), Path::new("big.json")).unwrap_err();
+    let text = e.to_string();
+    assert!(
+        text.starts_with("big.json:65540:")
+            && text.contains("more than 65535 keys are declared; a file declares at most 65535"),
+        "{text}"
+    );
 }

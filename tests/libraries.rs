@@ -9,7 +9,9 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use arbor::io::{Library, ProjectCatalog, parse_library, tree_to_string};
-use arbor::model::{Catalog, Category, FieldType, Origin, Rule, Value, validate};
+use arbor::model::{
+    Catalog, Category, FieldType, KeyType, KeyTypes, Origin, Rule, Value, validate,
+};
 
 const LIBRARY: &str = r#"{"format": "arbor.nodes", "version": 1, "library": "my_game", "kinds": [
   {"kind": "FireWeapon", "category": "leaf", "group": "Combat",
@@ -20,7 +22,8 @@ const LIBRARY: &str = r#"{"format": "arbor.nodes", "version": 1, "library": "my_
      {"name": "spread", "type": "float", "default": 0.5, "min": 0.0, "unit": "deg"},
      {"name": "silenced", "type": "bool", "default": false},
      {"name": "callout", "type": "text", "default": "Firing!"},
-     {"name": "target_key", "type": "context_key", "default": "target"}],
+     {"name": "target_key", "type": "context_key", "key_type": "entity|position"}],
+   "in_context": "entity", "out_context": "int",
    "stand_in": {"script": "RRS"}},
   {"kind": "TakeCover", "category": "leaf", "group": "Combat"},
   {"kind": "IsUnderFire", "category": "condition", "group": "Combat", "stand_in": {"script": "FFFT"}},
@@ -104,7 +107,11 @@ fn every_field_type_is_read_with_its_range_default_unit_and_doc() {
     assert_eq!(f("spread").unit, "deg");
     assert_eq!(f("silenced").ty, FieldType::Bool);
     assert_eq!(f("callout").ty, FieldType::Text);
-    assert_eq!(f("target_key").ty, FieldType::ContextKey);
+    let target = KeyTypes::of(&[KeyType::Entity, KeyType::Position]);
+    assert_eq!(f("target_key").ty, FieldType::ContextKey(target));
+    assert_eq!(fire.key_types("in_context"), Some(KeyType::Entity.set()));
+    assert_eq!(fire.key_types("out_context"), Some(KeyType::Int.set()));
+    assert_eq!(lib.kinds[1].key_types("in_context"), Some(KeyTypes::ANY));
     // Its category's common fields come with it, as with built-in kinds.
     for common in ["max_duration", "in_context", "out_context", "overwrite_out"] {
         assert!(fire.field(common).is_some(), "{common}");
@@ -188,6 +195,30 @@ fn bad_libraries_name_the_file_the_place_the_kind_and_the_field() {
             "H",
             Some("x"),
             "must be text",
+        ),
+        (
+            r#"{"kind": "I", "category": "leaf", "fields": [{"name": "x", "type": "context_key", "key_type": "entity|vector"}]}"#,
+            "I",
+            Some("x"),
+            "\"vector\" is not a key type",
+        ),
+        (
+            r#"{"kind": "J", "category": "leaf", "fields": [{"name": "x", "type": "text", "key_type": "entity"}]}"#,
+            "J",
+            Some("x"),
+            "only a context_key field has a \"key_type\"",
+        ),
+        (
+            r#"{"kind": "K", "category": "condition", "out_context": "entity"}"#,
+            "K",
+            None,
+            "a condition has no out_context field",
+        ),
+        (
+            r#"{"kind": "L", "category": "leaf", "in_context": "thing"}"#,
+            "L",
+            None,
+            "in_context: \"thing\" is not a key type",
         ),
     ] {
         let text = format!(
@@ -339,8 +370,18 @@ fn cli(args: &[&str]) -> (u8, String, String) {
             files,
             deny_warnings,
         } => arbor::cli::validate(&files, project, deny_warnings, &base, &mut out, &mut err),
-        arbor::cli::Command::Fmt { check, diff, files } => {
-            arbor::cli::fmt(&files, check, diff, &mut out, &mut err)
+        arbor::cli::Command::Fmt {
+            check,
+            diff,
+            declare_keys,
+            files,
+        } => {
+            let how = arbor::cli::Formatting {
+                check,
+                diff,
+                declare_keys,
+            };
+            arbor::cli::fmt(&files, &how, project, &base, &mut out, &mut err)
         }
         arbor::cli::Command::Kinds => {
             let loaded = ProjectCatalog::load(project, &base);

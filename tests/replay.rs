@@ -617,7 +617,7 @@ fn a_binary_trace_that_is_wrong_is_named_with_its_byte_and_never_allocates_what_
         ),
         (
             with_agent(&[0x10, 1, 1, b'k', 7]),
-            "t.arbtrace: byte 14: a value's type is 0 to 3, not 7",
+            "t.arbtrace: byte 14: a value's type is 0 to 5, not 7",
         ),
     ];
     for (bytes, expected) in cases {
@@ -680,6 +680,7 @@ mod any_events {
             (number(), number()).prop_map(|(x, y)| ValueOf::Position([x, y])),
             number().prop_map(ValueOf::Number),
             text().prop_map(ValueOf::Text),
+            any::<bool>().prop_map(ValueOf::Bool),
         ]
     }
 

@@ -51,10 +51,13 @@ fn check(dir: &str, code: &str) {
         "{}: {diags:#?}",
         path.display()
     );
+    // A finding about the whole tree (a declared key) names no node: "on (tree)".
+    let on_node = |d: &&Diagnostic| match node.as_str() {
+        "(tree)" => d.nodes.is_empty(),
+        id => d.nodes.contains(&NodeId::new(id)),
+    };
     assert!(
-        of_severity
-            .iter()
-            .any(|d| d.nodes.contains(&NodeId::new(node.clone()))),
+        of_severity.iter().any(on_node),
         "{}: no {code} on {node}: {diags:#?}",
         path.display()
     );
@@ -101,10 +104,14 @@ rule_tests! {
     unknown_kind: "invalid" / "unknown-kind";
     aborts_lower_place: "invalid" / "aborts-lower-place";
     too_large: "invalid" / "too-large";
+    key_undeclared: "invalid" / "key-undeclared";
+    key_type: "invalid" / "key-type";
     unreachable: "warnings" / "unreachable";
     context_unwritten: "warnings" / "context-unwritten";
     context_unread: "warnings" / "context-unread";
     no_action: "warnings" / "no-action";
+    key_unwritten: "warnings" / "key-unwritten";
+    key_unused: "warnings" / "key-unused";
     cannot_run: "library" / "cannot-run";
 }
 
@@ -379,9 +386,108 @@ fn reads_below_an_observer_of_the_same_key_are_not_unwritten_and_others_still_ar
         .flat_map(|d| &d.nodes)
         .collect();
     // `first` is checked before the observer: its missing key resets the tree.
+    assert_eq!(unwritten, [&NodeId::new("first")], "{diags:#?}");
+    // `other` reads a key nothing writes at all: that is said once, as `key-unwritten`.
+    let never: Vec<&NodeId> = diags
+        .iter()
+        .filter(|d| d.rule == Rule::KeyUnwritten)
+        .flat_map(|d| &d.nodes)
+        .collect();
+    assert_eq!(never, [&NodeId::new("other")], "{diags:#?}");
+}
+
+/// The project's keys are declared for each of its trees: a tree that declares its keys
+/// may use them, a typo of one is named with the key meant, and a tree declaring one again
+/// as another type is told so.
+#[test]
+fn a_project_declares_keys_its_trees_share() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("arbor.project.json"),
+        r#"{"format": "arbor.project", "version": 1, "keys": [
+            {"name": "enemy", "type": "entity", "doc": "Who to chase."}]}"#,
+    )
+    .unwrap();
+    let check = |keys: &str, reader: &str| {
+        let path = dir.path().join("guard.json");
+        std::fs::write(
+            &path,
+            format!(
+                r#"{{"format": "arbor.tree", "version": 1, {keys} "nodes": [
+                {{"id": "root", "kind": "Root", "inputs": {{"child": ["s"]}}}},
+                {{"id": "s", "kind": "Sequence", "inputs": {{"children": ["spot", "go"]}}}},
+                {{"id": "spot", "kind": "FindClosest", "fields": {{"out_context": "enemy"}}}},
+                {{"id": "go", "kind": "MoveTo", "fields": {{"in_context": "{reader}"}}}}]}}"#
+            ),
+        )
+        .unwrap();
+        diagnostics(&path)
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(check(r#""keys": [],"#, "enemy"), Vec::<String>::new());
     assert_eq!(
-        unwritten,
-        [&NodeId::new("first"), &NodeId::new("other")],
-        "{diags:#?}"
+        check(r#""keys": [],"#, "enemey"),
+        [
+            "error: [go] its 'in_context' reads key 'enemey', which neither the tree nor its project declares; did you mean 'enemy'? (key-undeclared)",
+            "warning: [go] key 'enemey' is read here, but nothing writes it: no action's out_context, Interrupt or SubTree, and it has no default (key-unwritten)",
+            "warning: [spot] it writes context key 'enemy', but nothing reads it (context-unread)",
+        ]
+    );
+    assert_eq!(
+        check(r#""keys": [{"name": "enemy", "type": "text"}],"#, "enemy"),
+        [
+            "error: key 'enemy' is declared text here, but entity by the project; declare it once (key-type)",
+            "error: [spot] its 'out_context' writes key 'enemy' as entity, but the key is declared text (key-type)",
+            "error: [go] its 'in_context' reads key 'enemy' as entity|position, but the key is declared text (key-type)",
+        ]
+    );
+    // A tree that declares nothing keeps its keys `any`: a typo is only unwritten.
+    assert_eq!(
+        check("", "enemey"),
+        [
+            "warning: [go] key 'enemey' is read here, but nothing writes it: no action's out_context, Interrupt or SubTree, and it has no default (key-unwritten)",
+            "warning: [spot] it writes context key 'enemy', but nothing reads it (context-unread)",
+        ]
+    );
+}
+
+/// Where a file declares no keys, a reader and a writer of one key must still agree.
+#[test]
+fn an_undeclared_key_read_as_another_type_than_written_is_an_error() {
+    let text = r#"{"format": "arbor.tree", "version": 1, "nodes": [
+        {"id": "root", "kind": "Root", "inputs": {"child": ["s"]}},
+        {"id": "s", "kind": "Sequence", "inputs": {"children": ["spot", "open"]}},
+        {"id": "spot", "kind": "FindClosest", "fields": {"out_context": "door"}},
+        {"id": "open", "kind": "OpenDoor", "fields": {"in_context": "door"}},
+        {"id": "mock", "kind": "MockAction", "fields": {"in_context": "door"}}
+    ]}"#;
+    let tree = arbor::io::parse_tree(text, std::path::Path::new("t.json")).unwrap();
+    let diags = validate(&tree, &Catalog::builtin(), &NoAssets);
+    assert!(!diags.iter().any(|d| d.rule == Rule::KeyType), "{diags:#?}");
+    // An entity read as a number: a library kind that reads an int.
+    let mut catalog = Catalog::builtin();
+    catalog
+        .register(
+            arbor::model::KindSpec::new("Count", arbor::model::Category::Leaf, "Counts.", vec![])
+                .reads(arbor::model::KeyType::Int.set()),
+        )
+        .unwrap();
+    let tree = arbor::io::parse_tree(
+        &text.replace("\"OpenDoor\"", "\"Count\""),
+        std::path::Path::new("t.json"),
+    )
+    .unwrap();
+    let lines: Vec<String> = validate(&tree, &catalog, &NoAssets)
+        .iter()
+        .filter(|d| d.rule == Rule::KeyType)
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            "error: [open] its 'in_context' reads key 'door' as int, but spot writes it as entity (key-type)"
+        ]
     );
 }

@@ -497,6 +497,7 @@ impl Prepared {
                     serde_json::Value::Number(n) => {
                         CtxValue::Number(n.as_f64().unwrap_or_default())
                     }
+                    serde_json::Value::Bool(b) => CtxValue::Bool(*b),
                     serde_json::Value::Array(xy)
                         if xy.len() == 2 && xy.iter().all(serde_json::Value::is_number) =>
                     {
@@ -507,7 +508,7 @@ impl Prepared {
                     }
                     other => {
                         return Err(fail(format!(
-                            "equals {other}: give an entity's name, a text, a number or a point [x, y]"
+                            "equals {other}: give an entity's name, a text, a number, true or false, or a point [x, y]"
                         )));
                     }
                 };

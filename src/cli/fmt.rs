@@ -2,11 +2,12 @@
 //! in canonical form, or listed (`--check`) with how they differ (`--diff`).
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use super::input::{located, scenario_error_line};
 use super::{EXIT_ERRORS, EXIT_OK, EXIT_UNREADABLE};
-use crate::io::write_atomically;
+use crate::io::{ProjectCatalog, TreeFiles, write_atomically};
+use crate::model::{Catalog, Tree, undeclared_keys};
 
 /// The canonical text of a node library or project file, or why it is not written: a file
 /// with problems keeps its text, so that nothing in it is dropped.
@@ -30,14 +31,44 @@ fn canonical_library(text: &str, path: &std::path::Path, library: bool) -> Resul
     }
 }
 
-/// `arbor fmt [--check] FILE...`.
+/// What `arbor fmt` is asked to do besides writing files in canonical form.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Formatting {
+    /// Change nothing: list the files that are not canonical.
+    pub check: bool,
+    /// With `check`: print how each differs.
+    pub diff: bool,
+    /// Declare in each tree the keys it uses and does not declare.
+    pub declare_keys: bool,
+}
+
+/// `tree`, read from `path`, declaring every key it uses: the declarations it has, then
+/// those its uses imply (typed by the kinds of its project, found from `path` or given as
+/// `project`, over `catalog`).
+fn declaring_keys(mut tree: Tree, path: &Path, project: Option<&Path>, catalog: &Catalog) -> Tree {
+    let project = ProjectCatalog::for_tree(Some(path), project, catalog);
+    let files = TreeFiles::new(&project.catalog);
+    let implied = undeclared_keys(&tree, &project.catalog, &files.assets_for(path));
+    let mut keys = tree.keys.take().unwrap_or_default();
+    keys.extend(implied);
+    tree.keys = Some(keys);
+    tree
+}
+
+/// `arbor fmt [--check] [--declare-keys] FILE...`.
 pub fn fmt(
     files: &[PathBuf],
-    check: bool,
-    diff: bool,
+    how: &Formatting,
+    project: Option<&Path>,
+    catalog: &Catalog,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> u8 {
+    let Formatting {
+        check,
+        diff,
+        declare_keys,
+    } = *how;
     let mut code = EXIT_OK;
     for path in files {
         // Each file is read once: the text decides whether it is a scenario or a tree.
@@ -91,7 +122,14 @@ pub fn fmt(
         } else {
             match crate::io::parse_tree(text, path) {
                 // Never write a text that does not load back to the same tree.
-                Ok(t) => match crate::io::round_trip(&t, path) {
+                Ok(t) => match crate::io::round_trip(
+                    &if declare_keys {
+                        declaring_keys(t, path, project, catalog)
+                    } else {
+                        t
+                    },
+                    path,
+                ) {
                     Ok(text) => text,
                     Err(e) => {
                         let _ = writeln!(err, "{}", located(&e));

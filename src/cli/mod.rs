@@ -37,7 +37,7 @@ mod validate;
 pub use crate::debug::parse_break;
 pub use convert::convert;
 pub use coverage::{CoverageArgs, coverage};
-pub use fmt::fmt;
+pub use fmt::{Formatting, fmt};
 pub use kinds::kinds;
 pub use run::{RunArgs, run};
 pub use steps::interrupt;
@@ -197,6 +197,10 @@ pub enum Command {
         /// diff).
         #[arg(long, requires = "check")]
         diff: bool,
+        /// Declare in each tree file the keys it uses and does not declare yet (nor its
+        /// project), typed by what writes them.
+        #[arg(long)]
+        declare_keys: bool,
         /// Files to format.
         #[arg(required = true)]
         files: Vec<PathBuf>,

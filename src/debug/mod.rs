@@ -662,6 +662,7 @@ impl Session {
             CtxValue::Position(p) => format!("({:.2}, {:.2})", p[0], p[1]),
             CtxValue::Number(n) => format!("{n}"),
             CtxValue::Text(t) => format!("\"{t}\""),
+            CtxValue::Bool(b) => format!("{b}"),
         }
     }
 }

@@ -214,8 +214,10 @@ impl<R: BufRead> Records<R> {
             code::POSITION => ValueOf::Position([self.f64()?, self.f64()?]),
             code::NUMBER => ValueOf::Number(self.f64()?),
             code::TEXT => ValueOf::Text(self.string()?),
+            code::FALSE => ValueOf::Bool(false),
+            code::TRUE => ValueOf::Bool(true),
             other => {
-                return Err(Stop::Bad(format!("a value's type is 0 to 3, not {other}")));
+                return Err(Stop::Bad(format!("a value's type is 0 to 5, not {other}")));
             }
         })
     }

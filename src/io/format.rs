@@ -8,6 +8,7 @@ use std::path::Path;
 use foldhash::HashMap;
 use serde::{Deserialize, Serialize};
 
+use super::keys::Keys;
 use super::{LoadError, canonical::to_canonical_json};
 use crate::model::{Node, NodeId, Port, Tree, Value, View};
 
@@ -26,6 +27,8 @@ struct TreeFile {
     version: u64,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     description: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    keys: Option<Keys>,
     nodes: Vec<NodeDto>,
     #[serde(default, skip_serializing_if = "EditorDto::is_empty")]
     editor: EditorDto,
@@ -210,6 +213,7 @@ pub fn parse_tree(text: &str, path: &Path) -> Result<Tree, LoadError> {
         source,
     })?;
     tree.description = file.description;
+    tree.keys = file.keys.map(|k| k.0);
     tree.view = editor.view.map(|v| View {
         offset: [v.offset[0] as f32, v.offset[1] as f32],
         zoom: v.zoom as f32,
@@ -223,6 +227,7 @@ pub fn tree_to_string(tree: &Tree) -> String {
         format: TREE_FORMAT.into(),
         version: TREE_VERSION,
         description: tree.description.clone(),
+        keys: tree.keys.clone().map(Keys),
         nodes: tree
             .nodes()
             .iter()

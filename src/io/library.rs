@@ -8,7 +8,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
 use super::canonical::to_canonical_json;
-use crate::model::{Catalog, Category, FieldSpec, FieldType, KindSpec, Origin, Severity, Value};
+use crate::model::{
+    Catalog, Category, FieldSpec, FieldType, KeyType, KeyTypes, KindSpec, Origin, Severity, Value,
+};
 
 /// The `format` header of a node library file.
 pub const LIBRARY_FORMAT: &str = super::header::LIBRARY.name;
@@ -149,6 +151,12 @@ struct KindIn<'a> {
     stand_in: Option<StandInDto>,
     #[serde(default)]
     runs_as: Option<String>,
+    /// The types of value a leaf or condition reads from its `in_context` key.
+    #[serde(default)]
+    in_context: Option<String>,
+    /// The types of value a leaf produces for its `out_context` key.
+    #[serde(default)]
+    out_context: Option<String>,
 }
 
 #[derive(Deserialize, Serialize)]
@@ -194,6 +202,9 @@ struct FieldDto {
     required: bool,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     unit: String,
+    /// A `context_key` field's types of value (`entity|position`; none: any).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    key_type: Option<String>,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     doc: String,
 }
@@ -218,6 +229,10 @@ struct KindOut {
     group: String,
     #[serde(skip_serializing_if = "String::is_empty")]
     doc: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    in_context: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    out_context: Option<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     fields: Vec<FieldDto>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -573,6 +588,26 @@ fn read_kind(
         }
         kind.runs_as = Some(r.clone());
     }
+    for (field, types) in [
+        ("in_context", &dto.in_context),
+        ("out_context", &dto.out_context),
+    ] {
+        let Some(types) = types else { continue };
+        if kind.key_types(field).is_none() {
+            wrong.push(KindProblem::from((
+                None,
+                format!(
+                    "a {} has no {field} field; only a leaf has out_context, a leaf or a condition in_context",
+                    category.label().to_lowercase()
+                ),
+            )));
+            continue;
+        }
+        match key_types(Some(types)) {
+            Ok(t) => kind = kind.with_key_types(field, t),
+            Err(m) => wrong.push(KindProblem::from((None, format!("{field}: {m}")))),
+        }
+    }
     if wrong.is_empty() {
         Ok(kind)
     } else {
@@ -617,10 +652,13 @@ fn read_field(f: FieldDto) -> Result<(FieldSpec, Option<String>), String> {
     if !numeric && !f.unit.is_empty() {
         return Err("only an int or a float field has a \"unit\"".into());
     }
+    if f.ty != TypeDto::ContextKey && f.key_type.is_some() {
+        return Err("only a context_key field has a \"key_type\"".into());
+    }
     let ty = match f.ty {
         TypeDto::Bool => FieldType::Bool,
         TypeDto::Text => FieldType::Text,
-        TypeDto::ContextKey => FieldType::ContextKey,
+        TypeDto::ContextKey => FieldType::ContextKey(key_types(f.key_type.as_deref())?),
         TypeDto::Enum => {
             let values = f.values.clone().unwrap_or_default();
             if values.is_empty() {
@@ -681,12 +719,34 @@ fn read_field(f: FieldDto) -> Result<(FieldSpec, Option<String>), String> {
     Ok((spec, bad))
 }
 
+/// The types a library writes as `entity|position` (none written: any).
+fn key_types(text: Option<&str>) -> Result<KeyTypes, String> {
+    match text {
+        None => Ok(KeyTypes::ANY),
+        Some(t) => KeyTypes::parse(t).map_err(|name| {
+            format!(
+                "\"{name}\" is not a key type; a key holds {}, or several joined by | (entity|position)",
+                KeyType::ALL.map(KeyType::name).join(", ")
+            )
+        }),
+    }
+}
+
+/// What a library writes for key types `t`: nothing for any.
+fn key_types_out(t: KeyTypes) -> Option<String> {
+    (!t.is_any()).then(|| t.describe())
+}
+
 /// The library entry of a field, or why a library cannot describe it.
 fn field_out(f: &FieldSpec) -> Result<FieldDto, String> {
+    let key_type = match f.ty {
+        FieldType::ContextKey(t) => key_types_out(t),
+        _ => None,
+    };
     let (ty, values, min, min_exclusive, max) = match &f.ty {
         FieldType::Bool => (TypeDto::Bool, None, None, false, None),
         FieldType::Text => (TypeDto::Text, None, None, false, None),
-        FieldType::ContextKey => (TypeDto::ContextKey, None, None, false, None),
+        FieldType::ContextKey(_) => (TypeDto::ContextKey, None, None, false, None),
         FieldType::Enum(v) => (TypeDto::Enum, Some(v.clone()), None, false, None),
         FieldType::Int { min, max } => (
             TypeDto::Int,
@@ -724,6 +784,7 @@ fn field_out(f: &FieldSpec) -> Result<FieldDto, String> {
         max,
         required: f.required,
         unit: f.unit.clone(),
+        key_type,
         doc: f.help.clone(),
     })
 }
@@ -772,6 +833,8 @@ impl Library {
                 fields,
                 stand_in: k.stand_in.clone().map(|script| StandInDto { script }),
                 runs_as: k.runs_as.clone(),
+                in_context: k.key_types("in_context").and_then(key_types_out),
+                out_context: k.key_types("out_context").and_then(key_types_out),
             });
         }
         let file = LibraryOut {

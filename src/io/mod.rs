@@ -10,6 +10,7 @@ mod files;
 mod format;
 pub mod header;
 mod json;
+mod keys;
 mod library;
 mod live;
 mod process;

@@ -8,8 +8,9 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::canonical::to_canonical_json;
+use super::keys::Keys;
 use super::library::{Library, Problem, parse_placed, read_headed};
-use crate::model::{Catalog, CatalogError, Origin, Severity};
+use crate::model::{Catalog, CatalogError, KeyDecl, Origin, Severity};
 
 /// The name of a project file.
 pub const PROJECT_FILE: &str = "arbor.project.json";
@@ -28,6 +29,13 @@ struct ProjectFile {
     version: u64,
     #[serde(default)]
     nodes: Vec<String>,
+    /// The keys every tree of the project may use (FORMAT.md "Keys").
+    #[serde(default, skip_serializing_if = "is_empty")]
+    keys: Keys,
+}
+
+fn is_empty(keys: &Keys) -> bool {
+    keys.0.is_empty()
 }
 
 /// A project: its file and the node libraries it lists.
@@ -37,6 +45,8 @@ pub struct Project {
     pub path: PathBuf,
     /// The node library files, as written: relative to the project file's folder.
     pub nodes: Vec<String>,
+    /// The keys every tree of the project may use.
+    pub keys: Vec<KeyDecl>,
 }
 
 impl Project {
@@ -51,6 +61,7 @@ impl Project {
             format: PROJECT_FORMAT.into(),
             version: PROJECT_VERSION,
             nodes: self.nodes.clone(),
+            keys: Keys(self.keys.clone()),
         };
         to_canonical_json(&serde_json::to_value(&file).unwrap_or_default())
     }
@@ -87,6 +98,7 @@ pub fn parse_project(text: &str, path: &Path) -> Result<Project, Problem> {
     Ok(Project {
         path: path.to_owned(),
         nodes: file.nodes,
+        keys: file.keys.0,
     })
 }
 
@@ -141,6 +153,7 @@ impl ProjectCatalog {
                 return me;
             }
         };
+        me.catalog.declare_shared_keys(project.keys.clone());
         // One file, however the project spells it: each library's other spellings.
         let mut read: std::collections::HashMap<PathBuf, usize> = Default::default();
         let mut again: Vec<(&str, Vec<&str>)> = Vec::new();

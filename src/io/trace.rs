@@ -787,11 +787,15 @@ fn event_kind(l: &Line) -> Result<EventKindOf<Arc<str>>, String> {
     })
 }
 
-/// A context value as a trace writes it: `{"entity":ID}`, `[X,Y]`, a number or a string.
+/// A context value as a trace writes it: `{"entity":ID}`, `[X,Y]`, a number, a string,
+/// `true` or `false`.
 fn value(v: &serde_json::Value) -> Result<ValueOf<Arc<str>>, String> {
     use serde_json::Value as J;
-    let bad = || format!("\"value\" is {{\"entity\":ID}}, [X,Y], a number or a string, not {v}");
+    let bad = || {
+        format!("\"value\" is {{\"entity\":ID}}, [X,Y], a number, a string, true or false, not {v}")
+    };
     Ok(match v {
+        J::Bool(b) => ValueOf::Bool(*b),
         J::Number(n) => ValueOf::Number(n.as_f64().ok_or_else(bad)?),
         J::String(s) => ValueOf::Text(Arc::from(s.as_str())),
         J::Array(xy) if xy.len() == 2 => {

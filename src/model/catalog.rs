@@ -5,7 +5,7 @@
 
 use foldhash::{HashMap, HashMapExt};
 
-use super::{Category, Node, NodeId, Port, Rule, Tree, Value};
+use super::{Category, KeyDecl, KeyType, KeyTypes, Node, NodeId, Port, Rule, Tree, Value};
 
 /// The type of a field, with its allowed range.
 #[derive(Clone, Debug, PartialEq)]
@@ -32,8 +32,10 @@ pub enum FieldType {
     Text,
     /// One of a fixed set of words.
     Enum(Vec<String>),
-    /// A key of the agent's context (an identifier, or empty for none).
-    ContextKey,
+    /// A key of the agent's context (an identifier, or empty for none), holding a value of
+    /// one of these types: the field reads it (`in_context`), or writes it
+    /// (`out_context`).
+    ContextKey(KeyTypes),
     /// A path to another tree file, relative to the file that names it.
     Asset,
     /// A script of letters from the alphabet, at least one.
@@ -84,7 +86,16 @@ impl FieldType {
             FieldType::Float { min, max, .. } => format!("a number from {min} to {max}"),
             FieldType::Text => "text".into(),
             FieldType::Enum(options) => format!("one of {}", options.join(", ")),
-            FieldType::ContextKey => "a context key (letters, digits, _ . -) or empty".into(),
+            FieldType::ContextKey(t) if t.is_any() => {
+                "a context key (letters, digits, _ . -) or empty".into()
+            }
+            FieldType::ContextKey(t) => format!(
+                "a context key of {} (letters, digits, _ . -) or empty",
+                t.types()
+                    .map(KeyType::describe)
+                    .collect::<Vec<_>>()
+                    .join(" or ")
+            ),
             FieldType::Asset => "a tree file path, relative to this file".into(),
             FieldType::Script(alphabet) => {
                 format!(
@@ -212,7 +223,7 @@ impl FieldSpec {
                     out()
                 }
             }
-            (FieldType::ContextKey, Value::Text(s)) => {
+            (FieldType::ContextKey(_), Value::Text(s)) => {
                 if s.chars()
                     .all(|c| c.is_alphanumeric() || matches!(c, '_' | '.' | '-'))
                 {
@@ -348,6 +359,32 @@ impl KindSpec {
         self
     }
 
+    /// The same kind reading a value of one of `types` from `in_context`.
+    pub fn reads(self, types: KeyTypes) -> Self {
+        self.with_key_types("in_context", types)
+    }
+
+    /// The same kind producing a value of one of `types` for `out_context`.
+    pub fn gives(self, types: KeyTypes) -> Self {
+        self.with_key_types("out_context", types)
+    }
+
+    /// The same kind with key field `field` taking or giving a value of one of `types`.
+    pub fn with_key_types(mut self, field: &str, types: KeyTypes) -> Self {
+        if let Some(f) = self.fields.iter_mut().find(|f| f.name == field) {
+            f.ty = FieldType::ContextKey(types);
+        }
+        self
+    }
+
+    /// The types its key field `field` takes or gives (`None`: it is not a key field).
+    pub fn key_types(&self, field: &str) -> Option<KeyTypes> {
+        match self.field(field)?.ty {
+            FieldType::ContextKey(t) => Some(t),
+            _ => None,
+        }
+    }
+
     /// The fields it adds to those common to its category, in order.
     pub fn own_fields(&self) -> impl Iterator<Item = &FieldSpec> {
         let common = common_fields(self.category);
@@ -415,7 +452,7 @@ impl KindSpec {
 }
 
 fn common_fields(category: Category) -> Vec<FieldSpec> {
-    let key = || FieldType::ContextKey;
+    let key = || FieldType::ContextKey(KeyTypes::ANY);
     match category {
         Category::Leaf => vec![
             FieldSpec::optional(
@@ -554,6 +591,8 @@ pub struct Catalog {
     kinds: Vec<KindSpec>,
     index: HashMap<String, usize>,
     hints: std::sync::Arc<KindHints>,
+    /// The keys the project declares for all its trees (SEMANTICS.md §3.5).
+    shared_keys: std::sync::Arc<[KeyDecl]>,
 }
 
 impl Catalog {
@@ -563,7 +602,18 @@ impl Catalog {
             kinds: Vec::new(),
             index: HashMap::new(),
             hints: std::sync::Arc::default(),
+            shared_keys: std::sync::Arc::new([]),
         }
+    }
+
+    /// The keys the project declares for all its trees (none outside a project).
+    pub fn shared_keys(&self) -> &[KeyDecl] {
+        &self.shared_keys
+    }
+
+    /// The project declares `keys` for all its trees.
+    pub fn declare_shared_keys(&mut self, keys: Vec<KeyDecl>) {
+        self.shared_keys = keys.into();
     }
 
     pub(crate) fn insert(&mut self, k: KindSpec) {

@@ -6,6 +6,7 @@
 
 mod catalog;
 mod edit;
+mod keys;
 pub mod names;
 mod validate;
 
@@ -13,9 +14,10 @@ pub use catalog::{
     Catalog, CatalogError, FieldSpec, FieldType, HINTED_KINDS, KindSpec, Origin, Repeats, Runs,
 };
 pub use edit::{Edit, EditError, ParentSlot};
+pub use keys::{KeyDecl, KeyType, KeyTypes, MAX_DECLARED_KEYS, key_name_problem};
 pub use validate::{
     AssetStatus, AssetSummary, Assets, Diagnostic, MAX_ACTIVE_LEAVES, MAX_CONTEXT_KEYS, MAX_DEPTH,
-    MAX_NODES, NoAssets, Rule, Severity, link_rule, summarize, validate,
+    MAX_NODES, NoAssets, Rule, Severity, link_rule, summarize, undeclared_keys, validate,
 };
 
 use std::collections::BTreeMap;
@@ -419,6 +421,9 @@ pub struct Tree {
     pub description: String,
     /// The saved canvas view, if any (editor data).
     pub view: Option<View>,
+    /// The keys the tree declares (SEMANTICS.md §3.5), in file order; `None` for a file
+    /// that declares none, whose keys are all `any`.
+    pub keys: Option<Vec<KeyDecl>>,
 }
 
 /// Why a set of nodes cannot form a tree at all (before any validation).
@@ -484,6 +489,7 @@ impl Tree {
             index,
             description: String::new(),
             view: None,
+            keys: None,
         })
     }
 

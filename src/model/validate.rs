@@ -5,7 +5,11 @@ use std::collections::BTreeSet;
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use std::fmt;
 
-use super::{Catalog, Category, FieldType, KindSpec, Node, NodeId, Port, Repeats, Tree, Value};
+use super::keys;
+use super::{
+    Catalog, Category, FieldType, KeyDecl, KeyTypes, KindSpec, Node, NodeId, Port, Repeats, Tree,
+    Value,
+};
 
 /// How serious a diagnostic is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -91,6 +95,26 @@ rules! {
     /// Past a limit of what a program holds: nesting depth, nodes with SubTrees
     /// included, distinct context keys, action leaves running at once.
     TooLarge = "too-large", Error;
+    /// A tree that declares its keys uses one that neither it nor its project declares.
+    KeyUndeclared = "key-undeclared", Error;
+    /// A key read or written as a type its declaration, or its writer, does not give.
+    KeyType = "key-type", Error;
+    /// A key read, but written by nothing and without a default.
+    KeyUnwritten = "key-unwritten", Warning;
+    /// A declared key that no node reads or writes.
+    KeyUnused = "key-unused", Warning;
+}
+
+/// The declarations `tree`'s uses of keys imply, for the keys neither it nor its project
+/// (`catalog`) declares yet, typed by what writes them (see `arbor fmt --declare-keys`).
+pub fn undeclared_keys(tree: &Tree, catalog: &Catalog, assets: &dyn Assets) -> Vec<KeyDecl> {
+    let mut cx = Ctx::new(tree, catalog, assets);
+    cx.subtree_assets();
+    keys::infer(
+        tree.keys.as_deref().unwrap_or_default(),
+        catalog.shared_keys(),
+        &cx.key_uses(),
+    )
 }
 
 /// The deepest a node may sit below Root, SubTrees included (Root is at depth 0).
@@ -124,7 +148,7 @@ pub struct Diagnostic {
 }
 
 impl Diagnostic {
-    fn new(rule: Rule, nodes: Vec<NodeId>, message: impl Into<String>) -> Self {
+    pub(super) fn new(rule: Rule, nodes: Vec<NodeId>, message: impl Into<String>) -> Self {
         Self {
             rule,
             nodes,
@@ -405,6 +429,7 @@ pub fn validate(tree: &Tree, catalog: &Catalog, assets: &dyn Assets) -> Vec<Diag
     cx.interrupt_ids();
     cx.observers();
     cx.subtree_assets();
+    cx.keys();
     if !cyclic {
         cx.reachability();
         cx.context();
@@ -890,11 +915,10 @@ impl<'a> Ctx<'a> {
                 }
                 // A kind's own context-key fields (HasContext's `key`) name keys it looks
                 // at without fetching them: a missing one does not reset the tree.
-                let own = self
-                    .catalog
-                    .kind(&node.kind)
-                    .into_iter()
-                    .flat_map(|k| k.own_fields().filter(|f| f.ty == FieldType::ContextKey));
+                let own = self.catalog.kind(&node.kind).into_iter().flat_map(|k| {
+                    k.own_fields()
+                        .filter(|f| matches!(f.ty, FieldType::ContextKey(_)))
+                });
                 for f in own {
                     let k = self.text(node, &f.name);
                     if !k.is_empty() {
@@ -930,6 +954,86 @@ impl<'a> Ctx<'a> {
         }
     }
 
+    /// Every node's use of every key, in file order (SEMANTICS.md §3.5).
+    fn key_uses(&self) -> Vec<keys::Use<'_>> {
+        use keys::{Role, Use};
+        let mut uses = Vec::new();
+        for (i, node) in self.tree.nodes().iter().enumerate() {
+            let mut add = |key: &'a str, role, field, types| {
+                if !key.is_empty() {
+                    uses.push(Use {
+                        node: &node.id,
+                        key,
+                        role,
+                        field,
+                        types,
+                    });
+                }
+            };
+            match (self.category(node), self.kinds[i]) {
+                (Some(Category::Leaf | Category::Condition | Category::Interrupt), Some(kind)) => {
+                    for f in &kind.fields {
+                        let FieldType::ContextKey(types) = f.ty else {
+                            continue;
+                        };
+                        let role = if f.name == "out_context" {
+                            Role::Writes
+                        } else {
+                            Role::Reads
+                        };
+                        add(self.text(node, &f.name), role, &f.name, types);
+                    }
+                }
+                (Some(Category::SubTree), _) => {
+                    if let Some(AssetStatus::Ok(s)) = self.subtrees.get(&node.id) {
+                        for k in &s.reads {
+                            uses.push(Use {
+                                node: &node.id,
+                                key: k,
+                                role: Role::Reads,
+                                field: "asset",
+                                types: KeyTypes::ANY,
+                            });
+                        }
+                        for k in &s.writes {
+                            uses.push(Use {
+                                node: &node.id,
+                                key: k,
+                                role: Role::Writes,
+                                field: "asset",
+                                types: KeyTypes::ANY,
+                            });
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        uses
+    }
+
+    /// The blackboard's rules: see [`keys::check`].
+    fn keys(&mut self) {
+        let found = keys::check(
+            self.tree.keys.as_deref(),
+            self.catalog.shared_keys(),
+            &self.key_uses(),
+        );
+        self.out.extend(found);
+    }
+
+    /// The keys that hold a value from the start of a run: those declared with a default.
+    fn seeded(&self) -> HashSet<String> {
+        let tree = self.tree.keys.as_deref().unwrap_or_default();
+        self.catalog
+            .shared_keys()
+            .iter()
+            .chain(tree)
+            .filter(|k| k.default.is_some())
+            .map(|k| k.name.clone())
+            .collect()
+    }
+
     fn context(&mut self) {
         let Some(root) = self.the_root() else { return };
         let mut main = Vec::new();
@@ -950,11 +1054,21 @@ impl<'a> Ctx<'a> {
                 &[Port::Child, Port::Children, Port::Conditions],
             );
         }
-        // Trigger payloads can arrive at any time, so Interrupt out_context keys count as written from the start.
+        // Trigger payloads can arrive at any time, so Interrupt out_context keys count as
+        // written from the start, as do the keys seeded with their defaults.
         let mut written: HashSet<String> = interrupts
             .iter()
             .filter(|n| self.category(n) == Some(Category::Interrupt))
             .flat_map(|n| self.writes_of(n))
+            .collect();
+        written.extend(self.seeded());
+        // A key nothing writes anywhere is `key-unwritten`'s, said once for all its readers.
+        let written_anywhere: HashSet<String> = self
+            .tree
+            .nodes()
+            .iter()
+            .flat_map(|n| self.writes_of(n))
+            .chain(written.iter().cloned())
             .collect();
         // Each node's parent (by position), for the reads below an observer.
         let mut parent: Vec<Option<(u32, Port)>> = vec![None; self.tree.len()];
@@ -973,7 +1087,11 @@ impl<'a> Ctx<'a> {
                 // Only a key fetched by `in_context` resets the tree when it is missing.
                 let fetched = self.category(node) != Some(Category::SubTree)
                     && self.text(node, "in_context") == key;
-                if !written.contains(&key) && fetched && !self.watched_read(&parent, node, &key) {
+                if !written.contains(&key)
+                    && written_anywhere.contains(&key)
+                    && fetched
+                    && !self.watched_read(&parent, node, &key)
+                {
                     found.push(Diagnostic::new(
                         Rule::ContextUnwritten,
                         vec![node.id.clone()],

@@ -8,7 +8,8 @@ use std::sync::Arc;
 use super::Status;
 use crate::model::{Catalog, Node, Value};
 
-/// A value in an agent's context: a world entity, a position, a number or text.
+/// A value in an agent's context: a world entity, a position, a number, text or a truth
+/// value.
 #[derive(Clone, Debug, PartialEq)]
 pub enum CtxValue {
     /// A world entity, by id.
@@ -19,6 +20,8 @@ pub enum CtxValue {
     Number(f64),
     /// Text (cheap to clone).
     Text(Arc<str>),
+    /// true or false.
+    Bool(bool),
 }
 
 impl CtxValue {
@@ -30,6 +33,7 @@ impl CtxValue {
             CtxValue::Position(p) => ValueOf::Position(*p),
             CtxValue::Number(n) => ValueOf::Number(*n),
             CtxValue::Text(t) => ValueOf::Text(t),
+            CtxValue::Bool(b) => ValueOf::Bool(*b),
         }
     }
 }
@@ -42,6 +46,7 @@ impl<S: AsRef<str>> From<&super::ValueOf<S>> for CtxValue {
             ValueOf::Position(p) => CtxValue::Position(*p),
             ValueOf::Number(n) => CtxValue::Number(*n),
             ValueOf::Text(t) => CtxValue::Text(t.as_ref().into()),
+            ValueOf::Bool(b) => CtxValue::Bool(*b),
         }
     }
 }
@@ -53,6 +58,7 @@ impl fmt::Display for CtxValue {
             CtxValue::Position([x, y]) => write!(f, "({x}, {y})"),
             CtxValue::Number(n) => write!(f, "{n}"),
             CtxValue::Text(t) => write!(f, "{t:?}"),
+            CtxValue::Bool(b) => write!(f, "{b}"),
         }
     }
 }
@@ -87,6 +93,23 @@ impl Context {
             if slot.as_ref().is_some_and(|v| !keep(v)) {
                 *slot = None;
             }
+        }
+    }
+
+    /// The context a run of `p` starts with: its declared keys' defaults.
+    pub(crate) fn seeded<A>(p: &super::Program<A>) -> Self {
+        let mut c = Self {
+            slots: vec![None; p.keys().len()],
+        };
+        c.reseed(p);
+        c
+    }
+
+    /// Every key back to its default, or to no value (SEMANTICS.md §3.5).
+    pub(crate) fn reseed<A>(&mut self, p: &super::Program<A>) {
+        self.clear();
+        for (key, value) in &p.seeds {
+            self.set(*key, Some(value.clone()));
         }
     }
 

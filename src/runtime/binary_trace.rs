@@ -65,6 +65,8 @@ pub(crate) mod code {
     pub const POSITION: u8 = 1;
     pub const NUMBER: u8 = 2;
     pub const TEXT: u8 = 3;
+    pub const FALSE: u8 = 4;
+    pub const TRUE: u8 = 5;
 
     /// The reasons of a restart, by their codes.
     pub const REASONS: [super::Reason; 4] = [
@@ -417,6 +419,7 @@ impl<W: Write> BinaryTrace<W> {
                 self.buf.push(code::TEXT);
                 self.once(t);
             }
+            ValueOf::Bool(b) => self.buf.push(if b { code::TRUE } else { code::FALSE }),
         }
     }
 }

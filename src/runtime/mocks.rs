@@ -4,7 +4,7 @@
 //! declared kind that has no behaviour as its stand-in.
 
 use super::behaviour::{Action, CondIo, Condition, CtxValue, KeyId, LeafIo, NodeSpec, Outcome};
-use crate::model::{Category, FieldSpec, FieldType, KindSpec, Value};
+use crate::model::{Category, FieldSpec, FieldType, KeyTypes, KindSpec, Value};
 
 /// The specs of `MockAction` (a leaf), and of `HasContext` and `MockCondition`
 /// (conditions), in palette order.
@@ -35,7 +35,7 @@ pub(crate) fn specs() -> [KindSpec; 3] {
             "True when the context holds a value under `key`.",
             vec![FieldSpec::new(
                 "key",
-                FieldType::ContextKey,
+                FieldType::ContextKey(KeyTypes::ANY),
                 text(""),
                 "The context key to look for.",
             )],

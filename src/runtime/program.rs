@@ -8,13 +8,15 @@ use std::sync::Arc;
 
 use super::Status;
 use super::behaviour::CondRef;
-use super::behaviour::{KeyId, KeyTable, MAX_KEYS, NodeSpec};
+use super::behaviour::{CtxValue, KeyId, KeyTable, MAX_KEYS, NodeSpec};
 use super::kinds::{Build, Kind};
 use super::node::{HoldsOn, Next, Test};
 use super::registry::Behaviours;
 use super::slab::{ActionType, LeafCalls, SlabPlan};
 use crate::model::names::Named;
-use crate::model::{Assets, Catalog, Category, Diagnostic, Node, Port, Runs, Tree, validate};
+use crate::model::{
+    Assets, Catalog, Category, Diagnostic, Node, Port, Runs, Tree, Value, validate,
+};
 
 /// Deepest nesting a program may have (subtrees included); validation refuses deeper.
 pub use crate::model::MAX_DEPTH;
@@ -217,6 +219,9 @@ pub struct Program<A> {
     pub(crate) actions: Arc<SlabPlan<A>>,
     pub(crate) conditions: Vec<CondRef<A>>,
     pub(crate) keys: Vec<String>,
+    /// The keys declared with a default and their values, which a run starts with and the
+    /// context is cleared back to (SEMANTICS.md §3.5).
+    pub(crate) seeds: Vec<(KeyId, CtxValue)>,
     pub(crate) interrupts: Vec<(String, u32)>,
     pub(crate) perm_len: usize,
     pub(crate) depth: usize,
@@ -284,6 +289,7 @@ impl<A: 'static> Program<A> {
                 actions: Arc::new(SlabPlan::empty()),
                 conditions: Vec::new(),
                 keys: Vec::new(),
+                seeds: Vec::new(),
                 interrupts: Vec::new(),
                 perm_len: 0,
                 depth: 0,
@@ -299,6 +305,7 @@ impl<A: 'static> Program<A> {
             },
         };
         b.add(root, tree, assets, "", NONE, 0)?;
+        b.seed(tree);
         b.p.keys = std::mem::take(&mut b.keys.names);
         let (records, timers, words) = b.p.lay_out();
         b.p.index_leaves(&b.runs);
@@ -799,6 +806,25 @@ struct Builder<'a, A> {
 }
 
 impl<A: 'static> Builder<'_, A> {
+    /// The defaults of the keys `tree` and its project declare, as the run's seeds.
+    fn seed(&mut self, tree: &Tree) {
+        let declared = tree.keys.as_deref().unwrap_or_default();
+        // The tree's own declaration of a name comes after the project's, and wins.
+        let mut seeds = std::collections::BTreeMap::new();
+        for k in self.catalog.shared_keys().iter().chain(declared) {
+            let value = match &k.default {
+                Some(Value::Bool(b)) => CtxValue::Bool(*b),
+                Some(v @ (Value::Int(_) | Value::Float(_))) => {
+                    CtxValue::Number(v.as_f64().unwrap_or_default())
+                }
+                Some(Value::Text(t)) => CtxValue::Text(t.as_str().into()),
+                None => continue,
+            };
+            seeds.insert(self.keys.intern(&k.name), value);
+        }
+        self.p.seeds = seeds.into_iter().collect();
+    }
+
     fn err(&self, name: &str, message: impl Into<String>) -> CompileError {
         CompileError::Node {
             node: name.to_owned(),

@@ -439,9 +439,7 @@ impl Cold {
             reports: VecDeque::with_capacity(p.report_cap),
             // Filled from outside, between steps: it grows there, never in a step.
             triggers: VecDeque::new(),
-            context: Context {
-                slots: vec![None; p.keys().len()],
-            },
+            context: Context::seeded(p),
             // Slot 0 stands for "none" and is never used: no slots when no leaf has one.
             inputs: slots(p.io_len.0),
             produced: slots(p.io_len.1),

@@ -55,6 +55,8 @@ pub enum ValueOf<S> {
     Number(f64),
     /// Text.
     Text(S),
+    /// true or false.
+    Bool(bool),
 }
 
 impl<S> ValueOf<S> {
@@ -65,6 +67,7 @@ impl<S> ValueOf<S> {
             ValueOf::Position(p) => ValueOf::Position(*p),
             ValueOf::Number(n) => ValueOf::Number(*n),
             ValueOf::Text(t) => ValueOf::Text(f(t)),
+            ValueOf::Bool(b) => ValueOf::Bool(*b),
         }
     }
 }
@@ -84,7 +87,7 @@ impl<S> ValueOf<S> {
 }
 
 impl<S: AsRef<str>> ValueOf<S> {
-    /// The value as JSON: `{"entity":12}`, `[x,y]`, a number or a string.
+    /// The value as JSON: `{"entity":12}`, `[x,y]`, a number, a string, `true` or `false`.
     pub fn to_json(&self) -> serde_json::Value {
         use serde_json::{Value, json};
         if let Some(text) = self.unwritable_text() {
@@ -95,6 +98,7 @@ impl<S: AsRef<str>> ValueOf<S> {
             ValueOf::Position([x, y]) => json!([x, y]),
             ValueOf::Number(n) => json!(n),
             ValueOf::Text(t) => Value::String(t.as_ref().to_owned()),
+            ValueOf::Bool(b) => Value::Bool(*b),
         }
     }
 }

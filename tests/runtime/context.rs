@@ -1,11 +1,61 @@
 //! Context: in/out keys, overwrite_out, aborted leaves write nothing, context_missing resets.
 
+use arbor::model::{KeyDecl, KeyType, Value};
 use arbor::runtime::{CtxValue, Instance};
 
 use crate::harness::{Run, expect};
 
 fn text(s: &str) -> Option<CtxValue> {
     Some(CtxValue::Text(s.into()))
+}
+
+/// A declared key, with its default.
+fn declared(name: &str, ty: KeyType, default: Option<Value>) -> KeyDecl {
+    KeyDecl {
+        default,
+        ..KeyDecl::new(name, ty)
+    }
+}
+
+#[test]
+fn declared_defaults_are_there_from_the_start_and_again_after_every_clear() {
+    let mut r = Run::declaring(
+        "root: Root | child s
+         s: Sequence | children a b c
+         a: MockAction script=S in_context=alert
+         b: MockAction script=S produces=seen out_context=alert
+         c: MockAction script=S in_context=target",
+        vec![
+            declared("alert", KeyType::Bool, Some(Value::Bool(false))),
+            declared("speed", KeyType::Float, Some(Value::Int(2))),
+            declared("name", KeyType::Text, Some(Value::Text("Ann".into()))),
+            declared("target", KeyType::Entity, None),
+        ],
+    );
+    assert_eq!(r.context("alert"), Some(CtxValue::Bool(false)));
+    assert_eq!(r.context("speed"), Some(CtxValue::Number(2.0)));
+    assert_eq!(r.context("name"), text("Ann"));
+    assert_eq!(
+        r.context("target"),
+        None,
+        "a key without a default starts empty"
+    );
+    // `a` reads its seeded key: no reset.
+    expect(&r.step()[..3], "0 enter root\n0 enter s\n0 enter a");
+    assert!(!r.log.iter().any(|l| l.contains("context_missing")));
+    // `b` writes the key; `c` then misses its own, and the context is cleared back to the
+    // defaults.
+    let second = r.steps(2);
+    assert!(
+        second.contains(&"2 context b alert=\"seen\"".to_string()),
+        "{second:#?}"
+    );
+    assert!(
+        second.contains(&"2 context_missing c target".to_string()),
+        "{second:#?}"
+    );
+    assert_eq!(r.context("alert"), Some(CtxValue::Bool(false)));
+    assert_eq!(r.context("name"), text("Ann"));
 }
 
 #[test]

@@ -159,14 +159,21 @@ impl Run {
     }
 
     pub fn seeded(src: &str, seed: u64) -> Self {
+        Self::of_tree(&tree(src), seed)
+    }
+
+    /// The tree of `src`, declaring `keys`.
+    pub fn declaring(src: &str, keys: Vec<arbor::model::KeyDecl>) -> Self {
+        let mut t = tree(src);
+        t.keys = Some(keys);
+        Self::of_tree(&t, 0)
+    }
+
+    fn of_tree(tree: &Tree, seed: u64) -> Self {
         let counters = Counters::default();
-        let program = Program::compile(
-            &tree(src),
-            &Catalog::builtin(),
-            &NoAssets,
-            &behaviours(&counters),
-        )
-        .unwrap_or_else(|e| panic!("{e}"));
+        let program =
+            Program::compile(tree, &Catalog::builtin(), &NoAssets, &behaviours(&counters))
+                .unwrap_or_else(|e| panic!("{e}"));
         Self {
             instance: {
                 let mut i = Instance::new(Arc::new(program), seed);

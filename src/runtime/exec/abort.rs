@@ -65,7 +65,8 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
     /// [`Exec::clear_context`] of a tree with context keys, out of the way of one without.
     #[inline(never)]
     pub(super) fn clear_keys(&mut self) {
-        self.cold().context.clear();
+        let p = self.p;
+        self.cold().context.reseed(p);
     }
 
     pub(crate) fn context_missing(&mut self, n: u32, key: KeyId) -> Flow {

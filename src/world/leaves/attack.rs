@@ -1,7 +1,7 @@
 //! `Attack` (SEMANTICS.md §4): hits the agent in `in_context` every `cooldown` seconds.
 
 use super::WorldKind;
-use crate::model::{Category, FieldSpec, FieldType, KindSpec, Value};
+use crate::model::{Category, FieldSpec, FieldType, KeyType, KindSpec, Value};
 use crate::runtime::{Action, Behaviours, CtxValue, LeafIo, Outcome};
 use crate::world::{EPS, World, distance};
 
@@ -19,6 +19,7 @@ fn spec() -> KindSpec {
             "Seconds between hits.",
         )],
     )
+    .reads(KeyType::Entity.set())
 }
 
 fn register(b: &mut Behaviours<World>) {

@@ -2,7 +2,7 @@
 //! agent's own body.
 
 use super::WorldKind;
-use crate::model::{Category, FieldSpec, FieldType, KindSpec, Value};
+use crate::model::{Category, FieldSpec, FieldType, KeyType, KindSpec, Value};
 use crate::runtime::{CondIo, Condition};
 use crate::world::{Body, World};
 
@@ -14,6 +14,7 @@ pub(super) const IS_STRONGER: WorldKind = WorldKind {
             "True when this agent is stronger (health × damage) than the agent in in_context.",
             vec![],
         )
+        .reads(KeyType::Entity.set())
     },
     register: |b| {
         b.condition_fn("IsStronger", |w: &mut World, io| {

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use super::WorldKind;
-use crate::model::{Category, FieldSpec, FieldType, KindSpec, Value};
+use crate::model::{Category, FieldSpec, FieldType, KeyType, KindSpec, Value};
 use crate::runtime::{Action, Behaviours, CtxValue, LeafIo, Outcome};
 use crate::world::World;
 
@@ -40,6 +40,7 @@ fn spec() -> KindSpec {
             ),
         ],
     )
+    .gives(KeyType::Entity.set())
 }
 
 fn register(b: &mut Behaviours<World>) {

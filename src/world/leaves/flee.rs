@@ -1,7 +1,7 @@
 //! `Flee` (SEMANTICS.md §4): runs away from the target in `in_context`.
 
 use super::{WorldKind, speed};
-use crate::model::{Category, FieldSpec, FieldType, KindSpec, Value};
+use crate::model::{Category, FieldSpec, FieldType, KeyType, KeyTypes, KindSpec, Value};
 use crate::runtime::{Action, Behaviours, CtxValue, LeafIo, Outcome};
 use crate::world::{EPS, World, distance};
 
@@ -19,6 +19,7 @@ fn spec() -> KindSpec {
             "Safe distance.",
         )],
     )
+    .reads(KeyTypes::of(&[KeyType::Entity, KeyType::Position]))
 }
 
 fn register(b: &mut Behaviours<World>) {

@@ -2,7 +2,7 @@
 //! on the entity in `in_context`, by the world's rule for each.
 
 use super::WorldKind;
-use crate::model::{Category, KindSpec};
+use crate::model::{Category, KeyType, KindSpec};
 use crate::runtime::{Action, Behaviours, LeafIo, Outcome};
 use crate::world::{EntityId, World};
 
@@ -38,7 +38,7 @@ pub(super) const PASS_BALL: WorldKind = WorldKind {
 
 /// The spec of an instant kind: a leaf without fields.
 fn instant(name: &str, help: &str) -> KindSpec {
-    KindSpec::new(name, Category::Leaf, help, vec![])
+    KindSpec::new(name, Category::Leaf, help, vec![]).reads(KeyType::Entity.set())
 }
 
 fn register(b: &mut Behaviours<World>, kind: &str, act: InstantFn) {

@@ -1,7 +1,7 @@
 //! `IsInRange` (SEMANTICS.md §4): the target in `in_context` is within range.
 
 use super::WorldKind;
-use crate::model::{Category, FieldSpec, FieldType, KindSpec};
+use crate::model::{Category, FieldSpec, FieldType, KeyType, KeyTypes, KindSpec};
 use crate::runtime::{Behaviours, CondIo, Condition};
 use crate::world::{EPS, World, distance};
 
@@ -18,6 +18,7 @@ fn spec() -> KindSpec {
             "The range (none: the agent's own attack range).",
         )],
     )
+    .reads(KeyTypes::of(&[KeyType::Entity, KeyType::Position]))
 }
 
 fn register(b: &mut Behaviours<World>) {

@@ -1,7 +1,7 @@
 //! `IsDoorOpen` and `HasBall` (SEMANTICS.md §4): conditions on the world's items.
 
 use super::WorldKind;
-use crate::model::{Category, KindSpec};
+use crate::model::{Category, KeyType, KindSpec};
 use crate::world::{EntityKind, ItemKind, World};
 
 pub(super) const IS_DOOR_OPEN: WorldKind = WorldKind {
@@ -12,6 +12,7 @@ pub(super) const IS_DOOR_OPEN: WorldKind = WorldKind {
             "True when the door in in_context is open.",
             vec![],
         )
+        .reads(KeyType::Entity.set())
     },
     register: |b| {
         b.condition_fn("IsDoorOpen", |w: &mut World, io| {

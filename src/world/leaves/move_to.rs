@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use super::{WorldKind, speed};
-use crate::model::{Category, FieldSpec, FieldType, KindSpec, Value};
+use crate::model::{Category, FieldSpec, FieldType, KeyType, KeyTypes, KindSpec, Value};
 use crate::runtime::{Action, Behaviours, CtxValue, LeafIo, Outcome};
 use crate::world::{EPS, Tile, World, distance, tile_of};
 
@@ -30,6 +30,7 @@ fn spec() -> KindSpec {
             ),
         ],
     )
+    .reads(KeyTypes::of(&[KeyType::Entity, KeyType::Position]))
 }
 
 fn register(b: &mut Behaviours<World>) {
