@@ -67,7 +67,10 @@ fn a_field_value_of_the_wrong_shape_names_its_place() {
     let e = unreadable("bad-value.json");
     let text = e.to_string();
     assert!(text.contains("bad-value.json:2:"), "{text}");
-    assert!(text.contains("true/false, a number or text"), "{text}");
+    assert!(
+        text.contains("true/false, a number, text or {\"key\": NAME}"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -380,4 +383,49 @@ fn a_hundred_thousand_declared_keys_are_refused_past_the_limit() {
             && text.contains("more than 65535 keys are declared; a file declares at most 65535"),
         "{text}"
     );
+}
+
+#[test]
+fn a_field_written_twice_or_a_bad_key_binding_is_refused_at_its_place() {
+    let text = "{\n  \"format\": \"arbor.tree\",\n  \"version\": 1,\n  \"nodes\": [\n    {\"id\": \"s\", \"kind\": \"SubTree\", \"fields\": {\"asset\": \"a.json\",\n      \"target\": {\"key\": \"enemy\"}, \"target\": 3}}\n  ]\n}\n";
+    let e = parse_tree(text, Path::new("guard.json"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.starts_with("guard.json:6:") && e.contains("field 'target' is written twice"),
+        "{e}"
+    );
+    let bound = |binding: &str| {
+        parse_tree(
+            &text
+                .replace(", \"target\": 3", "")
+                .replace("{\"key\": \"enemy\"}", binding),
+            Path::new("guard.json"),
+        )
+    };
+    let tree = bound("{\"key\": \"enemy\"}").unwrap();
+    assert_eq!(
+        tree.nodes()[0].fields.get("target"),
+        Some(&Value::Key("enemy".into()))
+    );
+    for (binding, says) in [
+        (
+            "{\"key\": \"my enemy\"}",
+            "key 'my enemy': a key's name cannot contain spaces",
+        ),
+        (
+            "{\"name\": \"enemy\"}",
+            "a field bound to a key is {\"key\": NAME}",
+        ),
+        (
+            "{\"key\": \"a\", \"x\": 1}",
+            "a field bound to a key is {\"key\": NAME}",
+        ),
+    ] {
+        let e = bound(binding).unwrap_err().to_string();
+        assert!(
+            e.starts_with("guard.json:6:") && e.contains(says),
+            "{binding}: {e}"
+        );
+    }
 }

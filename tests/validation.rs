@@ -98,6 +98,7 @@ rule_tests! {
     subtree_missing: "invalid" / "subtree-missing";
     subtree_invalid: "invalid" / "subtree-invalid";
     subtree_cycle: "invalid" / "subtree-cycle";
+    subtree_parameter: "invalid" / "subtree-parameter";
     field_type: "invalid" / "field-type";
     field_range: "invalid" / "field-range";
     field_unknown: "invalid" / "field-unknown";
@@ -488,6 +489,70 @@ fn an_undeclared_key_read_as_another_type_than_written_is_an_error() {
         lines,
         [
             "error: [open] its 'in_context' reads key 'door' as int, but spot writes it as entity (key-type)"
+        ]
+    );
+}
+
+/// A SubTree node's bindings, checked against its asset's parameters.
+#[test]
+fn a_subtree_binds_its_assets_parameters_by_name_type_and_direction() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(
+        common::repo().join("tests/fixtures/invalid/assets/chase.json"),
+        dir.path().join("chase.json"),
+    )
+    .unwrap();
+    let check = |fields: &str| {
+        let path = dir.path().join("guard.json");
+        std::fs::write(
+            &path,
+            format!(
+                r#"{{"format": "arbor.tree", "version": 1,
+                "keys": [{{"name": "enemy", "type": "entity"}}, {{"name": "name", "type": "text"}},
+                         {{"name": "got", "type": "entity"}}],
+                "nodes": [
+                {{"id": "root", "kind": "Root", "inputs": {{"child": ["s"]}}}},
+                {{"id": "s", "kind": "Sequence", "inputs": {{"children": ["spot", "call", "hunt", "after"]}}}},
+                {{"id": "spot", "kind": "FindClosest", "fields": {{"out_context": "enemy"}}}},
+                {{"id": "call", "kind": "MockAction", "fields": {{"produces": "x", "out_context": "name"}}}},
+                {{"id": "hunt", "kind": "SubTree", "fields": {{"asset": "chase.json", {fields}}}}},
+                {{"id": "after", "kind": "MockAction", "fields": {{"in_context": "got"}}}}]}}"#
+            ),
+        )
+        .unwrap();
+        diagnostics(&path)
+            .iter()
+            .filter(|d| d.is_error())
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+    };
+    // Bound as declared: the key given in, a key taking the result, the default for speed.
+    assert_eq!(
+        check(r#""target": {"key": "enemy"}, "caught": {"key": "got"}"#),
+        Vec::<String>::new()
+    );
+    assert_eq!(
+        check(r#""target": {"key": "enemy"}, "caught": {"key": "got"}, "speed": "fast""#),
+        [
+            "error: [hunt] parameter 'speed' is of type float, but it is bound to \"fast\", text (subtree-parameter)"
+        ]
+    );
+    assert_eq!(
+        check(r#""target": {"key": "enemy"}, "caught": 3"#),
+        [
+            "error: [hunt] it binds the out parameter 'caught' to 3; bind it to a key of this tree, {\"key\": NAME}, which the SubTree writes (subtree-parameter)"
+        ]
+    );
+    assert_eq!(
+        check(r#""target": {"key": "name"}, "caught": {"key": "got"}"#),
+        [
+            "error: [hunt] its 'target' reads key 'name' as entity, but the key is declared text (key-type)"
+        ]
+    );
+    assert_eq!(
+        check(r#""target": {"key": "enemy"}, "caught": {"key": "gone"}"#),
+        [
+            "error: [hunt] its 'caught' writes key 'gone', which neither the tree nor its project declares; did you mean 'got'? (key-undeclared)"
         ]
     );
 }

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use super::input::{located, scenario_error_line};
 use super::{EXIT_ERRORS, EXIT_OK, EXIT_UNREADABLE};
 use crate::io::{ProjectCatalog, TreeFiles, write_atomically};
-use crate::model::{Catalog, Tree, undeclared_keys};
+use crate::model::{Catalog, Tree, declare_keys};
 
 /// The canonical text of a node library or project file, or why it is not written: a file
 /// with problems keeps its text, so that nothing in it is dropped.
@@ -42,16 +42,12 @@ pub struct Formatting {
     pub declare_keys: bool,
 }
 
-/// `tree`, read from `path`, declaring every key it uses: the declarations it has, then
-/// those its uses imply (typed by the kinds of its project, found from `path` or given as
-/// `project`, over `catalog`).
+/// `tree`, read from `path`, declaring every key it uses (see [`declare_keys`]; typed by
+/// the kinds of its project, found from `path` or given as `project`, over `catalog`).
 fn declaring_keys(mut tree: Tree, path: &Path, project: Option<&Path>, catalog: &Catalog) -> Tree {
     let project = ProjectCatalog::for_tree(Some(path), project, catalog);
     let files = TreeFiles::new(&project.catalog);
-    let implied = undeclared_keys(&tree, &project.catalog, &files.assets_for(path));
-    let mut keys = tree.keys.take().unwrap_or_default();
-    keys.extend(implied);
-    tree.keys = Some(keys);
+    declare_keys(&mut tree, &project.catalog, &files.assets_for(path));
     tree
 }
 

@@ -44,10 +44,42 @@ struct NodeDto {
     kind: String,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     title: String,
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(
+        default,
+        skip_serializing_if = "BTreeMap::is_empty",
+        deserialize_with = "once_each"
+    )]
     fields: BTreeMap<String, Value>,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     inputs: BTreeMap<Port, Vec<NodeId>>,
+}
+
+/// A node's fields, each written once: a field (a SubTree's parameter) given twice is
+/// refused at its place rather than the last one silently kept.
+fn once_each<'de, D: serde::Deserializer<'de>>(d: D) -> Result<BTreeMap<String, Value>, D::Error> {
+    struct Fields;
+    impl<'de> serde::de::Visitor<'de> for Fields {
+        type Value = BTreeMap<String, Value>;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("the fields: an object { \"name\": value, … }")
+        }
+        fn visit_map<M: serde::de::MapAccess<'de>>(
+            self,
+            mut map: M,
+        ) -> Result<Self::Value, M::Error> {
+            let mut fields = BTreeMap::new();
+            while let Some((name, value)) = map.next_entry::<String, Value>()? {
+                if fields.contains_key(&name) {
+                    return Err(serde::de::Error::custom(format!(
+                        "field '{name}' is written twice"
+                    )));
+                }
+                fields.insert(name, value);
+            }
+            Ok(fields)
+        }
+    }
+    d.deserialize_map(Fields)
 }
 
 #[derive(Serialize, Deserialize, Default)]

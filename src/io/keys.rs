@@ -8,7 +8,7 @@ use serde::de::value::MapAccessDeserializer;
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use crate::model::{KeyDecl, KeyType, MAX_DECLARED_KEYS, Value};
+use crate::model::{KeyDecl, KeyType, MAX_DECLARED_KEYS, Param, Value};
 
 /// A file's `keys`: its declarations, each checked as it is read.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -23,6 +23,8 @@ struct KeyDto {
     name: String,
     #[serde(rename = "type")]
     ty: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    parameter: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     default: Option<Value>,
     #[serde(default, skip_serializing_if = "String::is_empty")]
@@ -39,11 +41,21 @@ impl KeyDto {
                 KeyType::ALL.map(KeyType::name).join(", ")
             )
         })?;
+        let parameter = match self.parameter.as_deref() {
+            None => None,
+            Some(p) => Some(Param::parse(p).ok_or_else(|| {
+                format!(
+                    "key '{}': a parameter is \"in\", \"out\" or \"inout\", not \"{p}\"",
+                    self.name
+                )
+            })?),
+        };
         let decl = KeyDecl {
             name: self.name,
             ty,
             default: self.default,
             doc: self.doc,
+            parameter,
         };
         match decl.problem() {
             Some(why) => Err(why),
@@ -112,6 +124,7 @@ impl Serialize for Keys {
         s.collect_seq(self.0.iter().map(|k| KeyDto {
             name: k.name.clone(),
             ty: k.ty.name().to_owned(),
+            parameter: k.parameter.map(|p| p.name().to_owned()),
             default: k.default.clone(),
             doc: k.doc.clone(),
         }))

@@ -173,6 +173,17 @@ impl FieldSpec {
 
     /// Checks a value against the type and range: the rule broken and a message if it does not fit.
     pub fn check(&self, value: &Value) -> Result<(), (Rule, String)> {
+        if let Value::Key(k) = value {
+            return Err((
+                Rule::FieldType,
+                format!(
+                    "field '{}' is bound to key '{k}'; a key binding is taken by a SubTree's parameters, so give '{}' {}",
+                    self.name,
+                    self.name,
+                    self.ty.describe()
+                ),
+            ));
+        }
         let wrong = || {
             Err((
                 Rule::FieldType,

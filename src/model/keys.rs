@@ -186,6 +186,46 @@ impl Default for KeyTypes {
     }
 }
 
+/// Which way a SubTree parameter passes a value (SEMANTICS.md §3.5).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Param {
+    /// The caller gives it; the SubTree reads it.
+    In,
+    /// The SubTree writes it for the caller.
+    Out,
+    /// Both.
+    InOut,
+}
+
+impl Param {
+    /// Every direction, in the order files and menus list them.
+    pub const ALL: [Param; 3] = [Param::In, Param::Out, Param::InOut];
+
+    /// Its name in files: `in`, `out`, `inout`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Param::In => "in",
+            Param::Out => "out",
+            Param::InOut => "inout",
+        }
+    }
+
+    /// The direction named `name` in a file.
+    pub fn parse(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|p| p.name() == name)
+    }
+
+    /// Whether the caller's value passes in.
+    pub fn passes_in(self) -> bool {
+        self != Param::Out
+    }
+
+    /// Whether the SubTree's value passes out.
+    pub fn passes_out(self) -> bool {
+        self != Param::In
+    }
+}
+
 /// One declared key.
 #[derive(Clone, Debug, PartialEq)]
 pub struct KeyDecl {
@@ -197,6 +237,8 @@ pub struct KeyDecl {
     pub default: Option<Value>,
     /// One line saying what it is for.
     pub doc: String,
+    /// Whether a SubTree node that runs this tree binds it, and which way: a parameter.
+    pub parameter: Option<Param>,
 }
 
 impl KeyDecl {
@@ -207,7 +249,20 @@ impl KeyDecl {
             ty,
             default: None,
             doc: String::new(),
+            parameter: None,
         }
+    }
+
+    /// Whether the key holds a value from the start of a run: it has a default, or it is a
+    /// parameter that the SubTree node running the tree gives it.
+    pub fn given(&self) -> bool {
+        self.default.is_some() || self.parameter.is_some_and(Param::passes_in)
+    }
+
+    /// Whether a SubTree node running this tree must bind it: an `in` or `inout`
+    /// parameter without a default.
+    pub fn required(&self) -> bool {
+        self.parameter.is_some_and(Param::passes_in) && self.default.is_none()
     }
 
     /// What is wrong with this declaration on its own, if anything: its name, or a
@@ -217,6 +272,10 @@ impl KeyDecl {
             return Some(format!("key '{}': {why}", self.name));
         }
         match &self.default {
+            Some(_) if self.parameter == Some(Param::Out) => Some(format!(
+                "key '{}': an out parameter takes no default (the SubTree writes it)",
+                self.name
+            )),
             Some(_) if !self.ty.has_defaults() => Some(format!(
                 "key '{}': a key of type {} takes no default (a scenario or the game seeds it)",
                 self.name, self.ty
@@ -230,6 +289,44 @@ impl KeyDecl {
             _ => None,
         }
     }
+}
+
+/// What a key of a SubTree's asset is for the SubTree node that runs it (SEMANTICS.md
+/// §3.5).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Binding<'v> {
+    /// The caller's key of this name, read and written through.
+    Caller(&'v str),
+    /// The SubTree node's own key, holding this literal from the start.
+    Literal(&'v Value),
+    /// The SubTree node's own key, apart from every other SubTree node's.
+    Own,
+}
+
+/// Where key `inner` of a SubTree's asset lives for the SubTree node whose fields are
+/// `fields`: a parameter as the node binds it, else (or a parameter left unbound) the
+/// caller's key of the same name when the node `shares` its keys, else its own.
+pub fn binding<'v>(
+    inner: &'v str,
+    decl: Option<&KeyDecl>,
+    fields: &'v std::collections::BTreeMap<String, Value>,
+    shares: bool,
+) -> Binding<'v> {
+    let bound = decl
+        .filter(|d| d.parameter.is_some())
+        .and_then(|d| fields.get(&d.name));
+    match bound {
+        Some(Value::Key(k)) => Binding::Caller(k),
+        Some(v) => Binding::Literal(v),
+        None if shares => Binding::Caller(inner),
+        None => Binding::Own,
+    }
+}
+
+/// Whether a SubTree node shares every key of its asset with its caller by name: it says
+/// `autoremap`, or the tree it is in declares no keys (a file older than declarations).
+pub fn shares_keys(autoremap: bool, caller: &super::Tree) -> bool {
+    autoremap || caller.keys.is_none()
 }
 
 /// Why `name` cannot be a key's name, if it cannot: a key is letters, digits, `_`, `.`
@@ -425,7 +522,7 @@ pub(super) fn check(
         }
         if u.role == Role::Reads
             && !written.contains_key(u.key)
-            && decls.get(u.key).is_none_or(|d| d.default.is_none())
+            && decls.get(u.key).is_none_or(|d| !d.given())
         {
             let readers = unwritten.entry(u.key).or_default();
             if readers.is_empty() {

@@ -14,10 +14,14 @@ pub use catalog::{
     Catalog, CatalogError, FieldSpec, FieldType, HINTED_KINDS, KindSpec, Origin, Repeats, Runs,
 };
 pub use edit::{Edit, EditError, ParentSlot};
-pub use keys::{KeyDecl, KeyType, KeyTypes, MAX_DECLARED_KEYS, key_name_problem};
+pub use keys::{
+    Binding, KeyDecl, KeyType, KeyTypes, MAX_DECLARED_KEYS, Param, binding, key_name_problem,
+    shares_keys,
+};
 pub use validate::{
     AssetStatus, AssetSummary, Assets, Diagnostic, MAX_ACTIVE_LEAVES, MAX_CONTEXT_KEYS, MAX_DEPTH,
-    MAX_NODES, NoAssets, Rule, Severity, link_rule, summarize, undeclared_keys, validate,
+    MAX_NODES, NoAssets, Rule, Severity, declare_keys, link_rule, summarize, undeclared_keys,
+    validate,
 };
 
 use std::collections::BTreeMap;
@@ -234,6 +238,9 @@ pub enum Value {
     Float(f64),
     /// Text: names, scripts, context keys, asset paths.
     Text(String),
+    /// Bound to a context key, written `{"key": "NAME"}`: a SubTree's parameter bound to a
+    /// key of its caller (SEMANTICS.md §3.5).
+    Key(String),
 }
 
 impl Value {
@@ -277,6 +284,7 @@ impl Value {
             Value::Int(_) => "a whole number",
             Value::Float(_) => "a number",
             Value::Text(_) => "text",
+            Value::Key(_) => "a key",
         }
     }
 }
@@ -290,6 +298,7 @@ impl fmt::Display for Value {
             Value::Float(x) if x.fract() == 0.0 && x.abs() < 1e15 => write!(f, "{x:.1}"),
             Value::Float(x) => write!(f, "{x}"),
             Value::Text(s) => write!(f, "{s:?}"),
+            Value::Key(k) => write!(f, "{{{k}}}"),
         }
     }
 }
@@ -301,6 +310,12 @@ impl Serialize for Value {
             Value::Int(i) => s.serialize_i64(*i),
             Value::Float(x) => s.serialize_f64(*x),
             Value::Text(t) => s.serialize_str(t),
+            Value::Key(k) => {
+                use serde::ser::SerializeMap;
+                let mut m = s.serialize_map(Some(1))?;
+                m.serialize_entry("key", k)?;
+                m.end()
+            }
         }
     }
 }
@@ -308,10 +323,10 @@ impl Serialize for Value {
 impl<'de> Deserialize<'de> for Value {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct V;
-        impl serde::de::Visitor<'_> for V {
+        impl<'de> serde::de::Visitor<'de> for V {
             type Value = Value;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a field value: true/false, a number or text")
+                f.write_str("a field value: true/false, a number, text or {\"key\": NAME}")
             }
             fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
                 Ok(Value::Bool(v))
@@ -336,6 +351,23 @@ impl<'de> Deserialize<'de> for Value {
             }
             fn visit_string<E>(self, v: String) -> Result<Value, E> {
                 Ok(Value::Text(v))
+            }
+            fn visit_map<M: serde::de::MapAccess<'de>>(
+                self,
+                mut map: M,
+            ) -> Result<Value, M::Error> {
+                use serde::de::Error;
+                let bad = || M::Error::custom("a field bound to a key is {\"key\": NAME}");
+                let Some((name, key)) = map.next_entry::<String, String>()? else {
+                    return Err(bad());
+                };
+                if name != "key" || map.next_key::<serde::de::IgnoredAny>()?.is_some() {
+                    return Err(bad());
+                }
+                match keys::key_name_problem(&key) {
+                    Some(why) => Err(M::Error::custom(format!("key '{key}': {why}"))),
+                    None => Ok(Value::Key(key)),
+                }
             }
         }
         d.deserialize_any(V)

@@ -7,8 +7,8 @@ use std::fmt;
 
 use super::keys;
 use super::{
-    Catalog, Category, FieldType, KeyDecl, KeyTypes, KindSpec, Node, NodeId, Port, Repeats, Tree,
-    Value,
+    Binding, Catalog, Category, FieldType, KeyDecl, KeyType, KeyTypes, KindSpec, Node, NodeId,
+    Port, Repeats, Tree, Value, binding, shares_keys,
 };
 
 /// How serious a diagnostic is.
@@ -103,6 +103,9 @@ rules! {
     KeyUnwritten = "key-unwritten", Warning;
     /// A declared key that no node reads or writes.
     KeyUnused = "key-unused", Warning;
+    /// A SubTree node that leaves a required parameter of its asset unbound, binds one the
+    /// asset does not declare, binds an out parameter to a value, or a value of another type.
+    SubtreeParameter = "subtree-parameter", Error;
 }
 
 /// The declarations `tree`'s uses of keys imply, for the keys neither it nor its project
@@ -115,6 +118,25 @@ pub fn undeclared_keys(tree: &Tree, catalog: &Catalog, assets: &dyn Assets) -> V
         catalog.shared_keys(),
         &cx.key_uses(),
     )
+}
+
+/// `tree` declaring every key it uses (`arbor fmt --declare-keys`, the editor's "Declare
+/// the keys this tree uses"): the declarations it has, then [`undeclared_keys`]. A tree
+/// that declared none starts to declare its keys here, and its SubTree nodes would stop
+/// sharing their assets' keys (SEMANTICS.md §3.5): each that does not say `autoremap` is
+/// given `"autoremap": true`, so that it runs as before.
+pub fn declare_keys(tree: &mut Tree, catalog: &Catalog, assets: &dyn Assets) {
+    let implied = undeclared_keys(tree, catalog, assets);
+    if tree.keys.is_none() {
+        for node in &mut tree.nodes {
+            if catalog.category_of(&node.kind) == Some(Category::SubTree) {
+                node.fields
+                    .entry("autoremap".to_owned())
+                    .or_insert(Value::Bool(true));
+            }
+        }
+    }
+    tree.keys.get_or_insert_default().extend(implied);
 }
 
 /// The deepest a node may sit below Root, SubTrees included (Root is at depth 0).
@@ -207,6 +229,8 @@ pub struct AssetSummary {
     pub depth: usize,
     /// The most action leaves its Root's child can run at once.
     pub active: u64,
+    /// The keys it declares, its parameters among them (`None`: it declares none).
+    pub keys: Option<Vec<KeyDecl>>,
 }
 
 /// What can run below each node, by position (`None`: not walked).
@@ -429,6 +453,7 @@ pub fn validate(tree: &Tree, catalog: &Catalog, assets: &dyn Assets) -> Vec<Diag
     cx.interrupt_ids();
     cx.observers();
     cx.subtree_assets();
+    cx.subtree_parameters();
     cx.keys();
     if !cyclic {
         cx.reachability();
@@ -512,6 +537,9 @@ impl<'a> Ctx<'a> {
             }
             for (name, value) in &node.fields {
                 match kind.field(name) {
+                    // A SubTree's other fields bind its asset's parameters: see
+                    // `subtree_parameters`.
+                    None if kind.category == Category::SubTree => {}
                     None => {
                         let hint = suggestion(name, kind.fields.iter().map(|f| f.name.as_str()));
                         self.push(
@@ -926,11 +954,12 @@ impl<'a> Ctx<'a> {
                     }
                 }
             }
-            Some(Category::SubTree) => {
-                if let Some(AssetStatus::Ok(s)) = self.subtrees.get(&node.id) {
-                    keys.extend(s.reads.iter().cloned());
-                }
-            }
+            Some(Category::SubTree) => keys.extend(
+                self.subtree_uses(node)
+                    .into_iter()
+                    .filter(|u| u.role == keys::Role::Reads)
+                    .map(|u| u.key.to_owned()),
+            ),
             _ => {}
         }
         keys
@@ -946,10 +975,12 @@ impl<'a> Ctx<'a> {
                     vec![k.to_owned()]
                 }
             }
-            Some(Category::SubTree) => match self.subtrees.get(&node.id) {
-                Some(AssetStatus::Ok(s)) => s.writes.iter().cloned().collect(),
-                _ => vec![],
-            },
+            Some(Category::SubTree) => self
+                .subtree_uses(node)
+                .into_iter()
+                .filter(|u| u.role == keys::Role::Writes)
+                .map(|u| u.key.to_owned())
+                .collect(),
             _ => vec![],
         }
     }
@@ -984,32 +1015,127 @@ impl<'a> Ctx<'a> {
                         add(self.text(node, &f.name), role, &f.name, types);
                     }
                 }
-                (Some(Category::SubTree), _) => {
-                    if let Some(AssetStatus::Ok(s)) = self.subtrees.get(&node.id) {
-                        for k in &s.reads {
-                            uses.push(Use {
-                                node: &node.id,
-                                key: k,
-                                role: Role::Reads,
-                                field: "asset",
-                                types: KeyTypes::ANY,
-                            });
-                        }
-                        for k in &s.writes {
-                            uses.push(Use {
-                                node: &node.id,
-                                key: k,
-                                role: Role::Writes,
-                                field: "asset",
-                                types: KeyTypes::ANY,
-                            });
-                        }
-                    }
-                }
+                (Some(Category::SubTree), _) => uses.extend(self.subtree_uses(node)),
                 _ => {}
             }
         }
         uses
+    }
+
+    /// What SubTree node `node` reads and writes of its caller's keys (SEMANTICS.md §3.5):
+    /// each parameter bound to a caller's key, as its direction says; with the node
+    /// sharing its keys, every key its asset uses that is not bound otherwise.
+    fn subtree_uses<'s>(&'s self, node: &'s Node) -> Vec<keys::Use<'s>> {
+        use keys::{Role, Use};
+        let Some(AssetStatus::Ok(s)) = self.subtrees.get(&node.id) else {
+            return Vec::new();
+        };
+        let declared = s.keys.as_deref();
+        let shares = shares_keys(self.catalog.flag(node, "autoremap"), self.tree);
+        let by_name: HashMap<&str, &KeyDecl> = declared
+            .unwrap_or_default()
+            .iter()
+            .map(|d| (d.name.as_str(), d))
+            .collect();
+        let decl = |k: &str| by_name.get(k).copied();
+        let mut uses = Vec::new();
+        let mut add = |inner: &'s str, role: Role| {
+            let d = decl(inner);
+            if let Binding::Caller(key) = binding(inner, d, &node.fields, shares) {
+                let (field, types) = match d.filter(|d| d.parameter.is_some()) {
+                    Some(d) => (d.name.as_str(), d.ty.set()),
+                    None => ("asset", d.map_or(KeyTypes::ANY, |d| d.ty.set())),
+                };
+                uses.push(Use {
+                    node: &node.id,
+                    key,
+                    role,
+                    field,
+                    types,
+                });
+            }
+        };
+        for p in declared.unwrap_or_default().iter() {
+            match p.parameter {
+                Some(dir) if dir.passes_in() && dir.passes_out() => {
+                    add(&p.name, Role::Reads);
+                    add(&p.name, Role::Writes);
+                }
+                Some(dir) if dir.passes_in() => add(&p.name, Role::Reads),
+                Some(_) => add(&p.name, Role::Writes),
+                None => {}
+            }
+        }
+        if shares {
+            let param = |k: &str| decl(k).is_some_and(|d| d.parameter.is_some());
+            for k in s.reads.iter().filter(|k| !param(k)) {
+                add(k, Role::Reads);
+            }
+            for k in s.writes.iter().filter(|k| !param(k)) {
+                add(k, Role::Writes);
+            }
+        }
+        uses
+    }
+
+    /// Each SubTree node's bindings against its asset's parameters (`subtree-parameter`).
+    fn subtree_parameters(&mut self) {
+        let mut found = Vec::new();
+        for node in self.tree.nodes() {
+            if self.category(node) != Some(Category::SubTree) {
+                continue;
+            }
+            let Some(AssetStatus::Ok(s)) = self.subtrees.get(&node.id) else {
+                continue;
+            };
+            let declared = s.keys.as_deref().unwrap_or_default();
+            let params = || declared.iter().filter(|d| d.parameter.is_some());
+            let by_name: HashMap<&str, &KeyDecl> = params().map(|d| (d.name.as_str(), d)).collect();
+            let shares = shares_keys(self.catalog.flag(node, "autoremap"), self.tree);
+            let mut say = |message: String| {
+                found.push(Diagnostic::new(
+                    Rule::SubtreeParameter,
+                    vec![node.id.clone()],
+                    message,
+                ));
+            };
+            for (name, value) in &node.fields {
+                if name == "asset" || name == "autoremap" {
+                    continue;
+                }
+                let Some(p) = by_name.get(name.as_str()) else {
+                    let hint = suggestion(name, params().map(|p| p.name.as_str()));
+                    say(format!(
+                        "it binds '{name}', which its asset does not declare as a parameter{hint}"
+                    ));
+                    continue;
+                };
+                match value {
+                    Value::Key(_) => {}
+                    v if p.parameter.is_some_and(|d| d.passes_out()) => say(format!(
+                        "it binds the {} parameter '{name}' to {v}; bind it to a key of this tree, {{\"key\": NAME}}, which the SubTree writes",
+                        p.parameter.map_or("", |d| d.name())
+                    )),
+                    v if !p.ty.takes_default(v) && p.ty != KeyType::Any => say(format!(
+                        "parameter '{name}' is of type {}, but it is bound to {v}, {}",
+                        p.ty,
+                        v.type_name()
+                    )),
+                    _ => {}
+                }
+            }
+            for p in params().filter(|p| p.required()) {
+                if !node.fields.contains_key(&p.name) && !shares {
+                    say(format!(
+                        "it leaves the {} parameter '{}' ({}) unbound; bind it to a value or to a key of this tree",
+                        p.parameter.map_or("", |d| d.name()),
+                        p.name,
+                        p.ty
+                    ));
+                }
+            }
+        }
+        self.out.extend(found);
     }
 
     /// The blackboard's rules: see [`keys::check`].
@@ -1022,14 +1148,15 @@ impl<'a> Ctx<'a> {
         self.out.extend(found);
     }
 
-    /// The keys that hold a value from the start of a run: those declared with a default.
+    /// The keys that hold a value from the start of a run: those declared with a default,
+    /// and the parameters the SubTree node running the tree passes in.
     fn seeded(&self) -> HashSet<String> {
         let tree = self.tree.keys.as_deref().unwrap_or_default();
         self.catalog
             .shared_keys()
             .iter()
             .chain(tree)
-            .filter(|k| k.default.is_some())
+            .filter(|k| k.given())
             .map(|k| k.name.clone())
             .collect()
     }
@@ -1115,12 +1242,21 @@ impl<'a> Ctx<'a> {
                 ));
             }
         }
+        // What the tree passes out to the SubTree node running it is read there.
+        let passed_out: HashSet<&str> = self
+            .tree
+            .keys
+            .iter()
+            .flatten()
+            .filter(|k| k.parameter.is_some_and(|p| p.passes_out()))
+            .map(|k| k.name.as_str())
+            .collect();
         for node in main.iter().chain(interrupts.iter()) {
             if self.category(node) == Some(Category::SubTree) {
                 continue;
             }
             for key in self.writes_of(node) {
-                if !read_anywhere.contains(&key) {
+                if !read_anywhere.contains(&key) && !passed_out.contains(key.as_str()) {
                     found.push(Diagnostic::new(
                         Rule::ContextUnread,
                         vec![node.id.clone()],
@@ -1377,7 +1513,10 @@ impl<'a> Ctx<'a> {
 pub fn summarize(tree: &Tree, catalog: &Catalog, assets: &dyn Assets) -> AssetSummary {
     let mut cx = Ctx::new(tree, catalog, assets);
     cx.subtree_assets();
-    let mut summary = AssetSummary::default();
+    let mut summary = AssetSummary {
+        keys: tree.keys.clone(),
+        ..AssetSummary::default()
+    };
     let Some(root) = cx.the_root() else {
         return summary;
     };

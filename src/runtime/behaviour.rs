@@ -288,12 +288,70 @@ const _: () = assert!(MAX_KEYS <= KeyId::MAX as usize);
 pub(crate) struct KeyTable {
     pub(crate) names: Vec<String>,
     ids: std::collections::HashMap<String, KeyId>,
+    /// The SubTree nodes being compiled, outermost first: what the names of the tree being
+    /// compiled stand for.
+    scopes: Vec<Scope>,
+}
+
+/// What the key names of a SubTree's asset stand for in the program (SEMANTICS.md §3.5).
+#[derive(Clone, Debug)]
+struct Scope {
+    /// The SubTree node's trace id and `/`: its own keys are named with it.
+    prefix: String,
+    /// Whether a key not bound below is the caller's of the same name.
+    shares: bool,
+    /// Each bound key of the asset, with the program's name of the caller's key it is.
+    bound: std::collections::HashMap<String, String>,
 }
 
 impl KeyTable {
-    /// The id of `name`, new ids in order of first use. Past [`MAX_KEYS`] keys every new
-    /// key gets `KeyId::MAX` and [`KeyTable::full`] says so; no id ever wraps around.
+    /// The program's name of key `name` of the tree being compiled: the caller's key it is
+    /// bound to, the caller's of the same name where the SubTree shares, else the SubTree
+    /// node's own, `SUBTREE-ID/NAME`.
+    fn resolve(&self, name: &str) -> String {
+        for scope in self.scopes.iter().rev() {
+            if let Some(to) = scope.bound.get(name) {
+                return to.clone();
+            }
+            if !scope.shares {
+                return format!("{}{name}", scope.prefix);
+            }
+        }
+        name.to_owned()
+    }
+
+    /// A SubTree node whose trace ids start with `prefix` is compiled from here to
+    /// [`KeyTable::leave`]: `bound` pairs each key of its asset bound to a key of the caller
+    /// with that key's name in the caller.
+    pub(crate) fn enter(&mut self, prefix: &str, shares: bool, bound: Vec<(String, String)>) {
+        let bound = bound
+            .into_iter()
+            .map(|(inner, caller)| (inner, self.resolve(&caller)))
+            .collect();
+        self.scopes.push(Scope {
+            prefix: prefix.to_owned(),
+            shares,
+            bound,
+        });
+    }
+
+    /// The SubTree node entered last is compiled.
+    pub(crate) fn leave(&mut self) {
+        self.scopes.pop();
+    }
+
+    /// The id of `name` (a key of the tree being compiled, see [`KeyTable::enter`]), new
+    /// ids in order of first use. Past [`MAX_KEYS`] keys every new key gets `KeyId::MAX`
+    /// and [`KeyTable::full`] says so; no id ever wraps around.
     pub(crate) fn intern(&mut self, name: &str) -> KeyId {
+        if self.scopes.is_empty() {
+            return self.intern_resolved(name);
+        }
+        let resolved = self.resolve(name);
+        self.intern_resolved(&resolved)
+    }
+
+    fn intern_resolved(&mut self, name: &str) -> KeyId {
         if let Some(&id) = self.ids.get(name) {
             return id;
         }

@@ -15,7 +15,8 @@ use super::registry::Behaviours;
 use super::slab::{ActionType, LeafCalls, SlabPlan};
 use crate::model::names::Named;
 use crate::model::{
-    Assets, Catalog, Category, Diagnostic, Node, Port, Runs, Tree, Value, validate,
+    Assets, Binding, Catalog, Category, Diagnostic, Node, Port, Runs, Tree, Value, binding,
+    shares_keys, validate,
 };
 
 /// Deepest nesting a program may have (subtrees included); validation refuses deeper.
@@ -280,6 +281,7 @@ impl<A: 'static> Program<A> {
             served: super::kinds::Served::default(),
             types: Vec::new(),
             runs: Vec::new(),
+            seeds: std::collections::BTreeMap::new(),
             p: Program {
                 recs: Vec::new(),
                 names: Vec::new(),
@@ -306,6 +308,7 @@ impl<A: 'static> Program<A> {
         };
         b.add(root, tree, assets, "", NONE, 0)?;
         b.seed(tree);
+        b.p.seeds = std::mem::take(&mut b.seeds).into_iter().collect();
         b.p.keys = std::mem::take(&mut b.keys.names);
         let (records, timers, words) = b.p.lay_out();
         b.p.index_leaves(&b.runs);
@@ -802,7 +805,20 @@ struct Builder<'a, A> {
     types: Vec<ActionType<A>>,
     /// How each node runs its children, by index (its kind's catalog entry says).
     runs: Vec<Runs>,
+    /// The values keys hold from the start, by key: see `Program::seeds`.
+    seeds: std::collections::BTreeMap<KeyId, CtxValue>,
     p: Program<A>,
+}
+
+/// A declared key's default, or a parameter's literal, as a context value (an `int` or a
+/// `float` as its number).
+fn seed_value(v: &Value) -> Option<CtxValue> {
+    Some(match v {
+        Value::Bool(b) => CtxValue::Bool(*b),
+        Value::Int(_) | Value::Float(_) => CtxValue::Number(v.as_f64().unwrap_or_default()),
+        Value::Text(t) => CtxValue::Text(t.as_str().into()),
+        Value::Key(_) => return None,
+    })
 }
 
 impl<A: 'static> Builder<'_, A> {
@@ -810,19 +826,39 @@ impl<A: 'static> Builder<'_, A> {
     fn seed(&mut self, tree: &Tree) {
         let declared = tree.keys.as_deref().unwrap_or_default();
         // The tree's own declaration of a name comes after the project's, and wins.
-        let mut seeds = std::collections::BTreeMap::new();
         for k in self.catalog.shared_keys().iter().chain(declared) {
-            let value = match &k.default {
-                Some(Value::Bool(b)) => CtxValue::Bool(*b),
-                Some(v @ (Value::Int(_) | Value::Float(_))) => {
-                    CtxValue::Number(v.as_f64().unwrap_or_default())
-                }
-                Some(Value::Text(t)) => CtxValue::Text(t.as_str().into()),
-                None => continue,
-            };
-            seeds.insert(self.keys.intern(&k.name), value);
+            if let Some(v) = k.default.as_ref().and_then(seed_value) {
+                self.seeds.insert(self.keys.intern(&k.name), v);
+            }
         }
-        self.p.seeds = seeds.into_iter().collect();
+    }
+
+    /// SubTree node `node` of `caller` runs the tree `sub`: from here to [`KeyTable::leave`], the keys
+    /// `sub` names are the node's (SEMANTICS.md §3.5), each as [`binding`] says, and its own
+    /// keys hold their literals and defaults from the start.
+    fn enter_subtree(&mut self, node: &Node, caller: &Tree, sub: &Tree, prefix: &str) {
+        let declared = sub.keys.as_deref();
+        let shares = shares_keys(self.catalog.flag(node, "autoremap"), caller);
+        let mut bound = Vec::new();
+        let mut seeds = Vec::new();
+        for d in declared.unwrap_or_default() {
+            match binding(&d.name, Some(d), &node.fields, shares) {
+                Binding::Caller(key) => bound.push((d.name.clone(), key.to_owned())),
+                Binding::Literal(v) => seeds.extend(seed_value(v).map(|v| (&d.name, v))),
+                Binding::Own => {
+                    seeds.extend(
+                        d.default
+                            .as_ref()
+                            .and_then(seed_value)
+                            .map(|v| (&d.name, v)),
+                    );
+                }
+            }
+        }
+        self.keys.enter(prefix, shares, bound);
+        for (name, v) in seeds {
+            self.seeds.insert(self.keys.intern(name), v);
+        }
     }
 
     fn err(&self, name: &str, message: impl Into<String>) -> CompileError {
@@ -991,7 +1027,10 @@ impl<A: 'static> Builder<'_, A> {
                     ));
                 };
                 let inner = format!("{name}/");
-                kids.push(self.add(top, &sub, &*sub_assets, &inner, index, depth + 1)?);
+                self.enter_subtree(node, tree, &sub, &inner);
+                let top = self.add(top, &sub, &*sub_assets, &inner, index, depth + 1);
+                self.keys.leave();
+                kids.push(top?);
             }
             Category::Leaf | Category::Condition => {}
         }

@@ -2,7 +2,7 @@
 //! compiled in with its own node states. It reports its child's result.
 
 use super::{Build, Def, Next};
-use crate::model::{Category, FieldSpec, FieldType, KindSpec, Node};
+use crate::model::{Category, FieldSpec, FieldType, KindSpec, Node, Value};
 use crate::runtime::Status;
 
 #[derive(Clone, Copy, Debug)]
@@ -14,11 +14,19 @@ impl Def for SubTree {
             "SubTree",
             Category::SubTree,
             "Runs the Root child of another tree file as this branch's child.",
-            vec![FieldSpec::required(
-                "asset",
-                FieldType::Asset,
-                "The tree file to run, relative to this file.",
-            )],
+            vec![
+                FieldSpec::required(
+                    "asset",
+                    FieldType::Asset,
+                    "The tree file to run, relative to this file.",
+                ),
+                FieldSpec::new(
+                    "autoremap",
+                    FieldType::Bool,
+                    Value::Bool(false),
+                    "Share every key of the asset with this tree by name, not only its parameters.",
+                ),
+            ],
         )]
     }
 
