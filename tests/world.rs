@@ -667,3 +667,56 @@ proptest::proptest! {
         }
     }
 }
+
+/// A scenario gives an agent its own defaults of its tree's keys, typed by the tree's
+/// declarations: a name is an entity for an `entity` key, text for a `text` key.
+#[test]
+fn a_scenario_seeds_an_agents_keys_by_their_declared_types() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("watch.json"),
+        r#"{"format": "arbor.tree", "version": 1,
+        "keys": [{"name": "post", "type": "entity"}, {"name": "call", "type": "text"},
+                 {"name": "patience", "type": "float", "default": 1.0}],
+        "nodes": [
+          {"id": "root", "kind": "Root", "inputs": {"child": ["s"]}},
+          {"id": "s", "kind": "Sequence", "inputs": {"children": ["go", "say", "rest"]}},
+          {"id": "go", "kind": "MoveTo", "fields": {"in_context": "post"}},
+          {"id": "say", "kind": "MockAction", "fields": {"in_context": "call"}},
+          {"id": "rest", "kind": "HasContext", "fields": {"key": "patience"}}]}"#,
+    )
+    .unwrap();
+    let scenario = |keys: &str| {
+        let path = dir.path().join("watch.scenario.json");
+        let keys: serde_json::Value = serde_json::from_str(keys).unwrap();
+        let text = serde_json::json!({
+            "format": "arbor.scenario", "version": 1, "map": ["#####", "#...#", "#####"],
+            "entities": [
+                {"kind": "agent", "name": "watcher", "at": [1, 1], "tree": "watch.json", "keys": keys},
+                {"kind": "waypoint", "name": "gate", "at": [3, 1]}]
+        });
+        std::fs::write(&path, text.to_string()).unwrap();
+        Simulation::load(&path, &Catalog::builtin(), 0, None)
+    };
+    let sim = scenario(r#"{"post": "gate", "call": "gate", "patience": 2.5}"#).unwrap();
+    let watcher = sim.instance("watcher").unwrap();
+    let gate = sim.world().find("gate").unwrap();
+    assert_eq!(watcher.value("post"), Some(&CtxValue::Entity(gate)));
+    assert_eq!(watcher.value("call"), Some(&CtxValue::Text("gate".into())));
+    assert_eq!(watcher.value("patience"), Some(&CtxValue::Number(2.5)));
+    for (keys, says) in [
+        (
+            r#"{"post": "nowhere"}"#,
+            "entity 'watcher': key 'post' is of type entity; \"nowhere\" is not an entity",
+        ),
+        (
+            r#"{"patience": "long"}"#,
+            "entity 'watcher': key 'patience' is of type float; \"long\" is not a number",
+        ),
+        (r#"{"mood": 1}"#, "entity 'watcher': its tree"),
+        (r#"[1]"#, "\"keys\" must be an object"),
+    ] {
+        let e = scenario(keys).err().unwrap().to_string();
+        assert!(e.contains(says), "{keys}: {e}");
+    }
+}

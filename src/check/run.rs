@@ -6,9 +6,9 @@ use std::path::{Path, PathBuf};
 use super::coverage::{Counter, Coverage};
 use super::file::{After, Expect, Place, Target, TestFile, TestFileError, TestFileErrors};
 use super::watch::{Check, Matcher, Rule, Spot, Watch};
-use crate::model::Catalog;
 use crate::model::names::{self, Named};
-use crate::runtime::{CtxValue, Observer};
+use crate::model::{Catalog, KeyType};
+use crate::runtime::Observer;
 use crate::world::{SimError, Simulation, Trigger};
 
 /// Why a test cannot run at all.
@@ -489,28 +489,13 @@ impl Prepared {
                         }
                     )));
                 };
-                let value = match equals {
-                    serde_json::Value::String(s) => match sim.world().find(s) {
-                        Some(id) => CtxValue::Entity(id),
-                        None => CtxValue::Text(s.as_str().into()),
-                    },
-                    serde_json::Value::Number(n) => {
-                        CtxValue::Number(n.as_f64().unwrap_or_default())
-                    }
-                    serde_json::Value::Bool(b) => CtxValue::Bool(*b),
-                    serde_json::Value::Array(xy)
-                        if xy.len() == 2 && xy.iter().all(serde_json::Value::is_number) =>
-                    {
-                        CtxValue::Position([
-                            xy[0].as_f64().unwrap_or_default(),
-                            xy[1].as_f64().unwrap_or_default(),
-                        ])
-                    }
-                    other => {
-                        return Err(fail(format!(
-                            "equals {other}: give an entity's name, a text, a number, true or false, or a point [x, y]"
-                        )));
-                    }
+                let ty = sim
+                    .instance(&a)
+                    .map_or(KeyType::Any, |i| i.program().key_type(k as u16));
+                let Some(value) = sim.world().value_for(equals, ty) else {
+                    return Err(fail(format!(
+                        "equals {equals}: key '{key}' is of type {ty}; give an entity's name, a text, a number, true or false, or a point [x, y] of that type"
+                    )));
                 };
                 (
                     Rule::Context {
@@ -703,9 +688,10 @@ fn load(test: &TestFile, catalog: &Catalog, seed: u64) -> Result<Simulation, Pre
         }
     };
     sim.map_err(|e| match e {
-        SimError::Invalid { .. } | SimError::Unrunnable { .. } | SimError::NeedsScenario { .. } => {
-            PrepareError::Broken(e.to_string())
-        }
+        SimError::Invalid { .. }
+        | SimError::Unrunnable { .. }
+        | SimError::NeedsScenario { .. }
+        | SimError::Keys { .. } => PrepareError::Broken(e.to_string()),
         SimError::Scenario(_) | SimError::Tree { .. } => PrepareError::Unreadable(e.to_string()),
     })
 }

@@ -154,7 +154,10 @@ fn sim_error(e: &crate::world::SimError, err: &mut dyn Write) -> u8 {
             let _ = writeln!(err, "{}", scenario_error_line(e));
             EXIT_UNREADABLE
         }
-        SimError::Invalid { .. } | SimError::Unrunnable { .. } | SimError::NeedsScenario { .. } => {
+        SimError::Invalid { .. }
+        | SimError::Unrunnable { .. }
+        | SimError::NeedsScenario { .. }
+        | SimError::Keys { .. } => {
             let _ = writeln!(err, "{e}");
             EXIT_ERRORS
         }

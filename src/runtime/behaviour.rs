@@ -6,7 +6,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use super::Status;
-use crate::model::{Catalog, Node, Value};
+use crate::model::{Catalog, KeyType, Node, Value};
 
 /// A value in an agent's context: a world entity, a position, a number, text or a truth
 /// value.
@@ -25,6 +25,72 @@ pub enum CtxValue {
 }
 
 impl CtxValue {
+    /// Whether a key of type `ty` can hold the value: an `int` a whole number, a `float`
+    /// any number, `any` every value.
+    pub fn fits(&self, ty: KeyType) -> bool {
+        match (self, ty) {
+            (_, KeyType::Any)
+            | (CtxValue::Bool(_), KeyType::Bool)
+            | (CtxValue::Number(_), KeyType::Float)
+            | (CtxValue::Text(_), KeyType::Text)
+            | (CtxValue::Entity(_), KeyType::Entity)
+            | (CtxValue::Position(_), KeyType::Position) => true,
+            (CtxValue::Number(n), KeyType::Int) => n.fract() == 0.0,
+            _ => false,
+        }
+    }
+
+    /// A word for the value's type, for messages.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            CtxValue::Entity(_) => "an entity",
+            CtxValue::Position(_) => "a position",
+            CtxValue::Number(_) => "a number",
+            CtxValue::Text(_) => "a text",
+            CtxValue::Bool(_) => "true or false",
+        }
+    }
+
+    /// The value as true or false, if it is one.
+    pub fn as_bool(&self) -> Option<bool> {
+        match *self {
+            CtxValue::Bool(b) => Some(b),
+            _ => None,
+        }
+    }
+
+    /// The value as a number, if it is one.
+    pub fn as_number(&self) -> Option<f64> {
+        match *self {
+            CtxValue::Number(n) => Some(n),
+            _ => None,
+        }
+    }
+
+    /// The value as text, if it is text.
+    pub fn as_text(&self) -> Option<&str> {
+        match self {
+            CtxValue::Text(t) => Some(t),
+            _ => None,
+        }
+    }
+
+    /// The entity's id, if the value is an entity.
+    pub fn as_entity(&self) -> Option<u64> {
+        match *self {
+            CtxValue::Entity(e) => Some(e),
+            _ => None,
+        }
+    }
+
+    /// The point, if the value is a position.
+    pub fn as_position(&self) -> Option<[f64; 2]> {
+        match *self {
+            CtxValue::Position(p) => Some(p),
+            _ => None,
+        }
+    }
+
     /// The value as an event carries it.
     pub fn as_event(&self) -> super::ValueOf<&str> {
         use super::ValueOf;
@@ -36,6 +102,55 @@ impl CtxValue {
             CtxValue::Bool(b) => ValueOf::Bool(*b),
         }
     }
+}
+
+impl From<bool> for CtxValue {
+    fn from(b: bool) -> Self {
+        CtxValue::Bool(b)
+    }
+}
+
+impl From<f64> for CtxValue {
+    fn from(n: f64) -> Self {
+        CtxValue::Number(n)
+    }
+}
+
+impl From<i64> for CtxValue {
+    fn from(n: i64) -> Self {
+        CtxValue::Number(n as f64)
+    }
+}
+
+impl From<&str> for CtxValue {
+    fn from(t: &str) -> Self {
+        CtxValue::Text(t.into())
+    }
+}
+
+impl From<[f64; 2]> for CtxValue {
+    fn from(p: [f64; 2]) -> Self {
+        CtxValue::Position(p)
+    }
+}
+
+/// Why a value cannot be put under a key from outside a step
+/// ([`crate::runtime::Instance::set`]).
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum KeyError {
+    /// The program has no key of this name.
+    #[error("the tree has no key '{0}'")]
+    Unknown(String),
+    /// The key is declared with a type the value is not of.
+    #[error("key '{key}' is of type {declared}, not {given}")]
+    Type {
+        /// The key.
+        key: String,
+        /// Its declared type.
+        declared: KeyType,
+        /// The value's type, in words.
+        given: &'static str,
+    },
 }
 
 impl<S: AsRef<str>> From<&super::ValueOf<S>> for CtxValue {
@@ -101,14 +216,15 @@ impl Context {
         let mut c = Self {
             slots: vec![None; p.keys().len()],
         };
-        c.reseed(p);
+        c.reseed(p, &[]);
         c
     }
 
-    /// Every key back to its default, or to no value (SEMANTICS.md §3.5).
-    pub(crate) fn reseed<A>(&mut self, p: &super::Program<A>) {
+    /// Every key back to its default (the program's, then the agent's own `agent`), or to
+    /// no value (SEMANTICS.md §3.5).
+    pub(crate) fn reseed<A>(&mut self, p: &super::Program<A>, agent: &[(KeyId, CtxValue)]) {
         self.clear();
-        for (key, value) in &p.seeds {
+        for (key, value) in p.seeds.iter().chain(agent) {
             self.set(*key, Some(value.clone()));
         }
     }

@@ -7,7 +7,7 @@
 use std::sync::Arc;
 
 use super::Status;
-use super::behaviour::{Context, CtxValue};
+use super::behaviour::{Context, CtxValue, KeyError, KeyId};
 use super::exec::{Exec, Hooks, Quiet, Watched};
 use super::kinds::Kind;
 use super::program::Program;
@@ -77,6 +77,53 @@ impl<A> Instance<A> {
     /// Where the program's steps keep no context, the first call makes room for it.
     pub fn context_mut(&mut self) -> &mut Context {
         &mut self.st.cold_mut(&self.program).context
+    }
+
+    /// The value key `name` holds, if the tree has that key and it holds one (for a game's
+    /// code between steps; a leaf reads its input through its `LeafIo`).
+    pub fn value(&self, name: &str) -> Option<&CtxValue> {
+        self.st.context().get(self.program.key(name)?)
+    }
+
+    /// The id of key `name`, checked to take `value` (see [`Instance::set`]).
+    fn key_for(&self, name: &str, value: &CtxValue) -> Result<KeyId, KeyError> {
+        let key = self
+            .program
+            .key(name)
+            .ok_or_else(|| KeyError::Unknown(name.to_owned()))?;
+        let declared = self.program.key_type(key);
+        if value.fits(declared) {
+            Ok(key)
+        } else {
+            Err(KeyError::Type {
+                key: name.to_owned(),
+                declared,
+                given: value.type_name(),
+            })
+        }
+    }
+
+    /// Puts `value` under key `name` now, between steps, as a leaf writing it would; the
+    /// next clear of the context (SEMANTICS.md §3.5) takes it away. Refused for a key the
+    /// tree does not have, or a value of another type than the key's declared one.
+    pub fn set(&mut self, name: &str, value: impl Into<CtxValue>) -> Result<(), KeyError> {
+        let value = value.into();
+        let key = self.key_for(name, &value)?;
+        self.context_mut().set(key, Some(value));
+        Ok(())
+    }
+
+    /// This agent's own default of key `name`: put under the key now, and given back to it
+    /// whenever the context is cleared, over the tree's default (a game's per-agent
+    /// settings, a scenario's `keys`). Refused as [`Instance::set`] refuses.
+    pub fn seed(&mut self, name: &str, value: impl Into<CtxValue>) -> Result<(), KeyError> {
+        let value = value.into();
+        let key = self.key_for(name, &value)?;
+        let cold = self.st.cold_mut(&self.program);
+        cold.seeds.retain(|(k, _)| *k != key);
+        cold.seeds.push((key, value.clone()));
+        cold.context.set(key, Some(value));
+        Ok(())
     }
 
     /// The active leaves, in tree order.

@@ -34,7 +34,7 @@ mod state;
 mod trace;
 
 pub use behaviour::{
-    Action, CondIo, Condition, Context, CtxValue, KeyId, LeafIo, NodeSpec, Outcome,
+    Action, CondIo, Condition, Context, CtxValue, KeyError, KeyId, LeafIo, NodeSpec, Outcome,
 };
 pub(crate) use binary_trace::code as binary_code;
 pub use binary_trace::{

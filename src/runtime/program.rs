@@ -15,8 +15,8 @@ use super::registry::Behaviours;
 use super::slab::{ActionType, LeafCalls, SlabPlan};
 use crate::model::names::Named;
 use crate::model::{
-    Assets, Binding, Catalog, Category, Diagnostic, Node, Port, Runs, Tree, Value, binding,
-    shares_keys, validate,
+    Assets, Binding, Catalog, Category, Diagnostic, KeyType, Node, Port, Runs, Tree, Value,
+    binding, shares_keys, validate,
 };
 
 /// Deepest nesting a program may have (subtrees included); validation refuses deeper.
@@ -223,6 +223,8 @@ pub struct Program<A> {
     /// The keys declared with a default and their values, which a run starts with and the
     /// context is cleared back to (SEMANTICS.md §3.5).
     pub(crate) seeds: Vec<(KeyId, CtxValue)>,
+    /// Each key's declared type, by [`KeyId`] (`any` where nothing declares it).
+    key_types: Vec<KeyType>,
     pub(crate) interrupts: Vec<(String, u32)>,
     pub(crate) perm_len: usize,
     pub(crate) depth: usize,
@@ -282,6 +284,7 @@ impl<A: 'static> Program<A> {
             types: Vec::new(),
             runs: Vec::new(),
             seeds: std::collections::BTreeMap::new(),
+            key_types: Vec::new(),
             p: Program {
                 recs: Vec::new(),
                 names: Vec::new(),
@@ -292,6 +295,7 @@ impl<A: 'static> Program<A> {
                 conditions: Vec::new(),
                 keys: Vec::new(),
                 seeds: Vec::new(),
+                key_types: Vec::new(),
                 interrupts: Vec::new(),
                 perm_len: 0,
                 depth: 0,
@@ -310,6 +314,12 @@ impl<A: 'static> Program<A> {
         b.seed(tree);
         b.p.seeds = std::mem::take(&mut b.seeds).into_iter().collect();
         b.p.keys = std::mem::take(&mut b.keys.names);
+        b.p.key_types = vec![KeyType::Any; b.p.keys.len()];
+        for (key, ty) in std::mem::take(&mut b.key_types) {
+            if let Some(slot) = b.p.key_types.get_mut(usize::from(key)) {
+                *slot = ty;
+            }
+        }
         let (records, timers, words) = b.p.lay_out();
         b.p.index_leaves(&b.runs);
         b.p.index_routes();
@@ -384,6 +394,14 @@ impl<A> Program<A> {
     /// The context keys the program uses, by [`KeyId`].
     pub fn keys(&self) -> &[String] {
         &self.keys
+    }
+
+    /// The declared type of key `key` (`any` where nothing declares it).
+    pub fn key_type(&self, key: KeyId) -> KeyType {
+        self.key_types
+            .get(usize::from(key))
+            .copied()
+            .unwrap_or(KeyType::Any)
     }
 
     /// The id of a context key, if the program uses it.
@@ -807,6 +825,8 @@ struct Builder<'a, A> {
     runs: Vec<Runs>,
     /// The values keys hold from the start, by key: see `Program::seeds`.
     seeds: std::collections::BTreeMap<KeyId, CtxValue>,
+    /// The declared keys' types: see `Program::key_types`.
+    key_types: Vec<(KeyId, KeyType)>,
     p: Program<A>,
 }
 
@@ -827,8 +847,10 @@ impl<A: 'static> Builder<'_, A> {
         let declared = tree.keys.as_deref().unwrap_or_default();
         // The tree's own declaration of a name comes after the project's, and wins.
         for k in self.catalog.shared_keys().iter().chain(declared) {
+            let key = self.keys.intern(&k.name);
+            self.key_types.push((key, k.ty));
             if let Some(v) = k.default.as_ref().and_then(seed_value) {
-                self.seeds.insert(self.keys.intern(&k.name), v);
+                self.seeds.insert(key, v);
             }
         }
     }
@@ -840,24 +862,21 @@ impl<A: 'static> Builder<'_, A> {
         let declared = sub.keys.as_deref();
         let shares = shares_keys(self.catalog.flag(node, "autoremap"), caller);
         let mut bound = Vec::new();
-        let mut seeds = Vec::new();
+        let mut own = Vec::new();
         for d in declared.unwrap_or_default() {
             match binding(&d.name, Some(d), &node.fields, shares) {
                 Binding::Caller(key) => bound.push((d.name.clone(), key.to_owned())),
-                Binding::Literal(v) => seeds.extend(seed_value(v).map(|v| (&d.name, v))),
-                Binding::Own => {
-                    seeds.extend(
-                        d.default
-                            .as_ref()
-                            .and_then(seed_value)
-                            .map(|v| (&d.name, v)),
-                    );
-                }
+                Binding::Literal(v) => own.push((d, seed_value(v))),
+                Binding::Own => own.push((d, d.default.as_ref().and_then(seed_value))),
             }
         }
         self.keys.enter(prefix, shares, bound);
-        for (name, v) in seeds {
-            self.seeds.insert(self.keys.intern(name), v);
+        for (d, seed) in own {
+            let key = self.keys.intern(&d.name);
+            self.key_types.push((key, d.ty));
+            if let Some(v) = seed {
+                self.seeds.insert(key, v);
+            }
         }
     }
 

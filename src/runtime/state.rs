@@ -10,7 +10,7 @@
 use std::collections::VecDeque;
 
 use super::Status;
-use super::behaviour::{CondIo, Context, CtxValue, LeafIo};
+use super::behaviour::{CondIo, Context, CtxValue, KeyId, LeafIo};
 use super::program::{HAS_IO, LeafInfo, NONE, Program};
 
 /// What a node's painting needs: its last status, when it changed, and counters. `R` holds
@@ -390,6 +390,9 @@ impl Active {
 #[repr(C)]
 pub(crate) struct Cold {
     pub context: Context,
+    /// The agent's own defaults, given from outside (`Instance::seed`), over the
+    /// program's: the context is cleared back to both.
+    pub seeds: Vec<(KeyId, CtxValue)>,
     /// Active leaves beyond [`INLINE`] (see [`Active`]).
     spill: Vec<u32>,
     /// The random-order composites' permutations (see `Run::order_mut`).
@@ -440,6 +443,7 @@ impl Cold {
             // Filled from outside, between steps: it grows there, never in a step.
             triggers: VecDeque::new(),
             context: Context::seeded(p),
+            seeds: Vec::new(),
             // Slot 0 stands for "none" and is never used: no slots when no leaf has one.
             inputs: slots(p.io_len.0),
             produced: slots(p.io_len.1),
@@ -463,6 +467,7 @@ impl Clone for Cold {
         }
         Self {
             context: self.context.clone(),
+            seeds: self.seeds.clone(),
             spill: same(&self.spill),
             perm: same(&self.perm),
             resume: same(&self.resume),

@@ -312,6 +312,29 @@ impl World {
         self.names.get(name).copied()
     }
 
+    /// The context value a file writes as `v` for a key of type `ty` (a scenario's agent
+    /// `keys`, a behaviour test's `equals`): true or false, a number, `[x, y]`, or a name,
+    /// which is an entity of this world for an `entity` key, that entity's place for a
+    /// `position` key, text for a `text` key, and for an `any` key an entity if one has the
+    /// name, else text. `None`: `v` cannot be a value of that type.
+    pub fn value_for(&self, v: &serde_json::Value, ty: crate::model::KeyType) -> Option<CtxValue> {
+        use crate::model::KeyType as T;
+        use serde_json::Value as J;
+        let value = match v {
+            J::Bool(b) => CtxValue::Bool(*b),
+            J::Number(n) => CtxValue::Number(n.as_f64()?),
+            J::Array(xy) if xy.len() == 2 => CtxValue::Position([xy[0].as_f64()?, xy[1].as_f64()?]),
+            J::String(s) => match (ty, self.find(s)) {
+                (T::Text, _) => CtxValue::Text(s.as_str().into()),
+                (T::Position, Some(id)) => CtxValue::Position(self.position_of(id)?),
+                (T::Entity | T::Any, Some(id)) => CtxValue::Entity(id),
+                (_, _) => CtxValue::Text(s.as_str().into()),
+            },
+            _ => return None,
+        };
+        value.fits(ty).then_some(value)
+    }
+
     /// Files an entity in the spatial index where it is now (after it moved or died).
     pub(super) fn refile(&mut self, id: EntityId) {
         let Some(e) = usize::try_from(id).ok().and_then(|i| self.entities.get(i)) else {

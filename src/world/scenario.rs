@@ -53,6 +53,9 @@ pub struct AgentSetup {
     pub name: String,
     /// Its tree file, resolved against the scenario's folder.
     pub tree: PathBuf,
+    /// Its own defaults of keys of its tree (`"keys"`), as the file writes them: each is
+    /// typed against the tree's declarations when the tree is compiled.
+    pub keys: Vec<(String, Value)>,
 }
 
 /// Whether a file's text is a scenario (by its `format` header) rather than a tree.
@@ -172,7 +175,18 @@ pub fn parse_scenario(text: &str, path: &Path) -> Result<(World, Vec<AgentSetup>
                     };
                     holds.push((item.to_owned(), name.clone()));
                 }
-                agents.push((name.clone(), base.join(tree)));
+                let keys = match e.get("keys") {
+                    None => Vec::new(),
+                    Some(Value::Object(keys)) => {
+                        keys.iter().map(|(k, v)| (k.clone(), v.clone())).collect()
+                    }
+                    Some(_) => {
+                        return Err(fail(
+                            "\"keys\" must be an object: {\"KEY\": value, …}".into(),
+                        ));
+                    }
+                };
+                agents.push((name.clone(), base.join(tree), keys));
                 (
                     EntityKind::Agent(Body {
                         team: match e.get("team") {
@@ -203,6 +217,7 @@ pub fn parse_scenario(text: &str, path: &Path) -> Result<(World, Vec<AgentSetup>
                         "hunger",
                         "hunger_rate",
                         "holds",
+                        "keys",
                     ],
                 )
             }
@@ -356,10 +371,11 @@ pub fn parse_scenario(text: &str, path: &Path) -> Result<(World, Vec<AgentSetup>
     }
     let agents = agents
         .into_iter()
-        .map(|(name, tree)| AgentSetup {
+        .map(|(name, tree, keys)| AgentSetup {
             entity: world.find(&name).unwrap_or_default(),
             name,
             tree,
+            keys,
         })
         .collect();
     Ok((world, agents))

@@ -41,6 +41,16 @@ pub enum SimError {
         /// The errors, one a line as `arbor validate` prints them.
         problems: Vec<String>,
     },
+    /// An agent's `keys` do not fit its tree.
+    #[error("{}: entity '{agent}': {message}", scenario.display())]
+    Keys {
+        /// The scenario.
+        scenario: PathBuf,
+        /// The agent.
+        agent: String,
+        /// What is wrong.
+        message: String,
+    },
     /// A tree run without a scenario uses world nodes, which need a world to act on.
     #[error("{}: uses world nodes ({}); it runs in a scenario, with the entities they act on. Open one (File > Open Scenario…, or arbor run {} --scenario SCENARIO.json)", tree.display(), kinds.join(", "), tree.display())]
     NeedsScenario {
@@ -320,6 +330,32 @@ impl Simulation {
             let mut instance = Instance::new(program, derive_seed(seed, i as u64 + 1));
             // The editor paints the watched agent's nodes from it.
             instance.record_states(true);
+            for (key, written) in &setup.keys {
+                let ty = instance
+                    .program()
+                    .key(key)
+                    .map(|k| instance.program().key_type(k));
+                let seeded = match ty {
+                    None => Err(format!(
+                        "its tree {} has no key '{key}'",
+                        setup.tree.display()
+                    )),
+                    Some(ty) => match world.value_for(written, ty) {
+                        None => Err(format!(
+                            "key '{key}' is of type {ty}; {written} is not {}",
+                            ty.describe()
+                        )),
+                        Some(v) => instance.seed(key, v).map_err(|e| e.to_string()),
+                    },
+                };
+                if let Err(message) = seeded {
+                    return Err(SimError::Keys {
+                        scenario: scenario.to_owned(),
+                        agent: setup.name,
+                        message,
+                    });
+                }
+            }
             agents.push(SimAgent { instance, setup });
         }
         let inputs = std::iter::once(scenario.to_owned())
@@ -416,6 +452,7 @@ impl Simulation {
                     entity,
                     name,
                     tree: shown,
+                    keys: Vec::new(),
                 },
                 instance,
             }],

@@ -241,3 +241,59 @@ fn the_display_snapshot_can_be_turned_off_and_on() {
     );
     assert_eq!(r.instance.node_states()[a].successes, 1);
 }
+
+/// A game's code between steps: typed reads and writes by name, refused for a key the tree
+/// does not have or a value of another type than the declared one; an agent's own default
+/// outlives a clear of the context, a value set does not.
+#[test]
+fn a_game_sets_and_seeds_keys_by_name_checked_against_their_types() {
+    let mut r = Run::declaring(
+        "root: Root | child s
+         s: Sequence | children a b
+         a: MockAction script=S in_context=alert
+         b: MockAction script=S in_context=target",
+        vec![
+            declared("alert", KeyType::Bool, Some(Value::Bool(false))),
+            declared("target", KeyType::Entity, None),
+            declared("rounds", KeyType::Int, Some(Value::Int(3))),
+        ],
+    );
+    let i = &mut r.instance;
+    assert_eq!(i.value("alert").and_then(CtxValue::as_bool), Some(false));
+    assert_eq!(i.value("rounds").and_then(CtxValue::as_number), Some(3.0));
+    assert_eq!(
+        i.set("alert", 1.0).unwrap_err().to_string(),
+        "key 'alert' is of type bool, not a number"
+    );
+    assert_eq!(
+        i.set("rounds", 2.5).unwrap_err().to_string(),
+        "key 'rounds' is of type int, not a number"
+    );
+    assert_eq!(
+        i.set("ghost", true).unwrap_err().to_string(),
+        "the tree has no key 'ghost'"
+    );
+    i.set("rounds", 4_i64).unwrap();
+    i.seed("alert", true).unwrap();
+    assert_eq!(i.value("alert").and_then(CtxValue::as_bool), Some(true));
+    // `b` misses `target`: the context is cleared, back to the agent's own default for
+    // `alert` and the tree's for `rounds`.
+    r.steps(2);
+    assert!(
+        r.log.contains(&"2 context_missing b target".to_string()),
+        "{:#?}",
+        r.log
+    );
+    let i = &r.instance;
+    assert_eq!(i.value("alert").and_then(CtxValue::as_bool), Some(true));
+    assert_eq!(i.value("rounds").and_then(CtxValue::as_number), Some(3.0));
+    // Seeding the entity the tree waits for ends the resets.
+    r.instance.seed("target", CtxValue::Entity(7)).unwrap();
+    let before = r.instance.stats().context_missing;
+    r.steps(4);
+    assert_eq!(r.instance.stats().context_missing, before);
+    assert_eq!(
+        r.instance.value("target").and_then(CtxValue::as_entity),
+        Some(7)
+    );
+}

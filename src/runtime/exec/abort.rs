@@ -66,7 +66,8 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
     #[inline(never)]
     pub(super) fn clear_keys(&mut self) {
         let p = self.p;
-        self.cold().context.reseed(p);
+        let cold = self.cold();
+        cold.context.reseed(p, &cold.seeds);
     }
 
     pub(crate) fn context_missing(&mut self, n: u32, key: KeyId) -> Flow {
