@@ -31,6 +31,11 @@ pub const WORKLOADS: &[Workload] = &[
         n: 1_000,
     },
     Workload {
+        name: "declared_keys",
+        what: "a tree declaring N keys, N nodes writing them and N reading them (every other one misspelt), read and validated",
+        n: 1_000,
+    },
+    Workload {
         name: "trace_header",
         what: "a trace header naming N agents, written and read back in both encodings",
         n: 1_000,
@@ -61,6 +66,7 @@ pub fn prepare(name: &str, n: usize) -> Option<Box<dyn FnMut()>> {
     Some(match name {
         "library_one_line" => library(n, true),
         "library_lines" => library(n, false),
+        "declared_keys" => declared_keys(n),
         "trace_header" => trace_header(n),
         #[cfg(feature = "gui")]
         "coverage_others" => coverage_others(n),
@@ -79,6 +85,54 @@ fn library(n: usize, one_line: bool) -> Box<dyn FnMut()> {
     Box::new(move || {
         let problems = arbor::io::check_library(Path::new("big.nodes.json"), &text, &builtin);
         assert!(problems.is_empty(), "{:?}", problems.first());
+    })
+}
+
+/// Reads and validates, as `arbor validate` does, a tree that declares `n` keys, with a
+/// Sequence of `n` leaves writing them and `n` reading them, every other reader naming a
+/// key nobody declares (each a `key-undeclared` and a `key-unwritten` finding).
+fn declared_keys(n: usize) -> Box<dyn FnMut()> {
+    let keys: Vec<String> = (0..n)
+        .map(|i| format!(r#"{{"name": "key_{i}", "type": "text"}}"#))
+        .collect();
+    let mut nodes =
+        vec![r#"{"id": "root", "kind": "Root", "inputs": {"child": ["s"]}}"#.to_owned()];
+    let mut kids = Vec::new();
+    for i in 0..n {
+        kids.push(format!(r#""w{i}""#));
+        nodes.push(format!(
+            r#"{{"id": "w{i}", "kind": "MockAction", "fields": {{"produces": "x", "out_context": "key_{i}"}}}}"#
+        ));
+    }
+    for i in 0..n {
+        let key = if i % 2 == 0 {
+            format!("key_{i}")
+        } else {
+            format!("kye_{i}")
+        };
+        kids.push(format!(r#""r{i}""#));
+        nodes.push(format!(
+            r#"{{"id": "r{i}", "kind": "MockAction", "fields": {{"in_context": "{key}"}}}}"#
+        ));
+    }
+    nodes.push(format!(
+        r#"{{"id": "s", "kind": "Sequence", "inputs": {{"children": [{}]}}}}"#,
+        kids.join(", ")
+    ));
+    let text = format!(
+        r#"{{"format": "arbor.tree", "version": 1, "keys": [{}], "nodes": [{}]}}"#,
+        keys.join(", "),
+        nodes.join(",\n")
+    );
+    let catalog = arbor::model::Catalog::builtin();
+    Box::new(move || {
+        let tree = arbor::io::parse_tree(&text, Path::new("keys.json")).unwrap();
+        let found = arbor::model::validate(&tree, &catalog, &arbor::model::NoAssets);
+        let undeclared = found
+            .iter()
+            .filter(|d| d.rule == arbor::model::Rule::KeyUndeclared)
+            .count();
+        assert_eq!(undeclared, n / 2);
     })
 }
 
