@@ -525,10 +525,12 @@ impl Tree {
         })
     }
 
-    /// Whether `other` runs as this tree does: the same nodes in the same order, with the
-    /// same kinds, fields and links (titles, comments and positions are the editor's).
+    /// Whether `other` runs as this tree does: the same declared keys, and the same nodes
+    /// in the same order, with the same kinds, fields and links (titles, comments and
+    /// positions are the editor's).
     pub fn runs_like(&self, other: &Tree) -> bool {
-        self.nodes.len() == other.nodes.len()
+        self.keys == other.keys
+            && self.nodes.len() == other.nodes.len()
             && self.nodes.iter().zip(&other.nodes).all(|(a, b)| {
                 a.id == b.id && a.kind == b.kind && a.fields == b.fields && a.inputs == b.inputs
             })
