@@ -14,10 +14,14 @@ pub use catalog::{
     Catalog, CatalogError, FieldSpec, FieldType, HINTED_KINDS, KindSpec, Origin, Repeats, Runs,
 };
 pub use edit::{Edit, EditError, ParentSlot};
-pub use keys::{KeyDecl, KeyType, KeyTypes, MAX_DECLARED_KEYS, key_name_problem};
+pub use keys::{
+    KeyChoice, KeyDecl, KeyOrigin, KeyType, KeyTypes, MAX_DECLARED_KEYS, Role as KeyRole,
+    fields_naming, key_name_problem, keys_fitting,
+};
 pub use validate::{
-    AssetStatus, AssetSummary, Assets, Diagnostic, MAX_ACTIVE_LEAVES, MAX_CONTEXT_KEYS, MAX_DEPTH,
-    MAX_NODES, NoAssets, Rule, Severity, link_rule, summarize, undeclared_keys, validate,
+    AssetStatus, AssetSummary, Assets, Diagnostic, KeyUse, MAX_ACTIVE_LEAVES, MAX_CONTEXT_KEYS,
+    MAX_DEPTH, MAX_NODES, NoAssets, Rule, Severity, key_uses, link_rule, summarize,
+    undeclared_keys, validate,
 };
 
 use std::collections::BTreeMap;

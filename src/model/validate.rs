@@ -117,6 +117,36 @@ pub fn undeclared_keys(tree: &Tree, catalog: &Catalog, assets: &dyn Assets) -> V
     )
 }
 
+/// One node's use of one key: the node, the field that names it (`asset` for a SubTree
+/// whose tree uses it), and whether it reads or writes it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct KeyUse {
+    /// The node.
+    pub node: NodeId,
+    /// The key.
+    pub key: String,
+    /// The field that names it.
+    pub field: String,
+    /// Whether the node reads it or writes it.
+    pub role: keys::Role,
+}
+
+/// Every node's use of every key, in file order (a SubTree's through its asset), as
+/// validation finds them.
+pub fn key_uses(tree: &Tree, catalog: &Catalog, assets: &dyn Assets) -> Vec<KeyUse> {
+    let mut cx = Ctx::new(tree, catalog, assets);
+    cx.subtree_assets();
+    cx.key_uses()
+        .into_iter()
+        .map(|u| KeyUse {
+            node: u.node.clone(),
+            key: u.key.to_owned(),
+            field: u.field.to_owned(),
+            role: u.role,
+        })
+        .collect()
+}
+
 /// The deepest a node may sit below Root, SubTrees included (Root is at depth 0).
 pub const MAX_DEPTH: usize = 256;
 
@@ -972,7 +1002,7 @@ impl<'a> Ctx<'a> {
             };
             match (self.category(node), self.kinds[i]) {
                 (Some(Category::Leaf | Category::Condition | Category::Interrupt), Some(kind)) => {
-                    for f in &kind.fields {
+                    for (f, key) in keys::key_fields(node, kind) {
                         let FieldType::ContextKey(types) = f.ty else {
                             continue;
                         };
@@ -981,7 +1011,7 @@ impl<'a> Ctx<'a> {
                         } else {
                             Role::Reads
                         };
-                        add(self.text(node, &f.name), role, &f.name, types);
+                        add(key, role, &f.name, types);
                     }
                 }
                 (Some(Category::SubTree), _) => {
