@@ -257,6 +257,13 @@ pub fn inspector_ui(
                                 return;
                             }
                         }
+                        if let FieldType::ContextKey(_) = spec.ty {
+                            let key = super::blackboard::key_field_ui(
+                                ui, tree, catalog, node, spec, label_id,
+                            );
+                            request = key.or(request.take());
+                            return;
+                        }
                         if let Some(v) = value_ui(ui, spec, current, label_id, "inspector") {
                             let edit = Edit::SetField {
                                 id: node.id.clone(),
