@@ -46,7 +46,7 @@ fn verb(role: KeyRole) -> &'static str {
 }
 
 /// Gives a widget its accessible name (a screen reader's, and the tests').
-fn named(response: &egui::Response, name: &str) {
+pub(super) fn named(response: &egui::Response, name: &str) {
     let name = name.to_owned();
     response
         .ctx
@@ -488,12 +488,12 @@ pub(super) fn key_field_ui(
     let mut request = None;
     ui.vertical(|ui| {
         let shown = if current.is_empty() {
-            "(none)"
+            RichText::new("(none)")
         } else {
-            current
+            RichText::new(current).monospace()
         };
         egui::ComboBox::from_id_salt(("key-field", spec.name.as_str()))
-            .selected_text(RichText::new(shown).monospace())
+            .selected_text(shown)
             .width(150.0)
             .show_ui(ui, |ui| {
                 if ui.selectable_label(current.is_empty(), "(none)").clicked() {

@@ -2,7 +2,7 @@
 //! declare, edit, rename (every use, one undo step), delete, Find usages, "New key…".
 
 use crate::common;
-use crate::support::ids;
+use crate::support::{guard_patrol_files, ids};
 
 use arbor::editor::EditorApp;
 use arbor::model::{KeyDecl, KeyType, NodeId, Value};
@@ -16,7 +16,7 @@ use common::input::key;
 use eframe::egui;
 
 /// guard_patrol (one key, `intruder`, read by near, chase and strike, written by spot)
-/// copied into a new folder with its SubTree's file, its keys changed by `keys` first;
+/// copied into a new folder with the files it needs, its keys changed by `keys` first;
 /// the editor opened on it.
 fn guard_patrol(
     keys: impl FnOnce(&mut Option<Vec<KeyDecl>>),
@@ -25,9 +25,7 @@ fn guard_patrol(
     std::path::PathBuf,
     Harness<'static, EditorApp>,
 ) {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::create_dir_all(dir.path().join("subtrees")).unwrap();
-    common::copy_samples(dir.path(), &["guard_patrol.json", "subtrees/patrol.json"]);
+    let dir = guard_patrol_files();
     let path = dir.path().join("guard_patrol.json");
     let mut tree = arbor::io::load_tree(&path).unwrap();
     keys(&mut tree.keys);
@@ -265,4 +263,18 @@ fn find_usages_lists_every_reader_and_writer_and_selects_them() {
     h.get_by_label("Strike (strike): reads in_context").click();
     h.run_steps(3);
     assert_eq!(h.state().selection(), ids(&["strike"]).as_slice());
+}
+
+#[test]
+fn a_waypoint_field_offers_the_scenarios_waypoints() {
+    let dir = guard_patrol_files();
+    let mut h = harness(EditorApp::open(&dir.path().join("guard_patrol.json")).unwrap());
+    h.state_mut().select(Some(NodeId::new("chase")));
+    h.run_steps(3);
+    pick(&mut h, "waypoints for waypoint", "post_b");
+    assert_eq!(field(&h, "chase", "waypoint").as_deref(), Some("post_b"));
+    // A field that names no waypoint offers none.
+    h.state_mut().select(Some(NodeId::new("strike")));
+    h.run_steps(3);
+    assert!(h.query_by_label_contains("waypoints for").is_none());
 }
