@@ -537,3 +537,44 @@ fn renaming_a_key_renames_its_declaration_and_every_use_and_refuses_collisions()
         .unwrap_err();
     assert!(err.message.contains("the project's"), "{}", err.message);
 }
+
+#[test]
+fn a_key_field_is_offered_the_keys_whose_type_it_takes() {
+    use arbor::model::{KeyDecl, KeyOrigin, KeyType, KeyTypes, keys_fitting};
+    let names = |found: Vec<arbor::model::KeyChoice>| {
+        found
+            .into_iter()
+            .map(|k| (k.name, k.ty, k.origin))
+            .collect::<Vec<_>>()
+    };
+    let mut c = Catalog::builtin();
+    c.declare_shared_keys(vec![KeyDecl::new("speed", KeyType::Float)]);
+    // A tree that declares none may name any key: those its nodes name come, as `any`.
+    let t = keyed(&c, None);
+    assert_eq!(
+        names(keys_fitting(&t, &c, KeyType::Bool.set())),
+        [("enemy".to_owned(), KeyType::Any, KeyOrigin::Used)]
+    );
+    let t = keyed(
+        &c,
+        Some(vec![
+            KeyDecl::new("enemy", KeyType::Entity),
+            KeyDecl::new("home", KeyType::Position),
+            KeyDecl::new("note", KeyType::Text),
+            KeyDecl::new("anything", KeyType::Any),
+        ]),
+    );
+    let target = KeyTypes::of(&[KeyType::Entity, KeyType::Position]);
+    assert_eq!(
+        names(keys_fitting(&t, &c, target)),
+        [
+            ("enemy".to_owned(), KeyType::Entity, KeyOrigin::Tree),
+            ("home".to_owned(), KeyType::Position, KeyOrigin::Tree),
+            ("anything".to_owned(), KeyType::Any, KeyOrigin::Tree),
+        ]
+    );
+    assert_eq!(
+        names(keys_fitting(&t, &c, KeyTypes::ANY)).last().unwrap(),
+        &("speed".to_owned(), KeyType::Float, KeyOrigin::Project)
+    );
+}

@@ -359,6 +359,7 @@ impl Blackboard {
                     named(&field, &format!("new name of {}", k.name));
                     if std::mem::take(focus) {
                         field.request_focus();
+                        ui.ctx().request_repaint();
                     }
                     let enter = field.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
                     if ui.small_button("Rename").clicked() || enter {
@@ -459,9 +460,17 @@ fn project_key_ui(ui: &mut egui::Ui, k: &KeyDecl, asked: &mut Vec<Change>) {
     }
 }
 
+/// The name typed for a new key of a node's key field, kept while its form is open: the
+/// field, the name, and whether the form has just opened (it takes the keyboard).
+type Naming = (String, String, bool);
+
+fn naming_id(node: &Node) -> egui::Id {
+    egui::Id::new(("new-key", node.id.as_str()))
+}
+
 /// The drop-down of a key field in the inspector: "(none)", the keys whose type fits the
-/// field, and "New key…", which opens a field for the new key's name under it. Returns
-/// the edit asked for: the field set, or a key declared and the field set, as one step.
+/// field, and "New key…", which opens the form [`new_key_ui`] draws under the fields.
+/// Returns the edit asked for: the field set.
 pub(super) fn key_field_ui(
     ui: &mut egui::Ui,
     tree: &Tree,
@@ -479,105 +488,128 @@ pub(super) fn key_field_ui(
         .or(spec.default.as_ref())
         .and_then(Value::as_str)
         .unwrap_or("");
-    let naming = egui::Id::new(("new-key", node.id.as_str(), spec.name.as_str()));
-    let set = |value: Option<Value>| Edit::SetField {
-        id: node.id.clone(),
-        name: spec.name.clone(),
-        value,
+    let set = |value: Option<Value>| {
+        Request::Edit(
+            Edit::SetField {
+                id: node.id.clone(),
+                name: spec.name.clone(),
+                value,
+            },
+            None,
+        )
     };
     let mut request = None;
-    ui.vertical(|ui| {
-        let shown = if current.is_empty() {
-            RichText::new("(none)")
-        } else {
-            RichText::new(current).monospace()
-        };
-        egui::ComboBox::from_id_salt(("key-field", spec.name.as_str()))
-            .selected_text(shown)
-            .width(150.0)
-            .show_ui(ui, |ui| {
-                if ui.selectable_label(current.is_empty(), "(none)").clicked() {
-                    // An optional field goes back to unset; another holds "" for none.
-                    let none = if spec.default.is_none() && !spec.required {
-                        None
-                    } else {
-                        Some(Value::Text(String::new()))
-                    };
-                    request = Some(Request::Edit(set(none), None));
-                }
-                for k in crate::model::keys_fitting(tree, catalog, types) {
-                    let text = match k.origin {
-                        KeyOrigin::Project => format!("{}  ·  {}, project", k.name, k.ty),
-                        _ => format!("{}  ·  {}", k.name, k.ty),
-                    };
-                    if ui.selectable_label(current == k.name, text).clicked() && current != k.name {
-                        request = Some(Request::Edit(set(Some(Value::Text(k.name))), None));
-                    }
-                }
-                if ui
-                    .selectable_label(false, "New key…")
-                    .on_hover_text("Declare a key for this field and name it here")
-                    .clicked()
-                {
-                    ui.data_mut(|d| d.insert_temp(naming, (String::new(), true)));
-                }
-            })
-            .response
-            .labelled_by(label);
-        let Some((mut name, focus)) = ui.data(|d| d.get_temp::<(String, bool)>(naming)) else {
-            return;
-        };
-        let ty = types.single().unwrap_or(KeyType::Any);
-        let mut done = None;
-        ui.horizontal(|ui| {
-            let field = ui.add(
-                egui::TextEdit::singleline(&mut name)
-                    .hint_text(format!("a new {ty} key"))
-                    .desired_width(110.0),
-            );
-            named(&field, "New key name");
-            if focus {
-                field.request_focus();
-            }
-            let enter = field.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
-            if ui.small_button("Declare").clicked() || enter {
-                done = Some(true);
-            }
-            if ui.small_button("Cancel").clicked() {
-                done = Some(false);
-            }
-        });
-        let key = KeyDecl::new(name.trim(), ty);
-        let problem = key.problem();
-        if let Some(why) = &problem
-            && !name.trim().is_empty()
-        {
-            ui.label(RichText::new(why).color(egui::Color32::from_rgb(235, 90, 90)));
-        }
-        match done {
-            Some(true) if problem.is_none() => {
-                ui.data_mut(|d| d.remove::<(String, bool)>(naming));
-                let value = Some(Value::Text(key.name.clone()));
-                // A tree that declares no keys names any key: the field is set alone.
-                let edit = match &tree.keys {
-                    Some(keys) => Edit::Batch(vec![
-                        Edit::DeclareKey {
-                            key,
-                            index: keys.len(),
-                        },
-                        set(value),
-                    ]),
-                    None => set(value),
+    let shown = if current.is_empty() {
+        RichText::new("(none)")
+    } else {
+        RichText::new(current).monospace()
+    };
+    egui::ComboBox::from_id_salt(("key-field", spec.name.as_str()))
+        .selected_text(shown)
+        .width(150.0)
+        .show_ui(ui, |ui| {
+            if ui.selectable_label(current.is_empty(), "(none)").clicked() {
+                // An optional field goes back to unset; another holds "" for none.
+                let none = if spec.default.is_none() && !spec.required {
+                    None
+                } else {
+                    Some(Value::Text(String::new()))
                 };
-                request = Some(Request::Edit(edit, None));
+                request = Some(set(none));
             }
-            Some(false) => {
-                ui.data_mut(|d| d.remove::<(String, bool)>(naming));
+            for k in crate::model::keys_fitting(tree, catalog, types) {
+                let text = match k.origin {
+                    KeyOrigin::Project => format!("{}  ·  {}, project", k.name, k.ty),
+                    _ => format!("{}  ·  {}", k.name, k.ty),
+                };
+                if ui.selectable_label(current == k.name, text).clicked() && current != k.name {
+                    request = Some(set(Some(Value::Text(k.name))));
+                }
             }
-            _ => {
-                ui.data_mut(|d| d.insert_temp(naming, (name, false)));
+            if ui
+                .selectable_label(false, "New key…")
+                .on_hover_text("Declare a key for this field and name it here")
+                .clicked()
+            {
+                let open: Naming = (spec.name.clone(), String::new(), true);
+                ui.data_mut(|d| d.insert_temp(naming_id(node), open));
             }
+        })
+        .response
+        .labelled_by(label);
+    request
+}
+
+/// The form New key… opened for one of `node`'s key fields, under the fields: the new
+/// key's name, Declare (or Enter) and Cancel. Declare declares the key, of the field's
+/// type (`any` when it takes several), and sets the field, as one undo step; in a tree
+/// that declares no keys it sets the field alone.
+pub(super) fn new_key_ui(
+    ui: &mut egui::Ui,
+    tree: &Tree,
+    catalog: &Catalog,
+    node: &Node,
+) -> Option<Request> {
+    let id = naming_id(node);
+    let (field, mut name, focus) = ui.data(|d| d.get_temp::<Naming>(id))?;
+    let types = catalog.kind(&node.kind)?.key_types(&field)?;
+    let ty = types.single().unwrap_or(KeyType::Any);
+    ui.label(format!("A new key for {field}, holding {}:", ty.describe()));
+    let mut done = None;
+    ui.horizontal(|ui| {
+        let text = ui.add(
+            egui::TextEdit::singleline(&mut name)
+                .hint_text("its name")
+                .desired_width(120.0),
+        );
+        named(&text, "New key name");
+        if focus {
+            text.request_focus();
+        }
+        let enter = text.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
+        if ui.small_button("Declare").clicked() || enter {
+            done = Some(true);
+        }
+        if ui.small_button("Cancel").clicked() {
+            done = Some(false);
         }
     });
-    request
+    let key = KeyDecl::new(name.trim(), ty);
+    let problem = key.problem();
+    if let Some(why) = &problem
+        && !name.trim().is_empty()
+    {
+        ui.add(
+            egui::Label::new(RichText::new(why).color(egui::Color32::from_rgb(235, 90, 90))).wrap(),
+        );
+    }
+    match done {
+        Some(true) if problem.is_none() => {
+            ui.data_mut(|d| d.remove::<Naming>(id));
+            let set = Edit::SetField {
+                id: node.id.clone(),
+                name: field,
+                value: Some(Value::Text(key.name.clone())),
+            };
+            let edit = match &tree.keys {
+                Some(keys) => Edit::Batch(vec![
+                    Edit::DeclareKey {
+                        key,
+                        index: keys.len(),
+                    },
+                    set,
+                ]),
+                None => set,
+            };
+            Some(Request::Edit(edit, None))
+        }
+        Some(false) => {
+            ui.data_mut(|d| d.remove::<Naming>(id));
+            None
+        }
+        _ => {
+            ui.data_mut(|d| d.insert_temp(id, (field, name, false)));
+            None
+        }
+    }
 }

@@ -348,6 +348,9 @@ pub fn inspector_ui(
                     }
                 }
             });
+        if let Some(r) = super::blackboard::new_key_ui(ui, tree, catalog, node) {
+            request = Some(r);
+        }
         if k.is_placeholder() {
             // Nothing says what its fields mean: they are shown, kept and saved as they are.
             for (name, value) in &node.fields {
