@@ -30,6 +30,9 @@ pub(super) struct Blackboard {
     usages: Option<Usages>,
 }
 
+/// The colour of what a name typed would be refused for (the Problems panel's errors').
+const REFUSED: egui::Color32 = egui::Color32::from_rgb(235, 90, 90);
+
 /// What Find usages found.
 pub(super) struct Usages {
     key: String,
@@ -169,7 +172,7 @@ impl EditorApp {
                     });
                     ui.separator();
                 }
-                self.blackboard.add_ui(ui, keys.len(), &mut asked);
+                self.blackboard.add_ui(ui, keys, &mut asked);
             }
         }
         if !shared.is_empty() {
@@ -402,8 +405,16 @@ impl Blackboard {
     }
 
     /// The row that adds a key: its name, its type, Add.
-    fn add_ui(&mut self, ui: &mut egui::Ui, at: usize, asked: &mut Vec<Change>) {
+    fn add_ui(&mut self, ui: &mut egui::Ui, keys: &[KeyDecl], asked: &mut Vec<Change>) {
         let ty = self.new_type.unwrap_or(KeyType::Any);
+        let key = KeyDecl::new(self.new_name.trim(), ty);
+        // What would refuse it, said as it is typed.
+        let problem = if keys.iter().any(|k| k.name == key.name) {
+            Some(format!("the tree declares key '{}' already", key.name))
+        } else {
+            key.problem()
+        };
+        let typed = !key.name.is_empty();
         let mut add = false;
         ui.horizontal(|ui| {
             let field = ui.add(
@@ -417,16 +428,18 @@ impl Blackboard {
                 self.new_type = Some(t);
             }
             add |= ui
-                .add_enabled(
-                    !self.new_name.trim().is_empty(),
-                    egui::Button::new("Add key"),
-                )
+                .add_enabled(typed && problem.is_none(), egui::Button::new("Add key"))
                 .clicked();
         });
-        if add && !self.new_name.trim().is_empty() {
+        if let Some(why) = &problem
+            && typed
+        {
+            ui.add(egui::Label::new(RichText::new(why).color(REFUSED)).wrap());
+        }
+        if add && typed && problem.is_none() {
             asked.push(Change::Edit(Edit::DeclareKey {
-                key: KeyDecl::new(self.new_name.trim(), ty),
-                index: at,
+                key,
+                index: keys.len(),
             }));
             self.new_name.clear();
         }
@@ -579,9 +592,7 @@ pub(super) fn new_key_ui(
     if let Some(why) = &problem
         && !name.trim().is_empty()
     {
-        ui.add(
-            egui::Label::new(RichText::new(why).color(egui::Color32::from_rgb(235, 90, 90))).wrap(),
-        );
+        ui.add(egui::Label::new(RichText::new(why).color(REFUSED)).wrap());
     }
     match done {
         Some(true) if problem.is_none() => {

@@ -108,8 +108,21 @@ fn declaring_the_keys_an_old_tree_uses_is_one_undo_step() {
 #[test]
 fn a_key_added_typed_given_a_default_and_a_doc_is_saved() {
     let (_dir, path, mut h) = guard_patrol(|_| {});
+    // A name the tree declares already, or not a key's name, cannot be added: said at once.
     h.get_by_label("New key").click();
     h.run_steps(2);
+    h.get_by_label("New key").type_text("intruder");
+    h.run_steps(2);
+    h.get_by_label("the tree declares key 'intruder' already");
+    assert!(
+        h.get_by_role_and_label(Role::Button, "Add key")
+            .accesskit_node()
+            .is_disabled()
+    );
+    h.get_by_label("New key").type_text(" alarm");
+    h.run_steps(2);
+    h.get_by_label("key 'intruder alarm': a key's name cannot contain spaces");
+    h.key_press_modifiers(Modifiers::COMMAND, Key::A);
     h.get_by_label("New key").type_text("alarm");
     h.run_steps(2);
     pick(&mut h, "type of the new key", "bool");
