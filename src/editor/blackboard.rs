@@ -33,6 +33,9 @@ pub(super) struct Blackboard {
 /// The colour of what a name typed would be refused for (the Problems panel's errors').
 const REFUSED: egui::Color32 = egui::Color32::from_rgb(235, 90, 90);
 
+/// Up to this many, the project's keys are listed open; more are folded at first.
+const PROJECT_KEYS_OPEN: usize = 12;
+
 /// What Find usages found.
 pub(super) struct Usages {
     key: String,
@@ -176,11 +179,18 @@ impl EditorApp {
             }
         }
         if !shared.is_empty() {
-            ui.add_space(4.0);
-            ui.label(RichText::new("The project's keys (edited in the project file)").strong());
-            for k in shared {
-                project_key_ui(ui, k, &mut asked);
-            }
+            // A long list is folded at first: it is drawn only when opened.
+            egui::CollapsingHeader::new(format!(
+                "The project's {} key(s), edited in the project file",
+                shared.len()
+            ))
+            .id_salt("project-keys")
+            .default_open(shared.len() <= PROJECT_KEYS_OPEN)
+            .show(ui, |ui| {
+                for k in shared {
+                    project_key_ui(ui, k, &mut asked);
+                }
+            });
         }
         self.usages_ui(ui, &mut asked);
         self.queue.extend(asked);

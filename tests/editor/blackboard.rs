@@ -291,3 +291,34 @@ fn a_waypoint_field_offers_the_scenarios_waypoints() {
     h.run_steps(3);
     assert!(h.query_by_label_contains("waypoints for").is_none());
 }
+
+#[test]
+fn the_projects_keys_are_listed_offered_to_key_fields_and_found() {
+    let (dir, _path, _) = guard_patrol(|keys| *keys = Some(vec![]));
+    std::fs::write(
+        dir.path().join("arbor.project.json"),
+        r#"{"format": "arbor.project", "version": 1, "nodes": [],
+            "keys": [{"name": "intruder", "type": "entity", "doc": "Who the guard chases."}]}"#,
+    )
+    .unwrap();
+    let mut h = harness(EditorApp::open(&dir.path().join("guard_patrol.json")).unwrap());
+    h.get_by_label("The project's 1 key(s), edited in the project file");
+    h.get_by_label("Who the guard chases.");
+    // Shown, not edited here.
+    assert!(h.query_by_label("type of intruder").is_none());
+    assert!(h.query_by_label("Rename…").is_none());
+    h.get_by_role_and_label(Role::Button, "Find usages of intruder")
+        .click();
+    h.run_steps(3);
+    assert_eq!(h.state().selection().len(), 4);
+    h.state_mut().select(Some(NodeId::new("strike")));
+    h.run_steps(3);
+    pick(&mut h, "in_context", "(none)");
+    // Attack's key field holds "" for none.
+    assert_eq!(field(&h, "strike", "in_context").as_deref(), Some(""));
+    pick(&mut h, "in_context", "intruder  ·  entity, project");
+    assert_eq!(
+        field(&h, "strike", "in_context").as_deref(),
+        Some("intruder")
+    );
+}
