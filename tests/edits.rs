@@ -391,3 +391,238 @@ fn embedding_code_registers_its_own_kinds() {
             .is_err()
     );
 }
+
+/// A tree whose FindClosest `spot` writes `enemy` and whose Attack `hit` reads it (its
+/// default `in_context` is empty, so it is set).
+fn keyed(c: &Catalog, keys: Option<Vec<arbor::model::KeyDecl>>) -> Tree {
+    let mut t = sample(c);
+    add(&mut t, c, "spot", "FindClosest", None);
+    add(&mut t, c, "hit", "Attack", None);
+    for (node, field) in [("spot", "out_context"), ("hit", "in_context")] {
+        let set = Edit::SetField {
+            id: id(node),
+            name: field.into(),
+            value: Some(Value::Text("enemy".into())),
+        };
+        t.apply(set, c).unwrap();
+    }
+    t.keys = keys;
+    t
+}
+
+#[test]
+fn key_declarations_are_checked_and_undo_exactly() {
+    use arbor::model::{KeyDecl, KeyType};
+    let c = Catalog::builtin();
+    let mut t = keyed(&c, None);
+    let original = t.clone();
+    // A tree that declared none declares one; undone, it declares none again.
+    let undo = t
+        .apply(
+            Edit::DeclareKey {
+                key: KeyDecl::new("enemy", KeyType::Entity),
+                index: 0,
+            },
+            &c,
+        )
+        .unwrap();
+    assert_eq!(t.keys.as_ref().unwrap().len(), 1);
+    t.apply(undo, &c).unwrap();
+    assert_eq!(t, original);
+    let mut t = keyed(&c, Some(vec![KeyDecl::new("enemy", KeyType::Entity)]));
+    let original = t.clone();
+    let mut bad = KeyDecl::new("enemy", KeyType::Int);
+    bad.default = Some(Value::Text("many".into()));
+    for (edit, why) in [
+        (
+            Edit::DeclareKey {
+                key: KeyDecl::new("enemy", KeyType::Any),
+                index: 1,
+            },
+            "declares key 'enemy' already",
+        ),
+        (
+            Edit::UpdateKey {
+                name: "enemy".into(),
+                key: bad,
+            },
+            "its default \"many\" is text",
+        ),
+        (
+            Edit::RemoveKey {
+                name: "ally".into(),
+            },
+            "declares no key 'ally'",
+        ),
+        (
+            Edit::SetKeys(Some(vec![
+                KeyDecl::new("a", KeyType::Int),
+                KeyDecl::new("a", KeyType::Int),
+            ])),
+            "declared twice",
+        ),
+    ] {
+        let err = t.apply(edit, &c).unwrap_err();
+        assert!(err.message.contains(why), "{}", err.message);
+        assert_eq!(t, original);
+    }
+    let undo = t
+        .apply(
+            Edit::RemoveKey {
+                name: "enemy".into(),
+            },
+            &c,
+        )
+        .unwrap();
+    assert_eq!(t.keys, Some(vec![]));
+    t.apply(undo, &c).unwrap();
+    assert_eq!(t, original);
+}
+
+#[test]
+fn renaming_a_key_renames_its_declaration_and_every_use_and_refuses_collisions() {
+    use arbor::model::{KeyDecl, KeyType};
+    let c = Catalog::builtin();
+    let mut t = keyed(
+        &c,
+        Some(vec![
+            KeyDecl::new("enemy", KeyType::Entity),
+            KeyDecl::new("home", KeyType::Position),
+        ]),
+    );
+    let original = t.clone();
+    for (to, why) in [
+        ("home", "a key 'home' is declared already"),
+        ("my enemy", "cannot contain spaces"),
+        ("", "cannot be empty"),
+    ] {
+        let edit = Edit::RenameKey {
+            from: "enemy".into(),
+            to: to.into(),
+        };
+        let err = t.apply(edit, &c).unwrap_err();
+        assert!(err.message.contains(why), "{to}: {}", err.message);
+        assert_eq!(t, original);
+    }
+    let undo = t
+        .apply(
+            Edit::RenameKey {
+                from: "enemy".into(),
+                to: "foe".into(),
+            },
+            &c,
+        )
+        .unwrap();
+    assert_eq!(t.keys.as_ref().unwrap()[0].name, "foe");
+    for (node, field) in [("spot", "out_context"), ("hit", "in_context")] {
+        assert_eq!(
+            t.node(&id(node)).unwrap().fields[field],
+            Value::Text("foe".into())
+        );
+    }
+    t.apply(undo, &c).unwrap();
+    assert_eq!(t, original);
+    // A key only the project declares is renamed in the project file.
+    let mut project = c.clone();
+    project.declare_shared_keys(vec![KeyDecl::new("enemy", KeyType::Entity)]);
+    let mut t = keyed(&project, Some(vec![]));
+    let err = t
+        .apply(
+            Edit::RenameKey {
+                from: "enemy".into(),
+                to: "foe".into(),
+            },
+            &project,
+        )
+        .unwrap_err();
+    assert!(err.message.contains("the project's"), "{}", err.message);
+}
+
+#[test]
+fn a_key_field_is_offered_the_keys_whose_type_it_takes() {
+    use arbor::model::{KeyDecl, KeyOrigin, KeyType, KeyTypes, keys_fitting};
+    let names = |found: Vec<arbor::model::KeyChoice>| {
+        found
+            .into_iter()
+            .map(|k| (k.name, k.ty, k.origin))
+            .collect::<Vec<_>>()
+    };
+    let mut c = Catalog::builtin();
+    c.declare_shared_keys(vec![KeyDecl::new("speed", KeyType::Float)]);
+    // A tree that declares none may name any key: those its nodes name come, as `any`.
+    let t = keyed(&c, None);
+    assert_eq!(
+        names(keys_fitting(&t, &c, KeyType::Bool.set())),
+        [("enemy".to_owned(), KeyType::Any, KeyOrigin::Used)]
+    );
+    let t = keyed(
+        &c,
+        Some(vec![
+            KeyDecl::new("enemy", KeyType::Entity),
+            KeyDecl::new("home", KeyType::Position),
+            KeyDecl::new("note", KeyType::Text),
+            KeyDecl::new("anything", KeyType::Any),
+        ]),
+    );
+    let target = KeyTypes::of(&[KeyType::Entity, KeyType::Position]);
+    assert_eq!(
+        names(keys_fitting(&t, &c, target)),
+        [
+            ("enemy".to_owned(), KeyType::Entity, KeyOrigin::Tree),
+            ("home".to_owned(), KeyType::Position, KeyOrigin::Tree),
+            ("anything".to_owned(), KeyType::Any, KeyOrigin::Tree),
+        ]
+    );
+    assert_eq!(
+        names(keys_fitting(&t, &c, KeyTypes::ANY)).last().unwrap(),
+        &("speed".to_owned(), KeyType::Float, KeyOrigin::Project)
+    );
+}
+
+/// A SubTree's parameter bound to a key is a use of the key: a rename changes the binding
+/// and keeps it a binding; declaring an old tree's keys keeps its SubTrees sharing.
+#[test]
+fn renaming_a_key_renames_a_subtree_binding_and_declaring_keeps_subtrees_sharing() {
+    use arbor::model::{KeyDecl, KeyType, NoAssets, declaring_keys};
+    let c = Catalog::builtin();
+    let mut t = keyed(&c, None);
+    add(&mut t, &c, "hunt", "SubTree", None);
+    let undo = t.apply(declaring_keys(&t, &c, &NoAssets), &c).unwrap();
+    assert_eq!(
+        t.node(&id("hunt")).unwrap().fields.get("autoremap"),
+        Some(&Value::Bool(true)),
+        "the SubTree of a tree that declared no keys shared them: it still does"
+    );
+    assert_eq!(t.keys, Some(vec![KeyDecl::new("enemy", KeyType::Entity)]));
+    t.apply(undo, &c).unwrap();
+    assert_eq!(t.keys, None);
+    assert!(
+        !t.node(&id("hunt"))
+            .unwrap()
+            .fields
+            .contains_key("autoremap")
+    );
+    t.keys = Some(vec![KeyDecl::new("enemy", KeyType::Entity)]);
+    let bind = Edit::SetField {
+        id: id("hunt"),
+        name: "target".into(),
+        value: Some(Value::Key("enemy".into())),
+    };
+    t.apply(bind, &c).unwrap();
+    t.apply(
+        Edit::RenameKey {
+            from: "enemy".into(),
+            to: "foe".into(),
+        },
+        &c,
+    )
+    .unwrap();
+    assert_eq!(
+        t.node(&id("hunt")).unwrap().fields["target"],
+        Value::Key("foe".into())
+    );
+    assert_eq!(
+        t.node(&id("hit")).unwrap().fields["in_context"],
+        Value::Text("foe".into())
+    );
+}

@@ -53,6 +53,7 @@ impl Enabled for EditorApp {
             Command::SimReset => self.sim.is_some(),
             Command::BackToRunTree => self.simulation().is_some_and(|s| s.inside().is_some()),
             Command::HideCoverage => self.coverage.is_some(),
+            Command::DeclareKeys => self.doc.tree().keys.is_none(),
             // Always at hand.
             Command::New
             | Command::Open
@@ -148,6 +149,8 @@ impl EditorApp {
             Change::Inspect(id, request) => self.inspected(id, request, ctx),
             Change::Focus(id) => self.focus(&id),
             Change::GoToStep(k) => self.go_to_step(k),
+            Change::RenameKey(from, to) => self.rename_key(&from, &to),
+            Change::FindUsages(key) => self.find_usages(&key),
             Change::Refused(why) => self.say_problem(why),
             Change::Sim(change) => self.change_run(change),
         }
@@ -323,6 +326,7 @@ impl EditorApp {
                 }
             }
             Command::ToggleCollapse => self.toggle_collapse(),
+            Command::DeclareKeys => self.declare_keys(),
             Command::ZoomToFit => self.canvas.request(ViewRequest::Fit),
             Command::ZoomToSelection => self
                 .canvas

@@ -35,6 +35,10 @@ pub(super) enum Change {
     Focus(NodeId),
     /// Show this step of the run (Go to Step…).
     GoToStep(u64),
+    /// Rename a key (its declaration and every use in the tree), as the Blackboard asks.
+    RenameKey(String, String),
+    /// List and select the nodes that use a key (the Blackboard's Find usages).
+    FindUsages(String),
     /// Say why a gesture was refused.
     Refused(String),
     /// Change the run debugged as the Simulation panel asks.

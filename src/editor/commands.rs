@@ -53,6 +53,8 @@ pub enum Command {
     Disconnect,
     /// Hide or show what hangs below the selected nodes.
     ToggleCollapse,
+    /// Declare the keys the tree uses (it declares none), typed by their writers.
+    DeclareKeys,
     /// Show every node.
     ZoomToFit,
     /// Show the selected nodes.
@@ -181,6 +183,7 @@ impl Command {
             Command::FindNode => "Find Node…",
             Command::Disconnect => "Disconnect",
             Command::ToggleCollapse => "Collapse / Expand Subtree",
+            Command::DeclareKeys => "Declare the Keys This Tree Uses",
             Command::ZoomToFit => "Zoom to Fit",
             Command::ZoomToSelection => "Zoom to Selection",
             Command::ZoomIn => "Zoom In",
@@ -244,6 +247,9 @@ impl Command {
             }
             Command::Disconnect => "Unlink the selected nodes from their parents",
             Command::ToggleCollapse => "Hide or show the nodes below the selected ones",
+            Command::DeclareKeys => {
+                "Declare each key the tree's nodes name, typed by what writes it (else what reads it), in the Blackboard"
+            }
             Command::ZoomToFit => "Show the whole tree",
             Command::ZoomToSelection => "Show the selected nodes",
             Command::ZoomIn => "Zoom in",
@@ -322,6 +328,7 @@ impl Command {
             Command::FindNode => &const { one(key(CMD, Key::F)) },
             Command::Disconnect => &[],
             Command::ToggleCollapse => &[],
+            Command::DeclareKeys => &[],
             Command::ZoomToFit => &const { one(key(NONE, Key::F)) },
             Command::ZoomToSelection => &const { one(key(Modifiers::SHIFT, Key::F)) },
             Command::ZoomIn => &const { [key(CMD, Key::Plus), key(CMD, Key::Equals)] },
@@ -365,7 +372,7 @@ impl Command {
                 Menu::File
             }
             Undo | Redo | Cut | Copy | Paste | Duplicate | Delete | SelectAll | SelectNone
-            | SelectSubtree | FindNode | Disconnect | ToggleCollapse => Menu::Edit,
+            | SelectSubtree | FindNode | Disconnect | ToggleCollapse | DeclareKeys => Menu::Edit,
             ZoomToFit | ZoomToSelection | ZoomIn | ZoomOut | ZoomReset | Arrange
             | ToggleMinimap | CoverageOfRun | CoverageFromFile | HideCoverage | CommandPalette
             | ShowMessages => Menu::View,
@@ -385,6 +392,7 @@ impl Command {
                 | Quit
                 | Cut
                 | SelectAll
+                | DeclareKeys
                 | ZoomIn
                 | Arrange
                 | SimReset

@@ -94,6 +94,26 @@ pub(crate) fn value_ui(
     }
 }
 
+/// A drop-down of the scenario's waypoints beside a field that names one; returns the one
+/// picked.
+fn waypoint_ui(ui: &mut egui::Ui, waypoints: &[String], field: &str) -> Option<String> {
+    let mut picked = None;
+    let combo = egui::ComboBox::from_id_salt(("waypoints", field))
+        .selected_text("")
+        .width(24.0)
+        .show_ui(ui, |ui| {
+            for w in waypoints {
+                if ui.selectable_label(false, w).clicked() {
+                    picked = Some(w.clone());
+                }
+            }
+        })
+        .response
+        .on_hover_text("The scenario's waypoints");
+    super::blackboard::named(&combo, &format!("waypoints for {field}"));
+    picked
+}
+
 /// What follows a number: its unit after a space, or nothing.
 fn unit_suffix(spec: &FieldSpec) -> String {
     if spec.unit.is_empty() {
@@ -113,14 +133,29 @@ fn named_checkbox(ui: &mut egui::Ui, value: &mut bool, name: &str) -> egui::Resp
     response
 }
 
+/// What the inspector shows a node in: its tree, the kinds, and the scenario's waypoints
+/// (none without a scenario).
+pub struct Shown<'a> {
+    /// The tree.
+    pub tree: &'a Tree,
+    /// Its kinds.
+    pub catalog: &'a Catalog,
+    /// The names of the scenario's waypoints.
+    pub waypoints: &'a [String],
+}
+
 /// Draws the inspector for `node`; returns what the user asked for.
 pub fn inspector_ui(
     ui: &mut egui::Ui,
-    tree: &Tree,
-    catalog: &Catalog,
+    shown: Shown<'_>,
     node: &Node,
     parent: Option<&ParentSlot>,
 ) -> Option<Request> {
+    let Shown {
+        tree,
+        catalog,
+        waypoints,
+    } = shown;
     let mut request = None;
     ui.heading("Inspector");
     let kind = catalog.kind(&node.kind);
@@ -257,6 +292,13 @@ pub fn inspector_ui(
                                 return;
                             }
                         }
+                        if let FieldType::ContextKey(_) = spec.ty {
+                            let key = super::blackboard::key_field_ui(
+                                ui, tree, catalog, node, spec, label_id,
+                            );
+                            request = key.or(request.take());
+                            return;
+                        }
                         if let Some(v) = value_ui(ui, spec, current, label_id, "inspector") {
                             let edit = Edit::SetField {
                                 id: node.id.clone(),
@@ -264,6 +306,17 @@ pub fn inspector_ui(
                                 value: Some(v),
                             };
                             request = Some(Request::Edit(edit, Some(spec.name.clone())));
+                        }
+                        if !waypoints.is_empty()
+                            && crate::world::names_a_waypoint(&node.kind, &spec.name)
+                            && let Some(name) = waypoint_ui(ui, waypoints, &spec.name)
+                        {
+                            let edit = Edit::SetField {
+                                id: node.id.clone(),
+                                name: spec.name.clone(),
+                                value: Some(Value::Text(name)),
+                            };
+                            request = Some(Request::Edit(edit, None));
                         }
                     });
                     ui.end_row();
@@ -295,6 +348,9 @@ pub fn inspector_ui(
                     }
                 }
             });
+        if let Some(r) = super::blackboard::new_key_ui(ui, tree, catalog, node) {
+            request = Some(r);
+        }
         if k.is_placeholder() {
             // Nothing says what its fields mean: they are shown, kept and saved as they are.
             for (name, value) in &node.fields {

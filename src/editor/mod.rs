@@ -9,6 +9,7 @@
 
 mod actions;
 mod autosave;
+mod blackboard;
 mod canvas;
 mod changes;
 pub mod commands;
@@ -127,6 +128,8 @@ pub struct EditorApp {
     show_game: Option<String>,
     /// View > Coverage: counts painted on the canvas as heat.
     coverage: Option<coverage::Overlay>,
+    /// The Blackboard panel's own state (a key being added or renamed, usages found).
+    blackboard: blackboard::Blackboard,
 }
 
 /// An action that would lose unsaved changes.
@@ -222,6 +225,7 @@ impl EditorApp {
             live: None,
             show_game: None,
             coverage: None,
+            blackboard: blackboard::Blackboard::default(),
         };
         app.validate();
         app.sim = Some(app.own_panel());
@@ -920,6 +924,8 @@ impl EditorApp {
                     .show(ui, |ui| {
                         self.inspector_panel_ui(ui);
                         ui.separator();
+                        self.blackboard_ui(ui);
+                        ui.separator();
                         self.diagnostics_ui(ui);
                     });
             });
@@ -1103,7 +1109,14 @@ fn arrange_if_unplaced(tree: &mut Tree, catalog: &Catalog) -> bool {
 /// as the nodes are drawn.
 fn changes_graph(edit: &Edit) -> bool {
     match edit {
-        Edit::SetField { .. } | Edit::SetTitle { .. } | Edit::SetComment { .. } => false,
+        Edit::SetField { .. }
+        | Edit::SetTitle { .. }
+        | Edit::SetComment { .. }
+        | Edit::SetKeys(_)
+        | Edit::DeclareKey { .. }
+        | Edit::UpdateKey { .. }
+        | Edit::RemoveKey { .. }
+        | Edit::RenameKey { .. } => false,
         Edit::Batch(edits) => edits.iter().any(changes_graph),
         _ => true,
     }

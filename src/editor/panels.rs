@@ -259,10 +259,19 @@ impl EditorApp {
                 self.selection.len()
             ));
         }
+        // The scenario's waypoints, offered for a field that names one.
+        let waypoints: Vec<String> = self
+            .simulation()
+            .and_then(Debugger::sim)
+            .map(|s| s.world().waypoints().map(str::to_owned).collect())
+            .unwrap_or_default();
         if let Some(request) = inspector::inspector_ui(
             ui,
-            self.doc.tree(),
-            &self.catalog,
+            inspector::Shown {
+                tree: self.doc.tree(),
+                catalog: &self.catalog,
+                waypoints: &waypoints,
+            },
             &node,
             self.doc.parent_of(&node.id),
         ) {

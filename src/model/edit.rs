@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use super::{Catalog, Node, NodeId, Port, Rule, Tree, Value, link_rule};
+use super::{Catalog, KeyDecl, Node, NodeId, Port, Rule, Tree, Value, link_rule};
 
 /// Where a node is linked: its parent, the parent's input port and the slot in it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -94,6 +94,39 @@ pub enum Edit {
     },
     /// Sets the tree's description.
     SetDescription(String),
+    /// Sets every key the tree declares at once (`None`: it declares none, its keys are all
+    /// `any`). Each declaration must be valid and each name declared once.
+    SetKeys(Option<Vec<KeyDecl>>),
+    /// Declares a key of the tree at `index` in its declarations (clamped to the end); a
+    /// tree that declared none now declares this one.
+    DeclareKey {
+        /// The declaration (valid, and of a name the tree does not declare).
+        key: KeyDecl,
+        /// Its place among the declarations.
+        index: usize,
+    },
+    /// Replaces the tree's declaration of `name` (its type, default, doc, or its name: the
+    /// nodes that use it are left as they are; see [`Edit::RenameKey`]).
+    UpdateKey {
+        /// The key's name now.
+        name: String,
+        /// What it becomes.
+        key: KeyDecl,
+    },
+    /// Removes the tree's declaration of a key (the nodes that use it are left as they are).
+    RemoveKey {
+        /// The key.
+        name: String,
+    },
+    /// Renames a key: its declaration, if the tree declares it, and every key field of every
+    /// node that names it. Refused when the new name is not a key's name, or is a key
+    /// already (declared by the tree or its project, or named by a node).
+    RenameKey {
+        /// Its name now.
+        from: String,
+        /// Its new name.
+        to: String,
+    },
     /// Several edits applied as one: all or none.
     Batch(Vec<Edit>),
 }
@@ -130,6 +163,14 @@ impl fmt::Display for EditError {
 }
 
 impl std::error::Error for EditError {}
+
+/// What is wrong with a declaration, as an edit's refusal.
+fn key_problem(key: &KeyDecl) -> Result<(), EditError> {
+    match key.problem() {
+        Some(why) => Err(EditError::new(why)),
+        None => Ok(()),
+    }
+}
 
 impl Tree {
     /// Applies an edit if it keeps the tree's invariants, returning the edit that undoes it.
@@ -189,6 +230,67 @@ impl Tree {
                 &mut self.description,
                 text,
             ))),
+            Edit::SetKeys(keys) => {
+                if let Some(keys) = &keys {
+                    let mut names = std::collections::HashSet::new();
+                    for k in keys {
+                        key_problem(k)?;
+                        if !names.insert(k.name.as_str()) {
+                            return Err(EditError::new(format!(
+                                "key '{}' is declared twice",
+                                k.name
+                            )));
+                        }
+                    }
+                }
+                Ok(Edit::SetKeys(std::mem::replace(&mut self.keys, keys)))
+            }
+            Edit::DeclareKey { key, index } => {
+                key_problem(&key)?;
+                if self.declared_key(&key.name).is_some() {
+                    return Err(EditError::new(format!(
+                        "the tree declares key '{}' already",
+                        key.name
+                    )));
+                }
+                let name = key.name.clone();
+                let declared_none = self.keys.is_none();
+                let keys = self.keys.get_or_insert_with(Vec::new);
+                keys.insert(index.min(keys.len()), key);
+                // Undone, a tree that declared no keys declares none again.
+                Ok(if declared_none {
+                    Edit::SetKeys(None)
+                } else {
+                    Edit::RemoveKey { name }
+                })
+            }
+            Edit::UpdateKey { name, key } => {
+                key_problem(&key)?;
+                let at = self.existing_key(&name)?;
+                if key.name != name && self.declared_key(&key.name).is_some() {
+                    return Err(EditError::new(format!(
+                        "the tree declares key '{}' already",
+                        key.name
+                    )));
+                }
+                let new_name = key.name.clone();
+                let keys = self.keys.get_or_insert_with(Vec::new);
+                let old = std::mem::replace(&mut keys[at], key);
+                Ok(Edit::UpdateKey {
+                    name: new_name,
+                    key: old,
+                })
+            }
+            Edit::RemoveKey { name } => {
+                let index = self.existing_key(&name)?;
+                let keys = self.keys.get_or_insert_with(Vec::new);
+                let key = keys.remove(index);
+                Ok(Edit::DeclareKey { key, index })
+            }
+            Edit::RenameKey { from, to } => {
+                let edits = self.key_renaming(&from, &to, catalog)?;
+                self.apply(Edit::Batch(edits), catalog)
+            }
             Edit::Batch(edits) => {
                 let mut undo = Vec::with_capacity(edits.len());
                 for e in edits {
@@ -207,6 +309,85 @@ impl Tree {
                 Ok(Edit::Batch(undo))
             }
         }
+    }
+
+    /// Where the tree declares key `name`, among its declarations.
+    fn declared_key(&self, name: &str) -> Option<usize> {
+        self.keys.as_deref()?.iter().position(|k| k.name == name)
+    }
+
+    fn existing_key(&self, name: &str) -> Result<usize, EditError> {
+        self.declared_key(name)
+            .ok_or_else(|| EditError::new(format!("the tree declares no key '{name}'")))
+    }
+
+    /// The edits that rename key `from` to `to` (see [`Edit::RenameKey`]), or why it
+    /// cannot be renamed so.
+    fn key_renaming(
+        &self,
+        from: &str,
+        to: &str,
+        catalog: &Catalog,
+    ) -> Result<Vec<Edit>, EditError> {
+        if let Some(why) = super::key_name_problem(to) {
+            return Err(EditError::new(format!(
+                "key '{from}' cannot be renamed '{to}': {why}"
+            )));
+        }
+        if from == to {
+            return Ok(Vec::new());
+        }
+        let in_tree = self.declared_key(from).is_some();
+        let in_project = catalog.shared_keys().iter().any(|k| k.name == from);
+        let uses = super::keys::fields_naming(self, catalog, from);
+        if !in_tree && in_project {
+            return Err(EditError::new(format!(
+                "key '{from}' is the project's: rename it in the project file"
+            )));
+        }
+        if !in_tree && uses.is_empty() {
+            return Err(EditError::new(format!("there is no key '{from}'")));
+        }
+        if self.declared_key(to).is_some() || catalog.shared_keys().iter().any(|k| k.name == to) {
+            return Err(EditError::new(format!(
+                "key '{from}' cannot be renamed '{to}': a key '{to}' is declared already"
+            )));
+        }
+        if let Some((node, field)) = super::keys::fields_naming(self, catalog, to).first() {
+            return Err(EditError::new(format!(
+                "key '{from}' cannot be renamed '{to}': node '{node}' names a key '{to}' in its '{field}'"
+            )));
+        }
+        let mut edits = Vec::with_capacity(uses.len() + 1);
+        if let Some(at) = self.declared_key(from)
+            && let Some(decl) = self.keys.as_deref().and_then(|k| k.get(at))
+        {
+            edits.push(Edit::UpdateKey {
+                name: from.to_owned(),
+                key: KeyDecl {
+                    name: to.to_owned(),
+                    ..decl.clone()
+                },
+            });
+        }
+        edits.extend(uses.into_iter().map(|(id, field)| {
+            // A binding stays a binding, a key field a key field.
+            let bound = self
+                .node(&id)
+                .and_then(|n| n.fields.get(&field))
+                .is_some_and(|v| matches!(v, Value::Key(_)));
+            let value = if bound {
+                Value::Key(to.to_owned())
+            } else {
+                Value::Text(to.to_owned())
+            };
+            Edit::SetField {
+                id,
+                name: field,
+                value: Some(value),
+            }
+        }));
+        Ok(edits)
     }
 
     fn existing_mut(&mut self, id: &NodeId) -> Result<&mut Node, EditError> {

@@ -8,7 +8,7 @@ use std::fmt;
 use foldhash::{HashMap, HashMapExt};
 
 use super::validate::{Diagnostic, Rule, nearest};
-use super::{NodeId, Value};
+use super::{Catalog, FieldType, KindSpec, Node, NodeId, Tree, Value};
 
 /// The type of the value a context key holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -351,9 +351,110 @@ pub fn key_name_problem(name: &str) -> Option<&'static str> {
 /// The most keys one file may declare (as many as a program holds).
 pub const MAX_DECLARED_KEYS: usize = super::MAX_CONTEXT_KEYS;
 
+/// Every key field of `node` (of kind `kind`) that names a key: the field and the key
+/// (set on the node, else its kind's default).
+pub(super) fn key_fields<'a>(
+    node: &'a Node,
+    kind: &'a KindSpec,
+) -> impl Iterator<Item = (&'a super::FieldSpec, &'a str)> {
+    kind.fields.iter().filter_map(move |f| {
+        let FieldType::ContextKey(_) = f.ty else {
+            return None;
+        };
+        let key = KindSpec::value_on(node, &f.name, || Some(kind)).and_then(Value::as_str)?;
+        (!key.is_empty()).then_some((f, key))
+    })
+}
+
+/// Each node's key field that names `key` (set, or its kind's default): the node and the
+/// field, in file order.
+pub fn fields_naming(tree: &Tree, catalog: &Catalog, key: &str) -> Vec<(NodeId, String)> {
+    let mut out = Vec::new();
+    for node in tree.nodes() {
+        // A field bound to the key: a SubTree's parameter, `{"key": NAME}`.
+        for (name, value) in &node.fields {
+            if matches!(value, Value::Key(k) if k == key) {
+                out.push((node.id.clone(), name.clone()));
+            }
+        }
+        let Some(kind) = catalog.kind(&node.kind) else {
+            continue;
+        };
+        for (f, k) in key_fields(node, kind) {
+            if k == key {
+                out.push((node.id.clone(), f.name.clone()));
+            }
+        }
+    }
+    out
+}
+
+/// Where a key a field may name is declared.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KeyOrigin {
+    /// By the tree.
+    Tree,
+    /// By its project, for all its trees.
+    Project,
+    /// Nowhere: a tree that declares no keys names it (its type is `any`).
+    Used,
+}
+
+/// A key a key field can name.
+#[derive(Clone, Debug, PartialEq)]
+pub struct KeyChoice {
+    /// Its name.
+    pub name: String,
+    /// Its type.
+    pub ty: KeyType,
+    /// Where it is declared.
+    pub origin: KeyOrigin,
+}
+
+/// The keys a key field taking or giving `types` can name: the tree's declared keys, then
+/// the project's (a name the tree declares hides the project's), those whose type fits
+/// (`types.contains`, the rule validation checks the field by). A tree that declares no
+/// keys may name any key: every key its nodes name comes last, sorted, as `any`.
+pub fn keys_fitting(tree: &Tree, catalog: &Catalog, types: KeyTypes) -> Vec<KeyChoice> {
+    let own = tree.keys.as_deref().unwrap_or_default();
+    let mut seen: foldhash::HashSet<&str> = foldhash::HashSet::default();
+    let mut out = Vec::new();
+    let declared = own.iter().map(|k| (k, KeyOrigin::Tree)).chain(
+        catalog
+            .shared_keys()
+            .iter()
+            .map(|k| (k, KeyOrigin::Project)),
+    );
+    for (k, origin) in declared {
+        if seen.insert(&k.name) && types.contains(k.ty) {
+            out.push(KeyChoice {
+                name: k.name.clone(),
+                ty: k.ty,
+                origin,
+            });
+        }
+    }
+    if tree.keys.is_none() {
+        let mut used: Vec<&str> = tree
+            .nodes()
+            .iter()
+            .filter_map(|n| Some((n, catalog.kind(&n.kind)?)))
+            .flat_map(|(n, kind)| key_fields(n, kind).map(|(_, k)| k))
+            .filter(|k| seen.insert(k))
+            .collect();
+        used.sort_unstable();
+        out.extend(used.into_iter().map(|k| KeyChoice {
+            name: k.to_owned(),
+            ty: KeyType::Any,
+            origin: KeyOrigin::Used,
+        }));
+    }
+    out
+}
+
 /// Whether a node reads a key or writes it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Role {
+pub enum Role {
     /// Its `in_context`, a key field of its kind's own, or a SubTree's asset reading it.
     Reads,
     /// Its `out_context`, or a SubTree's asset writing it.

@@ -15,13 +15,13 @@ pub use catalog::{
 };
 pub use edit::{Edit, EditError, ParentSlot};
 pub use keys::{
-    Binding, KeyDecl, KeyType, KeyTypes, MAX_DECLARED_KEYS, Param, binding, key_name_problem,
-    shares_keys,
+    Binding, KeyChoice, KeyDecl, KeyOrigin, KeyType, KeyTypes, MAX_DECLARED_KEYS, Param,
+    Role as KeyRole, binding, fields_naming, key_name_problem, keys_fitting, shares_keys,
 };
 pub use validate::{
-    AssetStatus, AssetSummary, Assets, Diagnostic, MAX_ACTIVE_LEAVES, MAX_CONTEXT_KEYS, MAX_DEPTH,
-    MAX_NODES, NoAssets, Rule, Severity, declare_keys, link_rule, summarize, undeclared_keys,
-    validate,
+    AssetStatus, AssetSummary, Assets, Diagnostic, KeyUse, MAX_ACTIVE_LEAVES, MAX_CONTEXT_KEYS,
+    MAX_DEPTH, MAX_NODES, NoAssets, Rule, Severity, declare_keys, declaring_keys, key_uses,
+    link_rule, summarize, undeclared_keys, validate,
 };
 
 use std::collections::BTreeMap;

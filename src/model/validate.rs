@@ -126,17 +126,62 @@ pub fn undeclared_keys(tree: &Tree, catalog: &Catalog, assets: &dyn Assets) -> V
 /// sharing their assets' keys (SEMANTICS.md §3.5): each that does not say `autoremap` is
 /// given `"autoremap": true`, so that it runs as before.
 pub fn declare_keys(tree: &mut Tree, catalog: &Catalog, assets: &dyn Assets) {
+    let edit = declaring_keys(tree, catalog, assets);
+    // The edit is made of this tree's declarations and its own nodes' fields: it applies.
+    let _ = tree.apply(edit, catalog);
+}
+
+/// The edit [`declare_keys`] makes, for the editor to apply as one undo step.
+pub fn declaring_keys(tree: &Tree, catalog: &Catalog, assets: &dyn Assets) -> super::Edit {
     let implied = undeclared_keys(tree, catalog, assets);
+    let mut edits = Vec::new();
     if tree.keys.is_none() {
-        for node in &mut tree.nodes {
-            if catalog.category_of(&node.kind) == Some(Category::SubTree) {
-                node.fields
-                    .entry("autoremap".to_owned())
-                    .or_insert(Value::Bool(true));
+        for node in &tree.nodes {
+            if catalog.category_of(&node.kind) == Some(Category::SubTree)
+                && !node.fields.contains_key("autoremap")
+            {
+                edits.push(super::Edit::SetField {
+                    id: node.id.clone(),
+                    name: "autoremap".to_owned(),
+                    value: Some(Value::Bool(true)),
+                });
             }
         }
     }
-    tree.keys.get_or_insert_default().extend(implied);
+    let mut keys = tree.keys.clone().unwrap_or_default();
+    keys.extend(implied);
+    edits.push(super::Edit::SetKeys(Some(keys)));
+    super::Edit::Batch(edits)
+}
+
+/// One node's use of one key: the node, the field that names it (`asset` for a SubTree
+/// whose tree uses it), and whether it reads or writes it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct KeyUse {
+    /// The node.
+    pub node: NodeId,
+    /// The key.
+    pub key: String,
+    /// The field that names it.
+    pub field: String,
+    /// Whether the node reads it or writes it.
+    pub role: keys::Role,
+}
+
+/// Every node's use of every key, in file order (a SubTree's through its asset), as
+/// validation finds them.
+pub fn key_uses(tree: &Tree, catalog: &Catalog, assets: &dyn Assets) -> Vec<KeyUse> {
+    let mut cx = Ctx::new(tree, catalog, assets);
+    cx.subtree_assets();
+    cx.key_uses()
+        .into_iter()
+        .map(|u| KeyUse {
+            node: u.node.clone(),
+            key: u.key.to_owned(),
+            field: u.field.to_owned(),
+            role: u.role,
+        })
+        .collect()
 }
 
 /// The deepest a node may sit below Root, SubTrees included (Root is at depth 0).
@@ -1003,7 +1048,7 @@ impl<'a> Ctx<'a> {
             };
             match (self.category(node), self.kinds[i]) {
                 (Some(Category::Leaf | Category::Condition | Category::Interrupt), Some(kind)) => {
-                    for f in &kind.fields {
+                    for (f, key) in keys::key_fields(node, kind) {
                         let FieldType::ContextKey(types) = f.ty else {
                             continue;
                         };
@@ -1012,7 +1057,7 @@ impl<'a> Ctx<'a> {
                         } else {
                             Role::Reads
                         };
-                        add(self.text(node, &f.name), role, &f.name, types);
+                        add(key, role, &f.name, types);
                     }
                 }
                 (Some(Category::SubTree), _) => uses.extend(self.subtree_uses(node)),

@@ -18,7 +18,7 @@ mod scenario;
 mod sim;
 mod trigger;
 
-pub use leaves::{world_behaviours, world_kinds};
+pub use leaves::{names_a_waypoint, world_behaviours, world_kinds};
 pub use scenario::{
     AgentSetup, SCENARIO_FORMAT, SCENARIO_VERSION, ScenarioError, is_scenario, load_scenario,
     parse_scenario,
@@ -305,6 +305,14 @@ impl World {
     /// A living entity by id.
     pub fn alive(&self, id: EntityId) -> Option<&Entity> {
         self.entity(id).filter(|e| e.alive)
+    }
+
+    /// The names of the waypoints, in the scenario's order.
+    pub fn waypoints(&self) -> impl Iterator<Item = &str> {
+        self.entities
+            .iter()
+            .filter(|e| matches!(e.kind, EntityKind::Waypoint))
+            .map(|e| e.name.as_str())
     }
 
     /// An entity's id by name.

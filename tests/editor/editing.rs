@@ -177,7 +177,8 @@ fn the_inspector_sets_a_boolean_and_remove_takes_the_node_out() {
     );
     h.get_by_role_and_label(Role::Button, "Remove node")
         .scroll_to_me();
-    h.run_steps(2);
+    // The side panel scrolls there smoothly: let it arrive.
+    h.run_steps(10);
     h.get_by_role_and_label(Role::Button, "Remove node").click();
     h.run_steps(3);
     assert!(h.state().tree().node(&id).is_none());
@@ -406,26 +407,30 @@ fn move_up_and_down_in_the_inspector_change_the_execution_order() {
     h.get_by_label_contains("slot 2 of attack.children (4 linked)");
     h.get_by_role_and_label(Role::Button, "Move up")
         .scroll_to_me();
-    h.run_steps(2);
+    // The side panel scrolls there smoothly: let it arrive.
+    h.run_steps(10);
     h.get_by_role_and_label(Role::Button, "Move up").click();
     h.run_steps(3);
     assert_eq!(order(&h), ["find_target", "approach", "weaker", "hit"]);
     h.get_by_label_contains("slot 1 of attack.children");
     h.get_by_role_and_label(Role::Button, "Move down")
         .scroll_to_me();
-    h.run_steps(2);
+    // The side panel scrolls there smoothly: let it arrive.
+    h.run_steps(10);
     h.get_by_role_and_label(Role::Button, "Move down").click();
     h.run_steps(3);
     h.get_by_role_and_label(Role::Button, "Move down")
         .scroll_to_me();
-    h.run_steps(2);
+    // The side panel scrolls there smoothly: let it arrive.
+    h.run_steps(10);
     h.get_by_role_and_label(Role::Button, "Move down").click();
     h.run_steps(3);
     assert_eq!(order(&h), ["find_target", "weaker", "hit", "approach"]);
     // At the end of the list it cannot go further down.
     h.get_by_role_and_label(Role::Button, "Move down")
         .scroll_to_me();
-    h.run_steps(2);
+    // The side panel scrolls there smoothly: let it arrive.
+    h.run_steps(10);
     h.get_by_role_and_label(Role::Button, "Move down").click();
     h.run_steps(3);
     assert_eq!(order(&h), ["find_target", "weaker", "hit", "approach"]);

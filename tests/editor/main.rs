@@ -10,6 +10,7 @@
 mod common;
 mod support;
 
+mod blackboard;
 mod canvas;
 mod commands;
 mod coverage;

@@ -76,9 +76,9 @@ pub(crate) fn open_patrol_from_its_menu(h: &mut Harness<'static, EditorApp>) {
     h.run_steps(3);
 }
 
-/// guard_patrol's files copied into a new folder, and a trace of 120 steps of its
-/// scenario (seed 0, as the editor runs it) recorded there by `arbor run --trace`.
-pub(crate) fn recorded_guard_patrol() -> (tempfile::TempDir, std::path::PathBuf) {
+/// guard_patrol's files (the tree, its scenario, the thief's tree and its SubTree's)
+/// copied into a new folder.
+pub(crate) fn guard_patrol_files() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(dir.path().join("subtrees")).unwrap();
     common::copy_samples(
@@ -90,6 +90,13 @@ pub(crate) fn recorded_guard_patrol() -> (tempfile::TempDir, std::path::PathBuf)
             "subtrees/patrol.json",
         ],
     );
+    dir
+}
+
+/// guard_patrol's files copied into a new folder, and a trace of 120 steps of its
+/// scenario (seed 0, as the editor runs it) recorded there by `arbor run --trace`.
+pub(crate) fn recorded_guard_patrol() -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = guard_patrol_files();
     let trace = record(&dir.path().join("guard_patrol.scenario.json"), 120);
     (dir, trace)
 }

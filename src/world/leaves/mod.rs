@@ -14,6 +14,8 @@ mod move_to;
 mod timed;
 mod wander;
 
+pub use move_to::names_a_waypoint;
+
 use crate::model::{Catalog, KindSpec};
 use crate::runtime::Behaviours;
 use crate::world::World;

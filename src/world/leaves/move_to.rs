@@ -10,6 +10,12 @@ use crate::world::{EPS, Tile, World, distance, tile_of};
 
 pub(super) const KIND: WorldKind = WorldKind { spec, register };
 
+/// Whether field `field` of kind `kind` names one of the world's waypoints (MoveTo's
+/// `waypoint`), so an editor can offer the scenario's.
+pub fn names_a_waypoint(kind: &str, field: &str) -> bool {
+    kind == "MoveTo" && field == "waypoint"
+}
+
 fn spec() -> KindSpec {
     KindSpec::new(
         "MoveTo",

@@ -1,0 +1,635 @@
+//! The Blackboard panel: the keys the tree declares (add, edit, rename, delete) and those
+//! its project declares (shown, not edited here), Find usages; and the drop-down of keys
+//! the inspector shows for a key field. What a field can name, what a declaration may
+//! hold and what a rename changes are the model's rules (`keys_fitting`,
+//! `KeyDecl::problem`, `Edit::RenameKey`); this draws them and queues the edits.
+
+use eframe::egui::{self, RichText};
+
+use super::EditorApp;
+use super::changes::Change;
+use super::commands::Command;
+use super::inspector::Request;
+use crate::model::{
+    Catalog, Edit, FieldSpec, FieldType, KeyDecl, KeyOrigin, KeyRole, KeyType, KeyUse, Node, Tree,
+    Value,
+};
+
+/// What the panel keeps between frames: the key being added, the one being renamed, and
+/// the usages last found.
+#[derive(Default)]
+pub(super) struct Blackboard {
+    /// The name typed for a new key.
+    new_name: String,
+    /// The type chosen for a new key.
+    new_type: Option<KeyType>,
+    /// The key being renamed and the name typed for it; the field takes the keyboard
+    /// when it opens (the flag).
+    renaming: Option<(String, String, bool)>,
+    /// The nodes that use a key, as Find usages found them, for the tree's revision then.
+    usages: Option<Usages>,
+}
+
+/// The colour of what a name typed would be refused for (the Problems panel's errors').
+const REFUSED: egui::Color32 = egui::Color32::from_rgb(235, 90, 90);
+
+/// Up to this many, the project's keys are listed open; more are folded at first.
+const PROJECT_KEYS_OPEN: usize = 12;
+
+/// What Find usages found.
+pub(super) struct Usages {
+    key: String,
+    uses: Vec<KeyUse>,
+    revision: u64,
+}
+
+/// What a key's use is called in the list: "reads" or "writes".
+fn verb(role: KeyRole) -> &'static str {
+    match role {
+        KeyRole::Reads => "reads",
+        KeyRole::Writes => "writes",
+    }
+}
+
+/// Gives a widget its accessible name (a screen reader's, and the tests').
+pub(super) fn named(response: &egui::Response, name: &str) {
+    let name = name.to_owned();
+    response
+        .ctx
+        .accesskit_node_builder(response.id, |n| n.set_label(name));
+}
+
+/// A default as typed: the text of a text key as it is, other values as files write them.
+fn default_text(v: &Value) -> String {
+    match v {
+        Value::Text(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// The default typed for a key of type `ty` ("" for none). Whether it fits the type is
+/// [`KeyDecl::problem`]'s to say: a word typed for a number stays text, and is refused.
+fn parse_default(text: &str, ty: KeyType) -> Option<Value> {
+    let t = text.trim();
+    if t.is_empty() {
+        return None;
+    }
+    let number = |t: &str| {
+        t.parse::<f64>()
+            .ok()
+            .filter(|x| x.is_finite())
+            .map(Value::Float)
+    };
+    Some(match ty {
+        KeyType::Bool => match t {
+            "true" => Value::Bool(true),
+            "false" => Value::Bool(false),
+            _ => Value::Text(t.to_owned()),
+        },
+        KeyType::Int => t
+            .parse::<i64>()
+            .map(Value::Int)
+            .ok()
+            .or_else(|| number(t))
+            .unwrap_or_else(|| Value::Text(t.to_owned())),
+        KeyType::Float => number(t).unwrap_or_else(|| Value::Text(t.to_owned())),
+        _ => Value::Text(text.to_owned()),
+    })
+}
+
+/// A one-line field whose text is kept while it has the keyboard and given back when the
+/// typing ends (Enter, or the keyboard elsewhere) with a change; Escape drops it.
+fn committed_text_ui(
+    ui: &mut egui::Ui,
+    key: egui::Id,
+    current: &str,
+    hint: &str,
+    name: &str,
+) -> Option<String> {
+    let mut text = ui
+        .data(|d| d.get_temp::<String>(key))
+        .unwrap_or_else(|| current.to_owned());
+    let field = ui.add(
+        egui::TextEdit::singleline(&mut text)
+            .hint_text(hint)
+            .desired_width(ui.available_width().min(220.0)),
+    );
+    named(&field, name);
+    if field.has_focus() {
+        ui.data_mut(|d| d.insert_temp(key, text));
+        return None;
+    }
+    ui.data_mut(|d| d.remove::<String>(key));
+    let escaped = ui.input(|i| i.key_pressed(egui::Key::Escape));
+    (field.lost_focus() && !escaped && text != current).then_some(text)
+}
+
+/// A drop-down of the key types; returns the one chosen when it changed.
+fn type_combo_ui(ui: &mut egui::Ui, salt: &str, ty: KeyType, name: &str) -> Option<KeyType> {
+    let mut chosen = ty;
+    let combo = egui::ComboBox::from_id_salt(("key-type", salt))
+        .selected_text(ty.name())
+        .width(80.0)
+        .show_ui(ui, |ui| {
+            for t in KeyType::ALL {
+                ui.selectable_value(&mut chosen, t, t.name())
+                    .on_hover_text(t.describe());
+            }
+        })
+        .response;
+    named(&combo, name);
+    (chosen != ty).then_some(chosen)
+}
+
+impl EditorApp {
+    /// The Blackboard panel: the tree's keys, each editable, then the project's.
+    pub(super) fn blackboard_ui(&mut self, ui: &mut egui::Ui) {
+        let tree = self.doc.tree();
+        let shared = self.catalog.shared_keys();
+        let count = tree.keys.as_ref().map_or(0, Vec::len) + shared.len();
+        let mut asked = Vec::new();
+        ui.heading(match count {
+            1 => "Blackboard (1 key)".to_owned(),
+            n => format!("Blackboard ({n} keys)"),
+        });
+        match &tree.keys {
+            None => {
+                ui.add(
+                    egui::Label::new(
+                        "This tree declares no keys: each key its nodes name holds any value.",
+                    )
+                    .wrap(),
+                );
+                if ui
+                    .button("Declare the keys this tree uses")
+                    .on_hover_text(Command::DeclareKeys.tooltip())
+                    .clicked()
+                {
+                    asked.push(Change::Command(Command::DeclareKeys));
+                }
+            }
+            Some(keys) => {
+                for (i, k) in keys.iter().enumerate() {
+                    ui.push_id(("tree-key", i), |ui| {
+                        self.blackboard.key_ui(ui, k, &mut asked);
+                    });
+                    ui.separator();
+                }
+                self.blackboard.add_ui(ui, keys, &mut asked);
+            }
+        }
+        if !shared.is_empty() {
+            // A long list is folded at first: it is drawn only when opened.
+            egui::CollapsingHeader::new(format!(
+                "The project's {} key(s), edited in the project file",
+                shared.len()
+            ))
+            .id_salt("project-keys")
+            .default_open(shared.len() <= PROJECT_KEYS_OPEN)
+            .show(ui, |ui| {
+                for k in shared {
+                    project_key_ui(ui, k, &mut asked);
+                }
+            });
+        }
+        self.usages_ui(ui, &mut asked);
+        self.queue.extend(asked);
+    }
+
+    /// The nodes Find usages found, each a click away from being selected and centred.
+    fn usages_ui(&self, ui: &mut egui::Ui, asked: &mut Vec<Change>) {
+        let Some(found) = &self.blackboard.usages else {
+            return;
+        };
+        if found.revision != self.doc.revision() {
+            return;
+        }
+        ui.add_space(4.0);
+        ui.label(RichText::new(format!("Usages of '{}'", found.key)).strong());
+        if found.uses.is_empty() {
+            ui.label("No node reads or writes it.");
+        }
+        for u in &found.uses {
+            let label = self.doc.tree().node(&u.node).map_or_else(
+                || u.node.to_string(),
+                |n| format!("{} ({})", n.label(), u.node),
+            );
+            let row = ui
+                .add(
+                    egui::Label::new(format!("{label}: {} {}", verb(u.role), u.field))
+                        .sense(egui::Sense::click()),
+                )
+                .on_hover_text("Click to select the node and centre it")
+                .on_hover_cursor(egui::CursorIcon::PointingHand);
+            if row.clicked() {
+                asked.push(Change::Focus(u.node.clone()));
+            }
+        }
+    }
+
+    /// Finds every node that reads or writes `key` (a SubTree's through its tree), lists
+    /// them in the panel, selects them and shows them all.
+    pub(super) fn find_usages(&mut self, key: &str) {
+        let uses: Vec<KeyUse> = self.with_assets(|tree, catalog, assets| {
+            crate::model::key_uses(tree, catalog, assets)
+                .into_iter()
+                .filter(|u| u.key == key)
+                .collect()
+        });
+        let mut nodes: Vec<_> = uses.iter().map(|u| u.node.clone()).collect();
+        nodes.dedup();
+        self.select_many(&nodes);
+        if !nodes.is_empty() {
+            for n in &nodes {
+                self.reveal(n);
+            }
+            self.canvas
+                .request(super::ViewRequest::FitNodes(self.selection().to_vec()));
+        }
+        let (reads, writes) = uses.iter().fold((0, 0), |(r, w), u| match u.role {
+            KeyRole::Reads => (r + 1, w),
+            KeyRole::Writes => (r, w + 1),
+        });
+        self.say(format!(
+            "Key '{key}': {reads} read(s) and {writes} write(s), in {} node(s), selected",
+            nodes.len()
+        ));
+        self.blackboard.usages = Some(Usages {
+            key: key.to_owned(),
+            uses,
+            revision: self.doc.revision(),
+        });
+    }
+
+    /// Renames a key and every use of it in the tree, as one undo step; the rename field
+    /// closes when it is done, and stays with the reason when it is refused.
+    pub(super) fn rename_key(&mut self, from: &str, to: &str) {
+        let uses = crate::model::fields_naming(self.doc.tree(), &self.catalog, from).len();
+        if self.apply(Edit::RenameKey {
+            from: from.to_owned(),
+            to: to.to_owned(),
+        }) {
+            self.blackboard.renaming = None;
+            self.say(format!(
+                "Renamed key '{from}' to '{to}' in its declaration and {uses} field(s)"
+            ));
+        }
+    }
+
+    /// Declares the keys the tree uses, typed by what writes them (else what reads them),
+    /// as one undo step (the tree declared none).
+    pub(super) fn declare_keys(&mut self) {
+        let found = self.with_assets(crate::model::undeclared_keys);
+        let names: Vec<&str> = found.iter().map(|k| k.name.as_str()).collect();
+        let said = if names.is_empty() {
+            "This tree now declares its keys (it uses none yet)".to_owned()
+        } else {
+            format!("Declared {} key(s): {}", names.len(), names.join(", "))
+        };
+        // Its SubTree nodes keep sharing their assets' keys (`autoremap`), as before.
+        if self.apply(self.with_assets(crate::model::declaring_keys)) {
+            self.say(said);
+        }
+    }
+
+    /// Calls `f` with the tree, its kinds and what resolves its SubTrees' assets (the files
+    /// beside its file; nothing for a tree never saved).
+    fn with_assets<R>(&self, f: impl FnOnce(&Tree, &Catalog, &dyn crate::model::Assets) -> R) -> R {
+        let tree = self.doc.tree();
+        match self.doc.path() {
+            Some(p) => {
+                let files = crate::io::TreeFiles::new(&self.catalog);
+                f(tree, &self.catalog, &files.assets_for(p))
+            }
+            None => f(tree, &self.catalog, &crate::model::NoAssets),
+        }
+    }
+}
+
+impl Blackboard {
+    /// One of the tree's keys: name, type, default, doc, and its buttons.
+    fn key_ui(&mut self, ui: &mut egui::Ui, k: &KeyDecl, asked: &mut Vec<Change>) {
+        let update = |key: KeyDecl| {
+            Change::Edit(Edit::UpdateKey {
+                name: k.name.clone(),
+                key,
+            })
+        };
+        ui.horizontal(|ui| {
+            ui.label(RichText::new(&k.name).monospace().strong());
+            if let Some(ty) = type_combo_ui(ui, &k.name, k.ty, &format!("type of {}", k.name)) {
+                // A default the new type does not take goes with the change.
+                let default = k.default.clone().filter(|v| ty.takes_default(v));
+                asked.push(update(KeyDecl {
+                    ty,
+                    default,
+                    ..k.clone()
+                }));
+            }
+        });
+        egui::Grid::new("key-fields").num_columns(2).show(ui, |ui| {
+            if k.ty.has_defaults() {
+                ui.label("default");
+                let current = k.default.as_ref().map(default_text).unwrap_or_default();
+                if let Some(text) = committed_text_ui(
+                    ui,
+                    ui.id().with("default"),
+                    &current,
+                    "none",
+                    &format!("default of {}", k.name),
+                ) {
+                    asked.push(update(KeyDecl {
+                        default: parse_default(&text, k.ty),
+                        ..k.clone()
+                    }));
+                }
+                ui.end_row();
+            }
+            ui.label("doc");
+            if let Some(doc) = committed_text_ui(
+                ui,
+                ui.id().with("doc"),
+                &k.doc,
+                "what it is for",
+                &format!("doc of {}", k.name),
+            ) {
+                asked.push(update(KeyDecl {
+                    doc: doc.trim().to_owned(),
+                    ..k.clone()
+                }));
+            }
+            ui.end_row();
+        });
+        match &mut self.renaming {
+            Some((key, text, focus)) if *key == k.name => {
+                let mut done = None;
+                ui.horizontal(|ui| {
+                    let field = ui.add(
+                        egui::TextEdit::singleline(text)
+                            .desired_width(ui.available_width().min(140.0)),
+                    );
+                    named(&field, &format!("new name of {}", k.name));
+                    if std::mem::take(focus) {
+                        field.request_focus();
+                        ui.ctx().request_repaint();
+                    }
+                    let enter = field.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
+                    if ui.small_button("Rename").clicked() || enter {
+                        done = Some(true);
+                    }
+                    if ui.small_button("Cancel").clicked() {
+                        done = Some(false);
+                    }
+                });
+                match done {
+                    Some(true) => {
+                        asked.push(Change::RenameKey(k.name.clone(), text.trim().to_owned()))
+                    }
+                    Some(false) => self.renaming = None,
+                    None => {}
+                }
+            }
+            _ => {
+                ui.horizontal(|ui| {
+                    if ui
+                        .small_button("Rename…")
+                        .on_hover_text("Rename the key and every use of it in this tree")
+                        .clicked()
+                    {
+                        self.renaming = Some((k.name.clone(), k.name.clone(), true));
+                    }
+                    usages_button_ui(ui, &k.name, asked);
+                    if ui
+                        .small_button("Delete")
+                        .on_hover_text("Remove the declaration (the nodes keep naming the key)")
+                        .clicked()
+                    {
+                        asked.push(Change::Edit(Edit::RemoveKey {
+                            name: k.name.clone(),
+                        }));
+                    }
+                });
+            }
+        }
+    }
+
+    /// The row that adds a key: its name, its type, Add.
+    fn add_ui(&mut self, ui: &mut egui::Ui, keys: &[KeyDecl], asked: &mut Vec<Change>) {
+        let ty = self.new_type.unwrap_or(KeyType::Any);
+        let key = KeyDecl::new(self.new_name.trim(), ty);
+        // What would refuse it, said as it is typed.
+        let problem = if keys.iter().any(|k| k.name == key.name) {
+            Some(format!("the tree declares key '{}' already", key.name))
+        } else {
+            key.problem()
+        };
+        let typed = !key.name.is_empty();
+        let mut add = false;
+        ui.horizontal(|ui| {
+            let field = ui.add(
+                egui::TextEdit::singleline(&mut self.new_name)
+                    .hint_text("new key")
+                    .desired_width(110.0),
+            );
+            named(&field, "New key");
+            add |= field.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
+            if let Some(t) = type_combo_ui(ui, "new key", ty, "type of the new key") {
+                self.new_type = Some(t);
+            }
+            add |= ui
+                .add_enabled(typed && problem.is_none(), egui::Button::new("Add key"))
+                .clicked();
+        });
+        if let Some(why) = &problem
+            && typed
+        {
+            ui.add(egui::Label::new(RichText::new(why).color(REFUSED)).wrap());
+        }
+        if add && typed && problem.is_none() {
+            asked.push(Change::Edit(Edit::DeclareKey {
+                key,
+                index: keys.len(),
+            }));
+            self.new_name.clear();
+        }
+    }
+}
+
+/// Find usages of `key`.
+fn usages_button_ui(ui: &mut egui::Ui, key: &str, asked: &mut Vec<Change>) {
+    let button = ui
+        .small_button("Find usages")
+        .on_hover_text("List and select every node that reads or writes the key");
+    named(&button, &format!("Find usages of {key}"));
+    if button.clicked() {
+        asked.push(Change::FindUsages(key.to_owned()));
+    }
+}
+
+/// One of the project's keys, as the project file declares it.
+fn project_key_ui(ui: &mut egui::Ui, k: &KeyDecl, asked: &mut Vec<Change>) {
+    ui.horizontal_wrapped(|ui| {
+        ui.label(RichText::new(&k.name).monospace().strong());
+        ui.label(k.ty.name());
+        if let Some(v) = &k.default {
+            ui.label(format!("= {v}"));
+        }
+        ui.label(RichText::new("project").weak());
+        usages_button_ui(ui, &k.name, asked);
+    });
+    if !k.doc.is_empty() {
+        ui.add(egui::Label::new(RichText::new(&k.doc).italics()).wrap());
+    }
+}
+
+/// The name typed for a new key of a node's key field, kept while its form is open: the
+/// field, the name, and whether the form has just opened (it takes the keyboard).
+type Naming = (String, String, bool);
+
+fn naming_id(node: &Node) -> egui::Id {
+    egui::Id::new(("new-key", node.id.as_str()))
+}
+
+/// The drop-down of a key field in the inspector: "(none)", the keys whose type fits the
+/// field, and "New key…", which opens the form [`new_key_ui`] draws under the fields.
+/// Returns the edit asked for: the field set.
+pub(super) fn key_field_ui(
+    ui: &mut egui::Ui,
+    tree: &Tree,
+    catalog: &Catalog,
+    node: &Node,
+    spec: &FieldSpec,
+    label: egui::Id,
+) -> Option<Request> {
+    let FieldType::ContextKey(types) = spec.ty else {
+        return None;
+    };
+    let current = node
+        .fields
+        .get(&spec.name)
+        .or(spec.default.as_ref())
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    let set = |value: Option<Value>| {
+        Request::Edit(
+            Edit::SetField {
+                id: node.id.clone(),
+                name: spec.name.clone(),
+                value,
+            },
+            None,
+        )
+    };
+    let mut request = None;
+    let shown = if current.is_empty() {
+        RichText::new("(none)")
+    } else {
+        RichText::new(current).monospace()
+    };
+    egui::ComboBox::from_id_salt(("key-field", spec.name.as_str()))
+        .selected_text(shown)
+        .width(150.0)
+        .show_ui(ui, |ui| {
+            if ui.selectable_label(current.is_empty(), "(none)").clicked() {
+                // An optional field goes back to unset; another holds "" for none.
+                let none = if spec.default.is_none() && !spec.required {
+                    None
+                } else {
+                    Some(Value::Text(String::new()))
+                };
+                request = Some(set(none));
+            }
+            for k in crate::model::keys_fitting(tree, catalog, types) {
+                let text = match k.origin {
+                    KeyOrigin::Project => format!("{}  ·  {}, project", k.name, k.ty),
+                    _ => format!("{}  ·  {}", k.name, k.ty),
+                };
+                if ui.selectable_label(current == k.name, text).clicked() && current != k.name {
+                    request = Some(set(Some(Value::Text(k.name))));
+                }
+            }
+            if ui
+                .selectable_label(false, "New key…")
+                .on_hover_text("Declare a key for this field and name it here")
+                .clicked()
+            {
+                let open: Naming = (spec.name.clone(), String::new(), true);
+                ui.data_mut(|d| d.insert_temp(naming_id(node), open));
+            }
+        })
+        .response
+        .labelled_by(label);
+    request
+}
+
+/// The form New key… opened for one of `node`'s key fields, under the fields: the new
+/// key's name, Declare (or Enter) and Cancel. Declare declares the key, of the field's
+/// type (`any` when it takes several), and sets the field, as one undo step; in a tree
+/// that declares no keys it sets the field alone.
+pub(super) fn new_key_ui(
+    ui: &mut egui::Ui,
+    tree: &Tree,
+    catalog: &Catalog,
+    node: &Node,
+) -> Option<Request> {
+    let id = naming_id(node);
+    let (field, mut name, focus) = ui.data(|d| d.get_temp::<Naming>(id))?;
+    let types = catalog.kind(&node.kind)?.key_types(&field)?;
+    let ty = types.single().unwrap_or(KeyType::Any);
+    ui.label(format!("A new key for {field}, holding {}:", ty.describe()));
+    let mut done = None;
+    ui.horizontal(|ui| {
+        let text = ui.add(
+            egui::TextEdit::singleline(&mut name)
+                .hint_text("its name")
+                .desired_width(120.0),
+        );
+        named(&text, "New key name");
+        if focus {
+            text.request_focus();
+        }
+        let enter = text.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
+        if ui.small_button("Declare").clicked() || enter {
+            done = Some(true);
+        }
+        if ui.small_button("Cancel").clicked() {
+            done = Some(false);
+        }
+    });
+    let key = KeyDecl::new(name.trim(), ty);
+    let problem = key.problem();
+    if let Some(why) = &problem
+        && !name.trim().is_empty()
+    {
+        ui.add(egui::Label::new(RichText::new(why).color(REFUSED)).wrap());
+    }
+    match done {
+        Some(true) if problem.is_none() => {
+            ui.data_mut(|d| d.remove::<Naming>(id));
+            let set = Edit::SetField {
+                id: node.id.clone(),
+                name: field,
+                value: Some(Value::Text(key.name.clone())),
+            };
+            let edit = match &tree.keys {
+                Some(keys) => Edit::Batch(vec![
+                    Edit::DeclareKey {
+                        key,
+                        index: keys.len(),
+                    },
+                    set,
+                ]),
+                None => set,
+            };
+            Some(Request::Edit(edit, None))
+        }
+        Some(false) => {
+            ui.data_mut(|d| d.remove::<Naming>(id));
+            None
+        }
+        _ => {
+            ui.data_mut(|d| d.insert_temp(id, (field, name, false)));
+            None
+        }
+    }
+}

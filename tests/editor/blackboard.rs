@@ -1,0 +1,324 @@
+//! The Blackboard panel and the key fields' drop-downs, driven by clicks, typing and keys:
+//! declare, edit, rename (every use, one undo step), delete, Find usages, "New key…".
+
+use crate::common;
+use crate::support::{guard_patrol_files, ids};
+
+use arbor::editor::EditorApp;
+use arbor::model::{KeyDecl, KeyType, NodeId, Value};
+use eframe::egui::{Key, Modifiers};
+use egui::accesskit::Role;
+use egui_kittest::Harness;
+use egui_kittest::kittest::{NodeT, Queryable};
+
+use common::harness;
+use common::input::key;
+use eframe::egui;
+
+/// guard_patrol (one key, `intruder`, read by near, chase and strike, written by spot)
+/// copied into a new folder with the files it needs, its keys changed by `keys` first;
+/// the editor opened on it.
+fn guard_patrol(
+    keys: impl FnOnce(&mut Option<Vec<KeyDecl>>),
+) -> (
+    tempfile::TempDir,
+    std::path::PathBuf,
+    Harness<'static, EditorApp>,
+) {
+    let dir = guard_patrol_files();
+    let path = dir.path().join("guard_patrol.json");
+    let mut tree = arbor::io::load_tree(&path).unwrap();
+    keys(&mut tree.keys);
+    arbor::io::save_tree(&path, &tree).unwrap();
+    let h = harness(EditorApp::open(&path).unwrap());
+    (dir, path, h)
+}
+
+/// The keys the tree shown declares, as (name, type).
+fn declared(h: &Harness<'static, EditorApp>) -> Option<Vec<(String, KeyType)>> {
+    h.state()
+        .tree()
+        .keys
+        .as_ref()
+        .map(|keys| keys.iter().map(|k| (k.name.clone(), k.ty)).collect())
+}
+
+/// The text field named `name`, its text replaced by `text`, then Enter.
+fn type_into(h: &mut Harness<'static, EditorApp>, name: &str, text: &str) {
+    h.get_by_label(name).click();
+    h.run_steps(2);
+    h.key_press_modifiers(Modifiers::COMMAND, Key::A);
+    h.get_by_label(name).type_text(text);
+    h.run_steps(2);
+    key(h, Modifiers::NONE, Key::Enter);
+    h.run_steps(2);
+}
+
+/// Picks `item` from the combo box named `combo`.
+fn pick(h: &mut Harness<'static, EditorApp>, combo: &str, item: &str) {
+    h.get_by_role_and_label(Role::ComboBox, combo).click();
+    h.run_steps(2);
+    h.get_by_label(item).click();
+    h.run_steps(3);
+}
+
+/// The value of a node's field, as text.
+fn field(h: &Harness<'static, EditorApp>, node: &str, name: &str) -> Option<String> {
+    h.state()
+        .tree()
+        .node(&NodeId::new(node))
+        .and_then(|n| n.fields.get(name))
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+}
+
+#[test]
+fn declaring_the_keys_an_old_tree_uses_is_one_undo_step() {
+    let (_dir, _path, mut h) = guard_patrol(|keys| *keys = None);
+    assert_eq!(declared(&h), None);
+    h.get_by_label_contains("This tree declares no keys");
+    h.get_by_role_and_label(Role::Button, "Declare the keys this tree uses")
+        .click();
+    h.run_steps(3);
+    // Typed by its writer: FindClosest gives an entity.
+    assert_eq!(
+        declared(&h),
+        Some(vec![("intruder".to_owned(), KeyType::Entity)])
+    );
+    assert!(h.state().is_dirty());
+    assert!(
+        h.state().said("Declared 1 key(s): intruder"),
+        "{}",
+        h.state().last_message()
+    );
+    // The menu's command is greyed out once the tree declares its keys.
+    h.get_by_label("Edit").click();
+    h.run_steps(2);
+    assert!(
+        h.get_by_role_and_label(Role::Button, "Declare the Keys This Tree Uses")
+            .accesskit_node()
+            .is_disabled()
+    );
+    key(&mut h, Modifiers::NONE, Key::Escape);
+    key(&mut h, Modifiers::COMMAND, Key::Z);
+    assert_eq!(declared(&h), None);
+    assert!(!h.state().is_dirty());
+}
+
+#[test]
+fn a_key_added_typed_given_a_default_and_a_doc_is_saved() {
+    let (_dir, path, mut h) = guard_patrol(|_| {});
+    // A name the tree declares already, or not a key's name, cannot be added: said at once.
+    h.get_by_label("New key").click();
+    h.run_steps(2);
+    h.get_by_label("New key").type_text("intruder");
+    h.run_steps(2);
+    h.get_by_label("the tree declares key 'intruder' already");
+    assert!(
+        h.get_by_role_and_label(Role::Button, "Add key")
+            .accesskit_node()
+            .is_disabled()
+    );
+    h.get_by_label("New key").type_text(" alarm");
+    h.run_steps(2);
+    h.get_by_label("key 'intruder alarm': a key's name cannot contain spaces");
+    h.key_press_modifiers(Modifiers::COMMAND, Key::A);
+    h.get_by_label("New key").type_text("alarm");
+    h.run_steps(2);
+    pick(&mut h, "type of the new key", "bool");
+    h.get_by_role_and_label(Role::Button, "Add key").click();
+    h.run_steps(3);
+    assert_eq!(
+        declared(&h).unwrap(),
+        [
+            ("intruder".to_owned(), KeyType::Entity),
+            ("alarm".to_owned(), KeyType::Bool)
+        ]
+    );
+    // A default the type does not take is refused, with the reason.
+    type_into(&mut h, "default of alarm", "maybe");
+    assert!(
+        h.state()
+            .said("key 'alarm' is of type bool, but its default \"maybe\" is text"),
+        "{}",
+        h.state().last_message()
+    );
+    type_into(&mut h, "default of alarm", "true");
+    type_into(&mut h, "doc of alarm", "Someone raised the alarm");
+    // An entity key takes no default: its row has no default field.
+    assert!(h.query_by_label("default of intruder").is_none());
+    pick(&mut h, "type of intruder", "position");
+    key(&mut h, Modifiers::COMMAND, Key::S);
+    assert!(!h.state().is_dirty());
+    let saved = arbor::io::load_tree(&path).unwrap().keys.unwrap();
+    let mut alarm = KeyDecl::new("alarm", KeyType::Bool);
+    alarm.default = Some(Value::Bool(true));
+    alarm.doc = "Someone raised the alarm".into();
+    assert_eq!(saved, [KeyDecl::new("intruder", KeyType::Position), alarm]);
+    // Deleted: the declaration goes, the nodes keep the name.
+    h.get_all_by_role_and_label(Role::Button, "Delete")
+        .last()
+        .unwrap()
+        .click();
+    h.run_steps(3);
+    assert_eq!(declared(&h).unwrap().len(), 1);
+    assert_eq!(declared(&h).unwrap()[0].0, "intruder");
+}
+
+#[test]
+fn a_key_field_lists_the_keys_that_fit_and_new_key_declares_one_in_one_step() {
+    let (_dir, path, mut h) = guard_patrol(|keys| {
+        let keys = keys.as_mut().unwrap();
+        keys.push(KeyDecl::new("note", KeyType::Text));
+        keys.push(KeyDecl::new("post", KeyType::Position));
+    });
+    h.state_mut().select(Some(NodeId::new("chase")));
+    h.run_steps(3);
+    // MoveTo reads an entity or a position: a text key is not offered.
+    h.get_by_role_and_label(Role::ComboBox, "in_context")
+        .click();
+    h.run_steps(2);
+    h.get_by_label("intruder  ·  entity");
+    h.get_by_label("(none)");
+    h.get_by_label("New key…");
+    assert!(h.query_by_label("note  ·  text").is_none());
+    h.get_by_label("post  ·  position").click();
+    h.run_steps(3);
+    assert_eq!(field(&h, "chase", "in_context").as_deref(), Some("post"));
+    // FindClosest gives an entity: New key… declares an entity key and names it.
+    h.state_mut().select(Some(NodeId::new("spot")));
+    h.run_steps(3);
+    pick(&mut h, "out_context", "New key…");
+    h.get_by_label("New key name").type_text("thief");
+    h.run_steps(2);
+    key(&mut h, Modifiers::NONE, Key::Enter);
+    h.run_steps(2);
+    assert_eq!(field(&h, "spot", "out_context").as_deref(), Some("thief"));
+    assert_eq!(
+        declared(&h).unwrap().last().unwrap(),
+        &("thief".to_owned(), KeyType::Entity)
+    );
+    key(&mut h, Modifiers::COMMAND, Key::S);
+    let saved = arbor::io::load_tree(&path).unwrap();
+    assert_eq!(saved.keys.as_ref().unwrap().len(), 4);
+    // One undo step takes back both the declaration and the field.
+    key(&mut h, Modifiers::COMMAND, Key::Z);
+    assert_eq!(
+        field(&h, "spot", "out_context").as_deref(),
+        Some("intruder")
+    );
+    assert_eq!(declared(&h).unwrap().len(), 3);
+}
+
+#[test]
+fn renaming_a_key_changes_every_use_and_undoes_in_one_step() {
+    let (_dir, path, mut h) = guard_patrol(|keys| {
+        keys.as_mut()
+            .unwrap()
+            .push(KeyDecl::new("post", KeyType::Position));
+    });
+    let before = h.state().tree().clone();
+    h.get_all_by_role_and_label(Role::Button, "Rename…")
+        .next()
+        .unwrap()
+        .click();
+    h.run_steps(3);
+    // A name another key has is refused, with the reason; nothing changes.
+    type_into(&mut h, "new name of intruder", "post");
+    assert!(
+        h.state().said("a key 'post' is declared already"),
+        "{}",
+        h.state().last_message()
+    );
+    assert_eq!(h.state().tree(), &before);
+    type_into(&mut h, "new name of intruder", "my enemy");
+    assert!(
+        h.state().said("cannot contain spaces"),
+        "{}",
+        h.state().last_message()
+    );
+    type_into(&mut h, "new name of intruder", "enemy");
+    for (node, name) in [
+        ("near", "in_context"),
+        ("chase", "in_context"),
+        ("strike", "in_context"),
+        ("spot", "out_context"),
+    ] {
+        assert_eq!(field(&h, node, name).as_deref(), Some("enemy"), "{node}");
+    }
+    assert_eq!(declared(&h).unwrap()[0].0, "enemy");
+    h.get_by_label_contains("Problems (0 errors");
+    key(&mut h, Modifiers::COMMAND, Key::S);
+    let saved = std::fs::read_to_string(&path).unwrap();
+    assert!(!saved.contains("\"intruder\""), "{saved}");
+    let read = arbor::io::load_tree(&path).unwrap();
+    assert_eq!(read.keys.as_ref().unwrap()[0].name, "enemy");
+    assert!(read.runs_like(h.state().tree()));
+    // Ctrl+Z takes the whole rename back.
+    key(&mut h, Modifiers::COMMAND, Key::Z);
+    assert_eq!(h.state().tree(), &before);
+}
+
+#[test]
+fn find_usages_lists_every_reader_and_writer_and_selects_them() {
+    let (_dir, _path, mut h) = guard_patrol(|_| {});
+    h.get_by_role_and_label(Role::Button, "Find usages of intruder")
+        .click();
+    h.run_steps(3);
+    assert_eq!(
+        h.state().selection(),
+        ids(&["near", "chase", "strike", "spot"]).as_slice()
+    );
+    h.get_by_label("Usages of 'intruder'");
+    h.get_by_label("Intruder near? (near): reads in_context");
+    h.get_by_label("Spot intruder (spot): writes out_context");
+    // A click on one selects it alone, and centres it.
+    h.get_by_label("Strike (strike): reads in_context").click();
+    h.run_steps(3);
+    assert_eq!(h.state().selection(), ids(&["strike"]).as_slice());
+}
+
+#[test]
+fn a_waypoint_field_offers_the_scenarios_waypoints() {
+    let dir = guard_patrol_files();
+    let mut h = harness(EditorApp::open(&dir.path().join("guard_patrol.json")).unwrap());
+    h.state_mut().select(Some(NodeId::new("chase")));
+    h.run_steps(3);
+    pick(&mut h, "waypoints for waypoint", "post_b");
+    assert_eq!(field(&h, "chase", "waypoint").as_deref(), Some("post_b"));
+    // A field that names no waypoint offers none.
+    h.state_mut().select(Some(NodeId::new("strike")));
+    h.run_steps(3);
+    assert!(h.query_by_label_contains("waypoints for").is_none());
+}
+
+#[test]
+fn the_projects_keys_are_listed_offered_to_key_fields_and_found() {
+    let (dir, _path, _) = guard_patrol(|keys| *keys = Some(vec![]));
+    std::fs::write(
+        dir.path().join("arbor.project.json"),
+        r#"{"format": "arbor.project", "version": 1, "nodes": [],
+            "keys": [{"name": "intruder", "type": "entity", "doc": "Who the guard chases."}]}"#,
+    )
+    .unwrap();
+    let mut h = harness(EditorApp::open(&dir.path().join("guard_patrol.json")).unwrap());
+    h.get_by_label("The project's 1 key(s), edited in the project file");
+    h.get_by_label("Who the guard chases.");
+    // Shown, not edited here.
+    assert!(h.query_by_label("type of intruder").is_none());
+    assert!(h.query_by_label("Rename…").is_none());
+    h.get_by_role_and_label(Role::Button, "Find usages of intruder")
+        .click();
+    h.run_steps(3);
+    assert_eq!(h.state().selection().len(), 4);
+    h.state_mut().select(Some(NodeId::new("strike")));
+    h.run_steps(3);
+    pick(&mut h, "in_context", "(none)");
+    // Attack's key field holds "" for none.
+    assert_eq!(field(&h, "strike", "in_context").as_deref(), Some(""));
+    pick(&mut h, "in_context", "intruder  ·  entity, project");
+    assert_eq!(
+        field(&h, "strike", "in_context").as_deref(),
+        Some("intruder")
+    );
+}
