@@ -2,7 +2,7 @@
 //! declare, edit, rename (every use, one undo step), delete, Find usages, "New key…".
 
 use crate::common;
-use crate::support::{guard_patrol_files, ids};
+use crate::support::{guard_patrol_files, ids, type_into};
 
 use arbor::editor::EditorApp;
 use arbor::model::{KeyDecl, KeyType, NodeId, Value};
@@ -41,17 +41,6 @@ fn declared(h: &Harness<'static, EditorApp>) -> Option<Vec<(String, KeyType)>> {
         .keys
         .as_ref()
         .map(|keys| keys.iter().map(|k| (k.name.clone(), k.ty)).collect())
-}
-
-/// The text field named `name`, its text replaced by `text`, then Enter.
-fn type_into(h: &mut Harness<'static, EditorApp>, name: &str, text: &str) {
-    h.get_by_label(name).click();
-    h.run_steps(2);
-    h.key_press_modifiers(Modifiers::COMMAND, Key::A);
-    h.get_by_label(name).type_text(text);
-    h.run_steps(2);
-    key(h, Modifiers::NONE, Key::Enter);
-    h.run_steps(2);
 }
 
 /// Picks `item` from the combo box named `combo`.

@@ -589,14 +589,7 @@ fn the_inspector_renames_a_node_its_link_and_breakpoint_follow_and_bad_ids_are_r
     };
     let before = slot(&h);
     // Type a new id in the inspector and press Enter.
-    let rename = |h: &mut Harness<'static, EditorApp>, to: &str| {
-        h.get_by_label("id").click();
-        h.run_steps(2);
-        h.key_press_modifiers(Modifiers::COMMAND, Key::A);
-        h.get_by_label("id").type_text(to);
-        h.key_press(Key::Enter);
-        h.run_steps(3);
-    };
+    let rename = |h: &mut Harness<'static, EditorApp>, to: &str| type_into(h, "id", to);
     rename(&mut h, "strike");
     let tree = h.state().tree();
     assert!(tree.contains(&NodeId::new("strike")) && !tree.contains(&NodeId::new("hit")));

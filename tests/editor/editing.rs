@@ -1,6 +1,7 @@
 //! The editor, driven through egui_kittest by accessibility labels.
 
 use crate::common;
+use crate::support::{click_in_side_panel, type_into};
 
 use arbor::editor::EditorApp;
 use arbor::io::tree_to_string;
@@ -175,12 +176,7 @@ fn the_inspector_sets_a_boolean_and_remove_takes_the_node_out() {
         node.fields.get("overwrite_out"),
         Some(&arbor::model::Value::Bool(false))
     );
-    h.get_by_role_and_label(Role::Button, "Remove node")
-        .scroll_to_me();
-    // The side panel scrolls there smoothly: let it arrive.
-    h.run_steps(10);
-    h.get_by_role_and_label(Role::Button, "Remove node").click();
-    h.run_steps(3);
+    click_in_side_panel(&mut h, "Remove node");
     assert!(h.state().tree().node(&id).is_none());
     // Removing it left its parent Sequence with one child fewer, and a valid tree.
     assert_eq!(
@@ -405,34 +401,14 @@ fn move_up_and_down_in_the_inspector_change_the_execution_order() {
     };
     assert_eq!(order(&h), ["find_target", "weaker", "approach", "hit"]);
     h.get_by_label_contains("slot 2 of attack.children (4 linked)");
-    h.get_by_role_and_label(Role::Button, "Move up")
-        .scroll_to_me();
-    // The side panel scrolls there smoothly: let it arrive.
-    h.run_steps(10);
-    h.get_by_role_and_label(Role::Button, "Move up").click();
-    h.run_steps(3);
+    click_in_side_panel(&mut h, "Move up");
     assert_eq!(order(&h), ["find_target", "approach", "weaker", "hit"]);
     h.get_by_label_contains("slot 1 of attack.children");
-    h.get_by_role_and_label(Role::Button, "Move down")
-        .scroll_to_me();
-    // The side panel scrolls there smoothly: let it arrive.
-    h.run_steps(10);
-    h.get_by_role_and_label(Role::Button, "Move down").click();
-    h.run_steps(3);
-    h.get_by_role_and_label(Role::Button, "Move down")
-        .scroll_to_me();
-    // The side panel scrolls there smoothly: let it arrive.
-    h.run_steps(10);
-    h.get_by_role_and_label(Role::Button, "Move down").click();
-    h.run_steps(3);
+    click_in_side_panel(&mut h, "Move down");
+    click_in_side_panel(&mut h, "Move down");
     assert_eq!(order(&h), ["find_target", "weaker", "hit", "approach"]);
     // At the end of the list it cannot go further down.
-    h.get_by_role_and_label(Role::Button, "Move down")
-        .scroll_to_me();
-    // The side panel scrolls there smoothly: let it arrive.
-    h.run_steps(10);
-    h.get_by_role_and_label(Role::Button, "Move down").click();
-    h.run_steps(3);
+    click_in_side_panel(&mut h, "Move down");
     assert_eq!(order(&h), ["find_target", "weaker", "hit", "approach"]);
     for _ in 0..3 {
         h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Z);
@@ -752,12 +728,7 @@ fn step_runs_the_tree_in_its_scenario_and_lights_the_running_nodes() {
     // node's seconds typed in the inspector.
     h.state_mut().focus(&NodeId::new("rest"));
     h.run_steps(2);
-    h.get_by_label("seconds").click();
-    h.run_steps(2);
-    h.key_press_modifiers(Modifiers::COMMAND, Key::A);
-    h.get_by_label("seconds").type_text("1");
-    h.key_press(Key::Enter);
-    h.run_steps(3);
+    type_into(&mut h, "seconds", "1");
     assert_eq!(
         h.state()
             .tree()

@@ -737,12 +737,7 @@ fn an_edit_at_step_38_reruns_to_step_38_with_the_history_and_undo_brings_the_run
     h.run_steps(3);
     let at = on_node(&h, "find_target");
     click_at(&mut h, at, PointerButton::Primary, Modifiers::NONE);
-    h.get_by_label("max_distance").click();
-    h.run_steps(2);
-    h.key_press_modifiers(Modifiers::COMMAND, Key::A);
-    h.get_by_label("max_distance").type_text("2");
-    h.key_press(Key::Enter);
-    h.run_steps(3);
+    type_into(&mut h, "max_distance", "2");
     let node = h
         .state()
         .tree()

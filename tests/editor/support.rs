@@ -164,3 +164,24 @@ pub(crate) fn node_ids(h: &Harness<'static, EditorApp>) -> Vec<NodeId> {
         .map(|n| n.id.clone())
         .collect()
 }
+
+/// The text field named `name`, its text replaced by `text`, then Enter: as a person
+/// retypes a field.
+pub(crate) fn type_into(h: &mut Harness<'static, EditorApp>, name: &str, text: &str) {
+    h.get_by_label(name).click();
+    h.run_steps(2);
+    h.key_press_modifiers(Modifiers::COMMAND, Key::A);
+    h.get_by_label(name).type_text(text);
+    h.run_steps(2);
+    key(h, Modifiers::NONE, Key::Enter);
+    h.run_steps(3);
+}
+
+/// Clicks the side panel's button `label` once it is scrolled into view (the panel
+/// scrolls smoothly: it is let arrive first).
+pub(crate) fn click_in_side_panel(h: &mut Harness<'static, EditorApp>, label: &str) {
+    h.get_by_role_and_label(Role::Button, label).scroll_to_me();
+    h.run_steps(10);
+    h.get_by_role_and_label(Role::Button, label).click();
+    h.run_steps(3);
+}
