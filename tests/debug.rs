@@ -158,6 +158,13 @@ fn a_breakpoint_pauses_at_the_step_where_the_trace_shows_its_event() {
             BreakOn::Abort,
             "\"event\":\"abort\"",
         ),
+        // A service (the guard's Look out), which runs beside its Selector's children.
+        (
+            "guard_patrol",
+            "spot",
+            BreakOn::Failure,
+            "\"status\":\"failure\"",
+        ),
     ];
     for (name, node, on, event) in cases {
         let trace = cli_trace(&sample(&format!("{name}.scenario.json")), 400, 5, &[]);
@@ -375,7 +382,7 @@ fn a_take_over_by_a_higher_priority_explains_itself_in_one_line() {
         .position(|id| id == "intercept")
         .unwrap() as u32;
     // An entry of Intercept after the start: the intruder came near during the guard's
-    // rounds, and the observer took over.
+    // patrol, and the observer took over.
     let at = events
         .iter()
         .position(|e| {
@@ -387,7 +394,7 @@ fn a_take_over_by_a_higher_priority_explains_itself_in_one_line() {
         .expect("Intercept takes over within 150 steps");
     assert_eq!(
         arbor::debug::describe(&events, at, &title, &|n| program.is_observer(n)),
-        "Intercept took over from Rounds: guard 'Intruder near?' holds"
+        "Intercept took over from Patrol route: guard 'Intruder near?' holds"
     );
     // An ordinary entry (at the start) says only that.
     let mut s = scenario_session("guard_patrol", 0);

@@ -556,3 +556,47 @@ fn a_subtree_binds_its_assets_parameters_by_name_type_and_direction() {
         ]
     );
 }
+
+/// Services (SEMANTICS.md §3.2.1): only an action leaf links into a composite's
+/// `services`; what a service writes counts as written before the composite's children.
+#[test]
+fn only_action_leaves_are_services_and_what_they_write_is_written_before_the_children() {
+    let text = r#"{"format": "arbor.tree", "version": 1, "nodes": [
+        {"id": "root", "kind": "Root", "inputs": {"child": ["s"]}},
+        {"id": "s", "kind": "Sequence", "inputs": {"services": ["spot"], "children": ["go"]}},
+        {"id": "spot", "kind": "FindClosest", "fields": {"out_context": "enemy"}},
+        {"id": "go", "kind": "MoveTo", "fields": {"in_context": "enemy"}}
+    ]}"#;
+    let t = |text: &str| arbor::io::parse_tree(text, std::path::Path::new("t.json")).unwrap();
+    let diags = validate(&t(text), &Catalog::builtin(), &NoAssets);
+    assert!(diags.is_empty(), "{diags:#?}");
+    let lines = |text: &str| -> Vec<String> {
+        validate(&t(text), &Catalog::builtin(), &NoAssets)
+            .iter()
+            .filter(|d| d.rule == Rule::LinkType)
+            .map(ToString::to_string)
+            .collect()
+    };
+    // A condition as a service.
+    let condition = text.replace(
+        r#""kind": "FindClosest", "fields": {"out_context": "enemy"}"#,
+        r#""kind": "HasContext", "fields": {"key": "enemy"}"#,
+    );
+    assert_eq!(
+        lines(&condition),
+        [
+            "error: [spot] link spot → s.services is not allowed: only action leaves link into a 'services' input, not a Condition (link-type)"
+        ]
+    );
+    // A decorator has no services input.
+    let decorator = text.replace(
+        r#""kind": "Sequence", "inputs": {"services": ["spot"], "children": ["go"]}"#,
+        r#""kind": "Inverter", "inputs": {"services": ["spot"], "child": ["go"]}"#,
+    );
+    assert_eq!(
+        lines(&decorator),
+        [
+            "error: [s] link spot → s.services is not allowed: a Decorator has no 'services' input (link-type)"
+        ]
+    );
+}

@@ -145,7 +145,7 @@ impl Places<'_, '_> {
             .unwrap_or(&[]);
         let mut order: Vec<Port> = ports.to_vec();
         order.sort_by_key(|p| match p {
-            Port::Conditions => 0,
+            Port::Conditions | Port::Services => 0,
             Port::Child | Port::Children => 1,
             Port::Interrupts => 2,
         });

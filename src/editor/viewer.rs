@@ -133,6 +133,7 @@ impl InputPin {
             Port::Conditions if self.observer => format!("if {} (aborts lower)", self.slot),
             Port::Conditions => format!("if {}", self.slot),
             Port::Interrupts => format!("interrupt {}", self.slot),
+            Port::Services => format!("service {}", self.slot),
         }
     }
 }
@@ -398,6 +399,7 @@ impl Viewer<'_> {
             (_, Some(s)) => status_colour(s),
             (Port::Conditions, None) => Color32::from_rgb(40, 170, 180),
             (Port::Interrupts, _) => Color32::from_rgb(200, 140, 40),
+            (Port::Services, _) => Color32::from_rgb(150, 120, 210),
             _ => Color32::from_gray(200),
         };
         let observer = port == Port::Conditions

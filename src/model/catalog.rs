@@ -471,6 +471,11 @@ fn common_fields(category: Category) -> Vec<FieldSpec> {
                 FieldType::positive(),
                 "Fail the action once it has run this many seconds (none: no limit).",
             ),
+            FieldSpec::optional(
+                "interval",
+                FieldType::positive(),
+                "As a service (on a composite's services input): seconds between its runs (none: every step).",
+            ),
             FieldSpec::new(
                 "in_context",
                 key(),
@@ -730,6 +735,7 @@ impl Catalog {
                 _ if !n.linked(Port::Children).is_empty() => Category::Composite,
                 _ if !n.linked(Port::Child).is_empty() => Category::Decorator,
                 _ if !n.linked(Port::Conditions).is_empty() => Category::Composite,
+                _ if !n.linked(Port::Services).is_empty() => Category::Composite,
                 Some(Port::Conditions) => Category::Condition,
                 _ => Category::Leaf,
             };

@@ -142,7 +142,7 @@ impl Category {
     pub fn inputs(self) -> &'static [Port] {
         match self {
             Category::Root => &[Port::Child, Port::Interrupts],
-            Category::Composite => &[Port::Conditions, Port::Children],
+            Category::Composite => &[Port::Conditions, Port::Services, Port::Children],
             Category::Decorator => &[Port::Conditions, Port::Child],
             Category::SubTree => &[Port::Conditions],
             Category::Interrupt => &[Port::Child],
@@ -181,6 +181,10 @@ impl Category {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Port {
+    /// The services of a composite: action leaves run on the composite's entry and then
+    /// every `interval` while it runs (SEMANTICS.md §3.2.1). First, so that a walk over a
+    /// node's links meets them before its children, in the order they run.
+    Services,
     /// The single child of Root, a decorator or an Interrupt.
     Child,
     /// The ordered children of a composite.
@@ -193,11 +197,12 @@ pub enum Port {
 
 impl Port {
     /// Every port.
-    pub const ALL: [Port; 4] = [
+    pub const ALL: [Port; 5] = [
         Port::Child,
         Port::Children,
         Port::Conditions,
         Port::Interrupts,
+        Port::Services,
     ];
 
     /// The port's name in files and on the canvas.
@@ -207,6 +212,7 @@ impl Port {
             Port::Children => "children",
             Port::Conditions => "conditions",
             Port::Interrupts => "interrupts",
+            Port::Services => "services",
         }
     }
 

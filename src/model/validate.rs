@@ -351,6 +351,14 @@ pub fn link_rule(parent: Category, port: Port, child: Category) -> Result<(), (R
                 c.label()
             ),
         )),
+        (Port::Services, Category::Leaf) => Ok(()),
+        (Port::Services, c) => Err((
+            Rule::LinkType,
+            format!(
+                "only action leaves link into a 'services' input, not a {}",
+                c.label()
+            ),
+        )),
         (Port::Child | Port::Children, _) => Ok(()),
     }
 }
@@ -1212,7 +1220,12 @@ impl<'a> Ctx<'a> {
         self.preorder(
             root,
             &mut main,
-            &[Port::Child, Port::Children, Port::Conditions],
+            &[
+                Port::Services,
+                Port::Child,
+                Port::Children,
+                Port::Conditions,
+            ],
         );
         let mut interrupts = Vec::new();
         for i in root
@@ -1223,7 +1236,12 @@ impl<'a> Ctx<'a> {
             self.preorder(
                 i,
                 &mut interrupts,
-                &[Port::Child, Port::Children, Port::Conditions],
+                &[
+                    Port::Services,
+                    Port::Child,
+                    Port::Children,
+                    Port::Conditions,
+                ],
             );
         }
         // Trigger payloads can arrive at any time, so Interrupt out_context keys count as
@@ -1569,7 +1587,12 @@ pub fn summarize(tree: &Tree, catalog: &Catalog, assets: &dyn Assets) -> AssetSu
     cx.preorder(
         root,
         &mut main,
-        &[Port::Child, Port::Children, Port::Conditions],
+        &[
+            Port::Services,
+            Port::Child,
+            Port::Children,
+            Port::Conditions,
+        ],
     );
     for node in &main {
         summary.reads.extend(cx.reads_of(node));

@@ -69,6 +69,18 @@ pub(crate) struct Rec {
     /// What entering it does where its kind's rule fixes that (`Def::first`), and
     /// whether it is a branch at all.
     pub first: First,
+    /// A composite's services: `Program::services[services.0..services.1]`.
+    pub services: (u32, u32),
+}
+
+/// A service (SEMANTICS.md §3.2.1): an action leaf on a composite's `services` input, run
+/// on the composite's entry and then every `interval` seconds while it runs.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Service {
+    /// The leaf.
+    pub node: u32,
+    /// Seconds between its runs (0: every step).
+    pub interval: f64,
 }
 
 /// A node's first move on entry, compiled from its kind's rule (`Def::first`): the
@@ -226,6 +238,11 @@ pub struct Program<A> {
     /// Each key's declared type, by [`KeyId`] (`any` where nothing declares it).
     key_types: Vec<KeyType>,
     pub(crate) interrupts: Vec<(String, u32)>,
+    /// Every service, each composite's together in slot order, the composites in tree
+    /// order; an instance keeps a clock for each, by its place here.
+    pub(crate) services: Vec<Service>,
+    /// The composites with services, in tree order.
+    pub(crate) hosts: Vec<u32>,
     pub(crate) perm_len: usize,
     pub(crate) depth: usize,
     /// What the hot path needs of each action leaf, by node index (other nodes' entries
@@ -297,6 +314,8 @@ impl<A: 'static> Program<A> {
                 seeds: Vec::new(),
                 key_types: Vec::new(),
                 interrupts: Vec::new(),
+                services: Vec::new(),
+                hosts: Vec::new(),
                 perm_len: 0,
                 depth: 0,
                 leaves: Vec::new(),
@@ -812,6 +831,14 @@ impl<A> Program<A> {
         let r = &self.recs[n as usize];
         &self.links[r.kids.0 as usize..r.kids.1 as usize]
     }
+
+    /// Composite `n`'s services, in slot order, with their places in
+    /// [`Program::services`] from `services_of(n).0`.
+    #[inline]
+    pub(crate) fn services_of(&self, n: u32) -> (u32, &[Service]) {
+        let (s0, s1) = self.recs[n as usize].services;
+        (s0, &self.services[s0 as usize..s1 as usize])
+    }
 }
 
 struct Builder<'a, A> {
@@ -1004,6 +1031,7 @@ impl<A: 'static> Builder<'_, A> {
             word: NONE,
             timer: NONE,
             first: First::Asks,
+            services: (0, 0),
         });
         self.p.names.push(name.clone());
         self.p.titles.push(node.title.clone());
@@ -1015,6 +1043,20 @@ impl<A: 'static> Builder<'_, A> {
                 guards.push(self.add(g, tree, assets, prefix, index, depth + 1)?);
             }
         }
+        let mut services = Vec::new();
+        if category == Category::Composite {
+            for s in Self::linked(tree, node, Port::Services) {
+                let at = self.add(s, tree, assets, prefix, index, depth + 1)?;
+                let interval = c.number(s, "interval").unwrap_or(0.0);
+                services.push(Service { node: at, interval });
+            }
+        }
+        if !services.is_empty() {
+            self.p.hosts.push(index);
+        }
+        let s0 = self.p.services.len() as u32;
+        self.p.services.extend(services);
+        let s1 = self.p.services.len() as u32;
         let mut kids = Vec::new();
         match category {
             Category::Root | Category::Decorator | Category::Interrupt => {
@@ -1070,6 +1112,7 @@ impl<A: 'static> Builder<'_, A> {
         let rec = &mut self.p.recs[index as usize];
         rec.guards = (g0, k0);
         rec.kids = (k0, k0 + kids.len() as u32);
+        rec.services = (s0, s1);
         rec.end = end;
         if kind.shuffles() {
             rec.slot = perm;

@@ -190,8 +190,11 @@ impl Flags {
     /// The entry serials reached [`RENUMBER_AT`]; the next step starts them again (see
     /// `Exec::step_full`).
     pub(crate) const RENUMBER: Self = Self(16);
+    /// The program has services: every step has their phase (SEMANTICS.md §3.2.1), and
+    /// takes `Exec::step_full`. Set for good when the instance is made.
+    pub(crate) const SERVICES: Self = Self(32);
     /// The flags that make a step take `Exec::step_full`.
-    pub(crate) const DUE: Self = Self(1 | 2 | 4 | 16);
+    pub(crate) const DUE: Self = Self(1 | 2 | 4 | 16 | 32);
     /// Every flag.
     pub(crate) const ALL: Self = Self(u16::MAX);
 
@@ -408,6 +411,17 @@ pub(crate) struct Cold {
     pub produced: Vec<Option<CtxValue>>,
     /// The display snapshot; empty while recording is off.
     shown: Vec<NodeState>,
+    /// Each service's clock, by its place in `Program::services`.
+    pub services: Vec<ServiceClock>,
+}
+
+/// When a service last ran (SEMANTICS.md §3.2.1).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct ServiceClock {
+    /// Seconds since it last ran, counted in the steps its composite runs.
+    pub since: f64,
+    /// The step it last ran in.
+    pub step: u64,
 }
 
 /// The context of an instance that has no [`Cold`] block: no keys, so no values.
@@ -423,6 +437,7 @@ impl Cold {
             || p.report_cap > 0
             || p.io_len != (1, 1)
             || p.max_active > INLINE
+            || !p.services.is_empty()
     }
 
     fn new<A>(p: &Program<A>) -> Self {
@@ -448,6 +463,7 @@ impl Cold {
             inputs: slots(p.io_len.0),
             produced: slots(p.io_len.1),
             shown: Vec::new(),
+            services: vec![ServiceClock::default(); p.services.len()],
         }
     }
 }
@@ -476,6 +492,7 @@ impl Clone for Cold {
             inputs: same(&self.inputs),
             produced: same(&self.produced),
             shown: same(&self.shown),
+            services: self.services.clone(),
         }
     }
 }
@@ -545,7 +562,11 @@ impl State {
         Self {
             step: 0,
             interrupt: NONE,
-            flags: Flags::NOT_STARTED,
+            flags: if p.services.is_empty() {
+                Flags::NOT_STARTED
+            } else {
+                Flags(Flags::NOT_STARTED.0 | Flags::SERVICES.0)
+            },
             stalled: false,
             reports: Reports::EMPTY,
             stats: RunStats::default(),

@@ -260,7 +260,7 @@ fn find_usages_lists_every_reader_and_writer_and_selects_them() {
     );
     h.get_by_label("Usages of 'intruder'");
     h.get_by_label("Intruder near? (near): reads in_context");
-    h.get_by_label("Spot intruder (spot): writes out_context");
+    h.get_by_label("Look out (spot): writes out_context");
     // A click on one selects it alone, and centres it.
     h.get_by_label("Strike (strike): reads in_context").click();
     h.run_steps(3);

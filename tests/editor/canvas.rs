@@ -500,9 +500,8 @@ fn pin_of(h: &Harness<'static, EditorApp>, node: &str, label: &str) -> Pos2 {
     Pos2::new((rect.left() + label.x) / 2.0, label.y)
 }
 
-#[test]
-fn a_wire_dropped_on_empty_canvas_offers_the_kinds_that_fit_and_places_the_node_beside_its_parent()
-{
+/// A new tree of a Sequence with a Wait as its child, in a view that shows both.
+fn a_sequence_with_a_wait() -> (Harness<'static, EditorApp>, NodeId, NodeId) {
     let mut app = EditorApp::new(arbor::model::Tree::new(), None);
     let seq = app.add_node("Sequence", [600.0, 0.0]).unwrap();
     let wait = app.add_node("Wait", [300.0, 0.0]).unwrap();
@@ -511,7 +510,13 @@ fn a_wire_dropped_on_empty_canvas_offers_the_kinds_that_fit_and_places_the_node_
     app.pin_view(egui::emath::TSTransform::from_translation(egui::vec2(
         250.0, 100.0,
     )));
-    let mut h = harness(app);
+    (harness(app), seq, wait)
+}
+
+#[test]
+fn a_wire_dropped_on_empty_canvas_offers_the_kinds_that_fit_and_places_the_node_beside_its_parent()
+{
+    let (mut h, seq, wait) = a_sequence_with_a_wait();
     let from = pin_of(&h, seq.as_str(), "+ children");
     // Drop the wire down and to the left, on empty canvas.
     let to = from + egui::vec2(-150.0, 320.0);
@@ -569,6 +574,50 @@ fn a_wire_dropped_on_empty_canvas_offers_the_kinds_that_fit_and_places_the_node_
     let tree = h.state().tree();
     let kids = tree.node(&seq).unwrap().linked(Port::Children);
     assert_eq!(tree.node(&kids[1]).unwrap().kind, "Selector");
+}
+
+#[test]
+fn a_wire_from_a_composites_services_pin_offers_only_actions_and_links_a_service() {
+    let (mut h, seq, wait) = a_sequence_with_a_wait();
+    let from = pin_of(&h, seq.as_str(), "+ services");
+    drag(
+        &mut h,
+        from,
+        from + egui::vec2(-150.0, 320.0),
+        PointerButton::Primary,
+        Modifiers::NONE,
+    );
+    h.get_by_label("Add a node that fits");
+    // Only action leaves: no condition, no branch is offered.
+    let palette: Vec<_> = h
+        .query_all_by_role_and_label(Role::Button, "HasContext")
+        .map(|n| n.rect())
+        .collect();
+    h.get_by_label("Add a node that fits").type_text("hascon");
+    h.run_steps(2);
+    assert_eq!(
+        h.query_all_by_role_and_label(Role::Button, "HasContext")
+            .filter(|n| !palette.contains(&n.rect()))
+            .count(),
+        0,
+        "a condition is not offered as a service"
+    );
+    for _ in 0.."hascon".len() {
+        h.key_press(Key::Backspace);
+    }
+    h.get_by_label("Add a node that fits").type_text("findclo");
+    h.run_steps(2);
+    h.key_press(Key::Enter);
+    h.run_steps(3);
+    let tree = h.state().tree();
+    let parent = tree.node(&seq).unwrap();
+    let services = parent.linked(Port::Services);
+    assert_eq!(services.len(), 1, "{tree:?}");
+    assert_eq!(tree.node(&services[0]).unwrap().kind, "FindClosest");
+    assert_eq!(parent.linked(Port::Children), [wait], "children unchanged");
+    // It is a service: pin "service 0" names it, and a new "+ services" slot follows.
+    h.get_by_label("service 0");
+    h.get_by_label("+ services");
 }
 
 #[test]

@@ -182,8 +182,9 @@ fn a_kind_no_library_knows_keeps_its_pins_links_and_fields_and_saves_back_unchan
     // Drawn with its pins: a composite's guards and children, with the wires kept.
     let catalog = h.state().catalog().clone();
     let pins = arbor::editor::pins(h.state().tree(), &catalog, &NodeId::new("squad"));
-    // Two guard slots and three child slots: one more than linked in each, as any branch.
-    assert_eq!(pins.len(), 5, "{pins:?}");
+    // Two guard slots, an empty service slot and three child slots: one more than linked
+    // in each, as any composite.
+    assert_eq!(pins.len(), 6, "{pins:?}");
     // Selected, the inspector keeps its fields as they are.
     let at = on_node(&h, "squad");
     click_at(&mut h, at, PointerButton::Primary);

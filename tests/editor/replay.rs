@@ -47,15 +47,15 @@ fn a_trace_opened_from_the_file_menu_replays_on_its_tree_and_continue_stops_at_a
     }
     let panel = h.state().simulation().unwrap();
     assert!(!panel.is_running(), "the replay stopped");
-    assert_eq!(panel.step_number(), 80, "{:?}", panel.stopped());
-    h.get_by_label_contains("Breakpoint: intercept on enter of guard, step 80");
-    lights_match(&h, &core_at("guard_patrol", 80), "guard");
+    assert_eq!(panel.step_number(), 79, "{:?}", panel.stopped());
+    h.get_by_label_contains("Breakpoint: intercept on enter of guard, step 79");
+    lights_match(&h, &core_at("guard_patrol", 79), "guard");
     // The log explains the take-over, with the titles from the tree.
     h.get_by_label_contains("Intercept took over from");
     // Shift+Left goes back through the recording.
     key(&mut h, Modifiers::SHIFT, Key::ArrowLeft);
-    h.get_by_label_contains("step 79 of 120");
-    lights_match(&h, &core_at("guard_patrol", 79), "guard");
+    h.get_by_label_contains("step 78 of 120");
+    lights_match(&h, &core_at("guard_patrol", 78), "guard");
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! A compact way to write trees, run them and read their traces in tests.
 //!
-//! Tree lines: `id: Kind key=value ... | child a | children a b | conditions g | interrupts i`.
+//! Tree lines: `id: Kind key=value ... | child a | children a b | conditions g | services s |
+//! interrupts i`.
 //! Values: `true`/`false`, whole numbers, numbers with a point, anything else is text.
 //! Trace lines: `STEP EVENT NODE [EXTRA]`, e.g. `3 exit a success`, `2 check g false`.
 
@@ -51,6 +52,7 @@ pub fn tree(src: &str) -> Tree {
                 "children" => Port::Children,
                 "conditions" => Port::Conditions,
                 "interrupts" => Port::Interrupts,
+                "services" => Port::Services,
                 other => panic!("unknown port {other}"),
             };
             node.inputs.insert(port, words.map(NodeId::new).collect());

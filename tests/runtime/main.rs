@@ -26,6 +26,7 @@ mod root;
 mod run_once;
 mod selector;
 mod sequence;
+mod services;
 mod stall;
 mod subtree;
 mod time_limit;

@@ -44,6 +44,9 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
                 return (n, act);
             }
             guarded = true;
+            if rec.services.0 != rec.services.1 && !self.start_services(n) {
+                return (n, Act::Unwind);
+            }
             match rec.first {
                 First::Child { child, slot } => {
                     self.block.rt_mut()[rec.ri as usize + 1] = slot;
@@ -132,6 +135,10 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
     /// Node `n` finishes with `s`: its status and its `exit` event.
     #[inline]
     pub(crate) fn finish(&mut self, n: u32, s: Status) -> Flow {
+        let services = self.p.recs[n as usize].services;
+        if services.0 != services.1 {
+            self.stop_services(n);
+        }
         self.finish_because(n, s, None)
     }
 

@@ -195,10 +195,13 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
     }
 
     /// Branch `b`, in slot `slot` of Selector `c`, takes over: everything running below
-    /// `c` is aborted, and `c` enters `b` (its guards counting as passed) and goes on from
+    /// `c`'s children is aborted, and `c` enters `b` (its guards counting as passed) and goes on from
     /// there; what finishes at once is delivered at once, up the tree.
     pub(super) fn take_over(&mut self, c: u32, b: u32, slot: u32) -> Flow {
-        self.abort_below(c);
+        // Its children's subtrees: `c` runs on, and so do its services.
+        let end = self.p.recs[c as usize].end;
+        let from = self.p.kids(c).first().copied().unwrap_or(end);
+        self.abort_range(from, end);
         *self.cursor_mut(c) = slot;
         match self.descend(c, Act::TakeOver(b)) {
             Flow::Done(s) => {

@@ -29,7 +29,7 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
     /// Leaf `n` starts: its input, its `enter`, `on_enter`; all but making it active. False
     /// when its input's key is missing (the tree was reset).
     #[inline(always)]
-    fn start_leaf(&mut self, n: u32) -> bool {
+    pub(super) fn start_leaf(&mut self, n: u32) -> bool {
         let p = self.p;
         let info = p.leaf(n);
         if info.has(HAS_IO | HAS_TIMER) && !self.again().enter_io(n, info) {
@@ -149,7 +149,12 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
     /// event, of leaf `n`, which `info` describes, with the reason `outcome` noted for a
     /// failure.
     #[inline(always)]
-    fn stop_leaf<const EXTRAS: bool>(&mut self, n: u32, info: &LeafInfo<A>, status: Status) {
+    pub(super) fn stop_leaf<const EXTRAS: bool>(
+        &mut self,
+        n: u32,
+        info: &LeafInfo<A>,
+        status: Status,
+    ) {
         self.call_action::<_, EXTRAS>(info, |actions, agent, io| {
             actions.exit(&info.calls, agent, io, status)
         });

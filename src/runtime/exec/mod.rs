@@ -9,7 +9,7 @@
 //! does: [`step`] (the phases), [`guards`] (guard checks and observers), [`enter`]
 //! (entering and finishing), [`reports`] (a finished node's report, up the tree or
 //! through the queue), [`interrupts`], [`abort`] (aborting, resetting, missing keys and
-//! stalls) and [`leaf`] (an action leaf's part).
+//! stalls), [`leaf`] (an action leaf's part) and [`services`] (a composite's services).
 //!
 //! It is generic over [`Hooks`]: a step nothing watches runs it as [`Quiet`], where every
 //! event and every update of the display snapshot is compiled out; a watched step runs the
@@ -35,6 +35,7 @@ mod guards;
 mod interrupts;
 mod leaf;
 mod reports;
+mod services;
 mod step;
 
 /// Whether a step is watched: by an observer, or for the display snapshot.

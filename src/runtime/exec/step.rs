@@ -115,6 +115,9 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
         if self.st.triggers_waiting() {
             self.interrupts();
         }
+        if !self.st.stalled() && !self.p.services.is_empty() {
+            self.services(dt);
+        }
         if !self.st.stalled() {
             self.guards_and_execute(dt);
         }
