@@ -168,7 +168,7 @@ fn a_subtrees_node_is_named_by_its_title_in_the_asset() {
         "\"scenario\": \"{}\", \"steps\": 200",
         sample("guard_patrol.scenario.json")
     );
-    for node in ["patrol/to_b", "Go to post B"] {
+    for node in ["patrol/to_b", "Go to the second post"] {
         holds(
             &guard,
             &format!(r#"{{"name": "to B", "agent": "guard", "enters": "{node}"}}"#),
@@ -176,7 +176,7 @@ fn a_subtrees_node_is_named_by_its_title_in_the_asset() {
     }
     let o = run(
         &guard,
-        r#"{"name": "never B", "agent": "guard", "enters": "Go to post B", "at_most": 0}"#,
+        r#"{"name": "never B", "agent": "guard", "enters": "Go to the second post", "at_most": 0}"#,
     );
     assert!(broke(&o).1.contains("patrol/to_b"), "{:?}", o.failures);
 }

@@ -747,7 +747,7 @@ fn a_replay_and_a_games_later_agents_name_their_nodes_by_the_titles_in_their_tre
     replay.learn_titles(&Catalog::builtin());
     assert_eq!(
         subtree_node(&titled_log(&replay, 0)),
-        Some(Some("Go to post A".to_owned()))
+        Some(Some("Go to the first post".to_owned()))
     );
     // A game that names its agent only after the editor attached: its titles come then.
     let mut header = trace.header.clone().unwrap();
@@ -774,7 +774,7 @@ fn a_replay_and_a_games_later_agents_name_their_nodes_by_the_titles_in_their_tre
     game.seek(3);
     assert_eq!(
         subtree_node(&titled_log(&game, 0)),
-        Some(Some("Go to post A".to_owned()))
+        Some(Some("Go to the first post".to_owned()))
     );
 }
 

@@ -151,7 +151,7 @@ fn continue_goes_to_the_next_breakpoint_hit_and_markers_cover_the_trace() {
     let dir = tempfile::tempdir().unwrap();
     let (path, _) = record("guard_patrol", 200, dir.path());
     let mut r = Replay::new(read_trace(&path).unwrap());
-    // The guard intercepts during its patrol (its observer takes over) at step 79.
+    // The guard intercepts during its patrol (its observer takes over) at step 74.
     let breaks = [Breakpoint {
         node: "intercept".into(),
         on: BreakOn::Enter,
@@ -162,7 +162,7 @@ fn continue_goes_to_the_next_breakpoint_hit_and_markers_cover_the_trace() {
         .expect("intercept is entered at the start");
     assert_eq!((start.step, r.step_number()), (1, 1));
     let hit = r.continue_to_hit(&breaks).expect("intercept is entered");
-    assert_eq!((hit.step, r.step_number()), (79, 79));
+    assert_eq!((hit.step, r.step_number()), (74, 74));
     let guard = r.agent_names().iter().position(|n| n == "guard").unwrap();
     assert_eq!(hit.agent, guard);
     let node = &r.agent(guard).unwrap().nodes[&Arc::from("intercept")];
@@ -172,7 +172,7 @@ fn continue_goes_to_the_next_breakpoint_hit_and_markers_cover_the_trace() {
     assert!(later.is_none_or(|h| h.step > hit.step));
     assert!(r.markers().windows(2).all(|w| w[0].step <= w[1].step));
     let marks = r.hit_markers(&breaks);
-    assert!(marks.iter().any(|m| m.step == 79 && m.agent == guard));
+    assert!(marks.iter().any(|m| m.step == 74 && m.agent == guard));
     assert!(
         marks.windows(2).all(|w| w[0] != w[1]),
         "one mark a step and agent"

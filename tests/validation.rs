@@ -600,3 +600,80 @@ fn only_action_leaves_are_services_and_what_they_write_is_written_before_the_chi
         ]
     );
 }
+
+/// Fields bound to keys (SEMANTICS.md §3.5): an action's or a condition's own field takes
+/// a key of a type it can read; the runtime's own fields and a branch's take values.
+#[test]
+fn a_field_bound_to_a_key_is_checked_for_its_place_and_its_keys_type() {
+    let tree = |fields: &str, keys: &str| {
+        let text = format!(
+            r#"{{"format": "arbor.tree", "version": 1, "keys": [{keys}], "nodes": [
+            {{"id": "root", "kind": "Root", "inputs": {{"child": ["r"]}}}},
+            {{"id": "r", "kind": "Repeater", "fields": {{"times": 2}}, "inputs": {{"child": ["w"]}}}},
+            {{"id": "w", "kind": "Wait", "fields": {fields}}}
+        ]}}"#
+        );
+        arbor::io::parse_tree(&text, std::path::Path::new("t.json")).unwrap()
+    };
+    let lines = |fields: &str, keys: &str| -> Vec<String> {
+        validate(&tree(fields, keys), &Catalog::builtin(), &NoAssets)
+            .iter()
+            .map(ToString::to_string)
+            .collect()
+    };
+    let pause = r#"{"name": "pause", "type": "float", "default": 1.5}"#;
+    assert_eq!(
+        lines(r#"{"seconds": {"key": "pause"}}"#, pause),
+        Vec::<String>::new()
+    );
+    // An int key gives a number too; a bool key does not.
+    assert_eq!(
+        lines(
+            r#"{"seconds": {"key": "pause"}}"#,
+            r#"{"name": "pause", "type": "int", "default": 2}"#
+        ),
+        Vec::<String>::new()
+    );
+    assert_eq!(
+        lines(
+            r#"{"seconds": {"key": "pause"}}"#,
+            r#"{"name": "pause", "type": "bool", "default": true}"#
+        ),
+        [
+            "error: [w] its 'seconds' reads key 'pause' as int|float, but the key is declared bool (key-type)"
+        ]
+    );
+    assert_eq!(
+        lines(r#"{"seconds": {"key": "paws"}}"#, pause),
+        [
+            "error: [w] its 'seconds' reads key 'paws', which neither the tree nor its project declares; did you mean 'pause'? (key-undeclared)",
+            "warning: [w] key 'paws' is read here, but nothing writes it: no action's out_context, Interrupt or SubTree, and it has no default (key-unwritten)",
+            "warning: key 'pause' is declared, but no node reads or writes it (key-unused)"
+        ]
+    );
+    // `max_duration` is read by the runtime itself.
+    assert_eq!(
+        lines(r#"{"max_duration": {"key": "pause"}}"#, pause),
+        [
+            "error: [w] field 'max_duration' is bound to key 'pause', but 'max_duration' is read by the runtime itself and takes a value; only the Wait's own fields are read from keys (field-type)"
+        ]
+    );
+    // A branch's fields take values.
+    let mut nodes = tree("{}", pause).nodes().to_vec();
+    nodes[1]
+        .fields
+        .insert("times".into(), arbor::model::Value::Key("pause".into()));
+    let mut t = Tree::from_nodes(nodes).unwrap();
+    t.keys = tree("{}", pause).keys;
+    let found: Vec<String> = validate(&t, &Catalog::builtin(), &NoAssets)
+        .iter()
+        .filter(|d| d.rule == Rule::FieldType)
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(
+        found,
+        [
+            "error: [r] field 'times' is bound to key 'pause', but a Decorator's fields take values; only actions' and conditions' fields are read from keys (field-type)"
+        ]
+    );
+}

@@ -43,6 +43,20 @@ pub enum FieldType {
 }
 
 impl FieldType {
+    /// The key types a field of this type can be bound to (SEMANTICS.md §3.5): a number
+    /// from an `int` (a whole number) or a `float` key, true or false from a `bool` key,
+    /// text, a choice or a script from a `text` key, and any of them from an `any` key.
+    /// `None` for a field that names a key or a file itself.
+    pub fn key_types(&self) -> Option<KeyTypes> {
+        Some(match self {
+            FieldType::Bool => KeyType::Bool.set(),
+            FieldType::Int { .. } => KeyType::Int.set(),
+            FieldType::Float { .. } => KeyTypes::of(&[KeyType::Int, KeyType::Float]),
+            FieldType::Text | FieldType::Enum(_) | FieldType::Script(_) => KeyType::Text.set(),
+            FieldType::ContextKey(_) | FieldType::Asset => return None,
+        })
+    }
+
     /// A non-negative float with no upper bound.
     pub fn non_negative() -> Self {
         FieldType::Float {
@@ -172,12 +186,17 @@ impl FieldSpec {
     }
 
     /// Checks a value against the type and range: the rule broken and a message if it does not fit.
+    /// A field bound to a key (`{"key": NAME}`) fits when its type can be read from a key
+    /// ([`FieldType::key_types`]); the key's own type is the key rules' to check.
     pub fn check(&self, value: &Value) -> Result<(), (Rule, String)> {
         if let Value::Key(k) = value {
+            if self.ty.key_types().is_some() {
+                return Ok(());
+            }
             return Err((
                 Rule::FieldType,
                 format!(
-                    "field '{}' is bound to key '{k}'; a key binding is taken by a SubTree's parameters, so give '{}' {}",
+                    "field '{}' is bound to key '{k}', but it cannot be read from a key; give '{}' {}",
                     self.name,
                     self.name,
                     self.ty.describe()

@@ -366,6 +366,22 @@ pub(super) fn key_fields<'a>(
     })
 }
 
+/// Every field of `node` (of kind `kind`) bound to a key, `{"key": NAME}`, that the runtime
+/// reads from the context (SEMANTICS.md §3.5): the field, the key and the types the field can
+/// take from it. A SubTree's bindings are its parameters', not fields of its kind.
+pub(super) fn bound_fields<'a>(
+    node: &'a Node,
+    kind: Option<&'a KindSpec>,
+) -> impl Iterator<Item = (&'a str, &'a str, KeyTypes)> {
+    node.fields.iter().filter_map(move |(name, value)| {
+        let Value::Key(key) = value else {
+            return None;
+        };
+        let types = kind?.field(name)?.ty.key_types()?;
+        Some((name.as_str(), key.as_str(), types))
+    })
+}
+
 /// Each node's key field that names `key` (set, or its kind's default): the node and the
 /// field, in file order.
 pub fn fields_naming(tree: &Tree, catalog: &Catalog, key: &str) -> Vec<(NodeId, String)> {

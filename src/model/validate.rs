@@ -602,7 +602,13 @@ impl<'a> Ctx<'a> {
                         );
                     }
                     Some(spec) => {
-                        if let Err((rule, msg)) = spec.check(value) {
+                        if let (Value::Key(k), Some(why)) = (value, key_bound_refused(kind, name)) {
+                            self.push(
+                                Rule::FieldType,
+                                &node.id,
+                                format!("field '{name}' is bound to key '{k}', but {why}"),
+                            );
+                        } else if let Err((rule, msg)) = spec.check(value) {
                             self.push(rule, &node.id, msg);
                         }
                     }
@@ -994,6 +1000,10 @@ impl<'a> Ctx<'a> {
                 if !k.is_empty() {
                     keys.push(k.to_owned());
                 }
+                keys.extend(
+                    keys::bound_fields(node, self.catalog.kind(&node.kind))
+                        .map(|(_, k, _)| k.to_owned()),
+                );
                 // A kind's own context-key fields (HasContext's `key`) name keys it looks
                 // at without fetching them: a missing one does not reset the tree.
                 let own = self.catalog.kind(&node.kind).into_iter().flat_map(|k| {
@@ -1066,6 +1076,9 @@ impl<'a> Ctx<'a> {
                             Role::Reads
                         };
                         add(key, role, &f.name, types);
+                    }
+                    for (field, key, types) in keys::bound_fields(node, Some(kind)) {
+                        add(key, Role::Reads, field, types);
                     }
                 }
                 (Some(Category::SubTree), _) => uses.extend(self.subtree_uses(node)),
@@ -1685,4 +1698,23 @@ fn edit_distance_within(
         std::mem::swap(prev, cur);
     }
     prev.last().copied().filter(|&d| d <= limit)
+}
+
+/// Why field `name` of a node of `kind` cannot be bound to a key, if it cannot
+/// (SEMANTICS.md §3.5): only an action's or a condition's own fields are read from keys; the
+/// fields the runtime reads itself (`max_duration`, `in_context` …) and a branch's take values.
+fn key_bound_refused(kind: &KindSpec, name: &str) -> Option<String> {
+    match kind.category {
+        Category::Leaf | Category::Condition if KindSpec::is_common_field(kind.category, name) => {
+            Some(format!(
+                "'{name}' is read by the runtime itself and takes a value; only the {}'s own fields are read from keys",
+                kind.name
+            ))
+        }
+        Category::Leaf | Category::Condition => None,
+        c => Some(format!(
+            "a {}'s fields take values; only actions' and conditions' fields are read from keys",
+            c.label()
+        )),
+    }
 }

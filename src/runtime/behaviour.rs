@@ -357,7 +357,18 @@ pub struct NodeSpec<'a> {
     /// Its id in traces (`SUBTREE-ID/INNER-ID` inside a SubTree).
     pub(crate) trace_id: &'a str,
     pub(crate) catalog: &'a Catalog,
-    pub(crate) keys: &'a mut KeyTable,
+    pub(crate) keys: KeyLookup<'a>,
+    /// Its fields bound to keys, which are read as it is entered (`bound.rs`); `None`
+    /// for a node without any, or one being made from their values.
+    pub(crate) bound: Option<std::sync::Arc<super::bound::Bound>>,
+}
+
+/// How [`NodeSpec::key`] finds a key's id: in the table being compiled, or among the ids a
+/// node's key fields were given when it compiled (a behaviour made again from bound fields'
+/// values, `bound.rs`).
+pub(crate) enum KeyLookup<'a> {
+    Table(&'a mut KeyTable),
+    Fixed(&'a [(String, KeyId)]),
 }
 
 impl NodeSpec<'_> {
@@ -389,7 +400,14 @@ impl NodeSpec<'_> {
 
     /// The id of a context key, for reading the context directly.
     pub fn key(&mut self, name: &str) -> KeyId {
-        self.keys.intern(name)
+        match &mut self.keys {
+            KeyLookup::Table(table) => table.intern(name),
+            // A name its key fields did not hold when it compiled: no key of the program.
+            KeyLookup::Fixed(ids) => ids
+                .iter()
+                .find(|(n, _)| n == name)
+                .map_or(KeyId::MAX, |&(_, id)| id),
+        }
     }
 }
 

@@ -8,15 +8,16 @@ use std::sync::Arc;
 
 use super::Status;
 use super::behaviour::CondRef;
-use super::behaviour::{CtxValue, KeyId, KeyTable, MAX_KEYS, NodeSpec};
+use super::behaviour::{CtxValue, KeyId, KeyLookup, KeyTable, MAX_KEYS, NodeSpec};
+use super::bound::Bound;
 use super::kinds::{Build, Kind};
 use super::node::{HoldsOn, Next, Test};
 use super::registry::Behaviours;
 use super::slab::{ActionType, LeafCalls, SlabPlan};
 use crate::model::names::Named;
 use crate::model::{
-    Assets, Binding, Catalog, Category, Diagnostic, KeyType, Node, Port, Runs, Tree, Value,
-    binding, shares_keys, validate,
+    Assets, Binding, Catalog, Category, Diagnostic, FieldType, KeyType, Node, Port, Runs, Tree,
+    Value, binding, shares_keys, validate,
 };
 
 /// Deepest nesting a program may have (subtrees included); validation refuses deeper.
@@ -302,6 +303,7 @@ impl<A: 'static> Program<A> {
             runs: Vec::new(),
             seeds: std::collections::BTreeMap::new(),
             key_types: Vec::new(),
+            shared_catalog: None,
             p: Program {
                 recs: Vec::new(),
                 names: Vec::new(),
@@ -854,6 +856,9 @@ struct Builder<'a, A> {
     seeds: std::collections::BTreeMap<KeyId, CtxValue>,
     /// The declared keys' types: see `Program::key_types`.
     key_types: Vec<(KeyId, KeyType)>,
+    /// The catalog, shared by the leaves made again from fields bound to keys: copied once,
+    /// at the first of them.
+    shared_catalog: Option<Arc<Catalog>>,
     p: Program<A>,
 }
 
@@ -905,6 +910,46 @@ impl<A: 'static> Builder<'_, A> {
                 self.seeds.insert(key, v);
             }
         }
+    }
+
+    /// What making leaf or condition `node` (trace id `trace_id`) from its fields bound to
+    /// keys needs at its entry (`bound.rs`), or `None` when it has none: it is made now.
+    fn bound_fields(&mut self, node: &Node, trace_id: &str) -> Option<Arc<Bound>> {
+        let kind = self.catalog.kind(&node.kind)?;
+        let mut fields = Vec::new();
+        for (name, value) in &node.fields {
+            if let Value::Key(key) = value
+                && let Some(spec) = kind.field(name)
+                && spec.ty.key_types().is_some()
+            {
+                fields.push((name.clone(), self.keys.intern(key), spec.clone()));
+            }
+        }
+        if fields.is_empty() {
+            return None;
+        }
+        let mut keys = Vec::new();
+        for f in &kind.fields {
+            let name = self.catalog.text(node, &f.name);
+            if matches!(f.ty, FieldType::ContextKey(_)) && !name.is_empty() {
+                keys.push((name.to_owned(), self.keys.intern(name)));
+            }
+        }
+        let mut template = node.clone();
+        for (name, _, _) in &fields {
+            template.fields.remove(name);
+        }
+        let catalog = self
+            .shared_catalog
+            .get_or_insert_with(|| Arc::new(self.catalog.clone()))
+            .clone();
+        Some(Arc::new(Bound {
+            node: template,
+            trace_id: trace_id.to_owned(),
+            catalog,
+            keys,
+            fields,
+        }))
     }
 
     fn err(&self, name: &str, message: impl Into<String>) -> CompileError {
@@ -983,13 +1028,19 @@ impl<A: 'static> Builder<'_, A> {
             return Err(self.err(&name, why));
         };
         let mut slot = 0;
+        let bound = if matches!(category, Category::Leaf | Category::Condition) {
+            self.bound_fields(node, &name)
+        } else {
+            None
+        };
         match category {
             Category::Leaf => {
                 let mut spec = NodeSpec {
                     node,
                     trace_id: &name,
                     catalog: c,
-                    keys: &mut self.keys,
+                    keys: KeyLookup::Table(&mut self.keys),
+                    bound,
                 };
                 let made = self.behaviours.make_action(&mut spec);
                 let action = self.built(&name, made, "action", &node.kind)?;
@@ -1001,7 +1052,8 @@ impl<A: 'static> Builder<'_, A> {
                     node,
                     trace_id: &name,
                     catalog: c,
-                    keys: &mut self.keys,
+                    keys: KeyLookup::Table(&mut self.keys),
+                    bound,
                 };
                 let made = self.behaviours.make_condition(&mut spec);
                 let cond = self.built(&name, made, "condition", &node.kind)?;

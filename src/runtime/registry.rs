@@ -4,7 +4,11 @@
 
 use foldhash::{HashMap, HashMapExt};
 
+use std::marker::PhantomData;
+use std::sync::Arc;
+
 use super::behaviour::{Action, CondIo, CondRef, Condition, NodeSpec};
+use super::bound::{BoundAction, BoundCondition};
 use super::mocks::{self, MockAction, MockCondition};
 use super::slab::ActionType;
 use super::stand_in::{StandInAction, StandInCondition, StandIns};
@@ -118,27 +122,48 @@ impl<A: 'static> Behaviours<A> {
     /// Registers the behaviour of an action kind: `make` reads a node's fields once, at
     /// compile time, and returns the action object that every agent's leaf shares (each
     /// agent keeps its own [`Action::Memory`]).
-    pub fn action<T: Action<A> + 'static>(
-        &mut self,
-        kind: &str,
-        make: impl Fn(&mut NodeSpec<'_>) -> Result<T, String> + Send + Sync + 'static,
-    ) {
+    ///
+    /// A leaf whose fields are bound to keys (SEMANTICS.md §3.5) is made by `make` again at
+    /// each entry, from the values its keys hold then; its agents keep that action in their
+    /// memory.
+    pub fn action<T, F>(&mut self, kind: &str, make: F)
+    where
+        T: Action<A> + 'static,
+        F: Fn(&mut NodeSpec<'_>) -> Result<T, String> + Send + Sync + 'static,
+    {
+        let make = Arc::new(make);
         self.actions.insert(
             kind.to_owned(),
-            Box::new(move |spec| make(spec).map(ActionType::new)),
+            Box::new(move |spec| match spec.bound.clone() {
+                None => make(spec).map(ActionType::new),
+                Some(bound) => Ok(ActionType::new(BoundAction {
+                    bound,
+                    make: make.clone(),
+                    made: PhantomData,
+                })),
+            }),
         );
     }
 
     /// Registers the behaviour of a condition kind: `make` reads a node's fields once, at
-    /// compile time, and returns the condition, which every agent shares.
-    pub fn condition<T: Condition<A> + 'static>(
-        &mut self,
-        kind: &str,
-        make: impl Fn(&mut NodeSpec<'_>) -> Result<T, String> + Send + Sync + 'static,
-    ) {
+    /// compile time, and returns the condition, which every agent shares. A condition whose
+    /// fields are bound to keys is made again at each check, from their values then.
+    pub fn condition<T, F>(&mut self, kind: &str, make: F)
+    where
+        T: Condition<A> + 'static,
+        F: Fn(&mut NodeSpec<'_>) -> Result<T, String> + Send + Sync + 'static,
+    {
+        let make = Arc::new(make);
         self.conditions.insert(
             kind.to_owned(),
-            Box::new(move |spec| make(spec).map(CondRef::new)),
+            Box::new(move |spec| match spec.bound.clone() {
+                None => make(spec).map(CondRef::new),
+                Some(bound) => Ok(CondRef::new(BoundCondition {
+                    bound,
+                    make: make.clone(),
+                    made: PhantomData,
+                })),
+            }),
         );
     }
 

@@ -904,6 +904,11 @@ impl State {
         ctx(&self.cold)
     }
 
+    /// Whether the agent has no defaults of its own (`Cold::seeds`).
+    pub(crate) fn no_agent_seeds(&self) -> bool {
+        self.cold.as_ref().is_none_or(|c| c.seeds.is_empty())
+    }
+
     /// The [`Cold`] block, made for program `p` if there is none yet. A step only asks for
     /// it where `p` uses it, and then [`Cold::needed`] made it with the instance: a step
     /// never allocates it.

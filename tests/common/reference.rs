@@ -2,10 +2,10 @@
 //! from that page alone, as plainly as possible (a node record per node, recursion, a set of checked
 //! branches, a scan for whatever runs), with none of the runtime's shortcuts.
 //!
-//! It runs trees of Root, Sequence, Selector, Parallel, Inverter, ForceSuccess,
-//! ForceFailure, Repeater, UntilFail, Retry, Cooldown, TimeLimit and RunOnce over
-//! `MockAction` (with a `max_duration` or not) and `MockCondition` leaves without context
-//! keys; no Interrupts, Regulators or random orders. Its trace lines are the runtime harness's:
+//! It runs trees of Root, Sequence, Selector, Parallel (with services), Inverter,
+//! ForceSuccess, ForceFailure, Repeater, UntilFail, Retry, Cooldown, TimeLimit and RunOnce
+//! over `MockAction` (with a `max_duration` or not) and `MockCondition` leaves without
+//! context keys; no Interrupts, Regulators or random orders. Its trace lines are the runtime harness's:
 //! `STEP EVENT NODE [EXTRA]`.
 
 use std::collections::{BTreeSet, HashSet};
@@ -86,6 +86,8 @@ struct N {
     parent: Option<usize>,
     kids: Vec<usize>,
     guards: Vec<usize>,
+    /// A composite's services (SEMANTICS.md §3.2.1), each with its `interval` (0: none).
+    services: Vec<(usize, f64)>,
     /// One past the last node of its subtree (nodes are in pre-order).
     end: usize,
 }
@@ -106,6 +108,9 @@ pub struct Reference {
     /// A leaf's time executed since its entry, against its `max_duration`.
     elapsed: Vec<f64>,
     entered_at: Vec<u64>,
+    /// A service's seconds since it last ran, and the step it last ran in.
+    since: Vec<f64>,
+    ran_at: Vec<u64>,
     active: BTreeSet<usize>,
     reports: Vec<(usize, St, u64)>,
     step: u64,
@@ -167,6 +172,8 @@ impl Reference {
             executed: vec![0; len],
             elapsed: vec![0.0; len],
             entered_at: vec![0; len],
+            since: vec![0.0; len],
+            ran_at: vec![0; len],
             active: BTreeSet::new(),
             reports: Vec::new(),
             step: 0,
@@ -236,12 +243,20 @@ impl Reference {
             parent,
             kids: Vec::new(),
             guards: Vec::new(),
+            services: Vec::new(),
             end: at + 1,
         });
         for g in node.linked(Port::Conditions) {
             let g = tree.node(g)?;
             let gi = Self::add(tree, g, None, nodes)?;
             nodes[at].guards.push(gi);
+        }
+        // Services come after the guards and before the children in tree order; they are
+        // no one's children.
+        for v in node.linked(Port::Services) {
+            let v = tree.node(v)?;
+            let vi = Self::add(tree, v, None, nodes)?;
+            nodes[at].services.push((vi, number(v, "interval", 0.0)));
         }
         for port in [Port::Child, Port::Children] {
             for k in node.linked(port) {
@@ -283,6 +298,7 @@ impl Reference {
         }
         self.step += 1;
         self.clock += dt;
+        self.services(dt);
         self.guards();
         if !self.stalled {
             self.execute(dt);
@@ -305,6 +321,58 @@ impl Reference {
             self.emit(0, "restart");
             self.trace.last_mut().unwrap().push_str(" stall");
             self.enter(0);
+        }
+    }
+
+    /// Phase 1b (SEMANTICS.md §3.2.1): each running composite's services, composites in
+    /// tree order, each service in slot order, that did not run in this step already: its
+    /// time since it last ran grows by `dt`, and it runs once that reaches its interval.
+    fn services(&mut self, dt: f64) {
+        for c in 0..self.nodes.len() {
+            if !self.running(c) {
+                continue;
+            }
+            for (v, interval) in self.nodes[c].services.clone() {
+                if self.ran_at[v] == self.step {
+                    continue;
+                }
+                self.since[v] += dt;
+                if self.since[v] >= interval - EPS {
+                    let since = self.since[v];
+                    self.run_service(v, since);
+                }
+            }
+        }
+    }
+
+    /// Composite `c` is entered (its guards held): each service runs, in slot order.
+    fn start_services(&mut self, c: usize) {
+        for (v, _) in self.nodes[c].services.clone() {
+            self.run_service(v, 0.0);
+        }
+    }
+
+    /// Service `v` runs: entered unless it still runs, then executed once with `dt`, the
+    /// time since it last ran; it exits when that finishes it, and never reports.
+    fn run_service(&mut self, v: usize, dt: f64) {
+        self.since[v] = 0.0;
+        self.ran_at[v] = self.step;
+        if !self.running(v) {
+            self.epoch[v] += 1;
+            self.status[v] = St::Running;
+            self.emit(v, "enter");
+            self.executed[v] = 0;
+            self.elapsed[v] = 0.0;
+        }
+        self.emit(v, "execute");
+        if let Some((s, why)) = self.outcome(v, dt) {
+            self.finish(v, s);
+            if let Some(why) = why {
+                self.trace
+                    .last_mut()
+                    .unwrap()
+                    .push_str(&format!(" ({why})"));
+            }
         }
     }
 
@@ -368,13 +436,15 @@ impl Reference {
             if !self.guards_hold(b) {
                 continue;
             }
-            // B takes over: what runs below C is aborted, C enters B (its guards passed)
-            // and goes on as a Selector from there, delivering at once.
-            self.abort_range(c + 1, self.nodes[c].end);
+            // B takes over: what runs below C's children is aborted (C and its services run
+            // on), C enters B (its guards passed) and goes on as a Selector from there,
+            // delivering at once.
+            self.abort_range(self.nodes[c].kids[0], self.nodes[c].end);
             self.cursor[c] = slot;
             self.epoch[b] += 1;
             self.status[b] = St::Running;
             self.emit(b, "enter");
+            self.start_services(b);
             let kind = self.nodes[b].kind.clone();
             if let Flow::Done(s) = self.begin(b, kind)
                 && let Flow::Done(s) = self.react(c, s)
@@ -415,30 +485,8 @@ impl Reference {
                 continue;
             }
             self.emit(leaf, "execute");
-            let K::Action {
-                script,
-                max_duration,
-            } = &self.nodes[leaf].kind
-            else {
+            let Some((s, why)) = self.outcome(leaf, dt) else {
                 continue;
-            };
-            let letter = script[self.executed[leaf].min(script.len() - 1)];
-            self.executed[leaf] += 1;
-            // SEMANTICS.md §3.1: a leaf still running once it has run its max_duration
-            // fails, and says so.
-            let (s, why) = match letter {
-                'S' => (St::Success, None),
-                'F' => (St::Failure, None),
-                _ => match *max_duration {
-                    Some(m) => {
-                        self.elapsed[leaf] += dt;
-                        if self.elapsed[leaf] < m - EPS {
-                            continue;
-                        }
-                        (St::Failure, Some("max_duration"))
-                    }
-                    None => continue,
-                },
             };
             self.active.remove(&leaf);
             self.finish(leaf, s);
@@ -452,7 +500,39 @@ impl Reference {
         }
     }
 
+    /// What action `leaf` does at an execute of `dt` seconds: `None` while it runs on.
+    fn outcome(&mut self, leaf: usize, dt: f64) -> Option<(St, Option<&'static str>)> {
+        let K::Action {
+            script,
+            max_duration,
+        } = &self.nodes[leaf].kind
+        else {
+            return None;
+        };
+        let letter = script[self.executed[leaf].min(script.len() - 1)];
+        self.executed[leaf] += 1;
+        // SEMANTICS.md §3.1: a leaf still running once it has run its max_duration fails,
+        // and says so.
+        match letter {
+            'S' => Some((St::Success, None)),
+            'F' => Some((St::Failure, None)),
+            _ => {
+                let m = (*max_duration)?;
+                self.elapsed[leaf] += dt;
+                (self.elapsed[leaf] >= m - EPS).then_some((St::Failure, Some("max_duration")))
+            }
+        }
+    }
+
     fn finish(&mut self, n: usize, s: St) -> Flow {
+        // SEMANTICS.md §3.2.1: a composite's services still running are aborted before its
+        // exit.
+        if let (Some(&(first, _)), Some(&(last, _))) = (
+            self.nodes[n].services.first(),
+            self.nodes[n].services.last(),
+        ) {
+            self.abort_range(first, last + 1);
+        }
         self.status[n] = s;
         self.emit(n, "exit");
         self.trace
@@ -507,6 +587,7 @@ impl Reference {
                 if !self.guards_hold(n) {
                     return self.finish(n, St::Failure);
                 }
+                self.start_services(n);
                 self.begin(n, kind)
             }
         }

@@ -14,8 +14,10 @@ pub enum Shape {
     Check(String, bool),
     /// A composite kind (5: a Sequence that does not halt on failure), its children, its
     /// guards' scripts (a script led by `o` is an observer's, `aborts_lower`, where the
-    /// composite is a Selector's child; elsewhere the `o` is dropped).
-    Composite(usize, Vec<Shape>, Vec<String>),
+    /// composite is a Selector's child; elsewhere the `o` is dropped), and its services:
+    /// each a MockAction's script (led by `m` and a digit as an action's) and an
+    /// `interval` in tenths of a second (0: none).
+    Composite(usize, Vec<Shape>, Vec<String>, Vec<(String, u8)>),
     /// A decorator kind and its child.
     Decorator(usize, Box<Shape>),
 }
@@ -33,9 +35,10 @@ pub fn shape() -> impl Strategy<Value = Shape> {
             (
                 0..5usize,
                 proptest::collection::vec(inner.clone(), 1..5),
-                proptest::collection::vec("o?[TF]{1,6}", 0..3)
+                proptest::collection::vec("o?[TF]{1,6}", 0..3),
+                services(),
             )
-                .prop_map(|(k, c, g)| Shape::Composite(k, c, g)),
+                .prop_map(|(k, c, g, v)| Shape::Composite(k, c, g, v)),
             (0..11usize, inner).prop_map(|(k, c)| Shape::Decorator(k, Box::new(c))),
         ]
     })
@@ -55,13 +58,22 @@ pub fn reference_shape() -> impl Strategy<Value = Shape> {
             (
                 prop_oneof![Just(0usize), Just(1), Just(2), Just(5)],
                 proptest::collection::vec(inner.clone(), 1..5),
-                proptest::collection::vec("o?[TF]{1,6}", 0..3)
+                proptest::collection::vec("o?[TF]{1,6}", 0..3),
+                services(),
             )
-                .prop_map(|(k, c, g)| Shape::Composite(k, c, g)),
+                .prop_map(|(k, c, g, v)| Shape::Composite(k, c, g, v)),
             (prop_oneof![0..5usize, 6..11usize], inner)
                 .prop_map(|(k, c)| Shape::Decorator(k, Box::new(c))),
         ]
     })
+}
+
+/// A composite's services, mostly none.
+fn services() -> impl Strategy<Value = Vec<(String, u8)>> {
+    prop_oneof![
+        3 => Just(Vec::new()),
+        1 => proptest::collection::vec(("(m[1-4])?[RSF]{1,4}", 0..4u8), 1..3),
+    ]
 }
 
 fn condition(id: NodeId, script: &str, invert: bool) -> Node {
@@ -70,6 +82,22 @@ fn condition(id: NodeId, script: &str, invert: bool) -> Node {
     if invert {
         n.fields.insert("invert".into(), Value::Bool(true));
     }
+    n
+}
+
+/// A MockAction playing `script`; a script led by `m` and a digit has a `max_duration` of
+/// that many tenths of a second.
+fn action(id: NodeId, script: &str) -> Node {
+    let mut n = Node::new(id, "MockAction");
+    let (limit, script) = match script.strip_prefix('m') {
+        Some(rest) => (rest[..1].parse::<f64>().ok(), &rest[1..]),
+        None => (None, script),
+    };
+    if let Some(tenths) = limit {
+        n.fields
+            .insert("max_duration".into(), Value::Float(tenths / 10.0));
+    }
+    n.fields.insert("script".into(), Value::Text(script.into()));
     n
 }
 
@@ -85,17 +113,7 @@ fn build_under(shape: &Shape, nodes: &mut Vec<Node>, under_selector: bool) -> No
     nodes.push(Node::new(id.clone(), ""));
     let node = match shape {
         Shape::Action(script, x, y, input, output) => {
-            let mut n = Node::new(id.clone(), "MockAction");
-            let (limit, script) = match script.strip_prefix('m') {
-                Some(rest) => (rest[..1].parse::<f64>().ok(), rest[1..].to_owned()),
-                None => (None, script.clone()),
-            };
-            if let Some(tenths) = limit {
-                n.fields
-                    .insert("max_duration".into(), Value::Float(tenths / 10.0));
-            }
-            n.fields
-                .insert("script".into(), Value::Text(script.clone()));
+            let mut n = action(id.clone(), script);
             if let Some(k) = input {
                 n.fields
                     .insert("in_context".into(), Value::Text(format!("k{k}")));
@@ -107,11 +125,12 @@ fn build_under(shape: &Shape, nodes: &mut Vec<Node>, under_selector: bool) -> No
                     .insert("produces".into(), Value::Text(format!("from {id}")));
             }
             n.position = [*x, *y];
-            n.title = format!("do {script}");
+            let played = n.fields.get("script").and_then(Value::as_str).unwrap_or("");
+            n.title = format!("do {played}");
             n
         }
         Shape::Check(script, invert) => condition(id.clone(), script, *invert),
-        Shape::Composite(k, children, guards) => {
+        Shape::Composite(k, children, guards, services) => {
             let kind = [
                 "Sequence",
                 "Selector",
@@ -142,9 +161,25 @@ fn build_under(shape: &Shape, nodes: &mut Vec<Node>, under_selector: bool) -> No
                     gid
                 })
                 .collect();
+            let services: Vec<NodeId> = services
+                .iter()
+                .map(|(script, tenths)| {
+                    let vid = NodeId::new(format!("n{}", nodes.len()));
+                    let mut v = action(vid.clone(), script);
+                    if *tenths > 0 {
+                        v.fields
+                            .insert("interval".into(), Value::Float(f64::from(*tenths) / 10.0));
+                    }
+                    nodes.push(v);
+                    vid
+                })
+                .collect();
             n.inputs.insert(Port::Children, kids);
             if !conds.is_empty() {
                 n.inputs.insert(Port::Conditions, conds);
+            }
+            if !services.is_empty() {
+                n.inputs.insert(Port::Services, services);
             }
             n
         }

@@ -759,9 +759,9 @@ fn a_breakpoint_stops_only_the_agents_of_the_tree_it_is_set_on_and_another_trees
     let mut h = harness(EditorApp::sample());
     open_trace_through_the_menu(&mut h, &trace);
     break_on_and_run(&mut h, "chase");
-    // The intruder enters its own "chase" at step 67: the run goes on to the guard's, at 79.
-    assert_eq!(h.state().simulation().unwrap().step_number(), 79);
-    h.get_by_label_contains("Breakpoint: chase on enter of guard, step 79");
+    // The intruder enters its own "chase" at step 67: the run goes on to the guard's, at 74.
+    assert_eq!(h.state().simulation().unwrap().step_number(), 74);
+    h.get_by_label_contains("Breakpoint: chase on enter of guard, step 74");
     // Watching the intruder: its nodes are another tree's, so nothing here is lit.
     h.get_by_role_and_label(Role::ComboBox, "Watch").click();
     h.run_steps(2);
@@ -773,7 +773,7 @@ fn a_breakpoint_stops_only_the_agents_of_the_tree_it_is_set_on_and_another_trees
     // The same in the live run of the scenario.
     let mut h = open_sample("guard_patrol");
     break_on_and_run(&mut h, "chase");
-    assert_eq!(h.state().simulation().unwrap().step_number(), 79);
+    assert_eq!(h.state().simulation().unwrap().step_number(), 74);
 }
 
 #[test]

@@ -40,8 +40,11 @@ fn declared_defaults_are_there_from_the_start_and_again_after_every_clear() {
         None,
         "a key without a default starts empty"
     );
-    // `a` reads its seeded key: no reset.
-    expect(&r.step()[..3], "0 enter root\n0 enter s\n0 enter a");
+    // The start tells each default (in key order), then `a` reads its seeded key: no reset.
+    expect(
+        &r.step()[..6],
+        "0 context root alert=false\n0 context root speed=2\n0 context root name=\"Ann\"\n0 enter root\n0 enter s\n0 enter a",
+    );
     assert!(!r.log.iter().any(|l| l.contains("context_missing")));
     // `b` writes the key; `c` then misses its own, and the context is cleared back to the
     // defaults.
@@ -53,6 +56,15 @@ fn declared_defaults_are_there_from_the_start_and_again_after_every_clear() {
     assert!(
         second.contains(&"2 context_missing c target".to_string()),
         "{second:#?}"
+    );
+    // Cleared back to the defaults, which the trace tells again before Root's restart.
+    let at = second
+        .iter()
+        .position(|l| l == "2 context_missing c target")
+        .unwrap();
+    expect(
+        &second[at + 3..at + 7],
+        "2 context root alert=false\n2 context root speed=2\n2 context root name=\"Ann\"\n2 restart root context_missing",
     );
     assert_eq!(r.context("alert"), Some(CtxValue::Bool(false)));
     assert_eq!(r.context("name"), text("Ann"));

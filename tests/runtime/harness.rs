@@ -2,7 +2,8 @@
 //!
 //! Tree lines: `id: Kind key=value ... | child a | children a b | conditions g | services s |
 //! interrupts i`.
-//! Values: `true`/`false`, whole numbers, numbers with a point, anything else is text.
+//! Values: `true`/`false`, whole numbers, numbers with a point, `@KEY` a field bound to a key,
+//! anything else is text.
 //! Trace lines: `STEP EVENT NODE [EXTRA]`, e.g. `3 exit a success`, `2 check g false`.
 
 use std::collections::HashMap;
@@ -35,6 +36,7 @@ pub fn tree(src: &str) -> Tree {
         for w in words {
             let (k, v) = w.split_once('=').unwrap();
             let value = match v {
+                _ if v.starts_with('@') => Value::Key(v[1..].to_owned()),
                 "true" => Value::Bool(true),
                 "false" => Value::Bool(false),
                 _ if v.parse::<i64>().is_ok() => Value::Int(v.parse().unwrap()),

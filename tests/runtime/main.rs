@@ -15,6 +15,7 @@ mod cooldown;
 mod force;
 mod interrupt;
 mod inverter;
+mod key_fields;
 mod leaf;
 mod observers;
 mod parallel;

@@ -68,6 +68,29 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
         let p = self.p;
         let cold = self.cold();
         cold.context.reseed(p, &cold.seeds);
+        self.show_defaults();
+    }
+
+    /// A watched step tells the observer each value the context holds after it was cleared
+    /// back to its defaults (or at the start): a `context` event naming Root per key, so a
+    /// trace carries the defaults too (SEMANTICS.md §5).
+    pub(super) fn show_defaults(&mut self) {
+        if !H::ON || self.obs.is_none() || self.p.seeds.is_empty() && self.st.no_agent_seeds() {
+            return;
+        }
+        for key in 0..self.p.keys.len() {
+            let key = key as KeyId;
+            if let Some(v) = self.st.context().get(key)
+                && let Some(o) = self.obs.as_deref_mut()
+            {
+                o.event(&Event {
+                    step: self.st.step(),
+                    node: Some(0),
+                    node_id: &self.p.names[0],
+                    kind: EventKind::Context(&self.p.keys[usize::from(key)], Some(v.as_event())),
+                });
+            }
+        }
     }
 
     pub(crate) fn context_missing(&mut self, n: u32, key: KeyId) -> Flow {

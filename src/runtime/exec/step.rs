@@ -107,6 +107,7 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
             self.renumber();
         }
         if self.st.start() {
+            self.show_defaults();
             self.enter(0);
             self.st.clear_stall();
         }
