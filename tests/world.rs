@@ -676,7 +676,7 @@ fn a_scenario_seeds_an_agents_keys_by_their_declared_types() {
     std::fs::write(
         dir.path().join("watch.json"),
         r#"{"format": "arbor.tree", "version": 1,
-        "keys": [{"name": "post", "type": "entity"}, {"name": "call", "type": "text"},
+        "keys": [{"name": "post", "type": "entity", "parameter": "in"}, {"name": "call", "type": "text"},
                  {"name": "patience", "type": "float", "default": 1.0}],
         "nodes": [
           {"id": "root", "kind": "Root", "inputs": {"child": ["s"]}},
@@ -719,4 +719,15 @@ fn a_scenario_seeds_an_agents_keys_by_their_declared_types() {
         let e = scenario(keys).err().unwrap().to_string();
         assert!(e.contains(says), "{keys}: {e}");
     }
+    // `post`, an `in` parameter, is given from outside: only `call`, which nothing gives
+    // the tree, is unwritten.
+    let tree = arbor::io::load_tree(&dir.path().join("watch.json")).unwrap();
+    let unwritten: Vec<String> =
+        arbor::model::validate(&tree, &Catalog::builtin(), &arbor::model::NoAssets)
+            .iter()
+            .filter(|d| d.rule == arbor::model::Rule::KeyUnwritten)
+            .map(|d| d.message.clone())
+            .collect();
+    assert_eq!(unwritten.len(), 1, "{unwritten:?}");
+    assert!(unwritten[0].contains("'call'"), "{unwritten:?}");
 }
