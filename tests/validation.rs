@@ -113,6 +113,7 @@ rule_tests! {
     no_action: "warnings" / "no-action";
     key_unwritten: "warnings" / "key-unwritten";
     key_unused: "warnings" / "key-unused";
+    interval_unused: "warnings" / "interval-unused";
     cannot_run: "library" / "cannot-run";
 }
 

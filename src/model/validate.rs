@@ -106,6 +106,8 @@ rules! {
     /// A SubTree node that leaves a required parameter of its asset unbound, binds one the
     /// asset does not declare, binds an out parameter to a value, or a value of another type.
     SubtreeParameter = "subtree-parameter", Error;
+    /// An `interval` on an action that is not a service: nothing reads it.
+    IntervalUnused = "interval-unused", Warning;
 }
 
 /// The declarations `tree`'s uses of keys imply, for the keys neither it nor its project
@@ -505,6 +507,7 @@ pub fn validate(tree: &Tree, catalog: &Catalog, assets: &dyn Assets) -> Vec<Diag
     cx.counts();
     cx.interrupt_ids();
     cx.observers();
+    cx.intervals();
     cx.subtree_assets();
     cx.subtree_parameters();
     cx.keys();
@@ -811,6 +814,32 @@ impl<'a> Ctx<'a> {
                 ));
             } else {
                 seen.insert(id, &node.id);
+            }
+        }
+    }
+
+    /// An action's `interval` says how often it runs as a service (SEMANTICS.md §3.2.1): set
+    /// on one that no composite's `services` input holds, it does nothing.
+    fn intervals(&mut self) {
+        let tree = self.tree;
+        let mut service = vec![false; tree.len()];
+        for p in 0..tree.len() {
+            for &(port, c) in self.graph.links(p) {
+                if port == Port::Services {
+                    service[c as usize] = true;
+                }
+            }
+        }
+        for (i, node) in tree.nodes().iter().enumerate() {
+            if !service[i]
+                && self.category(node) == Some(Category::Leaf)
+                && node.fields.contains_key("interval")
+            {
+                self.push(
+                    Rule::IntervalUnused,
+                    &node.id,
+                    "'interval' says how often a service runs, but this action is not a service (on a composite's services input), so it is never used".to_owned(),
+                );
             }
         }
     }
