@@ -11,8 +11,8 @@ use super::changes::Change;
 use super::commands::Command;
 use super::inspector::Request;
 use crate::model::{
-    Catalog, Edit, FieldSpec, FieldType, KeyDecl, KeyOrigin, KeyRole, KeyType, KeyUse, Node, Tree,
-    Value,
+    Catalog, Category, Edit, FieldSpec, FieldType, KeyDecl, KeyOrigin, KeyRole, KeyType, KeyTypes,
+    KeyUse, KindSpec, Node, Tree, Value,
 };
 
 /// What the panel keeps between frames: the key being added, the one being renamed, and
@@ -560,6 +560,86 @@ pub(super) fn key_field_ui(
         .response
         .labelled_by(label);
     request
+}
+
+/// The key types field `spec` of a node of kind `kind` can be read from (SEMANTICS.md
+/// §3.5): an action's or a condition's own field of a type a key can give; `None` for the
+/// runtime's own fields, a branch's, and fields that name a key or a file.
+pub(super) fn bindable(kind: &KindSpec, spec: &FieldSpec) -> Option<KeyTypes> {
+    if !matches!(kind.category, Category::Leaf | Category::Condition)
+        || KindSpec::is_common_field(kind.category, &spec.name)
+    {
+        return None;
+    }
+    spec.ty.key_types()
+}
+
+/// The edit that sets field `spec` of `node` to `value` (none: back to its default).
+fn set_field(node: &Node, spec: &FieldSpec, value: Option<Value>) -> Request {
+    Request::Edit(
+        Edit::SetField {
+            id: node.id.clone(),
+            name: spec.name.clone(),
+            value,
+        },
+        None,
+    )
+}
+
+/// A field read from key `key`: a drop-down of the keys of the types it takes, and
+/// "value", which gives it its value again (its default).
+pub(super) fn bound_field_ui(
+    ui: &mut egui::Ui,
+    (tree, catalog): (&Tree, &Catalog),
+    node: &Node,
+    spec: &FieldSpec,
+    (types, key): (KeyTypes, &str),
+    label: egui::Id,
+) -> Option<Request> {
+    let mut request = None;
+    egui::ComboBox::from_id_salt(("bound-field", spec.name.as_str()))
+        .selected_text(RichText::new(format!("key {key}")).monospace())
+        .width(140.0)
+        .show_ui(ui, |ui| {
+            for k in crate::model::keys_fitting(tree, catalog, types) {
+                let text = format!("{}  ·  {}", k.name, k.ty);
+                if ui.selectable_label(k.name == key, text).clicked() && k.name != key {
+                    request = Some(set_field(node, spec, Some(Value::Key(k.name))));
+                }
+            }
+        })
+        .response
+        .labelled_by(label)
+        .on_hover_text("Read from this key when the action starts (a condition: at each check)");
+    let back = ui
+        .small_button("value")
+        .on_hover_text("Give the field a value again instead of a key");
+    named(&back, &format!("give {} a value", spec.name));
+    if back.clicked() {
+        request = Some(set_field(node, spec, None));
+    }
+    request
+}
+
+/// "key" beside a field that can be read from a key: reads it from the first declared key
+/// of a type it takes (the drop-down that then replaces the value picks another).
+pub(super) fn bind_button(
+    ui: &mut egui::Ui,
+    (tree, catalog): (&Tree, &Catalog),
+    node: &Node,
+    spec: &FieldSpec,
+    types: KeyTypes,
+) -> Option<Request> {
+    let first = crate::model::keys_fitting(tree, catalog, types)
+        .into_iter()
+        .next();
+    let button = ui
+        .add_enabled(first.is_some(), egui::Button::new("key").small())
+        .on_hover_text("Read this field from a blackboard key when the action starts")
+        .on_disabled_hover_text("No key of a type this field takes: add one in the Blackboard");
+    named(&button, &format!("read {} from a key", spec.name));
+    let k = first.filter(|_| button.clicked())?;
+    Some(set_field(node, spec, Some(Value::Key(k.name))))
 }
 
 /// The form New key… opened for one of `node`'s key fields, under the fields: the new

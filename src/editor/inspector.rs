@@ -255,6 +255,16 @@ pub fn inspector_ui(
             .show(ui, |ui| {
                 for spec in &k.fields {
                     let set = node.fields.get(&spec.name);
+                    if set.is_none()
+                        && k.category == crate::model::Category::Leaf
+                        && !crate::model::KindSpec::field_applies(
+                            &spec.name,
+                            parent.map(|p| p.port),
+                        )
+                    {
+                        // Shown where it means something (a service's interval).
+                        continue;
+                    }
                     let label = ui.label(if set.is_some() {
                         RichText::new(&spec.name).strong()
                     } else {
@@ -299,6 +309,19 @@ pub fn inspector_ui(
                             request = key.or(request.take());
                             return;
                         }
+                        let bindable = super::blackboard::bindable(k, spec);
+                        if let (Some(types), Some(Value::Key(key))) = (bindable, current) {
+                            let bound = super::blackboard::bound_field_ui(
+                                ui,
+                                (tree, catalog),
+                                node,
+                                spec,
+                                (types, key),
+                                label_id,
+                            );
+                            request = bound.or(request.take());
+                            return;
+                        }
                         if let Some(v) = value_ui(ui, spec, current, label_id, "inspector") {
                             let edit = Edit::SetField {
                                 id: node.id.clone(),
@@ -317,6 +340,17 @@ pub fn inspector_ui(
                                 value: Some(Value::Text(name)),
                             };
                             request = Some(Request::Edit(edit, None));
+                        }
+                        if let Some(types) = bindable
+                            && let Some(bind) = super::blackboard::bind_button(
+                                ui,
+                                (tree, catalog),
+                                node,
+                                spec,
+                                types,
+                            )
+                        {
+                            request = Some(bind);
                         }
                     });
                     ui.end_row();

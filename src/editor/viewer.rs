@@ -12,7 +12,7 @@ use egui_snarl::{InPin, NodeId as SnarlId, OutPin, Snarl};
 
 use super::commands::Command;
 use super::graph::{Attach, CanvasOutput, Look, SMALL_TEXT, kinds_fitting, pin_at, pins};
-use crate::model::{Catalog, Category, Edit, NodeId, ParentSlot, Port, Tree};
+use crate::model::{Catalog, Category, Edit, NodeId, ParentSlot, Port, Tree, Value};
 use crate::runtime::Status;
 
 /// Draws the nodes of one frame and collects what the gestures on them ask for.
@@ -848,6 +848,18 @@ impl SnarlViewer<NodeId> for Viewer<'_> {
                         egui::WidgetInfo::labeled(egui::WidgetType::Label, true, &name)
                     });
                     let current = n.fields.get(&spec.name).or(spec.default.as_ref());
+                    if let Some(Value::Key(key)) = current {
+                        // Read from a key: chosen in the inspector.
+                        ui.label(
+                            RichText::new(format!("key {key}"))
+                                .size(SMALL_TEXT)
+                                .monospace()
+                                .color(Color32::from_rgb(150, 200, 255)),
+                        )
+                        .on_hover_text("Read from this key when the action starts");
+                        ui.end_row();
+                        continue;
+                    }
                     if let Some(v) = super::inspector::value_ui(ui, spec, current, label.id, &salt)
                     {
                         self.out.field_edits.push((

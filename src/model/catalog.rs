@@ -428,6 +428,13 @@ impl KindSpec {
         common_fields(category).iter().any(|f| f.name == name)
     }
 
+    /// Whether an action's field `name` means anything where the action is linked
+    /// (`port`: its parent's input it is in, if any): `interval` only on a service
+    /// (SEMANTICS.md §3.2.1); every other field everywhere.
+    pub fn field_applies(name: &str, port: Option<Port>) -> bool {
+        name != "interval" || port == Some(Port::Services)
+    }
+
     /// The palette group: its own, else its category's name.
     pub fn group_label(&self) -> &str {
         if self.group.is_empty() {

@@ -822,18 +822,16 @@ impl<'a> Ctx<'a> {
     /// on one that no composite's `services` input holds, it does nothing.
     fn intervals(&mut self) {
         let tree = self.tree;
-        let mut service = vec![false; tree.len()];
+        let mut linked_in = vec![None; tree.len()];
         for p in 0..tree.len() {
             for &(port, c) in self.graph.links(p) {
-                if port == Port::Services {
-                    service[c as usize] = true;
-                }
+                linked_in[c as usize] = Some(port);
             }
         }
         for (i, node) in tree.nodes().iter().enumerate() {
-            if !service[i]
-                && self.category(node) == Some(Category::Leaf)
+            if self.category(node) == Some(Category::Leaf)
                 && node.fields.contains_key("interval")
+                && !KindSpec::field_applies("interval", linked_in[i])
             {
                 self.push(
                     Rule::IntervalUnused,

@@ -311,3 +311,61 @@ fn the_projects_keys_are_listed_offered_to_key_fields_and_found() {
         Some("intruder")
     );
 }
+
+/// A field read from a key (SEMANTICS.md §3.5), through the inspector: the patrol SubTree's
+/// Wait reads its `seconds` from the `pause` parameter; "value" gives it a value again,
+/// "key" reads it from a key once more, and the drop-down picks which; saved and read back.
+#[test]
+fn an_actions_field_is_read_from_a_key_chosen_in_the_inspector_and_given_a_value_again() {
+    let dir = guard_patrol_files();
+    let path = dir.path().join("subtrees/patrol.json");
+    let mut tree = arbor::io::load_tree(&path).unwrap();
+    let mut keys = tree.keys.take().unwrap();
+    keys.push(KeyDecl {
+        default: Some(Value::Float(3.0)),
+        ..KeyDecl::new("long_pause", KeyType::Float)
+    });
+    tree.keys = Some(keys);
+    arbor::io::save_tree(&path, &tree).unwrap();
+    let mut app = EditorApp::open(&path).unwrap();
+    app.select(Some(NodeId::new("look_a")));
+    let mut h = harness(app);
+    let seconds = |h: &Harness<'static, EditorApp>| {
+        h.state()
+            .tree()
+            .node(&NodeId::new("look_a"))
+            .unwrap()
+            .fields
+            .get("seconds")
+            .cloned()
+    };
+    assert_eq!(seconds(&h), Some(Value::Key("pause".into())));
+    // The node's body says which key; the inspector offers the keys a number takes.
+    // (Both Waits' bodies say it.)
+    assert!(h.query_all_by_label("key pause").count() >= 2);
+    h.get_by_role_and_label(Role::Button, "give seconds a value")
+        .click();
+    h.run_steps(3);
+    assert_eq!(seconds(&h), None, "back to its default value");
+    h.get_by_role_and_label(Role::Button, "read seconds from a key")
+        .click();
+    h.run_steps(3);
+    assert_eq!(seconds(&h), Some(Value::Key("pause".into())));
+    pick(&mut h, "seconds", "long_pause  ·  float");
+    assert_eq!(seconds(&h), Some(Value::Key("long_pause".into())));
+    // A text key is not offered for a number.
+    h.get_by_role_and_label(Role::ComboBox, "seconds").click();
+    h.run_steps(2);
+    assert!(h.query_by_label("first  ·  text").is_none());
+    key(&mut h, Modifiers::NONE, Key::Escape);
+    key(&mut h, Modifiers::COMMAND, Key::S);
+    let saved = arbor::io::load_tree(&path).unwrap();
+    assert_eq!(
+        saved
+            .node(&NodeId::new("look_a"))
+            .unwrap()
+            .fields
+            .get("seconds"),
+        Some(&Value::Key("long_pause".into()))
+    );
+}
