@@ -510,16 +510,7 @@ pub(super) fn key_field_ui(
         .or(spec.default.as_ref())
         .and_then(Value::as_str)
         .unwrap_or("");
-    let set = |value: Option<Value>| {
-        Request::Edit(
-            Edit::SetField {
-                id: node.id.clone(),
-                name: spec.name.clone(),
-                value,
-            },
-            None,
-        )
-    };
+    let set = |value: Option<Value>| set_field(node, spec, value);
     let mut request = None;
     let shown = if current.is_empty() {
         RichText::new("(none)")
