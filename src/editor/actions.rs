@@ -173,6 +173,7 @@ impl EditorApp {
                 SimChange::Trigger(id, payload) => {
                     run.trigger(&id, &payload);
                 }
+                SimChange::History(key) => run.show_history(key),
                 SimChange::Attach(_) => {}
             }
         }
