@@ -28,6 +28,16 @@ pub(super) struct Blackboard {
     renaming: Option<(String, String, bool)>,
     /// The nodes that use a key, as Find usages found them, for the tree's revision then.
     usages: Option<Usages>,
+    /// The parameters of the selected SubTree node's asset, as last read.
+    params: Option<ParamsRead>,
+}
+
+/// A SubTree asset's parameters as read for the inspector: for which tree file, asset and
+/// revision of the tree (read again when one changes), and the parameters (`None`: the
+/// asset could not be read).
+struct ParamsRead {
+    at: (Option<std::path::PathBuf>, String, u64),
+    params: Option<Vec<KeyDecl>>,
 }
 
 /// The colour of what a name typed would be refused for (the Problems panel's errors').
@@ -292,6 +302,30 @@ impl EditorApp {
         }
     }
 
+    /// The parameters that the asset of SubTree node `node` declares, in its order
+    /// (`None`: not a SubTree node, or its asset cannot be read); the asset is read once
+    /// for each revision of the tree.
+    pub(super) fn asset_params(&mut self, node: &Node) -> Option<Vec<KeyDecl>> {
+        if self.catalog.category_of(&node.kind) != Some(crate::model::Category::SubTree) {
+            return None;
+        }
+        let asset = node.fields.get("asset").and_then(Value::as_str)?.to_owned();
+        let at = (
+            self.doc.path().map(std::path::Path::to_owned),
+            asset.clone(),
+            self.doc.revision(),
+        );
+        if self.blackboard.params.as_ref().is_none_or(|p| p.at != at) {
+            let params = self.with_assets(|_, _, assets| {
+                let (asset, _) = assets.open(&asset)?;
+                let keys = asset.keys.unwrap_or_default();
+                Some(keys.into_iter().filter(|k| k.parameter.is_some()).collect())
+            });
+            self.blackboard.params = Some(ParamsRead { at, params });
+        }
+        self.blackboard.params.as_ref()?.params.clone()
+    }
+
     /// Calls `f` with the tree, its kinds and what resolves its SubTrees' assets (the files
     /// beside its file; nothing for a tree never saved).
     fn with_assets<R>(&self, f: impl FnOnce(&Tree, &Catalog, &dyn crate::model::Assets) -> R) -> R {
@@ -539,22 +573,11 @@ pub(super) fn key_field_ui(
                 };
                 request = Some(set(none));
             }
-            for k in crate::model::keys_fitting(tree, catalog, types) {
-                let text = match k.origin {
-                    KeyOrigin::Project => format!("{}  ·  {}, project", k.name, k.ty),
-                    _ => format!("{}  ·  {}", k.name, k.ty),
-                };
-                if ui.selectable_label(current == k.name, text).clicked() && current != k.name {
-                    request = Some(set(Some(Value::Text(k.name))));
-                }
-            }
-            if ui
-                .selectable_label(false, "New key…")
-                .on_hover_text("Declare a key for this field and name it here")
-                .clicked()
-            {
-                let open: Naming = (spec.name.clone(), String::new(), true);
-                ui.data_mut(|d| d.insert_temp(naming_id(node), open));
+            let shown = (!current.is_empty()).then_some(current);
+            let hint = "Declare a key for this field and name it here";
+            let field = (node, spec.name.as_str());
+            if let Some(k) = key_choices_ui(ui, tree, catalog, types, shown, field, hint) {
+                request = Some(set(Some(Value::Text(k))));
             }
         })
         .response
@@ -562,20 +585,59 @@ pub(super) fn key_field_ui(
     request
 }
 
-/// The form New key… opened for one of `node`'s key fields, under the fields: the new
-/// key's name, Declare (or Enter) and Cancel. Declare declares the key, of the field's
-/// type (`any` when it takes several), and sets the field, as one undo step; in a tree
-/// that declares no keys it sets the field alone.
+/// The keys of a drop-down that names a key of `types` (the tree's, then the project's,
+/// `current` marked) and "New key…", which opens the form [`new_key_ui`] draws for the
+/// node's field (`hint` says what it does). Returns the key picked, when another.
+fn key_choices_ui(
+    ui: &mut egui::Ui,
+    tree: &Tree,
+    catalog: &Catalog,
+    types: crate::model::KeyTypes,
+    current: Option<&str>,
+    (node, field): (&Node, &str),
+    hint: &str,
+) -> Option<String> {
+    let mut picked = None;
+    for k in crate::model::keys_fitting(tree, catalog, types) {
+        let text = match k.origin {
+            KeyOrigin::Project => format!("{}  ·  {}, project", k.name, k.ty),
+            _ => format!("{}  ·  {}", k.name, k.ty),
+        };
+        let this = current == Some(k.name.as_str());
+        if ui.selectable_label(this, text).clicked() && !this {
+            picked = Some(k.name);
+        }
+    }
+    if ui
+        .selectable_label(false, "New key…")
+        .on_hover_text(hint)
+        .clicked()
+    {
+        let open: Naming = (field.to_owned(), String::new(), true);
+        ui.data_mut(|d| d.insert_temp(naming_id(node), open));
+    }
+    picked
+}
+
+/// The form New key… opened for one of `node`'s key fields or for one of the `params` of
+/// its SubTree asset, under the fields: the new key's name, Declare (or Enter) and Cancel.
+/// Declare declares the key, of the field's type (`any` when it takes several) or the
+/// parameter's, and sets the field (binds the parameter to it), as one undo step; in a
+/// tree that declares no keys it sets the field alone.
 pub(super) fn new_key_ui(
     ui: &mut egui::Ui,
     tree: &Tree,
     catalog: &Catalog,
     node: &Node,
+    params: &[KeyDecl],
 ) -> Option<Request> {
     let id = naming_id(node);
     let (field, mut name, focus) = ui.data(|d| d.get_temp::<Naming>(id))?;
-    let types = catalog.kind(&node.kind)?.key_types(&field)?;
-    let ty = types.single().unwrap_or(KeyType::Any);
+    // A key field names the key; a SubTree's parameter is bound to it.
+    let (ty, bound) = match catalog.kind(&node.kind)?.key_types(&field) {
+        Some(types) => (types.single().unwrap_or(KeyType::Any), false),
+        None => (params.iter().find(|p| p.name == field)?.ty, true),
+    };
     ui.label(format!("A new key for {field}, holding {}:", ty.describe()));
     let mut done = None;
     ui.horizontal(|ui| {
@@ -606,10 +668,15 @@ pub(super) fn new_key_ui(
     match done {
         Some(true) if problem.is_none() => {
             ui.data_mut(|d| d.remove::<Naming>(id));
+            let named = if bound {
+                Value::Key(key.name.clone())
+            } else {
+                Value::Text(key.name.clone())
+            };
             let set = Edit::SetField {
                 id: node.id.clone(),
                 name: field,
-                value: Some(Value::Text(key.name.clone())),
+                value: Some(named),
             };
             let edit = match &tree.keys {
                 Some(keys) => Edit::Batch(vec![
@@ -632,4 +699,143 @@ pub(super) fn new_key_ui(
             None
         }
     }
+}
+
+/// The parameters of a SubTree node's asset, each with its direction, type, default and
+/// doc, and the editor of its binding: unbound (its default, or the caller's key of its
+/// name where the node shares its keys), a value of its type (an `in` parameter's), or a
+/// key of the caller's whose type fits, with "New key…". Returns the edit asked for: the
+/// node's field of the parameter's name set, or removed.
+pub(super) fn params_ui(
+    ui: &mut egui::Ui,
+    tree: &Tree,
+    catalog: &Catalog,
+    node: &Node,
+    params: &[KeyDecl],
+) -> Option<Request> {
+    let mut request = None;
+    let shares = crate::model::shares_keys(catalog.flag(node, "autoremap"), tree);
+    ui.label(RichText::new("Parameters").strong())
+        .on_hover_text(
+            "What the SubTree's tree declares as its parameters, and what this node binds each to",
+        );
+    egui::Grid::new("subtree-params")
+        .num_columns(2)
+        .striped(true)
+        .show(ui, |ui| {
+            for p in params {
+                if let Some(r) = param_ui(ui, tree, catalog, node, p, shares) {
+                    request = Some(r);
+                }
+            }
+        });
+    request
+}
+
+/// One parameter's rows of [`params_ui`].
+fn param_ui(
+    ui: &mut egui::Ui,
+    tree: &Tree,
+    catalog: &Catalog,
+    node: &Node,
+    p: &KeyDecl,
+    shares: bool,
+) -> Option<Request> {
+    let set = |value: Option<Value>| {
+        Request::Edit(
+            Edit::SetField {
+                id: node.id.clone(),
+                name: p.name.clone(),
+                value,
+            },
+            None,
+        )
+    };
+    let bound = node.fields.get(&p.name);
+    let direction = p.parameter.map_or("", crate::model::Param::name);
+    ui.label(if bound.is_some() {
+        RichText::new(&p.name).monospace().strong()
+    } else {
+        RichText::new(&p.name).monospace()
+    });
+    let mut request = None;
+    // A literal can be given to an `in` parameter of a type that has literals.
+    let takes_value = direction == "in" && p.ty.has_defaults();
+    let unbound = match (&p.default, shares) {
+        (_, true) => format!("(unbound: the caller's {})", p.name),
+        (Some(v), false) => format!("(unbound: its default {})", default_text(v)),
+        (None, false) if p.required() || p.parameter == Some(crate::model::Param::Out) => {
+            "(unbound: it needs one)".to_owned()
+        }
+        (None, false) => "(unbound)".to_owned(),
+    };
+    ui.horizontal(|ui| {
+        let shown = match bound {
+            None => RichText::new(&unbound).weak(),
+            Some(Value::Key(k)) => RichText::new(format!("key {k}")).monospace(),
+            Some(_) => RichText::new("a value"),
+        };
+        let combo = egui::ComboBox::from_id_salt(("param", node.id.as_str(), p.name.as_str()))
+            .selected_text(shown)
+            .width(150.0)
+            .show_ui(ui, |ui| {
+                if ui.selectable_label(bound.is_none(), &unbound).clicked() && bound.is_some() {
+                    request = Some(set(None));
+                }
+                let is_value = bound.is_some_and(|v| !matches!(v, Value::Key(_)));
+                if takes_value && ui.selectable_label(is_value, "a value").clicked() && !is_value {
+                    request = Some(set(Some(first_value(p))));
+                }
+                let shown = match bound {
+                    Some(Value::Key(k)) => Some(k.as_str()),
+                    _ => None,
+                };
+                let hint = "Declare a key of this tree and bind the parameter to it";
+                let field = (node, p.name.as_str());
+                if let Some(k) = key_choices_ui(ui, tree, catalog, p.ty.set(), shown, field, hint) {
+                    request = Some(set(Some(Value::Key(k))));
+                }
+            })
+            .response;
+        named(&combo, &format!("binding of {}", p.name));
+        if let Some(v) = bound.filter(|v| !matches!(v, Value::Key(_))) {
+            let key = egui::Id::new(("param-value", node.id.as_str(), p.name.as_str()));
+            let typed = committed_text_ui(
+                ui,
+                key,
+                &default_text(v),
+                p.ty.name(),
+                &format!("value of {}", p.name),
+            );
+            if let Some(text) = typed {
+                request = Some(set(Some(
+                    parse_default(&text, p.ty).unwrap_or(Value::Text(String::new())),
+                )));
+            }
+        }
+    });
+    ui.end_row();
+    // Under it: what the parameter is.
+    ui.label("");
+    let mut about = format!("{direction}, {}", p.ty.name());
+    if let Some(v) = &p.default {
+        about += &format!(", default {}", default_text(v));
+    }
+    if !p.doc.is_empty() {
+        about += &format!(": {}", p.doc);
+    }
+    ui.add(egui::Label::new(RichText::new(about).weak().size(11.5)).wrap());
+    ui.end_row();
+    request
+}
+
+/// The value a parameter is given when "a value" is picked: its default, else the type's
+/// plainest (false, 0, "").
+fn first_value(p: &KeyDecl) -> Value {
+    p.default.clone().unwrap_or(match p.ty {
+        KeyType::Bool => Value::Bool(false),
+        KeyType::Int => Value::Int(0),
+        KeyType::Float => Value::Float(0.0),
+        _ => Value::Text(String::new()),
+    })
 }

@@ -311,3 +311,99 @@ fn the_projects_keys_are_listed_offered_to_key_fields_and_found() {
         Some("intruder")
     );
 }
+
+/// A tree of two keys (`enemy`, an entity, and `pace`, a float) whose SubTree node `hunt`
+/// runs `chase.json` (parameters `target`: in entity, `speed`: in float default 1,
+/// `caught`: out entity), in a new folder; the editor opened on it, `hunt` selected.
+fn hunter() -> (
+    tempfile::TempDir,
+    std::path::PathBuf,
+    Harness<'static, EditorApp>,
+) {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(
+        common::repo().join("tests/fixtures/invalid/assets/chase.json"),
+        dir.path().join("chase.json"),
+    )
+    .unwrap();
+    let path = dir.path().join("hunter.json");
+    std::fs::write(
+        &path,
+        r#"{"format": "arbor.tree", "version": 1,
+  "keys": [{"name": "enemy", "type": "entity"}, {"name": "pace", "type": "float"}],
+  "nodes": [
+    {"id": "root", "kind": "Root", "inputs": {"child": ["hunt"]}},
+    {"id": "hunt", "kind": "SubTree", "fields": {"asset": "chase.json"}}
+  ]}"#,
+    )
+    .unwrap();
+    let mut h = harness(EditorApp::open(&path).unwrap());
+    h.state_mut().select(Some(NodeId::new("hunt")));
+    h.run_steps(3);
+    (dir, path, h)
+}
+
+#[test]
+fn a_subtrees_parameters_are_bound_to_keys_and_values_in_its_inspector_and_saved() {
+    let (_dir, path, mut h) = hunter();
+    // Each parameter of the asset: its direction, type, default and doc.
+    h.get_by_label("in, entity: Who to chase.");
+    h.get_by_label("in, float, default 1.0");
+    h.get_by_label("out, entity");
+    // target: a key of the caller's of its type; a float key is not offered.
+    h.get_by_role_and_label(Role::ComboBox, "binding of target")
+        .click();
+    h.run_steps(2);
+    assert!(h.query_by_label("pace  ·  float").is_none());
+    assert!(
+        h.query_by_label("a value").is_none(),
+        "an entity has no literal"
+    );
+    h.get_by_label("enemy  ·  entity").click();
+    h.run_steps(3);
+    // speed: a value, typed.
+    pick(&mut h, "binding of speed", "a value");
+    type_into(&mut h, "value of speed", "2.5");
+    // caught: a new key, declared and bound at once.
+    pick(&mut h, "binding of caught", "New key…");
+    h.get_by_label("New key name").type_text("prey");
+    h.run_steps(2);
+    key(&mut h, Modifiers::NONE, Key::Enter);
+    h.run_steps(3);
+    key(&mut h, Modifiers::COMMAND, Key::S);
+    h.run_steps(2);
+    let saved = arbor::io::load_tree(&path).unwrap();
+    let hunt = saved.node(&NodeId::new("hunt")).unwrap();
+    assert_eq!(hunt.fields.get("target"), Some(&Value::Key("enemy".into())));
+    assert_eq!(hunt.fields.get("speed"), Some(&Value::Float(2.5)));
+    assert_eq!(hunt.fields.get("caught"), Some(&Value::Key("prey".into())));
+    assert_eq!(
+        saved
+            .keys
+            .as_ref()
+            .unwrap()
+            .last()
+            .map(|k| (k.name.as_str(), k.ty)),
+        Some(("prey", KeyType::Entity))
+    );
+    // Every parameter bound as its direction and type want (no error), and none of them
+    // shows as an unknown field.
+    let errors: Vec<_> = h
+        .state()
+        .diagnostics()
+        .iter()
+        .filter(|d| d.is_error())
+        .collect();
+    assert!(errors.is_empty(), "{errors:?}");
+    assert!(h.query_by_label_contains("unknown field").is_none());
+    // Each was one undo step: the new key and its binding go together.
+    key(&mut h, Modifiers::COMMAND, Key::Z);
+    let hunt = h.state().tree().node(&NodeId::new("hunt")).unwrap().clone();
+    assert_eq!(hunt.fields.get("caught"), None);
+    assert_eq!(h.state().tree().keys.as_ref().unwrap().len(), 2);
+    assert_eq!(hunt.fields.get("speed"), Some(&Value::Float(2.5)));
+    // Unbound again from its drop-down: the default says what it holds.
+    pick(&mut h, "binding of speed", "(unbound: its default 1.0)");
+    let hunt = h.state().tree().node(&NodeId::new("hunt")).unwrap().clone();
+    assert_eq!(hunt.fields.get("speed"), None);
+}
