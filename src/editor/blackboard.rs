@@ -197,8 +197,10 @@ impl EditorApp {
             .id_salt("project-keys")
             .default_open(shared.len() <= PROJECT_KEYS_OPEN)
             .show(ui, |ui| {
-                for k in shared {
-                    project_key_ui(ui, k, &mut asked);
+                for (i, k) in shared.iter().enumerate() {
+                    ui.push_id(("project-key", i), |ui| {
+                        self.blackboard.project_key_ui(ui, k, &mut asked);
+                    });
                 }
             });
         }
@@ -272,8 +274,14 @@ impl EditorApp {
     }
 
     /// Renames a key and every use of it in the tree, as one undo step; the rename field
-    /// closes when it is done, and stays with the reason when it is refused.
+    /// closes when it is done, and stays with the reason when it is refused. A key the
+    /// project declares is renamed in the project file and in every tree of the project
+    /// ([`EditorApp::rename_project_key`]).
     pub(super) fn rename_key(&mut self, from: &str, to: &str) {
+        if self.catalog.shared_keys().iter().any(|k| k.name == from) {
+            self.rename_project_key(from, to);
+            return;
+        }
         let uses = crate::model::fields_naming(self.doc.tree(), &self.catalog, from).len();
         if self.apply(Edit::RenameKey {
             from: from.to_owned(),
@@ -284,6 +292,52 @@ impl EditorApp {
                 "Renamed key '{from}' to '{to}' in its declaration and {uses} field(s)"
             ));
         }
+    }
+
+    /// Renames key `from`, which the project declares, to `to` in the project file, in
+    /// every other tree file of the project and in the tree being edited, as one undo
+    /// step: the other files are written at once (through a temporary file each), the tree
+    /// edited is changed as an edit (saved when it is saved); undo writes the files back as
+    /// they were, redo writes them again, each only where it holds what was written. A
+    /// name in use in any of them, or a tree of the project that cannot be read, refuses
+    /// it with the reason, and nothing changes.
+    fn rename_project_key(&mut self, from: &str, to: &str) {
+        let Some(project) = self.project.file().map(std::path::Path::to_owned) else {
+            return;
+        };
+        let here = match self.doc.tree().shared_key_renaming(from, to, &self.catalog) {
+            Ok(edits) => edits,
+            Err(why) => return self.say_problem(format!("Rename refused: {why}")),
+        };
+        let files = match crate::io::plan_project_rename(
+            &project,
+            &self.catalog,
+            self.doc.path(),
+            from,
+            to,
+        ) {
+            Ok(files) => files,
+            Err(why) => return self.say_problem(format!("Rename refused: {why}")),
+        };
+        if let Err(why) = crate::io::apply_file_changes(&files, true) {
+            return self.say_problem(format!("Rename refused: {why}"));
+        }
+        let (trees, uses) = (files.len() - 1, here.len());
+        if let Err(why) = self
+            .doc
+            .apply_with_files(Edit::Batch(here), files.clone(), &self.catalog)
+        {
+            // (The edit was checked: put the files back all the same.)
+            let _ = crate::io::apply_file_changes(&files, false);
+            return self.say_problem(format!("Rename refused: {why}"));
+        }
+        self.blackboard.renaming = None;
+        self.project.reload();
+        self.reload_kinds();
+        self.changed();
+        self.say(format!(
+            "Renamed the project's key '{from}' to '{to}': the project file, {trees} other tree file(s) and {uses} change(s) here"
+        ));
     }
 
     /// Declares the keys the tree uses, typed by what writes them (else what reads them),
@@ -394,57 +448,94 @@ impl Blackboard {
             }
             ui.end_row();
         });
-        match &mut self.renaming {
-            Some((key, text, focus)) if *key == k.name => {
-                let mut done = None;
-                ui.horizontal(|ui| {
-                    let field = ui.add(
-                        egui::TextEdit::singleline(text)
-                            .desired_width(ui.available_width().min(140.0)),
-                    );
-                    named(&field, &format!("new name of {}", k.name));
-                    if std::mem::take(focus) {
-                        field.request_focus();
-                        ui.ctx().request_repaint();
-                    }
-                    let enter = field.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
-                    if ui.small_button("Rename").clicked() || enter {
-                        done = Some(true);
-                    }
-                    if ui.small_button("Cancel").clicked() {
-                        done = Some(false);
-                    }
-                });
-                match done {
-                    Some(true) => {
-                        asked.push(Change::RenameKey(k.name.clone(), text.trim().to_owned()))
-                    }
-                    Some(false) => self.renaming = None,
-                    None => {}
-                }
-            }
-            _ => {
-                ui.horizontal(|ui| {
-                    if ui
-                        .small_button("Rename…")
-                        .on_hover_text("Rename the key and every use of it in this tree")
-                        .clicked()
-                    {
-                        self.renaming = Some((k.name.clone(), k.name.clone(), true));
-                    }
-                    usages_button_ui(ui, &k.name, asked);
-                    if ui
-                        .small_button("Delete")
-                        .on_hover_text("Remove the declaration (the nodes keep naming the key)")
-                        .clicked()
-                    {
-                        asked.push(Change::Edit(Edit::RemoveKey {
-                            name: k.name.clone(),
-                        }));
-                    }
-                });
-            }
+        if self.rename_ui(ui, &k.name, asked) {
+            return;
         }
+        ui.horizontal(|ui| {
+            if ui
+                .small_button("Rename…")
+                .on_hover_text("Rename the key and every use of it in this tree")
+                .clicked()
+            {
+                self.renaming = Some((k.name.clone(), k.name.clone(), true));
+            }
+            usages_button_ui(ui, &k.name, asked);
+            if ui
+                .small_button("Delete")
+                .on_hover_text("Remove the declaration (the nodes keep naming the key)")
+                .clicked()
+            {
+                asked.push(Change::Edit(Edit::RemoveKey {
+                    name: k.name.clone(),
+                }));
+            }
+        });
+    }
+
+    /// The field that takes key `name`'s new name, with Rename and Cancel, while it is
+    /// being renamed; false when it is not.
+    fn rename_ui(&mut self, ui: &mut egui::Ui, name: &str, asked: &mut Vec<Change>) -> bool {
+        let Some((key, text, focus)) = &mut self.renaming else {
+            return false;
+        };
+        if key != name {
+            return false;
+        }
+        let mut done = None;
+        ui.horizontal(|ui| {
+            let field = ui.add(
+                egui::TextEdit::singleline(text).desired_width(ui.available_width().min(140.0)),
+            );
+            named(&field, &format!("new name of {name}"));
+            if std::mem::take(focus) {
+                field.request_focus();
+                ui.ctx().request_repaint();
+            }
+            let enter = field.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
+            if ui.small_button("Rename").clicked() || enter {
+                done = Some(true);
+            }
+            if ui.small_button("Cancel").clicked() {
+                done = Some(false);
+            }
+        });
+        match done {
+            Some(true) => asked.push(Change::RenameKey(name.to_owned(), text.trim().to_owned())),
+            Some(false) => self.renaming = None,
+            None => {}
+        }
+        true
+    }
+
+    /// One of the project's keys: name, type, default, doc; Rename… (in the project file
+    /// and every tree of the project) and Find usages.
+    fn project_key_ui(&mut self, ui: &mut egui::Ui, k: &KeyDecl, asked: &mut Vec<Change>) {
+        ui.horizontal_wrapped(|ui| {
+            ui.label(RichText::new(&k.name).monospace().strong());
+            ui.label(k.ty.name());
+            if let Some(v) = &k.default {
+                ui.label(format!("= {v}"));
+            }
+            ui.label(RichText::new("project").weak());
+        });
+        if !k.doc.is_empty() {
+            ui.add(egui::Label::new(RichText::new(&k.doc).italics()).wrap());
+        }
+        if self.rename_ui(ui, &k.name, asked) {
+            return;
+        }
+        ui.horizontal(|ui| {
+            if ui
+                .small_button("Rename…")
+                .on_hover_text(
+                    "Rename the key in the project file and every use of it in the project's trees",
+                )
+                .clicked()
+            {
+                self.renaming = Some((k.name.clone(), k.name.clone(), true));
+            }
+            usages_button_ui(ui, &k.name, asked);
+        });
     }
 
     /// The row that adds a key: its name, its type, Add.
@@ -497,22 +588,6 @@ fn usages_button_ui(ui: &mut egui::Ui, key: &str, asked: &mut Vec<Change>) {
     named(&button, &format!("Find usages of {key}"));
     if button.clicked() {
         asked.push(Change::FindUsages(key.to_owned()));
-    }
-}
-
-/// One of the project's keys, as the project file declares it.
-fn project_key_ui(ui: &mut egui::Ui, k: &KeyDecl, asked: &mut Vec<Change>) {
-    ui.horizontal_wrapped(|ui| {
-        ui.label(RichText::new(&k.name).monospace().strong());
-        ui.label(k.ty.name());
-        if let Some(v) = &k.default {
-            ui.label(format!("= {v}"));
-        }
-        ui.label(RichText::new("project").weak());
-        usages_button_ui(ui, &k.name, asked);
-    });
-    if !k.doc.is_empty() {
-        ui.add(egui::Label::new(RichText::new(&k.doc).italics()).wrap());
     }
 }
 

@@ -5,6 +5,7 @@ pub mod big_trees;
 pub mod exercise;
 #[cfg(feature = "gui")]
 pub mod input;
+pub mod projects;
 
 use std::path::{Path, PathBuf};
 
