@@ -866,3 +866,239 @@ fn go_to_step_rebuilds_a_past_step_runs_to_a_later_one_and_clamps_a_replay() {
     assert_eq!(r.go_to_step(7).unwrap(), "At step 7");
     assert_eq!(r.step_number(), 7);
 }
+
+/// The history's entries as (step, change, value).
+fn entries(h: &arbor::debug::KeyHistory) -> Vec<(u64, arbor::debug::KeyChange, Option<String>)> {
+    h.writes
+        .iter()
+        .map(|w| (w.step, w.change.clone(), w.value.clone()))
+        .collect()
+}
+
+#[test]
+fn a_declared_key_shows_its_type_and_default_before_the_run_and_its_history_after() {
+    use arbor::debug::{KeyChange, Source};
+    use arbor::runtime::Status;
+    let dir = tempfile::tempdir().unwrap();
+    let path = common::moody_tree(dir.path());
+    let mut run = Source::Simulation(Box::new(solo_session(&path, 0)));
+    // Before the first step: the declared key, its type, its default, marked so.
+    let row = |run: &Source| {
+        run.context(0)
+            .into_iter()
+            .find(|r| r.key == "mood")
+            .unwrap()
+    };
+    let r = row(&run);
+    assert_eq!(r.value.as_deref(), Some("\"calm\""));
+    assert_eq!(r.ty, Some(arbor::model::KeyType::Text));
+    assert!(r.default);
+    run.run(12, &[]);
+    run.seek(2);
+    let r = row(&run);
+    assert_eq!(r.value.as_deref(), Some("\"angry\""));
+    assert!(!r.default && r.written);
+    // Its history, from the first step to the newest, while step 5 is shown.
+    run.seek(5);
+    run.follow_key(0, "mood");
+    assert_eq!(
+        run.step_number(),
+        5,
+        "following a key leaves the shown step"
+    );
+    let got = entries(run.key_history().unwrap());
+    let n = |id: &str| {
+        let Source::Simulation(s) = &run else {
+            unreachable!()
+        };
+        s.instance(0).unwrap().program().index_of(id)
+    };
+    assert_eq!(got[0], (0, KeyChange::Start, Some("\"calm\"".into())));
+    assert_eq!(
+        got[1],
+        (2, KeyChange::Written(n("set")), Some("\"angry\"".into()))
+    );
+    assert_eq!(
+        got[2],
+        (
+            4,
+            KeyChange::Completed(Status::Success),
+            Some("\"calm\"".into())
+        )
+    );
+    // A write, then the clear, every run: steps 2, 4, then again.
+    assert!(got.len() > 5, "{got:?}");
+    for w in &got[1..] {
+        run.seek(w.0);
+        assert_eq!(row(&run).value, w.2, "at step {}", w.0);
+    }
+    // Going on extends it; a fresh session's history of the longer run is the same.
+    run.run(30, &[]);
+    run.follow_key(0, "mood");
+    let longer = entries(run.key_history().unwrap());
+    let mut fresh = Source::Simulation(Box::new(solo_session(&path, 0)));
+    fresh.run(run.head(), &[]);
+    fresh.follow_key(0, "mood");
+    assert_eq!(longer, entries(fresh.key_history().unwrap()));
+    assert!(longer.len() > got.len());
+}
+
+#[test]
+fn a_keys_history_is_the_traces_context_events_live_and_replayed() {
+    use arbor::debug::{KeyChange, Source};
+    let (_dir, path) = recorded("door_room", 200);
+    let mut live = Source::Simulation(Box::new(scenario_session("door_room", 0)));
+    live.run(200, &[]);
+    live.seek(60);
+    let mut replay = Source::replay(arbor::debug::Replay::new(
+        arbor::io::read_trace(&path).unwrap(),
+    ));
+    replay.seek(60);
+    for key in ["room", "door"] {
+        live.follow_key(0, key);
+        replay.follow_key(0, key);
+        let a = live.key_history().unwrap().clone();
+        let b = replay.key_history().unwrap();
+        // Each write the trace records, at its step, by its node: the same both ways.
+        let who = |run: &Source, h: &arbor::debug::KeyHistory| -> Vec<(u64, Option<String>)> {
+            h.writes
+                .iter()
+                .filter_map(|w| match w.change {
+                    KeyChange::Written(n) => {
+                        Some((w.step, n.and_then(|n| run.node_id(0, n)).map(str::to_owned)))
+                    }
+                    KeyChange::Start => None,
+                    _ => Some((w.step, None)),
+                })
+                .collect()
+        };
+        assert_eq!(who(&live, &a), who(&replay, b), "{key}");
+        assert!(!a.writes.is_empty(), "{key} is written in 200 steps");
+        // The trace's context events of the key, one for one.
+        let trace = arbor::io::read_trace(&path).unwrap();
+        let written: Vec<u64> = trace
+            .events
+            .iter()
+            .filter(|e| e.agent == 0)
+            .filter(|e| matches!(&e.kind, LoggedKind::Context(k, _) if &**k == key))
+            .map(|e| e.frame())
+            .collect();
+        let listed: Vec<u64> = a
+            .writes
+            .iter()
+            .filter(|w| matches!(w.change, KeyChange::Written(_) | KeyChange::Removed))
+            .map(|w| w.step)
+            .collect();
+        assert_eq!(listed, written, "{key}");
+        // Each entry's value is the one the context shows at its step.
+        for w in a.writes.iter().filter(|w| w.change != KeyChange::Start) {
+            live.seek(w.step);
+            let row = live.context(0).into_iter().find(|r| r.key == key).unwrap();
+            assert_eq!(row.value, w.value, "{key} at step {}", w.step);
+        }
+        assert_eq!(live.step_number(), a.writes.back().unwrap().step);
+    }
+}
+
+#[test]
+fn the_debugger_follows_the_key_shown_across_steps_agents_and_runs() {
+    let (mut d, tree, tree_path) = debugger("door_room");
+    d.step_by(40, &[]);
+    d.show_history(Some("room".into()));
+    let first = d.key_history().unwrap().writes.clone();
+    assert!(!first.is_empty());
+    // A click on an entry goes to its step (Go to Step).
+    let step = first[0].step;
+    d.go_to_step(step).unwrap();
+    assert_eq!(d.step_number(), step);
+    // Going on takes in the new steps.
+    d.go_to_step(150).unwrap();
+    let later = d.key_history().unwrap().writes.clone();
+    assert!(later.len() >= first.len());
+    assert!(later.iter().zip(&first).all(|(a, b)| a == b));
+    // A new run (Reset) is followed again.
+    d.reset(&Catalog::builtin(), &tree, &tree_path);
+    assert!(d.key_history().unwrap().writes.iter().all(|w| w.step == 0));
+    d.show_history(None);
+    assert!(d.key_history().is_none());
+}
+
+#[test]
+fn a_keys_history_keeps_its_newest_entries_and_counts_the_others() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = common::moody_tree(dir.path());
+    let mut s = solo_session(&path, 0);
+    s.run(10_000, &[]);
+    s.follow(0, "mood");
+    let h = s.key_history().unwrap();
+    assert_eq!(h.writes.len(), arbor::debug::KEY_HISTORY_KEEP);
+    assert!(h.earlier > 0);
+    assert_eq!(h.writes.back().unwrap().step, s.head().min(10_000));
+}
+
+#[test]
+fn a_replay_lists_its_trees_keys_with_their_defaults_and_their_history_as_live() {
+    let dir = tempfile::tempdir().unwrap();
+    let tree = common::moody_tree(dir.path());
+    let path = dir.path().join("moody.jsonl");
+    let args = arbor::cli::RunArgs {
+        trace: Some(&path),
+        ..arbor::cli::RunArgs::new(&tree, 40)
+    };
+    let (mut o, mut e) = (Vec::new(), Vec::new());
+    assert_eq!(
+        arbor::cli::run(&args, &Catalog::builtin(), &mut o, &mut e),
+        0,
+        "{}",
+        String::from_utf8_lossy(&e)
+    );
+    let mut d = arbor::debug::Debugger::replay(&path, arbor::io::read_trace(&path).unwrap());
+    d.learn_titles(&Catalog::builtin());
+    let row = |d: &arbor::debug::Debugger| {
+        d.source()
+            .unwrap()
+            .context(0)
+            .into_iter()
+            .find(|r| r.key == "mood")
+            .unwrap()
+    };
+    // Before the first step, and after each clear: the default, so marked.
+    let r = row(&d);
+    assert_eq!(
+        (r.value.as_deref(), r.ty, r.default),
+        (Some("\"calm\""), Some(arbor::model::KeyType::Text), true)
+    );
+    d.go_to_step(2).unwrap();
+    assert_eq!(row(&d).value.as_deref(), Some("\"angry\""));
+    assert!(!row(&d).default);
+    d.go_to_step(4).unwrap();
+    assert!(row(&d).default);
+    // The history is the live run's, entry for entry.
+    d.show_history(Some("mood".into()));
+    let replayed = entries(d.key_history().unwrap());
+    let mut live = solo_session(&tree, 0);
+    live.run(40, &[]);
+    live.follow(0, "mood");
+    let lived = entries(live.key_history().unwrap());
+    assert_eq!(replayed.len(), lived.len());
+    for (a, b) in replayed.iter().zip(&lived) {
+        assert_eq!((a.0, &a.2), (b.0, &b.2));
+    }
+    // Each entry in words, the node by its title.
+    let h = d.key_history().unwrap();
+    let run = d.source().unwrap();
+    let said: Vec<String> = h
+        .writes
+        .iter()
+        .take(3)
+        .map(|w| w.words(&|n| run.node_name(0, n).unwrap_or_default()))
+        .collect();
+    assert_eq!(
+        said,
+        [
+            "\"calm\" from the start (default)",
+            "Get angry wrote \"angry\"",
+            "run succeeded, back to \"calm\""
+        ]
+    );
+}

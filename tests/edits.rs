@@ -2,6 +2,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+
 use arbor::model::{Catalog, Edit, Node, NodeId, ParentSlot, Port, Rule, Tree, Value};
 
 fn id(s: &str) -> NodeId {
@@ -625,4 +627,81 @@ fn renaming_a_key_renames_a_subtree_binding_and_declaring_keeps_subtrees_sharing
         t.node(&id("hit")).unwrap().fields["in_context"],
         Value::Text("foe".into())
     );
+}
+
+#[test]
+fn a_project_key_is_renamed_in_every_tree_of_the_project_or_refused_with_the_reason() {
+    use arbor::io::{apply_file_changes, load_tree, plan_project_rename};
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    common::projects::write_project(d, 200, 2000);
+    let project = d.join("arbor.project.json");
+    let open = d.join("trees/g0/t0.json");
+    let catalog =
+        arbor::io::ProjectCatalog::for_tree(Some(&open), None, &Catalog::builtin()).catalog;
+    // A key the project declares already: refused.
+    let err = plan_project_rename(&project, &catalog, Some(&open), "k0", "k5").unwrap_err();
+    assert!(err.contains("declares a key 'k5' already"), "{err}");
+    let err = plan_project_rename(&project, &catalog, Some(&open), "nope", "k5x").unwrap_err();
+    assert!(err.contains("no key 'nope'"), "{err}");
+    // Every tree uses k0: the project file and the 199 trees other than the one open.
+    let all: Vec<std::path::PathBuf> = (0..200)
+        .map(|t| d.join(format!("trees/g{}/t{t}.json", t / 10)))
+        .collect();
+    let before: Vec<Vec<u8>> = all.iter().map(|p| std::fs::read(p).unwrap()).collect();
+    let plan = plan_project_rename(&project, &catalog, Some(&open), "k0", "hero").unwrap();
+    assert_eq!(plan.len(), 200);
+    apply_file_changes(&plan, true).unwrap();
+    for p in &all[1..] {
+        let tree = load_tree(p).unwrap();
+        let named: Vec<&str> = tree
+            .nodes()
+            .iter()
+            .flat_map(|n| n.fields.values())
+            .filter_map(Value::as_str)
+            .collect();
+        assert!(
+            named.contains(&"hero") && !named.contains(&"k0"),
+            "{}",
+            p.display()
+        );
+    }
+    assert_eq!(
+        std::fs::read(&all[0]).unwrap(),
+        before[0],
+        "the open tree is the caller's"
+    );
+    let text = std::fs::read_to_string(&project).unwrap();
+    assert!(text.contains("\"hero\"") && !text.contains("\"k0\""));
+    // Written back: every file as it was; a second time refused (they hold it already).
+    apply_file_changes(&plan, false).unwrap();
+    let now: Vec<Vec<u8>> = all.iter().map(|p| std::fs::read(p).unwrap()).collect();
+    assert_eq!(now, before);
+    let err = apply_file_changes(&plan, false).unwrap_err();
+    assert!(err.contains("changed on disk"), "{err}");
+    // A node of another tree names the new name: refused, the tree named.
+    let mut t7 = load_tree(&all[7]).unwrap();
+    t7.apply(
+        Edit::SetField {
+            id: id("n3"),
+            name: "out_context".into(),
+            value: Some(Value::Text("zed".into())),
+        },
+        &catalog,
+    )
+    .unwrap();
+    arbor::io::save_tree(&all[7], &t7).unwrap();
+    let err = plan_project_rename(&project, &catalog, Some(&open), "k0", "zed").unwrap_err();
+    assert!(
+        err.contains("t7.json") && err.contains("names a key 'zed'"),
+        "{err}"
+    );
+    // A tree of the project that does not read: refused, so no use is left behind.
+    std::fs::write(
+        d.join("trees/broken.json"),
+        r#"{"format": "arbor.tree", "version": 1, "nodes": [}"#,
+    )
+    .unwrap();
+    let err = plan_project_rename(&project, &catalog, Some(&open), "k0", "hero").unwrap_err();
+    assert!(err.contains("broken.json"), "{err}");
 }

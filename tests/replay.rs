@@ -876,3 +876,49 @@ fn a_header_of_thousands_of_agents_reads_back_and_one_past_the_limit_is_refused_
         "long.jsonl:1: a line longer than 65536 bytes; an event is one short line"
     );
 }
+
+#[test]
+fn a_keys_history_followed_as_a_game_sends_its_steps_is_the_whole_traces() {
+    use arbor::debug::Source;
+    let dir = tempfile::tempdir().unwrap();
+    let (path, _) = record("droid_arena", 300, dir.path());
+    let all = read_trace(&path).unwrap();
+    let key = "target";
+    let mut whole = Source::replay(Replay::new(read_trace(&path).unwrap()));
+    whole.follow_key(0, key);
+    let want = whole.key_history().unwrap().clone();
+    assert!(want.writes.len() > 2, "{:?}", want.writes);
+    let mut live = Source::replay(Replay::new(arbor::io::TraceFile {
+        header: all.header.clone(),
+        agents: all.agents.clone(),
+        events: Vec::new(),
+        cut: None,
+    }));
+    // The history open from the start: each message taken in as it comes.
+    for chunk in all.events.chunks(17) {
+        live.extend(&all.agents, chunk.to_vec());
+        live.follow_key(0, key);
+    }
+    let got = live.key_history().unwrap();
+    assert_eq!(got.writes, want.writes);
+    // Steps let go: the history starts after them.
+    let Source::Trace(r) = &mut live else {
+        unreachable!()
+    };
+    let window = arbor::debug::EventWindow {
+        events: all.events.len() / 3,
+        bytes: usize::MAX,
+    };
+    assert!(r.replay.keep_last(window));
+    live.follow_key(0, key);
+    let kept = live.key_history().unwrap();
+    assert!(kept.from > 1);
+    assert!(kept.writes.iter().all(|w| w.step > kept.from));
+    assert!(
+        want.writes
+            .iter()
+            .rev()
+            .zip(kept.writes.iter().rev())
+            .all(|(a, b)| a == b)
+    );
+}

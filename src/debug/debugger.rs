@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 mod navigate;
 
-use super::source::Titles;
+use super::source::{KnownKey, Titles};
 use super::{
     Breakpoint, GameBreakpoint, GameCommand, GameRow, GameTrigger, Hit, Marker, NodeView, Replay,
     Session, Source,
@@ -195,14 +195,19 @@ pub struct Debugger {
     every_agent: bool,
     /// A replay's node titles, once asked for ([`Debugger::learn_titles`]).
     titles: Option<TitleSource>,
+    /// The watched agent's key whose history is shown, if one is.
+    history_key: Option<String>,
 }
 
 /// Where a replay's node titles come from: the tree files its agents ran, compiled with
 /// these node kinds, each file read once.
 struct TitleSource {
     kinds: Catalog,
-    read: HashMap<PathBuf, Arc<Titles>>,
+    read: HashMap<PathBuf, Named>,
 }
+
+/// A tree file's node titles and context keys, as a replay learns them.
+type Named = (Arc<Titles>, Arc<[KnownKey]>);
 
 impl Debugger {
     /// The scenario's path (for the bundled sample, a name only); for a tree run alone,
@@ -386,33 +391,40 @@ impl Debugger {
         self.name_nodes();
     }
 
-    /// Gives the run the titles of each agent's tree ([`Debugger::learn_titles`]).
+    /// Gives the run the titles and keys of each agent's tree ([`Debugger::learn_titles`]).
     fn name_nodes(&mut self) {
         let trees = self.agent_trees();
         let (Some(source), Some(run)) = (&mut self.titles, &mut self.run) else {
             return;
         };
-        let by_agent = trees
+        let (titles, keys): (Vec<_>, Vec<_>) = trees
             .into_iter()
             .map(|tree| {
                 let Some(tree) = tree else {
-                    return Arc::default();
+                    return Named::default();
                 };
                 let kinds = &source.kinds;
                 source
                     .read
                     .entry(tree)
                     .or_insert_with_key(|tree| {
-                        let titles: Titles = crate::world::node_names_of(tree, kinds)
-                            .unwrap_or_default()
+                        let names = crate::world::names_of(tree, kinds).unwrap_or_default();
+                        let keys: Vec<KnownKey> = names
+                            .keys
                             .into_iter()
+                            .map(|(name, ty, start)| KnownKey {
+                                name,
+                                ty,
+                                start: start.map(|v| v.to_string()),
+                            })
                             .collect();
-                        Arc::new(titles)
+                        (Arc::new(names.nodes.into_iter().collect()), Arc::from(keys))
                     })
                     .clone()
             })
-            .collect();
-        run.set_titles(by_agent);
+            .unzip();
+        run.set_titles(titles);
+        run.set_keys(keys);
     }
 
     /// The tree file each agent runs, where the run says.
@@ -711,6 +723,7 @@ impl Debugger {
             dt: DT,
             every_agent: false,
             titles: None,
+            history_key: None,
         }
     }
 
@@ -1357,8 +1370,40 @@ impl Debugger {
         &self.running_leaves
     }
 
-    /// Lights the watched agent's nodes as of the shown step.
+    /// Shows the history of the watched agent's key `key` (`None`: of no key): who wrote
+    /// it, at which step, with which value, from the first step to the newest
+    /// ([`Source::follow_key`]); it follows the watched agent and the run as they change.
+    pub fn show_history(&mut self, key: Option<String>) {
+        self.history_key = key;
+        self.refresh_live();
+    }
+
+    /// The key whose history is shown, if one is.
+    pub fn history_key(&self) -> Option<&str> {
+        self.history_key.as_deref()
+    }
+
+    /// The history of the watched agent's key shown ([`Debugger::show_history`]), up to
+    /// the newest step.
+    pub fn key_history(&self) -> Option<&super::KeyHistory> {
+        let key = self.history_key.as_deref()?;
+        let h = self.run.as_ref()?.key_history()?;
+        h.is_of(self.watched, key).then_some(h)
+    }
+
+    /// Keeps the history shown up to date with the run (or stops following a key).
+    fn follow_history(&mut self) {
+        let Some(run) = &mut self.run else { return };
+        match &self.history_key {
+            Some(key) => run.follow_key(self.watched, key),
+            None => run.unfollow_key(),
+        }
+    }
+
+    /// Lights the watched agent's nodes as of the shown step, and keeps the history shown
+    /// up to date.
     fn refresh_live(&mut self) {
+        self.follow_history();
         self.live.clear();
         self.running_leaves.clear();
         // An agent of another tree lights nothing here (its node ids are another tree's).

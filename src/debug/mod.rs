@@ -19,6 +19,7 @@ use crate::world::{Simulation, Trigger, World};
 mod breakpoints;
 mod debugger;
 mod game;
+mod history;
 mod log;
 mod replay;
 mod source;
@@ -26,11 +27,12 @@ mod start;
 pub use breakpoints::{BreakOn, Breakpoint, Breakpoints};
 pub use debugger::{DT, Debugger, Inside, Light, Live, LiveStart, SAMPLE_SCENARIO, SPEEDS};
 pub use game::{GameBreakpoint, GameCommand, GameRow, GameTrigger};
+pub use history::{KEY_HISTORY_KEEP, KeyChange, KeyHistory, KeyWrite};
 pub use log::{Logged, LoggedKind, describe, failure_words};
 pub use replay::{
     AgentView, EventWindow, NodeView, REPLAY_CHECKPOINT_EVENTS, REPLAY_CHECKPOINT_EVERY, Replay,
 };
-pub use source::{ContextRow, Replayed, Source, Titles};
+pub use source::{ContextRow, KnownKey, Replayed, Source, Titles};
 pub use start::{RunFrom, parse_break};
 
 /// Steps between two kept copies of the run at first: going to any step replays at most
@@ -142,6 +144,8 @@ pub struct Session {
     written: Vec<Vec<usize>>,
     /// For each agent, each node's counts over steps 1 to the newest (View > Coverage).
     counts: Vec<Vec<crate::runtime::Counts>>,
+    /// The history of the key followed ([`Session::follow`]), if one is.
+    followed: Option<KeyHistory>,
 }
 
 /// Collects one step's events.
@@ -209,6 +213,7 @@ impl Session {
             names,
             programs,
             counts,
+            followed: None,
         }
     }
 
@@ -375,6 +380,9 @@ impl Session {
         self.markers.retain(|m| m.step <= at);
         self.triggers.retain(|t| t.step <= at);
         self.forced.retain(|f| f.step <= at);
+        if let Some(h) = &mut self.followed {
+            h.truncate(at);
+        }
         self.head = at;
         self.counts = self.recounted();
     }
@@ -425,6 +433,7 @@ impl Session {
             .collect();
         self.at = next;
         let hits = self.hits(&events, next, breakpoints);
+        self.follow_step(&events, next);
         if next > self.head {
             self.head = next;
             for e in &events {
@@ -653,17 +662,76 @@ impl Session {
 
     /// The value of a context key for an agent, for display (entities by name).
     pub fn show_value(&self, value: &CtxValue) -> String {
-        match value {
-            CtxValue::Entity(id) => self
-                .current
-                .world()
-                .entity(*id)
-                .map_or_else(|| format!("entity #{id} (gone)"), |e| e.name.clone()),
-            CtxValue::Position(p) => format!("({:.2}, {:.2})", p[0], p[1]),
-            CtxValue::Number(n) => format!("{n}"),
-            CtxValue::Text(t) => format!("\"{t}\""),
-            CtxValue::Bool(b) => format!("{b}"),
+        value_words(self.current.world(), value)
+    }
+
+    /// The value agent `agent`'s key `key` held when the run started (its default, or
+    /// the agent's own), in words.
+    pub fn start_value(&self, agent: usize, key: &str) -> Option<String> {
+        let first = self.checkpoints.first()?;
+        let i = first.instance(self.names.get(agent)?)?;
+        let k = i.program().key(key)?;
+        let v = i.context().get(k)?;
+        Some(value_words(first.world(), v))
+    }
+
+    /// Follows agent `agent`'s key `key`: its history from the first step to the newest
+    /// is derived now, by stepping the run again from its first state (the shown step
+    /// stays), and kept up to date as the run goes on ([`Session::key_history`]). Already
+    /// followed, nothing is done.
+    pub fn follow(&mut self, agent: usize, key: &str) {
+        if self.followed.as_ref().is_some_and(|h| h.is_of(agent, key)) {
+            return;
         }
+        let start = self.start_value(agent, key);
+        self.followed = Some(KeyHistory::new(agent, key, start.clone(), start));
+        let (at, head) = (self.at, self.head);
+        self.seek(0);
+        while self.at < head {
+            self.step(&[]);
+        }
+        self.seek(at);
+    }
+
+    /// Stops following a key.
+    pub fn unfollow(&mut self) {
+        self.followed = None;
+    }
+
+    /// The history of the key followed, from the first step to the newest.
+    pub fn key_history(&self) -> Option<&KeyHistory> {
+        self.followed.as_ref()
+    }
+
+    /// Takes the events of step `step` into the followed key's history, the first time
+    /// the step is run.
+    fn follow_step(&mut self, events: &[Logged], step: u64) {
+        let Some(h) = self.followed.as_mut() else {
+            return;
+        };
+        if step <= h.upto {
+            return;
+        }
+        h.upto = step;
+        let (world, agent) = (self.current.world(), h.agent);
+        for e in events.iter().filter(|e| e.agent == agent) {
+            h.take(step, e.node, &e.kind, |v| {
+                value_words(world, &CtxValue::from(v))
+            });
+        }
+    }
+}
+
+/// A context value in words, as the debugger shows it: an entity by its name in `world`.
+fn value_words(world: &World, value: &CtxValue) -> String {
+    match value {
+        CtxValue::Entity(id) => world
+            .entity(*id)
+            .map_or_else(|| format!("entity #{id} (gone)"), |e| e.name.clone()),
+        CtxValue::Position(p) => format!("({:.2}, {:.2})", p[0], p[1]),
+        CtxValue::Number(n) => format!("{n}"),
+        CtxValue::Text(t) => format!("\"{t}\""),
+        CtxValue::Bool(b) => format!("{b}"),
     }
 }
 

@@ -361,6 +361,8 @@ impl Replay {
                 written: now.iter().any(|e| {
                     e.agent == agent && matches!(&e.kind, LoggedKind::Context(k, _) if k == key)
                 }),
+                ty: None,
+                default: false,
             })
             .collect()
     }

@@ -6,8 +6,9 @@
 
 use std::sync::Arc;
 
-use super::{Breakpoint, Hit, LOG_STEPS, Logged, Marker, NodeView, Replay, Session};
-use crate::runtime::Status;
+use super::{Breakpoint, Hit, KeyHistory, LOG_STEPS, Logged, Marker, NodeView, Replay, Session};
+use crate::model::KeyType;
+use crate::runtime::{CtxValue, Status};
 
 /// Where a debugged run's steps come from.
 pub enum Source {
@@ -28,6 +29,24 @@ pub struct Replayed {
     /// For each agent (by the replay's number), the titles of its tree's nodes by trace id
     /// (see [`Source::set_titles`]).
     titles: Vec<Arc<Titles>>,
+    /// For each agent (by the replay's number), the context keys of its tree (see
+    /// [`Source::set_keys`]).
+    keys: Vec<Arc<[KnownKey]>>,
+    /// The history of the key followed ([`Source::follow_key`]), if one is.
+    followed: Option<KeyHistory>,
+}
+
+/// A context key of the tree a replayed agent runs, which the trace does not record: its
+/// name, its declared type (`any` where nothing declares it) and the value it starts a run
+/// with (its default), in words.
+#[derive(Clone, Debug, PartialEq)]
+pub struct KnownKey {
+    /// The key.
+    pub name: String,
+    /// Its declared type.
+    pub ty: KeyType,
+    /// Its default, in words.
+    pub start: Option<String>,
 }
 
 /// Node names by trace id, as the event log names them: titles, and kinds and ids where
@@ -55,6 +74,10 @@ pub struct ContextRow {
     pub value: Option<String>,
     /// Whether it changed in the shown step.
     pub written: bool,
+    /// Its declared type (`any` where nothing declares it), where the run knows it.
+    pub ty: Option<KeyType>,
+    /// Whether it holds the value it started the run with (its default) at the shown step.
+    pub default: bool,
 }
 
 impl Source {
@@ -73,6 +96,8 @@ impl Source {
             ids,
             index,
             titles: Vec::new(),
+            keys: Vec::new(),
+            followed: None,
         }))
     }
 
@@ -81,6 +106,16 @@ impl Source {
     pub fn set_titles(&mut self, by_agent: Vec<Arc<Titles>>) {
         if let Source::Trace(r) = self {
             r.titles = by_agent;
+        }
+    }
+
+    /// A replay's context keys: for each agent (by the replay's number), those of the tree
+    /// it runs, with their types and defaults, which the trace does not record. The context
+    /// then lists them before they are written, and a key holds its default where the
+    /// trace shows no value (a live session's come with its program).
+    pub fn set_keys(&mut self, by_agent: Vec<Arc<[KnownKey]>>) {
+        if let Source::Trace(r) = self {
+            r.keys = by_agent;
         }
     }
 
@@ -325,18 +360,112 @@ impl Source {
                     return Vec::new();
                 };
                 let written = s.written_keys(agent);
-                i.program()
-                    .keys()
+                let p = i.program();
+                p.keys()
                     .iter()
                     .enumerate()
-                    .map(|(k, key)| ContextRow {
-                        key: key.clone(),
-                        value: i.context().get(k as u16).map(|v| s.show_value(v)),
-                        written: written.contains(&k),
+                    .map(|(k, key)| {
+                        let value = i.context().get(k as u16).map(|v| s.show_value(v));
+                        ContextRow {
+                            default: value.is_some() && value == s.start_value(agent, key),
+                            key: key.clone(),
+                            value,
+                            written: written.contains(&k),
+                            ty: Some(p.key_type(k as u16)),
+                        }
                     })
                     .collect()
             }
-            Source::Trace(r) => r.replay.context_rows(agent),
+            Source::Trace(r) => {
+                let mut held = r.replay.context_rows(agent);
+                let Some(known) = r.keys.get(agent).filter(|k| !k.is_empty()) else {
+                    return held;
+                };
+                // The tree's keys first, in its order; then any other the trace shows.
+                let mut rows: Vec<ContextRow> = known
+                    .iter()
+                    .map(|k| {
+                        let row = held
+                            .iter()
+                            .position(|row| row.key == k.name)
+                            .map(|i| held.remove(i));
+                        let (value, written) =
+                            row.map_or((None, false), |row| (row.value, row.written));
+                        // (A key with a default holds no entity: no value is its default.)
+                        let default = value.is_none() || value == k.start;
+                        ContextRow {
+                            key: k.name.clone(),
+                            default: default && k.start.is_some(),
+                            value: value.or_else(|| k.start.clone()),
+                            written,
+                            ty: Some(k.ty),
+                        }
+                    })
+                    .collect();
+                rows.extend(held);
+                rows
+            }
+        }
+    }
+
+    /// Follows agent `agent`'s key `key`: its history, from the first step that can be
+    /// shown to the newest, is derived from the events the source has (a live run stepped
+    /// again from its first state, a replay's trace) and kept up to date as steps come;
+    /// asked again after steps came (a replay extended, a live game), it takes in the new
+    /// ones. See [`Source::key_history`].
+    pub fn follow_key(&mut self, agent: usize, key: &str) {
+        match self {
+            Source::Simulation(s) => s.follow(agent, key),
+            Source::Trace(r) => {
+                let Replayed {
+                    replay,
+                    index,
+                    followed,
+                    keys,
+                    ..
+                } = &mut **r;
+                let revision = replay.revision();
+                let h = match followed {
+                    Some(h) if h.is_of(agent, key) && h.revision == revision => h,
+                    _ => {
+                        let default = keys
+                            .get(agent)
+                            .and_then(|k| k.iter().find(|k| k.name == key))
+                            .and_then(|k| k.start.clone());
+                        // (From the first step only where the trace still has it.)
+                        let start = default.clone().filter(|_| replay.first_step() == 0);
+                        let mut h = KeyHistory::new(agent, key, start, default);
+                        h.revision = revision;
+                        h.from = replay.first_step();
+                        followed.insert(h)
+                    }
+                };
+                let events = &replay.trace().events;
+                for e in events.get(h.scanned..).unwrap_or_default() {
+                    if e.agent == agent {
+                        let node = e.node.as_ref().and_then(|id| index.get(id).copied());
+                        h.take(e.frame(), node, &e.kind, |v| CtxValue::from(v).to_string());
+                    }
+                }
+                h.scanned = events.len();
+            }
+        }
+    }
+
+    /// Stops following a key.
+    pub fn unfollow_key(&mut self) {
+        match self {
+            Source::Simulation(s) => s.unfollow(),
+            Source::Trace(r) => r.followed = None,
+        }
+    }
+
+    /// The history of the key followed ([`Source::follow_key`]), as of the last time it
+    /// was asked to follow.
+    pub fn key_history(&self) -> Option<&KeyHistory> {
+        match self {
+            Source::Simulation(s) => s.key_history(),
+            Source::Trace(r) => r.followed.as_ref(),
         }
     }
 

@@ -173,6 +173,7 @@ impl EditorApp {
                 SimChange::Trigger(id, payload) => {
                     run.trigger(&id, &payload);
                 }
+                SimChange::History(key) => run.show_history(key),
                 SimChange::Attach(_) => {}
             }
         }
@@ -258,16 +259,8 @@ impl EditorApp {
             // Asks about unsaved changes first, as the window's close button does.
             Command::Quit => self.request(Pending::Close, ctx),
             Command::ShowHelp => self.help = !self.help,
-            Command::Undo => {
-                if self.doc.undo(&self.catalog) {
-                    self.changed();
-                }
-            }
-            Command::Redo => {
-                if self.doc.redo(&self.catalog) {
-                    self.changed();
-                }
-            }
+            Command::Undo => self.step_history(false),
+            Command::Redo => self.step_history(true),
             Command::Cut => {
                 if let Some(text) = self.copy_selection() {
                     ctx.copy_text(text);
@@ -701,7 +694,28 @@ impl EditorApp {
 
     /// Undoes the last edit.
     pub fn undo(&mut self) {
-        if self.doc.undo(&self.catalog) {
+        self.step_history(false);
+    }
+
+    /// Undoes the last step (or, `forward`, redoes the last undone one). A step that changed
+    /// other files too (a project key renamed) writes them back, and the project's keys are
+    /// read again; when one of them changed on disk since, nothing changes, and why is said.
+    fn step_history(&mut self, forward: bool) {
+        let files = self.doc.next_step_has_files(forward);
+        let done = if forward {
+            self.doc.redo(&self.catalog)
+        } else {
+            self.doc.undo(&self.catalog)
+        };
+        if let Some(why) = self.doc.take_refusal() {
+            let what = if forward { "Redo" } else { "Undo" };
+            self.say_problem(format!("{what} not done: {why}"));
+        }
+        if done {
+            if files {
+                self.project.reload();
+                self.reload_kinds();
+            }
             self.changed();
         }
     }

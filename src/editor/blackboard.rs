@@ -28,6 +28,16 @@ pub(super) struct Blackboard {
     renaming: Option<(String, String, bool)>,
     /// The nodes that use a key, as Find usages found them, for the tree's revision then.
     usages: Option<Usages>,
+    /// The parameters of the selected SubTree node's asset, as last read.
+    params: Option<ParamsRead>,
+}
+
+/// A SubTree asset's parameters as read for the inspector: for which tree file, asset and
+/// revision of the tree (read again when one changes), and the parameters (`None`: the
+/// asset could not be read).
+struct ParamsRead {
+    at: (Option<std::path::PathBuf>, String, u64),
+    params: Option<Vec<KeyDecl>>,
 }
 
 /// The colour of what a name typed would be refused for (the Problems panel's errors').
@@ -187,8 +197,10 @@ impl EditorApp {
             .id_salt("project-keys")
             .default_open(shared.len() <= PROJECT_KEYS_OPEN)
             .show(ui, |ui| {
-                for k in shared {
-                    project_key_ui(ui, k, &mut asked);
+                for (i, k) in shared.iter().enumerate() {
+                    ui.push_id(("project-key", i), |ui| {
+                        self.blackboard.project_key_ui(ui, k, &mut asked);
+                    });
                 }
             });
         }
@@ -262,8 +274,14 @@ impl EditorApp {
     }
 
     /// Renames a key and every use of it in the tree, as one undo step; the rename field
-    /// closes when it is done, and stays with the reason when it is refused.
+    /// closes when it is done, and stays with the reason when it is refused. A key the
+    /// project declares is renamed in the project file and in every tree of the project
+    /// ([`EditorApp::rename_project_key`]).
     pub(super) fn rename_key(&mut self, from: &str, to: &str) {
+        if self.catalog.shared_keys().iter().any(|k| k.name == from) {
+            self.rename_project_key(from, to);
+            return;
+        }
         let uses = crate::model::fields_naming(self.doc.tree(), &self.catalog, from).len();
         if self.apply(Edit::RenameKey {
             from: from.to_owned(),
@@ -274,6 +292,52 @@ impl EditorApp {
                 "Renamed key '{from}' to '{to}' in its declaration and {uses} field(s)"
             ));
         }
+    }
+
+    /// Renames key `from`, which the project declares, to `to` in the project file, in
+    /// every other tree file of the project and in the tree being edited, as one undo
+    /// step: the other files are written at once (through a temporary file each), the tree
+    /// edited is changed as an edit (saved when it is saved); undo writes the files back as
+    /// they were, redo writes them again, each only where it holds what was written. A
+    /// name in use in any of them, or a tree of the project that cannot be read, refuses
+    /// it with the reason, and nothing changes.
+    fn rename_project_key(&mut self, from: &str, to: &str) {
+        let Some(project) = self.project.file().map(std::path::Path::to_owned) else {
+            return;
+        };
+        let here = match self.doc.tree().shared_key_renaming(from, to, &self.catalog) {
+            Ok(edits) => edits,
+            Err(why) => return self.say_problem(format!("Rename refused: {why}")),
+        };
+        let files = match crate::io::plan_project_rename(
+            &project,
+            &self.catalog,
+            self.doc.path(),
+            from,
+            to,
+        ) {
+            Ok(files) => files,
+            Err(why) => return self.say_problem(format!("Rename refused: {why}")),
+        };
+        if let Err(why) = crate::io::apply_file_changes(&files, true) {
+            return self.say_problem(format!("Rename refused: {why}"));
+        }
+        let (trees, uses) = (files.len() - 1, here.len());
+        if let Err(why) = self
+            .doc
+            .apply_with_files(Edit::Batch(here), files.clone(), &self.catalog)
+        {
+            // (The edit was checked: put the files back all the same.)
+            let _ = crate::io::apply_file_changes(&files, false);
+            return self.say_problem(format!("Rename refused: {why}"));
+        }
+        self.blackboard.renaming = None;
+        self.project.reload();
+        self.reload_kinds();
+        self.changed();
+        self.say(format!(
+            "Renamed the project's key '{from}' to '{to}': the project file, {trees} other tree file(s) and {uses} change(s) here"
+        ));
     }
 
     /// Declares the keys the tree uses, typed by what writes them (else what reads them),
@@ -290,6 +354,30 @@ impl EditorApp {
         if self.apply(self.with_assets(crate::model::declaring_keys)) {
             self.say(said);
         }
+    }
+
+    /// The parameters that the asset of SubTree node `node` declares, in its order
+    /// (`None`: not a SubTree node, or its asset cannot be read); the asset is read once
+    /// for each revision of the tree.
+    pub(super) fn asset_params(&mut self, node: &Node) -> Option<Vec<KeyDecl>> {
+        if self.catalog.category_of(&node.kind) != Some(crate::model::Category::SubTree) {
+            return None;
+        }
+        let asset = node.fields.get("asset").and_then(Value::as_str)?.to_owned();
+        let at = (
+            self.doc.path().map(std::path::Path::to_owned),
+            asset.clone(),
+            self.doc.revision(),
+        );
+        if self.blackboard.params.as_ref().is_none_or(|p| p.at != at) {
+            let params = self.with_assets(|_, _, assets| {
+                let (asset, _) = assets.open(&asset)?;
+                let keys = asset.keys.unwrap_or_default();
+                Some(keys.into_iter().filter(|k| k.parameter.is_some()).collect())
+            });
+            self.blackboard.params = Some(ParamsRead { at, params });
+        }
+        self.blackboard.params.as_ref()?.params.clone()
     }
 
     /// Calls `f` with the tree, its kinds and what resolves its SubTrees' assets (the files
@@ -360,57 +448,94 @@ impl Blackboard {
             }
             ui.end_row();
         });
-        match &mut self.renaming {
-            Some((key, text, focus)) if *key == k.name => {
-                let mut done = None;
-                ui.horizontal(|ui| {
-                    let field = ui.add(
-                        egui::TextEdit::singleline(text)
-                            .desired_width(ui.available_width().min(140.0)),
-                    );
-                    named(&field, &format!("new name of {}", k.name));
-                    if std::mem::take(focus) {
-                        field.request_focus();
-                        ui.ctx().request_repaint();
-                    }
-                    let enter = field.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
-                    if ui.small_button("Rename").clicked() || enter {
-                        done = Some(true);
-                    }
-                    if ui.small_button("Cancel").clicked() {
-                        done = Some(false);
-                    }
-                });
-                match done {
-                    Some(true) => {
-                        asked.push(Change::RenameKey(k.name.clone(), text.trim().to_owned()))
-                    }
-                    Some(false) => self.renaming = None,
-                    None => {}
-                }
-            }
-            _ => {
-                ui.horizontal(|ui| {
-                    if ui
-                        .small_button("Rename…")
-                        .on_hover_text("Rename the key and every use of it in this tree")
-                        .clicked()
-                    {
-                        self.renaming = Some((k.name.clone(), k.name.clone(), true));
-                    }
-                    usages_button_ui(ui, &k.name, asked);
-                    if ui
-                        .small_button("Delete")
-                        .on_hover_text("Remove the declaration (the nodes keep naming the key)")
-                        .clicked()
-                    {
-                        asked.push(Change::Edit(Edit::RemoveKey {
-                            name: k.name.clone(),
-                        }));
-                    }
-                });
-            }
+        if self.rename_ui(ui, &k.name, asked) {
+            return;
         }
+        ui.horizontal(|ui| {
+            if ui
+                .small_button("Rename…")
+                .on_hover_text("Rename the key and every use of it in this tree")
+                .clicked()
+            {
+                self.renaming = Some((k.name.clone(), k.name.clone(), true));
+            }
+            usages_button_ui(ui, &k.name, asked);
+            if ui
+                .small_button("Delete")
+                .on_hover_text("Remove the declaration (the nodes keep naming the key)")
+                .clicked()
+            {
+                asked.push(Change::Edit(Edit::RemoveKey {
+                    name: k.name.clone(),
+                }));
+            }
+        });
+    }
+
+    /// The field that takes key `name`'s new name, with Rename and Cancel, while it is
+    /// being renamed; false when it is not.
+    fn rename_ui(&mut self, ui: &mut egui::Ui, name: &str, asked: &mut Vec<Change>) -> bool {
+        let Some((key, text, focus)) = &mut self.renaming else {
+            return false;
+        };
+        if key != name {
+            return false;
+        }
+        let mut done = None;
+        ui.horizontal(|ui| {
+            let field = ui.add(
+                egui::TextEdit::singleline(text).desired_width(ui.available_width().min(140.0)),
+            );
+            named(&field, &format!("new name of {name}"));
+            if std::mem::take(focus) {
+                field.request_focus();
+                ui.ctx().request_repaint();
+            }
+            let enter = field.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
+            if ui.small_button("Rename").clicked() || enter {
+                done = Some(true);
+            }
+            if ui.small_button("Cancel").clicked() {
+                done = Some(false);
+            }
+        });
+        match done {
+            Some(true) => asked.push(Change::RenameKey(name.to_owned(), text.trim().to_owned())),
+            Some(false) => self.renaming = None,
+            None => {}
+        }
+        true
+    }
+
+    /// One of the project's keys: name, type, default, doc; Rename… (in the project file
+    /// and every tree of the project) and Find usages.
+    fn project_key_ui(&mut self, ui: &mut egui::Ui, k: &KeyDecl, asked: &mut Vec<Change>) {
+        ui.horizontal_wrapped(|ui| {
+            ui.label(RichText::new(&k.name).monospace().strong());
+            ui.label(k.ty.name());
+            if let Some(v) = &k.default {
+                ui.label(format!("= {v}"));
+            }
+            ui.label(RichText::new("project").weak());
+        });
+        if !k.doc.is_empty() {
+            ui.add(egui::Label::new(RichText::new(&k.doc).italics()).wrap());
+        }
+        if self.rename_ui(ui, &k.name, asked) {
+            return;
+        }
+        ui.horizontal(|ui| {
+            if ui
+                .small_button("Rename…")
+                .on_hover_text(
+                    "Rename the key in the project file and every use of it in the project's trees",
+                )
+                .clicked()
+            {
+                self.renaming = Some((k.name.clone(), k.name.clone(), true));
+            }
+            usages_button_ui(ui, &k.name, asked);
+        });
     }
 
     /// The row that adds a key: its name, its type, Add.
@@ -466,22 +591,6 @@ fn usages_button_ui(ui: &mut egui::Ui, key: &str, asked: &mut Vec<Change>) {
     }
 }
 
-/// One of the project's keys, as the project file declares it.
-fn project_key_ui(ui: &mut egui::Ui, k: &KeyDecl, asked: &mut Vec<Change>) {
-    ui.horizontal_wrapped(|ui| {
-        ui.label(RichText::new(&k.name).monospace().strong());
-        ui.label(k.ty.name());
-        if let Some(v) = &k.default {
-            ui.label(format!("= {v}"));
-        }
-        ui.label(RichText::new("project").weak());
-        usages_button_ui(ui, &k.name, asked);
-    });
-    if !k.doc.is_empty() {
-        ui.add(egui::Label::new(RichText::new(&k.doc).italics()).wrap());
-    }
-}
-
 /// The name typed for a new key of a node's key field, kept while its form is open: the
 /// field, the name, and whether the form has just opened (it takes the keyboard).
 type Naming = (String, String, bool);
@@ -530,22 +639,11 @@ pub(super) fn key_field_ui(
                 };
                 request = Some(set(none));
             }
-            for k in crate::model::keys_fitting(tree, catalog, types) {
-                let text = match k.origin {
-                    KeyOrigin::Project => format!("{}  ·  {}, project", k.name, k.ty),
-                    _ => format!("{}  ·  {}", k.name, k.ty),
-                };
-                if ui.selectable_label(current == k.name, text).clicked() && current != k.name {
-                    request = Some(set(Some(Value::Text(k.name))));
-                }
-            }
-            if ui
-                .selectable_label(false, "New key…")
-                .on_hover_text("Declare a key for this field and name it here")
-                .clicked()
-            {
-                let open: Naming = (spec.name.clone(), String::new(), true);
-                ui.data_mut(|d| d.insert_temp(naming_id(node), open));
+            let shown = (!current.is_empty()).then_some(current);
+            let hint = "Declare a key for this field and name it here";
+            let field = (node, spec.name.as_str());
+            if let Some(k) = key_choices_ui(ui, tree, catalog, types, shown, field, hint) {
+                request = Some(set(Some(Value::Text(k))));
             }
         })
         .response
@@ -592,11 +690,10 @@ pub(super) fn bound_field_ui(
         .selected_text(RichText::new(format!("key {key}")).monospace())
         .width(140.0)
         .show_ui(ui, |ui| {
-            for k in crate::model::keys_fitting(tree, catalog, types) {
-                let text = format!("{}  ·  {}", k.name, k.ty);
-                if ui.selectable_label(k.name == key, text).clicked() && k.name != key {
-                    request = Some(set_field(node, spec, Some(Value::Key(k.name))));
-                }
+            let field = (node, spec.name.as_str());
+            let hint = "Declare a key and read this field from it";
+            if let Some(k) = key_choices_ui(ui, tree, catalog, types, Some(key), field, hint) {
+                request = Some(set_field(node, spec, Some(Value::Key(k))));
             }
         })
         .response
@@ -633,20 +730,66 @@ pub(super) fn bind_button(
     Some(set_field(node, spec, Some(Value::Key(k.name))))
 }
 
-/// The form New key… opened for one of `node`'s key fields, under the fields: the new
-/// key's name, Declare (or Enter) and Cancel. Declare declares the key, of the field's
-/// type (`any` when it takes several), and sets the field, as one undo step; in a tree
-/// that declares no keys it sets the field alone.
+/// The keys of a drop-down that names a key of `types` (the tree's, then the project's,
+/// `current` marked) and "New key…", which opens the form [`new_key_ui`] draws for the
+/// node's field (`hint` says what it does). Returns the key picked, when another.
+fn key_choices_ui(
+    ui: &mut egui::Ui,
+    tree: &Tree,
+    catalog: &Catalog,
+    types: crate::model::KeyTypes,
+    current: Option<&str>,
+    (node, field): (&Node, &str),
+    hint: &str,
+) -> Option<String> {
+    let mut picked = None;
+    for k in crate::model::keys_fitting(tree, catalog, types) {
+        let text = match k.origin {
+            KeyOrigin::Project => format!("{}  ·  {}, project", k.name, k.ty),
+            _ => format!("{}  ·  {}", k.name, k.ty),
+        };
+        let this = current == Some(k.name.as_str());
+        if ui.selectable_label(this, text).clicked() && !this {
+            picked = Some(k.name);
+        }
+    }
+    if ui
+        .selectable_label(false, "New key…")
+        .on_hover_text(hint)
+        .clicked()
+    {
+        let open: Naming = (field.to_owned(), String::new(), true);
+        ui.data_mut(|d| d.insert_temp(naming_id(node), open));
+    }
+    picked
+}
+
+/// The form New key… opened for one of `node`'s key fields, a field read from a key, or
+/// one of the `params` of its SubTree asset, under the fields: the new key's name, Declare
+/// (or Enter) and Cancel. Declare declares the key, of the field's type (`any` when a key
+/// field takes several, `float` for a number) or the parameter's, and sets the field
+/// (binds the field or the parameter to it), as one undo step; in a tree that declares no
+/// keys it sets the field alone.
 pub(super) fn new_key_ui(
     ui: &mut egui::Ui,
     tree: &Tree,
     catalog: &Catalog,
     node: &Node,
+    params: &[KeyDecl],
 ) -> Option<Request> {
     let id = naming_id(node);
     let (field, mut name, focus) = ui.data(|d| d.get_temp::<Naming>(id))?;
-    let types = catalog.kind(&node.kind)?.key_types(&field)?;
-    let ty = types.single().unwrap_or(KeyType::Any);
+    // A key field names the key; a field read from a key, or a SubTree's parameter, is
+    // bound to it.
+    let kind = catalog.kind(&node.kind)?;
+    let (ty, bound) = match kind.key_types(&field) {
+        Some(types) => (types.single().unwrap_or(KeyType::Any), false),
+        None => match kind.field(&field).and_then(|f| bindable(kind, f)) {
+            // A number field takes an int or a float key: a new one is a float.
+            Some(types) => (types.single().unwrap_or(KeyType::Float), true),
+            None => (params.iter().find(|p| p.name == field)?.ty, true),
+        },
+    };
     ui.label(format!("A new key for {field}, holding {}:", ty.describe()));
     let mut done = None;
     ui.horizontal(|ui| {
@@ -677,10 +820,15 @@ pub(super) fn new_key_ui(
     match done {
         Some(true) if problem.is_none() => {
             ui.data_mut(|d| d.remove::<Naming>(id));
+            let named = if bound {
+                Value::Key(key.name.clone())
+            } else {
+                Value::Text(key.name.clone())
+            };
             let set = Edit::SetField {
                 id: node.id.clone(),
                 name: field,
-                value: Some(Value::Text(key.name.clone())),
+                value: Some(named),
             };
             let edit = match &tree.keys {
                 Some(keys) => Edit::Batch(vec![
@@ -703,4 +851,143 @@ pub(super) fn new_key_ui(
             None
         }
     }
+}
+
+/// The parameters of a SubTree node's asset, each with its direction, type, default and
+/// doc, and the editor of its binding: unbound (its default, or the caller's key of its
+/// name where the node shares its keys), a value of its type (an `in` parameter's), or a
+/// key of the caller's whose type fits, with "New key…". Returns the edit asked for: the
+/// node's field of the parameter's name set, or removed.
+pub(super) fn params_ui(
+    ui: &mut egui::Ui,
+    tree: &Tree,
+    catalog: &Catalog,
+    node: &Node,
+    params: &[KeyDecl],
+) -> Option<Request> {
+    let mut request = None;
+    let shares = crate::model::shares_keys(catalog.flag(node, "autoremap"), tree);
+    ui.label(RichText::new("Parameters").strong())
+        .on_hover_text(
+            "What the SubTree's tree declares as its parameters, and what this node binds each to",
+        );
+    egui::Grid::new("subtree-params")
+        .num_columns(2)
+        .striped(true)
+        .show(ui, |ui| {
+            for p in params {
+                if let Some(r) = param_ui(ui, tree, catalog, node, p, shares) {
+                    request = Some(r);
+                }
+            }
+        });
+    request
+}
+
+/// One parameter's rows of [`params_ui`].
+fn param_ui(
+    ui: &mut egui::Ui,
+    tree: &Tree,
+    catalog: &Catalog,
+    node: &Node,
+    p: &KeyDecl,
+    shares: bool,
+) -> Option<Request> {
+    let set = |value: Option<Value>| {
+        Request::Edit(
+            Edit::SetField {
+                id: node.id.clone(),
+                name: p.name.clone(),
+                value,
+            },
+            None,
+        )
+    };
+    let bound = node.fields.get(&p.name);
+    let direction = p.parameter.map_or("", crate::model::Param::name);
+    ui.label(if bound.is_some() {
+        RichText::new(&p.name).monospace().strong()
+    } else {
+        RichText::new(&p.name).monospace()
+    });
+    let mut request = None;
+    // A literal can be given to an `in` parameter of a type that has literals.
+    let takes_value = direction == "in" && p.ty.has_defaults();
+    let unbound = match (&p.default, shares) {
+        (_, true) => format!("(unbound: the caller's {})", p.name),
+        (Some(v), false) => format!("(unbound: its default {})", default_text(v)),
+        (None, false) if p.required() || p.parameter == Some(crate::model::Param::Out) => {
+            "(unbound: it needs one)".to_owned()
+        }
+        (None, false) => "(unbound)".to_owned(),
+    };
+    ui.horizontal(|ui| {
+        let shown = match bound {
+            None => RichText::new(&unbound).weak(),
+            Some(Value::Key(k)) => RichText::new(format!("key {k}")).monospace(),
+            Some(_) => RichText::new("a value"),
+        };
+        let combo = egui::ComboBox::from_id_salt(("param", node.id.as_str(), p.name.as_str()))
+            .selected_text(shown)
+            .width(150.0)
+            .show_ui(ui, |ui| {
+                if ui.selectable_label(bound.is_none(), &unbound).clicked() && bound.is_some() {
+                    request = Some(set(None));
+                }
+                let is_value = bound.is_some_and(|v| !matches!(v, Value::Key(_)));
+                if takes_value && ui.selectable_label(is_value, "a value").clicked() && !is_value {
+                    request = Some(set(Some(first_value(p))));
+                }
+                let shown = match bound {
+                    Some(Value::Key(k)) => Some(k.as_str()),
+                    _ => None,
+                };
+                let hint = "Declare a key of this tree and bind the parameter to it";
+                let field = (node, p.name.as_str());
+                if let Some(k) = key_choices_ui(ui, tree, catalog, p.ty.set(), shown, field, hint) {
+                    request = Some(set(Some(Value::Key(k))));
+                }
+            })
+            .response;
+        named(&combo, &format!("binding of {}", p.name));
+        if let Some(v) = bound.filter(|v| !matches!(v, Value::Key(_))) {
+            let key = egui::Id::new(("param-value", node.id.as_str(), p.name.as_str()));
+            let typed = committed_text_ui(
+                ui,
+                key,
+                &default_text(v),
+                p.ty.name(),
+                &format!("value of {}", p.name),
+            );
+            if let Some(text) = typed {
+                request = Some(set(Some(
+                    parse_default(&text, p.ty).unwrap_or(Value::Text(String::new())),
+                )));
+            }
+        }
+    });
+    ui.end_row();
+    // Under it: what the parameter is.
+    ui.label("");
+    let mut about = format!("{direction}, {}", p.ty.name());
+    if let Some(v) = &p.default {
+        about += &format!(", default {}", default_text(v));
+    }
+    if !p.doc.is_empty() {
+        about += &format!(": {}", p.doc);
+    }
+    ui.add(egui::Label::new(RichText::new(about).weak().size(11.5)).wrap());
+    ui.end_row();
+    request
+}
+
+/// The value a parameter is given when "a value" is picked: its default, else the type's
+/// plainest (false, 0, "").
+fn first_value(p: &KeyDecl) -> Value {
+    p.default.clone().unwrap_or(match p.ty {
+        KeyType::Bool => Value::Bool(false),
+        KeyType::Int => Value::Int(0),
+        KeyType::Float => Value::Float(0.0),
+        _ => Value::Text(String::new()),
+    })
 }

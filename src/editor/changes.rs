@@ -58,4 +58,6 @@ pub(super) enum SimChange {
     Trigger(String, String),
     /// Show a game of the listener live, or the tree's own run again.
     Attach(super::simulate::GameChoice),
+    /// Show the history of the watched agent's key (`None`: close it).
+    History(Option<String>),
 }

@@ -14,10 +14,12 @@ pub struct Document {
     /// What the file held when it was opened or last saved (none for a tree not read from
     /// or written to its file).
     disk: Option<Stamp>,
-    /// Inverse edits, newest last, each with the revision of the state it restores.
-    undo: Vec<(Edit, u64)>,
-    /// Undone edits, newest last, each with the revision of the state it restores.
-    redo: Vec<(Edit, u64)>,
+    /// Inverse edits, newest last, each with the revision of the state it restores and
+    /// the other files the step changed.
+    undo: Vec<(Edit, u64, Files)>,
+    /// Undone edits, newest last, each with the revision of the state it restores and the
+    /// other files the step changes.
+    redo: Vec<(Edit, u64, Files)>,
     /// The revision of the tree as it is now.
     revision: u64,
     /// The revision that was last saved (or opened).
@@ -32,7 +34,14 @@ pub struct Document {
     /// Nodes given another id by the changes made since [`Document::take_renamed`] was
     /// last asked (old id, new id), in order: what refers to a node by id follows.
     renamed: Vec<(NodeId, NodeId)>,
+    /// Why the last undo or redo was refused, until asked ([`Document::take_refusal`]).
+    refusal: Option<String>,
 }
+
+/// Files other than the tree's own that an undo step changed along with the tree (a
+/// project key renamed in every tree of the project): undoing it writes their bytes from
+/// before, redoing it those from after, each only over a file that still holds the other.
+pub type Files = Option<std::sync::Arc<[crate::io::FileChange]>>;
 
 impl Document {
     /// A document for `tree`, saved at `path` if any; it is clean.
@@ -47,6 +56,7 @@ impl Document {
             saved: 0,
             next: 1,
             renamed: Vec::new(),
+            refusal: None,
             coalescing: None,
             parents: std::cell::OnceCell::new(),
         }
@@ -163,7 +173,7 @@ impl Document {
     ) -> Result<(), EditError> {
         let inverse = self.change(edit, catalog)?;
         if record || self.undo.is_empty() {
-            self.undo.push((inverse, self.revision));
+            self.undo.push((inverse, self.revision, None));
         }
         // A merged change still makes a new state: saved mid-gesture, it is dirty again.
         self.revision = self.fresh();
@@ -187,8 +197,33 @@ impl Document {
         self.replay(true, catalog)
     }
 
+    /// Applies an edit that went with changes to other files, already written (`files`),
+    /// as one undo step: undoing it takes back the edit and writes those files as they
+    /// were, redoing it writes them again.
+    pub fn apply_with_files(
+        &mut self,
+        edit: Edit,
+        files: Vec<crate::io::FileChange>,
+        catalog: &Catalog,
+    ) -> Result<(), EditError> {
+        self.coalescing = None;
+        let inverse = self.change(edit, catalog)?;
+        self.undo
+            .push((inverse, self.revision, Some(std::sync::Arc::from(files))));
+        self.revision = self.fresh();
+        self.redo.clear();
+        Ok(())
+    }
+
+    /// Why the last undo or redo was refused (another file of its step changed on disk
+    /// since), once.
+    pub fn take_refusal(&mut self) -> Option<String> {
+        self.refusal.take()
+    }
+
     /// Applies the newest edit of one stack and pushes its inverse on the other, moving the
-    /// tree to the revision the edit restores.
+    /// tree to the revision the edit restores; the other files of the step are written
+    /// first, and when they cannot be, nothing changes and the reason is kept.
     fn replay(&mut self, forward: bool, catalog: &Catalog) -> bool {
         self.coalescing = None;
         let from = if forward {
@@ -196,9 +231,16 @@ impl Document {
         } else {
             &mut self.undo
         };
-        let Some((edit, restores)) = from.pop() else {
+        let Some((edit, restores, files)) = from.pop() else {
             return false;
         };
+        if let Some(changes) = &files
+            && let Err(why) = crate::io::apply_file_changes(changes, forward)
+        {
+            from.push((edit, restores, files));
+            self.refusal = Some(why);
+            return false;
+        }
         match self.change(edit, catalog) {
             Ok(inverse) => {
                 let revision = self.revision;
@@ -207,12 +249,19 @@ impl Document {
                 } else {
                     &mut self.redo
                 };
-                to.push((inverse, revision));
+                to.push((inverse, revision, files));
                 self.revision = restores;
                 true
             }
             Err(_) => false,
         }
+    }
+
+    /// Whether the step that undo (or, `forward`, redo) would take next changes other
+    /// files too.
+    pub fn next_step_has_files(&self, forward: bool) -> bool {
+        let stack = if forward { &self.redo } else { &self.undo };
+        stack.last().is_some_and(|(_, _, f)| f.is_some())
     }
 
     /// Moves the nodes as `edit` says without making a change of it (no undo step, not

@@ -142,6 +142,9 @@ pub struct Shown<'a> {
     pub catalog: &'a Catalog,
     /// The names of the scenario's waypoints.
     pub waypoints: &'a [String],
+    /// The parameters of the node's SubTree asset, where it is a SubTree node whose asset
+    /// reads.
+    pub params: Option<&'a [crate::model::KeyDecl]>,
 }
 
 /// Draws the inspector for `node`; returns what the user asked for.
@@ -155,7 +158,9 @@ pub fn inspector_ui(
         tree,
         catalog,
         waypoints,
+        params,
     } = shown;
+    let params = params.unwrap_or_default();
     let mut request = None;
     ui.heading("Inspector");
     let kind = catalog.kind(&node.kind);
@@ -382,7 +387,13 @@ pub fn inspector_ui(
                     }
                 }
             });
-        if let Some(r) = super::blackboard::new_key_ui(ui, tree, catalog, node) {
+        if !params.is_empty() {
+            ui.separator();
+            if let Some(r) = super::blackboard::params_ui(ui, tree, catalog, node, params) {
+                request = Some(r);
+            }
+        }
+        if let Some(r) = super::blackboard::new_key_ui(ui, tree, catalog, node, params) {
             request = Some(r);
         }
         if k.is_placeholder() {
@@ -395,6 +406,7 @@ pub fn inspector_ui(
             .fields
             .iter()
             .filter(|(n, _)| !k.is_placeholder() && k.field(n).is_none())
+            .filter(|(n, _)| !params.iter().any(|p| p.name == **n))
         {
             ui.horizontal(|ui| {
                 ui.label(

@@ -265,12 +265,14 @@ impl EditorApp {
             .and_then(Debugger::sim)
             .map(|s| s.world().waypoints().map(str::to_owned).collect())
             .unwrap_or_default();
+        let params = self.asset_params(&node);
         if let Some(request) = inspector::inspector_ui(
             ui,
             inspector::Shown {
                 tree: self.doc.tree(),
                 catalog: &self.catalog,
                 waypoints: &waypoints,
+                params: params.as_deref(),
             },
             &node,
             self.doc.parent_of(&node.id),

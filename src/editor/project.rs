@@ -78,6 +78,20 @@ impl ProjectKinds {
         true
     }
 
+    /// The project file, if the tree has one.
+    pub fn file(&self) -> Option<&Path> {
+        self.loaded.project.as_deref()
+    }
+
+    /// Reads the project's files again now (after the editor wrote one).
+    pub fn reload(&mut self) {
+        let wake = self.wake.clone();
+        *self = Self::new(self.tree.as_deref(), self.explicit.as_deref());
+        if let Some(ctx) = wake.get() {
+            let _ = self.wake.set(ctx.clone());
+        }
+    }
+
     /// The project file given on the command line, if any.
     pub fn explicit(&self) -> Option<&Path> {
         self.explicit.as_deref()

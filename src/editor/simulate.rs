@@ -30,6 +30,9 @@ pub enum GameChoice {
     Game(u64),
 }
 
+/// Entries of a key's history the panel lists, the newest (then "and N earlier entries").
+const HISTORY_SHOWN: usize = 200;
+
 /// Agents a line of the panel names, at most (then "and N more").
 const NAMED_AGENTS: usize = 6;
 
@@ -451,7 +454,11 @@ impl SimPanel {
                 ui.separator();
                 ui.vertical(|ui| {
                     ui.set_width(320.0);
-                    self.context_ui(ui, tree, selected);
+                    // (It scrolls: a key's history can be long.)
+                    egui::ScrollArea::vertical()
+                        .id_salt("context-column")
+                        .auto_shrink([false, true])
+                        .show(ui, |ui| self.context_ui(ui, tree, selected));
                 });
                 ui.separator();
                 ui.vertical(|ui| self.log_ui(ui, tree, selected));
@@ -687,15 +694,18 @@ impl SimPanel {
         });
     }
 
-    /// The watched agent's context (every key, its value in words; keys written in the
-    /// shown step highlighted, the selected node's keys marked) and its own state.
-    fn context_ui(&self, ui: &mut egui::Ui, tree: &Tree, selected: Option<&NodeId>) {
+    /// The watched agent's context (every key, its type, its value in words, marked where
+    /// it is its default; keys written in the shown step highlighted, the selected node's
+    /// keys marked), a key's history when one is open, and the agent's own state. A click
+    /// on a key opens or closes its history; a click on an entry goes to its step.
+    fn context_ui(&mut self, ui: &mut egui::Ui, tree: &Tree, selected: Option<&NodeId>) {
         let Some(run) = self.debugger.source() else {
             return;
         };
         let Some(name) = run.agent_names().get(self.debugger.watched()) else {
             return;
         };
+        let name = name.clone();
         ui.label(RichText::new(format!("{name}: context")).strong());
         let rows = run.context(self.debugger.watched());
         let uses: Vec<String> = selected
@@ -716,6 +726,8 @@ impl SimPanel {
             };
             ui.label(RichText::new(none).weak());
         }
+        let open = self.debugger.history_key().map(str::to_owned);
+        let mut toggled = None;
         egui::Grid::new("context-grid")
             .striped(true)
             .show(ui, |ui| {
@@ -724,15 +736,51 @@ impl SimPanel {
                     if uses.contains(&row.key) {
                         key_text = key_text.color(Color32::from_rgb(120, 180, 255)).strong();
                     }
-                    ui.label(key_text);
-                    let mut value_text = RichText::new(row.value.as_deref().unwrap_or("—"));
-                    if row.written {
-                        value_text = value_text.color(Color32::from_rgb(250, 220, 120)).strong();
+                    let is_open = open.as_deref() == Some(row.key.as_str());
+                    let response = ui.selectable_label(is_open, key_text);
+                    // (Named "key NAME" for assistive technology: an agent or an entity may
+                    // have the key's name.)
+                    response.widget_info(|| {
+                        egui::WidgetInfo::selected(
+                            egui::WidgetType::SelectableLabel,
+                            true,
+                            is_open,
+                            format!("key {}", row.key),
+                        )
+                    });
+                    if response
+                        .on_hover_text(format!(
+                            "{} the history of {}: who wrote it, when, with which value",
+                            if is_open { "Close" } else { "Show" },
+                            row.key
+                        ))
+                        .clicked()
+                    {
+                        toggled = Some((!is_open).then(|| row.key.clone()));
                     }
-                    ui.label(value_text);
+                    ui.label(
+                        RichText::new(row.ty.map_or("", |t| t.name()))
+                            .weak()
+                            .size(PANEL_TEXT - 1.5),
+                    );
+                    ui.horizontal(|ui| {
+                        let mut value_text = RichText::new(row.value.as_deref().unwrap_or("—"));
+                        if row.written {
+                            value_text =
+                                value_text.color(Color32::from_rgb(250, 220, 120)).strong();
+                        }
+                        ui.label(value_text);
+                        if row.default {
+                            ui.label(RichText::new("(default)").weak().italics());
+                        }
+                    });
                     ui.end_row();
                 }
             });
+        if let Some(key) = toggled {
+            self.asks.push(Change::Sim(SimChange::History(key)));
+        }
+        self.history_ui(ui, tree);
         if let Some(s) = self
             .debugger
             .sim()
@@ -758,6 +806,50 @@ impl SimPanel {
             for l in lines {
                 ui.label(RichText::new(l).size(PANEL_TEXT));
             }
+        }
+    }
+
+    /// The open key's history, newest first: each entry's step, the node that wrote it
+    /// and the value (or the clear that gave it back its default); the entry in effect at
+    /// the shown step is marked, and a click goes to an entry's step.
+    fn history_ui(&mut self, ui: &mut egui::Ui, tree: &Tree) {
+        let (Some(run), Some(h)) = (self.debugger.source(), self.debugger.key_history()) else {
+            return;
+        };
+        let watched = self.debugger.watched();
+        let at = run.step_number();
+        ui.add_space(4.0);
+        ui.label(RichText::new(format!("History of {}", h.key)).strong());
+        if h.writes.is_empty() {
+            ui.label(RichText::new("(never written so far)").weak());
+        }
+        let current = h.at(at);
+        let mut go = None;
+        for (i, w) in h.writes.iter().enumerate().rev().take(HISTORY_SHOWN) {
+            let words = w.words(&|n| node_name(&self.debugger, tree, run, watched, n));
+            let text = RichText::new(format!("step {}: {words}", w.step)).size(PANEL_TEXT);
+            let response = ui
+                .selectable_label(current == Some(i), text)
+                .on_hover_text(format!("Go to step {}", w.step));
+            if response.clicked() {
+                go = Some(w.step);
+            }
+        }
+        let more = h.earlier + h.writes.len().saturating_sub(HISTORY_SHOWN) as u64;
+        if more > 0 {
+            ui.label(RichText::new(format!("and {} earlier entries", grouped(more))).weak());
+        }
+        if h.from > 0 {
+            ui.label(
+                RichText::new(format!(
+                    "(from step {}: earlier steps are not kept)",
+                    h.from + 1
+                ))
+                .weak(),
+            );
+        }
+        if let Some(step) = go {
+            self.asks.push(Change::GoToStep(step));
         }
     }
 

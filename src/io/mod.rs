@@ -16,6 +16,7 @@ mod live;
 mod process;
 mod project;
 mod recovery;
+mod rename;
 mod settings;
 mod trace;
 mod watch;
@@ -38,6 +39,7 @@ pub use project::{
 pub use recovery::{
     DiskChange, OpenMark, RECOVERY_FORMAT, Recovered, Recoveries, RecoveryDir, Unreadable,
 };
+pub use rename::{FileChange, MAX_PROJECT_FILES, apply_file_changes, plan_project_rename};
 pub use settings::{SETTINGS_FORMAT, Settings, SettingsFile, Window};
 pub use trace::{
     AgentIndex, MAX_TRACE_AGENTS, MAX_TRACE_LINE, MAX_TRACE_STEP, TraceCut, TraceError, TraceFile,

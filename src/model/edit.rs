@@ -329,6 +329,44 @@ impl Tree {
         to: &str,
         catalog: &Catalog,
     ) -> Result<Vec<Edit>, EditError> {
+        self.renaming(from, to, catalog, false)
+    }
+
+    /// The edits that rename key `from`, which this tree's project declares (`catalog`'s
+    /// shared keys), to `to` in this tree, one of the project's: the tree's own
+    /// declaration of that name, if it has one, and every key field and SubTree binding
+    /// that names it (none where the tree does not use it). Refused, with the reason, when
+    /// `to` is not a key's name or is a key here already (declared by the tree or the
+    /// project, or named by a node), or when the tree declares `from` as a parameter (the
+    /// SubTree nodes that run it bind it by that name).
+    pub fn shared_key_renaming(
+        &self,
+        from: &str,
+        to: &str,
+        catalog: &Catalog,
+    ) -> Result<Vec<Edit>, EditError> {
+        let parameter = self
+            .keys
+            .as_deref()
+            .unwrap_or_default()
+            .iter()
+            .any(|k| k.name == from && k.parameter.is_some());
+        if parameter {
+            return Err(EditError::new(format!(
+                "key '{from}' is a parameter of this tree, which the SubTree nodes running it bind by name"
+            )));
+        }
+        self.renaming(from, to, catalog, true)
+    }
+
+    /// [`Tree::key_renaming`], or with `shared` [`Tree::shared_key_renaming`].
+    fn renaming(
+        &self,
+        from: &str,
+        to: &str,
+        catalog: &Catalog,
+        shared: bool,
+    ) -> Result<Vec<Edit>, EditError> {
         if let Some(why) = super::key_name_problem(to) {
             return Err(EditError::new(format!(
                 "key '{from}' cannot be renamed '{to}': {why}"
@@ -340,12 +378,12 @@ impl Tree {
         let in_tree = self.declared_key(from).is_some();
         let in_project = catalog.shared_keys().iter().any(|k| k.name == from);
         let uses = super::keys::fields_naming(self, catalog, from);
-        if !in_tree && in_project {
+        if !shared && !in_tree && in_project {
             return Err(EditError::new(format!(
                 "key '{from}' is the project's: rename it in the project file"
             )));
         }
-        if !in_tree && uses.is_empty() {
+        if !shared && !in_tree && uses.is_empty() {
             return Err(EditError::new(format!("there is no key '{from}'")));
         }
         if self.declared_key(to).is_some() || catalog.shared_keys().iter().any(|k| k.name == to) {

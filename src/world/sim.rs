@@ -197,22 +197,48 @@ fn derive_seed(seed: u64, stream: u64) -> u64 {
     z ^ (z >> 31)
 }
 
-/// The nodes of tree file `path` as a run of it names them: each trace id (a SubTree's
-/// nodes inside it) with the event log's name for it, its title or its kind and id
-/// ([`crate::model::names::spoken`]), compiled as a run in the world compiles it; `None`
-/// when the file cannot be read or does not compile. What a replayed trace knows of its
-/// trees' nodes.
-pub fn node_names_of(path: &Path, catalog: &Catalog) -> Option<Vec<(String, String)>> {
+/// What a tree file's run calls its nodes and keys, for a debugger that has only a trace
+/// of it: each node's name in the event log by trace id ([`Program::node_name`]), and each
+/// context key its program has (those its tree, its project and its SubTree assets declare,
+/// and those its nodes use) with its type and the value it starts with; `None` where the
+/// file cannot be read or does not compile with `catalog`.
+pub fn names_of(path: &Path, catalog: &Catalog) -> Option<RunNames> {
     let files = TreeFiles::new(catalog);
     let loaded = files.load(path);
     let tree = loaded.as_ref().as_ref().ok()?;
     let (program, _) = compile_in_world(tree, catalog, &files.assets_for(path)).ok()?;
     let named = program.node_ids().iter().zip(0..);
-    Some(
-        named
-            .filter_map(|(id, i)| Some((id.clone(), program.node_name(i)?)))
-            .collect(),
-    )
+    let nodes = named
+        .filter_map(|(id, i)| Some((id.clone(), program.node_name(i)?)))
+        .collect();
+    let keys = program
+        .keys()
+        .iter()
+        .zip(0..)
+        .map(|(name, k)| {
+            let start = program
+                .seeds
+                .iter()
+                .find(|(s, _)| *s == k)
+                .map(|(_, v)| v.clone());
+            (name.clone(), program.key_type(k), start)
+        })
+        .collect();
+    Some(RunNames { nodes, keys })
+}
+
+/// A tree's node names and keys, as [`names_of`] finds them.
+#[derive(Clone, Debug, Default)]
+pub struct RunNames {
+    /// Each node's trace id and its name in the event log.
+    pub nodes: Vec<(String, String)>,
+    /// Each context key, its declared type (`any` where nothing declares it) and the value
+    /// it starts a run with (its default), if any.
+    pub keys: Vec<(
+        String,
+        crate::model::KeyType,
+        Option<crate::runtime::CtxValue>,
+    )>,
 }
 
 /// `tree` compiled for the world: the world's behaviours, and a stand-in for each node of

@@ -5,6 +5,7 @@ pub mod big_trees;
 pub mod exercise;
 #[cfg(feature = "gui")]
 pub mod input;
+pub mod projects;
 
 use std::path::{Path, PathBuf};
 
@@ -110,4 +111,24 @@ pub fn copy_samples(dir: &Path, files: &[&str]) {
 pub fn mkfifo(path: &Path) {
     let made = std::process::Command::new("mkfifo").arg(path).status();
     assert!(made.is_ok_and(|s| s.success()), "mkfifo {}", path.display());
+}
+
+/// A tree alone whose key `mood` (text, default "calm") a leaf sets to "angry" at its
+/// second step; the run completes two steps later and the context is cleared.
+pub fn moody_tree(dir: &Path) -> PathBuf {
+    let path = dir.join("moody.json");
+    let text = r#"{
+  "format": "arbor.tree",
+  "version": 1,
+  "keys": [{"name": "mood", "type": "text", "default": "calm"}],
+  "nodes": [
+    {"id": "root", "kind": "Root", "inputs": {"child": ["seq"]}},
+    {"id": "seq", "kind": "Sequence", "inputs": {"children": ["set", "wait"]}},
+    {"id": "set", "kind": "MockAction", "title": "Get angry",
+     "fields": {"script": "RS", "produces": "angry", "out_context": "mood", "overwrite_out": true}},
+    {"id": "wait", "kind": "MockAction", "fields": {"script": "RS"}}
+  ]
+}"#;
+    std::fs::write(&path, text).unwrap();
+    path
 }

@@ -2,7 +2,7 @@
 //! declare, edit, rename (every use, one undo step), delete, Find usages, "New key…".
 
 use crate::common;
-use crate::support::{guard_patrol_files, ids, type_into};
+use crate::support::{click_in_side_panel, guard_patrol_files, ids, type_into};
 
 use arbor::editor::EditorApp;
 use arbor::model::{KeyDecl, KeyType, NodeId, Value};
@@ -293,9 +293,8 @@ fn the_projects_keys_are_listed_offered_to_key_fields_and_found() {
     let mut h = harness(EditorApp::open(&dir.path().join("guard_patrol.json")).unwrap());
     h.get_by_label("The project's 1 key(s), edited in the project file");
     h.get_by_label("Who the guard chases.");
-    // Shown, not edited here.
+    // Shown, its type and doc not edited here.
     assert!(h.query_by_label("type of intruder").is_none());
-    assert!(h.query_by_label("Rename…").is_none());
     h.get_by_role_and_label(Role::Button, "Find usages of intruder")
         .click();
     h.run_steps(3);
@@ -368,4 +367,214 @@ fn an_actions_field_is_read_from_a_key_chosen_in_the_inspector_and_given_a_value
             .get("seconds"),
         Some(&Value::Key("long_pause".into()))
     );
+}
+
+/// A tree of two keys (`enemy`, an entity, and `pace`, a float) whose SubTree node `hunt`
+/// runs `chase.json` (parameters `target`: in entity, `speed`: in float default 1,
+/// `caught`: out entity), in a new folder; the editor opened on it, `hunt` selected.
+fn hunter() -> (
+    tempfile::TempDir,
+    std::path::PathBuf,
+    Harness<'static, EditorApp>,
+) {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(
+        common::repo().join("tests/fixtures/invalid/assets/chase.json"),
+        dir.path().join("chase.json"),
+    )
+    .unwrap();
+    let path = dir.path().join("hunter.json");
+    std::fs::write(
+        &path,
+        r#"{"format": "arbor.tree", "version": 1,
+  "keys": [{"name": "enemy", "type": "entity"}, {"name": "pace", "type": "float"}],
+  "nodes": [
+    {"id": "root", "kind": "Root", "inputs": {"child": ["hunt"]}},
+    {"id": "hunt", "kind": "SubTree", "fields": {"asset": "chase.json"}}
+  ]}"#,
+    )
+    .unwrap();
+    let mut h = harness(EditorApp::open(&path).unwrap());
+    h.state_mut().select(Some(NodeId::new("hunt")));
+    h.run_steps(3);
+    (dir, path, h)
+}
+
+#[test]
+fn a_subtrees_parameters_are_bound_to_keys_and_values_in_its_inspector_and_saved() {
+    let (_dir, path, mut h) = hunter();
+    // Each parameter of the asset: its direction, type, default and doc.
+    h.get_by_label("in, entity: Who to chase.");
+    h.get_by_label("in, float, default 1.0");
+    h.get_by_label("out, entity");
+    // target: a key of the caller's of its type; a float key is not offered.
+    h.get_by_role_and_label(Role::ComboBox, "binding of target")
+        .click();
+    h.run_steps(2);
+    assert!(h.query_by_label("pace  ·  float").is_none());
+    assert!(
+        h.query_by_label("a value").is_none(),
+        "an entity has no literal"
+    );
+    h.get_by_label("enemy  ·  entity").click();
+    h.run_steps(3);
+    // speed: a value, typed.
+    pick(&mut h, "binding of speed", "a value");
+    type_into(&mut h, "value of speed", "2.5");
+    // caught: a new key, declared and bound at once.
+    pick(&mut h, "binding of caught", "New key…");
+    h.get_by_label("New key name").type_text("prey");
+    h.run_steps(2);
+    key(&mut h, Modifiers::NONE, Key::Enter);
+    h.run_steps(3);
+    key(&mut h, Modifiers::COMMAND, Key::S);
+    h.run_steps(2);
+    let saved = arbor::io::load_tree(&path).unwrap();
+    let hunt = saved.node(&NodeId::new("hunt")).unwrap();
+    assert_eq!(hunt.fields.get("target"), Some(&Value::Key("enemy".into())));
+    assert_eq!(hunt.fields.get("speed"), Some(&Value::Float(2.5)));
+    assert_eq!(hunt.fields.get("caught"), Some(&Value::Key("prey".into())));
+    assert_eq!(
+        saved
+            .keys
+            .as_ref()
+            .unwrap()
+            .last()
+            .map(|k| (k.name.as_str(), k.ty)),
+        Some(("prey", KeyType::Entity))
+    );
+    // Every parameter bound as its direction and type want (no error), and none of them
+    // shows as an unknown field.
+    let errors: Vec<_> = h
+        .state()
+        .diagnostics()
+        .iter()
+        .filter(|d| d.is_error())
+        .collect();
+    assert!(errors.is_empty(), "{errors:?}");
+    assert!(h.query_by_label_contains("unknown field").is_none());
+    // Each was one undo step: the new key and its binding go together.
+    key(&mut h, Modifiers::COMMAND, Key::Z);
+    let hunt = h.state().tree().node(&NodeId::new("hunt")).unwrap().clone();
+    assert_eq!(hunt.fields.get("caught"), None);
+    assert_eq!(h.state().tree().keys.as_ref().unwrap().len(), 2);
+    assert_eq!(hunt.fields.get("speed"), Some(&Value::Float(2.5)));
+    // Unbound again from its drop-down: the default says what it holds.
+    pick(&mut h, "binding of speed", "(unbound: its default 1.0)");
+    let hunt = h.state().tree().node(&NodeId::new("hunt")).unwrap().clone();
+    assert_eq!(hunt.fields.get("speed"), None);
+}
+
+/// guard_patrol in a project that declares its key `intruder`, with two more trees of the
+/// project that use it (`other.json`, `sub/third.json`, which also declares `spare`), and a
+/// tree of another project below it (`own/kept.json`); the editor opened on guard_patrol.
+fn project_of_three() -> (tempfile::TempDir, Harness<'static, EditorApp>) {
+    let (dir, path, _) = guard_patrol(|keys| *keys = Some(vec![]));
+    let d = dir.path();
+    // Two projects that declare the key: this one, and one of its own below it.
+    for folder in [d.to_owned(), d.join("own")] {
+        std::fs::create_dir_all(&folder).unwrap();
+        std::fs::write(
+            folder.join("arbor.project.json"),
+            r#"{"format": "arbor.project", "version": 1, "nodes": [],
+            "keys": [{"name": "intruder", "type": "entity"}]}"#,
+        )
+        .unwrap();
+    }
+    std::fs::copy(&path, d.join("other.json")).unwrap();
+    std::fs::create_dir_all(d.join("sub")).unwrap();
+    let mut third = arbor::io::load_tree(&path).unwrap();
+    third.keys = Some(vec![KeyDecl::new("spare", KeyType::Entity)]);
+    arbor::io::save_tree(&d.join("sub/third.json"), &third).unwrap();
+    std::fs::copy(&path, d.join("own/kept.json")).unwrap();
+    let h = harness(EditorApp::open(&path).unwrap());
+    (dir, h)
+}
+
+/// The keys tree file `path` names in `in_context` and `out_context` fields, sorted.
+fn keys_named(path: &std::path::Path) -> Vec<String> {
+    let tree = arbor::io::load_tree(path).unwrap();
+    let mut keys: Vec<String> = tree
+        .nodes()
+        .iter()
+        .flat_map(|n| n.fields.iter())
+        .filter(|(k, _)| k.ends_with("context"))
+        .filter_map(|(_, v)| v.as_str().map(str::to_owned))
+        .collect();
+    keys.sort();
+    keys.dedup();
+    keys
+}
+
+#[test]
+fn renaming_a_project_key_renames_it_in_every_tree_of_the_project_as_one_undo_step() {
+    let (dir, mut h) = project_of_three();
+    let d = dir.path().to_owned();
+    let files = [
+        "arbor.project.json",
+        "other.json",
+        "sub/third.json",
+        "own/kept.json",
+    ];
+    let read = |f: &str| std::fs::read(d.join(f)).unwrap();
+    let before: Vec<Vec<u8>> = files.iter().map(|f| read(f)).collect();
+    // A name another tree of the project declares is refused, with that tree named.
+    click_in_side_panel(&mut h, "Rename…");
+    type_into(&mut h, "new name of intruder", "spare");
+    assert!(
+        h.state().last_message().contains("third.json")
+            && h.state().last_message().contains("spare"),
+        "{}",
+        h.state().last_message()
+    );
+    assert_eq!(files.iter().map(|f| read(f)).collect::<Vec<_>>(), before);
+    // Renamed: the project file, both other trees, the tree open; not the other project's.
+    type_into(&mut h, "new name of intruder", "thief");
+    assert!(
+        h.state().said("Renamed the project's key 'intruder' to 'thief': the project file, 2 other tree file(s) and 4 change(s) here"),
+        "{}",
+        h.state().last_message()
+    );
+    let project = std::fs::read_to_string(d.join("arbor.project.json")).unwrap();
+    assert!(
+        project.contains("\"thief\"") && !project.contains("intruder"),
+        "{project}"
+    );
+    assert_eq!(keys_named(&d.join("other.json")), ["thief"]);
+    assert_eq!(keys_named(&d.join("sub/third.json")), ["thief"]);
+    assert_eq!(read("own/kept.json"), before[3]);
+    assert_eq!(field(&h, "spot", "out_context").as_deref(), Some("thief"));
+    assert!(h.state().is_dirty());
+    // The editor reads the project again: the key is the project's under its new name.
+    h.get_by_role_and_label(Role::Button, "Find usages of thief");
+    assert!(
+        h.state().diagnostics().iter().all(|d| !d.is_error()),
+        "{:?}",
+        h.state().diagnostics()
+    );
+    // One Ctrl+Z takes it all back: the files as they were, the tree's fields.
+    key(&mut h, Modifiers::COMMAND, Key::Z);
+    h.run_steps(3);
+    assert_eq!(files.iter().map(|f| read(f)).collect::<Vec<_>>(), before);
+    assert_eq!(
+        field(&h, "spot", "out_context").as_deref(),
+        Some("intruder")
+    );
+    assert!(!h.state().is_dirty());
+    h.get_by_role_and_label(Role::Button, "Find usages of intruder");
+    // Redo writes them again; a file changed since is not written over, and said.
+    key(&mut h, Modifiers::COMMAND | Modifiers::SHIFT, Key::Z);
+    h.run_steps(3);
+    assert_eq!(keys_named(&d.join("other.json")), ["thief"]);
+    std::fs::write(d.join("other.json"), &before[1]).unwrap();
+    key(&mut h, Modifiers::COMMAND, Key::Z);
+    h.run_steps(3);
+    assert!(
+        h.state()
+            .last_message()
+            .contains("other.json changed on disk"),
+        "{}",
+        h.state().last_message()
+    );
+    assert_eq!(field(&h, "spot", "out_context").as_deref(), Some("thief"));
 }

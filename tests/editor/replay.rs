@@ -456,3 +456,39 @@ fn the_timeline_says_how_many_steps_a_breakpoint_hits_in_its_lane() {
         hits.len()
     ));
 }
+
+#[test]
+fn a_keys_history_in_a_replay_lists_the_recorded_writes_and_a_click_goes_to_one() {
+    let (_dir, trace) = recorded_guard_patrol();
+    let mut h = harness(EditorApp::sample());
+    open_trace_through_the_menu(&mut h, &trace);
+    h.get_by_label_contains("replaying run.jsonl");
+    // Before the first step: the tree's key, with its type, nothing in it yet.
+    h.get_by_role_and_label(Role::Button, "key intruder");
+    h.get_by_label("entity");
+    // The history lists each write the trace records, at its step.
+    let recorded = arbor::io::read_trace(&trace).unwrap();
+    let writes: Vec<u64> = recorded
+        .events
+        .iter()
+        .filter(|e| e.agent == 0)
+        .filter(
+            |e| matches!(&e.kind, arbor::debug::LoggedKind::Context(k, _) if &**k == "intruder"),
+        )
+        .map(|e| e.frame())
+        .collect();
+    let step = *writes
+        .first()
+        .expect("the guard sees the intruder in 120 steps");
+    h.get_by_role_and_label(Role::Button, "key intruder")
+        .click();
+    h.run_steps(3);
+    h.get_by_label("History of intruder");
+    let line = format!("step {step}: ");
+    h.get_by_label_contains(&line).scroll_to_me();
+    h.run_steps(10);
+    h.get_by_label_contains(&line).click();
+    h.run_steps(3);
+    assert_eq!(h.state().simulation().unwrap().step_number(), step);
+    h.get_by_label_contains(&format!("step {step} of 120"));
+}

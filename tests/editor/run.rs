@@ -862,3 +862,99 @@ fn the_event_log_names_an_untitled_node_by_its_kind_and_id_and_a_titled_one_by_i
     h.get_by_label_contains("Selector `choose` entered");
     assert!(titled(&h));
 }
+
+#[test]
+fn a_click_on_a_key_shows_its_history_and_a_click_on_an_entry_goes_to_its_step() {
+    let mut h = open_sample("door_room");
+    for _ in 0..80 {
+        key(&mut h, Modifiers::NONE, Key::N);
+    }
+    h.get_by_label_contains("step 80,");
+    // The core's history of the key over the same 80 steps.
+    let mut core = core_at("door_room", 80);
+    core.follow(0, "room");
+    let writes = core.key_history().unwrap().writes.clone();
+    let first = writes
+        .iter()
+        .find(|w| matches!(w.change, arbor::debug::KeyChange::Written(Some(_))))
+        .expect("door_room writes its room");
+    // The key's row, clicked, opens its history.
+    h.get_by_role_and_label(Role::Button, "key room").click();
+    h.run_steps(3);
+    h.get_by_label("History of room");
+    use egui_kittest::kittest::NodeT;
+    assert_eq!(
+        h.query_all_by_label_contains(": ")
+            .filter(|n| n
+                .accesskit_node()
+                .label()
+                .is_some_and(|l| l.starts_with("step ")))
+            .count(),
+        writes.len(),
+        "one line an entry"
+    );
+    // The entry names the node by its title and the value by the entity's name.
+    let program = core.instance(0).unwrap().program().clone();
+    let arbor::debug::KeyChange::Written(Some(n)) = first.change else {
+        unreachable!()
+    };
+    let id = &program.node_ids()[n as usize];
+    let title = h
+        .state()
+        .tree()
+        .node(&NodeId::new(id.as_str()))
+        .unwrap()
+        .label()
+        .to_owned();
+    let line = format!(
+        "step {}: {title} wrote {}",
+        first.step,
+        first.value.as_deref().unwrap()
+    );
+    h.get_by_label(&line).scroll_to_me();
+    h.run_steps(10);
+    h.get_by_label(&line).click();
+    h.run_steps(3);
+    assert_eq!(h.state().simulation().unwrap().step_number(), first.step);
+    h.get_by_label_contains(&format!("step {},", first.step));
+    // The context shows the value written there.
+    let rows = h.state().simulation().unwrap().source().unwrap().context(0);
+    let row = rows.iter().find(|r| r.key == "room").unwrap();
+    assert_eq!(row.value, first.value);
+    assert!(row.written);
+    // A click on the key again (scrolled back into view) closes it.
+    h.get_by_role_and_label(Role::Button, "key room")
+        .scroll_to_me();
+    h.run_steps(10);
+    h.get_by_role_and_label(Role::Button, "key room").click();
+    h.run_steps(3);
+    assert!(h.query_by_label("History of room").is_none());
+}
+
+#[test]
+fn a_declared_key_shows_its_type_and_default_before_the_first_step() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = common::moody_tree(dir.path());
+    let mut h = harness(EditorApp::open(&path).unwrap());
+    h.run_steps(2);
+    h.get_by_label("\"calm\"");
+    h.get_by_label("text");
+    h.get_by_label("(default)");
+    key(&mut h, Modifiers::NONE, Key::N);
+    key(&mut h, Modifiers::NONE, Key::N);
+    h.get_by_label("\"angry\"");
+    assert!(h.query_by_label("(default)").is_none());
+    // Its history: the default at the start, the write, the clear.
+    h.get_by_role_and_label(Role::Button, "key mood").click();
+    h.run_steps(3);
+    h.get_by_label("step 0: \"calm\" from the start (default)");
+    h.get_by_label("step 2: Get angry wrote \"angry\"");
+    key(&mut h, Modifiers::NONE, Key::N);
+    key(&mut h, Modifiers::NONE, Key::N);
+    h.get_by_label("step 4: run succeeded, back to \"calm\"");
+    h.get_by_label("step 0: \"calm\" from the start (default)")
+        .click();
+    h.run_steps(3);
+    assert_eq!(h.state().simulation().unwrap().step_number(), 0);
+    h.get_by_label("(default)");
+}

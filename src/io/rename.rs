@@ -1,0 +1,206 @@
+//! Renaming a key the project declares in every tree of the project: what each file holds
+//! before and after (`plan_project_rename`), and writing either side of such a change
+//! (`apply_file_changes`) only over files that still hold the other, so that an editor
+//! can undo and redo the rename as one step.
+
+use std::path::{Path, PathBuf};
+
+use crate::model::{Catalog, Edit};
+
+/// One file a change writes: its bytes before and after.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FileChange {
+    /// The file.
+    pub path: PathBuf,
+    /// What it holds before the change.
+    pub before: Vec<u8>,
+    /// What it holds after.
+    pub after: Vec<u8>,
+}
+
+/// The most files under a project's folder looked at for its trees.
+pub const MAX_PROJECT_FILES: usize = 100_000;
+
+/// The files that renaming key `from`, which the project file `project` declares, to `to`
+/// changes: the project file, then each tree file under its folder that the project
+/// governs and that uses the key (its declaration of the name, its key fields, its SubTree
+/// bindings), other than `open` (the tree being edited, which the caller renames as an
+/// edit of its own). `catalog` is the project's. Refused, with the file and the reason,
+/// when the project does not declare `from`, when `to` is a key already in the project
+/// or in one of its trees, or when a tree file of the project cannot be read.
+pub fn plan_project_rename(
+    project: &Path,
+    catalog: &Catalog,
+    open: Option<&Path>,
+    from: &str,
+    to: &str,
+) -> Result<Vec<FileChange>, String> {
+    let shown = |p: &Path| p.display().to_string();
+    let before = std::fs::read(project).map_err(|e| format!("{}: {e}", shown(project)))?;
+    let text = String::from_utf8_lossy(&before);
+    let mut file = super::parse_project(&text, project).map_err(|e| e.to_string())?;
+    if file.keys.iter().any(|k| k.name == to) {
+        return Err(format!(
+            "key '{from}' cannot be renamed '{to}': the project declares a key '{to}' already"
+        ));
+    }
+    let Some(key) = file.keys.iter_mut().find(|k| k.name == from) else {
+        return Err(format!("the project declares no key '{from}'"));
+    };
+    key.name = to.to_owned();
+    let mut changes = vec![FileChange {
+        path: project.to_owned(),
+        after: file.to_text().into_bytes(),
+        before,
+    }];
+    let folder = match project.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_owned(),
+        _ => PathBuf::from("."),
+    };
+    for path in tree_files(&folder)? {
+        if open.is_some_and(|o| super::same_file(o, &path)) {
+            continue;
+        }
+        // A file of another project (one of its own, deeper) is not this one's.
+        if !super::project_for(&path).is_some_and(|p| super::same_file(&p, project)) {
+            continue;
+        }
+        let Ok(bytes) = std::fs::read(&path) else {
+            return Err(format!(
+                "{}: cannot be read, so its uses of '{from}' cannot be renamed",
+                shown(&path)
+            ));
+        };
+        let text = String::from_utf8_lossy(&bytes);
+        let tree_file = super::read_header(&text)
+            .and_then(|h| h.format)
+            .is_some_and(|f| f == super::TREE_FORMAT);
+        if !tree_file {
+            continue;
+        }
+        let mut tree = super::parse_tree(&text, &path)
+            .map_err(|e| format!("{e}: so its uses of '{from}' cannot be renamed"))?;
+        let edits = tree
+            .shared_key_renaming(from, to, catalog)
+            .map_err(|e| format!("{}: {e}", shown(&path)))?;
+        if edits.is_empty() {
+            continue;
+        }
+        tree.apply(Edit::Batch(edits), catalog)
+            .map_err(|e| format!("{}: {e}", shown(&path)))?;
+        let after = super::round_trip(&tree, &path).map_err(|e| e.to_string())?;
+        changes.push(FileChange {
+            path,
+            before: bytes,
+            after: after.into_bytes(),
+        });
+    }
+    Ok(changes)
+}
+
+/// The `.json` files under `folder`, in its sub-folders too (hidden ones and links to
+/// folders are not followed), in a stable order.
+fn tree_files(folder: &Path) -> Result<Vec<PathBuf>, String> {
+    let mut found = Vec::new();
+    let mut folders = vec![folder.to_owned()];
+    while let Some(dir) = folders.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            if name.starts_with('.') {
+                continue;
+            }
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            if kind.is_dir() {
+                folders.push(entry.path());
+            } else if kind.is_file() && name.ends_with(".json") {
+                found.push(entry.path());
+            }
+            if found.len() + folders.len() > MAX_PROJECT_FILES {
+                return Err(format!(
+                    "{} holds more than {MAX_PROJECT_FILES} files: the rename looks at no more",
+                    folder.display()
+                ));
+            }
+        }
+    }
+    found.sort();
+    Ok(found)
+}
+
+/// Writes one side of `changes`: each file's `after` (`forward`) or its `before`, each
+/// through a temporary file and a rename. Nothing is written unless every file holds the
+/// other side now; when a file cannot be written, those written are put back.
+/// Refused with the first file in the way and why.
+pub fn apply_file_changes(changes: &[FileChange], forward: bool) -> Result<(), String> {
+    let side = |c| sides(c, forward);
+    for c in changes {
+        let (now, _) = side(c);
+        let held = std::fs::read(&c.path).map_err(|e| format!("{}: {e}", c.path.display()))?;
+        if held != *now {
+            return Err(format!(
+                "{} changed on disk since the rename: it is not written over",
+                c.path.display()
+            ));
+        }
+    }
+    // Each file is written and synced on its own (a temporary file, a rename, the folder
+    // synced): several at once, so that the disk syncs them together.
+    let written = write_all(changes, forward);
+    if let Some(Err(why)) = written.iter().find(|r| r.is_err()) {
+        let why = why.clone();
+        for (c, done) in changes.iter().zip(&written) {
+            if done.is_ok() {
+                let (old, _) = side(c);
+                let _ = super::write_atomically(&c.path, old);
+            }
+        }
+        return Err(why);
+    }
+    Ok(())
+}
+
+/// Files written at once by [`apply_file_changes`].
+const WRITERS: usize = 8;
+
+/// Writes each change's side (`forward`: its `after`), [`WRITERS`] files at once; the
+/// result of each, in order.
+fn write_all(changes: &[FileChange], forward: bool) -> Vec<Result<(), String>> {
+    let write = |c: &FileChange| {
+        let (_, new) = sides(c, forward);
+        super::write_atomically(&c.path, new).map_err(|e| e.to_string())
+    };
+    let per = changes.len().div_ceil(WRITERS).max(1);
+    std::thread::scope(|s| {
+        let writers: Vec<_> = changes
+            .chunks(per)
+            .map(|chunk| {
+                (
+                    chunk.len(),
+                    s.spawn(move || chunk.iter().map(write).collect::<Vec<_>>()),
+                )
+            })
+            .collect();
+        writers
+            .into_iter()
+            .flat_map(|(n, w)| {
+                w.join()
+                    .unwrap_or_else(|_| vec![Err("a file could not be written".to_owned()); n])
+            })
+            .collect()
+    })
+}
+
+/// A change's bytes now and after, going `forward` (else back).
+fn sides(c: &FileChange, forward: bool) -> (&[u8], &[u8]) {
+    if forward {
+        (&c.before, &c.after)
+    } else {
+        (&c.after, &c.before)
+    }
+}
