@@ -191,7 +191,7 @@ impl EditorApp {
         if !shared.is_empty() {
             // A long list is folded at first: it is drawn only when opened.
             egui::CollapsingHeader::new(format!(
-                "The project's {} key(s), edited in the project file",
+                "The project's {} key(s), shared by all its trees",
                 shared.len()
             ))
             .id_salt("project-keys")

@@ -291,7 +291,7 @@ fn the_projects_keys_are_listed_offered_to_key_fields_and_found() {
     )
     .unwrap();
     let mut h = harness(EditorApp::open(&dir.path().join("guard_patrol.json")).unwrap());
-    h.get_by_label("The project's 1 key(s), edited in the project file");
+    h.get_by_label("The project's 1 key(s), shared by all its trees");
     h.get_by_label("Who the guard chases.");
     // Shown, its type and doc not edited here.
     assert!(h.query_by_label("type of intruder").is_none());
