@@ -668,11 +668,30 @@ impl Session {
     /// The value agent `agent`'s key `key` held when the run started (its default, or
     /// the agent's own), in words.
     pub fn start_value(&self, agent: usize, key: &str) -> Option<String> {
-        let first = self.checkpoints.first()?;
-        let i = first.instance(self.names.get(agent)?)?;
-        let k = i.program().key(key)?;
-        let v = i.context().get(k)?;
-        Some(value_words(first.world(), v))
+        let k = self
+            .current
+            .instance(self.names.get(agent)?)?
+            .program()
+            .key(key)?;
+        self.start_values(agent).into_iter().nth(usize::from(k))?
+    }
+
+    /// The values agent `agent`'s keys held when the run started (their defaults, or the
+    /// agent's own), in words, by key id: found once for every key.
+    pub fn start_values(&self, agent: usize) -> Vec<Option<String>> {
+        let Some(first) = self.checkpoints.first() else {
+            return Vec::new();
+        };
+        let Some(i) = self.names.get(agent).and_then(|n| first.instance(n)) else {
+            return Vec::new();
+        };
+        (0..i.program().keys().len())
+            .map(|k| {
+                i.context()
+                    .get(k as u16)
+                    .map(|v| value_words(first.world(), v))
+            })
+            .collect()
     }
 
     /// Follows agent `agent`'s key `key`: its history from the first step to the newest

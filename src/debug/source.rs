@@ -360,6 +360,7 @@ impl Source {
                     return Vec::new();
                 };
                 let written = s.written_keys(agent);
+                let start = s.start_values(agent);
                 let p = i.program();
                 p.keys()
                     .iter()
@@ -367,7 +368,7 @@ impl Source {
                     .map(|(k, key)| {
                         let value = i.context().get(k as u16).map(|v| s.show_value(v));
                         ContextRow {
-                            default: value.is_some() && value == s.start_value(agent, key),
+                            default: value.is_some() && value == start.get(k).cloned().flatten(),
                             key: key.clone(),
                             value,
                             written: written.contains(&k),
@@ -377,18 +378,22 @@ impl Source {
                     .collect()
             }
             Source::Trace(r) => {
-                let mut held = r.replay.context_rows(agent);
+                let held = r.replay.context_rows(agent);
                 let Some(known) = r.keys.get(agent).filter(|k| !k.is_empty()) else {
                     return held;
                 };
                 // The tree's keys first, in its order; then any other the trace shows.
+                let names: foldhash::HashSet<&str> =
+                    known.iter().map(|k| k.name.as_str()).collect();
+                let (held, others): (Vec<ContextRow>, Vec<ContextRow>) = held
+                    .into_iter()
+                    .partition(|row| names.contains(row.key.as_str()));
+                let mut held: foldhash::HashMap<String, ContextRow> =
+                    held.into_iter().map(|row| (row.key.clone(), row)).collect();
                 let mut rows: Vec<ContextRow> = known
                     .iter()
                     .map(|k| {
-                        let row = held
-                            .iter()
-                            .position(|row| row.key == k.name)
-                            .map(|i| held.remove(i));
+                        let row = held.remove(&k.name);
                         let (value, written) =
                             row.map_or((None, false), |row| (row.value, row.written));
                         // (A key with a default holds no entity: no value is its default.)
@@ -402,7 +407,7 @@ impl Source {
                         }
                     })
                     .collect();
-                rows.extend(held);
+                rows.extend(others);
                 rows
             }
         }

@@ -331,36 +331,30 @@ pub fn link_rule(parent: Category, port: Port, child: Category) -> Result<(), (R
             format!("a {} has no '{port}' input", parent.label()),
         ));
     }
+    // A port that takes one category: the link fits when the child is of it.
+    let only = |takes: Category, what: &str, input: &str| {
+        if child == takes {
+            Ok(())
+        } else {
+            Err((
+                Rule::LinkType,
+                format!("only {what} link into {input}, not a {}", child.label()),
+            ))
+        }
+    };
     match (port, child) {
         (_, Category::Root) => Err((Rule::RootHasParent, "Root cannot have a parent".into())),
-        (Port::Interrupts, Category::Interrupt) => Ok(()),
-        (Port::Interrupts, c) => Err((
-            Rule::LinkType,
-            format!(
-                "only Interrupts link into Root's 'interrupts' input, not a {}",
-                c.label()
-            ),
-        )),
+        (Port::Interrupts, _) => only(
+            Category::Interrupt,
+            "Interrupts",
+            "Root's 'interrupts' input",
+        ),
         (_, Category::Interrupt) => Err((
             Rule::LinkType,
             "an Interrupt links only into Root's 'interrupts' input".into(),
         )),
-        (Port::Conditions, Category::Condition) => Ok(()),
-        (Port::Conditions, c) => Err((
-            Rule::LinkType,
-            format!(
-                "only Conditions link into a 'conditions' input, not a {}",
-                c.label()
-            ),
-        )),
-        (Port::Services, Category::Leaf) => Ok(()),
-        (Port::Services, c) => Err((
-            Rule::LinkType,
-            format!(
-                "only action leaves link into a 'services' input, not a {}",
-                c.label()
-            ),
-        )),
+        (Port::Conditions, _) => only(Category::Condition, "Conditions", "a 'conditions' input"),
+        (Port::Services, _) => only(Category::Leaf, "action leaves", "a 'services' input"),
         (Port::Child | Port::Children, _) => Ok(()),
     }
 }
