@@ -13,7 +13,7 @@ use arbor::runtime::{
     LeafIo, Outcome, Program, Status,
 };
 use common::reference::Reference;
-use common::shapes::{Shape, reference_shape, shape, tree_nodes};
+use common::shapes::{Shape, reference_keys, reference_shape, shape, tree_nodes};
 use proptest::prelude::*;
 
 /// The agent: a log of every call an action or a condition received, so that a run nothing
@@ -191,8 +191,12 @@ proptest! {
     /// Trees of the kinds the reference interpreter runs (`common/reference.rs`, written
     /// from docs/SEMANTICS.md §3 alone): the runtime's trace is the reference's, event for event.
     #[test]
-    fn the_runtime_runs_every_tree_as_the_reference_interpreter(main in reference_shape()) {
-        let tree = Tree::from_nodes(tree_nodes(&main, &[])).unwrap();
+    fn the_runtime_runs_every_tree_as_the_reference_interpreter(
+        main in reference_shape(),
+        n in 0..4i64,
+    ) {
+        let mut tree = Tree::from_nodes(tree_nodes(&main, &[])).unwrap();
+        tree.keys = Some(reference_keys(n));
         let mut reference = Reference::new(&tree).expect("a tree of the reference's kinds");
         let program = Program::compile(
             &tree,
@@ -232,6 +236,7 @@ fn line(e: &Event<'_>) -> String {
         EventKind::Interrupt(id) | EventKind::ContextMissing(id) | EventKind::Warning(id) => {
             format!(" {id}")
         }
+        EventKind::Context(key, Some(value)) => format!(" {key}={}", CtxValue::from(&value)),
         _ => String::new(),
     };
     format!("{} {} {}{extra}", e.step, e.kind.name(), e.node_id)

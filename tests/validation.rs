@@ -602,8 +602,9 @@ fn only_action_leaves_are_services_and_what_they_write_is_written_before_the_chi
     );
 }
 
-/// Fields bound to keys (SEMANTICS.md §3.5): an action's or a condition's own field takes
-/// a key of a type it can read; the runtime's own fields and a branch's take values.
+/// Fields bound to keys (SEMANTICS.md §3.5): an action's or a condition's own field, and a
+/// composite's or a decorator's, takes a key of a type it can read; the runtime's own
+/// fields on a leaf and an Interrupt's take values.
 #[test]
 fn a_field_bound_to_a_key_is_checked_for_its_place_and_its_keys_type() {
     let tree = |fields: &str, keys: &str| {
@@ -656,25 +657,43 @@ fn a_field_bound_to_a_key_is_checked_for_its_place_and_its_keys_type() {
     assert_eq!(
         lines(r#"{"max_duration": {"key": "pause"}}"#, pause),
         [
-            "error: [w] field 'max_duration' is bound to key 'pause', but 'max_duration' is read by the runtime itself and takes a value; only the Wait's own fields are read from keys (field-type)"
+            "error: [w] field 'max_duration' is bound to key 'pause', but 'max_duration' is read by the runtime itself and takes a value; only the Wait's own fields are read from keys (field-type)",
+            // A field that cannot be read from a key reads nothing.
+            "warning: key 'pause' is declared, but no node reads or writes it (key-unused)"
         ]
     );
-    // A branch's fields take values.
-    let mut nodes = tree("{}", pause).nodes().to_vec();
-    nodes[1]
-        .fields
-        .insert("times".into(), arbor::model::Value::Key("pause".into()));
-    let mut t = Tree::from_nodes(nodes).unwrap();
-    t.keys = tree("{}", pause).keys;
-    let found: Vec<String> = validate(&t, &Catalog::builtin(), &NoAssets)
-        .iter()
-        .filter(|d| d.rule == Rule::FieldType)
-        .map(ToString::to_string)
-        .collect();
+    // A branch's fields are read from keys of their types too; an Interrupt's take values.
+    let branch = |times: &str, force_reset: &str| -> Vec<String> {
+        let text = format!(
+            r#"{{"format": "arbor.tree", "version": 1, "keys": [
+                {{"name": "laps", "type": "int", "default": 2}},
+                {{"name": "pause", "type": "float", "default": 1.5}}],
+            "nodes": [
+            {{"id": "root", "kind": "Root", "inputs": {{"child": ["r"], "interrupts": ["i"]}}}},
+            {{"id": "r", "kind": "Repeater", "fields": {{"times": {times}}}, "inputs": {{"child": ["w"]}}}},
+            {{"id": "w", "kind": "Wait", "fields": {{"seconds": {{"key": "pause"}}}}}},
+            {{"id": "i", "kind": "Interrupt", "fields": {{"interrupt_id": "hit", "force_reset": {force_reset}}}, "inputs": {{"child": ["v"]}}}},
+            {{"id": "v", "kind": "Wait"}}
+        ]}}"#
+        );
+        let t = arbor::io::parse_tree(&text, std::path::Path::new("t.json")).unwrap();
+        validate(&t, &Catalog::builtin(), &NoAssets)
+            .iter()
+            .filter(|d| d.is_error())
+            .map(ToString::to_string)
+            .collect()
+    };
+    assert_eq!(branch(r#"{"key": "laps"}"#, "true"), Vec::<String>::new());
     assert_eq!(
-        found,
+        branch(r#"{"key": "pause"}"#, "true"),
         [
-            "error: [r] field 'times' is bound to key 'pause', but a Decorator's fields take values; only actions' and conditions' fields are read from keys (field-type)"
+            "error: [r] its 'times' reads key 'pause' as int, but the key is declared float (key-type)"
+        ]
+    );
+    assert_eq!(
+        branch("2", r#"{"key": "laps"}"#),
+        [
+            "error: [i] field 'force_reset' is bound to key 'laps', but an Interrupt's fields decide how the tree answers a trigger and take values (field-type)"
         ]
     );
 }

@@ -11,8 +11,8 @@ use super::changes::Change;
 use super::commands::Command;
 use super::inspector::Request;
 use crate::model::{
-    Catalog, Category, Edit, FieldSpec, FieldType, KeyDecl, KeyOrigin, KeyRole, KeyType, KeyTypes,
-    KeyUse, KindSpec, Node, Tree, Value,
+    Catalog, Edit, FieldSpec, FieldType, KeyDecl, KeyOrigin, KeyRole, KeyType, KeyTypes, KeyUse,
+    KindSpec, Node, Tree, Value,
 };
 
 /// What the panel keeps between frames: the key being added, the one being renamed, and
@@ -652,12 +652,10 @@ pub(super) fn key_field_ui(
 }
 
 /// The key types field `spec` of a node of kind `kind` can be read from (SEMANTICS.md
-/// §3.5): an action's or a condition's own field of a type a key can give; `None` for the
-/// runtime's own fields, a branch's, and fields that name a key or a file.
+/// §3.5): `None` for the fields that take values only ([`KindSpec::key_bound_refused`])
+/// and those that name a key or a file.
 pub(super) fn bindable(kind: &KindSpec, spec: &FieldSpec) -> Option<KeyTypes> {
-    if !matches!(kind.category, Category::Leaf | Category::Condition)
-        || KindSpec::is_common_field(kind.category, &spec.name)
-    {
+    if kind.key_bound_refused(&spec.name).is_some() {
         return None;
     }
     spec.ty.key_types()

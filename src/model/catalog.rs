@@ -428,6 +428,34 @@ impl KindSpec {
         common_fields(category).iter().any(|f| f.name == name)
     }
 
+    /// Why its field `name` cannot be bound to a key, `{"key": NAME}`, if it cannot
+    /// (SEMANTICS.md §3.5): the fields the runtime reads itself on a leaf (`max_duration`,
+    /// `in_context` …), a SubTree's own and an Interrupt's take values. (Whether the
+    /// field's type can be read from a key at all is [`FieldType::key_types`].)
+    pub fn key_bound_refused(&self, name: &str) -> Option<String> {
+        match self.category {
+            Category::Leaf | Category::Condition
+                if KindSpec::is_common_field(self.category, name) =>
+            {
+                Some(format!(
+                    "'{name}' is read by the runtime itself and takes a value; only the {}'s own fields are read from keys",
+                    self.name
+                ))
+            }
+            Category::Leaf | Category::Condition | Category::Composite | Category::Decorator => {
+                None
+            }
+            Category::SubTree => Some(format!(
+                "'{name}' decides what the SubTree runs when the tree compiles and takes a value; its parameters are bound to keys"
+            )),
+            Category::Interrupt => Some(
+                "an Interrupt's fields decide how the tree answers a trigger and take values"
+                    .into(),
+            ),
+            Category::Root => Some("Root's fields take values".into()),
+        }
+    }
+
     /// Whether an action's field `name` means anything where the action is linked
     /// (`port`: its parent's input it is in, if any): `interval` only on a service
     /// (SEMANTICS.md §3.2.1); every other field everywhere.

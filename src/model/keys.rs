@@ -377,7 +377,11 @@ pub(super) fn bound_fields<'a>(
         let Value::Key(key) = value else {
             return None;
         };
-        let types = kind?.field(name)?.ty.key_types()?;
+        let kind = kind?;
+        if kind.key_bound_refused(name).is_some() {
+            return None;
+        }
+        let types = kind.field(name)?.ty.key_types()?;
         Some((name.as_str(), key.as_str(), types))
     })
 }

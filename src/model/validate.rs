@@ -599,7 +599,7 @@ impl<'a> Ctx<'a> {
                         );
                     }
                     Some(spec) => {
-                        if let (Value::Key(k), Some(why)) = (value, key_bound_refused(kind, name)) {
+                        if let (Value::Key(k), Some(why)) = (value, kind.key_bound_refused(name)) {
                             self.push(
                                 Rule::FieldType,
                                 &node.id,
@@ -1044,6 +1044,10 @@ impl<'a> Ctx<'a> {
                     .filter(|u| u.role == keys::Role::Reads)
                     .map(|u| u.key.to_owned()),
             ),
+            Some(Category::Composite | Category::Decorator) => keys.extend(
+                keys::bound_fields(node, self.catalog.kind(&node.kind))
+                    .map(|(_, k, _)| k.to_owned()),
+            ),
             _ => {}
         }
         keys
@@ -1103,6 +1107,11 @@ impl<'a> Ctx<'a> {
                     }
                 }
                 (Some(Category::SubTree), _) => uses.extend(self.subtree_uses(node)),
+                (_, Some(kind)) => {
+                    for (field, key, types) in keys::bound_fields(node, Some(kind)) {
+                        add(key, Role::Reads, field, types);
+                    }
+                }
                 _ => {}
             }
         }
@@ -1584,10 +1593,11 @@ impl<'a> Ctx<'a> {
                     // A library's kind counts as the kind it runs as, with its defaults.
                     let runs_as = self.catalog.as_built_in(node);
                     let node = runs_as.as_ref().unwrap_or(node);
-                    self.catalog
-                        .field_value(node, count)
-                        .and_then(Value::as_i64)
-                        == Some(0)
+                    // A count bound to a key may be 0.
+                    match self.catalog.field_value(node, count) {
+                        Some(Value::Key(_)) => true,
+                        v => v.and_then(Value::as_i64) == Some(0),
+                    }
                 }
                 Repeats::No => false,
             };
@@ -1719,23 +1729,4 @@ fn edit_distance_within(
         std::mem::swap(prev, cur);
     }
     prev.last().copied().filter(|&d| d <= limit)
-}
-
-/// Why field `name` of a node of `kind` cannot be bound to a key, if it cannot
-/// (SEMANTICS.md §3.5): only an action's or a condition's own fields are read from keys; the
-/// fields the runtime reads itself (`max_duration`, `in_context` …) and a branch's take values.
-fn key_bound_refused(kind: &KindSpec, name: &str) -> Option<String> {
-    match kind.category {
-        Category::Leaf | Category::Condition if KindSpec::is_common_field(kind.category, name) => {
-            Some(format!(
-                "'{name}' is read by the runtime itself and takes a value; only the {}'s own fields are read from keys",
-                kind.name
-            ))
-        }
-        Category::Leaf | Category::Condition => None,
-        c => Some(format!(
-            "a {}'s fields take values; only actions' and conditions' fields are read from keys",
-            c.label()
-        )),
-    }
 }

@@ -1,8 +1,11 @@
-//! Fields bound to keys (SEMANTICS.md §3.5): an action's or a condition's own field that
-//! holds `{"key": NAME}` is read from the agent's context when the leaf is entered (a
-//! condition: each time it is checked), and the kind's behaviour is made from the node
-//! with that value in the field, as it would be from a literal. A leaf without bound
-//! fields is made once, when the tree compiles, and is untouched by this module.
+//! Fields bound to keys (SEMANTICS.md §3.5): a field that holds `{"key": NAME}` is read
+//! from the agent's context.
+//! - An action's or a condition's own field is read when the leaf is entered (a condition:
+//!   each time it is checked), and the kind's behaviour is made from the node with that
+//!   value in the field, as it would be from a literal. A leaf without bound fields is
+//!   made once, when the tree compiles, and is untouched by this module.
+//! - A branch's field ([`BoundSetting`]) is read when the branch is entered, into the
+//!   instance's setting its kind reads (`node::Param::Key`).
 
 use std::sync::Arc;
 
@@ -11,6 +14,27 @@ use super::behaviour::{
     Action, CondIo, Condition, Context, CtxValue, KeyId, KeyLookup, LeafIo, NodeSpec, Outcome,
 };
 use crate::model::{Catalog, FieldSpec, FieldType, Node, Value};
+
+/// A branch's field bound to a key: read at each entry of its node into the instance's
+/// setting of the same place among `Program::bindings`.
+#[derive(Clone, Debug)]
+pub(crate) struct BoundSetting {
+    pub key: KeyId,
+    /// The field's spec: its type and range.
+    pub spec: FieldSpec,
+    /// The number the kind keeps for a value of the field (`node::Setting`).
+    pub conv: fn(&Value) -> f64,
+}
+
+impl BoundSetting {
+    /// The setting the key's value in `context` gives, or why it gives none: the reason
+    /// the branch's failure carries.
+    pub(crate) fn read(&self, context: &Context) -> Result<f64, &'static str> {
+        let value = context.get(self.key).ok_or(NO_VALUE)?;
+        let value = field_value(&self.spec, value).ok_or(NOT_FITTING)?;
+        Ok((self.conv)(&value))
+    }
+}
 
 /// What making a leaf's behaviour from its bound fields' values needs.
 pub(crate) struct Bound {
@@ -24,8 +48,8 @@ pub(crate) struct Bound {
     pub fields: Vec<(String, KeyId, FieldSpec)>,
 }
 
-/// Why a leaf with bound fields could not be made at its entry: the reason its failure
-/// carries.
+/// Why a node with bound fields could not be made or set at its entry: the reason its
+/// failure carries.
 const NO_VALUE: &str = "a key-bound field's key holds no value";
 const NOT_FITTING: &str = "a key-bound field's value does not fit it";
 const REFUSED: &str = "a key-bound field's value is refused by the kind";

@@ -30,6 +30,9 @@ pub(crate) enum Act {
     TakeOver(u32),
     /// The tree was reset below; the call chain unwinds.
     Unwind,
+    /// It fails at once, with this reason: a branch whose field bound to a key could not
+    /// be read at its entry (SEMANTICS.md §3.5).
+    Refused(&'static str),
 }
 
 /// The part of a node's reaction to a child's report that the tree alone decides (see
@@ -59,6 +62,65 @@ impl Needs {
         word: false,
         timer: false,
     };
+}
+
+/// A branch's setting (a count, a time, a switch, a policy): a value fixed by the file,
+/// or a field bound to a key (SEMANTICS.md §3.5), read when the node is entered into the
+/// instance's setting `at` (its place among `Program::bindings`) and held until its next
+/// entry.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Param<T> {
+    Is(T),
+    Key(u32),
+}
+
+/// What a setting holds, made from the number its binding keeps in the instance.
+pub(crate) trait Setting: Copy {
+    fn from_setting(v: f64) -> Self;
+}
+
+impl Setting for f64 {
+    fn from_setting(v: f64) -> Self {
+        v
+    }
+}
+
+impl Setting for bool {
+    fn from_setting(v: f64) -> Self {
+        v != 0.0
+    }
+}
+
+impl Setting for u64 {
+    /// A count (validation keeps it whole and not negative; `as` saturates).
+    fn from_setting(v: f64) -> Self {
+        v as u64
+    }
+}
+
+impl<T: Setting> Param<T> {
+    /// Its value for node `n`'s current entry.
+    #[inline(always)]
+    pub(crate) fn get(self, x: &impl Run) -> T {
+        self.of(|at| x.setting(at))
+    }
+
+    /// Its value, a bound one from what `setting` answers for its place.
+    #[inline(always)]
+    pub(crate) fn of(self, setting: impl FnOnce(u32) -> f64) -> T {
+        match self {
+            Param::Is(v) => v,
+            Param::Key(at) => T::from_setting(setting(at)),
+        }
+    }
+
+    /// Its value where the file fixes it.
+    pub(crate) fn fixed(self) -> Option<T> {
+        match self {
+            Param::Is(v) => Some(v),
+            Param::Key(_) => None,
+        }
+    }
 }
 
 /// The answer of a guard's first call with which the guard holds, or `Test` when that
@@ -102,7 +164,7 @@ pub(crate) enum Test<A> {
     /// A branch's check on itself, after its conditions (a kind's `Def::deadline`, as
     /// TimeLimit's, SEMANTICS.md §3.3.1): holds while less than `seconds` have passed on the
     /// instance's clock since the branch was entered (its timer).
-    Deadline { seconds: f64 },
+    Deadline { seconds: Param<f64> },
 }
 
 impl<A> Clone for Test<A> {
@@ -160,6 +222,9 @@ pub(crate) trait Run {
     fn timer(&self, n: u32) -> f64;
 
     fn timer_mut(&mut self, n: u32) -> &mut f64;
+
+    /// The value a key-bound setting read at its node's entry ([`Param::Key`]'s place).
+    fn setting(&self, at: u32) -> f64;
 
     /// Random-order composite `n`'s permutation of its children (see `Def::shuffles`).
     fn order_mut(&mut self, n: u32) -> &mut [u32];

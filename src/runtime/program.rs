@@ -9,7 +9,7 @@ use std::sync::Arc;
 use super::Status;
 use super::behaviour::CondRef;
 use super::behaviour::{CtxValue, KeyId, KeyLookup, KeyTable, MAX_KEYS, NodeSpec};
-use super::bound::Bound;
+use super::bound::{Bound, BoundSetting};
 use super::kinds::{Build, Kind};
 use super::node::{HoldsOn, Next, Test};
 use super::registry::Behaviours;
@@ -72,6 +72,9 @@ pub(crate) struct Rec {
     pub first: First,
     /// A composite's services: `Program::services[services.0..services.1]`.
     pub services: (u32, u32),
+    /// A branch's fields bound to keys, read at its entry:
+    /// `Program::bindings[settings.0..settings.1]`.
+    pub settings: (u32, u32),
 }
 
 /// A service (SEMANTICS.md §3.2.1): an action leaf on a composite's `services` input, run
@@ -244,6 +247,11 @@ pub struct Program<A> {
     pub(crate) services: Vec<Service>,
     /// The composites with services, in tree order.
     pub(crate) hosts: Vec<u32>,
+    /// Every branch field bound to a key, each node's together; an instance keeps the
+    /// value each read at its node's last entry, its setting, by its place here, among its
+    /// timers from `settings_at`.
+    pub(crate) bindings: Vec<BoundSetting>,
+    pub(crate) settings_at: usize,
     pub(crate) perm_len: usize,
     pub(crate) depth: usize,
     /// What the hot path needs of each action leaf, by node index (other nodes' entries
@@ -318,6 +326,8 @@ impl<A: 'static> Program<A> {
                 interrupts: Vec::new(),
                 services: Vec::new(),
                 hosts: Vec::new(),
+                bindings: Vec::new(),
+                settings_at: 0,
                 perm_len: 0,
                 depth: 0,
                 leaves: Vec::new(),
@@ -586,8 +596,8 @@ impl<A> Program<A> {
     }
 
     /// Places each node's state in an instance's block as its kind asks (`Kind::needs`):
-    /// its run record, its word and its timer. Returns how many record words, timers and
-    /// words there are.
+    /// its run record, its word and its timer; the settings follow the timers. Returns how
+    /// many record words, timers (settings included) and words there are.
     fn lay_out(&mut self) -> (usize, usize, usize) {
         let (mut records, mut timers, mut words) = (0u32, 0u32, 0u32);
         let take = |n: &mut u32, used: bool| {
@@ -605,7 +615,9 @@ impl<A> Program<A> {
             rec.word = take(&mut words, needs.word);
             rec.timer = take(&mut timers, needs.timer);
         }
-        (records as usize, timers as usize, words as usize)
+        self.settings_at = timers as usize;
+        let timers = timers as usize + self.bindings.len();
+        (records as usize, timers, words as usize)
     }
 
     /// Precomputes, for each leaf, the guards above it and its Regulator ancestors, and for
@@ -1007,10 +1019,12 @@ impl<A: 'static> Builder<'_, A> {
         let Some(category) = c.category_of(&node.kind) else {
             return Err(self.err(&name, format!("unknown node kind '{}'", node.kind)));
         };
+        let b0 = self.p.bindings.len() as u32;
         let mut build = Build {
             catalog: c,
             keys: &mut self.keys,
             served: &mut self.served,
+            bindings: &mut self.p.bindings,
         };
         let spec = c.kind(&node.kind);
         let runs_as = c.as_built_in(node);
@@ -1084,6 +1098,7 @@ impl<A: 'static> Builder<'_, A> {
             timer: NONE,
             first: First::Asks,
             services: (0, 0),
+            settings: (b0, self.p.bindings.len() as u32),
         });
         self.p.names.push(name.clone());
         self.p.titles.push(node.title.clone());

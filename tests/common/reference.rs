@@ -5,7 +5,9 @@
 //! It runs trees of Root, Sequence, Selector, Parallel (with services), Inverter,
 //! ForceSuccess, ForceFailure, Repeater, UntilFail, Retry, Cooldown, TimeLimit and RunOnce
 //! over `MockAction` (with a `max_duration` or not) and `MockCondition` leaves without
-//! context keys; no Interrupts, Regulators or random orders. Its trace lines are the runtime harness's:
+//! context keys; no Interrupts, Regulators or random orders. A branch's count, seconds or
+//! `halt_on_failure` may be bound to a declared key, which holds its default (nothing
+//! writes it). Its trace lines are the runtime harness's:
 //! `STEP EVENT NODE [EXTRA]`.
 
 use std::collections::{BTreeSet, HashSet};
@@ -90,6 +92,8 @@ struct N {
     services: Vec<(usize, f64)>,
     /// One past the last node of its subtree (nodes are in pre-order).
     end: usize,
+    /// Its fields bound to keys: each field's name and key.
+    bound: Vec<(String, String)>,
 }
 
 /// One agent's run of a tree.
@@ -118,6 +122,9 @@ pub struct Reference {
     started: bool,
     stalled: bool,
     restart_due: bool,
+    /// The declared keys that hold a value from the start, in the order declared, with it
+    /// (nothing writes a key, so each holds it all along).
+    defaults: Vec<(String, Value)>,
     /// The trace so far.
     pub trace: Vec<String>,
 }
@@ -181,6 +188,12 @@ impl Reference {
             started: false,
             stalled: false,
             restart_due: false,
+            defaults: tree
+                .keys
+                .iter()
+                .flatten()
+                .filter_map(|k| Some((k.name.clone(), k.default.clone()?)))
+                .collect(),
             trace: Vec::new(),
         })
     }
@@ -245,6 +258,14 @@ impl Reference {
             guards: Vec::new(),
             services: Vec::new(),
             end: at + 1,
+            bound: node
+                .fields
+                .iter()
+                .filter_map(|(f, v)| match v {
+                    Value::Key(k) => Some((f.clone(), k.clone())),
+                    _ => None,
+                })
+                .collect(),
         });
         for g in node.linked(Port::Conditions) {
             let g = tree.node(g)?;
@@ -293,6 +314,7 @@ impl Reference {
         if !self.started {
             self.started = true;
             self.step = 0;
+            self.show_defaults();
             self.enter(0);
             self.stalled = false;
         }
@@ -444,9 +466,7 @@ impl Reference {
             self.epoch[b] += 1;
             self.status[b] = St::Running;
             self.emit(b, "enter");
-            self.start_services(b);
-            let kind = self.nodes[b].kind.clone();
-            if let Flow::Done(s) = self.begin(b, kind)
+            if let Flow::Done(s) = self.guards_passed(b)
                 && let Flow::Done(s) = self.react(c, s)
             {
                 self.deliver(c, s);
@@ -580,16 +600,84 @@ impl Reference {
                 self.trace.last_mut().unwrap().push_str(&format!(" {r}"));
                 self.finish(n, if r { St::Success } else { St::Failure })
             }
-            kind => {
+            _ => {
                 self.epoch[n] += 1;
                 self.status[n] = St::Running;
                 self.emit(n, "enter");
                 if !self.guards_hold(n) {
                     return self.finish(n, St::Failure);
                 }
-                self.start_services(n);
-                self.begin(n, kind)
+                self.guards_passed(n)
             }
+        }
+    }
+
+    /// Branch `n` is entered and its guards passed (or count as passed): its fields bound
+    /// to keys are read, its services run, then its own entry.
+    fn guards_passed(&mut self, n: usize) -> Flow {
+        if let Err(why) = self.read_bound(n) {
+            let flow = self.finish(n, St::Failure);
+            self.trace
+                .last_mut()
+                .unwrap()
+                .push_str(&format!(" ({why})"));
+            return flow;
+        }
+        self.start_services(n);
+        let kind = self.nodes[n].kind.clone();
+        self.begin(n, kind)
+    }
+
+    /// SEMANTICS.md §3.5: branch `n`'s fields bound to keys take their keys' values, read
+    /// after its guards held; a key without a value, or with one the field does not take,
+    /// is the reason it fails.
+    fn read_bound(&mut self, n: usize) -> Result<(), &'static str> {
+        for (field, key) in self.nodes[n].bound.clone() {
+            let value = self
+                .defaults
+                .iter()
+                .find(|(k, _)| *k == key)
+                .map(|(_, v)| v.clone())
+                .ok_or("a key-bound field's key holds no value")?;
+            let misfit = "a key-bound field's value does not fit it";
+            let number = value.as_f64();
+            match (&mut self.nodes[n].kind, field.as_str()) {
+                (K::Repeater { times, .. } | K::Retry { times }, "times") => {
+                    // A whole number, 0 or more.
+                    let v = number
+                        .filter(|v| v.fract() == 0.0 && *v >= 0.0)
+                        .ok_or(misfit)?;
+                    *times = v as u64;
+                }
+                (K::Cooldown { seconds } | K::TimeLimit { seconds }, "seconds") => {
+                    // More than 0.
+                    *seconds = number.filter(|v| *v > 0.0).ok_or(misfit)?;
+                }
+                (K::Sequence { halt }, "halt_on_failure") => {
+                    let Value::Bool(b) = value else {
+                        return Err(misfit);
+                    };
+                    *halt = b;
+                }
+                _ => return Err(misfit),
+            }
+        }
+        Ok(())
+    }
+
+    /// SEMANTICS.md §5: each key that holds a value when the context is (re)filled, as a
+    /// `context` event naming Root.
+    fn show_defaults(&mut self) {
+        for (k, v) in self.defaults.clone() {
+            let shown = match v {
+                Value::Int(i) => i.to_string(),
+                other => format!("{other:?}"),
+            };
+            self.emit(0, "context");
+            self.trace
+                .last_mut()
+                .unwrap()
+                .push_str(&format!(" {k}={shown}"));
         }
     }
 
@@ -801,6 +889,8 @@ impl Reference {
             .push_str(&format!(" {}", s.word()));
         self.abort_range(0, self.nodes.len());
         self.reset_all();
+        // The context is cleared: every key gets its default back.
+        self.show_defaults();
         if self.began[0] == self.step {
             return self.stall(0);
         }

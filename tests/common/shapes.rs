@@ -1,7 +1,7 @@
 //! Random valid trees for property tests: actions with scripts and context keys, child
 //! conditions, composites with guards, decorators, and Root interrupts.
 
-use arbor::model::{Node, NodeId, Port, Value};
+use arbor::model::{KeyDecl, KeyType, Node, NodeId, Port, Value};
 use proptest::prelude::*;
 
 /// A random valid subtree.
@@ -12,13 +12,15 @@ pub enum Shape {
     Action(String, f32, f32, Option<u8>, Option<u8>),
     /// A MockCondition: its script and invert flag.
     Check(String, bool),
-    /// A composite kind (5: a Sequence that does not halt on failure), its children, its
+    /// A composite kind (5: a Sequence that does not halt on failure; 6: one whose
+    /// `halt_on_failure` is bound to the key `flag`), its children, its
     /// guards' scripts (a script led by `o` is an observer's, `aborts_lower`, where the
     /// composite is a Selector's child; elsewhere the `o` is dropped), and its services:
     /// each a MockAction's script (led by `m` and a digit as an action's) and an
     /// `interval` in tenths of a second (0: none).
     Composite(usize, Vec<Shape>, Vec<String>, Vec<(String, u8)>),
-    /// A decorator kind and its child.
+    /// A decorator kind (11 to 14: a Repeater, Retry, Cooldown or TimeLimit whose count or
+    /// seconds are bound to the key `n`) and its child.
     Decorator(usize, Box<Shape>),
 }
 
@@ -46,7 +48,8 @@ pub fn shape() -> impl Strategy<Value = Shape> {
 
 /// A random subtree of the kinds the reference interpreter (`reference.rs`) runs: actions
 /// without context keys, conditions, Sequences (halting or not), Selectors and Parallels
-/// with guards, and every decorator but the Regulator.
+/// with guards, and every decorator but the Regulator; some of their fields bound to the
+/// keys [`reference_keys`] declares.
 pub fn reference_shape() -> impl Strategy<Value = Shape> {
     let leaf = prop_oneof![
         3 => ("(m[1-4])?[RSF]{1,6}", -500f32..500.0, -500f32..500.0)
@@ -56,13 +59,13 @@ pub fn reference_shape() -> impl Strategy<Value = Shape> {
     leaf.prop_recursive(5, 48, 5, |inner| {
         prop_oneof![
             (
-                prop_oneof![Just(0usize), Just(1), Just(2), Just(5)],
+                prop_oneof![Just(0usize), Just(1), Just(2), Just(5), Just(6)],
                 proptest::collection::vec(inner.clone(), 1..5),
                 proptest::collection::vec("o?[TF]{1,6}", 0..3),
                 services(),
             )
                 .prop_map(|(k, c, g, v)| Shape::Composite(k, c, g, v)),
-            (prop_oneof![0..5usize, 6..11usize], inner)
+            (prop_oneof![0..5usize, 6..15usize], inner)
                 .prop_map(|(k, c)| Shape::Decorator(k, Box::new(c))),
         ]
     })
@@ -138,11 +141,16 @@ fn build_under(shape: &Shape, nodes: &mut Vec<Node>, under_selector: bool) -> No
                 "RandomSequence",
                 "RandomSelector",
                 "Sequence",
+                "Sequence",
             ][*k];
             let mut n = Node::new(id.clone(), kind);
             if *k == 5 {
                 n.fields
                     .insert("halt_on_failure".into(), Value::Bool(false));
+            }
+            if *k == 6 {
+                n.fields
+                    .insert("halt_on_failure".into(), Value::Key("flag".into()));
             }
             let kids: Vec<NodeId> = children
                 .iter()
@@ -196,6 +204,10 @@ fn build_under(shape: &Shape, nodes: &mut Vec<Node>, under_selector: bool) -> No
                 "TimeLimit",
                 "RunOnce",
                 "Retry",
+                "Repeater",
+                "Retry",
+                "Cooldown",
+                "TimeLimit",
             ][*k];
             let mut n = Node::new(id.clone(), kind);
             match *k {
@@ -217,6 +229,12 @@ fn build_under(shape: &Shape, nodes: &mut Vec<Node>, under_selector: bool) -> No
                 10 => {
                     n.fields.insert("times".into(), Value::Int(0));
                 }
+                11 | 12 => {
+                    n.fields.insert("times".into(), Value::Key("n".into()));
+                }
+                13 | 14 => {
+                    n.fields.insert("seconds".into(), Value::Key("n".into()));
+                }
                 _ => {}
             }
             let c = build(child, nodes);
@@ -226,6 +244,19 @@ fn build_under(shape: &Shape, nodes: &mut Vec<Node>, under_selector: bool) -> No
     };
     nodes[at] = node;
     id
+}
+
+/// The keys a tree of [`reference_shape`]s declares: `n`, an `int` holding `n` from the
+/// start (0 fits no field's seconds, and makes a count loop for ever), and `flag`, a
+/// `bool` that holds no value.
+pub fn reference_keys(n: i64) -> Vec<KeyDecl> {
+    vec![
+        KeyDecl {
+            default: Some(Value::Int(n)),
+            ..KeyDecl::new("n", KeyType::Int)
+        },
+        KeyDecl::new("flag", KeyType::Bool),
+    ]
 }
 
 /// A whole tree: Root over `main`, with an Interrupt (id `i0`, `i1` …) over each of `interrupts`.

@@ -578,3 +578,77 @@ fn renaming_a_project_key_renames_it_in_every_tree_of_the_project_as_one_undo_st
     );
     assert_eq!(field(&h, "spot", "out_context").as_deref(), Some("thief"));
 }
+
+/// A branch's field read from a key (SEMANTICS.md §3.5): a Repeater's `times`, through the
+/// inspector's "key" button and drop-down, saved and read back; an Interrupt's fields take
+/// values only.
+#[test]
+fn a_repeaters_count_is_read_from_a_key_chosen_in_the_inspector() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("laps.json");
+    std::fs::write(
+        &path,
+        r#"{"format": "arbor.tree", "version": 1,
+        "keys": [{"name": "laps", "type": "int", "default": 3},
+                 {"name": "label", "type": "text", "default": "a"}],
+        "nodes": [
+        {"id": "root", "kind": "Root", "inputs": {"child": ["loop"], "interrupts": ["stop"]}},
+        {"id": "loop", "kind": "Repeater", "inputs": {"child": ["wait"]}},
+        {"id": "wait", "kind": "MockAction", "fields": {"script": "S", "produces": {"key": "label"}}},
+        {"id": "stop", "kind": "Interrupt", "fields": {"interrupt_id": "stop"}, "inputs": {"child": ["halt"]}},
+        {"id": "halt", "kind": "MockAction"}
+    ]}"#,
+    )
+    .unwrap();
+    let mut app = EditorApp::open(&path).unwrap();
+    app.select(Some(NodeId::new("loop")));
+    let mut h = harness(app);
+    let times = |h: &Harness<'static, EditorApp>| {
+        h.state()
+            .tree()
+            .node(&NodeId::new("loop"))
+            .unwrap()
+            .fields
+            .get("times")
+            .cloned()
+    };
+    h.get_by_role_and_label(Role::Button, "read times from a key")
+        .click();
+    h.run_steps(3);
+    assert_eq!(
+        times(&h),
+        Some(Value::Key("laps".into())),
+        "the only int key"
+    );
+    assert!(
+        h.query_all_by_label("key laps").count() >= 1,
+        "the node's body says it"
+    );
+    // A text key is not offered for a count.
+    h.get_by_role_and_label(Role::ComboBox, "times").click();
+    h.run_steps(2);
+    assert!(h.query_by_label("label  ·  text").is_none());
+    key(&mut h, Modifiers::NONE, Key::Escape);
+    key(&mut h, Modifiers::COMMAND, Key::S);
+    let saved = arbor::io::load_tree(&path).unwrap();
+    assert_eq!(
+        saved
+            .node(&NodeId::new("loop"))
+            .unwrap()
+            .fields
+            .get("times"),
+        Some(&Value::Key("laps".into()))
+    );
+    // An Interrupt's fields take values: no "key" button.
+    h.state_mut().select(Some(NodeId::new("stop")));
+    h.run_steps(3);
+    assert!(
+        h.query_by_label("read times from a key").is_none()
+            && h.query_all_by_label_contains("force_reset").count() >= 1,
+        "the Interrupt's inspector is shown"
+    );
+    assert!(
+        h.query_by_label("read force_reset from a key").is_none(),
+        "an Interrupt's field offered a key"
+    );
+}

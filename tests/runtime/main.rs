@@ -16,6 +16,7 @@ mod force;
 mod interrupt;
 mod inverter;
 mod key_fields;
+mod key_settings;
 mod leaf;
 mod observers;
 mod parallel;

@@ -44,6 +44,11 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
                 return (n, act);
             }
             guarded = true;
+            if rec.settings.0 != rec.settings.1
+                && let Err(why) = self.read_settings(rec.settings)
+            {
+                return (n, Act::Refused(why));
+            }
             if rec.services.0 != rec.services.1 && !self.start_services(n) {
                 return (n, Act::Unwind);
             }
@@ -56,6 +61,18 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
                 First::Asks | First::NotBranch => return (n, rec.kind.enter(self, n)),
             }
         }
+    }
+
+    /// A branch's fields bound to keys, `p.bindings[range.0..range.1]`, read into their
+    /// settings at its entry; or why one could not be (SEMANTICS.md §3.5).
+    #[inline(never)]
+    fn read_settings(&mut self, range: (u32, u32)) -> Result<(), &'static str> {
+        let p = self.p;
+        for at in range.0..range.1 {
+            let value = p.bindings[at as usize].read(self.st.context())?;
+            self.block.timers_mut()[p.settings_at + at as usize] = value;
+        }
+        Ok(())
     }
 
     /// A branch's guards on entry, `p.entry[entry.0..entry.1]`: `None` when they hold.
@@ -85,12 +102,17 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
                 Act::Unwind => return Flow::Unwind,
                 Act::Done(s) => {
                     self.finish(n, s);
-                    if n == top {
-                        return Flow::Done(s);
+                    match self.heard(top, &mut n, s) {
+                        Ok(act) => act,
+                        Err(flow) => return flow,
                     }
-                    // Entered from its parent in this loop: the parent runs, and hears it.
-                    n = self.p.recs[n as usize].parent;
-                    self.p.recs[n as usize].kind.react(self, n, s)
+                }
+                Act::Refused(why) => {
+                    self.finish_because(n, Status::Failure, Some(why));
+                    match self.heard(top, &mut n, Status::Failure) {
+                        Ok(act) => act,
+                        Err(flow) => return flow,
+                    }
                 }
                 Act::Again => {
                     let act;
@@ -110,6 +132,18 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
                 Act::EnterAll => self.enter_all(n),
             };
         }
+    }
+
+    /// Node `*n`, entered in [`Exec::descend`]'s loop from `top`, finished with `s`: its
+    /// parent runs, and hears it (`*n` becomes the parent), unless it is `top`, whose
+    /// result ends the loop.
+    #[inline(always)]
+    fn heard(&mut self, top: u32, n: &mut u32, s: Status) -> Result<Act, Flow> {
+        if *n == top {
+            return Err(Flow::Done(s));
+        }
+        *n = self.p.recs[*n as usize].parent;
+        Ok(self.p.recs[*n as usize].kind.react(self, *n, s))
     }
 
     /// [`Act::EnterAll`] of node `n`: each child in slot order, its report heard as it

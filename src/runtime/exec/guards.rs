@@ -90,7 +90,9 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
                     cond.check(agent, &io) != *invert
                 }
                 Test::Deadline { seconds } => {
-                    let started = block.timers()[p.recs[g.branch as usize].timer as usize];
+                    let timers = block.timers();
+                    let started = timers[p.recs[g.branch as usize].timer as usize];
+                    let seconds = seconds.of(|at| timers[p.settings_at + at as usize]);
                     clock - started < seconds - EPS
                 }
             };

@@ -331,6 +331,11 @@ impl<A, H: Hooks> Run for Exec<'_, '_, A, H> {
         &mut self.block.timers_mut()[self.p.recs[n as usize].timer as usize]
     }
 
+    #[inline]
+    fn setting(&self, at: u32) -> f64 {
+        self.block.timers()[self.p.settings_at + at as usize]
+    }
+
     /// Random-order composite `n`'s permutation of its children (see `Def::shuffles`).
     fn order_mut(&mut self, n: u32) -> &mut [u32] {
         let (at, len) = (self.p.recs[n as usize].slot as usize, self.kids(n).len());

@@ -5,13 +5,13 @@
 //! Per instance: a branch's record, whose cursor is the slot (in the order walked) of the
 //! running child; a random-order node's order among the instance's permutations.
 
-use super::{Act, Build, Def, Next, Run, opening};
+use super::{Act, Build, Def, Next, Param, Run, flag_setting, opening};
 use crate::model::{Category, FieldSpec, FieldType, KindSpec, Node, Runs, Value};
 use crate::runtime::Status;
 
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Sequence {
-    pub halt: bool,
+    pub halt: Param<bool>,
     pub random: bool,
 }
 
@@ -53,7 +53,7 @@ impl Def for Sequence {
 
     fn build(node: &Node, b: &mut Build<'_>) -> Self {
         Self {
-            halt: b.flag(node, "halt_on_failure"),
+            halt: b.param(node, "halt_on_failure", flag_setting),
             random: node.kind == "RandomSequence",
         }
     }
@@ -74,19 +74,15 @@ impl Def for Sequence {
 
     #[inline(always)]
     fn react(self, x: &mut impl Run, n: u32, s: Status) -> Act {
-        heard(x, n, self.random, s, |at, count, s| self.next(at, count, s))
+        let halt = self.halt.get(x);
+        heard(x, n, self.random, s, |at, count, s| {
+            Some(sequence_next(halt, at, count, s))
+        })
     }
 
-    /// A failure ends it, unless `halt_on_failure` is off; otherwise the next child, and
-    /// after the last, success.
+    /// [`sequence_next`], where the file fixes `halt_on_failure`.
     fn next(self, at: u32, count: u32, s: Status) -> Option<Next> {
-        Some(if s == Status::Failure && self.halt {
-            Next::Finish(Status::Failure)
-        } else if at + 1 < count {
-            Next::Child(at + 1)
-        } else {
-            Next::Finish(Status::Success)
-        })
+        Some(sequence_next(self.halt.fixed()?, at, count, s))
     }
 }
 
@@ -150,6 +146,19 @@ impl Def for Selector {
         } else {
             Next::Finish(Status::Failure)
         })
+    }
+}
+
+/// A Sequence's reaction to a report of `s` from the child in slot `at` of `count`: a
+/// failure ends it, unless `halt_on_failure` (`halt`) is off; otherwise the next child, and
+/// after the last, success.
+fn sequence_next(halt: bool, at: u32, count: u32, s: Status) -> Next {
+    if s == Status::Failure && halt {
+        Next::Finish(Status::Failure)
+    } else if at + 1 < count {
+        Next::Child(at + 1)
+    } else {
+        Next::Finish(Status::Success)
     }
 }
 

@@ -6,7 +6,7 @@
 //! ([`RECORDED`]), and a timer: the clock when the child last finished. Neither is
 //! touched by a reset, so the record survives the run's completion and every reset.
 
-use super::{Act, Build, Def, EPS, Needs, Run, only_child};
+use super::{Act, Build, Def, EPS, Needs, Param, Run, amount_setting, only_child};
 use crate::model::{Category, FieldSpec, FieldType, KindSpec, Node, Value};
 use crate::runtime::Status;
 
@@ -15,7 +15,7 @@ const RECORDED: u32 = 1;
 
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Cooldown {
-    pub seconds: f64,
+    pub seconds: Param<f64>,
 }
 
 impl Def for Cooldown {
@@ -35,7 +35,7 @@ impl Def for Cooldown {
 
     fn build(node: &Node, b: &mut Build<'_>) -> Self {
         Self {
-            seconds: b.amount(node, "seconds"),
+            seconds: b.param(node, "seconds", amount_setting),
         }
     }
 
@@ -47,7 +47,7 @@ impl Def for Cooldown {
     }
 
     fn enter(self, x: &mut impl Run, n: u32) -> Act {
-        if x.cursor(n) & RECORDED != 0 && x.clock() - x.timer(n) < self.seconds - EPS {
+        if x.cursor(n) & RECORDED != 0 && x.clock() - x.timer(n) < self.seconds.get(x) - EPS {
             return Act::Done(Status::Failure);
         }
         only_child(x, n)

@@ -30,7 +30,8 @@ mod until_fail;
 
 use super::Status;
 use super::behaviour::{CondRef, CtxValue, KeyId, KeyTable};
-use super::node::{Act, EPS, HoldsOn, Needs, Next, Run, Test};
+use super::bound::BoundSetting;
+use super::node::{Act, EPS, HoldsOn, Needs, Next, Param, Run, Setting, Test};
 use crate::model::{Catalog, Category, KindSpec, Node, Value};
 
 /// How a guard is checked: what its first call asks, the answer with which it holds
@@ -44,6 +45,8 @@ pub(crate) struct Build<'a> {
     /// Which definition serves each kind met so far (its place in [`Kind`]'s list), so
     /// that a tree of many nodes asks the definitions once per kind, not once per node.
     pub served: &'a mut Served,
+    /// The branch fields bound to keys so far (see [`Build::param`]).
+    pub bindings: &'a mut Vec<BoundSetting>,
 }
 
 /// Which definition serves a kind name: its place in [`Kind`]'s list. (In one catalog a
@@ -55,26 +58,32 @@ impl Build<'_> {
         self.catalog.flag(node, field)
     }
 
-    pub(crate) fn text<'n>(&'n self, node: &'n Node, field: &str) -> &'n str {
-        self.catalog.text(node, field)
-    }
-
     pub(crate) fn number(&self, node: &Node, field: &str) -> Option<f64> {
         self.catalog.number(node, field)
     }
 
-    /// A numeric field that has a default ([`Catalog::amount`]).
-    pub(crate) fn amount(&self, node: &Node, field: &str) -> f64 {
-        self.catalog.amount(node, field)
-    }
-
-    /// A whole-number field, 0 when unset or negative (validation refuses both).
-    pub(crate) fn count(&self, node: &Node, field: &str) -> u64 {
-        self.catalog
-            .field_value(node, field)
-            .and_then(Value::as_i64)
-            .unwrap_or(0)
-            .max(0) as u64
+    /// A setting a kind reads while it runs: field `field`'s value made a number by `conv`
+    /// (as [`Setting`] takes it back), or, for a field bound to a key, the place of its
+    /// binding, read at each entry (SEMANTICS.md §3.5).
+    pub(crate) fn param<T: Setting>(
+        &mut self,
+        node: &Node,
+        field: &str,
+        conv: fn(&Value) -> f64,
+    ) -> Param<T> {
+        if let Some(Value::Key(name)) = node.fields.get(field)
+            && let Some(spec) = self.catalog.kind(&node.kind).and_then(|k| k.field(field))
+        {
+            let at = self.bindings.len() as u32;
+            self.bindings.push(BoundSetting {
+                key: self.keys.intern(name),
+                spec: spec.clone(),
+                conv,
+            });
+            return Param::Key(at);
+        }
+        let value = self.catalog.field_value(node, field).map_or(0.0, conv);
+        Param::Is(T::from_setting(value))
     }
 
     /// A context-key field: the key's id, or none when it is empty.
@@ -82,6 +91,21 @@ impl Build<'_> {
         let k = self.catalog.text(node, field);
         (!k.is_empty()).then(|| self.keys.intern(k))
     }
+}
+
+/// A true/false field as a setting (false when unset).
+pub(crate) fn flag_setting(v: &Value) -> f64 {
+    f64::from(u8::from(v.as_bool().unwrap_or(false)))
+}
+
+/// A whole-number field as a setting: a count, 0 when negative (validation refuses that).
+pub(crate) fn count_setting(v: &Value) -> f64 {
+    v.as_i64().unwrap_or(0).max(0) as f64
+}
+
+/// A number field as a setting.
+pub(crate) fn amount_setting(v: &Value) -> f64 {
+    v.as_f64().unwrap_or_default()
 }
 
 /// One built-in node kind.
@@ -150,7 +174,7 @@ pub(crate) trait Def: Copy {
 
     /// How long its child may run, checked as a guard on itself after its conditions, on
     /// the path of every leaf below it (a `Test::Deadline`); `None`: no limit.
-    fn deadline(self) -> Option<f64> {
+    fn deadline(self) -> Option<Param<f64>> {
         None
     }
 
@@ -269,7 +293,7 @@ macro_rules! kinds {
                 match self { $(Kind::$variant(k) => k.shuffles()),* }
             }
 
-            pub(crate) fn deadline(self) -> Option<f64> {
+            pub(crate) fn deadline(self) -> Option<Param<f64>> {
                 match self { $(Kind::$variant(k) => k.deadline()),* }
             }
 

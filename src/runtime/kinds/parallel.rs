@@ -4,16 +4,16 @@
 //! Per instance: a branch's record, whose cursor counts the children finished, and a
 //! word counting those that succeeded.
 
-use super::{Act, Build, Def, Needs, Run};
+use super::{Act, Build, Def, Needs, Param, Run};
 use crate::model::{Category, FieldSpec, KindSpec, Node, Runs, Value};
 use crate::runtime::Status;
 
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Parallel {
     /// Success policy: all children (else one).
-    pub all_succeed: bool,
+    pub all_succeed: Param<bool>,
     /// Failure policy: all children (else one).
-    pub all_fail: bool,
+    pub all_fail: Param<bool>,
 }
 
 impl Def for Parallel {
@@ -48,8 +48,12 @@ impl Def for Parallel {
 
     fn build(node: &Node, b: &mut Build<'_>) -> Self {
         Self {
-            all_succeed: b.text(node, "success") != "one",
-            all_fail: b.text(node, "failure") == "all",
+            all_succeed: b.param(node, "success", |v| {
+                f64::from(u8::from(v.as_str() != Some("one")))
+            }),
+            all_fail: b.param(node, "failure", |v| {
+                f64::from(u8::from(v.as_str() == Some("all")))
+            }),
         }
     }
 
@@ -80,13 +84,13 @@ impl Def for Parallel {
         let (done, succeeded) = (x.cursor(n), x.word(n) as u32);
         let failed = done - succeeded;
         let success_holds = s == Status::Success
-            && if self.all_succeed {
+            && if self.all_succeed.get(x) {
                 succeeded == total
             } else {
                 succeeded >= 1
             };
         let failure_holds = s == Status::Failure
-            && if self.all_fail {
+            && if self.all_fail.get(x) {
                 failed == total
             } else {
                 failed >= 1

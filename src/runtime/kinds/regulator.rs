@@ -5,7 +5,7 @@
 //! Per instance: a branch's record, whose cursor holds [`FIRST`] and [`ALLOWED`]; a timer
 //! (the sum); a word: the step its permission was last decided.
 
-use super::{Act, Build, Def, EPS, Needs, Next, Run, only_child};
+use super::{Act, Build, Def, EPS, Needs, Next, Param, Run, only_child};
 use crate::model::{Category, FieldSpec, FieldType, KindSpec, Node, Value};
 use crate::runtime::Status;
 
@@ -17,7 +17,7 @@ const ALLOWED: u32 = 2;
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Regulator {
     /// Seconds between allowed steps: `1/hz`.
-    pub period: f64,
+    pub period: Param<f64>,
 }
 
 impl Def for Regulator {
@@ -37,7 +37,7 @@ impl Def for Regulator {
 
     fn build(node: &Node, b: &mut Build<'_>) -> Self {
         Self {
-            period: 1.0 / b.amount(node, "hz"),
+            period: b.param(node, "hz", |v| 1.0 / v.as_f64().unwrap_or_default()),
         }
     }
 
@@ -64,6 +64,7 @@ impl Def for Regulator {
     fn allows(self, x: &mut impl Run, r: u32, dt: f64) -> bool {
         let step = x.step_number();
         if x.word(r) != step {
+            let period = self.period.get(x);
             let first = x.cursor(r) & FIRST != 0;
             let timer = x.timer_mut(r);
             let allowed = if first {
@@ -71,7 +72,7 @@ impl Def for Regulator {
                 true
             } else {
                 *timer += dt;
-                if *timer >= self.period - EPS {
+                if *timer >= period - EPS {
                     *timer = 0.0;
                     true
                 } else {

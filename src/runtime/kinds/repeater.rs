@@ -6,14 +6,14 @@
 //! child's current run began (a forever loop stalls rather than begin two runs in one
 //! step, SEMANTICS.md §3.6).
 
-use super::{Act, Build, Def, Needs, Run, only_child};
+use super::{Act, Build, Def, Needs, Param, Run, count_setting, flag_setting, only_child};
 use crate::model::{Category, FieldSpec, FieldType, KindSpec, Node, Repeats, Runs, Value};
 use crate::runtime::Status;
 
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Repeater {
-    pub times: u64,
-    pub ignore_failures: bool,
+    pub times: Param<u64>,
+    pub ignore_failures: Param<bool>,
 }
 
 impl Def for Repeater {
@@ -50,8 +50,8 @@ impl Def for Repeater {
 
     fn build(node: &Node, b: &mut Build<'_>) -> Self {
         Self {
-            times: b.count(node, "times"),
-            ignore_failures: b.flag(node, "ignore_failures"),
+            times: b.param(node, "times", count_setting),
+            ignore_failures: b.param(node, "ignore_failures", flag_setting),
         }
     }
 
@@ -64,15 +64,16 @@ impl Def for Repeater {
     }
 
     fn react(self, x: &mut impl Run, n: u32, s: Status) -> Act {
-        if s == Status::Failure && !self.ignore_failures {
+        if s == Status::Failure && !self.ignore_failures.get(x) {
             return Act::Done(Status::Failure);
         }
+        let times = self.times.get(x);
         let runs = x.cursor_mut(n);
         *runs = runs.saturating_add(1);
-        if self.times > 0 && u64::from(*runs) >= self.times {
+        if times > 0 && u64::from(*runs) >= times {
             return Act::Done(Status::Success);
         }
-        again(x, n, self.times == 0)
+        again(x, n, times == 0)
     }
 }
 

@@ -4,13 +4,13 @@
 //! the failed runs.
 
 use super::repeater::{LOOP, again, begin};
-use super::{Act, Build, Def, Needs, Run};
+use super::{Act, Build, Def, Needs, Param, Run, count_setting};
 use crate::model::{Category, FieldSpec, FieldType, KindSpec, Node, Repeats, Runs, Value};
 use crate::runtime::Status;
 
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Retry {
-    pub times: u64,
+    pub times: Param<u64>,
 }
 
 impl Def for Retry {
@@ -37,7 +37,7 @@ impl Def for Retry {
 
     fn build(node: &Node, b: &mut Build<'_>) -> Self {
         Self {
-            times: b.count(node, "times"),
+            times: b.param(node, "times", count_setting),
         }
     }
 
@@ -53,11 +53,12 @@ impl Def for Retry {
         if s == Status::Success {
             return Act::Done(Status::Success);
         }
+        let times = self.times.get(x);
         let failures = x.cursor_mut(n);
         *failures = failures.saturating_add(1);
-        if self.times > 0 && u64::from(*failures) >= self.times {
+        if times > 0 && u64::from(*failures) >= times {
             return Act::Done(Status::Failure);
         }
-        again(x, n, self.times == 0)
+        again(x, n, times == 0)
     }
 }

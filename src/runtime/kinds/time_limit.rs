@@ -5,13 +5,13 @@
 //!
 //! Per instance: a branch's record and a timer: the clock when it was entered.
 
-use super::{Act, Build, Def, Needs, Next, Run, only_child};
+use super::{Act, Build, Def, Needs, Next, Param, Run, amount_setting, only_child};
 use crate::model::{Category, FieldSpec, FieldType, KindSpec, Node, Value};
 use crate::runtime::Status;
 
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct TimeLimit {
-    pub seconds: f64,
+    pub seconds: Param<f64>,
 }
 
 impl Def for TimeLimit {
@@ -31,7 +31,7 @@ impl Def for TimeLimit {
 
     fn build(node: &Node, b: &mut Build<'_>) -> Self {
         Self {
-            seconds: b.amount(node, "seconds"),
+            seconds: b.param(node, "seconds", amount_setting),
         }
     }
 
@@ -51,7 +51,7 @@ impl Def for TimeLimit {
         Some(Next::Finish(s))
     }
 
-    fn deadline(self) -> Option<f64> {
+    fn deadline(self) -> Option<Param<f64>> {
         Some(self.seconds)
     }
 }
