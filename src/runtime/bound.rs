@@ -13,6 +13,7 @@ use super::Status;
 use super::behaviour::{
     Action, CondIo, Condition, Context, CtxValue, KeyId, KeyLookup, LeafIo, NodeSpec, Outcome,
 };
+use super::node::Unread;
 use crate::model::{Catalog, FieldSpec, FieldType, Node, Value};
 
 /// A branch's field bound to a key: read at each entry of its node into the instance's
@@ -29,10 +30,20 @@ pub(crate) struct BoundSetting {
 impl BoundSetting {
     /// The setting the key's value in `context` gives, or why it gives none: the reason
     /// the branch's failure carries.
-    pub(crate) fn read(&self, context: &Context) -> Result<f64, &'static str> {
-        let value = context.get(self.key).ok_or(NO_VALUE)?;
-        let value = field_value(&self.spec, value).ok_or(NOT_FITTING)?;
+    pub(crate) fn read(&self, context: &Context) -> Result<f64, Unread> {
+        let value = context.get(self.key).ok_or(Unread::NoValue)?;
+        let value = field_value(&self.spec, value).ok_or(Unread::NotFitting)?;
         Ok((self.conv)(&value))
+    }
+}
+
+impl Unread {
+    /// The reason a node that could not read a key-bound field fails with.
+    pub(crate) fn reason(self) -> &'static str {
+        match self {
+            Unread::NoValue => NO_VALUE,
+            Unread::NotFitting => NOT_FITTING,
+        }
     }
 }
 

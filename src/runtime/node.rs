@@ -30,9 +30,19 @@ pub(crate) enum Act {
     TakeOver(u32),
     /// The tree was reset below; the call chain unwinds.
     Unwind,
-    /// It fails at once, with this reason: a branch whose field bound to a key could not
+    /// It fails at once, for this reason: a branch whose field bound to a key could not
     /// be read at its entry (SEMANTICS.md §3.5).
-    Refused(&'static str),
+    Refused(Unread),
+}
+
+/// Why a field bound to a key could not be read (its reason, in words, is
+/// `Unread::reason`). One byte, so that [`Act`] stays two words.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Unread {
+    /// The key holds no value.
+    NoValue,
+    /// The key's value does not fit the field's type or range.
+    NotFitting,
 }
 
 /// The part of a node's reaction to a child's report that the tree alone decides (see

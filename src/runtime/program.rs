@@ -72,9 +72,6 @@ pub(crate) struct Rec {
     pub first: First,
     /// A composite's services: `Program::services[services.0..services.1]`.
     pub services: (u32, u32),
-    /// A branch's fields bound to keys, read at its entry:
-    /// `Program::bindings[settings.0..settings.1]`.
-    pub settings: (u32, u32),
 }
 
 /// A service (SEMANTICS.md §3.2.1): an action leaf on a composite's `services` input, run
@@ -252,6 +249,9 @@ pub struct Program<A> {
     /// timers from `settings_at`.
     pub(crate) bindings: Vec<BoundSetting>,
     pub(crate) settings_at: usize,
+    /// Each node's bindings, `bindings[settings_of[n].0..settings_of[n].1]`, by node index;
+    /// empty when the program has none (so that a node's entry asks only whether it is).
+    pub(crate) settings_of: Vec<(u32, u32)>,
     pub(crate) perm_len: usize,
     pub(crate) depth: usize,
     /// What the hot path needs of each action leaf, by node index (other nodes' entries
@@ -328,6 +328,7 @@ impl<A: 'static> Program<A> {
                 hosts: Vec::new(),
                 bindings: Vec::new(),
                 settings_at: 0,
+                settings_of: Vec::new(),
                 perm_len: 0,
                 depth: 0,
                 leaves: Vec::new(),
@@ -350,6 +351,9 @@ impl<A: 'static> Program<A> {
             if let Some(slot) = b.p.key_types.get_mut(usize::from(key)) {
                 *slot = ty;
             }
+        }
+        if b.p.bindings.is_empty() {
+            b.p.settings_of = Vec::new();
         }
         let (records, timers, words) = b.p.lay_out();
         b.p.index_leaves(&b.runs);
@@ -1098,8 +1102,8 @@ impl<A: 'static> Builder<'_, A> {
             timer: NONE,
             first: First::Asks,
             services: (0, 0),
-            settings: (b0, self.p.bindings.len() as u32),
         });
+        self.p.settings_of.push((b0, self.p.bindings.len() as u32));
         self.p.names.push(name.clone());
         self.p.titles.push(node.title.clone());
         self.p.kinds.push(node.kind.clone());

@@ -2,7 +2,7 @@
 //! §3.3). What a finished node's report does is in `reports.rs`.
 
 use crate::runtime::Status;
-use crate::runtime::node::{Act, Run};
+use crate::runtime::node::{Act, Run, Unread};
 use crate::runtime::program::First;
 use crate::runtime::trace::EventKind;
 
@@ -44,8 +44,8 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
                 return (n, act);
             }
             guarded = true;
-            if rec.settings.0 != rec.settings.1
-                && let Err(why) = self.read_settings(rec.settings)
+            if !p.settings_of.is_empty()
+                && let Err(why) = self.read_settings(n)
             {
                 return (n, Act::Refused(why));
             }
@@ -63,12 +63,13 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
         }
     }
 
-    /// A branch's fields bound to keys, `p.bindings[range.0..range.1]`, read into their
-    /// settings at its entry; or why one could not be (SEMANTICS.md §3.5).
+    /// Branch `n`'s fields bound to keys, read into their settings at its entry; or why one
+    /// could not be (SEMANTICS.md §3.5).
     #[inline(never)]
-    fn read_settings(&mut self, range: (u32, u32)) -> Result<(), &'static str> {
+    fn read_settings(&mut self, n: u32) -> Result<(), Unread> {
         let p = self.p;
-        for at in range.0..range.1 {
+        let (from, to) = p.settings_of[n as usize];
+        for at in from..to {
             let value = p.bindings[at as usize].read(self.st.context())?;
             self.block.timers_mut()[p.settings_at + at as usize] = value;
         }
@@ -108,7 +109,7 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
                     }
                 }
                 Act::Refused(why) => {
-                    self.finish_because(n, Status::Failure, Some(why));
+                    self.finish_because(n, Status::Failure, Some(why.reason()));
                     match self.heard(top, &mut n, Status::Failure) {
                         Ok(act) => act,
                         Err(flow) => return flow,
