@@ -86,6 +86,12 @@ fn command(
             cli::fmt(&files, &how, project, catalog, out, err)
         }
         Some(Command::Convert { input, output }) => cli::convert(&input, &output, out, err),
+        Some(Command::Import { input, output }) => {
+            cli::transfer(cli::Direction::Import, &input, output.as_deref(), out, err)
+        }
+        Some(Command::Export { input, output }) => {
+            cli::transfer(cli::Direction::Export, &input, output.as_deref(), out, err)
+        }
         Some(Command::Kinds) => {
             let here = ProjectCatalog::load(
                 project

@@ -119,33 +119,14 @@ pub fn write(suites: &[Suite]) -> String {
     x
 }
 
-/// `text` for an XML attribute: the five special characters escaped, a line break kept as
-/// one, and the characters XML 1.0 cannot hold at all (most control characters) dropped.
+/// `text` for an XML attribute ([`crate::io::btcpp::escape`]).
 fn escape(text: &str) -> String {
-    escaped(text, true)
+    crate::io::btcpp::escape(text, true)
 }
 
-/// `text` for an element's content: as [`escape`], its quotes and line breaks as they are.
+/// `text` for an element's content: its quotes and line breaks as they are.
 fn escape_text(text: &str) -> String {
-    escaped(text, false)
-}
-
-fn escaped(text: &str, attribute: bool) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' if attribute => out.push_str("&quot;"),
-            '\'' if attribute => out.push_str("&apos;"),
-            '\n' if attribute => out.push_str("&#10;"),
-            '\t' | '\r' | '\n' | '"' | '\'' => out.push(c),
-            c if (c as u32) < 0x20 || c == '\u{FFFE}' || c == '\u{FFFF}' => {}
-            c => out.push(c),
-        }
-    }
-    out
+    crate::io::btcpp::escape(text, false)
 }
 
 #[cfg(test)]

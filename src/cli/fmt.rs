@@ -84,7 +84,29 @@ pub fn fmt(
         let text = current.strip_prefix(crate::io::BOM).unwrap_or(&current);
         let format = crate::io::read_header(text).and_then(|h| h.format);
         let library = format.as_deref() == Some(crate::io::LIBRARY_FORMAT);
-        let canonical = if library || format.as_deref() == Some(crate::io::PROJECT_FORMAT) {
+        let canonical = if crate::io::btcpp::is_xml(path) {
+            // A BehaviorTree.CPP file: through Arbor's model and back, as the editor saves
+            // it (docs/BTCPP.md).
+            let written = crate::io::parse_xml_tree(text, path)
+                .and_then(|(tree, kept)| crate::io::round_trip_kept(&tree, path, &kept));
+            match written {
+                Ok(_) if declare_keys => {
+                    let _ = writeln!(
+                        err,
+                        "{}: not formatted: a BehaviorTree.CPP file has no place for key declarations (--declare-keys writes them into Arbor's own files)",
+                        path.display()
+                    );
+                    code = EXIT_UNREADABLE;
+                    continue;
+                }
+                Ok((text, _)) => text,
+                Err(e) => {
+                    let _ = writeln!(err, "{}", located(&e));
+                    code = EXIT_UNREADABLE;
+                    continue;
+                }
+            }
+        } else if library || format.as_deref() == Some(crate::io::PROJECT_FORMAT) {
             match canonical_library(text, path, library) {
                 Ok(text) => text,
                 Err(e) => {

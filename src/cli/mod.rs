@@ -23,6 +23,7 @@ pub const EXIT_INTERRUPTED: u8 = 130;
 /// `run --break`: the run ended without a breakpoint hitting.
 pub const EXIT_NO_BREAK: u8 = 3;
 
+mod btcpp;
 mod convert;
 mod coverage;
 mod fmt;
@@ -35,6 +36,7 @@ mod terminal;
 mod test;
 mod validate;
 pub use crate::debug::parse_break;
+pub use btcpp::{Direction, transfer};
 pub use convert::convert;
 pub use coverage::{CoverageArgs, coverage};
 pub use fmt::{Formatting, fmt};
@@ -187,8 +189,27 @@ pub enum Command {
         /// Where to write it (never IN itself).
         output: PathBuf,
     },
+    /// Write the tree of a BehaviorTree.CPP XML file (docs/BTCPP.md) as an Arbor tree file:
+    /// to OUT, into OUT when it is a folder, or beside FILE as NAME.json.
+    Import {
+        /// The BehaviorTree.CPP file.
+        input: PathBuf,
+        /// Where to write the tree.
+        #[arg(short, long, value_name = "OUT")]
+        output: Option<PathBuf>,
+    },
+    /// Write an Arbor tree file as a BehaviorTree.CPP XML file (docs/BTCPP.md): to OUT, into
+    /// OUT when it is a folder, or beside TREE as NAME.xml.
+    Export {
+        /// The Arbor tree file.
+        input: PathBuf,
+        /// Where to write the XML.
+        #[arg(short, long, value_name = "OUT")]
+        output: Option<PathBuf>,
+    },
     /// Rewrite tree, scenario, node library and project files in canonical form (stable
-    /// key order, two-space indent).
+    /// key order, two-space indent); a BehaviorTree.CPP file (`.xml`) through Arbor's
+    /// model, as the editor saves it.
     Fmt {
         /// Change nothing: list the files that are not canonical and exit 1 if any.
         #[arg(long)]

@@ -15,7 +15,7 @@ use super::graph::Selecting;
 use super::inspector;
 use super::{EditorApp, Pending, SimPanel, Viewer, layout};
 use crate::debug::Debugger;
-use crate::io::{parse_tree, save_tree};
+use crate::io::{parse_tree, save_tree_kept};
 use crate::model::{Edit, Node, NodeId, ParentSlot, Tree};
 
 /// How far a duplicate lands from its original.
@@ -813,10 +813,10 @@ impl EditorApp {
     /// simulation keeps its scenario, running the tree under its new name. A read-only
     /// file is left as it is, and Save As offered.
     pub fn save_to(&mut self, path: &Path) -> bool {
-        match save_tree(path, self.doc.tree()) {
-            Ok(stamp) => {
+        match save_tree_kept(path, self.doc.tree(), self.doc.kept()) {
+            Ok((stamp, kept)) => {
                 let moved = self.doc.path() != Some(path);
-                self.doc.mark_saved(path, stamp);
+                self.doc.mark_saved(path, stamp, kept);
                 self.say(format!("Saved {}", path.display()));
                 self.remember(path);
                 if moved {

@@ -87,14 +87,14 @@ impl EditorApp {
     /// (the scenario, the breakpoints, the view); the run starts over, and the history
     /// starts again from the tree read.
     fn reload_from_disk(&mut self, path: &Path) -> bool {
-        match crate::io::load_tree_stamped(path) {
-            Ok((mut tree, stamp)) => {
+        match crate::io::load_tree_kept(path) {
+            Ok((mut tree, stamp, kept)) => {
                 // What was unsaved is let go: its recovery file too.
                 self.drop_recovery();
                 self.catalog.add_placeholders(&tree);
                 self.unplaced = super::arrange_if_unplaced(&mut tree, &self.catalog).then_some(0);
                 self.doc = Document::new(tree, Some(path.to_owned()));
-                self.doc.read_from_disk(stamp);
+                self.doc.read_from_disk(stamp, kept);
                 self.changed();
                 true
             }

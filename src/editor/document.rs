@@ -14,6 +14,9 @@ pub struct Document {
     /// What the file held when it was opened or last saved (none for a tree not read from
     /// or written to its file).
     disk: Option<Stamp>,
+    /// What the file held that the tree does not say (the rest of a BehaviorTree.CPP
+    /// file), written back with it.
+    kept: crate::io::Kept,
     /// Inverse edits, newest last, each with the revision of the state it restores and
     /// the other files the step changed.
     undo: Vec<(Edit, u64, Files)>,
@@ -50,6 +53,7 @@ impl Document {
             tree,
             path,
             disk: None,
+            kept: None,
             undo: Vec::new(),
             redo: Vec::new(),
             revision: 0,
@@ -63,8 +67,14 @@ impl Document {
     }
 
     /// Records what the file held when the tree was read from it.
-    pub fn read_from_disk(&mut self, disk: Stamp) {
+    pub fn read_from_disk(&mut self, disk: Stamp, kept: crate::io::Kept) {
         self.disk = Some(disk);
+        self.kept = kept;
+    }
+
+    /// What the file held that the tree does not say, to be written back with it.
+    pub fn kept(&self) -> &crate::io::Kept {
+        &self.kept
     }
 
     /// What the file held when it was opened or last saved.
@@ -118,9 +128,10 @@ impl Document {
     }
 
     /// Records that the tree as it is now is saved at `path`, which now holds `disk`.
-    pub fn mark_saved(&mut self, path: &Path, disk: Stamp) {
+    pub fn mark_saved(&mut self, path: &Path, disk: Stamp, kept: crate::io::Kept) {
         self.path = Some(path.to_owned());
         self.disk = Some(disk);
+        self.kept = kept;
         self.saved = self.revision;
     }
 

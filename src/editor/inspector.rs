@@ -397,10 +397,35 @@ pub fn inspector_ui(
             request = Some(r);
         }
         if k.is_placeholder() {
-            // Nothing says what its fields mean: they are shown, kept and saved as they are.
-            for (name, value) in &node.fields {
-                ui.label(format!("{name} = {value} (kept as is)"));
-            }
+            // Nothing says what its fields mean: each is text (`{NAME}` a key), kept and
+            // saved as it is.
+            egui::Grid::new(("placeholder fields", &node.id))
+                .num_columns(2)
+                .show(ui, |ui| {
+                    for (name, value) in &node.fields {
+                        let label = ui.label(name.as_str());
+                        let mut text = match value {
+                            Value::Text(t) => t.clone(),
+                            v => v.to_string(),
+                        };
+                        let width = (text.chars().count() as f32 * 7.5 + 16.0).clamp(90.0, 220.0);
+                        if ui
+                            .add(egui::TextEdit::singleline(&mut text).desired_width(width))
+                            .labelled_by(label.id)
+                            .changed()
+                        {
+                            request = Some(Request::Edit(
+                                Edit::SetField {
+                                    id: node.id.clone(),
+                                    name: name.clone(),
+                                    value: Some(Value::text_or_key(&text)),
+                                },
+                                Some(name.clone()),
+                            ));
+                        }
+                        ui.end_row();
+                    }
+                });
         }
         for (name, value) in node
             .fields

@@ -32,7 +32,15 @@ pub struct LiveAttach {
 
 /// What reading a game's tree file gives: the tree, the stamp of its text and the SHA-256
 /// of its bytes.
-type Read = Result<(crate::model::Tree, crate::io::Stamp, String), crate::io::LoadError>;
+type Read = Result<
+    (
+        crate::model::Tree,
+        crate::io::Stamp,
+        String,
+        crate::io::Kept,
+    ),
+    crate::io::LoadError,
+>;
 
 /// A tree file a game names, read off the UI thread.
 struct Reading {
@@ -347,7 +355,7 @@ impl EditorApp {
                 g.hello.run.files.iter().find(|f| f.path == path).cloned()
             });
         let differs = match (&read, recorded) {
-            (Ok((_, _, sha)), Some(f)) => *sha != f.sha256,
+            (Ok((_, _, sha, _)), Some(f)) => *sha != f.sha256,
             _ => false,
         };
         if shown && differs {
@@ -382,8 +390,8 @@ impl EditorApp {
             // Why the file is not shown, when the tree the game sent may be shown instead.
             let mut not_read = None;
             match read {
-                Some(Ok((t, stamp, sha256))) if !self.doc.is_dirty() => {
-                    let opened = Self::read_from(&tree, t, stamp, self.project.explicit());
+                Some(Ok((t, stamp, sha256, kept))) if !self.doc.is_dirty() => {
+                    let opened = Self::read_from(&tree, t, (stamp, kept), self.project.explicit());
                     self.replace_with(opened);
                     if recorded.is_some_and(|f| f.sha256 != sha256) {
                         notes.push(format!(

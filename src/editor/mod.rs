@@ -322,8 +322,8 @@ impl EditorApp {
     /// An editor on a file, with the node libraries of the project file `explicit` (else
     /// of the one found from the file's folder).
     pub fn open_in(path: &Path, explicit: Option<&Path>) -> Result<Self, crate::io::LoadError> {
-        let (tree, stamp) = crate::io::load_tree_stamped(path)?;
-        Ok(Self::read_from(path, tree, stamp, explicit))
+        let (tree, stamp, kept) = crate::io::load_tree_kept(path)?;
+        Ok(Self::read_from(path, tree, (stamp, kept), explicit))
     }
 
     /// An editor on `tree`, read from the file at `path` (whose content has `stamp`), with
@@ -331,13 +331,13 @@ impl EditorApp {
     fn read_from(
         path: &Path,
         tree: Tree,
-        stamp: crate::io::Stamp,
+        (stamp, kept): (crate::io::Stamp, crate::io::Kept),
         explicit: Option<&Path>,
     ) -> Self {
         // What a save stopped by a kill or a crash left beside it goes.
         crate::io::remove_stale_temporaries(path);
         let mut app = Self::in_project(tree, Some(path.to_owned()), explicit);
-        app.doc.read_from_disk(stamp);
+        app.doc.read_from_disk(stamp, kept);
         app.watch_file();
         app.remember(path);
         app

@@ -210,6 +210,9 @@ fn widen(x: f32) -> f64 {
 
 /// Parses the text of a tree file; `path` is only used in errors.
 pub fn parse_tree(text: &str, path: &Path) -> Result<Tree, LoadError> {
+    if super::btcpp::is_xml(path) {
+        return super::parse_xml_tree(text, path).map(|(tree, _)| tree);
+    }
     let format_err = |message: String| LoadError::Format {
         path: path.to_owned(),
         message,

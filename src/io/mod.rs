@@ -4,6 +4,7 @@
 //! The only module of the core that touches the file system.
 
 mod binary_trace;
+pub mod btcpp;
 mod canonical;
 mod convert;
 mod files;
@@ -498,16 +499,54 @@ pub fn load_tree(path: &Path) -> Result<Tree, LoadError> {
 /// Reads and parses a tree file, with the stamp of what the file held: the editor keeps
 /// it to see whether the file changed on disk since.
 pub fn load_tree_stamped(path: &Path) -> Result<(Tree, Stamp), LoadError> {
+    load_tree_kept(path).map(|(tree, stamp, _)| (tree, stamp))
+}
+
+/// What a tree's file held that the tree does not say, kept so that saving writes it back
+/// as it was: for a BehaviorTree.CPP file, the rest of its document ([`btcpp::Source`]);
+/// nothing for Arbor's own files.
+pub type Kept = Option<Arc<btcpp::Source>>;
+
+/// [`load_tree_stamped`], with what the file held that the tree does not say.
+pub fn load_tree_kept(path: &Path) -> Result<(Tree, Stamp, Kept), LoadError> {
     let text = read_text(path).map_err(|e| LoadError::Read {
         path: path.to_owned(),
         source: Arc::new(e),
     })?;
-    Ok((parse_tree(&text, path)?, Stamp::of(text.as_bytes())))
+    let stamp = Stamp::of(text.as_bytes());
+    if btcpp::is_xml(path) {
+        let (tree, kept) = parse_xml_tree(&text, path)?;
+        return Ok((tree, stamp, kept));
+    }
+    Ok((parse_tree(&text, path)?, stamp, None))
+}
+
+/// A BehaviorTree.CPP file's text as a tree (docs/BTCPP.md), with the rest of its document.
+pub(crate) fn parse_xml_tree(text: &str, path: &Path) -> Result<(Tree, Kept), LoadError> {
+    let x = btcpp::read(text).map_err(|p| xml_error(path, p))?;
+    Ok((x.tree, Some(Arc::new(x.source))))
+}
+
+/// A problem of a BehaviorTree.CPP file as a load error of `path`.
+fn xml_error(path: &Path, p: btcpp::XmlProblem) -> LoadError {
+    if p.line == 0 {
+        LoadError::Format {
+            path: path.to_owned(),
+            message: p.message,
+        }
+    } else {
+        LoadError::Syntax {
+            path: path.to_owned(),
+            line: p.line as usize,
+            column: p.column as usize,
+            message: p.message,
+        }
+    }
 }
 
 /// Reads and parses a tree file as [`load_tree_stamped`] does, with the SHA-256 of its
 /// bytes (as a trace's header names a file's: [`digest`]), the file read once.
-pub fn load_tree_digested(path: &Path) -> Result<(Tree, Stamp, String), LoadError> {
+pub fn load_tree_digested(path: &Path) -> Result<(Tree, Stamp, String, Kept), LoadError> {
     let read = |source: std::io::Error| LoadError::Read {
         path: path.to_owned(),
         source: Arc::new(source),
@@ -518,15 +557,48 @@ pub fn load_tree_digested(path: &Path) -> Result<(Tree, Stamp, String), LoadErro
     if text.starts_with(BOM) {
         text.drain(..BOM.len_utf8());
     }
-    Ok((parse_tree(&text, path)?, Stamp::of(text.as_bytes()), sha256))
+    let stamp = Stamp::of(text.as_bytes());
+    if btcpp::is_xml(path) {
+        let (tree, kept) = parse_xml_tree(&text, path)?;
+        return Ok((tree, stamp, sha256, kept));
+    }
+    Ok((parse_tree(&text, path)?, stamp, sha256, None))
 }
 
 /// The canonical text of `tree`, checked to load back to the same tree; `path` names
 /// the file in the error when it would not (the file is then left as it is).
 pub fn round_trip(tree: &Tree, path: &Path) -> Result<String, LoadError> {
+    round_trip_kept(tree, path, &None).map(|(text, _)| text)
+}
+
+/// [`round_trip`] into the file `kept` says the rest of (a BehaviorTree.CPP file is written
+/// as its `.xml` path says, into its document as read: docs/BTCPP.md), with what the text
+/// written keeps besides the tree.
+pub fn round_trip_kept(tree: &Tree, path: &Path, kept: &Kept) -> Result<(String, Kept), LoadError> {
+    if btcpp::is_xml(path) {
+        let (text, written) =
+            btcpp::write(tree, kept.as_deref()).map_err(|p| LoadError::Format {
+                path: path.to_owned(),
+                message: format!("not written: {}", p.message),
+            })?;
+        let not_back = |why: String| LoadError::Format {
+            path: path.to_owned(),
+            message: format!("not written: its BehaviorTree.CPP text would not load back ({why})"),
+        };
+        let back = btcpp::read(&text).map_err(|p| not_back(p.message))?;
+        if back.tree.nodes().len() != tree.nodes().len() {
+            return Err(not_back(format!(
+                "{} nodes read of {}",
+                back.tree.nodes().len(),
+                tree.nodes().len()
+            )));
+        }
+        // What was written, its elements known by this tree's node ids.
+        return Ok((text, Some(Arc::new(written))));
+    }
     let text = tree_to_string(tree);
     match parse_tree(&text, path) {
-        Ok(back) if back == *tree => Ok(text),
+        Ok(back) if back == *tree => Ok((text, None)),
         Ok(_) => Err(LoadError::Format {
             path: path.to_owned(),
             message: "not written: its canonical text would not load back to the same tree".into(),
@@ -542,9 +614,15 @@ pub fn round_trip(tree: &Tree, path: &Path) -> Result<String, LoadError> {
 /// temporary file in the same folder, then renamed over the target, so a crash never
 /// leaves a half-written asset. Returns the stamp of what was written.
 pub fn save_tree(path: &Path, tree: &Tree) -> Result<Stamp, LoadError> {
-    let text = round_trip(tree, path)?;
+    save_tree_kept(path, tree, &None).map(|(stamp, _)| stamp)
+}
+
+/// [`save_tree`] into the file `kept` says the rest of (see [`round_trip_kept`]), with the
+/// stamp of what was written and what it keeps besides the tree.
+pub fn save_tree_kept(path: &Path, tree: &Tree, kept: &Kept) -> Result<(Stamp, Kept), LoadError> {
+    let (text, kept) = round_trip_kept(tree, path, kept)?;
     write_atomically(path, text.as_bytes())?;
-    Ok(Stamp::of(text.as_bytes()))
+    Ok((Stamp::of(text.as_bytes()), kept))
 }
 
 /// Writes bytes to `path` through a temporary file in the same folder and a rename.

@@ -76,7 +76,7 @@ impl From<&str> for NodeId {
 /// `name` as an id's words: letters and digits in lower case, words (spaces, punctuation,
 /// a capital after a small letter or digit) joined by `_`, at most 32 characters cut at a
 /// word; `n` when nothing is left.
-fn id_words(name: &str) -> String {
+pub(crate) fn id_words(name: &str) -> String {
     let mut out = String::new();
     let mut gap = false;
     let mut prev: Option<char> = None;
@@ -250,6 +250,21 @@ pub enum Value {
 }
 
 impl Value {
+    /// A field's value from text as a person (or BehaviorTree.CPP) writes it: `{NAME}`, a
+    /// key's name in braces, is that key; any other text is itself.
+    pub fn text_or_key(text: &str) -> Self {
+        match Self::key_in_braces(text) {
+            Some(k) => Value::Key(k.to_owned()),
+            None => Value::Text(text.to_owned()),
+        }
+    }
+
+    /// The key `{NAME}` names, when `text` is a key's name in braces.
+    pub fn key_in_braces(text: &str) -> Option<&str> {
+        let inner = text.strip_prefix('{')?.strip_suffix('}')?;
+        keys::key_name_problem(inner).is_none().then_some(inner)
+    }
+
     /// The value as a number, if it is one.
     pub fn as_f64(&self) -> Option<f64> {
         match *self {

@@ -1,0 +1,242 @@
+//! Which BehaviorTree.CPP node is which Arbor kind, and how their settings correspond
+//! (docs/BTCPP.md, "Nodes"): the one place that names BehaviorTree.CPP's built-ins.
+
+use crate::model::Value;
+
+/// A BehaviorTree.CPP built-in that runs as an Arbor kind: its name there, the Arbor kind,
+/// and each port that is an Arbor field.
+pub(super) struct Mapped {
+    pub btcpp: &'static str,
+    pub arbor: &'static str,
+    pub ports: &'static [Port],
+}
+
+/// A port of a mapped node: its name, the Arbor field, and how a value passes between
+/// them.
+pub(super) struct Port {
+    pub name: &'static str,
+    pub field: &'static str,
+    pub conv: Conv,
+}
+
+#[derive(Clone, Copy)]
+pub(super) enum Conv {
+    /// A count where BehaviorTree.CPP's -1 is Arbor's 0 (for ever); 0 itself has no Arbor
+    /// form (BehaviorTree.CPP then does nothing and succeeds).
+    Count,
+    /// Milliseconds there, seconds here.
+    Millis,
+    /// A Parallel's threshold: -1 or every child is `all`, 1 is `one`. (`success_count`
+    /// and `failure_count` read alike.)
+    Threshold,
+}
+
+pub(super) const MAPPED: &[Mapped] = &[
+    Mapped {
+        btcpp: "Sequence",
+        arbor: "Sequence",
+        ports: &[],
+    },
+    Mapped {
+        btcpp: "Fallback",
+        arbor: "Selector",
+        ports: &[],
+    },
+    Mapped {
+        btcpp: "Parallel",
+        arbor: "Parallel",
+        ports: &[
+            Port {
+                name: "success_count",
+                field: "success",
+                conv: Conv::Threshold,
+            },
+            Port {
+                name: "failure_count",
+                field: "failure",
+                conv: Conv::Threshold,
+            },
+        ],
+    },
+    Mapped {
+        btcpp: "Inverter",
+        arbor: "Inverter",
+        ports: &[],
+    },
+    Mapped {
+        btcpp: "ForceSuccess",
+        arbor: "ForceSuccess",
+        ports: &[],
+    },
+    Mapped {
+        btcpp: "ForceFailure",
+        arbor: "ForceFailure",
+        ports: &[],
+    },
+    Mapped {
+        btcpp: "Repeat",
+        arbor: "Repeater",
+        ports: &[Port {
+            name: "num_cycles",
+            field: "times",
+            conv: Conv::Count,
+        }],
+    },
+    Mapped {
+        btcpp: "RetryUntilSuccessful",
+        arbor: "Retry",
+        ports: &[Port {
+            name: "num_attempts",
+            field: "times",
+            conv: Conv::Count,
+        }],
+    },
+    Mapped {
+        btcpp: "Timeout",
+        arbor: "TimeLimit",
+        ports: &[Port {
+            name: "msec",
+            field: "seconds",
+            conv: Conv::Millis,
+        }],
+    },
+    Mapped {
+        btcpp: "RunOnce",
+        arbor: "RunOnce",
+        ports: &[],
+    },
+];
+
+/// BehaviorTree.CPP's other built-in controls and decorators: read and written as they
+/// are, kinds no library defines yet (docs/BTCPP.md).
+const OTHER_CONTROLS: &[&str] = &[
+    "SequenceWithMemory",
+    "ReactiveSequence",
+    "ReactiveFallback",
+    "AsyncSequence",
+    "AsyncFallback",
+    "ParallelAll",
+    "IfThenElse",
+    "WhileDoElse",
+    "Switch2",
+    "Switch3",
+    "Switch4",
+    "Switch5",
+    "Switch6",
+    "ManualSelector",
+];
+const OTHER_DECORATORS: &[&str] = &[
+    "KeepRunningUntilFailure",
+    "Delay",
+    "Precondition",
+    "LoopInt",
+    "LoopDouble",
+    "LoopString",
+    "LoopBool",
+    "SkipUnlessUpdated",
+    "WaitValueUpdate",
+];
+
+/// The mapping of BehaviorTree.CPP node `name`, if it runs as an Arbor kind.
+pub(super) fn by_btcpp(name: &str) -> Option<&'static Mapped> {
+    MAPPED.iter().find(|m| m.btcpp == name)
+}
+
+/// The mapping of Arbor kind `kind`, if BehaviorTree.CPP has it.
+pub(super) fn by_arbor(kind: &str) -> Option<&'static Mapped> {
+    MAPPED.iter().find(|m| m.arbor == kind)
+}
+
+/// How the children of a node of BehaviorTree.CPP kind `name` link in Arbor, where its
+/// name says it (`Some(true)`: as a composite's children; `Some(false)`: as a decorator's
+/// child); `None` for a kind of BehaviorTree.CPP's that Arbor does not know.
+pub(super) fn takes_children(name: &str) -> Option<bool> {
+    let arbor = by_btcpp(name).map(|m| m.arbor);
+    match arbor {
+        Some("Sequence" | "Selector" | "Parallel") => Some(true),
+        Some(_) => Some(false),
+        None if OTHER_CONTROLS.contains(&name) => Some(true),
+        None if OTHER_DECORATORS.contains(&name) => Some(false),
+        None => None,
+    }
+}
+
+/// The Arbor value of port value `text`, or why it has none.
+pub(super) fn to_field(conv: Conv, text: &str, children: usize) -> Result<Value, String> {
+    if let Some(key) = key_of(text) {
+        return match conv {
+            Conv::Count => Ok(Value::Key(key.to_owned())),
+            Conv::Millis | Conv::Threshold => Err(format!(
+                "'{text}' reads a blackboard entry; Arbor reads this field from a key only in its own unit and words, which a file cannot say yet"
+            )),
+        };
+    }
+    let number: i64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("'{text}' is not a whole number"))?;
+    match conv {
+        Conv::Count => match number {
+            -1 => Ok(Value::Int(0)),
+            n if n >= 1 => Ok(Value::Int(n)),
+            _ => Err(format!(
+                "{number} runs: Arbor's loops run their child at least once (0 is for ever there); use -1 or a count of 1 or more"
+            )),
+        },
+        Conv::Millis if number > 0 => Ok(Value::Float(number as f64 / 1000.0)),
+        Conv::Millis => Err(format!("{number} ms: a time limit is more than 0")),
+        Conv::Threshold => {
+            let n = i64::try_from(children).unwrap_or(i64::MAX);
+            match number {
+                -1 => Ok(Value::Text("all".into())),
+                1 => Ok(Value::Text("one".into())),
+                x if x == n => Ok(Value::Text("all".into())),
+                x => Err(format!(
+                    "a threshold of {x} of {n} children: Arbor's Parallel waits for one child or all of them"
+                )),
+            }
+        }
+    }
+}
+
+/// The port value of Arbor value `value`, or why it has none.
+pub(super) fn to_port(conv: Conv, value: &Value) -> Result<String, String> {
+    match (conv, value) {
+        (Conv::Count, Value::Key(k)) => Ok(format!("{{{k}}}")),
+        (Conv::Count, Value::Int(0)) => Ok("-1".into()),
+        (Conv::Count, Value::Int(n)) => Ok(n.to_string()),
+        (Conv::Millis, v) if v.as_f64().is_some() => {
+            let ms = v.as_f64().unwrap_or_default() * 1000.0;
+            if ms.fract().abs() < 1e-6 {
+                Ok(format!("{}", ms.round() as i64))
+            } else {
+                Err(format!(
+                    "{} s is not a whole number of milliseconds, which is what BehaviorTree.CPP reads",
+                    ms / 1000.0
+                ))
+            }
+        }
+        (Conv::Threshold, Value::Text(t)) if t == "all" => Ok("-1".into()),
+        (Conv::Threshold, Value::Text(t)) if t == "one" => Ok("1".into()),
+        (_, v) => Err(format!("{} has no BehaviorTree.CPP form here", plain(v))),
+    }
+}
+
+/// The key a port value `{NAME}` names, if it is one Arbor can name.
+pub(super) fn key_of(text: &str) -> Option<&str> {
+    Value::key_in_braces(text)
+}
+
+/// Any field value as an attribute's text: `{NAME}` for a key.
+pub(super) fn plain(v: &Value) -> String {
+    match v {
+        Value::Text(t) => t.clone(),
+        v => v.to_string(),
+    }
+}
+
+/// An attribute's text as a field value of a kind Arbor does not know: a key for
+/// `{NAME}`, else the text.
+pub(super) fn raw(text: &str) -> Value {
+    Value::text_or_key(text)
+}

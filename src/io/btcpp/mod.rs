@@ -1,0 +1,582 @@
+//! BehaviorTree.CPP's XML as a tree file (docs/BTCPP.md): one `<BehaviorTree>` of the file
+//! read as an Arbor tree, and written back into the same file as it was, changed only
+//! where the tree changed.
+//!
+//! Reading keeps the whole document ([`Source`]); each node remembers its element as read
+//! (attributes Arbor does not model, comments and their places among the children), and
+//! writing rebuilds the tree's `<BehaviorTree>` from the tree and those elements, leaving
+//! everything else of the file (other trees, models, includes, comments) as it was.
+
+mod kinds;
+mod xml;
+
+use std::collections::{HashMap, HashSet};
+
+pub use xml::{Document, Element, Item, XmlError, escape};
+
+use crate::model::{Node, NodeId, Port, Tree, Value};
+
+/// A BehaviorTree.CPP file read as an Arbor tree, with what writing it back needs.
+#[derive(Clone, Debug)]
+pub struct XmlTree {
+    /// The tree.
+    pub tree: Tree,
+    /// The file as read, for writing it back.
+    pub source: Source,
+}
+
+/// What a BehaviorTree.CPP file held besides what its tree says: the document, which of
+/// its `<BehaviorTree>`s the tree is, and each node's element as read.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Source {
+    doc: Document,
+    /// The tree's `<BehaviorTree>`: its place among the root element's items.
+    at: usize,
+    originals: HashMap<NodeId, Original>,
+}
+
+/// A node's element as read, without the elements of its children; each of its other
+/// items (comments, text) with how many child elements came before it.
+#[derive(Clone, Debug, PartialEq)]
+struct Original {
+    element: Element,
+    places: Vec<usize>,
+    kind: String,
+}
+
+/// Why a file cannot be read as a tree, or a tree written as one: the place (0 where
+/// there is none) and what.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct XmlProblem {
+    /// 1-based line (0: no place).
+    pub line: u32,
+    /// 1-based column (0: no place).
+    pub column: u32,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl XmlProblem {
+    fn at(e: &Element, message: impl Into<String>) -> Self {
+        Self {
+            line: e.line,
+            column: e.column,
+            message: message.into(),
+        }
+    }
+
+    fn nowhere(message: impl Into<String>) -> Self {
+        Self {
+            line: 0,
+            column: 0,
+            message: message.into(),
+        }
+    }
+}
+
+/// Whether `path` names a BehaviorTree.CPP file (by its extension, `.xml`).
+pub fn is_xml(path: &std::path::Path) -> bool {
+    path.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("xml"))
+}
+
+/// Reads the text of a BehaviorTree.CPP file: the `<BehaviorTree>` its root's
+/// `main_tree_to_execute` names, else its first.
+pub fn read(text: &str) -> Result<XmlTree, XmlProblem> {
+    let doc = Document::parse(text).map_err(|e| XmlProblem {
+        line: e.line,
+        column: e.column,
+        message: e.message,
+    })?;
+    if doc.root.name != "root" {
+        return Err(XmlProblem::at(
+            &doc.root,
+            format!(
+                "the root element is <{}>; a BehaviorTree.CPP file's is <root>",
+                doc.root.name
+            ),
+        ));
+    }
+    if let Some(v) = doc.root.attr("BTCPP_format")
+        && v != "4"
+        && v != "3"
+    {
+        return Err(XmlProblem::at(
+            &doc.root,
+            format!("BTCPP_format=\"{v}\": Arbor reads BehaviorTree.CPP's formats 3 and 4"),
+        ));
+    }
+    let trees: Vec<(usize, &Element)> = doc
+        .root
+        .items
+        .iter()
+        .enumerate()
+        .filter_map(|(i, item)| match item {
+            Item::Element(e) if e.name == "BehaviorTree" => Some((i, e)),
+            _ => None,
+        })
+        .collect();
+    let main = doc.root.attr("main_tree_to_execute");
+    let found = match main {
+        Some(id) => trees.iter().find(|(_, e)| e.attr("ID") == Some(id)),
+        None => trees.first(),
+    };
+    let Some(&(at, bt)) = found else {
+        return Err(XmlProblem::at(
+            &doc.root,
+            match main {
+                Some(id) => format!(
+                    "main_tree_to_execute names '{id}', but no <BehaviorTree ID=\"{id}\"> is in the file"
+                ),
+                None => "the file has no <BehaviorTree>".to_owned(),
+            },
+        ));
+    };
+    let mut reader = Reader::default();
+    let tree = reader.tree(bt)?;
+    Ok(XmlTree {
+        tree,
+        source: Source {
+            at,
+            originals: reader.originals,
+            doc,
+        },
+    })
+}
+
+/// The text of the BehaviorTree.CPP file `tree` is: written into `source`, the file it was
+/// read from, or as a new file of one tree; with the file written as a source, its elements
+/// known by the tree's node ids (so that the next write of the tree, edited or not, finds
+/// each node's element again).
+pub fn write(tree: &Tree, source: Option<&Source>) -> Result<(String, Source), XmlProblem> {
+    if tree.keys.as_ref().is_some_and(|k| !k.is_empty()) {
+        return Err(XmlProblem::nowhere(
+            "the tree declares keys, and a BehaviorTree.CPP file has no place for declarations; undo them, or save the tree as an Arbor file (.json)",
+        ));
+    }
+    let empty = HashMap::new();
+    let originals = source.map_or(&empty, |s| &s.originals);
+    let mut writer = Writer {
+        tree,
+        originals,
+        made: HashMap::new(),
+    };
+    let root = tree
+        .nodes()
+        .iter()
+        .find(|n| n.kind == "Root")
+        .ok_or_else(|| XmlProblem::nowhere("the tree has no Root"))?;
+    let mut bt = match originals.get(&root.id) {
+        Some(o) => o.element.clone(),
+        None => {
+            let mut e = Element::new("BehaviorTree");
+            e.set_attr("ID", "MainTree".into());
+            e
+        }
+    };
+    for port in [Port::Interrupts, Port::Conditions, Port::Services] {
+        if !root.linked(port).is_empty() {
+            return Err(XmlProblem::nowhere(format!(
+                "Root's {} have no BehaviorTree.CPP form",
+                port.name()
+            )));
+        }
+    }
+    let kids: Vec<Element> = root
+        .linked(Port::Child)
+        .iter()
+        .map(|id| writer.element(id))
+        .collect::<Result<_, _>>()?;
+    bt.items = place(kids, originals.get(&root.id));
+    let mut made = std::mem::take(&mut writer.made);
+    made.insert(root.id.clone(), Original::of(&bt, "Root"));
+    let at = source.map_or(0, |s| s.at);
+    let doc = match source {
+        Some(s) => {
+            let mut doc = s.doc.clone();
+            if let Some(slot) = doc.root.items.get_mut(s.at) {
+                *slot = Item::Element(bt);
+            }
+            doc
+        }
+        None => {
+            let mut root = Element::new("root");
+            root.set_attr("BTCPP_format", "4".into());
+            let id = bt.attr("ID").unwrap_or("MainTree").to_owned();
+            root.set_attr("main_tree_to_execute", id);
+            root.items.push(Item::Element(bt));
+            Document {
+                declaration: true,
+                indent: "    ".into(),
+                before: Vec::new(),
+                root,
+                after: Vec::new(),
+            }
+        }
+    };
+    let text = doc.write();
+    Ok((
+        text,
+        Source {
+            doc,
+            at,
+            originals: made,
+        },
+    ))
+}
+
+/// The elements of a node's children in order, with the node's other items as read put
+/// back where they were among them (after as many children as before).
+fn place(kids: Vec<Element>, original: Option<&Original>) -> Vec<Item> {
+    let mut others = original
+        .map(|o| {
+            o.element
+                .items
+                .iter()
+                .zip(&o.places)
+                .map(|(item, &p)| (p, item.clone()))
+                .collect::<Vec<_>>()
+        })
+        .unwrap_or_default()
+        .into_iter()
+        .peekable();
+    let mut items = Vec::new();
+    for (i, kid) in kids.into_iter().enumerate() {
+        while let Some((_, item)) = others.next_if(|(p, _)| *p <= i) {
+            items.push(item);
+        }
+        items.push(Item::Element(kid));
+    }
+    items.extend(others.map(|(_, item)| item));
+    items
+}
+
+impl Original {
+    /// Element `e` of a node of `kind`, without its child elements.
+    fn of(e: &Element, kind: &str) -> Self {
+        let mut element = Element {
+            name: e.name.clone(),
+            attrs: e.attrs.clone(),
+            items: Vec::new(),
+            line: e.line,
+            column: e.column,
+        };
+        let mut places = Vec::new();
+        let mut before = 0;
+        for item in &e.items {
+            if matches!(item, Item::Element(_)) {
+                before += 1;
+            } else {
+                places.push(before);
+                element.items.push(item.clone());
+            }
+        }
+        Self {
+            element,
+            places,
+            kind: kind.to_owned(),
+        }
+    }
+}
+
+/// Reads a `<BehaviorTree>`'s elements into nodes.
+#[derive(Default)]
+struct Reader {
+    nodes: Vec<Node>,
+    originals: HashMap<NodeId, Original>,
+    taken: HashSet<NodeId>,
+    /// The next suffix to try for each id's words (so that many nodes of one name take
+    /// ids in linear time).
+    next: HashMap<String, usize>,
+}
+
+impl Reader {
+    /// The tree of `<BehaviorTree>` element `bt`: Root over its one node.
+    fn tree(&mut self, bt: &Element) -> Result<Tree, XmlProblem> {
+        let root_id = NodeId::new("root");
+        self.taken.insert(root_id.clone());
+        let root = Node::new(root_id.clone(), "Root");
+        let children: Vec<&Element> = bt.elements().collect();
+        if children.len() > 1 {
+            return Err(XmlProblem::at(
+                bt,
+                format!(
+                    "<BehaviorTree ID=\"{}\"> holds {} nodes; BehaviorTree.CPP takes one (put them under a Sequence)",
+                    bt.attr("ID").unwrap_or_default(),
+                    children.len()
+                ),
+            ));
+        }
+        self.remember(&root_id, bt, "Root");
+        self.nodes.push(root);
+        if let Some(&child) = children.first() {
+            let id = self.node(child)?;
+            self.nodes[0].inputs.insert(Port::Child, vec![id]);
+        }
+        Tree::from_nodes(std::mem::take(&mut self.nodes))
+            .map_err(|e| XmlProblem::at(bt, e.to_string()))
+    }
+
+    /// Node element `top` and everything below it, as nodes (walked with a stack, so a
+    /// deep file cannot overflow it): the id of the node it is.
+    fn node(&mut self, top: &Element) -> Result<NodeId, XmlProblem> {
+        // Each node being read: its place in `nodes`, its children's elements, and the ids
+        // of those read so far.
+        let mut stack: Vec<(usize, Vec<&Element>, Vec<NodeId>)> = Vec::new();
+        let mut next = Some(top);
+        loop {
+            if let Some(e) = next.take() {
+                let (node, kids) = self.read_one(e)?;
+                self.nodes.push(node);
+                stack.push((self.nodes.len() - 1, kids, Vec::new()));
+            }
+            let Some((at, kids, done)) = stack.last_mut() else {
+                return Err(XmlProblem::at(top, "nothing was read"));
+            };
+            if done.len() < kids.len() {
+                next = Some(kids[done.len()]);
+                continue;
+            }
+            let (at, kids, done) = (*at, kids.len(), std::mem::take(done));
+            stack.pop();
+            let id = self.nodes[at].id.clone();
+            if !done.is_empty() {
+                let port = self.port_of(at, kids);
+                self.nodes[at].inputs.insert(port, done);
+            }
+            match stack.last_mut() {
+                Some((_, _, parent_done)) => parent_done.push(id),
+                None => return Ok(id),
+            }
+        }
+    }
+
+    /// How node `at`'s `count` children link: by its kind where BehaviorTree.CPP's name
+    /// says it, else as many children (a composite) or one (a decorator).
+    fn port_of(&self, at: usize, count: usize) -> Port {
+        let node = &self.nodes[at];
+        let read_as = self
+            .originals
+            .get(&node.id)
+            .map_or(node.kind.as_str(), |o| o.element.name.as_str());
+        let children = match read_as {
+            "Control" => Some(true),
+            "Decorator" => Some(false),
+            name => kinds::takes_children(name),
+        };
+        if children.unwrap_or(count > 1) {
+            Port::Children
+        } else {
+            Port::Child
+        }
+    }
+
+    /// One node element as a node (its children not linked yet), and its children's
+    /// elements.
+    fn read_one<'e>(&mut self, e: &'e Element) -> Result<(Node, Vec<&'e Element>), XmlProblem> {
+        // The explicit form, <Action ID="Kind">, or the compact one, <Kind>.
+        let explicit = matches!(
+            e.name.as_str(),
+            "Action" | "Condition" | "Control" | "Decorator"
+        );
+        let name = if explicit {
+            e.attr("ID").ok_or_else(|| {
+                XmlProblem::at(e, format!("<{}> without an ID names no kind", e.name))
+            })?
+        } else {
+            e.name.as_str()
+        };
+        if name == "SubTree" {
+            return Err(XmlProblem::at(
+                e,
+                format!(
+                    "<SubTree ID=\"{}\">: Arbor does not read a BehaviorTree.CPP SubTree yet",
+                    e.attr("ID").unwrap_or_default()
+                ),
+            ));
+        }
+        let title = e.attr("name").unwrap_or_default().to_owned();
+        let id = self.fresh(if title.is_empty() { name } else { &title });
+        let kids: Vec<&Element> = e.elements().collect();
+        let mut node = match kinds::by_btcpp(name) {
+            Some(m) => {
+                let mut node = Node::new(id.clone(), m.arbor);
+                for p in m.ports {
+                    if let Some(text) = e.attr(p.name) {
+                        let v = kinds::to_field(p.conv, text, kids.len()).map_err(|why| {
+                            XmlProblem::at(e, format!("{name}'s {}: {why}", p.name))
+                        })?;
+                        node.fields.insert(p.field.to_owned(), v);
+                    }
+                }
+                node
+            }
+            None => {
+                // A kind Arbor does not know: its ports as fields, as written.
+                let mut node = Node::new(id.clone(), name);
+                for (k, v) in &e.attrs {
+                    if is_port(k) && !(explicit && k == "ID") {
+                        node.fields.insert(k.clone(), kinds::raw(v));
+                    }
+                }
+                node
+            }
+        };
+        node.title = title;
+        let kind = node.kind.clone();
+        self.remember(&id, e, &kind);
+        Ok((node, kids))
+    }
+
+    /// Keeps element `e` of node `id` as read, without its child elements.
+    fn remember(&mut self, id: &NodeId, e: &Element, kind: &str) {
+        self.originals.insert(id.clone(), Original::of(e, kind));
+    }
+
+    /// An id from `name`'s words that no node has yet.
+    fn fresh(&mut self, name: &str) -> NodeId {
+        let base = crate::model::id_words(name);
+        let mut id = NodeId::new(base.clone());
+        while self.taken.contains(&id) {
+            let n = self.next.entry(base.clone()).or_insert(2);
+            id = NodeId::new(format!("{base}_{n}"));
+            *n += 1;
+        }
+        self.taken.insert(id.clone());
+        id
+    }
+}
+
+/// Whether attribute `name` is a port (BehaviorTree.CPP's own attributes, `name`, `ID`
+/// and those that start with `_`, are not).
+fn is_port(name: &str) -> bool {
+    name != "name" && !name.starts_with('_')
+}
+
+/// Writes a tree's nodes back as elements.
+struct Writer<'a> {
+    tree: &'a Tree,
+    originals: &'a HashMap<NodeId, Original>,
+    /// Each node's element as written, without its child elements.
+    made: HashMap<NodeId, Original>,
+}
+
+impl Writer<'_> {
+    /// Node `top` and everything below it as an element (walked with a stack).
+    fn element(&mut self, top: &NodeId) -> Result<Element, XmlProblem> {
+        let mut stack: Vec<(Element, Vec<NodeId>, Vec<Element>, &NodeId)> = Vec::new();
+        let mut next = Some(top);
+        loop {
+            if let Some(id) = next.take() {
+                let node = self.tree.node(id).ok_or_else(|| {
+                    XmlProblem::nowhere(format!("[{id}] is linked but not in the tree"))
+                })?;
+                let own = self.own(node)?;
+                let kids = [Port::Children, Port::Child]
+                    .into_iter()
+                    .flat_map(|p| node.linked(p).iter().cloned())
+                    .collect();
+                stack.push((own, kids, Vec::new(), id));
+            }
+            let Some((_, kids, done, _)) = stack.last_mut() else {
+                return Err(XmlProblem::nowhere(format!("[{top}] wrote nothing")));
+            };
+            if done.len() < kids.len() {
+                // (The id lives in the tree, which outlives the walk.)
+                let id = self
+                    .tree
+                    .node(&kids[done.len()])
+                    .map(|n| &n.id)
+                    .ok_or_else(|| XmlProblem::nowhere("a link names no node"))?;
+                next = Some(id);
+                continue;
+            }
+            let Some((mut own, _, done, id)) = stack.pop() else {
+                return Err(XmlProblem::nowhere("nothing to write"));
+            };
+            own.items = place(done, self.originals.get(id));
+            let kind = self.tree.node(id).map_or("", |n| n.kind.as_str());
+            self.made.insert(id.clone(), Original::of(&own, kind));
+            match stack.last_mut() {
+                Some((_, _, parent_done, _)) => parent_done.push(own),
+                None => return Ok(own),
+            }
+        }
+    }
+
+    /// Node `node`'s own element, without its children: the element as read with what
+    /// the node now says written into it, or a new one.
+    fn own(&self, node: &Node) -> Result<Element, XmlProblem> {
+        let problem = |why: String| XmlProblem::nowhere(format!("[{}] {why}", node.id));
+        for port in [Port::Conditions, Port::Services] {
+            if !node.linked(port).is_empty() {
+                return Err(problem(format!(
+                    "its {} have no BehaviorTree.CPP form",
+                    port.name()
+                )));
+            }
+        }
+        let original = self.originals.get(&node.id).filter(|o| o.kind == node.kind);
+        let mapped = kinds::by_arbor(&node.kind);
+        let mut e = match (original, mapped) {
+            (Some(o), _) => {
+                let mut e = o.element.clone();
+                e.items.clear();
+                e
+            }
+            (None, Some(m)) => Element::new(m.btcpp),
+            (None, None) => Element::new(node.kind.clone()),
+        };
+        if node.title.is_empty() {
+            e.remove_attr("name");
+        } else {
+            e.set_attr("name", node.title.clone());
+        }
+        match mapped {
+            Some(m) => {
+                if node.kind == "Sequence"
+                    && node.fields.get("halt_on_failure") == Some(&Value::Bool(false))
+                {
+                    return Err(problem(
+                        "a Sequence that does not halt on failure has no BehaviorTree.CPP form"
+                            .into(),
+                    ));
+                }
+                let kids = node.linked(Port::Children).len() + node.linked(Port::Child).len();
+                for p in m.ports {
+                    let Some(value) = node.fields.get(p.field) else {
+                        e.remove_attr(p.name);
+                        continue;
+                    };
+                    // A port as written stays as written while it says the same.
+                    let same = e
+                        .attr(p.name)
+                        .and_then(|t| kinds::to_field(p.conv, t, kids).ok())
+                        .is_some_and(|v| v == *value);
+                    if !same {
+                        let text = kinds::to_port(p.conv, value)
+                            .map_err(|why| problem(format!("{}: {why}", p.field)))?;
+                        e.set_attr(p.name, text);
+                    }
+                }
+            }
+            None => {
+                let explicit = matches!(
+                    e.name.as_str(),
+                    "Action" | "Condition" | "Control" | "Decorator"
+                );
+                e.attrs.retain(|(k, _)| {
+                    !is_port(k) || (explicit && k == "ID") || node.fields.contains_key(k)
+                });
+                for (k, v) in &node.fields {
+                    e.set_attr(k, kinds::plain(v));
+                }
+            }
+        }
+        Ok(e)
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests;

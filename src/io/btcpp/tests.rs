@@ -1,0 +1,174 @@
+//! Reading BehaviorTree.CPP files as trees and writing them back.
+
+use super::{Document, read, write};
+use crate::model::{NodeId, Port, Value};
+
+const GUARD: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
+<root BTCPP_format="4" main_tree_to_execute="Guard">
+    <!-- the guard's main tree -->
+    <BehaviorTree ID="Guard" _description="patrol, and chase what comes near">
+        <Fallback name="duty" _uid="1">
+            <Sequence name="chase">
+                <IsIntruderNear distance="{range}" _favorite="true"/>
+                <!-- run it down -->
+                <MoveTo target="{intruder}"/>
+            </Sequence>
+            <Repeat num_cycles="-1">
+                <Timeout msec="1500">
+                    <Action ID="Patrol" route="north"/>
+                </Timeout>
+            </Repeat>
+        </Fallback>
+    </BehaviorTree>
+    <BehaviorTree ID="Other">
+        <AlwaysSuccess/>
+    </BehaviorTree>
+    <TreeNodesModel>
+        <Condition ID="IsIntruderNear"><input_port name="distance"/></Condition>
+    </TreeNodesModel>
+</root>
+"#;
+
+#[test]
+fn a_file_read_and_written_with_no_edit_is_the_same_file() {
+    let x = read(GUARD).unwrap();
+    let tree = &x.tree;
+    let node = |id: &str| tree.node(&NodeId::new(id)).unwrap();
+    assert_eq!(node("duty").kind, "Selector");
+    assert_eq!(node("chase").kind, "Sequence");
+    assert_eq!(node("repeat").kind, "Repeater");
+    assert_eq!(node("repeat").fields.get("times"), Some(&Value::Int(0)));
+    assert_eq!(node("timeout").kind, "TimeLimit");
+    assert_eq!(
+        node("timeout").fields.get("seconds"),
+        Some(&Value::Float(1.5))
+    );
+    assert_eq!(node("patrol").kind, "Patrol");
+    assert_eq!(
+        node("is_intruder_near").fields.get("distance"),
+        Some(&Value::Key("range".into()))
+    );
+    assert_eq!(node("repeat").linked(Port::Child).len(), 1);
+    assert_eq!(node("duty").linked(Port::Children).len(), 2);
+    let written = write(tree, Some(&x.source)).unwrap().0;
+    assert!(
+        Document::parse(GUARD)
+            .unwrap()
+            .same_as(&Document::parse(&written).unwrap()),
+        "{written}"
+    );
+}
+
+#[test]
+fn an_edit_changes_only_its_attribute() {
+    let x = read(GUARD).unwrap();
+    let mut tree = x.tree.clone();
+    let mut nodes = tree.nodes().to_vec();
+    for n in &mut nodes {
+        if n.id.as_str() == "timeout" {
+            n.fields.insert("seconds".into(), Value::Float(2.0));
+        }
+    }
+    tree = crate::model::Tree::from_nodes(nodes).unwrap();
+    let written = write(&tree, Some(&x.source)).unwrap().0;
+    let expected = GUARD.replace("msec=\"1500\"", "msec=\"2000\"");
+    assert!(
+        Document::parse(&expected)
+            .unwrap()
+            .same_as(&Document::parse(&written).unwrap()),
+        "{written}"
+    );
+}
+
+#[test]
+fn a_tree_of_arbor_is_written_as_a_new_file() {
+    let x = read(GUARD).unwrap();
+    let written = write(&x.tree, None).unwrap().0;
+    let back = read(&written).unwrap();
+    assert_eq!(back.tree.nodes().len(), x.tree.nodes().len());
+    assert!(written.contains("<Fallback name=\"duty\">"), "{written}");
+    assert!(
+        !written.contains("_uid"),
+        "a new file keeps nothing of another"
+    );
+}
+
+#[test]
+fn what_arbor_cannot_read_or_write_is_said_with_its_place() {
+    let e =
+        read("<root><BehaviorTree ID=\"A\"><SubTree ID=\"B\"/></BehaviorTree></root>").unwrap_err();
+    assert_eq!((e.line, e.column), (1, 28));
+    assert!(e.message.contains("SubTree"), "{e:?}");
+    let e = read(
+        "<root><BehaviorTree ID=\"A\"><Repeat num_cycles=\"0\"><A/></Repeat></BehaviorTree></root>",
+    )
+    .unwrap_err();
+    assert!(e.message.contains("num_cycles"), "{e:?}");
+    let e = read("<root><BehaviorTree ID=\"A\"><Parallel success_count=\"2\"><A/><B/><C/></Parallel></BehaviorTree></root>")
+        .unwrap_err();
+    assert!(e.message.contains("2 of 3"), "{e:?}");
+    let e = read("<tree/>").unwrap_err();
+    assert!(e.message.contains("<root>"), "{e:?}");
+    let e = read("<root><BehaviorTree").unwrap_err();
+    assert_eq!(e.line, 1);
+}
+
+#[test]
+fn what_has_no_behaviortree_cpp_form_is_refused_by_name() {
+    let x = read(GUARD).unwrap();
+    let mut tree = x.tree.clone();
+    tree.keys = Some(vec![crate::model::KeyDecl::new(
+        "range",
+        crate::model::KeyType::Float,
+    )]);
+    let e = write(&tree, Some(&x.source)).unwrap_err();
+    assert!(e.message.contains("declares keys"), "{e:?}");
+    let mut nodes = x.tree.nodes().to_vec();
+    for n in &mut nodes {
+        if n.id.as_str() == "chase" {
+            n.fields
+                .insert("halt_on_failure".into(), Value::Bool(false));
+        }
+        if n.id.as_str() == "timeout" {
+            n.fields.insert("seconds".into(), Value::Float(0.0005));
+        }
+    }
+    let tree = crate::model::Tree::from_nodes(nodes).unwrap();
+    let e = write(&tree, Some(&x.source)).unwrap_err();
+    assert!(e.message.starts_with("[chase]"), "{e:?}");
+}
+
+/// A node added before others of its kind: each element keeps its own attributes over two
+/// saves (the second written from what the first wrote, as the editor does).
+#[test]
+fn a_node_added_before_others_of_its_kind_leaves_each_its_attributes_over_two_saves() {
+    use crate::model::{Node, Tree};
+    let text = r#"<root BTCPP_format="4"><BehaviorTree ID="A"><Fallback>
+        <Sequence _uid="1"><A/></Sequence><Sequence _uid="2"><B/></Sequence>
+    </Fallback></BehaviorTree></root>"#;
+    let x = read(text).unwrap();
+    let mut nodes = x.tree.nodes().to_vec();
+    for n in &mut nodes {
+        if n.kind == "Selector" {
+            n.inputs
+                .get_mut(&Port::Children)
+                .unwrap()
+                .insert(0, NodeId::new("added"));
+        }
+    }
+    let mut added = Node::new("added", "Sequence");
+    added.inputs.insert(Port::Children, vec![NodeId::new("c")]);
+    nodes.push(added);
+    nodes.push(Node::new("c", "C"));
+    let tree = Tree::from_nodes(nodes).unwrap();
+    let (first, source) = write(&tree, Some(&x.source)).unwrap();
+    let (second, _) = write(&tree, Some(&source)).unwrap();
+    assert_eq!(first, second, "the second save changes nothing");
+    let at = |s: &str| first.find(s).unwrap();
+    assert!(
+        at("<Sequence>") < at(r#"<Sequence _uid="1">"#)
+            && at(r#"<Sequence _uid="1">"#) < at("<A/>")
+            && at("<A/>") < at(r#"<Sequence _uid="2">"#),
+        "{first}"
+    );
+}
