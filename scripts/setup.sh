@@ -2,7 +2,9 @@
 # Installs what a fresh machine lacks to build, test and run Arbor; skips what is there.
 #   scripts/setup.sh    build + tests + the editor's runtime libraries (X11/Wayland, GL),
 #                       Xvfb and ImageMagick for scripts/screenshot.sh, valgrind for
-#                       scripts/linearity.sh
+#                       scripts/linearity.sh, and BehaviorTree.CPP (the behaviortreepy
+#                       package from PyPI, in target/btcpp-venv) for the tests that check
+#                       Arbor's XML against the real library
 set -euo pipefail
 
 packages=(
@@ -17,6 +19,8 @@ packages=(
   valgrind
   # xmllint: the test that checks `arbor test --junit` against a JUnit schema.
   libxml2-utils
+  # The virtual environment that holds BehaviorTree.CPP's Python bindings (below).
+  python3 python3-venv
 )
 
 missing=()
@@ -44,3 +48,14 @@ for component in clippy rustfmt; do
   fi
 done
 echo "setup: $(cargo --version)"
+
+# BehaviorTree.CPP 4, the reference for its XML (docs/BTCPP.md): the behaviortreepy
+# package, pinned, in a virtual environment under target/ (kept between builds, never
+# committed). tests/btcpp.rs finds it there, or where ARBOR_BTCPP_PYTHON points.
+venv=target/btcpp-venv
+if ! "$venv/bin/python" -c "import behaviortreepy" >/dev/null 2>&1; then
+  echo "setup: installing behaviortreepy into $venv"
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install --quiet --disable-pip-version-check behaviortreepy==0.1.4
+fi
+echo "setup: BehaviorTree.CPP bindings $("$venv/bin/python" -c 'import behaviortreepy as b; print(b.__version__)')"

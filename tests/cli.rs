@@ -268,7 +268,9 @@ fn help_lists_the_commands() {
     let out = arbor(&["--help"]);
     assert_eq!(out.status.code(), Some(0));
     let help = text(&out.stdout);
-    for command in ["edit", "validate", "fmt", "run", "kinds", "convert"] {
+    for command in [
+        "edit", "validate", "fmt", "run", "kinds", "convert", "import", "export",
+    ] {
         assert!(help.contains(command), "{command}: {help}");
     }
 }
@@ -1296,5 +1298,88 @@ fn validate_reads_traces_by_their_first_line_or_bytes_and_warns_of_a_cut_last_li
     assert_eq!(
         text(&out.stdout),
         format!("{}: warning: the trace holds no events\n", s("empty.jsonl"))
+    );
+}
+
+/// A BehaviorTree.CPP file (docs/BTCPP.md) through every command that takes a tree:
+/// validated, run, formatted as the editor saves it, imported and exported; a broken one
+/// named with its line and column and left as it is.
+#[test]
+fn a_behaviortree_cpp_file_is_validated_run_formatted_imported_and_exported() {
+    let dir = tempfile::tempdir().unwrap();
+    let xml = dir.path().join("guard.xml");
+    let original = r#"<?xml version="1.0" encoding="UTF-8"?>
+<root BTCPP_format="4" main_tree_to_execute="Guard">
+  <!-- keep me -->
+  <BehaviorTree ID="Guard">
+    <Fallback name="duty" _uid="7">
+      <Sequence name="chase">
+        <MockCondition script="F"/>
+        <MockAction script="RS"/>
+      </Sequence>
+      <Repeat num_cycles="3">
+        <MockAction script="S"/>
+      </Repeat>
+    </Fallback>
+  </BehaviorTree>
+</root>
+"#;
+    std::fs::write(&xml, original).unwrap();
+    let path = xml.to_str().unwrap();
+    let out = arbor(&["validate", "--deny-warnings", path]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+    let out = arbor(&["run", path, "--steps", "3", "--trace", "-"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains(
+            r#""step":3,"agent":"guard","event":"exit","node":"repeat","status":"success""#
+        ),
+        "{}",
+        text(&out.stdout)
+    );
+    // Written as read: fmt has nothing to do.
+    let out = arbor(&["fmt", "--check", path]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+    let out = arbor(&["import", path]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let json = dir.path().join("guard.json");
+    let tree = arbor::io::load_tree(&json).unwrap();
+    assert_eq!(tree.nodes().len(), 7);
+    let back = dir.path().join("back.xml");
+    let out = arbor(&[
+        "export",
+        json.to_str().unwrap(),
+        "-o",
+        back.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let exported = std::fs::read_to_string(&back).unwrap();
+    assert!(
+        exported.contains(r#"<Repeat num_cycles="3">"#),
+        "{exported}"
+    );
+    // The wrong way round, and over the input, are refused.
+    assert_eq!(arbor(&["export", path]).status.code(), Some(2));
+    let out = arbor(&["import", path, "-o", path]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(std::fs::read_to_string(&xml).unwrap(), original);
+    // A broken file: its place, and it is not touched by fmt.
+    let broken = dir.path().join("broken.xml");
+    std::fs::write(
+        &broken,
+        "<root>\n  <BehaviorTree ID=\"A\">\n    <Sequence>\n</root>\n",
+    )
+    .unwrap();
+    let out = arbor(&["fmt", broken.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("broken.xml:4:"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = arbor(&["validate", broken.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stdout).contains("broken.xml:4:") || text(&out.stderr).contains("broken.xml:4:")
     );
 }
