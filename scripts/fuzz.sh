@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 seconds=${FUZZ_SECONDS:-60}
 targets=("$@")
 if ((${#targets[@]} == 0)); then
-  targets=(tree_bytes scenario_bytes structured_tree library_bytes trace_bytes binary_trace_bytes)
+  targets=(tree_bytes scenario_bytes structured_tree library_bytes trace_bytes binary_trace_bytes xml_bytes)
 fi
 
 if ! rustup toolchain list 2>/dev/null | grep -q '^nightly'; then
@@ -35,6 +35,9 @@ for target in "${targets[@]}"; do
   extra=()
   if [[ $target == library_bytes ]]; then
     extra+=("${library_seeds[@]}")
+  elif [[ $target == xml_bytes ]]; then
+    # BehaviorTree.CPP files: the real ones of the fixtures.
+    extra+=(tests/fixtures/btcpp)
   elif [[ $target == trace_bytes || $target == binary_trace_bytes ]]; then
     # Traces: the sample runs' golden traces, in both encodings.
     extra+=(tests/golden)

@@ -16,6 +16,26 @@ pub fn tree_text(text: &str) {
     }
 }
 
+/// A BehaviorTree.CPP file's text (docs/BTCPP.md): read; written back into its document
+/// (when its tree has a BehaviorTree.CPP form), which reads again to as many nodes, and
+/// writes again to the same text; then everything [`tree`] does.
+pub fn xml_text(text: &str) {
+    use arbor::io::btcpp;
+    let Ok(x) = btcpp::read(text) else {
+        return;
+    };
+    if let Ok((written, source)) = btcpp::write(&x.tree, Some(&x.source)) {
+        let back = btcpp::read(&written).expect("what Arbor writes reads back");
+        assert_eq!(back.tree.nodes().len(), x.tree.nodes().len());
+        let (again, _) = btcpp::write(&x.tree, Some(&source)).expect("it writes again");
+        assert_eq!(
+            again, written,
+            "a second write of the same tree changes nothing"
+        );
+    }
+    self::tree(&x.tree);
+}
+
 /// A loaded tree: validate, the canonical text (which loads back to the same tree and is
 /// a fixed point), compile, and 20 steps with a trigger.
 pub fn tree(tree: &Tree) {
