@@ -137,6 +137,25 @@ const OTHER_DECORATORS: &[&str] = &[
     "WaitValueUpdate",
 ];
 
+/// Arbor's built-in branches that BehaviorTree.CPP has no node for: a node of one is not
+/// written into a file (unless it was read from one, as a kind of the file's own).
+pub(super) const ARBOR_ONLY: &[&str] = &[
+    "RandomSequence",
+    "RandomSelector",
+    "UntilFail",
+    "Regulator",
+    "Cooldown",
+    "SubTree",
+    "Interrupt",
+];
+
+/// The fields of a mapped Arbor kind that are not ports, with the value BehaviorTree.CPP's
+/// node behaves as: any other value has no BehaviorTree.CPP form.
+pub(super) const FIXED: &[(&str, &str, Value)] = &[
+    ("Sequence", "halt_on_failure", Value::Bool(true)),
+    ("Repeater", "ignore_failures", Value::Bool(false)),
+];
+
 /// The mapping of BehaviorTree.CPP node `name`, if it runs as an Arbor kind.
 pub(super) fn by_btcpp(name: &str) -> Option<&'static Mapped> {
     MAPPED.iter().find(|m| m.btcpp == name)
@@ -170,6 +189,11 @@ pub(super) fn to_field(conv: Conv, text: &str, children: usize) -> Result<Value,
                 "'{text}' reads a blackboard entry; Arbor reads this field from a key only in its own unit and words, which a file cannot say yet"
             )),
         };
+    }
+    if text.starts_with('{') {
+        return Err(format!(
+            "'{text}' names a blackboard entry Arbor does not read yet ({{@…}} and {{=}} are kept only on kinds Arbor does not run)"
+        ));
     }
     let number: i64 = text
         .trim()
@@ -207,7 +231,7 @@ pub(super) fn to_port(conv: Conv, value: &Value) -> Result<String, String> {
         (Conv::Count, Value::Int(n)) => Ok(n.to_string()),
         (Conv::Millis, v) if v.as_f64().is_some() => {
             let ms = v.as_f64().unwrap_or_default() * 1000.0;
-            if ms.fract().abs() < 1e-6 {
+            if (ms - ms.round()).abs() < 1e-6 {
                 Ok(format!("{}", ms.round() as i64))
             } else {
                 Err(format!(

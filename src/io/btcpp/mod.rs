@@ -14,7 +14,7 @@ use std::collections::{HashMap, HashSet};
 
 pub use xml::{Document, Element, Item, XmlError, escape};
 
-use crate::model::{Node, NodeId, Port, Tree, Value};
+use crate::model::{Node, NodeId, Port, Tree};
 
 /// A BehaviorTree.CPP file read as an Arbor tree, with what writing it back needs.
 #[derive(Clone, Debug)]
@@ -149,6 +149,11 @@ pub fn read(text: &str) -> Result<XmlTree, XmlProblem> {
 /// known by the tree's node ids (so that the next write of the tree, edited or not, finds
 /// each node's element again).
 pub fn write(tree: &Tree, source: Option<&Source>) -> Result<(String, Source), XmlProblem> {
+    if !tree.description.is_empty() {
+        return Err(XmlProblem::nowhere(
+            "the tree has a description, which a BehaviorTree.CPP file has no place for; clear it, or save the tree as an Arbor file (.json)",
+        ));
+    }
     if tree.keys.as_ref().is_some_and(|k| !k.is_empty()) {
         return Err(XmlProblem::nowhere(
             "the tree declares keys, and a BehaviorTree.CPP file has no place for declarations; undo them, or save the tree as an Arbor file (.json)",
@@ -516,8 +521,26 @@ impl Writer<'_> {
                 )));
             }
         }
+        if !node.comment.is_empty() {
+            return Err(problem(
+                "its comment has no BehaviorTree.CPP form; clear it, or save the tree as an Arbor file (.json)".into(),
+            ));
+        }
         let original = self.originals.get(&node.id).filter(|o| o.kind == node.kind);
         let mapped = kinds::by_arbor(&node.kind);
+        if original.is_none() && kinds::ARBOR_ONLY.contains(&node.kind.as_str()) {
+            return Err(problem(format!("BehaviorTree.CPP has no {}", node.kind)));
+        }
+        for (kind, field, fixed) in kinds::FIXED {
+            if node.kind == *kind
+                && let Some(v) = node.fields.get(*field)
+                && v != fixed
+            {
+                return Err(problem(format!(
+                    "its {field} {v} has no BehaviorTree.CPP form (BehaviorTree.CPP's node behaves as {fixed})"
+                )));
+            }
+        }
         let mut e = match (original, mapped) {
             (Some(o), _) => {
                 let mut e = o.element.clone();
@@ -534,14 +557,6 @@ impl Writer<'_> {
         }
         match mapped {
             Some(m) => {
-                if node.kind == "Sequence"
-                    && node.fields.get("halt_on_failure") == Some(&Value::Bool(false))
-                {
-                    return Err(problem(
-                        "a Sequence that does not halt on failure has no BehaviorTree.CPP form"
-                            .into(),
-                    ));
-                }
                 let kids = node.linked(Port::Children).len() + node.linked(Port::Child).len();
                 for p in m.ports {
                     let Some(value) = node.fields.get(p.field) else {

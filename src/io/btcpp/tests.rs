@@ -172,3 +172,42 @@ fn a_node_added_before_others_of_its_kind_leaves_each_its_attributes_over_two_sa
         "{first}"
     );
 }
+
+/// Each thing Arbor's model holds that a BehaviorTree.CPP file cannot say is refused by
+/// node, never dropped: a Repeater that ignores failures, a bound halt_on_failure, an Arbor
+/// built-in BehaviorTree.CPP lacks, a comment; and a time of 1.005 s is 1005 ms.
+#[test]
+fn nothing_the_tree_says_is_dropped_on_save() {
+    let x = read(GUARD).unwrap();
+    let edited = |id: &str, f: &dyn Fn(&mut crate::model::Node)| {
+        let mut nodes = x.tree.nodes().to_vec();
+        for n in &mut nodes {
+            if n.id.as_str() == id {
+                f(n);
+            }
+        }
+        crate::model::Tree::from_nodes(nodes).unwrap()
+    };
+    let refused = |tree: crate::model::Tree| write(&tree, Some(&x.source)).unwrap_err().message;
+    let m = refused(edited("repeat", &|n| {
+        n.fields.insert("ignore_failures".into(), Value::Bool(true));
+    }));
+    assert!(m.starts_with("[repeat] its ignore_failures true"), "{m}");
+    let m = refused(edited("chase", &|n| {
+        n.fields
+            .insert("halt_on_failure".into(), Value::Key("strict".into()));
+    }));
+    assert!(m.starts_with("[chase] its halt_on_failure {strict}"), "{m}");
+    let m = refused(edited("chase", &|n| n.comment = "why".into()));
+    assert!(m.contains("comment"), "{m}");
+    let m = refused(edited("repeat", &|n| n.kind = "Cooldown".into()));
+    assert!(m.contains("BehaviorTree.CPP has no Cooldown"), "{m}");
+    let (text, _) = write(
+        &edited("timeout", &|n| {
+            n.fields.insert("seconds".into(), Value::Float(1.005));
+        }),
+        Some(&x.source),
+    )
+    .unwrap();
+    assert!(text.contains(r#"msec="1005""#), "{text}");
+}

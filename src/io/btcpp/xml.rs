@@ -170,14 +170,15 @@ fn too_deep(text: &str) -> Result<(), XmlError> {
     };
     while let Some(at) = text[i..].find('<').map(|at| i + at) {
         let rest = &text[at..];
+        // Each end is looked for after its opening (`<!-->` opens a comment, not one).
         if rest.starts_with("<!--") {
-            i = skip_to(at, "-->");
+            i = skip_to(at + 4, "-->");
         } else if rest.starts_with("<![CDATA[") {
-            i = skip_to(at, "]]>");
+            i = skip_to(at + 9, "]]>");
         } else if rest.starts_with("<?") {
-            i = skip_to(at, "?>");
+            i = skip_to(at + 2, "?>");
         } else if rest.starts_with("<!") {
-            i = skip_to(at, ">");
+            i = skip_to(at + 2, ">");
         } else if rest.starts_with("</") {
             depth = depth.saturating_sub(1);
             i = skip_to(at, ">");
@@ -483,6 +484,17 @@ mod tests {
         let e = Document::parse(laughs).unwrap_err();
         assert_eq!((e.line, e.column), (2, 1));
         assert!(e.message.contains("document type declaration"), "{e:?}");
+    }
+
+    #[test]
+    fn an_opening_that_looks_closed_does_not_hide_nesting_from_the_limit() {
+        // `<!-->` opens a comment, and `-->` inside `<!--->` does not close it; the
+        // comment then closes inside the CDATA's opening, and what follows is nested.
+        for opening in ["<!-->", "<!--->"] {
+            let text = format!("<root>{opening}<![CDATA[-->{}", "<a>".repeat(100_000));
+            let e = Document::parse(&text).unwrap_err();
+            assert!(e.message.contains("nested"), "{e:?}");
+        }
     }
 
     #[test]
