@@ -380,10 +380,7 @@ impl Reader {
     /// elements.
     fn read_one<'e>(&mut self, e: &'e Element) -> Result<(Node, Vec<&'e Element>), XmlProblem> {
         // The explicit form, <Action ID="Kind">, or the compact one, <Kind>.
-        let explicit = matches!(
-            e.name.as_str(),
-            "Action" | "Condition" | "Control" | "Decorator"
-        );
+        let explicit = is_explicit(&e.name);
         let name = if explicit {
             e.attr("ID").ok_or_else(|| {
                 XmlProblem::at(e, format!("<{}> without an ID names no kind", e.name))
@@ -450,6 +447,12 @@ impl Reader {
         self.taken.insert(id.clone());
         id
     }
+}
+
+/// Whether an element of this name is BehaviorTree.CPP's explicit form of a node,
+/// `<Action ID="Kind">`, rather than its compact one, `<Kind>`.
+fn is_explicit(element: &str) -> bool {
+    matches!(element, "Action" | "Condition" | "Control" | "Decorator")
 }
 
 /// Whether attribute `name` is a port (BehaviorTree.CPP's own attributes, `name`, `ID`
@@ -576,10 +579,7 @@ impl Writer<'_> {
                 }
             }
             None => {
-                let explicit = matches!(
-                    e.name.as_str(),
-                    "Action" | "Condition" | "Control" | "Decorator"
-                );
+                let explicit = is_explicit(&e.name);
                 e.attrs.retain(|(k, _)| {
                     !is_port(k) || (explicit && k == "ID") || node.fields.contains_key(k)
                 });
