@@ -850,6 +850,13 @@ impl<A> Program<A> {
         &self.links[r.kids.0 as usize..r.kids.1 as usize]
     }
 
+    /// Where setting `at` (a [`super::node::Param::Key`]'s place) lies among an
+    /// instance's timers.
+    #[inline(always)]
+    pub(crate) fn setting_slot(&self, at: u32) -> usize {
+        self.settings_at + at as usize
+    }
+
     /// Composite `n`'s services, in slot order, with their places in
     /// [`Program::services`] from `services_of(n).0`.
     #[inline]

@@ -71,7 +71,7 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
         let (from, to) = p.settings_of[n as usize];
         for at in from..to {
             let value = p.bindings[at as usize].read(self.st.context())?;
-            self.block.timers_mut()[p.settings_at + at as usize] = value;
+            self.block.timers_mut()[p.setting_slot(at)] = value;
         }
         Ok(())
     }

@@ -92,7 +92,7 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
                 Test::Deadline { seconds } => {
                     let timers = block.timers();
                     let started = timers[p.recs[g.branch as usize].timer as usize];
-                    let seconds = seconds.of(|at| timers[p.settings_at + at as usize]);
+                    let seconds = seconds.of(|at| timers[p.setting_slot(at)]);
                     clock - started < seconds - EPS
                 }
             };

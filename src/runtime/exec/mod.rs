@@ -333,7 +333,7 @@ impl<A, H: Hooks> Run for Exec<'_, '_, A, H> {
 
     #[inline]
     fn setting(&self, at: u32) -> f64 {
-        self.block.timers()[self.p.settings_at + at as usize]
+        self.block.timers()[self.p.setting_slot(at)]
     }
 
     /// Random-order composite `n`'s permutation of its children (see `Def::shuffles`).
