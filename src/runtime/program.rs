@@ -135,18 +135,29 @@ pub(crate) const HAS_IO: u8 = 1;
 pub(crate) const HAS_TIMER: u8 = 2;
 /// [`LeafInfo::has`]: Regulators above it.
 pub(crate) const HAS_REGULATORS: u8 = 4;
-/// [`LeafInfo::has`]: observers watching from higher priorities on its path.
+/// [`LeafInfo::has`]: observers watching from higher priorities on its path, or reactive
+/// composites entering earlier children again.
 pub(crate) const HAS_WATCH: u8 = 8;
 
-/// A place on a running leaf's path where observers watch (SEMANTICS.md §3.3.2): node
-/// `at` (a branch on the path, or the leaf), whose parent `selector` is a Selector with
-/// children before `at` whose guards include an observer:
-/// `Program::takers[takers.0..takers.1]`.
+/// A place on a running leaf's path where, in phase 2, something before it is looked at
+/// again: node `at` (a branch on the path, or the leaf) and its parent `parent`, with
+/// children before `at` as `how` says.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Watch {
     pub at: u32,
-    pub selector: u32,
-    pub takers: (u32, u32),
+    pub parent: u32,
+    pub how: Watching,
+}
+
+/// What a [`Watch`] looks at.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Watching {
+    /// `parent` is a Selector whose children before `at` have observers among their guards
+    /// (SEMANTICS.md §3.3.2): `Program::takers[.0...1]`.
+    Takers(u32, u32),
+    /// `parent` is a reactive composite, which enters its children before `at` again
+    /// (SEMANTICS.md §3.3).
+    Again,
 }
 
 impl<A> LeafInfo<A> {
@@ -698,21 +709,30 @@ impl<A> Program<A> {
             );
             let regulators = (r0, chain.len() as u32);
             // Observers watch before each node on the path (the leaf last) whose Selector
-            // parent has takers before it.
+            // parent has takers before it; a reactive parent with children before the node
+            // enters them again there.
             let watch: Box<[Watch]> = up
                 .iter()
                 .rev()
                 .copied()
                 .chain([n as u32])
                 .filter_map(|at| {
-                    let selector = self.recs[at as usize].parent;
-                    let &(t0, t1) = from.get(selector as usize)?;
+                    let parent = self.recs[at as usize].parent;
+                    let kind = self.recs.get(parent as usize)?.kind;
+                    if kind.reactive() {
+                        return (place[at as usize] > 0).then_some(Watch {
+                            at,
+                            parent,
+                            how: Watching::Again,
+                        });
+                    }
+                    let &(t0, t1) = from.get(parent as usize)?;
                     let before = takers[t0 as usize..t1 as usize]
                         .partition_point(|&(_, slot)| slot < place[at as usize]);
                     (before > 0).then_some(Watch {
                         at,
-                        selector,
-                        takers: (t0, t0 + before as u32),
+                        parent,
+                        how: Watching::Takers(t0, t0 + before as u32),
                     })
                 })
                 .collect();
@@ -816,16 +836,22 @@ impl<A> Program<A> {
             let (l, q) = match r.kind {
                 k if k.is_leaf() => (1, 1),
                 k if !k.is_branch() => (0, 0),
-                _ if runs[i].all_at_once => kids.iter().fold((0, 0), |(l, q), &k| {
-                    (l + leaves[k as usize], q + reports[k as usize])
-                }),
+                // A reactive composite enters an earlier child before it aborts the one
+                // that runs: for a moment, two children's leaves are active.
+                _ if runs[i].all_at_once || r.kind.reactive() => {
+                    kids.iter().fold((0, 0), |(l, q), &k| {
+                        (l + leaves[k as usize], q + reports[k as usize])
+                    })
+                }
                 _ => kids.iter().fold((0, 0), |(l, q), &k| {
                     (l.max(leaves[k as usize]), q.max(reports[k as usize]))
                 }),
             };
             leaves[i] = l;
-            // A failing guard, or a deadline passed, fails the branch: one report.
-            let checked = r.guards.0 != r.guards.1 || r.kind.deadline().is_some();
+            // A failing guard, a deadline passed or an earlier child deciding a reactive
+            // composite ends the branch: one report.
+            let checked =
+                r.guards.0 != r.guards.1 || r.kind.deadline().is_some() || r.kind.reactive();
             reports[i] = q + usize::from(checked);
         }
         let (mut l, mut q) = (

@@ -2,7 +2,8 @@
 //! from that page alone, as plainly as possible (a node record per node, recursion, a set of checked
 //! branches, a scan for whatever runs), with none of the runtime's shortcuts.
 //!
-//! It runs trees of Root, Sequence, Selector, Parallel (with services), Inverter,
+//! It runs trees of Root, Sequence, Selector, their reactive forms, Parallel (with
+//! services), Inverter,
 //! ForceSuccess, ForceFailure, Repeater, UntilFail, Retry, Cooldown, TimeLimit and RunOnce
 //! over `MockAction` (with a `max_duration` or not) and `MockCondition` leaves without
 //! context keys; no Interrupts, Regulators or random orders. A branch's count, seconds or
@@ -40,8 +41,11 @@ enum K {
     Root,
     Sequence {
         halt: bool,
+        reactive: bool,
     },
-    Selector,
+    Selector {
+        reactive: bool,
+    },
     Parallel {
         all_succeed: bool,
         all_fail: bool,
@@ -203,8 +207,14 @@ impl Reference {
             "Root" => K::Root,
             "Sequence" => K::Sequence {
                 halt: flag(node, "halt_on_failure", true),
+                reactive: false,
             },
-            "Selector" => K::Selector,
+            "ReactiveSequence" => K::Sequence {
+                halt: true,
+                reactive: true,
+            },
+            "Selector" => K::Selector { reactive: false },
+            "ReactiveSelector" => K::Selector { reactive: true },
             "Parallel" => K::Parallel {
                 all_succeed: text(node, "success") != "one",
                 all_fail: text(node, "failure") == "all",
@@ -419,9 +429,19 @@ impl Reference {
             }
             for &b in path.iter().rev() {
                 if let Some(c) = self.nodes[b].parent
-                    && matches!(self.nodes[c].kind, K::Selector)
+                    && matches!(self.nodes[c].kind, K::Selector { reactive: false })
                     && examined.insert(c)
                     && self.examine(c, b)
+                {
+                    continue 'leaves;
+                }
+                if let Some(c) = self.nodes[b].parent
+                    && matches!(
+                        self.nodes[c].kind,
+                        K::Sequence { reactive: true, .. } | K::Selector { reactive: true }
+                    )
+                    && examined.insert(c)
+                    && self.enter_earlier(c, b)
                 {
                     continue 'leaves;
                 }
@@ -472,6 +492,37 @@ impl Reference {
                 self.deliver(c, s);
             }
             return true;
+        }
+        false
+    }
+
+    /// Reactive composite `c` enters its children before `x`, its running one, again, in
+    /// order, each afresh: one that finishes at once moves on or ends `c` (what runs
+    /// below it aborted, its report queued); one that runs takes `x`'s place (`x`
+    /// aborted). Returns whether the leaf walked was aborted.
+    fn enter_earlier(&mut self, c: usize, x: usize) -> bool {
+        let kids = self.nodes[c].kids.clone();
+        let sequence = matches!(self.nodes[c].kind, K::Sequence { .. });
+        for (slot, &b) in kids.iter().enumerate().take_while(|&(_, &k)| k != x) {
+            for i in b..self.nodes[b].end {
+                self.status[i] = St::Idle;
+            }
+            match self.enter(b) {
+                Flow::Unwind => return true,
+                Flow::Running => {
+                    self.abort_range(x, self.nodes[x].end);
+                    self.cursor[c] = slot;
+                    return true;
+                }
+                Flow::Done(s) => {
+                    if (s == St::Failure) == sequence {
+                        self.abort_range(c + 1, self.nodes[c].end);
+                        self.finish(c, s);
+                        self.reports.push((c, s, self.epoch[c]));
+                        return true;
+                    }
+                }
+            }
         }
         false
     }
@@ -653,7 +704,7 @@ impl Reference {
                     // More than 0.
                     *seconds = number.filter(|v| *v > 0.0).ok_or(misfit)?;
                 }
-                (K::Sequence { halt }, "halt_on_failure") => {
+                (K::Sequence { halt, .. }, "halt_on_failure") => {
                     let Value::Bool(b) = value else {
                         return Err(misfit);
                     };
@@ -688,7 +739,7 @@ impl Reference {
                 self.began[n] = self.step;
                 self.enter_child(n, 0)
             }
-            K::Sequence { .. } | K::Selector => {
+            K::Sequence { .. } | K::Selector { .. } => {
                 self.cursor[n] = 0;
                 self.walk(n)
             }
@@ -765,8 +816,10 @@ impl Reference {
 
     fn composite_decides(&mut self, n: usize, s: St) -> Option<Flow> {
         match self.nodes[n].kind {
-            K::Sequence { halt } if s == St::Failure && halt => Some(self.finish(n, St::Failure)),
-            K::Selector if s == St::Success => Some(self.finish(n, St::Success)),
+            K::Sequence { halt, .. } if s == St::Failure && halt => {
+                Some(self.finish(n, St::Failure))
+            }
+            K::Selector { .. } if s == St::Success => Some(self.finish(n, St::Success)),
             _ => None,
         }
     }
@@ -808,7 +861,7 @@ impl Reference {
     fn react(&mut self, n: usize, s: St) -> Flow {
         match self.nodes[n].kind.clone() {
             K::Root => self.complete(s),
-            K::Sequence { .. } | K::Selector => {
+            K::Sequence { .. } | K::Selector { .. } => {
                 if let Some(f) = self.composite_decides(n, s) {
                     return f;
                 }

@@ -13,7 +13,8 @@ pub enum Shape {
     /// A MockCondition: its script and invert flag.
     Check(String, bool),
     /// A composite kind (5: a Sequence that does not halt on failure; 6: one whose
-    /// `halt_on_failure` is bound to the key `flag`), its children, its
+    /// `halt_on_failure` is bound to the key `flag`; 7, 8: a ReactiveSequence, a
+    /// ReactiveSelector), its children, its
     /// guards' scripts (a script led by `o` is an observer's, `aborts_lower`, where the
     /// composite is a Selector's child; elsewhere the `o` is dropped), and its services:
     /// each a MockAction's script (led by `m` and a digit as an action's) and an
@@ -35,7 +36,7 @@ pub fn shape() -> impl Strategy<Value = Shape> {
     leaf.prop_recursive(5, 48, 5, |inner| {
         prop_oneof![
             (
-                0..5usize,
+                prop_oneof![4 => 0..5usize, 1 => 7..9usize],
                 proptest::collection::vec(inner.clone(), 1..5),
                 proptest::collection::vec("o?[TF]{1,6}", 0..3),
                 services(),
@@ -47,7 +48,8 @@ pub fn shape() -> impl Strategy<Value = Shape> {
 }
 
 /// A random subtree of the kinds the reference interpreter (`reference.rs`) runs: actions
-/// without context keys, conditions, Sequences (halting or not), Selectors and Parallels
+/// without context keys, conditions, Sequences (halting or not), Selectors, their reactive
+/// forms and Parallels
 /// with guards, and every decorator but the Regulator; some of their fields bound to the
 /// keys [`reference_keys`] declares.
 pub fn reference_shape() -> impl Strategy<Value = Shape> {
@@ -59,7 +61,15 @@ pub fn reference_shape() -> impl Strategy<Value = Shape> {
     leaf.prop_recursive(5, 48, 5, |inner| {
         prop_oneof![
             (
-                prop_oneof![Just(0usize), Just(1), Just(2), Just(5), Just(6)],
+                prop_oneof![
+                    Just(0usize),
+                    Just(1),
+                    Just(2),
+                    Just(5),
+                    Just(6),
+                    Just(7),
+                    Just(8)
+                ],
                 proptest::collection::vec(inner.clone(), 1..5),
                 proptest::collection::vec("o?[TF]{1,6}", 0..3),
                 services(),
@@ -142,6 +152,8 @@ fn build_under(shape: &Shape, nodes: &mut Vec<Node>, under_selector: bool) -> No
                 "RandomSelector",
                 "Sequence",
                 "Sequence",
+                "ReactiveSequence",
+                "ReactiveSelector",
             ][*k];
             let mut n = Node::new(id.clone(), kind);
             if *k == 5 {

@@ -21,6 +21,7 @@ mod leaf;
 mod observers;
 mod parallel;
 mod random;
+mod reactive;
 mod regulator;
 mod repeater;
 mod retry;

@@ -1,7 +1,9 @@
 //! Which BehaviorTree.CPP node is which Arbor kind, and how their settings correspond
 //! (docs/BTCPP.md, "Nodes"): the one place that names BehaviorTree.CPP's built-ins.
 
-use crate::model::Value;
+use std::sync::LazyLock;
+
+use crate::model::{Category, Value};
 
 /// A BehaviorTree.CPP built-in that runs as an Arbor kind: its name there, the Arbor kind,
 /// and each port that is an Arbor field.
@@ -40,6 +42,16 @@ pub(super) const MAPPED: &[Mapped] = &[
     Mapped {
         btcpp: "Fallback",
         arbor: "Selector",
+        ports: &[],
+    },
+    Mapped {
+        btcpp: "ReactiveSequence",
+        arbor: "ReactiveSequence",
+        ports: &[],
+    },
+    Mapped {
+        btcpp: "ReactiveFallback",
+        arbor: "ReactiveSelector",
         ports: &[],
     },
     Mapped {
@@ -111,8 +123,6 @@ pub(super) const MAPPED: &[Mapped] = &[
 /// are, kinds no library defines yet (docs/BTCPP.md).
 const OTHER_CONTROLS: &[&str] = &[
     "SequenceWithMemory",
-    "ReactiveSequence",
-    "ReactiveFallback",
     "AsyncSequence",
     "AsyncFallback",
     "ParallelAll",
@@ -172,12 +182,23 @@ pub(super) fn by_arbor(kind: &str) -> Option<&'static Mapped> {
 pub(super) fn takes_children(name: &str) -> Option<bool> {
     let arbor = by_btcpp(name).map(|m| m.arbor);
     match arbor {
-        Some("Sequence" | "Selector" | "Parallel") => Some(true),
-        Some(_) => Some(false),
+        Some(arbor) => Some(composite(arbor)),
         None if OTHER_CONTROLS.contains(&name) => Some(true),
         None if OTHER_DECORATORS.contains(&name) => Some(false),
         None => None,
     }
+}
+
+/// Whether Arbor's built-in branch `arbor` is a composite (its catalog entry says).
+fn composite(arbor: &str) -> bool {
+    static COMPOSITES: LazyLock<Vec<String>> = LazyLock::new(|| {
+        crate::runtime::structure_specs()
+            .into_iter()
+            .filter(|k| k.category == Category::Composite)
+            .map(|k| k.name)
+            .collect()
+    });
+    COMPOSITES.iter().any(|n| n == arbor)
 }
 
 /// The Arbor value of port value `text`, or why it has none.

@@ -6,7 +6,7 @@ use crate::runtime::Status;
 use crate::runtime::behaviour::CondIo;
 use crate::runtime::node::Test;
 use crate::runtime::node::{Act, EPS, Run};
-use crate::runtime::program::{LeafInfo, PathGuard, Program};
+use crate::runtime::program::{LeafInfo, PathGuard, Program, Watching};
 use crate::runtime::slab::ActionSlab;
 
 use super::{Delivery, Exec, Flow, Hooks, Stop};
@@ -140,13 +140,16 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
         }
     }
 
-    /// [`Exec::check_guards`] of a leaf with observers on its path (SEMANTICS.md §3.3.2),
-    /// in phase 2: before each node on the path whose Selector parent has takers before
-    /// it (after the guards of the branches above that node), those takers are examined in
-    /// slot order, and the first that could run takes over. Each Selector is examined once a pass,
-    /// as each branch's guards are (see `prev`). After a take-over the leaf walked was
-    /// aborted: the result is `Done(Aborted)` (or `Unwind` when the tree was reset), which
-    /// callers take, as any result but `Running`, to mean that it does not execute.
+    /// [`Exec::check_guards`] of a leaf with observers or reactive composites on its path
+    /// (SEMANTICS.md §3.3.2, §3.3), in phase 2: before each node on the path whose Selector
+    /// parent has takers before it (after the guards of the branches above that node),
+    /// those takers are examined in slot order, and the first that could run takes over;
+    /// before each node whose parent is reactive, the parent enters its children before
+    /// that node again. Each parent is looked at once a pass, as each branch's guards are
+    /// (see `prev`). After a take-over, or a reactive parent that ended or moved to an
+    /// earlier child, the leaf walked was aborted: the result is then not `Running`
+    /// (`Unwind` when the tree was reset), which callers take to mean that it does not
+    /// execute.
     #[inline(never)]
     pub(super) fn check_watched(
         &mut self,
@@ -162,10 +165,18 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
                 return self.stopped(stop, delivery);
             }
             done = upto;
-            for &(b, slot) in &p.takers[w.takers.0 as usize..w.takers.1 as usize] {
-                if self.could_run(b) {
-                    return self.take_over(w.selector, b, slot);
+            match w.how {
+                Watching::Takers(t0, t1) => {
+                    for &(b, slot) in &p.takers[t0 as usize..t1 as usize] {
+                        if self.could_run(b) {
+                            return self.take_over(w.parent, b, slot);
+                        }
+                    }
                 }
+                Watching::Again => match self.enter_again(w.parent, delivery) {
+                    Flow::Running => {}
+                    flow => return flow,
+                },
             }
         }
         match self.first_failing(&info.guards[done..]) {
@@ -232,17 +243,28 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
     /// A guard of running branch `b` failed: the branch fails, aborting what runs below,
     /// and its report is queued or delivered at once.
     pub(crate) fn guard_failed(&mut self, b: u32, delivery: Delivery) -> Flow {
+        self.ends_early(b, Status::Failure, delivery)
+    }
+
+    /// Running branch `b` ends with `s` from above what runs below it (a guard that failed,
+    /// a reactive composite's earlier child that decided it): what runs below is aborted,
+    /// and its report is queued or delivered at once.
+    pub(super) fn ends_early(&mut self, b: u32, s: Status, delivery: Delivery) -> Flow {
         self.abort_below(b);
-        self.finish(b, Status::Failure);
+        self.finish(b, s);
         match delivery {
-            Delivery::Queued => self.queue_report(b, Status::Failure),
+            Delivery::Queued => self.queue_report(b, s),
             Delivery::AtOnce => {
-                let route = self.p.guard_route(b);
-                if self.follow_route(b, route, Status::Failure) == Flow::Unwind {
+                let flow = if s == Status::Failure {
+                    self.follow_route(b, self.p.guard_route(b), s)
+                } else {
+                    self.climb(b, s)
+                };
+                if flow == Flow::Unwind {
                     return Flow::Unwind;
                 }
             }
         }
-        Flow::Done(Status::Failure)
+        Flow::Done(s)
     }
 }

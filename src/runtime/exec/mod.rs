@@ -34,6 +34,7 @@ mod enter;
 mod guards;
 mod interrupts;
 mod leaf;
+mod reactive;
 mod reports;
 mod services;
 mod step;

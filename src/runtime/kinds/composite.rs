@@ -1,6 +1,7 @@
-//! Sequence, Selector and their random-order forms (SEMANTICS.md §3.3): children entered one at
-//! a time, in slot order or in an order shuffled on every entry by the instance's
-//! generator.
+//! Sequence, Selector, their random-order forms and their reactive forms (SEMANTICS.md
+//! §3.3): children entered one at a time, in slot order or in an order shuffled on every
+//! entry by the instance's generator; a reactive one enters the children before its
+//! running one again at every step (the lifecycle does that, by the rule of [`Def::next`]).
 //!
 //! Per instance: a branch's record, whose cursor is the slot (in the order walked) of the
 //! running child; a random-order node's order among the instance's permutations.
@@ -13,11 +14,13 @@ use crate::runtime::Status;
 pub(crate) struct Sequence {
     pub halt: Param<bool>,
     pub random: bool,
+    pub reactive: bool,
 }
 
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Selector {
     pub random: bool,
+    pub reactive: bool,
 }
 
 fn halt() -> FieldSpec {
@@ -44,18 +47,34 @@ impl Def for Sequence {
                 "A Sequence over its children in a random order, shuffled on every entry.",
                 vec![halt()],
             ),
+            KindSpec::new(
+                "ReactiveSequence",
+                Category::Composite,
+                "A Sequence that checks its earlier children again at every step: the first to fail ends it, one that runs takes over.",
+                vec![],
+            ),
         ]
     }
 
     fn serves(name: &str, _: Category) -> bool {
-        matches!(name, "Sequence" | "RandomSequence")
+        matches!(name, "Sequence" | "RandomSequence" | "ReactiveSequence")
     }
 
     fn build(node: &Node, b: &mut Build<'_>) -> Self {
+        let reactive = node.kind == "ReactiveSequence";
         Self {
-            halt: b.param(node, "halt_on_failure", flag_setting),
+            halt: if reactive {
+                Param::Is(true)
+            } else {
+                b.param(node, "halt_on_failure", flag_setting)
+            },
             random: node.kind == "RandomSequence",
+            reactive,
         }
+    }
+
+    fn reactive(self) -> bool {
+        self.reactive
     }
 
     #[inline(always)]
@@ -105,17 +124,28 @@ impl Def for Selector {
                 "A Selector over its children in a random order, shuffled on every entry.",
                 vec![],
             ),
+            KindSpec::new(
+                "ReactiveSelector",
+                Category::Composite,
+                "A Selector that tries its earlier children again at every step: the first to succeed ends it, one that runs takes over.",
+                vec![],
+            ),
         ]
     }
 
     fn serves(name: &str, _: Category) -> bool {
-        matches!(name, "Selector" | "RandomSelector")
+        matches!(name, "Selector" | "RandomSelector" | "ReactiveSelector")
     }
 
     fn build(node: &Node, _: &mut Build<'_>) -> Self {
         Self {
             random: node.kind == "RandomSelector",
+            reactive: node.kind == "ReactiveSelector",
         }
+    }
+
+    fn reactive(self) -> bool {
+        self.reactive
     }
 
     #[inline(always)]

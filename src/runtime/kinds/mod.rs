@@ -197,6 +197,14 @@ pub(crate) trait Def: Copy {
         false
     }
 
+    /// Whether it enters the children before its running one again at every step, in
+    /// phase 2 (a reactive composite, SEMANTICS.md §3.3): a child that finishes at once
+    /// goes as [`Def::next`] says, one that runs takes the running one's place. Such a
+    /// kind defines `next` for every report.
+    fn reactive(self) -> bool {
+        false
+    }
+
     /// How a guard of it is checked, its behaviour being `behaviour`: what the guard's
     /// first call asks, the answer with which it holds (`HoldsOn::Test`: it turns to its test),
     /// and its test (see `PathGuard`). `None`: it is not a condition.
@@ -316,6 +324,10 @@ macro_rules! kinds {
 
             pub(crate) fn observes(self) -> bool {
                 match self { $(Kind::$variant(k) => k.observes()),* }
+            }
+
+            pub(crate) fn reactive(self) -> bool {
+                match self { $(Kind::$variant(k) => k.reactive()),* }
             }
 
             pub(crate) fn triggered(
