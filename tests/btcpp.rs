@@ -181,7 +181,11 @@ fn subtree(g: &mut Gen, kinds: Kinds, depth: u32, nodes: &mut Vec<Node>) -> Node
     let choice = if depth == 0 { 0 } else { g.below(10) };
     let mut node = match choice {
         0..=3 => {
-            if g.below(6) == 0 {
+            let constant = g.below(12);
+            if constant < 2 {
+                let kind = ["AlwaysSuccess", "AlwaysFailure"][constant as usize];
+                Node::new(id.clone(), kind)
+            } else if g.below(6) == 0 {
                 let mut n = Node::new(id.clone(), "MockCondition");
                 let len = if kinds == Kinds::Changing {
                     1 + g.below(8)
@@ -204,12 +208,16 @@ fn subtree(g: &mut Gen, kinds: Kinds, depth: u32, nodes: &mut Vec<Node>) -> Node
             }
         }
         4..=6 => {
-            let kind = match (kinds, g.below(6)) {
+            let kind = match (kinds, g.below(7)) {
                 (Kinds::Writable, 0) => "Parallel",
                 (_, 1 | 3) => "Selector",
                 (_, 2 | 0) => "Sequence",
                 (_, 4) => "ReactiveSequence",
-                _ => "ReactiveSelector",
+                (_, 5) => "ReactiveSelector",
+                // After a child that finishes in the tick it starts, BehaviorTree.CPP's
+                // SequenceWithMemory waits for the next tick, as its loops do.
+                (Kinds::Changing, _) => "Sequence",
+                _ => "SequenceWithMemory",
             };
             let mut n = Node::new(id.clone(), kind);
             if kind == "Parallel" {
@@ -447,6 +455,31 @@ fn a_loop_over_a_child_that_finishes_at_once_differs_as_documented() {
     assert_eq!(
         in_btcpp(&[(xml.to_owned(), 4)], true).remove(0).unwrap(),
         []
+    );
+}
+
+#[test]
+fn a_sequence_with_memory_after_a_child_that_finishes_at_once_differs_as_documented() {
+    let xml = r#"<root BTCPP_format="4">
+    <BehaviorTree ID="Main">
+        <Fallback>
+            <SequenceWithMemory>
+                <AlwaysSuccess/>
+                <MockCondition script="TF"/>
+            </SequenceWithMemory>
+            <MockAction script="S"/>
+        </Fallback>
+    </BehaviorTree>
+</root>"#;
+    let tree = btcpp::read(xml).unwrap().tree;
+    // Arbor checks the condition in the step AlwaysSuccess succeeded in (step 0): it holds,
+    // and the first run succeeds without an execution.
+    assert_eq!(in_arbor(&tree, 3, true), []);
+    // BehaviorTree.CPP's SequenceWithMemory waits for the next tick, where the condition
+    // fails: the Fallback runs the action.
+    assert_eq!(
+        in_btcpp(&[(xml.to_owned(), 4)], true).remove(0).unwrap(),
+        [("MockAction_1".to_owned(), "success".to_owned())]
     );
 }
 

@@ -1,14 +1,15 @@
 //! The built-in kinds that need no world, for sketching a tree and testing it:
-//! `MockAction` and `MockCondition` play a script, `HasContext` asks the context
-//! (SEMANTICS.md §4). Each kind's spec is here beside its behaviour; the same scripts run a
-//! declared kind that has no behaviour as its stand-in.
+//! `MockAction` and `MockCondition` play a script, `HasContext` asks the context,
+//! `AlwaysSuccess` and `AlwaysFailure` answer the same every time (SEMANTICS.md §4). Each
+//! kind's spec is here beside its behaviour; the same scripts run a declared kind that has
+//! no behaviour as its stand-in.
 
 use super::behaviour::{Action, CondIo, Condition, CtxValue, KeyId, LeafIo, NodeSpec, Outcome};
 use crate::model::{Category, FieldSpec, FieldType, KeyTypes, KindSpec, Value};
 
-/// The specs of `MockAction` (a leaf), and of `HasContext` and `MockCondition`
-/// (conditions), in palette order.
-pub(crate) fn specs() -> [KindSpec; 3] {
+/// The specs of `MockAction` (a leaf), and of `HasContext`, `AlwaysSuccess`,
+/// `AlwaysFailure` and `MockCondition` (conditions), in palette order.
+pub(crate) fn specs() -> [KindSpec; 5] {
     let text = |s: &str| Value::Text(s.into());
     [
         KindSpec::new(
@@ -39,6 +40,18 @@ pub(crate) fn specs() -> [KindSpec; 3] {
                 text(""),
                 "The context key to look for.",
             )],
+        ),
+        KindSpec::new(
+            "AlwaysSuccess",
+            Category::Condition,
+            "Always true: as a child it succeeds at once.",
+            vec![],
+        ),
+        KindSpec::new(
+            "AlwaysFailure",
+            Category::Condition,
+            "Always false: as a child it fails at once.",
+            vec![],
         ),
         KindSpec::new(
             "MockCondition",
@@ -151,6 +164,15 @@ impl<A> Condition<A> for MockCondition {
             .unwrap_or(usize::MAX)
             .min(self.script.len() - 1);
         self.script[i]
+    }
+}
+
+/// `AlwaysSuccess` (true) and `AlwaysFailure` (false): the same answer at every check.
+pub(crate) struct Always(pub bool);
+
+impl<A> Condition<A> for Always {
+    fn check(&self, _: &mut A, _: &CondIo<'_>) -> bool {
+        self.0
     }
 }
 

@@ -2,8 +2,8 @@
 //! from that page alone, as plainly as possible (a node record per node, recursion, a set of checked
 //! branches, a scan for whatever runs), with none of the runtime's shortcuts.
 //!
-//! It runs trees of Root, Sequence, Selector, their reactive forms, Parallel (with
-//! services), Inverter,
+//! It runs trees of Root, Sequence, Selector, their reactive forms, SequenceWithMemory,
+//! Parallel (with services), Inverter,
 //! ForceSuccess, ForceFailure, Repeater, UntilFail, Retry, Cooldown, TimeLimit and RunOnce
 //! over `MockAction` (with a `max_duration` or not) and `MockCondition` leaves without
 //! context keys; no Interrupts, Regulators or random orders. A branch's count, seconds or
@@ -42,6 +42,8 @@ enum K {
     Sequence {
         halt: bool,
         reactive: bool,
+        /// A SequenceWithMemory: its cursor is where its next entry begins.
+        memory: bool,
     },
     Selector {
         reactive: bool,
@@ -208,10 +210,17 @@ impl Reference {
             "Sequence" => K::Sequence {
                 halt: flag(node, "halt_on_failure", true),
                 reactive: false,
+                memory: false,
             },
             "ReactiveSequence" => K::Sequence {
                 halt: true,
                 reactive: true,
+                memory: false,
+            },
+            "SequenceWithMemory" => K::Sequence {
+                halt: true,
+                reactive: false,
+                memory: true,
             },
             "Selector" => K::Selector { reactive: false },
             "ReactiveSelector" => K::Selector { reactive: true },
@@ -248,6 +257,11 @@ impl Reference {
                     max_duration: node.fields.get("max_duration").and_then(Value::as_f64),
                 }
             }
+            "AlwaysSuccess" | "AlwaysFailure" => K::Check {
+                script: vec![node.kind == "AlwaysSuccess"],
+                invert: flag(node, "invert", false),
+                observer: flag(node, "aborts_lower", false),
+            },
             "MockCondition" => {
                 let s = text(node, "script");
                 let s = if s.is_empty() { "T".to_owned() } else { s };
@@ -739,6 +753,7 @@ impl Reference {
                 self.began[n] = self.step;
                 self.enter_child(n, 0)
             }
+            K::Sequence { memory: true, .. } => self.walk(n),
             K::Sequence { .. } | K::Selector { .. } => {
                 self.cursor[n] = 0;
                 self.walk(n)
@@ -797,7 +812,12 @@ impl Reference {
         loop {
             let Some(&k) = self.nodes[n].kids.get(self.cursor[n]) else {
                 let s = match self.nodes[n].kind {
-                    K::Sequence { .. } => St::Success,
+                    K::Sequence { memory, .. } => {
+                        if memory {
+                            self.cursor[n] = 0;
+                        }
+                        St::Success
+                    }
                     _ => St::Failure,
                 };
                 return self.finish(n, s);

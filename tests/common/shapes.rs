@@ -14,7 +14,7 @@ pub enum Shape {
     Check(String, bool),
     /// A composite kind (5: a Sequence that does not halt on failure; 6: one whose
     /// `halt_on_failure` is bound to the key `flag`; 7, 8: a ReactiveSequence, a
-    /// ReactiveSelector), its children, its
+    /// ReactiveSelector; 9: a SequenceWithMemory), its children, its
     /// guards' scripts (a script led by `o` is an observer's, `aborts_lower`, where the
     /// composite is a Selector's child; elsewhere the `o` is dropped), and its services:
     /// each a MockAction's script (led by `m` and a digit as an action's) and an
@@ -36,7 +36,7 @@ pub fn shape() -> impl Strategy<Value = Shape> {
     leaf.prop_recursive(5, 48, 5, |inner| {
         prop_oneof![
             (
-                prop_oneof![4 => 0..5usize, 1 => 7..9usize],
+                prop_oneof![4 => 0..5usize, 1 => 7..10usize],
                 proptest::collection::vec(inner.clone(), 1..5),
                 proptest::collection::vec("o?[TF]{1,6}", 0..3),
                 services(),
@@ -68,7 +68,8 @@ pub fn reference_shape() -> impl Strategy<Value = Shape> {
                     Just(5),
                     Just(6),
                     Just(7),
-                    Just(8)
+                    Just(8),
+                    Just(9)
                 ],
                 proptest::collection::vec(inner.clone(), 1..5),
                 proptest::collection::vec("o?[TF]{1,6}", 0..3),
@@ -154,6 +155,7 @@ fn build_under(shape: &Shape, nodes: &mut Vec<Node>, under_selector: bool) -> No
                 "Sequence",
                 "ReactiveSequence",
                 "ReactiveSelector",
+                "SequenceWithMemory",
             ][*k];
             let mut n = Node::new(id.clone(), kind);
             if *k == 5 {

@@ -89,3 +89,36 @@ fn the_first_false_guard_stops_the_checks() {
         "1 check g1 false\n1 abort a\n1 exit s failure",
     );
 }
+
+#[test]
+fn always_success_and_always_failure_answer_at_once_as_children() {
+    let mut r = Run::new(
+        "root: Root | child sel
+         sel: Selector | children no yes act
+         no: AlwaysFailure
+         yes: AlwaysSuccess
+         act: MockAction script=R",
+    );
+    // The run finishes in the step it began: the tree stalls (§3.6).
+    let step_0: Vec<String> = r
+        .steps(1)
+        .into_iter()
+        .filter(|l| l.starts_with("0 "))
+        .collect();
+    expect(
+        &step_0,
+        "
+         0 enter root
+         0 enter sel
+         0 enter no
+         0 check no false
+         0 exit no failure
+         0 enter yes
+         0 check yes true
+         0 exit yes success
+         0 exit sel success
+         0 exit root success
+         0 complete root success
+         0 stall root",
+    );
+}

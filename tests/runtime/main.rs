@@ -29,6 +29,7 @@ mod root;
 mod run_once;
 mod selector;
 mod sequence;
+mod sequence_with_memory;
 mod services;
 mod stall;
 mod subtree;

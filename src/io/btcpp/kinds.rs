@@ -55,6 +55,11 @@ pub(super) const MAPPED: &[Mapped] = &[
         ports: &[],
     },
     Mapped {
+        btcpp: "SequenceWithMemory",
+        arbor: "SequenceWithMemory",
+        ports: &[],
+    },
+    Mapped {
         btcpp: "Parallel",
         arbor: "Parallel",
         ports: &[
@@ -122,7 +127,6 @@ pub(super) const MAPPED: &[Mapped] = &[
 /// BehaviorTree.CPP's other built-in controls and decorators: read and written as they
 /// are, kinds no library defines yet (docs/BTCPP.md).
 const OTHER_CONTROLS: &[&str] = &[
-    "SequenceWithMemory",
     "AsyncSequence",
     "AsyncFallback",
     "ParallelAll",

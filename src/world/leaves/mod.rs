@@ -53,15 +53,22 @@ const CONDITIONS: [WorldKind; 6] = [
 impl Catalog {
     /// The built-in kinds, in palette order: the structure of SEMANTICS.md §1 (each
     /// defined with its runtime behaviour in `runtime/kinds`), the world's leaves, the
-    /// mock action, the context check, the world's conditions and the mock condition.
+    /// mock action, the context check, the constant conditions, the world's conditions and
+    /// the mock condition.
     pub fn builtin() -> Self {
-        let [mock_action, has_context, mock_condition] = crate::runtime::mock_specs();
+        let [
+            mock_action,
+            has_context,
+            always_success,
+            always_failure,
+            mock_condition,
+        ] = crate::runtime::mock_specs();
         let mut c = Catalog::empty();
         let world = |kinds: &'static [WorldKind]| kinds.iter().map(|k| (k.spec)());
         for k in crate::runtime::structure_specs()
             .into_iter()
             .chain(world(&LEAVES))
-            .chain([mock_action, has_context])
+            .chain([mock_action, has_context, always_success, always_failure])
             .chain(world(&CONDITIONS))
             .chain([mock_condition])
         {
