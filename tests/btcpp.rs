@@ -173,6 +173,25 @@ enum Kinds {
     Changing,
 }
 
+/// A random condition: a constant one, or a scripted one (whose answer changes from step
+/// to step for `Kinds::Changing`).
+fn condition(g: &mut Gen, kinds: Kinds, id: NodeId) -> Node {
+    if g.below(2) == 0 {
+        return Node::new(id, ["AlwaysSuccess", "AlwaysFailure"][g.below(2) as usize]);
+    }
+    let mut n = Node::new(id, "MockCondition");
+    let len = if kinds == Kinds::Changing {
+        1 + g.below(8)
+    } else {
+        1
+    };
+    let script: String = (0..len)
+        .map(|_| if g.below(2) == 0 { 'T' } else { 'F' })
+        .collect();
+    n.fields.insert("script".into(), Value::Text(script));
+    n
+}
+
 /// A random subtree under `depth` more levels, its nodes added to `nodes`: its id.
 fn subtree(g: &mut Gen, kinds: Kinds, depth: u32, nodes: &mut Vec<Node>) -> NodeId {
     let id = NodeId::new(format!("n{}", nodes.len()));
@@ -181,22 +200,8 @@ fn subtree(g: &mut Gen, kinds: Kinds, depth: u32, nodes: &mut Vec<Node>) -> Node
     let choice = if depth == 0 { 0 } else { g.below(10) };
     let mut node = match choice {
         0..=3 => {
-            let constant = g.below(12);
-            if constant < 2 {
-                let kind = ["AlwaysSuccess", "AlwaysFailure"][constant as usize];
-                Node::new(id.clone(), kind)
-            } else if g.below(6) == 0 {
-                let mut n = Node::new(id.clone(), "MockCondition");
-                let len = if kinds == Kinds::Changing {
-                    1 + g.below(8)
-                } else {
-                    1
-                };
-                let script: String = (0..len)
-                    .map(|_| if g.below(2) == 0 { 'T' } else { 'F' })
-                    .collect();
-                n.fields.insert("script".into(), Value::Text(script));
-                n
+            if g.below(4) == 0 {
+                condition(g, kinds, id.clone())
             } else {
                 let mut n = Node::new(id.clone(), "MockAction");
                 let len = 1 + g.below(4);
@@ -208,12 +213,14 @@ fn subtree(g: &mut Gen, kinds: Kinds, depth: u32, nodes: &mut Vec<Node>) -> Node
             }
         }
         4..=6 => {
-            let kind = match (kinds, g.below(7)) {
+            let kind = match (kinds, g.below(9)) {
                 (Kinds::Writable, 0) => "Parallel",
                 (_, 1 | 3) => "Selector",
                 (_, 2 | 0) => "Sequence",
                 (_, 4) => "ReactiveSequence",
                 (_, 5) => "ReactiveSelector",
+                (_, 6) => "IfThenElse",
+                (_, 7) => "WhileDoElse",
                 // After a child that finishes in the tick it starts, BehaviorTree.CPP's
                 // SequenceWithMemory waits for the next tick, as its loops do.
                 (Kinds::Changing, _) => "Sequence",
@@ -227,9 +234,20 @@ fn subtree(g: &mut Gen, kinds: Kinds, depth: u32, nodes: &mut Vec<Node>) -> Node
                 n.fields
                     .insert("failure".into(), Value::Text(policy(g).into()));
             }
-            let kids = (0..1 + g.below(4))
-                .map(|_| subtree(g, kinds, depth - 1, nodes))
-                .collect();
+            let count = match kind {
+                "IfThenElse" | "WhileDoElse" => 2 + g.below(2),
+                _ => 1 + g.below(4),
+            };
+            let mut kids = Vec::new();
+            if kind == "WhileDoElse" || (kind == "IfThenElse" && count == 2) {
+                // Its first child answers at once: one that runs differs (docs/BTCPP.md).
+                let c = NodeId::new(format!("n{}", nodes.len()));
+                nodes.push(condition(g, kinds, c.clone()));
+                kids.push(c);
+            }
+            while kids.len() < count as usize {
+                kids.push(subtree(g, kinds, depth - 1, nodes));
+            }
             n.inputs.insert(Port::Children, kids);
             n
         }
@@ -240,6 +258,7 @@ fn subtree(g: &mut Gen, kinds: Kinds, depth: u32, nodes: &mut Vec<Node>) -> Node
                 "ForceFailure",
                 "Repeater",
                 "Retry",
+                "KeepRunningUntilFailure",
             ];
             let writable = ["TimeLimit", "RunOnce", "Repeater"];
             let kind = match kinds {
@@ -248,7 +267,7 @@ fn subtree(g: &mut Gen, kinds: Kinds, depth: u32, nodes: &mut Vec<Node>) -> Node
                 // next tick in BehaviorTree.CPP (docs/BTCPP.md, "Where Arbor differs"),
                 // which a condition that changes shows.
                 Kinds::Changing => agreeing[g.below(3) as usize],
-                _ => agreeing[g.below(5) as usize],
+                _ => agreeing[g.below(6) as usize],
             };
             let mut n = Node::new(id.clone(), kind);
             match kind {
@@ -394,23 +413,36 @@ fn real_files_read_and_written_with_no_edit_are_the_same_file() {
 /// success threshold cannot be reached any more; Arbor's waits until every child has
 /// finished (SEMANTICS.md §3.3). Both sides are pinned here, so that a change of either
 /// is seen.
-#[test]
-fn a_parallel_that_can_no_longer_succeed_differs_as_documented() {
-    let xml = r#"<root BTCPP_format="4">
-    <BehaviorTree ID="Main">
-        <Parallel success_count="-1" failure_count="-1">
-            <MockAction script="F"/>
-            <MockAction script="RRS"/>
-        </Parallel>
-    </BehaviorTree>
-</root>"#;
-    let tree = btcpp::read(xml).unwrap().tree;
-    let words = |list: &[(String, String)]| -> Vec<String> {
+/// The main tree `body` (the inside of its `<BehaviorTree>`) run in Arbor for `steps`
+/// steps and in BehaviorTree.CPP for `ticks` ticks (`first_run`: the first run only): the
+/// leaves' executions of each, as `LEAF RESULT`.
+fn both_run(body: &str, steps: usize, ticks: usize, first_run: bool) -> [Vec<String>; 2] {
+    let xml = format!(
+        "<root BTCPP_format=\"4\">\n    <BehaviorTree ID=\"Main\">\n{body}\n    </BehaviorTree>\n</root>"
+    );
+    let tree = btcpp::read(&xml).unwrap().tree;
+    let words = |list: Vec<(String, String)>| -> Vec<String> {
         list.iter().map(|(leaf, r)| format!("{leaf} {r}")).collect()
     };
-    let ours = in_arbor(&tree, 3, false);
+    [
+        words(in_arbor(&tree, steps, first_run)),
+        words(in_btcpp(&[(xml, ticks)], first_run).remove(0).unwrap()),
+    ]
+}
+
+#[test]
+fn a_parallel_that_can_no_longer_succeed_differs_as_documented() {
+    let [ours, theirs] = both_run(
+        r#"        <Parallel success_count="-1" failure_count="-1">
+            <MockAction script="F"/>
+            <MockAction script="RRS"/>
+        </Parallel>"#,
+        3,
+        4,
+        false,
+    );
     assert_eq!(
-        words(&ours),
+        ours,
         [
             "MockAction_1 failure",
             "MockAction_2 running",
@@ -418,68 +450,112 @@ fn a_parallel_that_can_no_longer_succeed_differs_as_documented() {
             "MockAction_2 success"
         ]
     );
-    let theirs = in_btcpp(&[(xml.to_owned(), 4)], false).remove(0).unwrap();
     // BehaviorTree.CPP fails the Parallel at the first failure, before the second child
     // executes, and starts again: the second child never executes.
-    assert_eq!(
-        words(&theirs),
-        ["MockAction_1 failure", "MockAction_1 failure"]
-    );
+    assert_eq!(theirs, ["MockAction_1 failure", "MockAction_1 failure"]);
 }
 
 #[test]
 fn a_loop_over_a_child_that_finishes_at_once_differs_as_documented() {
     // The first run: the condition holds at tick 1 (Arbor's step 0), fails after.
-    let xml = r#"<root BTCPP_format="4">
-    <BehaviorTree ID="Main">
-        <Fallback>
+    let [ours, theirs] = both_run(
+        r#"        <Fallback>
             <RetryUntilSuccessful num_attempts="3">
                 <Inverter>
                     <MockCondition script="TF"/>
                 </Inverter>
             </RetryUntilSuccessful>
             <MockAction script="S"/>
-        </Fallback>
-    </BehaviorTree>
-</root>"#;
-    let tree = btcpp::read(xml).unwrap().tree;
+        </Fallback>"#,
+        3,
+        4,
+        true,
+    );
     // Arbor runs the three attempts in step 0, each failing: the Fallback moves on to the
     // action.
-    assert_eq!(
-        in_arbor(&tree, 3, true),
-        [("MockAction_1".to_owned(), "success".to_owned())]
-    );
+    assert_eq!(ours, ["MockAction_1 success"]);
     // BehaviorTree.CPP's Retry, after an attempt that failed in the tick it started,
     // waits for the next tick (its wake-up signal, which `tick_exactly_once` does not
     // follow), where the condition fails and the attempt succeeds: the action never runs.
-    assert_eq!(
-        in_btcpp(&[(xml.to_owned(), 4)], true).remove(0).unwrap(),
-        []
-    );
+    assert!(theirs.is_empty(), "{theirs:?}");
 }
 
 #[test]
 fn a_sequence_with_memory_after_a_child_that_finishes_at_once_differs_as_documented() {
-    let xml = r#"<root BTCPP_format="4">
-    <BehaviorTree ID="Main">
-        <Fallback>
+    let [ours, theirs] = both_run(
+        r#"        <Fallback>
             <SequenceWithMemory>
                 <AlwaysSuccess/>
                 <MockCondition script="TF"/>
             </SequenceWithMemory>
             <MockAction script="S"/>
-        </Fallback>
-    </BehaviorTree>
-</root>"#;
-    let tree = btcpp::read(xml).unwrap().tree;
+        </Fallback>"#,
+        3,
+        4,
+        true,
+    );
     // Arbor checks the condition in the step AlwaysSuccess succeeded in (step 0): it holds,
     // and the first run succeeds without an execution.
-    assert_eq!(in_arbor(&tree, 3, true), []);
+    assert!(ours.is_empty(), "{ours:?}");
     // BehaviorTree.CPP's SequenceWithMemory waits for the next tick, where the condition
     // fails: the Fallback runs the action.
+    assert_eq!(theirs, ["MockAction_1 success"]);
+}
+
+#[test]
+fn an_if_then_else_of_two_children_whose_first_fails_differs_as_documented() {
+    let [ours, theirs] = both_run(
+        r#"        <ReactiveFallback>
+            <IfThenElse>
+                <MockAction script="F"/>
+                <MockAction script="S"/>
+            </IfThenElse>
+            <MockAction script="RRS"/>
+        </ReactiveFallback>"#,
+        5,
+        6,
+        true,
+    );
+    // Arbor enters the IfThenElse afresh at every step: its first child runs again, and
+    // the Fallback's second child is aborted each time before it executes.
+    assert_eq!(ours, ["MockAction_1 failure"; 3]);
+    // BehaviorTree.CPP's IfThenElse fails without resetting its first child, which then
+    // answers its old failure without running: the second child runs to its end.
     assert_eq!(
-        in_btcpp(&[(xml.to_owned(), 4)], true).remove(0).unwrap(),
-        [("MockAction_1".to_owned(), "success".to_owned())]
+        theirs,
+        [
+            "MockAction_1 failure",
+            "MockAction_3 running",
+            "MockAction_3 running",
+            "MockAction_3 success"
+        ]
+    );
+}
+
+#[test]
+fn a_while_do_else_whose_first_child_is_an_action_differs_as_documented() {
+    let [ours, theirs] = both_run(
+        r#"        <WhileDoElse>
+            <MockAction script="S"/>
+            <MockAction script="RRS"/>
+        </WhileDoElse>"#,
+        5,
+        6,
+        true,
+    );
+    // Arbor enters the first child again at every step: it runs, and the second child
+    // is aborted each time before it executes.
+    assert_eq!(ours, ["MockAction_1 success"; 3]);
+    // BehaviorTree.CPP keeps the first child's success while the second runs: ticked
+    // again, it answers that without running.
+    assert_eq!(
+        theirs,
+        [
+            "MockAction_1 success",
+            "MockAction_2 running",
+            "MockAction_2 running",
+            "MockAction_2 success"
+        ]
     );
 }
 

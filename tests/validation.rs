@@ -697,3 +697,40 @@ fn a_field_bound_to_a_key_is_checked_for_its_place_and_its_keys_type() {
         ]
     );
 }
+
+#[test]
+fn an_if_then_else_takes_two_or_three_children() {
+    let tree = |kids: usize| {
+        let mut root = Node::new("root", "Root");
+        root.inputs
+            .insert(arbor::model::Port::Child, vec![NodeId::new("ite")]);
+        let mut ite = Node::new("ite", "IfThenElse");
+        let ids: Vec<NodeId> = (0..kids).map(|i| NodeId::new(format!("k{i}"))).collect();
+        ite.inputs.insert(arbor::model::Port::Children, ids.clone());
+        let mut nodes = vec![root, ite];
+        nodes.extend(ids.into_iter().map(|id| Node::new(id, "MockAction")));
+        Tree::from_nodes(nodes).unwrap()
+    };
+    let catalog = Catalog::builtin();
+    let rules = |kids| -> Vec<(Rule, String)> {
+        validate(&tree(kids), &catalog, &NoAssets)
+            .into_iter()
+            .map(|d| (d.rule, d.message))
+            .collect()
+    };
+    assert_eq!(
+        rules(1),
+        [(
+            Rule::MissingChild,
+            "IfThenElse takes 2 or 3 children; it has 1".to_owned()
+        )]
+    );
+    assert!(rules(2).is_empty() && rules(3).is_empty());
+    assert_eq!(
+        rules(4),
+        [(
+            Rule::SlotOverflow,
+            "IfThenElse takes 2 or 3 children but has 4: k0, k1, k2, k3".to_owned()
+        )]
+    );
+}

@@ -333,6 +333,9 @@ pub struct Runs {
     pub by_priority: bool,
     /// Whether it runs its child again without end.
     pub repeats: Repeats,
+    /// How many children a composite takes, at least and at most, where that is fixed
+    /// (IfThenElse: 2 or 3); `None`: one or more.
+    pub children: Option<(usize, usize)>,
 }
 
 /// Whether a decorator runs its child again without end.

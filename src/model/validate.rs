@@ -770,6 +770,26 @@ impl<'a> Ctx<'a> {
             let Some(cat) = self.category(node) else {
                 continue;
             };
+            if cat == Category::Composite
+                && let Some((least, most)) = self.catalog.runs(&node.kind).children
+            {
+                let kids = node.linked(Port::Children);
+                let span = if most == least + 1 { "or" } else { "to" };
+                let takes = format!("{} takes {least} {span} {most} children", node.kind);
+                if kids.len() < least {
+                    let what = format!("{takes}; it has {}", kids.len());
+                    self.push(Rule::MissingChild, &node.id, what);
+                } else if kids.len() > most {
+                    self.out.push(Diagnostic::new(
+                        Rule::SlotOverflow,
+                        std::iter::once(node.id.clone())
+                            .chain(kids.iter().cloned())
+                            .collect(),
+                        format!("{takes} but has {}: {}", kids.len(), join(kids)),
+                    ));
+                }
+                continue;
+            }
             let what = match cat {
                 Category::Composite if node.linked(Port::Children).is_empty() => {
                     "this composite has no children; link at least one"

@@ -568,7 +568,12 @@ impl<A> Program<A> {
                                 cursor_at: rec.ri + 1,
                                 slot: j,
                                 child,
-                                hands_over: from_leaf && to_leaf && all.len() as u32 == from,
+                                // (The leaf after it in tree order: a rule may skip a
+                                // slot, as IfThenElse's does.)
+                                hands_over: from_leaf
+                                    && to_leaf
+                                    && all.len() as u32 == from
+                                    && child == node + 1,
                             }),
                             finished: (from, all.len() as u32),
                         };

@@ -3,8 +3,8 @@
 //! branches, a scan for whatever runs), with none of the runtime's shortcuts.
 //!
 //! It runs trees of Root, Sequence, Selector, their reactive forms, SequenceWithMemory,
-//! Parallel (with services), Inverter,
-//! ForceSuccess, ForceFailure, Repeater, UntilFail, Retry, Cooldown, TimeLimit and RunOnce
+//! IfThenElse, WhileDoElse, Parallel (with services), Inverter,
+//! ForceSuccess, ForceFailure, Repeater, UntilFail, KeepRunningUntilFailure, Retry, Cooldown, TimeLimit and RunOnce
 //! over `MockAction` (with a `max_duration` or not) and `MockCondition` leaves without
 //! context keys; no Interrupts, Regulators or random orders. A branch's count, seconds or
 //! `halt_on_failure` may be bound to a declared key, which holds its default (nothing
@@ -52,6 +52,10 @@ enum K {
         all_succeed: bool,
         all_fail: bool,
     },
+    /// IfThenElse, or WhileDoElse (`reactive`).
+    IfThenElse {
+        reactive: bool,
+    },
     Inverter,
     ForceSuccess,
     ForceFailure,
@@ -59,7 +63,10 @@ enum K {
         times: u64,
         ignore: bool,
     },
-    UntilFail,
+    /// UntilFail (`then` success), KeepRunningUntilFailure (`then` failure).
+    UntilFail {
+        then: St,
+    },
     Retry {
         times: u64,
     },
@@ -228,6 +235,8 @@ impl Reference {
                 all_succeed: text(node, "success") != "one",
                 all_fail: text(node, "failure") == "all",
             },
+            "IfThenElse" => K::IfThenElse { reactive: false },
+            "WhileDoElse" => K::IfThenElse { reactive: true },
             "Inverter" => K::Inverter,
             "ForceSuccess" => K::ForceSuccess,
             "ForceFailure" => K::ForceFailure,
@@ -235,7 +244,8 @@ impl Reference {
                 times: int(node, "times", 0),
                 ignore: flag(node, "ignore_failures", false),
             },
-            "UntilFail" => K::UntilFail,
+            "UntilFail" => K::UntilFail { then: St::Success },
+            "KeepRunningUntilFailure" => K::UntilFail { then: St::Failure },
             "Retry" => K::Retry {
                 times: int(node, "times", 3),
             },
@@ -452,7 +462,9 @@ impl Reference {
                 if let Some(c) = self.nodes[b].parent
                     && matches!(
                         self.nodes[c].kind,
-                        K::Sequence { reactive: true, .. } | K::Selector { reactive: true }
+                        K::Sequence { reactive: true, .. }
+                            | K::Selector { reactive: true }
+                            | K::IfThenElse { reactive: true }
                     )
                     && examined.insert(c)
                     && self.enter_earlier(c, b)
@@ -510,35 +522,55 @@ impl Reference {
         false
     }
 
-    /// Reactive composite `c` enters its children before `x`, its running one, again, in
-    /// order, each afresh: one that finishes at once moves on or ends `c` (what runs
-    /// below it aborted, its report queued); one that runs takes `x`'s place (`x`
-    /// aborted). Returns whether the leaf walked was aborted.
+    /// Reactive composite `c` walks its children again from the first, each entered
+    /// afresh, as its rules say, until it reaches `x`, its running child: one that finishes
+    /// at once leads to another child or ends `c` (what runs below it aborted, its report
+    /// queued); one that runs takes `x`'s place (`x` aborted). Returns whether the leaf
+    /// walked was aborted.
     fn enter_earlier(&mut self, c: usize, x: usize) -> bool {
         let kids = self.nodes[c].kids.clone();
-        let sequence = matches!(self.nodes[c].kind, K::Sequence { .. });
-        for (slot, &b) in kids.iter().enumerate().take_while(|&(_, &k)| k != x) {
+        let mut slot = 0;
+        while kids[slot] != x {
+            let b = kids[slot];
             for i in b..self.nodes[b].end {
                 self.status[i] = St::Idle;
             }
-            match self.enter(b) {
+            let s = match self.enter(b) {
                 Flow::Unwind => return true,
                 Flow::Running => {
                     self.abort_range(x, self.nodes[x].end);
                     self.cursor[c] = slot;
                     return true;
                 }
-                Flow::Done(s) => {
-                    if (s == St::Failure) == sequence {
-                        self.abort_range(c + 1, self.nodes[c].end);
-                        self.finish(c, s);
-                        self.reports.push((c, s, self.epoch[c]));
-                        return true;
-                    }
+                Flow::Done(s) => s,
+            };
+            match self.decides(c, slot, s) {
+                Ok(next) => slot = next,
+                Err(end) => {
+                    self.abort_range(c + 1, self.nodes[c].end);
+                    self.finish(c, end);
+                    self.reports.push((c, end, self.epoch[c]));
+                    return true;
                 }
             }
         }
         false
+    }
+
+    /// What composite `c` does when its child in `slot` finished with `s`: enter the child
+    /// in another slot, or finish with a status.
+    fn decides(&self, c: usize, slot: usize, s: St) -> Result<usize, St> {
+        let count = self.nodes[c].kids.len();
+        match self.nodes[c].kind {
+            K::Sequence { halt, .. } if s == St::Failure && halt => Err(St::Failure),
+            K::Selector { .. } if s == St::Success => Err(St::Success),
+            K::Sequence { .. } => (slot + 1 < count).then_some(slot + 1).ok_or(St::Success),
+            K::Selector { .. } => (slot + 1 < count).then_some(slot + 1).ok_or(St::Failure),
+            K::IfThenElse { .. } if slot > 0 => Err(s),
+            K::IfThenElse { .. } if s == St::Success => Ok(1),
+            K::IfThenElse { .. } => (count > 2).then_some(2).ok_or(St::Failure),
+            _ => Err(s),
+        }
     }
 
     /// Branch `b`'s guards, checked in order (each a `check`) up to the first false:
@@ -758,6 +790,10 @@ impl Reference {
                 self.cursor[n] = 0;
                 self.walk(n)
             }
+            K::IfThenElse { .. } => {
+                self.cursor[n] = 0;
+                self.enter_child(n, 0)
+            }
             K::Parallel { .. } => {
                 self.count[n] = 0;
                 self.succeeded[n] = 0;
@@ -775,7 +811,7 @@ impl Reference {
                 }
                 Flow::Running
             }
-            K::Repeater { .. } | K::UntilFail | K::Retry { .. } => {
+            K::Repeater { .. } | K::UntilFail { .. } | K::Retry { .. } => {
                 self.count[n] = 0;
                 self.began[n] = self.step;
                 self.enter_child(n, 0)
@@ -889,6 +925,13 @@ impl Reference {
                 self.walk(n)
             }
             K::Parallel { .. } => self.parallel_record(n, s).unwrap_or(Flow::Running),
+            K::IfThenElse { .. } => match self.decides(n, self.cursor[n], s) {
+                Ok(next) => {
+                    self.cursor[n] = next;
+                    self.enter_child(n, next)
+                }
+                Err(end) => self.finish(n, end),
+            },
             K::Inverter => self.finish(
                 n,
                 if s == St::Success {
@@ -909,9 +952,9 @@ impl Reference {
                 }
                 self.again(n, times == 0)
             }
-            K::UntilFail => {
+            K::UntilFail { then } => {
                 if s == St::Failure {
-                    return self.finish(n, St::Success);
+                    return self.finish(n, then);
                 }
                 self.again(n, true)
             }

@@ -14,7 +14,8 @@ pub enum Shape {
     Check(String, bool),
     /// A composite kind (5: a Sequence that does not halt on failure; 6: one whose
     /// `halt_on_failure` is bound to the key `flag`; 7, 8: a ReactiveSequence, a
-    /// ReactiveSelector; 9: a SequenceWithMemory), its children, its
+    /// ReactiveSelector; 9: a SequenceWithMemory; 10, 11: an IfThenElse, a WhileDoElse,
+    /// whose children past the third are dropped), its children, its
     /// guards' scripts (a script led by `o` is an observer's, `aborts_lower`, where the
     /// composite is a Selector's child; elsewhere the `o` is dropped), and its services:
     /// each a MockAction's script (led by `m` and a digit as an action's) and an
@@ -36,13 +37,14 @@ pub fn shape() -> impl Strategy<Value = Shape> {
     leaf.prop_recursive(5, 48, 5, |inner| {
         prop_oneof![
             (
-                prop_oneof![4 => 0..5usize, 1 => 7..10usize],
+                prop_oneof![4 => 0..5usize, 1 => 7..12usize],
                 proptest::collection::vec(inner.clone(), 1..5),
                 proptest::collection::vec("o?[TF]{1,6}", 0..3),
                 services(),
             )
                 .prop_map(|(k, c, g, v)| Shape::Composite(k, c, g, v)),
-            (0..11usize, inner).prop_map(|(k, c)| Shape::Decorator(k, Box::new(c))),
+            (prop_oneof![0..11usize, Just(15)], inner)
+                .prop_map(|(k, c)| Shape::Decorator(k, Box::new(c))),
         ]
     })
 }
@@ -69,14 +71,16 @@ pub fn reference_shape() -> impl Strategy<Value = Shape> {
                     Just(6),
                     Just(7),
                     Just(8),
-                    Just(9)
+                    Just(9),
+                    Just(10),
+                    Just(11)
                 ],
                 proptest::collection::vec(inner.clone(), 1..5),
                 proptest::collection::vec("o?[TF]{1,6}", 0..3),
                 services(),
             )
                 .prop_map(|(k, c, g, v)| Shape::Composite(k, c, g, v)),
-            (prop_oneof![0..5usize, 6..15usize], inner)
+            (prop_oneof![0..5usize, 6..16usize], inner)
                 .prop_map(|(k, c)| Shape::Decorator(k, Box::new(c))),
         ]
     })
@@ -156,6 +160,8 @@ fn build_under(shape: &Shape, nodes: &mut Vec<Node>, under_selector: bool) -> No
                 "ReactiveSequence",
                 "ReactiveSelector",
                 "SequenceWithMemory",
+                "IfThenElse",
+                "WhileDoElse",
             ][*k];
             let mut n = Node::new(id.clone(), kind);
             if *k == 5 {
@@ -166,9 +172,24 @@ fn build_under(shape: &Shape, nodes: &mut Vec<Node>, under_selector: bool) -> No
                 n.fields
                     .insert("halt_on_failure".into(), Value::Key("flag".into()));
             }
-            let kids: Vec<NodeId> = children
-                .iter()
-                .map(|c| build_under(c, nodes, kind == "Selector"))
+            // IfThenElse and WhileDoElse take 2 or 3 children: a lone child gets an
+            // AlwaysSuccess before it.
+            let (lead, children) = match (*k, children.len()) {
+                (10 | 11, 1) => {
+                    let lead = NodeId::new(format!("n{}", nodes.len()));
+                    nodes.push(Node::new(lead.clone(), "AlwaysSuccess"));
+                    (Some(lead), &children[..])
+                }
+                (10 | 11, _) => (None, &children[..children.len().min(3)]),
+                _ => (None, &children[..]),
+            };
+            let kids: Vec<NodeId> = lead
+                .into_iter()
+                .chain(
+                    children
+                        .iter()
+                        .map(|c| build_under(c, nodes, kind == "Selector")),
+                )
                 .collect();
             let conds: Vec<NodeId> = guards
                 .iter()
@@ -222,6 +243,7 @@ fn build_under(shape: &Shape, nodes: &mut Vec<Node>, under_selector: bool) -> No
                 "Retry",
                 "Cooldown",
                 "TimeLimit",
+                "KeepRunningUntilFailure",
             ][*k];
             let mut n = Node::new(id.clone(), kind);
             match *k {

@@ -13,6 +13,7 @@ mod conditions;
 mod context;
 mod cooldown;
 mod force;
+mod if_then_else;
 mod interrupt;
 mod inverter;
 mod key_fields;

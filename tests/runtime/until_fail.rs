@@ -1,4 +1,5 @@
-//! UntilFail: re-enters its child after each success; succeeds when it fails.
+//! UntilFail and KeepRunningUntilFailure: re-enter their child after each success; when
+//! it fails, UntilFail succeeds and KeepRunningUntilFailure fails.
 
 use crate::harness::{Run, expect};
 
@@ -23,4 +24,41 @@ fn succeeds_when_its_child_fails() {
         "3 check g false\n3 abort a\n3 exit s failure\n3 exit u success\n3 exit root success\n3 complete root success\n3 restart root complete",
     );
     assert_eq!(r.counts("a").exits, 2);
+}
+
+#[test]
+fn keep_running_until_failure_fails_when_its_child_fails() {
+    // `a` succeeds at step 1 and is entered again; at step 2 its Sequence's guard fails:
+    // the decorator fails, and its Selector moves on.
+    let mut r = Run::new(
+        "root: Root | child top
+         top: Selector | children k after
+         k: KeepRunningUntilFailure | child s
+         s: Sequence | conditions g | children a
+         g: MockCondition script=TTF
+         a: MockAction script=S
+         after: MockAction script=R",
+    );
+    expect(
+        &r.steps(2),
+        "
+         0 enter root
+         0 enter top
+         0 enter k
+         0 enter s
+         0 check g true
+         0 enter a
+         1 check g true
+         1 execute a
+         1 exit a success
+         1 exit s success
+         1 enter s
+         1 check g true
+         1 enter a
+         2 check g false
+         2 abort a
+         2 exit s failure
+         2 exit k failure
+         2 enter after",
+    );
 }

@@ -60,6 +60,16 @@ pub(super) const MAPPED: &[Mapped] = &[
         ports: &[],
     },
     Mapped {
+        btcpp: "IfThenElse",
+        arbor: "IfThenElse",
+        ports: &[],
+    },
+    Mapped {
+        btcpp: "WhileDoElse",
+        arbor: "WhileDoElse",
+        ports: &[],
+    },
+    Mapped {
         btcpp: "Parallel",
         arbor: "Parallel",
         ports: &[
@@ -118,6 +128,11 @@ pub(super) const MAPPED: &[Mapped] = &[
         }],
     },
     Mapped {
+        btcpp: "KeepRunningUntilFailure",
+        arbor: "KeepRunningUntilFailure",
+        ports: &[],
+    },
+    Mapped {
         btcpp: "RunOnce",
         arbor: "RunOnce",
         ports: &[],
@@ -130,8 +145,6 @@ const OTHER_CONTROLS: &[&str] = &[
     "AsyncSequence",
     "AsyncFallback",
     "ParallelAll",
-    "IfThenElse",
-    "WhileDoElse",
     "Switch2",
     "Switch3",
     "Switch4",
@@ -140,7 +153,6 @@ const OTHER_CONTROLS: &[&str] = &[
     "ManualSelector",
 ];
 const OTHER_DECORATORS: &[&str] = &[
-    "KeepRunningUntilFailure",
     "Delay",
     "Precondition",
     "LoopInt",

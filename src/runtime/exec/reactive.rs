@@ -1,5 +1,6 @@
-//! A reactive composite entering the children before its running one again, in phase 2
-//! (SEMANTICS.md §3.3): BehaviorTree.CPP's ReactiveSequence and ReactiveFallback.
+//! A reactive composite entered again in phase 2, its running child excepted
+//! (SEMANTICS.md §3.3): BehaviorTree.CPP's ReactiveSequence, ReactiveFallback and
+//! WhileDoElse.
 
 use crate::runtime::Status;
 use crate::runtime::node::{Next, Run};
@@ -7,20 +8,29 @@ use crate::runtime::node::{Next, Run};
 use super::{Delivery, Exec, Flow, Hooks};
 
 impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
-    /// Reactive composite `r` enters its children before its running one again, in slot
-    /// order, each afresh. One that finishes at once goes as the kind's rule says: on to
-    /// the next (reaching the running child ends the walk: it runs on, and the result is
-    /// `Running`), or `r` ends with that status, the running child aborted, and its report
-    /// queued or delivered at once as `delivery` says. One that runs takes the running
-    /// child's place: the child that ran is aborted after it was entered. The leaf whose
-    /// path was walked was then aborted, and the result is not `Running`.
+    /// Reactive composite `r` walks its children again as its kind's rules say, from its
+    /// first move (`Def::first`), each child entered afresh. Reaching its running child
+    /// ends the walk: that child runs on, and the result is `Running`. A child that
+    /// finishes at once goes as the kind's rule (`Def::next`) says: to another child, or
+    /// `r` ends with a status, the running child aborted, and its report queued or
+    /// delivered at once as `delivery` says. A child that runs takes the running child's
+    /// place: the child that ran is aborted after it was entered. The leaf whose path was
+    /// walked was then aborted, and the result is not `Running`.
     #[inline(never)]
     pub(super) fn enter_again(&mut self, r: u32, delivery: Delivery) -> Flow {
         let p = self.p;
         let kind = p.recs[r as usize].kind;
         let running = self.cursor(r);
         let count = p.kids(r).len() as u32;
-        for slot in 0..running {
+        let mut go = kind.first(count);
+        // Each move enters another child (the rules never go back), so there are at most
+        // `count` of them.
+        for _ in 0..count {
+            let slot = match go {
+                Some(Next::Child(slot)) if slot != running => slot,
+                Some(Next::Finish(end)) => return self.ends_early(r, end, delivery),
+                _ => return Flow::Running,
+            };
             let kid = p.kids(r)[slot as usize];
             self.reset_subtree(kid);
             match self.enter(kid) {
@@ -31,11 +41,7 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
                     return Flow::Done(Status::Aborted);
                 }
                 Flow::Unwind => return Flow::Unwind,
-                Flow::Done(s) => {
-                    if let Some(Next::Finish(end)) = kind.next(slot, count, s) {
-                        return self.ends_early(r, end, delivery);
-                    }
-                }
+                Flow::Done(s) => go = kind.next(slot, count, s),
             }
         }
         Flow::Running

@@ -15,6 +15,7 @@ mod composite;
 mod condition;
 mod cooldown;
 mod force;
+mod if_then_else;
 mod interrupt;
 mod inverter;
 pub(crate) mod leaf;
@@ -197,10 +198,11 @@ pub(crate) trait Def: Copy {
         false
     }
 
-    /// Whether it enters the children before its running one again at every step, in
-    /// phase 2 (a reactive composite, SEMANTICS.md §3.3): a child that finishes at once
-    /// goes as [`Def::next`] says, one that runs takes the running one's place. Such a
-    /// kind defines `next` for every report.
+    /// Whether it is entered again at every step in phase 2, its running child excepted
+    /// (a reactive composite, SEMANTICS.md §3.3): from its first move, a child that
+    /// finishes at once goes as [`Def::next`] says, one that runs takes the running one's
+    /// place, and reaching the running one ends the walk. Such a kind defines `first`,
+    /// and `next` for every report.
     fn reactive(self) -> bool {
         false
     }
@@ -347,6 +349,7 @@ kinds! {
     Sequence(composite::Sequence),
     Selector(composite::Selector),
     Parallel(parallel::Parallel),
+    IfThenElse(if_then_else::IfThenElse),
     Inverter(inverter::Inverter),
     Repeater(repeater::Repeater),
     UntilFail(until_fail::UntilFail),
