@@ -1383,3 +1383,130 @@ fn a_behaviortree_cpp_file_is_validated_run_formatted_imported_and_exported() {
         text(&out.stdout).contains("broken.xml:4:") || text(&out.stderr).contains("broken.xml:4:")
     );
 }
+
+/// `arbor import` of a file with kinds of its own: they become a node library beside the
+/// tree, listed in the folder's project file (made, or added to), as the file's
+/// `<TreeNodesModel>` describes them or else as its nodes use them; the tree then
+/// validates without an unknown kind and runs, its own actions and conditions as their
+/// stand-ins.
+#[test]
+fn an_import_writes_the_files_own_kinds_as_a_node_library_of_the_project() {
+    let dir = tempfile::tempdir().unwrap();
+    let xml = dir.path().join("patrol-2.xml");
+    std::fs::write(
+        &xml,
+        r#"<root BTCPP_format="4">
+  <BehaviorTree ID="Main">
+    <Sequence>
+      <CheckBattery/>
+      <Action ID="MoveBase" goal="1;2;3"/>
+      <SaySomething message="{msg}"/>
+      <Blink times="2"/>
+    </Sequence>
+  </BehaviorTree>
+  <TreeNodesModel>
+    <Condition ID="CheckBattery"/>
+    <Action ID="MoveBase">
+      <input_port name="goal" type="Pose2D">Where to go</input_port>
+    </Action>
+    <Action ID="SaySomething">
+      <input_port name="message" type="std::string" default="hello"/>
+    </Action>
+  </TreeNodesModel>
+</root>
+"#,
+    )
+    .unwrap();
+    let out = arbor(&["import", xml.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let library = dir.path().join("patrol_2.nodes.json");
+    let project = dir.path().join("arbor.project.json");
+    assert_eq!(
+        text(&out.stdout),
+        format!(
+            "wrote {}\nwrote {} (4 kinds of the file's own)\nwrote {}\n",
+            dir.path().join("patrol-2.json").display(),
+            library.display(),
+            project.display()
+        )
+    );
+    let (lib, problems) =
+        arbor::io::parse_library(&std::fs::read_to_string(&library).unwrap(), &library).unwrap();
+    assert!(problems.is_empty(), "{problems:?}");
+    let kinds: Vec<(&str, &str)> = lib
+        .kinds
+        .iter()
+        .map(|k| (k.name.as_str(), k.category.label()))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            ("CheckBattery", "Condition"),
+            ("MoveBase", "Leaf"),
+            ("SaySomething", "Leaf"),
+            ("Blink", "Leaf")
+        ]
+    );
+    let field = |kind: usize, name: &str| {
+        lib.kinds[kind]
+            .own_fields()
+            .find(|f| f.name == name)
+            .cloned()
+            .unwrap()
+    };
+    assert_eq!(
+        field(1, "goal").help,
+        "BehaviorTree.CPP input port of type Pose2D: Where to go"
+    );
+    assert_eq!(
+        field(2, "message").default,
+        Some(arbor::model::Value::Text("hello".into()))
+    );
+    assert_eq!(field(3, "times").help, "Set by the file's nodes.");
+    // The tree, and the file itself, now know every kind.
+    let json = dir.path().join("patrol-2.json");
+    for file in [&json, &xml] {
+        let out = arbor(&["validate", file.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+        assert!(
+            !text(&out.stdout).contains("unknown-kind"),
+            "{}",
+            text(&out.stdout)
+        );
+    }
+    let out = arbor(&[
+        "run",
+        json.to_str().unwrap(),
+        "--steps",
+        "4",
+        "--trace",
+        "-",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains(r#""event":"exit","node":"blink","status":"success""#),
+        "{}",
+        text(&out.stdout)
+    );
+    // A second file into the same folder: only the kinds still unknown, added to the
+    // project.
+    let other = dir.path().join("other.xml");
+    std::fs::write(
+        &other,
+        r#"<root BTCPP_format="4"><BehaviorTree ID="B"><Sequence><Blink/><Wave/></Sequence></BehaviorTree></root>"#,
+    )
+    .unwrap();
+    let out = arbor(&["import", other.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).ends_with(&format!(
+            "(1 kind of the file's own)\nadded other.nodes.json to {}\n",
+            project.display()
+        )),
+        "{}",
+        text(&out.stdout)
+    );
+    let listed =
+        arbor::io::parse_project(&std::fs::read_to_string(&project).unwrap(), &project).unwrap();
+    assert_eq!(listed.nodes, ["patrol_2.nodes.json", "other.nodes.json"]);
+}

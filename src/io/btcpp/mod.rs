@@ -8,10 +8,12 @@
 //! everything else of the file (other trees, models, includes, comments) as it was.
 
 mod kinds;
+mod models;
 mod xml;
 
 use std::collections::{HashMap, HashSet};
 
+pub use models::library_of;
 pub use xml::{Document, Element, Item, XmlError, escape};
 
 use crate::model::{Node, NodeId, Port, Tree};
