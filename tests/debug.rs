@@ -1102,3 +1102,42 @@ fn a_replay_lists_its_trees_keys_with_their_defaults_and_their_history_as_live()
         ]
     );
 }
+
+/// A tree the runtime cannot build, though it validates (a library's composite without
+/// `runs_as`, a warning only): the debugger says why, not "the Problems panel lists
+/// them", which lists no error.
+#[test]
+fn a_tree_the_runtime_cannot_build_says_why_in_the_debugger() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("game.nodes.json"),
+        r#"{"format": "arbor.nodes", "version": 1, "library": "game",
+            "kinds": [{"kind": "PipelineSequence", "category": "composite"}]}"#,
+    )
+    .unwrap();
+    let project = dir.path().join("arbor.project.json");
+    std::fs::write(
+        &project,
+        r#"{"format": "arbor.project", "version": 1, "nodes": ["game.nodes.json"]}"#,
+    )
+    .unwrap();
+    let catalog = arbor::io::ProjectCatalog::load(Some(&project), &Catalog::builtin()).catalog;
+    let mut root = arbor::model::Node::new("root", "Root");
+    root.inputs.insert(
+        arbor::model::Port::Child,
+        vec![arbor::model::NodeId::new("p")],
+    );
+    let mut p = arbor::model::Node::new("p", "PipelineSequence");
+    p.inputs.insert(
+        arbor::model::Port::Children,
+        vec![arbor::model::NodeId::new("a")],
+    );
+    let tree =
+        arbor::model::Tree::from_nodes(vec![root, p, arbor::model::Node::new("a", "MockAction")])
+            .unwrap();
+    let path = std::path::Path::new("pipeline.json");
+    let mut d = arbor::debug::Debugger::solo(Some(path));
+    d.start_over(&catalog, &tree, path, 0);
+    let why = d.error().unwrap_or_default();
+    assert!(why.contains("runs_as"), "{why}");
+}

@@ -919,12 +919,25 @@ impl Debugger {
                 self.ran = Some((tree.clone(), self.ran.as_ref().map_or(0, |r| r.1)));
                 self.apply_breaking();
             }
-            Err(SimError::Invalid { problems, .. } | SimError::Unrunnable { problems, .. }) => {
+            Err(
+                SimError::Invalid { problems, .. }
+                | SimError::Unrunnable {
+                    problems,
+                    invalid: true,
+                    ..
+                },
+            ) => {
                 self.running = false;
                 self.error = Some(format!(
                     "the tree has {} error(s); the Problems panel lists them",
                     problems.len()
                 ));
+            }
+            Err(SimError::Unrunnable { problems, .. }) => {
+                // The runtime's own (a node it cannot build): not in the Problems panel,
+                // so said here.
+                self.running = false;
+                self.error = Some(problems.join("; "));
             }
             Err(e @ SimError::NeedsScenario { .. }) => {
                 self.running = false;
