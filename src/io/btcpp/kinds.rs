@@ -217,9 +217,14 @@ fn composite(arbor: &str) -> bool {
     COMPOSITES.iter().any(|n| n == arbor)
 }
 
-/// The Arbor value of port value `text`, or why it has none.
-pub(super) fn to_field(conv: Conv, text: &str, children: usize) -> Result<Value, String> {
-    if let Some(key) = key_of(text) {
+/// The Arbor value of port `port`'s value `text`, or why it has none.
+pub(super) fn to_field(
+    conv: Conv,
+    port: &str,
+    text: &str,
+    children: usize,
+) -> Result<Value, String> {
+    if let Some(key) = key_of(port, text) {
         return match conv {
             Conv::Count => Ok(Value::Key(key.to_owned())),
             Conv::Millis | Conv::Threshold => Err(format!(
@@ -229,7 +234,7 @@ pub(super) fn to_field(conv: Conv, text: &str, children: usize) -> Result<Value,
     }
     if text.starts_with('{') {
         return Err(format!(
-            "'{text}' names a blackboard entry Arbor does not read yet ({{@…}} and {{=}} are kept only on kinds Arbor does not run)"
+            "'{text}' is not a blackboard entry Arbor can name (a key is letters, digits, '_', '.' and '-')"
         ));
     }
     let number: i64 = text
@@ -283,9 +288,18 @@ pub(super) fn to_port(conv: Conv, value: &Value) -> Result<String, String> {
     }
 }
 
-/// The key a port value `{NAME}` names, if it is one Arbor can name.
-pub(super) fn key_of(text: &str) -> Option<&str> {
-    Value::key_in_braces(text)
+/// The key port `port`'s value `text` names, if it is one Arbor can name: `{NAME}`;
+/// `{@NAME}`, the root blackboard's entry, which in a file's one tree is the tree's own;
+/// `{=}`, the entry named as the port is.
+pub(super) fn key_of<'t>(port: &'t str, text: &'t str) -> Option<&'t str> {
+    let inner = text.strip_prefix('{')?.strip_suffix('}')?;
+    let name = match inner {
+        "=" => port,
+        _ => inner.strip_prefix('@').unwrap_or(inner),
+    };
+    Value::key_in_braces(&format!("{{{name}}}"))
+        .is_some()
+        .then_some(name)
 }
 
 /// Any field value as an attribute's text: `{NAME}` for a key.
@@ -296,8 +310,11 @@ pub(super) fn plain(v: &Value) -> String {
     }
 }
 
-/// An attribute's text as a field value of a kind Arbor does not know: a key for
-/// `{NAME}`, else the text.
-pub(super) fn raw(text: &str) -> Value {
-    Value::text_or_key(text)
+/// Attribute `port`'s text as a field value of a kind Arbor does not know: a key for a
+/// value that names one (see [`key_of`]), else the text.
+pub(super) fn raw(port: &str, text: &str) -> Value {
+    match key_of(port, text) {
+        Some(key) => Value::Key(key.to_owned()),
+        None => Value::Text(text.to_owned()),
+    }
 }

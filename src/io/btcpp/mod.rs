@@ -407,9 +407,10 @@ impl Reader {
                 let mut node = Node::new(id.clone(), m.arbor);
                 for p in m.ports {
                     if let Some(text) = e.attr(p.name) {
-                        let v = kinds::to_field(p.conv, text, kids.len()).map_err(|why| {
-                            XmlProblem::at(e, format!("{name}'s {}: {why}", p.name))
-                        })?;
+                        let v =
+                            kinds::to_field(p.conv, p.name, text, kids.len()).map_err(|why| {
+                                XmlProblem::at(e, format!("{name}'s {}: {why}", p.name))
+                            })?;
                         node.fields.insert(p.field.to_owned(), v);
                     }
                 }
@@ -420,7 +421,7 @@ impl Reader {
                 let mut node = Node::new(id.clone(), name);
                 for (k, v) in &e.attrs {
                     if is_port(k) && !(explicit && k == "ID") {
-                        node.fields.insert(k.clone(), kinds::raw(v));
+                        node.fields.insert(k.clone(), kinds::raw(k, v));
                     }
                 }
                 node
@@ -571,7 +572,7 @@ impl Writer<'_> {
                     // A port as written stays as written while it says the same.
                     let same = e
                         .attr(p.name)
-                        .and_then(|t| kinds::to_field(p.conv, t, kids).ok())
+                        .and_then(|t| kinds::to_field(p.conv, p.name, t, kids).ok())
                         .is_some_and(|v| v == *value);
                     if !same {
                         let text = kinds::to_port(p.conv, value)
@@ -586,7 +587,10 @@ impl Writer<'_> {
                     !is_port(k) || (explicit && k == "ID") || node.fields.contains_key(k)
                 });
                 for (k, v) in &node.fields {
-                    e.set_attr(k, kinds::plain(v));
+                    // As written while it says the same (`{@goal}` stays so).
+                    if e.attr(k).is_none_or(|t| kinds::raw(k, t) != *v) {
+                        e.set_attr(k, kinds::plain(v));
+                    }
                 }
             }
         }

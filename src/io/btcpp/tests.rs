@@ -211,3 +211,62 @@ fn nothing_the_tree_says_is_dropped_on_save() {
     .unwrap();
     assert!(text.contains(r#"msec="1005""#), "{text}");
 }
+
+#[test]
+fn root_blackboard_and_same_name_entries_are_keys_and_are_written_as_they_were() {
+    let text = r#"<root BTCPP_format="4">
+    <BehaviorTree ID="Main">
+        <Sequence>
+            <Repeat num_cycles="{@rounds}">
+                <SaySomething message="{@greeting}" volume="{=}" tone="{odd key!}"/>
+            </Repeat>
+            <Wave hand="{left}"/>
+        </Sequence>
+    </BehaviorTree>
+</root>
+"#;
+    let mut x = read(text).unwrap();
+    let field = |x: &super::XmlTree, id: &str, f: &str| {
+        x.tree
+            .node(&NodeId::new(id))
+            .unwrap()
+            .fields
+            .get(f)
+            .cloned()
+    };
+    let key = |k: &str| Some(Value::Key(k.into()));
+    assert_eq!(field(&x, "repeat", "times"), key("rounds"));
+    assert_eq!(field(&x, "say_something", "message"), key("greeting"));
+    assert_eq!(field(&x, "say_something", "volume"), key("volume"));
+    // Not a key Arbor can name: kept as text.
+    assert_eq!(
+        field(&x, "say_something", "tone"),
+        Some(Value::Text("{odd key!}".into()))
+    );
+    let written = write(&x.tree, Some(&x.source)).unwrap().0;
+    assert!(
+        Document::parse(text)
+            .unwrap()
+            .same_as(&Document::parse(&written).unwrap()),
+        "{written}"
+    );
+    // An edit writes the key in the plain form; what it did not touch stays as it was.
+    let id = NodeId::new("say_something");
+    let catalog = crate::model::Catalog::builtin();
+    x.tree
+        .apply(
+            crate::model::Edit::SetField {
+                id,
+                name: "message".into(),
+                value: Some(Value::Key("farewell".into())),
+            },
+            &catalog,
+        )
+        .unwrap();
+    let written = write(&x.tree, Some(&x.source)).unwrap().0;
+    assert!(
+        written.contains(r#"message="{farewell}" volume="{=}""#),
+        "{written}"
+    );
+    assert!(written.contains(r#"num_cycles="{@rounds}""#), "{written}");
+}
