@@ -202,6 +202,11 @@ fn subtree(g: &mut Gen, kinds: Kinds, depth: u32, nodes: &mut Vec<Node>) -> Node
         0..=3 => {
             if g.below(4) == 0 {
                 condition(g, kinds, id.clone())
+            } else if kinds == Kinds::Writable && g.below(6) == 0 {
+                // Sleep in BehaviorTree.CPP, which counts wall-clock time: loaded, not run.
+                let mut n = Node::new(id.clone(), "Wait");
+                n.fields.insert("seconds".into(), Value::Float(0.25));
+                n
             } else {
                 let mut n = Node::new(id.clone(), "MockAction");
                 let len = 1 + g.below(4);

@@ -1,15 +1,17 @@
 //! The built-in kinds that need no world, for sketching a tree and testing it:
-//! `MockAction` and `MockCondition` play a script, `HasContext` asks the context,
-//! `AlwaysSuccess` and `AlwaysFailure` answer the same every time (SEMANTICS.md §4). Each
+//! `MockAction` and `MockCondition` play a script, `Wait` lets time pass, `HasContext` asks
+//! the context, `AlwaysSuccess` and `AlwaysFailure` answer the same every time
+//! (SEMANTICS.md §4). Each
 //! kind's spec is here beside its behaviour; the same scripts run a declared kind that has
 //! no behaviour as its stand-in.
 
 use super::behaviour::{Action, CondIo, Condition, CtxValue, KeyId, LeafIo, NodeSpec, Outcome};
+use super::node::EPS;
 use crate::model::{Category, FieldSpec, FieldType, KeyTypes, KindSpec, Value};
 
-/// The specs of `MockAction` (a leaf), and of `HasContext`, `AlwaysSuccess`,
+/// The specs of `MockAction` and `Wait` (leaves), and of `HasContext`, `AlwaysSuccess`,
 /// `AlwaysFailure` and `MockCondition` (conditions), in palette order.
-pub(crate) fn specs() -> [KindSpec; 5] {
+pub(crate) fn specs() -> [KindSpec; 6] {
     let text = |s: &str| Value::Text(s.into());
     [
         KindSpec::new(
@@ -29,6 +31,17 @@ pub(crate) fn specs() -> [KindSpec; 5] {
                     "The value produced at the first execute (stored under out_context).",
                 ),
             ],
+        ),
+        KindSpec::new(
+            "Wait",
+            Category::Leaf,
+            "Does nothing for a while, then succeeds.",
+            vec![FieldSpec::new(
+                "seconds",
+                FieldType::non_negative(),
+                Value::Float(1.0),
+                "How long to wait.",
+            )],
         ),
         KindSpec::new(
             "HasContext",
@@ -164,6 +177,30 @@ impl<A> Condition<A> for MockCondition {
             .unwrap_or(usize::MAX)
             .min(self.script.len() - 1);
         self.script[i]
+    }
+}
+
+/// `Wait`: runs for `seconds` of simulated time (the steps' `dt` since its entry), then
+/// succeeds.
+pub(crate) struct Wait {
+    pub seconds: f64,
+}
+
+impl<A> Action<A> for Wait {
+    /// Seconds run since entry.
+    type Memory = f64;
+
+    fn on_enter(&self, elapsed: &mut f64, _: &mut A, _: &mut LeafIo<'_>) {
+        *elapsed = 0.0;
+    }
+
+    fn on_execute(&self, elapsed: &mut f64, _: &mut A, _: &mut LeafIo<'_>, dt: f64) -> Outcome {
+        *elapsed += dt;
+        if *elapsed < self.seconds - EPS {
+            Outcome::Running
+        } else {
+            Outcome::Success
+        }
     }
 }
 

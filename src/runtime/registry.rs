@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use super::behaviour::{Action, CondIo, CondRef, Condition, NodeSpec};
 use super::bound::{BoundAction, BoundCondition};
-use super::mocks::{self, Always, MockAction, MockCondition};
+use super::mocks::{self, Always, MockAction, MockCondition, Wait};
 use super::slab::ActionType;
 use super::stand_in::{StandInAction, StandInCondition, StandIns};
 use crate::model::Origin;
@@ -110,6 +110,11 @@ impl<A: 'static> Behaviours<A> {
         let mut b = Self::empty();
         b.action("MockAction", mocks::mock_action);
         b.condition("MockCondition", mocks::mock_condition);
+        b.action("Wait", |spec| {
+            Ok(Wait {
+                seconds: spec.amount("seconds"),
+            })
+        });
         b.condition("HasContext", mocks::has_context);
         b.condition("AlwaysSuccess", |_| Ok(Always(true)));
         b.condition("AlwaysFailure", |_| Ok(Always(false)));

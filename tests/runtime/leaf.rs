@@ -68,3 +68,18 @@ fn a_leaf_entered_in_a_step_executes_from_the_next() {
         "1 execute a\n1 exit a success\n1 enter b\n2 execute b\n2 exit b success\n2 exit s success\n2 exit root success\n2 complete root success\n2 restart root complete\n2 enter root\n2 enter s\n2 enter a",
     );
 }
+
+#[test]
+fn wait_succeeds_once_its_seconds_have_passed_without_a_world() {
+    let mut r = Run::new(
+        "root: Root | child w
+         w: Wait seconds=0.25",
+    );
+    // dt 0.1: 0.1, 0.2, then 0.3 >= 0.25.
+    let exits: Vec<String> = r
+        .steps(3)
+        .into_iter()
+        .filter(|l| l.contains("exit w"))
+        .collect();
+    expect(&exits, "3 exit w success");
+}

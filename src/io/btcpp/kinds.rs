@@ -133,6 +133,15 @@ pub(super) const MAPPED: &[Mapped] = &[
         ports: &[],
     },
     Mapped {
+        btcpp: "Sleep",
+        arbor: "Wait",
+        ports: &[Port {
+            name: "msec",
+            field: "seconds",
+            conv: Conv::Millis,
+        }],
+    },
+    Mapped {
         btcpp: "RunOnce",
         arbor: "RunOnce",
         ports: &[],

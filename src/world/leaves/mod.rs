@@ -27,13 +27,12 @@ pub(super) struct WorldKind {
 }
 
 /// The world's leaves, in palette order.
-const LEAVES: [WorldKind; 10] = [
+const LEAVES: [WorldKind; 9] = [
     move_to::KIND,
     wander::KIND,
     find_closest::KIND,
     attack::KIND,
     flee::KIND,
-    timed::WAIT,
     instant::PICK_UP,
     timed::EAT,
     instant::OPEN_DOOR,
@@ -53,11 +52,12 @@ const CONDITIONS: [WorldKind; 6] = [
 impl Catalog {
     /// The built-in kinds, in palette order: the structure of SEMANTICS.md §1 (each
     /// defined with its runtime behaviour in `runtime/kinds`), the world's leaves, the
-    /// mock action, the context check, the constant conditions, the world's conditions and
-    /// the mock condition.
+    /// mock action and Wait, the context check, the constant conditions, the world's
+    /// conditions and the mock condition.
     pub fn builtin() -> Self {
         let [
             mock_action,
+            wait,
             has_context,
             always_success,
             always_failure,
@@ -68,7 +68,13 @@ impl Catalog {
         for k in crate::runtime::structure_specs()
             .into_iter()
             .chain(world(&LEAVES))
-            .chain([mock_action, has_context, always_success, always_failure])
+            .chain([
+                mock_action,
+                wait,
+                has_context,
+                always_success,
+                always_failure,
+            ])
             .chain(world(&CONDITIONS))
             .chain([mock_condition])
         {

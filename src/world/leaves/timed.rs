@@ -1,73 +1,40 @@
-//! `Wait` and `Eat` (SEMANTICS.md §4): run for `seconds` of simulated time, then succeed;
-//! `Eat` then eats the food it holds.
+//! `Eat` (SEMANTICS.md §4): runs for `seconds` of simulated time, then eats the food it
+//! holds. (`Wait`, which needs no world, is the runtime's.)
 
 use super::WorldKind;
 use crate::model::{Category, FieldSpec, FieldType, KindSpec, Value};
-use crate::runtime::{Action, Behaviours, LeafIo, Outcome};
+use crate::runtime::{Action, LeafIo, Outcome};
 use crate::world::{EPS, ItemKind, World};
-
-pub(super) const WAIT: WorldKind = WorldKind {
-    spec: || {
-        timed(
-            "Wait",
-            "Does nothing for a while, then succeeds.",
-            "How long to wait.",
-        )
-    },
-    register: |b| register(b, "Wait", Finish::Nothing),
-};
 
 pub(super) const EAT: WorldKind = WorldKind {
     spec: || {
-        timed(
+        KindSpec::new(
             "Eat",
+            Category::Leaf,
             "Eats the food it holds for `seconds`, lowering its hunger by the food's nutrition; fails without food.",
-            "How long eating takes.",
+            vec![FieldSpec::new(
+                "seconds",
+                FieldType::non_negative(),
+                Value::Float(1.0),
+                "How long eating takes.",
+            )],
         )
     },
-    register: |b| register(b, "Eat", Finish::Eat),
+    register: |b| {
+        b.action("Eat", |spec| {
+            Ok(Eat {
+                seconds: spec.amount("seconds"),
+            })
+        });
+    },
 };
 
-/// The spec of a timed kind: its one field is `seconds`, 1 by default.
-fn timed(name: &str, help: &str, seconds: &str) -> KindSpec {
-    KindSpec::new(
-        name,
-        Category::Leaf,
-        help,
-        vec![FieldSpec::new(
-            "seconds",
-            FieldType::non_negative(),
-            Value::Float(1.0),
-            seconds,
-        )],
-    )
-}
-
-fn register(b: &mut Behaviours<World>, kind: &str, then: Finish) {
-    b.action(kind, move |spec| {
-        Ok(Timed {
-            seconds: spec.amount("seconds"),
-            then,
-        })
-    });
-}
-
-/// What a timed action does when its time is up.
-#[derive(Clone, Copy)]
-enum Finish {
-    /// `Wait`: nothing.
-    Nothing,
-    /// `Eat`: eats the food held (fails at once without food).
-    Eat,
-}
-
-/// `Wait` and `Eat`: run for `seconds` of simulated time, then succeed.
-struct Timed {
+/// `Eat`: runs for `seconds`, then eats the food held (fails at once without food).
+struct Eat {
     seconds: f64,
-    then: Finish,
 }
 
-impl Action<World> for Timed {
+impl Action<World> for Eat {
     /// Seconds run since entry.
     type Memory = f64;
 
@@ -76,17 +43,17 @@ impl Action<World> for Timed {
     }
 
     fn on_execute(&self, elapsed: &mut f64, w: &mut World, _: &mut LeafIo<'_>, dt: f64) -> Outcome {
-        if matches!(self.then, Finish::Eat) && w.held(w.me(), ItemKind::Food).is_none() {
+        if w.held(w.me(), ItemKind::Food).is_none() {
             return Outcome::FailureBecause("holds no food");
         }
         *elapsed += dt;
         if *elapsed < self.seconds - EPS {
             return Outcome::Running;
         }
-        match self.then {
-            Finish::Nothing => Outcome::Success,
-            Finish::Eat if w.eat(w.me()) => Outcome::Success,
-            Finish::Eat => Outcome::FailureBecause("holds no food"),
+        if w.eat(w.me()) {
+            Outcome::Success
+        } else {
+            Outcome::FailureBecause("holds no food")
         }
     }
 }
