@@ -38,7 +38,33 @@ impl<'a> Sizes<'a> {
 
     /// A node's width and height.
     fn of(&self, id: &NodeId) -> [f32; 2] {
-        (self.drawn)(id).unwrap_or_else(|| [NODE_WIDTH, self.estimated_height(id)])
+        (self.drawn)(id).unwrap_or_else(|| [self.estimated_width(id), self.estimated_height(id)])
+    }
+
+    /// A node's width estimated from what it shows: its widest body field, a name beside
+    /// a value (a key's `key NAME`, a text box 80 to 230 wide), and its title; never
+    /// below [`NODE_WIDTH`]. An estimate too wide only spaces columns apart; one too narrow
+    /// would let a node overlap the column on its right.
+    fn estimated_width(&self, id: &NodeId) -> f32 {
+        const CHAR: f32 = 7.5;
+        let Some(node) = self.tree.node(id) else {
+            return NODE_WIDTH;
+        };
+        let widest = super::viewer::body_fields(self.catalog, node)
+            .iter()
+            .map(|f| {
+                let value = match node.fields.get(&f.name).or(f.default.as_ref()) {
+                    Some(crate::model::Value::Key(k)) => CHAR * (4 + k.chars().count()) as f32,
+                    Some(v) => {
+                        (CHAR * v.to_string().chars().count() as f32 + 12.0).clamp(80.0, 230.0)
+                    }
+                    None => 80.0,
+                };
+                CHAR * f.name.chars().count() as f32 + value + 56.0
+            })
+            .fold(0.0_f32, f32::max);
+        let title = CHAR * node.title.chars().count().max(node.kind.chars().count()) as f32 + 60.0;
+        widest.max(title).max(NODE_WIDTH)
     }
 
     /// A node's height estimated from what it shows: the header, the taller of its pin
@@ -252,4 +278,29 @@ pub fn free_spot(sizes: &Sizes<'_>, want: [f32; 2]) -> [f32; 2] {
         }
     }
     want
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::{NODE_WIDTH, Sizes};
+    use crate::model::{Catalog, Node, NodeId, Tree, Value};
+
+    /// A node not drawn yet is as wide as its widest field: a long key name widens it
+    /// past the plain width (Nav2's `error_code_id="{follow_path_error_code}"`), so the
+    /// column on its right is placed clear of it.
+    #[test]
+    fn a_node_not_drawn_is_estimated_as_wide_as_its_widest_field() {
+        let mut wide = Node::new("wide", "MockAction");
+        wide.fields.insert(
+            "script".into(),
+            Value::Key("follow_path_error_code_of_the_controller".into()),
+        );
+        let tree = Tree::from_nodes(vec![Node::new("plain", "Root"), wide]).unwrap();
+        let catalog = Catalog::builtin();
+        let sizes = Sizes::new(&tree, &catalog, &|_| None);
+        assert_eq!(sizes.of(&NodeId::new("plain"))[0], NODE_WIDTH);
+        // "script" and "key follow_path_error_code_of_the_controller", 7.5 a character.
+        assert!(sizes.of(&NodeId::new("wide"))[0] >= 7.5 * (6.0 + 44.0));
+    }
 }
