@@ -144,8 +144,8 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
     /// (SEMANTICS.md §3.3.2, §3.3), in phase 2: before each node on the path whose Selector
     /// parent has takers before it (after the guards of the branches above that node),
     /// those takers are examined in slot order, and the first that could run takes over;
-    /// before each node whose parent is reactive, the parent enters its children before
-    /// that node again. Each parent is looked at once a pass, as each branch's guards are
+    /// before each node whose parent is reactive, the parent walks its children up to
+    /// that node again (`enter_again`). Each parent is looked at once a pass, as each branch's guards are
     /// (see `prev`). After a take-over, or a reactive parent that ended or moved to an
     /// earlier child, the leaf walked was aborted: the result is then not `Running`
     /// (`Unwind` when the tree was reset), which callers take to mean that it does not
