@@ -102,6 +102,11 @@ fn in_arbor(tree: &Tree, steps: usize, first_run: bool) -> Vec<(String, String)>
         &Behaviours::<()>::with_builtins(),
     )
     .unwrap();
+    run_program(program, steps, first_run)
+}
+
+/// [`in_arbor`] of a compiled program.
+fn run_program(program: Program<()>, steps: usize, first_run: bool) -> Vec<(String, String)> {
     let mut instance = Instance::new(Arc::new(program), 0);
     let mut done: Vec<(u64, String, String)> = Vec::new();
     let mut completed = false;
@@ -132,8 +137,10 @@ fn in_arbor(tree: &Tree, steps: usize, first_run: bool) -> Vec<(String, String)>
         .collect()
 }
 
-/// The name run_trees.py gives the leaf Arbor read as `id`.
+/// The name run_trees.py gives the leaf Arbor read as `id` (inside a SubTree, as
+/// `SUBTREE/INNER`, as its asset's reading names it).
 fn btcpp_name(id: &str) -> String {
+    let id = id.rsplit('/').next().unwrap_or(id);
     let n = id
         .rsplit_once('_')
         .and_then(|(_, n)| n.parse::<usize>().ok());
@@ -384,12 +391,18 @@ fn first_runs_with_conditions_that_change_are_the_same_in_arbor_and_behaviortree
 
 /// The real files in tests/fixtures/btcpp (see the README there for where each comes from).
 fn fixtures() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/btcpp");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "xml"))
-        .collect();
+    let mut files = Vec::new();
+    let mut dirs = vec![Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/btcpp")];
+    while let Some(dir) = dirs.pop() {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                dirs.push(p);
+            } else if p.extension().is_some_and(|e| e == "xml") {
+                files.push(p);
+            }
+        }
+    }
     files.sort();
     files
 }
@@ -602,4 +615,176 @@ fn mangled_files_are_read_or_refused_never_a_panic() {
         common::exercise::xml_text(&text);
     }
     assert!(read > 100, "only {read} mangled files read");
+}
+
+/// SubTrees (docs/BTCPP.md, "SubTrees"): trees of the same file and of a file it
+/// includes, each SubTree's ports bound to values and to keys of its caller, run as
+/// BehaviorTree.CPP runs them: a Repeat inside reads its count from the SubTree's port.
+#[test]
+fn subtrees_with_their_ports_bound_run_as_in_behaviortree_cpp() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("lib")).unwrap();
+    let lib = r#"<root BTCPP_format="4">
+    <BehaviorTree ID="Times">
+        <Repeat num_cycles="{n}">
+            <MockAction script="RS"/>
+        </Repeat>
+    </BehaviorTree>
+</root>"#;
+    std::fs::write(dir.path().join("lib/times.xml"), lib).unwrap();
+    let main = r#"<root BTCPP_format="4" main_tree_to_execute="Main">
+    <include path="lib/times.xml"/>
+    <BehaviorTree ID="Main">
+        <Sequence>
+            <SubTree ID="Times" n="2"/>
+            <SubTree ID="Laps" laps="3"/>
+            <SubTree ID="Shared" n="2" _autoremap="true"/>
+        </Sequence>
+    </BehaviorTree>
+    <BehaviorTree ID="Laps">
+        <SubTree ID="Times" n="{laps}"/>
+    </BehaviorTree>
+    <BehaviorTree ID="Shared">
+        <Sequence>
+            <SubTree ID="Once" n="1" _autoremap="true"/>
+            <SubTree ID="Times" _autoremap="true"/>
+        </Sequence>
+    </BehaviorTree>
+    <BehaviorTree ID="Once">
+        <SubTree ID="Times" _autoremap="true"/>
+    </BehaviorTree>
+</root>"#;
+    let path = dir.path().join("main.xml");
+    std::fs::write(&path, main).unwrap();
+    let catalog = Catalog::builtin();
+    let files = arbor::io::TreeFiles::new(&catalog);
+    let found = files.validate_file(&path).unwrap();
+    assert!(found.iter().all(|d| !d.is_error()), "{found:?}");
+    let tree = files.load(&path).as_ref().clone().unwrap();
+    let program = Program::compile(
+        &tree,
+        &catalog,
+        &files.assets_for(&path),
+        &Behaviours::<()>::with_builtins(),
+    )
+    .unwrap();
+    let ours = run_program(program, 80, true);
+    // BehaviorTree.CPP reads the included file from the same folder: given as one text
+    // here (run_trees.py loads text), the included tree is put into it.
+    let inlined = main.replace(
+        r#"<include path="lib/times.xml"/>"#,
+        &lib.replace(r#"<root BTCPP_format="4">"#, "")
+            .replace("</root>", ""),
+    );
+    let theirs = in_btcpp(&[(inlined, 80)], true).remove(0).unwrap();
+    // 2 + 3 + (1 + 2) rounds of the action, each running then succeeding: a value given
+    // to a SubTree that shares its keys is its own (Once's 1 leaves Shared's 2 as it was).
+    assert_eq!(ours.len(), 16, "{ours:?}");
+    assert_eq!(ours, theirs);
+}
+
+/// docs/BTCPP.md, "SubTrees": a missing or looping `<include>` is a load error at the
+/// include's line; a SubTree whose tree is nowhere, or leads back to itself, is said by
+/// validation; none is a panic.
+#[test]
+fn include_and_subtree_problems_are_said_with_their_place() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, text: &str| {
+        let p = dir.path().join(name);
+        std::fs::write(&p, text).unwrap();
+        p
+    };
+    let tree = |body: &str| {
+        format!(
+            "<root BTCPP_format=\"4\">\n{body}\n<BehaviorTree ID=\"T\"><AlwaysSuccess/></BehaviorTree>\n</root>"
+        )
+    };
+    let missing = write("missing.xml", &tree("  <include path=\"gone.xml\"/>"));
+    let e = arbor::io::load_tree(&missing).unwrap_err().to_string();
+    assert!(e.contains("missing.xml:2:3"), "{e}");
+    assert!(
+        e.contains("<include path=\"gone.xml\">: no such file"),
+        "{e}"
+    );
+    write("a.xml", &tree("<include path=\"b.xml\"/>"));
+    write("b.xml", &tree("<include path=\"a.xml\"/>"));
+    let e = arbor::io::load_tree(&dir.path().join("a.xml"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("include each other (a.xml → b.xml → a.xml)"),
+        "{e}"
+    );
+    let catalog = Catalog::builtin();
+    let files = arbor::io::TreeFiles::new(&catalog);
+    let nowhere = write(
+        "nowhere.xml",
+        "<root BTCPP_format=\"4\"><BehaviorTree ID=\"M\"><SubTree ID=\"Ghost\"/></BehaviorTree></root>",
+    );
+    let found = files.validate_file(&nowhere).unwrap();
+    assert!(
+        found.iter().any(|d| d.to_string().contains(
+            "no <BehaviorTree ID=\"Ghost\"> in nowhere.xml, the files it includes, or its folder"
+        )),
+        "{found:?}"
+    );
+    let cycle = write(
+        "cycle.xml",
+        "<root BTCPP_format=\"4\" main_tree_to_execute=\"M\">
+  <BehaviorTree ID=\"M\"><SubTree ID=\"N\"/></BehaviorTree>
+  <BehaviorTree ID=\"N\"><Inverter><SubTree ID=\"M\"/></Inverter></BehaviorTree>
+</root>",
+    );
+    let found = files.validate_file(&cycle).unwrap();
+    assert!(
+        found.iter().any(|d| d
+            .to_string()
+            .contains("cycle.xml → cycle.xml#N → cycle.xml")),
+        "{found:?}"
+    );
+    // A tree of another file of the folder, found by its ID (one tree per file, as Nav2
+    // keeps them).
+    write(
+        "walk.xml",
+        "<root BTCPP_format=\"4\"><BehaviorTree ID=\"Walk\"><AlwaysSuccess/></BehaviorTree></root>",
+    );
+    let user = write(
+        "user.xml",
+        "<root BTCPP_format=\"4\"><BehaviorTree ID=\"U\"><SubTree ID=\"Walk\"/></BehaviorTree></root>",
+    );
+    let found = files.validate_file(&user).unwrap();
+    assert!(found.iter().all(|d| !d.is_error()), "{found:?}");
+}
+
+/// BehaviorTree.CPP's own include tests (tests/trees: trees that include trees that
+/// include trees, by relative paths up and down the folders): every SubTree is found,
+/// and each file validates and compiles with no error.
+#[test]
+fn behaviortree_cpp_include_trees_resolve_every_subtree_and_run() {
+    let catalog = Catalog::builtin();
+    let files = arbor::io::TreeFiles::new(&catalog);
+    let trees: Vec<PathBuf> = fixtures()
+        .into_iter()
+        .filter(|p| p.to_string_lossy().contains("bt.cpp/tests/trees"))
+        .collect();
+    assert_eq!(trees.len(), 10);
+    let mut subtrees = 0;
+    for path in trees {
+        let found = files.validate_file(&path).unwrap();
+        assert!(
+            found.iter().all(|d| !d.is_error()),
+            "{}: {found:?}",
+            path.display()
+        );
+        let tree = files.load(&path).as_ref().clone().unwrap();
+        subtrees += tree.nodes().iter().filter(|n| n.kind == "SubTree").count();
+        Program::compile(
+            &tree,
+            &catalog,
+            &files.assets_for(&path),
+            &Behaviours::<()>::with_builtins(),
+        )
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    }
+    assert!(subtrees >= 6, "{subtrees}");
 }

@@ -1389,6 +1389,107 @@ fn a_behaviortree_cpp_file_is_validated_run_formatted_imported_and_exported() {
 /// `<TreeNodesModel>` describes them or else as its nodes use them; the tree then
 /// validates without an unknown kind and runs, its own actions and conditions as their
 /// stand-ins.
+/// docs/BTCPP.md, "SubTrees and includes": an import writes each tree the file's
+/// SubTrees run (of the file, of an included file) as an Arbor tree of its own beside it,
+/// the SubTrees naming those files, and the kinds of all of them in one library; the
+/// imported trees run as the XML does.
+#[test]
+fn an_import_writes_the_trees_its_subtrees_run_and_they_run_the_same() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("lib")).unwrap();
+    std::fs::write(
+        dir.path().join("lib/moves.xml"),
+        r#"<root BTCPP_format="4">
+  <BehaviorTree ID="Step">
+    <Sequence><Stride length="{len}"/><MockAction script="RS"/></Sequence>
+  </BehaviorTree>
+</root>"#,
+    )
+    .unwrap();
+    let xml = dir.path().join("walk.xml");
+    std::fs::write(
+        &xml,
+        r#"<root BTCPP_format="4" main_tree_to_execute="Walk">
+  <include path="lib/moves.xml"/>
+  <BehaviorTree ID="Walk">
+    <Sequence>
+      <SubTree ID="Twice" len="3"/>
+      <SubTree ID="Step" len="{stride}" _autoremap="true"/>
+      <SubTree ID="Ghost"/>
+    </Sequence>
+  </BehaviorTree>
+  <BehaviorTree ID="Twice">
+    <Repeat num_cycles="2"><SubTree ID="Step" _autoremap="true"/></Repeat>
+  </BehaviorTree>
+</root>"#,
+    )
+    .unwrap();
+    let out = arbor(&["import", xml.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let wrote: Vec<String> = text(&out.stdout)
+        .lines()
+        .map(|l| l.rsplit('/').next().unwrap().to_owned())
+        .collect();
+    assert_eq!(
+        wrote,
+        [
+            "walk.json",
+            "Twice.json",
+            "Step.json",
+            "walk.nodes.json (1 kind of the file's own)",
+            "arbor.project.json"
+        ]
+    );
+    assert!(
+        text(&out.stderr).contains("[sub_tree_3] its tree '#Ghost' is not imported (no <BehaviorTree ID=\"Ghost\"> in walk.xml"),
+        "{}",
+        text(&out.stderr)
+    );
+    let walk = arbor::io::load_tree(&dir.path().join("walk.json")).unwrap();
+    let assets: Vec<String> = walk
+        .nodes()
+        .iter()
+        .filter_map(|n| n.fields.get("asset").map(|a| a.to_string()))
+        .collect();
+    assert_eq!(assets, ["\"Twice.json\"", "\"Step.json\"", "\"#Ghost\""]);
+    // Without the Ghost, the imported trees run as the file does.
+    let drop_ghost = |path: &Path, from: &str| {
+        let t = std::fs::read_to_string(path).unwrap();
+        std::fs::write(path, t.replace(from, "")).unwrap();
+    };
+    drop_ghost(&xml, r#"<SubTree ID="Ghost"/>"#);
+    let out = arbor(&["import", xml.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let json = dir.path().join("walk.json");
+    let run = |path: &Path| {
+        let out = arbor(&[
+            "run",
+            path.to_str().unwrap(),
+            "--steps",
+            "12",
+            "--trace",
+            "-",
+        ]);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        text(&out.stdout)
+            .lines()
+            .filter(|l| l.contains("\"execute\""))
+            .map(|l| {
+                l.split("\"node\":")
+                    .nth(1)
+                    .unwrap()
+                    .split(',')
+                    .next()
+                    .unwrap()
+                    .to_owned()
+            })
+            .collect::<Vec<_>>()
+    };
+    let (from_xml, from_json) = (run(&xml), run(&json));
+    assert!(from_xml.len() >= 6, "{from_xml:?}");
+    assert_eq!(from_xml, from_json);
+}
+
 #[test]
 fn an_import_writes_the_files_own_kinds_as_a_node_library_of_the_project() {
     let dir = tempfile::tempdir().unwrap();

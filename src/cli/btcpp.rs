@@ -6,9 +6,11 @@ use std::path::{Path, PathBuf};
 
 use super::input::located;
 use super::{EXIT_OK, EXIT_UNREADABLE};
-use crate::io::btcpp::{self, Source};
+use std::collections::{HashMap, HashSet};
+
+use crate::io::btcpp;
 use crate::io::{PROJECT_FILE, Project, ProjectCatalog, parse_project};
-use crate::model::{Catalog, Tree};
+use crate::model::{Catalog, Tree, Value};
 
 /// Which way a tree goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -46,21 +48,38 @@ pub fn transfer(
         let _ = writeln!(err, "{}: not read: give {what}", input.display());
         return EXIT_UNREADABLE;
     }
-    let written = crate::io::check_output(&output, &[input.to_owned()])
-        .and_then(|()| crate::io::load_tree_kept(input))
-        .and_then(|(tree, _, kept)| crate::io::save_tree(&output, &tree).map(|_| (tree, kept)));
-    let (tree, kept) = match written {
-        Ok(done) => {
-            let _ = writeln!(out, "wrote {}", output.display());
-            done
-        }
+    let read = crate::io::check_output(&output, &[input.to_owned()])
+        .and_then(|()| crate::io::load_tree_kept(input));
+    let (tree, kept) = match read {
+        Ok((tree, _, kept)) => (tree, kept),
         Err(e) => {
             let _ = writeln!(err, "{}", located(&e));
             return EXIT_UNREADABLE;
         }
     };
-    if let Some(source) = kept
-        && let Err(e) = own_kinds(input, &output, &tree, &source, out)
+    let trees = match direction {
+        Direction::Import => with_subtrees(input, &output, tree, kept, err),
+        Direction::Export => vec![Imported {
+            tree,
+            kept,
+            path: output,
+        }],
+    };
+    for t in &trees {
+        let saved = crate::io::check_output(&t.path, &[input.to_owned()])
+            .and_then(|()| crate::io::save_tree(&t.path, &t.tree));
+        match saved {
+            Ok(_) => {
+                let _ = writeln!(out, "wrote {}", t.path.display());
+            }
+            Err(e) => {
+                let _ = writeln!(err, "{}", located(&e));
+                return EXIT_UNREADABLE;
+            }
+        }
+    }
+    if direction == Direction::Import
+        && let Err(e) = own_kinds(input, &trees, out)
     {
         let _ = writeln!(err, "{e}");
         return EXIT_UNREADABLE;
@@ -68,17 +87,135 @@ pub fn transfer(
     EXIT_OK
 }
 
+/// A tree read from a BehaviorTree.CPP file, with the rest of its document, and where it
+/// is written.
+struct Imported {
+    tree: Tree,
+    kept: crate::io::Kept,
+    path: PathBuf,
+}
+
+/// The tree of `input` to be written at `output`, and every tree its SubTrees run (in the
+/// file, in a file it includes, in its folder: docs/BTCPP.md), each to be written beside
+/// it as `ID.json`, the SubTrees' assets naming those files. A SubTree whose tree is not
+/// found or does not read keeps its asset, and a warning says why.
+fn with_subtrees(
+    input: &Path,
+    output: &Path,
+    tree: Tree,
+    kept: crate::io::Kept,
+    err: &mut dyn Write,
+) -> Vec<Imported> {
+    let catalog = Catalog::builtin();
+    let files = crate::io::TreeFiles::new(&catalog);
+    let folder = output.parent().unwrap_or(Path::new("")).to_owned();
+    let identity = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_owned());
+    let mut names: HashMap<(PathBuf, Option<String>), String> = HashMap::new();
+    let mut taken: HashSet<String> = HashSet::new();
+    let main_name = output
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    names.insert((identity(input), None), main_name.clone());
+    taken.insert(main_name);
+    let mut trees = vec![(
+        input.to_owned(),
+        Imported {
+            tree,
+            kept,
+            path: output.to_owned(),
+        },
+    )];
+    let mut at = 0;
+    while at < trees.len() {
+        let source = trees[at].0.clone();
+        let mut nodes = trees[at].1.tree.nodes().to_vec();
+        let mut changed = false;
+        for node in nodes.iter_mut().filter(|n| n.kind == "SubTree") {
+            let Some(asset) = node
+                .fields
+                .get("asset")
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+            else {
+                continue;
+            };
+            let Some(id) = crate::io::split_asset(&asset).1.map(str::to_owned) else {
+                continue;
+            };
+            let warn = |err: &mut dyn Write, why: &str| {
+                let _ = writeln!(
+                    err,
+                    "{}: warning: [{}] its tree '{asset}' is not imported ({why}); its asset is left as it is",
+                    source.display(),
+                    node.id
+                );
+            };
+            let (file, tree_id) = match files.target(&source, &asset) {
+                Ok(t) => t,
+                Err(why) => {
+                    warn(err, &why);
+                    continue;
+                }
+            };
+            let key = (identity(&file), tree_id.clone());
+            let name = match names.get(&key) {
+                Some(name) => name.clone(),
+                None => match crate::io::load_tree_named_kept(&file, tree_id.as_deref()) {
+                    Ok((tree, kept)) => {
+                        let name = fresh_name(&id, &mut taken);
+                        names.insert(key, name.clone());
+                        trees.push((
+                            file,
+                            Imported {
+                                tree,
+                                kept,
+                                path: folder.join(&name),
+                            },
+                        ));
+                        name
+                    }
+                    Err(e) => {
+                        warn(err, &e.to_string());
+                        continue;
+                    }
+                },
+            };
+            node.fields.insert("asset".to_owned(), Value::Text(name));
+            changed = true;
+        }
+        if changed && let Ok(tree) = Tree::from_nodes(nodes) {
+            let mut tree = tree;
+            tree.description = trees[at].1.tree.description.clone();
+            tree.keys = trees[at].1.tree.keys.clone();
+            trees[at].1.tree = tree;
+        }
+        at += 1;
+    }
+    trees.into_iter().map(|(_, t)| t).collect()
+}
+
+/// A file name for the tree of ID `id` that no other imported tree has: `ID.json`, its
+/// characters as [`library_name`] makes them, `ID_2.json` … when taken.
+fn fresh_name(id: &str, taken: &mut HashSet<String>) -> String {
+    let base = library_name(Path::new(id));
+    let mut name = format!("{base}.json");
+    let mut n = 2;
+    while !taken.insert(name.clone()) {
+        name = format!("{base}_{n}.json");
+        n += 1;
+    }
+    name
+}
+
 /// After an import: the kinds of the file's own that the project of `tree_out`'s folder
 /// does not know yet, written as a node library beside the tree (`STEM.nodes.json`) and
 /// listed in that project's file (made in the folder when it has none).
-fn own_kinds(
-    input: &Path,
-    tree_out: &Path,
-    tree: &Tree,
-    source: &Source,
-    out: &mut dyn Write,
-) -> Result<(), String> {
-    let folder = match tree_out.parent() {
+fn own_kinds(input: &Path, trees: &[Imported], out: &mut dyn Write) -> Result<(), String> {
+    let Some(first) = trees.first() else {
+        return Ok(());
+    };
+    let folder = match first.path.parent() {
         Some(f) if !f.as_os_str().is_empty() => f.to_owned(),
         _ => PathBuf::from("."),
     };
@@ -91,7 +228,20 @@ fn own_kinds(
         ));
     }
     let name = library_name(input);
-    let library = btcpp::library_of(tree, source, &name, &known.catalog);
+    let mut library = crate::io::Library {
+        name: name.clone(),
+        kinds: Vec::new(),
+    };
+    for t in trees {
+        let Some(source) = &t.kept else {
+            continue;
+        };
+        for kind in btcpp::library_of(&t.tree, source, &name, &known.catalog).kinds {
+            if !library.kinds.iter().any(|k| k.name == kind.name) {
+                library.kinds.push(kind);
+            }
+        }
+    }
     if library.kinds.is_empty() {
         return Ok(());
     }

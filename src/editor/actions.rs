@@ -867,16 +867,28 @@ impl EditorApp {
     }
 
     /// The selected SubTree node and its asset's file (relative to the tree's folder).
-    fn subtree_asset(&self) -> Option<(NodeId, PathBuf)> {
+    fn subtree_asset(&mut self) -> Option<(NodeId, PathBuf)> {
         let [id] = self.selection.ids() else {
             return None;
         };
         let asset = super::commands::subtree_asset(self.doc.tree(), &self.catalog, id)?;
-        let path = match self.doc.path().and_then(Path::parent) {
-            Some(dir) => dir.join(asset),
-            None => PathBuf::from(asset),
+        let Some(including) = self.doc.path() else {
+            return Some((id.clone(), PathBuf::from(asset)));
         };
-        Some((id.clone(), path))
+        match crate::io::TreeFiles::new(&self.catalog).target(including, asset) {
+            Ok((path, None)) => Some((id.clone(), path)),
+            Ok((path, Some(tree))) => {
+                self.say_problem(format!(
+                    "'{asset}' is the tree {tree} of {}, which is not the tree that file runs: the editor opens a file's own tree only",
+                    path.display()
+                ));
+                None
+            }
+            Err(why) => {
+                self.say_problem(why);
+                None
+            }
+        }
     }
 
     /// Opens the asset of the SubTree `node`. While the tree runs, the run goes on: the

@@ -370,10 +370,9 @@ impl EditorApp {
             self.doc.revision(),
         );
         if self.blackboard.params.as_ref().is_none_or(|p| p.at != at) {
-            let params = self.with_assets(|_, _, assets| {
-                let (asset, _) = assets.open(&asset)?;
-                let keys = asset.keys.unwrap_or_default();
-                Some(keys.into_iter().filter(|k| k.parameter.is_some()).collect())
+            let params = self.with_assets(|_, catalog, assets| {
+                let (asset, inner) = assets.open(&asset)?;
+                Some(crate::model::summarize(&asset, catalog, &*inner).parameters(node))
             });
             self.blackboard.params = Some(ParamsRead { at, params });
         }
@@ -864,7 +863,7 @@ pub(super) fn params_ui(
     params: &[KeyDecl],
 ) -> Option<Request> {
     let mut request = None;
-    let shares = crate::model::shares_keys(catalog.flag(node, "autoremap"), tree);
+    let shares = crate::model::shares_keys(node, tree);
     ui.label(RichText::new("Parameters").strong())
         .on_hover_text(
             "What the SubTree's tree declares as its parameters, and what this node binds each to",
@@ -910,7 +909,7 @@ fn param_ui(
     });
     let mut request = None;
     // A literal can be given to an `in` parameter of a type that has literals.
-    let takes_value = direction == "in" && p.ty.has_defaults();
+    let takes_value = direction == "in" && (p.ty.has_defaults() || p.ty == KeyType::Any);
     let unbound = match (&p.default, shares) {
         (_, true) => format!("(unbound: the caller's {})", p.name),
         (Some(v), false) => format!("(unbound: its default {})", default_text(v)),

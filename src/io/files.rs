@@ -1,28 +1,37 @@
 //! A set of tree files read from disk, cached, with SubTree assets resolved relative to
-//! the file that names them and cycles across files detected.
+//! the file that names them and cycles across files detected. An asset names a file, or
+//! one of a BehaviorTree.CPP file's `<BehaviorTree>`s (`FILE.xml#ID`, and `#ID`: the
+//! including file's, one of the files it includes, or one of its folder's).
 
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
-use super::{LoadError, load_tree, parse_tree};
+use super::includes::{identity, included, short};
+use super::{LoadError, btcpp, load_tree, load_tree_named, parse_tree, read_text, split_asset};
 use crate::model::{AssetStatus, Assets, Catalog, Diagnostic, Tree, summarize, validate};
 
 type Loaded = Rc<Result<Tree, LoadError>>;
 
+/// A tree of a file: the file (made absolute) and, for one of a BehaviorTree.CPP file's
+/// trees other than the one it runs, that tree's ID.
+type At = (PathBuf, Option<String>);
+
 /// Tree files loaded from disk, each read once, and their validation.
 pub struct TreeFiles<'c> {
     catalog: &'c Catalog,
-    loaded: RefCell<HashMap<PathBuf, Loaded>>,
-    validated: RefCell<HashMap<PathBuf, Rc<Vec<Diagnostic>>>>,
-    /// What each asset is to the trees that include it: found once per file, however
+    loaded: RefCell<HashMap<At, Loaded>>,
+    validated: RefCell<HashMap<At, Rc<Vec<Diagnostic>>>>,
+    /// What each asset is to the trees that include it: found once per tree, however
     /// many SubTrees name it.
-    resolved: RefCell<HashMap<PathBuf, AssetStatus>>,
-    /// The files whose SubTrees are being resolved, outermost first, each with the lowest
+    resolved: RefCell<HashMap<At, AssetStatus>>,
+    /// The trees whose SubTrees are being resolved, outermost first, each with the lowest
     /// position on this stack that a cycle found below it leads back to. A SubTree naming a
-    /// file on the stack closes a cycle: found at once, with no walk of the files.
-    resolving: RefCell<Vec<(PathBuf, Option<Back>)>>,
+    /// tree on the stack closes a cycle: found at once, with no walk of the files.
+    resolving: RefCell<Vec<(At, Option<Back>)>>,
+    /// The outline of each BehaviorTree.CPP file looked into for a SubTree's tree.
+    outlines: RefCell<HashMap<PathBuf, Rc<Option<btcpp::Outline>>>>,
 }
 
 /// How much of an asset's first error the including tree's finding quotes.
@@ -31,16 +40,12 @@ const QUOTED_CHARS: usize = 240;
 /// Where a cycle of SubTree files leads back to on the stack, and its chain of file names.
 type Back = (usize, String);
 
-/// The file a path names, made absolute where possible so that two spellings of one file agree.
-fn identity(path: &Path) -> PathBuf {
-    std::fs::canonicalize(path)
-        .unwrap_or_else(|_| std::path::absolute(path).unwrap_or_else(|_| path.to_owned()))
-}
-
-fn short(path: &Path) -> String {
-    path.file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| path.display().to_string())
+/// A tree's name in messages: its file's, and its ID.
+fn named(at: &At) -> String {
+    match &at.1 {
+        Some(id) => format!("{}#{id}", short(&at.0)),
+        None => short(&at.0),
+    }
 }
 
 impl<'c> TreeFiles<'c> {
@@ -52,6 +57,7 @@ impl<'c> TreeFiles<'c> {
             validated: RefCell::default(),
             resolved: RefCell::default(),
             resolving: RefCell::default(),
+            outlines: RefCell::default(),
         }
     }
 
@@ -62,17 +68,23 @@ impl<'c> TreeFiles<'c> {
 
     /// Loads a tree file once; later calls return the same result.
     pub fn load(&self, path: &Path) -> Loaded {
-        self.load_with(path, || load_tree(path))
+        self.load_with((identity(path), None), || load_tree(path))
+    }
+
+    /// The tree of file `path` (with `tree`, its `<BehaviorTree>` of that ID), loaded once.
+    fn load_at(&self, path: &Path, tree: Option<&str>) -> Loaded {
+        self.load_with((identity(path), tree.map(str::to_owned)), || {
+            load_tree_named(path, tree)
+        })
     }
 
     /// The tree file at `path` whose text was already read (by a caller that looked at
     /// its header): parsed and kept as if [`TreeFiles::load`] had read it.
     pub fn load_text(&self, path: &Path, text: &str) -> Loaded {
-        self.load_with(path, || parse_tree(text, path))
+        self.load_with((identity(path), None), || parse_tree(text, path))
     }
 
-    fn load_with(&self, path: &Path, read: impl FnOnce() -> Result<Tree, LoadError>) -> Loaded {
-        let key = identity(path);
+    fn load_with(&self, key: At, read: impl FnOnce() -> Result<Tree, LoadError>) -> Loaded {
         if let Some(t) = self.loaded.borrow().get(&key) {
             return t.clone();
         }
@@ -83,16 +95,118 @@ impl<'c> TreeFiles<'c> {
 
     /// Every file read so far (made absolute), sorted.
     pub fn paths(&self) -> Vec<PathBuf> {
-        let mut paths: Vec<PathBuf> = self.loaded.borrow().keys().cloned().collect();
+        let mut paths: Vec<PathBuf> = self
+            .loaded
+            .borrow()
+            .keys()
+            .map(|(p, _)| p.clone())
+            .collect();
         paths.sort();
+        paths.dedup();
         paths
     }
 
-    /// Runs `f` with `path` on the stack of files being resolved (unless it is on top
-    /// already); returns what `f` gave and, when `path` was pushed, the lowest position a
-    /// cycle found below it leads back to, with that cycle's chain.
-    fn entered<R>(&self, path: &Path, f: impl FnOnce() -> R) -> (R, Option<Back>) {
+    /// The outline of BehaviorTree.CPP file `path`, read once (`None`: it cannot be read).
+    fn outline(&self, path: &Path) -> Rc<Option<btcpp::Outline>> {
         let key = identity(path);
+        if let Some(o) = self.outlines.borrow().get(&key) {
+            return o.clone();
+        }
+        let o = Rc::new(
+            read_text(path)
+                .ok()
+                .and_then(|text| btcpp::outline(&text).ok()),
+        );
+        self.outlines.borrow_mut().insert(key, o.clone());
+        o
+    }
+
+    /// The file whose `<BehaviorTree ID="id">` a SubTree of `file` runs, as
+    /// BehaviorTree.CPP finds it: `file` itself, the files it includes (and they include),
+    /// then the other `.xml` files of its folder in the order of their names.
+    fn locate(&self, file: &Path, id: &str) -> Result<PathBuf, String> {
+        if !btcpp::is_xml(file) {
+            return Err(format!(
+                "'#{id}' names one of the trees of a BehaviorTree.CPP file, and {} is an Arbor tree file",
+                short(file)
+            ));
+        }
+        let has = |f: &Path| {
+            self.outline(f)
+                .as_ref()
+                .as_ref()
+                .is_some_and(|o| o.trees.iter().any(|t| t == id))
+        };
+        let mut seen = std::collections::HashSet::new();
+        let mut queue = std::collections::VecDeque::from([file.to_owned()]);
+        while let Some(f) = queue.pop_front() {
+            if !seen.insert(identity(&f)) {
+                continue;
+            }
+            if has(&f) {
+                return Ok(f);
+            }
+            if let Some(o) = self.outline(&f).as_ref() {
+                queue.extend(o.includes.iter().map(|(p, _, _)| included(&f, p)));
+            }
+        }
+        let dir = file.parent().unwrap_or(Path::new(""));
+        let dir = if dir.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            dir
+        };
+        let mut siblings: Vec<PathBuf> = std::fs::read_dir(dir)
+            .map(|entries| {
+                entries
+                    .filter_map(Result::ok)
+                    .map(|e| e.path())
+                    .filter(|p| btcpp::is_xml(p) && p.is_file())
+                    .collect()
+            })
+            .unwrap_or_default();
+        siblings.sort();
+        for f in siblings {
+            if !seen.contains(&identity(&f)) && has(&f) {
+                return Ok(f);
+            }
+        }
+        Err(format!(
+            "no <BehaviorTree ID=\"{id}\"> in {}, the files it includes, or its folder",
+            short(file)
+        ))
+    }
+
+    /// The tree an asset of a tree of `including` names: its file, and the ID of the
+    /// `<BehaviorTree>` when it is not the one that file runs; why not, when it names none.
+    pub fn target(
+        &self,
+        including: &Path,
+        asset: &str,
+    ) -> Result<(PathBuf, Option<String>), String> {
+        let (file, tree) = split_asset(asset);
+        let dir = including.parent().unwrap_or(Path::new(""));
+        let Some(id) = tree else {
+            return Ok((dir.join(file), None));
+        };
+        let path = if file.is_empty() {
+            self.locate(including, id)?
+        } else {
+            dir.join(file)
+        };
+        let main = self
+            .outline(&path)
+            .as_ref()
+            .as_ref()
+            .and_then(|o| o.main.clone());
+        let tree = (main.as_deref() != Some(id)).then(|| id.to_owned());
+        Ok((path, tree))
+    }
+
+    /// Runs `f` with tree `key` on the stack of trees being resolved (unless it is on top
+    /// already); returns what `f` gave and, when `key` was pushed, the lowest position a
+    /// cycle found below it leads back to, with that cycle's chain.
+    fn entered<R>(&self, key: At, f: impl FnOnce() -> R) -> (R, Option<Back>) {
         let pushed = self.resolving.borrow().last().map(|(p, _)| p) != Some(&key);
         if pushed {
             self.resolving.borrow_mut().push((key, None));
@@ -118,7 +232,7 @@ impl<'c> TreeFiles<'c> {
     /// Validates a tree file, with its SubTree assets. `Err` when the file itself cannot be loaded.
     pub fn validate_file(&self, path: &Path) -> Result<Vec<Diagnostic>, LoadError> {
         match &*self.load(path) {
-            Ok(tree) => Ok(self.validate_cached(path, tree).as_ref().clone()),
+            Ok(tree) => Ok(self.validate_cached(path, None, tree).as_ref().clone()),
             Err(e) => Err(e.clone()),
         }
     }
@@ -133,20 +247,27 @@ impl<'c> TreeFiles<'c> {
 
     /// Validates a tree held in memory as if it were saved at `path` (the editor's case).
     pub fn validate_tree(&self, path: &Path, tree: &Tree) -> Vec<Diagnostic> {
+        self.validate_at(path, None, tree)
+    }
+
+    /// Validates tree `tree` of file `path` (`id`: which of its `<BehaviorTree>`s).
+    fn validate_at(&self, path: &Path, id: Option<&str>, tree: &Tree) -> Vec<Diagnostic> {
         let assets = FileAssets {
             files: self,
             including: path.to_owned(),
         };
-        self.entered(path, || validate(tree, self.catalog, &assets))
-            .0
+        self.entered((identity(path), id.map(str::to_owned)), || {
+            validate(tree, self.catalog, &assets)
+        })
+        .0
     }
 
-    fn validate_cached(&self, path: &Path, tree: &Tree) -> Rc<Vec<Diagnostic>> {
-        let key = identity(path);
+    fn validate_cached(&self, path: &Path, id: Option<&str>, tree: &Tree) -> Rc<Vec<Diagnostic>> {
+        let key = (identity(path), id.map(str::to_owned));
         if let Some(d) = self.validated.borrow().get(&key) {
             return d.clone();
         }
-        let d = Rc::new(self.validate_tree(path, tree));
+        let d = Rc::new(self.validate_at(path, id, tree));
         self.validated.borrow_mut().insert(key, d.clone());
         d
     }
@@ -160,20 +281,22 @@ struct FileAssets<'f, 'c> {
 
 impl Assets for FileAssets<'_, '_> {
     fn resolve(&self, asset: &str) -> AssetStatus {
-        let dir = self.including.parent().unwrap_or(Path::new(""));
-        let target = dir.join(asset);
+        let (target, tree) = match self.files.target(&self.including, asset) {
+            Ok(t) => t,
+            Err(why) => return AssetStatus::Missing(why),
+        };
         // (A folder or a device is there: reading it below says which it is.)
         if !target.exists() {
             return AssetStatus::Missing(format!("no such file: {}", target.display()));
         }
-        let key = identity(&target);
+        let key = (identity(&target), tree.clone());
         let closes = {
             let stack = self.files.resolving.borrow();
             stack.iter().position(|(p, _)| *p == key).map(|at| {
                 let names: Vec<String> = stack[at..]
                     .iter()
-                    .map(|(p, _)| short(p))
-                    .chain(std::iter::once(short(&key)))
+                    .map(|(p, _)| named(p))
+                    .chain(std::iter::once(named(&key)))
                     .collect();
                 (at, names.join(" → "))
             })
@@ -188,7 +311,7 @@ impl Assets for FileAssets<'_, '_> {
         let below = self.files.resolving.borrow().len();
         let (status, back) = self
             .files
-            .entered(&target, || self.status_of(target.clone()));
+            .entered(key.clone(), || self.status_of(&target, tree.as_deref()));
         match back {
             // It leads back to the including file or further out: from here, a cycle.
             // (Not kept: what it is depends on where it is reached from.)
@@ -204,9 +327,14 @@ impl Assets for FileAssets<'_, '_> {
     }
 
     fn open(&self, asset: &str) -> Option<(Tree, Box<dyn Assets + '_>)> {
-        let dir = self.including.parent().unwrap_or(Path::new(""));
-        let target = dir.join(asset);
-        let tree = self.files.load(&target).as_ref().as_ref().ok()?.clone();
+        let (target, id) = self.files.target(&self.including, asset).ok()?;
+        let tree = self
+            .files
+            .load_at(&target, id.as_deref())
+            .as_ref()
+            .as_ref()
+            .ok()?
+            .clone();
         Some((
             tree,
             Box::new(FileAssets {
@@ -218,9 +346,10 @@ impl Assets for FileAssets<'_, '_> {
 }
 
 impl FileAssets<'_, '_> {
-    /// What the asset file `target` is: unreadable, broken, or valid and summarised.
-    fn status_of(&self, target: PathBuf) -> AssetStatus {
-        let loaded = self.files.load(&target);
+    /// What the tree `id` of asset file `target` is: unreadable, broken, or valid and
+    /// summarised.
+    fn status_of(&self, target: &Path, id: Option<&str>) -> AssetStatus {
+        let loaded = self.files.load_at(target, id);
         let tree = match &*loaded {
             Ok(tree) => tree,
             Err(LoadError::Read { source, .. }) => {
@@ -228,7 +357,8 @@ impl FileAssets<'_, '_> {
             }
             Err(e) => return AssetStatus::Invalid(e.to_string()),
         };
-        let diags = self.files.validate_cached(&target, tree);
+        let name = named(&(target.to_owned(), id.map(str::to_owned)));
+        let diags = self.files.validate_cached(target, id, tree);
         let errors: Vec<&Diagnostic> = diags.iter().filter(|d| d.is_error()).collect();
         if let Some(first) = errors.first() {
             let more = if errors.len() > 1 {
@@ -243,14 +373,14 @@ impl FileAssets<'_, '_> {
                 Some((cut, _)) => format!("{} …", &first[..cut]),
                 None => first,
             };
-            return AssetStatus::Invalid(format!("{}: {first}{more}", short(&target)));
+            return AssetStatus::Invalid(format!("{name}: {first}{more}"));
         }
         AssetStatus::Ok(summarize(
             tree,
             self.files.catalog,
             &FileAssets {
                 files: self.files,
-                including: target,
+                including: target.to_owned(),
             },
         ))
     }

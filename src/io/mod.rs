@@ -10,6 +10,7 @@ mod convert;
 mod files;
 mod format;
 pub mod header;
+mod includes;
 mod json;
 mod keys;
 mod library;
@@ -521,10 +522,59 @@ pub fn load_tree_kept(path: &Path) -> Result<(Tree, Stamp, Kept), LoadError> {
     Ok((parse_tree(&text, path)?, stamp, None))
 }
 
-/// A BehaviorTree.CPP file's text as a tree (docs/BTCPP.md), with the rest of its document.
+/// A BehaviorTree.CPP file's text as a tree (docs/BTCPP.md), with the rest of its document;
+/// the files it includes checked.
 pub(crate) fn parse_xml_tree(text: &str, path: &Path) -> Result<(Tree, Kept), LoadError> {
-    let x = btcpp::read(text).map_err(|p| xml_error(path, p))?;
+    parse_xml_named(text, path, None)
+}
+
+/// [`parse_xml_tree`], or with `tree`, the `<BehaviorTree>` of that ID.
+fn parse_xml_named(text: &str, path: &Path, tree: Option<&str>) -> Result<(Tree, Kept), LoadError> {
+    let x = btcpp::read_named(text, tree).map_err(|p| xml_error(path, p))?;
+    let outline = x.source.outline().map_err(|p| xml_error(path, p))?;
+    includes::check(path, &outline.includes)?;
     Ok((x.tree, Some(Arc::new(x.source))))
+}
+
+/// The tree of file `path` that a SubTree's asset names: the file's tree, or with `tree`,
+/// its `<BehaviorTree>` of that ID (a BehaviorTree.CPP file's).
+pub fn load_tree_named(path: &Path, tree: Option<&str>) -> Result<Tree, LoadError> {
+    load_tree_named_kept(path, tree).map(|(tree, _)| tree)
+}
+
+/// [`load_tree_named`], with what the file held that the tree does not say.
+pub fn load_tree_named_kept(path: &Path, tree: Option<&str>) -> Result<(Tree, Kept), LoadError> {
+    let Some(id) = tree else {
+        return load_tree_kept(path).map(|(tree, _, kept)| (tree, kept));
+    };
+    let text = read_text(path).map_err(|e| LoadError::Read {
+        path: path.to_owned(),
+        source: Arc::new(e),
+    })?;
+    if !btcpp::is_xml(path) {
+        return Err(LoadError::Format {
+            path: path.to_owned(),
+            message: format!(
+                "'#{id}' names one of the trees of a BehaviorTree.CPP file, and this is an Arbor tree file"
+            ),
+        });
+    }
+    parse_xml_named(&text, path, Some(id))
+}
+
+/// What a SubTree's asset names: a file (relative to the including file; empty: the
+/// including file itself) and, after a `#`, one of its `<BehaviorTree>`s by ID. A `#` is
+/// read so only at the start or after a name ending in `.xml`, so an Arbor file with a `#`
+/// in its name is still that file.
+pub fn split_asset(asset: &str) -> (&str, Option<&str>) {
+    match asset.rsplit_once('#') {
+        Some((file, id))
+            if !id.is_empty() && (file.is_empty() || btcpp::is_xml(Path::new(file))) =>
+        {
+            (file, Some(id))
+        }
+        _ => (asset, None),
+    }
 }
 
 /// A problem of a BehaviorTree.CPP file as a load error of `path`.

@@ -323,10 +323,24 @@ pub fn binding<'v>(
     }
 }
 
-/// Whether a SubTree node shares every key of its asset with its caller by name: it says
-/// `autoremap`, or the tree it is in declares no keys (a file older than declarations).
-pub fn shares_keys(autoremap: bool, caller: &super::Tree) -> bool {
-    autoremap || caller.keys.is_none()
+/// Whether SubTree node `node` shares every key of its asset with its caller by name: as
+/// its `autoremap` says; where that is not set, when the tree it is in declares no keys (a
+/// file older than declarations).
+pub fn shares_keys(node: &Node, caller: &super::Tree) -> bool {
+    match node.fields.get("autoremap") {
+        Some(Value::Bool(b)) => *b,
+        _ => caller.keys.is_none(),
+    }
+}
+
+/// What SubTree node `node` binds of an asset that declares no keys (a BehaviorTree.CPP
+/// tree's port remapping): each of its fields but `asset` and `autoremap`, by the name of
+/// the asset's key it binds (SEMANTICS.md §3.5).
+pub fn open_bindings(node: &Node) -> impl Iterator<Item = (&str, &Value)> {
+    node.fields
+        .iter()
+        .filter(|(name, _)| *name != "asset" && *name != "autoremap")
+        .map(|(name, v)| (name.as_str(), v))
 }
 
 /// Why `name` cannot be a key's name, if it cannot: a key is letters, digits, `_`, `.`

@@ -16,7 +16,8 @@ pub use catalog::{
 pub use edit::{Edit, EditError, ParentSlot};
 pub use keys::{
     Binding, KeyChoice, KeyDecl, KeyOrigin, KeyType, KeyTypes, MAX_DECLARED_KEYS, Param,
-    Role as KeyRole, binding, fields_naming, key_name_problem, keys_fitting, shares_keys,
+    Role as KeyRole, binding, fields_naming, key_name_problem, keys_fitting, open_bindings,
+    shares_keys,
 };
 pub use validate::{
     AssetStatus, AssetSummary, Assets, Diagnostic, KeyUse, MAX_ACTIVE_LEAVES, MAX_CONTEXT_KEYS,

@@ -8,7 +8,7 @@ use std::fmt;
 use super::keys;
 use super::{
     Binding, Catalog, Category, FieldType, KeyDecl, KeyType, KeyTypes, KindSpec, Node, NodeId,
-    Port, Repeats, Tree, Value, binding, shares_keys,
+    Port, Repeats, Tree, Value, binding, open_bindings, shares_keys,
 };
 
 /// How serious a diagnostic is.
@@ -278,6 +278,48 @@ pub struct AssetSummary {
     pub active: u64,
     /// The keys it declares, its parameters among them (`None`: it declares none).
     pub keys: Option<Vec<KeyDecl>>,
+}
+
+impl AssetSummary {
+    /// What SubTree node `node` may bind of this asset: the parameters it declares; when it
+    /// declares no keys, each key it uses (read: `in`, written: `out`, both: `inout`) and
+    /// each other name the node binds (`inout`), of type `any`, none required
+    /// (SEMANTICS.md §3.5), sorted by name.
+    pub fn parameters(&self, node: &Node) -> Vec<KeyDecl> {
+        if let Some(keys) = &self.keys {
+            return keys
+                .iter()
+                .filter(|k| k.parameter.is_some())
+                .cloned()
+                .collect();
+        }
+        let names: BTreeSet<&str> = self
+            .reads
+            .iter()
+            .chain(&self.writes)
+            .map(String::as_str)
+            .chain(open_bindings(node).map(|(name, _)| name))
+            .collect();
+        names
+            .into_iter()
+            .map(|name| {
+                let (reads, writes) = (self.reads.contains(name), self.writes.contains(name));
+                let (parameter, doc) = match (reads, writes) {
+                    (true, false) => (super::Param::In, "a key the tree reads"),
+                    (false, true) => (super::Param::Out, "a key the tree writes"),
+                    (true, true) => (super::Param::InOut, "a key the tree reads and writes"),
+                    (false, false) => (super::Param::InOut, "a key the tree does not use"),
+                };
+                KeyDecl {
+                    name: name.to_owned(),
+                    ty: KeyType::Any,
+                    default: None,
+                    doc: doc.to_owned(),
+                    parameter: Some(parameter),
+                }
+            })
+            .collect()
+    }
 }
 
 /// What can run below each node, by position (`None`: not walked).
@@ -1147,7 +1189,10 @@ impl<'a> Ctx<'a> {
             return Vec::new();
         };
         let declared = s.keys.as_deref();
-        let shares = shares_keys(self.catalog.flag(node, "autoremap"), self.tree);
+        let shares = shares_keys(node, self.tree);
+        if declared.is_none() {
+            return Self::open_subtree_uses(node, s, shares);
+        }
         let by_name: HashMap<&str, &KeyDecl> = declared
             .unwrap_or_default()
             .iter()
@@ -1194,6 +1239,49 @@ impl<'a> Ctx<'a> {
         uses
     }
 
+    /// [`Ctx::subtree_uses`] of a SubTree node whose asset `s` declares no keys: each key
+    /// it binds to a caller's key, as the asset reads or writes it; sharing, every other
+    /// key the asset uses.
+    fn open_subtree_uses<'s>(
+        node: &'s Node,
+        s: &'s AssetSummary,
+        shares: bool,
+    ) -> Vec<keys::Use<'s>> {
+        use keys::{Role, Use};
+        let mut uses = Vec::new();
+        let mut bound: HashSet<&str> = HashSet::default();
+        for (inner, value) in open_bindings(node) {
+            bound.insert(inner);
+            if let Value::Key(key) = value {
+                for (set, role) in [(&s.reads, Role::Reads), (&s.writes, Role::Writes)] {
+                    if set.contains(inner) {
+                        uses.push(Use {
+                            node: &node.id,
+                            key,
+                            role,
+                            field: inner,
+                            types: KeyTypes::ANY,
+                        });
+                    }
+                }
+            }
+        }
+        if shares {
+            for (set, role) in [(&s.reads, Role::Reads), (&s.writes, Role::Writes)] {
+                for k in set.iter().filter(|k| !bound.contains(k.as_str())) {
+                    uses.push(Use {
+                        node: &node.id,
+                        key: k,
+                        role,
+                        field: "asset",
+                        types: KeyTypes::ANY,
+                    });
+                }
+            }
+        }
+        uses
+    }
+
     /// Each SubTree node's bindings against its asset's parameters (`subtree-parameter`).
     fn subtree_parameters(&mut self) {
         let mut found = Vec::new();
@@ -1204,10 +1292,14 @@ impl<'a> Ctx<'a> {
             let Some(AssetStatus::Ok(s)) = self.subtrees.get(&node.id) else {
                 continue;
             };
-            let declared = s.keys.as_deref().unwrap_or_default();
+            // An asset that declares no keys takes any binding, as BehaviorTree.CPP's port
+            // remapping does (SEMANTICS.md §3.5).
+            let Some(declared) = s.keys.as_deref() else {
+                continue;
+            };
             let params = || declared.iter().filter(|d| d.parameter.is_some());
             let by_name: HashMap<&str, &KeyDecl> = params().map(|d| (d.name.as_str(), d)).collect();
-            let shares = shares_keys(self.catalog.flag(node, "autoremap"), self.tree);
+            let shares = shares_keys(node, self.tree);
             let mut say = |message: String| {
                 found.push(Diagnostic::new(
                     Rule::SubtreeParameter,

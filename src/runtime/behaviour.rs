@@ -436,6 +436,9 @@ struct Scope {
     shares: bool,
     /// Each bound key of the asset, with the program's name of the caller's key it is.
     bound: std::collections::HashMap<String, String>,
+    /// The keys that are the SubTree node's own even where it shares (those bound to a
+    /// value).
+    own: std::collections::HashSet<String>,
 }
 
 impl KeyTable {
@@ -447,7 +450,7 @@ impl KeyTable {
             if let Some(to) = scope.bound.get(name) {
                 return to.clone();
             }
-            if !scope.shares {
+            if !scope.shares || scope.own.contains(name) {
                 return format!("{}{name}", scope.prefix);
             }
         }
@@ -456,8 +459,15 @@ impl KeyTable {
 
     /// A SubTree node whose trace ids start with `prefix` is compiled from here to
     /// [`KeyTable::leave`]: `bound` pairs each key of its asset bound to a key of the caller
-    /// with that key's name in the caller.
-    pub(crate) fn enter(&mut self, prefix: &str, shares: bool, bound: Vec<(String, String)>) {
+    /// with that key's name in the caller; `own` names the keys that are the node's own
+    /// even where it shares (those bound to a value).
+    pub(crate) fn enter(
+        &mut self,
+        prefix: &str,
+        shares: bool,
+        bound: Vec<(String, String)>,
+        own: Vec<String>,
+    ) {
         let bound = bound
             .into_iter()
             .map(|(inner, caller)| (inner, self.resolve(&caller)))
@@ -466,6 +476,7 @@ impl KeyTable {
             prefix: prefix.to_owned(),
             shares,
             bound,
+            own: own.into_iter().collect(),
         });
     }
 

@@ -17,7 +17,7 @@ use super::slab::{ActionType, LeafCalls, SlabPlan};
 use crate::model::names::Named;
 use crate::model::{
     Assets, Binding, Catalog, Category, Diagnostic, FieldType, KeyType, Node, Port, Runs, Tree,
-    Value, binding, shares_keys, validate,
+    Value, binding, open_bindings, shares_keys, validate,
 };
 
 /// Deepest nesting a program may have (subtrees included); validation refuses deeper.
@@ -945,21 +945,40 @@ impl<A: 'static> Builder<'_, A> {
     /// `sub` names are the node's (SEMANTICS.md §3.5), each as [`binding`] says, and its own
     /// keys hold their literals and defaults from the start.
     fn enter_subtree(&mut self, node: &Node, caller: &Tree, sub: &Tree, prefix: &str) {
-        let declared = sub.keys.as_deref();
-        let shares = shares_keys(self.catalog.flag(node, "autoremap"), caller);
+        let shares = shares_keys(node, caller);
         let mut bound = Vec::new();
         let mut own = Vec::new();
-        for d in declared.unwrap_or_default() {
-            match binding(&d.name, Some(d), &node.fields, shares) {
-                Binding::Caller(key) => bound.push((d.name.clone(), key.to_owned())),
-                Binding::Literal(v) => own.push((d, seed_value(v))),
-                Binding::Own => own.push((d, d.default.as_ref().and_then(seed_value))),
+        match sub.keys.as_deref() {
+            Some(declared) => {
+                for d in declared {
+                    match binding(&d.name, Some(d), &node.fields, shares) {
+                        Binding::Caller(key) => bound.push((d.name.clone(), key.to_owned())),
+                        Binding::Literal(v) => own.push((d.name.as_str(), d.ty, seed_value(v))),
+                        Binding::Own => {
+                            own.push((
+                                d.name.as_str(),
+                                d.ty,
+                                d.default.as_ref().and_then(seed_value),
+                            ));
+                        }
+                    }
+                }
+            }
+            // An asset that declares no keys: whatever the node binds, by name.
+            None => {
+                for (name, v) in open_bindings(node) {
+                    match v {
+                        Value::Key(key) => bound.push((name.to_owned(), key.clone())),
+                        v => own.push((name, KeyType::Any, seed_value(v))),
+                    }
+                }
             }
         }
-        self.keys.enter(prefix, shares, bound);
-        for (d, seed) in own {
-            let key = self.keys.intern(&d.name);
-            self.key_types.push((key, d.ty));
+        let named = own.iter().map(|(name, _, _)| (*name).to_owned()).collect();
+        self.keys.enter(prefix, shares, bound, named);
+        for (name, ty, seed) in own {
+            let key = self.keys.intern(name);
+            self.key_types.push((key, ty));
             if let Some(v) = seed {
                 self.seeds.insert(key, v);
             }

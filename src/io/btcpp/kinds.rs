@@ -180,7 +180,6 @@ pub(super) const ARBOR_ONLY: &[&str] = &[
     "UntilFail",
     "Regulator",
     "Cooldown",
-    "SubTree",
     "Interrupt",
 ];
 

@@ -9,6 +9,7 @@
 
 mod kinds;
 mod models;
+mod subtree;
 mod xml;
 
 use std::collections::{HashMap, HashSet};
@@ -85,6 +86,63 @@ pub fn is_xml(path: &std::path::Path) -> bool {
 /// Reads the text of a BehaviorTree.CPP file: the `<BehaviorTree>` its root's
 /// `main_tree_to_execute` names, else its first.
 pub fn read(text: &str) -> Result<XmlTree, XmlProblem> {
+    read_named(text, None)
+}
+
+/// What a BehaviorTree.CPP file holds, as SubTrees find their trees: the IDs of its
+/// `<BehaviorTree>`s, which of them [`read`] reads, and its `<include>`s.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Outline {
+    /// Each `<BehaviorTree>`'s ID, in order.
+    pub trees: Vec<String>,
+    /// The ID of the tree [`read`] reads, when it has one.
+    pub main: Option<String>,
+    /// Each `<include path="…">`: the path as written, and the element's line and column.
+    pub includes: Vec<(String, u32, u32)>,
+}
+
+/// The [`Outline`] of the text of a BehaviorTree.CPP file.
+pub fn outline(text: &str) -> Result<Outline, XmlProblem> {
+    outline_of(&parse_doc(text)?)
+}
+
+impl Source {
+    /// The [`Outline`] of the file as read.
+    pub fn outline(&self) -> Result<Outline, XmlProblem> {
+        outline_of(&self.doc)
+    }
+}
+
+fn outline_of(doc: &Document) -> Result<Outline, XmlProblem> {
+    let trees: Vec<String> = behavior_trees(doc)
+        .filter_map(|(_, e)| e.attr("ID").map(str::to_owned))
+        .collect();
+    let main = match doc.root.attr("main_tree_to_execute") {
+        Some(id) => Some(id.to_owned()),
+        None => trees.first().cloned(),
+    };
+    let mut includes = Vec::new();
+    for e in doc.root.elements().filter(|e| e.name == "include") {
+        if e.attr("ros_pkg").is_some() {
+            return Err(XmlProblem::at(
+                e,
+                "<include ros_pkg=\"…\">: Arbor finds no ROS packages; include the file by its path",
+            ));
+        }
+        let path = e
+            .attr("path")
+            .ok_or_else(|| XmlProblem::at(e, "<include> without a path includes nothing"))?;
+        includes.push((path.to_owned(), e.line, e.column));
+    }
+    Ok(Outline {
+        trees,
+        main,
+        includes,
+    })
+}
+
+/// The text of a BehaviorTree.CPP file as a document, its root checked.
+fn parse_doc(text: &str) -> Result<Document, XmlProblem> {
     let doc = Document::parse(text).map_err(|e| XmlProblem {
         line: e.line,
         column: e.column,
@@ -108,8 +166,12 @@ pub fn read(text: &str) -> Result<XmlTree, XmlProblem> {
             format!("BTCPP_format=\"{v}\": Arbor reads BehaviorTree.CPP's formats 3 and 4"),
         ));
     }
-    let trees: Vec<(usize, &Element)> = doc
-        .root
+    Ok(doc)
+}
+
+/// The `<BehaviorTree>` elements of a document, each with its place among the root's items.
+fn behavior_trees(doc: &Document) -> impl Iterator<Item = (usize, &Element)> {
+    doc.root
         .items
         .iter()
         .enumerate()
@@ -117,20 +179,27 @@ pub fn read(text: &str) -> Result<XmlTree, XmlProblem> {
             Item::Element(e) if e.name == "BehaviorTree" => Some((i, e)),
             _ => None,
         })
-        .collect();
+}
+
+/// [`read`], or with `tree`, the `<BehaviorTree>` of that ID (a SubTree's).
+pub fn read_named(text: &str, tree: Option<&str>) -> Result<XmlTree, XmlProblem> {
+    let doc = parse_doc(text)?;
+    let trees: Vec<(usize, &Element)> = behavior_trees(&doc).collect();
     let main = doc.root.attr("main_tree_to_execute");
-    let found = match main {
+    let wanted = tree.or(main);
+    let found = match wanted {
         Some(id) => trees.iter().find(|(_, e)| e.attr("ID") == Some(id)),
         None => trees.first(),
     };
     let Some(&(at, bt)) = found else {
         return Err(XmlProblem::at(
             &doc.root,
-            match main {
-                Some(id) => format!(
+            match (tree, main) {
+                (Some(id), _) => format!("the file has no <BehaviorTree ID=\"{id}\">"),
+                (None, Some(id)) => format!(
                     "main_tree_to_execute names '{id}', but no <BehaviorTree ID=\"{id}\"> is in the file"
                 ),
-                None => "the file has no <BehaviorTree>".to_owned(),
+                (None, None) => "the file has no <BehaviorTree>".to_owned(),
             },
         ));
     };
@@ -390,19 +459,11 @@ impl Reader {
         } else {
             e.name.as_str()
         };
-        if name == "SubTree" {
-            return Err(XmlProblem::at(
-                e,
-                format!(
-                    "<SubTree ID=\"{}\">: Arbor does not read a BehaviorTree.CPP SubTree yet",
-                    e.attr("ID").unwrap_or_default()
-                ),
-            ));
-        }
         let title = e.attr("name").unwrap_or_default().to_owned();
         let id = self.fresh(if title.is_empty() { name } else { &title });
         let kids: Vec<&Element> = e.elements().collect();
         let mut node = match kinds::by_btcpp(name) {
+            _ if e.name == "SubTree" => subtree::read(e, id.clone())?,
             Some(m) => {
                 let mut node = Node::new(id.clone(), m.arbor);
                 for p in m.ports {
@@ -553,6 +614,7 @@ impl Writer<'_> {
                 e.items.clear();
                 e
             }
+            (None, _) if node.kind == "SubTree" => Element::new("SubTree"),
             (None, Some(m)) => Element::new(m.btcpp),
             (None, None) => Element::new(node.kind.clone()),
         };
@@ -562,6 +624,9 @@ impl Writer<'_> {
             e.set_attr("name", node.title.clone());
         }
         match mapped {
+            _ if node.kind == "SubTree" => {
+                subtree::write(node, self.tree, &mut e).map_err(problem)?
+            }
             Some(m) => {
                 let kids = node.linked(Port::Children).len() + node.linked(Port::Child).len();
                 for p in m.ports {

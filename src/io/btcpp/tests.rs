@@ -95,10 +95,17 @@ fn a_tree_of_arbor_is_written_as_a_new_file() {
 
 #[test]
 fn what_arbor_cannot_read_or_write_is_said_with_its_place() {
-    let e =
-        read("<root><BehaviorTree ID=\"A\"><SubTree ID=\"B\"/></BehaviorTree></root>").unwrap_err();
+    let e = read("<root><BehaviorTree ID=\"A\"><SubTree _autoremap=\"1\"/></BehaviorTree></root>")
+        .unwrap_err();
     assert_eq!((e.line, e.column), (1, 28));
-    assert!(e.message.contains("SubTree"), "{e:?}");
+    assert!(e.message.contains("<SubTree> without an ID"), "{e:?}");
+    let e = read("<root><BehaviorTree ID=\"A\"><SubTree ID=\"B\" _autoremap=\"maybe\"/></BehaviorTree></root>")
+        .unwrap_err();
+    assert!(e.message.contains("neither true nor false"), "{e:?}");
+    let e =
+        read("<root><BehaviorTree ID=\"A\"><SubTree ID=\"B\"><A/></SubTree></BehaviorTree></root>")
+            .unwrap_err();
+    assert!(e.message.contains("has no children"), "{e:?}");
     let e = read(
         "<root><BehaviorTree ID=\"A\"><Repeat num_cycles=\"0\"><A/></Repeat></BehaviorTree></root>",
     )
@@ -269,4 +276,100 @@ fn root_blackboard_and_same_name_entries_are_keys_and_are_written_as_they_were()
         "{written}"
     );
     assert!(written.contains(r#"num_cycles="{@rounds}""#), "{written}");
+}
+
+const PATROL: &str = r#"<root BTCPP_format="4" main_tree_to_execute="Main">
+    <BehaviorTree ID="Main">
+        <Sequence>
+            <SubTree ID="Walk" name="first leg" target="{goal}" laps="3" speed="0.50" mood="calm" _autoremap="false"/>
+            <SubTree ID="Walk" _autoremap="1"/>
+        </Sequence>
+    </BehaviorTree>
+    <BehaviorTree ID="Walk">
+        <MoveTo target="{target}"/>
+    </BehaviorTree>
+</root>
+"#;
+
+#[test]
+fn a_subtree_runs_the_tree_its_id_names_with_its_ports_bound() {
+    let x = read(PATROL).unwrap();
+    let first = x.tree.node(&NodeId::new("first_leg")).unwrap();
+    assert_eq!(first.kind, "SubTree");
+    let field = |n: &crate::model::Node, f: &str| n.fields.get(f).cloned();
+    assert_eq!(field(first, "asset"), Some(Value::Text("#Walk".into())));
+    assert_eq!(field(first, "autoremap"), Some(Value::Bool(false)));
+    assert_eq!(field(first, "target"), Some(Value::Key("goal".into())));
+    assert_eq!(field(first, "laps"), Some(Value::Int(3)));
+    assert_eq!(field(first, "speed"), Some(Value::Float(0.5)));
+    assert_eq!(field(first, "mood"), Some(Value::Text("calm".into())));
+    let second = x.tree.node(&NodeId::new("sub_tree")).unwrap();
+    assert_eq!(field(second, "autoremap"), Some(Value::Bool(true)));
+    // With no edit, every port is written as it was (`0.50`, `_autoremap="1"`).
+    let written = write(&x.tree, Some(&x.source)).unwrap().0;
+    assert!(
+        Document::parse(PATROL)
+            .unwrap()
+            .same_as(&Document::parse(&written).unwrap()),
+        "{written}"
+    );
+    // The other tree of the file, read by its ID.
+    let walk = super::read_named(PATROL, Some("Walk")).unwrap().tree;
+    assert!(walk.nodes().iter().any(|n| n.kind == "MoveTo"));
+    let e = super::read_named(PATROL, Some("Run")).unwrap_err();
+    assert!(e.message.contains("no <BehaviorTree ID=\"Run\">"), "{e:?}");
+}
+
+#[test]
+fn a_subtree_edited_is_written_as_behaviortree_cpp_reads_it() {
+    let x = read(PATROL).unwrap();
+    let mut nodes = x.tree.nodes().to_vec();
+    for n in &mut nodes {
+        if n.id.as_str() == "first_leg" {
+            n.fields.insert("autoremap".into(), Value::Bool(true));
+            n.fields.remove("mood");
+            n.fields.insert("laps".into(), Value::Key("rounds".into()));
+        }
+        if n.id.as_str() == "sub_tree" {
+            // Not set: a tree that declares no keys shares them (SEMANTICS.md §3.5).
+            n.fields.remove("autoremap");
+            n.fields.insert("asset".into(), Value::Text("#Run".into()));
+        }
+    }
+    let tree = crate::model::Tree::from_nodes(nodes.clone()).unwrap();
+    let written = write(&tree, Some(&x.source)).unwrap().0;
+    assert!(
+        written.contains(r#"<SubTree ID="Walk" name="first leg" target="{goal}" laps="{rounds}" speed="0.50" _autoremap="true"/>"#),
+        "{written}"
+    );
+    assert!(
+        written.contains(r#"<SubTree ID="Run" _autoremap="1"/>"#),
+        "{written}"
+    );
+    for n in &mut nodes {
+        if n.id.as_str() == "sub_tree" {
+            n.fields
+                .insert("asset".into(), Value::Text("walk.json".into()));
+        }
+    }
+    let tree = crate::model::Tree::from_nodes(nodes).unwrap();
+    let e = write(&tree, Some(&x.source)).unwrap_err();
+    assert!(
+        e.message
+            .starts_with("[sub_tree] its asset 'walk.json' is a tree file"),
+        "{e:?}"
+    );
+}
+
+#[test]
+fn an_asset_names_a_tree_of_an_xml_file_only_after_a_name_ending_in_xml() {
+    use crate::io::split_asset;
+    assert_eq!(split_asset("#Walk"), ("", Some("Walk")));
+    assert_eq!(
+        split_asset("lib/moves.xml#Walk"),
+        ("lib/moves.xml", Some("Walk"))
+    );
+    assert_eq!(split_asset("odd#name.json"), ("odd#name.json", None));
+    assert_eq!(split_asset("moves.xml#"), ("moves.xml#", None));
+    assert_eq!(split_asset("patrol.json"), ("patrol.json", None));
 }

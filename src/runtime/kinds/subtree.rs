@@ -1,4 +1,4 @@
-//! SubTree (SEMANTICS.md §3.3): a branch whose only child is another tree file's Root child,
+//! SubTree (SEMANTICS.md §3.3): a branch whose only child is another tree's Root child,
 //! compiled in with its own node states. It reports its child's result.
 
 use super::{Build, Def, Next};
@@ -18,13 +18,13 @@ impl Def for SubTree {
                 FieldSpec::required(
                     "asset",
                     FieldType::Asset,
-                    "The tree file to run, relative to this file.",
+                    "The tree file to run, relative to this file; FILE.xml#ID or #ID: a tree of a BehaviorTree.CPP file.",
                 ),
                 FieldSpec::new(
                     "autoremap",
                     FieldType::Bool,
                     Value::Bool(false),
-                    "Share every key of the asset with this tree by name, not only its parameters.",
+                    "Share every key of the asset with this tree by name, not only its parameters (not set: shared when this tree declares no keys).",
                 ),
             ],
         )]
