@@ -105,6 +105,28 @@ fn in_arbor(tree: &Tree, steps: usize, first_run: bool) -> Vec<(String, String)>
     run_program(program, steps, first_run)
 }
 
+/// [`in_arbor`] of the tree file at `path` (its first run), its SubTrees found from its
+/// folder; the file validated with no error first.
+fn run_file(path: &Path, steps: usize) -> Vec<(String, String)> {
+    let catalog = Catalog::builtin();
+    let files = arbor::io::TreeFiles::new(&catalog);
+    let found = files.validate_file(path).unwrap();
+    assert!(
+        found.iter().all(|d| !d.is_error()),
+        "{}: {found:?}",
+        path.display()
+    );
+    let tree = files.load(path).as_ref().clone().unwrap();
+    let program = Program::compile(
+        &tree,
+        &catalog,
+        &files.assets_for(path),
+        &Behaviours::<()>::with_builtins(),
+    )
+    .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    run_program(program, steps, true)
+}
+
 /// [`in_arbor`] of a compiled program.
 fn run_program(program: Program<()>, steps: usize, first_run: bool) -> Vec<(String, String)> {
     let mut instance = Instance::new(Arc::new(program), 0);
@@ -656,19 +678,7 @@ fn subtrees_with_their_ports_bound_run_as_in_behaviortree_cpp() {
 </root>"#;
     let path = dir.path().join("main.xml");
     std::fs::write(&path, main).unwrap();
-    let catalog = Catalog::builtin();
-    let files = arbor::io::TreeFiles::new(&catalog);
-    let found = files.validate_file(&path).unwrap();
-    assert!(found.iter().all(|d| !d.is_error()), "{found:?}");
-    let tree = files.load(&path).as_ref().clone().unwrap();
-    let program = Program::compile(
-        &tree,
-        &catalog,
-        &files.assets_for(&path),
-        &Behaviours::<()>::with_builtins(),
-    )
-    .unwrap();
-    let ours = run_program(program, 80, true);
+    let ours = run_file(&path, 80);
     // BehaviorTree.CPP reads the included file from the same folder: given as one text
     // here (run_trees.py loads text), the included tree is put into it.
     let inlined = main.replace(
@@ -761,8 +771,6 @@ fn include_and_subtree_problems_are_said_with_their_place() {
 /// and each file validates and compiles with no error.
 #[test]
 fn behaviortree_cpp_include_trees_resolve_every_subtree_and_run() {
-    let catalog = Catalog::builtin();
-    let files = arbor::io::TreeFiles::new(&catalog);
     let trees: Vec<PathBuf> = fixtures()
         .into_iter()
         .filter(|p| p.to_string_lossy().contains("bt.cpp/tests/trees"))
@@ -770,21 +778,51 @@ fn behaviortree_cpp_include_trees_resolve_every_subtree_and_run() {
     assert_eq!(trees.len(), 10);
     let mut subtrees = 0;
     for path in trees {
-        let found = files.validate_file(&path).unwrap();
-        assert!(
-            found.iter().all(|d| !d.is_error()),
-            "{}: {found:?}",
-            path.display()
-        );
-        let tree = files.load(&path).as_ref().clone().unwrap();
+        let tree = arbor::io::load_tree(&path).unwrap();
         subtrees += tree.nodes().iter().filter(|n| n.kind == "SubTree").count();
-        Program::compile(
-            &tree,
-            &catalog,
-            &files.assets_for(&path),
-            &Behaviours::<()>::with_builtins(),
-        )
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        run_file(&path, 4);
     }
     assert!(subtrees >= 6, "{subtrees}");
+}
+
+/// docs/BTCPP.md, "Format 3": a BehaviorTree.CPP 3 file (SequenceStar, a SubTree whose
+/// ports name keys without braces, SubTreePlus) read by Arbor and written as format 4
+/// loads in BehaviorTree.CPP 4 and runs there as in Arbor.
+#[test]
+fn a_format_3_file_written_as_format_4_runs_the_same_in_behaviortree_cpp() {
+    let v3 = r#"<root BTCPP_format="3" main_tree_to_execute="Main">
+    <BehaviorTree ID="Main">
+        <SequenceStar>
+            <MockAction script="RS"/>
+            <SubTree ID="Laps" n="count" __shared_blackboard="false"/>
+            <SubTreePlus ID="Laps" n="2" __autoremap="false"/>
+        </SequenceStar>
+    </BehaviorTree>
+    <BehaviorTree ID="Laps">
+        <Repeat num_cycles="{n}">
+            <MockAction script="RS"/>
+        </Repeat>
+    </BehaviorTree>
+</root>"#;
+    let x = btcpp::read(v3).unwrap();
+    let (v4, _) = btcpp::write(&x.tree, Some(&x.source)).unwrap();
+    assert!(v4.contains(r#"<SubTree ID="Laps" n="{count}"/>"#), "{v4}");
+    // The main tree gives `count` nothing: BehaviorTree.CPP and Arbor both stop at the
+    // Repeat that cannot read it. Given 3 by a SubTree of its own, both run it.
+    let v4 = v4.replace(
+        "<BehaviorTree ID=\"Main\">",
+        "<BehaviorTree ID=\"Outer\"><SubTree ID=\"Main\" count=\"3\"/></BehaviorTree>\n    <BehaviorTree ID=\"Main\">",
+    )
+    .replace("main_tree_to_execute=\"Main\"", "main_tree_to_execute=\"Outer\"");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("old.xml");
+    std::fs::write(&path, &v4).unwrap();
+    let ours = run_file(&path, 80);
+    let theirs = in_btcpp(&[(v4, 80)], true).remove(0).unwrap();
+    // 1 + 3 + 2 rounds, each running then succeeding.
+    assert_eq!(ours.len(), 12, "{ours:?}");
+    assert_eq!(
+        ours.iter().map(|(_, r)| r).collect::<Vec<_>>(),
+        theirs.iter().map(|(_, r)| r).collect::<Vec<_>>()
+    );
 }

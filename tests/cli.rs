@@ -1389,6 +1389,36 @@ fn a_behaviortree_cpp_file_is_validated_run_formatted_imported_and_exported() {
 /// `<TreeNodesModel>` describes them or else as its nodes use them; the tree then
 /// validates without an unknown kind and runs, its own actions and conditions as their
 /// stand-ins.
+/// docs/BTCPP.md, "Format 3": `validate` says what reading a format 3 file changes, by
+/// line, and `fmt` writes it as format 4.
+#[test]
+fn a_format_3_file_is_validated_with_notes_and_formatted_as_format_4() {
+    let dir = tempfile::tempdir().unwrap();
+    let xml = dir.path().join("old.xml");
+    std::fs::write(
+        &xml,
+        "<root BTCPP_format=\"3\">\n  <BehaviorTree ID=\"Old\">\n    <SequenceStar><AlwaysSuccess/><Sleep msec=\"100\"/></SequenceStar>\n  </BehaviorTree>\n</root>\n",
+    )
+    .unwrap();
+    let out = arbor(&["validate", xml.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let name = xml.display();
+    assert!(
+        text(&out.stderr).starts_with(&format!(
+            "note: {name}: a BehaviorTree.CPP 3 file (BTCPP_format=\"3\"): read as format 4, and saved so\nnote: {name}: line 3: <SequenceStar> is <SequenceWithMemory>\n"
+        )),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = arbor(&["fmt", xml.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let written = std::fs::read_to_string(&xml).unwrap();
+    assert!(
+        written.contains("BTCPP_format=\"4\"") && written.contains("<SequenceWithMemory>"),
+        "{written}"
+    );
+}
+
 /// docs/BTCPP.md, "SubTrees and includes": an import writes each tree the file's
 /// SubTrees run (of the file, of an included file) as an Arbor tree of its own beside it,
 /// the SubTrees naming those files, and the kinds of all of them in one library; the

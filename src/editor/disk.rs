@@ -94,6 +94,7 @@ impl EditorApp {
                 self.catalog.add_placeholders(&tree);
                 self.unplaced = super::arrange_if_unplaced(&mut tree, &self.catalog).then_some(0);
                 self.doc = Document::new(tree, Some(path.to_owned()));
+                self.say_notes(&kept);
                 self.doc.read_from_disk(stamp, kept);
                 self.changed();
                 true

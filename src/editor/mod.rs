@@ -337,6 +337,7 @@ impl EditorApp {
         // What a save stopped by a kill or a crash left beside it goes.
         crate::io::remove_stale_temporaries(path);
         let mut app = Self::in_project(tree, Some(path.to_owned()), explicit);
+        app.say_notes(&kept);
         app.doc.read_from_disk(stamp, kept);
         app.watch_file();
         app.remember(path);
@@ -626,6 +627,21 @@ impl EditorApp {
     /// The newest message of the session, expired or not.
     pub fn last_message(&self) -> &str {
         self.messages.last().unwrap_or("")
+    }
+
+    /// Says what reading a file changed in it (a BehaviorTree.CPP 3 file read as format
+    /// 4): each change into the messages, then the first note, with their count, last, so
+    /// that the status line shows it.
+    fn say_notes(&mut self, kept: &crate::io::Kept) {
+        let notes = kept.as_ref().map_or(&[][..], |s| s.notes());
+        if let [first, changes @ ..] = notes {
+            for change in changes {
+                self.say(change.clone());
+            }
+            let n = changes.len();
+            let plural = if n == 1 { "" } else { "s" };
+            self.say(format!("{first} ({n} change{plural}: Messages lists each)"));
+        }
     }
 
     fn say(&mut self, text: impl Into<String>) {

@@ -355,3 +355,34 @@ fn a_behaviortree_cpp_file_saved_after_an_edit_changes_only_that_attribute() {
     key(&mut h, Modifiers::COMMAND, Key::S);
     assert_eq!(std::fs::read_to_string(&path).unwrap(), saved);
 }
+
+/// docs/BTCPP.md, "Format 3": a BehaviorTree.CPP 3 file opens saying that it is read as
+/// format 4 and how many changes that made (Messages lists each); Ctrl+S writes format 4.
+#[test]
+fn a_format_3_file_opens_with_a_note_and_is_saved_as_format_4() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("old.xml");
+    std::fs::write(
+        &path,
+        r#"<root BTCPP_format="3">
+  <BehaviorTree ID="Old">
+    <SequenceStar>
+      <AlwaysSuccess/>
+    </SequenceStar>
+  </BehaviorTree>
+</root>
+"#,
+    )
+    .unwrap();
+    let app = EditorApp::open(&path).unwrap();
+    assert_eq!(
+        app.last_message(),
+        "a BehaviorTree.CPP 3 file (BTCPP_format=\"3\"): read as format 4, and saved so (1 change: Messages lists each)"
+    );
+    let mut h = harness(app);
+    h.run_steps(2);
+    key(&mut h, Modifiers::COMMAND, Key::S);
+    let saved = std::fs::read_to_string(&path).unwrap();
+    assert!(saved.contains(r#"<root BTCPP_format="4">"#), "{saved}");
+    assert!(saved.contains("<SequenceWithMemory>"), "{saved}");
+}

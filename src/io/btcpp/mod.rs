@@ -10,6 +10,7 @@
 mod kinds;
 mod models;
 mod subtree;
+mod v3;
 mod xml;
 
 use std::collections::{HashMap, HashSet};
@@ -36,6 +37,8 @@ pub struct Source {
     /// The tree's `<BehaviorTree>`: its place among the root element's items.
     at: usize,
     originals: HashMap<NodeId, Original>,
+    /// What reading changed in the file (a format 3 file read as format 4), to be said.
+    notes: Vec<String>,
 }
 
 /// A node's element as read, without the elements of its children; each of its other
@@ -89,6 +92,18 @@ pub fn read(text: &str) -> Result<XmlTree, XmlProblem> {
     read_named(text, None)
 }
 
+/// Whether the text of a BehaviorTree.CPP file may say `BTCPP_format="3"` (a quick look,
+/// before reading it: such a file is read with notes, [`Source::notes`]).
+pub fn says_format_3(text: &str) -> bool {
+    text.match_indices("BTCPP_format").any(|(at, word)| {
+        let rest = text[at + word.len()..].trim_start();
+        rest.strip_prefix('=')
+            .map(str::trim_start)
+            .and_then(|r| r.strip_prefix(['"', '\'']))
+            .is_some_and(|r| r.starts_with('3'))
+    })
+}
+
 /// What a BehaviorTree.CPP file holds, as SubTrees find their trees: the IDs of its
 /// `<BehaviorTree>`s, which of them [`read`] reads, and its `<include>`s.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -107,6 +122,12 @@ pub fn outline(text: &str) -> Result<Outline, XmlProblem> {
 }
 
 impl Source {
+    /// What reading changed in the file, to be said to the user: for a BehaviorTree.CPP 3
+    /// file, that it is read (and will be saved) as format 4, and each change, by line.
+    pub fn notes(&self) -> &[String] {
+        &self.notes
+    }
+
     /// The [`Outline`] of the file as read.
     pub fn outline(&self) -> Result<Outline, XmlProblem> {
         outline_of(&self.doc)
@@ -183,7 +204,8 @@ fn behavior_trees(doc: &Document) -> impl Iterator<Item = (usize, &Element)> {
 
 /// [`read`], or with `tree`, the `<BehaviorTree>` of that ID (a SubTree's).
 pub fn read_named(text: &str, tree: Option<&str>) -> Result<XmlTree, XmlProblem> {
-    let doc = parse_doc(text)?;
+    let mut doc = parse_doc(text)?;
+    let notes = v3::upgrade(&mut doc);
     let trees: Vec<(usize, &Element)> = behavior_trees(&doc).collect();
     let main = doc.root.attr("main_tree_to_execute");
     let wanted = tree.or(main);
@@ -211,6 +233,7 @@ pub fn read_named(text: &str, tree: Option<&str>) -> Result<XmlTree, XmlProblem>
             at,
             originals: reader.originals,
             doc,
+            notes,
         },
     })
 }
@@ -297,6 +320,7 @@ pub fn write(tree: &Tree, source: Option<&Source>) -> Result<(String, Source), X
             doc,
             at,
             originals: made,
+            notes: Vec::new(),
         },
     ))
 }

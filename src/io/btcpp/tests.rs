@@ -373,3 +373,78 @@ fn an_asset_names_a_tree_of_an_xml_file_only_after_a_name_ending_in_xml() {
     assert_eq!(split_asset("moves.xml#"), ("moves.xml#", None));
     assert_eq!(split_asset("patrol.json"), ("patrol.json", None));
 }
+
+const V3: &str = r#"<root BTCPP_format="3" main_tree_to_execute="Main">
+    <BehaviorTree ID="Main">
+        <SequenceStar name="steps">
+            <SubTree ID="Walk" target="goal" __shared_blackboard="false"/>
+            <SubTreePlus ID="Walk" __autoremap="true"/>
+            <Control ID="SequenceStar">
+                <Beep _skipIf="loud"/>
+            </Control>
+        </SequenceStar>
+    </BehaviorTree>
+    <BehaviorTree ID="Walk">
+        <MoveTo target="{target}"/>
+    </BehaviorTree>
+</root>
+"#;
+
+#[test]
+fn a_format_3_file_is_read_as_format_4_with_a_note_for_each_change() {
+    let x = read(V3).unwrap();
+    let node = |id: &str| x.tree.node(&NodeId::new(id)).unwrap();
+    assert_eq!(node("steps").kind, "SequenceWithMemory");
+    assert_eq!(node("sequence_with_memory").kind, "SequenceWithMemory");
+    assert_eq!(
+        node("sub_tree").fields.get("target"),
+        Some(&Value::Key("goal".into()))
+    );
+    assert_eq!(
+        node("sub_tree").fields.get("autoremap"),
+        Some(&Value::Bool(false))
+    );
+    assert_eq!(
+        node("sub_tree_2").fields.get("autoremap"),
+        Some(&Value::Bool(true))
+    );
+    assert_eq!(
+        x.source.notes(),
+        [
+            "a BehaviorTree.CPP 3 file (BTCPP_format=\"3\"): read as format 4, and saved so",
+            "line 3: <SequenceStar> is <SequenceWithMemory>",
+            "line 4: <SubTree ID=\"Walk\">'s ports target name keys of the caller, written {key}",
+            "line 4: <SubTree ID=\"Walk\">'s __shared_blackboard=\"false\" is dropped",
+            "line 5: <SubTreePlus> is <SubTree>, its __autoremap _autoremap",
+            "line 6: <Control ID=\"SequenceStar\"> is <Control ID=\"SequenceWithMemory\">",
+            "line 7: <Beep>'s _skipIf was a port in format 3; format 4 reads it as a script",
+        ]
+    );
+    let written = write(&x.tree, Some(&x.source)).unwrap().0;
+    let expected = r#"<root BTCPP_format="4" main_tree_to_execute="Main">
+    <BehaviorTree ID="Main">
+        <SequenceWithMemory name="steps">
+            <SubTree ID="Walk" target="{goal}"/>
+            <SubTree ID="Walk" _autoremap="true"/>
+            <Control ID="SequenceWithMemory">
+                <Beep _skipIf="loud"/>
+            </Control>
+        </SequenceWithMemory>
+    </BehaviorTree>
+    <BehaviorTree ID="Walk">
+        <MoveTo target="{target}"/>
+    </BehaviorTree>
+</root>
+"#;
+    assert!(
+        Document::parse(expected)
+            .unwrap()
+            .same_as(&Document::parse(&written).unwrap()),
+        "{written}"
+    );
+    // Read again, it is a format 4 file: nothing to say.
+    assert!(read(&written).unwrap().source.notes().is_empty());
+    assert!(super::says_format_3(V3));
+    assert!(super::says_format_3("<root BTCPP_format = '3'>"));
+    assert!(!super::says_format_3(&written));
+}
