@@ -7,7 +7,9 @@
 //! `cargo bench --bench editor`. The `library` group opens a tree in a project of 500 node
 //! library kinds beside one with none, and draws frames while a search is typed in their
 //! palette. The `large` group (`cargo bench --bench editor -- large`) opens a file of
-//! 100,000 nodes and times it to the first answered click, then its frames.
+//! 100,000 nodes and times it to the first answered click, then its frames. The `btcpp`
+//! group (`cargo bench --bench editor -- btcpp`) opens a BehaviorTree.CPP file of 10,000
+//! nodes to the first answered click, and saves it.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
@@ -363,5 +365,61 @@ fn large(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, frames, debugger, library, large);
+/// A BehaviorTree.CPP file of about `n` nodes shaped like Nav2's: a Fallback over
+/// Sequences, each of a condition, two actions of the file's own with ports (`{key}`s and
+/// values) and a Repeat over one.
+fn xml_text(n: usize) -> String {
+    let groups = n.saturating_sub(3).div_ceil(5);
+    let mut out = String::from(
+        "<root BTCPP_format=\"4\" main_tree_to_execute=\"Main\">\n  <BehaviorTree ID=\"Main\">\n    <Fallback name=\"tasks\">\n",
+    );
+    for g in 0..groups {
+        out.push_str(&format!(
+            "      <Sequence name=\"Task {g}\">\n        <IsBatteryLow min_battery=\"0.{g}\"/>\n        <ComputePathToPose goal=\"{{goal}}\" path=\"{{path}}\" planner_id=\"GridBased\" _uid=\"{g}\"/>\n        <Repeat num_cycles=\"3\">\n          <FollowPath path=\"{{path}}\" controller_id=\"FollowPath\"/>\n        </Repeat>\n      </Sequence>\n"
+        ));
+    }
+    out.push_str("    </Fallback>\n  </BehaviorTree>\n</root>\n");
+    out
+}
+
+/// A BehaviorTree.CPP file of 10,000 nodes opened to the first answered click, and saved
+/// (written into its document, read back to check, written to disk).
+fn xml(c: &mut Criterion) {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("big.xml");
+    std::fs::write(&file, xml_text(10_000)).unwrap();
+    let root = NodeId::new("root");
+    let open_and_click = || {
+        let mut app = EditorApp::open(&file).unwrap();
+        let ctx = egui::Context::default();
+        frame(&ctx, &mut app);
+        frame(&ctx, &mut app);
+        let at = app.screen_centre_of(&root).expect("the node is placed");
+        let button = |pressed| egui::Event::PointerButton {
+            pos: at,
+            button: egui::PointerButton::Primary,
+            pressed,
+            modifiers: egui::Modifiers::NONE,
+        };
+        frame_with(&ctx, &mut app, vec![egui::Event::PointerMoved(at)]);
+        frame_with(&ctx, &mut app, vec![button(true)]);
+        frame_with(&ctx, &mut app, vec![button(false)]);
+        assert_eq!(app.selected(), Some(&root));
+        app
+    };
+    let app = open_and_click();
+    assert!(app.tree().len() >= 10_000, "{} nodes", app.tree().len());
+    let (tree, _, kept) = arbor::io::load_tree_kept(&file).unwrap();
+    let mut group = c.benchmark_group("btcpp");
+    group.sample_size(10);
+    group.bench_function("open_to_answered_click/10000", |b| {
+        b.iter_with_large_drop(open_and_click)
+    });
+    group.bench_function("save/10000", |b| {
+        b.iter(|| arbor::io::save_tree_kept(&file, &tree, &kept).unwrap())
+    });
+    group.finish();
+}
+
+criterion_group!(benches, frames, debugger, library, large, xml);
 criterion_main!(benches);
