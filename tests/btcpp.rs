@@ -826,3 +826,127 @@ fn a_format_3_file_written_as_format_4_runs_the_same_in_behaviortree_cpp() {
         theirs.iter().map(|(_, r)| r).collect::<Vec<_>>()
     );
 }
+
+/// For each script condition, the actions that ran after it, in Arbor and in
+/// BehaviorTree.CPP: `MockAction_1` succeeds where it holds, `MockAction_2` fails where it
+/// does not. Its keys are given by a SubTree's ports: `speed` 3, `mode` patrol, `near`
+/// yes.
+fn script_conditions_in_both(codes: &[&str]) -> Vec<[Vec<(String, String)>; 2]> {
+    let escape = |c: &str| {
+        c.replace('&', "&amp;")
+            .replace('<', "&lt;")
+            .replace('>', "&gt;")
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let mut jobs = Vec::new();
+    let mut ours = Vec::new();
+    for (i, code) in codes.iter().enumerate() {
+        let xml = format!(
+            r#"<root BTCPP_format="4" main_tree_to_execute="Main">
+    <BehaviorTree ID="Main">
+        <SubTree ID="Check" speed="3" mode="patrol" near="yes"/>
+    </BehaviorTree>
+    <BehaviorTree ID="Check">
+        <Fallback>
+            <Sequence>
+                <ScriptCondition code="{}"/>
+                <MockAction script="S"/>
+            </Sequence>
+            <MockAction script="F"/>
+        </Fallback>
+    </BehaviorTree>
+</root>"#,
+            escape(code)
+        );
+        let path = dir.path().join(format!("script_{i}.xml"));
+        std::fs::write(&path, &xml).unwrap();
+        ours.push(run_file(&path, 3));
+        jobs.push((xml, 3));
+    }
+    in_btcpp(&jobs, true)
+        .into_iter()
+        .zip(ours)
+        .zip(codes)
+        .map(|((theirs, ours), code)| {
+            [ours, theirs.unwrap_or_else(|e| vec![(code.to_string(), e)])]
+        })
+        .collect()
+}
+
+/// docs/SCRIPTS.md: ScriptCondition's expressions over keys (given by a SubTree's ports)
+/// and literals decide as in BehaviorTree.CPP: which of two actions runs after each, in
+/// both, is the same.
+#[test]
+fn script_conditions_decide_as_in_behaviortree_cpp() {
+    let codes = [
+        "1 + 2 * 3 == 7",
+        "(1 + 2) * 3 == 9",
+        "10 / 4 == 2.5",
+        "7 - (2 - 1) == 6",
+        "-3 < -2",
+        "!(1 > 2)",
+        "!0 && 1",
+        "0 || 0",
+        "1 < 2 < 3",
+        "3 > 2 > 1",
+        "1 < 3 < 2",
+        "0x10 == 16",
+        "1.5e1 == 15",
+        "(6 & 3) == 2",
+        "(6 | 3) == 7",
+        "(6 ^ 3) == 5",
+        "(~0) == -1",
+        "true && !false",
+        "2 > 1 ? 1 : 0",
+        "0 ? 1 : 2 == 2",
+        "'abc' == 'abc'",
+        "'abc' != 'abd'",
+        "'abc' < 'abd'",
+        "'ab' + 'c' == 'abc'",
+        "'n' .. 5 == 'n5'",
+        "speed > 2.5",
+        "speed >= 3 && speed <= 3",
+        "mode == 'patrol'",
+        "mode != 'patrol' || speed == 3",
+        "mode .. '!' == 'patrol!'",
+        "speed == 3 ? mode == 'patrol' : false",
+        "0.1 + 0.2 == 0.3",
+        "near == 'yes'",
+    ];
+    let both = script_conditions_in_both(&codes);
+    let holds = both
+        .iter()
+        .filter(|[ours, _]| ours.first().is_some_and(|(_, r)| r == "success"))
+        .count();
+    assert!(
+        holds > 20 && holds < codes.len(),
+        "{holds} of {} hold",
+        codes.len()
+    );
+    let differ: Vec<String> = codes
+        .iter()
+        .zip(&both)
+        .filter(|(_, [a, b])| a != b)
+        .map(|(code, [a, b])| format!("{code}: {a:?} / {b:?}"))
+        .collect();
+    assert!(differ.is_empty(), "{differ:#?}");
+}
+
+/// docs/SCRIPTS.md, "Where Arbor differs": BehaviorTree.CPP 4.8 reads `-` and `/` from the
+/// right (`7 - 2 - 1` is 6) and refuses a prefix `~` beside a comparison; Arbor reads them
+/// from the left, as BehaviorTree.CPP 4.10 and arithmetic do (4), and takes `~0 == -1`.
+#[test]
+fn script_operators_from_the_left_differ_from_behaviortree_cpp_4_8_as_documented() {
+    let both = script_conditions_in_both(&["7 - 2 - 1 == 4", "8 / 4 / 2 == 1", "~0 == -1"]);
+    let ran = |r: &Vec<(String, String)>| r.first().map(|(leaf, _)| leaf.clone());
+    for [ours, _] in &both {
+        assert_eq!(ran(ours).as_deref(), Some("MockAction_1"), "{ours:?}");
+    }
+    assert_eq!(ran(&both[0][1]).as_deref(), Some("MockAction_2"));
+    assert_eq!(ran(&both[1][1]).as_deref(), Some("MockAction_2"));
+    assert!(
+        both[2][1][0].1.contains("cannot be mixed"),
+        "{:?}",
+        both[2][1]
+    );
+}

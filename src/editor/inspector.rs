@@ -83,7 +83,11 @@ pub(crate) fn value_ui(
                 .labelled_by(label);
             (chosen != before).then_some(Value::Text(chosen))
         }
-        FieldType::Text | FieldType::ContextKey(_) | FieldType::Asset | FieldType::Script(_) => {
+        FieldType::Text
+        | FieldType::ContextKey(_)
+        | FieldType::Asset
+        | FieldType::Script(_)
+        | FieldType::Expression => {
             let mut t = current.and_then(Value::as_str).unwrap_or("").to_owned();
             let width = (t.chars().count() as f32 * 7.5 + 16.0).clamp(90.0, 150.0);
             ui.add(egui::TextEdit::singleline(&mut t).desired_width(width))

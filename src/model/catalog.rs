@@ -40,6 +40,9 @@ pub enum FieldType {
     Asset,
     /// A script of letters from the alphabet, at least one.
     Script(String),
+    /// A condition in BehaviorTree.CPP's script language (docs/SCRIPTS.md): an expression
+    /// over keys, that assigns none.
+    Expression,
 }
 
 impl FieldType {
@@ -53,7 +56,7 @@ impl FieldType {
             FieldType::Int { .. } => KeyType::Int.set(),
             FieldType::Float { .. } => KeyTypes::of(&[KeyType::Int, KeyType::Float]),
             FieldType::Text | FieldType::Enum(_) | FieldType::Script(_) => KeyType::Text.set(),
-            FieldType::ContextKey(_) | FieldType::Asset => return None,
+            FieldType::ContextKey(_) | FieldType::Asset | FieldType::Expression => return None,
         })
     }
 
@@ -111,6 +114,9 @@ impl FieldType {
                     .join(" or ")
             ),
             FieldType::Asset => "a tree file path, relative to this file".into(),
+            FieldType::Expression => {
+                "a script condition, such as `battery > 0.2 && !docked`".into()
+            }
             FieldType::Script(alphabet) => {
                 format!(
                     "a script of the letters {}",
@@ -262,6 +268,22 @@ impl FieldSpec {
                     out()
                 }
             }
+            (FieldType::Expression, Value::Text(code)) => match super::script::parse(code) {
+                Err(e) => Err((
+                    Rule::FieldType,
+                    format!("field '{}' is not a script condition: {e}", self.name),
+                )),
+                Ok(script) => match script.writes().first() {
+                    Some(k) => Err((
+                        Rule::FieldType,
+                        format!(
+                            "field '{}' assigns '{k}': a condition's script reads keys and writes none",
+                            self.name
+                        ),
+                    )),
+                    None => Ok(()),
+                },
+            },
             (FieldType::Script(alphabet), Value::Text(s)) => {
                 if !s.is_empty() && s.chars().all(|c| alphabet.contains(c)) {
                     Ok(())

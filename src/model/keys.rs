@@ -115,6 +115,14 @@ impl fmt::Display for KeyType {
 pub struct KeyTypes(u8);
 
 impl KeyTypes {
+    /// What a script reads a key as: true or false, a number or text.
+    pub const SCRIPT: KeyTypes = KeyTypes(
+        1 << KeyType::Bool as u8
+            | 1 << KeyType::Int as u8
+            | 1 << KeyType::Float as u8
+            | 1 << KeyType::Text as u8,
+    );
+
     /// Any type.
     pub const ANY: Self = Self(0b11_1111);
 

@@ -8,6 +8,7 @@ mod catalog;
 mod edit;
 mod keys;
 pub mod names;
+pub mod script;
 mod validate;
 
 pub use catalog::{

@@ -1099,6 +1099,7 @@ impl<'a> Ctx<'a> {
                         keys.push(k.to_owned());
                     }
                 }
+                keys.extend(self.script_reads(node).map(|(_, k)| k.to_owned()));
             }
             Some(Category::SubTree) => keys.extend(
                 self.subtree_uses(node)
@@ -1113,6 +1114,27 @@ impl<'a> Ctx<'a> {
             _ => {}
         }
         keys
+    }
+
+    /// The keys `node`'s script fields read (a ScriptCondition's `code`), each with its
+    /// field; none from a script that does not parse (a `field-type` error says so).
+    fn script_reads(
+        &self,
+        node: &'a Node,
+    ) -> impl Iterator<Item = (&'a str, &'a str)> + use<'a, '_> {
+        let scripts = self.catalog.kind(&node.kind).into_iter().flat_map(|k| {
+            k.own_fields()
+                .filter(|f| f.ty == FieldType::Expression)
+                .map(|f| f.name.as_str())
+        });
+        scripts.flat_map(move |field| {
+            let code = self.text(node, field);
+            let names = super::script::parse(code)
+                .ok()
+                .and(super::script::names(code))
+                .unwrap_or_default();
+            names.into_iter().map(move |k| (field, k))
+        })
     }
 
     fn writes_of(&self, node: &'a Node) -> Vec<String> {
@@ -1166,6 +1188,9 @@ impl<'a> Ctx<'a> {
                     }
                     for (field, key, types) in keys::bound_fields(node, Some(kind)) {
                         add(key, Role::Reads, field, types);
+                    }
+                    for (field, key) in self.script_reads(node) {
+                        add(key, Role::Reads, field, KeyTypes::SCRIPT);
                     }
                 }
                 (Some(Category::SubTree), _) => uses.extend(self.subtree_uses(node)),

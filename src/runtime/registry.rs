@@ -105,7 +105,8 @@ impl<A: 'static> Behaviours<A> {
         &self.stand_ins
     }
 
-    /// The built-ins that need no world: `MockAction`, `MockCondition`, `HasContext`.
+    /// The built-ins that need no world: `MockAction`, `MockCondition`, `Wait`,
+    /// `HasContext`, `AlwaysSuccess`, `AlwaysFailure` and `ScriptCondition`.
     pub fn with_builtins() -> Self {
         let mut b = Self::empty();
         b.action("MockAction", mocks::mock_action);
@@ -118,6 +119,7 @@ impl<A: 'static> Behaviours<A> {
         b.condition("HasContext", mocks::has_context);
         b.condition("AlwaysSuccess", |_| Ok(Always(true)));
         b.condition("AlwaysFailure", |_| Ok(Always(false)));
+        b.condition("ScriptCondition", super::script::script_condition);
         b
     }
 

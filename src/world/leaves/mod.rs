@@ -52,8 +52,8 @@ const CONDITIONS: [WorldKind; 6] = [
 impl Catalog {
     /// The built-in kinds, in palette order: the structure of SEMANTICS.md §1 (each
     /// defined with its runtime behaviour in `runtime/kinds`), the world's leaves, the
-    /// mock action and Wait, the context check, the constant conditions, the world's
-    /// conditions and the mock condition.
+    /// mock action and Wait, the context check, the constant conditions, the script
+    /// condition, the world's conditions and the mock condition.
     pub fn builtin() -> Self {
         let [
             mock_action,
@@ -63,6 +63,7 @@ impl Catalog {
             always_failure,
             mock_condition,
         ] = crate::runtime::mock_specs();
+        let [script_condition] = crate::runtime::script_specs();
         let mut c = Catalog::empty();
         let world = |kinds: &'static [WorldKind]| kinds.iter().map(|k| (k.spec)());
         for k in crate::runtime::structure_specs()
@@ -74,6 +75,7 @@ impl Catalog {
                 has_context,
                 always_success,
                 always_failure,
+                script_condition,
             ])
             .chain(world(&CONDITIONS))
             .chain([mock_condition])
