@@ -102,15 +102,10 @@ pub fn validate(
             }
         };
         let set = &sets[i];
-        if crate::io::btcpp::is_xml(path)
-            && crate::io::btcpp::says_format_3(&text)
-            && let Ok(x) = crate::io::btcpp::read(&text)
-        {
-            for note in x.source.notes() {
-                let _ = writeln!(err, "note: {}: {note}", path.display());
-            }
-        }
         set.load_text(path, &text);
+        for note in set.notes(path) {
+            let _ = writeln!(err, "note: {}: {note}", path.display());
+        }
         match set.validate_file(path) {
             Ok(diags) => {
                 for d in &diags {

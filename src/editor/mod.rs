@@ -629,18 +629,23 @@ impl EditorApp {
         self.messages.last().unwrap_or("")
     }
 
-    /// Says what reading a file changed in it (a BehaviorTree.CPP 3 file read as format
-    /// 4): each change into the messages, then the first note, with their count, last, so
-    /// that the status line shows it.
+    /// Says what reading a file found (a BehaviorTree.CPP 3 file read as format 4, a
+    /// script not in the language): each note into the messages, the first last, with how
+    /// many more, so that the status line shows it.
     fn say_notes(&mut self, kept: &crate::io::Kept) {
         let notes = kept.as_ref().map_or(&[][..], |s| s.notes());
-        if let [first, changes @ ..] = notes {
-            for change in changes {
-                self.say(change.clone());
+        if let [first, rest @ ..] = notes {
+            for note in rest {
+                self.say(note.clone());
             }
-            let n = changes.len();
-            let plural = if n == 1 { "" } else { "s" };
-            self.say(format!("{first} ({n} change{plural}: Messages lists each)"));
+            if rest.is_empty() {
+                self.say(first.clone());
+            } else {
+                self.say(format!(
+                    "{first} (and {} more: Messages lists each)",
+                    rest.len()
+                ));
+            }
         }
     }
 

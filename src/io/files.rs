@@ -32,6 +32,9 @@ pub struct TreeFiles<'c> {
     resolving: RefCell<Vec<(At, Option<Back>)>>,
     /// The outline of each BehaviorTree.CPP file looked into for a SubTree's tree.
     outlines: RefCell<HashMap<PathBuf, Rc<Option<btcpp::Outline>>>>,
+    /// What reading each BehaviorTree.CPP file given as text found to say
+    /// ([`btcpp::Source::notes`]).
+    notes: RefCell<HashMap<PathBuf, Vec<String>>>,
 }
 
 /// How much of an asset's first error the including tree's finding quotes.
@@ -58,6 +61,7 @@ impl<'c> TreeFiles<'c> {
             resolved: RefCell::default(),
             resolving: RefCell::default(),
             outlines: RefCell::default(),
+            notes: RefCell::default(),
         }
     }
 
@@ -81,7 +85,28 @@ impl<'c> TreeFiles<'c> {
     /// The tree file at `path` whose text was already read (by a caller that looked at
     /// its header): parsed and kept as if [`TreeFiles::load`] had read it.
     pub fn load_text(&self, path: &Path, text: &str) -> Loaded {
-        self.load_with((identity(path), None), || parse_tree(text, path))
+        self.load_with((identity(path), None), || {
+            if !btcpp::is_xml(path) {
+                return parse_tree(text, path);
+            }
+            let (tree, kept) = super::parse_xml_tree(text, path)?;
+            if let Some(source) = kept {
+                self.notes
+                    .borrow_mut()
+                    .insert(identity(path), source.notes().to_vec());
+            }
+            Ok(tree)
+        })
+    }
+
+    /// What reading the BehaviorTree.CPP file at `path`, given by [`TreeFiles::load_text`],
+    /// found to say: each note (nothing for any other file).
+    pub fn notes(&self, path: &Path) -> Vec<String> {
+        self.notes
+            .borrow()
+            .get(&identity(path))
+            .cloned()
+            .unwrap_or_default()
     }
 
     fn load_with(&self, key: At, read: impl FnOnce() -> Result<Tree, LoadError>) -> Loaded {

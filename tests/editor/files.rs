@@ -377,7 +377,7 @@ fn a_format_3_file_opens_with_a_note_and_is_saved_as_format_4() {
     let app = EditorApp::open(&path).unwrap();
     assert_eq!(
         app.last_message(),
-        "a BehaviorTree.CPP 3 file (BTCPP_format=\"3\"): read as format 4, and saved so (1 change: Messages lists each)"
+        "a BehaviorTree.CPP 3 file (BTCPP_format=\"3\"): read as format 4, and saved so (and 1 more: Messages lists each)"
     );
     let mut h = harness(app);
     h.run_steps(2);

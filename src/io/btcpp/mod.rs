@@ -9,6 +9,7 @@
 
 mod kinds;
 mod models;
+mod scripts;
 mod subtree;
 mod v3;
 mod xml;
@@ -37,7 +38,8 @@ pub struct Source {
     /// The tree's `<BehaviorTree>`: its place among the root element's items.
     at: usize,
     originals: HashMap<NodeId, Original>,
-    /// What reading changed in the file (a format 3 file read as format 4), to be said.
+    /// What reading changed in the file (a format 3 file read as format 4), and the
+    /// scripts it keeps that are not in the language, to be said.
     notes: Vec<String>,
 }
 
@@ -92,18 +94,6 @@ pub fn read(text: &str) -> Result<XmlTree, XmlProblem> {
     read_named(text, None)
 }
 
-/// Whether the text of a BehaviorTree.CPP file may say `BTCPP_format="3"` (a quick look,
-/// before reading it: such a file is read with notes, [`Source::notes`]).
-pub fn says_format_3(text: &str) -> bool {
-    text.match_indices("BTCPP_format").any(|(at, word)| {
-        let rest = text[at + word.len()..].trim_start();
-        rest.strip_prefix('=')
-            .map(str::trim_start)
-            .and_then(|r| r.strip_prefix(['"', '\'']))
-            .is_some_and(|r| r.starts_with('3'))
-    })
-}
-
 /// What a BehaviorTree.CPP file holds, as SubTrees find their trees: the IDs of its
 /// `<BehaviorTree>`s, which of them [`read`] reads, and its `<include>`s.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -122,8 +112,9 @@ pub fn outline(text: &str) -> Result<Outline, XmlProblem> {
 }
 
 impl Source {
-    /// What reading changed in the file, to be said to the user: for a BehaviorTree.CPP 3
-    /// file, that it is read (and will be saved) as format 4, and each change, by line.
+    /// What reading the file found, to be said to the user: for a BehaviorTree.CPP 3 file,
+    /// that it is read (and will be saved) as format 4, and each change, by line; each
+    /// script it keeps that is not in the language (docs/SCRIPTS.md).
     pub fn notes(&self) -> &[String] {
         &self.notes
     }
@@ -227,6 +218,8 @@ pub fn read_named(text: &str, tree: Option<&str>) -> Result<XmlTree, XmlProblem>
     };
     let mut reader = Reader::default();
     let tree = reader.tree(bt)?;
+    let mut notes = notes;
+    notes.extend(scripts::unreadable(bt));
     Ok(XmlTree {
         tree,
         source: Source {

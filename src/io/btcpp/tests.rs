@@ -444,7 +444,30 @@ fn a_format_3_file_is_read_as_format_4_with_a_note_for_each_change() {
     );
     // Read again, it is a format 4 file: nothing to say.
     assert!(read(&written).unwrap().source.notes().is_empty());
-    assert!(super::says_format_3(V3));
-    assert!(super::says_format_3("<root BTCPP_format = '3'>"));
-    assert!(!super::says_format_3(&written));
+}
+
+#[test]
+fn a_kept_script_that_is_not_in_the_language_is_noted_with_its_line() {
+    let x = read(
+        r#"<root BTCPP_format="4">
+  <BehaviorTree ID="A">
+    <Sequence _skipIf="door_open">
+      <Script code="tries += 1"/>
+      <Precondition if="battery &gt;" else="FAILURE">
+        <Action ID="Script" code="x := 'open"/>
+      </Precondition>
+      <Beep _post="ok := true" _onFailure="1 +"/>
+    </Sequence>
+  </BehaviorTree>
+</root>"#,
+    )
+    .unwrap();
+    assert_eq!(
+        x.source.notes(),
+        [
+            "line 5: <Precondition>'s if is not a script BehaviorTree.CPP's language reads (at character 10: expected a value, a key or '(', found the end); it is kept as written",
+            "line 6: <Action>'s code is not a script BehaviorTree.CPP's language reads (at character 6: a text that is never closed with '); it is kept as written",
+            "line 8: <Beep>'s _onFailure is not a script BehaviorTree.CPP's language reads (at character 4: expected a value, a key or '(', found the end); it is kept as written",
+        ]
+    );
 }

@@ -2,19 +2,8 @@
 //! becomes (docs/BTCPP.md, "Format 3"), with a note for each change, as BehaviorTree.CPP's
 //! own converter from format 3 changes it.
 
+use super::scripts::ON_ANY;
 use super::{Document, Element, Item};
-
-/// The attributes that format 4 reads as scripts; in format 3 they were ports.
-const SCRIPTS: [&str; 8] = [
-    "_successIf",
-    "_failureIf",
-    "_skipIf",
-    "_while",
-    "_onSuccess",
-    "_onFailure",
-    "_onHalted",
-    "_post",
-];
 
 /// Makes a format 3 document format 4, in place: what changed, one note per change, in
 /// the order of the file's lines. Nothing for a document of another format.
@@ -100,7 +89,7 @@ fn convert(e: &mut Element, notes: &mut Vec<(u32, String)>) {
             }
         ));
     }
-    for k in SCRIPTS {
+    for k in ON_ANY {
         if e.attr(k).is_some() {
             say(format!(
                 "<{}>'s {k} was a port in format 3; format 4 reads it as a script",

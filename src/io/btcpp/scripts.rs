@@ -1,0 +1,56 @@
+//! The scripts of a BehaviorTree.CPP file that Arbor keeps without running them (the
+//! `_skipIf` … attributes, `Script`'s `code`, `Precondition`'s `if`): each read as
+//! BehaviorTree.CPP's script language (docs/SCRIPTS.md) when the file is, and a note for
+//! each that is not in it. (ScriptCondition's `code` is a field Arbor checks itself.)
+
+use super::Element;
+use crate::model::script::parse;
+
+/// The attributes BehaviorTree.CPP 4 reads as scripts on any node (format 3 read them as
+/// ports).
+pub(super) const ON_ANY: [&str; 8] = [
+    "_successIf",
+    "_failureIf",
+    "_skipIf",
+    "_while",
+    "_onSuccess",
+    "_onFailure",
+    "_onHalted",
+    "_post",
+];
+
+/// A note for each script below `bt` (its elements, walked with a stack) that is not in
+/// the language: where, which, and why.
+pub(super) fn unreadable(bt: &Element) -> Vec<String> {
+    let mut notes = Vec::new();
+    let mut stack = vec![bt];
+    while let Some(e) = stack.pop() {
+        let kind = match e.name.as_str() {
+            "Action" | "Condition" | "Control" | "Decorator" => e.attr("ID").unwrap_or(""),
+            name => name,
+        };
+        let own = match kind {
+            "Script" => Some("code"),
+            "Precondition" => Some("if"),
+            _ => None,
+        };
+        for attr in ON_ANY.iter().copied().chain(own) {
+            if let Some(code) = e.attr(attr)
+                && let Err(why) = parse(code)
+            {
+                notes.push((
+                    e.line,
+                    format!(
+                        "line {}: <{}>'s {attr} is not a script BehaviorTree.CPP's language reads ({why}); it is kept as written",
+                        e.line, e.name
+                    ),
+                ));
+            }
+        }
+        let at = stack.len();
+        stack.extend(e.elements());
+        stack[at..].reverse();
+    }
+    notes.sort_by_key(|(line, _)| *line);
+    notes.into_iter().map(|(_, n)| n).collect()
+}
