@@ -172,6 +172,30 @@ const OTHER_DECORATORS: &[&str] = &[
     "WaitValueUpdate",
 ];
 
+/// BehaviorTree.CPP's built-in leaves: read and written as they are (AlwaysSuccess,
+/// AlwaysFailure and ScriptCondition are Arbor's kinds of those names).
+const OTHER_LEAVES: &[&str] = &[
+    "AlwaysSuccess",
+    "AlwaysFailure",
+    "Script",
+    "ScriptCondition",
+    "SetBlackboard",
+    "UnsetBlackboard",
+    "WasEntryUpdated",
+];
+
+/// Whether `name` is a node BehaviorTree.CPP registers itself (which a tree's ID may not
+/// be, nor `Root`).
+pub(super) fn is_builtin(name: &str) -> bool {
+    name == "Root"
+        || by_btcpp(name).is_some()
+        || OTHER_CONTROLS
+            .iter()
+            .chain(OTHER_DECORATORS)
+            .chain(OTHER_LEAVES)
+            .any(|k| *k == name)
+}
+
 /// Arbor's built-in branches that BehaviorTree.CPP has no node for: a node of one is not
 /// written into a file (unless it was read from one, as a kind of the file's own).
 pub(super) const ARBOR_ONLY: &[&str] = &[

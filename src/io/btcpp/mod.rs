@@ -198,6 +198,18 @@ pub fn read_named(text: &str, tree: Option<&str>) -> Result<XmlTree, XmlProblem>
     let mut doc = parse_doc(text)?;
     let notes = v3::upgrade(&mut doc);
     let trees: Vec<(usize, &Element)> = behavior_trees(&doc).collect();
+    for (_, e) in &trees {
+        if let Some(id) = e.attr("ID")
+            && kinds::is_builtin(id)
+        {
+            return Err(XmlProblem::at(
+                e,
+                format!(
+                    "<BehaviorTree ID=\"{id}\">: a tree cannot take the name of BehaviorTree.CPP's own node {id}"
+                ),
+            ));
+        }
+    }
     let main = doc.root.attr("main_tree_to_execute");
     let wanted = tree.or(main);
     let found = match wanted {

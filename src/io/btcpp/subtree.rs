@@ -53,6 +53,14 @@ pub(super) fn read(e: &Element, id: NodeId) -> Result<Node, XmlProblem> {
         .attr("ID")
         .filter(|t| !t.is_empty())
         .ok_or_else(|| XmlProblem::at(e, "<SubTree> without an ID names no tree"))?;
+    if super::kinds::is_builtin(tree) {
+        return Err(XmlProblem::at(
+            e,
+            format!(
+                "<SubTree ID=\"{tree}\">: a tree cannot take the name of BehaviorTree.CPP's own node {tree}"
+            ),
+        ));
+    }
     if e.elements().next().is_some() {
         return Err(XmlProblem::at(
             e,

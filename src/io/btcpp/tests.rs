@@ -114,6 +114,17 @@ fn what_arbor_cannot_read_or_write_is_said_with_its_place() {
     let e = read("<root><BehaviorTree ID=\"A\"><Parallel success_count=\"2\"><A/><B/><C/></Parallel></BehaviorTree></root>")
         .unwrap_err();
     assert!(e.message.contains("2 of 3"), "{e:?}");
+    let e = read("<root>\n<BehaviorTree ID=\"A\"><SubTree ID=\"Fallback\"/></BehaviorTree>\n<BehaviorTree ID=\"Fallback\"><A/></BehaviorTree></root>")
+        .unwrap_err();
+    assert_eq!((e.line, e.column), (3, 1));
+    assert!(
+        e.message
+            .contains("cannot take the name of BehaviorTree.CPP's own node Fallback"),
+        "{e:?}"
+    );
+    let e = read("<root><BehaviorTree ID=\"A\"><SubTree ID=\"Script\"/></BehaviorTree></root>")
+        .unwrap_err();
+    assert!(e.message.contains("own node Script"), "{e:?}");
     let e = read("<tree/>").unwrap_err();
     assert!(e.message.contains("<root>"), "{e:?}");
     let e = read("<root><BehaviorTree").unwrap_err();
