@@ -294,9 +294,9 @@ fn subtree(g: &mut Gen, kinds: Kinds, depth: u32, nodes: &mut Vec<Node>) -> Node
                 "Retry",
                 "KeepRunningUntilFailure",
             ];
-            let writable = ["TimeLimit", "RunOnce", "Repeater"];
+            let writable = ["TimeLimit", "RunOnce", "Repeater", "Delay"];
             let kind = match kinds {
-                Kinds::Writable if g.below(3) == 0 => writable[g.below(3) as usize],
+                Kinds::Writable if g.below(3) == 0 => writable[g.below(4) as usize],
                 // A loop over a child that finishes in the tick it starts waits for the
                 // next tick in BehaviorTree.CPP (docs/BTCPP.md, "Where Arbor differs"),
                 // which a condition that changes shows.
@@ -311,7 +311,7 @@ fn subtree(g: &mut Gen, kinds: Kinds, depth: u32, nodes: &mut Vec<Node>) -> Node
                     let times = least + g.below(4 - least);
                     n.fields.insert("times".into(), Value::Int(times as i64));
                 }
-                "TimeLimit" => {
+                "TimeLimit" | "Delay" => {
                     n.fields.insert("seconds".into(), Value::Float(0.5));
                 }
                 _ => {}

@@ -72,6 +72,13 @@ impl Needs {
         word: false,
         timer: false,
     };
+
+    /// A branch with a timer (the clock at its entry, or when its child finished).
+    pub(crate) const TIMED: Self = Self {
+        records: 2,
+        word: false,
+        timer: true,
+    };
 }
 
 /// A branch's setting (a count, a time, a switch, a policy): a value fixed by the file,

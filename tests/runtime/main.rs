@@ -12,6 +12,7 @@ mod clock;
 mod conditions;
 mod context;
 mod cooldown;
+mod delay;
 mod force;
 mod if_then_else;
 mod interrupt;

@@ -128,6 +128,15 @@ pub(super) const MAPPED: &[Mapped] = &[
         }],
     },
     Mapped {
+        btcpp: "Delay",
+        arbor: "Delay",
+        ports: &[Port {
+            name: "delay_msec",
+            field: "seconds",
+            conv: Conv::Millis,
+        }],
+    },
+    Mapped {
         btcpp: "KeepRunningUntilFailure",
         arbor: "KeepRunningUntilFailure",
         ports: &[],
@@ -162,7 +171,6 @@ const OTHER_CONTROLS: &[&str] = &[
     "ManualSelector",
 ];
 const OTHER_DECORATORS: &[&str] = &[
-    "Delay",
     "Precondition",
     "LoopInt",
     "LoopDouble",
@@ -282,7 +290,9 @@ pub(super) fn to_field(
             )),
         },
         Conv::Millis if number > 0 => Ok(Value::Float(number as f64 / 1000.0)),
-        Conv::Millis => Err(format!("{number} ms: a time limit is more than 0")),
+        Conv::Millis => Err(format!(
+            "{number} ms: Arbor takes a time of more than 0 here"
+        )),
         Conv::Threshold => {
             let n = i64::try_from(children).unwrap_or(i64::MAX);
             match number {

@@ -482,3 +482,30 @@ fn a_kept_script_that_is_not_in_the_language_is_noted_with_its_line() {
         ]
     );
 }
+
+#[test]
+fn a_delay_is_arbors_delay_in_seconds_and_written_back_in_milliseconds() {
+    let text = r#"<root BTCPP_format="4">
+  <BehaviorTree ID="A">
+    <Delay delay_msec="1500">
+      <AlwaysSuccess/>
+    </Delay>
+  </BehaviorTree>
+</root>
+"#;
+    let x = read(text).unwrap();
+    let delay = x.tree.node(&NodeId::new("delay")).unwrap();
+    assert_eq!(delay.kind, "Delay");
+    assert_eq!(delay.fields.get("seconds"), Some(&Value::Float(1.5)));
+    let mut nodes = x.tree.nodes().to_vec();
+    for n in &mut nodes {
+        if n.id.as_str() == "delay" {
+            n.fields.insert("seconds".into(), Value::Float(0.25));
+        }
+    }
+    let tree = crate::model::Tree::from_nodes(nodes).unwrap();
+    let written = write(&tree, Some(&x.source)).unwrap().0;
+    assert!(written.contains(r#"<Delay delay_msec="250">"#), "{written}");
+    let e = read(&text.replace("1500", "0")).unwrap_err();
+    assert!(e.message.contains("0 ms"), "{e:?}");
+}

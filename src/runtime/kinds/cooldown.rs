@@ -40,10 +40,7 @@ impl Def for Cooldown {
     }
 
     fn needs(self) -> Needs {
-        Needs {
-            timer: true,
-            ..Needs::BRANCH
-        }
+        Needs::TIMED
     }
 
     fn enter(self, x: &mut impl Run, n: u32) -> Act {

@@ -14,6 +14,7 @@
 mod composite;
 mod condition;
 mod cooldown;
+mod delay;
 mod force;
 mod if_then_else;
 mod interrupt;
@@ -355,6 +356,7 @@ kinds! {
     UntilFail(until_fail::UntilFail),
     Force(force::Force),
     Regulator(regulator::Regulator),
+    Delay(delay::Delay),
     Retry(retry::Retry),
     Cooldown(cooldown::Cooldown),
     TimeLimit(time_limit::TimeLimit),
@@ -394,6 +396,14 @@ impl Kind {
 /// in palette order.
 pub(crate) fn structure_specs() -> Vec<KindSpec> {
     Kind::specs()
+}
+
+/// Records the clock in `n`'s timer and enters its only child (a Delay's and a
+/// TimeLimit's entry).
+#[inline]
+pub(crate) fn clocked(x: &mut impl Run, n: u32) -> Act {
+    *x.timer_mut(n) = x.clock();
+    only_child(x, n)
 }
 
 /// The child in slot 0 of `n` (a decorator's, SubTree's or Interrupt's only child).

@@ -5,7 +5,7 @@
 //!
 //! Per instance: a branch's record and a timer: the clock when it was entered.
 
-use super::{Act, Build, Def, Needs, Next, Param, Run, amount_setting, only_child};
+use super::{Act, Build, Def, Needs, Next, Param, Run, amount_setting, clocked};
 use crate::model::{Category, FieldSpec, FieldType, KindSpec, Node, Value};
 use crate::runtime::Status;
 
@@ -36,15 +36,11 @@ impl Def for TimeLimit {
     }
 
     fn needs(self) -> Needs {
-        Needs {
-            timer: true,
-            ..Needs::BRANCH
-        }
+        Needs::TIMED
     }
 
     fn enter(self, x: &mut impl Run, n: u32) -> Act {
-        *x.timer_mut(n) = x.clock();
-        only_child(x, n)
+        clocked(x, n)
     }
 
     fn next(self, _: u32, _: u32, s: Status) -> Option<Next> {
