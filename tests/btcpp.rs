@@ -950,3 +950,35 @@ fn script_operators_from_the_left_differ_from_behaviortree_cpp_4_8_as_documented
         both[2][1]
     );
 }
+
+/// docs/BTCPP.md, "Nodes": ParallelAll (of one failure at most) runs every child to its
+/// end, as Arbor's Parallel of success `all` and failure `all` does, in both.
+#[test]
+fn parallel_all_runs_as_in_behaviortree_cpp() {
+    for body in [
+        r#"        <ParallelAll>
+            <MockAction script="RRS"/>
+            <MockAction script="F"/>
+            <MockAction script="RS"/>
+        </ParallelAll>"#,
+        r#"        <Sequence>
+            <ParallelAll max_failures="1">
+                <MockAction script="RS"/>
+                <Inverter><MockCondition script="F"/></Inverter>
+                <MockAction script="RRRS"/>
+            </ParallelAll>
+            <MockAction script="S"/>
+        </Sequence>"#,
+        r#"        <Fallback>
+            <ParallelAll>
+                <MockAction script="RF"/>
+                <MockAction script="RRS"/>
+            </ParallelAll>
+            <MockAction script="RS"/>
+        </Fallback>"#,
+    ] {
+        let [ours, theirs] = both_run(body, 12, 12, true);
+        assert!(ours.len() >= 4, "{ours:?}");
+        assert_eq!(ours, theirs, "{body}");
+    }
+}

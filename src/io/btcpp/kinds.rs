@@ -162,7 +162,6 @@ pub(super) const MAPPED: &[Mapped] = &[
 const OTHER_CONTROLS: &[&str] = &[
     "AsyncSequence",
     "AsyncFallback",
-    "ParallelAll",
     "Switch2",
     "Switch3",
     "Switch4",
@@ -197,6 +196,7 @@ const OTHER_LEAVES: &[&str] = &[
 pub(super) fn is_builtin(name: &str) -> bool {
     name == "Root"
         || by_btcpp(name).is_some()
+        || fixed_form(name).is_some()
         || OTHER_CONTROLS
             .iter()
             .chain(OTHER_DECORATORS)
@@ -222,6 +222,31 @@ pub(super) const FIXED: &[(&str, &str, Value)] = &[
     ("Repeater", "ignore_failures", Value::Bool(false)),
 ];
 
+/// A BehaviorTree.CPP built-in that is an Arbor kind with some of its fields fixed: the
+/// fields as the node behaves, and a port whose one value Arbor has (any other is
+/// refused by name).
+pub(super) struct FixedForm {
+    pub btcpp: &'static str,
+    pub arbor: &'static str,
+    pub fields: &'static [(&'static str, &'static str)],
+    pub port: (&'static str, &'static str),
+}
+
+pub(super) const FIXED_FORMS: &[FixedForm] = &[FixedForm {
+    // It ticks every child to its end and fails when `max_failures` of them failed: with
+    // 1, Arbor's Parallel that succeeds when all do and fails when all have finished
+    // otherwise.
+    btcpp: "ParallelAll",
+    arbor: "Parallel",
+    fields: &[("success", "all"), ("failure", "all")],
+    port: ("max_failures", "1"),
+}];
+
+/// The fixed form BehaviorTree.CPP node `name` is, if it is one.
+pub(super) fn fixed_form(name: &str) -> Option<&'static FixedForm> {
+    FIXED_FORMS.iter().find(|f| f.btcpp == name)
+}
+
 /// The mapping of BehaviorTree.CPP node `name`, if it runs as an Arbor kind.
 pub(super) fn by_btcpp(name: &str) -> Option<&'static Mapped> {
     MAPPED.iter().find(|m| m.btcpp == name)
@@ -236,7 +261,9 @@ pub(super) fn by_arbor(kind: &str) -> Option<&'static Mapped> {
 /// name says it (`Some(true)`: as a composite's children; `Some(false)`: as a decorator's
 /// child); `None` for a kind of BehaviorTree.CPP's that Arbor does not know.
 pub(super) fn takes_children(name: &str) -> Option<bool> {
-    let arbor = by_btcpp(name).map(|m| m.arbor);
+    let arbor = by_btcpp(name)
+        .map(|m| m.arbor)
+        .or(fixed_form(name).map(|f| f.arbor));
     match arbor {
         Some(arbor) => Some(composite(arbor)),
         None if OTHER_CONTROLS.contains(&name) => Some(true),

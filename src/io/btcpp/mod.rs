@@ -493,6 +493,27 @@ impl Reader {
         let kids: Vec<&Element> = e.elements().collect();
         let mut node = match kinds::by_btcpp(name) {
             _ if e.name == "SubTree" => subtree::read(e, id.clone())?,
+            _ if let Some(f) = kinds::fixed_form(name) => {
+                let (port, only) = f.port;
+                if let Some(v) = e.attr(port)
+                    && v.trim() != only
+                {
+                    return Err(XmlProblem::at(
+                        e,
+                        format!(
+                            "{name}'s {port}=\"{v}\": Arbor reads {name} with {port} {only} only"
+                        ),
+                    ));
+                }
+                let mut node = Node::new(id.clone(), f.arbor);
+                for (field, value) in f.fields {
+                    node.fields.insert(
+                        (*field).to_owned(),
+                        crate::model::Value::Text((*value).into()),
+                    );
+                }
+                node
+            }
             Some(m) => {
                 let mut node = Node::new(id.clone(), m.arbor);
                 for p in m.ports {
@@ -623,7 +644,27 @@ impl Writer<'_> {
             ));
         }
         let original = self.originals.get(&node.id).filter(|o| o.kind == node.kind);
-        let mapped = kinds::by_arbor(&node.kind);
+        // A node read as a fixed form (ParallelAll) is written as one while its fields say
+        // what that form does.
+        let form = original
+            .and_then(|o| match is_explicit(&o.element.name) {
+                true => o.element.attr("ID"),
+                false => Some(o.element.name.as_str()),
+            })
+            .and_then(kinds::fixed_form)
+            .filter(|f| f.arbor == node.kind);
+        if let Some(f) = form {
+            for (field, value) in f.fields {
+                let v = node.fields.get(*field);
+                if v.and_then(crate::model::Value::as_str) != Some(*value) {
+                    return Err(problem(format!(
+                        "its {field} is not {value}, which {} has no form for (it was read from one)",
+                        f.btcpp
+                    )));
+                }
+            }
+        }
+        let mapped = kinds::by_arbor(&node.kind).filter(|_| form.is_none());
         if original.is_none() && kinds::ARBOR_ONLY.contains(&node.kind.as_str()) {
             return Err(problem(format!("BehaviorTree.CPP has no {}", node.kind)));
         }
@@ -653,6 +694,8 @@ impl Writer<'_> {
             e.set_attr("name", node.title.clone());
         }
         match mapped {
+            // Its ports are as read (checked when read).
+            _ if form.is_some() => {}
             _ if node.kind == "SubTree" => {
                 subtree::write(node, self.tree, &mut e).map_err(problem)?
             }

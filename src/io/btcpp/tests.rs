@@ -497,15 +497,54 @@ fn a_delay_is_arbors_delay_in_seconds_and_written_back_in_milliseconds() {
     let delay = x.tree.node(&NodeId::new("delay")).unwrap();
     assert_eq!(delay.kind, "Delay");
     assert_eq!(delay.fields.get("seconds"), Some(&Value::Float(1.5)));
-    let mut nodes = x.tree.nodes().to_vec();
-    for n in &mut nodes {
-        if n.id.as_str() == "delay" {
-            n.fields.insert("seconds".into(), Value::Float(0.25));
-        }
-    }
-    let tree = crate::model::Tree::from_nodes(nodes).unwrap();
+    let tree = with_field(&x.tree, "delay", "seconds", Value::Float(0.25));
     let written = write(&tree, Some(&x.source)).unwrap().0;
     assert!(written.contains(r#"<Delay delay_msec="250">"#), "{written}");
     let e = read(&text.replace("1500", "0")).unwrap_err();
     assert!(e.message.contains("0 ms"), "{e:?}");
+}
+
+#[test]
+fn parallel_all_is_a_parallel_of_all_and_all_and_written_back_as_read() {
+    let text = r#"<root BTCPP_format="4">
+  <BehaviorTree ID="A">
+    <ParallelAll max_failures="1" name="both">
+      <AlwaysSuccess/>
+      <AlwaysFailure/>
+    </ParallelAll>
+  </BehaviorTree>
+</root>
+"#;
+    let x = read(text).unwrap();
+    let both = x.tree.node(&NodeId::new("both")).unwrap();
+    assert_eq!(both.kind, "Parallel");
+    assert_eq!(both.fields.get("success"), Some(&Value::Text("all".into())));
+    assert_eq!(both.fields.get("failure"), Some(&Value::Text("all".into())));
+    assert_eq!(both.linked(Port::Children).len(), 2);
+    let written = write(&x.tree, Some(&x.source)).unwrap().0;
+    assert!(
+        Document::parse(text)
+            .unwrap()
+            .same_as(&Document::parse(&written).unwrap()),
+        "{written}"
+    );
+    let tree = with_field(&x.tree, "both", "failure", Value::Text("one".into()));
+    let e = write(&tree, Some(&x.source)).unwrap_err();
+    assert!(e.message.contains("ParallelAll has no form for"), "{e:?}");
+    let e = read(&text.replace("max_failures=\"1\"", "max_failures=\"2\"")).unwrap_err();
+    assert!(e.message.contains("with max_failures 1 only"), "{e:?}");
+}
+
+/// `tree` with node `id`'s field `field` set to `value`.
+fn with_field(
+    tree: &crate::model::Tree,
+    id: &str,
+    field: &str,
+    value: Value,
+) -> crate::model::Tree {
+    let mut nodes = tree.nodes().to_vec();
+    for n in nodes.iter_mut().filter(|n| n.id.as_str() == id) {
+        n.fields.insert(field.into(), value.clone());
+    }
+    crate::model::Tree::from_nodes(nodes).unwrap()
 }
