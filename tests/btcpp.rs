@@ -762,7 +762,16 @@ fn include_and_subtree_problems_are_said_with_their_place() {
         "user.xml",
         "<root BTCPP_format=\"4\"><BehaviorTree ID=\"U\"><SubTree ID=\"Walk\"/></BehaviorTree></root>",
     );
+    // (A command's files are read once: a new command sees the folder as it is now.)
+    let files = arbor::io::TreeFiles::new(&catalog);
     let found = files.validate_file(&user).unwrap();
+    assert!(found.iter().all(|d| !d.is_error()), "{found:?}");
+    // An ID with a `#` in it is that ID.
+    write(
+        "hash.xml",
+        "<root BTCPP_format=\"4\"><BehaviorTree ID=\"U\"><SubTree ID=\"a#b\"/></BehaviorTree><BehaviorTree ID=\"a#b\"><AlwaysSuccess/></BehaviorTree></root>",
+    );
+    let found = files.validate_file(&dir.path().join("hash.xml")).unwrap();
     assert!(found.iter().all(|d| !d.is_error()), "{found:?}");
 }
 
@@ -980,5 +989,32 @@ fn parallel_all_runs_as_in_behaviortree_cpp() {
         let [ours, theirs] = both_run(body, 12, 12, true);
         assert!(ours.len() >= 4, "{ours:?}");
         assert_eq!(ours, theirs, "{body}");
+    }
+}
+
+/// docs/BTCPP.md, "Nodes": SetBlackboard stores a value that a ScriptCondition then
+/// reads, as in BehaviorTree.CPP.
+#[test]
+fn set_blackboard_and_script_conditions_run_as_in_behaviortree_cpp() {
+    for (n, runs) in [("3", 2), ("1", 0)] {
+        let body = format!(
+            r#"        <Sequence>
+            <SetBlackboard value="{n}" output_key="count"/>
+            <ScriptCondition code="count &gt; 2"/>
+            <MockAction script="RS"/>
+            <SetBlackboard value="patrol" output_key="mode"/>
+            <ScriptCondition code="mode == 'patrol' &amp;&amp; count == 3"/>
+            <MockAction script="S"/>
+        </Sequence>"#
+        );
+        let [ours, theirs] = both_run(&body, 8, 8, true);
+        // BehaviorTree.CPP's side records its scripted actions only.
+        let ours: Vec<String> = ours
+            .into_iter()
+            .filter(|w| w.starts_with("MockAction"))
+            .collect();
+        let done = ours.iter().filter(|w| w.ends_with(" success")).count();
+        assert_eq!(done, runs, "{ours:?}");
+        assert_eq!(ours, theirs);
     }
 }

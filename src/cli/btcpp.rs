@@ -109,7 +109,7 @@ fn with_subtrees(
     let catalog = Catalog::builtin();
     let files = crate::io::TreeFiles::new(&catalog);
     let folder = output.parent().unwrap_or(Path::new("")).to_owned();
-    let identity = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_owned());
+    let identity = crate::io::identity;
     let mut names: HashMap<(PathBuf, Option<String>), String> = HashMap::new();
     let mut taken: HashSet<String> = HashSet::new();
     let main_name = output
@@ -163,7 +163,7 @@ fn with_subtrees(
                 Some(name) => name.clone(),
                 None => match crate::io::load_tree_named_kept(&file, tree_id.as_deref()) {
                     Ok((tree, kept)) => {
-                        let name = fresh_name(&id, &mut taken);
+                        let name = fresh_name(&id, &folder, &mut taken);
                         names.insert(key, name.clone());
                         trees.push((
                             file,
@@ -195,13 +195,14 @@ fn with_subtrees(
     trees.into_iter().map(|(_, t)| t).collect()
 }
 
-/// A file name for the tree of ID `id` that no other imported tree has: `ID.json`, its
-/// characters as [`library_name`] makes them, `ID_2.json` … when taken.
-fn fresh_name(id: &str, taken: &mut HashSet<String>) -> String {
+/// A file name for the tree of ID `id` that no other imported tree has and no file of
+/// `folder` has (an import never writes over a file it did not make in this run): `ID.json`,
+/// its characters as [`library_name`] makes them, `ID_2.json` … when taken.
+fn fresh_name(id: &str, folder: &Path, taken: &mut HashSet<String>) -> String {
     let base = library_name(Path::new(id));
     let mut name = format!("{base}.json");
     let mut n = 2;
-    while !taken.insert(name.clone()) {
+    while folder.join(&name).exists() || !taken.insert(name.clone()) {
         name = format!("{base}_{n}.json");
         n += 1;
     }

@@ -32,10 +32,21 @@ pub struct TreeFiles<'c> {
     resolving: RefCell<Vec<(At, Option<Back>)>>,
     /// The outline of each BehaviorTree.CPP file looked into for a SubTree's tree.
     outlines: RefCell<HashMap<PathBuf, Rc<Option<btcpp::Outline>>>>,
+    /// Each BehaviorTree.CPP file whose trees other than the one it runs were read, parsed
+    /// once (a file of many trees is not parsed again for each).
+    documents: RefCell<HashMap<PathBuf, Rc<Result<btcpp::Parsed, LoadError>>>>,
+    /// Where each `#ID` looked for from a file was found ([`TreeFiles::locate`]).
+    located: RefCell<HashMap<(PathBuf, String), Result<PathBuf, String>>>,
+    /// The `.xml` files of each folder looked into, sorted.
+    folders: RefCell<HashMap<PathBuf, Rc<Vec<PathBuf>>>>,
     /// What reading each BehaviorTree.CPP file given as text found to say
     /// ([`btcpp::Source::notes`]).
     notes: RefCell<HashMap<PathBuf, Vec<String>>>,
 }
+
+/// How deep trees may run one another through SubTrees before the resolver refuses (as
+/// deep as a program nests), so that a chain of thousands cannot exhaust the stack.
+const MAX_NESTING: usize = 256;
 
 /// How much of an asset's first error the including tree's finding quotes.
 const QUOTED_CHARS: usize = 240;
@@ -61,6 +72,9 @@ impl<'c> TreeFiles<'c> {
             resolved: RefCell::default(),
             resolving: RefCell::default(),
             outlines: RefCell::default(),
+            documents: RefCell::default(),
+            located: RefCell::default(),
+            folders: RefCell::default(),
             notes: RefCell::default(),
         }
     }
@@ -77,8 +91,24 @@ impl<'c> TreeFiles<'c> {
 
     /// The tree of file `path` (with `tree`, its `<BehaviorTree>` of that ID), loaded once.
     fn load_at(&self, path: &Path, tree: Option<&str>) -> Loaded {
-        self.load_with((identity(path), tree.map(str::to_owned)), || {
-            load_tree_named(path, tree)
+        let Some(id) = tree else {
+            return self.load(path);
+        };
+        self.load_with((identity(path), Some(id.to_owned())), || {
+            if !btcpp::is_xml(path) {
+                return load_tree_named(path, tree);
+            }
+            let key = identity(path);
+            let cached = self.documents.borrow().get(&key).cloned();
+            let parsed = cached.unwrap_or_else(|| {
+                let p = Rc::new(super::load_document(path));
+                self.documents.borrow_mut().insert(key, p.clone());
+                p
+            });
+            match &*parsed {
+                Ok(p) => p.tree(Some(id)).map_err(|e| super::xml_error(path, e)),
+                Err(e) => Err(e.clone()),
+            }
         })
     }
 
@@ -150,6 +180,38 @@ impl<'c> TreeFiles<'c> {
     /// BehaviorTree.CPP finds it: `file` itself, the files it includes (and they include),
     /// then the other `.xml` files of its folder in the order of their names.
     fn locate(&self, file: &Path, id: &str) -> Result<PathBuf, String> {
+        let key = (identity(file), id.to_owned());
+        if let Some(found) = self.located.borrow().get(&key) {
+            return found.clone();
+        }
+        let found = self.search(file, id);
+        self.located.borrow_mut().insert(key, found.clone());
+        found
+    }
+
+    /// The `.xml` files of folder `dir`, sorted, listed once.
+    fn xml_files(&self, dir: &Path) -> Rc<Vec<PathBuf>> {
+        let key = identity(dir);
+        if let Some(files) = self.folders.borrow().get(&key) {
+            return files.clone();
+        }
+        let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+            .map(|entries| {
+                entries
+                    .filter_map(Result::ok)
+                    .map(|e| e.path())
+                    .filter(|p| btcpp::is_xml(p) && p.is_file())
+                    .collect()
+            })
+            .unwrap_or_default();
+        files.sort();
+        let files = Rc::new(files);
+        self.folders.borrow_mut().insert(key, files.clone());
+        files
+    }
+
+    /// [`TreeFiles::locate`], uncached.
+    fn search(&self, file: &Path, id: &str) -> Result<PathBuf, String> {
         if !btcpp::is_xml(file) {
             return Err(format!(
                 "'#{id}' names one of the trees of a BehaviorTree.CPP file, and {} is an Arbor tree file",
@@ -181,19 +243,9 @@ impl<'c> TreeFiles<'c> {
         } else {
             dir
         };
-        let mut siblings: Vec<PathBuf> = std::fs::read_dir(dir)
-            .map(|entries| {
-                entries
-                    .filter_map(Result::ok)
-                    .map(|e| e.path())
-                    .filter(|p| btcpp::is_xml(p) && p.is_file())
-                    .collect()
-            })
-            .unwrap_or_default();
-        siblings.sort();
-        for f in siblings {
-            if !seen.contains(&identity(&f)) && has(&f) {
-                return Ok(f);
+        for f in self.xml_files(dir).iter() {
+            if has(f) && !seen.contains(&identity(f)) {
+                return Ok(f.clone());
             }
         }
         Err(format!(
@@ -313,6 +365,11 @@ impl Assets for FileAssets<'_, '_> {
         // (A folder or a device is there: reading it below says which it is.)
         if !target.exists() {
             return AssetStatus::Missing(format!("no such file: {}", target.display()));
+        }
+        if self.files.resolving.borrow().len() > MAX_NESTING {
+            return AssetStatus::Invalid(format!(
+                "SubTrees run one another more than {MAX_NESTING} deep"
+            ));
         }
         let key = (identity(&target), tree.clone());
         let closes = {

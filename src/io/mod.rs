@@ -28,6 +28,7 @@ pub use convert::{Converted, convert_trace, write_trace};
 pub use files::TreeFiles;
 pub use format::{TREE_FORMAT, TREE_VERSION, parse_tree, tree_to_string};
 pub use header::{FileFormat, Header, HeaderProblem, read_header};
+pub(crate) use includes::identity;
 pub(crate) use json::worded;
 pub use library::{
     LIBRARY_FORMAT, LIBRARY_VERSION, Library, LibraryDrift, Problem, declared_alike, parse_library,
@@ -536,6 +537,19 @@ fn parse_xml_named(text: &str, path: &Path, tree: Option<&str>) -> Result<(Tree,
     Ok((x.tree, Some(Arc::new(x.source))))
 }
 
+/// A BehaviorTree.CPP file read and parsed, the files it includes checked: what each of
+/// its trees is read from ([`btcpp::Parsed::tree`]).
+pub(crate) fn load_document(path: &Path) -> Result<btcpp::Parsed, LoadError> {
+    let text = read_text(path).map_err(|e| LoadError::Read {
+        path: path.to_owned(),
+        source: Arc::new(e),
+    })?;
+    let parsed = btcpp::parse(&text).map_err(|p| xml_error(path, p))?;
+    let outline = parsed.outline().map_err(|p| xml_error(path, p))?;
+    includes::check(path, &outline.includes)?;
+    Ok(parsed)
+}
+
 /// The tree of file `path` that a SubTree's asset names: the file's tree, or with `tree`,
 /// its `<BehaviorTree>` of that ID (a BehaviorTree.CPP file's).
 pub fn load_tree_named(path: &Path, tree: Option<&str>) -> Result<Tree, LoadError> {
@@ -564,21 +578,26 @@ pub fn load_tree_named_kept(path: &Path, tree: Option<&str>) -> Result<(Tree, Ke
 
 /// What a SubTree's asset names: a file (relative to the including file; empty: the
 /// including file itself) and, after a `#`, one of its `<BehaviorTree>`s by ID. A `#` is
-/// read so only at the start or after a name ending in `.xml`, so an Arbor file with a `#`
-/// in its name is still that file.
+/// read so only at the start (`#ID`: the rest is the ID, `#` and all) or after the first
+/// name ending in `.xml` (`moves.xml#ID`), so an Arbor file with a `#` in its name is still
+/// that file.
 pub fn split_asset(asset: &str) -> (&str, Option<&str>) {
-    match asset.rsplit_once('#') {
-        Some((file, id))
-            if !id.is_empty() && (file.is_empty() || btcpp::is_xml(Path::new(file))) =>
-        {
-            (file, Some(id))
-        }
+    if let Some(id) = asset.strip_prefix('#') {
+        return if id.is_empty() {
+            (asset, None)
+        } else {
+            ("", Some(id))
+        };
+    }
+    let lower = asset.to_ascii_lowercase();
+    match lower.find(".xml#") {
+        Some(at) if at + 5 < asset.len() => (&asset[..at + 4], Some(&asset[at + 5..])),
         _ => (asset, None),
     }
 }
 
 /// A problem of a BehaviorTree.CPP file as a load error of `path`.
-fn xml_error(path: &Path, p: btcpp::XmlProblem) -> LoadError {
+pub(crate) fn xml_error(path: &Path, p: btcpp::XmlProblem) -> LoadError {
     if p.line == 0 {
         LoadError::Format {
             path: path.to_owned(),

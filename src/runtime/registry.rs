@@ -106,7 +106,7 @@ impl<A: 'static> Behaviours<A> {
     }
 
     /// The built-ins that need no world: `MockAction`, `MockCondition`, `Wait`,
-    /// `HasContext`, `AlwaysSuccess`, `AlwaysFailure` and `ScriptCondition`.
+    /// `HasContext`, `AlwaysSuccess`, `AlwaysFailure`, `ScriptCondition` and `SetKey`.
     pub fn with_builtins() -> Self {
         let mut b = Self::empty();
         b.action("MockAction", mocks::mock_action);
@@ -120,6 +120,7 @@ impl<A: 'static> Behaviours<A> {
         b.condition("AlwaysSuccess", |_| Ok(Always(true)));
         b.condition("AlwaysFailure", |_| Ok(Always(false)));
         b.condition("ScriptCondition", super::script::script_condition);
+        b.action("SetKey", super::set_key::set_key);
         b
     }
 

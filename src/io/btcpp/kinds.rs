@@ -31,6 +31,11 @@ pub(super) enum Conv {
     /// A Parallel's threshold: -1 or every child is `all`, 1 is `one`. (`success_count`
     /// and `failure_count` read alike.)
     Threshold,
+    /// Text as written, or a `{key}` the field is bound to.
+    Text,
+    /// A port that names a blackboard entry by its name (SetBlackboard's `output_key`), as
+    /// the name of the key an `out_context` field writes.
+    KeyName,
 }
 
 pub(super) const MAPPED: &[Mapped] = &[
@@ -151,6 +156,22 @@ pub(super) const MAPPED: &[Mapped] = &[
         }],
     },
     Mapped {
+        btcpp: "SetBlackboard",
+        arbor: "SetKey",
+        ports: &[
+            Port {
+                name: "value",
+                field: "value",
+                conv: Conv::Text,
+            },
+            Port {
+                name: "output_key",
+                field: "out_context",
+                conv: Conv::KeyName,
+            },
+        ],
+    },
+    Mapped {
         btcpp: "RunOnce",
         arbor: "RunOnce",
         ports: &[],
@@ -186,7 +207,6 @@ const OTHER_LEAVES: &[&str] = &[
     "AlwaysFailure",
     "Script",
     "ScriptCondition",
-    "SetBlackboard",
     "UnsetBlackboard",
     "WasEntryUpdated",
 ];
@@ -293,11 +313,24 @@ pub(super) fn to_field(
 ) -> Result<Value, String> {
     if let Some(key) = key_of(port, text) {
         return match conv {
-            Conv::Count => Ok(Value::Key(key.to_owned())),
+            Conv::Count | Conv::Text => Ok(Value::Key(key.to_owned())),
+            Conv::KeyName => Err(format!(
+                "'{text}' reads the entry's name from another entry; Arbor's out_context names its key itself (write the name, as `{key}`)"
+            )),
             Conv::Millis | Conv::Threshold => Err(format!(
                 "'{text}' reads a blackboard entry; Arbor reads this field from a key only in its own unit and words, which a file cannot say yet"
             )),
         };
+    }
+    match conv {
+        Conv::Text => return Ok(Value::Text(text.to_owned())),
+        Conv::KeyName => {
+            return match crate::model::key_name_problem(text) {
+                None => Ok(Value::Text(text.to_owned())),
+                Some(why) => Err(format!("'{text}' names no key Arbor can write: {why}")),
+            };
+        }
+        _ => {}
     }
     if text.starts_with('{') {
         return Err(format!(
@@ -320,6 +353,7 @@ pub(super) fn to_field(
         Conv::Millis => Err(format!(
             "{number} ms: Arbor takes a time of more than 0 here"
         )),
+        Conv::Text | Conv::KeyName => Err(format!("'{text}' is not a value here")),
         Conv::Threshold => {
             let n = i64::try_from(children).unwrap_or(i64::MAX);
             match number {
@@ -337,7 +371,9 @@ pub(super) fn to_field(
 /// The port value of Arbor value `value`, or why it has none.
 pub(super) fn to_port(conv: Conv, value: &Value) -> Result<String, String> {
     match (conv, value) {
-        (Conv::Count, Value::Key(k)) => Ok(format!("{{{k}}}")),
+        (Conv::Count | Conv::Text, Value::Key(k)) => Ok(format!("{{{k}}}")),
+        (Conv::Text, v) => Ok(plain(v)),
+        (Conv::KeyName, Value::Text(k)) if !k.is_empty() => Ok(k.clone()),
         (Conv::Count, Value::Int(0)) => Ok("-1".into()),
         (Conv::Count, Value::Int(n)) => Ok(n.to_string()),
         (Conv::Millis, v) if v.as_f64().is_some() => {

@@ -129,9 +129,13 @@ fn outline_of(doc: &Document) -> Result<Outline, XmlProblem> {
     let trees: Vec<String> = behavior_trees(doc)
         .filter_map(|(_, e)| e.attr("ID").map(str::to_owned))
         .collect();
+    // As `read_named` picks it: the first <BehaviorTree>, with an ID or without.
     let main = match doc.root.attr("main_tree_to_execute") {
         Some(id) => Some(id.to_owned()),
-        None => trees.first().cloned(),
+        None => behavior_trees(doc)
+            .next()
+            .and_then(|(_, e)| e.attr("ID"))
+            .map(str::to_owned),
     };
     let mut includes = Vec::new();
     for e in doc.root.elements().filter(|e| e.name == "include") {
@@ -193,12 +197,18 @@ fn behavior_trees(doc: &Document) -> impl Iterator<Item = (usize, &Element)> {
         })
 }
 
-/// [`read`], or with `tree`, the `<BehaviorTree>` of that ID (a SubTree's).
-pub fn read_named(text: &str, tree: Option<&str>) -> Result<XmlTree, XmlProblem> {
+/// A BehaviorTree.CPP file parsed, made format 4 (a format 3 file), its trees' IDs
+/// checked: what reading any of its trees starts from.
+pub struct Parsed {
+    doc: Document,
+    notes: Vec<String>,
+}
+
+/// Parses the text of a BehaviorTree.CPP file ([`Parsed`]).
+pub fn parse(text: &str) -> Result<Parsed, XmlProblem> {
     let mut doc = parse_doc(text)?;
     let notes = v3::upgrade(&mut doc);
-    let trees: Vec<(usize, &Element)> = behavior_trees(&doc).collect();
-    for (_, e) in &trees {
+    for (_, e) in behavior_trees(&doc) {
         if let Some(id) = e.attr("ID")
             && kinds::is_builtin(id)
         {
@@ -210,34 +220,60 @@ pub fn read_named(text: &str, tree: Option<&str>) -> Result<XmlTree, XmlProblem>
             ));
         }
     }
-    let main = doc.root.attr("main_tree_to_execute");
-    let wanted = tree.or(main);
-    let found = match wanted {
-        Some(id) => trees.iter().find(|(_, e)| e.attr("ID") == Some(id)),
-        None => trees.first(),
-    };
-    let Some(&(at, bt)) = found else {
-        return Err(XmlProblem::at(
-            &doc.root,
-            match (tree, main) {
-                (Some(id), _) => format!("the file has no <BehaviorTree ID=\"{id}\">"),
-                (None, Some(id)) => format!(
-                    "main_tree_to_execute names '{id}', but no <BehaviorTree ID=\"{id}\"> is in the file"
-                ),
-                (None, None) => "the file has no <BehaviorTree>".to_owned(),
-            },
-        ));
-    };
+    Ok(Parsed { doc, notes })
+}
+
+impl Parsed {
+    /// The `<BehaviorTree>` read for `tree` (`None`: the one the file runs), with its place
+    /// among the root's items.
+    fn pick(&self, tree: Option<&str>) -> Result<(usize, &Element), XmlProblem> {
+        let doc = &self.doc;
+        let main = doc.root.attr("main_tree_to_execute");
+        let found = match tree.or(main) {
+            Some(id) => behavior_trees(doc).find(|(_, e)| e.attr("ID") == Some(id)),
+            None => behavior_trees(doc).next(),
+        };
+        found.ok_or_else(|| {
+            XmlProblem::at(
+                &doc.root,
+                match (tree, main) {
+                    (Some(id), _) => format!("the file has no <BehaviorTree ID=\"{id}\">"),
+                    (None, Some(id)) => format!(
+                        "main_tree_to_execute names '{id}', but no <BehaviorTree ID=\"{id}\"> is in the file"
+                    ),
+                    (None, None) => "the file has no <BehaviorTree>".to_owned(),
+                },
+            )
+        })
+    }
+
+    /// The tree `tree` names (`None`: the one the file runs), without what writing it back
+    /// needs (a SubTree's tree, run and validated but not edited).
+    pub fn tree(&self, tree: Option<&str>) -> Result<Tree, XmlProblem> {
+        let (_, bt) = self.pick(tree)?;
+        Reader::default().tree(bt)
+    }
+
+    /// The [`Outline`] of the file.
+    pub fn outline(&self) -> Result<Outline, XmlProblem> {
+        outline_of(&self.doc)
+    }
+}
+
+/// [`read`], or with `tree`, the `<BehaviorTree>` of that ID (a SubTree's).
+pub fn read_named(text: &str, tree: Option<&str>) -> Result<XmlTree, XmlProblem> {
+    let parsed = parse(text)?;
+    let (at, bt) = parsed.pick(tree)?;
     let mut reader = Reader::default();
     let tree = reader.tree(bt)?;
-    let mut notes = notes;
+    let mut notes = parsed.notes.clone();
     notes.extend(scripts::unreadable(bt));
     Ok(XmlTree {
         tree,
         source: Source {
             at,
             originals: reader.originals,
-            doc,
+            doc: parsed.doc,
             notes,
         },
     })

@@ -382,6 +382,9 @@ fn an_asset_names_a_tree_of_an_xml_file_only_after_a_name_ending_in_xml() {
     );
     assert_eq!(split_asset("odd#name.json"), ("odd#name.json", None));
     assert_eq!(split_asset("moves.xml#"), ("moves.xml#", None));
+    assert_eq!(split_asset("#a#b"), ("", Some("a#b")));
+    assert_eq!(split_asset("lib/m.XML#a#b"), ("lib/m.XML", Some("a#b")));
+    assert_eq!(split_asset("#"), ("#", None));
     assert_eq!(split_asset("patrol.json"), ("patrol.json", None));
 }
 
@@ -547,4 +550,43 @@ fn with_field(
         n.fields.insert(field.into(), value.clone());
     }
     crate::model::Tree::from_nodes(nodes).unwrap()
+}
+
+#[test]
+fn set_blackboard_is_set_key_writing_its_output_key() {
+    let text = r#"<root BTCPP_format="4">
+  <BehaviorTree ID="A">
+    <SetBlackboard value="{other}" output_key="goal"/>
+  </BehaviorTree>
+</root>
+"#;
+    let x = read(text).unwrap();
+    let set = x.tree.node(&NodeId::new("set_blackboard")).unwrap();
+    assert_eq!(set.kind, "SetKey");
+    assert_eq!(set.fields.get("value"), Some(&Value::Key("other".into())));
+    assert_eq!(
+        set.fields.get("out_context"),
+        Some(&Value::Text("goal".into()))
+    );
+    let tree = with_field(
+        &x.tree,
+        "set_blackboard",
+        "out_context",
+        Value::Text("target".into()),
+    );
+    let tree = with_field(
+        &tree,
+        "set_blackboard",
+        "value",
+        Value::Text("kitchen".into()),
+    );
+    let written = write(&tree, Some(&x.source)).unwrap().0;
+    assert!(
+        written.contains(r#"<SetBlackboard value="kitchen" output_key="target"/>"#),
+        "{written}"
+    );
+    let e = read(&text.replace("\"goal\"", "\"odd key\"")).unwrap_err();
+    assert!(e.message.contains("output_key"), "{e:?}");
+    let e = read(&text.replace("\"goal\"", "\"{goal}\"")).unwrap_err();
+    assert!(e.message.contains("names its key itself"), "{e:?}");
 }
