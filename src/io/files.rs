@@ -176,9 +176,10 @@ impl<'c> TreeFiles<'c> {
         o
     }
 
-    /// The file whose `<BehaviorTree ID="id">` a SubTree of `file` runs, as
-    /// BehaviorTree.CPP finds it: `file` itself, the files it includes (and they include),
-    /// then the other `.xml` files of its folder in the order of their names.
+    /// The file whose `<BehaviorTree ID="id">` a SubTree of `file` runs (SEMANTICS.md §3.5;
+    /// docs/BTCPP.md says where BehaviorTree.CPP looks otherwise): `file` itself, the files
+    /// it includes (and they include), nearest first, then the other `.xml` files of its
+    /// folder in the order of their names.
     fn locate(&self, file: &Path, id: &str) -> Result<PathBuf, String> {
         let key = (identity(file), id.to_owned());
         if let Some(found) = self.located.borrow().get(&key) {
