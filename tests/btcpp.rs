@@ -124,6 +124,19 @@ fn run_file(path: &Path, steps: usize) -> Vec<(String, String)> {
         &Behaviours::<()>::with_builtins(),
     )
     .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    // Every file the run read is among its inputs (a trace names them; an output may not
+    // be written over one): the tree's file and each file it includes.
+    let read = files.paths();
+    let text = std::fs::read_to_string(path).unwrap();
+    let outline = btcpp::outline(&text).unwrap();
+    for (include, _, _) in outline.includes {
+        let file = std::fs::canonicalize(path.parent().unwrap().join(&include)).unwrap();
+        assert!(
+            read.contains(&file),
+            "{} not among {read:?}",
+            file.display()
+        );
+    }
     run_program(program, steps, true)
 }
 

@@ -148,17 +148,34 @@ impl<'c> TreeFiles<'c> {
         t
     }
 
-    /// Every file read so far (made absolute), sorted.
+    /// Every file read so far (made absolute), sorted: the trees loaded, the
+    /// BehaviorTree.CPP files looked into for a SubTree's tree, and the files each
+    /// BehaviorTree.CPP file loaded includes (and they include).
     pub fn paths(&self) -> Vec<PathBuf> {
-        let mut paths: Vec<PathBuf> = self
+        let loaded: Vec<PathBuf> = self
             .loaded
             .borrow()
             .keys()
             .map(|(p, _)| p.clone())
             .collect();
-        paths.sort();
-        paths.dedup();
-        paths
+        let mut paths: std::collections::BTreeSet<PathBuf> = loaded.iter().cloned().collect();
+        paths.extend(self.documents.borrow().keys().cloned());
+        paths.extend(self.outlines.borrow().keys().cloned());
+        let mut queue: Vec<PathBuf> = loaded.into_iter().filter(|p| btcpp::is_xml(p)).collect();
+        let mut walked = std::collections::HashSet::new();
+        while let Some(file) = queue.pop() {
+            if !walked.insert(file.clone()) {
+                continue;
+            }
+            if let Some(o) = self.outline(&file).as_ref() {
+                for (written, _, _) in &o.includes {
+                    let inc = identity(&included(&file, written));
+                    paths.insert(inc.clone());
+                    queue.push(inc);
+                }
+            }
+        }
+        paths.into_iter().collect()
     }
 
     /// The outline of BehaviorTree.CPP file `path`, read once (`None`: it cannot be read).
