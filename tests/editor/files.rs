@@ -386,3 +386,48 @@ fn a_format_3_file_opens_with_a_note_and_is_saved_as_format_4() {
     assert!(saved.contains(r#"<root BTCPP_format="4">"#), "{saved}");
     assert!(saved.contains("<SequenceWithMemory>"), "{saved}");
 }
+
+/// docs/BTCPP.md, "SubTrees and includes": Ctrl+Enter on a SubTree whose tree is the one
+/// another file of the folder runs opens that file; on one whose tree is another of the
+/// same file's trees, the editor says it opens a file's own tree only, and stays.
+#[test]
+fn open_subtree_on_a_behaviortree_cpp_subtree_opens_its_file_or_says_why_not() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("walk.xml"),
+        r#"<root BTCPP_format="4"><BehaviorTree ID="Walk"><AlwaysSuccess/></BehaviorTree></root>"#,
+    )
+    .unwrap();
+    let path = dir.path().join("main.xml");
+    std::fs::write(
+        &path,
+        r#"<root BTCPP_format="4" main_tree_to_execute="Main">
+  <BehaviorTree ID="Main">
+    <Sequence>
+      <SubTree ID="Inner" name="inner"/>
+      <SubTree ID="Walk" name="walk"/>
+    </Sequence>
+  </BehaviorTree>
+  <BehaviorTree ID="Inner"><AlwaysSuccess/></BehaviorTree>
+</root>
+"#,
+    )
+    .unwrap();
+    let mut app = EditorApp::open(&path).unwrap();
+    app.select(Some(arbor::model::NodeId::new("inner")));
+    let mut h = harness(app);
+    key(&mut h, Modifiers::COMMAND, Key::Enter);
+    h.run_steps(2);
+    assert_eq!(h.state().title(), "main.xml — Arbor");
+    assert!(
+        h.state().last_message().contains("is the tree Inner of"),
+        "{}",
+        h.state().last_message()
+    );
+    h.state_mut()
+        .select(Some(arbor::model::NodeId::new("walk")));
+    h.run_steps(2);
+    key(&mut h, Modifiers::COMMAND, Key::Enter);
+    h.run_steps(3);
+    assert_eq!(h.state().title(), "walk.xml — Arbor");
+}
