@@ -249,6 +249,18 @@ fn subtree(g: &mut Gen, kinds: Kinds, depth: u32, nodes: &mut Vec<Node>) -> Node
                 let mut n = Node::new(id.clone(), "Wait");
                 n.fields.insert("seconds".into(), Value::Float(0.25));
                 n
+            } else if kinds == Kinds::Writable && g.below(5) == 0 {
+                // Scripts and UnsetBlackboard: loaded, not run (an unset key a script then
+                // reads throws in BehaviorTree.CPP).
+                let k = format!("k{}", g.below(3));
+                let (kind, field, value) = match g.below(3) {
+                    0 => ("UnsetKey", "out_context", k),
+                    1 => ("Script", "code", format!("{k} := {at}; {k} *= 2")),
+                    _ => ("Script", "code", format!("{k} := '{at}' .. 'x'")),
+                };
+                let mut n = Node::new(id.clone(), kind);
+                n.fields.insert(field.into(), Value::Text(value));
+                n
             } else {
                 let mut n = Node::new(id.clone(), "MockAction");
                 let len = 1 + g.below(4);
@@ -1008,6 +1020,35 @@ fn parallel_all_runs_as_in_behaviortree_cpp() {
 /// docs/BTCPP.md, "Nodes": SetBlackboard stores a value that a ScriptCondition then
 /// reads, as in BehaviorTree.CPP.
 #[test]
+fn scripts_and_unset_blackboard_run_as_in_behaviortree_cpp() {
+    // Scripts that create, combine and join keys, a choice, a key unset and set again;
+    // ScriptConditions over them decide which actions run.
+    for (n, runs) in [(1, 2), (4, 2), (-2, 1)] {
+        let want = (n + 2) * 3;
+        let body = format!(
+            r#"        <Sequence>
+            <Script code="count := {n}; label := 'go'"/>
+            <Script code="count += 2; count *= 3; label += 'ne'; half := count / 4"/>
+            <Fallback>
+                <ScriptCondition code="count == {want} &amp;&amp; label == 'gone'"/>
+                <MockAction script="F"/>
+            </Fallback>
+            <MockAction script="RS"/>
+            <Script code="big := half &gt; 1 ? 'yes' : 'no'; steps := 0; steps -= 2"/>
+            <UnsetBlackboard key="label"/>
+            <Script code="label := 'again' .. steps"/>
+            <Fallback>
+                <ScriptCondition code="big == 'yes' &amp;&amp; label == 'again-2'"/>
+                <MockAction script="F"/>
+            </Fallback>
+            <MockAction script="S"/>
+        </Sequence>"#
+        );
+        same_actions(&body, 16, runs);
+    }
+}
+
+#[test]
 fn set_blackboard_and_script_conditions_run_as_in_behaviortree_cpp() {
     for (n, runs) in [("3", 2), ("1", 0)] {
         let body = format!(
@@ -1020,14 +1061,21 @@ fn set_blackboard_and_script_conditions_run_as_in_behaviortree_cpp() {
             <MockAction script="S"/>
         </Sequence>"#
         );
-        let [ours, theirs] = both_run(&body, 8, 8, true);
-        // BehaviorTree.CPP's side records its scripted actions only.
-        let ours: Vec<String> = ours
-            .into_iter()
-            .filter(|w| w.starts_with("MockAction"))
-            .collect();
-        let done = ours.iter().filter(|w| w.ends_with(" success")).count();
-        assert_eq!(done, runs, "{ours:?}");
-        assert_eq!(ours, theirs);
+        same_actions(&body, 8, runs);
     }
+}
+
+/// The first run of `body` for `steps` steps and ticks: its scripted actions execute the
+/// same in both (BehaviorTree.CPP's side records them only), `successes` of them
+/// succeeding.
+#[track_caller]
+fn same_actions(body: &str, steps: usize, successes: usize) {
+    let [ours, theirs] = both_run(body, steps, steps, true);
+    let ours: Vec<String> = ours
+        .into_iter()
+        .filter(|w| w.starts_with("MockAction"))
+        .collect();
+    let done = ours.iter().filter(|w| w.ends_with(" success")).count();
+    assert_eq!(done, successes, "{body}\n{ours:?}");
+    assert_eq!(ours, theirs, "{body}");
 }

@@ -43,9 +43,17 @@ pub enum FieldType {
     /// A condition in BehaviorTree.CPP's script language (docs/SCRIPTS.md): an expression
     /// over keys, that assigns none.
     Expression,
+    /// Statements in BehaviorTree.CPP's script language (docs/SCRIPTS.md), which may assign
+    /// keys.
+    Statements,
 }
 
 impl FieldType {
+    /// Whether it is written in BehaviorTree.CPP's script language.
+    pub fn is_script(&self) -> bool {
+        matches!(self, FieldType::Expression | FieldType::Statements)
+    }
+
     /// The key types a field of this type can be bound to (SEMANTICS.md §3.5): a number
     /// from an `int` (a whole number) or a `float` key, true or false from a `bool` key,
     /// text, a choice or a script from a `text` key, and any of them from an `any` key.
@@ -56,7 +64,10 @@ impl FieldType {
             FieldType::Int { .. } => KeyType::Int.set(),
             FieldType::Float { .. } => KeyTypes::of(&[KeyType::Int, KeyType::Float]),
             FieldType::Text | FieldType::Enum(_) | FieldType::Script(_) => KeyType::Text.set(),
-            FieldType::ContextKey(_) | FieldType::Asset | FieldType::Expression => return None,
+            FieldType::ContextKey(_)
+            | FieldType::Asset
+            | FieldType::Expression
+            | FieldType::Statements => return None,
         })
     }
 
@@ -117,6 +128,7 @@ impl FieldType {
             FieldType::Expression => {
                 "a script condition, such as `battery > 0.2 && !docked`".into()
             }
+            FieldType::Statements => "a script, such as `tries += 1; ready := tries > 2`".into(),
             FieldType::Script(alphabet) => {
                 format!(
                     "a script of the letters {}",
@@ -268,6 +280,13 @@ impl FieldSpec {
                     out()
                 }
             }
+            (FieldType::Statements, Value::Text(code)) => match super::script::parse(code) {
+                Err(e) => Err((
+                    Rule::FieldType,
+                    format!("field '{}' is not a script: {e}", self.name),
+                )),
+                Ok(_) => Ok(()),
+            },
             (FieldType::Expression, Value::Text(code)) => match super::script::parse(code) {
                 Err(e) => Err((
                     Rule::FieldType,

@@ -499,7 +499,7 @@ pub fn keys_fitting(tree: &Tree, catalog: &Catalog, types: KeyTypes) -> Vec<KeyC
 pub enum Role {
     /// Its `in_context`, a key field of its kind's own, or a SubTree's asset reading it.
     Reads,
-    /// Its `out_context`, or a SubTree's asset writing it.
+    /// Its `out_context`, a script assigning it, or a SubTree's asset writing it.
     Writes,
 }
 

@@ -1116,23 +1116,47 @@ impl<'a> Ctx<'a> {
         keys
     }
 
-    /// The keys `node`'s script fields read (a ScriptCondition's `code`), each with its
-    /// field; none from a script that does not parse (a `field-type` error says so).
+    /// The keys `node`'s script fields read (a ScriptCondition's or Script's `code`), each
+    /// with its field; none from a script that does not parse (a `field-type` error says
+    /// so).
     fn script_reads(
         &self,
         node: &'a Node,
     ) -> impl Iterator<Item = (&'a str, &'a str)> + use<'a, '_> {
+        self.script_keys(node, keys::Role::Reads)
+    }
+
+    /// The keys `node`'s script fields read or assign, as `role` says, each with its
+    /// field, in the order the script names them.
+    fn script_keys(
+        &self,
+        node: &'a Node,
+        role: keys::Role,
+    ) -> impl Iterator<Item = (&'a str, &'a str)> + use<'a, '_> {
         let scripts = self.catalog.kind(&node.kind).into_iter().flat_map(|k| {
             k.own_fields()
-                .filter(|f| f.ty == FieldType::Expression)
+                .filter(|f| f.ty.is_script())
                 .map(|f| f.name.as_str())
         });
         scripts.flat_map(move |field| {
             let code = self.text(node, field);
-            let names = super::script::parse(code)
-                .ok()
-                .and(super::script::names(code))
-                .unwrap_or_default();
+            let names = match super::script::parse(code) {
+                Ok(script) => {
+                    let picked: Vec<String> = match role {
+                        keys::Role::Reads => script.reads(),
+                        keys::Role::Writes => script.writes(),
+                    }
+                    .into_iter()
+                    .map(str::to_owned)
+                    .collect();
+                    super::script::names(code)
+                        .unwrap_or_default()
+                        .into_iter()
+                        .filter(|n| picked.iter().any(|p| p == n))
+                        .collect()
+                }
+                Err(_) => Vec::new(),
+            };
             names.into_iter().map(move |k| (field, k))
         })
     }
@@ -1141,11 +1165,13 @@ impl<'a> Ctx<'a> {
         match self.category(node) {
             Some(Category::Leaf | Category::Interrupt) => {
                 let k = self.text(node, "out_context");
-                if k.is_empty() {
-                    vec![]
-                } else {
-                    vec![k.to_owned()]
-                }
+                let own = (!k.is_empty()).then(|| k.to_owned());
+                own.into_iter()
+                    .chain(
+                        self.script_keys(node, keys::Role::Writes)
+                            .map(|(_, k)| k.to_owned()),
+                    )
+                    .collect()
             }
             Some(Category::SubTree) => self
                 .subtree_uses(node)
@@ -1191,6 +1217,9 @@ impl<'a> Ctx<'a> {
                     }
                     for (field, key) in self.script_reads(node) {
                         add(key, Role::Reads, field, KeyTypes::SCRIPT);
+                    }
+                    for (field, key) in self.script_keys(node, Role::Writes) {
+                        add(key, Role::Writes, field, KeyTypes::SCRIPT);
                     }
                 }
                 (Some(Category::SubTree), _) => uses.extend(self.subtree_uses(node)),

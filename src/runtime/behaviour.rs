@@ -40,6 +40,36 @@ impl CtxValue {
         }
     }
 
+    /// The value as a key of type `ty` holds it, where a script's value converts as
+    /// BehaviorTree.CPP converts it (SEMANTICS.md §3.1): a number 0 or 1, or the text
+    /// `true` or `false`, into a `bool` key; a text that is a number into a number key; a
+    /// number into a `text` key as the language writes it. `None` when it does not fit.
+    pub(crate) fn fitted(self, ty: KeyType) -> Option<CtxValue> {
+        if self.fits(ty) {
+            return Some(self);
+        }
+        let number = |t: &str| t.trim().parse::<f64>().ok().map(CtxValue::Number);
+        let v = match (&self, ty) {
+            (CtxValue::Number(n), KeyType::Bool) if *n == 0.0 || *n == 1.0 => {
+                CtxValue::Bool(*n == 1.0)
+            }
+            (CtxValue::Text(t), KeyType::Bool) => match t.trim() {
+                "true" => CtxValue::Bool(true),
+                "false" => CtxValue::Bool(false),
+                _ => return None,
+            },
+            (CtxValue::Text(t), KeyType::Int | KeyType::Float) => number(t)?,
+            (CtxValue::Bool(b), KeyType::Int | KeyType::Float) => {
+                CtxValue::Number(f64::from(u8::from(*b)))
+            }
+            (CtxValue::Number(n), KeyType::Text) => {
+                CtxValue::Text(super::script::number_text(*n).into())
+            }
+            _ => return None,
+        };
+        v.fits(ty).then_some(v)
+    }
+
     /// A word for the value's type, for messages.
     pub fn type_name(&self) -> &'static str {
         match self {
@@ -257,7 +287,14 @@ pub struct LeafIo<'a> {
     pub(crate) seen: CondIo<'a>,
     /// Where a produced value is kept until the leaf exits; `None` without `out_context`.
     pub(crate) produced: Option<&'a mut Option<CtxValue>>,
+    /// The keys a built-in action that writes keys itself (Script, UnsetKey) sets or
+    /// clears as it executes, in order: the lifecycle stores them right after its
+    /// `on_execute`. `None` for every other leaf.
+    pub(crate) writes: Option<&'a mut Writes>,
 }
+
+/// Keys set (`Some`) or cleared (`None`) by an action as it executes, in order.
+pub(crate) type Writes = Vec<(KeyId, Option<CtxValue>)>;
 
 impl<'a> std::ops::Deref for LeafIo<'a> {
     type Target = CondIo<'a>;
@@ -281,6 +318,37 @@ impl LeafIo<'_> {
     pub fn produce(&mut self, value: CtxValue) {
         if let Some(p) = self.produced.as_deref_mut() {
             *p = Some(value);
+        }
+    }
+
+    /// Where a built-in action registered as writing keys puts the keys it sets or clears
+    /// (see [`LeafIo::writes`]); `None` for any other leaf.
+    pub(crate) fn writes(&mut self) -> Option<&mut Writes> {
+        self.writes.as_deref_mut()
+    }
+
+    /// Sets (`Some`) or clears (`None`) key `key`, for an action registered as writing
+    /// keys; a key written twice keeps its place and takes the later value, so there are
+    /// never more entries than keys (the lifecycle's buffer never grows in a step).
+    pub(crate) fn write(&mut self, key: KeyId, value: Option<CtxValue>) {
+        if let Some(w) = self.writes.as_deref_mut() {
+            match w.iter_mut().find(|(k, _)| *k == key) {
+                Some(slot) => slot.1 = value,
+                None => w.push((key, value)),
+            }
+        }
+    }
+
+    /// The value `key` has as this action sees it: what it wrote in this execute, else
+    /// the context's.
+    pub(crate) fn current(&self, key: KeyId) -> Option<&CtxValue> {
+        match self
+            .writes
+            .as_deref()
+            .and_then(|w| w.iter().find(|(k, _)| *k == key))
+        {
+            Some((_, v)) => v.as_ref(),
+            None => self.seen.context.get(key),
         }
     }
 }

@@ -138,6 +138,8 @@ pub(crate) const HAS_REGULATORS: u8 = 4;
 /// [`LeafInfo::has`]: observers watching from higher priorities on its path, or reactive
 /// composites entering earlier children again.
 pub(crate) const HAS_WATCH: u8 = 8;
+/// [`LeafInfo::has`]: its action sets and clears keys itself (`LeafIo::write`).
+pub(crate) const HAS_WRITES: u8 = 16;
 
 /// A place on a running leaf's path where, in phase 2, something before it is looked at
 /// again: node `at` (a branch on the path, or the leaf) and its parent `parent`, with
@@ -288,6 +290,11 @@ pub struct Program<A> {
     pub(crate) report_cap: usize,
     /// The most action leaves that can be active at once (see [`Program::bounds`]).
     pub(crate) max_active: usize,
+    /// The leaves whose actions set and clear keys themselves, by node index, in order
+    /// ([`HAS_WRITES`]).
+    writers: Vec<u32>,
+    /// Whether there is one: an instance then keeps room for their writes.
+    pub(crate) writes_keys: bool,
 }
 
 impl<A: 'static> Program<A> {
@@ -351,6 +358,8 @@ impl<A: 'static> Program<A> {
                 io_len: (1, 1),
                 report_cap: 0,
                 max_active: 0,
+                writers: Vec::new(),
+                writes_keys: false,
             },
         };
         b.add(root, tree, assets, "", NONE, 0)?;
@@ -366,6 +375,7 @@ impl<A: 'static> Program<A> {
         if b.p.bindings.is_empty() {
             b.p.settings_of = Vec::new();
         }
+        b.p.writes_keys = !b.p.writers.is_empty();
         let (records, timers, words) = b.p.lay_out();
         b.p.index_leaves(&b.runs);
         b.p.index_routes();
@@ -746,6 +756,7 @@ impl<A> Program<A> {
                 (rec.timer != NONE, HAS_TIMER),
                 (regulators.0 != regulators.1, HAS_REGULATORS),
                 (!watch.is_empty(), HAS_WATCH),
+                (self.writers.binary_search(&(n as u32)).is_ok(), HAS_WRITES),
             ]
             .iter()
             .filter(|(yes, _)| *yes)
@@ -1119,6 +1130,9 @@ impl<A: 'static> Builder<'_, A> {
                 };
                 let made = self.behaviours.make_action(&mut spec);
                 let action = self.built(&name, made, "action", &node.kind)?;
+                if self.behaviours.writes_keys(&node.kind) {
+                    self.p.writers.push(self.p.recs.len() as u32);
+                }
                 slot = self.types.len() as u32;
                 self.types.push(action);
             }

@@ -71,6 +71,9 @@ type ConditionFactory<A> =
 pub struct Behaviours<A> {
     actions: HashMap<String, ActionFactory<A>>,
     conditions: HashMap<String, ConditionFactory<A>>,
+    /// The built-in action kinds that set and clear keys themselves as they execute
+    /// (`LeafIo::write`): Script and UnsetKey.
+    writers: std::collections::HashSet<String>,
     /// Run declared kinds without a behaviour as their stand-ins (off: they are refused).
     stand_ins_on: bool,
     stand_ins: StandIns,
@@ -88,6 +91,7 @@ impl<A: 'static> Behaviours<A> {
         Self {
             actions: HashMap::new(),
             conditions: HashMap::new(),
+            writers: std::collections::HashSet::new(),
             stand_ins_on: false,
             stand_ins: StandIns::default(),
         }
@@ -106,7 +110,8 @@ impl<A: 'static> Behaviours<A> {
     }
 
     /// The built-ins that need no world: `MockAction`, `MockCondition`, `Wait`,
-    /// `HasContext`, `AlwaysSuccess`, `AlwaysFailure`, `ScriptCondition` and `SetKey`.
+    /// `HasContext`, `AlwaysSuccess`, `AlwaysFailure`, `ScriptCondition`, `SetKey`,
+    /// `Script` and `UnsetKey`.
     pub fn with_builtins() -> Self {
         let mut b = Self::empty();
         b.action("MockAction", mocks::mock_action);
@@ -121,7 +126,25 @@ impl<A: 'static> Behaviours<A> {
         b.condition("AlwaysFailure", |_| Ok(Always(false)));
         b.condition("ScriptCondition", super::script::script_condition);
         b.action("SetKey", super::set_key::set_key);
+        b.writer("Script", super::script::script);
+        b.writer("UnsetKey", super::set_key::unset_key);
         b
+    }
+
+    /// Registers a built-in action that sets and clears keys itself as it executes
+    /// (`LeafIo::write`), which the lifecycle stores right after its `on_execute`.
+    fn writer<T, F>(&mut self, kind: &str, make: F)
+    where
+        T: Action<A> + 'static,
+        F: Fn(&mut NodeSpec<'_>) -> Result<T, String> + Send + Sync + 'static,
+    {
+        self.action(kind, make);
+        self.writers.insert(kind.to_owned());
+    }
+
+    /// Whether the action of `kind` sets and clears keys itself (see [`Behaviours::writer`]).
+    pub(crate) fn writes_keys(&self, kind: &str) -> bool {
+        self.writers.contains(kind)
     }
 
     /// Whether a behaviour (action or condition) is registered for `kind`.
@@ -142,6 +165,8 @@ impl<A: 'static> Behaviours<A> {
         F: Fn(&mut NodeSpec<'_>) -> Result<T, String> + Send + Sync + 'static,
     {
         let make = Arc::new(make);
+        // A game's own action of a built-in's name writes no key but its out_context.
+        self.writers.remove(kind);
         self.actions.insert(
             kind.to_owned(),
             Box::new(move |spec| match spec.bound.clone() {

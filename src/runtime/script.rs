@@ -1,26 +1,42 @@
-//! `ScriptCondition`: a condition written in BehaviorTree.CPP's script language
-//! (docs/SCRIPTS.md), its keys found in the context when it is checked. The spec of the
-//! kind is here beside its behaviour, with the evaluator of the language's expressions.
+//! The kinds written in BehaviorTree.CPP's script language (docs/SCRIPTS.md):
+//! `ScriptCondition`, whose script reads keys, and the action `Script`, whose script sets
+//! them. Their specs are here beside their behaviours, with the evaluator of the
+//! language.
 
 use std::sync::Arc;
 
-use super::behaviour::{CondIo, Condition, Context, CtxValue, KeyId, NodeSpec};
-use crate::model::script::{Binary, Compare, Expr, Unary, parse};
+use super::behaviour::{
+    Action, CondIo, Condition, Context, CtxValue, KeyId, LeafIo, NodeSpec, Outcome,
+};
+use crate::model::script::{Assign, Binary, Compare, Expr, Unary, parse};
 use crate::model::{Category, FieldSpec, FieldType, KindSpec, Value};
 
-/// The spec of `ScriptCondition`.
-pub(crate) fn specs() -> [KindSpec; 1] {
-    [KindSpec::new(
-        "ScriptCondition",
-        Category::Condition,
-        "True when its script, an expression over keys, gives true (BehaviorTree.CPP's ScriptCondition).",
-        vec![FieldSpec::new(
-            "code",
-            FieldType::Expression,
-            Value::Text("true".into()),
-            "The expression: keys, numbers, 'text', arithmetic, comparisons, && || !, a ? b : c.",
-        )],
-    )]
+/// The specs of `ScriptCondition` and `Script`.
+pub(crate) fn specs() -> [KindSpec; 2] {
+    [
+        KindSpec::new(
+            "ScriptCondition",
+            Category::Condition,
+            "True when its script, an expression over keys, gives true (BehaviorTree.CPP's ScriptCondition).",
+            vec![FieldSpec::new(
+                "code",
+                FieldType::Expression,
+                Value::Text("true".into()),
+                "The expression: keys, numbers, 'text', arithmetic, comparisons, && || !, a ? b : c.",
+            )],
+        ),
+        KindSpec::new(
+            "Script",
+            Category::Leaf,
+            "Runs its script, which sets keys (`tries += 1; ready := tries > 2`), and succeeds; fails when the script has no value (BehaviorTree.CPP's Script).",
+            vec![FieldSpec::new(
+                "code",
+                FieldType::Statements,
+                Value::Text("true".into()),
+                "Statements separated by ';': key := value, key = value, key += value, ... over keys, numbers and 'text'.",
+            )],
+        ),
+    ]
 }
 
 /// `ScriptCondition`'s behaviour, from its node's fields: the script with its keys'
@@ -31,12 +47,17 @@ pub(super) fn script_condition(spec: &mut NodeSpec<'_>) -> Result<ScriptConditio
     if let Some(k) = script.writes().first() {
         return Err(format!("its code assigns '{k}': a condition writes no key"));
     }
-    let mut compiled = Vec::with_capacity(script.statements.len());
-    for s in &script.statements {
-        compiled.push(compile(s, spec));
-    }
     Ok(ScriptCondition {
-        statements: compiled.into(),
+        statements: script.statements.iter().map(|s| compile(s, spec)).collect(),
+    })
+}
+
+/// `Script`'s behaviour, from its node's fields: the script with its keys' ids.
+pub(super) fn script(spec: &mut NodeSpec<'_>) -> Result<Script, String> {
+    let code = spec.text("code").to_owned();
+    let script = parse(&code).map_err(|e| format!("its code is not a script: {e}"))?;
+    Ok(Script {
+        statements: script.statements.iter().map(|s| compile(s, spec)).collect(),
     })
 }
 
@@ -49,9 +70,10 @@ enum Code {
     Binary(Box<Code>, Binary, Box<Code>),
     Compare(Box<Code>, Box<[(Compare, Code)]>),
     If(Box<Code>, Box<Code>, Box<Code>),
+    Assign(KeyId, Arc<str>, Assign, Box<Code>),
 }
 
-/// `e` (which assigns nothing) with its keys interned. The parser bounds how deep an
+/// `e` with its keys interned. The parser bounds how deep an
 /// expression nests, and so this recursion.
 fn compile(e: &Expr, spec: &mut NodeSpec<'_>) -> Code {
     match e {
@@ -71,8 +93,39 @@ fn compile(e: &Expr, spec: &mut NodeSpec<'_>) -> Code {
             Box::new(compile(b, spec)),
             Box::new(compile(c, spec)),
         ),
-        // Refused before compiling (`script_condition`).
-        Expr::Assign(..) => Code::Number(0.0),
+        Expr::Assign(k, how, e) => Code::Assign(
+            spec.key(k),
+            k.as_str().into(),
+            *how,
+            Box::new(compile(e, spec)),
+        ),
+    }
+}
+
+/// Where a script finds its keys' values, and puts those it assigns.
+trait Env {
+    fn get(&self, key: KeyId) -> Option<&CtxValue>;
+    fn set(&mut self, key: KeyId, value: CtxValue);
+}
+
+/// A condition's: the context, which it does not write (its script assigns nothing:
+/// `script_condition` refuses one that does).
+impl Env for &Context {
+    fn get(&self, key: KeyId) -> Option<&CtxValue> {
+        Context::get(self, key)
+    }
+
+    fn set(&mut self, _: KeyId, _: CtxValue) {}
+}
+
+/// An action's: what it assigned in this execute over the context, and its writes.
+impl Env for LeafIo<'_> {
+    fn get(&self, key: KeyId) -> Option<&CtxValue> {
+        self.current(key)
+    }
+
+    fn set(&mut self, key: KeyId, value: CtxValue) {
+        self.write(key, Some(value));
     }
 }
 
@@ -120,9 +173,24 @@ impl Val {
     fn text(&self) -> Arc<str> {
         match self {
             Val::Text(t) => t.clone(),
-            Val::Number(n) if n.fract() == 0.0 && n.abs() < 1e15 => format!("{n:.0}").into(),
-            Val::Number(n) => n.to_string().into(),
+            Val::Number(n) => number_text(*n).into(),
         }
+    }
+
+    fn into_ctx(self) -> CtxValue {
+        match self {
+            Val::Number(n) => CtxValue::Number(n),
+            Val::Text(t) => CtxValue::Text(t),
+        }
+    }
+}
+
+/// A number as the language writes it in a text: a whole number without a decimal point.
+pub(crate) fn number_text(n: f64) -> String {
+    if n.fract() == 0.0 && n.abs() < 1e15 {
+        format!("{n:.0}")
+    } else {
+        n.to_string()
     }
 }
 
@@ -140,7 +208,7 @@ fn same(a: f64, b: f64) -> bool {
     (a - b).abs() <= f64::from(f32::EPSILON)
 }
 
-fn eval(e: &Code, ctx: &Context) -> Result<Val, Fail> {
+fn eval(e: &Code, ctx: &mut impl Env) -> Result<Val, Fail> {
     Ok(match e {
         Code::Number(n) => Val::Number(*n),
         Code::Text(t) => Val::Text(t.clone()),
@@ -225,6 +293,39 @@ fn eval(e: &Code, ctx: &Context) -> Result<Val, Fail> {
                 eval(b, ctx)?
             }
         }
+        Code::Assign(key, name, how, e) => {
+            let value = eval(e, ctx)?;
+            let old = ctx.get(*key).map(|v| Val::of(v, name)).transpose()?;
+            let new = match (how, old) {
+                (Assign::Create, _) | (Assign::Existing, Some(_)) => value,
+                (_, None) => {
+                    return Err(format!(
+                        "key '{name}' has no value (':=' sets a key that has none)"
+                    ));
+                }
+                (how, Some(old)) => combine(*how, old, value)?,
+            };
+            ctx.set(*key, new.clone().into_ctx());
+            new
+        }
+    })
+}
+
+/// `old OP= value`: arithmetic on numbers; `+=` of a text joins it to the old value's
+/// text.
+fn combine(how: Assign, old: Val, value: Val) -> Result<Val, Fail> {
+    Ok(match (old, value, how) {
+        (Val::Number(x), Val::Number(y), _) => Val::Number(match how {
+            Assign::Plus => x + y,
+            Assign::Minus => x - y,
+            Assign::Times => x * y,
+            _ => x / y,
+        }),
+        (old, Val::Text(t), Assign::Plus) => Val::Text(format!("{}{t}", old.text()).into()),
+        (Val::Text(_), Val::Number(_), _) => {
+            return Err("that assignment does not take a text key".into());
+        }
+        _ => return Err("only '+=' takes a text".into()),
     })
 }
 
@@ -237,12 +338,46 @@ pub(crate) struct ScriptCondition {
 
 impl ScriptCondition {
     /// The value of the script in `ctx`, or why it has none.
-    pub(crate) fn value(&self, ctx: &Context) -> Result<Val, Fail> {
-        let mut last = Val::Number(0.0);
-        for s in self.statements.iter() {
-            last = eval(s, ctx)?;
+    pub(crate) fn value(&self, mut ctx: &Context) -> Result<Val, Fail> {
+        run(&self.statements, &mut ctx)
+    }
+}
+
+/// The value of `statements`, the last one's, run in order in `env`.
+fn run(statements: &[Code], env: &mut impl Env) -> Result<Val, Fail> {
+    let mut last = Val::Number(0.0);
+    for s in statements {
+        last = eval(s, env)?;
+    }
+    Ok(last)
+}
+
+/// `Script`: runs its script as it executes, sets the keys it assigns, produces its value
+/// (the last statement's) for `out_context`, and succeeds. A script that has no value (a
+/// key with none, a text where a number must be) sets nothing and fails.
+pub(crate) struct Script {
+    statements: Box<[Code]>,
+}
+
+/// The reason of a `Script` whose script has no value.
+const NO_VALUE: &str = "its script has no value";
+
+impl<A> Action<A> for Script {
+    type Memory = ();
+
+    fn on_execute(&self, _: &mut (), _: &mut A, io: &mut LeafIo<'_>, _dt: f64) -> Outcome {
+        match run(&self.statements, io) {
+            Ok(v) => {
+                io.produce(v.into_ctx());
+                Outcome::Success
+            }
+            Err(_) => {
+                if let Some(w) = io.writes() {
+                    w.clear();
+                }
+                Outcome::FailureBecause(NO_VALUE)
+            }
         }
-        Ok(last)
     }
 }
 

@@ -617,6 +617,7 @@ mod tests {
                 context: &NO_CONTEXT,
             },
             produced: None,
+            writes: None,
         };
         let mut seen = 0;
         slab.execute(calls, &mut seen, &mut io, 0.1);

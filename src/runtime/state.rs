@@ -10,8 +10,8 @@
 use std::collections::VecDeque;
 
 use super::Status;
-use super::behaviour::{CondIo, Context, CtxValue, KeyId, LeafIo};
-use super::program::{HAS_IO, LeafInfo, NONE, Program};
+use super::behaviour::{CondIo, Context, CtxValue, KeyId, LeafIo, Writes};
+use super::program::{HAS_IO, HAS_WRITES, LeafInfo, NONE, Program};
 
 /// What a node's painting needs: its last status, when it changed, and counters. `R` holds
 /// a failure's reason: the runtime's own texts in [`NodeState`], owned where a trace's
@@ -409,6 +409,9 @@ pub(crate) struct Cold {
     pub inputs: Vec<Option<CtxValue>>,
     /// Values produced by leaves with `out_context`, by `LeafInfo::output_at` (slot 0 unused).
     pub produced: Vec<Option<CtxValue>>,
+    /// The keys the leaf executing sets or clears itself (`LeafIo::writes`), until the
+    /// lifecycle stores them.
+    pub writes: Writes,
     /// The display snapshot; empty while recording is off.
     shown: Vec<NodeState>,
     /// Each service's clock, by its place in `Program::services`.
@@ -462,6 +465,13 @@ impl Cold {
             // Slot 0 stands for "none" and is never used: no slots when no leaf has one.
             inputs: slots(p.io_len.0),
             produced: slots(p.io_len.1),
+            // A key at most once (`LeafIo::write` replaces a key's earlier value): a step
+            // never grows it.
+            writes: if p.writes_keys {
+                Vec::with_capacity(p.keys().len())
+            } else {
+                Vec::new()
+            },
             shown: Vec::new(),
             services: vec![ServiceClock::default(); p.services.len()],
         }
@@ -491,6 +501,7 @@ impl Clone for Cold {
             triggers: same_deque(&self.triggers),
             inputs: same(&self.inputs),
             produced: same(&self.produced),
+            writes: same(&self.writes),
             shown: same(&self.shown),
             services: self.services.clone(),
         }
@@ -940,7 +951,7 @@ impl State {
     #[inline(always)]
     pub(crate) fn leaf_io<A, const EXTRAS: bool>(&mut self, info: &LeafInfo<A>) -> LeafIo<'_> {
         let step = self.step;
-        if !(EXTRAS && info.has(HAS_IO)) {
+        if !(EXTRAS && info.has(HAS_IO | HAS_WRITES)) {
             return LeafIo {
                 seen: CondIo {
                     input: None,
@@ -948,6 +959,7 @@ impl State {
                     context: ctx(&self.cold),
                 },
                 produced: None,
+                writes: None,
             };
         }
         let (input_at, output_at) = (info.input_at as usize, info.output_at as usize);
@@ -956,6 +968,7 @@ impl State {
                 inputs,
                 produced,
                 context,
+                writes,
                 ..
             }) => LeafIo {
                 seen: CondIo {
@@ -972,8 +985,10 @@ impl State {
                 } else {
                     Some(&mut produced[output_at])
                 },
+                writes: info.has(HAS_WRITES).then_some(writes),
             },
-            // No block: no leaf has an input or an output slot (`Cold::needed`).
+            // No block: no leaf has an input or an output slot, nor writes keys
+            // (`Cold::needed`).
             None => LeafIo {
                 seen: CondIo {
                     input: None,
@@ -981,6 +996,7 @@ impl State {
                     context: &NO_CONTEXT,
                 },
                 produced: None,
+                writes: None,
             },
         }
     }
@@ -1020,6 +1036,7 @@ impl State {
                 + c.reports.capacity() * size_of::<Report>()
                 + c.triggers.capacity() * size_of::<Trigger>()
                 + c.shown.capacity() * size_of::<NodeState>()
+                + c.writes.capacity() * size_of::<(KeyId, Option<CtxValue>)>()
                 + (c.context.slots.capacity() + c.inputs.capacity() + c.produced.capacity())
                     * size_of::<Option<CtxValue>>()
         })

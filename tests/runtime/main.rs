@@ -29,6 +29,7 @@ mod repeater;
 mod retry;
 mod root;
 mod run_once;
+mod script;
 mod selector;
 mod sequence;
 mod sequence_with_memory;

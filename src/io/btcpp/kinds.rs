@@ -172,6 +172,15 @@ pub(super) const MAPPED: &[Mapped] = &[
         ],
     },
     Mapped {
+        btcpp: "UnsetBlackboard",
+        arbor: "UnsetKey",
+        ports: &[Port {
+            name: "key",
+            field: "out_context",
+            conv: Conv::KeyName,
+        }],
+    },
+    Mapped {
         btcpp: "RunOnce",
         arbor: "RunOnce",
         ports: &[],
@@ -201,13 +210,12 @@ const OTHER_DECORATORS: &[&str] = &[
 ];
 
 /// BehaviorTree.CPP's built-in leaves: read and written as they are (AlwaysSuccess,
-/// AlwaysFailure and ScriptCondition are Arbor's kinds of those names).
+/// AlwaysFailure, Script and ScriptCondition are Arbor's kinds of those names).
 const OTHER_LEAVES: &[&str] = &[
     "AlwaysSuccess",
     "AlwaysFailure",
     "Script",
     "ScriptCondition",
-    "UnsetBlackboard",
     "WasEntryUpdated",
 ];
 

@@ -1,7 +1,7 @@
 //! The scripts of a BehaviorTree.CPP file that Arbor keeps without running them (the
-//! `_skipIf` … attributes, `Script`'s `code`, `Precondition`'s `if`): each read as
-//! BehaviorTree.CPP's script language (docs/SCRIPTS.md) when the file is, and a note for
-//! each that is not in it. (ScriptCondition's `code` is a field Arbor checks itself.)
+//! `_skipIf` … attributes, `Precondition`'s `if`): each read as BehaviorTree.CPP's script
+//! language (docs/SCRIPTS.md) when the file is, and a note for each that is not in it.
+//! (`Script`'s and ScriptCondition's `code` are fields Arbor checks itself.)
 
 use super::Element;
 use crate::model::script::parse;
@@ -29,11 +29,7 @@ pub(super) fn unreadable(bt: &Element) -> Vec<String> {
             "Action" | "Condition" | "Control" | "Decorator" => e.attr("ID").unwrap_or(""),
             name => name,
         };
-        let own = match kind {
-            "Script" => Some("code"),
-            "Precondition" => Some("if"),
-            _ => None,
-        };
+        let own = (kind == "Precondition").then_some("if");
         for attr in ON_ANY.iter().copied().chain(own) {
             if let Some(code) = e.attr(attr)
                 && let Err(why) = parse(code)

@@ -421,8 +421,9 @@ impl Element {
     }
 }
 
-/// `text` written as XML: `&`, `<` and `>` escaped; in an attribute (`attribute`) also
-/// quotes, apostrophes and line breaks and tabs (so that the value reads back as it was);
+/// `text` written as XML: `&`, `<` and `>` escaped; in an attribute (`attribute`, which
+/// Arbor writes between `"`) also quotes and line breaks and tabs (so that the value reads
+/// back as it was), and not the apostrophes of a script's texts;
 /// and the characters XML 1.0 cannot hold at all (most control characters) dropped. The
 /// one escaping of every XML file Arbor writes.
 pub fn escape(text: &str, attribute: bool) -> String {
@@ -433,7 +434,6 @@ pub fn escape(text: &str, attribute: bool) -> String {
             '<' => out.push_str("&lt;"),
             '>' => out.push_str("&gt;"),
             '"' if attribute => out.push_str("&quot;"),
-            '\'' if attribute => out.push_str("&apos;"),
             '\n' if attribute => out.push_str("&#10;"),
             '\r' if attribute => out.push_str("&#13;"),
             '\t' if attribute => out.push_str("&#9;"),

@@ -5,12 +5,16 @@
 //! `kinds/leaf.rs`, holds what the compiler reads from a leaf and what it keeps.
 
 use crate::runtime::Status;
+use crate::runtime::behaviour::KeyId;
 use crate::runtime::behaviour::Outcome;
 use crate::runtime::kinds::Kind;
 use crate::runtime::kinds::leaf::MAX_DURATION;
 use crate::runtime::node::{Act, EPS, Run};
 use crate::runtime::program::{HAS_IO, HAS_TIMER, LeafInfo, NONE};
-use crate::runtime::trace::EventKind;
+use crate::runtime::trace::{Event, EventKind};
+
+/// The reason of an action that wrote a key a value of another type.
+const NOT_ITS_TYPE: &str = "a value it wrote does not fit its key's type";
 
 use super::{Exec, Hooks};
 
@@ -176,6 +180,60 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
             && (leaf.overwrite || self.context().get(k).is_none())
         {
             self.store(n, k, v);
+        }
+    }
+
+    /// What leaf `n`'s action set and cleared as it executed (`LeafIo::write`) goes into
+    /// the context, in order, each value made its key's type (SEMANTICS.md §3.1): the
+    /// action's `outcome`, or a failure when a value does not fit its key, and then
+    /// nothing is stored.
+    #[inline(never)]
+    pub(super) fn store_writes(&mut self, n: u32, outcome: Outcome) -> Outcome {
+        let p = self.p;
+        let mut writes = std::mem::take(&mut self.cold().writes);
+        let mut fits = true;
+        for (key, value) in writes.iter_mut() {
+            if let Some(v) = value.take() {
+                match v.fitted(p.key_type(*key)) {
+                    Some(v) => *value = Some(v),
+                    None => fits = false,
+                }
+            }
+        }
+        if fits {
+            for (key, value) in writes.drain(..) {
+                match value {
+                    Some(v) => self.store(n, key, v),
+                    None => self.clear_key(n, key),
+                }
+            }
+        }
+        writes.clear();
+        self.cold().writes = writes;
+        if fits {
+            outcome
+        } else {
+            Outcome::FailureBecause(NOT_ITS_TYPE)
+        }
+    }
+
+    /// Node `n` clears context key `key`; a watched step's `context` event says so.
+    fn clear_key(&mut self, n: u32, key: KeyId) {
+        let cold = self.cold();
+        if cold.context.get(key).is_none() {
+            return;
+        }
+        cold.context.set(key, None);
+        if H::ON
+            && let Some(o) = self.obs.as_deref_mut()
+        {
+            let name = self.p.keys.get(usize::from(key)).map_or("", String::as_str);
+            o.event(&Event {
+                step: self.st.step(),
+                node: Some(n),
+                node_id: &self.p.names[n as usize],
+                kind: EventKind::Context(name, None),
+            });
         }
     }
 

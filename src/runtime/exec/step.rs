@@ -5,7 +5,7 @@ use std::marker::PhantomData;
 
 use crate::runtime::Status;
 use crate::runtime::node::Run;
-use crate::runtime::program::{HAS_REGULATORS, HAS_WATCH, LeafInfo, NONE};
+use crate::runtime::program::{HAS_REGULATORS, HAS_WATCH, HAS_WRITES, LeafInfo, NONE};
 use crate::runtime::state::{COMMON_STEP, FLAG_BITS, Flags, Trigger};
 use crate::runtime::trace::{EventKind, Reason};
 
@@ -301,7 +301,10 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
             self.emit(leaf, EventKind::Execute);
             io = self.st.leaf_io::<A, EXTRAS>(info);
         }
-        let outcome = self.block.execute(&info.calls, self.agent, &mut io, dt);
+        let mut outcome = self.block.execute(&info.calls, self.agent, &mut io, dt);
+        if EXTRAS && info.has(HAS_WRITES) {
+            outcome = self.again().store_writes(leaf, outcome);
+        }
         self.leaf_outcome::<EXTRAS>(info, outcome, dt)
     }
 
