@@ -274,6 +274,7 @@ fn subtree(g: &mut Gen, kinds: Kinds, depth: u32, nodes: &mut Vec<Node>) -> Node
         4..=6 => {
             let kind = match (kinds, g.below(9)) {
                 (Kinds::Writable, 0) => "Parallel",
+                (Kinds::Writable, 8) => "Switch2",
                 (_, 1 | 3) => "Selector",
                 (_, 2 | 0) => "Sequence",
                 (_, 4) => "ReactiveSequence",
@@ -293,8 +294,15 @@ fn subtree(g: &mut Gen, kinds: Kinds, depth: u32, nodes: &mut Vec<Node>) -> Node
                 n.fields
                     .insert("failure".into(), Value::Text(policy(g).into()));
             }
+            if kind == "Switch2" {
+                let word = |g: &mut Gen| ["a", "b", "7"][g.below(3) as usize];
+                for field in ["variable", "case_1", "case_2"] {
+                    n.fields.insert(field.into(), Value::Text(word(g).into()));
+                }
+            }
             let count = match kind {
                 "IfThenElse" | "WhileDoElse" => 2 + g.below(2),
+                "Switch2" => 3,
                 _ => 1 + g.below(4),
             };
             let mut kids = Vec::new();
@@ -1046,6 +1054,105 @@ fn scripts_and_unset_blackboard_run_as_in_behaviortree_cpp() {
         );
         same_actions(&body, 16, runs);
     }
+}
+
+/// A Switch4 whose variable a script sets first (`set`), over cases of texts, numbers
+/// and a key, each child's actions of their own.
+fn switch_body(set: &str) -> String {
+    format!(
+        r#"        <Sequence>
+            <Script code="{set}"/>
+            <Switch4 variable="{{mode}}" case_1="patrol" case_2="2" case_3="{{want}}" case_4="2.5">
+                <MockAction script="S"/>
+                <MockAction script="RS"/>
+                <Sequence>
+                    <MockAction script="S"/>
+                    <MockAction script="S"/>
+                </Sequence>
+                <Sequence>
+                    <MockAction script="RS"/>
+                    <MockAction script="S"/>
+                </Sequence>
+                <MockAction script="F"/>
+            </Switch4>
+        </Sequence>"#
+    )
+}
+
+#[test]
+fn switches_choose_as_in_behaviortree_cpp() {
+    // The variable set by a script (or never set), cases of texts, numbers and a key.
+    for (set, successes) in [
+        ("mode := 'patrol'", 1),
+        ("mode := 2", 1),
+        ("mode := '2.0'", 1),
+        ("mode := 'flee'", 0),
+        ("other := 1", 0),
+        ("mode := 7; want := 7", 2),
+    ] {
+        same_actions(&switch_body(set), 8, successes);
+    }
+}
+
+#[test]
+fn a_switch_on_a_fraction_differs_from_behaviortree_cpp_4_8_as_documented() {
+    // BehaviorTree.CPP 4.8 reads the whole part of the text `2.5` (or of the number 2.5
+    // written as text) as a whole number, so `2` matches it; Arbor compares the whole
+    // text, as BehaviorTree.CPP 4.9 does (docs/BTCPP.md).
+    let [ours, theirs] = both_run(&switch_body("mode := 2.5"), 8, 8, true);
+    let actions = |l: Vec<String>| -> Vec<String> {
+        l.into_iter()
+            .filter(|w| w.starts_with("MockAction"))
+            .collect()
+    };
+    assert_eq!(
+        actions(ours),
+        [
+            "MockAction_5 running",
+            "MockAction_5 success",
+            "MockAction_6 success"
+        ]
+    );
+    assert_eq!(theirs, ["MockAction_2 running", "MockAction_2 success"]);
+}
+
+#[test]
+fn a_switch_follows_its_variable_as_in_behaviortree_cpp() {
+    // A Parallel's first child changes the mode while the Switch's children run: the
+    // Switch leaves one for another in both. Arbor's scripts set their keys a step later
+    // (docs/BTCPP.md), so each child runs a step longer or shorter: the children are
+    // compared in the order they ran.
+    let body = r#"        <Parallel success_count="1" failure_count="1">
+            <Sequence>
+                <MockAction script="RRS"/>
+                <Script code="mode := 'b'"/>
+                <MockAction script="RRS"/>
+                <Script code="mode := 'a'"/>
+                <MockAction script="RRRS"/>
+            </Sequence>
+            <Switch2 variable="{mode}" case_1="a" case_2="b">
+                <MockAction script="R"/>
+                <MockAction script="R"/>
+                <MockAction script="R"/>
+            </Switch2>
+        </Parallel>"#;
+    let [ours, theirs] = both_run(body, 14, 14, true);
+    let order = |list: &[String]| -> Vec<String> {
+        let mut names: Vec<String> = list
+            .iter()
+            .filter_map(|w| w.split(' ').next())
+            .filter(|n| ["MockAction_4", "MockAction_5", "MockAction_6"].contains(n))
+            .map(str::to_owned)
+            .collect();
+        names.dedup();
+        names
+    };
+    assert_eq!(
+        order(&ours),
+        ["MockAction_6", "MockAction_5", "MockAction_4"],
+        "{ours:?}"
+    );
+    assert_eq!(order(&ours), order(&theirs), "{theirs:?}");
 }
 
 #[test]

@@ -698,26 +698,29 @@ fn a_field_bound_to_a_key_is_checked_for_its_place_and_its_keys_type() {
     );
 }
 
+/// The rules that a Root over a `kind` of `kids` mock actions breaks, with their messages.
+fn child_count_rules(kind: &str, kids: usize) -> Vec<(Rule, String)> {
+    let mut root = Node::new("root", "Root");
+    root.inputs
+        .insert(arbor::model::Port::Child, vec![NodeId::new("n")]);
+    let mut n = Node::new("n", kind);
+    let ids: Vec<NodeId> = (0..kids).map(|i| NodeId::new(format!("k{i}"))).collect();
+    n.inputs.insert(arbor::model::Port::Children, ids.clone());
+    let mut nodes = vec![root, n];
+    nodes.extend(ids.into_iter().map(|id| Node::new(id, "MockAction")));
+    validate(
+        &Tree::from_nodes(nodes).unwrap(),
+        &Catalog::builtin(),
+        &NoAssets,
+    )
+    .into_iter()
+    .map(|d| (d.rule, d.message))
+    .collect()
+}
+
 #[test]
 fn an_if_then_else_takes_two_or_three_children() {
-    let tree = |kids: usize| {
-        let mut root = Node::new("root", "Root");
-        root.inputs
-            .insert(arbor::model::Port::Child, vec![NodeId::new("ite")]);
-        let mut ite = Node::new("ite", "IfThenElse");
-        let ids: Vec<NodeId> = (0..kids).map(|i| NodeId::new(format!("k{i}"))).collect();
-        ite.inputs.insert(arbor::model::Port::Children, ids.clone());
-        let mut nodes = vec![root, ite];
-        nodes.extend(ids.into_iter().map(|id| Node::new(id, "MockAction")));
-        Tree::from_nodes(nodes).unwrap()
-    };
-    let catalog = Catalog::builtin();
-    let rules = |kids| -> Vec<(Rule, String)> {
-        validate(&tree(kids), &catalog, &NoAssets)
-            .into_iter()
-            .map(|d| (d.rule, d.message))
-            .collect()
-    };
+    let rules = |kids| child_count_rules("IfThenElse", kids);
     assert_eq!(
         rules(1),
         [(
@@ -733,4 +736,18 @@ fn an_if_then_else_takes_two_or_three_children() {
             "IfThenElse takes 2 or 3 children but has 4: k0, k1, k2, k3".to_owned()
         )]
     );
+}
+
+#[test]
+fn a_switch_takes_a_child_for_each_case_and_the_default() {
+    let rules = |kids| child_count_rules("Switch3", kids);
+    assert_eq!(
+        rules(3),
+        [(
+            Rule::MissingChild,
+            "Switch3 takes 4 children; it has 3".to_owned()
+        )]
+    );
+    assert!(rules(4).is_empty());
+    assert_eq!(rules(5)[0].0, Rule::SlotOverflow);
 }

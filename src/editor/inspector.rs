@@ -88,7 +88,8 @@ pub(crate) fn value_ui(
         | FieldType::Asset
         | FieldType::Script(_)
         | FieldType::Expression
-        | FieldType::Statements => {
+        | FieldType::Statements
+        | FieldType::Scalar => {
             let mut t = current.and_then(Value::as_str).unwrap_or("").to_owned();
             let width = (t.chars().count() as f32 * 7.5 + 16.0).clamp(90.0, 150.0);
             ui.add(egui::TextEdit::singleline(&mut t).desired_width(width))

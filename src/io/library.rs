@@ -766,7 +766,11 @@ fn field_out(f: &FieldSpec) -> Result<FieldDto, String> {
             *min_exclusive,
             (*max < f64::MAX).then_some(Value::Float(*max)),
         ),
-        FieldType::Asset | FieldType::Script(_) | FieldType::Expression | FieldType::Statements => {
+        FieldType::Asset
+        | FieldType::Script(_)
+        | FieldType::Expression
+        | FieldType::Statements
+        | FieldType::Scalar => {
             return Err(format!(
                 "field '{}' is {}; a node library describes bool, int, float, text, enum and context_key fields",
                 f.name,

@@ -46,6 +46,9 @@ pub enum FieldType {
     /// Statements in BehaviorTree.CPP's script language (docs/SCRIPTS.md), which may assign
     /// keys.
     Statements,
+    /// A value compared as a text or as a number (a Switch's `variable` and cases): any
+    /// text, or bound to a key of bool, int, float or text.
+    Scalar,
 }
 
 impl FieldType {
@@ -64,6 +67,7 @@ impl FieldType {
             FieldType::Int { .. } => KeyType::Int.set(),
             FieldType::Float { .. } => KeyTypes::of(&[KeyType::Int, KeyType::Float]),
             FieldType::Text | FieldType::Enum(_) | FieldType::Script(_) => KeyType::Text.set(),
+            FieldType::Scalar => KeyTypes::SCRIPT,
             FieldType::ContextKey(_)
             | FieldType::Asset
             | FieldType::Expression
@@ -129,6 +133,7 @@ impl FieldType {
                 "a script condition, such as `battery > 0.2 && !docked`".into()
             }
             FieldType::Statements => "a script, such as `tries += 1; ready := tries > 2`".into(),
+            FieldType::Scalar => "a text or a number".into(),
             FieldType::Script(alphabet) => {
                 format!(
                     "a script of the letters {}",
@@ -263,7 +268,8 @@ impl FieldSpec {
                 let low_ok = if *min_exclusive { x > *min } else { x >= *min };
                 if low_ok && x <= *max { Ok(()) } else { out() }
             }
-            (FieldType::Text | FieldType::Asset, Value::Text(_)) => Ok(()),
+            (FieldType::Text | FieldType::Asset | FieldType::Scalar, Value::Text(_))
+            | (FieldType::Scalar, Value::Int(_) | Value::Float(_) | Value::Bool(_)) => Ok(()),
             (FieldType::Enum(options), Value::Text(s)) => {
                 if options.iter().any(|o| o == s) {
                     Ok(())

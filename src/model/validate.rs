@@ -816,8 +816,11 @@ impl<'a> Ctx<'a> {
                 && let Some((least, most)) = self.catalog.runs(&node.kind).children
             {
                 let kids = node.linked(Port::Children);
-                let span = if most == least + 1 { "or" } else { "to" };
-                let takes = format!("{} takes {least} {span} {most} children", node.kind);
+                let takes = match most - least {
+                    0 => format!("{} takes {least} children", node.kind),
+                    1 => format!("{} takes {least} or {most} children", node.kind),
+                    _ => format!("{} takes {least} to {most} children", node.kind),
+                };
                 if kids.len() < least {
                     let what = format!("{takes}; it has {}", kids.len());
                     self.push(Rule::MissingChild, &node.id, what);

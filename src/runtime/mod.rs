@@ -30,7 +30,7 @@ mod mocks;
 mod node;
 mod program;
 mod registry;
-mod script;
+pub(crate) mod script;
 mod set_key;
 mod slab;
 mod stand_in;

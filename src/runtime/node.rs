@@ -11,6 +11,15 @@ use super::trace::EventKind;
 /// Tolerance for comparisons of time (SEMANTICS.md §3.2 and §3.3.1: "within 1e-9").
 pub(crate) const EPS: f64 = 1e-9;
 
+/// A value a branch compares (a Switch's variable and cases): a text the file gives, a
+/// key's value, or nothing (a field left unset).
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Operand {
+    Text(std::sync::Arc<str>),
+    Key(KeyId),
+    None,
+}
+
 /// What a node asks of the lifecycle once it has been entered, or has heard a child's
 /// report.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -242,6 +251,9 @@ pub(crate) trait Run {
 
     /// The value a key-bound setting read at its node's entry ([`Param::Key`]'s place).
     fn setting(&self, at: u32) -> f64;
+
+    /// The operands a node's build put in the program, `from..to` (`Build::operands`).
+    fn operands(&self, from: u32, to: u32) -> &[Operand];
 
     /// Random-order composite `n`'s permutation of its children (see `Def::shuffles`).
     fn order_mut(&mut self, n: u32) -> &mut [u32];

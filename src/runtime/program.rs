@@ -290,6 +290,9 @@ pub struct Program<A> {
     pub(crate) report_cap: usize,
     /// The most action leaves that can be active at once (see [`Program::bounds`]).
     pub(crate) max_active: usize,
+    /// The values branches compare (a Switch's variable and cases), each node's together
+    /// (`Build::operands`).
+    pub(crate) operands: Vec<super::node::Operand>,
     /// The leaves whose actions set and clear keys themselves, by node index, in order
     /// ([`HAS_WRITES`]).
     writers: Vec<u32>,
@@ -358,6 +361,7 @@ impl<A: 'static> Program<A> {
                 io_len: (1, 1),
                 report_cap: 0,
                 max_active: 0,
+                operands: Vec::new(),
                 writers: Vec::new(),
                 writes_keys: false,
             },
@@ -735,7 +739,7 @@ impl<A> Program<A> {
                     let parent = self.recs[at as usize].parent;
                     let kind = self.recs.get(parent as usize)?.kind;
                     if kind.reactive() {
-                        return (place[at as usize] > 0).then_some(Watch {
+                        return (place[at as usize] > 0 || kind.reselects()).then_some(Watch {
                             at,
                             parent,
                             how: Watching::Again,
@@ -1097,6 +1101,7 @@ impl<A: 'static> Builder<'_, A> {
             keys: &mut self.keys,
             served: &mut self.served,
             bindings: &mut self.p.bindings,
+            operands: &mut self.p.operands,
         };
         let spec = c.kind(&node.kind);
         let runs_as = c.as_built_in(node);

@@ -36,5 +36,6 @@ mod sequence_with_memory;
 mod services;
 mod stall;
 mod subtree;
+mod switch;
 mod time_limit;
 mod until_fail;

@@ -23,7 +23,7 @@ use std::marker::PhantomData;
 
 use super::Status;
 use super::behaviour::{CondIo, Context, CtxValue, KeyId, LeafIo};
-use super::node::{Act, Run};
+use super::node::{Act, Operand, Run};
 use super::program::{LeafInfo, NONE, PathGuard, Program};
 use super::slab::ActionSlab;
 use super::state::{Cold, State};
@@ -335,6 +335,11 @@ impl<A, H: Hooks> Run for Exec<'_, '_, A, H> {
     #[inline]
     fn setting(&self, at: u32) -> f64 {
         self.block.timers()[self.p.setting_slot(at)]
+    }
+
+    #[inline]
+    fn operands(&self, from: u32, to: u32) -> &[Operand] {
+        &self.p.operands[from as usize..to as usize]
     }
 
     /// Random-order composite `n`'s permutation of its children (see `Def::shuffles`).

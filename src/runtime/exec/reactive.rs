@@ -9,7 +9,7 @@ use super::{Delivery, Exec, Flow, Hooks};
 
 impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
     /// Reactive composite `r` walks its children again as its kind's rules say, from its
-    /// first move (`Def::first`), each child entered afresh. Reaching its running child
+    /// move on being entered again (`Def::again`), each child entered afresh. Reaching its running child
     /// ends the walk: that child runs on, and the result is `Running`. A child that
     /// finishes at once goes as the kind's rule (`Def::next`) says: to another child, or
     /// `r` ends with a status, the running child aborted, and its report queued or
@@ -22,7 +22,7 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
         let kind = p.recs[r as usize].kind;
         let running = self.cursor(r);
         let count = p.kids(r).len() as u32;
-        let mut go = kind.first(count);
+        let mut go = kind.again(self, r);
         // Each move enters another child (the rules never go back), so there are at most
         // `count` of them.
         for _ in 0..count {

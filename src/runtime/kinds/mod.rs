@@ -27,13 +27,14 @@ mod retry;
 mod root;
 mod run_once;
 mod subtree;
+mod switch;
 mod time_limit;
 mod until_fail;
 
 use super::Status;
 use super::behaviour::{CondRef, CtxValue, KeyId, KeyTable};
 use super::bound::BoundSetting;
-use super::node::{Act, EPS, HoldsOn, Needs, Next, Param, Run, Setting, Test};
+use super::node::{Act, EPS, HoldsOn, Needs, Next, Operand, Param, Run, Setting, Test};
 use crate::model::{Catalog, Category, KindSpec, Node, Value};
 
 /// How a guard is checked: what its first call asks, the answer with which it holds
@@ -49,6 +50,8 @@ pub(crate) struct Build<'a> {
     pub served: &'a mut Served,
     /// The branch fields bound to keys so far (see [`Build::param`]).
     pub bindings: &'a mut Vec<BoundSetting>,
+    /// The values branches compare so far (see [`Build::operand`]).
+    pub operands: &'a mut Vec<Operand>,
 }
 
 /// Which definition serves a kind name: its place in [`Kind`]'s list. (In one catalog a
@@ -86,6 +89,22 @@ impl Build<'_> {
         }
         let value = self.catalog.field_value(node, field).map_or(0.0, conv);
         Param::Is(T::from_setting(value))
+    }
+
+    /// Field `field` as a value compared while the node runs ([`Operand`]): its text, the
+    /// key it is bound to, or nothing when it is unset. Its place among the program's
+    /// operands, which [`Run::operands`] gives back.
+    pub(crate) fn operand(&mut self, node: &Node, field: &str) -> u32 {
+        let op = match node.fields.get(field) {
+            Some(Value::Key(name)) => Operand::Key(self.keys.intern(name)),
+            Some(Value::Text(t)) => Operand::Text(t.as_str().into()),
+            Some(Value::Int(i)) => Operand::Text(i.to_string().into()),
+            Some(Value::Float(f)) => Operand::Text(crate::runtime::script::number_text(*f).into()),
+            Some(Value::Bool(b)) => Operand::Text(if *b { "1" } else { "0" }.into()),
+            None => Operand::None,
+        };
+        self.operands.push(op);
+        self.operands.len() as u32 - 1
     }
 
     /// A context-key field: the key's id, or none when it is empty.
@@ -205,6 +224,20 @@ pub(crate) trait Def: Copy {
     /// place, and reaching the running one ends the walk. Such a kind defines `first`,
     /// and `next` for every report.
     fn reactive(self) -> bool {
+        false
+    }
+
+    /// A reactive node `n`'s move as it is entered again in phase 2: by default its first
+    /// move ([`Def::first`]); a kind whose choice reads the context (Switch) makes it here.
+    fn again(self, x: &impl Run, n: u32) -> Option<Next> {
+        self.first(x.kids(n).len() as u32)
+    }
+
+    /// Whether, reactive, it is entered again before each of its children that runs, the
+    /// first included (its choice reads the context, so any child may be left for
+    /// another); a plain reactive composite is entered again before its later children
+    /// only.
+    fn reselects(self) -> bool {
         false
     }
 
@@ -333,6 +366,14 @@ macro_rules! kinds {
                 match self { $(Kind::$variant(k) => k.reactive()),* }
             }
 
+            pub(crate) fn again(self, x: &impl Run, n: u32) -> Option<Next> {
+                match self { $(Kind::$variant(k) => k.again(x, n)),* }
+            }
+
+            pub(crate) fn reselects(self) -> bool {
+                match self { $(Kind::$variant(k) => k.reselects()),* }
+            }
+
             pub(crate) fn triggered(
                 self,
                 x: &mut impl Run,
@@ -351,6 +392,7 @@ kinds! {
     Selector(composite::Selector),
     Parallel(parallel::Parallel),
     IfThenElse(if_then_else::IfThenElse),
+    Switch(switch::Switch),
     Inverter(inverter::Inverter),
     Repeater(repeater::Repeater),
     UntilFail(until_fail::UntilFail),
