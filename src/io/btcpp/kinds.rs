@@ -220,6 +220,45 @@ const OTHER_LEAVES: &[&str] = &[
     "WasEntryUpdated",
 ];
 
+/// The suffix of a kind of the file's own whose name is one of Arbor's built-ins that
+/// BehaviorTree.CPP does not have (Nav2's `Wait`, the tutorial's `OpenDoor`): in the file
+/// the name is the file's kind, not Arbor's, so it is read as `Wait_own` and written back
+/// as `Wait`. (A name that ends so already, `Wait_own`, is marked once more.)
+pub const OWN: &str = "_own";
+
+/// Arbor's test leaves, which keep their meaning in a file: a scripted stand-in
+/// (BehaviorTree.CPP runs a node registered under that name).
+const ARBOR_IN_FILES: &[&str] = &["MockAction", "MockCondition"];
+
+/// Whether Arbor has a built-in kind named `name` that an element of that name does not
+/// mean: one BehaviorTree.CPP does not have (Arbor's world, Wait …).
+fn taken(name: &str) -> bool {
+    static BUILT_IN: LazyLock<crate::model::Catalog> =
+        LazyLock::new(crate::model::Catalog::builtin);
+    BUILT_IN.kind(name).is_some() && !is_builtin(name) && !ARBOR_IN_FILES.contains(&name)
+}
+
+/// The Arbor kind of a node of the file's own named `name` in the file: `name`, marked
+/// with [`OWN`] when Arbor has a built-in of that name.
+pub(super) fn own_kind(name: &str) -> std::borrow::Cow<'_, str> {
+    let stem = name.strip_suffix(OWN).unwrap_or(name);
+    let marked = name.ends_with(OWN) && (taken(stem) || stem.ends_with(OWN));
+    if taken(name) || marked {
+        format!("{name}{OWN}").into()
+    } else {
+        name.into()
+    }
+}
+
+/// The element name of Arbor kind `kind` of the file's own: `kind` without the mark
+/// [`own_kind`] gives.
+pub(super) fn own_name(kind: &str) -> &str {
+    match kind.strip_suffix(OWN) {
+        Some(stem) if own_kind(stem) == kind => stem,
+        _ => kind,
+    }
+}
+
 /// Whether `name` is a node BehaviorTree.CPP registers itself (which a tree's ID may not
 /// be, nor `Root`).
 pub(super) fn is_builtin(name: &str) -> bool {

@@ -565,7 +565,7 @@ impl Reader {
             }
             None => {
                 // A kind Arbor does not know: its ports as fields, as written.
-                let mut node = Node::new(id.clone(), name);
+                let mut node = Node::new(id.clone(), kinds::own_kind(name));
                 for (k, v) in &e.attrs {
                     if is_port(k) && !(explicit && k == "ID") {
                         node.fields.insert(k.clone(), kinds::raw(k, v));
@@ -722,7 +722,7 @@ impl Writer<'_> {
             }
             (None, _) if node.kind == "SubTree" => Element::new("SubTree"),
             (None, Some(m)) => Element::new(m.btcpp),
-            (None, None) => Element::new(node.kind.clone()),
+            (None, None) => Element::new(kinds::own_name(&node.kind)),
         };
         if node.title.is_empty() {
             e.remove_attr("name");

@@ -91,7 +91,7 @@ pub fn library_of(tree: &Tree, source: &Source, name: &str, known: &Catalog) -> 
             let original = source.originals.get(&n.id)?;
             category_named(&original.element.name)
         });
-        let model = models.get(kind);
+        let model = models.get(super::kinds::own_name(kind));
         let category = model
             .map(|m| m.category)
             .or(named)

@@ -326,7 +326,7 @@ fn a_subtree_runs_the_tree_its_id_names_with_its_ports_bound() {
     );
     // The other tree of the file, read by its ID.
     let walk = super::read_named(PATROL, Some("Walk")).unwrap().tree;
-    assert!(walk.nodes().iter().any(|n| n.kind == "MoveTo"));
+    assert!(walk.nodes().iter().any(|n| n.kind == "MoveTo_own"));
     let e = super::read_named(PATROL, Some("Run")).unwrap_err();
     assert!(e.message.contains("no <BehaviorTree ID=\"Run\">"), "{e:?}");
 }
@@ -589,4 +589,53 @@ fn set_blackboard_is_set_key_writing_its_output_key() {
     assert!(e.message.contains("output_key"), "{e:?}");
     let e = read(&text.replace("\"goal\"", "\"{goal}\"")).unwrap_err();
     assert!(e.message.contains("names its key itself"), "{e:?}");
+}
+
+#[test]
+fn a_kind_of_the_files_own_named_as_an_arbor_built_in_is_its_own() {
+    // Nav2's Wait and the tutorial's OpenDoor are the file's kinds; Sleep is Arbor's Wait;
+    // MockAction keeps its meaning; a name that ends in the mark is marked again.
+    let text = r#"<root BTCPP_format="4">
+  <BehaviorTree ID="A">
+    <Sequence>
+      <Wait wait_duration="5.0"/>
+      <Action ID="OpenDoor" door="{front}"/>
+      <Sleep msec="100"/>
+      <MockAction script="S"/>
+      <Wait_own/>
+      <Door_own/>
+    </Sequence>
+  </BehaviorTree>
+</root>"#;
+    let x = read(text).unwrap();
+    let kinds: Vec<&str> = x.tree.nodes()[2..]
+        .iter()
+        .map(|n| n.kind.as_str())
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "Wait_own",
+            "OpenDoor_own",
+            "Wait",
+            "MockAction",
+            "Wait_own_own",
+            "Door_own"
+        ]
+    );
+    assert_eq!(
+        write(&x.tree, Some(&x.source)).unwrap().0,
+        format!("{text}\n")
+    );
+    // Written afresh, each is its name in the file again.
+    let fresh = write(&x.tree, None).unwrap().0;
+    for element in [
+        "<Wait wait_duration",
+        "<OpenDoor door",
+        "<Sleep msec",
+        "<Wait_own/>",
+        "<Door_own/>",
+    ] {
+        assert!(fresh.contains(element), "{element} in {fresh}");
+    }
 }
