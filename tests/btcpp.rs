@@ -253,13 +253,17 @@ fn subtree(g: &mut Gen, kinds: Kinds, depth: u32, nodes: &mut Vec<Node>) -> Node
                 // Scripts and UnsetBlackboard: loaded, not run (an unset key a script then
                 // reads throws in BehaviorTree.CPP).
                 let k = format!("k{}", g.below(3));
-                let (kind, field, value) = match g.below(3) {
+                let (kind, field, value) = match g.below(4) {
                     0 => ("UnsetKey", "out_context", k),
                     1 => ("Script", "code", format!("{k} := {at}; {k} *= 2")),
-                    _ => ("Script", "code", format!("{k} := '{at}' .. 'x'")),
+                    2 => ("Script", "code", format!("{k} := '{at}' .. 'x'")),
+                    // Its code at its default, which must be written all the same.
+                    _ => ("Script", "", String::new()),
                 };
                 let mut n = Node::new(id.clone(), kind);
-                n.fields.insert(field.into(), Value::Text(value));
+                if !field.is_empty() {
+                    n.fields.insert(field.into(), Value::Text(value));
+                }
                 n
             } else {
                 let mut n = Node::new(id.clone(), "MockAction");
@@ -327,9 +331,9 @@ fn subtree(g: &mut Gen, kinds: Kinds, depth: u32, nodes: &mut Vec<Node>) -> Node
                 "Retry",
                 "KeepRunningUntilFailure",
             ];
-            let writable = ["TimeLimit", "RunOnce", "Repeater", "Delay"];
+            let writable = ["TimeLimit", "RunOnce", "Repeater", "Delay", "Precondition"];
             let kind = match kinds {
-                Kinds::Writable if g.below(3) == 0 => writable[g.below(4) as usize],
+                Kinds::Writable if g.below(3) == 0 => writable[g.below(5) as usize],
                 // A loop over a child that finishes in the tick it starts waits for the
                 // next tick in BehaviorTree.CPP (docs/BTCPP.md, "Where Arbor differs"),
                 // which a condition that changes shows.
@@ -346,6 +350,13 @@ fn subtree(g: &mut Gen, kinds: Kinds, depth: u32, nodes: &mut Vec<Node>) -> Node
                 }
                 "TimeLimit" | "Delay" => {
                     n.fields.insert("seconds".into(), Value::Float(0.5));
+                }
+                // Its fields at their defaults, which must be written all the same.
+                "Precondition" if g.below(2) == 0 => {
+                    n.fields
+                        .insert("if".into(), Value::Text("k1 == 'x' || k0 > 2".into()));
+                    n.fields
+                        .insert("else".into(), Value::Text("SUCCESS".into()));
                 }
                 _ => {}
             }
@@ -1153,6 +1164,44 @@ fn a_switch_follows_its_variable_as_in_behaviortree_cpp() {
         "{ours:?}"
     );
     assert_eq!(order(&ours), order(&theirs), "{theirs:?}");
+}
+
+#[test]
+fn preconditions_run_as_in_behaviortree_cpp() {
+    // A Precondition over a key a script sets, with either `else`, in a Sequence and a
+    // Fallback; and one whose key a Parallel's other child changes while its child runs.
+    for (battery, successes) in [(0.9, 3), (0.3, 2)] {
+        let body = format!(
+            r#"        <Sequence>
+            <Script code="battery := {battery}"/>
+            <Fallback>
+                <Precondition if="battery &gt; 0.5 &amp;&amp; battery &lt; 1" else="FAILURE">
+                    <MockAction script="RS"/>
+                </Precondition>
+                <MockAction script="S"/>
+            </Fallback>
+            <Precondition if="battery &gt; 0.5" else="SUCCESS">
+                <MockAction script="RRS"/>
+            </Precondition>
+            <MockAction script="S"/>
+        </Sequence>"#
+        );
+        same_actions(&body, 10, successes);
+    }
+    let body = r#"        <Sequence>
+            <Script code="go := 1"/>
+            <Parallel success_count="-1" failure_count="1">
+                <Sequence>
+                    <MockAction script="S"/>
+                    <Script code="go := 0"/>
+                </Sequence>
+                <Precondition if="go == 1" else="FAILURE">
+                    <MockAction script="RRRRS"/>
+                </Precondition>
+            </Parallel>
+            <MockAction script="S"/>
+        </Sequence>"#;
+    same_actions(body, 12, 3);
 }
 
 #[test]

@@ -1110,16 +1110,20 @@ impl<'a> Ctx<'a> {
                     .filter(|u| u.role == keys::Role::Reads)
                     .map(|u| u.key.to_owned()),
             ),
-            Some(Category::Composite | Category::Decorator) => keys.extend(
-                keys::bound_fields(node, self.catalog.kind(&node.kind))
-                    .map(|(_, k, _)| k.to_owned()),
-            ),
+            Some(Category::Composite | Category::Decorator) => {
+                keys.extend(
+                    keys::bound_fields(node, self.catalog.kind(&node.kind))
+                        .map(|(_, k, _)| k.to_owned()),
+                );
+                keys.extend(self.script_reads(node).map(|(_, k)| k.to_owned()));
+            }
             _ => {}
         }
         keys
     }
 
-    /// The keys `node`'s script fields read (a ScriptCondition's or Script's `code`), each
+    /// The keys `node`'s script fields read (a ScriptCondition's or Script's `code`, a
+    /// Precondition's `if`), each
     /// with its field; none from a script that does not parse (a `field-type` error says
     /// so).
     fn script_reads(
@@ -1229,6 +1233,9 @@ impl<'a> Ctx<'a> {
                 (_, Some(kind)) => {
                     for (field, key, types) in keys::bound_fields(node, Some(kind)) {
                         add(key, Role::Reads, field, types);
+                    }
+                    for (field, key) in self.script_reads(node) {
+                        add(key, Role::Reads, field, KeyTypes::SCRIPT);
                     }
                 }
                 _ => {}

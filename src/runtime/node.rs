@@ -255,6 +255,10 @@ pub(crate) trait Run {
     /// The operands a node's build put in the program, `from..to` (`Build::operands`).
     fn operands(&self, from: u32, to: u32) -> &[Operand];
 
+    /// Whether the script a node's build put in the program at `at` holds in the context
+    /// now (`Build::script`).
+    fn script_holds(&self, at: u32) -> bool;
+
     /// Random-order composite `n`'s permutation of its children (see `Def::shuffles`).
     fn order_mut(&mut self, n: u32) -> &mut [u32];
 

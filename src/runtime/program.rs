@@ -293,6 +293,9 @@ pub struct Program<A> {
     /// The values branches compare (a Switch's variable and cases), each node's together
     /// (`Build::operands`).
     pub(crate) operands: Vec<super::node::Operand>,
+    /// The scripts branches check (Precondition's `if`), each node's together
+    /// (`Build::script`).
+    pub(crate) scripts: Vec<super::script::ScriptCondition>,
     /// The leaves whose actions set and clear keys themselves, by node index, in order
     /// ([`HAS_WRITES`]).
     writers: Vec<u32>,
@@ -362,6 +365,7 @@ impl<A: 'static> Program<A> {
                 report_cap: 0,
                 max_active: 0,
                 operands: Vec::new(),
+                scripts: Vec::new(),
                 writers: Vec::new(),
                 writes_keys: false,
             },
@@ -1102,6 +1106,7 @@ impl<A: 'static> Builder<'_, A> {
             served: &mut self.served,
             bindings: &mut self.p.bindings,
             operands: &mut self.p.operands,
+            scripts: &mut self.p.scripts,
         };
         let spec = c.kind(&node.kind);
         let runs_as = c.as_built_in(node);

@@ -48,8 +48,33 @@ pub(super) fn script_condition(spec: &mut NodeSpec<'_>) -> Result<ScriptConditio
         return Err(format!("its code assigns '{k}': a condition writes no key"));
     }
     Ok(ScriptCondition {
-        statements: script.statements.iter().map(|s| compile(s, spec)).collect(),
+        statements: compiled(&script, spec),
     })
+}
+
+/// The statements of `script` with their keys' ids, found by `spec`.
+fn compiled(script: &crate::model::script::Script, spec: &mut NodeSpec<'_>) -> Box<[Code]> {
+    let mut key = |k: &str| spec.key(k);
+    script
+        .statements
+        .iter()
+        .map(|s| compile(s, &mut key))
+        .collect()
+}
+
+/// A branch's condition in the language (Precondition's `if`): `code` with its keys'
+/// ids, found by `key`. A script that does not parse (validation refuses it) has no
+/// value, and so does not hold.
+pub(crate) fn branch_condition(code: &str, mut key: impl FnMut(&str) -> KeyId) -> ScriptCondition {
+    let statements = match parse(code) {
+        Ok(script) => script
+            .statements
+            .iter()
+            .map(|s| compile(s, &mut key))
+            .collect(),
+        Err(_) => Box::new([Code::Key(KeyId::MAX, "".into())]) as Box<[Code]>,
+    };
+    ScriptCondition { statements }
 }
 
 /// `Script`'s behaviour, from its node's fields: the script with its keys' ids.
@@ -57,7 +82,7 @@ pub(super) fn script(spec: &mut NodeSpec<'_>) -> Result<Script, String> {
     let code = spec.text("code").to_owned();
     let script = parse(&code).map_err(|e| format!("its code is not a script: {e}"))?;
     Ok(Script {
-        statements: script.statements.iter().map(|s| compile(s, spec)).collect(),
+        statements: compiled(&script, spec),
     })
 }
 
@@ -75,30 +100,27 @@ enum Code {
 
 /// `e` with its keys interned. The parser bounds how deep an
 /// expression nests, and so this recursion.
-fn compile(e: &Expr, spec: &mut NodeSpec<'_>) -> Code {
+fn compile(e: &Expr, key: &mut impl FnMut(&str) -> KeyId) -> Code {
     match e {
         Expr::Number(n) => Code::Number(*n),
         Expr::Text(t) => Code::Text(t.as_str().into()),
-        Expr::Key(k) => Code::Key(spec.key(k), k.as_str().into()),
-        Expr::Unary(op, a) => Code::Unary(*op, Box::new(compile(a, spec))),
+        Expr::Key(k) => Code::Key(key(k), k.as_str().into()),
+        Expr::Unary(op, a) => Code::Unary(*op, Box::new(compile(a, key))),
         Expr::Binary(a, op, b) => {
-            Code::Binary(Box::new(compile(a, spec)), *op, Box::new(compile(b, spec)))
+            Code::Binary(Box::new(compile(a, key)), *op, Box::new(compile(b, key)))
         }
         Expr::Compare(a, rest) => Code::Compare(
-            Box::new(compile(a, spec)),
-            rest.iter().map(|(op, e)| (*op, compile(e, spec))).collect(),
+            Box::new(compile(a, key)),
+            rest.iter().map(|(op, e)| (*op, compile(e, key))).collect(),
         ),
         Expr::If(a, b, c) => Code::If(
-            Box::new(compile(a, spec)),
-            Box::new(compile(b, spec)),
-            Box::new(compile(c, spec)),
+            Box::new(compile(a, key)),
+            Box::new(compile(b, key)),
+            Box::new(compile(c, key)),
         ),
-        Expr::Assign(k, how, e) => Code::Assign(
-            spec.key(k),
-            k.as_str().into(),
-            *how,
-            Box::new(compile(e, spec)),
-        ),
+        Expr::Assign(k, how, e) => {
+            Code::Assign(key(k), k.as_str().into(), *how, Box::new(compile(e, key)))
+        }
     }
 }
 
@@ -381,12 +403,20 @@ impl<A> Action<A> for Script {
     }
 }
 
-impl<A> Condition<A> for ScriptCondition {
-    fn check(&self, _: &mut A, io: &CondIo<'_>) -> bool {
-        match self.value(io.context) {
+impl ScriptCondition {
+    /// Whether it holds in `ctx`: its value is a number other than 0, or the text `true`
+    /// or `1`; a script with no value does not hold.
+    pub(crate) fn holds(&self, ctx: &Context) -> bool {
+        match self.value(ctx) {
             Ok(Val::Number(n)) => n != 0.0,
             Ok(Val::Text(t)) => matches!(t.trim(), "true" | "1"),
             Err(_) => false,
         }
+    }
+}
+
+impl<A> Condition<A> for ScriptCondition {
+    fn check(&self, _: &mut A, io: &CondIo<'_>) -> bool {
+        self.holds(io.context)
     }
 }

@@ -22,6 +22,7 @@ mod key_settings;
 mod leaf;
 mod observers;
 mod parallel;
+mod precondition;
 mod random;
 mod reactive;
 mod regulator;

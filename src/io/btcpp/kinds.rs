@@ -230,12 +230,25 @@ pub const OWN: &str = "_own";
 /// (BehaviorTree.CPP runs a node registered under that name).
 const ARBOR_IN_FILES: &[&str] = &["MockAction", "MockCondition"];
 
+/// Arbor's built-in kinds.
+static BUILT_IN: LazyLock<crate::model::Catalog> = LazyLock::new(crate::model::Catalog::builtin);
+
 /// Whether Arbor has a built-in kind named `name` that an element of that name does not
 /// mean: one BehaviorTree.CPP does not have (Arbor's world, Wait …).
 fn taken(name: &str) -> bool {
-    static BUILT_IN: LazyLock<crate::model::Catalog> =
-        LazyLock::new(crate::model::Catalog::builtin);
     BUILT_IN.kind(name).is_some() && !is_builtin(name) && !ARBOR_IN_FILES.contains(&name)
+}
+
+/// The fields Arbor's built-in `kind`, written by its name (Script, Precondition …), has
+/// of its own with a default, each with that default: a node that leaves one unset is
+/// written with it, as BehaviorTree.CPP requires its port (`<Script>` without `code` does
+/// not load).
+pub(super) fn own_defaults(kind: &str) -> impl Iterator<Item = (&'static str, &'static Value)> {
+    BUILT_IN
+        .kind(kind)
+        .into_iter()
+        .flat_map(|k| k.own_fields())
+        .filter_map(|f| Some((f.name.as_str(), f.default.as_ref()?)))
 }
 
 /// The Arbor kind of a node of the file's own named `name` in the file: `name`, marked

@@ -765,6 +765,14 @@ impl Writer<'_> {
                         e.set_attr(k, kinds::plain(v));
                     }
                 }
+                // A node made in Arbor: the defaults BehaviorTree.CPP needs as ports. (One
+                // read keeps the attributes the file gave it.)
+                let defaults = kinds::own_defaults(&node.kind).filter(|_| original.is_none());
+                for (k, v) in defaults {
+                    if !node.fields.contains_key(k) {
+                        e.set_attr(k, kinds::plain(v));
+                    }
+                }
             }
         }
         Ok(e)

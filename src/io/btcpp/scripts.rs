@@ -1,7 +1,7 @@
 //! The scripts of a BehaviorTree.CPP file that Arbor keeps without running them (the
-//! `_skipIf` … attributes, `Precondition`'s `if`): each read as BehaviorTree.CPP's script
-//! language (docs/SCRIPTS.md) when the file is, and a note for each that is not in it.
-//! (`Script`'s and ScriptCondition's `code` are fields Arbor checks itself.)
+//! `_skipIf` … attributes): each read as BehaviorTree.CPP's script language
+//! (docs/SCRIPTS.md) when the file is, and a note for each that is not in it. (`Script`'s
+//! and ScriptCondition's `code` and Precondition's `if` are fields Arbor checks itself.)
 
 use super::Element;
 use crate::model::script::parse;
@@ -25,12 +25,7 @@ pub(super) fn unreadable(bt: &Element) -> Vec<String> {
     let mut notes = Vec::new();
     let mut stack = vec![bt];
     while let Some(e) = stack.pop() {
-        let kind = match e.name.as_str() {
-            "Action" | "Condition" | "Control" | "Decorator" => e.attr("ID").unwrap_or(""),
-            name => name,
-        };
-        let own = (kind == "Precondition").then_some("if");
-        for attr in ON_ANY.iter().copied().chain(own) {
+        for attr in ON_ANY {
             if let Some(code) = e.attr(attr)
                 && let Err(why) = parse(code)
             {

@@ -462,7 +462,8 @@ fn a_format_3_file_is_read_as_format_4_with_a_note_for_each_change() {
 
 #[test]
 fn a_kept_script_that_is_not_in_the_language_is_noted_with_its_line() {
-    // Script's `code` is a field validation checks (`field-type`), not a note.
+    // Script's `code` and Precondition's `if` are fields validation checks
+    // (`field-type`), not notes.
     let x = read(
         r#"<root BTCPP_format="4">
   <BehaviorTree ID="A">
@@ -480,7 +481,6 @@ fn a_kept_script_that_is_not_in_the_language_is_noted_with_its_line() {
     assert_eq!(
         x.source.notes(),
         [
-            "line 5: <Precondition>'s if is not a script BehaviorTree.CPP's language reads (at character 10: expected a value, a key or '(', found the end); it is kept as written",
             "line 8: <Beep>'s _onFailure is not a script BehaviorTree.CPP's language reads (at character 4: expected a value, a key or '(', found the end); it is kept as written",
         ]
     );

@@ -342,6 +342,10 @@ impl<A, H: Hooks> Run for Exec<'_, '_, A, H> {
         &self.p.operands[from as usize..to as usize]
     }
 
+    fn script_holds(&self, at: u32) -> bool {
+        self.p.scripts[at as usize].holds(self.context())
+    }
+
     /// Random-order composite `n`'s permutation of its children (see `Def::shuffles`).
     fn order_mut(&mut self, n: u32) -> &mut [u32] {
         let (at, len) = (self.p.recs[n as usize].slot as usize, self.kids(n).len());

@@ -21,6 +21,7 @@ mod interrupt;
 mod inverter;
 pub(crate) mod leaf;
 mod parallel;
+mod precondition;
 mod regulator;
 mod repeater;
 mod retry;
@@ -35,6 +36,7 @@ use super::Status;
 use super::behaviour::{CondRef, CtxValue, KeyId, KeyTable};
 use super::bound::BoundSetting;
 use super::node::{Act, EPS, HoldsOn, Needs, Next, Operand, Param, Run, Setting, Test};
+use super::script::ScriptCondition;
 use crate::model::{Catalog, Category, KindSpec, Node, Value};
 
 /// How a guard is checked: what its first call asks, the answer with which it holds
@@ -52,6 +54,8 @@ pub(crate) struct Build<'a> {
     pub bindings: &'a mut Vec<BoundSetting>,
     /// The values branches compare so far (see [`Build::operand`]).
     pub operands: &'a mut Vec<Operand>,
+    /// The scripts branches check so far (see [`Build::script`]).
+    pub scripts: &'a mut Vec<ScriptCondition>,
 }
 
 /// Which definition serves a kind name: its place in [`Kind`]'s list. (In one catalog a
@@ -105,6 +109,19 @@ impl Build<'_> {
         };
         self.operands.push(op);
         self.operands.len() as u32 - 1
+    }
+
+    /// Field `field`, a script the node checks while it runs (Precondition's `if`),
+    /// compiled: its place among the program's scripts, which [`Run::script_holds`]
+    /// checks.
+    pub(crate) fn script(&mut self, node: &Node, field: &str) -> u32 {
+        let code = self.catalog.text(node, field);
+        let keys = &mut *self.keys;
+        self.scripts
+            .push(crate::runtime::script::branch_condition(code, |k| {
+                keys.intern(k)
+            }));
+        self.scripts.len() as u32 - 1
     }
 
     /// A context-key field: the key's id, or none when it is empty.
@@ -403,6 +420,7 @@ kinds! {
     Cooldown(cooldown::Cooldown),
     TimeLimit(time_limit::TimeLimit),
     RunOnce(run_once::RunOnce),
+    Precondition(precondition::Precondition),
     SubTree(subtree::SubTree),
     Interrupt(interrupt::Interrupt),
     Leaf(leaf::Leaf),
