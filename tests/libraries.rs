@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use arbor::io::{Library, ProjectCatalog, parse_library, tree_to_string};
 use arbor::model::{
-    Catalog, Category, FieldType, KeyType, KeyTypes, Origin, Rule, Value, validate,
+    Catalog, Category, FieldDirection, FieldType, KeyType, KeyTypes, Origin, Rule, Value, validate,
 };
 
 const LIBRARY: &str = r#"{"format": "arbor.nodes", "version": 1, "library": "my_game", "kinds": [
@@ -906,4 +906,102 @@ fn a_library_loop_without_its_count_loops_for_ever_as_what_it_runs_as_and_valida
             .any(|l| l.contains("[loop]") && l.contains("loops for ever")),
         "{out}{err}"
     );
+}
+
+#[test]
+fn a_field_bound_to_a_key_its_code_writes_is_a_write_and_is_not_read_at_entry() {
+    // `found` is an output: the key it names counts as written (no `key-unwritten` for the
+    // reader after it), and an empty key does not stop the leaf.
+    let lib = r#"{"format": "arbor.nodes", "version": 1, "library": "scan",
+      "kinds": [
+        {"kind": "Scan", "category": "leaf", "fields": [
+          {"name": "found", "type": "text", "direction": "out"},
+          {"name": "area", "type": "text", "direction": "inout"}]},
+        {"kind": "Report", "category": "leaf", "fields": [{"name": "what", "type": "text"}]}]}"#;
+    let (parsed, problems) = library(lib);
+    assert!(problems.is_empty(), "{problems:?}");
+    let scan = &parsed.kinds[0];
+    assert_eq!(scan.field("found").unwrap().direction, FieldDirection::Out);
+    assert_eq!(scan.field("area").unwrap().direction, FieldDirection::InOut);
+    assert_eq!(
+        parsed.kinds[1].field("what").unwrap().direction,
+        FieldDirection::In
+    );
+    let (back, _) = library(&parsed.to_text().unwrap());
+    assert_eq!(back, parsed, "the direction is written back");
+    assert!(
+        problem_lines(&lib.replace("\"inout\"", "\"sideways\""))
+            .iter()
+            .any(|l| l.contains("\"direction\" is \"sideways\"")),
+    );
+
+    let (dir, _) = project(&[("scan.nodes.json", lib)]);
+    let tree = dir.path().join("t.json");
+    write_tree(
+        &tree,
+        r#"{"id": "root", "kind": "Root", "inputs": {"child": ["s"]}},
+           {"id": "s", "kind": "Sequence", "inputs": {"children": ["scan", "report"]}},
+           {"id": "scan", "kind": "Scan", "fields": {"found": {"key": "thing"}, "area": {"key": "zone"}}},
+           {"id": "report", "kind": "Report", "fields": {"what": {"key": "thing"}}}"#,
+    );
+    let (code, out, err) = cli(&["validate", tree.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(!out.contains("'thing'"), "{out}");
+    // `zone` is read (inout) and has no writer but the node itself: it is written too.
+    assert!(!out.contains("key-unwritten"), "{out}");
+    // The stand-in of Scan runs at once though `thing` and `zone` hold nothing yet.
+    let (code, out, err) = cli(&["run", tree.to_str().unwrap(), "--steps", "2"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("\"scan\""), "{out}");
+}
+
+#[test]
+fn a_projects_library_may_be_behaviortree_cpp_node_models() {
+    // Nav2's own models file, listed as a library, defines every kind its trees use.
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/btcpp");
+    let models = std::fs::read_to_string(fixtures.join("models/nav2_tree_nodes.xml")).unwrap();
+    let (dir, _) = project(&[("nav2_tree_nodes.xml", &models)]);
+    let tree = dir.path().join("navigate.xml");
+    std::fs::copy(
+        fixtures.join("navigate_to_pose_w_replanning_and_recovery.xml"),
+        &tree,
+    )
+    .unwrap();
+    let loaded = ProjectCatalog::for_tree(Some(&tree), None, &Catalog::builtin());
+    assert!(loaded.problems.is_empty(), "{:?}", loaded.problems);
+    let kind = |name: &str| loaded.catalog.kind(name).unwrap();
+    assert_eq!(kind("PipelineSequence").category, Category::Composite);
+    assert_eq!(kind("RateController").category, Category::Decorator);
+    assert_eq!(kind("GoalUpdated").category, Category::Condition);
+    // Nav2's Wait is its own kind, not Arbor's.
+    assert_eq!(kind("Wait_own").category, Category::Leaf);
+    let compute = kind("ComputePathToPose");
+    assert_eq!(
+        compute.field("path").unwrap().direction,
+        FieldDirection::Out
+    );
+    assert_eq!(compute.field("goal").unwrap().direction, FieldDirection::In);
+    let help = &compute.field("goal").unwrap().help;
+    assert!(
+        help.contains("input port of type geometry_msgs::msg::PoseStamped: Goal pose"),
+        "{help}"
+    );
+    assert!(
+        matches!(&compute.origin, Origin::Library { library, .. } if library == "nav2_tree_nodes")
+    );
+    let (_, out, err) = cli(&["validate", tree.to_str().unwrap()]);
+    assert!(
+        out.contains("0 error(s)") || err.contains("0 error(s)"),
+        "{out}{err}"
+    );
+    assert!(!out.contains("unknown-kind"), "{out}");
+    // `path` is written by ComputePathToPose before FollowPath reads it.
+    assert!(!out.contains("key 'path'"), "{out}");
+
+    // A model file that is not XML says where.
+    let (dir, _) = project(&[("broken.xml", "<root><TreeNodesModel>")]);
+    let loaded =
+        ProjectCatalog::for_tree(Some(&dir.path().join("t.json")), None, &Catalog::builtin());
+    let line = loaded.problems[0].to_string();
+    assert!(line.contains("broken.xml"), "{line}");
 }

@@ -199,7 +199,7 @@ fn with_subtrees(
 /// `folder` has (an import never writes over a file it did not make in this run): `ID.json`,
 /// its characters as [`library_name`] makes them, `ID_2.json` … when taken.
 fn fresh_name(id: &str, folder: &Path, taken: &mut HashSet<String>) -> String {
-    let base = library_name(Path::new(id));
+    let base = btcpp::library_name(Path::new(id));
     let mut name = format!("{base}.json");
     let mut n = 2;
     while folder.join(&name).exists() || !taken.insert(name.clone()) {
@@ -228,7 +228,7 @@ fn own_kinds(input: &Path, trees: &[Imported], out: &mut dyn Write) -> Result<()
             problem.line()
         ));
     }
-    let name = library_name(input);
+    let name = btcpp::library_name(input);
     let mut library = crate::io::Library {
         name: name.clone(),
         kinds: Vec::new(),
@@ -290,23 +290,6 @@ fn own_kinds(input: &Path, trees: &[Imported], out: &mut dyn Write) -> Result<()
         let _ = writeln!(out, "added {} to {}", file, project.display());
     }
     Ok(())
-}
-
-/// A library's name from a file's: its stem, each character that is not a letter, a digit
-/// or `_` made `_`, and `_` before a leading digit.
-fn library_name(input: &Path) -> String {
-    let stem = input
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let mut name: String = stem
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
-        .collect();
-    if name.is_empty() || name.starts_with(|c: char| c.is_ascii_digit()) {
-        name.insert(0, '_');
-    }
-    name
 }
 
 /// `path` relative to `folder` (both made absolute), in `/`-separated form, when it lies

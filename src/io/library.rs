@@ -9,7 +9,8 @@ use serde_json::value::RawValue;
 
 use super::canonical::to_canonical_json;
 use crate::model::{
-    Catalog, Category, FieldSpec, FieldType, KeyType, KeyTypes, KindSpec, Origin, Severity, Value,
+    Catalog, Category, FieldDirection, FieldSpec, FieldType, KeyType, KeyTypes, KindSpec, Origin,
+    Severity, Value,
 };
 
 /// The `format` header of a node library file.
@@ -207,6 +208,9 @@ struct FieldDto {
     key_type: Option<String>,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     doc: String,
+    /// Bound to a key, which way its value passes: `in` (the default), `out`, `inout`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    direction: Option<String>,
 }
 
 fn is_false(b: &bool) -> bool {
@@ -694,6 +698,12 @@ fn read_field(f: FieldDto) -> Result<(FieldSpec, Option<String>), String> {
             }
         }
     };
+    let direction = match f.direction.as_deref() {
+        None => FieldDirection::In,
+        Some(word) => FieldDirection::from_word(word).ok_or_else(|| {
+            format!("\"direction\" is \"{word}\"; it is \"in\", \"out\" or \"inout\"")
+        })?,
+    };
     let mut spec = FieldSpec {
         name: f.name,
         ty,
@@ -701,6 +711,7 @@ fn read_field(f: FieldDto) -> Result<(FieldSpec, Option<String>), String> {
         required: f.required,
         help: f.doc,
         unit: f.unit,
+        direction,
     };
     let mut bad = None;
     if let Some(d) = f.default {
@@ -790,6 +801,7 @@ fn field_out(f: &FieldSpec) -> Result<FieldDto, String> {
         unit: f.unit.clone(),
         key_type,
         doc: f.help.clone(),
+        direction: (f.direction != FieldDirection::In).then(|| f.direction.word().to_owned()),
     })
 }
 

@@ -193,6 +193,22 @@ impl ProjectCatalog {
                 return;
             }
         };
+        if super::btcpp::is_models_file(file) {
+            // A BehaviorTree.CPP file's or Groot2 project's node models (docs/BTCPP.md).
+            let name = super::btcpp::library_name(file);
+            match super::btcpp::models_library(&text, file, &name) {
+                Ok((library, places)) => {
+                    let at = |i: usize| places.get(i).copied();
+                    let left_out = add_kinds(&mut self.catalog, library, &at, file);
+                    self.problems.extend(left_out);
+                }
+                Err(p) => self.problems.push(Problem {
+                    place: (p.line > 0).then_some((p.line, p.column)),
+                    ..Problem::file(file, p.message)
+                }),
+            }
+            return;
+        }
         let super::library::Placed {
             library,
             problems,
@@ -206,7 +222,8 @@ impl ProjectCatalog {
         };
         self.problems.extend(problems);
         let places = super::library::Places::new(&text);
-        let left_out = add_kinds(&mut self.catalog, library, &starts, &places, file);
+        let at = |i: usize| starts.get(i).map(|&offset| places.of(offset));
+        let left_out = add_kinds(&mut self.catalog, library, &at, file);
         self.problems.extend(left_out);
     }
 
@@ -262,13 +279,12 @@ fn listed_again(entry: &str, others: &[&str]) -> String {
 
 /// Adds the kinds of `library`, read from `file`, to `catalog`; returns the problems of
 /// those left out (a kind defined already, a branch that runs as no built-in kind), each
-/// naming the kind and where it starts (`starts`: a byte offset a kind, placed by
-/// `places`).
+/// naming the kind and where it starts (`at`: the line and column of the kind in that
+/// place of the library).
 fn add_kinds(
     catalog: &mut Catalog,
     library: Library,
-    starts: &[usize],
-    places: &super::library::Places<'_>,
+    at: &dyn Fn(usize) -> Option<(u32, u32)>,
     file: &Path,
 ) -> Vec<Problem> {
     let mut problems = Vec::new();
@@ -297,7 +313,7 @@ fn add_kinds(
         };
         problems.push(Problem {
             kind: Some(name),
-            place: starts.get(i).map(|&at| places.of(at)),
+            place: at(i),
             ..Problem::file(file, message)
         });
     }
@@ -312,13 +328,9 @@ pub fn check_library(path: &Path, text: &str, base: &Catalog) -> Vec<Problem> {
         Ok(placed) => {
             let mut catalog = base.clone();
             let mut problems = placed.problems;
-            problems.extend(add_kinds(
-                &mut catalog,
-                placed.library,
-                &placed.starts,
-                &super::library::Places::new(text),
-                path,
-            ));
+            let places = super::library::Places::new(text);
+            let at = |i: usize| placed.starts.get(i).map(|&offset| places.of(offset));
+            problems.extend(add_kinds(&mut catalog, placed.library, &at, path));
             problems
         }
     }

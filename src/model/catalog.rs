@@ -148,6 +148,52 @@ impl FieldType {
     }
 }
 
+/// Which way a field bound to a key passes its value (a BehaviorTree.CPP port's
+/// direction): read from the key as the node is entered (`In`), given to it by the node's
+/// code (`Out`), or both.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum FieldDirection {
+    /// The node reads the key (an input port).
+    #[default]
+    In,
+    /// The node's code writes the key (an output port).
+    Out,
+    /// Both (an inout port).
+    InOut,
+}
+
+impl FieldDirection {
+    /// Whether the node reads the key (`In`, `InOut`).
+    pub fn reads(self) -> bool {
+        self != FieldDirection::Out
+    }
+
+    /// Whether the node's code writes the key (`Out`, `InOut`).
+    pub fn writes(self) -> bool {
+        self != FieldDirection::In
+    }
+
+    /// Its word in a node library (`in`, `out`, `inout`).
+    pub fn word(self) -> &'static str {
+        match self {
+            FieldDirection::In => "in",
+            FieldDirection::Out => "out",
+            FieldDirection::InOut => "inout",
+        }
+    }
+
+    /// The direction a node library's word names.
+    pub fn from_word(word: &str) -> Option<Self> {
+        [
+            FieldDirection::In,
+            FieldDirection::Out,
+            FieldDirection::InOut,
+        ]
+        .into_iter()
+        .find(|d| d.word() == word)
+    }
+}
+
 /// One field of a kind.
 #[derive(Clone, Debug, PartialEq)]
 pub struct FieldSpec {
@@ -163,9 +209,17 @@ pub struct FieldSpec {
     pub help: String,
     /// The unit of a number, shown after it (`deg`, `m/s`); empty for none.
     pub unit: String,
+    /// Bound to a key, which way its value passes (`In` for every built-in field).
+    pub direction: FieldDirection,
 }
 
 impl FieldSpec {
+    /// The same field passing its key's value `direction`.
+    pub fn with_direction(mut self, direction: FieldDirection) -> Self {
+        self.direction = direction;
+        self
+    }
+
     /// A field with a default.
     pub fn new(name: &str, ty: FieldType, default: Value, help: &str) -> Self {
         Self {
@@ -175,6 +229,7 @@ impl FieldSpec {
             required: false,
             help: help.into(),
             unit: String::new(),
+            direction: FieldDirection::In,
         }
     }
 
@@ -193,6 +248,7 @@ impl FieldSpec {
             required: false,
             help: help.into(),
             unit: String::new(),
+            direction: FieldDirection::In,
         }
     }
 
@@ -205,6 +261,7 @@ impl FieldSpec {
             required: true,
             help: help.into(),
             unit: String::new(),
+            direction: FieldDirection::In,
         }
     }
 

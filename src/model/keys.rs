@@ -8,7 +8,7 @@ use std::fmt;
 use foldhash::{HashMap, HashMapExt};
 
 use super::validate::{Diagnostic, Rule, nearest};
-use super::{Catalog, FieldType, KindSpec, Node, NodeId, Tree, Value};
+use super::{Catalog, FieldDirection, FieldType, KindSpec, Node, NodeId, Tree, Value};
 
 /// The type of the value a context key holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -388,13 +388,14 @@ pub(super) fn key_fields<'a>(
     })
 }
 
-/// Every field of `node` (of kind `kind`) bound to a key, `{"key": NAME}`, that the runtime
-/// reads from the context (SEMANTICS.md §3.5): the field, the key and the types the field can
-/// take from it. A SubTree's bindings are its parameters', not fields of its kind.
+/// Every field of `node` (of kind `kind`) bound to a key, `{"key": NAME}` (SEMANTICS.md
+/// §3.5): the field, the key, the types the field can take from it, and which way the
+/// value passes (read as the node is entered, or given by its code). A SubTree's bindings
+/// are its parameters', not fields of its kind.
 pub(super) fn bound_fields<'a>(
     node: &'a Node,
     kind: Option<&'a KindSpec>,
-) -> impl Iterator<Item = (&'a str, &'a str, KeyTypes)> {
+) -> impl Iterator<Item = (&'a str, &'a str, KeyTypes, FieldDirection)> {
     node.fields.iter().filter_map(move |(name, value)| {
         let Value::Key(key) = value else {
             return None;
@@ -403,8 +404,9 @@ pub(super) fn bound_fields<'a>(
         if kind.key_bound_refused(name).is_some() {
             return None;
         }
-        let types = kind.field(name)?.ty.key_types()?;
-        Some((name.as_str(), key.as_str(), types))
+        let field = kind.field(name)?;
+        let types = field.ty.key_types()?;
+        Some((name.as_str(), key.as_str(), types, field.direction))
     })
 }
 

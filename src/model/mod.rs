@@ -12,7 +12,8 @@ pub mod script;
 mod validate;
 
 pub use catalog::{
-    Catalog, CatalogError, FieldSpec, FieldType, HINTED_KINDS, KindSpec, Origin, Repeats, Runs,
+    Catalog, CatalogError, FieldDirection, FieldSpec, FieldType, HINTED_KINDS, KindSpec, Origin,
+    Repeats, Runs,
 };
 pub use edit::{Edit, EditError, ParentSlot};
 pub use keys::{

@@ -1088,7 +1088,8 @@ impl<'a> Ctx<'a> {
                 }
                 keys.extend(
                     keys::bound_fields(node, self.catalog.kind(&node.kind))
-                        .map(|(_, k, _)| k.to_owned()),
+                        .filter(|(.., d)| d.reads())
+                        .map(|(_, k, ..)| k.to_owned()),
                 );
                 // A kind's own context-key fields (HasContext's `key`) name keys it looks
                 // at without fetching them: a missing one does not reset the tree.
@@ -1113,7 +1114,8 @@ impl<'a> Ctx<'a> {
             Some(Category::Composite | Category::Decorator) => {
                 keys.extend(
                     keys::bound_fields(node, self.catalog.kind(&node.kind))
-                        .map(|(_, k, _)| k.to_owned()),
+                        .filter(|(.., d)| d.reads())
+                        .map(|(_, k, ..)| k.to_owned()),
                 );
                 keys.extend(self.script_reads(node).map(|(_, k)| k.to_owned()));
             }
@@ -1178,6 +1180,7 @@ impl<'a> Ctx<'a> {
                         self.script_keys(node, keys::Role::Writes)
                             .map(|(_, k)| k.to_owned()),
                     )
+                    .chain(self.bound_writes(node))
                     .collect()
             }
             Some(Category::SubTree) => self
@@ -1186,8 +1189,19 @@ impl<'a> Ctx<'a> {
                 .filter(|u| u.role == keys::Role::Writes)
                 .map(|u| u.key.to_owned())
                 .collect(),
+            Some(Category::Condition | Category::Composite | Category::Decorator) => {
+                self.bound_writes(node).collect()
+            }
             _ => vec![],
         }
+    }
+
+    /// The keys `node`'s fields bound to keys that its code writes (a BehaviorTree.CPP
+    /// output port's).
+    fn bound_writes(&self, node: &'a Node) -> impl Iterator<Item = String> + use<'a, '_> {
+        keys::bound_fields(node, self.catalog.kind(&node.kind))
+            .filter(|(.., d)| d.writes())
+            .map(|(_, k, ..)| k.to_owned())
     }
 
     /// Every node's use of every key, in file order (SEMANTICS.md §3.5).
@@ -1219,8 +1233,13 @@ impl<'a> Ctx<'a> {
                         };
                         add(key, role, &f.name, types);
                     }
-                    for (field, key, types) in keys::bound_fields(node, Some(kind)) {
-                        add(key, Role::Reads, field, types);
+                    for (field, key, types, direction) in keys::bound_fields(node, Some(kind)) {
+                        if direction.reads() {
+                            add(key, Role::Reads, field, types);
+                        }
+                        if direction.writes() {
+                            add(key, Role::Writes, field, types);
+                        }
                     }
                     for (field, key) in self.script_reads(node) {
                         add(key, Role::Reads, field, KeyTypes::SCRIPT);
@@ -1231,8 +1250,13 @@ impl<'a> Ctx<'a> {
                 }
                 (Some(Category::SubTree), _) => uses.extend(self.subtree_uses(node)),
                 (_, Some(kind)) => {
-                    for (field, key, types) in keys::bound_fields(node, Some(kind)) {
-                        add(key, Role::Reads, field, types);
+                    for (field, key, types, direction) in keys::bound_fields(node, Some(kind)) {
+                        if direction.reads() {
+                            add(key, Role::Reads, field, types);
+                        }
+                        if direction.writes() {
+                            add(key, Role::Writes, field, types);
+                        }
                     }
                     for (field, key) in self.script_reads(node) {
                         add(key, Role::Reads, field, KeyTypes::SCRIPT);

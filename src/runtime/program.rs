@@ -1010,9 +1010,11 @@ impl<A: 'static> Builder<'_, A> {
         let kind = self.catalog.kind(&node.kind)?;
         let mut fields = Vec::new();
         for (name, value) in &node.fields {
+            // A field its code writes (an output port) is not read as it is entered.
             if let Value::Key(key) = value
                 && let Some(spec) = kind.field(name)
                 && spec.ty.key_types().is_some()
+                && spec.direction.reads()
             {
                 fields.push((name.clone(), self.keys.intern(key), spec.clone()));
             }

@@ -16,7 +16,7 @@ mod xml;
 
 use std::collections::{HashMap, HashSet};
 
-pub use models::library_of;
+pub use models::{is_models_file, library_name, library_of, models_library};
 pub use xml::{Document, Element, Item, XmlError, escape};
 
 use crate::model::{Node, NodeId, Port, Tree};

@@ -6,13 +6,15 @@ use std::collections::HashMap;
 
 use super::{Element, Item, Source};
 use crate::io::Library;
-use crate::model::{Catalog, Category, FieldSpec, FieldType, KindSpec, Origin, Tree, Value};
+use crate::model::{
+    Catalog, Category, FieldDirection, FieldSpec, FieldType, KindSpec, Origin, Tree, Value,
+};
 
 /// A kind as a `<TreeNodesModel>` describes it: its category and its ports, each with its
-/// name, its default and a line of help.
+/// name, its default, a line of help and its direction.
 struct Model {
     category: Category,
-    ports: Vec<(String, Option<String>, String)>,
+    ports: Vec<(String, Option<String>, String, FieldDirection)>,
 }
 
 /// The category an element's name gives (`<Action>`, `<Condition>` …), if it gives one.
@@ -28,23 +30,26 @@ fn category_named(element: &str) -> Option<Category> {
 
 /// The models of every `<TreeNodesModel>` of the file, by kind.
 fn models(source: &Source) -> HashMap<String, Model> {
-    let mut found = HashMap::new();
-    let sections = source
-        .doc
-        .root
-        .elements()
-        .filter(|e| e.name == "TreeNodesModel");
-    for model in sections.flat_map(Element::elements) {
+    models_under(&source.doc.root)
+        .map(|(id, _, model)| (id.to_owned(), model))
+        .collect()
+}
+
+/// Each model of the `<TreeNodesModel>`s under `root`, in file order: its kind's name in
+/// the file, its element, and what it says.
+fn models_under(root: &Element) -> impl Iterator<Item = (&str, &Element, Model)> {
+    let sections = root.elements().filter(|e| e.name == "TreeNodesModel");
+    sections.flat_map(Element::elements).filter_map(|model| {
         let (Some(category), Some(id)) = (category_named(&model.name), model.attr("ID")) else {
-            continue;
+            return None;
         };
         let ports = model
             .elements()
             .filter_map(|p| {
-                let direction = match p.name.as_str() {
-                    "input_port" => "input",
-                    "output_port" => "output",
-                    "inout_port" => "input and output",
+                let (direction, way) = match p.name.as_str() {
+                    "input_port" => ("input", FieldDirection::In),
+                    "output_port" => ("output", FieldDirection::Out),
+                    "inout_port" => ("input and output", FieldDirection::InOut),
                     _ => return None,
                 };
                 let name = p.attr("name")?.to_owned();
@@ -64,12 +69,92 @@ fn models(source: &Source) -> HashMap<String, Model> {
                 if !text.is_empty() {
                     help.push_str(&format!(": {text}"));
                 }
-                Some((name, p.attr("default").map(str::to_owned), help))
+                Some((name, p.attr("default").map(str::to_owned), help, way))
             })
             .collect();
-        found.insert(id.to_owned(), Model { category, ports });
+        Some((id, model, Model { category, ports }))
+    })
+}
+
+/// A model's ports as fields: text, each with its default (docs/BTCPP.md, "Importing").
+fn fields_of(model: &Model) -> Vec<FieldSpec> {
+    model
+        .ports
+        .iter()
+        .map(|(port, default, help, direction)| {
+            match default {
+                Some(d) => FieldSpec::new(port, FieldType::Text, Value::Text(d.clone()), help),
+                None => FieldSpec::optional(port, FieldType::Text, help),
+            }
+            .with_direction(*direction)
+        })
+        .collect()
+}
+
+/// A library's name from a file's: its stem, each character that is not a letter, a digit
+/// or `_` made `_`, and `_` before a leading digit.
+pub fn library_name(input: &std::path::Path) -> String {
+    let stem = input
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let mut name: String = stem
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    if name.is_empty() || name.starts_with(|c: char| c.is_ascii_digit()) {
+        name.insert(0, '_');
     }
-    found
+    name
+}
+
+/// Whether `path` is a file of BehaviorTree.CPP node models a project may list as a node
+/// library: a BehaviorTree.CPP file (`.xml`, such as Nav2's `nav2_tree_nodes.xml`) or a
+/// Groot2 project (`.btproj`).
+pub fn is_models_file(path: &std::path::Path) -> bool {
+    super::is_xml(path)
+        || path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("btproj"))
+}
+
+/// The node library the `<TreeNodesModel>`s of the BehaviorTree.CPP file or Groot2 project
+/// `text` (read from `path`) describe, named `name`: a kind for each model of a kind that
+/// is not one of BehaviorTree.CPP's own, as [`library_of`] makes one from a model, each
+/// with the line and column of its model.
+pub fn models_library(
+    text: &str,
+    path: &std::path::Path,
+    name: &str,
+) -> Result<(Library, Vec<(u32, u32)>), super::XmlProblem> {
+    let doc = super::parse_doc(text)?;
+    let mut kinds = Vec::new();
+    let mut places = Vec::new();
+    for (id, element, model) in models_under(&doc.root) {
+        if super::kinds::is_builtin(id) {
+            continue;
+        }
+        let help = "A kind of BehaviorTree.CPP's, as its model describes it.";
+        let mut spec = KindSpec::new(
+            &super::kinds::own_kind(id),
+            model.category,
+            help,
+            fields_of(&model),
+        );
+        spec.origin = Origin::Library {
+            library: name.to_owned(),
+            file: path.to_owned(),
+        };
+        kinds.push(spec);
+        places.push((element.line, element.column));
+    }
+    Ok((
+        Library {
+            name: name.to_owned(),
+            kinds,
+        },
+        places,
+    ))
 }
 
 /// The kinds `tree` (read from the file `source` holds) uses that `known` does not define,
@@ -103,14 +188,7 @@ pub fn library_of(tree: &Tree, source: &Source, name: &str, known: &Catalog) -> 
             continue;
         }
         let fields: Vec<FieldSpec> = match model {
-            Some(m) => m
-                .ports
-                .iter()
-                .map(|(port, default, help)| match default {
-                    Some(d) => FieldSpec::new(port, FieldType::Text, Value::Text(d.clone()), help),
-                    None => FieldSpec::optional(port, FieldType::Text, help),
-                })
-                .collect(),
+            Some(m) => fields_of(m),
             None => {
                 let mut seen: Vec<&str> = Vec::new();
                 for n in &nodes {
