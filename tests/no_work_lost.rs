@@ -711,3 +711,35 @@ fn a_coverage_file_of_runs_ctrl_c_stopped_says_it_is_partial() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(!text.contains("partial"), "{text}");
 }
+
+#[test]
+fn the_work_on_each_tree_of_a_behaviortree_cpp_file_is_kept_and_offered_apart() {
+    // A file's main tree and another of its trees opened on its own (`main.xml#Inner`)
+    // have recovery files of their own; each is offered for its tree only.
+    let dir = tempfile::tempdir().unwrap();
+    common::copy_samples(dir.path(), &["door_room.json"]);
+    let tree = load_tree(&dir.path().join("door_room.json")).unwrap();
+    let file = dir.path().join("main.xml");
+    std::fs::write(&file, "<root/>").unwrap();
+    let (main, inner) = (titled(&tree, 1, "Main"), titled(&tree, 1, "Inner"));
+    let other = Running::start();
+    let folder = dir.path().join("recovery");
+    let them = RecoveryDir::new(&folder).as_owner(other.owner());
+    let main_file = them.write_tree(Some(&file), None, None, &main).unwrap();
+    let inner_file = them
+        .write_tree(Some(&file), Some("Inner"), None, &inner)
+        .unwrap();
+    assert_ne!(main_file, inner_file);
+    drop(other);
+    let me = RecoveryDir::new(&folder);
+    let all = me.find_tree(Some(&file), Some("Inner"));
+    assert!(all.unreadable.is_empty(), "{:?}", all.unreadable);
+    let found = all.found.unwrap();
+    assert_eq!(
+        (found.tree, found.tree_id.as_deref()),
+        (inner, Some("Inner"))
+    );
+    let found = me.find(Some(&file)).found.unwrap();
+    assert_eq!((found.tree, found.tree_id), (main, None));
+    assert!(me.find_tree(Some(&file), Some("Other")).found.is_none());
+}

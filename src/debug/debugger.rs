@@ -122,6 +122,9 @@ pub struct Inside {
     pub tree: Tree,
     /// Its file.
     pub file: Option<PathBuf>,
+    /// Which tree of that file it is, when not the one the file runs (a BehaviorTree.CPP
+    /// file's `<BehaviorTree ID>`).
+    pub tree_id: Option<String>,
     /// The trace id of the SubTree whose asset is shown (`OUTER/INNER` when nested).
     pub prefix: String,
 }
@@ -762,13 +765,19 @@ impl Debugger {
     /// Shows the asset of the SubTree `node` of the tree shown now (`tree`, from `file`)
     /// while the run goes on: the asset's nodes take the lights of the SubTree's inner
     /// nodes, and breakpoints set on them break inside this SubTree.
-    pub fn enter(&mut self, tree: &Tree, file: Option<&Path>, node: &NodeId) {
+    pub fn enter(
+        &mut self,
+        tree: &Tree,
+        (file, tree_id): (Option<&Path>, Option<&str>),
+        node: &NodeId,
+    ) {
         match &mut self.inside {
             Some(inside) => inside.prefix = format!("{}/{node}", inside.prefix),
             None => {
                 self.inside = Some(Inside {
                     tree: tree.clone(),
                     file: file.map(Path::to_owned),
+                    tree_id: tree_id.map(str::to_owned),
                     prefix: node.as_str().to_owned(),
                 });
             }

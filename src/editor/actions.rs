@@ -251,8 +251,8 @@ impl EditorApp {
             Command::OpenScenario => self.choose(Purpose::OpenScenario),
             Command::OpenTrace => self.request(Pending::OpenTrace, ctx),
             Command::OpenSubTree => {
-                if let Some((node, path)) = self.subtree_asset() {
-                    self.request(Pending::OpenSubTree(path, node), ctx);
+                if let Some((node, path, tree)) = self.subtree_asset() {
+                    self.request(Pending::OpenSubTree(path, tree, node), ctx);
                 }
             }
             Command::BackToRunTree => self.back_to_run_tree(),
@@ -741,8 +741,8 @@ impl EditorApp {
             Pending::OpenFile(path) => {
                 self.open_path(&path);
             }
-            Pending::OpenSubTree(path, node) => {
-                self.open_subtree(&path, &node);
+            Pending::OpenSubTree(path, tree, node) => {
+                self.open_subtree_tree(&path, tree.as_deref(), &node);
             }
             Pending::Close => {
                 // Closing without saving: the work is let go, and its recovery file too.
@@ -852,10 +852,15 @@ impl EditorApp {
     /// Opens `path` in place of the current tree; on failure the current tree stays and the
     /// status line gives the error (file, line, node).
     pub fn open_path(&mut self, path: &Path) -> bool {
-        match Self::open_in(path, self.project.explicit()) {
+        self.open_tree(path, None)
+    }
+
+    /// [`EditorApp::open_path`], or with `tree`, that tree of a BehaviorTree.CPP file.
+    fn open_tree(&mut self, path: &Path, tree: Option<&str>) -> bool {
+        match Self::open_tree_in(path, tree, self.project.explicit()) {
             Ok(app) => {
                 self.replace_with(app);
-                self.say(format!("Opened {}", path.display()));
+                self.say(format!("Opened {}", self.doc.name()));
                 self.remember(path);
                 true
             }
@@ -866,24 +871,19 @@ impl EditorApp {
         }
     }
 
-    /// The selected SubTree node and its asset's file (relative to the tree's folder).
-    fn subtree_asset(&mut self) -> Option<(NodeId, PathBuf)> {
+    /// The selected SubTree node and the tree its asset names: its file (relative to the
+    /// tree's folder) and, for a tree of a BehaviorTree.CPP file that is not the one the
+    /// file runs, that tree's ID.
+    fn subtree_asset(&mut self) -> Option<(NodeId, PathBuf, Option<String>)> {
         let [id] = self.selection.ids() else {
             return None;
         };
         let asset = super::commands::subtree_asset(self.doc.tree(), &self.catalog, id)?;
         let Some(including) = self.doc.path() else {
-            return Some((id.clone(), PathBuf::from(asset)));
+            return Some((id.clone(), PathBuf::from(asset), None));
         };
         match crate::io::TreeFiles::new(&self.catalog).target(including, asset) {
-            Ok((path, None)) => Some((id.clone(), path)),
-            Ok((path, Some(tree))) => {
-                self.say_problem(format!(
-                    "'{asset}' is the tree {tree} of {}, which is not the tree that file runs: the editor opens a file's own tree only",
-                    path.display()
-                ));
-                None
-            }
+            Ok((path, tree)) => Some((id.clone(), path, tree)),
             Err(why) => {
                 self.say_problem(why);
                 None
@@ -894,6 +894,12 @@ impl EditorApp {
     /// Opens the asset of the SubTree `node`. While the tree runs, the run goes on: the
     /// asset's nodes are lit by the SubTree's inner nodes, until Back to the Running Tree.
     pub fn open_subtree(&mut self, path: &Path, node: &NodeId) -> bool {
+        self.open_subtree_tree(path, None, node)
+    }
+
+    /// [`EditorApp::open_subtree`] of a SubTree that runs the tree `tree` of a
+    /// BehaviorTree.CPP file (none: the one the file runs).
+    fn open_subtree_tree(&mut self, path: &Path, tree: Option<&str>, node: &NodeId) -> bool {
         let mut panel = self.sim.take();
         // A run, even one not stepped yet, or a replay goes on inside the asset (Back to
         // the Running Tree returns); a tree with no run opens the asset as a tree of its
@@ -902,18 +908,24 @@ impl EditorApp {
             .as_ref()
             .map(|p| &p.debugger)
             .is_some_and(|d| d.inside().is_some() || d.session().is_some() || d.is_replay());
-        let shown = (self.doc.tree().clone(), self.doc.path().map(Path::to_owned));
-        if !self.open_path(path) {
+        let shown = (
+            self.doc.tree().clone(),
+            self.doc.path().map(Path::to_owned),
+            self.doc.tree_id().map(str::to_owned),
+        );
+        if !self.open_tree(path, tree) {
             self.sim = panel;
             return false;
         }
         if running && let Some(mut panel) = panel.take() {
-            panel.debugger.enter(&shown.0, shown.1.as_deref(), node);
+            panel
+                .debugger
+                .enter(&shown.0, (shown.1.as_deref(), shown.2.as_deref()), node);
             let step = panel.debugger.step_number();
             self.sim = Some(panel);
             self.say(format!(
                 "Opened {}: the run goes on (step {step}); Back to the Running Tree returns",
-                path.display()
+                self.doc.name()
             ));
         }
         true
@@ -928,7 +940,17 @@ impl EditorApp {
             self.sim = Some(panel);
             return;
         };
-        self.replace_with(Self::new(inside.tree, inside.file.clone()));
+        let mut app = Self::new(inside.tree, inside.file.clone());
+        // A BehaviorTree.CPP file is written back into its document as it is now on disk
+        // (the SubTree's tree, saved meanwhile, may be in the same file).
+        if let Some(file) = &inside.file
+            && crate::io::btcpp::is_xml(file)
+            && let Ok((_, stamp, kept)) =
+                crate::io::load_tree_named_stamped(file, inside.tree_id.as_deref())
+        {
+            app.doc.read_from_disk(stamp, kept);
+        }
+        self.replace_with(app);
         self.sim = Some(panel);
         if let Some(file) = &inside.file {
             self.remember(file);

@@ -89,7 +89,7 @@ impl EditorApp {
         let Some(dir) = &self.autosave.dir else {
             return;
         };
-        let found = dir.find(self.doc.path());
+        let found = dir.find_tree(self.doc.path(), self.doc.tree_id());
         for u in &found.unreadable {
             self.say_problem(format!(
                 "A recovery file does not read ({}); it is kept as {}",
@@ -154,7 +154,12 @@ impl EditorApp {
         let Some(dir) = &self.autosave.dir else {
             return;
         };
-        match dir.write(self.doc.path(), self.doc.disk(), self.doc.tree()) {
+        match dir.write_tree(
+            self.doc.path(),
+            self.doc.tree_id(),
+            self.doc.disk(),
+            self.doc.tree(),
+        ) {
             Ok(file) => {
                 // Saved under a new name since: the old file goes.
                 if let Some((old, _)) = &self.autosave.written

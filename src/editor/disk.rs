@@ -87,7 +87,8 @@ impl EditorApp {
     /// (the scenario, the breakpoints, the view); the run starts over, and the history
     /// starts again from the tree read.
     fn reload_from_disk(&mut self, path: &Path) -> bool {
-        match crate::io::load_tree_kept(path) {
+        let tree_id = self.doc.tree_id().map(str::to_owned);
+        match crate::io::load_tree_named_stamped(path, tree_id.as_deref()) {
             Ok((mut tree, stamp, kept)) => {
                 // What was unsaved is let go: its recovery file too.
                 self.drop_recovery();

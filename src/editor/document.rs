@@ -47,6 +47,15 @@ pub struct Document {
 pub type Files = Option<std::sync::Arc<[crate::io::FileChange]>>;
 
 impl Document {
+    /// Which tree of its file it is, when it is not the one the file runs: a
+    /// BehaviorTree.CPP file's `<BehaviorTree ID>` a SubTree runs, opened on its own
+    /// (saving writes it back into its place in the file).
+    pub fn tree_id(&self) -> Option<&str> {
+        self.kept
+            .as_deref()
+            .and_then(crate::io::btcpp::Source::tree_id)
+    }
+
     /// A document for `tree`, saved at `path` if any; it is clean.
     pub fn new(tree: Tree, path: Option<PathBuf>) -> Self {
         Self {
@@ -97,12 +106,18 @@ impl Document {
         self.path.as_deref()
     }
 
-    /// The file name to show (`untitled` without a file).
+    /// The file name to show (`untitled` without a file; `guard.xml#Walk` for a tree of
+    /// the file that is not the one it runs).
     pub fn name(&self) -> String {
-        self.path
+        let file = self
+            .path
             .as_deref()
             .and_then(Path::file_name)
-            .map_or_else(|| "untitled".into(), |n| n.to_string_lossy().into_owned())
+            .map_or_else(|| "untitled".into(), |n| n.to_string_lossy().into_owned());
+        match self.tree_id() {
+            Some(id) => format!("{file}#{id}"),
+            None => file,
+        }
     }
 
     /// Whether the tree differs from the state last saved or opened.

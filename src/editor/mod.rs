@@ -142,7 +142,7 @@ pub enum Pending {
     /// Open this file (a recent file).
     OpenFile(PathBuf),
     /// Open the asset of this SubTree node (the run goes on).
-    OpenSubTree(PathBuf, NodeId),
+    OpenSubTree(PathBuf, Option<String>, NodeId),
     /// File > Open Trace…: choose a trace, then open the tree it names.
     OpenTrace,
     /// Closing the window.
@@ -322,7 +322,18 @@ impl EditorApp {
     /// An editor on a file, with the node libraries of the project file `explicit` (else
     /// of the one found from the file's folder).
     pub fn open_in(path: &Path, explicit: Option<&Path>) -> Result<Self, crate::io::LoadError> {
-        let (tree, stamp, kept) = crate::io::load_tree_kept(path)?;
+        Self::open_tree_in(path, None, explicit)
+    }
+
+    /// [`EditorApp::open_in`], or with `tree`, the `<BehaviorTree>` of that ID of a
+    /// BehaviorTree.CPP file (a tree a SubTree runs): saving writes it back into its place
+    /// in the file.
+    pub fn open_tree_in(
+        path: &Path,
+        tree: Option<&str>,
+        explicit: Option<&Path>,
+    ) -> Result<Self, crate::io::LoadError> {
+        let (tree, stamp, kept) = crate::io::load_tree_named_stamped(path, tree)?;
         Ok(Self::read_from(path, tree, (stamp, kept), explicit))
     }
 

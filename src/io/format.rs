@@ -208,11 +208,18 @@ fn widen(x: f32) -> f64 {
     x.to_string().parse().unwrap_or(f64::from(x))
 }
 
-/// Parses the text of a tree file; `path` is only used in errors.
+/// Parses the text of a tree file: a BehaviorTree.CPP file for a `path` ending in `.xml`,
+/// else an Arbor tree file; `path` is used in errors too.
 pub fn parse_tree(text: &str, path: &Path) -> Result<Tree, LoadError> {
     if super::btcpp::is_xml(path) {
         return super::parse_xml_tree(text, path).map(|(tree, _)| tree);
     }
+    parse_arbor_tree(text, path)
+}
+
+/// Parses the text of an Arbor tree file, whatever `path`, which is only used in errors
+/// (the work on a BehaviorTree.CPP file's tree is kept aside as Arbor's text).
+pub(crate) fn parse_arbor_tree(text: &str, path: &Path) -> Result<Tree, LoadError> {
     let format_err = |message: String| LoadError::Format {
         path: path.to_owned(),
         message,

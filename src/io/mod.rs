@@ -511,16 +511,38 @@ pub type Kept = Option<Arc<btcpp::Source>>;
 
 /// [`load_tree_stamped`], with what the file held that the tree does not say.
 pub fn load_tree_kept(path: &Path) -> Result<(Tree, Stamp, Kept), LoadError> {
+    load_tree_named_stamped(path, None)
+}
+
+/// [`load_tree_kept`], or with `tree`, the `<BehaviorTree>` of that ID of a
+/// BehaviorTree.CPP file (a tree a SubTree runs, opened on its own).
+pub fn load_tree_named_stamped(
+    path: &Path,
+    tree: Option<&str>,
+) -> Result<(Tree, Stamp, Kept), LoadError> {
     let text = read_text(path).map_err(|e| LoadError::Read {
         path: path.to_owned(),
         source: Arc::new(e),
     })?;
     let stamp = Stamp::of(text.as_bytes());
     if btcpp::is_xml(path) {
-        let (tree, kept) = parse_xml_tree(&text, path)?;
+        let (tree, kept) = parse_xml_named(&text, path, tree)?;
         return Ok((tree, stamp, kept));
     }
+    if let Some(id) = tree {
+        return Err(not_a_file_of_trees(path, id));
+    }
     Ok((parse_tree(&text, path)?, stamp, None))
+}
+
+/// The error of a tree `#ID` asked of an Arbor tree file, which holds one tree.
+fn not_a_file_of_trees(path: &Path, id: &str) -> LoadError {
+    LoadError::Format {
+        path: path.to_owned(),
+        message: format!(
+            "'#{id}' names one of the trees of a BehaviorTree.CPP file, and this is an Arbor tree file"
+        ),
+    }
 }
 
 /// A BehaviorTree.CPP file's text as a tree (docs/BTCPP.md), with the rest of its document;
@@ -566,12 +588,7 @@ pub fn load_tree_named_kept(path: &Path, tree: Option<&str>) -> Result<(Tree, Ke
         source: Arc::new(e),
     })?;
     if !btcpp::is_xml(path) {
-        return Err(LoadError::Format {
-            path: path.to_owned(),
-            message: format!(
-                "'#{id}' names one of the trees of a BehaviorTree.CPP file, and this is an Arbor tree file"
-            ),
-        });
+        return Err(not_a_file_of_trees(path, id));
     }
     parse_xml_named(&text, path, Some(id))
 }
@@ -654,7 +671,9 @@ pub fn round_trip_kept(tree: &Tree, path: &Path, kept: &Kept) -> Result<(String,
             path: path.to_owned(),
             message: format!("not written: its BehaviorTree.CPP text would not load back ({why})"),
         };
-        let back = btcpp::read(&text).map_err(|p| not_back(p.message))?;
+        // The tree read back is the one written (a tree of the file that it does not run,
+        // opened on its own, by its ID).
+        let back = btcpp::read_named(&text, written.tree_id()).map_err(|p| not_back(p.message))?;
         if back.tree.nodes().len() != tree.nodes().len() {
             return Err(not_back(format!(
                 "{} nodes read of {}",

@@ -17,7 +17,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use super::{LoadError, Owner, Stamp, fnv, parse_tree, read_text, tree_to_string, write_own_file};
+use super::{LoadError, Owner, Stamp, fnv, read_text, tree_to_string, write_own_file};
 use crate::model::Tree;
 
 /// The `format` header of a recovery file.
@@ -41,6 +41,9 @@ pub struct Recovered {
     pub file: PathBuf,
     /// The tree's own file, if it had one.
     pub path: Option<PathBuf>,
+    /// Which tree of that file it is, when it is not the one the file runs (a
+    /// BehaviorTree.CPP file's `<BehaviorTree ID>`).
+    pub tree_id: Option<String>,
     /// When it was written, in seconds since the Unix epoch.
     pub written: u64,
     /// The editor process that wrote it (none in files of older editors).
@@ -86,6 +89,9 @@ struct RecoveryFile {
     format: String,
     version: u64,
     path: Option<PathBuf>,
+    /// Which tree of the file (see [`Recovered::tree_id`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    tree_id: Option<String>,
     written: u64,
     #[serde(default)]
     owner: Option<Owner>,
@@ -156,13 +162,22 @@ impl RecoveryDir {
 
     /// The start of the names of the files kept for the tree at `path`.
     fn stem_for(path: Option<&Path>) -> String {
+        Self::stem_of(path, None)
+    }
+
+    /// [`RecoveryDir::stem_for`] the tree `tree_id` of the file (none: the one it runs).
+    fn stem_of(path: Option<&Path>, tree_id: Option<&str>) -> String {
         match path {
             Some(p) => {
                 let stem = p
                     .file_stem()
                     .map_or_else(|| "tree".into(), |s| s.to_string_lossy().into_owned());
-                let key = identity(p);
-                format!("{stem}-{:016x}", fnv(key.as_os_str().as_encoded_bytes()))
+                let mut key = identity(p).as_os_str().as_encoded_bytes().to_vec();
+                if let Some(id) = tree_id {
+                    key.push(b'#');
+                    key.extend_from_slice(id.as_bytes());
+                }
+                format!("{stem}-{:016x}", fnv(&key))
             }
             None => "untitled".into(),
         }
@@ -172,9 +187,14 @@ impl RecoveryDir {
     /// untitled tree: named after the tree and the process (its id and start time, so a
     /// later process given the same id never writes over it).
     pub fn file_for(&self, path: Option<&Path>) -> PathBuf {
+        self.file_of(path, None)
+    }
+
+    /// [`RecoveryDir::file_for`] the tree `tree_id` of the file (none: the one it runs).
+    fn file_of(&self, path: Option<&Path>, tree_id: Option<&str>) -> PathBuf {
         self.dir.join(format!(
             "{}.{}-{}.json",
-            Self::stem_for(path),
+            Self::stem_of(path, tree_id),
             self.owner.pid,
             self.owner.started
         ))
@@ -196,7 +216,19 @@ impl RecoveryDir {
         base: Option<Stamp>,
         tree: &Tree,
     ) -> Result<PathBuf, LoadError> {
-        let file = self.file_for(path);
+        self.write_tree(path, None, base, tree)
+    }
+
+    /// [`RecoveryDir::write`] for the tree `tree_id` of the file at `path` (none: the one
+    /// it runs).
+    pub fn write_tree(
+        &self,
+        path: Option<&Path>,
+        tree_id: Option<&str>,
+        base: Option<Stamp>,
+        tree: &Tree,
+    ) -> Result<PathBuf, LoadError> {
+        let file = self.file_of(path, tree_id);
         self.make_dir()?;
         let written = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -205,6 +237,7 @@ impl RecoveryDir {
             format: RECOVERY_FORMAT.into(),
             version: RECOVERY_VERSION,
             path: path.map(|p| std::path::absolute(p).unwrap_or_else(|_| p.to_owned())),
+            tree_id: tree_id.map(str::to_owned),
             written,
             owner: Some(self.owner),
             base,
@@ -221,11 +254,17 @@ impl RecoveryDir {
     /// process); work of editors still running is theirs and is left alone. Only the files
     /// named for that tree are read; those that do not read are set aside and listed.
     pub fn find(&self, path: Option<&Path>) -> Recoveries {
+        self.find_tree(path, None)
+    }
+
+    /// [`RecoveryDir::find`] for the tree `tree_id` of the file at `path` (none: the one it
+    /// runs).
+    pub fn find_tree(&self, path: Option<&Path>, tree_id: Option<&str>) -> Recoveries {
         let mut out = Recoveries::default();
         let Ok(entries) = std::fs::read_dir(&self.dir) else {
             return out;
         };
-        let prefix = format!("{}.", Self::stem_for(path));
+        let prefix = format!("{}.", Self::stem_of(path, tree_id));
         for entry in entries.flatten() {
             let name = entry.file_name();
             let name = name.to_string_lossy();
@@ -244,7 +283,7 @@ impl RecoveryDir {
                 (Some(p), Some(q)) => super::same_file(p, q),
                 (None, None) => true,
                 _ => false,
-            };
+            } && r.tree_id.as_deref() == tree_id;
             let theirs = r
                 .owner
                 .is_some_and(|o| o.pid != self.owner.pid && o.is_alive());
@@ -275,10 +314,13 @@ impl RecoveryDir {
         let record: RecoveryFile =
             serde_json::from_str(&text).map_err(|e| format!("not a recovery file: {e}"))?;
         let shown = record.path.clone().unwrap_or_else(|| file.to_owned());
-        let tree = parse_tree(&record.tree, &shown).map_err(|e| e.to_string())?;
+        // Kept as an Arbor tree's text, a BehaviorTree.CPP file's tree too.
+        let tree =
+            super::format::parse_arbor_tree(&record.tree, &shown).map_err(|e| e.to_string())?;
         Ok(Recovered {
             file: file.to_owned(),
             path: record.path,
+            tree_id: record.tree_id,
             written: record.written,
             owner: record.owner,
             base: record.base,

@@ -387,11 +387,12 @@ fn a_format_3_file_opens_with_a_note_and_is_saved_as_format_4() {
     assert!(saved.contains("<SequenceWithMemory>"), "{saved}");
 }
 
-/// docs/BTCPP.md, "SubTrees and includes": Ctrl+Enter on a SubTree whose tree is the one
-/// another file of the folder runs opens that file; on one whose tree is another of the
-/// same file's trees, the editor says it opens a file's own tree only, and stays.
+/// docs/BTCPP.md, "SubTrees and includes": Ctrl+Enter on a SubTree whose tree is another
+/// of the same file's trees opens that tree (`main.xml#Inner`); an edit saved with Ctrl+S
+/// goes into its place in the file, the rest of the file as it was. On a SubTree whose
+/// tree is the one another file of the folder runs, it opens that file.
 #[test]
-fn open_subtree_on_a_behaviortree_cpp_subtree_opens_its_file_or_says_why_not() {
+fn open_subtree_on_a_behaviortree_cpp_subtree_opens_its_tree_and_saves_into_its_file() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(
         dir.path().join("walk.xml"),
@@ -399,34 +400,49 @@ fn open_subtree_on_a_behaviortree_cpp_subtree_opens_its_file_or_says_why_not() {
     )
     .unwrap();
     let path = dir.path().join("main.xml");
-    std::fs::write(
-        &path,
-        r#"<root BTCPP_format="4" main_tree_to_execute="Main">
+    let text = r#"<root BTCPP_format="4" main_tree_to_execute="Main">
   <BehaviorTree ID="Main">
     <Sequence>
       <SubTree ID="Inner" name="inner"/>
       <SubTree ID="Walk" name="walk"/>
     </Sequence>
   </BehaviorTree>
-  <BehaviorTree ID="Inner"><AlwaysSuccess/></BehaviorTree>
+  <!-- the inner tree -->
+  <BehaviorTree ID="Inner" _description="kept">
+    <Sequence>
+      <AlwaysSuccess/>
+      <AlwaysFailure/>
+    </Sequence>
+  </BehaviorTree>
 </root>
-"#,
-    )
-    .unwrap();
+"#;
+    std::fs::write(&path, text).unwrap();
     let mut app = EditorApp::open(&path).unwrap();
     app.select(Some(arbor::model::NodeId::new("inner")));
     let mut h = harness(app);
     key(&mut h, Modifiers::COMMAND, Key::Enter);
     h.run_steps(2);
-    assert_eq!(h.state().title(), "main.xml — Arbor");
-    assert!(
-        h.state().last_message().contains("is the tree Inner of"),
-        "{}",
-        h.state().last_message()
-    );
+    assert_eq!(h.state().title(), "main.xml#Inner — Arbor");
     h.state_mut()
-        .select(Some(arbor::model::NodeId::new("walk")));
-    h.run_steps(2);
+        .select(Some(arbor::model::NodeId::new("always_failure")));
+    h.run_steps(1);
+    key(&mut h, Modifiers::NONE, Key::Delete);
+    h.run_steps(1);
+    key(&mut h, Modifiers::COMMAND, Key::S);
+    h.run_steps(1);
+    let saved = std::fs::read_to_string(&path).unwrap();
+    assert_eq!(
+        saved,
+        text.replace(
+            "      <AlwaysSuccess/>\n      <AlwaysFailure/>\n",
+            "      <AlwaysSuccess/>\n"
+        )
+    );
+
+    // The main tree again, from the recent files: its SubTree of another file.
+    let mut app = EditorApp::open(&path).unwrap();
+    app.select(Some(arbor::model::NodeId::new("walk")));
+    let mut h = harness(app);
     key(&mut h, Modifiers::COMMAND, Key::Enter);
     h.run_steps(3);
     assert_eq!(h.state().title(), "walk.xml — Arbor");

@@ -112,6 +112,21 @@ pub fn outline(text: &str) -> Result<Outline, XmlProblem> {
 }
 
 impl Source {
+    /// The ID of the `<BehaviorTree>` the tree was read from, when it is not the one the
+    /// file runs (`main_tree_to_execute`, else the first): a tree of the file a SubTree
+    /// runs, opened on its own.
+    pub fn tree_id(&self) -> Option<&str> {
+        let Some(Item::Element(bt)) = self.doc.root.items.get(self.at) else {
+            return None;
+        };
+        let id = bt.attr("ID")?;
+        let runs = match self.doc.root.attr("main_tree_to_execute") {
+            Some(main) => main == id,
+            None => behavior_trees(&self.doc).next().map(|(at, _)| at) == Some(self.at),
+        };
+        (!runs).then_some(id)
+    }
+
     /// What reading the file found, to be said to the user: for a BehaviorTree.CPP 3 file,
     /// that it is read (and will be saved) as format 4, and each change, by line; each
     /// script it keeps that is not in the language (docs/SCRIPTS.md).
