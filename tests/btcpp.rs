@@ -331,9 +331,16 @@ fn subtree(g: &mut Gen, kinds: Kinds, depth: u32, nodes: &mut Vec<Node>) -> Node
                 "Retry",
                 "KeepRunningUntilFailure",
             ];
-            let writable = ["TimeLimit", "RunOnce", "Repeater", "Delay", "Precondition"];
+            let writable = [
+                "TimeLimit",
+                "RunOnce",
+                "Repeater",
+                "Delay",
+                "Precondition",
+                "LoopInt",
+            ];
             let kind = match kinds {
-                Kinds::Writable if g.below(3) == 0 => writable[g.below(5) as usize],
+                Kinds::Writable if g.below(3) == 0 => writable[g.below(6) as usize],
                 // A loop over a child that finishes in the tick it starts waits for the
                 // next tick in BehaviorTree.CPP (docs/BTCPP.md, "Where Arbor differs"),
                 // which a condition that changes shows.
@@ -350,6 +357,10 @@ fn subtree(g: &mut Gen, kinds: Kinds, depth: u32, nodes: &mut Vec<Node>) -> Node
                 }
                 "TimeLimit" | "Delay" => {
                     n.fields.insert("seconds".into(), Value::Float(0.5));
+                }
+                "LoopInt" => {
+                    n.fields.insert("queue".into(), Value::Text("1;2".into()));
+                    n.fields.insert("value".into(), Value::Key("k2".into()));
                 }
                 // Its fields at their defaults, which must be written all the same.
                 "Precondition" if g.below(2) == 0 => {
@@ -1206,6 +1217,34 @@ fn preconditions_run_as_in_behaviortree_cpp() {
             <MockAction script="S"/>
         </Sequence>"#;
     same_actions(body, 12, 3);
+}
+
+#[test]
+fn loop_nodes_run_as_in_behaviortree_cpp() {
+    // Each element reaches the child through the value's key; a failure ends the loop;
+    // after the last element, or for an empty queue, `if_empty` decides.
+    for (kind, queue, check, empty, successes) in [
+        ("LoopInt", "1;2;3", "x &lt; 3", "SUCCESS", 2),
+        ("LoopInt", "1;2;3", "x &lt; 9", "SUCCESS", 4),
+        ("LoopInt", "1;2;3", "x &lt; 9", "FAILURE", 3),
+        ("LoopDouble", "0.5;2.5", "x &gt; 0.1", "SUCCESS", 3),
+        ("LoopString", "a;b;c", "x != 'c'", "SUCCESS", 2),
+        ("LoopBool", "true;false", "x", "SUCCESS", 1),
+        ("LoopString", "", "x == 'a'", "FAILURE", 0),
+    ] {
+        let body = format!(
+            r#"        <Sequence>
+            <{kind} queue="{queue}" value="{{x}}" if_empty="{empty}">
+                <Sequence>
+                    <ScriptCondition code="{check}"/>
+                    <MockAction script="RS"/>
+                </Sequence>
+            </{kind}>
+            <MockAction script="S"/>
+        </Sequence>"#
+        );
+        same_actions(&body, 14, successes);
+    }
 }
 
 #[test]

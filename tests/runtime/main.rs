@@ -23,6 +23,7 @@ mod leaf;
 mod observers;
 mod parallel;
 mod precondition;
+mod queue_loop;
 mod random;
 mod reactive;
 mod regulator;

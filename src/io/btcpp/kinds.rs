@@ -188,8 +188,8 @@ pub(super) const MAPPED: &[Mapped] = &[
 ];
 
 /// BehaviorTree.CPP's other built-in controls and decorators: read and written as they
-/// are, as the kinds of their names (Switch2 … Switch6 are Arbor's; the others no library
-/// defines yet: docs/BTCPP.md).
+/// are, as the kinds of their names (Arbor has the Switches, Precondition and the Loops;
+/// the others no library defines yet: docs/BTCPP.md).
 const OTHER_CONTROLS: &[&str] = &[
     "AsyncSequence",
     "AsyncFallback",

@@ -22,6 +22,7 @@ mod inverter;
 pub(crate) mod leaf;
 mod parallel;
 mod precondition;
+mod queue_loop;
 mod regulator;
 mod repeater;
 mod retry;
@@ -421,6 +422,7 @@ kinds! {
     TimeLimit(time_limit::TimeLimit),
     RunOnce(run_once::RunOnce),
     Precondition(precondition::Precondition),
+    QueueLoop(queue_loop::QueueLoop),
     SubTree(subtree::SubTree),
     Interrupt(interrupt::Interrupt),
     Leaf(leaf::Leaf),
