@@ -99,3 +99,25 @@ fn unset_key_clears_its_key() {
         "0 context root goal=\"door\"\n0 enter root\n0 enter s\n0 enter a\n1 execute a\n1 context a goal removed\n1 exit a success\n1 enter b\n1 check b true\n1 exit b success\n1 enter c\n2 execute c",
     );
 }
+
+#[test]
+fn a_script_as_a_service_sets_its_keys_each_time_it_runs() {
+    let mut r = Run::declaring(
+        "root: Root | child seq
+         seq: Sequence | services count | children work
+         count: Script code=ticks+=1 interval=0.2
+         work: MockAction script=R",
+        vec![KeyDecl {
+            default: Some(Value::Int(0)),
+            ..KeyDecl::new("ticks", KeyType::Int)
+        }],
+    );
+    r.steps(4);
+    assert_eq!(r.context("ticks"), number(3.0), "at steps 0, 2 and 4");
+    assert!(
+        r.of("count")
+            .contains(&"4 context count ticks=3".to_owned()),
+        "{:?}",
+        r.of("count")
+    );
+}

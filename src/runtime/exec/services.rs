@@ -5,7 +5,7 @@
 //! still running is aborted with it.
 
 use crate::runtime::node::{EPS, Run};
-use crate::runtime::program::NONE;
+use crate::runtime::program::{HAS_WRITES, NONE};
 use crate::runtime::trace::EventKind;
 
 use super::{Exec, Flow, Hooks};
@@ -88,7 +88,10 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
             self.emit(n, EventKind::Execute);
         }
         let mut io = self.st.leaf_io::<A, true>(info);
-        let outcome = self.block.execute(&info.calls, self.agent, &mut io, dt);
+        let mut outcome = self.block.execute(&info.calls, self.agent, &mut io, dt);
+        if info.has(HAS_WRITES) {
+            outcome = self.store_writes(n, outcome);
+        }
         if let Some(status) = self.leaf_outcome::<true>(info, outcome, dt) {
             self.stop_leaf::<true>(n, info, status);
         }

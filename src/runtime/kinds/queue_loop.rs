@@ -106,7 +106,7 @@ impl Def for QueueLoop {
 
     fn enter(self, x: &mut impl Run, n: u32) -> Act {
         *x.word_mut(n) = x.step_number();
-        match self.next(x, n, 0) {
+        match self.element_at(x, n, 0) {
             Some(act) => act.unwrap_or_else(|| only_child(x, n)),
             None => Act::Done(self.empty),
         }
@@ -117,7 +117,7 @@ impl Def for QueueLoop {
             return Act::Done(Status::Failure);
         }
         let at = x.cursor(n);
-        match self.next(x, n, at) {
+        match self.element_at(x, n, at) {
             Some(act) => act.unwrap_or_else(|| again(x, n, false)),
             None => Act::Done(self.empty),
         }
@@ -129,7 +129,7 @@ impl QueueLoop {
     /// the cursor past it: `Some(None)` then, for the child to run; `Some(Some(failure))`
     /// for an element that is not of the loop's type; `None` when there is no element
     /// there.
-    fn next(self, x: &mut impl Run, n: u32, at: u32) -> Option<Option<Act>> {
+    fn element_at(self, x: &mut impl Run, n: u32, at: u32) -> Option<Option<Act>> {
         let text = match &x.operands(self.queue, self.queue + 1)[0] {
             Operand::Text(t) => t.clone(),
             Operand::Key(k) => match x.context().get(*k) {
