@@ -276,13 +276,27 @@ pub fn inspector_ui(
                         // Shown where it means something (a service's interval).
                         continue;
                     }
+                    // A field whose key the node's code writes says so.
+                    let name = match spec.direction {
+                        crate::model::FieldDirection::In => spec.name.clone(),
+                        d => format!("{} ({})", spec.name, d.word()),
+                    };
                     let label = ui.label(if set.is_some() {
-                        RichText::new(&spec.name).strong()
+                        RichText::new(&name).strong()
                     } else {
-                        RichText::new(&spec.name)
+                        RichText::new(&name)
                     });
                     let label_id = label.id;
-                    label.on_hover_text(format!("{}\n{}", spec.help, spec.ty.describe()));
+                    let way = match spec.direction {
+                        crate::model::FieldDirection::In => "",
+                        crate::model::FieldDirection::Out => {
+                            "\nBound to a key, the node writes it (an output port)."
+                        }
+                        crate::model::FieldDirection::InOut => {
+                            "\nBound to a key, the node reads it and writes it (an inout port)."
+                        }
+                    };
+                    label.on_hover_text(format!("{}\n{}{way}", spec.help, spec.ty.describe()));
                     ui.horizontal(|ui| {
                         let current = set.or(spec.default.as_ref());
                         if spec.default.is_none() && !spec.required {

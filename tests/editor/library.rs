@@ -232,3 +232,39 @@ fn the_node_menu_forces_a_stand_ins_result_for_the_rest_of_the_run() {
     click_at(&mut h, at, PointerButton::Secondary);
     assert!(h.query_by_label("Force Result ⏵").is_none());
 }
+
+/// docs/BTCPP.md, "Node models from another file": a tree beside Nav2's models file, its
+/// kinds known; clicking a node shows its fields, an output port's marked `(out)`.
+#[test]
+fn a_kind_from_behaviortree_cpp_models_shows_its_output_ports_as_such() {
+    let dir = tempfile::tempdir().unwrap();
+    let fixtures = common::repo().join("tests/fixtures/btcpp");
+    std::fs::copy(
+        fixtures.join("models/nav2_tree_nodes.xml"),
+        dir.path().join("nav2_tree_nodes.xml"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("arbor.project.json"),
+        r#"{"format": "arbor.project", "version": 1, "nodes": ["nav2_tree_nodes.xml"]}"#,
+    )
+    .unwrap();
+    let path = dir.path().join("plan.xml");
+    std::fs::write(
+        &path,
+        r#"<root BTCPP_format="4">
+  <BehaviorTree ID="Plan">
+    <ComputePathToPose goal="{goal}" path="{path}" planner_id="GridBased"/>
+  </BehaviorTree>
+</root>
+"#,
+    )
+    .unwrap();
+    let mut h = harness(EditorApp::open(&path).unwrap());
+    let at = on_node(&h, "compute_path_to_pose");
+    click_at(&mut h, at, PointerButton::Primary);
+    h.get_by_label("path (out)");
+    h.get_by_label("goal");
+    assert!(h.query_by_label("goal (out)").is_none());
+    h.get_by_label_contains("0 errors");
+}
