@@ -134,11 +134,12 @@ pub fn models_library(
         if super::kinds::is_builtin(id) {
             continue;
         }
-        let help = "A kind of BehaviorTree.CPP's, as its model describes it.";
+        let file = path.file_name().unwrap_or_default().to_string_lossy();
+        let help = format!("A kind of the BehaviorTree.CPP node models in {file}.");
         let mut spec = KindSpec::new(
             &super::kinds::own_kind(id),
             model.category,
-            help,
+            &help,
             fields_of(&model),
         );
         spec.origin = Origin::Library {
