@@ -1005,3 +1005,51 @@ fn a_projects_library_may_be_behaviortree_cpp_node_models() {
     let line = loaded.problems[0].to_string();
     assert!(line.contains("broken.xml"), "{line}");
 }
+
+#[test]
+fn a_projects_enums_are_numbers_in_scripts_and_switches() {
+    // BehaviorTree.CPP's scripting enums, declared by the project: `GREEN` is 1 wherever a
+    // script or a Switch reads it, and no key.
+    let (dir, project) = project(&[]);
+    std::fs::write(
+        &project,
+        r#"{"format": "arbor.project", "version": 1, "enums": {"RED": 0, "GREEN": 1}}"#,
+    )
+    .unwrap();
+    let tree = dir.path().join("light.xml");
+    std::fs::write(
+        &tree,
+        r#"<root BTCPP_format="4">
+  <BehaviorTree ID="Light">
+    <Sequence>
+      <Script code="color := GREEN"/>
+      <ScriptCondition code="color == GREEN &amp;&amp; color != RED"/>
+      <Switch2 variable="{color}" case_1="RED" case_2="GREEN">
+        <AlwaysFailure/>
+        <MockAction name="go" script="R"/>
+        <AlwaysFailure/>
+      </Switch2>
+    </Sequence>
+  </BehaviorTree>
+</root>
+"#,
+    )
+    .unwrap();
+    let (code, out, err) = cli(&["validate", tree.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(!out.contains("GREEN") && !out.contains("RED"), "{out}");
+    let (code, out, err) = cli(&["run", tree.to_str().unwrap(), "--steps", "3"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains(r#""key":"color","value":1"#), "{out}");
+    assert!(out.contains(r#""node":"go","kind":"execute""#) || out.contains(r#""go""#), "{out}");
+
+    // A name a script cannot say is refused, naming the file.
+    std::fs::write(
+        &project,
+        r#"{"format": "arbor.project", "version": 1, "enums": {"NOT OK": 0}}"#,
+    )
+    .unwrap();
+    let loaded = ProjectCatalog::load(Some(&project), &Catalog::builtin());
+    let line = loaded.problems[0].to_string();
+    assert!(line.contains("the enum 'NOT OK'"), "{line}");
+}

@@ -263,6 +263,7 @@ fn own_kinds(input: &Path, trees: &[Imported], out: &mut dyn Write) -> Result<()
             path: path.clone(),
             nodes: vec![file],
             keys: Vec::new(),
+            enums: Default::default(),
         };
         crate::io::write_atomically(&path, made.to_text().as_bytes()).map_err(|e| located(&e))?;
         let _ = writeln!(out, "wrote {}", path.display());

@@ -32,6 +32,9 @@ struct ProjectFile {
     /// The keys every tree of the project may use (FORMAT.md "Keys").
     #[serde(default, skip_serializing_if = "is_empty")]
     keys: Keys,
+    /// The names scripts read as whole numbers (BehaviorTree.CPP's scripting enums).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    enums: std::collections::BTreeMap<String, i64>,
 }
 
 fn is_empty(keys: &Keys) -> bool {
@@ -47,6 +50,9 @@ pub struct Project {
     pub nodes: Vec<String>,
     /// The keys every tree of the project may use.
     pub keys: Vec<KeyDecl>,
+    /// The names its trees' scripts and Switches read as whole numbers (BehaviorTree.CPP's
+    /// scripting enums: `RED` is 0), by name.
+    pub enums: std::collections::BTreeMap<String, i64>,
 }
 
 impl Project {
@@ -62,6 +68,7 @@ impl Project {
             version: PROJECT_VERSION,
             nodes: self.nodes.clone(),
             keys: Keys(self.keys.clone()),
+            enums: self.enums.clone(),
         };
         to_canonical_json(&serde_json::to_value(&file).unwrap_or_default())
     }
@@ -95,10 +102,19 @@ pub fn project_for(file: &Path) -> Option<PathBuf> {
 /// Parses the text of a project file; `path` names it in problems.
 pub fn parse_project(text: &str, path: &Path) -> Result<Project, Problem> {
     let file: ProjectFile = read_headed(text, path, super::header::PROJECT)?;
+    if let Some(name) = file.enums.keys().find(|n| !crate::model::script::is_name(n)) {
+        return Err(Problem::file(
+            path,
+            format!(
+                "the enum '{name}' is not a name a script can say (a letter or '_', then letters, digits and '_')"
+            ),
+        ));
+    }
     Ok(Project {
         path: path.to_owned(),
         nodes: file.nodes,
         keys: file.keys.0,
+        enums: file.enums,
     })
 }
 
@@ -154,6 +170,7 @@ impl ProjectCatalog {
             }
         };
         me.catalog.declare_shared_keys(project.keys.clone());
+        me.catalog.declare_enums(project.enums.clone());
         // One file, however the project spells it: each library's other spellings.
         let mut read: std::collections::HashMap<PathBuf, usize> = Default::default();
         let mut again: Vec<(&str, Vec<&str>)> = Vec::new();

@@ -770,6 +770,8 @@ pub struct Catalog {
     hints: std::sync::Arc<KindHints>,
     /// The keys the project declares for all its trees (SEMANTICS.md §3.5).
     shared_keys: std::sync::Arc<[KeyDecl]>,
+    /// The names the project's scripts read as whole numbers (docs/SCRIPTS.md, "Enums").
+    enums: std::sync::Arc<std::collections::BTreeMap<String, i64>>,
 }
 
 impl Catalog {
@@ -780,6 +782,7 @@ impl Catalog {
             index: HashMap::new(),
             hints: std::sync::Arc::default(),
             shared_keys: std::sync::Arc::new([]),
+            enums: std::sync::Arc::default(),
         }
     }
 
@@ -791,6 +794,21 @@ impl Catalog {
     /// The project declares `keys` for all its trees.
     pub fn declare_shared_keys(&mut self, keys: Vec<KeyDecl>) {
         self.shared_keys = keys.into();
+    }
+
+    /// The project's enums: names its scripts and Switches read as these whole numbers.
+    pub fn declare_enums(&mut self, enums: std::collections::BTreeMap<String, i64>) {
+        self.enums = enums.into();
+    }
+
+    /// The whole number the project's enum `name` is, if it is one.
+    pub fn enum_value(&self, name: &str) -> Option<i64> {
+        self.enums.get(name).copied()
+    }
+
+    /// The project's enums, shared (a compiled program keeps them).
+    pub(crate) fn enums(&self) -> std::sync::Arc<std::collections::BTreeMap<String, i64>> {
+        self.enums.clone()
     }
 
     pub(crate) fn insert(&mut self, k: KindSpec) {

@@ -216,6 +216,17 @@ fn tokens(code: &str) -> Result<Vec<(usize, Tok)>, ScriptError> {
     Ok(out)
 }
 
+/// Whether `text` is a name as the language reads one (a letter or `_`, then letters,
+/// digits and `_`), and not `true` or `false`.
+pub fn is_name(text: &str) -> bool {
+    let mut chars = text.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_alphabetic() || c == '_')
+        && chars.all(|c| c.is_alphanumeric() || c == '_')
+        && !matches!(text, "true" | "false")
+}
+
 /// The keys a script names (read or assigned), each once, in order: slices of `code`
 /// (`@goal` names `goal`). `None` when it does not tokenize.
 pub fn names(code: &str) -> Option<Vec<&str>> {

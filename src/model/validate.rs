@@ -1158,10 +1158,13 @@ impl<'a> Ctx<'a> {
                     .into_iter()
                     .map(str::to_owned)
                     .collect();
+                    // A name the project declares an enum is read as its number, not a key.
+                    let enum_read =
+                        |n: &str| role == keys::Role::Reads && self.catalog.enum_value(n).is_some();
                     super::script::names(code)
                         .unwrap_or_default()
                         .into_iter()
-                        .filter(|n| picked.iter().any(|p| p == n))
+                        .filter(|n| picked.iter().any(|p| p == n) && !enum_read(n))
                         .collect()
                 }
                 Err(_) => Vec::new(),

@@ -259,6 +259,9 @@ pub(crate) trait Run {
     /// now (`Build::script`).
     fn script_holds(&self, at: u32) -> bool;
 
+    /// The whole number the project's enum `name` is, if it is one.
+    fn enum_value(&self, name: &str) -> Option<i64>;
+
     /// Random-order composite `n`'s permutation of its children (see `Def::shuffles`).
     fn order_mut(&mut self, n: u32) -> &mut [u32];
 

@@ -296,6 +296,8 @@ pub struct Program<A> {
     /// The scripts branches check (Precondition's `if`), each node's together
     /// (`Build::script`).
     pub(crate) scripts: Vec<super::script::ScriptCondition>,
+    /// The project's enums, which a Switch's comparisons read as their numbers.
+    pub(crate) enums: Arc<std::collections::BTreeMap<String, i64>>,
     /// The leaves whose actions set and clear keys themselves, by node index, in order
     /// ([`HAS_WRITES`]).
     writers: Vec<u32>,
@@ -366,6 +368,7 @@ impl<A: 'static> Program<A> {
                 max_active: 0,
                 operands: Vec::new(),
                 scripts: Vec::new(),
+                enums: catalog.enums(),
                 writers: Vec::new(),
                 writes_keys: false,
             },

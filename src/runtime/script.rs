@@ -9,7 +9,7 @@ use super::behaviour::{
     Action, CondIo, Condition, Context, CtxValue, KeyId, LeafIo, NodeSpec, Outcome,
 };
 use crate::model::script::{Assign, Binary, Compare, Expr, Unary, parse};
-use crate::model::{Category, FieldSpec, FieldType, KindSpec, Value};
+use crate::model::{Catalog, Category, FieldSpec, FieldType, KindSpec, Value};
 
 /// The specs of `ScriptCondition` and `Script`.
 pub(crate) fn specs() -> [KindSpec; 2] {
@@ -54,23 +54,28 @@ pub(super) fn script_condition(spec: &mut NodeSpec<'_>) -> Result<ScriptConditio
 
 /// The statements of `script` with their keys' ids, found by `spec`.
 fn compiled(script: &crate::model::script::Script, spec: &mut NodeSpec<'_>) -> Box<[Code]> {
+    let catalog = spec.catalog;
     let mut key = |k: &str| spec.key(k);
     script
         .statements
         .iter()
-        .map(|s| compile(s, &mut key))
+        .map(|s| compile(s, &mut key, catalog))
         .collect()
 }
 
 /// A branch's condition in the language (Precondition's `if`): `code` with its keys'
 /// ids, found by `key`. A script that does not parse (validation refuses it) has no
 /// value, and so does not hold.
-pub(crate) fn branch_condition(code: &str, mut key: impl FnMut(&str) -> KeyId) -> ScriptCondition {
+pub(crate) fn branch_condition(
+    code: &str,
+    enums: &Catalog,
+    mut key: impl FnMut(&str) -> KeyId,
+) -> ScriptCondition {
     let statements = match parse(code) {
         Ok(script) => script
             .statements
             .iter()
-            .map(|s| compile(s, &mut key))
+            .map(|s| compile(s, &mut key, enums))
             .collect(),
         Err(_) => Box::new([Code::Key(KeyId::MAX, "".into())]) as Box<[Code]>,
     };
@@ -98,28 +103,34 @@ enum Code {
     Assign(KeyId, Arc<str>, Assign, Box<Code>),
 }
 
-/// `e` with its keys interned. The parser bounds how deep an
+/// `e` with its keys interned by `key`, and the project's enums (in `enums`) as their
+/// numbers. The parser bounds how deep an
 /// expression nests, and so this recursion.
-fn compile(e: &Expr, key: &mut impl FnMut(&str) -> KeyId) -> Code {
+fn compile(e: &Expr, key: &mut impl FnMut(&str) -> KeyId, enums: &Catalog) -> Code {
     match e {
         Expr::Number(n) => Code::Number(*n),
         Expr::Text(t) => Code::Text(t.as_str().into()),
-        Expr::Key(k) => Code::Key(key(k), k.as_str().into()),
-        Expr::Unary(op, a) => Code::Unary(*op, Box::new(compile(a, key))),
+        Expr::Key(k) => match enums.enum_value(k) {
+            // A name the project declares an enum is its number (as BehaviorTree.CPP
+            // looks in its enums first).
+            Some(v) => Code::Number(v as f64),
+            None => Code::Key(key(k), k.as_str().into()),
+        },
+        Expr::Unary(op, a) => Code::Unary(*op, Box::new(compile(a, key, enums))),
         Expr::Binary(a, op, b) => {
-            Code::Binary(Box::new(compile(a, key)), *op, Box::new(compile(b, key)))
+            Code::Binary(Box::new(compile(a, key, enums)), *op, Box::new(compile(b, key, enums)))
         }
         Expr::Compare(a, rest) => Code::Compare(
-            Box::new(compile(a, key)),
-            rest.iter().map(|(op, e)| (*op, compile(e, key))).collect(),
+            Box::new(compile(a, key, enums)),
+            rest.iter().map(|(op, e)| (*op, compile(e, key, enums))).collect(),
         ),
         Expr::If(a, b, c) => Code::If(
-            Box::new(compile(a, key)),
-            Box::new(compile(b, key)),
-            Box::new(compile(c, key)),
+            Box::new(compile(a, key, enums)),
+            Box::new(compile(b, key, enums)),
+            Box::new(compile(c, key, enums)),
         ),
         Expr::Assign(k, how, e) => {
-            Code::Assign(key(k), k.as_str().into(), *how, Box::new(compile(e, key)))
+            Code::Assign(key(k), k.as_str().into(), *how, Box::new(compile(e, key, enums)))
         }
     }
 }

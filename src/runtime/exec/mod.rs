@@ -346,6 +346,10 @@ impl<A, H: Hooks> Run for Exec<'_, '_, A, H> {
         self.p.scripts[at as usize].holds(self.context())
     }
 
+    fn enum_value(&self, name: &str) -> Option<i64> {
+        self.p.enums.get(name).copied()
+    }
+
     /// Random-order composite `n`'s permutation of its children (see `Def::shuffles`).
     fn order_mut(&mut self, n: u32) -> &mut [u32] {
         let (at, len) = (self.p.recs[n as usize].slot as usize, self.kids(n).len());

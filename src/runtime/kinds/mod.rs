@@ -118,10 +118,11 @@ impl Build<'_> {
     pub(crate) fn script(&mut self, node: &Node, field: &str) -> u32 {
         let code = self.catalog.text(node, field);
         let keys = &mut *self.keys;
-        self.scripts
-            .push(crate::runtime::script::branch_condition(code, |k| {
-                keys.intern(k)
-            }));
+        self.scripts.push(crate::runtime::script::branch_condition(
+            code,
+            self.catalog,
+            |k| keys.intern(k),
+        ));
         self.scripts.len() as u32 - 1
     }
 

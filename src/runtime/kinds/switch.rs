@@ -126,9 +126,12 @@ impl Switch {
         let Some(variable) = value(x, &ops[0]) else {
             return self.cases;
         };
+        let number = |t: &str| number(t).or_else(|| x.enum_value(t).map(|v| v as f64));
         ops[1..]
             .iter()
-            .position(|case| value(x, case).is_some_and(|c| equal(&variable, &c)))
+            .position(|case| {
+                value(x, case).is_some_and(|c| equal(&variable, &c, number))
+            })
             .map_or(self.cases, |i| i as u32)
     }
 }
@@ -150,8 +153,9 @@ fn value(x: &impl Run, op: &Operand) -> Option<Arc<str>> {
 }
 
 /// BehaviorTree.CPP's comparison of a Switch's texts: the same text, or two numbers
-/// within a float's epsilon.
-fn equal(a: &str, b: &str) -> bool {
+/// within a float's epsilon, each text read as a number by `number` (which reads the
+/// project's enums too).
+fn equal(a: &str, b: &str, number: impl Fn(&str) -> Option<f64>) -> bool {
     a == b
         || matches!((number(a), number(b)), (Some(x), Some(y)) if (x - y).abs() <= f64::from(f32::EPSILON))
 }
@@ -172,6 +176,7 @@ mod tests {
 
     #[test]
     fn texts_match_as_texts_or_as_numbers() {
+        let equal = |a, b| equal(a, b, number);
         assert!(equal("patrol", "patrol"));
         assert!(!equal("patrol", "Patrol"));
         assert!(equal("3", "3.0"));
