@@ -576,7 +576,10 @@ fn inside_a_subtree_the_controller_maps_the_runs_ids_to_the_assets_and_back() {
     let outer: Vec<String> = d.running_leaves().to_vec();
     d.enter(
         &tree,
-        (Some(&tree_path), None),
+        arbor::debug::TreeSource {
+            file: Some(tree_path.clone()),
+            ..Default::default()
+        },
         &arbor::model::NodeId::new("patrol"),
     );
     assert_eq!(

@@ -1041,7 +1041,10 @@ fn a_projects_enums_are_numbers_in_scripts_and_switches() {
     let (code, out, err) = cli(&["run", tree.to_str().unwrap(), "--steps", "3"]);
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains(r#""key":"color","value":1"#), "{out}");
-    assert!(out.contains(r#""node":"go","kind":"execute""#) || out.contains(r#""go""#), "{out}");
+    assert!(
+        out.contains(r#""node":"go","kind":"execute""#) || out.contains(r#""go""#),
+        "{out}"
+    );
 
     // A name a script cannot say is refused, naming the file.
     std::fs::write(

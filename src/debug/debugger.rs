@@ -125,8 +125,26 @@ pub struct Inside {
     /// Which tree of that file it is, when not the one the file runs (a BehaviorTree.CPP
     /// file's `<BehaviorTree ID>`).
     pub tree_id: Option<String>,
+    /// What the file held that the tree does not say (a BehaviorTree.CPP file's document).
+    pub kept: crate::io::Kept,
+    /// What the file held when the tree was read or last saved.
+    pub disk: Option<crate::io::Stamp>,
     /// The trace id of the SubTree whose asset is shown (`OUTER/INNER` when nested).
     pub prefix: String,
+}
+
+/// Where the tree shown came from, as the run enters a SubTree's asset: what Back to the
+/// Running Tree opens it from again.
+#[derive(Clone, Debug, Default)]
+pub struct TreeSource {
+    /// Its file.
+    pub file: Option<PathBuf>,
+    /// Which tree of that file (see [`Inside::tree_id`]).
+    pub tree_id: Option<String>,
+    /// What the file held that the tree does not say.
+    pub kept: crate::io::Kept,
+    /// What the file held when the tree was read or last saved.
+    pub disk: Option<crate::io::Stamp>,
 }
 
 /// A debugged run and how it is shown: see the module's documentation.
@@ -762,22 +780,19 @@ impl Debugger {
             .map_or(0, |s| s.trigger(agent, id, payload))
     }
 
-    /// Shows the asset of the SubTree `node` of the tree shown now (`tree`, from `file`)
+    /// Shows the asset of the SubTree `node` of the tree shown now (`tree`, from `source`)
     /// while the run goes on: the asset's nodes take the lights of the SubTree's inner
     /// nodes, and breakpoints set on them break inside this SubTree.
-    pub fn enter(
-        &mut self,
-        tree: &Tree,
-        (file, tree_id): (Option<&Path>, Option<&str>),
-        node: &NodeId,
-    ) {
+    pub fn enter(&mut self, tree: &Tree, source: TreeSource, node: &NodeId) {
         match &mut self.inside {
             Some(inside) => inside.prefix = format!("{}/{node}", inside.prefix),
             None => {
                 self.inside = Some(Inside {
                     tree: tree.clone(),
-                    file: file.map(Path::to_owned),
-                    tree_id: tree_id.map(str::to_owned),
+                    file: source.file,
+                    tree_id: source.tree_id,
+                    kept: source.kept,
+                    disk: source.disk,
                     prefix: node.as_str().to_owned(),
                 });
             }

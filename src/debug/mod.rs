@@ -25,7 +25,9 @@ mod replay;
 mod source;
 mod start;
 pub use breakpoints::{BreakOn, Breakpoint, Breakpoints};
-pub use debugger::{DT, Debugger, Inside, Light, Live, LiveStart, SAMPLE_SCENARIO, SPEEDS};
+pub use debugger::{
+    DT, Debugger, Inside, Light, Live, LiveStart, SAMPLE_SCENARIO, SPEEDS, TreeSource,
+};
 pub use game::{GameBreakpoint, GameCommand, GameRow, GameTrigger};
 pub use history::{KEY_HISTORY_KEEP, KeyChange, KeyHistory, KeyWrite};
 pub use log::{Logged, LoggedKind, describe, failure_words};

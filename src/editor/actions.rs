@@ -742,7 +742,7 @@ impl EditorApp {
                 self.open_path(&path);
             }
             Pending::OpenSubTree(path, tree, node) => {
-                self.open_subtree_tree(&path, tree.as_deref(), &node);
+                self.open_subtree(&path, tree.as_deref(), &node);
             }
             Pending::Close => {
                 // Closing without saving: the work is let go, and its recovery file too.
@@ -893,13 +893,8 @@ impl EditorApp {
 
     /// Opens the asset of the SubTree `node`. While the tree runs, the run goes on: the
     /// asset's nodes are lit by the SubTree's inner nodes, until Back to the Running Tree.
-    pub fn open_subtree(&mut self, path: &Path, node: &NodeId) -> bool {
-        self.open_subtree_tree(path, None, node)
-    }
-
-    /// [`EditorApp::open_subtree`] of a SubTree that runs the tree `tree` of a
-    /// BehaviorTree.CPP file (none: the one the file runs).
-    fn open_subtree_tree(&mut self, path: &Path, tree: Option<&str>, node: &NodeId) -> bool {
+    /// `tree` names a tree of a BehaviorTree.CPP file that is not the one the file runs.
+    pub fn open_subtree(&mut self, path: &Path, tree: Option<&str>, node: &NodeId) -> bool {
         let mut panel = self.sim.take();
         // A run, even one not stepped yet, or a replay goes on inside the asset (Back to
         // the Running Tree returns); a tree with no run opens the asset as a tree of its
@@ -908,19 +903,19 @@ impl EditorApp {
             .as_ref()
             .map(|p| &p.debugger)
             .is_some_and(|d| d.inside().is_some() || d.session().is_some() || d.is_replay());
-        let shown = (
-            self.doc.tree().clone(),
-            self.doc.path().map(Path::to_owned),
-            self.doc.tree_id().map(str::to_owned),
-        );
+        let shown = self.doc.tree().clone();
+        let source = crate::debug::TreeSource {
+            file: self.doc.path().map(Path::to_owned),
+            tree_id: self.doc.tree_id().map(str::to_owned),
+            kept: self.doc.kept().clone(),
+            disk: self.doc.disk(),
+        };
         if !self.open_tree(path, tree) {
             self.sim = panel;
             return false;
         }
         if running && let Some(mut panel) = panel.take() {
-            panel
-                .debugger
-                .enter(&shown.0, (shown.1.as_deref(), shown.2.as_deref()), node);
+            panel.debugger.enter(&shown, source, node);
             let step = panel.debugger.step_number();
             self.sim = Some(panel);
             self.say(format!(
@@ -940,15 +935,23 @@ impl EditorApp {
             self.sim = Some(panel);
             return;
         };
-        let mut app = Self::new(inside.tree, inside.file.clone());
         // A BehaviorTree.CPP file is written back into its document as it is now on disk
-        // (the SubTree's tree, saved meanwhile, may be in the same file).
-        if let Some(file) = &inside.file
-            && crate::io::btcpp::is_xml(file)
-            && let Ok((_, stamp, kept)) =
-                crate::io::load_tree_named_stamped(file, inside.tree_id.as_deref())
-        {
-            app.doc.read_from_disk(stamp, kept);
+        // (the SubTree's tree, saved meanwhile, may be in the same file), when the tree
+        // there is still the one shown before; else into the document as it was then, and
+        // a save asks before it writes over what changed.
+        let now = inside
+            .file
+            .as_deref()
+            .filter(|f| crate::io::btcpp::is_xml(f))
+            .and_then(|f| crate::io::load_tree_named_stamped(f, inside.tree_id.as_deref()).ok())
+            .filter(|(tree, ..)| same_but_places(tree, &inside.tree));
+        let (disk, kept) = match now {
+            Some((_, stamp, kept)) => (Some(stamp), kept),
+            None => (inside.disk, inside.kept.clone()),
+        };
+        let mut app = Self::new(inside.tree, inside.file.clone());
+        if let Some(disk) = disk {
+            app.doc.read_from_disk(disk, kept);
         }
         self.replace_with(app);
         self.sim = Some(panel);
@@ -1218,4 +1221,16 @@ impl EditorApp {
             }
         }
     }
+}
+
+/// Whether two trees are the same but for where their nodes stand on the canvas (a file
+/// without positions is arranged as the editor opens it).
+fn same_but_places(a: &Tree, b: &Tree) -> bool {
+    a.nodes().len() == b.nodes().len()
+        && a.keys == b.keys
+        && a.nodes().iter().zip(b.nodes()).all(|(x, y)| {
+            let mut y = y.clone();
+            y.position = x.position;
+            *x == y
+        })
 }

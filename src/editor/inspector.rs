@@ -90,7 +90,14 @@ pub(crate) fn value_ui(
         | FieldType::Expression
         | FieldType::Statements
         | FieldType::Scalar => {
-            let mut t = current.and_then(Value::as_str).unwrap_or("").to_owned();
+            // A Scalar field may hold a number or true/false (a tree file's `2`): shown as
+            // written, and edited as text.
+            let mut t = match current {
+                Some(Value::Int(_) | Value::Float(_) | Value::Bool(_)) => {
+                    current.map(Value::to_string).unwrap_or_default()
+                }
+                _ => current.and_then(Value::as_str).unwrap_or("").to_owned(),
+            };
             let width = (t.chars().count() as f32 * 7.5 + 16.0).clamp(90.0, 150.0);
             ui.add(egui::TextEdit::singleline(&mut t).desired_width(width))
                 .labelled_by(label)

@@ -681,6 +681,18 @@ pub fn round_trip_kept(tree: &Tree, path: &Path, kept: &Kept) -> Result<(String,
                 tree.nodes().len()
             )));
         }
+        // Each node comes back as the kind it is (ids are made anew as a file is read).
+        let kinds = |t: &Tree| -> Vec<String> {
+            let mut k: Vec<String> = t.nodes().iter().map(|n| n.kind.clone()).collect();
+            k.sort_unstable();
+            k
+        };
+        let (now, read) = (kinds(tree), kinds(&back.tree));
+        if let Some((kind, back_as)) = now.iter().zip(&read).find(|(a, b)| a != b) {
+            return Err(not_back(format!(
+                "a node of kind {kind} would be read back as {back_as}"
+            )));
+        }
         // What was written, its elements known by this tree's node ids.
         return Ok((text, Some(Arc::new(written))));
     }

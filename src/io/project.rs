@@ -102,7 +102,11 @@ pub fn project_for(file: &Path) -> Option<PathBuf> {
 /// Parses the text of a project file; `path` names it in problems.
 pub fn parse_project(text: &str, path: &Path) -> Result<Project, Problem> {
     let file: ProjectFile = read_headed(text, path, super::header::PROJECT)?;
-    if let Some(name) = file.enums.keys().find(|n| !crate::model::script::is_name(n)) {
+    if let Some(name) = file
+        .enums
+        .keys()
+        .find(|n| !crate::model::script::is_name(n))
+    {
         return Err(Problem::file(
             path,
             format!(

@@ -220,9 +220,7 @@ fn tokens(code: &str) -> Result<Vec<(usize, Tok)>, ScriptError> {
 /// digits and `_`), and not `true` or `false`.
 pub fn is_name(text: &str) -> bool {
     let mut chars = text.chars();
-    chars
-        .next()
-        .is_some_and(|c| c.is_alphabetic() || c == '_')
+    chars.next().is_some_and(|c| c.is_alphabetic() || c == '_')
         && chars.all(|c| c.is_alphanumeric() || c == '_')
         && !matches!(text, "true" | "false")
 }

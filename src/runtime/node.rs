@@ -20,6 +20,20 @@ pub(crate) enum Operand {
     None,
 }
 
+impl Operand {
+    /// A value as the text an operand compares: a text as it is, a number as the script
+    /// language writes it (`3`, `2.5`), true and false as `1` and `0`; `None` for an entity
+    /// or a position.
+    pub(crate) fn text_of(v: &CtxValue) -> Option<std::sync::Arc<str>> {
+        Some(match v {
+            CtxValue::Text(t) => t.clone(),
+            CtxValue::Number(n) => super::script::number_text(*n).into(),
+            CtxValue::Bool(b) => if *b { "1" } else { "0" }.into(),
+            CtxValue::Entity(_) | CtxValue::Position(_) => return None,
+        })
+    }
+}
+
 /// What a node asks of the lifecycle once it has been entered, or has heard a child's
 /// report.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -261,6 +275,9 @@ pub(crate) trait Run {
 
     /// The whole number the project's enum `name` is, if it is one.
     fn enum_value(&self, name: &str) -> Option<i64>;
+
+    /// The declared type of context key `key` (`any` where nothing declares it).
+    fn key_type(&self, key: KeyId) -> crate::model::KeyType;
 
     /// Random-order composite `n`'s permutation of its children (see `Def::shuffles`).
     fn order_mut(&mut self, n: u32) -> &mut [u32];

@@ -117,21 +117,28 @@ fn compile(e: &Expr, key: &mut impl FnMut(&str) -> KeyId, enums: &Catalog) -> Co
             None => Code::Key(key(k), k.as_str().into()),
         },
         Expr::Unary(op, a) => Code::Unary(*op, Box::new(compile(a, key, enums))),
-        Expr::Binary(a, op, b) => {
-            Code::Binary(Box::new(compile(a, key, enums)), *op, Box::new(compile(b, key, enums)))
-        }
+        Expr::Binary(a, op, b) => Code::Binary(
+            Box::new(compile(a, key, enums)),
+            *op,
+            Box::new(compile(b, key, enums)),
+        ),
         Expr::Compare(a, rest) => Code::Compare(
             Box::new(compile(a, key, enums)),
-            rest.iter().map(|(op, e)| (*op, compile(e, key, enums))).collect(),
+            rest.iter()
+                .map(|(op, e)| (*op, compile(e, key, enums)))
+                .collect(),
         ),
         Expr::If(a, b, c) => Code::If(
             Box::new(compile(a, key, enums)),
             Box::new(compile(b, key, enums)),
             Box::new(compile(c, key, enums)),
         ),
-        Expr::Assign(k, how, e) => {
-            Code::Assign(key(k), k.as_str().into(), *how, Box::new(compile(e, key, enums)))
-        }
+        Expr::Assign(k, how, e) => Code::Assign(
+            key(k),
+            k.as_str().into(),
+            *how,
+            Box::new(compile(e, key, enums)),
+        ),
     }
 }
 

@@ -441,6 +441,7 @@ impl Cold {
             || p.io_len != (1, 1)
             || p.max_active > INLINE
             || !p.services.is_empty()
+            || p.writes_keys
     }
 
     fn new<A>(p: &Program<A>) -> Self {

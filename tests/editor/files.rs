@@ -387,6 +387,23 @@ fn a_format_3_file_opens_with_a_note_and_is_saved_as_format_4() {
     assert!(saved.contains("<SequenceWithMemory>"), "{saved}");
 }
 
+/// An editor on `path`, its SubTree `inner` opened with Ctrl+Enter (after a step of the
+/// run with N, when `running`, so that the run goes on inside its tree): the tree `Inner`
+/// of the same file.
+fn inner_of(path: &std::path::Path, running: bool) -> Harness<'static, EditorApp> {
+    let mut app = EditorApp::open(path).unwrap();
+    app.select(Some(arbor::model::NodeId::new("inner")));
+    let mut h = harness(app);
+    if running {
+        key(&mut h, Modifiers::NONE, Key::N);
+        h.run_steps(1);
+    }
+    key(&mut h, Modifiers::COMMAND, Key::Enter);
+    h.run_steps(2);
+    assert_eq!(h.state().title(), "main.xml#Inner — Arbor");
+    h
+}
+
 /// docs/BTCPP.md, "SubTrees and includes": Ctrl+Enter on a SubTree whose tree is another
 /// of the same file's trees opens that tree (`main.xml#Inner`); an edit saved with Ctrl+S
 /// goes into its place in the file, the rest of the file as it was. On a SubTree whose
@@ -417,12 +434,7 @@ fn open_subtree_on_a_behaviortree_cpp_subtree_opens_its_tree_and_saves_into_its_
 </root>
 "#;
     std::fs::write(&path, text).unwrap();
-    let mut app = EditorApp::open(&path).unwrap();
-    app.select(Some(arbor::model::NodeId::new("inner")));
-    let mut h = harness(app);
-    key(&mut h, Modifiers::COMMAND, Key::Enter);
-    h.run_steps(2);
-    assert_eq!(h.state().title(), "main.xml#Inner — Arbor");
+    let mut h = inner_of(&path, false);
     h.state_mut()
         .select(Some(arbor::model::NodeId::new("always_failure")));
     h.run_steps(1);
@@ -446,4 +458,49 @@ fn open_subtree_on_a_behaviortree_cpp_subtree_opens_its_tree_and_saves_into_its_
     key(&mut h, Modifiers::COMMAND, Key::Enter);
     h.run_steps(3);
     assert_eq!(h.state().title(), "walk.xml — Arbor");
+}
+
+/// docs/BTCPP.md, "SubTrees and includes": with the run going on inside a tree of the same
+/// file, Back to the Running Tree (Ctrl+Backspace) shows the main tree again as part of its
+/// file: edited and saved, the file keeps its other tree and everything else.
+#[test]
+fn back_to_the_running_tree_of_a_behaviortree_cpp_file_saves_into_the_whole_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("main.xml");
+    let text = r#"<root BTCPP_format="4" main_tree_to_execute="Main">
+  <!-- two trees -->
+  <BehaviorTree ID="Main">
+    <Sequence>
+      <SubTree ID="Inner" name="inner"/>
+      <AlwaysSuccess name="spare"/>
+    </Sequence>
+  </BehaviorTree>
+  <BehaviorTree ID="Inner">
+    <AlwaysSuccess/>
+  </BehaviorTree>
+</root>
+"#;
+    std::fs::write(&path, text).unwrap();
+    let mut h = inner_of(&path, true);
+    key(&mut h, Modifiers::COMMAND, Key::Backspace);
+    h.run_steps(2);
+    assert_eq!(
+        h.state().title(),
+        "main.xml — Arbor",
+        "{}",
+        h.state().last_message()
+    );
+    h.state_mut()
+        .select(Some(arbor::model::NodeId::new("spare")));
+    h.run_steps(1);
+    key(&mut h, Modifiers::NONE, Key::Delete);
+    key(&mut h, Modifiers::COMMAND, Key::S);
+    h.run_steps(1);
+    let saved = std::fs::read_to_string(&path).unwrap();
+    assert_eq!(
+        saved,
+        text.replace("      <AlwaysSuccess name=\"spare\"/>\n", ""),
+        "{}",
+        h.state().last_message()
+    );
 }

@@ -67,3 +67,23 @@ fn elements_are_numbers_texts_or_truth_values_and_one_that_is_not_fails_the_loop
     r.steps(3);
     assert_eq!(r.context("d"), Some(CtxValue::Number(-10.0)));
 }
+
+#[test]
+fn an_element_its_key_cannot_hold_fails_the_loop() {
+    let mut r = Run::declaring(
+        "root: Root | child l
+         l: LoopString queue=abc value=@flag | child a
+         a: MockAction script=S",
+        vec![arbor::model::KeyDecl::new(
+            "flag",
+            arbor::model::KeyType::Bool,
+        )],
+    );
+    r.steps(1);
+    assert_eq!(r.context("flag"), None);
+    assert!(
+        r.of("l").contains(&"0 exit l failure".to_owned()),
+        "{:?}",
+        r.of("l")
+    );
+}

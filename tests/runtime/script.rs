@@ -60,18 +60,20 @@ fn a_value_is_made_its_keys_type_or_fails_the_script() {
         KeyDecl::new("ready", KeyType::Bool),
         KeyDecl::new("count", KeyType::Int),
         KeyDecl::new("label", KeyType::Text),
+        KeyDecl::new("made", KeyType::Any),
     ];
     let mut r = Run::declaring(
         "root: Root | child s
          s: Sequence | children a b c
          a: Script code=ready:=1;count:='7';label:=3
-         b: Script code=count:=0.5
+         b: Script code=count:=0.5 out_context=made
          c: MockAction script=R",
         keys,
     );
     r.steps(3);
     assert_eq!(r.context("ready"), Some(CtxValue::Bool(true)));
     assert_eq!(r.context("count"), number(7.0), "0.5 is not an int");
+    assert_eq!(r.context("made"), None, "nor is what it produced stored");
     assert_eq!(r.context("label"), Some(CtxValue::Text("3".into())));
     assert!(
         r.of("b")

@@ -285,16 +285,13 @@ pub(super) fn is_builtin(name: &str) -> bool {
             .any(|k| *k == name)
 }
 
-/// Arbor's built-in branches that BehaviorTree.CPP has no node for: a node of one is not
-/// written into a file (unless it was read from one, as a kind of the file's own).
-pub(super) const ARBOR_ONLY: &[&str] = &[
-    "RandomSequence",
-    "RandomSelector",
-    "UntilFail",
-    "Regulator",
-    "Cooldown",
-    "Interrupt",
-];
+/// Whether Arbor's kind `kind` has no BehaviorTree.CPP form: one of Arbor's built-ins
+/// that BehaviorTree.CPP has under no name (Arbor's world, RandomSequence, Cooldown …). A
+/// node of one made in Arbor is not written into a file; one read from a file is that
+/// file's own kind (`MoveTo_own`), written back as read.
+pub(super) fn arbor_only(kind: &str) -> bool {
+    taken(kind) && by_arbor(kind).is_none() && !FIXED_FORMS.iter().any(|f| f.arbor == kind)
+}
 
 /// The fields of a mapped Arbor kind that are not ports, with the value BehaviorTree.CPP's
 /// node behaves as: any other value has no BehaviorTree.CPP form.

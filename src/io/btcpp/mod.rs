@@ -716,8 +716,11 @@ impl Writer<'_> {
             }
         }
         let mapped = kinds::by_arbor(&node.kind).filter(|_| form.is_none());
-        if original.is_none() && kinds::ARBOR_ONLY.contains(&node.kind.as_str()) {
-            return Err(problem(format!("BehaviorTree.CPP has no {}", node.kind)));
+        if original.is_none() && kinds::arbor_only(&node.kind) {
+            return Err(problem(format!(
+                "BehaviorTree.CPP has no {}: it is Arbor's own kind, which a BehaviorTree.CPP file cannot name (a game's node of that name is written from a node library's kind)",
+                node.kind
+            )));
         }
         for (kind, field, fixed) in kinds::FIXED {
             if node.kind == *kind

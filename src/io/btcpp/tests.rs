@@ -154,6 +154,23 @@ fn what_has_no_behaviortree_cpp_form_is_refused_by_name() {
     let tree = crate::model::Tree::from_nodes(nodes).unwrap();
     let e = write(&tree, Some(&x.source)).unwrap_err();
     assert!(e.message.starts_with("[chase]"), "{e:?}");
+    // Arbor's own world kinds: a file would read them back as its own (`MoveTo_own`).
+    for kind in ["MoveTo", "HasContext", "Cooldown"] {
+        let mut root = crate::model::Node::new("root", "Root");
+        root.inputs.insert(Port::Child, vec![NodeId::new("n")]);
+        let mut n = crate::model::Node::new("n", kind);
+        if kind == "Cooldown" {
+            n.inputs.insert(Port::Child, vec![NodeId::new("a")]);
+        }
+        let a = crate::model::Node::new("a", "AlwaysSuccess");
+        let tree = crate::model::Tree::from_nodes(vec![root, n, a]).unwrap();
+        let e = write(&tree, None).unwrap_err();
+        assert!(
+            e.message
+                .contains(&format!("BehaviorTree.CPP has no {kind}")),
+            "{e:?}"
+        );
+    }
 }
 
 /// A node added before others of its kind: each element keeps its own attributes over two

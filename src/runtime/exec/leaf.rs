@@ -186,7 +186,7 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
     /// What leaf `n`'s action set and cleared as it executed (`LeafIo::write`) goes into
     /// the context, in order, each value made its key's type (SEMANTICS.md §3.1): the
     /// action's `outcome`, or a failure when a value does not fit its key, and then
-    /// nothing is stored.
+    /// nothing is stored (nor what it produced for its `out_context`).
     #[inline(never)]
     pub(super) fn store_writes(&mut self, n: u32, outcome: Outcome) -> Outcome {
         let p = self.p;
@@ -211,10 +211,14 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
         writes.clear();
         self.cold().writes = writes;
         if fits {
-            outcome
-        } else {
-            Outcome::FailureBecause(NOT_ITS_TYPE)
+            return outcome;
         }
+        // Nothing of it is stored: not what it produced for its out-context either.
+        let output_at = p.leaf(n).output_at;
+        if output_at != 0 {
+            self.take_produced(output_at);
+        }
+        Outcome::FailureBecause(NOT_ITS_TYPE)
     }
 
     /// Node `n` clears context key `key`; a watched step's `context` event says so.

@@ -350,6 +350,10 @@ impl<A, H: Hooks> Run for Exec<'_, '_, A, H> {
         self.p.enums.get(name).copied()
     }
 
+    fn key_type(&self, key: KeyId) -> crate::model::KeyType {
+        self.p.key_type(key)
+    }
+
     /// Random-order composite `n`'s permutation of its children (see `Def::shuffles`).
     fn order_mut(&mut self, n: u32) -> &mut [u32] {
         let (at, len) = (self.p.recs[n as usize].slot as usize, self.kids(n).len());

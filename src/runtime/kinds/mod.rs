@@ -100,12 +100,13 @@ impl Build<'_> {
     /// key it is bound to, or nothing when it is unset. Its place among the program's
     /// operands, which [`Run::operands`] gives back.
     pub(crate) fn operand(&mut self, node: &Node, field: &str) -> u32 {
+        let literal = |v: CtxValue| Operand::text_of(&v).map_or(Operand::None, Operand::Text);
         let op = match node.fields.get(field) {
             Some(Value::Key(name)) => Operand::Key(self.keys.intern(name)),
             Some(Value::Text(t)) => Operand::Text(t.as_str().into()),
-            Some(Value::Int(i)) => Operand::Text(i.to_string().into()),
-            Some(Value::Float(f)) => Operand::Text(crate::runtime::script::number_text(*f).into()),
-            Some(Value::Bool(b)) => Operand::Text(if *b { "1" } else { "0" }.into()),
+            Some(Value::Int(i)) => literal(CtxValue::Number(*i as f64)),
+            Some(Value::Float(f)) => literal(CtxValue::Number(*f)),
+            Some(Value::Bool(b)) => literal(CtxValue::Bool(*b)),
             None => Operand::None,
         };
         self.operands.push(op);

@@ -127,8 +127,8 @@ impl Def for QueueLoop {
 impl QueueLoop {
     /// The element at place `at` of the queue as it is now, stored under the value's key,
     /// the cursor past it: `Some(None)` then, for the child to run; `Some(Some(failure))`
-    /// for an element that is not of the loop's type; `None` when there is no element
-    /// there.
+    /// for an element that is not of the loop's type, or that the key cannot hold (made
+    /// its type as a Script's values are); `None` when there is no element there.
     fn element_at(self, x: &mut impl Run, n: u32, at: u32) -> Option<Option<Act>> {
         let text = match &x.operands(self.queue, self.queue + 1)[0] {
             Operand::Text(t) => t.clone(),
@@ -139,12 +139,17 @@ impl QueueLoop {
             Operand::None => return None,
         };
         let part = elements(&text).nth(at as usize)?;
-        let Some(value) = self.element(part) else {
+        // An element of another type, or one its key cannot hold, fails the loop.
+        let fitted = self.element(part).and_then(|v| match self.value {
+            Some(k) => v.fitted(x.key_type(k)).map(|v| Some((k, v))),
+            None => Some(None),
+        });
+        let Some(store) = fitted else {
             return Some(Some(Act::Done(Status::Failure)));
         };
         *x.cursor_mut(n) = at + 1;
-        if let Some(k) = self.value {
-            x.store(n, k, value);
+        if let Some((k, v)) = store {
+            x.store(n, k, v);
         }
         Some(None)
     }

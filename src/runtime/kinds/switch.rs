@@ -13,9 +13,7 @@ use std::sync::Arc;
 use super::{Act, Build, Def, Next, Run};
 use crate::model::{Category, FieldSpec, FieldType, KindSpec, Node, Runs};
 use crate::runtime::Status;
-use crate::runtime::behaviour::CtxValue;
 use crate::runtime::node::Operand;
-use crate::runtime::script::number_text;
 
 /// The most cases (BehaviorTree.CPP's Switch6).
 const MAX_CASES: u32 = 6;
@@ -129,9 +127,7 @@ impl Switch {
         let number = |t: &str| number(t).or_else(|| x.enum_value(t).map(|v| v as f64));
         ops[1..]
             .iter()
-            .position(|case| {
-                value(x, case).is_some_and(|c| equal(&variable, &c, number))
-            })
+            .position(|case| value(x, case).is_some_and(|c| equal(&variable, &c, number)))
             .map_or(self.cases, |i| i as u32)
     }
 }
@@ -142,12 +138,7 @@ impl Switch {
 fn value(x: &impl Run, op: &Operand) -> Option<Arc<str>> {
     match op {
         Operand::Text(t) => Some(t.clone()),
-        Operand::Key(k) => match x.context().get(*k)? {
-            CtxValue::Text(t) => Some(t.clone()),
-            CtxValue::Number(n) => Some(number_text(*n).into()),
-            CtxValue::Bool(b) => Some(if *b { "1" } else { "0" }.into()),
-            CtxValue::Entity(_) | CtxValue::Position(_) => None,
-        },
+        Operand::Key(k) => Operand::text_of(x.context().get(*k)?),
         Operand::None => None,
     }
 }
