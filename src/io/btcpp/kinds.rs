@@ -236,7 +236,10 @@ static BUILT_IN: LazyLock<crate::model::Catalog> = LazyLock::new(crate::model::C
 /// Whether Arbor has a built-in kind named `name` that an element of that name does not
 /// mean: one BehaviorTree.CPP does not have (Arbor's world, Wait …).
 fn taken(name: &str) -> bool {
-    BUILT_IN.kind(name).is_some() && !is_builtin(name) && !ARBOR_IN_FILES.contains(&name)
+    BUILT_IN.kind(name).is_some()
+        && !is_builtin(name)
+        && name != "SubTree"
+        && !ARBOR_IN_FILES.contains(&name)
 }
 
 /// The fields Arbor's built-in `kind`, written by its name (Script, Precondition …), has

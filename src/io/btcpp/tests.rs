@@ -154,6 +154,15 @@ fn what_has_no_behaviortree_cpp_form_is_refused_by_name() {
     let tree = crate::model::Tree::from_nodes(nodes).unwrap();
     let e = write(&tree, Some(&x.source)).unwrap_err();
     assert!(e.message.starts_with("[chase]"), "{e:?}");
+    // A SubTree of a tree of the file made in Arbor is BehaviorTree.CPP's SubTree.
+    let mut root = crate::model::Node::new("root", "Root");
+    root.inputs.insert(Port::Child, vec![NodeId::new("walk")]);
+    let mut walk = crate::model::Node::new("walk", "SubTree");
+    walk.fields
+        .insert("asset".into(), Value::Text("#Walk".into()));
+    let tree = crate::model::Tree::from_nodes(vec![root, walk]).unwrap();
+    let written = write(&tree, None).unwrap().0;
+    assert!(written.contains(r#"<SubTree ID="Walk""#), "{written}");
     // Arbor's own world kinds: a file would read them back as its own (`MoveTo_own`).
     for kind in ["MoveTo", "HasContext", "Cooldown"] {
         let mut root = crate::model::Node::new("root", "Root");
