@@ -5,18 +5,17 @@
 //! `kinds/leaf.rs`, holds what the compiler reads from a leaf and what it keeps.
 
 use crate::runtime::Status;
-use crate::runtime::behaviour::KeyId;
-use crate::runtime::behaviour::Outcome;
+use crate::runtime::behaviour::{KeyId, Outcome};
 use crate::runtime::kinds::Kind;
 use crate::runtime::kinds::leaf::MAX_DURATION;
 use crate::runtime::node::{Act, EPS, Run};
 use crate::runtime::program::{HAS_IO, HAS_TIMER, LeafInfo, NONE};
 use crate::runtime::trace::{Event, EventKind};
 
+use super::{Exec, Hooks};
+
 /// The reason of an action that wrote a key a value of another type.
 const NOT_ITS_TYPE: &str = "a value it wrote does not fit its key's type";
-
-use super::{Exec, Hooks};
 
 impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
     /// Action leaf `n` is entered: it starts (a missing key for its input resets the tree)

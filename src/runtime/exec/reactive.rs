@@ -9,13 +9,13 @@ use super::{Delivery, Exec, Flow, Hooks};
 
 impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
     /// Reactive composite `r` walks its children again as its kind's rules say, from its
-    /// move on being entered again (`Def::again`), each child entered afresh. Reaching its running child
-    /// ends the walk: that child runs on, and the result is `Running`. A child that
-    /// finishes at once goes as the kind's rule (`Def::next`) says: to another child, or
-    /// `r` ends with a status, the running child aborted, and its report queued or
-    /// delivered at once as `delivery` says. A child that runs takes the running child's
-    /// place: the child that ran is aborted after it was entered. The leaf whose path was
-    /// walked was then aborted, and the result is not `Running`.
+    /// move on being entered again (`Def::again`), each child entered afresh. Reaching its
+    /// running child ends the walk: that child runs on, and the result is `Running`. A
+    /// child that finishes at once goes as the kind's rule (`Def::next`) says: to another
+    /// child, or `r` ends with a status, the running child aborted, and its report queued
+    /// or delivered at once as `delivery` says. A child that runs takes the running
+    /// child's place: the child that ran is aborted after it was entered. The leaf whose
+    /// path was walked was then aborted, and the result is not `Running`.
     #[inline(never)]
     pub(super) fn enter_again(&mut self, r: u32, delivery: Delivery) -> Flow {
         let p = self.p;
