@@ -1224,8 +1224,14 @@ impl<'a> Ctx<'a> {
                 }
             };
             match (self.category(node), self.kinds[i]) {
-                (Some(Category::Leaf | Category::Condition | Category::Interrupt), Some(kind)) => {
-                    for (f, key) in keys::key_fields(node, kind) {
+                (Some(Category::SubTree), _) => uses.extend(self.subtree_uses(node)),
+                (Some(category), Some(kind)) => {
+                    // A leaf's key fields (`in_context`, `out_context`, its kind's own).
+                    let leaf = matches!(
+                        category,
+                        Category::Leaf | Category::Condition | Category::Interrupt
+                    );
+                    for (f, key) in keys::key_fields(node, kind).filter(|_| leaf) {
                         let FieldType::ContextKey(types) = f.ty else {
                             continue;
                         };
@@ -1247,22 +1253,9 @@ impl<'a> Ctx<'a> {
                     for (field, key) in self.script_reads(node) {
                         add(key, Role::Reads, field, KeyTypes::SCRIPT);
                     }
+                    // (A branch's scripts are conditions: they assign nothing.)
                     for (field, key) in self.script_keys(node, Role::Writes) {
                         add(key, Role::Writes, field, KeyTypes::SCRIPT);
-                    }
-                }
-                (Some(Category::SubTree), _) => uses.extend(self.subtree_uses(node)),
-                (_, Some(kind)) => {
-                    for (field, key, types, direction) in keys::bound_fields(node, Some(kind)) {
-                        if direction.reads() {
-                            add(key, Role::Reads, field, types);
-                        }
-                        if direction.writes() {
-                            add(key, Role::Writes, field, types);
-                        }
-                    }
-                    for (field, key) in self.script_reads(node) {
-                        add(key, Role::Reads, field, KeyTypes::SCRIPT);
                     }
                 }
                 _ => {}

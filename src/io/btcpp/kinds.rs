@@ -223,7 +223,8 @@ const OTHER_LEAVES: &[&str] = &[
 /// The suffix of a kind of the file's own whose name is one of Arbor's built-ins that
 /// BehaviorTree.CPP does not have (Nav2's `Wait`, the tutorial's `OpenDoor`): in the file
 /// the name is the file's kind, not Arbor's, so it is read as `Wait_own` and written back
-/// as `Wait`. (A name that ends so already, `Wait_own`, is marked once more.)
+/// as `Wait`. (A name ending so whose stem is such a name, or ends so itself, is marked
+/// once more, so that every name of a file comes back as written.)
 pub const OWN: &str = "_own";
 
 /// Arbor's test leaves, which keep their meaning in a file: a scripted stand-in
@@ -355,14 +356,9 @@ pub(super) fn takes_children(name: &str) -> Option<bool> {
 
 /// Whether Arbor's built-in branch `arbor` is a composite (its catalog entry says).
 fn composite(arbor: &str) -> bool {
-    static COMPOSITES: LazyLock<Vec<String>> = LazyLock::new(|| {
-        crate::runtime::structure_specs()
-            .into_iter()
-            .filter(|k| k.category == Category::Composite)
-            .map(|k| k.name)
-            .collect()
-    });
-    COMPOSITES.iter().any(|n| n == arbor)
+    BUILT_IN
+        .kind(arbor)
+        .is_some_and(|k| k.category == Category::Composite)
 }
 
 /// The Arbor value of port `port`'s value `text`, or why it has none.
