@@ -154,10 +154,12 @@ fn run_program(program: Program<()>, steps: usize, first_run: bool) -> Vec<(Stri
                 done.push((e.step, e.node_id.to_owned(), "running".into()));
             }
             EventKind::Exit(s, _) => {
-                // A leaf finishes in the step it executes, just after.
+                // A leaf finishes in the step it executes, just after. (One whose
+                // `_failureIf` holds exits without executing.)
                 if let Some(last) = done.last_mut()
                     && last.0 == e.step
                     && last.1 == e.node_id
+                    && last.2 == "running"
                 {
                     last.2 = s.to_string();
                 }
@@ -213,7 +215,23 @@ enum Kinds {
     /// Those of `Agreeing` but the loops, with conditions whose answer changes from step
     /// to step.
     Changing,
+    /// Those of `Agreeing`, with hooks (SEMANTICS.md §3.7) over two keys a script sets
+    /// first.
+    Hooked,
 }
+
+/// The hooks a node of a `Kinds::Hooked` tree may have: each decides, or changes keys
+/// others decide by.
+const HOOKED: [(&str, &str); 8] = [
+    ("_failureIf", "k0 >= 1"),
+    ("_failureIf", "k1 >= 2"),
+    ("_successIf", "k1 >= 1"),
+    ("_successIf", "k0 >= 2"),
+    ("_onSuccess", "k0 += 1"),
+    ("_onFailure", "k1 += 1"),
+    ("_post", "k0 := k0 + k1"),
+    ("_onHalted", "k1 := 3"),
+];
 
 /// A random condition: a constant one, or a scripted one (whose answer changes from step
 /// to step for `Kinds::Changing`).
@@ -376,6 +394,12 @@ fn subtree(g: &mut Gen, kinds: Kinds, depth: u32, nodes: &mut Vec<Node>) -> Node
             n
         }
     };
+    if kinds == Kinds::Hooked && g.below(4) != 0 {
+        for _ in 0..1 + g.below(2) {
+            let (hook, code) = HOOKED[g.below(HOOKED.len() as u64) as usize];
+            node.fields.insert(hook.into(), Value::Text(code.into()));
+        }
+    }
     node.id = id.clone();
     nodes[at] = node;
     id
@@ -384,7 +408,28 @@ fn subtree(g: &mut Gen, kinds: Kinds, depth: u32, nodes: &mut Vec<Node>) -> Node
 /// A random tree: Root over a subtree up to 4 levels deep.
 fn random_tree(g: &mut Gen, kinds: Kinds) -> Tree {
     let mut nodes = vec![Node::new("root", "Root")];
-    let child = subtree(g, kinds, 4, &mut nodes);
+    let mut child = subtree(g, kinds, 4, &mut nodes);
+    if kinds == Kinds::Hooked {
+        // The hooks' keys, set at the start of every run; then three subtrees, the first
+        // two of which always go on to the next, so that one's hooks decide the next's.
+        let mut set = Node::new("set", "Script");
+        set.fields
+            .insert("code".into(), Value::Text("k0 := 0; k1 := 0".into()));
+        let mut kids = vec![set.id.clone()];
+        nodes.push(set);
+        for i in 0..2 {
+            let mut on = Node::new(format!("on{i}").as_str(), "ForceSuccess");
+            on.inputs.insert(Port::Child, vec![child]);
+            kids.push(on.id.clone());
+            nodes.push(on);
+            child = subtree(g, kinds, 3, &mut nodes);
+        }
+        kids.push(child);
+        let mut first = Node::new("first", "Sequence");
+        first.inputs.insert(Port::Children, kids);
+        child = first.id.clone();
+        nodes.push(first);
+    }
     nodes[0].inputs.insert(Port::Child, vec![child]);
     Tree::from_nodes(nodes).unwrap()
 }
@@ -423,7 +468,10 @@ fn compare_1000(seed: u64, kinds: Kinds, first_run: bool) -> usize {
         let tree = btcpp::read(&xml).unwrap().tree;
         // A first run's step 79 is tick 80 (see below).
         let steps = if first_run { STEPS - 1 } else { STEPS };
-        ours.push(in_arbor(&tree, steps, first_run));
+        let mut run = in_arbor(&tree, steps, first_run);
+        // (BehaviorTree.CPP's side records the scripted actions only.)
+        run.retain(|(leaf, _)| leaf.starts_with("MockAction"));
+        ours.push(run);
         jobs.push((xml, STEPS));
     }
     let theirs = in_btcpp(&jobs, first_run);
@@ -1275,6 +1323,99 @@ fn same_actions(body: &str, steps: usize, successes: usize) {
         .filter(|w| w.starts_with("MockAction"))
         .collect();
     let done = ours.iter().filter(|w| w.ends_with(" success")).count();
-    assert_eq!(done, successes, "{body}\n{ours:?}");
+    assert_eq!(done, successes, "{body}\n{ours:?}\n{theirs:?}");
     assert_eq!(ours, theirs, "{body}");
+}
+
+/// SEMANTICS.md §3.7: `_failureIf` and `_successIf` decide as a node is entered, its
+/// finishing hooks run in order, and `_onHalted` runs as a running node is stopped; keys
+/// they set decide which actions run later, the same in both.
+#[test]
+fn hooks_run_as_in_behaviortree_cpp() {
+    // A leaf that fails at once, or runs; what its hooks set decides the rest.
+    for (tired, ran) in [(1, "MockAction_2 success"), (0, "MockAction_3 failure")] {
+        let body = format!(
+            r#"        <Sequence>
+            <Script code="tired := {tired}; n := 0"/>
+            <Fallback>
+                <MockAction script="RS" _failureIf="tired == 1" _onSuccess="n := 1" _onFailure="n := 5" _post="n *= 2"/>
+                <MockAction script="S"/>
+            </Fallback>
+            <ScriptCondition code="n == 2 || n == 10"/>
+            <Fallback>
+                <ScriptCondition code="n == 10"/>
+                <MockAction script="F"/>
+            </Fallback>
+        </Sequence>"#
+        );
+        same_actions(&body, 10, 1);
+        let [ours, _] = both_run(&body, 10, 10, true);
+        assert!(ours.contains(&ran.to_owned()), "{ours:?}");
+    }
+    // A branch that succeeds at once, its children never entered; one that runs.
+    for (done, successes) in [(1, 1), (0, 2)] {
+        let body = format!(
+            r#"        <Sequence>
+            <Script code="done := {done}; seen := 0"/>
+            <Sequence _successIf="done == 1" _failureIf="done == 2" _onSuccess="seen := 1">
+                <MockAction script="RRS"/>
+            </Sequence>
+            <ScriptCondition code="seen == 1"/>
+            <MockAction script="S"/>
+        </Sequence>"#
+        );
+        same_actions(&body, 10, successes);
+    }
+    // `_onHalted` as a Parallel stops its running child, and not `_post`; the child that
+    // finished runs `_post`, not `_onHalted`.
+    let body = r#"        <Sequence>
+            <Script code="h := 0; p := 0; q := 0"/>
+            <Parallel success_count="1" failure_count="1">
+                <MockAction script="RRRRS" _onHalted="h := 1" _post="p := 5"/>
+                <MockAction script="RS" _onHalted="q := 1" _post="p := 1"/>
+            </Parallel>
+            <ScriptCondition code="h == 1 &amp;&amp; p == 1 &amp;&amp; q == 0"/>
+            <MockAction script="S"/>
+        </Sequence>"#;
+    same_actions(body, 10, 2);
+    // Hooks on a decorator and a reactive composite's children, checked at every entry.
+    let body = r#"        <Sequence>
+            <Script code="k := 0"/>
+            <Repeat num_cycles="4" _post="k := 9">
+                <Fallback>
+                    <MockAction script="S" _failureIf="k &gt; 1" _onSuccess="k += 1"/>
+                    <MockAction script="S" _successIf="k == 3" _onSuccess="k += 1"/>
+                </Fallback>
+            </Repeat>
+            <ReactiveSequence>
+                <ScriptCondition code="k &gt;= 9" _onSuccess="k := 10"/>
+                <MockAction script="RRS" _failureIf="k != 10"/>
+            </ReactiveSequence>
+        </Sequence>"#;
+    same_actions(body, 14, 4);
+}
+
+#[test]
+fn random_trees_with_hooks_run_as_in_behaviortree_cpp() {
+    // Hooks that decide as nodes are entered and set the keys others decide by, on any
+    // node of the agreeing kinds; every run starts by setting the keys.
+    let executes = compare_1000(4242, Kinds::Hooked, false);
+    assert!(executes > 20_000, "only {executes} executions compared");
+    // The hooks change what runs in many of those trees.
+    let mut g = Gen(4242);
+    let changed = (0..1000)
+        .filter(|_| {
+            let tree = random_tree(&mut g, Kinds::Hooked);
+            let mut nodes = tree.nodes().to_vec();
+            for node in &mut nodes {
+                node.fields.retain(|k, _| !arbor::model::is_hook(k));
+            }
+            let plain = Tree::from_nodes(nodes).unwrap();
+            in_arbor(&tree, 80, false) != in_arbor(&plain, 80, false)
+        })
+        .count();
+    assert!(
+        changed > 100,
+        "the hooks changed the run of only {changed} trees"
+    );
 }

@@ -104,6 +104,7 @@ rule_tests! {
     field_unknown: "invalid" / "field-unknown";
     unknown_kind: "invalid" / "unknown-kind";
     aborts_lower_place: "invalid" / "aborts-lower-place";
+    hook_place: "invalid" / "hook-place";
     too_large: "invalid" / "too-large";
     key_undeclared: "invalid" / "key-undeclared";
     key_type: "invalid" / "key-type";

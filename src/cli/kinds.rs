@@ -3,7 +3,7 @@
 use std::io::Write;
 
 use super::EXIT_OK;
-use crate::model::{Catalog, Category};
+use crate::model::{Catalog, Category, FieldSpec, hook_fields, is_hook};
 
 /// `arbor kinds`: the catalog as a Markdown reference (docs/NODES.md is this output for
 /// the built-in kinds); a library's kinds say which library they come from.
@@ -40,30 +40,40 @@ pub fn kinds(catalog: &Catalog, out: &mut dyn Write) -> u8 {
                 text.push_str(&from);
                 text.push_str(".\n");
             }
-            if kind.fields.is_empty() {
-                continue;
-            }
-            text.push_str("\n| field | type | default | meaning |\n|---|---|---|---|\n");
-            for f in &kind.fields {
-                let default = match (&f.default, f.required) {
-                    (_, true) => "required".to_owned(),
-                    (Some(v), _) => format!("`{v}`"),
-                    (None, _) => "none".to_owned(),
-                };
-                let unit = if f.unit.is_empty() {
-                    String::new()
-                } else {
-                    format!(", in {}", f.unit)
-                };
-                text.push_str(&format!(
-                    "| `{}` | {}{unit} | {default} | {} |\n",
-                    f.name,
-                    f.ty.describe(),
-                    f.help
-                ));
-            }
+            field_table(&mut text, kind.fields.iter().filter(|f| !is_hook(&f.name)));
         }
     }
+    text.push_str(
+        "\n## Hooks\n\nEvery leaf, condition, composite, decorator and SubTree also has these fields: scripts checked as the node is entered, or run as it finishes or is aborted (SEMANTICS.md §3.7).\n",
+    );
+    field_table(&mut text, hook_fields().iter());
     let _ = out.write_all(text.as_bytes());
     EXIT_OK
+}
+
+/// A table of `fields`, if there are any.
+fn field_table<'f>(text: &mut String, fields: impl Iterator<Item = &'f FieldSpec>) {
+    let mut fields = fields.peekable();
+    if fields.peek().is_none() {
+        return;
+    }
+    text.push_str("\n| field | type | default | meaning |\n|---|---|---|---|\n");
+    for f in fields {
+        let default = match (&f.default, f.required) {
+            (_, true) => "required".to_owned(),
+            (Some(v), _) => format!("`{v}`"),
+            (None, _) => "none".to_owned(),
+        };
+        let unit = if f.unit.is_empty() {
+            String::new()
+        } else {
+            format!(", in {}", f.unit)
+        };
+        text.push_str(&format!(
+            "| `{}` | {}{unit} | {default} | {} |\n",
+            f.name,
+            f.ty.describe(),
+            f.help
+        ));
+    }
 }

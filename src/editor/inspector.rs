@@ -3,7 +3,9 @@
 
 use eframe::egui::{self, RichText};
 
-use crate::model::{Catalog, Edit, FieldSpec, FieldType, Node, ParentSlot, Tree, Value};
+use crate::model::{
+    Catalog, Edit, FieldSpec, FieldType, HOOKS, Node, ParentSlot, Tree, Value, is_hook,
+};
 
 /// What the inspector asks for.
 pub enum Request {
@@ -267,153 +269,171 @@ pub fn inspector_ui(
     if let Some(k) = kind {
         ui.label(RichText::new(k.help.as_str()).italics());
         ui.separator();
+        // One row per field, in a grid.
+        let mut rows = |ui: &mut egui::Ui, specs: &mut dyn Iterator<Item = &FieldSpec>| {
+            for spec in specs {
+                let set = node.fields.get(&spec.name);
+                if set.is_none()
+                    && k.category == crate::model::Category::Leaf
+                    && !crate::model::KindSpec::field_applies(&spec.name, parent.map(|p| p.port))
+                {
+                    // Shown where it means something (a service's interval).
+                    continue;
+                }
+                // A field whose key the node's code writes says so.
+                let name = match spec.direction {
+                    crate::model::FieldDirection::In => spec.name.clone(),
+                    d => format!("{} ({})", spec.name, d.word()),
+                };
+                let label = ui.label(if set.is_some() {
+                    RichText::new(&name).strong()
+                } else {
+                    RichText::new(&name)
+                });
+                let label_id = label.id;
+                let way = match spec.direction {
+                    crate::model::FieldDirection::In => "",
+                    crate::model::FieldDirection::Out => {
+                        "\nBound to a key, the node writes it (an output port)."
+                    }
+                    crate::model::FieldDirection::InOut => {
+                        "\nBound to a key, the node reads it and writes it (an inout port)."
+                    }
+                };
+                label.on_hover_text(format!("{}\n{}{way}", spec.help, spec.ty.describe()));
+                ui.horizontal(|ui| {
+                    let current = set.or(spec.default.as_ref());
+                    if spec.default.is_none() && !spec.required {
+                        // An optional field: a checkbox turns it on and off.
+                        let mut on = set.is_some();
+                        if named_checkbox(ui, &mut on, &format!("{} set", spec.name))
+                            .labelled_by(label_id)
+                            .changed()
+                        {
+                            let value = on.then(|| spec.ty.clone()).map(|ty| match ty {
+                                FieldType::Float { min, .. } => {
+                                    Value::Float(if min > 0.0 { min } else { 1.0 })
+                                }
+                                FieldType::Int { min, .. } => Value::Int(min),
+                                _ => Value::Text(String::new()),
+                            });
+                            request = Some(Request::Edit(
+                                Edit::SetField {
+                                    id: node.id.clone(),
+                                    name: spec.name.clone(),
+                                    value,
+                                },
+                                None,
+                            ));
+                        }
+                        if !on {
+                            ui.label(RichText::new("none").weak());
+                            return;
+                        }
+                    }
+                    if let FieldType::ContextKey(_) = spec.ty {
+                        let key = super::blackboard::key_field_ui(
+                            ui, tree, catalog, node, spec, label_id,
+                        );
+                        request = key.or(request.take());
+                        return;
+                    }
+                    let bindable = super::blackboard::bindable(k, spec);
+                    if let (Some(types), Some(Value::Key(key))) = (bindable, current) {
+                        let bound = super::blackboard::bound_field_ui(
+                            ui,
+                            (tree, catalog),
+                            node,
+                            spec,
+                            (types, key),
+                            label_id,
+                        );
+                        request = bound.or(request.take());
+                        return;
+                    }
+                    if let Some(v) = value_ui(ui, spec, current, label_id, "inspector") {
+                        let edit = Edit::SetField {
+                            id: node.id.clone(),
+                            name: spec.name.clone(),
+                            value: Some(v),
+                        };
+                        request = Some(Request::Edit(edit, Some(spec.name.clone())));
+                    }
+                    if !waypoints.is_empty()
+                        && crate::world::names_a_waypoint(&node.kind, &spec.name)
+                        && let Some(name) = waypoint_ui(ui, waypoints, &spec.name)
+                    {
+                        let edit = Edit::SetField {
+                            id: node.id.clone(),
+                            name: spec.name.clone(),
+                            value: Some(Value::Text(name)),
+                        };
+                        request = Some(Request::Edit(edit, None));
+                    }
+                    if let Some(types) = bindable
+                        && let Some(bind) =
+                            super::blackboard::bind_button(ui, (tree, catalog), node, spec, types)
+                    {
+                        request = Some(bind);
+                    }
+                });
+                ui.end_row();
+                // An asset's buttons on a row of their own, under its path (beside it
+                // the row would widen the panel).
+                if spec.ty == FieldType::Asset {
+                    ui.label("");
+                    ui.horizontal(|ui| {
+                        if ui
+                            .small_button("Browse…")
+                            .on_hover_text("Pick the tree file")
+                            .clicked()
+                        {
+                            request = Some(Request::BrowseAsset(spec.name.clone()));
+                        }
+                        let asset = set
+                            .or(spec.default.as_ref())
+                            .and_then(Value::as_str)
+                            .unwrap_or("");
+                        if ui
+                            .add_enabled(!asset.is_empty(), egui::Button::new("Open").small())
+                            .on_hover_text("Open this tree in the editor")
+                            .clicked()
+                        {
+                            request = Some(Request::OpenAsset);
+                        }
+                    });
+                    ui.end_row();
+                }
+            }
+        };
         egui::Grid::new("inspector-fields")
             .num_columns(2)
             .striped(true)
             .show(ui, |ui| {
-                for spec in &k.fields {
-                    let set = node.fields.get(&spec.name);
-                    if set.is_none()
-                        && k.category == crate::model::Category::Leaf
-                        && !crate::model::KindSpec::field_applies(
-                            &spec.name,
-                            parent.map(|p| p.port),
-                        )
-                    {
-                        // Shown where it means something (a service's interval).
-                        continue;
-                    }
-                    // A field whose key the node's code writes says so.
-                    let name = match spec.direction {
-                        crate::model::FieldDirection::In => spec.name.clone(),
-                        d => format!("{} ({})", spec.name, d.word()),
-                    };
-                    let label = ui.label(if set.is_some() {
-                        RichText::new(&name).strong()
-                    } else {
-                        RichText::new(&name)
-                    });
-                    let label_id = label.id;
-                    let way = match spec.direction {
-                        crate::model::FieldDirection::In => "",
-                        crate::model::FieldDirection::Out => {
-                            "\nBound to a key, the node writes it (an output port)."
-                        }
-                        crate::model::FieldDirection::InOut => {
-                            "\nBound to a key, the node reads it and writes it (an inout port)."
-                        }
-                    };
-                    label.on_hover_text(format!("{}\n{}{way}", spec.help, spec.ty.describe()));
-                    ui.horizontal(|ui| {
-                        let current = set.or(spec.default.as_ref());
-                        if spec.default.is_none() && !spec.required {
-                            // An optional field: a checkbox turns it on and off.
-                            let mut on = set.is_some();
-                            if named_checkbox(ui, &mut on, &format!("{} set", spec.name))
-                                .labelled_by(label_id)
-                                .changed()
-                            {
-                                let value = on.then(|| spec.ty.clone()).map(|ty| match ty {
-                                    FieldType::Float { min, .. } => {
-                                        Value::Float(if min > 0.0 { min } else { 1.0 })
-                                    }
-                                    FieldType::Int { min, .. } => Value::Int(min),
-                                    _ => Value::Text(String::new()),
-                                });
-                                request = Some(Request::Edit(
-                                    Edit::SetField {
-                                        id: node.id.clone(),
-                                        name: spec.name.clone(),
-                                        value,
-                                    },
-                                    None,
-                                ));
-                            }
-                            if !on {
-                                ui.label(RichText::new("none").weak());
-                                return;
-                            }
-                        }
-                        if let FieldType::ContextKey(_) = spec.ty {
-                            let key = super::blackboard::key_field_ui(
-                                ui, tree, catalog, node, spec, label_id,
-                            );
-                            request = key.or(request.take());
-                            return;
-                        }
-                        let bindable = super::blackboard::bindable(k, spec);
-                        if let (Some(types), Some(Value::Key(key))) = (bindable, current) {
-                            let bound = super::blackboard::bound_field_ui(
-                                ui,
-                                (tree, catalog),
-                                node,
-                                spec,
-                                (types, key),
-                                label_id,
-                            );
-                            request = bound.or(request.take());
-                            return;
-                        }
-                        if let Some(v) = value_ui(ui, spec, current, label_id, "inspector") {
-                            let edit = Edit::SetField {
-                                id: node.id.clone(),
-                                name: spec.name.clone(),
-                                value: Some(v),
-                            };
-                            request = Some(Request::Edit(edit, Some(spec.name.clone())));
-                        }
-                        if !waypoints.is_empty()
-                            && crate::world::names_a_waypoint(&node.kind, &spec.name)
-                            && let Some(name) = waypoint_ui(ui, waypoints, &spec.name)
-                        {
-                            let edit = Edit::SetField {
-                                id: node.id.clone(),
-                                name: spec.name.clone(),
-                                value: Some(Value::Text(name)),
-                            };
-                            request = Some(Request::Edit(edit, None));
-                        }
-                        if let Some(types) = bindable
-                            && let Some(bind) = super::blackboard::bind_button(
-                                ui,
-                                (tree, catalog),
-                                node,
-                                spec,
-                                types,
-                            )
-                        {
-                            request = Some(bind);
-                        }
-                    });
-                    ui.end_row();
-                    // An asset's buttons on a row of their own, under its path (beside it
-                    // the row would widen the panel).
-                    if spec.ty == FieldType::Asset {
-                        ui.label("");
-                        ui.horizontal(|ui| {
-                            if ui
-                                .small_button("Browse…")
-                                .on_hover_text("Pick the tree file")
-                                .clicked()
-                            {
-                                request = Some(Request::BrowseAsset(spec.name.clone()));
-                            }
-                            let asset = set
-                                .or(spec.default.as_ref())
-                                .and_then(Value::as_str)
-                                .unwrap_or("");
-                            if ui
-                                .add_enabled(!asset.is_empty(), egui::Button::new("Open").small())
-                                .on_hover_text("Open this tree in the editor")
-                                .clicked()
-                            {
-                                request = Some(Request::OpenAsset);
-                            }
-                        });
-                        ui.end_row();
-                    }
-                }
+                rows(ui, &mut k.fields.iter().filter(|f| !is_hook(&f.name)));
             });
+        // The hooks (SEMANTICS.md §3.7), folded away until one is set.
+        if k.fields.iter().any(|f| is_hook(&f.name)) {
+            let set = HOOKS
+                .iter()
+                .filter(|h| node.fields.contains_key(**h))
+                .count();
+            let title = match set {
+                0 => "Pre- and post-conditions".to_owned(),
+                n => format!("Pre- and post-conditions ({n})"),
+            };
+            egui::CollapsingHeader::new(title)
+                .id_salt(("hooks", &node.id))
+                .default_open(set > 0)
+                .show(ui, |ui| {
+                    egui::Grid::new("inspector-hooks")
+                        .num_columns(2)
+                        .striped(true)
+                        .show(ui, |ui| {
+                            rows(ui, &mut k.fields.iter().filter(|f| is_hook(&f.name)));
+                        });
+                });
+        }
         if !params.is_empty() {
             ui.separator();
             if let Some(r) = super::blackboard::params_ui(ui, tree, catalog, node, params) {

@@ -623,7 +623,64 @@ impl KindSpec {
     }
 }
 
+/// The scripts every node of BehaviorTree.CPP's kinds may have (SEMANTICS.md §3.7):
+/// checked as it is entered, `_failureIf` first, or run as it finishes or is aborted.
+/// Their names are BehaviorTree.CPP's attributes: a port's name starts with a letter, so
+/// none is ever a kind's own field.
+pub const HOOKS: [&str; 6] = [
+    "_failureIf",
+    "_successIf",
+    "_onSuccess",
+    "_onFailure",
+    "_post",
+    "_onHalted",
+];
+
+/// Whether field `name` is one of [`HOOKS`].
+pub fn is_hook(name: &str) -> bool {
+    HOOKS.contains(&name)
+}
+
+/// The hook fields ([`HOOKS`]), in their order.
+pub fn hook_fields() -> Vec<FieldSpec> {
+    let check = |name: &str, help: &str| FieldSpec::optional(name, FieldType::Expression, help);
+    let run = |name: &str, help: &str| FieldSpec::optional(name, FieldType::Statements, help);
+    vec![
+        check(
+            "_failureIf",
+            "Checked as the node is entered: when it holds, the node fails at once without running.",
+        ),
+        check(
+            "_successIf",
+            "Checked as the node is entered (after _failureIf): when it holds, the node succeeds at once without running.",
+        ),
+        run("_onSuccess", "Run when the node succeeds."),
+        run("_onFailure", "Run when the node fails."),
+        run(
+            "_post",
+            "Run when the node finishes, after _onSuccess or _onFailure.",
+        ),
+        run("_onHalted", "Run when the node is aborted while it runs."),
+    ]
+}
+
 fn common_fields(category: Category) -> Vec<FieldSpec> {
+    let mut fields = category_fields(category);
+    if matches!(
+        category,
+        Category::Leaf
+            | Category::Condition
+            | Category::Composite
+            | Category::Decorator
+            | Category::SubTree
+    ) {
+        fields.extend(hook_fields());
+    }
+    fields
+}
+
+/// The fields common to the kinds of `category` but the hooks.
+fn category_fields(category: Category) -> Vec<FieldSpec> {
     let key = || FieldType::ContextKey(KeyTypes::ANY);
     match category {
         Category::Leaf => vec![

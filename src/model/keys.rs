@@ -342,12 +342,12 @@ pub fn shares_keys(node: &Node, caller: &super::Tree) -> bool {
 }
 
 /// What SubTree node `node` binds of an asset that declares no keys (a BehaviorTree.CPP
-/// tree's port remapping): each of its fields but `asset` and `autoremap`, by the name of
-/// the asset's key it binds (SEMANTICS.md §3.5).
+/// tree's port remapping): each of its fields but `asset`, `autoremap` and its hooks, by
+/// the name of the asset's key it binds (SEMANTICS.md §3.5).
 pub fn open_bindings(node: &Node) -> impl Iterator<Item = (&str, &Value)> {
     node.fields
         .iter()
-        .filter(|(name, _)| *name != "asset" && *name != "autoremap")
+        .filter(|(name, _)| *name != "asset" && *name != "autoremap" && !super::is_hook(name))
         .map(|(name, v)| (name.as_str(), v))
 }
 

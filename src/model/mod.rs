@@ -12,8 +12,8 @@ pub mod script;
 mod validate;
 
 pub use catalog::{
-    Catalog, CatalogError, FieldDirection, FieldSpec, FieldType, HINTED_KINDS, KindSpec, Origin,
-    Repeats, Runs,
+    Catalog, CatalogError, FieldDirection, FieldSpec, FieldType, HINTED_KINDS, HOOKS, KindSpec,
+    Origin, Repeats, Runs, hook_fields, is_hook,
 };
 pub use edit::{Edit, EditError, ParentSlot};
 pub use keys::{

@@ -108,6 +108,9 @@ rules! {
     SubtreeParameter = "subtree-parameter", Error;
     /// An `interval` on an action that is not a service: nothing reads it.
     IntervalUnused = "interval-unused", Warning;
+    /// Hooks (`_failureIf` …) on a guard or a service, which is never entered as a
+    /// child, so they would never run.
+    HookPlace = "hook-place", Error;
 }
 
 /// The declarations `tree`'s uses of keys imply, for the keys neither it nor its project
@@ -543,7 +546,7 @@ pub fn validate(tree: &Tree, catalog: &Catalog, assets: &dyn Assets) -> Vec<Diag
     cx.counts();
     cx.interrupt_ids();
     cx.observers();
-    cx.intervals();
+    cx.placed_fields();
     cx.subtree_assets();
     cx.subtree_parameters();
     cx.keys();
@@ -877,9 +880,11 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    /// An action's `interval` says how often it runs as a service (SEMANTICS.md §3.2.1): set
-    /// on one that no composite's `services` input holds, it does nothing.
-    fn intervals(&mut self) {
+    /// Fields that mean something only where a node is linked: an action's `interval` says
+    /// how often it runs as a service (SEMANTICS.md §3.2.1), and set on one that no
+    /// composite's `services` input holds, it does nothing; a node's hooks run as it is
+    /// entered as a child (§3.7), which a guard or a service never is.
+    fn placed_fields(&mut self) {
         let tree = self.tree;
         let mut linked_in = vec![None; tree.len()];
         for p in 0..tree.len() {
@@ -896,6 +901,23 @@ impl<'a> Ctx<'a> {
                     Rule::IntervalUnused,
                     &node.id,
                     "'interval' says how often a service runs, but this action is not a service (on a composite's services input), so it is never used".to_owned(),
+                );
+            }
+            let role = match linked_in[i] {
+                Some(Port::Conditions) => "a guard, which is checked",
+                Some(Port::Services) => "a service, which runs beside its composite",
+                _ => continue,
+            };
+            if let Some(hook) = crate::model::HOOKS
+                .iter()
+                .find(|h| node.fields.contains_key(**h))
+            {
+                self.push(
+                    Rule::HookPlace,
+                    &node.id,
+                    format!(
+                        "{hook} runs as a node is entered as a child or finishes, but this node is {role} and never entered; link it as a child, or clear its hooks"
+                    ),
                 );
             }
         }
@@ -1105,12 +1127,15 @@ impl<'a> Ctx<'a> {
                 }
                 keys.extend(self.script_reads(node).map(|(_, k)| k.to_owned()));
             }
-            Some(Category::SubTree) => keys.extend(
-                self.subtree_uses(node)
-                    .into_iter()
-                    .filter(|u| u.role == keys::Role::Reads)
-                    .map(|u| u.key.to_owned()),
-            ),
+            Some(Category::SubTree) => {
+                keys.extend(
+                    self.subtree_uses(node)
+                        .into_iter()
+                        .filter(|u| u.role == keys::Role::Reads)
+                        .map(|u| u.key.to_owned()),
+                );
+                keys.extend(self.script_reads(node).map(|(_, k)| k.to_owned()));
+            }
             Some(Category::Composite | Category::Decorator) => {
                 keys.extend(
                     keys::bound_fields(node, self.catalog.kind(&node.kind))
@@ -1125,9 +1150,8 @@ impl<'a> Ctx<'a> {
     }
 
     /// The keys `node`'s script fields read (a ScriptCondition's or Script's `code`, a
-    /// Precondition's `if`), each
-    /// with its field; none from a script that does not parse (a `field-type` error says
-    /// so).
+    /// Precondition's `if`, its hooks such as `_failureIf`), each with its field; none
+    /// from a script that does not parse (a `field-type` error says so).
     fn script_reads(
         &self,
         node: &'a Node,
@@ -1143,7 +1167,8 @@ impl<'a> Ctx<'a> {
         role: keys::Role,
     ) -> impl Iterator<Item = (&'a str, &'a str)> + use<'a, '_> {
         let scripts = self.catalog.kind(&node.kind).into_iter().flat_map(|k| {
-            k.own_fields()
+            k.fields
+                .iter()
                 .filter(|f| f.ty.is_script())
                 .map(|f| f.name.as_str())
         });
@@ -1179,10 +1204,7 @@ impl<'a> Ctx<'a> {
                 let k = self.text(node, "out_context");
                 let own = (!k.is_empty()).then(|| k.to_owned());
                 own.into_iter()
-                    .chain(
-                        self.script_keys(node, keys::Role::Writes)
-                            .map(|(_, k)| k.to_owned()),
-                    )
+                    .chain(self.script_writes(node))
                     .chain(self.bound_writes(node))
                     .collect()
             }
@@ -1191,12 +1213,21 @@ impl<'a> Ctx<'a> {
                 .into_iter()
                 .filter(|u| u.role == keys::Role::Writes)
                 .map(|u| u.key.to_owned())
+                .chain(self.script_writes(node))
                 .collect(),
-            Some(Category::Condition | Category::Composite | Category::Decorator) => {
-                self.bound_writes(node).collect()
-            }
+            Some(Category::Condition | Category::Composite | Category::Decorator) => self
+                .bound_writes(node)
+                .chain(self.script_writes(node))
+                .collect(),
             _ => vec![],
         }
+    }
+
+    /// The keys `node`'s script fields assign (a Script's `code`, its hooks such as
+    /// `_onSuccess`).
+    fn script_writes(&self, node: &'a Node) -> impl Iterator<Item = String> + use<'a, '_> {
+        self.script_keys(node, keys::Role::Writes)
+            .map(|(_, k)| k.to_owned())
     }
 
     /// The keys `node`'s fields bound to keys that its code writes (a BehaviorTree.CPP
@@ -1212,6 +1243,9 @@ impl<'a> Ctx<'a> {
         use keys::{Role, Use};
         let mut uses = Vec::new();
         for (i, node) in self.tree.nodes().iter().enumerate() {
+            if self.category(node) == Some(Category::SubTree) {
+                uses.extend(self.subtree_uses(node));
+            }
             let mut add = |key: &'a str, role, field, types| {
                 if !key.is_empty() {
                     uses.push(Use {
@@ -1224,7 +1258,15 @@ impl<'a> Ctx<'a> {
                 }
             };
             match (self.category(node), self.kinds[i]) {
-                (Some(Category::SubTree), _) => uses.extend(self.subtree_uses(node)),
+                (Some(Category::SubTree), _) => {
+                    // Its hooks' keys (its parameters' are above).
+                    for (field, key) in self.script_reads(node) {
+                        add(key, Role::Reads, field, KeyTypes::SCRIPT);
+                    }
+                    for (field, key) in self.script_keys(node, Role::Writes) {
+                        add(key, Role::Writes, field, KeyTypes::SCRIPT);
+                    }
+                }
                 (Some(category), Some(kind)) => {
                     // A leaf's key fields (`in_context`, `out_context`, its kind's own).
                     let leaf = matches!(
@@ -1253,7 +1295,6 @@ impl<'a> Ctx<'a> {
                     for (field, key) in self.script_reads(node) {
                         add(key, Role::Reads, field, KeyTypes::SCRIPT);
                     }
-                    // (A branch's scripts are conditions: they assign nothing.)
                     for (field, key) in self.script_keys(node, Role::Writes) {
                         add(key, Role::Writes, field, KeyTypes::SCRIPT);
                     }
@@ -1391,11 +1432,8 @@ impl<'a> Ctx<'a> {
                     message,
                 ));
             };
-            for (name, value) in &node.fields {
-                if name == "asset" || name == "autoremap" {
-                    continue;
-                }
-                let Some(p) = by_name.get(name.as_str()) else {
+            for (name, value) in open_bindings(node) {
+                let Some(p) = by_name.get(name) else {
                     let hint = suggestion(name, params().map(|p| p.name.as_str()));
                     say(format!(
                         "it binds '{name}', which its asset does not declare as a parameter{hint}"

@@ -332,24 +332,36 @@ impl LeafIo<'_> {
     /// never more entries than keys (the lifecycle's buffer never grows in a step).
     pub(crate) fn write(&mut self, key: KeyId, value: Option<CtxValue>) {
         if let Some(w) = self.writes.as_deref_mut() {
-            match w.iter_mut().find(|(k, _)| *k == key) {
-                Some(slot) => slot.1 = value,
-                None => w.push((key, value)),
-            }
+            stage(w, key, value);
         }
     }
 
     /// The value `key` has as this action sees it: what it wrote in this execute, else
     /// the context's.
     pub(crate) fn current(&self, key: KeyId) -> Option<&CtxValue> {
-        match self
-            .writes
-            .as_deref()
-            .and_then(|w| w.iter().find(|(k, _)| *k == key))
-        {
-            Some((_, v)) => v.as_ref(),
-            None => self.seen.context.get(key),
-        }
+        staged(self.writes.as_deref(), self.seen.context, key)
+    }
+}
+
+/// Notes in `writes` that key `key` is set to `value` (`None`: cleared); a key written
+/// twice keeps its place and takes the later value, so there are never more entries
+/// than keys.
+pub(crate) fn stage(writes: &mut Writes, key: KeyId, value: Option<CtxValue>) {
+    match writes.iter_mut().find(|(k, _)| *k == key) {
+        Some(slot) => slot.1 = value,
+        None => writes.push((key, value)),
+    }
+}
+
+/// The value of `key` with `writes` (if any) noted over `context`.
+pub(crate) fn staged<'v>(
+    writes: Option<&'v Writes>,
+    context: &'v Context,
+    key: KeyId,
+) -> Option<&'v CtxValue> {
+    match writes.and_then(|w| w.iter().find(|(k, _)| *k == key)) {
+        Some((_, v)) => v.as_ref(),
+        None => context.get(key),
     }
 }
 

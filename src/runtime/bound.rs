@@ -13,7 +13,7 @@ use super::Status;
 use super::behaviour::{
     Action, CondIo, Condition, Context, CtxValue, KeyId, KeyLookup, LeafIo, NodeSpec, Outcome,
 };
-use super::node::Unread;
+use super::node::Refusal;
 use crate::model::{Catalog, FieldSpec, FieldType, Node, Value};
 
 /// A branch's field bound to a key: read at each entry of its node into the instance's
@@ -30,20 +30,10 @@ pub(crate) struct BoundSetting {
 impl BoundSetting {
     /// The setting the key's value in `context` gives, or why it gives none: the reason
     /// the branch's failure carries.
-    pub(crate) fn read(&self, context: &Context) -> Result<f64, Unread> {
-        let value = context.get(self.key).ok_or(Unread::NoValue)?;
-        let value = field_value(&self.spec, value).ok_or(Unread::NotFitting)?;
+    pub(crate) fn read(&self, context: &Context) -> Result<f64, Refusal> {
+        let value = context.get(self.key).ok_or(Refusal::NoValue)?;
+        let value = field_value(&self.spec, value).ok_or(Refusal::NotFitting)?;
         Ok((self.conv)(&value))
-    }
-}
-
-impl Unread {
-    /// The reason a node that could not read a key-bound field fails with.
-    pub(crate) fn reason(self) -> &'static str {
-        match self {
-            Unread::NoValue => NO_VALUE,
-            Unread::NotFitting => NOT_FITTING,
-        }
     }
 }
 
@@ -61,8 +51,8 @@ pub(crate) struct Bound {
 
 /// Why a node with bound fields could not be made or set at its entry: the reason its
 /// failure carries.
-const NO_VALUE: &str = "a key-bound field's key holds no value";
-const NOT_FITTING: &str = "a key-bound field's value does not fit it";
+pub(crate) const NO_VALUE: &str = "a key-bound field's key holds no value";
+pub(crate) const NOT_FITTING: &str = "a key-bound field's value does not fit it";
 const REFUSED: &str = "a key-bound field's value is refused by the kind";
 
 impl Bound {

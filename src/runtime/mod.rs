@@ -10,8 +10,8 @@
 //! 1. [`Status`] (here), `trace` (events), then `binary_trace` (their binary encoding);
 //!    `behaviour` (the behaviour traits and the context), then `mocks` (the built-in
 //!    behaviours), `stand_in` (stand-ins, which play the mocks' scripts), `bound` (fields
-//!    bound to keys, read at entry) and `slab` (the actions' storage), then `registry` (the
-//!    behaviours by kind name);
+//!    bound to keys, read at entry), `hooks` (a node's `_failureIf` … scripts) and `slab`
+//!    (the actions' storage), then `registry` (the behaviours by kind name);
 //! 2. `node`: what a node kind sees of the runtime (the `Run` trait) and the small types
 //!    the kinds, the compiler and the lifecycle share;
 //! 3. `kinds`: one module per kind, written against `node`;
@@ -24,6 +24,7 @@ mod behaviour;
 mod binary_trace;
 mod bound;
 mod exec;
+mod hooks;
 mod instance;
 mod kinds;
 mod mocks;

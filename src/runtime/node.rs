@@ -53,19 +53,33 @@ pub(crate) enum Act {
     TakeOver(u32),
     /// The tree was reset below; the call chain unwinds.
     Unwind,
-    /// It fails at once, for this reason: a branch whose field bound to a key could not
-    /// be read at its entry (SEMANTICS.md §3.5).
-    Refused(Unread),
+    /// It fails at once, for this reason, as it is entered: a branch whose field bound to
+    /// a key could not be read (SEMANTICS.md §3.5), a node whose `_failureIf` holds
+    /// (§3.7).
+    Refused(Refusal),
 }
 
-/// Why a field bound to a key could not be read (its reason, in words, is
-/// `Unread::reason`). One byte, so that [`Act`] stays two words.
+/// Why a node fails as it is entered, before it runs (its reason, in words, is
+/// [`Refusal::reason`]). One byte, so that [`Act`] stays two words.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Unread {
-    /// The key holds no value.
+pub(crate) enum Refusal {
+    /// A field's key holds no value.
     NoValue,
-    /// The key's value does not fit the field's type or range.
+    /// A field's key's value does not fit the field's type or range.
     NotFitting,
+    /// Its `_failureIf` holds.
+    FailureIf,
+}
+
+impl Refusal {
+    /// The reason the node fails with.
+    pub(crate) fn reason(self) -> &'static str {
+        match self {
+            Refusal::NoValue => super::bound::NO_VALUE,
+            Refusal::NotFitting => super::bound::NOT_FITTING,
+            Refusal::FailureIf => super::hooks::FAILURE_IF,
+        }
+    }
 }
 
 /// The part of a node's reaction to a child's report that the tree alone decides (see

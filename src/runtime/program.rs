@@ -10,6 +10,7 @@ use super::Status;
 use super::behaviour::CondRef;
 use super::behaviour::{CtxValue, KeyId, KeyLookup, KeyTable, MAX_KEYS, NodeSpec};
 use super::bound::{Bound, BoundSetting};
+use super::hooks::NodeHooks;
 use super::kinds::{Build, Kind};
 use super::node::{HoldsOn, Next, Test};
 use super::registry::Behaviours;
@@ -301,8 +302,14 @@ pub struct Program<A> {
     /// The leaves whose actions set and clear keys themselves, by node index, in order
     /// ([`HAS_WRITES`]).
     writers: Vec<u32>,
-    /// Whether there is one: an instance then keeps room for their writes.
+    /// Whether there is one, or a node's hook that sets keys: an instance then keeps room
+    /// for their writes.
     pub(crate) writes_keys: bool,
+    /// The nodes' hooks (SEMANTICS.md §3.7), in tree order.
+    pub(crate) hooks: Vec<NodeHooks>,
+    /// Each node's place in `hooks`, by node index ([`NONE`]: it has none); empty when no
+    /// node has any (so that an entry asks only whether it is).
+    pub(crate) hook_of: Vec<u32>,
 }
 
 impl<A: 'static> Program<A> {
@@ -371,6 +378,8 @@ impl<A: 'static> Program<A> {
                 enums: catalog.enums(),
                 writers: Vec::new(),
                 writes_keys: false,
+                hooks: Vec::new(),
+                hook_of: Vec::new(),
             },
         };
         b.add(root, tree, assets, "", NONE, 0)?;
@@ -386,7 +395,10 @@ impl<A: 'static> Program<A> {
         if b.p.bindings.is_empty() {
             b.p.settings_of = Vec::new();
         }
-        b.p.writes_keys = !b.p.writers.is_empty();
+        b.p.writes_keys = !b.p.writers.is_empty() || b.p.hooks.iter().any(NodeHooks::writes);
+        if !b.p.hooks.is_empty() {
+            b.p.hook_of.resize(b.p.recs.len(), NONE);
+        }
         let (records, timers, words) = b.p.lay_out();
         b.p.index_leaves(&b.runs);
         b.p.index_routes();
@@ -560,6 +572,8 @@ impl<A> Program<A> {
         // length even under a parent of many children.
         let place = self.places();
         let mut all = Vec::new();
+        // (A leaf with hooks is entered the general way, where they are checked.)
+        let hook_of = &self.hook_of;
         let mut route = |node: u32, s: Status| {
             let from = all.len() as u32;
             let (mut c, mut s) = (node, s);
@@ -594,7 +608,8 @@ impl<A> Program<A> {
                                 hands_over: from_leaf
                                     && to_leaf
                                     && all.len() as u32 == from
-                                    && child == node + 1,
+                                    && child == node + 1
+                                    && hook_of.get(child as usize).is_none_or(|&h| h == NONE),
                             }),
                             finished: (from, all.len() as u32),
                         };
@@ -622,6 +637,13 @@ impl<A> Program<A> {
         self.leaves = leaves;
         self.guarded = guarded;
         self.finished = all;
+    }
+
+    /// Node `n`'s hooks, if it has any.
+    #[inline]
+    pub(crate) fn hooks_of(&self, n: u32) -> Option<&NodeHooks> {
+        let at = *self.hook_of.get(n as usize)?;
+        self.hooks.get(at as usize)
     }
 
     /// Where the failure of branch `b` goes when one of its guards fails (see [`Route`]).
@@ -1189,6 +1211,11 @@ impl<A: 'static> Builder<'_, A> {
             first: First::Asks,
             services: (0, 0),
         });
+        if let Some(h) = NodeHooks::of(node, c, |k| self.keys.intern(k)) {
+            self.p.hook_of.resize(index as usize, NONE);
+            self.p.hook_of.push(self.p.hooks.len() as u32);
+            self.p.hooks.push(h);
+        }
         self.p.settings_of.push((b0, self.p.bindings.len() as u32));
         self.p.names.push(name.clone());
         self.p.titles.push(node.title.clone());

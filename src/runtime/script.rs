@@ -6,7 +6,8 @@
 use std::sync::Arc;
 
 use super::behaviour::{
-    Action, CondIo, Condition, Context, CtxValue, KeyId, LeafIo, NodeSpec, Outcome,
+    Action, CondIo, Condition, Context, CtxValue, KeyId, LeafIo, NodeSpec, Outcome, Writes, stage,
+    staged,
 };
 use crate::model::script::{Assign, Binary, Compare, Expr, Unary, parse};
 use crate::model::{Catalog, Category, FieldSpec, FieldType, KindSpec, Value};
@@ -80,6 +81,54 @@ pub(crate) fn branch_condition(
         Err(_) => Box::new([Code::Key(KeyId::MAX, "".into())]) as Box<[Code]>,
     };
     ScriptCondition { statements }
+}
+
+/// A node's hook that runs statements (`_onSuccess` …, SEMANTICS.md §3.7): `code` with
+/// its keys' ids, found by `key`. A script that does not parse (validation refuses it)
+/// has no value, and so sets nothing.
+pub(crate) fn hook_statements(
+    code: &str,
+    enums: &Catalog,
+    key: impl FnMut(&str) -> KeyId,
+) -> Statements {
+    Statements {
+        statements: branch_condition(code, enums, key).statements,
+    }
+}
+
+/// Statements a node runs as it finishes or is aborted (its hooks), which set keys.
+pub(crate) struct Statements {
+    statements: Box<[Code]>,
+}
+
+impl Statements {
+    /// Runs them over `context`, each seeing what those before set: the keys they set go
+    /// into `writes` (empty before). False, and nothing in `writes`, when the script has
+    /// no value.
+    pub(crate) fn run(&self, context: &Context, writes: &mut Writes) -> bool {
+        let mut env = Staged { context, writes };
+        let ok = run(&self.statements, &mut env).is_ok();
+        if !ok {
+            env.writes.clear();
+        }
+        ok
+    }
+}
+
+/// A hook's: the context with what its script set so far noted over it.
+struct Staged<'a> {
+    context: &'a Context,
+    writes: &'a mut Writes,
+}
+
+impl Env for Staged<'_> {
+    fn get(&self, key: KeyId) -> Option<&CtxValue> {
+        staged(Some(self.writes), self.context, key)
+    }
+
+    fn set(&mut self, key: KeyId, value: CtxValue) {
+        stage(self.writes, key, Some(value));
+    }
 }
 
 /// `Script`'s behaviour, from its node's fields: the script with its keys' ids.

@@ -356,6 +356,53 @@ fn a_behaviortree_cpp_file_saved_after_an_edit_changes_only_that_attribute() {
     assert_eq!(std::fs::read_to_string(&path).unwrap(), saved);
 }
 
+/// SEMANTICS.md §3.7: a node's hooks are in the inspector's "Pre- and post-conditions",
+/// open where one is set and folded where none is. One typed over, one turned on by its
+/// checkbox and typed, saved with Ctrl+S: the file changes in those attributes only.
+#[test]
+fn hooks_are_edited_in_the_inspector_and_saved_as_their_attributes() {
+    use arbor::io::btcpp::Document;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("hooks.xml");
+    let original = r#"<root BTCPP_format="4">
+  <BehaviorTree ID="Main">
+    <Repeat num_cycles="3">
+      <Sleep msec="500" _onSuccess="done := 1"/>
+    </Repeat>
+  </BehaviorTree>
+</root>
+"#;
+    std::fs::write(&path, original).unwrap();
+    let mut app = EditorApp::open(&path).unwrap();
+    app.select(Some(arbor::model::NodeId::new("sleep")));
+    let mut h = harness(app);
+    h.get_by_label("Pre- and post-conditions (1)");
+    crate::support::type_into(&mut h, "_onSuccess", "done := 2");
+    h.state_mut()
+        .select(Some(arbor::model::NodeId::new("repeat")));
+    h.run_steps(3);
+    assert!(h.query_by_label("_failureIf set").is_none(), "folded");
+    h.get_by_label("Pre- and post-conditions").click();
+    h.run_steps(3);
+    h.get_by_label("_failureIf set").click();
+    h.run_steps(3);
+    crate::support::type_into(&mut h, "_failureIf", "tired == 1");
+    key(&mut h, Modifiers::COMMAND, Key::S);
+    let saved = std::fs::read_to_string(&path).unwrap();
+    let expected = original
+        .replace(r#"_onSuccess="done := 1""#, r#"_onSuccess="done := 2""#)
+        .replace(
+            r#"num_cycles="3""#,
+            r#"num_cycles="3" _failureIf="tired == 1""#,
+        );
+    assert!(
+        Document::parse(&expected)
+            .unwrap()
+            .same_as(&Document::parse(&saved).unwrap()),
+        "{saved}"
+    );
+}
+
 /// docs/BTCPP.md, "Format 3": a BehaviorTree.CPP 3 file opens saying that it is read as
 /// format 4 and how many changes that made (Messages lists each); Ctrl+S writes format 4.
 #[test]

@@ -14,6 +14,7 @@ mod context;
 mod cooldown;
 mod delay;
 mod force;
+mod hooks;
 mod if_then_else;
 mod interrupt;
 mod inverter;

@@ -589,6 +589,13 @@ impl Reader {
                 node
             }
         };
+        // Its hooks, on any node (SEMANTICS.md §3.7).
+        for hook in crate::model::HOOKS {
+            if let Some(code) = e.attr(hook) {
+                node.fields
+                    .insert(hook.to_owned(), crate::model::Value::Text(code.to_owned()));
+            }
+        }
         node.title = title;
         let kind = node.kind.clone();
         self.remember(&id, e, &kind);
@@ -777,7 +784,7 @@ impl Writer<'_> {
                 e.attrs.retain(|(k, _)| {
                     !is_port(k) || (explicit && k == "ID") || node.fields.contains_key(k)
                 });
-                for (k, v) in &node.fields {
+                for (k, v) in node.fields.iter().filter(|(k, _)| is_port(k)) {
                     // As written while it says the same (`{@goal}` stays so).
                     if e.attr(k).is_none_or(|t| kinds::raw(k, t) != *v) {
                         e.set_attr(k, kinds::plain(v));
@@ -791,6 +798,13 @@ impl Writer<'_> {
                         e.set_attr(k, kinds::plain(v));
                     }
                 }
+            }
+        }
+        for hook in crate::model::HOOKS {
+            match node.fields.get(hook).and_then(crate::model::Value::as_str) {
+                Some(code) if e.attr(hook) != Some(code) => e.set_attr(hook, code.to_owned()),
+                Some(_) => {}
+                None => e.remove_attr(hook),
             }
         }
         Ok(e)

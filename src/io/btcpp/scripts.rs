@@ -1,7 +1,7 @@
-//! The scripts of a BehaviorTree.CPP file that Arbor keeps without running them (the
-//! `_skipIf` … attributes): each read as BehaviorTree.CPP's script language
-//! (docs/SCRIPTS.md) when the file is, and a note for each that is not in it. (`Script`'s
-//! and ScriptCondition's `code` and Precondition's `if` are fields Arbor checks itself.)
+//! The scripts BehaviorTree.CPP 4 reads on any node (the `_skipIf` … attributes). Those
+//! Arbor runs are its hooks, read into fields and checked as fields are; those it keeps
+//! without running (`_skipIf`, `_while`) are each read as BehaviorTree.CPP's script
+//! language (docs/SCRIPTS.md) when the file is, with a note for each that is not in it.
 
 use super::Element;
 use crate::model::script::parse;
@@ -19,13 +19,13 @@ pub(super) const ON_ANY: [&str; 8] = [
     "_post",
 ];
 
-/// A note for each script below `bt` (its elements, walked with a stack) that is not in
-/// the language: where, which, and why.
+/// A note for each script below `bt` (its elements, walked with a stack) that Arbor keeps
+/// without running and that is not in the language: where, which, and why.
 pub(super) fn unreadable(bt: &Element) -> Vec<String> {
     let mut notes = Vec::new();
     let mut stack = vec![bt];
     while let Some(e) = stack.pop() {
-        for attr in ON_ANY {
+        for attr in ON_ANY.into_iter().filter(|a| !crate::model::is_hook(a)) {
             if let Some(code) = e.attr(attr)
                 && let Err(why) = parse(code)
             {

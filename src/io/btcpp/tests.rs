@@ -488,8 +488,8 @@ fn a_format_3_file_is_read_as_format_4_with_a_note_for_each_change() {
 
 #[test]
 fn a_kept_script_that_is_not_in_the_language_is_noted_with_its_line() {
-    // Script's `code` and Precondition's `if` are fields validation checks
-    // (`field-type`), not notes.
+    // Script's `code`, Precondition's `if` and the hooks (`_onFailure`) are fields
+    // validation checks (`field-type`), not notes.
     let x = read(
         r#"<root BTCPP_format="4">
   <BehaviorTree ID="A">
@@ -498,7 +498,7 @@ fn a_kept_script_that_is_not_in_the_language_is_noted_with_its_line() {
       <Precondition if="battery &gt;" else="FAILURE">
         <Action ID="Script" code="x := 'open"/>
       </Precondition>
-      <Beep _post="ok := true" _onFailure="1 +"/>
+      <Beep _post="ok := true" _onFailure="1 +" _while="1 +"/>
     </Sequence>
   </BehaviorTree>
 </root>"#,
@@ -507,7 +507,7 @@ fn a_kept_script_that_is_not_in_the_language_is_noted_with_its_line() {
     assert_eq!(
         x.source.notes(),
         [
-            "line 8: <Beep>'s _onFailure is not a script BehaviorTree.CPP's language reads (at character 4: expected a value, a key or '(', found the end); it is kept as written",
+            "line 8: <Beep>'s _while is not a script BehaviorTree.CPP's language reads (at character 4: expected a value, a key or '(', found the end); it is kept as written",
         ]
     );
 }
@@ -664,4 +664,86 @@ fn a_kind_of_the_files_own_named_as_an_arbor_built_in_is_its_own() {
     ] {
         assert!(fresh.contains(element), "{element} in {fresh}");
     }
+}
+
+#[test]
+fn hooks_are_fields_of_any_node_and_written_back_where_they_were() {
+    let text = r#"<root BTCPP_format="4">
+  <BehaviorTree ID="Main">
+    <Sequence _successIf="done" _uid="3">
+      <Script code="n := 1" _post="n += 1"/>
+      <ParallelAll _onHalted="stopped := 1">
+        <Beep loud="{noise}" _failureIf="quiet" _onFailure="n := 0"/>
+      </ParallelAll>
+      <SubTree ID="Inner" _onSuccess="ok := 1" target="{goal}"/>
+    </Sequence>
+  </BehaviorTree>
+  <BehaviorTree ID="Inner">
+    <AlwaysSuccess/>
+  </BehaviorTree>
+</root>"#;
+    let x = read(text).unwrap();
+    let node = |id: &str| x.tree.node(&NodeId::new(id)).unwrap();
+    let text_of = |id: &str, f: &str| node(id).fields.get(f).cloned();
+    let t = |s: &str| Some(Value::Text(s.into()));
+    assert_eq!(text_of("sequence", "_successIf"), t("done"));
+    assert_eq!(text_of("script", "_post"), t("n += 1"));
+    assert_eq!(text_of("parallel_all", "_onHalted"), t("stopped := 1"));
+    assert_eq!(text_of("beep", "_failureIf"), t("quiet"));
+    assert_eq!(text_of("beep", "_onFailure"), t("n := 0"));
+    assert_eq!(text_of("sub_tree", "_onSuccess"), t("ok := 1"));
+    // A SubTree's hook binds no key of the tree it runs.
+    assert_eq!(
+        crate::model::open_bindings(node("sub_tree"))
+            .map(|(k, _)| k)
+            .collect::<Vec<_>>(),
+        ["target"]
+    );
+    let same = |a: &str, b: &str| {
+        Document::parse(a)
+            .unwrap()
+            .same_as(&Document::parse(b).unwrap())
+    };
+    let written = write(&x.tree, Some(&x.source)).unwrap().0;
+    assert!(same(text, &written), "{written}");
+    // An edit of one hook changes that attribute only; a hook cleared is dropped; one
+    // added to a node made in Arbor is written on it.
+    let tree = with_field(
+        &x.tree,
+        "beep",
+        "_failureIf",
+        Value::Text("quiet || n > 2".into()),
+    );
+    let mut nodes = tree.nodes().to_vec();
+    for n in &mut nodes {
+        if n.id.as_str() == "script" {
+            n.fields.remove("_post");
+        }
+    }
+    let tree = crate::model::Tree::from_nodes(nodes).unwrap();
+    let written = write(&tree, Some(&x.source)).unwrap().0;
+    let expected = text
+        .replace(r#"_failureIf="quiet""#, r#"_failureIf="quiet || n > 2""#)
+        .replace(r#" _post="n += 1""#, "");
+    assert!(same(&expected, &written), "{written}");
+    let mut fresh = crate::model::Node::new("wait", "AlwaysFailure");
+    fresh
+        .fields
+        .insert("_onFailure".into(), Value::Text("n := 7".into()));
+    let mut nodes = x.tree.nodes().to_vec();
+    nodes.push(fresh);
+    for n in &mut nodes {
+        if n.id.as_str() == "sequence" {
+            n.inputs
+                .get_mut(&Port::Children)
+                .unwrap()
+                .push(NodeId::new("wait"));
+        }
+    }
+    let tree = crate::model::Tree::from_nodes(nodes).unwrap();
+    let written = write(&tree, Some(&x.source)).unwrap().0;
+    assert!(
+        written.contains(r#"<AlwaysFailure _onFailure="n := 7"/>"#),
+        "{written}"
+    );
 }

@@ -18,6 +18,9 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
         if self.p.recs[n as usize].kind.is_leaf() {
             self.abort_leaf(n);
         }
+        if !self.p.hook_of.is_empty() {
+            self.status_hooks(n, Status::Aborted);
+        }
         self.emit(n, EventKind::Abort);
     }
 

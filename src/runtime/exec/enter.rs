@@ -2,7 +2,7 @@
 //! §3.3). What a finished node's report does is in `reports.rs`.
 
 use crate::runtime::Status;
-use crate::runtime::node::{Act, Run, Unread};
+use crate::runtime::node::{Act, Refusal, Run};
 use crate::runtime::program::First;
 use crate::runtime::trace::EventKind;
 
@@ -15,9 +15,10 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
     }
 
     /// The entry of node `n`, and of the nodes its entry enters in turn as long as their
-    /// kinds' rules fix that (`Rec::first`, from `Def::first`), as one loop down. A
-    /// branch's entry is its count, `enter` and its guards (SEMANTICS.md §3.3: one that fails makes
-    /// the branch fail at once); then its first move, or its kind's `enter`. Returns the
+    /// kinds' rules fix that (`Rec::first`, from `Def::first`), as one loop down. A node's
+    /// `_failureIf` and `_successIf` come first (§3.7: one that holds finishes it at once).
+    /// A branch's entry is its count, `enter` and its guards (SEMANTICS.md §3.3: one that
+    /// fails makes the branch fail at once); then its first move, or its kind's `enter`. Returns the
     /// last node entered and what it asks for.
     #[inline(always)]
     pub(super) fn begin(&mut self, n: u32) -> (u32, Act) {
@@ -30,6 +31,11 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
     pub(super) fn begin_as(&mut self, mut n: u32, mut guarded: bool) -> (u32, Act) {
         let p = self.p;
         loop {
+            if !p.hook_of.is_empty()
+                && let Some(act) = self.entry_hooks(n)
+            {
+                return (n, act);
+            }
             let rec = &p.recs[n as usize];
             if rec.first == First::NotBranch {
                 return (n, rec.kind.enter(self, n));
@@ -66,7 +72,7 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
     /// Branch `n`'s fields bound to keys, read into their settings at its entry; or why one
     /// could not be (SEMANTICS.md §3.5).
     #[inline(never)]
-    fn read_settings(&mut self, n: u32) -> Result<(), Unread> {
+    fn read_settings(&mut self, n: u32) -> Result<(), Refusal> {
         let p = self.p;
         let (from, to) = p.settings_of[n as usize];
         for at in from..to {
@@ -186,6 +192,9 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
         reason: Option<&'static str>,
     ) -> Flow {
         self.set_status(n, s);
+        if !self.p.hook_of.is_empty() {
+            self.status_hooks(n, s);
+        }
         if reason.is_some()
             && self.recording()
             && let Some(shown) = self.st.shown_mut(n as usize)

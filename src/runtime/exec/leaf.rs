@@ -5,7 +5,7 @@
 //! `kinds/leaf.rs`, holds what the compiler reads from a leaf and what it keeps.
 
 use crate::runtime::Status;
-use crate::runtime::behaviour::{KeyId, Outcome};
+use crate::runtime::behaviour::{KeyId, Outcome, Writes};
 use crate::runtime::kinds::Kind;
 use crate::runtime::kinds::leaf::MAX_DURATION;
 use crate::runtime::node::{Act, EPS, Run};
@@ -190,23 +190,7 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
     pub(super) fn store_writes(&mut self, n: u32, outcome: Outcome) -> Outcome {
         let p = self.p;
         let mut writes = std::mem::take(&mut self.cold().writes);
-        let mut fits = true;
-        for (key, value) in writes.iter_mut() {
-            if let Some(v) = value.take() {
-                match v.fitted(p.key_type(*key)) {
-                    Some(v) => *value = Some(v),
-                    None => fits = false,
-                }
-            }
-        }
-        if fits {
-            for (key, value) in writes.drain(..) {
-                match value {
-                    Some(v) => self.store(n, key, v),
-                    None => self.clear_key(n, key),
-                }
-            }
-        }
+        let fits = self.commit(n, &mut writes);
         writes.clear();
         self.cold().writes = writes;
         if fits {
@@ -218,6 +202,28 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
             self.take_produced(output_at);
         }
         Outcome::FailureBecause(NOT_ITS_TYPE)
+    }
+
+    /// Node `n` stores `writes` (keys set or cleared, in order), each value made its key's
+    /// type: all of them, or none when a value does not fit its key (false). `writes` is
+    /// left empty or as it was.
+    pub(super) fn commit(&mut self, n: u32, writes: &mut Writes) -> bool {
+        let p = self.p;
+        for (key, value) in writes.iter_mut() {
+            if let Some(v) = value.take() {
+                match v.fitted(p.key_type(*key)) {
+                    Some(v) => *value = Some(v),
+                    None => return false,
+                }
+            }
+        }
+        for (key, value) in writes.drain(..) {
+            match value {
+                Some(v) => self.store(n, key, v),
+                None => self.clear_key(n, key),
+            }
+        }
+        true
     }
 
     /// Node `n` clears context key `key`; a watched step's `context` event says so.

@@ -7,9 +7,10 @@
 //! (events, the display snapshot), the instance's memory, and `Exec`'s implementation of
 //! [`Run`], what a kind may do while it runs; the lifecycle itself is split by what it
 //! does: [`step`] (the phases), [`guards`] (guard checks and observers), [`enter`]
-//! (entering and finishing), [`reports`] (a finished node's report, up the tree or
-//! through the queue), [`interrupts`], [`abort`] (aborting, resetting, missing keys and
-//! stalls), [`leaf`] (an action leaf's part) and [`services`] (a composite's services).
+//! (entering and finishing), [`hooks`] (a node's `_failureIf` … scripts), [`reports`] (a
+//! finished node's report, up the tree or through the queue), [`interrupts`], [`abort`]
+//! (aborting, resetting, missing keys and stalls), [`leaf`] (an action leaf's part) and
+//! [`services`] (a composite's services).
 //!
 //! It is generic over [`Hooks`]: a step nothing watches runs it as [`Quiet`], where every
 //! event and every update of the display snapshot is compiled out; a watched step runs the
@@ -32,6 +33,7 @@ use super::trace::{Event, EventKind, Observer};
 mod abort;
 mod enter;
 mod guards;
+mod hooks;
 mod interrupts;
 mod leaf;
 mod reactive;

@@ -1,0 +1,83 @@
+//! A node's hooks (SEMANTICS.md §3.7): the scripts of its `_failureIf`, `_successIf`,
+//! `_onSuccess`, `_onFailure`, `_post` and `_onHalted` fields, compiled. The lifecycle
+//! checks and runs them (`exec/hooks.rs`); a node without any has no entry here.
+
+use super::Status;
+use super::behaviour::{Context, KeyId};
+use super::script::{ScriptCondition, Statements, branch_condition, hook_statements};
+use crate::model::{Catalog, Node};
+
+/// The reason of a node that failed because its `_failureIf` held.
+pub(crate) const FAILURE_IF: &str = "its _failureIf holds";
+
+/// One node's hooks, each `None` where the node has none.
+#[derive(Default)]
+pub(crate) struct NodeHooks {
+    failure_if: Option<ScriptCondition>,
+    success_if: Option<ScriptCondition>,
+    on_success: Option<Statements>,
+    on_failure: Option<Statements>,
+    post: Option<Statements>,
+    on_halted: Option<Statements>,
+}
+
+impl NodeHooks {
+    /// Node `node`'s hooks, their keys interned by `key`; `None` when it has none.
+    pub(crate) fn of(
+        node: &Node,
+        catalog: &Catalog,
+        mut key: impl FnMut(&str) -> KeyId,
+    ) -> Option<Self> {
+        let code = |field: &str| {
+            node.fields
+                .get(field)
+                .and_then(crate::model::Value::as_str)
+                .filter(|c| !c.trim().is_empty())
+        };
+        if crate::model::HOOKS.iter().all(|h| code(h).is_none()) {
+            return None;
+        }
+        let mut check = |f: &str| code(f).map(|c| branch_condition(c, catalog, &mut key));
+        let (failure_if, success_if) = (check("_failureIf"), check("_successIf"));
+        let mut run = |f: &str| code(f).map(|c| hook_statements(c, catalog, &mut key));
+        Some(Self {
+            failure_if,
+            success_if,
+            on_success: run("_onSuccess"),
+            on_failure: run("_onFailure"),
+            post: run("_post"),
+            on_halted: run("_onHalted"),
+        })
+    }
+
+    /// Whether one of them sets keys (the instance then keeps room for its writes).
+    pub(crate) fn writes(&self) -> bool {
+        self.on_success.is_some()
+            || self.on_failure.is_some()
+            || self.post.is_some()
+            || self.on_halted.is_some()
+    }
+
+    /// What the node does as it is entered, in `context`: fail (its `_failureIf` holds),
+    /// succeed (its `_successIf` holds), or `None`, run.
+    pub(crate) fn on_entry(&self, context: &Context) -> Option<Status> {
+        if self.failure_if.as_ref().is_some_and(|c| c.holds(context)) {
+            return Some(Status::Failure);
+        }
+        if self.success_if.as_ref().is_some_and(|c| c.holds(context)) {
+            return Some(Status::Success);
+        }
+        None
+    }
+
+    /// The scripts that run, in order, as the node takes status `s`: finished,
+    /// `_onSuccess` or `_onFailure`, then `_post`; aborted, `_onHalted`.
+    pub(crate) fn on_status(&self, s: Status) -> [Option<&Statements>; 2] {
+        match s {
+            Status::Success => [self.on_success.as_ref(), self.post.as_ref()],
+            Status::Failure => [self.on_failure.as_ref(), self.post.as_ref()],
+            Status::Aborted => [self.on_halted.as_ref(), None],
+            Status::Idle | Status::Running => [None, None],
+        }
+    }
+}
