@@ -218,6 +218,17 @@ enum Kinds {
     /// Those of `Agreeing`, with hooks (SEMANTICS.md §3.7) over two keys a script sets
     /// first.
     Hooked,
+    /// Those of `Hooked` whose rules for a skipped child agree (not IfThenElse,
+    /// WhileDoElse or KeepRunningUntilFailure: docs/BTCPP.md), with `_skipIf` among the
+    /// hooks.
+    Skipping,
+}
+
+impl Kinds {
+    /// Whether its trees' nodes have hooks.
+    fn hooked(self) -> bool {
+        matches!(self, Kinds::Hooked | Kinds::Skipping)
+    }
 }
 
 /// The hooks a node of a `Kinds::Hooked` tree may have: each decides, or changes keys
@@ -231,6 +242,15 @@ const HOOKED: [(&str, &str); 8] = [
     ("_onFailure", "k1 += 1"),
     ("_post", "k0 := k0 + k1"),
     ("_onHalted", "k1 := 3"),
+];
+
+/// The hooks a node of a `Kinds::Skipping` tree may have besides [`HOOKED`] (but its
+/// `_onHalted`: a branch skipped stays running in BehaviorTree.CPP, and a halt then runs
+/// its `_onHalted`, docs/BTCPP.md).
+const SKIPPING: [(&str, &str); 3] = [
+    ("_skipIf", "k0 == 1"),
+    ("_skipIf", "k1 >= 1"),
+    ("_skipIf", "k0 + k1 < 2"),
 ];
 
 /// A random condition: a constant one, or a scripted one (whose answer changes from step
@@ -301,6 +321,7 @@ fn subtree(g: &mut Gen, kinds: Kinds, depth: u32, nodes: &mut Vec<Node>) -> Node
                 (_, 2 | 0) => "Sequence",
                 (_, 4) => "ReactiveSequence",
                 (_, 5) => "ReactiveSelector",
+                (Kinds::Skipping, 6 | 7) => "Sequence",
                 (_, 6) => "IfThenElse",
                 (_, 7) => "WhileDoElse",
                 // After a child that finishes in the tick it starts, BehaviorTree.CPP's
@@ -359,6 +380,7 @@ fn subtree(g: &mut Gen, kinds: Kinds, depth: u32, nodes: &mut Vec<Node>) -> Node
             ];
             let kind = match kinds {
                 Kinds::Writable if g.below(3) == 0 => writable[g.below(6) as usize],
+                Kinds::Skipping => agreeing[g.below(5) as usize],
                 // A loop over a child that finishes in the tick it starts waits for the
                 // next tick in BehaviorTree.CPP (docs/BTCPP.md, "Where Arbor differs"),
                 // which a condition that changes shows.
@@ -394,9 +416,18 @@ fn subtree(g: &mut Gen, kinds: Kinds, depth: u32, nodes: &mut Vec<Node>) -> Node
             n
         }
     };
-    if kinds == Kinds::Hooked && g.below(4) != 0 {
+    if kinds.hooked() && g.below(4) != 0 {
+        let all: Vec<(&str, &str)> = match kinds {
+            Kinds::Skipping => HOOKED
+                .iter()
+                .filter(|(hook, _)| *hook != "_onHalted")
+                .chain(&SKIPPING)
+                .copied()
+                .collect(),
+            _ => HOOKED.to_vec(),
+        };
         for _ in 0..1 + g.below(2) {
-            let (hook, code) = HOOKED[g.below(HOOKED.len() as u64) as usize];
+            let (hook, code) = all[g.below(all.len() as u64) as usize];
             node.fields.insert(hook.into(), Value::Text(code.into()));
         }
     }
@@ -409,7 +440,7 @@ fn subtree(g: &mut Gen, kinds: Kinds, depth: u32, nodes: &mut Vec<Node>) -> Node
 fn random_tree(g: &mut Gen, kinds: Kinds) -> Tree {
     let mut nodes = vec![Node::new("root", "Root")];
     let mut child = subtree(g, kinds, 4, &mut nodes);
-    if kinds == Kinds::Hooked {
+    if kinds.hooked() {
         // The hooks' keys, set at the start of every run; then three subtrees, the first
         // two of which always go on to the next, so that one's hooks decide the next's.
         let mut set = Node::new("set", "Script");
@@ -1401,11 +1432,33 @@ fn random_trees_with_hooks_run_as_in_behaviortree_cpp() {
     // node of the agreeing kinds; every run starts by setting the keys.
     let executes = compare_1000(4242, Kinds::Hooked, false);
     assert!(executes > 20_000, "only {executes} executions compared");
-    // The hooks change what runs in many of those trees.
-    let mut g = Gen(4242);
-    let changed = (0..1000)
+    let changed = changed_by_hooks(4242, Kinds::Hooked);
+    assert!(
+        changed > 100,
+        "the hooks changed the run of only {changed} trees"
+    );
+}
+
+#[test]
+fn random_trees_with_skips_run_as_in_behaviortree_cpp() {
+    // The same with `_skipIf` among the hooks: skipped nodes, and composites all of whose
+    // children are skipped, over the kinds whose rules for a skipped child agree.
+    let executes = compare_1000(77, Kinds::Skipping, false);
+    assert!(executes > 20_000, "only {executes} executions compared");
+    let changed = changed_by_hooks(77, Kinds::Skipping);
+    assert!(
+        changed > 100,
+        "the hooks changed the run of only {changed} trees"
+    );
+}
+
+/// Of the 1,000 random trees of `kinds` seeded by `seed`, how many Arbor runs otherwise
+/// without their hooks (the hooks change what runs in them).
+fn changed_by_hooks(seed: u64, kinds: Kinds) -> usize {
+    let mut g = Gen(seed);
+    (0..1000)
         .filter(|_| {
-            let tree = random_tree(&mut g, Kinds::Hooked);
+            let tree = random_tree(&mut g, kinds);
             let mut nodes = tree.nodes().to_vec();
             for node in &mut nodes {
                 node.fields.retain(|k, _| !arbor::model::is_hook(k));
@@ -1413,9 +1466,77 @@ fn random_trees_with_hooks_run_as_in_behaviortree_cpp() {
             let plain = Tree::from_nodes(nodes).unwrap();
             in_arbor(&tree, 80, false) != in_arbor(&plain, 80, false)
         })
-        .count();
-    assert!(
-        changed > 100,
-        "the hooks changed the run of only {changed} trees"
-    );
+        .count()
+}
+
+/// SEMANTICS.md §3.7, "Skipped": `_skipIf`, a RunOnce's `then_skip` (BehaviorTree.CPP's
+/// default), a Precondition's and a Loop's `SKIPPED`, and composites whose children are
+/// all skipped, the same in both.
+#[test]
+fn skipped_nodes_run_as_in_behaviortree_cpp() {
+    let body = r#"        <Sequence>
+            <Script code="k := 0; n := 0"/>
+            <Repeat num_cycles="3">
+                <Sequence>
+                    <RunOnce>
+                        <MockAction script="RS" _onSuccess="n += 1"/>
+                    </RunOnce>
+                    <RunOnce then_skip="false">
+                        <MockAction script="F"/>
+                    </RunOnce>
+                </Sequence>
+            </Repeat>
+            <Fallback>
+                <Sequence>
+                    <MockAction script="S" _skipIf="n == 1"/>
+                    <MockAction script="S" _skipIf="k == 0"/>
+                </Sequence>
+                <MockAction script="F"/>
+            </Fallback>
+        </Sequence>"#;
+    // The first Repeat cycle runs both RunOnces' children; the second's child failed, so
+    // the Repeat fails there; BehaviorTree.CPP agrees.
+    same_actions(body, 12, 1);
+    let body = r#"        <Sequence>
+            <Script code="k := 0"/>
+            <Fallback>
+                <Sequence>
+                    <Precondition if="k == 1" else="SKIPPED">
+                        <MockAction script="F"/>
+                    </Precondition>
+                    <LoopInt queue="" value="{x}" if_empty="SKIPPED">
+                        <MockAction script="F"/>
+                    </LoopInt>
+                </Sequence>
+                <MockAction script="RS"/>
+            </Fallback>
+            <Parallel success_count="-1" failure_count="1">
+                <MockAction script="RRS"/>
+                <MockAction script="F" _skipIf="k == 0"/>
+            </Parallel>
+            <MockAction script="S"/>
+        </Sequence>"#;
+    same_actions(body, 12, 3);
+}
+
+/// docs/BTCPP.md, "Where Arbor differs", SKIPPED: a branch skipped because its children
+/// were stays RUNNING in BehaviorTree.CPP (it set that as it was ticked), so a halt runs
+/// its `_onHalted` (a ReactiveFallback halts a skipped child at once); Arbor's is not
+/// running, and runs none.
+#[test]
+fn on_halted_of_a_branch_whose_children_were_skipped_differs_as_documented() {
+    let body = r#"        <Sequence>
+            <Script code="h := 0"/>
+            <ReactiveFallback>
+                <ForceSuccess _onHalted="h := 1">
+                    <MockAction script="S" _skipIf="true"/>
+                </ForceSuccess>
+                <ScriptCondition code="h == 1"/>
+                <MockAction script="S"/>
+            </ReactiveFallback>
+        </Sequence>"#;
+    let [mut ours, theirs] = both_run(body, 4, 4, true);
+    ours.retain(|w| w.starts_with("MockAction"));
+    assert_eq!(ours, ["MockAction_2 success"]);
+    assert_eq!(theirs, Vec::<String>::new());
 }

@@ -638,10 +638,8 @@ fn alone_summary(instance: &Instance<World>, summary: &mut dyn Write) {
     let stats = instance.stats();
     let _ = writeln!(
         summary,
-        "runs completed: {} ({} success, {} failure); stalls: {}; context resets: {}; interrupts: {}",
-        stats.succeeded + stats.failed,
-        stats.succeeded,
-        stats.failed,
+        "runs completed: {}; stalls: {}; context resets: {}; interrupts: {}",
+        stats.completed(),
         stats.stalls,
         stats.context_missing,
         stats.interrupts

@@ -153,6 +153,7 @@ fn status_word(s: Status) -> &'static str {
         Status::Failure => "failed",
         Status::Running => "is running",
         Status::Aborted => "was aborted",
+        Status::Skipped => "was skipped",
         Status::Idle => "is idle",
     }
 }

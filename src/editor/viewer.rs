@@ -349,6 +349,7 @@ pub fn status_colour(status: Status) -> Color32 {
         Status::Success => Color32::from_rgb(80, 210, 100),
         Status::Failure => Color32::from_rgb(240, 80, 60),
         Status::Aborted => Color32::from_rgb(190, 120, 230),
+        Status::Skipped => Color32::from_rgb(110, 170, 220),
         Status::Idle => Color32::from_gray(120),
     }
 }

@@ -163,6 +163,8 @@ impl<R: BufRead> Records<R> {
             code::CHECK_TRUE => K::Check(true),
             code::COMPLETE_SUCCESS => K::Complete(Status::Success),
             code::COMPLETE_FAILURE => K::Complete(Status::Failure),
+            code::EXIT_SKIPPED => K::Exit(Status::Skipped, None),
+            code::COMPLETE_SKIPPED => K::Complete(Status::Skipped),
             code::RESTART => {
                 let r = self.byte()?;
                 K::Restart(

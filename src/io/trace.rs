@@ -752,7 +752,10 @@ fn event_kind(l: &Line) -> Result<EventKindOf<Arc<str>>, String> {
     let status = || match l.status.as_deref() {
         Some("success") => Ok(Status::Success),
         Some("failure") => Ok(Status::Failure),
-        Some(other) => Err(format!("\"status\" is success or failure, not '{other}'")),
+        Some("skipped") => Ok(Status::Skipped),
+        Some(other) => Err(format!(
+            "\"status\" is success, failure or skipped, not '{other}'"
+        )),
         None => Err(format!("a '{}' event needs its \"status\"", l.event)),
     };
     Ok(match l.event.as_str() {

@@ -627,9 +627,10 @@ impl KindSpec {
 /// checked as it is entered, `_failureIf` first, or run as it finishes or is aborted.
 /// Their names are BehaviorTree.CPP's attributes: a port's name starts with a letter, so
 /// none is ever a kind's own field.
-pub const HOOKS: [&str; 6] = [
+pub const HOOKS: [&str; 7] = [
     "_failureIf",
     "_successIf",
+    "_skipIf",
     "_onSuccess",
     "_onFailure",
     "_post",
@@ -653,6 +654,10 @@ pub fn hook_fields() -> Vec<FieldSpec> {
         check(
             "_successIf",
             "Checked as the node is entered (after _failureIf): when it holds, the node succeeds at once without running.",
+        ),
+        check(
+            "_skipIf",
+            "Checked as the node is entered (after _successIf): when it holds, the node is skipped without running.",
         ),
         run("_onSuccess", "Run when the node succeeds."),
         run("_onFailure", "Run when the node fails."),

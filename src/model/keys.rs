@@ -320,8 +320,9 @@ pub fn binding<'v>(
     fields: &'v std::collections::BTreeMap<String, Value>,
     shares: bool,
 ) -> Binding<'v> {
+    // (A hook is the SubTree node's own script, never a parameter's binding.)
     let bound = decl
-        .filter(|d| d.parameter.is_some())
+        .filter(|d| d.parameter.is_some() && !super::is_hook(&d.name))
         .and_then(|d| fields.get(&d.name));
     match bound {
         Some(Value::Key(k)) => Binding::Caller(k),

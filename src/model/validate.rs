@@ -904,8 +904,10 @@ impl<'a> Ctx<'a> {
                 );
             }
             let role = match linked_in[i] {
-                Some(Port::Conditions) => "a guard, which is checked",
-                Some(Port::Services) => "a service, which runs beside its composite",
+                Some(Port::Conditions) => "a guard, which is checked and never entered",
+                Some(Port::Services) => {
+                    "a service, which runs beside its composite and is never entered as a child"
+                }
                 _ => continue,
             };
             if let Some(hook) = crate::model::HOOKS
@@ -916,7 +918,7 @@ impl<'a> Ctx<'a> {
                     Rule::HookPlace,
                     &node.id,
                     format!(
-                        "{hook} runs as a node is entered as a child or finishes, but this node is {role} and never entered; link it as a child, or clear its hooks"
+                        "{hook} runs as a node is entered as a child or finishes, but this node is {role}; link it as a child, or clear its hooks"
                     ),
                 );
             }

@@ -44,8 +44,10 @@ pub(crate) mod code {
     pub const WARNING: u8 = 15;
     pub const CONTEXT_SET: u8 = 16;
     pub const CONTEXT_REMOVED: u8 = 17;
+    pub const EXIT_SKIPPED: u8 = 18;
+    pub const COMPLETE_SKIPPED: u8 = 19;
     /// The highest event code.
-    pub const LAST_EVENT: u8 = CONTEXT_REMOVED;
+    pub const LAST_EVENT: u8 = COMPLETE_SKIPPED;
     /// Added to an event's code when a node's id follows the code.
     pub const WITH_NODE: u8 = 0x80;
     /// The events that follow are this agent's.
@@ -343,12 +345,14 @@ impl<W: Write> Observer for BinaryTrace<W> {
             varint(&mut self.buf, e.step);
             self.step = e.step;
         }
-        // An exit, and a completed run, is a success or a failure: the runtime gives
-        // them no other status.
+        // An exit, and a completed run, is a success, a failure or skipped (without a
+        // reason): the runtime gives them no other status.
         let success = |s: Status| s == Status::Success;
         let kind = match e.kind {
             K::Enter => code::ENTER,
             K::Execute => code::EXECUTE,
+            K::Exit(Status::Skipped, _) => code::EXIT_SKIPPED,
+            K::Complete(Status::Skipped) => code::COMPLETE_SKIPPED,
             K::Exit(s, None) if success(s) => code::EXIT_SUCCESS,
             K::Exit(_, None) => code::EXIT_FAILURE,
             K::Exit(s, Some(_)) if success(s) => code::EXIT_SUCCESS_BECAUSE,

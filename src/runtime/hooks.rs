@@ -1,5 +1,5 @@
 //! A node's hooks (SEMANTICS.md §3.7): the scripts of its `_failureIf`, `_successIf`,
-//! `_onSuccess`, `_onFailure`, `_post` and `_onHalted` fields, compiled. The lifecycle
+//! `_skipIf`, `_onSuccess`, `_onFailure`, `_post` and `_onHalted` fields, compiled. The lifecycle
 //! checks and runs them (`exec/hooks.rs`); a node without any has no entry here.
 
 use super::Status;
@@ -15,6 +15,7 @@ pub(crate) const FAILURE_IF: &str = "its _failureIf holds";
 pub(crate) struct NodeHooks {
     failure_if: Option<ScriptCondition>,
     success_if: Option<ScriptCondition>,
+    skip_if: Option<ScriptCondition>,
     on_success: Option<Statements>,
     on_failure: Option<Statements>,
     post: Option<Statements>,
@@ -38,11 +39,13 @@ impl NodeHooks {
             return None;
         }
         let mut check = |f: &str| code(f).map(|c| branch_condition(c, catalog, &mut key));
-        let (failure_if, success_if) = (check("_failureIf"), check("_successIf"));
+        let (failure_if, success_if, skip_if) =
+            (check("_failureIf"), check("_successIf"), check("_skipIf"));
         let mut run = |f: &str| code(f).map(|c| hook_statements(c, catalog, &mut key));
         Some(Self {
             failure_if,
             success_if,
+            skip_if,
             on_success: run("_onSuccess"),
             on_failure: run("_onFailure"),
             post: run("_post"),
@@ -59,15 +62,18 @@ impl NodeHooks {
     }
 
     /// What the node does as it is entered, in `context`: fail (its `_failureIf` holds),
-    /// succeed (its `_successIf` holds), or `None`, run.
+    /// succeed (its `_successIf` holds), be skipped (its `_skipIf` holds), or `None`, run.
     pub(crate) fn on_entry(&self, context: &Context) -> Option<Status> {
-        if self.failure_if.as_ref().is_some_and(|c| c.holds(context)) {
-            return Some(Status::Failure);
+        let holds = |c: &Option<ScriptCondition>| c.as_ref().is_some_and(|c| c.holds(context));
+        if holds(&self.failure_if) {
+            Some(Status::Failure)
+        } else if holds(&self.success_if) {
+            Some(Status::Success)
+        } else if holds(&self.skip_if) {
+            Some(Status::Skipped)
+        } else {
+            None
         }
-        if self.success_if.as_ref().is_some_and(|c| c.holds(context)) {
-            return Some(Status::Success);
-        }
-        None
     }
 
     /// The scripts that run, in order, as the node takes status `s`: finished,
@@ -77,7 +83,7 @@ impl NodeHooks {
             Status::Success => [self.on_success.as_ref(), self.post.as_ref()],
             Status::Failure => [self.on_failure.as_ref(), self.post.as_ref()],
             Status::Aborted => [self.on_halted.as_ref(), None],
-            Status::Idle | Status::Running => [None, None],
+            Status::Idle | Status::Running | Status::Skipped => [None, None],
         }
     }
 }

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use super::Status;
 use super::behaviour::{Context, CtxValue, KeyError, KeyId};
-use super::exec::{Exec, Hooks, Quiet, Watched};
+use super::exec::{Exec, Quiet, Watch, Watched};
 use super::kinds::Kind;
 use super::program::Program;
 use super::slab::ActionSlab;
@@ -191,7 +191,7 @@ impl<A> Instance<A> {
         }
     }
 
-    fn exec<'x, 'o, H: Hooks>(
+    fn exec<'x, 'o, H: Watch>(
         &'x mut self,
         agent: &'x mut A,
         obs: Option<&'x mut (dyn Observer + 'o)>,

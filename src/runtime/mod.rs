@@ -80,6 +80,10 @@ pub enum Status {
     Failure = 3,
     /// Stopped from outside before it finished.
     Aborted = 4,
+    /// Passed over without running (its `_skipIf` held, SEMANTICS.md §3.7), or made of
+    /// children that all were: its parent goes on as its kind's rule for a skipped child
+    /// says.
+    Skipped = 5,
 }
 
 impl Status {
@@ -91,6 +95,7 @@ impl Status {
             Status::Success => "success",
             Status::Failure => "failure",
             Status::Aborted => "aborted",
+            Status::Skipped => "skipped",
         }
     }
 

@@ -313,6 +313,9 @@ pub(crate) trait Run {
     /// Node `n`'s status becomes `s`.
     fn set_status(&mut self, n: u32, s: Status);
 
+    /// Node `n`'s status.
+    fn status(&self, n: u32) -> Status;
+
     // ---- the lifecycle's entry points -----------------------------------------------
 
     /// What condition node `n`'s behaviour answers, given the value of `input` (its

@@ -64,23 +64,30 @@ fn compiled(script: &crate::model::script::Script, spec: &mut NodeSpec<'_>) -> B
         .collect()
 }
 
-/// A branch's condition in the language (Precondition's `if`): `code` with its keys'
-/// ids, found by `key`. A script that does not parse (validation refuses it) has no
-/// value, and so does not hold.
+/// A branch's condition in the language (Precondition's `if`, a hook's `_failureIf`):
+/// `code` with its keys' ids, found by `key`. A script that does not parse (validation
+/// refuses it) has no value, and so does not hold.
 pub(crate) fn branch_condition(
     code: &str,
     enums: &Catalog,
-    mut key: impl FnMut(&str) -> KeyId,
+    key: impl FnMut(&str) -> KeyId,
 ) -> ScriptCondition {
-    let statements = match parse(code) {
+    ScriptCondition {
+        statements: compile_code(code, enums, key),
+    }
+}
+
+/// `code`'s statements with their keys' ids, found by `key`; for a script that does not
+/// parse, one that has no value (a key no program has).
+fn compile_code(code: &str, enums: &Catalog, mut key: impl FnMut(&str) -> KeyId) -> Box<[Code]> {
+    match parse(code) {
         Ok(script) => script
             .statements
             .iter()
             .map(|s| compile(s, &mut key, enums))
             .collect(),
-        Err(_) => Box::new([Code::Key(KeyId::MAX, "".into())]) as Box<[Code]>,
-    };
-    ScriptCondition { statements }
+        Err(_) => Box::new([Code::Key(KeyId::MAX, "".into())]),
+    }
 }
 
 /// A node's hook that runs statements (`_onSuccess` …, SEMANTICS.md §3.7): `code` with
@@ -92,7 +99,7 @@ pub(crate) fn hook_statements(
     key: impl FnMut(&str) -> KeyId,
 ) -> Statements {
     Statements {
-        statements: branch_condition(code, enums, key).statements,
+        statements: compile_code(code, enums, key),
     }
 }
 

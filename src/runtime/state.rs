@@ -63,12 +63,30 @@ pub struct RunStats {
     pub succeeded: u64,
     /// Runs of the tree that completed with failure.
     pub failed: u64,
+    /// Runs of the tree whose every node was skipped (SEMANTICS.md §3.7).
+    pub skipped: u64,
     /// Stalls.
     pub stalls: u64,
     /// Resets for a missing context key.
     pub context_missing: u64,
     /// Interrupts started.
     pub interrupts: u64,
+}
+
+impl RunStats {
+    /// The runs that completed, as words: `N (S success, F failure[, K skipped])`.
+    pub fn completed(&self) -> String {
+        let skipped = match self.skipped {
+            0 => String::new(),
+            n => format!(", {n} skipped"),
+        };
+        format!(
+            "{} ({} success, {} failure{skipped})",
+            self.succeeded + self.failed + self.skipped,
+            self.succeeded,
+            self.failed
+        )
+    }
 }
 
 /// A finished node's report, queued for phase 4, with the node's epoch at that time: a
@@ -753,6 +771,7 @@ impl State {
     pub(crate) fn count_run(&mut self, s: Status) {
         match s {
             Status::Success => self.stats.succeeded += 1,
+            Status::Skipped => self.stats.skipped += 1,
             _ => self.stats.failed += 1,
         }
     }

@@ -142,13 +142,7 @@ impl fmt::Display for AgentSummary {
             }
         )?;
         if !self.alive {
-            return write!(
-                f,
-                "destroyed; runs completed {} ({} success, {} failure)",
-                self.runs.succeeded + self.runs.failed,
-                self.runs.succeeded,
-                self.runs.failed
-            );
+            return write!(f, "destroyed; runs completed {}", self.runs.completed());
         }
         write!(
             f,
@@ -164,13 +158,7 @@ impl fmt::Display for AgentSummary {
         if let Some(item) = &self.holding {
             write!(f, ", holds {item}")?;
         }
-        write!(
-            f,
-            "; runs completed {} ({} success, {} failure)",
-            self.runs.succeeded + self.runs.failed,
-            self.runs.succeeded,
-            self.runs.failed
-        )?;
+        write!(f, "; runs completed {}", self.runs.completed())?;
         if self.runs.stalls > 0 {
             write!(f, ", stalls {}", self.runs.stalls)?;
         }

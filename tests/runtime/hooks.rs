@@ -144,3 +144,174 @@ fn a_hook_whose_value_does_not_fit_its_key_stores_nothing() {
     );
     assert_eq!(r.context("count"), None);
 }
+
+#[test]
+fn a_skipped_child_lets_a_sequence_go_on_and_a_selector_try_the_next() {
+    let mut r = Run::new(
+        "root: Root | child s
+         s: Sequence | children a b c
+         a: MockAction script=S _skipIf=1==1 _onFailure=n:=1 _post=n:=2
+         b: MockAction script=S
+         c: MockAction script=R",
+    );
+    let events = r.steps(2);
+    assert_eq!(r.of("a"), ["0 enter a", "0 exit a skipped"]);
+    assert_eq!(r.counts("a").entries, 0, "its action is never called");
+    assert_eq!(
+        r.context("n"),
+        None,
+        "a skipped node runs no finishing hook"
+    );
+    assert!(
+        events.contains(&"1 exit b success".to_owned()),
+        "{events:#?}"
+    );
+    let mut r = Run::new(
+        "root: Root | child s
+         s: Selector | children a b
+         a: MockAction script=S _skipIf=1==1
+         b: MockAction script=R",
+    );
+    assert!(r.steps(1).contains(&"1 execute b".to_owned()));
+}
+
+#[test]
+fn composites_all_of_whose_children_are_skipped_are_skipped() {
+    // A Sequence and a Selector of skipped children, a Parallel of success `one` whose
+    // children are all skipped, an Inverter over one: each is skipped, and the Sequence
+    // above goes on to its last child; Root's run completes with it.
+    let mut r = Run::new(
+        "root: Root | child top
+         top: Sequence | children seq sel par inv last
+         seq: Sequence | children a b
+         a: MockAction script=S _skipIf=1==1
+         b: MockAction script=S _skipIf=1==1
+         sel: Selector | children c
+         c: MockAction script=S _skipIf=1==1
+         par: Parallel success=one | children d e
+         d: MockAction script=S _skipIf=1==1
+         e: MockAction script=S _skipIf=1==1
+         inv: Inverter | child f
+         f: MockAction script=S _skipIf=1==1
+         last: MockAction script=S",
+    );
+    let events = r.steps(1);
+    for node in ["seq", "sel", "par", "inv"] {
+        assert!(
+            events.contains(&format!("0 exit {node} skipped")),
+            "{node}: {events:#?}"
+        );
+    }
+    assert!(
+        events.contains(&"1 exit last success".to_owned()),
+        "{events:#?}"
+    );
+    assert!(
+        events.contains(&"1 exit top success".to_owned()),
+        "{events:#?}"
+    );
+    // A tree whose every node is skipped completes its runs skipped.
+    let mut r = Run::new(
+        "root: Root | child top
+         top: Sequence | children a
+         a: MockAction script=S _skipIf=1==1",
+    );
+    let events = r.steps(2);
+    assert!(
+        events.contains(&"0 complete root skipped".to_owned()),
+        "{events:#?}"
+    );
+    assert!(r.instance.stats().skipped >= 1, "{events:#?}");
+}
+
+#[test]
+fn a_parallel_of_all_counts_a_skipped_child_as_a_success() {
+    let mut r = Run::new(
+        "root: Root | child top
+         top: Sequence | children par last
+         par: Parallel success=all | children a b
+         a: MockAction script=S _skipIf=1==1
+         b: MockAction script=RS
+         last: MockAction script=R",
+    );
+    let events = r.steps(3);
+    assert!(
+        events.contains(&"2 exit par success".to_owned()),
+        "{events:#?}"
+    );
+}
+
+#[test]
+fn a_run_once_that_then_skips_and_a_precondition_and_loop_that_skip() {
+    let mut r = Run::new(
+        "root: Root | child top
+         top: Sequence | children once pre loop last
+         once: RunOnce then_skip=true | child a
+         a: MockAction script=S
+         pre: Precondition if=0==1 else=SKIPPED | child b
+         b: MockAction script=S
+         loop: LoopInt queue= if_empty=SKIPPED | child c
+         c: MockAction script=S
+         last: MockAction script=S",
+    );
+    let events = r.steps(6);
+    assert!(
+        events.contains(&"1 exit once success".to_owned()),
+        "{events:#?}"
+    );
+    assert!(
+        events.contains(&"1 exit pre skipped".to_owned()),
+        "{events:#?}"
+    );
+    assert!(
+        events.contains(&"1 exit loop skipped".to_owned()),
+        "{events:#?}"
+    );
+    // The second run: RunOnce is skipped at once.
+    let second: Vec<&String> = events.iter().filter(|e| e.contains(" once")).collect();
+    assert!(
+        second.iter().any(|e| e.ends_with("exit once skipped")),
+        "{second:#?}"
+    );
+    assert_eq!(r.counts("a").executions, 1);
+}
+
+#[test]
+fn a_repeater_whose_child_is_skipped_ends_skipped() {
+    let mut r = Run::new(
+        "root: Root | child top
+         top: Selector | children rep last
+         rep: Repeater times=3 | child a
+         a: MockAction script=S _skipIf=1==1
+         last: MockAction script=R",
+    );
+    let events = r.steps(1);
+    assert!(
+        events.contains(&"0 exit rep skipped".to_owned()),
+        "{events:#?}"
+    );
+    assert!(events.contains(&"1 execute last".to_owned()), "{events:#?}");
+}
+
+#[test]
+fn a_leaf_resumed_after_an_interrupt_checks_its_entry_hooks_and_its_parent_hears_it() {
+    // The interrupt's payload makes the resumed leaf's `_failureIf` hold: it fails as it
+    // is entered again, and its Selector goes on to its next child.
+    let mut r = Run::new(
+        "root: Root | child s | interrupts int
+         s: Selector | children a b
+         a: MockAction script=RRRRRRRR _failureIf=src=='bob'
+         b: MockAction script=RRRRRRRR
+         int: Interrupt interrupt_id=alarm out_context=src | child x
+         x: MockAction script=S",
+    );
+    r.steps(2);
+    r.trigger("alarm", Some("bob"));
+    let events = r.steps(3);
+    assert!(
+        events.contains(&"4 exit a failure (its _failureIf holds)".to_owned()),
+        "{events:#?}"
+    );
+    assert!(events.contains(&"4 enter b".to_owned()), "{events:#?}");
+    assert!(events.contains(&"5 execute b".to_owned()), "{events:#?}");
+}

@@ -36,6 +36,19 @@ pub(super) enum Conv {
     /// A port that names a blackboard entry by its name (SetBlackboard's `output_key`), as
     /// the name of the key an `out_context` field writes.
     KeyName,
+    /// True or false (`true`, `1` …), BehaviorTree.CPP's default when the port is not
+    /// written being this (RunOnce's `then_skip`).
+    Flag(bool),
+}
+
+impl Conv {
+    /// The field's value where the port is not written, when that is not "unset".
+    pub(super) fn absent(self) -> Option<Value> {
+        match self {
+            Conv::Flag(default) => Some(Value::Bool(default)),
+            _ => None,
+        }
+    }
 }
 
 pub(super) const MAPPED: &[Mapped] = &[
@@ -183,7 +196,11 @@ pub(super) const MAPPED: &[Mapped] = &[
     Mapped {
         btcpp: "RunOnce",
         arbor: "RunOnce",
-        ports: &[],
+        ports: &[Port {
+            name: "then_skip",
+            field: "then_skip",
+            conv: Conv::Flag(true),
+        }],
     },
 ];
 
@@ -232,7 +249,8 @@ pub const OWN: &str = "_own";
 const ARBOR_IN_FILES: &[&str] = &["MockAction", "MockCondition"];
 
 /// Arbor's built-in kinds.
-static BUILT_IN: LazyLock<crate::model::Catalog> = LazyLock::new(crate::model::Catalog::builtin);
+pub(super) static BUILT_IN: LazyLock<crate::model::Catalog> =
+    LazyLock::new(crate::model::Catalog::builtin);
 
 /// Whether Arbor has a built-in kind named `name` that an element of that name does not
 /// mean: one BehaviorTree.CPP does not have (Arbor's world, Wait …).
@@ -374,13 +392,20 @@ pub(super) fn to_field(
             Conv::KeyName => Err(format!(
                 "'{text}' reads the entry's name from another entry; Arbor's out_context names its key itself (write the name, as `{key}`)"
             )),
-            Conv::Millis | Conv::Threshold => Err(format!(
+            Conv::Millis | Conv::Threshold | Conv::Flag(_) => Err(format!(
                 "'{text}' reads a blackboard entry; Arbor reads this field from a key only in its own unit and words, which a file cannot say yet"
             )),
         };
     }
     match conv {
         Conv::Text => return Ok(Value::Text(text.to_owned())),
+        Conv::Flag(_) => {
+            return match text.trim() {
+                "true" | "True" | "TRUE" | "1" => Ok(Value::Bool(true)),
+                "false" | "False" | "FALSE" | "0" => Ok(Value::Bool(false)),
+                _ => Err(format!("'{text}' is neither true nor false")),
+            };
+        }
         Conv::KeyName => {
             return match crate::model::key_name_problem(text) {
                 None => Ok(Value::Text(text.to_owned())),
@@ -410,7 +435,7 @@ pub(super) fn to_field(
         Conv::Millis => Err(format!(
             "{number} ms: Arbor takes a time of more than 0 here"
         )),
-        Conv::Text | Conv::KeyName => Err(format!("'{text}' is not a value here")),
+        Conv::Text | Conv::KeyName | Conv::Flag(_) => Err(format!("'{text}' is not a value here")),
         Conv::Threshold => {
             let n = i64::try_from(children).unwrap_or(i64::MAX);
             match number {
@@ -446,6 +471,7 @@ pub(super) fn to_port(conv: Conv, value: &Value) -> Result<String, String> {
         }
         (Conv::Threshold, Value::Text(t)) if t == "all" => Ok("-1".into()),
         (Conv::Threshold, Value::Text(t)) if t == "one" => Ok("1".into()),
+        (Conv::Flag(_), Value::Bool(b)) => Ok(b.to_string()),
         (_, v) => Err(format!("{} has no BehaviorTree.CPP form here", plain(v))),
     }
 }

@@ -574,6 +574,8 @@ impl Reader {
                                 XmlProblem::at(e, format!("{name}'s {}: {why}", p.name))
                             })?;
                         node.fields.insert(p.field.to_owned(), v);
+                    } else if let Some(v) = p.conv.absent() {
+                        node.fields.insert(p.field.to_owned(), v);
                     }
                 }
                 node
@@ -763,15 +765,26 @@ impl Writer<'_> {
             Some(m) => {
                 let kids = node.linked(Port::Children).len() + node.linked(Port::Child).len();
                 for p in m.ports {
-                    let Some(value) = node.fields.get(p.field) else {
+                    // A port whose absence says something (RunOnce's `then_skip`) is
+                    // written when the field, set or at its Arbor default, says otherwise.
+                    let arbor_default = || {
+                        p.conv.absent()?;
+                        kinds::BUILT_IN
+                            .kind(&node.kind)?
+                            .field(p.field)?
+                            .default
+                            .as_ref()
+                    };
+                    let Some(value) = node.fields.get(p.field).or_else(arbor_default) else {
                         e.remove_attr(p.name);
                         continue;
                     };
                     // A port as written stays as written while it says the same.
-                    let same = e
-                        .attr(p.name)
-                        .and_then(|t| kinds::to_field(p.conv, p.name, t, kids).ok())
-                        .is_some_and(|v| v == *value);
+                    let same = match e.attr(p.name) {
+                        Some(t) => kinds::to_field(p.conv, p.name, t, kids).ok(),
+                        None => p.conv.absent(),
+                    }
+                    .is_some_and(|v| v == *value);
                     if !same {
                         let text = kinds::to_port(p.conv, value)
                             .map_err(|why| problem(format!("{}: {why}", p.field)))?;
@@ -801,8 +814,8 @@ impl Writer<'_> {
             }
         }
         for hook in crate::model::HOOKS {
-            match node.fields.get(hook).and_then(crate::model::Value::as_str) {
-                Some(code) if e.attr(hook) != Some(code) => e.set_attr(hook, code.to_owned()),
+            match node.fields.get(hook).map(kinds::plain) {
+                Some(code) if e.attr(hook) != Some(code.as_str()) => e.set_attr(hook, code),
                 Some(_) => {}
                 None => e.remove_attr(hook),
             }

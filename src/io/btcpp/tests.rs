@@ -747,3 +747,57 @@ fn hooks_are_fields_of_any_node_and_written_back_where_they_were() {
         "{written}"
     );
 }
+
+#[test]
+fn run_once_then_skip_is_true_when_not_written_and_written_back_as_it_was() {
+    let text = r#"<root BTCPP_format="4">
+  <BehaviorTree ID="Main">
+    <Sequence>
+      <RunOnce><AlwaysSuccess/></RunOnce>
+      <RunOnce then_skip="false"><AlwaysSuccess/></RunOnce>
+      <RunOnce then_skip="1"><AlwaysSuccess/></RunOnce>
+    </Sequence>
+  </BehaviorTree>
+</root>"#;
+    let x = read(text).unwrap();
+    let flag = |id: &str| {
+        x.tree
+            .node(&NodeId::new(id))
+            .unwrap()
+            .fields
+            .get("then_skip")
+            .cloned()
+    };
+    assert_eq!(
+        flag("run_once"),
+        Some(Value::Bool(true)),
+        "BehaviorTree.CPP's default"
+    );
+    assert_eq!(flag("run_once_2"), Some(Value::Bool(false)));
+    assert_eq!(flag("run_once_3"), Some(Value::Bool(true)));
+    let written = write(&x.tree, Some(&x.source)).unwrap().0;
+    assert!(
+        Document::parse(text)
+            .unwrap()
+            .same_as(&Document::parse(&written).unwrap()),
+        "{written}"
+    );
+    // A RunOnce made in Arbor, its then_skip at Arbor's default (false), says so.
+    let mut once = crate::model::Node::new("once", "RunOnce");
+    once.inputs.insert(Port::Child, vec![NodeId::new("ok")]);
+    let tree = crate::model::Tree::from_nodes(vec![
+        {
+            let mut root = crate::model::Node::new("root", "Root");
+            root.inputs.insert(Port::Child, vec![NodeId::new("once")]);
+            root
+        },
+        once,
+        crate::model::Node::new("ok", "AlwaysSuccess"),
+    ])
+    .unwrap();
+    let written = write(&tree, None).unwrap().0;
+    assert!(
+        written.contains(r#"<RunOnce then_skip="false">"#),
+        "{written}"
+    );
+}

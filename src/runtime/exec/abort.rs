@@ -7,9 +7,9 @@ use crate::runtime::node::Run;
 use crate::runtime::state::{last_byte, running_window};
 use crate::runtime::trace::{Event, EventKind, Reason};
 
-use super::{Exec, Flow, Hooks};
+use super::{Exec, Flow, Watch};
 
-impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
+impl<'o, A, H: Watch> Exec<'_, 'o, A, H> {
     pub(crate) fn abort_node(&mut self, n: u32) {
         if !self.running(n) {
             return;

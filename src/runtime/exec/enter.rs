@@ -6,9 +6,9 @@ use crate::runtime::node::{Act, Refusal, Run};
 use crate::runtime::program::First;
 use crate::runtime::trace::EventKind;
 
-use super::{Exec, Flow, Hooks, Stop};
+use super::{Exec, Flow, Stop, Watch};
 
-impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
+impl<'o, A, H: Watch> Exec<'_, 'o, A, H> {
     /// Enters node `n` and whatever it enters in turn, as long as nodes finish at once.
     pub(crate) fn enter(&mut self, n: u32) -> Flow {
         self.descend(n, Act::Enter(n))
@@ -173,7 +173,7 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
         Act::Running
     }
 
-    /// Node `n` finishes with `s`: its status and its `exit` event.
+    /// Node `n` finishes with `s`: its services stop, then [`Exec::finish_because`].
     #[inline]
     pub(crate) fn finish(&mut self, n: u32, s: Status) -> Flow {
         let services = self.p.recs[n as usize].services;
@@ -183,7 +183,8 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
         self.finish_because(n, s, None)
     }
 
-    /// [`Exec::finish`] of a leaf, with the reason it gave for a failure, if any.
+    /// Node `n` finishes with `s`, for `reason` when it failed for one (a leaf's, a
+    /// refusal's): its status, its finishing hooks (§3.7), its `exit` event.
     #[inline]
     pub(crate) fn finish_because(
         &mut self,

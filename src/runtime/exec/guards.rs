@@ -9,9 +9,9 @@ use crate::runtime::node::{Act, EPS, Run};
 use crate::runtime::program::{LeafInfo, PathGuard, Program, Watching};
 use crate::runtime::slab::ActionSlab;
 
-use super::{Delivery, Exec, Flow, Hooks, Stop};
+use super::{Delivery, Exec, Flow, Stop, Watch};
 
-impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
+impl<'o, A, H: Watch> Exec<'_, 'o, A, H> {
     /// Checks `guards` in order, stopping at the first that does not hold or whose key is
     /// missing. This is every guard check there is: a branch's on entry, those on a
     /// running leaf's path in phase 2 and on resume. A watched step then shows each
@@ -50,7 +50,7 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
         }
     }
 
-    /// [`Exec::first_failing`] without the hooks, on what it needs of the step: how many
+    /// [`Exec::first_failing`] without what is watched, on what it needs of the step: how many
     /// guards were checked (the one that failed included), and why it stopped. `plain` is
     /// what a condition without `in_context` sees.
     #[inline(always)]

@@ -1,5 +1,5 @@
-//! A node's hooks in the lifecycle (SEMANTICS.md §3.7): `_failureIf` and `_successIf`
-//! checked as it is entered, `_onSuccess`, `_onFailure` and `_post` run as it finishes,
+//! A node's hooks in the lifecycle (SEMANTICS.md §3.7): `_failureIf`, `_successIf` and
+//! `_skipIf` checked as it is entered, `_onSuccess`, `_onFailure` and `_post` run as it finishes,
 //! `_onHalted` as it is aborted. What a node has is compiled in `runtime/hooks.rs`.
 
 use crate::runtime::Status;
@@ -7,12 +7,13 @@ use crate::runtime::node::{Act, Refusal, Run};
 use crate::runtime::program::NONE;
 use crate::runtime::trace::EventKind;
 
-use super::{Exec, Hooks};
+use super::{Exec, Watch};
 
-impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
-    /// Node `n`, about to be entered, has hooks: when its `_failureIf` or `_successIf`
-    /// holds, it is entered and finishes at once with that status, without running
-    /// (a leaf's action is not called), a failure with its reason; `None` when it runs.
+impl<'o, A, H: Watch> Exec<'_, 'o, A, H> {
+    /// Node `n`, about to be entered, has hooks: when its `_failureIf`, `_successIf` or
+    /// `_skipIf` holds, it is entered and finishes at once with that status (skipped for
+    /// `_skipIf`), without running (a leaf's action is not called), a failure with its
+    /// reason; `None` when it runs.
     #[inline(never)]
     pub(super) fn entry_hooks(&mut self, n: u32) -> Option<Act> {
         let p = self.p;
@@ -39,11 +40,11 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
             return;
         };
         for script in hooks.on_status(s).into_iter().flatten() {
+            // (A script with no value leaves no writes.)
             let mut writes = std::mem::take(&mut self.cold().writes);
             if script.run(self.context(), &mut writes) {
                 self.commit(n, &mut writes);
             }
-            writes.clear();
             self.cold().writes = writes;
         }
     }

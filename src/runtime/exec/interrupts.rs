@@ -7,9 +7,9 @@ use crate::runtime::node::{Act, Run};
 use crate::runtime::program::NONE;
 use crate::runtime::trace::{Event, EventKind, Reason};
 
-use super::{Delivery, Exec, Flow, Hooks};
+use super::{Delivery, Exec, Flow, Watch};
 
-impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
+impl<'o, A, H: Watch> Exec<'_, 'o, A, H> {
     pub(super) fn start_interrupt(&mut self, at: u32, payload: Option<CtxValue>) -> Flow {
         if H::ON
             && let Some(o) = self.obs.as_deref_mut()
@@ -85,7 +85,13 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
             if self.superseded(leaf, began) {
                 continue;
             }
-            if self.enter(leaf) == Flow::Unwind {
+            // Entered again, a leaf whose entry hooks decide finishes at once (§3.7): its
+            // parents hear it.
+            let entered = match self.enter(leaf) {
+                Flow::Done(s) => self.climb(leaf, s),
+                flow => flow,
+            };
+            if entered == Flow::Unwind {
                 act = Act::Unwind;
                 break;
             }

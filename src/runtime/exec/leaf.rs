@@ -5,19 +5,19 @@
 //! `kinds/leaf.rs`, holds what the compiler reads from a leaf and what it keeps.
 
 use crate::runtime::Status;
-use crate::runtime::behaviour::{KeyId, Outcome, Writes};
+use crate::runtime::behaviour::Outcome;
 use crate::runtime::kinds::Kind;
 use crate::runtime::kinds::leaf::MAX_DURATION;
 use crate::runtime::node::{Act, EPS, Run};
 use crate::runtime::program::{HAS_IO, HAS_TIMER, LeafInfo, NONE};
-use crate::runtime::trace::{Event, EventKind};
+use crate::runtime::trace::EventKind;
 
-use super::{Exec, Hooks};
+use super::{Exec, Watch};
 
 /// The reason of an action that wrote a key a value of another type.
 const NOT_ITS_TYPE: &str = "a value it wrote does not fit its key's type";
 
-impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
+impl<'o, A, H: Watch> Exec<'_, 'o, A, H> {
     /// Action leaf `n` is entered: it starts (a missing key for its input resets the tree)
     /// and is active from now on; it executes from the next step.
     #[inline(always)]
@@ -191,7 +191,6 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
         let p = self.p;
         let mut writes = std::mem::take(&mut self.cold().writes);
         let fits = self.commit(n, &mut writes);
-        writes.clear();
         self.cold().writes = writes;
         if fits {
             return outcome;
@@ -202,48 +201,6 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
             self.take_produced(output_at);
         }
         Outcome::FailureBecause(NOT_ITS_TYPE)
-    }
-
-    /// Node `n` stores `writes` (keys set or cleared, in order), each value made its key's
-    /// type: all of them, or none when a value does not fit its key (false). `writes` is
-    /// left empty or as it was.
-    pub(super) fn commit(&mut self, n: u32, writes: &mut Writes) -> bool {
-        let p = self.p;
-        for (key, value) in writes.iter_mut() {
-            if let Some(v) = value.take() {
-                match v.fitted(p.key_type(*key)) {
-                    Some(v) => *value = Some(v),
-                    None => return false,
-                }
-            }
-        }
-        for (key, value) in writes.drain(..) {
-            match value {
-                Some(v) => self.store(n, key, v),
-                None => self.clear_key(n, key),
-            }
-        }
-        true
-    }
-
-    /// Node `n` clears context key `key`; a watched step's `context` event says so.
-    fn clear_key(&mut self, n: u32, key: KeyId) {
-        let cold = self.cold();
-        if cold.context.get(key).is_none() {
-            return;
-        }
-        cold.context.set(key, None);
-        if H::ON
-            && let Some(o) = self.obs.as_deref_mut()
-        {
-            let name = self.p.keys.get(usize::from(key)).map_or("", String::as_str);
-            o.event(&Event {
-                step: self.st.step(),
-                node: Some(n),
-                node_id: &self.p.names[n as usize],
-                kind: EventKind::Context(name, None),
-            });
-        }
     }
 
     /// Running leaf `n` is aborted (its status already says so): it is not active any more,

@@ -12,7 +12,7 @@
 //! (aborting, resetting, missing keys and stalls), [`leaf`] (an action leaf's part) and
 //! [`services`] (a composite's services).
 //!
-//! It is generic over [`Hooks`]: a step nothing watches runs it as [`Quiet`], where every
+//! It is generic over [`Watch`]: a step nothing watches runs it as [`Quiet`], where every
 //! event and every update of the display snapshot is compiled out; a watched step runs the
 //! same code as [`Watched`]. There is no second copy of any rule for the quiet case.
 //!
@@ -23,7 +23,7 @@
 use std::marker::PhantomData;
 
 use super::Status;
-use super::behaviour::{CondIo, Context, CtxValue, KeyId, LeafIo};
+use super::behaviour::{CondIo, Context, CtxValue, KeyId, LeafIo, Writes};
 use super::node::{Act, Operand, Run};
 use super::program::{LeafInfo, NONE, PathGuard, Program};
 use super::slab::ActionSlab;
@@ -42,7 +42,7 @@ mod services;
 mod step;
 
 /// Whether a step is watched: by an observer, or for the display snapshot.
-pub(crate) trait Hooks {
+pub(crate) trait Watch {
     /// False: events and display updates are compiled out.
     const ON: bool;
 }
@@ -50,14 +50,14 @@ pub(crate) trait Hooks {
 /// A step nothing watches (no observer, no display snapshot): a game's step.
 pub(crate) enum Quiet {}
 
-impl Hooks for Quiet {
+impl Watch for Quiet {
     const ON: bool = false;
 }
 
 /// A step with an observer, or with the display snapshot kept.
 pub(crate) enum Watched {}
 
-impl Hooks for Watched {
+impl Watch for Watched {
     const ON: bool = true;
 }
 
@@ -101,7 +101,7 @@ pub(crate) struct Exec<'x, 'o, A, H> {
     reason: Option<&'static str>,
 }
 
-impl<'x, 'o, A, H: Hooks> Exec<'x, 'o, A, H> {
+impl<'x, 'o, A, H: Watch> Exec<'x, 'o, A, H> {
     /// A step of the instance whose state, block and agent these are.
     #[inline(always)]
     pub(crate) fn new(
@@ -160,7 +160,7 @@ impl<'x, 'o, A, H: Hooks> Exec<'x, 'o, A, H> {
     }
 }
 
-impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
+impl<'o, A, H: Watch> Exec<'_, 'o, A, H> {
     // ---- what is watched ------------------------------------------------------------
 
     /// Whether the display snapshot is kept in this step.
@@ -187,7 +187,7 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
             Status::Success => shown.successes = shown.successes.saturating_add(1),
             Status::Failure => shown.failures = shown.failures.saturating_add(1),
             Status::Aborted => shown.aborts = shown.aborts.saturating_add(1),
-            Status::Idle => {}
+            Status::Idle | Status::Skipped => {}
         }
     }
 
@@ -261,6 +261,51 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
         self.st.entered_now(self.epoch(leaf))
     }
 
+    /// Node `n` stores `writes` (keys set or cleared, in order), each value made its key's
+    /// type: all of them, or none when a value does not fit its key (false). `writes` is
+    /// left empty either way.
+    pub(crate) fn commit(&mut self, n: u32, writes: &mut Writes) -> bool {
+        let p = self.p;
+        for (key, value) in writes.iter_mut() {
+            if let Some(v) = value.take() {
+                match v.fitted(p.key_type(*key)) {
+                    Some(v) => *value = Some(v),
+                    None => {
+                        writes.clear();
+                        return false;
+                    }
+                }
+            }
+        }
+        for (key, value) in writes.drain(..) {
+            match value {
+                Some(v) => self.store(n, key, v),
+                None => self.clear_key(n, key),
+            }
+        }
+        true
+    }
+
+    /// Node `n` clears context key `key`; a watched step's `context` event says so.
+    pub(crate) fn clear_key(&mut self, n: u32, key: KeyId) {
+        let cold = self.cold();
+        if cold.context.get(key).is_none() {
+            return;
+        }
+        cold.context.set(key, None);
+        if H::ON
+            && let Some(o) = self.obs.as_deref_mut()
+        {
+            let name = self.p.keys.get(usize::from(key)).map_or("", String::as_str);
+            o.event(&Event {
+                step: self.st.step(),
+                node: Some(n),
+                node_id: &self.p.names[n as usize],
+                kind: EventKind::Context(name, None),
+            });
+        }
+    }
+
     /// Calls the action of leaf `info` with its I/O (see [`State::leaf_io`]). `EXTRAS` false: the
     /// leaf has none (see [`Exec::check_and_execute`]).
     #[inline(always)]
@@ -277,7 +322,7 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
 /// What a kind may do while it runs, as the lifecycle does it, compiled into the kind's
 /// code. The lifecycle calls the same methods; its entry points at the end are written in
 /// the modules of what they do (`leaf`, `abort`, `interrupts`, `reports`).
-impl<A, H: Hooks> Run for Exec<'_, '_, A, H> {
+impl<A, H: Watch> Run for Exec<'_, '_, A, H> {
     /// Node `n`'s children, in slot order.
     #[inline(always)]
     fn kids(&self, n: u32) -> &[u32] {
@@ -414,6 +459,11 @@ impl<A, H: Hooks> Run for Exec<'_, '_, A, H> {
                 kind,
             });
         }
+    }
+
+    #[inline]
+    fn status(&self, n: u32) -> Status {
+        self.block.status()[n as usize]
     }
 
     #[inline]

@@ -5,9 +5,9 @@
 use crate::runtime::Status;
 use crate::runtime::node::{Next, Run};
 
-use super::{Delivery, Exec, Flow, Hooks};
+use super::{Delivery, Exec, Flow, Watch};
 
-impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
+impl<'o, A, H: Watch> Exec<'_, 'o, A, H> {
     /// Reactive composite `r` walks its children again as its kind's rules say, from its
     /// move on being entered again (`Def::again`), each child entered afresh. Reaching its
     /// running child ends the walk: that child runs on, and the result is `Running`. A

@@ -10,9 +10,9 @@ use crate::runtime::program::{LeafInfo, NONE, Route};
 use crate::runtime::state::{Report, last_running};
 use crate::runtime::trace::{EventKind, Reason};
 
-use super::{Delivery, Exec, Flow, Hooks};
+use super::{Delivery, Exec, Flow, Watch};
 
-impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
+impl<'o, A, H: Watch> Exec<'_, 'o, A, H> {
     /// Phase 4: deliver the queued reports in order.
     #[inline(never)]
     pub(super) fn reports(&mut self) {
@@ -38,11 +38,12 @@ impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
         self.st.queue_report(r, self.p);
     }
 
-    /// Delivers child `c`'s result to its parents, climbing while they finish.
+    /// Delivers child `c`'s result to its parents, climbing while they finish. (A leaf's
+    /// compiled routes are for a success and a failure.)
     pub(crate) fn deliver(&mut self, c: u32, s: Status) -> Flow {
         let p = self.p;
         let parent = p.recs[c as usize].parent;
-        if p.recs[c as usize].kind.is_leaf() && self.running(parent) {
+        if p.recs[c as usize].kind.is_leaf() && s != Status::Skipped && self.running(parent) {
             return self.deliver_route(c, p.leaf(c), s);
         }
         self.climb(c, s)

@@ -8,9 +8,9 @@ use crate::runtime::node::{EPS, Run};
 use crate::runtime::program::{HAS_WRITES, NONE};
 use crate::runtime::trace::EventKind;
 
-use super::{Exec, Flow, Hooks};
+use super::{Exec, Flow, Watch};
 
-impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
+impl<'o, A, H: Watch> Exec<'_, 'o, A, H> {
     /// Phase 1b: the services that are due, of the running composites, in tree order. A
     /// main tree suspended by an Interrupt runs none.
     #[inline(never)]

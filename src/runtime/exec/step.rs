@@ -9,9 +9,9 @@ use crate::runtime::program::{HAS_REGULATORS, HAS_WATCH, HAS_WRITES, LeafInfo, N
 use crate::runtime::state::{COMMON_STEP, FLAG_BITS, Flags, Trigger};
 use crate::runtime::trace::{EventKind, Reason};
 
-use super::{Delivery, Exec, Flow, Hooks, Watched};
+use super::{Delivery, Exec, Flow, Watch, Watched};
 
-impl<'o, A, H: Hooks> Exec<'_, 'o, A, H> {
+impl<'o, A, H: Watch> Exec<'_, 'o, A, H> {
     /// One step of SEMANTICS.md §3.2.
     ///
     /// The common step is inlined into its caller, and the calls it makes out of line go

@@ -8,7 +8,7 @@
 //! running child (for a Sequence with memory, also where it stopped, which no reset
 //! touches); a random-order node's order among the instance's permutations.
 
-use super::{Act, Build, Def, Next, Param, Run, flag_setting, opening};
+use super::{Act, Build, Def, Next, Param, Run, flag_setting, opening, skipped_if_all};
 use crate::model::{Category, FieldSpec, FieldType, KindSpec, Node, Runs, Value};
 use crate::runtime::Status;
 
@@ -131,7 +131,7 @@ impl Def for Sequence {
             // All of them done: the next entry starts from the first.
             *x.cursor_mut(n) = 0;
         }
-        follow(x, n, self.form, Some(go))
+        follow(x, n, self.form, skipped_if_all(x, n, s, Some(go)))
     }
 
     /// [`sequence_next`], where the file fixes `halt_on_failure` (and finishing does not
@@ -216,10 +216,11 @@ impl Def for Selector {
     #[inline(always)]
     fn react(self, x: &mut impl Run, n: u32, s: Status) -> Act {
         let go = self.next(x.cursor(n), x.kids(n).len() as u32, s);
-        follow(x, n, self.form, go)
+        follow(x, n, self.form, skipped_if_all(x, n, s, go))
     }
 
-    /// A success ends it; otherwise the next child, and after the last, failure.
+    /// A success ends it; otherwise (a failure, a child skipped) the next child, and after
+    /// the last, failure.
     fn next(self, at: u32, count: u32, s: Status) -> Option<Next> {
         Some(if s == Status::Success {
             Next::Finish(Status::Success)
@@ -232,8 +233,8 @@ impl Def for Selector {
 }
 
 /// A Sequence's reaction to a report of `s` from the child in slot `at` of `count`: a
-/// failure ends it, unless `halt_on_failure` (`halt`) is off; otherwise the next child, and
-/// after the last, success.
+/// failure ends it, unless `halt_on_failure` (`halt`) is off; otherwise (a success, a
+/// child skipped) the next child, and after the last, success.
 fn sequence_next(halt: bool, at: u32, count: u32, s: Status) -> Next {
     if s == Status::Failure && halt {
         Next::Finish(Status::Failure)

@@ -38,7 +38,8 @@ impl Def for Force {
         super::only_child_first(count)
     }
 
-    fn next(self, _: u32, _: u32, _: Status) -> Option<Next> {
-        Some(Next::Finish(self.0))
+    /// Its status, whatever its child's (a child skipped: skipped).
+    fn next(self, _: u32, _: u32, s: Status) -> Option<Next> {
+        Some(Next::Finish(if s == Status::Skipped { s } else { self.0 }))
     }
 }

@@ -77,6 +77,8 @@ impl Def for IfThenElse {
     fn next(self, at: u32, count: u32, s: Status) -> Option<Next> {
         Some(match (at, s) {
             (0, Status::Success) if count > 1 => Next::Child(1),
+            // A first child skipped decides nothing: it is skipped too.
+            (0, Status::Skipped) => Next::Finish(Status::Skipped),
             (0, _) if s != Status::Success && count > 2 => Next::Child(2),
             (0, _) => Next::Finish(Status::Failure),
             (_, s) => Next::Finish(s),

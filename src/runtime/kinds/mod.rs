@@ -508,6 +508,22 @@ pub(crate) fn first_move(x: &mut impl Run, n: u32, first: Next) -> Act {
     }
 }
 
+/// Composite `n`'s move `go` after a child reported `s`: when that ends it and its every
+/// child was skipped (each child's last status is skipped), it is skipped itself
+/// (SEMANTICS.md §3.7).
+#[inline]
+pub(crate) fn skipped_if_all(x: &impl Run, n: u32, s: Status, go: Option<Next>) -> Option<Next> {
+    match go {
+        Some(Next::Finish(_))
+            if s == Status::Skipped
+                && x.kids(n).iter().all(|&k| x.status(k) == Status::Skipped) =>
+        {
+            Some(Next::Finish(Status::Skipped))
+        }
+        go => go,
+    }
+}
+
 /// A node whose reaction the tree decides finishes as its rule says.
 #[inline]
 pub(crate) fn finish_as(next: Option<Next>) -> Act {

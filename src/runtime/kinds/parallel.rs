@@ -2,11 +2,14 @@
 //! its success and failure policies, aborting the children still running.
 //!
 //! Per instance: a branch's record, whose cursor counts the children finished, and a
-//! word counting those that succeeded.
+//! word counting those that succeeded (and, from bit 32, those skipped).
 
 use super::{Act, Build, Def, Needs, Param, Run};
 use crate::model::{Category, FieldSpec, KindSpec, Node, Runs, Value};
 use crate::runtime::Status;
+
+/// A skipped child, in its word (below it, the children that succeeded).
+const SKIPPED: u64 = 1 << 32;
 
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Parallel {
@@ -75,17 +78,22 @@ impl Def for Parallel {
     }
 
     /// Counts a finished child; when that decides it, aborts the children still running.
+    /// A skipped child counts towards `all` succeeding, and when every child was skipped,
+    /// so is it (SEMANTICS.md §3.7).
     fn react(self, x: &mut impl Run, n: u32, s: Status) -> Act {
         let total = x.kids(n).len() as u32;
         *x.cursor_mut(n) += 1;
-        if s == Status::Success {
-            *x.word_mut(n) += 1;
+        match s {
+            Status::Success => *x.word_mut(n) += 1,
+            Status::Skipped => *x.word_mut(n) += SKIPPED,
+            _ => {}
         }
-        let (done, succeeded) = (x.cursor(n), x.word(n) as u32);
-        let failed = done - succeeded;
-        let success_holds = s == Status::Success
+        let (done, word) = (x.cursor(n), x.word(n));
+        let (succeeded, skipped) = ((word % SKIPPED) as u32, (word / SKIPPED) as u32);
+        let failed = done - succeeded - skipped;
+        let success_holds = s != Status::Failure
             && if self.all_succeed.get(x) {
-                succeeded == total
+                succeeded + skipped == total
             } else {
                 succeeded >= 1
             };
@@ -97,6 +105,8 @@ impl Def for Parallel {
             };
         let result = if success_holds {
             Status::Success
+        } else if skipped == total {
+            Status::Skipped
         } else if failure_holds || done >= total {
             // A failure policy holds, or every child finished and no policy does.
             Status::Failure

@@ -32,7 +32,7 @@ impl Def for Precondition {
                 ),
                 FieldSpec::new(
                     "else",
-                    FieldType::Enum(vec!["FAILURE".into(), "SUCCESS".into()]),
+                    FieldType::Enum(vec!["FAILURE".into(), "SUCCESS".into(), "SKIPPED".into()]),
                     Value::Text("FAILURE".into()),
                     "The result when the condition does not hold.",
                 ),
@@ -45,6 +45,7 @@ impl Def for Precondition {
             script: b.script(node, "if"),
             otherwise: match b.catalog.text(node, "else") {
                 "SUCCESS" => Status::Success,
+                "SKIPPED" => Status::Skipped,
                 _ => Status::Failure,
             },
         }

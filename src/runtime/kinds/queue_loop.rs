@@ -66,7 +66,11 @@ impl Def for QueueLoop {
                         .with_direction(FieldDirection::Out),
                         FieldSpec::new(
                             "if_empty",
-                            FieldType::Enum(vec!["SUCCESS".into(), "FAILURE".into()]),
+                            FieldType::Enum(vec![
+                                "SUCCESS".into(),
+                                "FAILURE".into(),
+                                "SKIPPED".into(),
+                            ]),
                             Value::Text("SUCCESS".into()),
                             "The result once no element is left (at once for an empty queue).",
                         ),
@@ -95,6 +99,7 @@ impl Def for QueueLoop {
             value,
             empty: match b.catalog.text(node, "if_empty") {
                 "FAILURE" => Status::Failure,
+                "SKIPPED" => Status::Skipped,
                 _ => Status::Success,
             },
         }

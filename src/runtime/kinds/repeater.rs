@@ -64,8 +64,8 @@ impl Def for Repeater {
     }
 
     fn react(self, x: &mut impl Run, n: u32, s: Status) -> Act {
-        if s == Status::Failure && !self.ignore_failures.get(x) {
-            return Act::Done(Status::Failure);
+        if s == Status::Skipped || s == Status::Failure && !self.ignore_failures.get(x) {
+            return Act::Done(s);
         }
         let times = self.times.get(x);
         let runs = x.cursor_mut(n);

@@ -50,8 +50,8 @@ impl Def for Retry {
     }
 
     fn react(self, x: &mut impl Run, n: u32, s: Status) -> Act {
-        if s == Status::Success {
-            return Act::Done(Status::Success);
+        if s == Status::Success || s == Status::Skipped {
+            return Act::Done(s);
         }
         let times = self.times.get(x);
         let failures = x.cursor_mut(n);

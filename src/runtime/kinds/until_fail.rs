@@ -61,8 +61,10 @@ impl Def for UntilFail {
     }
 
     fn react(self, x: &mut impl Run, n: u32, s: Status) -> Act {
-        if s == Status::Failure {
-            return Act::Done(self.then);
+        match s {
+            Status::Failure => return Act::Done(self.then),
+            Status::Skipped => return Act::Done(s),
+            _ => {}
         }
         again(x, n, true)
     }
