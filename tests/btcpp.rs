@@ -219,8 +219,8 @@ enum Kinds {
     /// first.
     Hooked,
     /// Those of `Hooked` whose rules for a skipped child agree (not IfThenElse,
-    /// WhileDoElse or KeepRunningUntilFailure: docs/BTCPP.md), with `_skipIf` among the
-    /// hooks.
+    /// WhileDoElse or KeepRunningUntilFailure: docs/BTCPP.md), with `_skipIf` and `_while`
+    /// among the hooks.
     Skipping,
 }
 
@@ -247,10 +247,12 @@ const HOOKED: [(&str, &str); 8] = [
 /// The hooks a node of a `Kinds::Skipping` tree may have besides [`HOOKED`] (but its
 /// `_onHalted`: a branch skipped stays running in BehaviorTree.CPP, and a halt then runs
 /// its `_onHalted`, docs/BTCPP.md).
-const SKIPPING: [(&str, &str); 3] = [
+const SKIPPING: [(&str, &str); 5] = [
     ("_skipIf", "k0 == 1"),
     ("_skipIf", "k1 >= 1"),
     ("_skipIf", "k0 + k1 < 2"),
+    ("_while", "k0 < 2"),
+    ("_while", "k1 == 0"),
 ];
 
 /// A random condition: a constant one, or a scripted one (whose answer changes from step
@@ -1441,8 +1443,9 @@ fn random_trees_with_hooks_run_as_in_behaviortree_cpp() {
 
 #[test]
 fn random_trees_with_skips_run_as_in_behaviortree_cpp() {
-    // The same with `_skipIf` among the hooks: skipped nodes, and composites all of whose
-    // children are skipped, over the kinds whose rules for a skipped child agree.
+    // The same with `_skipIf` and `_while` among the hooks: skipped nodes, nodes halted
+    // while they run, and composites all of whose children are skipped, over the kinds
+    // whose rules for a skipped child agree.
     let executes = compare_1000(77, Kinds::Skipping, false);
     assert!(executes > 20_000, "only {executes} executions compared");
     let changed = changed_by_hooks(77, Kinds::Skipping);
@@ -1539,4 +1542,34 @@ fn on_halted_of_a_branch_whose_children_were_skipped_differs_as_documented() {
     ours.retain(|w| w.starts_with("MockAction"));
     assert_eq!(ours, ["MockAction_2 success"]);
     assert_eq!(theirs, Vec::<String>::new());
+}
+
+/// SEMANTICS.md §3.7: `_while` checked as a node is entered and while it runs: a leaf
+/// and a branch halted (their `_onHalted` run) and skipped when a Parallel's other child's
+/// hook changes the key, the same in both.
+#[test]
+fn while_runs_as_in_behaviortree_cpp() {
+    for on in ["leaf", "branch"] {
+        let (leaf, branch) = match on {
+            "leaf" => (r#" _while="go == 1" _onHalted="h := 1""#, ""),
+            _ => ("", r#" _while="go == 1" _onHalted="h := 1""#),
+        };
+        let body = format!(
+            r#"        <Sequence>
+            <Script code="go := 1; h := 0"/>
+            <Parallel success_count="-1" failure_count="1">
+                <Sequence{branch}>
+                    <MockAction script="RRRRRRRR"{leaf}/>
+                    <MockAction script="S"/>
+                </Sequence>
+                <MockAction script="RS" _onSuccess="go := 0"/>
+            </Parallel>
+            <ScriptCondition code="h == 1"/>
+            <MockAction script="S"/>
+        </Sequence>"#
+        );
+        // The leaf's `_while` skips it, and its Sequence runs the next; the branch's
+        // skips the Sequence.
+        same_actions(&body, 12, if on == "leaf" { 3 } else { 2 });
+    }
 }

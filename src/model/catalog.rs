@@ -627,10 +627,11 @@ impl KindSpec {
 /// checked as it is entered, `_failureIf` first, or run as it finishes or is aborted.
 /// Their names are BehaviorTree.CPP's attributes: a port's name starts with a letter, so
 /// none is ever a kind's own field.
-pub const HOOKS: [&str; 7] = [
+pub const HOOKS: [&str; 8] = [
     "_failureIf",
     "_successIf",
     "_skipIf",
+    "_while",
     "_onSuccess",
     "_onFailure",
     "_post",
@@ -658,6 +659,10 @@ pub fn hook_fields() -> Vec<FieldSpec> {
         check(
             "_skipIf",
             "Checked as the node is entered (after _successIf): when it holds, the node is skipped without running.",
+        ),
+        check(
+            "_while",
+            "Checked as the node is entered (after _skipIf) and at every step while it runs: when it does not hold, the node is skipped (stopped, if it runs).",
         ),
         run("_onSuccess", "Run when the node succeeds."),
         run("_onFailure", "Run when the node fails."),

@@ -1,5 +1,6 @@
 //! A node's hooks (SEMANTICS.md §3.7): the scripts of its `_failureIf`, `_successIf`,
-//! `_skipIf`, `_onSuccess`, `_onFailure`, `_post` and `_onHalted` fields, compiled. The lifecycle
+//! `_skipIf`, `_while`, `_onSuccess`, `_onFailure`, `_post` and `_onHalted` fields,
+//! compiled. The lifecycle
 //! checks and runs them (`exec/hooks.rs`); a node without any has no entry here.
 
 use super::Status;
@@ -16,6 +17,7 @@ pub(crate) struct NodeHooks {
     failure_if: Option<ScriptCondition>,
     success_if: Option<ScriptCondition>,
     skip_if: Option<ScriptCondition>,
+    while_: Option<ScriptCondition>,
     on_success: Option<Statements>,
     on_failure: Option<Statements>,
     post: Option<Statements>,
@@ -39,13 +41,18 @@ impl NodeHooks {
             return None;
         }
         let mut check = |f: &str| code(f).map(|c| branch_condition(c, catalog, &mut key));
-        let (failure_if, success_if, skip_if) =
-            (check("_failureIf"), check("_successIf"), check("_skipIf"));
+        let (failure_if, success_if, skip_if, while_) = (
+            check("_failureIf"),
+            check("_successIf"),
+            check("_skipIf"),
+            check("_while"),
+        );
         let mut run = |f: &str| code(f).map(|c| hook_statements(c, catalog, &mut key));
         Some(Self {
             failure_if,
             success_if,
             skip_if,
+            while_,
             on_success: run("_onSuccess"),
             on_failure: run("_onFailure"),
             post: run("_post"),
@@ -62,18 +69,29 @@ impl NodeHooks {
     }
 
     /// What the node does as it is entered, in `context`: fail (its `_failureIf` holds),
-    /// succeed (its `_successIf` holds), be skipped (its `_skipIf` holds), or `None`, run.
+    /// succeed (its `_successIf` holds), be skipped (its `_skipIf` holds, or its `_while`
+    /// does not), or `None`, run.
     pub(crate) fn on_entry(&self, context: &Context) -> Option<Status> {
         let holds = |c: &Option<ScriptCondition>| c.as_ref().is_some_and(|c| c.holds(context));
         if holds(&self.failure_if) {
             Some(Status::Failure)
         } else if holds(&self.success_if) {
             Some(Status::Success)
-        } else if holds(&self.skip_if) {
+        } else if holds(&self.skip_if) || !self.holds_while(context) {
             Some(Status::Skipped)
         } else {
             None
         }
+    }
+
+    /// Whether it has a `_while`, checked while the node runs.
+    pub(crate) fn has_while(&self) -> bool {
+        self.while_.is_some()
+    }
+
+    /// Whether its `_while` holds in `context` (true without one).
+    pub(crate) fn holds_while(&self, context: &Context) -> bool {
+        self.while_.as_ref().is_none_or(|c| c.holds(context))
     }
 
     /// The scripts that run, in order, as the node takes status `s`: finished,

@@ -219,6 +219,9 @@ pub(crate) enum Test<A> {
     /// TimeLimit's, SEMANTICS.md §3.3.1): holds while less than `seconds` have passed on the
     /// instance's clock since the branch was entered (its timer).
     Deadline { seconds: Param<f64> },
+    /// A node's check on itself, after its conditions and deadline: its `_while`
+    /// (SEMANTICS.md §3.7), in its hooks. When it does not hold, the node is skipped.
+    While,
 }
 
 impl<A> Clone for Test<A> {
@@ -237,6 +240,7 @@ impl<A> Clone for Test<A> {
                 observer: *observer,
             },
             Test::Deadline { seconds } => Test::Deadline { seconds: *seconds },
+            Test::While => Test::While,
         }
     }
 }

@@ -749,6 +749,8 @@ impl<A> Program<A> {
             for &b in up.iter().rev() {
                 self.push_guards(b, &mut path, true);
             }
+            // The leaf's own `_while` last.
+            self.push_while(n as u32, &mut path);
             let r0 = chain.len() as u32;
             chain.extend(
                 up.iter()
@@ -864,6 +866,22 @@ impl<A> Program<A> {
                 cond: CondRef::never(),
                 holds_on: HoldsOn::Test,
                 test: Test::Deadline { seconds },
+            });
+        }
+        if on_path {
+            self.push_while(b, to);
+        }
+    }
+
+    /// Node `n`'s `_while`, checked on the path while it runs, if it has one.
+    fn push_while(&self, n: u32, to: &mut Vec<PathGuard<A>>) {
+        if self.hooks_of(n).is_some_and(NodeHooks::has_while) {
+            to.push(PathGuard {
+                branch: n,
+                node: n,
+                cond: CondRef::never(),
+                holds_on: HoldsOn::Test,
+                test: Test::While,
             });
         }
     }

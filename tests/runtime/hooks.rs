@@ -315,3 +315,71 @@ fn a_leaf_resumed_after_an_interrupt_checks_its_entry_hooks_and_its_parent_hears
     assert!(events.contains(&"4 enter b".to_owned()), "{events:#?}");
     assert!(events.contains(&"5 execute b".to_owned()), "{events:#?}");
 }
+
+#[test]
+fn a_running_leaf_whose_while_stops_holding_is_halted_and_skipped() {
+    // `t` sets `go` to 0 at step 3; at step 4 phase 2 finds `a`'s `_while` false: `a`'s
+    // action is stopped, its `_onHalted` runs, it is skipped, and `s` goes on to `b`.
+    let mut r = Run::new(
+        "root: Root | child top
+         top: Sequence | children init p
+         init: Script code=go:=1
+         p: Parallel success=all | children s t
+         s: Sequence | children a b
+         a: MockAction script=RRRRRRRRR _while=go==1 _onHalted=h:=1 _post=post:=1
+         b: MockAction script=RRRRRRRRR
+         t: Sequence | children u off
+         u: MockAction script=S
+         off: Script code=go:=0",
+    );
+    let events = r.steps(5);
+    assert_eq!(
+        r.of("a"),
+        [
+            "1 enter a",
+            "2 execute a",
+            "3 execute a",
+            "4 context a h=1",
+            "4 exit a skipped"
+        ],
+        "{events:#?}"
+    );
+    assert_eq!(r.counts("a").aborts, 1, "its action is stopped");
+    assert_eq!(r.context("post"), None, "no finishing hook");
+    assert!(events.contains(&"4 enter b".to_owned()), "{events:#?}");
+}
+
+#[test]
+fn a_running_branch_whose_while_stops_holding_aborts_what_runs_below_and_is_skipped() {
+    let mut r = Run::new(
+        "root: Root | child top
+         top: Sequence | children init p
+         init: Script code=go:=1
+         p: Parallel success=all | children s t
+         s: Sequence _while=go==1 | children a b
+         a: MockAction script=RRRRRRRRR _onHalted=ha:=1
+         b: MockAction script=R
+         t: Sequence | children u off
+         u: MockAction script=S
+         off: Script code=go:=0",
+    );
+    let events = r.steps(5);
+    let at4: Vec<&String> = events
+        .iter()
+        .filter(|e| e.starts_with("4 ") && matches!(e.split(' ').nth(2), Some("a" | "s")))
+        .collect();
+    assert_eq!(
+        at4,
+        ["4 context a ha=1", "4 abort a", "4 exit s skipped"],
+        "{events:#?}"
+    );
+    assert_eq!(r.counts("b").entries, 0);
+    // Entered with its `_while` false, a node is skipped at once.
+    let mut r = Run::new(
+        "root: Root | child s
+         s: Selector | children a b
+         a: MockAction script=S _while=0==1
+         b: MockAction script=R",
+    );
+    assert_eq!(r.steps(1)[2..4], ["0 enter a", "0 exit a skipped"]);
+}

@@ -9,7 +9,6 @@
 
 mod kinds;
 mod models;
-mod scripts;
 mod subtree;
 mod v3;
 mod xml;
@@ -38,8 +37,7 @@ pub struct Source {
     /// The tree's `<BehaviorTree>`: its place among the root element's items.
     at: usize,
     originals: HashMap<NodeId, Original>,
-    /// What reading changed in the file (a format 3 file read as format 4), and the
-    /// scripts it keeps that are not in the language, to be said.
+    /// What reading changed in the file (a format 3 file read as format 4), to be said.
     notes: Vec<String>,
 }
 
@@ -281,8 +279,7 @@ pub fn read_named(text: &str, tree: Option<&str>) -> Result<XmlTree, XmlProblem>
     let (at, bt) = parsed.pick(tree)?;
     let mut reader = Reader::default();
     let tree = reader.tree(bt)?;
-    let mut notes = parsed.notes.clone();
-    notes.extend(scripts::unreadable(bt));
+    let notes = parsed.notes.clone();
     Ok(XmlTree {
         tree,
         source: Source {

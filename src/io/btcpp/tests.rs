@@ -487,9 +487,9 @@ fn a_format_3_file_is_read_as_format_4_with_a_note_for_each_change() {
 }
 
 #[test]
-fn a_kept_script_that_is_not_in_the_language_is_noted_with_its_line() {
-    // Script's `code`, Precondition's `if` and the hooks (`_onFailure`) are fields
-    // validation checks (`field-type`), not notes.
+fn scripts_are_fields_that_validation_checks_not_notes() {
+    // Script's `code`, Precondition's `if` and the hooks (`_onFailure`, `_while`) are
+    // fields validation checks (`field-type`), with the node; reading says nothing.
     let x = read(
         r#"<root BTCPP_format="4">
   <BehaviorTree ID="A">
@@ -504,12 +504,9 @@ fn a_kept_script_that_is_not_in_the_language_is_noted_with_its_line() {
 </root>"#,
     )
     .unwrap();
-    assert_eq!(
-        x.source.notes(),
-        [
-            "line 8: <Beep>'s _while is not a script BehaviorTree.CPP's language reads (at character 4: expected a value, a key or '(', found the end); it is kept as written",
-        ]
-    );
+    assert!(x.source.notes().is_empty(), "{:?}", x.source.notes());
+    let beep = x.tree.node(&NodeId::new("beep")).unwrap();
+    assert_eq!(beep.fields.get("_while"), Some(&Value::Text("1 +".into())));
 }
 
 #[test]

@@ -2,7 +2,6 @@
 //! becomes (docs/BTCPP.md, "Format 3"), with a note for each change, as BehaviorTree.CPP's
 //! own converter from format 3 changes it.
 
-use super::scripts::on_any;
 use super::{Document, Element, Item};
 
 /// Makes a format 3 document format 4, in place: what changed, one note per change, in
@@ -89,7 +88,7 @@ fn convert(e: &mut Element, notes: &mut Vec<(u32, String)>) {
             }
         ));
     }
-    for k in on_any() {
+    for k in crate::model::HOOKS {
         if e.attr(k).is_some() {
             say(format!(
                 "<{}>'s {k} was a port in format 3; format 4 reads it as a script",

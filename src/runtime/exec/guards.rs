@@ -42,7 +42,7 @@ impl<'o, A, H: Watch> Exec<'_, 'o, A, H> {
     ) {
         if H::ON {
             for (i, g) in guards[..checked].iter().enumerate() {
-                if !matches!(g.test, Test::Deadline { .. }) {
+                if !matches!(g.test, Test::Deadline { .. } | Test::While) {
                     let failed = i + 1 == checked && matches!(stop, Some(Stop::False(_)));
                     self.checked(g.node, !failed);
                 }
@@ -95,6 +95,9 @@ impl<'o, A, H: Watch> Exec<'_, 'o, A, H> {
                     let seconds = seconds.of(|at| timers[p.setting_slot(at)]);
                     clock - started < seconds - EPS
                 }
+                Test::While => p
+                    .hooks_of(g.node)
+                    .is_none_or(|h| h.holds_while(plain.context)),
             };
             if !held {
                 return (i + 1, Some(Stop::False(g)));
@@ -230,14 +233,27 @@ impl<'o, A, H: Watch> Exec<'_, 'o, A, H> {
     }
 
     /// A leaf's guards stopped at `stop`: the branch whose guard failed fails (its report
-    /// queued or delivered at once, as `delivery` says), or the tree resets for a missing
-    /// key.
+    /// queued or delivered at once, as `delivery` says), a node whose `_while` no longer
+    /// holds is skipped, or the tree resets for a missing key.
     #[inline(never)]
     pub(super) fn stopped(&mut self, stop: Stop<'_, A>, delivery: Delivery) -> Flow {
         match stop {
+            Stop::False(g) if matches!(g.test, Test::While) => self.while_ended(g.node, delivery),
             Stop::False(g) => self.guard_failed(g.branch, delivery),
             Stop::Missing(g, k) => self.context_missing(g.node, k),
         }
+    }
+
+    /// Running node `n`'s `_while` no longer holds (SEMANTICS.md §3.7): it is halted — what
+    /// runs below it aborted, a leaf's action stopped (`on_exit(aborted)`), then its
+    /// `_onHalted` — and it is skipped, its report queued or delivered at once.
+    fn while_ended(&mut self, n: u32, delivery: Delivery) -> Flow {
+        self.abort_below(n);
+        if self.p.recs[n as usize].kind.is_leaf() {
+            self.abort_leaf(n);
+        }
+        self.status_hooks(n, Status::Aborted);
+        self.ends_early(n, Status::Skipped, delivery)
     }
 
     /// A guard of running branch `b` failed: the branch fails, aborting what runs below,
