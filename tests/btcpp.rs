@@ -1573,3 +1573,33 @@ fn while_runs_as_in_behaviortree_cpp() {
         same_actions(&body, 12, if on == "leaf" { 3 } else { 2 });
     }
 }
+
+/// SEMANTICS.md §3.3.1: WasEntryUpdated, SkipUnlessUpdated and WaitValueUpdate see their
+/// key set (`{x}` or `x`) as BehaviorTree.CPP's do, the same actions running in both.
+#[test]
+fn entry_updated_nodes_run_as_in_behaviortree_cpp() {
+    let body = r#"        <Sequence>
+            <Script code="x := 1"/>
+            <Repeat num_cycles="3">
+                <Sequence>
+                    <ForceSuccess>
+                        <Sequence>
+                            <WasEntryUpdated entry="{x}"/>
+                            <MockAction script="S"/>
+                        </Sequence>
+                    </ForceSuccess>
+                    <SkipUnlessUpdated entry="x">
+                        <MockAction script="S"/>
+                    </SkipUnlessUpdated>
+                </Sequence>
+            </Repeat>
+            <Parallel success_count="-1" failure_count="1">
+                <WaitValueUpdate entry="{y}">
+                    <MockAction script="S"/>
+                </WaitValueUpdate>
+                <MockAction script="RS" _onSuccess="y := 2"/>
+            </Parallel>
+            <MockAction script="S"/>
+        </Sequence>"#;
+    same_actions(body, 14, 5);
+}

@@ -118,3 +118,27 @@ impl Find {
         found.filter(|id| tree.contains(id))
     }
 }
+
+/// The kind Enter adds from `names`, the kinds that match `query` in the order listed:
+/// the one named `query` (in any case), else the shortest name that starts with it (the
+/// first of equal ones), else the first: `wai` adds Wait, not WaitValueUpdate listed
+/// before it.
+pub(crate) fn best_kind<'a>(
+    names: impl IntoIterator<Item = &'a str>,
+    query: &str,
+) -> Option<&'a str> {
+    let query = query.trim().to_lowercase();
+    let names: Vec<&str> = names.into_iter().collect();
+    let lower = |n: &str| n.to_lowercase();
+    names
+        .iter()
+        .find(|n| lower(n) == query)
+        .or_else(|| {
+            names
+                .iter()
+                .filter(|n| lower(n).starts_with(&query))
+                .min_by_key(|n| n.len())
+        })
+        .or(names.first())
+        .copied()
+}

@@ -154,11 +154,12 @@ impl EditorApp {
         let kinds = self.catalog.kinds();
         let mut add = None;
         if enter {
-            // Enter adds the first kind that matches, in palette order.
-            add = rows.iter().find_map(|r| match r {
-                PaletteRow::Kind(i) => kinds.get(*i).map(|k| k.name.clone()),
+            // Enter adds the kind that matches best (`find::best_kind`), in palette order.
+            let names = rows.iter().filter_map(|r| match r {
+                PaletteRow::Kind(i) => kinds.get(*i).map(|k| k.name.as_str()),
                 PaletteRow::Heading(..) => None,
             });
+            add = super::find::best_kind(names, &filter).map(str::to_owned);
         }
         let row_ui = |ui: &mut egui::Ui, row: &PaletteRow, add: &mut Option<String>| {
             let spec = match row {

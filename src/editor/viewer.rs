@@ -305,7 +305,8 @@ impl Viewer<'_> {
         ui.data_mut(|d| d.insert_temp(key, (query.clone(), pass)));
         let mut chosen = None;
         if field.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter)) {
-            chosen = matches.first().copied();
+            let best = super::find::best_kind(matches.iter().map(|k| k.as_str()), &query);
+            chosen = matches.iter().copied().find(|k| Some(k.as_str()) == best);
         }
         if matches.is_empty() {
             ui.label(RichText::new("No kind fits that").weak());

@@ -1144,6 +1144,10 @@ impl<'a> Ctx<'a> {
                         .filter(|(.., d)| d.reads())
                         .map(|(_, k, ..)| k.to_owned()),
                 );
+                // Its own context-key fields (SkipUnlessUpdated's `entry`).
+                if let Some(kind) = self.catalog.kind(&node.kind) {
+                    keys.extend(keys::key_fields(node, kind).map(|(_, k)| k.to_owned()));
+                }
                 keys.extend(self.script_reads(node).map(|(_, k)| k.to_owned()));
             }
             _ => {}
@@ -1269,13 +1273,10 @@ impl<'a> Ctx<'a> {
                         add(key, Role::Writes, field, KeyTypes::SCRIPT);
                     }
                 }
-                (Some(category), Some(kind)) => {
-                    // A leaf's key fields (`in_context`, `out_context`, its kind's own).
-                    let leaf = matches!(
-                        category,
-                        Category::Leaf | Category::Condition | Category::Interrupt
-                    );
-                    for (f, key) in keys::key_fields(node, kind).filter(|_| leaf) {
+                (Some(_), Some(kind)) => {
+                    // Its key fields (a leaf's `in_context`, `out_context`, its kind's own;
+                    // a branch's own, as SkipUnlessUpdated's `entry`).
+                    for (f, key) in keys::key_fields(node, kind) {
                         let FieldType::ContextKey(types) = f.ty else {
                             continue;
                         };

@@ -211,10 +211,12 @@ impl fmt::Display for CtxValue {
 /// A context key, interned when the program is compiled.
 pub type KeyId = u16;
 
-/// An agent's context: one slot per key the program uses.
+/// An agent's context: one slot per key the program uses, and how often each was set
+/// (its stamp, which the entry-updated nodes compare, SEMANTICS.md §3.5).
 #[derive(Clone, Debug, Default)]
 pub struct Context {
     pub(crate) slots: Vec<Option<CtxValue>>,
+    pub(crate) stamps: Vec<u64>,
 }
 
 impl Context {
@@ -224,12 +226,27 @@ impl Context {
         self.slots.get(usize::from(key)).and_then(Option::as_ref)
     }
 
-    /// Sets or clears a key.
+    /// Sets or clears a key. Setting it (to any value, the same one included) counts as
+    /// an update of it: its stamp grows.
     #[inline]
     pub fn set(&mut self, key: KeyId, value: Option<CtxValue>) {
-        if let Some(slot) = self.slots.get_mut(usize::from(key)) {
+        let at = usize::from(key);
+        if value.is_some()
+            && let Some(stamp) = self.stamps.get_mut(at)
+        {
+            *stamp += 1;
+        }
+        if let Some(slot) = self.slots.get_mut(at) {
             *slot = value;
         }
+    }
+
+    /// Key `key`'s stamp, while it holds a value: how often it was set since the instance
+    /// began (its defaults as a run starts are not settings).
+    #[inline]
+    pub fn stamp(&self, key: KeyId) -> Option<u64> {
+        self.get(key)?;
+        self.stamps.get(usize::from(key)).copied()
     }
 
     /// Removes every value for which `keep` is false (the world drops destroyed entities).
@@ -245,17 +262,20 @@ impl Context {
     pub(crate) fn seeded<A>(p: &super::Program<A>) -> Self {
         let mut c = Self {
             slots: vec![None; p.keys().len()],
+            stamps: vec![0; p.keys().len()],
         };
         c.reseed(p, &[]);
         c
     }
 
     /// Every key back to its default (the program's, then the agent's own `agent`), or to
-    /// no value (SEMANTICS.md §3.5).
+    /// no value (SEMANTICS.md §3.5); no stamp changes.
     pub(crate) fn reseed<A>(&mut self, p: &super::Program<A>, agent: &[(KeyId, CtxValue)]) {
         self.clear();
         for (key, value) in p.seeds.iter().chain(agent) {
-            self.set(*key, Some(value.clone()));
+            if let Some(slot) = self.slots.get_mut(usize::from(*key)) {
+                *slot = Some(value.clone());
+            }
         }
     }
 

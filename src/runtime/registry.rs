@@ -111,7 +111,7 @@ impl<A: 'static> Behaviours<A> {
 
     /// The built-ins that need no world: `MockAction`, `MockCondition`, `Wait`,
     /// `HasContext`, `AlwaysSuccess`, `AlwaysFailure`, `ScriptCondition`, `SetKey`,
-    /// `Script` and `UnsetKey`.
+    /// `Script`, `UnsetKey` and `WasEntryUpdated`.
     pub fn with_builtins() -> Self {
         let mut b = Self::empty();
         b.action("MockAction", mocks::mock_action);
@@ -128,6 +128,7 @@ impl<A: 'static> Behaviours<A> {
         b.action("SetKey", super::set_key::set_key);
         b.writer("Script", super::script::script);
         b.writer("UnsetKey", super::set_key::unset_key);
+        b.action("WasEntryUpdated", super::set_key::was_entry_updated);
         b
     }
 

@@ -446,7 +446,10 @@ pub(crate) struct ServiceClock {
 }
 
 /// The context of an instance that has no [`Cold`] block: no keys, so no values.
-pub(crate) static NO_CONTEXT: Context = Context { slots: Vec::new() };
+pub(crate) static NO_CONTEXT: Context = Context {
+    slots: Vec::new(),
+    stamps: Vec::new(),
+};
 
 impl Cold {
     /// Whether a step of `p` may use the block: without it, a step reads no context
@@ -1059,6 +1062,7 @@ impl State {
                 + c.writes.capacity() * size_of::<(KeyId, Option<CtxValue>)>()
                 + (c.context.slots.capacity() + c.inputs.capacity() + c.produced.capacity())
                     * size_of::<Option<CtxValue>>()
+                + c.context.stamps.capacity() * size_of::<u64>()
         })
     }
 }

@@ -13,6 +13,7 @@ mod conditions;
 mod context;
 mod cooldown;
 mod delay;
+mod entry_updated;
 mod force;
 mod hooks;
 mod if_then_else;

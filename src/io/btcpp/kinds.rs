@@ -39,6 +39,9 @@ pub(super) enum Conv {
     /// True or false (`true`, `1` …), BehaviorTree.CPP's default when the port is not
     /// written being this (RunOnce's `then_skip`).
     Flag(bool),
+    /// A blackboard entry named as `{key}` or as `key` (the entry-updated nodes' `entry`),
+    /// as the name of the key a context-key field names.
+    EntryName,
 }
 
 impl Conv {
@@ -50,6 +53,13 @@ impl Conv {
         }
     }
 }
+
+/// The entry-updated nodes' `entry`.
+const ENTRY: Port = Port {
+    name: "entry",
+    field: "entry",
+    conv: Conv::EntryName,
+};
 
 pub(super) const MAPPED: &[Mapped] = &[
     Mapped {
@@ -194,6 +204,21 @@ pub(super) const MAPPED: &[Mapped] = &[
         }],
     },
     Mapped {
+        btcpp: "WasEntryUpdated",
+        arbor: "WasEntryUpdated",
+        ports: &[ENTRY],
+    },
+    Mapped {
+        btcpp: "SkipUnlessUpdated",
+        arbor: "SkipUnlessUpdated",
+        ports: &[ENTRY],
+    },
+    Mapped {
+        btcpp: "WaitValueUpdate",
+        arbor: "WaitValueUpdate",
+        ports: &[ENTRY],
+    },
+    Mapped {
         btcpp: "RunOnce",
         arbor: "RunOnce",
         ports: &[Port {
@@ -223,8 +248,6 @@ const OTHER_DECORATORS: &[&str] = &[
     "LoopDouble",
     "LoopString",
     "LoopBool",
-    "SkipUnlessUpdated",
-    "WaitValueUpdate",
 ];
 
 /// BehaviorTree.CPP's built-in leaves: read and written as they are (AlwaysSuccess,
@@ -234,7 +257,6 @@ const OTHER_LEAVES: &[&str] = &[
     "AlwaysFailure",
     "Script",
     "ScriptCondition",
-    "WasEntryUpdated",
 ];
 
 /// The suffix of a kind of the file's own whose name is one of Arbor's built-ins that
@@ -389,6 +411,7 @@ pub(super) fn to_field(
     if let Some(key) = key_of(port, text) {
         return match conv {
             Conv::Count | Conv::Text => Ok(Value::Key(key.to_owned())),
+            Conv::EntryName => Ok(Value::Text(key.to_owned())),
             Conv::KeyName => Err(format!(
                 "'{text}' reads the entry's name from another entry; Arbor's out_context names its key itself (write the name, as `{key}`)"
             )),
@@ -399,6 +422,12 @@ pub(super) fn to_field(
     }
     match conv {
         Conv::Text => return Ok(Value::Text(text.to_owned())),
+        Conv::EntryName => {
+            return match crate::model::key_name_problem(text) {
+                None => Ok(Value::Text(text.to_owned())),
+                Some(why) => Err(format!("'{text}' names no key Arbor can read: {why}")),
+            };
+        }
         Conv::Flag(_) => {
             return match text.trim() {
                 "true" | "True" | "TRUE" | "1" => Ok(Value::Bool(true)),
@@ -435,7 +464,9 @@ pub(super) fn to_field(
         Conv::Millis => Err(format!(
             "{number} ms: Arbor takes a time of more than 0 here"
         )),
-        Conv::Text | Conv::KeyName | Conv::Flag(_) => Err(format!("'{text}' is not a value here")),
+        Conv::Text | Conv::KeyName | Conv::Flag(_) | Conv::EntryName => {
+            Err(format!("'{text}' is not a value here"))
+        }
         Conv::Threshold => {
             let n = i64::try_from(children).unwrap_or(i64::MAX);
             match number {
@@ -456,6 +487,7 @@ pub(super) fn to_port(conv: Conv, value: &Value) -> Result<String, String> {
         (Conv::Count | Conv::Text, Value::Key(k)) => Ok(format!("{{{k}}}")),
         (Conv::Text, v) => Ok(plain(v)),
         (Conv::KeyName, Value::Text(k)) if !k.is_empty() => Ok(k.clone()),
+        (Conv::EntryName, Value::Text(k)) if !k.is_empty() => Ok(format!("{{{k}}}")),
         (Conv::Count, Value::Int(0)) => Ok("-1".into()),
         (Conv::Count, Value::Int(n)) => Ok(n.to_string()),
         (Conv::Millis, v) if v.as_f64().is_some() => {

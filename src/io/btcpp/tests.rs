@@ -798,3 +798,47 @@ fn run_once_then_skip_is_true_when_not_written_and_written_back_as_it_was() {
         "{written}"
     );
 }
+
+#[test]
+fn an_entry_is_a_key_named_either_way_and_written_back_as_it_was() {
+    let text = r#"<root BTCPP_format="4">
+  <BehaviorTree ID="Main">
+    <Sequence>
+      <WasEntryUpdated entry="{goal}"/>
+      <SkipUnlessUpdated entry="goal"><AlwaysSuccess/></SkipUnlessUpdated>
+      <WaitValueUpdate entry="{@goal}"><AlwaysSuccess/></WaitValueUpdate>
+    </Sequence>
+  </BehaviorTree>
+</root>"#;
+    let x = read(text).unwrap();
+    for id in [
+        "was_entry_updated",
+        "skip_unless_updated",
+        "wait_value_update",
+    ] {
+        let node = x.tree.node(&NodeId::new(id)).unwrap();
+        assert_eq!(
+            node.fields.get("entry"),
+            Some(&Value::Text("goal".into())),
+            "{id}"
+        );
+    }
+    let written = write(&x.tree, Some(&x.source)).unwrap().0;
+    assert!(
+        Document::parse(text)
+            .unwrap()
+            .same_as(&Document::parse(&written).unwrap()),
+        "{written}"
+    );
+    let tree = with_field(
+        &x.tree,
+        "skip_unless_updated",
+        "entry",
+        Value::Text("other".into()),
+    );
+    let written = write(&tree, Some(&x.source)).unwrap().0;
+    assert!(
+        written.contains(r#"<SkipUnlessUpdated entry="{other}">"#),
+        "{written}"
+    );
+}

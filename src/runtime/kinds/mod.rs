@@ -15,6 +15,7 @@ mod composite;
 mod condition;
 mod cooldown;
 mod delay;
+mod entry_updated;
 mod force;
 mod if_then_else;
 mod interrupt;
@@ -425,6 +426,7 @@ kinds! {
     RunOnce(run_once::RunOnce),
     Precondition(precondition::Precondition),
     QueueLoop(queue_loop::QueueLoop),
+    EntryUpdated(entry_updated::EntryUpdated),
     SubTree(subtree::SubTree),
     Interrupt(interrupt::Interrupt),
     Leaf(leaf::Leaf),

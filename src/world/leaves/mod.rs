@@ -52,7 +52,7 @@ const CONDITIONS: [WorldKind; 6] = [
 impl Catalog {
     /// The built-in kinds, in palette order: the structure of SEMANTICS.md §1 (each
     /// defined with its runtime behaviour in `runtime/kinds`), the world's leaves, the
-    /// mock action, Wait, SetKey, UnsetKey and Script, the context check, the constant conditions, the script
+    /// mock action, Wait, SetKey, UnsetKey, Script and WasEntryUpdated, the context check, the constant conditions, the script
     /// condition, the world's conditions and the mock condition.
     pub fn builtin() -> Self {
         let [
@@ -64,7 +64,7 @@ impl Catalog {
             mock_condition,
         ] = crate::runtime::mock_specs();
         let [script_condition, script] = crate::runtime::script_specs();
-        let [set_key, unset_key] = crate::runtime::set_key_specs();
+        let [set_key, unset_key, was_entry_updated] = crate::runtime::set_key_specs();
         let mut c = Catalog::empty();
         let world = |kinds: &'static [WorldKind]| kinds.iter().map(|k| (k.spec)());
         for k in crate::runtime::structure_specs()
@@ -76,6 +76,7 @@ impl Catalog {
                 set_key,
                 unset_key,
                 script,
+                was_entry_updated,
                 has_context,
                 always_success,
                 always_failure,
