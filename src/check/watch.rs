@@ -34,8 +34,9 @@ impl Matcher {
                 tally.count(kind);
                 of(tally.folded()) > before
             }
+            // (A run skipped whole neither succeeds nor fails.)
             (Matcher::Complete(success), EventKind::Complete(s)) => {
-                (*s == Status::Success) == *success
+                *s != Status::Skipped && (*s == Status::Success) == *success
             }
             (Matcher::Interrupt(id), EventKind::Interrupt(i)) => i == id,
             _ => false,

@@ -60,6 +60,7 @@ impl KeyWrite {
             }
             KeyChange::Removed => "removed by the world (what it held was destroyed)".to_owned(),
             KeyChange::Completed(Status::Success) => format!("run succeeded, {}", cleared()),
+            KeyChange::Completed(Status::Skipped) => format!("run skipped, {}", cleared()),
             KeyChange::Completed(_) => format!("run failed, {}", cleared()),
             KeyChange::Missing(key) => format!("key '{key}' missing, {}", cleared()),
         }

@@ -43,7 +43,8 @@ pub struct AgentView {
     pub nodes: HashMap<Arc<str>, NodeView>,
     /// Its context, by key.
     pub context: BTreeMap<Arc<str>, CtxValue>,
-    /// Runs of its tree that completed with success, and with failure.
+    /// Runs of its tree that completed with success, and with failure (a run skipped
+    /// whole is neither).
     pub completed: (u64, u64),
 }
 
@@ -96,6 +97,7 @@ impl AgentView {
             (LoggedKind::Complete(s), _) => {
                 match s {
                     Status::Success => self.completed.0 += 1,
+                    Status::Skipped => {}
                     _ => self.completed.1 += 1,
                 }
                 // SEMANTICS.md §3.3: a completed run clears the context.

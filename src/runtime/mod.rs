@@ -80,9 +80,10 @@ pub enum Status {
     Failure = 3,
     /// Stopped from outside before it finished.
     Aborted = 4,
-    /// Passed over without running (its `_skipIf` held, SEMANTICS.md §3.7), or made of
-    /// children that all were: its parent goes on as its kind's rule for a skipped child
-    /// says.
+    /// Skipped (SEMANTICS.md §3.7): passed over without running (its `_skipIf` held, its
+    /// `_while` did not), halted while it ran because its `_while` stopped holding, or made
+    /// of children that all were skipped: its parent goes on as its kind's rule for a
+    /// skipped child says.
     Skipped = 5,
 }
 
@@ -99,7 +100,7 @@ impl Status {
         }
     }
 
-    /// Success or failure.
+    /// Success or failure (a skipped node did not finish: it ran nothing, or was halted).
     pub fn is_finished(self) -> bool {
         matches!(self, Status::Success | Status::Failure)
     }

@@ -174,6 +174,10 @@ impl<A> LeafInfo<A> {
     /// Where its report of `s` goes, as far as the tree alone decides it.
     #[inline(always)]
     pub(crate) fn route(&self, s: Status) -> &Route {
+        debug_assert!(
+            s != Status::Skipped,
+            "a leaf's routes are a success's and a failure's"
+        );
         &self.routes[usize::from(s != Status::Success)]
     }
 }
@@ -889,8 +893,9 @@ impl<A> Program<A> {
     /// The most action leaves active at once, and the most reports one step can queue.
     ///
     /// A report is queued only by a leaf finishing (phase 3) or by a guard failing its
-    /// branch (phase 2, or in phase 4 when an ending Interrupt resumes the leaves it
-    /// aborted), at most once per running node per step; so both are bounded by what can
+    /// branch, or a `_while` skipping its node (phase 2, or in phase 4 when an ending
+    /// Interrupt resumes the leaves it aborted), at most once per running node per step (a
+    /// node that ends so takes its running subtree's reports with it); so both are bounded by what can
     /// run at once: one child's worth below most branches, every child's below a Parallel.
     /// An Interrupt's subtree runs beside the main tree's branches, and its last reports
     /// can wait while the resumed leaves' guards fail: it is counted on top.
@@ -915,10 +920,12 @@ impl<A> Program<A> {
                 }),
             };
             leaves[i] = l;
-            // A failing guard, a deadline passed or an earlier child deciding a reactive
-            // composite ends the branch: one report.
-            let checked =
-                r.guards.0 != r.guards.1 || r.kind.deadline().is_some() || r.kind.reactive();
+            // A failing guard, a deadline passed, a `_while` that stops holding or an
+            // earlier child deciding a reactive composite ends the branch: one report.
+            let checked = r.guards.0 != r.guards.1
+                || r.kind.deadline().is_some()
+                || r.kind.reactive()
+                || self.hooks_of(i as u32).is_some_and(NodeHooks::has_while);
             reports[i] = q + usize::from(checked);
         }
         let (mut l, mut q) = (

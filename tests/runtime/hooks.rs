@@ -383,3 +383,28 @@ fn a_running_branch_whose_while_stops_holding_aborts_what_runs_below_and_is_skip
     );
     assert_eq!(r.steps(1)[2..4], ["0 enter a", "0 exit a skipped"]);
 }
+
+#[test]
+fn a_leaf_with_its_own_while_resumed_after_an_interrupt_is_entered_again_and_checked() {
+    // The interrupt's payload makes `a`'s `_while` false: resumed, `a` is entered again
+    // and skipped at once (its `_while` an entry hook then), and its Selector goes on.
+    let mut r = Run::new(
+        "root: Root | child top | interrupts int
+         top: Sequence | children init s
+         init: Script code=src:='alice'
+         s: Selector | children a b
+         a: MockAction script=RRRRRRRR _while=src!='bob'
+         b: MockAction script=RRRRRRRR
+         int: Interrupt interrupt_id=alarm out_context=src | child x
+         x: MockAction script=S",
+    );
+    r.steps(3);
+    r.trigger("alarm", Some("bob"));
+    let events = r.steps(3);
+    assert!(
+        events.contains(&"5 exit a skipped".to_owned()),
+        "{events:#?}"
+    );
+    assert!(events.contains(&"5 enter b".to_owned()), "{events:#?}");
+    assert_eq!(r.counts("a").aborts, 1, "aborted once, by the interrupt");
+}

@@ -16,7 +16,7 @@ impl<'o, A, H: Watch> Exec<'_, 'o, A, H> {
 
     /// The entry of node `n`, and of the nodes its entry enters in turn as long as their
     /// kinds' rules fix that (`Rec::first`, from `Def::first`), as one loop down. A node's
-    /// `_failureIf` and `_successIf` come first (§3.7: one that holds finishes it at once).
+    /// entry hooks come first (§3.7: one that decides finishes it at once).
     /// A branch's entry is its count, `enter` and its guards (SEMANTICS.md §3.3: one that
     /// fails makes the branch fail at once); then its first move, or its kind's `enter`. Returns the
     /// last node entered and what it asks for.

@@ -106,27 +106,34 @@ impl<'o, A, H: Watch> Exec<'_, 'o, A, H> {
         (guards.len(), None)
     }
 
-    /// Checks the guards of the branches above `leaf`, outermost first. A failing guard
-    /// fails its branch (aborting what runs below); its report is queued or delivered at
-    /// once, as `delivery` says.
+    /// Checks the guards of the branches above `leaf`, outermost first, as an ending
+    /// Interrupt resumes it (aborted, it is entered again next, which checks its own
+    /// `_while` as an entry hook: it is left out here). A failing guard fails its branch
+    /// (aborting what runs below); its report is delivered at once, as `delivery` says.
     ///
     /// `prev` is the leaf checked before this one in the same pass (0: none). Leaves are
     /// checked in tree order, so a branch above `leaf` that comes before `prev` is above
     /// `prev` too and was checked with it: each branch is checked once per pass.
     #[inline]
     pub(crate) fn check_path(&mut self, leaf: u32, prev: u32, delivery: Delivery) -> Flow {
-        self.check_guards(self.p.leaf(leaf), prev, delivery)
+        let p = self.p;
+        let guards = &p.leaf(leaf).guards;
+        let above = guards.partition_point(|g| g.branch < leaf);
+        self.check_guards(&guards[..above], prev, delivery)
     }
 
-    /// [`Exec::check_path`] of the leaf `info` describes.
+    /// Checks `path`, the guards on a running leaf's path (those of the branches above it,
+    /// outermost first, then its own `_while`). A failing guard fails its branch
+    /// (aborting what runs below), a `_while` that does not hold skips its node; the
+    /// report is queued or delivered at once, as `delivery` says. `prev`: as for
+    /// [`Exec::check_path`].
     #[inline(always)]
     pub(super) fn check_guards(
         &mut self,
-        info: &LeafInfo<A>,
+        path: &[PathGuard<A>],
         prev: u32,
         delivery: Delivery,
     ) -> Flow {
-        let path = &info.guards[..];
         // Outermost first: the branches' indices grow along the path.
         let path = if prev == 0 {
             path
@@ -135,7 +142,7 @@ impl<'o, A, H: Watch> Exec<'_, 'o, A, H> {
         };
         debug_assert!(
             path.iter().all(|g| self.running(g.branch)),
-            "a branch above a running leaf is idle"
+            "a node whose guard is checked is idle"
         );
         match self.first_failing(path) {
             None => Flow::Running,
@@ -246,7 +253,8 @@ impl<'o, A, H: Watch> Exec<'_, 'o, A, H> {
 
     /// Running node `n`'s `_while` no longer holds (SEMANTICS.md §3.7): it is halted — what
     /// runs below it aborted, a leaf's action stopped (`on_exit(aborted)`), then its
-    /// `_onHalted` — and it is skipped, its report queued or delivered at once.
+    /// `_onHalted` (the hooks of an aborted node, though its status is not `Aborted`: it
+    /// is skipped) — and it is skipped, its report queued or delivered at once.
     fn while_ended(&mut self, n: u32, delivery: Delivery) -> Flow {
         self.abort_below(n);
         if self.p.recs[n as usize].kind.is_leaf() {

@@ -1,6 +1,7 @@
-//! A node's hooks in the lifecycle (SEMANTICS.md §3.7): `_failureIf`, `_successIf` and
-//! `_skipIf` checked as it is entered, `_onSuccess`, `_onFailure` and `_post` run as it finishes,
-//! `_onHalted` as it is aborted. What a node has is compiled in `runtime/hooks.rs`.
+//! A node's hooks in the lifecycle (SEMANTICS.md §3.7): `_failureIf`, `_successIf`,
+//! `_skipIf` and `_while` checked as it is entered, `_onSuccess`, `_onFailure` and `_post`
+//! run as it finishes, `_onHalted` as it is aborted. (A running node's `_while` is a check
+//! on its path: `guards.rs`.) What a node has is compiled in `runtime/hooks.rs`.
 
 use crate::runtime::Status;
 use crate::runtime::node::{Act, Refusal, Run};
@@ -11,9 +12,9 @@ use super::{Exec, Watch};
 
 impl<'o, A, H: Watch> Exec<'_, 'o, A, H> {
     /// Node `n`, about to be entered, has hooks: when its `_failureIf`, `_successIf` or
-    /// `_skipIf` holds, it is entered and finishes at once with that status (skipped for
-    /// `_skipIf`), without running (a leaf's action is not called), a failure with its
-    /// reason; `None` when it runs.
+    /// `_skipIf` holds, or its `_while` does not, it is entered and finishes at once with
+    /// that status (skipped for `_skipIf` and `_while`), without running (a leaf's action
+    /// is not called), a failure with its reason; `None` when it runs.
     #[inline(never)]
     pub(super) fn entry_hooks(&mut self, n: u32) -> Option<Act> {
         let p = self.p;

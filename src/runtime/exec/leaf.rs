@@ -203,8 +203,9 @@ impl<'o, A, H: Watch> Exec<'_, 'o, A, H> {
         Outcome::FailureBecause(NOT_ITS_TYPE)
     }
 
-    /// Running leaf `n` is aborted (its status already says so): it is not active any more,
-    /// gets `on_exit(aborted)`, and what it produced is dropped.
+    /// Running leaf `n` is aborted (`abort_node`, whose status then says so) or halted by its
+    /// `_while` (`while_ended`): it is not active any more, gets `on_exit(aborted)`, and
+    /// what it produced is dropped.
     pub(super) fn abort_leaf(&mut self, n: u32) {
         let p = self.p;
         let info = p.leaf(n);

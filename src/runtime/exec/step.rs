@@ -320,7 +320,7 @@ impl<'o, A, H: Watch> Exec<'_, 'o, A, H> {
             let flow = if info.has(HAS_WATCH) {
                 self.check_watched(info, prev, Delivery::Queued)
             } else {
-                self.check_guards(info, prev, Delivery::Queued)
+                self.check_guards(&info.guards, prev, Delivery::Queued)
             };
             prev = leaf;
             if flow == Flow::Unwind && self.st.stalled() {

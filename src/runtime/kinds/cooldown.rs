@@ -51,6 +51,10 @@ impl Def for Cooldown {
     }
 
     fn react(self, x: &mut impl Run, n: u32, s: Status) -> Act {
+        // A child skipped ran nothing: nothing is recorded (SEMANTICS.md §3.7).
+        if s == Status::Skipped {
+            return Act::Done(s);
+        }
         *x.timer_mut(n) = x.clock();
         *x.cursor_mut(n) |= RECORDED;
         Act::Done(s)

@@ -202,7 +202,10 @@ pub(crate) trait Def: Copy {
     /// The reaction to a report of `s` from the child in slot `at` of `count`, where the
     /// tree alone decides it (the node's words do not enter into it, and it changes
     /// nothing but the node's cursor, which becomes the slot of the child it enters).
-    /// `react` then follows it, and compiled shortcuts are derived from it.
+    /// `react` then follows it, and compiled shortcuts are derived from it. (A rule that
+    /// reads the children's statuses, as "every child skipped" does, is `react`'s: the
+    /// compiled routes carry a leaf's success or failure only, and a reactive walk never
+    /// ends on a skipped child, so `next` never needs it.)
     fn next(self, at: u32, count: u32, s: Status) -> Option<Next> {
         let _ = (at, count, s);
         None
