@@ -460,13 +460,14 @@ pub trait Enabled {
 
 /// The commands whose shortcuts were pressed in this frame, in table order; their keys are
 /// consumed. While a text field has the keyboard only [`Command::works_while_typing`] ones
-/// are taken. Cut, Copy and Paste also come as the events the platform sends for them
+/// are taken; while a menu or popup is open, Esc is its own (it closes it). Cut, Copy and Paste also come as the events the platform sends for them
 /// (Ctrl+X / C / V never reach egui as keys); a pasted text is returned with them.
 ///
 /// Space runs [`Command::SimRunPause`] when it is let go, unless it was held to pan the
 /// canvas (`space_panned`).
 pub fn pressed(ctx: &egui::Context, space_panned: bool) -> (Vec<Command>, Option<String>) {
     let typing = ctx.egui_wants_keyboard_input();
+    let popup = egui::Popup::is_any_open(ctx);
     let mut found = Vec::new();
     let mut pasted = None;
     ctx.input_mut(|i| {
@@ -488,6 +489,7 @@ pub fn pressed(ctx: &egui::Context, space_panned: bool) -> (Vec<Command>, Option
             .iter()
             .flat_map(|&c| c.shortcuts().iter().map(move |&s| (c, s)))
             .filter(|(c, _)| !typing || c.works_while_typing())
+            .filter(|(_, s)| !(popup && s.logical_key == Key::Escape))
             .collect();
         table.sort_by_key(|(_, s)| std::cmp::Reverse(modifier_count(s.modifiers)));
         for (command, shortcut) in table {

@@ -130,6 +130,54 @@ fn waypoint_ui(ui: &mut egui::Ui, waypoints: &[String], field: &str) -> Option<S
 }
 
 /// What follows a number: its unit after a space, or nothing.
+/// A help text as shown: each `quoted` part (a field's name, a value) in the monospace
+/// font without its back-ticks, the rest as body text, italic when `italics`.
+pub(crate) fn help_text(ui: &egui::Ui, text: &str, italics: bool) -> egui::text::LayoutJob {
+    let style = ui.style();
+    let colour = style.visuals.text_color();
+    let mut job = egui::text::LayoutJob::default();
+    for (part, quoted) in quoted_parts(text) {
+        let format = egui::TextFormat {
+            font_id: if quoted {
+                egui::TextStyle::Monospace.resolve(style)
+            } else {
+                egui::TextStyle::Body.resolve(style)
+            },
+            color: colour,
+            italics: italics && !quoted,
+            ..Default::default()
+        };
+        job.append(part, 0.0, format);
+    }
+    job
+}
+
+/// `text` cut at its back-ticks: each part, and whether it was between two.
+fn quoted_parts(text: &str) -> impl Iterator<Item = (&str, bool)> {
+    text.split('`')
+        .enumerate()
+        .filter(|(_, part)| !part.is_empty())
+        .map(|(i, part)| (part, i % 2 == 1))
+}
+
+/// A field's tooltip: its help, what it takes, and which way a key-bound value passes;
+/// each line only when it says something.
+fn field_tooltip(spec: &FieldSpec) -> String {
+    let way = match spec.direction {
+        crate::model::FieldDirection::In => "",
+        crate::model::FieldDirection::Out => "Bound to a key, the node writes it (an output port).",
+        crate::model::FieldDirection::InOut => {
+            "Bound to a key, the node reads it and writes it (an inout port)."
+        }
+    };
+    let takes = spec.ty.describe();
+    [spec.help.as_str(), takes.as_str(), way]
+        .into_iter()
+        .filter(|line| !line.is_empty())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 fn unit_suffix(spec: &FieldSpec) -> String {
     if spec.unit.is_empty() {
         String::new()
@@ -267,17 +315,21 @@ pub fn inspector_ui(
             ui.end_row();
         });
     if let Some(k) = kind {
-        ui.label(RichText::new(k.help.as_str()).italics());
+        ui.label(help_text(ui, &k.help, true));
         ui.separator();
         // One row per field, in a grid.
         let mut rows = |ui: &mut egui::Ui, specs: &mut dyn Iterator<Item = &FieldSpec>| {
             for spec in specs {
                 let set = node.fields.get(&spec.name);
                 if set.is_none()
-                    && k.category == crate::model::Category::Leaf
+                    && matches!(
+                        k.category,
+                        crate::model::Category::Leaf | crate::model::Category::Condition
+                    )
                     && !crate::model::KindSpec::field_applies(&spec.name, parent.map(|p| p.port))
                 {
-                    // Shown where it means something (a service's interval).
+                    // Shown where it means something (a service's interval, a guard's
+                    // aborts_lower).
                     continue;
                 }
                 // A field whose key the node's code writes says so.
@@ -291,16 +343,9 @@ pub fn inspector_ui(
                     RichText::new(&name)
                 });
                 let label_id = label.id;
-                let way = match spec.direction {
-                    crate::model::FieldDirection::In => "",
-                    crate::model::FieldDirection::Out => {
-                        "\nBound to a key, the node writes it (an output port)."
-                    }
-                    crate::model::FieldDirection::InOut => {
-                        "\nBound to a key, the node reads it and writes it (an inout port)."
-                    }
-                };
-                label.on_hover_text(format!("{}\n{}{way}", spec.help, spec.ty.describe()));
+                label.on_hover_ui(|ui| {
+                    ui.label(help_text(ui, &field_tooltip(spec), false));
+                });
                 ui.horizontal(|ui| {
                     let current = set.or(spec.default.as_ref());
                     if spec.default.is_none() && !spec.required {
@@ -540,4 +585,34 @@ pub fn inspector_ui(
         request = Some(Request::Remove);
     }
     request
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{field_tooltip, quoted_parts};
+    use crate::model::{FieldSpec, FieldType};
+
+    #[test]
+    fn help_shows_quoted_words_without_their_back_ticks() {
+        let parts: Vec<_> = quoted_parts("Runs `times` runs (0: for ever).").collect();
+        assert_eq!(
+            parts,
+            [
+                ("Runs ", false),
+                ("times", true),
+                (" runs (0: for ever).", false)
+            ]
+        );
+    }
+
+    #[test]
+    fn a_field_tooltip_has_no_empty_line() {
+        let bare = FieldSpec::optional("x", FieldType::Text, "");
+        assert_eq!(field_tooltip(&bare), FieldType::Text.describe());
+        let helped = FieldSpec::optional("x", FieldType::Text, "The name.");
+        assert_eq!(
+            field_tooltip(&helped),
+            format!("The name.\n{}", FieldType::Text.describe())
+        );
+    }
 }

@@ -178,6 +178,7 @@ impl EditorApp {
             } else {
                 format!("{}\n\nClick to add, or drag onto the canvas", spec.help)
             };
+            let hover = inspector::help_text(ui, &hover, false);
             // Click adds at the centre of the view; drag drops it where it is let go.
             let button = ui
                 .add(egui::Button::new(kind).sense(egui::Sense::click_and_drag()))

@@ -261,10 +261,10 @@ impl Viewer<'_> {
         })
     }
 
-    /// The kinds that fit, by category, each a button that asks for the node.
     /// The kinds that fit `attach`, as one list with a search field (focused as the menu
     /// opens): typing keeps the kinds whose name, category or group has every word, Enter
-    /// adds the first, a click adds that one. Each category's kinds come under its name.
+    /// adds the best of them (`find::best_kind`), a click adds that one, Esc closes the
+    /// menu. Each category's kinds come under its name.
     fn kinds_menu_ui(&mut self, ui: &mut Ui, pos: egui::Pos2, attach: &Attach) {
         let fitting = kinds_fitting(self.look.tree, self.look.catalog, attach);
         let key = egui::Id::new("add-node-search");
@@ -285,6 +285,11 @@ impl Viewer<'_> {
         );
         if fresh {
             field.request_focus();
+        }
+        if ui.input(|i| i.key_pressed(egui::Key::Escape)) {
+            ui.data_mut(|d| d.remove::<(String, u64)>(key));
+            ui.close();
+            return;
         }
         let words: Vec<String> = query.split_whitespace().map(str::to_lowercase).collect();
         let catalog = self.look.catalog;
@@ -845,7 +850,9 @@ impl SnarlViewer<NodeId> for Viewer<'_> {
                                 .size(SMALL_TEXT)
                                 .color(Color32::from_gray(215)),
                         )
-                        .on_hover_text(spec.help.as_str());
+                        .on_hover_ui(|ui| {
+                            ui.label(super::inspector::help_text(ui, &spec.help, false));
+                        });
                     label.widget_info(|| {
                         egui::WidgetInfo::labeled(egui::WidgetType::Label, true, &name)
                     });

@@ -563,11 +563,16 @@ impl KindSpec {
         }
     }
 
-    /// Whether an action's field `name` means anything where the action is linked
-    /// (`port`: its parent's input it is in, if any): `interval` only on a service
-    /// (SEMANTICS.md §3.2.1); every other field everywhere.
+    /// Whether a leaf's or a condition's field `name` means anything where the node is
+    /// linked (`port`: its parent's input it is in, if any): an action's `interval` only on
+    /// a service (SEMANTICS.md §3.2.1), a condition's `aborts_lower` only on a guard
+    /// (§3.3.2); every other field everywhere.
     pub fn field_applies(name: &str, port: Option<Port>) -> bool {
-        name != "interval" || port == Some(Port::Services)
+        match name {
+            "interval" => port == Some(Port::Services),
+            "aborts_lower" => port == Some(Port::Conditions),
+            _ => true,
+        }
     }
 
     /// The palette group: its own, else its category's name.

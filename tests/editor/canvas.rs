@@ -513,6 +513,30 @@ fn a_sequence_with_a_wait() -> (Harness<'static, EditorApp>, NodeId, NodeId) {
     (harness(app), seq, wait)
 }
 
+/// Esc closes the wire-drop menu, whose search field has the keyboard: the menu is gone,
+/// and what is typed next adds nothing.
+#[test]
+fn escape_closes_the_wire_drop_menu() {
+    let (mut h, seq, _) = a_sequence_with_a_wait();
+    let before = h.state().tree().clone();
+    let from = pin_of(&h, seq.as_str(), "+ children");
+    drag(
+        &mut h,
+        from,
+        from + egui::vec2(-150.0, 320.0),
+        PointerButton::Primary,
+        Modifiers::NONE,
+    );
+    h.get_by_label("Add a node that fits").type_text("wai");
+    h.run_steps(2);
+    h.key_press(Key::Escape);
+    h.run_steps(3);
+    assert!(h.query_by_label("Add a node that fits").is_none(), "closed");
+    h.key_press(Key::Enter);
+    h.run_steps(3);
+    assert_eq!(h.state().tree(), &before, "nothing added");
+}
+
 #[test]
 fn a_wire_dropped_on_empty_canvas_offers_the_kinds_that_fit_and_places_the_node_beside_its_parent()
 {
@@ -523,7 +547,8 @@ fn a_wire_dropped_on_empty_canvas_offers_the_kinds_that_fit_and_places_the_node_
     drag(&mut h, from, to, PointerButton::Primary, Modifiers::NONE);
     h.get_by_label("Add a node that fits");
     // One list, searched as it is typed into (its field has the keyboard): Enter adds the
-    // first kind that matches. (The palette on the left has its own category headings.)
+    // kind that matches best, the shortest name that starts so (`wai`: Wait, not
+    // WaitValueUpdate). (The palette on the left has its own category headings.)
     let count = |h: &Harness<'static, EditorApp>, label: &str| h.query_all_by_label(label).count();
     let (leaf, composite) = (count(&h, "Leaf"), count(&h, "Composite"));
     h.get_by_label("Add a node that fits").type_text("wai");

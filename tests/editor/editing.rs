@@ -816,3 +816,22 @@ fn undo(h: &mut Harness<'_, EditorApp>) {
     h.key_press_modifiers(Modifiers::COMMAND, Key::Z);
     h.run_steps(3);
 }
+
+/// A condition's `aborts_lower` means something on a guard only (SEMANTICS.md §3.3.2): the
+/// inspector offers it there, and not on a condition used as a plain child.
+#[test]
+fn aborts_lower_is_offered_on_a_guard_only() {
+    let mut app = EditorApp::new(arbor::model::Tree::new(), None);
+    let seq = app.add_node("Sequence", [600.0, 0.0]).unwrap();
+    let child = app.add_node("HasContext", [300.0, 0.0]).unwrap();
+    let guard = app.add_node("HasContext", [300.0, 200.0]).unwrap();
+    assert!(app.link(&child, &seq, arbor::model::Port::Children, 0));
+    assert!(app.link(&guard, &seq, arbor::model::Port::Conditions, 0));
+    app.select(Some(child));
+    let mut h = harness(app);
+    h.get_by_label("invert");
+    assert!(h.query_by_label("aborts_lower").is_none(), "a plain child");
+    h.state_mut().select(Some(guard));
+    h.run_steps(3);
+    h.get_by_label("aborts_lower");
+}
