@@ -1263,46 +1263,35 @@ impl<'a> Ctx<'a> {
                     });
                 }
             };
-            match (self.category(node), self.kinds[i]) {
-                (Some(Category::SubTree), _) => {
-                    // Its hooks' keys (its parameters' are above).
-                    for (field, key) in self.script_reads(node) {
-                        add(key, Role::Reads, field, KeyTypes::SCRIPT);
+            // (A SubTree's parameters are above; of its fields, its hooks' count below.)
+            if let Some(kind) = self.kinds[i] {
+                // Its key fields (a leaf's `in_context`, `out_context`, its kind's own;
+                // a branch's own, as SkipUnlessUpdated's `entry`).
+                for (f, key) in keys::key_fields(node, kind) {
+                    let FieldType::ContextKey(types) = f.ty else {
+                        continue;
+                    };
+                    let role = if f.name == "out_context" {
+                        Role::Writes
+                    } else {
+                        Role::Reads
+                    };
+                    add(key, role, &f.name, types);
+                }
+                for (field, key, types, direction) in keys::bound_fields(node, Some(kind)) {
+                    if direction.reads() {
+                        add(key, Role::Reads, field, types);
                     }
-                    for (field, key) in self.script_keys(node, Role::Writes) {
-                        add(key, Role::Writes, field, KeyTypes::SCRIPT);
+                    if direction.writes() {
+                        add(key, Role::Writes, field, types);
                     }
                 }
-                (Some(_), Some(kind)) => {
-                    // Its key fields (a leaf's `in_context`, `out_context`, its kind's own;
-                    // a branch's own, as SkipUnlessUpdated's `entry`).
-                    for (f, key) in keys::key_fields(node, kind) {
-                        let FieldType::ContextKey(types) = f.ty else {
-                            continue;
-                        };
-                        let role = if f.name == "out_context" {
-                            Role::Writes
-                        } else {
-                            Role::Reads
-                        };
-                        add(key, role, &f.name, types);
-                    }
-                    for (field, key, types, direction) in keys::bound_fields(node, Some(kind)) {
-                        if direction.reads() {
-                            add(key, Role::Reads, field, types);
-                        }
-                        if direction.writes() {
-                            add(key, Role::Writes, field, types);
-                        }
-                    }
-                    for (field, key) in self.script_reads(node) {
-                        add(key, Role::Reads, field, KeyTypes::SCRIPT);
-                    }
-                    for (field, key) in self.script_keys(node, Role::Writes) {
-                        add(key, Role::Writes, field, KeyTypes::SCRIPT);
-                    }
+                for (field, key) in self.script_reads(node) {
+                    add(key, Role::Reads, field, KeyTypes::SCRIPT);
                 }
-                _ => {}
+                for (field, key) in self.script_keys(node, Role::Writes) {
+                    add(key, Role::Writes, field, KeyTypes::SCRIPT);
+                }
             }
         }
         uses

@@ -1,7 +1,7 @@
 //! A node's hooks (SEMANTICS.md §3.7): the scripts of its `_failureIf`, `_successIf`,
 //! `_skipIf`, `_while`, `_onSuccess`, `_onFailure`, `_post` and `_onHalted` fields,
-//! compiled. The lifecycle
-//! checks and runs them (`exec/hooks.rs`); a node without any has no entry here.
+//! compiled. The lifecycle checks and runs them (`exec/hooks.rs`, and a running node's
+//! `_while` on its path, `exec/guards.rs`); a node without any has no entry here.
 
 use super::Status;
 use super::behaviour::{Context, KeyId};
@@ -12,7 +12,6 @@ use crate::model::{Catalog, Node};
 pub(crate) const FAILURE_IF: &str = "its _failureIf holds";
 
 /// One node's hooks, each `None` where the node has none.
-#[derive(Default)]
 pub(crate) struct NodeHooks {
     failure_if: Option<ScriptCondition>,
     success_if: Option<ScriptCondition>,
