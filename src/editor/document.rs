@@ -11,6 +11,9 @@ use crate::model::{Catalog, Edit, EditError, NodeId, ParentSlot, Tree};
 pub struct Document {
     tree: Tree,
     path: Option<PathBuf>,
+    /// The name shown for a tree with no file that is not a new one (the bundled sample);
+    /// `untitled` without it.
+    label: Option<String>,
     /// What the file held when it was opened or last saved (none for a tree not read from
     /// or written to its file).
     disk: Option<Stamp>,
@@ -61,6 +64,7 @@ impl Document {
         Self {
             tree,
             path,
+            label: None,
             disk: None,
             kept: None,
             undo: Vec::new(),
@@ -73,6 +77,12 @@ impl Document {
             coalescing: None,
             parents: std::cell::OnceCell::new(),
         }
+    }
+
+    /// Names a tree that has no file (the bundled sample), as its title shows it until it
+    /// is saved.
+    pub fn set_label(&mut self, label: &str) {
+        self.label = Some(label.to_owned());
     }
 
     /// Records what the file held when the tree was read from it.
@@ -106,14 +116,15 @@ impl Document {
         self.path.as_deref()
     }
 
-    /// The file name to show (`untitled` without a file; `guard.xml#Walk` for a tree of
-    /// the file that is not the one it runs).
+    /// The file name to show (without a file, its label or `untitled`; `guard.xml#Walk`
+    /// for a tree of the file that is not the one it runs).
     pub fn name(&self) -> String {
+        let unsaved = || self.label.clone().unwrap_or_else(|| "untitled".into());
         let file = self
             .path
             .as_deref()
             .and_then(Path::file_name)
-            .map_or_else(|| "untitled".into(), |n| n.to_string_lossy().into_owned());
+            .map_or_else(unsaved, |n| n.to_string_lossy().into_owned());
         match self.tree_id() {
             Some(id) => format!("{file}#{id}"),
             None => file,

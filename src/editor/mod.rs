@@ -300,6 +300,8 @@ impl EditorApp {
         match parse_tree(SAMPLE, Path::new("droid_arena.json")) {
             Ok(tree) => {
                 let mut app = Self::new(tree, None);
+                // Its title says what it shows: the sample, not a new tree.
+                app.doc.set_label("droid arena (sample)");
                 app.set_scenario(Debugger::from_text(
                     PathBuf::from("droid_arena.scenario.json"),
                     crate::debug::SAMPLE_SCENARIO.to_owned(),

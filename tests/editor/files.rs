@@ -551,3 +551,14 @@ fn back_to_the_running_tree_of_a_behaviortree_cpp_file_saves_into_the_whole_file
         h.state().last_message()
     );
 }
+
+/// The first window, which shows the bundled droid arena when no file is given, is titled
+/// as what it shows, not "untitled"; Ctrl+N then starts an untitled tree.
+#[test]
+fn the_first_window_is_titled_as_the_sample_it_shows() {
+    let mut h = harness(EditorApp::start(None, None, None));
+    assert_eq!(h.state().title(), "droid arena (sample) — Arbor");
+    key(&mut h, Modifiers::COMMAND, Key::N);
+    h.run_steps(3);
+    assert_eq!(h.state().title(), "untitled — Arbor");
+}
