@@ -513,20 +513,22 @@ fn a_sequence_with_a_wait() -> (Harness<'static, EditorApp>, NodeId, NodeId) {
     (harness(app), seq, wait)
 }
 
+/// Drags a wire from `node`'s pin `pin` down and to the left, onto empty canvas: where it
+/// was dropped.
+fn drop_wire(h: &mut Harness<'static, EditorApp>, node: &NodeId, pin: &str) -> egui::Pos2 {
+    let from = pin_of(h, node.as_str(), pin);
+    let to = from + egui::vec2(-150.0, 320.0);
+    drag(h, from, to, PointerButton::Primary, Modifiers::NONE);
+    to
+}
+
 /// Esc closes the wire-drop menu, whose search field has the keyboard: the menu is gone,
 /// and what is typed next adds nothing.
 #[test]
 fn escape_closes_the_wire_drop_menu() {
     let (mut h, seq, _) = a_sequence_with_a_wait();
     let before = h.state().tree().clone();
-    let from = pin_of(&h, seq.as_str(), "+ children");
-    drag(
-        &mut h,
-        from,
-        from + egui::vec2(-150.0, 320.0),
-        PointerButton::Primary,
-        Modifiers::NONE,
-    );
+    drop_wire(&mut h, &seq, "+ children");
     h.get_by_label("Add a node that fits").type_text("wai");
     h.run_steps(2);
     h.key_press(Key::Escape);
@@ -541,10 +543,7 @@ fn escape_closes_the_wire_drop_menu() {
 fn a_wire_dropped_on_empty_canvas_offers_the_kinds_that_fit_and_places_the_node_beside_its_parent()
 {
     let (mut h, seq, wait) = a_sequence_with_a_wait();
-    let from = pin_of(&h, seq.as_str(), "+ children");
-    // Drop the wire down and to the left, on empty canvas.
-    let to = from + egui::vec2(-150.0, 320.0);
-    drag(&mut h, from, to, PointerButton::Primary, Modifiers::NONE);
+    let to = drop_wire(&mut h, &seq, "+ children");
     h.get_by_label("Add a node that fits");
     // One list, searched as it is typed into (its field has the keyboard): Enter adds the
     // kind that matches best, the shortest name that starts so (`wai`: Wait, not
@@ -604,14 +603,7 @@ fn a_wire_dropped_on_empty_canvas_offers_the_kinds_that_fit_and_places_the_node_
 #[test]
 fn a_wire_from_a_composites_services_pin_offers_only_actions_and_links_a_service() {
     let (mut h, seq, wait) = a_sequence_with_a_wait();
-    let from = pin_of(&h, seq.as_str(), "+ services");
-    drag(
-        &mut h,
-        from,
-        from + egui::vec2(-150.0, 320.0),
-        PointerButton::Primary,
-        Modifiers::NONE,
-    );
+    drop_wire(&mut h, &seq, "+ services");
     h.get_by_label("Add a node that fits");
     // Only action leaves: no condition, no branch is offered.
     let palette: Vec<_> = h

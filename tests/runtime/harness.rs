@@ -233,6 +233,11 @@ impl Run {
     }
 }
 
+/// A number as the context holds it.
+pub fn number(n: f64) -> Option<CtxValue> {
+    Some(CtxValue::Number(n))
+}
+
 /// Asserts events equal the expected lines (given one per line, trimmed).
 #[track_caller]
 pub fn expect(events: &[String], expected: &str) {

@@ -3,13 +3,8 @@
 //! is aborted.
 
 use arbor::model::{KeyDecl, KeyType};
-use arbor::runtime::CtxValue;
 
-use crate::harness::{Run, expect};
-
-fn number(n: f64) -> Option<CtxValue> {
-    Some(CtxValue::Number(n))
-}
+use crate::harness::{Run, expect, number};
 
 #[test]
 fn a_leaf_whose_failure_if_holds_fails_without_running_and_runs_its_failure_hooks() {

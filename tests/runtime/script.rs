@@ -4,11 +4,7 @@
 use arbor::model::{KeyDecl, KeyType, Value};
 use arbor::runtime::CtxValue;
 
-use crate::harness::{Run, expect};
-
-fn number(n: f64) -> Option<CtxValue> {
-    Some(CtxValue::Number(n))
-}
+use crate::harness::{Run, expect, number};
 
 #[test]
 fn a_script_sets_its_keys_in_order_and_reads_what_it_set() {

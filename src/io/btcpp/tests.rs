@@ -51,12 +51,7 @@ fn a_file_read_and_written_with_no_edit_is_the_same_file() {
     assert_eq!(node("repeat").linked(Port::Child).len(), 1);
     assert_eq!(node("duty").linked(Port::Children).len(), 2);
     let written = write(tree, Some(&x.source)).unwrap().0;
-    assert!(
-        Document::parse(GUARD)
-            .unwrap()
-            .same_as(&Document::parse(&written).unwrap()),
-        "{written}"
-    );
+    assert_same(GUARD, &written);
 }
 
 #[test]
@@ -72,12 +67,7 @@ fn an_edit_changes_only_its_attribute() {
     tree = crate::model::Tree::from_nodes(nodes).unwrap();
     let written = write(&tree, Some(&x.source)).unwrap().0;
     let expected = GUARD.replace("msec=\"1500\"", "msec=\"2000\"");
-    assert!(
-        Document::parse(&expected)
-            .unwrap()
-            .same_as(&Document::parse(&written).unwrap()),
-        "{written}"
-    );
+    assert_same(&expected, &written);
 }
 
 #[test]
@@ -288,12 +278,7 @@ fn root_blackboard_and_same_name_entries_are_keys_and_are_written_as_they_were()
         Some(Value::Text("{odd key!}".into()))
     );
     let written = write(&x.tree, Some(&x.source)).unwrap().0;
-    assert!(
-        Document::parse(text)
-            .unwrap()
-            .same_as(&Document::parse(&written).unwrap()),
-        "{written}"
-    );
+    assert_same(text, &written);
     // An edit writes the key in the plain form; what it did not touch stays as it was.
     let id = NodeId::new("say_something");
     let catalog = crate::model::Catalog::builtin();
@@ -344,12 +329,7 @@ fn a_subtree_runs_the_tree_its_id_names_with_its_ports_bound() {
     assert_eq!(field(second, "autoremap"), Some(Value::Bool(true)));
     // With no edit, every port is written as it was (`0.50`, `_autoremap="1"`).
     let written = write(&x.tree, Some(&x.source)).unwrap().0;
-    assert!(
-        Document::parse(PATROL)
-            .unwrap()
-            .same_as(&Document::parse(&written).unwrap()),
-        "{written}"
-    );
+    assert_same(PATROL, &written);
     // The other tree of the file, read by its ID.
     let walk = super::read_named(PATROL, Some("Walk")).unwrap().tree;
     assert!(walk.nodes().iter().any(|n| n.kind == "MoveTo_own"));
@@ -476,12 +456,7 @@ fn a_format_3_file_is_read_as_format_4_with_a_note_for_each_change() {
     </BehaviorTree>
 </root>
 "#;
-    assert!(
-        Document::parse(expected)
-            .unwrap()
-            .same_as(&Document::parse(&written).unwrap()),
-        "{written}"
-    );
+    assert_same(expected, &written);
     // Read again, it is a format 4 file: nothing to say.
     assert!(read(&written).unwrap().source.notes().is_empty());
 }
@@ -548,12 +523,7 @@ fn parallel_all_is_a_parallel_of_all_and_all_and_written_back_as_read() {
     assert_eq!(both.fields.get("failure"), Some(&Value::Text("all".into())));
     assert_eq!(both.linked(Port::Children).len(), 2);
     let written = write(&x.tree, Some(&x.source)).unwrap().0;
-    assert!(
-        Document::parse(text)
-            .unwrap()
-            .same_as(&Document::parse(&written).unwrap()),
-        "{written}"
-    );
+    assert_same(text, &written);
     let tree = with_field(&x.tree, "both", "failure", Value::Text("one".into()));
     let e = write(&tree, Some(&x.source)).unwrap_err();
     assert!(e.message.contains("ParallelAll has no form for"), "{e:?}");
@@ -696,13 +666,8 @@ fn hooks_are_fields_of_any_node_and_written_back_where_they_were() {
             .collect::<Vec<_>>(),
         ["target"]
     );
-    let same = |a: &str, b: &str| {
-        Document::parse(a)
-            .unwrap()
-            .same_as(&Document::parse(b).unwrap())
-    };
     let written = write(&x.tree, Some(&x.source)).unwrap().0;
-    assert!(same(text, &written), "{written}");
+    assert_same(text, &written);
     // An edit of one hook changes that attribute only; a hook cleared is dropped; one
     // added to a node made in Arbor is written on it.
     let tree = with_field(
@@ -722,7 +687,7 @@ fn hooks_are_fields_of_any_node_and_written_back_where_they_were() {
     let expected = text
         .replace(r#"_failureIf="quiet""#, r#"_failureIf="quiet || n > 2""#)
         .replace(r#" _post="n += 1""#, "");
-    assert!(same(&expected, &written), "{written}");
+    assert_same(&expected, &written);
     let mut fresh = crate::model::Node::new("wait", "AlwaysFailure");
     fresh
         .fields
@@ -773,12 +738,7 @@ fn run_once_then_skip_is_true_when_not_written_and_written_back_as_it_was() {
     assert_eq!(flag("run_once_2"), Some(Value::Bool(false)));
     assert_eq!(flag("run_once_3"), Some(Value::Bool(true)));
     let written = write(&x.tree, Some(&x.source)).unwrap().0;
-    assert!(
-        Document::parse(text)
-            .unwrap()
-            .same_as(&Document::parse(&written).unwrap()),
-        "{written}"
-    );
+    assert_same(text, &written);
     // A RunOnce made in Arbor, its then_skip at Arbor's default (false), says so.
     let mut once = crate::model::Node::new("once", "RunOnce");
     once.inputs.insert(Port::Child, vec![NodeId::new("ok")]);
@@ -824,12 +784,7 @@ fn an_entry_is_a_key_named_either_way_and_written_back_as_it_was() {
         );
     }
     let written = write(&x.tree, Some(&x.source)).unwrap().0;
-    assert!(
-        Document::parse(text)
-            .unwrap()
-            .same_as(&Document::parse(&written).unwrap()),
-        "{written}"
-    );
+    assert_same(text, &written);
     let tree = with_field(
         &x.tree,
         "skip_unless_updated",
@@ -839,6 +794,18 @@ fn an_entry_is_a_key_named_either_way_and_written_back_as_it_was() {
     let written = write(&tree, Some(&x.source)).unwrap().0;
     assert!(
         written.contains(r#"<SkipUnlessUpdated entry="{other}">"#),
+        "{written}"
+    );
+}
+
+/// `written` is the same XML document as `expected` (elements, attributes and text, in
+/// order; whitespace and attribute order aside).
+#[track_caller]
+fn assert_same(expected: &str, written: &str) {
+    assert!(
+        Document::parse(expected)
+            .unwrap()
+            .same_as(&Document::parse(written).unwrap()),
         "{written}"
     );
 }
