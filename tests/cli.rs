@@ -1520,6 +1520,121 @@ fn an_import_writes_the_trees_its_subtrees_run_and_they_run_the_same() {
     assert_eq!(from_xml, from_json);
 }
 
+/// docs/BTCPP.md, "Port types": a model's port types are its kind's field types. Imported,
+/// the library's fields are typed and the tree's values are numbers and bools; the XML
+/// then validates against them (a value that is not its type is an error naming the
+/// node), runs, and `fmt` leaves each value as written.
+#[test]
+fn an_imports_port_types_are_field_types_and_the_xml_keeps_its_values_as_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let xml = dir.path().join("robot.xml");
+    let original = r#"<root BTCPP_format="4" main_tree_to_execute="Main">
+  <BehaviorTree ID="Main">
+    <Sequence>
+      <MoveBase goal="1;2;3" speed="0.50" retries="3" careful="True" timeout="1500"/>
+      <IsBatteryOk min_level="20"/>
+    </Sequence>
+  </BehaviorTree>
+  <TreeNodesModel>
+    <Action ID="MoveBase">
+      <input_port name="goal" type="Pose2D">Where to go</input_port>
+      <input_port name="speed" type="double" default="1.0">m/s</input_port>
+      <input_port name="retries" type="unsigned int" default="2"/>
+      <input_port name="careful" type="bool"/>
+      <input_port name="timeout" type="std::chrono::milliseconds"/>
+    </Action>
+    <Condition ID="IsBatteryOk">
+      <input_port name="min_level" type="float" default="numeric_limits&lt;double&gt;::infinity()"/>
+    </Condition>
+  </TreeNodesModel>
+</root>
+"#;
+    std::fs::write(&xml, original).unwrap();
+    let out = arbor(&["import", xml.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let library: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join("robot.nodes.json")).unwrap(),
+    )
+    .unwrap();
+    let fields = |kind: &str| -> Vec<(String, String, serde_json::Value)> {
+        let kinds = library["kinds"].as_array().unwrap();
+        let k = kinds.iter().find(|k| k["kind"] == kind).unwrap();
+        k["fields"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| {
+                (
+                    f["name"].as_str().unwrap().to_owned(),
+                    f["type"].as_str().unwrap().to_owned(),
+                    f["default"].clone(),
+                )
+            })
+            .collect()
+    };
+    assert_eq!(
+        fields("MoveBase"),
+        [
+            ("goal".into(), "text".into(), serde_json::Value::Null),
+            ("speed".into(), "float".into(), serde_json::json!(1.0)),
+            ("retries".into(), "int".into(), serde_json::json!(2)),
+            ("careful".into(), "bool".into(), serde_json::Value::Null),
+            ("timeout".into(), "int".into(), serde_json::Value::Null),
+        ]
+    );
+    // A default that does not read as its type leaves the port text, as written.
+    assert_eq!(
+        fields("IsBatteryOk"),
+        [(
+            "min_level".into(),
+            "text".into(),
+            serde_json::json!("numeric_limits<double>::infinity()")
+        )]
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("robot.json")).unwrap())
+            .unwrap();
+    let move_base = json["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|n| n["kind"] == "MoveBase")
+        .unwrap();
+    assert_eq!(
+        move_base["fields"],
+        serde_json::json!({"goal": "1;2;3", "speed": 0.5, "retries": 3, "careful": true, "timeout": 1500})
+    );
+    // The XML, with the project the import made: valid, runs, and formats as written.
+    let path = xml.to_str().unwrap();
+    let out = arbor(&["validate", path]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+    let out = arbor(&["run", path, "--steps", "2"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let out = arbor(&["fmt", path]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let formatted = std::fs::read_to_string(&xml).unwrap();
+    for written in [r#"speed="0.50""#, r#"careful="True""#, r#"timeout="1500""#] {
+        assert!(formatted.contains(written), "{written}: {formatted}");
+    }
+    // A value that is not of its port's type is an error that names the node.
+    std::fs::write(&xml, original.replace(r#"speed="0.50""#, r#"speed="fast""#)).unwrap();
+    let out = arbor(&["validate", path]);
+    assert!(
+        text(&out.stdout).contains("[move_base] field 'speed' must be a number, not text"),
+        "{}",
+        text(&out.stdout)
+    );
+    std::fs::write(&xml, original.replace(r#"retries="3""#, r#"retries="-3""#)).unwrap();
+    let out = arbor(&["validate", path]);
+    assert!(
+        text(&out.stdout).contains(
+            "[move_base] field 'retries' is -3, but must be a whole number from 0 to 4294967295"
+        ),
+        "{}",
+        text(&out.stdout)
+    );
+}
+
 #[test]
 fn an_import_writes_the_files_own_kinds_as_a_node_library_of_the_project() {
     let dir = tempfile::tempdir().unwrap();

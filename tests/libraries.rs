@@ -973,8 +973,15 @@ fn a_projects_library_may_be_behaviortree_cpp_node_models() {
     assert_eq!(kind("PipelineSequence").category, Category::Composite);
     assert_eq!(kind("RateController").category, Category::Decorator);
     assert_eq!(kind("GoalUpdated").category, Category::Condition);
-    // Nav2's Wait is its own kind, not Arbor's.
-    assert_eq!(kind("Wait_own").category, Category::Leaf);
+    // Nav2's Wait is its own kind, not Arbor's; its ports' types are its fields' types.
+    let wait = kind("Wait_own");
+    assert_eq!(wait.category, Category::Leaf);
+    let field = |name: &str| wait.field(name).unwrap();
+    assert_eq!(field("wait_duration").ty.describe(), "a number");
+    assert_eq!(field("wait_duration").default, Some(Value::Float(1.0)));
+    assert_eq!(field("server_name").ty, FieldType::Text);
+    assert_eq!(field("server_timeout").ty.describe(), "a whole number");
+    assert_eq!(field("server_timeout").unit, "ms");
     let compute = kind("ComputePathToPose");
     assert_eq!(
         compute.field("path").unwrap().direction,

@@ -57,7 +57,7 @@ pub fn transfer(
             return EXIT_UNREADABLE;
         }
     };
-    let trees = match direction {
+    let mut trees = match direction {
         Direction::Import => with_subtrees(input, &output, tree, kept, err),
         Direction::Export => vec![Imported {
             tree,
@@ -65,6 +65,18 @@ pub fn transfer(
             path: output,
         }],
     };
+    // The kinds of the file's own, and the trees' values in the types those and the
+    // project's kinds give them (docs/BTCPP.md, "Port types").
+    let own = (direction == Direction::Import).then(|| own_kinds(input, &trees));
+    if let Some(Ok(own)) = &own {
+        let mut catalog = own.known.clone();
+        for kind in &own.library.kinds {
+            let _ = catalog.add_library_kind(kind.clone());
+        }
+        for t in &mut trees {
+            btcpp::fit(&mut t.tree, &catalog);
+        }
+    }
     for t in &trees {
         let saved = crate::io::check_output(&t.path, &[input.to_owned()])
             .and_then(|()| crate::io::save_tree(&t.path, &t.tree));
@@ -78,8 +90,7 @@ pub fn transfer(
             }
         }
     }
-    if direction == Direction::Import
-        && let Err(e) = own_kinds(input, &trees, out)
+    if let Some(Err(e)) | Some(Ok(Err(e))) = own.map(|o| o.map(|o| write_own_kinds(input, o, out)))
     {
         let _ = writeln!(err, "{e}");
         return EXIT_UNREADABLE;
@@ -209,14 +220,21 @@ fn fresh_name(id: &str, folder: &Path, taken: &mut HashSet<String>) -> String {
     name
 }
 
-/// After an import: the kinds of the file's own that the project of `tree_out`'s folder
-/// does not know yet, written as a node library beside the tree (`STEM.nodes.json`) and
-/// listed in that project's file (made in the folder when it has none).
-fn own_kinds(input: &Path, trees: &[Imported], out: &mut dyn Write) -> Result<(), String> {
-    let Some(first) = trees.first() else {
-        return Ok(());
-    };
-    let folder = match first.path.parent() {
+/// After an import, the kinds of the file's own that the project of the trees' folder
+/// does not know yet: the library they make, beside the project that knows the others.
+struct OwnKinds {
+    folder: PathBuf,
+    /// The project file governing the folder, if any.
+    project: Option<PathBuf>,
+    /// What that project knows.
+    known: Catalog,
+    library: crate::io::Library,
+}
+
+/// The kinds of the file's own that the project of the first tree's folder does not know
+/// yet ([`OwnKinds`]).
+fn own_kinds(input: &Path, trees: &[Imported]) -> Result<OwnKinds, String> {
+    let folder = match trees.first().and_then(|t| t.path.parent()) {
         Some(f) if !f.as_os_str().is_empty() => f.to_owned(),
         _ => PathBuf::from("."),
     };
@@ -243,9 +261,28 @@ fn own_kinds(input: &Path, trees: &[Imported], out: &mut dyn Write) -> Result<()
             }
         }
     }
+    Ok(OwnKinds {
+        folder,
+        project,
+        known: known.catalog,
+        library,
+    })
+}
+
+/// Writes the library of the kinds of the file's own beside the trees
+/// (`STEM.nodes.json`) and lists it in the folder's project file (made there when there is
+/// none).
+fn write_own_kinds(input: &Path, own: OwnKinds, out: &mut dyn Write) -> Result<(), String> {
+    let OwnKinds {
+        folder,
+        project,
+        library,
+        ..
+    } = own;
     if library.kinds.is_empty() {
         return Ok(());
     }
+    let name = library.name.clone();
     let file = format!("{name}.nodes.json");
     let path = folder.join(&file);
     crate::io::check_output(&path, &[input.to_owned()]).map_err(|e| located(&e))?;

@@ -306,10 +306,11 @@ fn alone(
     seed: u64,
     err: &mut dyn Write,
 ) -> Result<Simulation, u8> {
-    let tree = crate::io::parse_tree(text, file).map_err(|e| {
+    let mut tree = crate::io::parse_tree(text, file).map_err(|e| {
         let _ = writeln!(err, "{}", located(&e));
         EXIT_UNREADABLE
     })?;
+    crate::io::fit_to_kinds(file, &mut tree, catalog);
     Simulation::solo(Some(file), &tree, catalog, seed).map_err(|e| {
         let shown = file.display();
         match e {

@@ -93,6 +93,7 @@ impl EditorApp {
                 // What was unsaved is let go: its recovery file too.
                 self.drop_recovery();
                 self.catalog.add_placeholders(&tree);
+                crate::io::fit_to_kinds(path, &mut tree, &self.catalog);
                 self.unplaced = super::arrange_if_unplaced(&mut tree, &self.catalog).then_some(0);
                 self.doc = Document::new(tree, Some(path.to_owned()));
                 self.say_notes(&kept);

@@ -183,6 +183,9 @@ impl EditorApp {
     pub fn in_project(mut tree: Tree, path: Option<PathBuf>, explicit: Option<&Path>) -> Self {
         let project = project::ProjectKinds::new(path.as_deref(), explicit);
         let catalog = project.catalog_for(&tree);
+        if let Some(p) = &path {
+            crate::io::fit_to_kinds(p, &mut tree, &catalog);
+        }
         let unplaced = arrange_if_unplaced(&mut tree, &catalog);
         let canvas = Canvas::new(&tree, &catalog);
         let (chooser, chooser_why) = files::Chooser::detect();

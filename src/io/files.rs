@@ -143,7 +143,11 @@ impl<'c> TreeFiles<'c> {
         if let Some(t) = self.loaded.borrow().get(&key) {
             return t.clone();
         }
-        let t = Rc::new(read());
+        let mut t = read();
+        if let Ok(tree) = &mut t {
+            super::fit_to_kinds(&key.0, tree, self.catalog);
+        }
+        let t = Rc::new(t);
         self.loaded.borrow_mut().insert(key, t.clone());
         t
     }

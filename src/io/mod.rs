@@ -545,6 +545,16 @@ fn not_a_file_of_trees(path: &Path, id: &str) -> LoadError {
     }
 }
 
+/// Gives the values of `tree`, read from the file at `path`, the types `catalog`'s kinds
+/// give their fields: a BehaviorTree.CPP file's values are text, each read as its port's
+/// type says ([`btcpp::fit`]; docs/BTCPP.md, "Port types"); an Arbor file's are typed as
+/// written.
+pub fn fit_to_kinds(path: &Path, tree: &mut Tree, catalog: &crate::model::Catalog) {
+    if btcpp::is_xml(path) {
+        btcpp::fit(tree, catalog);
+    }
+}
+
 /// A BehaviorTree.CPP file's text as a tree (docs/BTCPP.md), with the rest of its document;
 /// the files it includes checked.
 pub(crate) fn parse_xml_tree(text: &str, path: &Path) -> Result<(Tree, Kept), LoadError> {

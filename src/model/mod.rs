@@ -549,6 +549,25 @@ impl Tree {
         })
     }
 
+    /// Gives each node's field the value `fit` returns for it (given the node's kind, the
+    /// field's name and its value), where it returns one; the count changed. Links,
+    /// ids and everything else stay as they are.
+    pub fn refit_fields(
+        &mut self,
+        mut fit: impl FnMut(&str, &str, &Value) -> Option<Value>,
+    ) -> usize {
+        let mut changed = 0;
+        for node in &mut self.nodes {
+            for (name, value) in node.fields.iter_mut() {
+                if let Some(v) = fit(&node.kind, name, value) {
+                    *value = v;
+                    changed += 1;
+                }
+            }
+        }
+        changed
+    }
+
     /// Whether `other` runs as this tree does: the same declared keys, and the same nodes
     /// in the same order, with the same kinds, fields and links (titles, comments and
     /// positions are the editor's).

@@ -356,6 +356,65 @@ fn a_behaviortree_cpp_file_saved_after_an_edit_changes_only_that_attribute() {
     assert_eq!(std::fs::read_to_string(&path).unwrap(), saved);
 }
 
+/// docs/BTCPP.md, "Port types": with its project's models file, a BehaviorTree.CPP file's
+/// `double` port is a number field. Typed over in the inspector and saved with Ctrl+S, it
+/// is the one attribute that changes; the values it did not touch stay as written
+/// (`1.50`, `True`), though they are read as a number and a bool.
+#[test]
+fn a_typed_port_is_edited_as_a_number_and_saved_as_that_attribute_only() {
+    use arbor::io::btcpp::Document;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("arbor.project.json"),
+        r#"{"format": "arbor.project", "version": 1, "nodes": ["robot_nodes.xml"]}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("robot_nodes.xml"),
+        r#"<root BTCPP_format="4"><TreeNodesModel>
+  <Action ID="MoveBase">
+    <input_port name="speed" type="double" default="1.0">m/s</input_port>
+    <input_port name="careful" type="bool"/>
+  </Action>
+</TreeNodesModel></root>"#,
+    )
+    .unwrap();
+    let path = dir.path().join("robot.xml");
+    let original = r#"<root BTCPP_format="4">
+  <BehaviorTree ID="Main">
+    <Sequence>
+      <MoveBase name="out" speed="0.50" careful="True"/>
+      <MoveBase name="back" speed="1.50" careful="1"/>
+    </Sequence>
+  </BehaviorTree>
+</root>
+"#;
+    std::fs::write(&path, original).unwrap();
+    let mut app = EditorApp::open(&path).unwrap();
+    let tree = app.document().tree();
+    let out = tree.node(&arbor::model::NodeId::new("out")).unwrap();
+    assert_eq!(out.fields["speed"], arbor::model::Value::Float(0.5));
+    assert_eq!(out.fields["careful"], arbor::model::Value::Bool(true));
+    assert!(
+        app.diagnostics().iter().all(|d| !d.is_error()),
+        "{:?}",
+        app.diagnostics()
+    );
+    app.select(Some(arbor::model::NodeId::new("out")));
+    let mut h = harness(app);
+    crate::support::type_into(&mut h, "speed", "0.75");
+    key(&mut h, Modifiers::COMMAND, Key::S);
+    assert_eq!(h.state().title(), "robot.xml — Arbor", "saved");
+    let saved = std::fs::read_to_string(&path).unwrap();
+    let expected = original.replace(r#"speed="0.50""#, r#"speed="0.75""#);
+    assert!(
+        Document::parse(&expected)
+            .unwrap()
+            .same_as(&Document::parse(&saved).unwrap()),
+        "{saved}"
+    );
+}
+
 /// SEMANTICS.md §3.7: a node's hooks are in the inspector's "Pre- and post-conditions",
 /// open where one is set and folded where none is. One typed over, one turned on by its
 /// checkbox and typed, saved with Ctrl+S: the file changes in those attributes only.

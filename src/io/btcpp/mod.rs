@@ -10,12 +10,14 @@
 mod kinds;
 mod models;
 mod subtree;
+mod types;
 mod v3;
 mod xml;
 
 use std::collections::{HashMap, HashSet};
 
 pub use models::{is_models_file, library_name, library_of, models_library};
+pub use types::{field_type, fit, read_as};
 pub use xml::{Document, Element, Item, XmlError, escape};
 
 use crate::model::{Node, NodeId, Port, Tree};
@@ -795,8 +797,10 @@ impl Writer<'_> {
                     !is_port(k) || (explicit && k == "ID") || node.fields.contains_key(k)
                 });
                 for (k, v) in node.fields.iter().filter(|(k, _)| is_port(k)) {
-                    // As written while it says the same (`{@goal}` stays so).
-                    if e.attr(k).is_none_or(|t| kinds::raw(k, t) != *v) {
+                    // As written while it says the same (`{@goal}` and `1.50` stay so).
+                    if e.attr(k)
+                        .is_none_or(|t| kinds::raw(k, t) != *v && !types::says(t, v))
+                    {
                         e.set_attr(k, kinds::plain(v));
                     }
                 }

@@ -10,11 +10,20 @@ use crate::model::{
     Catalog, Category, FieldDirection, FieldSpec, FieldType, KindSpec, Origin, Tree, Value,
 };
 
-/// A kind as a `<TreeNodesModel>` describes it: its category and its ports, each with its
-/// name, its default, a line of help and its direction.
+/// A kind as a `<TreeNodesModel>` describes it: its category and its ports.
 struct Model {
     category: Category,
-    ports: Vec<(String, Option<String>, String, FieldDirection)>,
+    ports: Vec<ModelPort>,
+}
+
+/// A port of a model: its name, its default, its BehaviorTree.CPP type, a line of help
+/// and its direction.
+struct ModelPort {
+    name: String,
+    default: Option<String>,
+    ty: Option<String>,
+    help: String,
+    direction: FieldDirection,
 }
 
 /// The category an element's name gives (`<Action>`, `<Condition>` …), if it gives one.
@@ -69,24 +78,51 @@ fn models_under(root: &Element) -> impl Iterator<Item = (&str, &Element, Model)>
                 if !text.is_empty() {
                     help.push_str(&format!(": {text}"));
                 }
-                Some((name, p.attr("default").map(str::to_owned), help, way))
+                Some(ModelPort {
+                    name,
+                    default: p.attr("default").map(str::to_owned),
+                    ty: p.attr("type").map(str::to_owned),
+                    help,
+                    direction: way,
+                })
             })
             .collect();
         Some((id, model, Model { category, ports }))
     })
 }
 
-/// A model's ports as fields: text, each with its default (docs/BTCPP.md, "Importing").
+/// A model's ports as fields (docs/BTCPP.md, "Port types"): each of its type's field
+/// type, with its default read as that type; a port whose default does not read so (a
+/// `{key}`, `numeric_limits<double>::infinity()`) is text, as written.
 fn fields_of(model: &Model) -> Vec<FieldSpec> {
     model
         .ports
         .iter()
-        .map(|(port, default, help, direction)| {
+        .map(|port| {
+            let (ty, unit) = port
+                .ty
+                .as_deref()
+                .map_or((FieldType::Text, ""), super::types::field_type);
+            let default = match &port.default {
+                None => Some(None),
+                Some(d) => match &ty {
+                    FieldType::Text => Some(Some(Value::Text(d.clone()))),
+                    FieldType::Enum(words) if words.contains(d) => {
+                        Some(Some(Value::Text(d.clone())))
+                    }
+                    _ => super::types::read_as(&ty, d).map(Some),
+                },
+            };
+            let (ty, default, unit) = match default {
+                Some(default) => (ty, default, unit),
+                None => (FieldType::Text, port.default.clone().map(Value::Text), ""),
+            };
             match default {
-                Some(d) => FieldSpec::new(port, FieldType::Text, Value::Text(d.clone()), help),
-                None => FieldSpec::optional(port, FieldType::Text, help),
+                Some(d) => FieldSpec::new(&port.name, ty, d, &port.help),
+                None => FieldSpec::optional(&port.name, ty, &port.help),
             }
-            .with_direction(*direction)
+            .with_unit(unit)
+            .with_direction(port.direction)
         })
         .collect()
 }
@@ -162,8 +198,8 @@ pub fn models_library(
 /// as node library `name`, in the order the tree first uses them. A kind's category is its
 /// model's, else the one its elements' name gives (`<Action ID="…">`), else the one its
 /// links show (children: a composite; a child: a decorator; else an action). Its fields are
-/// its model's ports (with their defaults), else the attributes its nodes set; each is
-/// text, as the tree holds them. An action succeeds and a condition holds as their
+/// its model's ports (typed, with their defaults), else the attributes its nodes set, as
+/// text. An action succeeds and a condition holds as their
 /// stand-ins; a composite or a decorator has no `runs_as`, so a tree with one does not run.
 pub fn library_of(tree: &Tree, source: &Source, name: &str, known: &Catalog) -> Library {
     let models = models(source);
