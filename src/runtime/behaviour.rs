@@ -341,6 +341,15 @@ impl LeafIo<'_> {
         }
     }
 
+    /// Sets the key of a writing field ([`NodeSpec::output`]) to `value`, made the key's
+    /// type (SEMANTICS.md §3.5). Called from `on_execute`, it is stored as that call
+    /// returns, before the parent hears of the outcome; a value that does not fit the
+    /// key's type stores nothing and fails the action. Set in `on_enter` or `on_exit`, it
+    /// is dropped.
+    pub fn set_output(&mut self, output: Output, value: impl Into<CtxValue>) {
+        self.write(output.0, Some(value.into()));
+    }
+
     /// Where a built-in action registered as writing keys puts the keys it sets or clears
     /// (see [`LeafIo::writes`]); `None` for any other leaf.
     pub(crate) fn writes(&mut self) -> Option<&mut Writes> {
@@ -468,7 +477,11 @@ pub struct NodeSpec<'a> {
 /// values, `bound.rs`).
 pub(crate) enum KeyLookup<'a> {
     Table(&'a mut KeyTable),
-    Fixed(&'a [(String, KeyId)]),
+    /// The ids of its key fields' keys, and of the keys its writing fields are bound to.
+    Fixed {
+        keys: &'a [(String, KeyId)],
+        outputs: &'a [(String, KeyId)],
+    },
 }
 
 impl NodeSpec<'_> {
@@ -503,12 +516,53 @@ impl NodeSpec<'_> {
         match &mut self.keys {
             KeyLookup::Table(table) => table.intern(name),
             // A name its key fields did not hold when it compiled: no key of the program.
-            KeyLookup::Fixed(ids) => ids
+            KeyLookup::Fixed { keys, .. } => keys
                 .iter()
                 .find(|(n, _)| n == name)
                 .map_or(KeyId::MAX, |&(_, id)| id),
         }
     }
+
+    /// Where the action writes field `field`'s value: the key the field is bound to, when
+    /// its kind says the node writes it (`"direction": "out"` or `"inout"`, a
+    /// BehaviorTree.CPP output port: SEMANTICS.md §3.5); `None` for a field that is not
+    /// one, or holds a value rather than a key. The action sets it with
+    /// [`LeafIo::set_output`].
+    pub fn output(&mut self, field: &str) -> Option<Output> {
+        let spec = self.catalog.kind(&self.node.kind)?.field(field)?;
+        if !spec.direction.writes() {
+            return None;
+        }
+        match &mut self.keys {
+            KeyLookup::Fixed { outputs, .. } => outputs
+                .iter()
+                .find(|(f, _)| f == field)
+                .map(|&(_, id)| Output(id)),
+            KeyLookup::Table(table) => match self.node.fields.get(field) {
+                Some(Value::Key(key)) => Some(Output(table.intern(key))),
+                _ => None,
+            },
+        }
+    }
+}
+
+/// A key an action writes through one of its fields ([`NodeSpec::output`]), found once as
+/// the tree compiles.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Output(KeyId);
+
+/// The writing fields of leaf `node` of kind `kind` bound to keys: each field's name and
+/// key's name. Its action may write those keys ([`NodeSpec::output`]).
+pub(crate) fn bound_outputs<'n>(
+    node: &'n Node,
+    kind: &'n crate::model::KindSpec,
+) -> impl Iterator<Item = (&'n str, &'n str)> {
+    node.fields.iter().filter_map(|(name, value)| match value {
+        Value::Key(key) if kind.field(name).is_some_and(|f| f.direction.writes()) => {
+            Some((name.as_str(), key.as_str()))
+        }
+        _ => None,
+    })
 }
 
 /// The most context keys a program can use (validation refuses more): ids are

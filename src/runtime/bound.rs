@@ -47,6 +47,9 @@ pub(crate) struct Bound {
     pub keys: Vec<(String, KeyId)>,
     /// Each bound field: its name, its key and its spec.
     pub fields: Vec<(String, KeyId, FieldSpec)>,
+    /// Each writing field bound to a key: its name and its key (what `NodeSpec::output`
+    /// answers).
+    pub outputs: Vec<(String, KeyId)>,
 }
 
 /// Why a node with bound fields could not be made or set at its entry: the reason its
@@ -73,7 +76,10 @@ impl Bound {
             node: &node,
             trace_id: &self.trace_id,
             catalog: &self.catalog,
-            keys: KeyLookup::Fixed(&self.keys),
+            keys: KeyLookup::Fixed {
+                keys: &self.keys,
+                outputs: &self.outputs,
+            },
             bound: None,
         };
         make(&mut spec).map_err(|_| REFUSED)

@@ -40,6 +40,7 @@ mod trace;
 
 pub use behaviour::{
     Action, CondIo, Condition, Context, CtxValue, KeyError, KeyId, LeafIo, NodeSpec, Outcome,
+    Output,
 };
 pub(crate) use binary_trace::code as binary_code;
 pub use binary_trace::{

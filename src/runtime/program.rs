@@ -1079,6 +1079,9 @@ impl<A: 'static> Builder<'_, A> {
                 keys.push((name.to_owned(), self.keys.intern(name)));
             }
         }
+        let outputs = super::behaviour::bound_outputs(node, kind)
+            .map(|(field, key)| (field.to_owned(), self.keys.intern(key)))
+            .collect();
         let mut template = node.clone();
         for (name, _, _) in &fields {
             template.fields.remove(name);
@@ -1093,6 +1096,7 @@ impl<A: 'static> Builder<'_, A> {
             catalog,
             keys,
             fields,
+            outputs,
         }))
     }
 
@@ -1161,6 +1165,9 @@ impl<A: 'static> Builder<'_, A> {
             scripts: &mut self.p.scripts,
         };
         let spec = c.kind(&node.kind);
+        // (An action may write the keys its writing fields are bound to.)
+        let outputs =
+            spec.is_some_and(|k| super::behaviour::bound_outputs(node, k).next().is_some());
         let runs_as = c.as_built_in(node);
         let Some(kind) = Kind::build(runs_as.as_ref().unwrap_or(node), category, &mut build) else {
             let why = match spec.map(|k| &k.origin) {
@@ -1192,7 +1199,7 @@ impl<A: 'static> Builder<'_, A> {
                 };
                 let made = self.behaviours.make_action(&mut spec);
                 let action = self.built(&name, made, "action", &node.kind)?;
-                if self.behaviours.writes_keys(&node.kind) {
+                if self.behaviours.writes_keys(&node.kind) || outputs {
                     self.p.writers.push(self.p.recs.len() as u32);
                 }
                 slot = self.types.len() as u32;

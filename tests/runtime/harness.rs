@@ -175,9 +175,21 @@ impl Run {
 
     fn of_tree(tree: &Tree, seed: u64) -> Self {
         let counters = Counters::default();
+        let b = behaviours(&counters);
+        Self::compiled(tree, &Catalog::builtin(), &b, counters, seed)
+    }
+
+    /// `tree` with the kinds of `catalog` and the behaviours `b` (which count in
+    /// `counters`).
+    pub fn compiled(
+        tree: &Tree,
+        catalog: &Catalog,
+        b: &Behaviours<()>,
+        counters: Counters,
+        seed: u64,
+    ) -> Self {
         let program =
-            Program::compile(tree, &Catalog::builtin(), &NoAssets, &behaviours(&counters))
-                .unwrap_or_else(|e| panic!("{e}"));
+            Program::compile(tree, catalog, &NoAssets, b).unwrap_or_else(|e| panic!("{e}"));
         Self {
             instance: {
                 let mut i = Instance::new(Arc::new(program), seed);

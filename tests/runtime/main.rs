@@ -23,6 +23,7 @@ mod key_fields;
 mod key_settings;
 mod leaf;
 mod observers;
+mod outputs;
 mod parallel;
 mod precondition;
 mod queue_loop;

@@ -315,7 +315,12 @@ impl<'o, A, H: Watch> Exec<'_, 'o, A, H> {
         f: impl FnOnce(&mut ActionSlab<A>, &mut A, &mut LeafIo<'_>) -> R,
     ) -> R {
         let mut io = self.st.leaf_io::<A, EXTRAS>(info);
-        f(self.block, self.agent, &mut io)
+        let r = f(self.block, self.agent, &mut io);
+        // Only what an action sets as it executes is stored (`LeafIo::set_output`).
+        if let Some(writes) = io.writes() {
+            writes.clear();
+        }
+        r
     }
 }
 
