@@ -1635,6 +1635,76 @@ fn an_imports_port_types_are_field_types_and_the_xml_keeps_its_values_as_written
     );
 }
 
+/// docs/BTCPP.md, "The file's own models": with no project, a file's `<TreeNodesModel>`
+/// defines the kinds it describes, so the file validates and runs as it is, its values
+/// read in their ports' types. A project's kind of the same name is the one used.
+#[test]
+fn a_files_own_models_define_its_kinds_where_no_project_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let xml = dir.path().join("robot.xml");
+    let original = r#"<root BTCPP_format="4">
+  <BehaviorTree ID="Main">
+    <Sequence>
+      <IsBatteryOk min_level="20"/>
+      <MoveBase speed="0.50"/>
+    </Sequence>
+  </BehaviorTree>
+  <TreeNodesModel>
+    <Condition ID="IsBatteryOk"><input_port name="min_level" type="unsigned int"/></Condition>
+    <Action ID="MoveBase"><input_port name="speed" type="double"/></Action>
+  </TreeNodesModel>
+</root>
+"#;
+    std::fs::write(&xml, original).unwrap();
+    let path = xml.to_str().unwrap();
+    let out = arbor(&["validate", path]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+    let out = arbor(&["run", path, "--steps", "2"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("2 success"),
+        "{}",
+        text(&out.stdout)
+    );
+    std::fs::write(
+        &xml,
+        original.replace(r#"min_level="20""#, r#"min_level="low""#),
+    )
+    .unwrap();
+    let out = arbor(&["validate", path]);
+    assert!(
+        text(&out.stdout).contains("[is_battery_ok] field 'min_level' must be a whole number"),
+        "{}",
+        text(&out.stdout)
+    );
+    // The project's MoveBase, which takes a text, is the one used.
+    std::fs::write(
+        dir.path().join("arbor.project.json"),
+        r#"{"format": "arbor.project", "version": 1, "nodes": ["game.nodes.json"]}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("game.nodes.json"),
+        r#"{"format": "arbor.nodes", "version": 1, "library": "game", "kinds": [
+          {"kind": "IsBatteryOk", "category": "condition", "fields": [{"name": "min_level", "type": "text"}]}]}"#,
+    )
+    .unwrap();
+    let out = arbor(&["validate", path]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+}
+
 #[test]
 fn an_import_writes_the_files_own_kinds_as_a_node_library_of_the_project() {
     let dir = tempfile::tempdir().unwrap();

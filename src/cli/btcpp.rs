@@ -9,7 +9,7 @@ use super::{EXIT_OK, EXIT_UNREADABLE};
 use std::collections::{HashMap, HashSet};
 
 use crate::io::btcpp;
-use crate::io::{PROJECT_FILE, Project, ProjectCatalog, parse_project};
+use crate::io::{PROJECT_FILE, ProjectCatalog};
 use crate::model::{Catalog, Tree, Value};
 
 /// Which way a tree goes.
@@ -294,53 +294,17 @@ fn write_own_kinds(input: &Path, own: OwnKinds, out: &mut dyn Write) -> Result<(
         path.display(),
         if count == 1 { "kind" } else { "kinds" }
     );
-    let Some(project) = project else {
-        let path = folder.join(PROJECT_FILE);
-        let made = Project {
-            path: path.clone(),
-            nodes: vec![file],
-            keys: Vec::new(),
-            enums: Default::default(),
-        };
-        crate::io::write_atomically(&path, made.to_text().as_bytes()).map_err(|e| located(&e))?;
-        let _ = writeln!(out, "wrote {}", path.display());
-        return Ok(());
-    };
-    let text = std::fs::read_to_string(&project).map_err(|e| {
-        format!(
-            "{}: error: cannot read the project file: {e}",
-            project.display()
-        )
-    })?;
-    let mut listed = parse_project(&text, &project).map_err(|e| e.line())?;
-    let entry =
-        relative_to(&path, project.parent().unwrap_or(Path::new("."))).ok_or_else(|| {
-            format!(
-                "{}: error: {} is not in the project's folder, so the project cannot list it",
-                project.display(),
-                path.display()
-            )
-        })?;
-    if !listed.nodes.contains(&entry) {
-        listed.nodes.push(entry);
-        crate::io::write_atomically(&project, listed.to_text().as_bytes())
-            .map_err(|e| located(&e))?;
-        let _ = writeln!(out, "added {} to {}", file, project.display());
+    let project = project.unwrap_or_else(|| folder.join(PROJECT_FILE));
+    match crate::io::list_library(&project, &path).map_err(|e| located(&e))? {
+        crate::io::Listed::Made => {
+            let _ = writeln!(out, "wrote {}", project.display());
+        }
+        crate::io::Listed::Added => {
+            let _ = writeln!(out, "added {} to {}", file, project.display());
+        }
+        crate::io::Listed::Already => {}
     }
     Ok(())
-}
-
-/// `path` relative to `folder` (both made absolute), in `/`-separated form, when it lies
-/// inside it.
-fn relative_to(path: &Path, folder: &Path) -> Option<String> {
-    let path = std::path::absolute(path).ok()?;
-    let folder = std::path::absolute(folder).ok()?;
-    let rest = path.strip_prefix(&folder).ok()?;
-    let parts: Vec<String> = rest
-        .components()
-        .map(|c| c.as_os_str().to_string_lossy().into_owned())
-        .collect();
-    Some(parts.join("/"))
 }
 
 /// Where the tree of `input` goes: `output`, or in it when it is a folder, or beside

@@ -38,7 +38,15 @@ impl<'b> Projects<'b> {
             .explicit
             .map(std::path::Path::to_owned)
             .or_else(|| crate::io::project_for(file));
-        self.index_of(project, out, counts)
+        let i = self.index_of(project, out, counts);
+        // A BehaviorTree.CPP file that describes kinds of its own has a catalog of its own.
+        match self.loaded[i].with_file_models(file) {
+            Some(with) => {
+                self.loaded.push(with);
+                self.loaded.len() - 1
+            }
+            None => i,
+        }
     }
 
     /// The index in `loaded` of the catalog of the project file `project` (none: the

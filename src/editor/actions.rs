@@ -234,6 +234,7 @@ impl EditorApp {
                 self.select(Some(id));
                 self.run_command(Command::OpenSubTree, ctx);
             }
+            inspector::Request::LoadModels => self.choose(Purpose::LoadModels),
         }
     }
 
@@ -1192,6 +1193,9 @@ impl EditorApp {
             }
             Purpose::OpenCoverage => {
                 self.open_coverage(path);
+            }
+            Purpose::LoadModels => {
+                self.load_models(path);
             }
             Purpose::Asset(id, field) => {
                 let value = super::relative_asset(self.doc.path(), path);

@@ -141,6 +141,16 @@ impl Document {
         self.revision
     }
 
+    /// Reads the tree's values as `catalog`'s kinds type them, when the tree is a
+    /// BehaviorTree.CPP file's ([`crate::io::fit_to_kinds`]: its text values read as its
+    /// ports' types). What the tree says is unchanged, so this is no edit: the history and
+    /// the saved state stay as they are.
+    pub fn fit_to_kinds(&mut self, catalog: &Catalog) {
+        if let Some(path) = &self.path {
+            crate::io::fit_to_kinds(path, &mut self.tree, catalog);
+        }
+    }
+
     /// Puts `tree` (recovered unsaved work) in place of the tree, as a change not yet
     /// saved; the history starts again from it.
     pub fn restore(&mut self, tree: Tree) {

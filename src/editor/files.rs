@@ -26,6 +26,8 @@ pub enum Purpose {
     OpenCoverage,
     /// Write it, relative to the tree, into this SubTree's asset field.
     Asset(NodeId, String),
+    /// List this file of node models in the tree's project.
+    LoadModels,
 }
 
 impl Purpose {
@@ -37,6 +39,7 @@ impl Purpose {
             Purpose::OpenTrace => "Open a trace",
             Purpose::OpenCoverage => "Open a coverage file",
             Purpose::Asset(..) => "Choose the SubTree's tree file",
+            Purpose::LoadModels => "Load node models",
         }
     }
 
@@ -49,6 +52,10 @@ impl Purpose {
     fn extensions(&self) -> &'static [&'static str] {
         match self {
             Purpose::OpenTrace => &["jsonl", crate::runtime::BINARY_TRACE_EXTENSION],
+            // A node library, a BehaviorTree.CPP file of models, a Groot2 project.
+            Purpose::LoadModels => &["xml", "btproj", "json"],
+            // Arbor's trees and BehaviorTree.CPP's.
+            Purpose::OpenTree | Purpose::SaveTree | Purpose::Asset(..) => &["json", "xml"],
             _ => &["json"],
         }
     }
@@ -119,6 +126,7 @@ pub fn native(
         Purpose::OpenScenario => "Arbor scenario",
         Purpose::OpenTrace => "Arbor trace",
         Purpose::OpenCoverage => "Arbor coverage",
+        Purpose::LoadModels => "Node models",
         _ => "Arbor tree",
     };
     let mut dialog = rfd::FileDialog::new()

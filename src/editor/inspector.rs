@@ -18,6 +18,9 @@ pub enum Request {
     BrowseAsset(String),
     /// Open the SubTree's asset.
     OpenAsset,
+    /// Pick a file of node models (a node library, a BehaviorTree.CPP models file or a
+    /// Groot2 project) for the project to list.
+    LoadModels,
 }
 
 /// The widget for one field's value (checkbox, number with its range, drop-down, text);
@@ -489,6 +492,15 @@ pub fn inspector_ui(
             request = Some(r);
         }
         if k.is_placeholder() {
+            if ui
+                .button("Load models from…")
+                .on_hover_text(
+                    "Choose a node library, a BehaviorTree.CPP models file (such as Nav2's nav2_tree_nodes.xml) or a Groot2 project that defines this kind: the project lists it, and its kinds are known from then on",
+                )
+                .clicked()
+            {
+                request = Some(Request::LoadModels);
+            }
             // Nothing says what its fields mean: each is text (`{NAME}` a key), kept and
             // saved as it is.
             egui::Grid::new(("placeholder fields", &node.id))

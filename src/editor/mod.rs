@@ -263,9 +263,68 @@ impl EditorApp {
         self.kind_rows.take();
         // Nodes that undo or redo may bring back keep their placeholders.
         self.catalog.keep_placeholders_of(&before);
+        self.doc.fit_to_kinds(&self.catalog);
+        // A BehaviorTree.CPP file keeps no positions: laid out again as its nodes are
+        // drawn now (their fields shown), unless changed since it was read.
+        if self.doc.path().is_some_and(crate::io::btcpp::is_xml) {
+            self.unplaced = Some(0);
+        }
         self.canvas.rebuild(self.doc.tree(), &self.catalog);
         self.validate();
         self.restart_sim();
+    }
+
+    /// Lists the file of node models `path` (a node library, a BehaviorTree.CPP models
+    /// file, a Groot2 project) in the tree's project, made beside the tree when it has
+    /// none, and takes the kinds again: the inspector's "Load models from…". Says what it
+    /// did, and how many of the tree's unknown kinds are known now.
+    pub fn load_models(&mut self, path: &Path) -> bool {
+        let project = match (self.project.file(), self.doc.path()) {
+            (Some(p), _) => p.to_owned(),
+            (None, Some(tree)) => tree.with_file_name(crate::io::PROJECT_FILE),
+            (None, None) => {
+                self.say_problem(
+                    "Save the tree first: the project file that lists the models is made beside it",
+                );
+                return false;
+            }
+        };
+        let unknown = |c: &Catalog, t: &Tree| {
+            let kinds: std::collections::HashSet<&str> =
+                t.nodes().iter().map(|n| n.kind.as_str()).collect();
+            kinds
+                .into_iter()
+                .filter(|k| c.kind(k).is_none_or(crate::model::KindSpec::is_placeholder))
+                .count()
+        };
+        let before = unknown(&self.catalog, self.doc.tree());
+        let listed = match crate::io::list_library(&project, path) {
+            Ok(listed) => listed,
+            Err(e) => {
+                self.say_problem(format!("The models were not loaded: {e}"));
+                return false;
+            }
+        };
+        self.project.reload();
+        self.reload_kinds();
+        let after = unknown(&self.catalog, self.doc.tree());
+        let name = path.file_name().unwrap_or_default().to_string_lossy();
+        let project_name = project.file_name().unwrap_or_default().to_string_lossy();
+        let how = match listed {
+            crate::io::Listed::Made => format!("{project_name} made beside the tree to list it"),
+            crate::io::Listed::Added => format!("listed in {project_name}"),
+            crate::io::Listed::Already => format!("{project_name} listed it already"),
+        };
+        let known = before.saturating_sub(after);
+        let text = format!(
+            "Loaded the node models of {name} ({how}): {known} unknown kind{} of this tree now known, {after} still unknown",
+            if known == 1 { "" } else { "s" }
+        );
+        match self.project.problems().first() {
+            Some(p) => self.say_problem(format!("{text}; the project has a problem: {p}")),
+            None => self.say(text),
+        }
+        true
     }
 
     /// Reads the node libraries again when one changed on disk (called every frame).

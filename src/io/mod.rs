@@ -36,8 +36,8 @@ pub use library::{
 pub use live::{CardFile, LIVE_FORMAT, LiveCard};
 pub use process::Owner;
 pub use project::{
-    PROJECT_FILE, PROJECT_FORMAT, PROJECT_VERSION, Project, ProjectCatalog, check_library,
-    find_project, parse_project, project_for,
+    Listed, PROJECT_FILE, PROJECT_FORMAT, PROJECT_VERSION, Project, ProjectCatalog, check_library,
+    find_project, list_library, parse_project, project_for, relative_path,
 };
 pub use recovery::{
     DiskChange, OpenMark, RECOVERY_FORMAT, Recovered, Recoveries, RecoveryDir, Unreadable,

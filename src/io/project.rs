@@ -99,6 +99,76 @@ pub fn project_for(file: &Path) -> Option<PathBuf> {
     }
 }
 
+/// What [`list_library`] did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Listed {
+    /// It made the project file, listing the library.
+    Made,
+    /// It added the library to the project file's list.
+    Added,
+    /// The project file listed it already.
+    Already,
+}
+
+/// Lists the node library (or BehaviorTree.CPP models file) `library` in the project file
+/// `project`, by its path relative to the project's folder (`/`-separated, `..` where it
+/// lies outside); a project file that does not exist is made, listing it alone. The file
+/// is written atomically, and not at all when it lists the library already.
+pub fn list_library(project: &Path, library: &Path) -> Result<Listed, super::LoadError> {
+    use super::LoadError;
+    let folder = project.parent().unwrap_or(Path::new("."));
+    let entry = relative_path(library, folder).ok_or_else(|| LoadError::Format {
+        path: project.to_owned(),
+        message: format!(
+            "{} has no path relative to the project's folder",
+            library.display()
+        ),
+    })?;
+    let (mut listed, made) = if project.exists() {
+        let text = super::read_text(project).map_err(|e| LoadError::Read {
+            path: project.to_owned(),
+            source: std::sync::Arc::new(e),
+        })?;
+        let listed = parse_project(&text, project).map_err(|p| LoadError::Format {
+            path: project.to_owned(),
+            message: p.to_string(),
+        })?;
+        (listed, false)
+    } else {
+        let empty = Project {
+            path: project.to_owned(),
+            nodes: Vec::new(),
+            keys: Vec::new(),
+            enums: Default::default(),
+        };
+        (empty, true)
+    };
+    let same = |e: &String| *e == entry || super::same_file(&listed.library_path(e), library);
+    if listed.nodes.iter().any(same) {
+        return Ok(Listed::Already);
+    }
+    listed.nodes.push(entry);
+    super::write_atomically(project, listed.to_text().as_bytes())?;
+    Ok(if made { Listed::Made } else { Listed::Added })
+}
+
+/// `path` relative to `folder` (both made absolute), `/`-separated, with `..` for each
+/// folder to go up; `None` where there is no such path (another drive).
+pub fn relative_path(path: &Path, folder: &Path) -> Option<String> {
+    let path = std::path::absolute(path).ok()?;
+    let folder = std::path::absolute(folder).ok()?;
+    let (to, from): (Vec<_>, Vec<_>) = (path.components().collect(), folder.components().collect());
+    let common = to.iter().zip(&from).take_while(|(a, b)| a == b).count();
+    if common == 0 {
+        return None;
+    }
+    let up = std::iter::repeat_n("..".to_owned(), from.len() - common);
+    let down = to[common..]
+        .iter()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned());
+    Some(up.chain(down).collect::<Vec<_>>().join("/"))
+}
+
 /// Parses the text of a project file; `path` names it in problems.
 pub fn parse_project(text: &str, path: &Path) -> Result<Project, Problem> {
     let file: ProjectFile = read_headed(text, path, super::header::PROJECT)?;
@@ -141,9 +211,39 @@ impl ProjectCatalog {
     /// The catalog of the project governing `tree` (the file `explicit` when given, else
     /// the one found by walking up from the tree's folder; none for a tree not saved),
     /// over `base`.
+    /// A BehaviorTree.CPP file's own `<TreeNodesModel>` adds the kinds it describes that
+    /// the project does not know ([`ProjectCatalog::with_file_models`]).
     pub fn for_tree(tree: Option<&Path>, explicit: Option<&Path>, base: &Catalog) -> Self {
-        let found = explicit.map(Path::to_owned).or_else(|| project_for(tree?));
-        Self::load(found.as_deref(), base)
+        let found = explicit
+            .map(Path::to_owned)
+            .or_else(|| tree.and_then(project_for));
+        let me = Self::load(found.as_deref(), base);
+        match tree.and_then(|t| me.with_file_models(t)) {
+            Some(with) => with,
+            None => me,
+        }
+    }
+
+    /// This catalog with the kinds that the `<TreeNodesModel>` of the BehaviorTree.CPP file
+    /// `tree` describes and that it does not know, as a library named after the file
+    /// (docs/BTCPP.md, "The file's own models"); `None` when the file is not
+    /// BehaviorTree.CPP's, does not read, or describes no such kind. (A file that does not
+    /// read says why when its tree is loaded.)
+    pub fn with_file_models(&self, tree: &Path) -> Option<Self> {
+        if !super::btcpp::is_xml(tree) {
+            return None;
+        }
+        let text = super::read_text(tree).ok()?;
+        let name = super::btcpp::library_name(tree);
+        let (library, _) = super::btcpp::models_library(&text, tree, &name).ok()?;
+        let mut me = self.clone();
+        let mut added = 0;
+        for kind in library.kinds {
+            if me.catalog.kind(&kind.name).is_none() && me.catalog.add_library_kind(kind).is_ok() {
+                added += 1;
+            }
+        }
+        (added > 0).then_some(me)
     }
 
     /// The catalog of the project file `project` (none: `base` alone), over `base`.

@@ -334,7 +334,7 @@ fn a_behaviortree_cpp_file_saved_after_an_edit_changes_only_that_attribute() {
     let mut h = harness(app);
     assert_eq!(h.state().title(), "guard.xml — Arbor");
     crate::support::type_into(&mut h, "times", "5");
-    // A kind no library defines (BehaviorTree.CPP's Patrol here): its ports are text.
+    // A kind of the file's own models (Patrol here), whose port has no type: text.
     h.state_mut()
         .select(Some(arbor::model::NodeId::new("patrol")));
     h.run_steps(3);
@@ -413,6 +413,88 @@ fn a_typed_port_is_edited_as_a_number_and_saved_as_that_attribute_only() {
             .same_as(&Document::parse(&saved).unwrap()),
         "{saved}"
     );
+}
+
+/// docs/BTCPP.md, "The file's own models": a file's `<TreeNodesModel>` defines its kinds
+/// where no project does, so they open as kinds (not placeholders), their values typed.
+#[test]
+fn a_files_own_models_define_its_kinds_in_the_editor() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("robot.xml");
+    std::fs::write(
+        &path,
+        r#"<root BTCPP_format="4">
+  <BehaviorTree ID="Main"><MoveBase speed="0.50"/></BehaviorTree>
+  <TreeNodesModel>
+    <Action ID="MoveBase"><input_port name="speed" type="double"/></Action>
+  </TreeNodesModel>
+</root>"#,
+    )
+    .unwrap();
+    let app = EditorApp::open(&path).unwrap();
+    let kind = app.catalog().kind("MoveBase").unwrap();
+    assert!(!kind.is_placeholder());
+    assert!(
+        matches!(&kind.origin, arbor::model::Origin::Library { library, .. } if library == "robot")
+    );
+    let node = app.document().tree().nodes()[1].clone();
+    assert_eq!(node.fields["speed"], arbor::model::Value::Float(0.5));
+    assert!(app.diagnostics().is_empty(), "{:?}", app.diagnostics());
+}
+
+/// docs/BTCPP.md, "Node models from another file": a kind no library defines offers "Load
+/// models from…" in the inspector. A models file chosen in the path field is listed in a
+/// project file made beside the tree, the kind is known at once, its values typed, and the
+/// file of the tree is not touched.
+#[test]
+fn load_models_from_the_inspector_lists_the_file_in_the_project_and_knows_the_kinds() {
+    let dir = tempfile::tempdir().unwrap();
+    let models = dir.path().join("models");
+    std::fs::create_dir(&models).unwrap();
+    std::fs::write(
+        models.join("robot_nodes.xml"),
+        r#"<root BTCPP_format="4"><TreeNodesModel>
+  <Action ID="MoveBase"><input_port name="speed" type="double"/></Action>
+</TreeNodesModel></root>"#,
+    )
+    .unwrap();
+    let path = dir.path().join("robot.xml");
+    let original = r#"<root BTCPP_format="4">
+  <BehaviorTree ID="Main"><MoveBase speed="0.50"/></BehaviorTree>
+</root>
+"#;
+    std::fs::write(&path, original).unwrap();
+    let mut app = EditorApp::open(&path).unwrap();
+    assert!(app.catalog().kind("MoveBase").unwrap().is_placeholder());
+    app.select(Some(arbor::model::NodeId::new("move_base")));
+    let mut h = harness(app);
+    h.get_by_label("Load models from…").click();
+    h.run_steps(3);
+    h.get_by_label("Load node models").focus();
+    h.get_by_label("Load node models")
+        .type_text("models/robot_nodes.xml");
+    h.run_steps(2);
+    h.get_by_label("Load node models").focus();
+    h.run_steps(1);
+    h.key_press(Key::Enter);
+    h.run_steps(3);
+    assert_eq!(
+        h.state().last_message(),
+        "Loaded the node models of robot_nodes.xml (arbor.project.json made beside the tree to list it): 1 unknown kind of this tree now known, 0 still unknown"
+    );
+    let project = std::fs::read_to_string(dir.path().join("arbor.project.json")).unwrap();
+    assert!(project.contains(r#""models/robot_nodes.xml""#), "{project}");
+    let kind = h.state().catalog().kind("MoveBase").unwrap();
+    assert!(!kind.is_placeholder());
+    let node = &h.state().tree().nodes()[1];
+    assert_eq!(node.fields["speed"], arbor::model::Value::Float(0.5));
+    assert!(!h.state().is_dirty());
+    assert!(
+        h.state().diagnostics().iter().all(|d| !d.is_error()),
+        "{:?}",
+        h.state().diagnostics()
+    );
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), original);
 }
 
 /// SEMANTICS.md §3.7: a node's hooks are in the inspector's "Pre- and post-conditions",
