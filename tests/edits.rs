@@ -540,6 +540,77 @@ fn renaming_a_key_renames_its_declaration_and_every_use_and_refuses_collisions()
     assert!(err.message.contains("the project's"), "{}", err.message);
 }
 
+/// A key named in scripts (a Script's code, a ScriptCondition's, a hook) is renamed there
+/// too, only where it is that key's name (`@enemy` too; not inside a text, not another name
+/// that starts the same); undo puts the code back as written. A name a script uses already
+/// is refused, as a key field's is.
+#[test]
+fn renaming_a_key_renames_it_in_every_script_that_names_it() {
+    let c = Catalog::builtin();
+    let mut t = keyed(&c, None);
+    add(&mut t, &c, "count", "Script", None);
+    add(&mut t, &c, "near", "ScriptCondition", None);
+    let set = |t: &mut Tree, node: &str, field: &str, code: &str| {
+        let edit = Edit::SetField {
+            id: id(node),
+            name: field.into(),
+            value: Some(Value::Text(code.into())),
+        };
+        t.apply(edit, &c).unwrap();
+    };
+    set(
+        &mut t,
+        "count",
+        "code",
+        "enemy_count += 1; label := 'enemy'",
+    );
+    set(
+        &mut t,
+        "near",
+        "code",
+        "enemy_count > 2 && @enemy_count < 9",
+    );
+    set(&mut t, "hit", "_failureIf", "enemy_count == 0");
+    set(&mut t, "spot", "_onSuccess", "enemy_countdown := 3");
+    let original = t.clone();
+    let undo = t
+        .apply(
+            Edit::RenameKey {
+                from: "enemy_count".into(),
+                to: "foes".into(),
+            },
+            &c,
+        )
+        .unwrap();
+    let code = |t: &Tree, node: &str, field: &str| {
+        t.node(&id(node)).unwrap().fields[field]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    assert_eq!(code(&t, "count", "code"), "foes += 1; label := 'enemy'");
+    assert_eq!(code(&t, "near", "code"), "foes > 2 && @foes < 9");
+    assert_eq!(code(&t, "hit", "_failureIf"), "foes == 0");
+    assert_eq!(code(&t, "spot", "_onSuccess"), "enemy_countdown := 3");
+    t.apply(undo, &c).unwrap();
+    assert_eq!(t, original);
+    let err = t
+        .apply(
+            Edit::RenameKey {
+                from: "enemy".into(),
+                to: "enemy_countdown".into(),
+            },
+            &c,
+        )
+        .unwrap_err();
+    assert!(
+        err.message
+            .contains("node 'spot' names a key 'enemy_countdown' in its '_onSuccess'"),
+        "{}",
+        err.message
+    );
+}
+
 #[test]
 fn a_key_field_is_offered_the_keys_whose_type_it_takes() {
     use arbor::model::{KeyDecl, KeyOrigin, KeyType, KeyTypes, keys_fitting};

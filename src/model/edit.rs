@@ -118,9 +118,10 @@ pub enum Edit {
         /// The key.
         name: String,
     },
-    /// Renames a key: its declaration, if the tree declares it, and every key field of every
-    /// node that names it. Refused when the new name is not a key's name, or is a key
-    /// already (declared by the tree or its project, or named by a node).
+    /// Renames a key: its declaration, if the tree declares it, and every key field and
+    /// script (a Script's code, a hook, a condition's expression) of every node that names
+    /// it. Refused when the new name is not a key's name, or is a key already (declared by
+    /// the tree or its project, or named by a node).
     RenameKey {
         /// Its name now.
         from: String,
@@ -378,12 +379,13 @@ impl Tree {
         let in_tree = self.declared_key(from).is_some();
         let in_project = catalog.shared_keys().iter().any(|k| k.name == from);
         let uses = super::keys::fields_naming(self, catalog, from);
+        let scripts = super::keys::scripts_naming(self, catalog, from);
         if !shared && !in_tree && in_project {
             return Err(EditError::new(format!(
                 "key '{from}' is the project's: rename it in the project file"
             )));
         }
-        if !shared && !in_tree && uses.is_empty() {
+        if !shared && !in_tree && uses.is_empty() && scripts.is_empty() {
             return Err(EditError::new(format!("there is no key '{from}'")));
         }
         if self.declared_key(to).is_some() || catalog.shared_keys().iter().any(|k| k.name == to) {
@@ -391,12 +393,14 @@ impl Tree {
                 "key '{from}' cannot be renamed '{to}': a key '{to}' is declared already"
             )));
         }
-        if let Some((node, field)) = super::keys::fields_naming(self, catalog, to).first() {
+        let naming_to = super::keys::fields_naming(self, catalog, to);
+        let scripts_to = super::keys::scripts_naming(self, catalog, to);
+        if let Some((node, field)) = naming_to.first().or(scripts_to.first()) {
             return Err(EditError::new(format!(
                 "key '{from}' cannot be renamed '{to}': node '{node}' names a key '{to}' in its '{field}'"
             )));
         }
-        let mut edits = Vec::with_capacity(uses.len() + 1);
+        let mut edits = Vec::with_capacity(uses.len() + scripts.len() + 1);
         if let Some(at) = self.declared_key(from)
             && let Some(decl) = self.keys.as_deref().and_then(|k| k.get(at))
         {
@@ -424,6 +428,16 @@ impl Tree {
                 name: field,
                 value: Some(value),
             }
+        }));
+        // Each script that names it, with the name changed and the rest as written.
+        edits.extend(scripts.into_iter().filter_map(|(id, field)| {
+            let code = self.node(&id)?.fields.get(&field)?.as_str()?;
+            let renamed = super::script::rename(code, from, to)?;
+            Some(Edit::SetField {
+                id,
+                name: field,
+                value: Some(Value::Text(renamed)),
+            })
         }));
         Ok(edits)
     }

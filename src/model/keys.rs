@@ -434,6 +434,27 @@ pub fn fields_naming(tree: &Tree, catalog: &Catalog, key: &str) -> Vec<(NodeId, 
     out
 }
 
+/// The script fields (a Script's code, a condition's expression, a hook) of `tree`'s
+/// nodes that name key `key`, read or assigned: each node and field. A kind's default
+/// script is not a node's, and is not listed.
+pub fn scripts_naming(tree: &Tree, catalog: &Catalog, key: &str) -> Vec<(NodeId, String)> {
+    let mut out = Vec::new();
+    for node in tree.nodes() {
+        let Some(kind) = catalog.kind(&node.kind) else {
+            continue;
+        };
+        for (name, value) in &node.fields {
+            if let Value::Text(code) = value
+                && kind.field(name).is_some_and(|f| f.ty.is_script())
+                && super::script::names(code).is_some_and(|names| names.contains(&key))
+            {
+                out.push((node.id.clone(), name.clone()));
+            }
+        }
+    }
+    out
+}
+
 /// Where a key a field may name is declared.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum KeyOrigin {

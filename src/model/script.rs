@@ -248,6 +248,34 @@ pub fn names(code: &str) -> Option<Vec<&str>> {
     Some(out)
 }
 
+/// `code` with each name of key `from` made `to` (`@from` made `@to`), the rest as
+/// written; `None` when it does not tokenize or names no such key.
+pub fn rename(code: &str, from: &str, to: &str) -> Option<String> {
+    let offsets: Vec<usize> = code
+        .char_indices()
+        .map(|(b, _)| b)
+        .chain(std::iter::once(code.len()))
+        .collect();
+    let mut out = String::with_capacity(code.len());
+    let mut done = 0;
+    for (at, t) in tokens(code).ok()? {
+        let Tok::Name(n) = t else { continue };
+        let start = offsets[at];
+        let at_sign = usize::from(n.starts_with('@'));
+        if n[at_sign..] != *from {
+            continue;
+        }
+        out.push_str(&code[done..start + at_sign]);
+        out.push_str(to);
+        done = start + n.len();
+    }
+    if done == 0 {
+        return None;
+    }
+    out.push_str(&code[done..]);
+    Some(out)
+}
+
 /// Parses a script. An empty one (only spaces and `;`) is refused: it says nothing.
 pub fn parse(code: &str) -> Result<Script, ScriptError> {
     let mut p = Parser {
