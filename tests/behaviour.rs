@@ -649,6 +649,62 @@ fn coverage_lists_the_nodes_never_entered_first_and_min_fails_below() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
 }
 
+/// SEMANTICS.md §3.7: a node skipped (its `_skipIf` held) is counted as skipped, in a
+/// column of its own, in the JSON (only where a node was), and in the check that no node
+/// exits more often than it is entered.
+#[test]
+fn coverage_counts_the_skipped_nodes() {
+    let dir = tempfile::tempdir().unwrap();
+    let tree = dir.path().join("skip.xml");
+    std::fs::write(
+        &tree,
+        r#"<root BTCPP_format="4"><BehaviorTree ID="M"><Sequence>
+  <AlwaysSuccess name="never" _skipIf="true"/><AlwaysSuccess name="always"/>
+</Sequence></BehaviorTree></root>"#,
+    )
+    .unwrap();
+    let path = tree.to_str().unwrap();
+    let out = arbor(&["coverage", path, "--steps", "4"], dir.path());
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let shown = text(&out.stdout);
+    let row = |id: &str| {
+        shown
+            .lines()
+            .find(|l| l.trim_start().starts_with(id))
+            .unwrap_or_else(|| panic!("{id} in {shown}"))
+            .split_whitespace()
+            .skip(2)
+            .collect::<Vec<_>>()
+    };
+    assert!(shown.contains("aborted    skipped"), "{shown}");
+    let never = row("never");
+    assert_eq!(never[1..], ["0", "0", "0", never[0]], "{shown}");
+    assert_eq!(row("always")[4], "0", "{shown}");
+    let out = arbor(&["coverage", path, "--steps", "4", "--json"], dir.path());
+    let coverage = Coverage::parse(&text(&out.stdout), Path::new("-")).unwrap();
+    let nodes = &coverage.trees[0].nodes;
+    let never = nodes.iter().find(|n| n.id == "never").unwrap();
+    assert!(
+        never.skipped > 0 && never.skipped == never.entered,
+        "{never:?}"
+    );
+    assert!(
+        nodes
+            .iter()
+            .filter(|n| n.id != "never")
+            .all(|n| n.skipped == 0)
+    );
+    let json = text(&out.stdout);
+    assert_eq!(json.matches("\"skipped\"").count(), 1, "{json}");
+    // Skipped more often than entered: refused.
+    let lying = json.replace(
+        &format!("\"skipped\": {}", never.skipped),
+        &format!("\"skipped\": {}", never.skipped + 1),
+    );
+    let err = Coverage::parse(&lying, Path::new("c.json")).unwrap_err();
+    assert!(err.contains("was skipped"), "{err}");
+}
+
 #[test]
 fn coverage_json_counts_what_the_trace_shows() {
     let dir = repo();

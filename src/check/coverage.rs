@@ -31,6 +31,13 @@ pub struct NodeCoverage {
     pub failed: u64,
     /// Times it was stopped from outside.
     pub aborted: u64,
+    /// Times it finished skipped (SEMANTICS.md §3.7); written only when it was.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub skipped: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// One tree file's nodes, in the order of its program (the tree's own order).
@@ -192,7 +199,7 @@ impl Coverage {
     }
 
     /// What in these counts cannot be, if anything: a tree twice, a node twice in a tree,
-    /// or a node that exited (succeeded, failed or was aborted) more often than it was
+    /// or a node that exited (succeeded, failed, was aborted or skipped) more often than it was
     /// entered.
     fn contradiction(&self) -> Option<String> {
         use crate::model::names::clipped;
@@ -215,6 +222,7 @@ impl Coverage {
                     (n.succeeded, "succeeded"),
                     (n.failed, "failed"),
                     (n.aborted, "was aborted"),
+                    (n.skipped, "was skipped"),
                 ] {
                     if count > n.entered {
                         return Some(format!(
@@ -224,10 +232,13 @@ impl Coverage {
                         ));
                     }
                 }
-                let exits = u128::from(n.succeeded) + u128::from(n.failed) + u128::from(n.aborted);
+                let exits = u128::from(n.succeeded)
+                    + u128::from(n.failed)
+                    + u128::from(n.aborted)
+                    + u128::from(n.skipped);
                 if exits > u128::from(n.entered) {
                     return Some(format!(
-                        "{}: it exited {exits} times (succeeded, failed or aborted) but was entered only {}; a node exits at most as often as it is entered",
+                        "{}: it exited {exits} times (succeeded, failed, aborted or skipped) but was entered only {}; a node exits at most as often as it is entered",
                         at(),
                         n.entered
                     ));
@@ -246,6 +257,7 @@ impl NodeCoverage {
             succeeded: self.succeeded,
             failed: self.failed,
             aborted: self.aborted,
+            skipped: self.skipped,
             ..Counts::default()
         }
     }
@@ -258,8 +270,13 @@ impl NodeCoverage {
     pub fn add_counts(&mut self, counts: &Counts) {
         let mut c = self.counts();
         c.add(counts);
-        (self.entered, self.succeeded, self.failed, self.aborted) =
-            (c.entered, c.succeeded, c.failed, c.aborted);
+        (
+            self.entered,
+            self.succeeded,
+            self.failed,
+            self.aborted,
+            self.skipped,
+        ) = (c.entered, c.succeeded, c.failed, c.aborted, c.skipped);
     }
 }
 

@@ -315,22 +315,34 @@ fn print_tree(t: &TreeCoverage, out: &mut dyn Write) {
         .max()
         .unwrap_or(4)
         .max(4);
+    // A tree some of whose nodes were skipped (SEMANTICS.md §3.7) has a column for it.
+    let skips = t.nodes.iter().any(|n| n.skipped > 0);
+    let skipped = |s: &dyn std::fmt::Display| match skips {
+        true => format!("  {s:>9}"),
+        false => String::new(),
+    };
     let _ = writeln!(
         out,
-        "  {:<width$}  {:>9}  {:>9}  {:>9}  {:>9}",
-        "node", "entered", "succeeded", "failed", "aborted"
+        "  {:<width$}  {:>9}  {:>9}  {:>9}  {:>9}{}",
+        "node",
+        "entered",
+        "succeeded",
+        "failed",
+        "aborted",
+        skipped(&"skipped")
     );
     let never = t.nodes.iter().filter(|n| n.entered == 0);
     let others = t.nodes.iter().filter(|n| n.entered > 0);
     for n in never.chain(others) {
         let _ = writeln!(
             out,
-            "  {:<width$}  {:>9}  {:>9}  {:>9}  {:>9}{}",
+            "  {:<width$}  {:>9}  {:>9}  {:>9}  {:>9}{}{}",
             name(n),
             n.entered,
             n.succeeded,
             n.failed,
             n.aborted,
+            skipped(&n.skipped),
             if n.entered == 0 {
                 "  never entered"
             } else {

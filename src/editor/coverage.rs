@@ -372,6 +372,9 @@ fn own_line(c: &Counts) -> String {
     if c.aborted > 0 {
         line.push_str(&format!("  abort {}", c.aborted));
     }
+    if c.skipped > 0 {
+        line.push_str(&format!("  skip {}", c.skipped));
+    }
     line
 }
 

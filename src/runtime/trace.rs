@@ -479,7 +479,7 @@ impl<W: Write> Observer for JsonlTrace<W> {
     }
 }
 
-/// How often one node was entered, succeeded, failed and was aborted.
+/// How often one node was entered, succeeded, failed, was aborted and was skipped.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Counts {
     /// Times entered.
@@ -490,6 +490,8 @@ pub struct Counts {
     pub failed: u64,
     /// Times it was stopped from outside.
     pub aborted: u64,
+    /// Times it finished skipped (SEMANTICS.md §3.7).
+    pub skipped: u64,
     /// Times it was checked (a condition), and how many of those held.
     pub checked: u64,
     /// Checks that held.
@@ -503,6 +505,7 @@ impl Counts {
             EventKindOf::Enter => self.entered += 1,
             EventKindOf::Exit(Status::Success, _) => self.succeeded += 1,
             EventKindOf::Exit(Status::Failure, _) => self.failed += 1,
+            EventKindOf::Exit(Status::Skipped, _) => self.skipped += 1,
             EventKindOf::Abort => self.aborted += 1,
             EventKindOf::Check(held) => {
                 self.checked += 1;
@@ -518,6 +521,7 @@ impl Counts {
         self.succeeded += other.succeeded;
         self.failed += other.failed;
         self.aborted += other.aborted;
+        self.skipped += other.skipped;
         self.checked += other.checked;
         self.held += other.held;
     }
