@@ -1542,6 +1542,7 @@ fn an_imports_port_types_are_field_types_and_the_xml_keeps_its_values_as_written
       <input_port name="retries" type="unsigned int" default="2"/>
       <input_port name="careful" type="bool"/>
       <input_port name="timeout" type="std::chrono::milliseconds"/>
+      <input_port name="tries" type="unsigned int" default="-1"/>
     </Action>
     <Condition ID="IsBatteryOk">
       <input_port name="min_level" type="float" default="numeric_limits&lt;double&gt;::infinity()"/>
@@ -1580,6 +1581,8 @@ fn an_imports_port_types_are_field_types_and_the_xml_keeps_its_values_as_written
             ("retries".into(), "int".into(), serde_json::json!(2)),
             ("careful".into(), "bool".into(), serde_json::Value::Null),
             ("timeout".into(), "int".into(), serde_json::Value::Null),
+            // Out of its type's range: text, as written.
+            ("tries".into(), "text".into(), serde_json::json!("-1")),
         ]
     );
     // A default that does not read as its type leaves the port text, as written.
@@ -1669,6 +1672,13 @@ fn a_files_own_models_define_its_kinds_where_no_project_does() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert!(
         text(&out.stdout).contains("2 success"),
+        "{}",
+        text(&out.stdout)
+    );
+    let out = arbor(&["coverage", path, "--steps", "2"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("4 of 4 nodes entered"),
         "{}",
         text(&out.stdout)
     );

@@ -562,7 +562,7 @@ fn renaming_a_key_renames_it_in_every_script_that_names_it() {
         &mut t,
         "count",
         "code",
-        "enemy_count += 1; label := 'enemy'",
+        "enemy_count += 1; label := 'enemy_count'",
     );
     set(
         &mut t,
@@ -588,7 +588,10 @@ fn renaming_a_key_renames_it_in_every_script_that_names_it() {
             .unwrap()
             .to_owned()
     };
-    assert_eq!(code(&t, "count", "code"), "foes += 1; label := 'enemy'");
+    assert_eq!(
+        code(&t, "count", "code"),
+        "foes += 1; label := 'enemy_count'"
+    );
     assert_eq!(code(&t, "near", "code"), "foes > 2 && @foes < 9");
     assert_eq!(code(&t, "hit", "_failureIf"), "foes == 0");
     assert_eq!(code(&t, "spot", "_onSuccess"), "enemy_countdown := 3");
@@ -609,6 +612,22 @@ fn renaming_a_key_renames_it_in_every_script_that_names_it() {
         "{}",
         err.message
     );
+    // A new name a script cannot say, or one the project's enums take, is refused.
+    let mut enums = c.clone();
+    enums.declare_enums([("GREEN".to_owned(), 1)].into_iter().collect());
+    for (to, catalog, why) in [
+        ("foe-count", &c, "a script cannot name 'foe-count'"),
+        ("foe.count", &c, "a script cannot name 'foe.count'"),
+        ("GREEN", &enums, "'GREEN' is an enum of the project"),
+    ] {
+        let edit = Edit::RenameKey {
+            from: "enemy_count".into(),
+            to: to.into(),
+        };
+        let err = t.apply(edit, catalog).unwrap_err();
+        assert!(err.message.contains(why), "{to}: {}", err.message);
+        assert_eq!(t, original);
+    }
 }
 
 #[test]

@@ -557,7 +557,7 @@ fn a_coverage_file_that_contradicts_itself_is_refused_with_the_reason() {
         ),
         (
             tree("t.json", &[node("a", 3, 2, 1, 1)]),
-            "c.json: tree t.json: node 'a': it exited 4 times (succeeded, failed or aborted) but was entered only 3",
+            "c.json: tree t.json: node 'a': it exited 4 times (succeeded, failed, aborted or skipped) but was entered only 3",
         ),
         (
             tree("t.json", &[node("a", u64::MAX, u64::MAX, u64::MAX, 0)]),

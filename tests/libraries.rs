@@ -1063,3 +1063,35 @@ fn a_projects_enums_are_numbers_in_scripts_and_switches() {
     let line = loaded.problems[0].to_string();
     assert!(line.contains("the enum 'NOT OK'"), "{line}");
 }
+
+/// A library is listed in a project by its path from the project's real folder (links
+/// followed, `..` taken out), which names it from the folder as written; a library with no
+/// such path is listed by its absolute path. Listed twice, it is listed once.
+#[cfg(unix)]
+#[test]
+fn a_library_is_listed_by_a_path_that_names_it_from_the_project() {
+    use arbor::io::{Listed, list_library, relative_path};
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    std::fs::create_dir_all(root.join("real/proj")).unwrap();
+    std::fs::create_dir_all(root.join("libs")).unwrap();
+    std::os::unix::fs::symlink(root.join("real/proj"), root.join("ws")).unwrap();
+    let library = root.join("libs/x.nodes.json");
+    std::fs::write(&library, LIBRARY).unwrap();
+    // Through the link, the library is two folders up from the project's real folder.
+    let entry = relative_path(&library, &root.join("ws")).unwrap();
+    assert_eq!(entry, "../../libs/x.nodes.json");
+    assert!(arbor::io::same_file(
+        &root.join("ws").join(&entry),
+        &library
+    ));
+    // A `..` in the folder as given counts as the folder it names.
+    let entry = relative_path(&library, &root.join("real/proj/../proj")).unwrap();
+    assert_eq!(entry, "../../libs/x.nodes.json");
+    let project = root.join("ws/arbor.project.json");
+    assert_eq!(list_library(&project, &library).unwrap(), Listed::Made);
+    assert_eq!(list_library(&project, &library).unwrap(), Listed::Already);
+    let loaded = ProjectCatalog::load(Some(&project), &Catalog::builtin());
+    assert!(loaded.problems.is_empty(), "{:?}", loaded.problems);
+    assert!(loaded.catalog.kind("FireWeapon").is_some());
+}

@@ -166,6 +166,13 @@ impl Prepared {
         test: TestFile,
         here: &crate::io::ProjectCatalog,
     ) -> Result<Self, PrepareError> {
+        // A BehaviorTree.CPP tree's own models add the kinds they describe (docs/BTCPP.md).
+        let tree = match &test.target {
+            Target::Scenario { tree: Some(t), .. } | Target::Tree(t) => Some(t.as_path()),
+            Target::Scenario { .. } => None,
+        };
+        let own = tree.and_then(|t| here.with_file_models(t));
+        let here = own.as_ref().unwrap_or(here);
         let warnings = here.problems.iter().map(ToString::to_string).collect();
         let Some(&seed) = test.seeds.first() else {
             return Err(PrepareError::File(

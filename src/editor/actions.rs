@@ -717,6 +717,8 @@ impl EditorApp {
                 self.project.reload();
                 self.reload_kinds();
             }
+            // A value put back as it was before the kinds typed it is read as they do.
+            self.doc.fit_to_kinds(&self.catalog);
             self.changed();
         }
     }
@@ -944,7 +946,13 @@ impl EditorApp {
             .file
             .as_deref()
             .filter(|f| crate::io::btcpp::is_xml(f))
-            .and_then(|f| crate::io::load_tree_named_stamped(f, inside.tree_id.as_deref()).ok())
+            .and_then(|f| {
+                let (mut tree, stamp, kept) =
+                    crate::io::load_tree_named_stamped(f, inside.tree_id.as_deref()).ok()?;
+                // (Its values read as the tree shown had them read.)
+                crate::io::fit_to_kinds(f, &mut tree, &self.catalog);
+                Some((tree, stamp, kept))
+            })
             .filter(|(tree, ..)| same_but_places(tree, &inside.tree));
         let (disk, kept) = match now {
             Some((_, stamp, kept)) => (Some(stamp), kept),

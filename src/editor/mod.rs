@@ -152,24 +152,19 @@ pub enum Pending {
 /// How many recent files File > Open Recent lists.
 pub const RECENT_MAX: usize = 8;
 
-/// The path of `asset` relative to the folder of `tree` (as SubTree assets are written),
-/// with `/` separators; an absolute path when there is no common folder or no tree file.
+/// The path of `asset` relative to the folder of `tree` (as SubTree assets are written:
+/// [`crate::io::relative_path`]); an absolute path when there is none or no tree file.
 pub fn relative_asset(tree: Option<&Path>, asset: &Path) -> String {
-    let Some(dir) = tree.and_then(Path::parent) else {
-        return asset.display().to_string();
-    };
-    let (from, to): (Vec<_>, Vec<_>) = (dir.components().collect(), asset.components().collect());
-    let common = from.iter().zip(&to).take_while(|(a, b)| a == b).count();
-    if common == 0 {
-        return asset.display().to_string();
-    }
-    let mut parts: Vec<String> = vec!["..".to_owned(); from.len() - common];
-    parts.extend(
-        to[common..]
-            .iter()
-            .map(|c| c.as_os_str().to_string_lossy().into_owned()),
-    );
-    parts.join("/")
+    tree.and_then(Path::parent)
+        .map(|dir| {
+            if dir.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                dir
+            }
+        })
+        .and_then(|dir| crate::io::relative_path(asset, dir))
+        .unwrap_or_else(|| asset.display().to_string())
 }
 
 impl EditorApp {
@@ -265,7 +260,7 @@ impl EditorApp {
         self.catalog.keep_placeholders_of(&before);
         self.doc.fit_to_kinds(&self.catalog);
         // A BehaviorTree.CPP file keeps no positions: laid out again as its nodes are
-        // drawn now (their fields shown), unless changed since it was read.
+        // drawn now (their fields shown), unless changed since it was saved.
         if self.doc.path().is_some_and(crate::io::btcpp::is_xml) {
             self.unplaced = Some(0);
         }

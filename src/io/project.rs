@@ -111,19 +111,20 @@ pub enum Listed {
 }
 
 /// Lists the node library (or BehaviorTree.CPP models file) `library` in the project file
-/// `project`, by its path relative to the project's folder (`/`-separated, `..` where it
-/// lies outside); a project file that does not exist is made, listing it alone. The file
+/// `project`, by its path relative to the project's folder ([`relative_path`]; absolute
+/// where it has none); a project file that does not exist is made, listing it alone. The file
 /// is written atomically, and not at all when it lists the library already.
 pub fn list_library(project: &Path, library: &Path) -> Result<Listed, super::LoadError> {
     use super::LoadError;
-    let folder = project.parent().unwrap_or(Path::new("."));
-    let entry = relative_path(library, folder).ok_or_else(|| LoadError::Format {
-        path: project.to_owned(),
-        message: format!(
-            "{} has no path relative to the project's folder",
-            library.display()
-        ),
-    })?;
+    let folder = project.parent().filter(|f| !f.as_os_str().is_empty());
+    let folder = folder.unwrap_or(Path::new("."));
+    // Relative where it can be, so the project moves with its folder; else absolute.
+    let entry = relative_path(library, folder).unwrap_or_else(|| {
+        std::path::absolute(library)
+            .unwrap_or_else(|_| library.to_owned())
+            .display()
+            .to_string()
+    });
     let (mut listed, made) = if project.exists() {
         let text = super::read_text(project).map_err(|e| LoadError::Read {
             path: project.to_owned(),
@@ -152,12 +153,19 @@ pub fn list_library(project: &Path, library: &Path) -> Result<Listed, super::Loa
     Ok(if made { Listed::Made } else { Listed::Added })
 }
 
-/// `path` relative to `folder` (both made absolute), `/`-separated, with `..` for each
-/// folder to go up; `None` where there is no such path (another drive).
+/// `path` relative to `folder`, `/`-separated, with `..` for each folder to go up, worked
+/// out between their real places (links followed, `.` and `..` taken out), and checked to
+/// name `path` from `folder` where it exists; `None` where there is no such path (another
+/// drive) or it would not name it.
 pub fn relative_path(path: &Path, folder: &Path) -> Option<String> {
-    let path = std::path::absolute(path).ok()?;
-    let folder = std::path::absolute(folder).ok()?;
-    let (to, from): (Vec<_>, Vec<_>) = (path.components().collect(), folder.components().collect());
+    let real = |p: &Path| {
+        std::fs::canonicalize(p)
+            .or_else(|_| std::path::absolute(p))
+            .ok()
+            .map(|p| lexical(&p))
+    };
+    let (to, from) = (real(path)?, real(folder)?);
+    let (to, from): (Vec<_>, Vec<_>) = (to.components().collect(), from.components().collect());
     let common = to.iter().zip(&from).take_while(|(a, b)| a == b).count();
     if common == 0 {
         return None;
@@ -166,7 +174,24 @@ pub fn relative_path(path: &Path, folder: &Path) -> Option<String> {
     let down = to[common..]
         .iter()
         .map(|c| c.as_os_str().to_string_lossy().into_owned());
-    Some(up.chain(down).collect::<Vec<_>>().join("/"))
+    let entry = up.chain(down).collect::<Vec<_>>().join("/");
+    let names_it = !path.exists() || super::same_file(&folder.join(&entry), path);
+    names_it.then_some(entry)
+}
+
+/// `path` with its `.` parts taken out and each `..` taking out the part before it.
+fn lexical(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// Parses the text of a project file; `path` names it in problems.

@@ -393,6 +393,22 @@ impl Tree {
                 "key '{from}' cannot be renamed '{to}': a key '{to}' is declared already"
             )));
         }
+        // A script names keys as its language writes names: one it names must stay one.
+        if !scripts.is_empty() && (!super::script::is_name(to) || catalog.enum_value(to).is_some())
+        {
+            let (node, field) = &scripts[0];
+            let why = match catalog.enum_value(to) {
+                Some(_) => {
+                    format!("'{to}' is an enum of the project, which a script reads as its number")
+                }
+                None => format!(
+                    "a script cannot name '{to}' (a name is a letter or '_', then letters, digits and '_')"
+                ),
+            };
+            return Err(EditError::new(format!(
+                "key '{from}' cannot be renamed '{to}': node '{node}' names it in its script '{field}', and {why}"
+            )));
+        }
         let naming_to = super::keys::fields_naming(self, catalog, to);
         let scripts_to = super::keys::scripts_naming(self, catalog, to);
         if let Some((node, field)) = naming_to.first().or(scripts_to.first()) {

@@ -444,8 +444,10 @@ pub fn scripts_naming(tree: &Tree, catalog: &Catalog, key: &str) -> Vec<(NodeId,
             continue;
         };
         for (name, value) in &node.fields {
+            // (A name the project declares an enum is that number there, not a key.)
             if let Value::Text(code) = value
                 && kind.field(name).is_some_and(|f| f.ty.is_script())
+                && catalog.enum_value(key).is_none()
                 && super::script::names(code).is_some_and(|names| names.contains(&key))
             {
                 out.push((node.id.clone(), name.clone()));

@@ -21,6 +21,8 @@ struct Locate {
     label: Option<Output>,
     seen: f64,
     bad: bool,
+    /// Writes `spot` as it is entered and as it exits, never as it executes.
+    quiet: bool,
 }
 
 impl Action<()> for Locate {
@@ -30,9 +32,14 @@ impl Action<()> for Locate {
             io.set_output(spot, 99.0);
         }
     }
+    fn on_exit(&self, _: &mut (), _: &mut (), io: &mut LeafIo<'_>, _: arbor::runtime::Status) {
+        if let Some(spot) = self.spot {
+            io.set_output(spot, 77.0);
+        }
+    }
     fn on_execute(&self, _: &mut (), _: &mut (), io: &mut LeafIo<'_>, _: f64) -> Outcome {
         assert!(self.label.is_none());
-        if let Some(spot) = self.spot {
+        if let Some(spot) = self.spot.filter(|_| !self.quiet) {
             match self.bad {
                 true => io.set_output(spot, "far away"),
                 false => io.set_output(spot, 2.5),
@@ -61,6 +68,7 @@ fn catalog() -> Catalog {
             FieldSpec::optional("count", float, "").with_direction(FieldDirection::InOut),
             FieldSpec::optional("label", FieldType::Text, ""),
             FieldSpec::optional("bad", FieldType::Bool, ""),
+            FieldSpec::optional("quiet", FieldType::Bool, ""),
         ],
     ))
     .unwrap();
@@ -76,6 +84,7 @@ fn run(src: &str) -> Run {
             label: spec.output("label"),
             seen: spec.number("count").unwrap_or(0.0),
             bad: spec.flag("bad"),
+            quiet: spec.flag("quiet"),
         })
     });
     let mut t = tree(src);
@@ -156,4 +165,26 @@ fn an_action_with_no_field_read_at_its_entry_writes_its_outputs_too() {
         "{events:#?}"
     );
     assert_eq!(r.context("spot"), number(2.5));
+}
+
+#[test]
+fn what_an_action_sets_as_it_is_entered_or_exits_is_not_stored_by_it_nor_by_a_later_writer() {
+    // `loc` sets `spot` in `on_enter` and `on_exit` only; `next`, a writer after it, stores
+    // its own `count` and nothing of what `loc` set.
+    let mut r = run("root: Root | child s
+         s: Sequence | children loc next after
+         loc: Locate spot=@spot quiet=true
+         next: Locate count=@count
+         after: MockAction script=RS");
+    let events = r.steps(3);
+    assert!(
+        events.contains(&"1 exit loc success".to_owned()),
+        "{events:#?}"
+    );
+    assert!(
+        events.contains(&"2 context next count=2".to_owned()),
+        "{events:#?}"
+    );
+    assert!(!events.iter().any(|e| e.contains("spot")), "{events:#?}");
+    assert_eq!(r.context("spot"), None);
 }

@@ -429,11 +429,8 @@ pub(super) fn to_field(
             };
         }
         Conv::Flag(_) => {
-            return match text.trim() {
-                "true" | "True" | "TRUE" | "1" => Ok(Value::Bool(true)),
-                "false" | "False" | "FALSE" | "0" => Ok(Value::Bool(false)),
-                _ => Err(format!("'{text}' is neither true nor false")),
-            };
+            return super::types::read_as(&crate::model::FieldType::Bool, text)
+                .ok_or_else(|| format!("'{text}' is neither true nor false"));
         }
         Conv::KeyName => {
             return match crate::model::key_name_problem(text) {
@@ -448,10 +445,13 @@ pub(super) fn to_field(
             "'{text}' is not a blackboard entry Arbor can name (a key is letters, digits, '_', '.' and '-')"
         ));
     }
-    let number: i64 = text
-        .trim()
-        .parse()
-        .map_err(|_| format!("'{text}' is not a whole number"))?;
+    let whole = crate::model::FieldType::Int {
+        min: i64::MIN,
+        max: i64::MAX,
+    };
+    let Some(Value::Int(number)) = super::types::read_as(&whole, text) else {
+        return Err(format!("'{text}' is not a whole number"));
+    };
     match conv {
         Conv::Count => match number {
             -1 => Ok(Value::Int(0)),

@@ -93,7 +93,8 @@ fn models_under(root: &Element) -> impl Iterator<Item = (&str, &Element, Model)>
 
 /// A model's ports as fields (docs/BTCPP.md, "Port types"): each of its type's field
 /// type, with its default read as that type; a port whose default does not read so (a
-/// `{key}`, `numeric_limits<double>::infinity()`) is text, as written.
+/// `{key}`, `numeric_limits<double>::infinity()`, `-1` for an `unsigned int`) is text, as
+/// written.
 fn fields_of(model: &Model) -> Vec<FieldSpec> {
     model
         .ports
@@ -110,7 +111,14 @@ fn fields_of(model: &Model) -> Vec<FieldSpec> {
                     FieldType::Enum(words) if words.contains(d) => {
                         Some(Some(Value::Text(d.clone())))
                     }
-                    _ => super::types::read_as(&ty, d).map(Some),
+                    // Read as its type, and within the type's range.
+                    _ => super::types::read_as(&ty, d)
+                        .filter(|v| {
+                            FieldSpec::optional(&port.name, ty.clone(), "")
+                                .check(v)
+                                .is_ok()
+                        })
+                        .map(Some),
                 },
             };
             let (ty, default, unit) = match default {

@@ -61,7 +61,8 @@ pub fn field_type(name: &str) -> (FieldType, &'static str) {
 /// values are text). A bool is `true`, `True`, `TRUE` or `1`, or `false`, `False`,
 /// `FALSE` or `0`; a whole number is all digits with an optional `-` (BehaviorTree.CPP
 /// also reads the digits that start a longer text, which Arbor refuses); a number is a
-/// finite decimal, its surrounding spaces aside.
+/// finite decimal with an optional `-`, and no space (what every BehaviorTree.CPP 4 reads
+/// alike: its later versions refuse a `+` and a leading space).
 pub fn read_as(ty: &FieldType, text: &str) -> Option<Value> {
     match ty {
         FieldType::Bool => match text {
@@ -77,12 +78,13 @@ pub fn read_as(ty: &FieldType, text: &str) -> Option<Value> {
             text.parse().ok().map(Value::Int)
         }
         FieldType::Float { .. } => {
-            let t = text.trim();
-            // Rust also reads `inf`, `NaN` and `1e5`; a value is finite, and written so.
-            let written = t
-                .bytes()
-                .all(|b| b.is_ascii_digit() || matches!(b, b'-' | b'+' | b'.' | b'e' | b'E'));
-            let x: f64 = t.parse().ok().filter(|x: &f64| x.is_finite())?;
+            // Rust also reads `inf`, `NaN` and `+1`; a value is finite, and written so.
+            let body = text.strip_prefix('-').unwrap_or(text);
+            let written = body.starts_with(|c: char| c.is_ascii_digit() || c == '.')
+                && text
+                    .bytes()
+                    .all(|b| b.is_ascii_digit() || matches!(b, b'-' | b'+' | b'.' | b'e' | b'E'));
+            let x: f64 = text.parse().ok().filter(|x: &f64| x.is_finite())?;
             written.then_some(Value::Float(x))
         }
         _ => None,
@@ -112,14 +114,18 @@ pub(super) fn says(text: &str, value: &Value) -> bool {
 /// Gives each field of `tree` (read from a BehaviorTree.CPP file, where every value is
 /// text) that its kind in `catalog` types as a bool, a whole number or a number the value
 /// its text says ([`read_as`]); text that says none stays text, for validation to name.
-/// The count of fields changed.
+/// A bool or a number in a field that now takes text (its kind's library changed) is made
+/// its text again. The count of fields changed.
 pub fn fit(tree: &mut Tree, catalog: &Catalog) -> usize {
     tree.refit_fields(|kind, field, value| {
-        let Value::Text(text) = value else {
-            return None;
-        };
         let spec = catalog.kind(kind)?.field(field)?;
-        read_as(&spec.ty, text)
+        match value {
+            Value::Text(text) => read_as(&spec.ty, text),
+            Value::Bool(_) | Value::Int(_) | Value::Float(_) if spec.ty == FieldType::Text => {
+                Some(Value::Text(super::kinds::plain(value)))
+            }
+            _ => None,
+        }
     })
 }
 
@@ -165,7 +171,12 @@ mod tests {
         assert_eq!(read_as(&int, "+3"), None);
         assert_eq!(read_as(&int, "-"), None);
         assert_eq!(read_as(&float, "1.50"), Some(Value::Float(1.5)));
-        assert_eq!(read_as(&float, " 3 "), Some(Value::Float(3.0)));
+        assert_eq!(read_as(&float, "-3"), Some(Value::Float(-3.0)));
+        assert_eq!(read_as(&float, ".5"), Some(Value::Float(0.5)));
+        assert_eq!(read_as(&float, " 3"), None);
+        assert_eq!(read_as(&float, "+3"), None);
+        assert_eq!(read_as(&float, "3 "), None);
+        assert_eq!(read_as(&float, "e3"), None);
         assert_eq!(read_as(&float, "2e3"), Some(Value::Float(2000.0)));
         assert_eq!(read_as(&float, "inf"), None);
         assert_eq!(read_as(&float, "1e999"), None);
