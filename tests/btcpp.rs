@@ -1603,3 +1603,156 @@ fn entry_updated_nodes_run_as_in_behaviortree_cpp() {
         </Sequence>"#;
     same_actions(body, 14, 5);
 }
+
+/// docs/BTCPP.md, "Recordings": a run BehaviorTree.CPP's FileLogger2 recorded (the
+/// patrol of tests/btcpp/record.py: a SubTree run twice, a Sleep of 30 ms, an Inverter)
+/// reads as a trace of its tree. Each status change is the event that says it, in order,
+/// the nodes inside a SubTree by `SUBTREE/INNER` (BehaviorTree.CPP writes a SubTree node
+/// without its name, so its id is `sub_tree`); a step is a millisecond, so the Sleep
+/// ends 30 steps or more after it starts; each tick's result is a completed run.
+#[test]
+fn a_behaviortree_cpp_recording_reads_as_the_trace_of_its_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("patrol.btlog");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/btcpp/record.py");
+    let out = Command::new(python())
+        .arg(script)
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let ticks = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(ticks.trim(), "RUNNING RUNNING FAILURE RUNNING");
+    let trace = arbor::io::read_trace(&path).unwrap();
+    let header = trace.header.as_ref().unwrap();
+    assert_eq!(header.agents[0].tree, "patrol.btlog");
+    assert_eq!(header.dt, 0.001);
+    let said: Vec<String> = trace
+        .events
+        .iter()
+        .map(|e| {
+            let node = e.node.as_deref().unwrap_or("-");
+            match &e.kind {
+                arbor::runtime::EventKindOf::Exit(s, _) => format!("{node} exit {}", s.as_str()),
+                arbor::runtime::EventKindOf::Complete(s) => {
+                    format!("{node} complete {}", s.as_str())
+                }
+                k => format!("{node} {}", k.name()),
+            }
+        })
+        .collect();
+    let first_run = [
+        "root enter",
+        "patrol enter",
+        "sub_tree enter",
+        "sub_tree/look enter",
+        "sub_tree/see_enemy enter",
+        "sub_tree/see_enemy exit failure",
+        "sub_tree/all_clear enter",
+        "sub_tree/all_clear exit success",
+        "sub_tree/look exit success",
+        "sub_tree exit success",
+        "sub_tree_2 enter",
+        "sub_tree_2/look enter",
+        "sub_tree_2/see_enemy enter",
+        "sub_tree_2/see_enemy exit failure",
+        "sub_tree_2/all_clear enter",
+        "sub_tree_2/all_clear exit success",
+        "sub_tree_2/look exit success",
+        "sub_tree_2 exit success",
+        "walk enter",
+        "walk exit success",
+        "not_done enter",
+        "done enter",
+        "done exit success",
+        "not_done exit failure",
+        "patrol exit failure",
+        "root exit failure",
+        "root complete failure",
+        "root restart",
+        "root enter",
+        "patrol enter",
+    ];
+    assert_eq!(said[..first_run.len()], first_run, "{said:#?}");
+    let at = |what: &str| {
+        let i = said.iter().position(|s| s == what).unwrap();
+        trace.events[i].step
+    };
+    assert!(at("walk exit success") >= at("walk enter") + 30);
+    assert!(trace.events.windows(2).all(|w| w[0].step <= w[1].step));
+    // The tree it embeds is the one shown: its nodes are the trace's.
+    let tree = arbor::io::load_tree(&path).unwrap();
+    for id in [
+        "patrol",
+        "sub_tree",
+        "sub_tree_2",
+        "walk",
+        "not_done",
+        "done",
+    ] {
+        assert!(tree.node(&NodeId::new(id)).is_some(), "{id}");
+    }
+    // A recording is not written over.
+    let err = arbor::io::save_tree(&path, &tree).unwrap_err();
+    assert!(
+        err.to_string().contains("recording (.btlog) is kept"),
+        "{err}"
+    );
+}
+
+/// A recording that is not one, or is broken, is refused with the reason; one cut off
+/// mid-record keeps every change before the cut.
+#[test]
+fn a_broken_recording_is_refused_and_a_cut_one_keeps_what_it_holds() {
+    let good = std::fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/recordings/patrol.btlog"),
+    )
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("r.btlog");
+    let read = |bytes: &[u8]| {
+        std::fs::write(&path, bytes).unwrap();
+        arbor::io::read_trace(&path)
+    };
+    let whole = read(&good).unwrap();
+    assert!(whole.cut.is_none());
+    let cut = read(&good[..good.len() - 4]).unwrap();
+    assert_eq!(
+        cut.cut.unwrap().message(),
+        format!(
+            "the last event was cut off: {} steps shown",
+            cut.events.last().unwrap().step
+        )
+    );
+    assert!(cut.events.len() < whole.events.len());
+    let xml_at = arbor::io::BTLOG_MAGIC.len() + 1;
+    let mut cases: Vec<(Vec<u8>, &str)> = vec![
+        (
+            b"not a recording".to_vec(),
+            "does not start with BTCPP4-FileLogger2",
+        ),
+        (good[..xml_at + 2].to_vec(), "ends before its tree"),
+        (good[..xml_at + 100].to_vec(), "but only"),
+    ];
+    let mut protocol = good.clone();
+    protocol[xml_at - 1] = 2;
+    cases.push((protocol, "protocol 2"));
+    let mut huge = good.clone();
+    huge[xml_at..xml_at + 4].copy_from_slice(&i32::MAX.to_le_bytes());
+    cases.push((huge, "a tree is 0 to"));
+    let mut status = good.clone();
+    let last = status.len() - 1;
+    status[last] = 9;
+    cases.push((status, "status 9"));
+    let mut uid = good.clone();
+    uid[last - 2..last].copy_from_slice(&999u16.to_le_bytes());
+    cases.push((uid, "node uid 999"));
+    for (bytes, says) in cases {
+        let e = read(&bytes).unwrap_err();
+        assert!(e.to_string().contains(says), "{says}: {e}");
+    }
+}

@@ -196,23 +196,32 @@ fn validate_trace(
         let _ = writeln!(err, "{}", trace_error_line(&e));
         (0, 1)
     };
-    let mut reader = match crate::io::TraceReader::open(path) {
-        Ok(r) => r,
-        Err(e) => return unreadable(e, err),
-    };
-    loop {
-        match reader.next_event() {
-            Ok(Some(_)) => {}
-            Ok(None) => break,
+    // (A BehaviorTree.CPP recording is read whole: its changes are 9 bytes each.)
+    let (cut, events) = if crate::io::is_btlog(path) {
+        match crate::io::btlog_trace(path) {
+            Ok(trace) => (trace.cut, trace.events.len()),
             Err(e) => return unreadable(e, err),
         }
-    }
+    } else {
+        let mut reader = match crate::io::TraceReader::open(path) {
+            Ok(r) => r,
+            Err(e) => return unreadable(e, err),
+        };
+        loop {
+            match reader.next_event() {
+                Ok(Some(_)) => {}
+                Ok(None) => break,
+                Err(e) => return unreadable(e, err),
+            }
+        }
+        (reader.cut(), reader.events())
+    };
     let mut warnings = 0;
-    if let Some(cut) = reader.cut() {
+    if let Some(cut) = cut {
         let _ = writeln!(out, "{}: warning: {}", cut.location(path), cut.message());
         warnings += 1;
     }
-    if reader.events() == 0 {
+    if events == 0 {
         let _ = writeln!(
             out,
             "{}: warning: the trace holds no events",

@@ -1144,10 +1144,16 @@ impl EditorApp {
                 let stem = p
                     .file_stem()
                     .map_or_else(|| "tree".into(), |s| s.to_string_lossy().into_owned());
-                (2..1000)
-                    .map(|n| format!("{stem}-{n}.json"))
+                // A recording's tree is BehaviorTree.CPP's: offered as its XML, NAME.xml.
+                let (first, ext) = match crate::io::is_btlog(p) {
+                    true => (Some(format!("{stem}.xml")), "xml"),
+                    false => (None, "json"),
+                };
+                first
+                    .into_iter()
+                    .chain((2..1000).map(|n| format!("{stem}-{n}.{ext}")))
                     .find(|n| !p.with_file_name(n).exists())
-                    .unwrap_or_else(|| format!("{stem}-copy.json"))
+                    .unwrap_or_else(|| format!("{stem}-copy.{ext}"))
             },
         );
         self.choose_named(Purpose::SaveTree, name);

@@ -115,6 +115,14 @@ impl EditorApp {
             .doc
             .path()
             .is_some_and(|p| p == path || crate::io::same_file(p, path));
+        // A BehaviorTree.CPP recording is kept as recorded: its tree is saved elsewhere.
+        if own && crate::io::is_btlog(path) {
+            self.say_problem(
+                "A BehaviorTree.CPP recording (.btlog) is kept as it was recorded: save the tree as a .xml or .json file",
+            );
+            self.choose_elsewhere();
+            return false;
+        }
         // Changed, or no longer readable as it was (a file that is there but does not
         // read as text is not written over without asking either).
         if own

@@ -51,7 +51,8 @@ impl Purpose {
     /// trace), the first the one a new name is given.
     fn extensions(&self) -> &'static [&'static str] {
         match self {
-            Purpose::OpenTrace => &["jsonl", crate::runtime::BINARY_TRACE_EXTENSION],
+            // Arbor's traces, and BehaviorTree.CPP's recordings.
+            Purpose::OpenTrace => &["jsonl", crate::runtime::BINARY_TRACE_EXTENSION, "btlog"],
             // A node library, a BehaviorTree.CPP file of models, a Groot2 project.
             Purpose::LoadModels => &["xml", "btproj", "json"],
             // Arbor's trees and BehaviorTree.CPP's.

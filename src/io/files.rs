@@ -188,11 +188,12 @@ impl<'c> TreeFiles<'c> {
         if let Some(o) = self.outlines.borrow().get(&key) {
             return o.clone();
         }
-        let o = Rc::new(
-            read_text(path)
-                .ok()
-                .and_then(|text| btcpp::outline(&text).ok()),
-        );
+        // (A BehaviorTree.CPP recording's trees are those it embeds.)
+        let text = match super::btlog::is_btlog(path) {
+            true => super::btlog::read_btlog(path).ok().map(|log| log.xml),
+            false => read_text(path).ok(),
+        };
+        let o = Rc::new(text.and_then(|text| btcpp::outline(&text).ok()));
         self.outlines.borrow_mut().insert(key, o.clone());
         o
     }
@@ -234,7 +235,7 @@ impl<'c> TreeFiles<'c> {
 
     /// [`TreeFiles::locate`], uncached.
     fn search(&self, file: &Path, id: &str) -> Result<PathBuf, String> {
-        if !btcpp::is_xml(file) {
+        if !btcpp::is_xml(file) && !super::btlog::is_btlog(file) {
             return Err(format!(
                 "'#{id}' names one of the trees of a BehaviorTree.CPP file, and {} is an Arbor tree file",
                 short(file)

@@ -5,6 +5,7 @@
 
 mod binary_trace;
 pub mod btcpp;
+mod btlog;
 mod canonical;
 mod convert;
 mod files;
@@ -23,6 +24,7 @@ mod settings;
 mod trace;
 mod watch;
 
+pub use btlog::{BTLOG_DT, BTLOG_MAGIC, Btlog, btlog_trace, is_btlog, parse_btlog, read_btlog};
 pub use canonical::to_canonical_json;
 pub use convert::{Converted, convert_trace, write_trace};
 pub use files::TreeFiles;
@@ -520,6 +522,15 @@ pub fn load_tree_named_stamped(
     path: &Path,
     tree: Option<&str>,
 ) -> Result<(Tree, Stamp, Kept), LoadError> {
+    if btlog::is_btlog(path) {
+        // A BehaviorTree.CPP recording: the tree it embeds (docs/BTCPP.md, "Recordings").
+        let log = btlog::read_btlog(path).map_err(|e| LoadError::Format {
+            path: path.to_owned(),
+            message: e.message,
+        })?;
+        let (tree, kept) = parse_xml_named(&log.xml, path, tree)?;
+        return Ok((tree, Stamp::of(log.xml.as_bytes()), kept));
+    }
     let text = read_text(path).map_err(|e| LoadError::Read {
         path: path.to_owned(),
         source: Arc::new(e),
@@ -593,6 +604,10 @@ pub fn load_tree_named_kept(path: &Path, tree: Option<&str>) -> Result<(Tree, Ke
     let Some(id) = tree else {
         return load_tree_kept(path).map(|(tree, _, kept)| (tree, kept));
     };
+    // (A recording's SubTrees run the trees it embeds.)
+    if btlog::is_btlog(path) {
+        return load_tree_named_stamped(path, Some(id)).map(|(tree, _, kept)| (tree, kept));
+    }
     let text = read_text(path).map_err(|e| LoadError::Read {
         path: path.to_owned(),
         source: Arc::new(e),
@@ -671,6 +686,12 @@ pub fn round_trip(tree: &Tree, path: &Path) -> Result<String, LoadError> {
 /// as its `.xml` path says, into its document as read: docs/BTCPP.md), with what the text
 /// written keeps besides the tree.
 pub fn round_trip_kept(tree: &Tree, path: &Path, kept: &Kept) -> Result<(String, Kept), LoadError> {
+    if btlog::is_btlog(path) {
+        return Err(LoadError::Format {
+            path: path.to_owned(),
+            message: "not written: a BehaviorTree.CPP recording (.btlog) is kept as it was recorded; save the tree as a .xml or .json file".into(),
+        });
+    }
     if btcpp::is_xml(path) {
         let (text, written) =
             btcpp::write(tree, kept.as_deref()).map_err(|p| LoadError::Format {

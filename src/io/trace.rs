@@ -196,6 +196,9 @@ fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<serde_json::
 /// Reads the trace at `path`, in either encoding: every event up to the end, or up to a
 /// last line cut off mid-write ([`TraceFile::cut`]).
 pub fn read_trace(path: &Path) -> Result<TraceFile, TraceError> {
+    if super::btlog::is_btlog(path) {
+        return super::btlog::btlog_trace(path);
+    }
     gather(TraceReader::open(path)?)
 }
 
@@ -205,6 +208,12 @@ pub fn read_trace_counting(
     path: &Path,
     read: &std::sync::atomic::AtomicU64,
 ) -> Result<TraceFile, TraceError> {
+    if super::btlog::is_btlog(path) {
+        let trace = super::btlog::btlog_trace(path)?;
+        let size = std::fs::metadata(path).map_or(0, |m| m.len());
+        read.fetch_add(size, std::sync::atomic::Ordering::Relaxed);
+        return Ok(trace);
+    }
     /// A reader that counts what it reads.
     struct Counting<'c, R> {
         inner: R,
@@ -245,13 +254,14 @@ fn gather<R: BufRead>(mut reader: TraceReader<R>) -> Result<TraceFile, TraceErro
     })
 }
 
-/// Whether the file at `path` is a trace: its name ends in `.jsonl` or `.arbtrace`, it
+/// Whether the file at `path` is a trace: its name ends in `.jsonl`, `.arbtrace` or
+/// `.btlog` (a BehaviorTree.CPP recording), it
 /// starts with a binary trace's first bytes, or its first line is a trace's header or
 /// event. Only a regular file is looked into, and only its first line.
 pub fn is_trace(path: &Path) -> bool {
     let by_name = path.extension().is_some_and(|e| {
         e.eq_ignore_ascii_case("jsonl") || e.eq_ignore_ascii_case(BINARY_TRACE_EXTENSION)
-    });
+    }) || super::btlog::is_btlog(path);
     if by_name {
         return true;
     }

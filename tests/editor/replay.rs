@@ -492,3 +492,76 @@ fn a_keys_history_in_a_replay_lists_the_recorded_writes_and_a_click_goes_to_one(
     assert_eq!(h.state().simulation().unwrap().step_number(), step);
     h.get_by_label_contains(&format!("step {step} of 120"));
 }
+
+/// docs/BTCPP.md, "Recordings": a run BehaviorTree.CPP's FileLogger2 recorded, opened
+/// from File > Open Trace…, shows the tree it embeds, lit as the run was at each step (a
+/// millisecond), with every change in the log; Save does not write over the file.
+#[test]
+fn a_behaviortree_cpp_recording_opened_from_the_file_menu_replays_on_the_tree_it_holds() {
+    let dir = tempfile::tempdir().unwrap();
+    let recording = dir.path().join("patrol.btlog");
+    std::fs::copy(
+        common::repo().join("tests/fixtures/recordings/patrol.btlog"),
+        &recording,
+    )
+    .unwrap();
+    let before = std::fs::read(&recording).unwrap();
+    let mut h = harness(EditorApp::sample());
+    open_trace_through_the_menu(&mut h, &recording);
+    assert!(
+        h.state().last_message().starts_with("Replaying"),
+        "{}",
+        h.state().last_message()
+    );
+    assert_eq!(h.state().document().path(), Some(recording.as_path()));
+    h.get_by_label_contains("replaying patrol.btlog");
+    // Step (N) to the first millisecond, the first tick: both looks done, the walk (a Sleep
+    // of 30 ms) running.
+    key(&mut h, Modifiers::NONE, Key::N);
+    h.get_by_label_contains("step 1 of");
+    let status =
+        |h: &Harness<'static, EditorApp>, id: &str| h.state().live_status(&NodeId::new(id));
+    let running = Some(arbor::runtime::Status::Running);
+    assert_eq!(
+        status(&h, "sub_tree"),
+        Some(arbor::runtime::Status::Success)
+    );
+    assert_eq!(status(&h, "walk"), running);
+    assert_eq!(status(&h, "patrol"), running);
+    // Open SubTree (Ctrl+Enter) shows the tree the recording embeds for it, lit inside.
+    h.state_mut().select(Some(NodeId::new("sub_tree")));
+    key(&mut h, Modifiers::COMMAND, Key::Enter);
+    h.get_by_label_contains("SubTree sub_tree inside the run");
+    assert_eq!(
+        status(&h, "see_enemy"),
+        Some(arbor::runtime::Status::Failure)
+    );
+    assert_eq!(
+        status(&h, "all_clear"),
+        Some(arbor::runtime::Status::Success)
+    );
+    key(&mut h, Modifiers::COMMAND, Key::Backspace);
+    assert_eq!(h.state().document().path(), Some(recording.as_path()));
+    // An edit saved with Ctrl+S is refused: the recording stays as it was.
+    h.state_mut().select(Some(NodeId::new("done")));
+    key(&mut h, Modifiers::NONE, Key::Delete);
+    assert!(h.state().is_dirty());
+    key(&mut h, Modifiers::COMMAND, Key::S);
+    assert!(
+        h.state().said("recording (.btlog) is kept"),
+        "{}",
+        h.state().last_message()
+    );
+    assert_eq!(std::fs::read(&recording).unwrap(), before);
+    // Save As is offered, as the recorded tree's XML beside it: Enter writes patrol.xml.
+    let field = h.get_by_role_and_label(Role::TextInput, "Save the tree as");
+    field.focus();
+    h.run_steps(1);
+    key(&mut h, Modifiers::NONE, Key::Enter);
+    let saved = dir.path().join("patrol.xml");
+    assert!(saved.is_file(), "{}", h.state().last_message());
+    let tree = arbor::io::load_tree(&saved).unwrap();
+    assert!(tree.node(&NodeId::new("done")).is_none());
+    assert!(tree.node(&NodeId::new("walk")).is_some());
+    assert_eq!(std::fs::read(&recording).unwrap(), before);
+}

@@ -1,0 +1,259 @@
+//! BehaviorTree.CPP's recordings (`.btlog`, written by its FileLogger2) read as traces
+//! (docs/BTCPP.md, "Recordings"): the tree the program ran, embedded in the file, and
+//! each status change of its nodes, in order, as the events a replay shows.
+//!
+//! The file: `BTCPP4-FileLogger2`, a protocol byte (1), the tree's XML (its length in 4
+//! bytes, little-endian, then the text), the time the recording started (8 bytes, in µs),
+//! then one record of 9 bytes per change: the µs since the start (6 bytes), the node's
+//! uid (2 bytes) and its new status (1 byte: idle, running, success, failure, skipped).
+
+use std::path::Path;
+use std::sync::Arc;
+
+use super::trace::{TraceCut, TraceError, TraceFile, TracePlace, TracedEvent};
+use crate::runtime::{EventKindOf, Reason, Status, TRACE_VERSION, TraceHeader, TracedAgent};
+
+/// The first bytes of a recording.
+pub const BTLOG_MAGIC: &[u8] = b"BTCPP4-FileLogger2";
+
+/// The protocol of the recordings read.
+const PROTOCOL: u8 = 1;
+
+/// The longest tree a recording may embed (as a BehaviorTree.CPP file is read: 64 MiB).
+const MAX_XML: usize = 64 << 20;
+
+/// The bytes of one status change.
+const RECORD: usize = 9;
+
+/// A step of a recording's replay is a millisecond of it (docs/BTCPP.md, "Recordings").
+pub const BTLOG_DT: f64 = 0.001;
+
+/// Whether `path` names a recording: its name ends in `.btlog`.
+pub fn is_btlog(path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("btlog"))
+}
+
+/// A recording as read: its tree's XML and its status changes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Btlog {
+    /// The tree, as BehaviorTree.CPP wrote it (its nodes carry their `_uid`).
+    pub xml: String,
+    /// When the recording started, in µs since 1970.
+    pub started: i64,
+    /// Each change: µs since the start, the node's uid, and its status code.
+    pub changes: Vec<(u64, u16, u8)>,
+    /// The bytes of a last change cut off mid-write (a program that stopped while it
+    /// wrote), if there are any; the changes before them are all here.
+    pub cut: Option<u64>,
+}
+
+/// Reads the recording at `path`.
+pub fn read_btlog(path: &Path) -> Result<Btlog, TraceError> {
+    let bytes = std::fs::read(path).map_err(|e| error(path, format!("cannot read: {e}")))?;
+    parse_btlog(&bytes, path)
+}
+
+/// Parses a recording's bytes; `path` names it in errors.
+pub fn parse_btlog(bytes: &[u8], path: &Path) -> Result<Btlog, TraceError> {
+    let Some(rest) = bytes.strip_prefix(BTLOG_MAGIC) else {
+        return Err(error(
+            path,
+            "not a BehaviorTree.CPP recording: it does not start with BTCPP4-FileLogger2".into(),
+        ));
+    };
+    let (&protocol, rest) = rest
+        .split_first()
+        .ok_or_else(|| error(path, "the file ends after its first bytes".into()))?;
+    if protocol != PROTOCOL {
+        return Err(error(
+            path,
+            format!("a recording of protocol {protocol}: Arbor reads protocol {PROTOCOL}"),
+        ));
+    }
+    let (len, rest) =
+        take::<4>(rest).ok_or_else(|| error(path, "the file ends before its tree".into()))?;
+    let len = i32::from_le_bytes(len);
+    let len = usize::try_from(len)
+        .ok()
+        .filter(|&n| n <= MAX_XML)
+        .ok_or_else(|| {
+            error(
+                path,
+                format!("its tree is said to be {len} bytes long; a tree is 0 to {MAX_XML} bytes"),
+            )
+        })?;
+    if rest.len() < len {
+        return Err(error(
+            path,
+            format!(
+                "its tree is said to be {len} bytes long, but only {} bytes follow",
+                rest.len()
+            ),
+        ));
+    }
+    let (xml, rest) = rest.split_at(len);
+    let xml = std::str::from_utf8(xml)
+        .map_err(|e| error(path, format!("its tree is not UTF-8 text: {e}")))?
+        .to_owned();
+    let (started, rest) =
+        take::<8>(rest).ok_or_else(|| error(path, "the file ends before its start time".into()))?;
+    let started = i64::from_le_bytes(started);
+    let records = rest.chunks_exact(RECORD);
+    let tail = records.remainder().len();
+    let changes = records
+        .map(|r| {
+            let mut time = [0u8; 8];
+            time[..6].copy_from_slice(&r[..6]);
+            (
+                u64::from_le_bytes(time),
+                u16::from_le_bytes([r[6], r[7]]),
+                r[8],
+            )
+        })
+        .collect();
+    let cut = (tail > 0).then(|| (bytes.len() - tail) as u64);
+    Ok(Btlog {
+        xml,
+        started,
+        changes,
+        cut,
+    })
+}
+
+/// The first `N` bytes of `bytes`, and the rest.
+fn take<const N: usize>(bytes: &[u8]) -> Option<([u8; N], &[u8])> {
+    let (head, rest) = bytes.split_first_chunk::<N>()?;
+    Some((*head, rest))
+}
+
+fn error(path: &Path, message: String) -> TraceError {
+    TraceError {
+        path: path.to_owned(),
+        line: 0,
+        message,
+    }
+}
+
+/// The recording at `path` as a trace (docs/BTCPP.md, "Recordings"): one agent, named as
+/// the file is, running the tree the file embeds; a step per millisecond of the recording
+/// ([`BTLOG_DT`]), each change in the step of its time, in order, as the events that say it.
+/// A change of a node the tree does not have, or to a status BehaviorTree.CPP has no code
+/// for, is refused with its place (the record's number, 1 the first).
+pub fn btlog_trace(path: &Path) -> Result<TraceFile, TraceError> {
+    let log = read_btlog(path)?;
+    let ids = super::btcpp::recorded_ids(&log.xml).map_err(|p| {
+        let at = if p.line > 0 {
+            format!(" (line {}, column {} of it)", p.line, p.column)
+        } else {
+            String::new()
+        };
+        error(path, format!("its tree does not read{at}: {}", p.message))
+    })?;
+    let name = path
+        .file_stem()
+        .map_or_else(|| "recording".into(), |s| s.to_string_lossy().into_owned());
+    let file = path
+        .file_name()
+        .map_or_else(String::new, |f| f.to_string_lossy().into_owned());
+    let header = TraceHeader {
+        arbor_trace: TRACE_VERSION,
+        dt: BTLOG_DT,
+        seed: 0,
+        agents: vec![TracedAgent {
+            name: name.clone(),
+            tree: file,
+        }],
+        files: Vec::new(),
+    };
+    let root: Arc<str> = Arc::from("root");
+    let ids_by_uid: std::collections::HashMap<u16, Arc<str>> = ids
+        .by_uid
+        .into_iter()
+        .map(|(uid, id)| (uid, Arc::from(id)))
+        .collect();
+    let mut status: std::collections::HashMap<u16, u8> = Default::default();
+    // Whether Root runs, and whether a run of it completed (the next is a restart).
+    let (mut running, mut completed) = (false, false);
+    let mut events = Vec::with_capacity(log.changes.len() * 2);
+    for (i, &(time, uid, to)) in log.changes.iter().enumerate() {
+        let line = i + 1;
+        let step = time / 1000 + 1;
+        let Some(node) = ids_by_uid.get(&uid) else {
+            return Err(TraceError {
+                path: path.to_owned(),
+                line,
+                message: format!(
+                    "change {line} is of node uid {uid}, which its tree does not have"
+                ),
+            });
+        };
+        let new = match to {
+            0 => None,
+            1 => Some(Status::Running),
+            2 => Some(Status::Success),
+            3 => Some(Status::Failure),
+            4 => Some(Status::Skipped),
+            other => {
+                return Err(TraceError {
+                    path: path.to_owned(),
+                    line,
+                    message: format!(
+                        "change {line} is to status {other}, which BehaviorTree.CPP has no status for (0 to 4)"
+                    ),
+                });
+            }
+        };
+        let was = status.insert(uid, to).unwrap_or(0);
+        let top = ids.top == Some(uid);
+        let mut push = |node: &Arc<str>, kind: EventKindOf<Arc<str>>| {
+            events.push(TracedEvent {
+                step,
+                agent: 0,
+                node: Some(node.clone()),
+                kind,
+                line,
+            });
+        };
+        let entered = was != 1 && new.is_some() && was != to;
+        if entered {
+            if top && !running {
+                if completed {
+                    push(&root, EventKindOf::Restart(Reason::Complete));
+                }
+                push(&root, EventKindOf::Enter);
+                running = true;
+            }
+            push(node, EventKindOf::Enter);
+        }
+        match new {
+            Some(s @ (Status::Success | Status::Failure | Status::Skipped)) if was != to => {
+                push(node, EventKindOf::Exit(s, None));
+                if top {
+                    push(&root, EventKindOf::Exit(s, None));
+                    push(&root, EventKindOf::Complete(s));
+                    (running, completed) = (false, true);
+                }
+            }
+            // Halted while it ran.
+            None if was == 1 => {
+                push(node, EventKindOf::Abort);
+                if top && running {
+                    push(&root, EventKindOf::Abort);
+                    running = false;
+                }
+            }
+            _ => {}
+        }
+    }
+    let cut = log.cut.map(|at| TraceCut {
+        at: TracePlace::Byte(at),
+        steps: events.last().map_or(0, |e| e.step),
+    });
+    Ok(TraceFile {
+        header: Some(header),
+        agents: vec![name],
+        events,
+        cut,
+    })
+}
