@@ -326,6 +326,17 @@ fn arbor(args: &[&str], dir: &Path) -> Output {
         .unwrap()
 }
 
+/// The counts of node `id`'s row of a coverage table (the row that starts with it).
+fn counts_row<'t>(table: &'t str, id: &str) -> Vec<&'t str> {
+    table
+        .lines()
+        .find(|l| l.trim_start().starts_with(id))
+        .unwrap_or_else(|| panic!("{id} in {table}"))
+        .split_whitespace()
+        .filter(|w| w.parse::<u64>().is_ok())
+        .collect()
+}
+
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
@@ -667,15 +678,7 @@ fn coverage_counts_the_skipped_nodes() {
     let out = arbor(&["coverage", path, "--steps", "4"], dir.path());
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let shown = text(&out.stdout);
-    let row = |id: &str| {
-        shown
-            .lines()
-            .find(|l| l.trim_start().starts_with(id))
-            .unwrap_or_else(|| panic!("{id} in {shown}"))
-            .split_whitespace()
-            .skip(2)
-            .collect::<Vec<_>>()
-    };
+    let row = |id: &str| counts_row(&shown, id);
     assert!(shown.contains("aborted    skipped"), "{shown}");
     let never = row("never");
     assert_eq!(never[1..], ["0", "0", "0", never[0]], "{shown}");
@@ -703,6 +706,69 @@ fn coverage_counts_the_skipped_nodes() {
     );
     let err = Coverage::parse(&lying, Path::new("c.json")).unwrap_err();
     assert!(err.contains("was skipped"), "{err}");
+}
+
+/// A recorded trace is counted as the run it records: the coverage of a scenario's trace
+/// (`arbor run --trace`, both encodings) is the coverage of the same run, node for node;
+/// a BehaviorTree.CPP recording is counted on the tree it embeds.
+#[test]
+fn coverage_of_a_recorded_trace_is_that_of_the_run_it_records() {
+    let dir = repo();
+    let out_dir = tempfile::tempdir().unwrap();
+    let nodes = |out: &Output| {
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        let c = Coverage::parse(&text(&out.stdout), Path::new("-")).unwrap();
+        let counts: Vec<Vec<arbor::check::NodeCoverage>> =
+            c.trees.iter().map(|t| t.nodes.clone()).collect();
+        (c.runs, c.steps, counts)
+    };
+    let scenario = "sample_trees/guard_patrol.scenario.json";
+    let ran = nodes(&arbor(
+        &[
+            "coverage", scenario, "--seeds", "0..1", "--steps", "150", "--json",
+        ],
+        &dir,
+    ));
+    assert!(ran.2.iter().flatten().any(|n| n.entered > 0));
+    for name in ["run.jsonl", "run.arbtrace"] {
+        let trace = out_dir.path().join(name);
+        let out = arbor(
+            &[
+                "run",
+                scenario,
+                "--steps",
+                "150",
+                "--seed",
+                "0",
+                "--trace",
+                trace.to_str().unwrap(),
+            ],
+            &dir,
+        );
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        let recorded = nodes(&arbor(
+            &["coverage", trace.to_str().unwrap(), "--json"],
+            &dir,
+        ));
+        assert_eq!(recorded.2, ran.2, "{name}");
+        assert_eq!((recorded.0, recorded.1), (1, 150), "{name}");
+    }
+    let recording = dir.join("tests/fixtures/recordings/patrol.btlog");
+    let out = arbor(&["coverage", recording.to_str().unwrap()], &dir);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let shown = text(&out.stdout);
+    assert!(
+        shown.contains("patrol.btlog: 13 of 13 nodes entered"),
+        "{shown}"
+    );
+    // Two ticks completed, with a failure: Root's row says so; the SubTrees' nodes too.
+    let row = |id: &str| counts_row(&shown, id);
+    assert_eq!(row("root "), ["2", "0", "1", "0"], "{shown}");
+    assert_eq!(
+        row("sub_tree_2/see_enemy "),
+        ["2", "0", "2", "0"],
+        "{shown}"
+    );
 }
 
 #[test]

@@ -289,6 +289,9 @@ pub struct Counter {
     coverage: Coverage,
     /// Each tree's counts, by program index.
     counts: Vec<Vec<Counts>>,
+    /// Each tree's program index of each trace id, made for the first traced event
+    /// ([`Counter::traced`]).
+    index: Vec<foldhash::HashMap<String, usize>>,
 }
 
 impl Counter {
@@ -330,6 +333,34 @@ impl Counter {
             current: 0,
             coverage,
             counts,
+            index: Vec::new(),
+        }
+    }
+
+    /// Counts an event of a recorded trace: agent `agent`'s, of the node of trace id
+    /// `node` (an event of a node its tree does not have counts nothing).
+    pub fn traced<S>(&mut self, agent: &str, node: &str, kind: &crate::runtime::EventKindOf<S>) {
+        if self.index.is_empty() {
+            self.index = self
+                .coverage
+                .trees
+                .iter()
+                .map(|t| {
+                    t.nodes
+                        .iter()
+                        .enumerate()
+                        .map(|(i, n)| (n.id.clone(), i))
+                        .collect()
+                })
+                .collect();
+        }
+        let Some(&t) = self.agents.get(agent) else {
+            return;
+        };
+        if let Some(&i) = self.index.get(t).and_then(|ids| ids.get(node))
+            && let Some(c) = self.counts.get_mut(t).and_then(|c| c.get_mut(i))
+        {
+            c.count(kind);
         }
     }
 
@@ -364,4 +395,42 @@ impl Observer for Counter {
             c.count(&event.kind);
         }
     }
+}
+
+/// The coverage of the run the trace at `path` recorded (an Arbor trace, or a
+/// BehaviorTree.CPP recording): each agent's tree, as its header names it, compiled with
+/// the kinds of the project that governs it (`project` when given) over `base` for its
+/// nodes, and each event counted as a run counts it; one run, of the trace's last step.
+pub fn trace_coverage(
+    path: &Path,
+    base: &crate::model::Catalog,
+    project: Option<&Path>,
+) -> Result<Coverage, String> {
+    let trace = crate::io::read_trace(path).map_err(|e| e.to_string())?;
+    let header = trace.header.as_ref().ok_or_else(|| {
+        format!(
+            "{}: the trace has no header, so it names no tree to count the nodes of",
+            path.display()
+        )
+    })?;
+    let mut agents = Vec::with_capacity(header.agents.len());
+    for agent in &header.agents {
+        let tree = crate::io::resolve_traced(&agent.tree, path);
+        let here = crate::io::ProjectCatalog::for_tree(Some(&tree), project, base);
+        let nodes = crate::world::nodes_of(&tree, &here.catalog)
+            .map_err(|e| format!("{}: its tree {}: {e}", path.display(), agent.tree))?;
+        agents.push((agent.name.as_str(), tree, nodes));
+    }
+    let mut counter = Counter::new(
+        agents
+            .iter()
+            .map(|(name, tree, nodes)| (*name, tree.as_path(), nodes.clone())),
+    );
+    for e in &trace.events {
+        if let (Some(agent), Some(node)) = (trace.agents.get(e.agent), e.node.as_deref()) {
+            counter.traced(agent, node, &e.kind);
+        }
+    }
+    let steps = trace.events.last().map_or(0, |e| e.step);
+    Ok(counter.finish(steps))
 }

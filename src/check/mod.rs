@@ -10,7 +10,7 @@ mod run;
 mod watch;
 
 pub use crate::runtime::Counts;
-pub use coverage::{Counter, Coverage, NodeCoverage, TreeCoverage};
+pub use coverage::{Counter, Coverage, NodeCoverage, TreeCoverage, trace_coverage};
 pub use file::{
     TestFile, TestFileError, TestFileErrors, is_test, is_test_path, load_test, parse_test,
 };

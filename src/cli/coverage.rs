@@ -1,6 +1,7 @@
 //! `arbor coverage PATH… [--seeds A..B] [--steps N] [--json] [--min PERCENT]`: how often
-//! each node was entered, succeeded, failed and was aborted over many runs, the nodes never
-//! entered first. Ctrl+C stops it with the table of what ran.
+//! each node was entered, succeeded, failed and was aborted over many runs (and over the
+//! runs recorded traces hold), the nodes never entered first. Ctrl+C stops it with the
+//! table of what ran.
 
 use std::cell::Cell;
 use std::io::Write;
@@ -140,8 +141,21 @@ pub fn coverage(
     if files.is_empty() {
         return fail(
             err,
-            "nothing to run: give test files, folders of them, scenarios or trees".into(),
+            "nothing to run: give test files, folders of them, scenarios, trees or traces".into(),
         );
+    }
+    // A recorded trace (Arbor's, or a BehaviorTree.CPP recording) is counted as it ran.
+    let (traces, files): (Vec<PathBuf>, Vec<PathBuf>) =
+        files.into_iter().partition(|f| crate::io::is_trace(f));
+    let mut recorded = Coverage::new();
+    for t in &traces {
+        match crate::check::trace_coverage(t, base, args.project) {
+            Ok(c) => recorded.merge(c),
+            Err(e) => {
+                let _ = writeln!(err, "{e}");
+                return EXIT_UNREADABLE;
+            }
+        }
     }
     let mut prepared = Vec::new();
     // Each project read once, its problems said once.
@@ -232,6 +246,7 @@ pub fn coverage(
             return EXIT_UNREADABLE;
         }
     };
+    total.merge(recorded);
     // A coverage file of runs Ctrl+C stopped says so.
     total.partial = stopped;
     // Stopped before any step: nothing to show.

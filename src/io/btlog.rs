@@ -139,7 +139,8 @@ fn error(path: &Path, message: String) -> TraceError {
 /// the file is, running the tree the file embeds; a step per millisecond of the recording
 /// ([`BTLOG_DT`]), each change in the step of its time, in order, as the events that say it.
 /// A change of a node the tree does not have, or to a status BehaviorTree.CPP has no code
-/// for, is refused with its place (the record's number, 1 the first).
+/// for, is refused with its number (1 the first); each event's `line` is its change's
+/// number.
 pub fn btlog_trace(path: &Path) -> Result<TraceFile, TraceError> {
     let log = read_btlog(path)?;
     let ids = super::btcpp::recorded_ids(&log.xml).map_err(|p| {
@@ -182,7 +183,7 @@ pub fn btlog_trace(path: &Path) -> Result<TraceFile, TraceError> {
         let Some(node) = ids_by_uid.get(&uid) else {
             return Err(TraceError {
                 path: path.to_owned(),
-                line,
+                line: 0,
                 message: format!(
                     "change {line} is of node uid {uid}, which its tree does not have"
                 ),
@@ -197,7 +198,7 @@ pub fn btlog_trace(path: &Path) -> Result<TraceFile, TraceError> {
             other => {
                 return Err(TraceError {
                     path: path.to_owned(),
-                    line,
+                    line: 0,
                     message: format!(
                         "change {line} is to status {other}, which BehaviorTree.CPP has no status for (0 to 4)"
                     ),

@@ -23,7 +23,7 @@ pub use scenario::{
     AgentSetup, SCENARIO_FORMAT, SCENARIO_VERSION, ScenarioError, is_scenario, load_scenario,
     parse_scenario,
 };
-pub use sim::{AgentSummary, RunNames, SimError, Simulation, names_of};
+pub use sim::{AgentSummary, RunNames, SimError, Simulation, names_of, nodes_of};
 pub use trigger::Trigger;
 
 /// Seconds per step when a run does not say (`arbor run`, tests, the editor's runs).

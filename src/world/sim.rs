@@ -215,6 +215,22 @@ pub fn names_of(path: &Path, catalog: &Catalog) -> Option<RunNames> {
     Some(RunNames { nodes, keys })
 }
 
+/// The nodes of the tree file at `path` as its runs name them: each trace id (inner
+/// nodes of SubTrees too) and title, in program order; or why the file does not compile
+/// with `catalog` (for a trace's coverage, `check::trace_coverage`).
+pub fn nodes_of(path: &Path, catalog: &Catalog) -> Result<Vec<(String, String)>, String> {
+    let files = TreeFiles::new(catalog);
+    let loaded = files.load(path);
+    let tree = loaded.as_ref().as_ref().map_err(ToString::to_string)?;
+    let (program, _) = compile_in_world(tree, catalog, &files.assets_for(path))
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(program
+        .named_nodes()
+        .into_iter()
+        .map(|n| (n.id, n.title))
+        .collect())
+}
+
 /// A tree's node names and keys, as [`names_of`] finds them.
 #[derive(Clone, Debug, Default)]
 pub struct RunNames {
