@@ -8,7 +8,7 @@
 //!   against BehaviorTree.CPP"), the leaves' executions and their results, in order, are
 //!   the same in Arbor (one step per tick) and in BehaviorTree.CPP; over 1,000 more, with
 //!   conditions whose answer changes, the first runs are the same.
-//! - Real files (Nav2's and BehaviorTree.CPP's own, in tests/fixtures/btcpp) read and
+//! - Real files (Nav2's, BehaviorTree.CPP's own and MoveIt Pro's, in tests/fixtures/btcpp) read and
 //!   written with no edit are the same file.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]

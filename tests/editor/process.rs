@@ -133,7 +133,9 @@ fn can_run_the_window() -> bool {
 /// with its window's id once the window is up.
 fn launch(tree: &Path, display: &str, recovery: &Path, args: &[&str]) -> (Killed, String) {
     let home = recovery.parent().unwrap();
-    let editor = Killed(
+    // What the editor says on standard error, for the message of a start that fails.
+    let said = home.join("editor-stderr.txt");
+    let mut editor = Killed(
         Command::new(env!("CARGO_BIN_EXE_arbor"))
             .arg("edit")
             .arg(tree)
@@ -145,12 +147,19 @@ fn launch(tree: &Path, display: &str, recovery: &Path, args: &[&str]) -> (Killed
             .env("XDG_DATA_HOME", home.join("data"))
             .env("XDG_CONFIG_HOME", home.join("config"))
             .stdout(Stdio::null())
-            .stderr(Stdio::null())
+            .stderr(std::fs::File::create(&said).unwrap())
             .spawn()
             .unwrap(),
     );
     let name = tree.file_stem().unwrap().to_string_lossy().into_owned();
-    let window = wait_for(60, "the editor's window", || {
+    let window = wait_for(90, "the editor's window", || {
+        // An editor that exited will show no window: said at once, with its reason.
+        if let Ok(Some(status)) = editor.0.try_wait() {
+            panic!(
+                "the editor exited ({status}) before its window showed: {}",
+                std::fs::read_to_string(&said).unwrap_or_default()
+            );
+        }
         let found = xdotool(display, &["search", "--onlyvisible", "--name", &name]);
         found.lines().next().map(str::to_owned)
     });
