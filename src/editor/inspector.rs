@@ -189,6 +189,24 @@ fn unit_suffix(spec: &FieldSpec) -> String {
     }
 }
 
+/// The value an optional field takes as its checkbox turns it on: one its type takes.
+/// A whole number is 0, or the end of its range nearest 0; a number is 0 where a
+/// negative one is allowed, 1 where only 0 and more are (a duration of 0 does nothing),
+/// else its lowest; a bool is false; a choice its first word; anything else empty text.
+fn turned_on(ty: &FieldType) -> Value {
+    match ty {
+        FieldType::Bool => Value::Bool(false),
+        FieldType::Int { min, max } => Value::Int(0.clamp(*min, (*max).max(*min))),
+        FieldType::Float { min, max, .. } => Value::Float(match *min {
+            m if m > 0.0 => m,
+            m if m >= 0.0 => 1.0_f64.min(*max),
+            _ => 0.0_f64.min(*max),
+        }),
+        FieldType::Enum(words) => Value::Text(words.first().cloned().unwrap_or_default()),
+        _ => Value::Text(String::new()),
+    }
+}
+
 /// A checkbox without visible text whose accessible name is `name`.
 fn named_checkbox(ui: &mut egui::Ui, value: &mut bool, name: &str) -> egui::Response {
     let response = ui.checkbox(value, "");
@@ -358,13 +376,7 @@ pub fn inspector_ui(
                             .labelled_by(label_id)
                             .changed()
                         {
-                            let value = on.then(|| spec.ty.clone()).map(|ty| match ty {
-                                FieldType::Float { min, .. } => {
-                                    Value::Float(if min > 0.0 { min } else { 1.0 })
-                                }
-                                FieldType::Int { min, .. } => Value::Int(min),
-                                _ => Value::Text(String::new()),
-                            });
+                            let value = on.then(|| turned_on(&spec.ty));
                             request = Some(Request::Edit(
                                 Edit::SetField {
                                     id: node.id.clone(),

@@ -415,6 +415,54 @@ fn a_typed_port_is_edited_as_a_number_and_saved_as_that_attribute_only() {
     );
 }
 
+/// An optional port turned on by its checkbox takes a value of its type: `false` for a
+/// bool, 0 for an `unsigned int`, 0 for a `double`, the first word of a node status; the
+/// tree stays valid, and Ctrl+S writes them as BehaviorTree.CPP reads them.
+#[test]
+fn an_optional_typed_port_turned_on_starts_at_a_value_of_its_type() {
+    use arbor::model::Value;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("robot.xml");
+    std::fs::write(
+        &path,
+        r#"<root BTCPP_format="4">
+  <BehaviorTree ID="Main"><MoveBase/></BehaviorTree>
+  <TreeNodesModel>
+    <Action ID="MoveBase">
+      <input_port name="careful" type="bool"/>
+      <input_port name="retries" type="unsigned int"/>
+      <input_port name="speed" type="double"/>
+      <input_port name="then" type="BT::NodeStatus"/>
+    </Action>
+  </TreeNodesModel>
+</root>"#,
+    )
+    .unwrap();
+    let mut app = EditorApp::open(&path).unwrap();
+    app.select(Some(arbor::model::NodeId::new("move_base")));
+    let mut h = harness(app);
+    for port in ["careful", "retries", "speed", "then"] {
+        h.get_by_label(&format!("{port} set")).click();
+        h.run_steps(3);
+    }
+    let fields = h.state().tree().nodes()[1].fields.clone();
+    assert_eq!(fields["careful"], Value::Bool(false));
+    assert_eq!(fields["retries"], Value::Int(0));
+    assert_eq!(fields["speed"], Value::Float(0.0));
+    assert_eq!(fields["then"], Value::Text("IDLE".into()));
+    assert!(
+        h.state().diagnostics().iter().all(|d| !d.is_error()),
+        "{:?}",
+        h.state().diagnostics()
+    );
+    key(&mut h, Modifiers::COMMAND, Key::S);
+    let saved = std::fs::read_to_string(&path).unwrap();
+    assert!(
+        saved.contains(r#"<MoveBase careful="false" retries="0" speed="0.0" then="IDLE"/>"#),
+        "{saved}"
+    );
+}
+
 /// docs/BTCPP.md, "The file's own models": a file's `<TreeNodesModel>` defines its kinds
 /// where no project does, so they open as kinds (not placeholders), their values typed.
 #[test]
