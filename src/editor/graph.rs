@@ -134,21 +134,45 @@ pub enum Attach {
 
 /// The kinds a new node may have to be linked as `attach` says.
 pub fn kinds_fitting(tree: &Tree, catalog: &Catalog, attach: &Attach) -> Vec<String> {
-    let category = |id: &NodeId| tree.node(id).and_then(|n| catalog.category_of(&n.kind));
     catalog
         .kinds()
         .iter()
-        .filter(|k| match attach {
-            Attach::Loose => true,
-            Attach::Into(slot) => category(&slot.parent)
-                .is_some_and(|pc| link_rule(pc, slot.port, k.category).is_ok()),
-            Attach::Above(child) => category(child).is_some_and(|cc| {
-                k.category
-                    .inputs()
-                    .iter()
-                    .any(|&p| link_rule(k.category, p, cc).is_ok())
-            }),
-        })
+        .filter(|k| misfit(tree, catalog, attach, k).is_none())
         .map(|k| k.name.clone())
         .collect()
+}
+
+/// Why a new node of kind `kind` cannot be linked as `attach` says, in words (the link's
+/// rule: "only Conditions link into a 'conditions' input, not a composite"); `None` when it
+/// can.
+pub fn misfit(
+    tree: &Tree,
+    catalog: &Catalog,
+    attach: &Attach,
+    kind: &crate::model::KindSpec,
+) -> Option<String> {
+    let category = |id: &NodeId| tree.node(id).and_then(|n| catalog.category_of(&n.kind));
+    let gone = |id: &NodeId| Some(format!("node '{id}' is not in the tree"));
+    match attach {
+        Attach::Loose => None,
+        Attach::Into(slot) => match category(&slot.parent) {
+            Some(pc) => link_rule(pc, slot.port, kind.category)
+                .err()
+                .map(|(_, why)| why),
+            None => gone(&slot.parent),
+        },
+        Attach::Above(child) => match category(child) {
+            Some(cc) => {
+                let fits = |&p: &Port| link_rule(kind.category, p, cc).is_ok();
+                (!kind.category.inputs().iter().any(fits)).then(|| {
+                    format!(
+                        "a {} has no input a {} links into",
+                        kind.category.label().to_lowercase(),
+                        cc.label().to_lowercase()
+                    )
+                })
+            }
+            None => gone(child),
+        },
+    }
 }

@@ -314,7 +314,17 @@ impl Viewer<'_> {
             chosen = matches.iter().copied().find(|k| Some(k.as_str()) == best);
         }
         if matches.is_empty() {
-            ui.label(RichText::new("No kind fits that").weak());
+            // A kind the words name that cannot go here: which port this is, and why.
+            let named = catalog.kinds().iter().find(|k| {
+                let category = k.category.label();
+                let text = format!("{} {category} {}", k.name, k.group).to_lowercase();
+                !words.is_empty() && words.iter().all(|w| text.contains(w.as_str()))
+            });
+            let why = named.and_then(|k| {
+                let why = super::graph::misfit(self.look.tree, catalog, attach, k)?;
+                Some(format!("{} does not fit here: {why}", k.name))
+            });
+            ui.label(RichText::new(why.as_deref().unwrap_or("No kind fits that")).weak());
         }
         egui::ScrollArea::vertical()
             .max_height(360.0)

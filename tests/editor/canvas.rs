@@ -539,6 +539,23 @@ fn escape_closes_the_wire_drop_menu() {
     assert_eq!(h.state().tree(), &before, "nothing added");
 }
 
+/// A wire dropped from a port of one sort, and a kind typed that cannot go there: the menu
+/// says which port it is and what it takes, not only that no kind fits.
+#[test]
+fn the_wire_drop_menu_says_why_a_kind_typed_does_not_fit_the_port() {
+    let (mut h, seq, _) = a_sequence_with_a_wait();
+    drop_wire(&mut h, &seq, "+ conditions");
+    h.get_by_label("Add a node that fits").type_text("selector");
+    h.run_steps(2);
+    h.get_by_label(
+        "Selector does not fit here: only Conditions link into a 'conditions' input, not a Composite",
+    );
+    // Words that name no kind at all say so.
+    h.get_by_label("Add a node that fits").type_text(" zzz");
+    h.run_steps(2);
+    h.get_by_label("No kind fits that");
+}
+
 #[test]
 fn a_wire_dropped_on_empty_canvas_offers_the_kinds_that_fit_and_places_the_node_beside_its_parent()
 {
