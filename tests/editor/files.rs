@@ -306,7 +306,6 @@ fn recovered_work_discarded_or_unsaved_work_let_go_leaves_no_recovery_file() {
 /// tree and the models are as they were.
 #[test]
 fn a_behaviortree_cpp_file_saved_after_an_edit_changes_only_that_attribute() {
-    use arbor::io::btcpp::Document;
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("guard.xml");
     let original = r#"<?xml version="1.0" encoding="UTF-8"?>
@@ -345,12 +344,7 @@ fn a_behaviortree_cpp_file_saved_after_an_edit_changes_only_that_attribute() {
     let expected = original
         .replace(r#"num_cycles="3""#, r#"num_cycles="5""#)
         .replace(r#"route="north""#, r#"route="south""#);
-    assert!(
-        Document::parse(&expected)
-            .unwrap()
-            .same_as(&Document::parse(&saved).unwrap()),
-        "{saved}"
-    );
+    assert_same_document(&expected, &saved);
     // Saved again with no edit, nothing changes; the file is read back as written.
     key(&mut h, Modifiers::COMMAND, Key::S);
     assert_eq!(std::fs::read_to_string(&path).unwrap(), saved);
@@ -362,7 +356,6 @@ fn a_behaviortree_cpp_file_saved_after_an_edit_changes_only_that_attribute() {
 /// (`1.50`, `True`), though they are read as a number and a bool.
 #[test]
 fn a_typed_port_is_edited_as_a_number_and_saved_as_that_attribute_only() {
-    use arbor::io::btcpp::Document;
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(
         dir.path().join("arbor.project.json"),
@@ -407,12 +400,7 @@ fn a_typed_port_is_edited_as_a_number_and_saved_as_that_attribute_only() {
     assert_eq!(h.state().title(), "robot.xml — Arbor", "saved");
     let saved = std::fs::read_to_string(&path).unwrap();
     let expected = original.replace(r#"speed="0.50""#, r#"speed="0.75""#);
-    assert!(
-        Document::parse(&expected)
-            .unwrap()
-            .same_as(&Document::parse(&saved).unwrap()),
-        "{saved}"
-    );
+    assert_same_document(&expected, &saved);
 }
 
 /// An optional port turned on by its checkbox takes a value of its type: `false` for a
@@ -550,7 +538,6 @@ fn load_models_from_the_inspector_lists_the_file_in_the_project_and_knows_the_ki
 /// checkbox and typed, saved with Ctrl+S: the file changes in those attributes only.
 #[test]
 fn hooks_are_edited_in_the_inspector_and_saved_as_their_attributes() {
-    use arbor::io::btcpp::Document;
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("hooks.xml");
     let original = r#"<root BTCPP_format="4">
@@ -584,12 +571,7 @@ fn hooks_are_edited_in_the_inspector_and_saved_as_their_attributes() {
             r#"num_cycles="3""#,
             r#"num_cycles="3" _failureIf="tired == 1""#,
         );
-    assert!(
-        Document::parse(&expected)
-            .unwrap()
-            .same_as(&Document::parse(&saved).unwrap()),
-        "{saved}"
-    );
+    assert_same_document(&expected, &saved);
 }
 
 /// docs/BTCPP.md, "Format 3": a BehaviorTree.CPP 3 file opens saying that it is read as
@@ -750,4 +732,16 @@ fn the_first_window_is_titled_as_the_sample_it_shows() {
     key(&mut h, Modifiers::COMMAND, Key::N);
     h.run_steps(3);
     assert_eq!(h.state().title(), "untitled — Arbor");
+}
+
+/// That `saved` is the document `expected` is, under the canonical comparison (the same
+/// elements, attributes and text; whitespace and attribute order aside).
+fn assert_same_document(expected: &str, saved: &str) {
+    use arbor::io::btcpp::Document;
+    assert!(
+        Document::parse(expected)
+            .unwrap()
+            .same_as(&Document::parse(saved).unwrap()),
+        "{saved}"
+    );
 }
