@@ -54,9 +54,13 @@ pub fn read_btlog(path: &Path) -> Result<Btlog, TraceError> {
     parse_btlog(&bytes, path)
 }
 
-/// Parses a recording's bytes; `path` names it in errors.
-pub fn parse_btlog(bytes: &[u8], path: &Path) -> Result<Btlog, TraceError> {
-    let Some(rest) = bytes.strip_prefix(BTLOG_MAGIC) else {
+/// The bytes before a recording's tree: its magic, its protocol and the tree's length.
+const HEAD: usize = BTLOG_MAGIC.len() + 1 + 4;
+
+/// The length of the tree a recording embeds, from its first [`HEAD`] bytes (or fewer,
+/// when the file is shorter), checked: its magic, its protocol, a length it may have.
+fn tree_length(head: &[u8], path: &Path) -> Result<usize, TraceError> {
+    let Some(rest) = head.strip_prefix(BTLOG_MAGIC) else {
         return Err(error(
             path,
             "not a BehaviorTree.CPP recording: it does not start with BTCPP4-FileLogger2".into(),
@@ -71,10 +75,10 @@ pub fn parse_btlog(bytes: &[u8], path: &Path) -> Result<Btlog, TraceError> {
             format!("a recording of protocol {protocol}: Arbor reads protocol {PROTOCOL}"),
         ));
     }
-    let (len, rest) =
+    let (len, _) =
         take::<4>(rest).ok_or_else(|| error(path, "the file ends before its tree".into()))?;
     let len = i32::from_le_bytes(len);
-    let len = usize::try_from(len)
+    usize::try_from(len)
         .ok()
         .filter(|&n| n <= MAX_XML)
         .ok_or_else(|| {
@@ -82,20 +86,50 @@ pub fn parse_btlog(bytes: &[u8], path: &Path) -> Result<Btlog, TraceError> {
                 path,
                 format!("its tree is said to be {len} bytes long; a tree is 0 to {MAX_XML} bytes"),
             )
-        })?;
-    if rest.len() < len {
-        return Err(error(
+        })
+}
+
+/// The tree's text, from the bytes that follow the head, or why there is none.
+fn tree_text(len: usize, rest: &[u8], path: &Path) -> Result<String, TraceError> {
+    let xml = rest.get(..len).ok_or_else(|| {
+        error(
             path,
             format!(
                 "its tree is said to be {len} bytes long, but only {} bytes follow",
                 rest.len()
             ),
-        ));
-    }
-    let (xml, rest) = rest.split_at(len);
-    let xml = std::str::from_utf8(xml)
-        .map_err(|e| error(path, format!("its tree is not UTF-8 text: {e}")))?
-        .to_owned();
+        )
+    })?;
+    std::str::from_utf8(xml)
+        .map(str::to_owned)
+        .map_err(|e| error(path, format!("its tree is not UTF-8 text: {e}")))
+}
+
+/// The tree the recording at `path` embeds, the file read only to the tree's end (opening
+/// a long recording's tree does not read its changes).
+pub fn read_btlog_tree(path: &Path) -> Result<String, TraceError> {
+    use std::io::Read;
+    let cannot = |e: std::io::Error| error(path, format!("cannot read: {e}"));
+    let mut file = std::fs::File::open(path).map_err(cannot)?;
+    let mut head = Vec::with_capacity(HEAD);
+    (&mut file)
+        .take(HEAD as u64)
+        .read_to_end(&mut head)
+        .map_err(cannot)?;
+    let len = tree_length(&head, path)?;
+    let mut xml = Vec::with_capacity(len);
+    file.take(len as u64)
+        .read_to_end(&mut xml)
+        .map_err(cannot)?;
+    tree_text(len, &xml, path)
+}
+
+/// Parses a recording's bytes; `path` names it in errors.
+pub fn parse_btlog(bytes: &[u8], path: &Path) -> Result<Btlog, TraceError> {
+    let len = tree_length(bytes, path)?;
+    let rest = &bytes[HEAD..];
+    let xml = tree_text(len, rest, path)?;
+    let rest = &rest[len..];
     let (started, rest) =
         take::<8>(rest).ok_or_else(|| error(path, "the file ends before its start time".into()))?;
     let started = i64::from_le_bytes(started);

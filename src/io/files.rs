@@ -190,7 +190,7 @@ impl<'c> TreeFiles<'c> {
         }
         // (A BehaviorTree.CPP recording's trees are those it embeds.)
         let text = match super::btlog::is_btlog(path) {
-            true => super::btlog::read_btlog(path).ok().map(|log| log.xml),
+            true => super::btlog::read_btlog_tree(path).ok(),
             false => read_text(path).ok(),
         };
         let o = Rc::new(text.and_then(|text| btcpp::outline(&text).ok()));

@@ -24,7 +24,9 @@ mod settings;
 mod trace;
 mod watch;
 
-pub use btlog::{BTLOG_DT, BTLOG_MAGIC, Btlog, btlog_trace, is_btlog, parse_btlog, read_btlog};
+pub use btlog::{
+    BTLOG_DT, BTLOG_MAGIC, Btlog, btlog_trace, is_btlog, parse_btlog, read_btlog, read_btlog_tree,
+};
 pub use canonical::to_canonical_json;
 pub use convert::{Converted, convert_trace, write_trace};
 pub use files::TreeFiles;
@@ -524,12 +526,12 @@ pub fn load_tree_named_stamped(
 ) -> Result<(Tree, Stamp, Kept), LoadError> {
     if btlog::is_btlog(path) {
         // A BehaviorTree.CPP recording: the tree it embeds (docs/BTCPP.md, "Recordings").
-        let log = btlog::read_btlog(path).map_err(|e| LoadError::Format {
+        let xml = btlog::read_btlog_tree(path).map_err(|e| LoadError::Format {
             path: path.to_owned(),
             message: e.message,
         })?;
-        let (tree, kept) = parse_xml_named(&log.xml, path, tree)?;
-        return Ok((tree, Stamp::of(log.xml.as_bytes()), kept));
+        let (tree, kept) = parse_xml_named(&xml, path, tree)?;
+        return Ok((tree, Stamp::of(xml.as_bytes()), kept));
     }
     let text = read_text(path).map_err(|e| LoadError::Read {
         path: path.to_owned(),
