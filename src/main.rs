@@ -86,6 +86,25 @@ fn command(
             cli::fmt(&files, &how, project, catalog, out, err)
         }
         Some(Command::Convert { input, output }) => cli::convert(&input, &output, out, err),
+        #[cfg(feature = "groot2")]
+        Some(Command::Attach {
+            address,
+            record,
+            seconds,
+            hz,
+            timeout,
+        }) => {
+            // Ctrl+C ends the recording; what came is kept.
+            let _ = ctrlc::set_handler(cli::interrupt);
+            let args = cli::AttachArgs {
+                address: &address,
+                record: &record,
+                seconds,
+                hz,
+                within: std::time::Duration::from_millis(timeout.max(1)),
+            };
+            cli::attach(&args, out, err)
+        }
         Some(Command::Import { input, output }) => {
             cli::transfer(cli::Direction::Import, &input, output.as_deref(), out, err)
         }

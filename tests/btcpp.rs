@@ -24,20 +24,6 @@ use arbor::io::btcpp::{self, Document};
 use arbor::model::{Catalog, NoAssets, Node, NodeId, Port, Tree, Value};
 use arbor::runtime::{Behaviours, Event, EventKind, Instance, Program};
 
-/// The Python with BehaviorTree.CPP's bindings.
-fn python() -> PathBuf {
-    let path = std::env::var_os("ARBOR_BTCPP_PYTHON").map_or_else(
-        || Path::new(env!("CARGO_MANIFEST_DIR")).join("target/btcpp-venv/bin/python"),
-        PathBuf::from,
-    );
-    assert!(
-        path.exists(),
-        "{} is missing: run scripts/setup.sh, which installs BehaviorTree.CPP's bindings there",
-        path.display()
-    );
-    path
-}
-
 /// What BehaviorTree.CPP did with each file: its leaves' executions, or its error. With
 /// `first_run`, only the tree's first run is ticked, and a condition answers by the tick
 /// (run_trees.py).
@@ -55,7 +41,7 @@ fn in_btcpp(
     )
     .unwrap();
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/btcpp/run_trees.py");
-    let mut child = Command::new(python())
+    let mut child = Command::new(common::btcpp_python())
         .arg(script)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -1615,7 +1601,7 @@ fn a_behaviortree_cpp_recording_reads_as_the_trace_of_its_run() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("patrol.btlog");
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/btcpp/record.py");
-    let out = Command::new(python())
+    let out = Command::new(common::btcpp_python())
         .arg(script)
         .arg(&path)
         .output()

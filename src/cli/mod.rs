@@ -23,6 +23,8 @@ pub const EXIT_INTERRUPTED: u8 = 130;
 /// `run --break`: the run ended without a breakpoint hitting.
 pub const EXIT_NO_BREAK: u8 = 3;
 
+#[cfg(feature = "groot2")]
+mod attach;
 mod btcpp;
 mod convert;
 mod coverage;
@@ -36,6 +38,8 @@ mod terminal;
 mod test;
 mod validate;
 pub use crate::debug::parse_break;
+#[cfg(feature = "groot2")]
+pub use attach::{AttachArgs, attach, recorded_tree};
 pub use btcpp::{Direction, transfer};
 pub use convert::convert;
 pub use coverage::{CoverageArgs, coverage};
@@ -180,6 +184,29 @@ pub enum Command {
     /// Print the node kinds this build and the project's node libraries know, with their
     /// fields, as Markdown.
     Kinds,
+    /// Record a running BehaviorTree.CPP program into a trace, without a window: attach to
+    /// its Groot2Publisher at ADDRESS (PORT, HOST:PORT or [IPV6]:PORT; the program's
+    /// publisher listens on PORT and PORT + 1), write the tree it runs beside FILE as
+    /// NAME.recorded.xml and every status change and blackboard value to FILE (binary
+    /// when its name ends in `.arbtrace`, else JSON Lines), until --seconds have passed,
+    /// the program stops answering, or Ctrl+C. Waits for a program not started yet.
+    #[cfg(feature = "groot2")]
+    Attach {
+        /// Where the program's Groot2Publisher listens.
+        address: String,
+        /// The trace to write.
+        #[arg(long, value_name = "FILE")]
+        record: PathBuf,
+        /// Stop after this many seconds.
+        #[arg(long, value_name = "N")]
+        seconds: Option<f64>,
+        /// Polls a second.
+        #[arg(long, default_value_t = 20.0)]
+        hz: f64,
+        /// How long a request waits for the program's answer, in milliseconds.
+        #[arg(long, default_value_t = 2000, value_name = "MS")]
+        timeout: u64,
+    },
     /// Write a trace again in the other encoding: binary when OUT's name ends in
     /// `.arbtrace`, else JSON Lines (`-`: JSON Lines on standard output). IN is either; a
     /// last line cut off mid-write is left out and said.

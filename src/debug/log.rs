@@ -100,11 +100,15 @@ pub fn describe(
         LoggedKind::ContextMissing(key) => format!("{node} needs context key '{key}': missing"),
         LoggedKind::Stall => format!("stalled at {node}: no progress in this step"),
         LoggedKind::Warning(m) => format!("warning: {m}"),
-        LoggedKind::Context(key, Some(value)) => {
+        LoggedKind::Context(key, Some(value)) if e.node.is_some() => {
             format!("{node} stored {} under '{key}'", CtxValue::from(value))
         }
+        // Stored from outside the tree: a BehaviorTree.CPP program's blackboard, read live.
+        LoggedKind::Context(key, Some(value)) => {
+            format!("'{key}' is now {}", CtxValue::from(value))
+        }
         LoggedKind::Context(key, None) => {
-            format!("'{key}' left the context: the world destroyed what it named")
+            format!("'{key}' left the context: removed from outside the tree")
         }
     }
 }

@@ -8,10 +8,9 @@
 //! uid (2 bytes) and its new status (1 byte: idle, running, success, failure, skipped).
 
 use std::path::Path;
-use std::sync::Arc;
 
-use super::trace::{TraceCut, TraceError, TraceFile, TracePlace, TracedEvent};
-use crate::runtime::{EventKindOf, Reason, Status, TRACE_VERSION, TraceHeader, TracedAgent};
+use super::trace::{TraceCut, TraceError, TraceFile, TracePlace};
+use crate::runtime::{TRACE_VERSION, TraceHeader, TracedAgent};
 
 /// The first bytes of a recording.
 pub const BTLOG_MAGIC: &[u8] = b"BTCPP4-FileLogger2";
@@ -133,7 +132,22 @@ pub fn parse_btlog(bytes: &[u8], path: &Path) -> Result<Btlog, TraceError> {
     let (started, rest) =
         take::<8>(rest).ok_or_else(|| error(path, "the file ends before its start time".into()))?;
     let started = i64::from_le_bytes(started);
-    let records = rest.chunks_exact(RECORD);
+    let (changes, tail) = read_changes(rest);
+    let cut = (tail > 0).then(|| (bytes.len() - tail) as u64);
+    Ok(Btlog {
+        xml,
+        started,
+        changes,
+        cut,
+    })
+}
+
+/// Status changes as BehaviorTree.CPP writes them, 9 bytes each (a recording's, and a
+/// Groot2Publisher's transitions): the µs since the start (6 bytes, little-endian), the
+/// node's uid (2 bytes) and its new status (1 byte). Also says how many bytes are left
+/// over at the end, fewer than a change's.
+pub fn read_changes(bytes: &[u8]) -> (Vec<(u64, u16, u8)>, usize) {
+    let records = bytes.chunks_exact(RECORD);
     let tail = records.remainder().len();
     let changes = records
         .map(|r| {
@@ -146,13 +160,7 @@ pub fn parse_btlog(bytes: &[u8], path: &Path) -> Result<Btlog, TraceError> {
             )
         })
         .collect();
-    let cut = (tail > 0).then(|| (bytes.len() - tail) as u64);
-    Ok(Btlog {
-        xml,
-        started,
-        changes,
-        cut,
-    })
+    (changes, tail)
 }
 
 /// The first `N` bytes of `bytes`, and the rest.
@@ -201,85 +209,13 @@ pub fn btlog_trace(path: &Path) -> Result<TraceFile, TraceError> {
         }],
         files: Vec::new(),
     };
-    let root: Arc<str> = Arc::from("root");
-    let ids_by_uid: std::collections::HashMap<u16, Arc<str>> = ids
-        .by_uid
-        .into_iter()
-        .map(|(uid, id)| (uid, Arc::from(id)))
-        .collect();
-    let mut status: std::collections::HashMap<u16, u8> = Default::default();
-    // Whether Root runs, and whether a run of it completed (the next is a restart).
-    let (mut running, mut completed) = (false, false);
+    let mut changes = super::btcpp::StatusChanges::new(ids);
     let mut events = Vec::with_capacity(log.changes.len() * 2);
     for (i, &(time, uid, to)) in log.changes.iter().enumerate() {
         let line = i + 1;
-        let step = time / 1000 + 1;
-        let Some(node) = ids_by_uid.get(&uid) else {
-            return Err(TraceError {
-                path: path.to_owned(),
-                line: 0,
-                message: format!(
-                    "change {line} is of node uid {uid}, which its tree does not have"
-                ),
-            });
-        };
-        let new = match to {
-            0 => None,
-            1 => Some(Status::Running),
-            2 => Some(Status::Success),
-            3 => Some(Status::Failure),
-            4 => Some(Status::Skipped),
-            other => {
-                return Err(TraceError {
-                    path: path.to_owned(),
-                    line: 0,
-                    message: format!(
-                        "change {line} is to status {other}, which BehaviorTree.CPP has no status for (0 to 4)"
-                    ),
-                });
-            }
-        };
-        let was = status.insert(uid, to).unwrap_or(0);
-        let top = ids.top == Some(uid);
-        let mut push = |node: &Arc<str>, kind: EventKindOf<Arc<str>>| {
-            events.push(TracedEvent {
-                step,
-                agent: 0,
-                node: Some(node.clone()),
-                kind,
-                line,
-            });
-        };
-        let entered = was != 1 && new.is_some() && was != to;
-        if entered {
-            if top && !running {
-                if completed {
-                    push(&root, EventKindOf::Restart(Reason::Complete));
-                }
-                push(&root, EventKindOf::Enter);
-                running = true;
-            }
-            push(node, EventKindOf::Enter);
-        }
-        match new {
-            Some(s @ (Status::Success | Status::Failure | Status::Skipped)) if was != to => {
-                push(node, EventKindOf::Exit(s, None));
-                if top {
-                    push(&root, EventKindOf::Exit(s, None));
-                    push(&root, EventKindOf::Complete(s));
-                    (running, completed) = (false, true);
-                }
-            }
-            // Halted while it ran.
-            None if was == 1 => {
-                push(node, EventKindOf::Abort);
-                if top && running {
-                    push(&root, EventKindOf::Abort);
-                    running = false;
-                }
-            }
-            _ => {}
-        }
+        changes
+            .apply(time / 1000 + 1, uid, to, line, &mut events)
+            .map_err(|what| error(path, format!("change {line} {what}")))?;
     }
     let cut = log.cut.map(|at| TraceCut {
         at: TracePlace::Byte(at),

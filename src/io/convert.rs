@@ -5,7 +5,7 @@ use std::io::{BufRead, Write};
 use std::path::Path;
 
 use super::trace::{MAX_TRACE_LINE, TraceCut, TraceError, TraceReader};
-use crate::runtime::{Event, Observer, TraceEncoding, TraceWriter};
+use crate::runtime::{Observer, TraceEncoding, TraceWriter};
 
 /// What a conversion wrote.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -45,13 +45,7 @@ pub fn write_trace<R: BufRead, W: Write>(
             writer.set_agent(reader.agents().get(e.agent).map_or("", String::as_str));
             agent = Some(e.agent);
         }
-        writer.event(&Event {
-            step: e.step,
-            // No program to number the node by: the writer looks it up by its id.
-            node: e.node.as_ref().map(|_| u32::MAX),
-            node_id: e.node.as_deref().unwrap_or(""),
-            kind: e.kind.map(|t| &**t),
-        });
+        writer.event(&e.as_event());
         if writer.last_line_len() > MAX_TRACE_LINE {
             return Err(failed(
                 e.line,

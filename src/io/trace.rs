@@ -123,6 +123,17 @@ pub struct TracedEvent {
 }
 
 impl TracedEvent {
+    /// The event as a trace writer takes it (there is no program to number its node by:
+    /// the writer names it by its id).
+    pub fn as_event(&self) -> crate::runtime::Event<'_> {
+        crate::runtime::Event {
+            step: self.step,
+            node: self.node.as_ref().map(|_| u32::MAX),
+            node_id: self.node.as_deref().unwrap_or(""),
+            kind: self.kind.map(|t| &**t),
+        }
+    }
+
     /// The step of the timeline it belongs to: its own, except that the start's events
     /// (step 0) belong to the first step, as a live session counts them.
     pub fn frame(&self) -> u64 {
@@ -747,7 +758,7 @@ pub fn parse_event(
 /// removed from a context, names none).
 pub(super) fn needs_node(kind: &EventKindOf<Arc<str>>) -> bool {
     use EventKindOf as K;
-    !matches!(kind, K::Warning(_) | K::Context(_, None))
+    !matches!(kind, K::Warning(_) | K::Context(..))
 }
 
 /// What a line says happened, or why it cannot say.

@@ -14,6 +14,9 @@
 //!   editor's token; a bounded window of each game's last steps; a peer that breaks the
 //!   rules ends its own connection, and the editor says so.
 //!
+//! - [`groot2`] (feature `groot2`): a BehaviorTree.CPP program's Groot2Publisher, watched
+//!   and shown in the editor through the same listener.
+//!
 //! Nothing a message says is executed: it is parsed as data, within its bound.
 
 use std::net::{Ipv4Addr, SocketAddr};
@@ -22,6 +25,8 @@ use std::time::Duration;
 
 mod editor;
 mod game;
+#[cfg(feature = "groot2")]
+pub mod groot2;
 pub mod protocol;
 
 pub use editor::{

@@ -492,6 +492,15 @@ impl<W: Write> TraceWriter<W> {
         }
     }
 
+    /// Writes what is gathered and flushes the writer, so that a program that stops
+    /// after this loses none of it; the first write error, if any.
+    pub fn flush(&mut self) -> Result<(), std::io::Error> {
+        match self {
+            Self::JsonLines(t) => t.flush(),
+            Self::Binary(t) => t.flush(),
+        }
+    }
+
     /// Flushes and returns the writer, or the first write error.
     pub fn finish(self) -> Result<W, std::io::Error> {
         match self {

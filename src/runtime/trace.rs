@@ -384,6 +384,14 @@ impl<W: Write> JsonlTrace<W> {
         self.line.len()
     }
 
+    /// Flushes what is written; the first write error, if any.
+    pub fn flush(&mut self) -> Result<(), std::io::Error> {
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        self.out.flush()
+    }
+
     /// Flushes and returns the first write error, if any.
     pub fn finish(mut self) -> Result<W, std::io::Error> {
         if let Some(e) = self.error.take() {

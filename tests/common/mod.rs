@@ -37,6 +37,22 @@ pub fn all_in_view(h: &egui_kittest::Harness<'static, arbor::editor::EditorApp>)
     }
 }
 
+/// The Python with BehaviorTree.CPP's bindings: the behaviortreepy package that
+/// scripts/setup.sh installs into target/btcpp-venv (or the Python `ARBOR_BTCPP_PYTHON`
+/// names).
+pub fn btcpp_python() -> PathBuf {
+    let path = std::env::var_os("ARBOR_BTCPP_PYTHON").map_or_else(
+        || repo().join("target/btcpp-venv/bin/python"),
+        PathBuf::from,
+    );
+    assert!(
+        path.exists(),
+        "{} is missing: run scripts/setup.sh, which installs BehaviorTree.CPP's bindings there",
+        path.display()
+    );
+    path
+}
+
 /// The repository's root folder.
 pub fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

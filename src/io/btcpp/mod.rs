@@ -18,7 +18,7 @@ mod xml;
 use std::collections::{HashMap, HashSet};
 
 pub use models::{is_models_file, library_name, library_of, models_library};
-pub use recorded::{RecordedIds, recorded_ids};
+pub use recorded::{RecordedIds, StatusChanges, recorded_ids};
 pub use types::{field_type, fit, read_as};
 pub use xml::{Document, Element, Item, XmlError, escape};
 

@@ -1,0 +1,412 @@
+//! A BehaviorTree.CPP program watched through its Groot2Publisher: its tree, what its
+//! nodes do as trace events (the rule a recording's changes follow,
+//! [`StatusChanges`](crate::io::btcpp::StatusChanges)), its blackboards as context
+//! writes, and its breakpoints (docs/BTCPP.md, "Live attach").
+//!
+//! The publisher keeps the status changes since it was last asked (its last 1,000), each
+//! with its time: a poll takes them all, so every change is seen, however short, in the
+//! order and at the millisecond it happened (a step is a millisecond, as in a recording).
+//! The blackboards are read at each poll; a value changed since the last is a context
+//! write of the poll's step.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use super::client::{Fault, Groot2Error, Publisher, PublisherAddress};
+use crate::io::TracedEvent;
+use crate::io::btcpp::StatusChanges;
+use crate::runtime::{EventKindOf, TRACE_VERSION, TraceHeader, TracedAgent, ValueOf};
+
+/// The status changes a publisher keeps between two polls: a poll that takes this many may
+/// have missed older ones.
+pub const KEPT_CHANGES: usize = 1_000;
+
+/// The longest text a blackboard value is shown with (a longer one is cut, and says so).
+const MAX_VALUE: usize = 4_096;
+
+/// A program watched: see the module's documentation.
+pub struct Watch {
+    publisher: Publisher,
+    xml: String,
+    name: String,
+    changes: StatusChanges,
+    /// Each node's uid, by trace id.
+    uids: HashMap<Arc<str>, u16>,
+    top: Option<u16>,
+    /// The blackboards read: the name the publisher knows each by, and the prefix its
+    /// keys are shown with (`` for the tree's own, `SUBTREE/` for a SubTree's).
+    boards: Vec<(String, String)>,
+    values: BTreeMap<String, serde_json::Value>,
+    started: Instant,
+    /// The newest step given, and the number of the last change.
+    step: u64,
+    line: usize,
+    /// Polls that took as many changes as the publisher keeps.
+    full_polls: u64,
+    /// The nodes with a breakpoint, by uid, and those the publisher has a hook on.
+    breaks: BTreeSet<u16>,
+    hooks: BTreeSet<u16>,
+    /// The program is to be held before its next tick.
+    pausing: bool,
+    /// The node the program is held at, if it is.
+    held: Option<u16>,
+}
+
+/// What a poll saw.
+#[derive(Debug, Default)]
+pub struct Polled {
+    /// The events, in order.
+    pub events: Vec<TracedEvent>,
+    /// The node the program is now held at (by trace id), when it was not before.
+    pub held: Option<Arc<str>>,
+}
+
+impl Watch {
+    /// Attaches to the publisher at `address`, each request waiting at most `within`: its
+    /// tree, the nodes running now (entered at step 1) and the blackboards' values, then
+    /// every change from now on.
+    pub fn attach(
+        address: &PublisherAddress,
+        within: Duration,
+    ) -> Result<(Self, Vec<TracedEvent>), Groot2Error> {
+        let mut publisher = Publisher::connect(address, within)?;
+        let xml = publisher.full_tree()?;
+        let ids = crate::io::btcpp::recorded_ids(&xml).map_err(|p| Groot2Error {
+            fault: Fault::Garbled,
+            message: format!(
+                "the tree {address} sent does not read (line {}, column {}): {}",
+                p.line, p.column, p.message
+            ),
+        })?;
+        let name = match ids.main.as_str() {
+            "" => "tree".to_owned(),
+            main => main.to_owned(),
+        };
+        let mut boards = vec![(name.clone(), String::new())];
+        boards.extend(
+            ids.subtrees
+                .iter()
+                .map(|(path, trace)| (path.clone(), format!("{trace}/"))),
+        );
+        let uids = ids
+            .by_uid
+            .iter()
+            .map(|(uid, id)| (Arc::from(id.as_str()), *uid))
+            .collect();
+        let top = ids.top;
+        let mut watch = Self {
+            publisher,
+            xml,
+            name,
+            changes: StatusChanges::new(ids),
+            uids,
+            top,
+            boards,
+            values: BTreeMap::new(),
+            started: Instant::now(),
+            step: 1,
+            line: 0,
+            full_polls: 0,
+            breaks: BTreeSet::new(),
+            hooks: BTreeSet::new(),
+            pausing: false,
+            held: None,
+        };
+        let mut events = Vec::new();
+        // What runs now, then every change from here on.
+        for (uid, status) in watch.publisher.statuses()? {
+            if status == 1 {
+                watch.change(1, uid, status, &mut events)?;
+            }
+        }
+        watch.publisher.start_recording()?;
+        watch.started = Instant::now();
+        watch.read_boards(&mut events)?;
+        Ok((watch, events))
+    }
+
+    /// The tree the program runs, as it sent it (BehaviorTree.CPP's XML, with its nodes'
+    /// uids and the models of its kinds).
+    pub fn xml(&self) -> &str {
+        &self.xml
+    }
+
+    /// The ID of the tree the program runs: the name of the one agent its events are of.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The publisher's address.
+    pub fn address(&self) -> &PublisherAddress {
+        self.publisher.address()
+    }
+
+    /// The header of the run watched: one agent, named as the tree, running `tree` (the
+    /// file its XML is, or will be, kept in); a step is a millisecond.
+    pub fn header(&self, tree: &str) -> TraceHeader {
+        TraceHeader {
+            arbor_trace: TRACE_VERSION,
+            dt: crate::io::BTLOG_DT,
+            seed: 0,
+            agents: vec![TracedAgent {
+                name: self.name.clone(),
+                tree: tree.to_owned(),
+            }],
+            files: Vec::new(),
+        }
+    }
+
+    /// Polls that took as many changes as the publisher keeps, so that older ones may have
+    /// been missed (the nodes' statuses were then read whole to set them right).
+    pub fn full_polls(&self) -> u64 {
+        self.full_polls
+    }
+
+    /// What happened since the last poll: the status changes, the blackboards' changed
+    /// values, and whether the program is now held at a breakpoint.
+    pub fn poll(&mut self) -> Result<Polled, Groot2Error> {
+        // The notices first: the changes then hold all that came before the hold.
+        let reached = self.publisher.breakpoints_reached();
+        let mut polled = Polled::default();
+        let changes = self.publisher.transitions()?;
+        let full = changes.len() >= KEPT_CHANGES;
+        for (time, uid, to) in changes {
+            let from = polled.events.len();
+            self.change(time / 1000 + 1, uid, to, &mut polled.events)?;
+            if polled.events[from..]
+                .iter()
+                .any(|e| matches!(e.kind, EventKindOf::Complete(_)))
+            {
+                self.keep_boards(&mut polled.events);
+            }
+        }
+        if full {
+            self.full_polls += 1;
+            self.set_right(&mut polled.events)?;
+        }
+        self.read_boards(&mut polled.events)?;
+        for uid in reached {
+            if self.held.is_some() {
+                // Held already (the publisher holds one node at a time): let it go on.
+                self.publisher.unlock(uid)?;
+                continue;
+            }
+            let pause = self.pausing && Some(uid) == self.top;
+            // A breakpoint stops a node as it is entered; the hook is reached at each of
+            // its ticks, and a running node's tick is not an entry.
+            let entered = self.breaks.contains(&uid) && self.changes.status(uid) != 1;
+            if pause || entered {
+                self.pausing = false;
+                self.held = Some(uid);
+                polled.held = self.changes.id(uid).cloned();
+            } else {
+                self.publisher.unlock(uid)?;
+            }
+        }
+        Ok(polled)
+    }
+
+    /// The breakpoints: the nodes `nodes` names by trace id. The publisher's hooks are set
+    /// to them (those of other nodes taken away); returns the names the tree does not have.
+    pub fn set_breakpoints<'n>(
+        &mut self,
+        nodes: impl IntoIterator<Item = &'n str>,
+    ) -> Result<Vec<String>, Groot2Error> {
+        let mut wanted = BTreeSet::new();
+        let mut unknown = Vec::new();
+        for node in nodes {
+            match self.uids.get(node) {
+                Some(uid) => {
+                    wanted.insert(*uid);
+                }
+                None => unknown.push(node.to_owned()),
+            }
+        }
+        self.breaks = wanted;
+        self.sync_hooks()?;
+        Ok(unknown)
+    }
+
+    /// Holds the program before its next tick (of its top node).
+    pub fn pause(&mut self) -> Result<(), Groot2Error> {
+        if self.held.is_none() {
+            self.pausing = self.top.is_some();
+            self.sync_hooks()?;
+        }
+        Ok(())
+    }
+
+    /// Lets the program held go on for one tick, then holds it again.
+    pub fn step(&mut self) -> Result<(), Groot2Error> {
+        // The pause is set before the program goes on, so the hook that holds it stays.
+        self.pausing = self.top.is_some();
+        self.go_on()
+    }
+
+    /// Lets the program held go on.
+    pub fn go_on(&mut self) -> Result<(), Groot2Error> {
+        if let Some(uid) = self.held.take() {
+            self.publisher.unlock(uid)?;
+        }
+        self.sync_hooks()
+    }
+
+    /// The publisher's hooks made those wanted: one on each breakpoint's node, on the top
+    /// node while a pause waits, and on the node held. (A hook stays until it is taken
+    /// away: one that removed itself when let go could take a hook set again just then
+    /// with it.)
+    fn sync_hooks(&mut self) -> Result<(), Groot2Error> {
+        let mut wanted = self.breaks.clone();
+        wanted.extend(self.top.filter(|_| self.pausing));
+        wanted.extend(self.held);
+        for &uid in self.hooks.difference(&wanted) {
+            self.publisher.remove_breakpoint(uid)?;
+        }
+        for &uid in wanted.difference(&self.hooks) {
+            self.publisher.insert_breakpoint(uid)?;
+        }
+        self.hooks = wanted;
+        Ok(())
+    }
+
+    /// Whether the program is held at a breakpoint.
+    pub fn held(&self) -> bool {
+        self.held.is_some()
+    }
+
+    /// Stops watching: every hook is taken away (the program goes on) and the publisher
+    /// stops keeping changes.
+    pub fn detach(mut self) -> Result<(), Groot2Error> {
+        self.publisher.remove_all_hooks()?;
+        self.publisher.stop_recording()
+    }
+
+    fn change(
+        &mut self,
+        step: u64,
+        uid: u16,
+        to: u8,
+        out: &mut Vec<TracedEvent>,
+    ) -> Result<(), Groot2Error> {
+        self.line += 1;
+        self.step = self.step.max(step);
+        let address = self.publisher.address().to_string();
+        self.changes
+            .apply(self.step, uid, to, self.line, out)
+            .map_err(|what| Groot2Error {
+                fault: Fault::Garbled,
+                message: format!("{address} sent a status change that {what}"),
+            })
+    }
+
+    /// After changes may have been missed: each node set to the status the publisher
+    /// has for it now.
+    fn set_right(&mut self, out: &mut Vec<TracedEvent>) -> Result<(), Groot2Error> {
+        let step = self.now();
+        for (uid, status) in self.publisher.statuses()? {
+            // 11, 12, 13: idle again after running, success, failure.
+            let (done, now) = match status {
+                11 => (None, 0),
+                12 => (Some(2), 0),
+                13 => (Some(3), 0),
+                s => (None, s),
+            };
+            if let Some(done) = done
+                && self.changes.status(uid) == 1
+            {
+                self.change(step, uid, done, out)?;
+            }
+            if self.changes.status(uid) != now {
+                self.change(step, uid, now, out)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The step of now: the milliseconds since the recording started.
+    fn now(&self) -> u64 {
+        let ms = u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX);
+        self.step.max(ms.saturating_add(1))
+    }
+
+    /// After a run completed: a run of an Arbor tree clears its context, a
+    /// BehaviorTree.CPP blackboard keeps its values, so each is written again, as last read.
+    fn keep_boards(&self, out: &mut Vec<TracedEvent>) {
+        for (key, value) in &self.values {
+            out.push(TracedEvent {
+                step: self.step,
+                agent: 0,
+                node: None,
+                kind: EventKindOf::Context(Arc::from(key.as_str()), Some(shown(value))),
+                line: 0,
+            });
+        }
+    }
+
+    /// The blackboards' values now: each one changed since the last read is a context
+    /// write, each one gone a removal.
+    fn read_boards(&mut self, out: &mut Vec<TracedEvent>) -> Result<(), Groot2Error> {
+        let names: Vec<&str> = self.boards.iter().map(|(n, _)| n.as_str()).collect();
+        let read = self.publisher.blackboards(&names)?;
+        let mut now = BTreeMap::new();
+        for (name, prefix) in &self.boards {
+            if let Some(serde_json::Value::Object(keys)) = read.get(name) {
+                for (key, value) in keys {
+                    now.insert(format!("{prefix}{key}"), value.clone());
+                }
+            }
+        }
+        let step = self.now();
+        self.step = step;
+        let mut write = |key: &str, value: Option<ValueOf<Arc<str>>>| {
+            out.push(TracedEvent {
+                step,
+                agent: 0,
+                node: None,
+                kind: EventKindOf::Context(Arc::from(key), value),
+                line: 0,
+            });
+        };
+        for (key, value) in &now {
+            if self.values.get(key) != Some(value) {
+                write(key, Some(shown(value)));
+            }
+        }
+        for key in self.values.keys() {
+            if !now.contains_key(key) {
+                write(key, None);
+            }
+        }
+        self.values = now;
+        Ok(())
+    }
+}
+
+/// A blackboard value as a context value: a number, text or true or false as it is; a
+/// value of another type (a list, an object) as its JSON; one BehaviorTree.CPP cannot
+/// write as JSON (null) as `(not shown by the program)`.
+fn shown(value: &serde_json::Value) -> ValueOf<Arc<str>> {
+    use serde_json::Value as J;
+    match value {
+        J::Bool(b) => ValueOf::Bool(*b),
+        J::Number(n) => n
+            .as_f64()
+            .map_or_else(|| ValueOf::Text(Arc::from(n.to_string())), ValueOf::Number),
+        J::String(s) => ValueOf::Text(Arc::from(cut(s))),
+        J::Null => ValueOf::Text(Arc::from("(a type the program does not export)")),
+        other => ValueOf::Text(Arc::from(cut(&other.to_string()))),
+    }
+}
+
+/// `text`, cut to [`MAX_VALUE`] bytes (at a character's edge) with `…` when longer.
+fn cut(text: &str) -> String {
+    if text.len() <= MAX_VALUE {
+        return text.to_owned();
+    }
+    let mut end = MAX_VALUE;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &text[..end])
+}

@@ -1,0 +1,500 @@
+//! Attaching to a running BehaviorTree.CPP program through its Groot2Publisher
+//! (docs/BTCPP.md, "Live attach"), against the real BehaviorTree.CPP 4: tests/btcpp/
+//! publish.py runs a patrol tree with scripted leaves in the behaviortreepy bindings that
+//! scripts/setup.sh installs, and reports what it did; what Arbor saw must be that.
+//! A publisher of our own, speaking ZeroMQ from the test, plays the bad peers.
+#![cfg(feature = "groot2")]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::atomic::{AtomicU16, Ordering};
+use std::sync::mpsc::{Receiver, channel};
+use std::time::{Duration, Instant};
+
+use arbor::io::TracedEvent;
+use arbor::remote::groot2::{Fault, PublisherAddress, Watch};
+use arbor::runtime::{EventKindOf, ValueOf};
+
+/// Two free ports in a row (the publisher takes PORT and PORT + 1), not given before.
+fn ports() -> u16 {
+    static NEXT: AtomicU16 = AtomicU16::new(0);
+    let _ = NEXT.compare_exchange(
+        0,
+        21_000 + (std::process::id() % 20_000) as u16,
+        Ordering::SeqCst,
+        Ordering::SeqCst,
+    );
+    loop {
+        let port = NEXT.fetch_add(2, Ordering::SeqCst);
+        let free = |p: u16| std::net::TcpListener::bind(("0.0.0.0", p)).is_ok();
+        if free(port) && free(port + 1) {
+            return port;
+        }
+    }
+}
+
+/// tests/btcpp/publish.py, running: its publisher's port, and its answers a line each.
+struct Program {
+    port: u16,
+    child: Child,
+    input: ChildStdin,
+    lines: Receiver<String>,
+}
+
+impl Program {
+    fn start() -> Self {
+        let port = ports();
+        let mut child = Command::new(common::btcpp_python())
+            .arg(common::repo().join("tests/btcpp/publish.py"))
+            .arg(port.to_string())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let input = child.stdin.take().unwrap();
+        let out = BufReader::new(child.stdout.take().unwrap());
+        let (send, lines) = channel();
+        std::thread::spawn(move || {
+            for line in out.lines().map_while(Result::ok) {
+                if send.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut p = Self {
+            port,
+            child,
+            input,
+            lines,
+        };
+        assert_eq!(p.line(Duration::from_secs(30)).as_deref(), Some("ready"));
+        p
+    }
+
+    fn address(&self) -> PublisherAddress {
+        self.port.to_string().parse().unwrap()
+    }
+
+    fn say(&mut self, command: &str) {
+        writeln!(self.input, "{command}").unwrap();
+        self.input.flush().unwrap();
+    }
+
+    fn line(&mut self, within: Duration) -> Option<String> {
+        self.lines.recv_timeout(within).ok()
+    }
+
+    fn json(&mut self, within: Duration) -> Option<serde_json::Value> {
+        self.line(within).map(|l| serde_json::from_str(&l).unwrap())
+    }
+}
+
+impl Drop for Program {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+const WITHIN: Duration = Duration::from_secs(5);
+
+/// Polls `watch` every 50 ms until `done` says so of what came (at most 30 s), then once
+/// more; every event seen, in order.
+fn poll_until(
+    watch: &mut Watch,
+    events: &mut Vec<TracedEvent>,
+    mut done: impl FnMut(&[TracedEvent]) -> bool,
+) {
+    let until = Instant::now() + Duration::from_secs(30);
+    while !done(events) {
+        assert!(Instant::now() < until, "not seen in 30 s: {events:#?}");
+        std::thread::sleep(Duration::from_millis(50));
+        events.extend(watch.poll().unwrap().events);
+    }
+    std::thread::sleep(Duration::from_millis(50));
+    events.extend(watch.poll().unwrap().events);
+}
+
+/// Each exit of node `id`, in order: its status, as BehaviorTree.CPP's names it.
+fn exits(events: &[TracedEvent], id: &str) -> Vec<String> {
+    events
+        .iter()
+        .filter(|e| e.node.as_deref() == Some(id))
+        .filter_map(|e| match &e.kind {
+            EventKindOf::Exit(s, _) => Some(s.to_string().to_uppercase()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The values key `key` was seen holding, in order.
+fn values(events: &[TracedEvent], key: &str) -> Vec<ValueOf<String>> {
+    events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKindOf::Context(k, Some(v)) if &**k == key => Some(v.map(|t| t.to_string())),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn a_behaviortree_cpp_program_watched_live_shows_what_it_reports() {
+    let mut program = Program::start();
+    let (mut watch, mut events) = Watch::attach(&program.address(), WITHIN).unwrap();
+    assert_eq!(watch.name(), "Patrol");
+    assert!(
+        watch.xml().contains("<Walk name=\"walk\""),
+        "{}",
+        watch.xml()
+    );
+    // Six ticks, far enough apart for a poll between two, polled as they come.
+    program.say("tick 6 150");
+    let mut ticks = Vec::new();
+    let until = Instant::now() + Duration::from_secs(60);
+    while ticks.len() < 6 {
+        assert!(Instant::now() < until, "the ticks did not come");
+        events.extend(watch.poll().unwrap().events);
+        if let Some(t) = program.json(Duration::from_millis(50)) {
+            ticks.push(t);
+        }
+    }
+    program.say("counts");
+    let counts = program.json(WITHIN).unwrap();
+    poll_until(&mut watch, &mut events, |e| {
+        e.iter()
+            .filter(|e| matches!(e.kind, EventKindOf::Complete(_)))
+            .count()
+            >= 2
+    });
+    // Each leaf's results, as the program counts them, but RUNNING (a running leaf
+    // changes no status): its exits, in order.
+    for (leaf, id) in [
+        ("walk", "walk"),
+        ("see_enemy", "sub_tree/see_enemy"),
+        ("done", "done"),
+    ] {
+        let reported: Vec<String> = counts["counts"][leaf]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r.as_str().unwrap().to_owned())
+            .filter(|r| r != "RUNNING")
+            .collect();
+        assert_eq!(exits(&events, id), reported, "{leaf}");
+        assert!(!reported.is_empty(), "{leaf}");
+    }
+    // The runs of the tree: each tick that finished it.
+    let finished: Vec<String> = ticks
+        .iter()
+        .map(|t| t["status"].as_str().unwrap().to_owned())
+        .filter(|s| s != "RUNNING")
+        .collect();
+    let completes: Vec<String> = events
+        .iter()
+        .filter_map(|e| match e.kind {
+            EventKindOf::Complete(s) => Some(s.to_string().to_uppercase()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(completes, finished);
+    // The blackboard: `laps` at 0 when attached, then each value the ticks left, at least
+    // the last; `label` as the script wrote it. (Each is written again after a run
+    // completes, which clears an Arbor tree's context and not a blackboard.)
+    let mut laps: Vec<f64> = values(&events, "laps")
+        .into_iter()
+        .map(|v| match v {
+            ValueOf::Number(n) => n,
+            other => panic!("laps is {other:?}"),
+        })
+        .collect();
+    laps.dedup();
+    let last = ticks.last().unwrap()["laps"].as_f64().unwrap();
+    assert_eq!(laps.first(), Some(&0.0), "{laps:?}");
+    assert_eq!(laps.last(), Some(&last), "{laps:?}");
+    assert!(laps.windows(2).all(|w| w[0] < w[1]), "{laps:?}");
+    assert!(laps.len() >= 3, "a value a poll: {laps:?}");
+    let mut labels = values(&events, "label");
+    labels.dedup();
+    assert_eq!(labels, vec![ValueOf::Text("lap".to_owned())]);
+    // Steps never go back, and the replay of what came ends with the program's state.
+    assert!(events.windows(2).all(|w| w[0].step <= w[1].step));
+    let trace = arbor::io::TraceFile {
+        header: Some(watch.header("patrol.xml")),
+        agents: vec!["Patrol".into()],
+        events: events.clone(),
+        cut: None,
+    };
+    let mut replay = arbor::debug::Replay::new(trace);
+    replay.seek(u64::MAX);
+    let rows = replay.context_rows(0);
+    let laps_row = rows.iter().find(|r| r.key == "laps").unwrap();
+    assert_eq!(laps_row.value.as_deref(), Some(&*format!("{last}")));
+    watch.detach().unwrap();
+}
+
+/// Polls `watch` every 50 ms until the program is held (at most 30 s): the node it is
+/// held at.
+fn held_within(watch: &mut Watch) -> String {
+    let until = Instant::now() + Duration::from_secs(30);
+    loop {
+        assert!(Instant::now() < until, "never held");
+        std::thread::sleep(Duration::from_millis(50));
+        if let Some(node) = watch.poll().unwrap().held {
+            return node.to_string();
+        }
+    }
+}
+
+#[test]
+fn a_breakpoint_holds_the_program_until_it_is_let_go() {
+    let mut program = Program::start();
+    let (mut watch, _) = Watch::attach(&program.address(), WITHIN).unwrap();
+    let unknown = watch.set_breakpoints(["walk", "no_such_node"]).unwrap();
+    assert_eq!(unknown, vec!["no_such_node".to_owned()]);
+    program.say("tick 3 0");
+    // Held as `walk` is entered, before the first tick ends.
+    assert_eq!(held_within(&mut watch), "walk");
+    assert!(watch.held());
+    // It stays held: the program says nothing of the tick.
+    for _ in 0..6 {
+        std::thread::sleep(Duration::from_millis(50));
+        assert!(watch.poll().unwrap().held.is_none());
+    }
+    assert_eq!(program.line(Duration::from_millis(100)), None);
+    // Let go, it finishes the tick; the next two tick `walk` running, which is no entry:
+    // not held again.
+    watch.go_on().unwrap();
+    let mut done = Vec::new();
+    let until = Instant::now() + Duration::from_secs(30);
+    while done.len() < 3 {
+        assert!(Instant::now() < until, "held again: {done:?}");
+        assert!(watch.poll().unwrap().held.is_none());
+        if let Some(t) = program.line(Duration::from_millis(50)) {
+            done.push(t);
+        }
+    }
+    // Pause: held before the next tick, at the top node; a step lets one tick through.
+    watch.set_breakpoints([]).unwrap();
+    watch.pause().unwrap();
+    program.say("tick 2 0");
+    assert_eq!(held_within(&mut watch), "patrol");
+    assert_eq!(program.line(Duration::from_millis(200)), None);
+    watch.step().unwrap();
+    let tick = program.json(Duration::from_secs(30)).unwrap();
+    assert_eq!(tick["tick"], 4);
+    assert_eq!(held_within(&mut watch), "patrol");
+    assert_eq!(program.line(Duration::from_millis(200)), None);
+    // Detaching lets the program go on.
+    watch.detach().unwrap();
+    let tick = program.json(Duration::from_secs(30)).unwrap();
+    assert_eq!(tick["tick"], 5);
+}
+
+#[test]
+fn arbor_attach_records_the_program_into_a_trace_that_replays() {
+    let mut program = Program::start();
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().join("patrol.jsonl");
+    let arbor = std::process::Command::new(env!("CARGO_BIN_EXE_arbor"))
+        .arg("attach")
+        .arg(program.port.to_string())
+        .arg("--record")
+        .arg(&record)
+        .arg("--seconds")
+        .arg("4")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1_000));
+    program.say("tick 3 100");
+    for _ in 0..3 {
+        program.json(Duration::from_secs(30)).unwrap();
+    }
+    program.say("counts");
+    let counts = program.json(WITHIN).unwrap();
+    let out = arbor.wait_with_output().unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{said}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(said.contains("patrol.recorded.xml"), "{said}");
+    let tree = dir.path().join("patrol.recorded.xml");
+    assert!(
+        std::fs::read_to_string(&tree)
+            .unwrap()
+            .contains("BTCPP_format=\"4\"")
+    );
+    // The trace reads, names its tree, and its coverage is what the program did.
+    let trace = arbor::io::read_trace(&record).unwrap();
+    let header = trace.header.clone().unwrap();
+    assert_eq!(header.agents[0].tree, "patrol.recorded.xml");
+    let walk_successes = counts["counts"]["walk"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| *r == "SUCCESS")
+        .count();
+    assert_eq!(
+        exits(&trace.events, "walk"),
+        vec!["SUCCESS".to_owned(); walk_successes]
+    );
+    let coverage = std::process::Command::new(env!("CARGO_BIN_EXE_arbor"))
+        .args(["coverage", "--json"])
+        .arg(&record)
+        .output()
+        .unwrap();
+    let table = String::from_utf8_lossy(&coverage.stdout);
+    assert!(coverage.status.success(), "{table}");
+    let json: serde_json::Value = serde_json::from_str(&table).unwrap();
+    let text = json.to_string();
+    assert!(text.contains("\"walk\""), "{text}");
+}
+
+#[test]
+fn nothing_listening_is_said_at_once() {
+    let address: PublisherAddress = ports().to_string().parse().unwrap();
+    let started = Instant::now();
+    let e = Watch::attach(&address, Duration::from_millis(500))
+        .err()
+        .unwrap();
+    assert_eq!(e.fault, Fault::Absent, "{e}");
+    assert!(e.message.contains("nothing answers at 127.0.0.1:"), "{e}");
+    assert!(started.elapsed() < Duration::from_secs(5));
+}
+
+/// What a publisher of our own answers to a request, by its header.
+type Reply = fn(&[u8]) -> Vec<Vec<u8>>;
+
+/// A publisher of our own on `port`: it answers each request with what `reply` makes of
+/// the request's header, until the test ends.
+fn fake_publisher(port: u16, reply: Reply) {
+    std::thread::spawn(move || {
+        let context = zmq::Context::new();
+        let socket = context.socket(zmq::REP).unwrap();
+        socket.bind(&format!("tcp://127.0.0.1:{port}")).unwrap();
+        loop {
+            let Ok(request) = socket.recv_multipart(0) else {
+                return;
+            };
+            let answer = reply(&request[0]);
+            if answer.is_empty() {
+                // Silent: never answers.
+                std::thread::sleep(Duration::from_secs(3600));
+            }
+            if socket.send_multipart(answer, 0).is_err() {
+                return;
+            }
+        }
+    });
+    std::thread::sleep(Duration::from_millis(100));
+}
+
+/// The header of a reply to `request`: the request's, then a program id.
+fn header(request: &[u8], protocol: u8) -> Vec<u8> {
+    let mut h = request.to_vec();
+    h[0] = protocol;
+    h.extend_from_slice(&[7; 16]);
+    h
+}
+
+#[test]
+fn a_bad_publisher_is_said_in_time_and_bounded() {
+    let cases: [(Reply, Fault, &str); 7] = [
+        // Another version of the protocol.
+        (
+            |r| vec![header(r, 3), b"<root/>".to_vec()],
+            Fault::Version,
+            "speaks version 3",
+        ),
+        // Garbage for a header.
+        (
+            |_| vec![b"hello".to_vec()],
+            Fault::Garbled,
+            "a reply header of 5 bytes",
+        ),
+        // An answer to another request.
+        (
+            |r| {
+                let mut h = header(r, 2);
+                h[2] ^= 1;
+                vec![h, Vec::new()]
+            },
+            Fault::Garbled,
+            "a reply to another request",
+        ),
+        // Refused.
+        (
+            |_| vec![b"error".to_vec(), b"no".to_vec()],
+            Fault::Refused,
+            "refused the request: no",
+        ),
+        // Too many parts.
+        (
+            |r| vec![header(r, 2); 9],
+            Fault::Garbled,
+            "more than 4 parts",
+        ),
+        // A part longer than a reply may be: libzmq drops the peer, and nothing comes.
+        (
+            |r| {
+                vec![
+                    header(r, 2),
+                    vec![b'x'; arbor::remote::groot2::MAX_REPLY + 1],
+                ]
+            },
+            Fault::Silent,
+            "did not answer within",
+        ),
+        // Silent.
+        (
+            |_| Vec::new(),
+            Fault::Silent,
+            "did not answer within 500 ms",
+        ),
+    ];
+    for (reply, fault, words) in cases {
+        let port = ports();
+        fake_publisher(port, reply);
+        let address: PublisherAddress = port.to_string().parse().unwrap();
+        let started = Instant::now();
+        let e = Watch::attach(&address, Duration::from_millis(500))
+            .err()
+            .unwrap();
+        assert_eq!(e.fault, fault, "{e}");
+        assert!(e.message.contains(words), "{e}");
+        assert!(started.elapsed() < Duration::from_secs(5), "{e}");
+    }
+}
+
+#[test]
+fn a_tree_that_names_nodes_it_lacks_is_refused() {
+    // A tree without uids, then a status naming uid 9.
+    let port = ports();
+    fake_publisher(port, |r| {
+        match r[1] {
+        b'T' => vec![
+            header(r, 2),
+            br#"<root BTCPP_format="4"><BehaviorTree ID="T"><AlwaysSuccess _uid="1"/></BehaviorTree></root>"#.to_vec(),
+        ],
+        b'S' => vec![header(r, 2), vec![9, 0, 1]],
+        _ => vec![header(r, 2), Vec::new()],
+    }
+    });
+    let address: PublisherAddress = port.to_string().parse().unwrap();
+    let e = Watch::attach(&address, Duration::from_millis(500))
+        .err()
+        .unwrap();
+    assert_eq!(e.fault, Fault::Garbled, "{e}");
+    assert!(
+        e.message
+            .contains("is of node uid 9, which its tree does not have"),
+        "{e}"
+    );
+}
