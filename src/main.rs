@@ -185,6 +185,8 @@ fn command(
             trace,
             listen,
             game,
+            #[cfg(feature = "groot2")]
+            attach,
             start,
         }) => {
             let from = match start.run_from() {
@@ -201,9 +203,12 @@ fn command(
                 );
                 return cli::EXIT_UNREADABLE;
             }
+            #[cfg(not(feature = "groot2"))]
+            let attach: Option<String> = None;
             let live = Live {
                 listen: listen.as_deref(),
                 game: game.as_deref(),
+                attach: attach.as_deref(),
             };
             editor(
                 file.as_deref(),
@@ -229,12 +234,13 @@ fn command(
 
 use arbor::debug::RunFrom as Start;
 
-/// How `arbor edit` takes games live: `--listen` and `--game`.
+/// How `arbor edit` takes games live: `--listen`, `--game` and `--attach`.
 #[derive(Default)]
 #[cfg_attr(not(feature = "gui"), allow(dead_code))]
 struct Live<'a> {
     listen: Option<&'a str>,
     game: Option<&'a str>,
+    attach: Option<&'a str>,
 }
 
 #[cfg(feature = "gui")]
@@ -247,7 +253,12 @@ fn editor(
     from: &Start,
     err: &mut dyn std::io::Write,
 ) -> u8 {
-    match arbor::editor::run(file, run, trace, (live.listen, live.game), project, from) {
+    let live = arbor::editor::LiveArgs {
+        listen: live.listen,
+        game: live.game,
+        attach: live.attach,
+    };
+    match arbor::editor::run(file, run, trace, &live, project, from) {
         Ok(()) => cli::EXIT_OK,
         Err(e) => {
             let _ = writeln!(err, "error: {e}");

@@ -8,96 +8,14 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::atomic::{AtomicU16, Ordering};
-use std::sync::mpsc::{Receiver, channel};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
+
+use common::program::{Program, ports};
 
 use arbor::io::TracedEvent;
 use arbor::remote::groot2::{Fault, PublisherAddress, Watch};
 use arbor::runtime::{EventKindOf, ValueOf};
-
-/// Two free ports in a row (the publisher takes PORT and PORT + 1), not given before.
-fn ports() -> u16 {
-    static NEXT: AtomicU16 = AtomicU16::new(0);
-    let _ = NEXT.compare_exchange(
-        0,
-        21_000 + (std::process::id() % 20_000) as u16,
-        Ordering::SeqCst,
-        Ordering::SeqCst,
-    );
-    loop {
-        let port = NEXT.fetch_add(2, Ordering::SeqCst);
-        let free = |p: u16| std::net::TcpListener::bind(("0.0.0.0", p)).is_ok();
-        if free(port) && free(port + 1) {
-            return port;
-        }
-    }
-}
-
-/// tests/btcpp/publish.py, running: its publisher's port, and its answers a line each.
-struct Program {
-    port: u16,
-    child: Child,
-    input: ChildStdin,
-    lines: Receiver<String>,
-}
-
-impl Program {
-    fn start() -> Self {
-        let port = ports();
-        let mut child = Command::new(common::btcpp_python())
-            .arg(common::repo().join("tests/btcpp/publish.py"))
-            .arg(port.to_string())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let input = child.stdin.take().unwrap();
-        let out = BufReader::new(child.stdout.take().unwrap());
-        let (send, lines) = channel();
-        std::thread::spawn(move || {
-            for line in out.lines().map_while(Result::ok) {
-                if send.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        let mut p = Self {
-            port,
-            child,
-            input,
-            lines,
-        };
-        assert_eq!(p.line(Duration::from_secs(30)).as_deref(), Some("ready"));
-        p
-    }
-
-    fn address(&self) -> PublisherAddress {
-        self.port.to_string().parse().unwrap()
-    }
-
-    fn say(&mut self, command: &str) {
-        writeln!(self.input, "{command}").unwrap();
-        self.input.flush().unwrap();
-    }
-
-    fn line(&mut self, within: Duration) -> Option<String> {
-        self.lines.recv_timeout(within).ok()
-    }
-
-    fn json(&mut self, within: Duration) -> Option<serde_json::Value> {
-        self.line(within).map(|l| serde_json::from_str(&l).unwrap())
-    }
-}
-
-impl Drop for Program {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
 
 const WITHIN: Duration = Duration::from_secs(5);
 
@@ -496,5 +414,55 @@ fn a_tree_that_names_nodes_it_lacks_is_refused() {
         e.message
             .contains("is of node uid 9, which its tree does not have"),
         "{e}"
+    );
+}
+
+#[test]
+fn a_program_is_shown_to_the_editor_as_a_game() {
+    use arbor::remote::Listener;
+    use arbor::remote::groot2::{Bridge, Polling, game_name};
+    let mut program = Program::start();
+    let listener = Listener::local(0).unwrap();
+    let bridge = Bridge::start(
+        program.address(),
+        listener.address().clone(),
+        Polling::default(),
+        || {},
+    )
+    .unwrap();
+    let until = Instant::now() + Duration::from_secs(30);
+    let game = loop {
+        assert!(
+            Instant::now() < until,
+            "never came: {:?}",
+            bridge.take_news()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+        if let Some(g) = listener.games().into_iter().find(|g| g.connected) {
+            break g;
+        }
+    };
+    assert_eq!(game.name, game_name(&program.address()));
+    assert_eq!(game.hello.agent_names().collect::<Vec<_>>(), vec!["Patrol"]);
+    assert!(game.hello.trees[0].text.contains("<Walk name=\"walk\""));
+    assert_eq!(game.hello.libraries.len(), 1, "{:?}", game.hello.libraries);
+    program.say("tick 3 100");
+    for _ in 0..3 {
+        program.json(Duration::from_secs(30)).unwrap();
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    let got = listener.since(game.id, 0, 0).unwrap();
+    assert!(
+        got.events
+            .iter()
+            .any(|e| matches!(e.kind, EventKindOf::Complete(_))),
+        "{:?} {:?}",
+        got.events,
+        bridge.take_news()
+    );
+    assert!(
+        listener.game(game.id).unwrap().connected,
+        "{:?}",
+        bridge.take_news()
     );
 }

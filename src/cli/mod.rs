@@ -103,6 +103,12 @@ pub enum Command {
         /// Simulation panel's Game list does).
         #[arg(long, value_name = "NAME")]
         game: Option<String>,
+        /// Watch the running BehaviorTree.CPP program whose Groot2Publisher listens at
+        /// ADDRESS (PORT, HOST:PORT or [IPV6]:PORT), as File > Attach to BehaviorTree.CPP…
+        /// does: shown live as soon as it answers.
+        #[cfg(feature = "groot2")]
+        #[arg(long, value_name = "ADDRESS", conflicts_with_all = ["trace", "game"])]
+        attach: Option<String>,
         /// Where the run starts.
         #[command(flatten)]
         start: StartArgs,

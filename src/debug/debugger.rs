@@ -78,6 +78,8 @@ struct LiveRun {
     told_for: Option<(Vec<Breakpoint>, u64)>,
     /// What to tell the game, taken by the app.
     asks: Vec<GameCommand>,
+    /// The agents the game held when last looked at ([`Debugger::note_held`]).
+    held: Vec<String>,
 }
 
 /// What the debugger needs to show a game live: what the listener knows of it.
@@ -370,6 +372,7 @@ impl Debugger {
                 told: None,
                 told_for: None,
                 asks: Vec::new(),
+                held: Vec::new(),
             }),
         );
         d.run = Some(Source::replay(replay));
@@ -707,6 +710,33 @@ impl Debugger {
             self.seek(head);
         } else {
             self.refresh_live();
+        }
+    }
+
+    /// After what the game shown live sent was fed: an agent it holds now that it did not
+    /// hold before stops a view that follows the game, as a breakpoint hit in what came
+    /// does. (A BehaviorTree.CPP program is held before the node it enters, so the entry
+    /// comes only when it is let go.)
+    pub fn note_held(&mut self) {
+        let now = self
+            .live_row()
+            .map(|g| g.paused.clone())
+            .unwrap_or_default();
+        let Origin::Live(l) = &mut self.origin else {
+            return;
+        };
+        let newly: Vec<String> = now
+            .iter()
+            .filter(|a| !l.held.contains(a))
+            .cloned()
+            .collect();
+        l.held = now;
+        if self.running && !newly.is_empty() {
+            self.running = false;
+            self.news = Some(format!(
+                "{} held in the game: Run lets it go, Step steps it",
+                newly.join(", ")
+            ));
         }
     }
 

@@ -48,7 +48,7 @@ impl Enabled for EditorApp {
             Command::ClearEndedGames => self
                 .simulation()
                 .is_some_and(|s| s.games().iter().any(|g| !g.connected)),
-            Command::CopyLiveAddress => self.live.is_some(),
+            Command::CopyLiveAddress | Command::AttachProgram => self.live.is_some(),
             Command::SimBack => self.simulation().is_some_and(|s| s.step_number() > 0),
             Command::SimReset => self.sim.is_some(),
             Command::BackToRunTree => self.simulation().is_some_and(|s| s.inside().is_some()),
@@ -149,6 +149,7 @@ impl EditorApp {
             Change::Inspect(id, request) => self.inspected(id, request, ctx),
             Change::Focus(id) => self.focus(&id),
             Change::GoToStep(k) => self.go_to_step(k),
+            Change::AttachProgram(address) => self.attach_program(address),
             Change::RenameKey(from, to) => self.rename_key(&from, &to),
             Change::FindUsages(key) => self.find_usages(&key),
             Change::Refused(why) => self.say_problem(why),
@@ -397,6 +398,7 @@ impl EditorApp {
             }
             Command::ClearEndedGames => self.clear_ended_games(),
             Command::CopyLiveAddress => self.copy_live_address(ctx),
+            Command::AttachProgram => self.ask_program_address(),
             Command::SimReset => {
                 let mut replayed = false;
                 if let Some(s) = self.simulation_mut() {

@@ -35,6 +35,9 @@ pub(super) enum Change {
     Focus(NodeId),
     /// Show this step of the run (Go to Step…).
     GoToStep(u64),
+    /// Attach to the BehaviorTree.CPP program at this address (Attach to
+    /// BehaviorTree.CPP…).
+    AttachProgram(crate::remote::groot2::PublisherAddress),
     /// Rename a key (its declaration and every use in the tree), as the Blackboard asks.
     RenameKey(String, String),
     /// List and select the nodes that use a key (the Blackboard's Find usages).

@@ -23,6 +23,8 @@ pub enum Command {
     OpenScenario,
     /// Replay a recorded trace on the tree it names.
     OpenTrace,
+    /// Watch a running BehaviorTree.CPP program through its Groot2Publisher.
+    AttachProgram,
     /// Open the selected SubTree's asset (while the tree runs, the run goes on).
     OpenSubTree,
     /// Close the window (asking first about unsaved changes).
@@ -166,6 +168,7 @@ impl Command {
             Command::SaveAs => "Save As…",
             Command::OpenScenario => "Open Scenario…",
             Command::OpenTrace => "Open Trace…",
+            Command::AttachProgram => "Attach to BehaviorTree.CPP…",
             Command::OpenSubTree => "Open SubTree",
             Command::Quit => "Quit",
             Command::ShowHelp => "Commands and Shortcuts…",
@@ -224,6 +227,9 @@ impl Command {
             }
             Command::OpenSubTree => {
                 "Open the selected SubTree's tree; a run goes on, lighting the tree's nodes"
+            }
+            Command::AttachProgram => {
+                "Watch a running BehaviorTree.CPP program through its Groot2Publisher (its port, or HOST:PORT), lit live"
             }
             Command::BackToRunTree => "Show the tree the run runs again, from a SubTree's tree",
             Command::Quit => "Close Arbor (unsaved changes are asked about first)",
@@ -310,7 +316,7 @@ impl Command {
             Command::Save => &const { one(key(CMD, Key::S)) },
             Command::SaveAs => &const { one(key(CMD_SHIFT, Key::S)) },
             Command::OpenScenario => &[],
-            Command::OpenTrace => &[],
+            Command::OpenTrace | Command::AttachProgram => &[],
             Command::OpenSubTree => &const { one(key(CMD, Key::Enter)) },
             Command::Quit => &const { one(key(CMD, Key::Q)) },
             Command::ShowHelp => &const { one(key(NONE, Key::F1)) },
@@ -368,9 +374,8 @@ impl Command {
     pub fn menu(self) -> Menu {
         use Command::*;
         match self {
-            New | Open | Save | SaveAs | OpenScenario | OpenTrace | OpenSubTree | Quit => {
-                Menu::File
-            }
+            New | Open | Save | SaveAs | OpenScenario | OpenTrace | AttachProgram | OpenSubTree
+            | Quit => Menu::File,
             Undo | Redo | Cut | Copy | Paste | Duplicate | Delete | SelectAll | SelectNone
             | SelectSubtree | FindNode | Disconnect | ToggleCollapse | DeclareKeys => Menu::Edit,
             ZoomToFit | ZoomToSelection | ZoomIn | ZoomOut | ZoomReset | Arrange

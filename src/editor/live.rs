@@ -28,6 +28,8 @@ pub struct LiveAttach {
     wake: Option<eframe::egui::Context>,
     /// A tree file a game names, being read off the UI thread.
     reading: Option<Reading>,
+    /// The BehaviorTree.CPP program attached to, shown as one of the games.
+    pub(super) program: super::program::ProgramAttach,
 }
 
 /// What reading a game's tree file gives: the tree, the stamp of its text and the SHA-256
@@ -61,6 +63,11 @@ impl LiveAttach {
         &self.listener
     }
 
+    /// The window's context, once the first frame set it: what wakes the editor.
+    pub fn waker(&self) -> Option<&eframe::egui::Context> {
+        self.wake.as_ref()
+    }
+
     /// The card games find this editor by, when it left one.
     pub fn card(&self) -> Option<&Path> {
         self.card.as_ref().map(crate::io::CardFile::path)
@@ -90,6 +97,7 @@ impl EditorApp {
             card: None,
             wake: None,
             reading: None,
+            program: Default::default(),
         })
     }
 
@@ -139,6 +147,7 @@ impl EditorApp {
     /// what it sent (a game that connected again is shown from its new run), what the
     /// debugger asks of it is sent, and a game chosen in the panel is attached to.
     pub(super) fn live_games(&mut self) {
+        self.program_news();
         self.poll_reading();
         let Some(live) = &self.live else { return };
         let listener = &live.listener;
@@ -155,6 +164,7 @@ impl EditorApp {
                 match listener.since(id, run.next_event(), known) {
                     Some(r) if Some(r.run) == run.live_run() && r.missed == 0 => {
                         run.feed(&r.agents, r.events, r.next, breakpoints);
+                        run.note_held();
                     }
                     // The editor fell behind the window (it was not drawn for long): the
                     // run is shown again from what is kept.
@@ -643,6 +653,7 @@ pub fn start_listening(
                 card,
                 wake: None,
                 reading: None,
+                program: Default::default(),
             }),
             said,
         });

@@ -16,9 +16,9 @@ pub mod commands;
 pub mod coverage;
 mod disk;
 mod document;
+mod field;
 pub mod files;
 mod find;
-mod goto;
 mod graph;
 mod inspector;
 mod layout;
@@ -27,6 +27,7 @@ pub mod messages;
 mod minimap;
 mod navigate;
 mod panels;
+mod program;
 mod project;
 mod reading;
 mod selection;
@@ -85,7 +86,9 @@ pub struct EditorApp {
     /// Find Node's bar.
     find: find::Find,
     /// Go to Step's field.
-    go_to: goto::GoTo,
+    go_to: field::Field,
+    /// File > Attach to BehaviorTree.CPP…'s address field.
+    attach_field: field::Field,
     /// A large trace being read off the UI thread.
     reading: Option<reading::TraceReading>,
     chooser: files::Chooser,
@@ -201,7 +204,8 @@ impl EditorApp {
             paste_at: None,
             palette: commands::Palette::default(),
             find: find::Find::default(),
-            go_to: goto::GoTo::default(),
+            go_to: field::Field::default(),
+            attach_field: field::Field::default(),
             reading: None,
             chooser,
             chooser_why,
@@ -954,6 +958,7 @@ impl EditorApp {
         // list of commands (F1 again closes it too).
         self.find.take_escape(&ctx);
         self.go_to.take_escape(&ctx);
+        self.attach_field.take_escape(&ctx);
         if self.help && ctx.input_mut(|i| i.consume_key(egui::Modifiers::NONE, egui::Key::Escape)) {
             self.help = false;
         }
@@ -1027,6 +1032,7 @@ impl EditorApp {
             self.queue.push(changes::Change::Focus(id));
         }
         self.go_to_ui(&ctx);
+        self.program_field_ui(&ctx);
         self.arrange_as_drawn();
         self.run_queue(&ctx);
         self.autosave(&ctx);
@@ -1117,15 +1123,29 @@ pub fn new_tree() -> Tree {
     Tree::from_nodes(vec![crate::model::Node::new("root", "Root")]).unwrap_or_default()
 }
 
-/// Opens the editor window on `file` (see [`EditorApp::start`]), or on the bundled sample; with `simulate`, its
-/// simulation starts running; games connect as `listen` says (`arbor edit --listen`), and
-/// the one named `game` is shown live when it comes; `project` is the project file to take
-/// node libraries from (else the one found from the file's folder).
+/// How `arbor edit` takes games live: where it listens (`--listen`), the game to show as
+/// soon as it connects (`--game`), and a BehaviorTree.CPP program to attach to
+/// (`--attach`).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LiveArgs<'a> {
+    /// `--listen`: a port, an address and port, or `off`.
+    pub listen: Option<&'a str>,
+    /// `--game`: a game's name.
+    pub game: Option<&'a str>,
+    /// `--attach`: a Groot2Publisher's address.
+    pub attach: Option<&'a str>,
+}
+
+/// Opens the editor window on `file` (see [`EditorApp::start`]), or on the bundled
+/// sample; with `simulate`, its simulation starts running; games connect as `live_args`
+/// says (`--listen`), the game it names is shown live when it comes, and so is the
+/// BehaviorTree.CPP program it attaches to; `project` is the project file to take node
+/// libraries from (else the one found from the file's folder).
 pub fn run(
     file: Option<&Path>,
     simulate: bool,
     trace: Option<&Path>,
-    (listen, game): (Option<&str>, Option<&str>),
+    live_args: &LiveArgs<'_>,
     project: Option<&Path>,
     from: &crate::debug::RunFrom,
 ) -> Result<(), String> {
@@ -1143,12 +1163,21 @@ pub fn run(
     }
     // Games connect here to be shown live, and find this editor by its card.
     let folder = app.project_folder();
-    let live::Listening { live, said } = live::start_listening(listen, folder, None)?;
+    let live::Listening { live, said } = live::start_listening(live_args.listen, folder, None)?;
     if let Some(live) = live {
         app = app.with_live(live);
     }
-    if let Some(game) = game {
+    if let Some(game) = live_args.game {
         app.show_game_when_it_comes(game);
+    }
+    if let Some(address) = live_args.attach {
+        if app.live_attach().is_none() {
+            return Err(
+                "--attach shows the program through live attach, which --listen off turns off"
+                    .into(),
+            );
+        }
+        app.attach_program(address.parse()?);
     }
     match said {
         Some(Ok(news)) => app.say(news),

@@ -24,8 +24,19 @@ impl EditorApp {
             return;
         };
         let run = self.simulation().and_then(|s| s.source());
-        let at = run.map_or((0, 0), |r| (r.step_number(), r.head()));
-        match self.go_to.ui(ctx, area, self.find.open, at) {
+        let (shown, last) = run.map_or((0, 0), |r| (r.step_number(), r.head()));
+        let look = super::field::Look {
+            id: "go-to-step",
+            label: "Go to step",
+            hint: format!("0 to {last}"),
+            note: format!("now at {shown} of {last}"),
+            go: "Show that step (Enter)",
+            width: 100.0,
+        };
+        match self
+            .go_to
+            .ui(ctx, area, self.find.open, &look, super::field::step_number)
+        {
             Some(Ok(k)) => self.queue.push(Change::GoToStep(k)),
             Some(Err(why)) => self.queue.push(Change::Refused(why)),
             None => {}

@@ -5,6 +5,8 @@ pub mod big_trees;
 pub mod exercise;
 #[cfg(feature = "gui")]
 pub mod input;
+#[cfg(feature = "groot2")]
+pub mod program;
 pub mod projects;
 
 use std::path::{Path, PathBuf};

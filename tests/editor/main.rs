@@ -21,5 +21,7 @@ mod large;
 mod library;
 mod live;
 mod process;
+#[cfg(feature = "groot2")]
+mod program;
 mod replay;
 mod run;

@@ -1,32 +1,56 @@
-//! Go to Step… (Ctrl+G): a field over the canvas where a step number is typed; Enter
-//! shows that step, Escape (or Close) closes it. A text that is no step number is said
-//! beside the field, and the field stays open to put it right.
+//! A one-line field over the canvas where something is typed and Enter asks for it: Go to
+//! Step… (a step number) and Attach to BehaviorTree.CPP… (the program's address). Escape
+//! (or Close) closes it. A text that does not read is said beside the field, and the field
+//! stays open to put it right.
 
 use eframe::egui::{self, Key};
 
-/// The Go to Step field's state.
+/// A field's state.
 #[derive(Default)]
-pub struct GoTo {
+pub struct Field {
     /// Shown.
     pub open: bool,
     text: String,
-    /// Why the text typed last is no step number.
+    /// Why the text typed last does not read.
     problem: Option<String>,
     /// Give the field the keyboard at the next frame.
     focus: bool,
 }
 
-/// What the field asks of the app: a step to show, or why the text is no step number.
-pub type Asked = Option<Result<u64, String>>;
+/// What a field shows: its label, the hint in it while it is empty, the note beside it,
+/// its button's tooltip and its width.
+pub struct Look<'a> {
+    /// Its id among the window's areas.
+    pub id: &'static str,
+    /// Its label.
+    pub label: &'a str,
+    /// The hint in the empty field.
+    pub hint: String,
+    /// The note beside it while the text reads.
+    pub note: String,
+    /// The Go button's tooltip.
+    pub go: &'a str,
+    /// The field's width.
+    pub width: f32,
+}
 
-impl GoTo {
-    /// Opens the field with the keyboard in it, empty.
-    pub fn show(&mut self) {
+/// What a field asks of the app: what was typed, read, or why it does not read.
+pub type Asked<T> = Option<Result<T, String>>;
+
+impl Field {
+    /// Opens the field with the keyboard in it, holding `text`.
+    pub fn show_with(&mut self, text: &str) {
         *self = Self {
             open: true,
             focus: true,
+            text: text.to_owned(),
             ..Self::default()
         };
+    }
+
+    /// Opens the field with the keyboard in it, empty.
+    pub fn show(&mut self) {
+        self.show_with("");
     }
 
     /// Closes the field when Escape is pressed while it is open (the key is taken).
@@ -36,54 +60,33 @@ impl GoTo {
         }
     }
 
-    /// The step `text` names: a whole number, its digits grouped with `,`, `_`, `'` or
-    /// spaces if wished ("12,000").
-    pub fn parse(text: &str) -> Result<u64, String> {
-        let digits: String = text
-            .chars()
-            .filter(|c| !matches!(c, ',' | '_' | '\'') && !c.is_whitespace())
-            .collect();
-        if digits.is_empty() {
-            return Err("Type a step number".to_owned());
-        }
-        if !digits.chars().all(|c| c.is_ascii_digit()) {
-            return Err(format!(
-                "'{}' is not a step number: type a whole number, 0 or more",
-                text.trim()
-            ));
-        }
-        digits
-            .parse()
-            .map_err(|_| format!("{} is too large to be a step", text.trim()))
-    }
-
     /// Draws the field at the top of the canvas area `over` (lower when `below` another
-    /// bar there), saying the step `shown` of the run and its newest, `last`; Enter asks
-    /// for the step typed.
-    pub fn ui(
+    /// bar there), as `look` says; Enter (or Go) asks for the text as `read` reads it.
+    pub fn ui<T>(
         &mut self,
         ctx: &egui::Context,
         over: egui::Rect,
         below: bool,
-        (shown, last): (u64, u64),
-    ) -> Asked {
+        look: &Look<'_>,
+        read: impl Fn(&str) -> Result<T, String>,
+    ) -> Asked<T> {
         if !self.open {
             return None;
         }
         let mut asked = None;
         let top = if below { 48.0 } else { 8.0 };
-        egui::Area::new(egui::Id::new("go-to-step"))
+        egui::Area::new(egui::Id::new(look.id))
             .order(egui::Order::Foreground)
             .fixed_pos(over.center_top() + egui::vec2(-300.0, top))
             .show(ctx, |ui| {
                 egui::Frame::popup(ui.style()).show(ui, |ui| {
                     ui.horizontal(|ui| {
-                        let label = ui.label("Go to step");
+                        let label = ui.label(look.label);
                         let field = ui
                             .add(
                                 egui::TextEdit::singleline(&mut self.text)
-                                    .hint_text(format!("0 to {last}"))
-                                    .desired_width(100.0),
+                                    .hint_text(look.hint.as_str())
+                                    .desired_width(look.width),
                             )
                             .labelled_by(label.id);
                         if std::mem::take(&mut self.focus) {
@@ -93,12 +96,12 @@ impl GoTo {
                             self.problem = None;
                         }
                         // A single-line field gives up the keyboard on Enter.
-                        let go = ui.button("Go").on_hover_text("Show that step (Enter)");
+                        let go = ui.button("Go").on_hover_text(look.go);
                         let entered = field.lost_focus() && ui.input(|i| i.key_pressed(Key::Enter));
                         if entered || go.clicked() {
-                            match Self::parse(&self.text) {
-                                Ok(k) => {
-                                    asked = Some(Ok(k));
+                            match read(&self.text) {
+                                Ok(v) => {
+                                    asked = Some(Ok(v));
                                     self.open = false;
                                 }
                                 Err(why) => {
@@ -115,9 +118,7 @@ impl GoTo {
                                 );
                             }
                             None => {
-                                ui.label(
-                                    egui::RichText::new(format!("now at {shown} of {last}")).weak(),
-                                );
+                                ui.label(egui::RichText::new(look.note.as_str()).weak());
                             }
                         }
                         if ui.button("Close").on_hover_text("Esc").clicked() {
@@ -130,13 +131,34 @@ impl GoTo {
     }
 }
 
+/// The step `text` names (Go to Step…): a whole number, its digits grouped with `,`, `_`,
+/// `'` or spaces if wished ("12,000").
+pub fn step_number(text: &str) -> Result<u64, String> {
+    let digits: String = text
+        .chars()
+        .filter(|c| !matches!(c, ',' | '_' | '\'') && !c.is_whitespace())
+        .collect();
+    if digits.is_empty() {
+        return Err("Type a step number".to_owned());
+    }
+    if !digits.chars().all(|c| c.is_ascii_digit()) {
+        return Err(format!(
+            "'{}' is not a step number: type a whole number, 0 or more",
+            text.trim()
+        ));
+    }
+    digits
+        .parse()
+        .map_err(|_| format!("{} is too large to be a step", text.trim()))
+}
+
 #[cfg(test)]
 mod tests {
-    use super::GoTo;
+    use super::step_number;
 
     /// Why `text` is no step number.
     fn why(text: &str) -> String {
-        match GoTo::parse(text) {
+        match step_number(text) {
             Err(why) => why,
             Ok(k) => panic!("'{text}' taken for step {k}"),
         }
@@ -144,10 +166,10 @@ mod tests {
 
     #[test]
     fn a_step_number_may_be_grouped_and_anything_else_is_said() {
-        assert_eq!(GoTo::parse(" 80 "), Ok(80));
-        assert_eq!(GoTo::parse("12,000"), Ok(12_000));
-        assert_eq!(GoTo::parse("1 000 000"), Ok(1_000_000));
-        assert_eq!(GoTo::parse("0"), Ok(0));
+        assert_eq!(step_number(" 80 "), Ok(80));
+        assert_eq!(step_number("12,000"), Ok(12_000));
+        assert_eq!(step_number("1 000 000"), Ok(1_000_000));
+        assert_eq!(step_number("0"), Ok(0));
         assert_eq!(why(""), "Type a step number");
         assert_eq!(
             why("-3"),
