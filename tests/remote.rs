@@ -12,23 +12,12 @@ use std::net::TcpStream;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use common::until;
+
 use arbor::debug::{BreakOn, GameBreakpoint, GameCommand, GameTrigger, Replay};
 use arbor::io::TraceFile;
-use arbor::model::{Catalog, NoAssets};
 use arbor::remote::{EditorAddress, GameLink, Hello, Listener};
-use arbor::runtime::{Behaviours, Instance, Program, Status};
-
-/// Waits (at most 15 s) until `f` holds.
-fn until(what: &str, mut f: impl FnMut() -> bool) {
-    let start = Instant::now();
-    while !f() {
-        assert!(
-            start.elapsed() < Duration::from_secs(15),
-            "waited 15 s for {what}"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
+use arbor::runtime::{Instance, Status};
 
 fn hello(game: &str, agents: &[&str]) -> Hello {
     let tree = common::repo().join("sample_trees/mock_sketch.json");
@@ -51,19 +40,6 @@ fn hello_line(listener: &Listener, game: &str, agents: &[&str]) -> String {
     serde_json::to_string(&h).unwrap() + "\n"
 }
 
-fn program() -> Arc<Program<()>> {
-    let tree = arbor::io::load_tree(&common::repo().join("sample_trees/mock_sketch.json")).unwrap();
-    Arc::new(
-        Program::compile(
-            &tree,
-            &Catalog::builtin(),
-            &NoAssets,
-            &Behaviours::with_builtins(),
-        )
-        .unwrap(),
-    )
-}
-
 /// The id of the only game listed.
 fn only(listener: &Listener) -> u64 {
     let games = listener.games();
@@ -77,7 +53,7 @@ fn a_game_sends_its_watched_agents_and_the_editor_replays_what_they_showed() {
     let names = ["guard-1", "guard-2", "guard-3"];
     let link = link_to(&listener, &hello("my_game", &names));
     until("the game to connect", || link.connected());
-    let program = program();
+    let program = common::mock_sketch();
     let mut agents: Vec<Instance<()>> = (0..3)
         .map(|i| {
             let mut a = Instance::new(program.clone(), i);
@@ -158,7 +134,7 @@ fn a_game_started_before_the_editor_connects_when_it_comes() {
     std::thread::sleep(Duration::from_millis(700));
     assert!(!link.connected());
     // Stepping with no editor sends nothing and never waits.
-    let program = program();
+    let program = common::mock_sketch();
     let mut a = Instance::new(program, 0);
     let started = Instant::now();
     for _ in 0..1000 {
@@ -315,7 +291,7 @@ fn the_editor_pauses_a_game_agent_at_a_breakpoint_steps_and_continues_it() {
     let id = only(&listener);
     // A breakpoint on entering `build`, for agent a only.
     tell(&listener, id, &link, &on_enter("build", Some(&["a"])));
-    let program = program();
+    let program = common::mock_sketch();
     let mut agents: Vec<(&str, Instance<()>)> = ["a", "b"]
         .into_iter()
         .map(|n| (n, Instance::new(program.clone(), 0)))
@@ -416,7 +392,7 @@ fn an_editor_silent_for_five_seconds_lets_the_games_held_agent_go() {
         silent_editor(b"{\"breakpoints\":[{\"node\":\"build\",\"on\":\"enter\"}]}\n"),
     );
     until("the game to hear the breakpoint", || link.told() == 1);
-    let mut agents = vec![("a", Instance::new(program(), 0))];
+    let mut agents = vec![("a", Instance::new(common::mock_sketch(), 0))];
     until_held(&link, &mut agents);
     assert_eq!(link.paused(), ["a"]);
     assert!(!link.may_step("a"));
@@ -734,7 +710,7 @@ fn one_agent_recorded_and_streamed_at_once_gives_both_the_same_events() {
     let listener = Listener::local(0).unwrap();
     let link = link_to(&listener, &hello("recorder", &["guard-1"]));
     until("the game to connect", || link.connected());
-    let mut agent = Instance::new(program(), 3);
+    let mut agent = Instance::new(common::mock_sketch(), 3);
     let mut trace = BinaryTrace::new(Vec::new(), "guard-1");
     for step in 0..60 {
         if step == 30 {
@@ -789,7 +765,7 @@ fn an_agent_held_while_the_others_run_on_is_shown_at_the_games_newest_step_when_
     tell(&listener, id, &link, &on_enter("build", Some(&["a"])));
     let mut agents: Vec<(&str, Instance<()>)> = ["a", "b"]
         .into_iter()
-        .map(|n| (n, Instance::new(program(), 0)))
+        .map(|n| (n, Instance::new(common::mock_sketch(), 0)))
         .collect();
     until_held(&link, &mut agents);
     assert_eq!(link.paused(), ["a"]);

@@ -1,6 +1,6 @@
 //! What the debugger says to a game it shows live, and what it knows of the games connected
 //! to the editor. The commands are written on the wire as they are serialized here (one JSON
-//! object a line, named by its one key: docs/DEBUGGER.md, "The protocol"); `arbor::remote`
+//! object a line, named by its one key: docs/PROTOCOL.md); `arbor::remote`
 //! carries them.
 
 use serde::{Deserialize, Serialize};

@@ -2,8 +2,7 @@
 //! runs, and the editor shows it as it comes, with the timeline to scrub back through it
 //! and breakpoints that pause the game's agents.
 //!
-//! - [`protocol`]: the messages, one JSON object a line, either way (docs/DEBUGGER.md,
-//!   "The protocol").
+//! - [`protocol`]: the messages, one JSON object a line, either way (docs/PROTOCOL.md).
 //! - The game's side, [`GameLink`]: a background thread that finds the editor (the
 //!   `ARBOR_LIVE` variable, else the card each editor leaves in the user's live folder),
 //!   connects and reconnects, so the order in which the two start does not matter. The

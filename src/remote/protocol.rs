@@ -1,4 +1,4 @@
-//! The messages of live attach, one JSON object a line (docs/DEBUGGER.md, "The protocol").
+//! The messages of live attach, one JSON object a line (docs/PROTOCOL.md).
 //! A game says a [`Hello`] first; the editor answers [`LinkSays::Welcome`] or
 //! [`LinkSays::Refused`]. Then the game sends trace lines (docs/FORMAT.md, "Traces") and
 //! [`GameSays`]; the editor sends [`EditorSays`]: the debugger's

@@ -55,6 +55,33 @@ pub fn btcpp_python() -> PathBuf {
     path
 }
 
+/// sample_trees/mock_sketch.json compiled with the built-in behaviours, as a game would
+/// run it.
+pub fn mock_sketch() -> std::sync::Arc<arbor::runtime::Program<()>> {
+    let tree = arbor::io::load_tree(&repo().join("sample_trees/mock_sketch.json")).unwrap();
+    std::sync::Arc::new(
+        arbor::runtime::Program::compile(
+            &tree,
+            &arbor::model::Catalog::builtin(),
+            &arbor::model::NoAssets,
+            &arbor::runtime::Behaviours::with_builtins(),
+        )
+        .unwrap(),
+    )
+}
+
+/// Waits (at most 15 s) until `f` holds.
+pub fn until(what: &str, mut f: impl FnMut() -> bool) {
+    let start = std::time::Instant::now();
+    while !f() {
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(15),
+            "waited 15 s for {what}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
 /// The repository's root folder.
 pub fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

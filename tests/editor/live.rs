@@ -8,13 +8,12 @@ use crate::common;
 use crate::support::*;
 
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::time::Duration;
 
 use arbor::editor::EditorApp;
 use arbor::model::NodeId;
 use arbor::remote::{EditorAddress, GameLink, Hello, Listener};
-use arbor::runtime::{Instance, Program};
+use arbor::runtime::Instance;
 use eframe::egui::accesskit::Role;
 use eframe::egui::{Key, Modifiers, PointerButton};
 use egui_kittest::Harness;
@@ -25,20 +24,6 @@ use common::input::{click_at, copied, key, on_node};
 
 fn tree() -> PathBuf {
     common::repo().join("sample_trees/mock_sketch.json")
-}
-
-/// The sketch compiled with the built-in behaviours, as a game would run it.
-fn program() -> Arc<Program<()>> {
-    let loaded = arbor::io::load_tree(&tree()).unwrap();
-    Arc::new(
-        Program::compile(
-            &loaded,
-            &arbor::model::Catalog::builtin(),
-            &arbor::model::NoAssets,
-            &arbor::runtime::Behaviours::<()>::with_builtins(),
-        )
-        .unwrap(),
-    )
 }
 
 fn hello(game: &str, agents: &[&str]) -> Hello {
@@ -55,7 +40,7 @@ struct Game {
 
 impl Game {
     fn new(link: GameLink, names: &[&'static str]) -> Self {
-        let program = program();
+        let program = common::mock_sketch();
         let agents = names
             .iter()
             .enumerate()

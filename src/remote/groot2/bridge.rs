@@ -1,7 +1,7 @@
 //! A BehaviorTree.CPP program shown in the editor, live: a [`Bridge`] thread watches the
 //! program through its Groot2Publisher ([`Watch`]) and speaks Arbor's live protocol to the
 //! editor's [`Listener`](crate::remote::Listener) on its behalf, as a game would
-//! (docs/DEBUGGER.md, "The protocol"). So the debugger shows the program as it shows a game
+//! (docs/PROTOCOL.md). So the debugger shows the program as it shows a game
 //! — lights, event log, timeline and step back over what was seen, the context panel —
 //! and its breakpoints, Pause, Step and Continue hold the program itself.
 //!
