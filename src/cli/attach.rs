@@ -8,11 +8,8 @@ use std::time::{Duration, Instant};
 
 use super::steps::ctrl_c_pressed;
 use super::{EXIT_INTERRUPTED, EXIT_OK, EXIT_UNREADABLE};
-use crate::remote::groot2::{Fault, Groot2Error, PublisherAddress, Watch};
+use crate::remote::groot2::{Groot2Error, LOOK_EVERY, Polling, PublisherAddress, Watch};
 use crate::runtime::{Observer, TraceEncoding, TraceWriter};
-
-/// How often a program that is not there yet is looked for.
-const LOOK_EVERY: Duration = Duration::from_millis(250);
 
 /// What `arbor attach` is asked.
 pub struct AttachArgs<'a> {
@@ -50,20 +47,25 @@ pub fn attach(args: &AttachArgs<'_>, out: &mut dyn Write, err: &mut dyn Write) -
             return EXIT_UNREADABLE;
         }
     };
-    if !(args.hz.is_finite() && (0.1..=1000.0).contains(&args.hz)) {
-        let _ = writeln!(
-            err,
-            "error: --hz is 0.1 to 1000 polls a second, not {}",
-            args.hz
-        );
-        return EXIT_UNREADABLE;
-    }
-    if let Some(s) = args.seconds
-        && !(s.is_finite() && s > 0.0)
-    {
-        let _ = writeln!(err, "error: --seconds must be a positive number, not {s}");
-        return EXIT_UNREADABLE;
-    }
+    let polling = match Polling::new(args.hz, args.within) {
+        Ok(p) => p,
+        Err(e) => {
+            let _ = writeln!(err, "error: --hz: {e}");
+            return EXIT_UNREADABLE;
+        }
+    };
+    let seconds = match args.seconds.map(Duration::try_from_secs_f64) {
+        None => None,
+        Some(Ok(s)) if !s.is_zero() => Some(s),
+        Some(_) => {
+            let _ = writeln!(
+                err,
+                "error: --seconds must be a positive number of seconds, not {}",
+                args.seconds.unwrap_or_default()
+            );
+            return EXIT_UNREADABLE;
+        }
+    };
     let tree_file = recorded_tree(args.record);
     if crate::io::btcpp::is_xml(args.record) || crate::io::is_btlog(args.record) {
         let _ = writeln!(
@@ -75,32 +77,26 @@ pub fn attach(args: &AttachArgs<'_>, out: &mut dyn Write, err: &mut dyn Write) -
         return EXIT_UNREADABLE;
     }
     let started = Instant::now();
-    let ends = args.seconds.map(|s| started + Duration::from_secs_f64(s));
+    // (A time past what an Instant holds is no end.)
+    let ends = seconds.and_then(|s| started.checked_add(s));
     let over = || ctrl_c_pressed() || ends.is_some_and(|e| Instant::now() >= e);
     // The program, once it answers.
-    let mut said_waiting = false;
-    let (mut watch, first) = loop {
-        match Watch::attach(&address, args.within) {
-            Ok(w) => break w,
-            Err(e) if matches!(e.fault, Fault::Absent | Fault::Silent) => {
-                if !said_waiting {
-                    let _ = writeln!(err, "waiting for the program: {e}");
-                    said_waiting = true;
-                }
-                if over() {
-                    let _ = writeln!(err, "error: no program answered at {address}");
-                    return if ctrl_c_pressed() {
-                        EXIT_INTERRUPTED
-                    } else {
-                        EXIT_UNREADABLE
-                    };
-                }
-                std::thread::sleep(LOOK_EVERY);
-            }
-            Err(e) => {
-                let _ = writeln!(err, "error: {e}");
-                return EXIT_UNREADABLE;
-            }
+    let found = Watch::attach_when_there(&address, args.within, LOOK_EVERY, over, |e| {
+        let _ = writeln!(err, "waiting for the program: {e}");
+    });
+    let (mut watch, first) = match found {
+        Ok(Some(w)) => w,
+        Ok(None) => {
+            let _ = writeln!(err, "error: no program answered at {address}");
+            return if ctrl_c_pressed() {
+                EXIT_INTERRUPTED
+            } else {
+                EXIT_UNREADABLE
+            };
+        }
+        Err(e) => {
+            let _ = writeln!(err, "error: {e}");
+            return EXIT_UNREADABLE;
         }
     };
     if let Err(e) = crate::io::write_atomically(&tree_file, watch.xml().as_bytes()) {
@@ -134,12 +130,13 @@ pub fn attach(args: &AttachArgs<'_>, out: &mut dyn Write, err: &mut dyn Write) -
     for e in &first {
         writer.event(&e.as_event());
     }
-    let every = Duration::from_secs_f64(1.0 / args.hz);
+    let every = polling.every();
     let mut next = Instant::now() + every;
     let mut ended: Option<Groot2Error> = None;
     while !over() {
         std::thread::sleep(next.saturating_duration_since(Instant::now()));
-        next += every;
+        // A slow poll is not made up for with polls in a row.
+        next = (next + every).max(Instant::now());
         match watch.poll() {
             Ok(polled) => {
                 events += polled.events.len();

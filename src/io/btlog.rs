@@ -27,6 +27,12 @@ const RECORD: usize = 9;
 /// A step of a recording's replay is a millisecond of it (docs/BTCPP.md, "Recordings").
 pub const BTLOG_DT: f64 = 0.001;
 
+/// The step of a change `us` µs after the recording started: its millisecond, counted
+/// from 1 (a change at 30.4 ms is in step 31).
+pub fn btlog_step(us: u64) -> u64 {
+    us / 1000 + 1
+}
+
 /// Whether `path` names a recording: its name ends in `.btlog`.
 pub fn is_btlog(path: &Path) -> bool {
     path.extension()
@@ -214,7 +220,7 @@ pub fn btlog_trace(path: &Path) -> Result<TraceFile, TraceError> {
     for (i, &(time, uid, to)) in log.changes.iter().enumerate() {
         let line = i + 1;
         changes
-            .apply(time / 1000 + 1, uid, to, line, &mut events)
+            .apply(btlog_step(time), uid, to, line, &mut events)
             .map_err(|what| error(path, format!("change {line} {what}")))?;
     }
     let cut = log.cut.map(|at| TraceCut {

@@ -25,8 +25,8 @@ mod trace;
 mod watch;
 
 pub use btlog::{
-    BTLOG_DT, BTLOG_MAGIC, Btlog, btlog_trace, is_btlog, parse_btlog, read_btlog, read_btlog_tree,
-    read_changes,
+    BTLOG_DT, BTLOG_MAGIC, Btlog, btlog_step, btlog_trace, is_btlog, parse_btlog, read_btlog,
+    read_btlog_tree, read_changes,
 };
 pub use canonical::to_canonical_json;
 pub use convert::{Converted, convert_trace, write_trace};

@@ -31,7 +31,7 @@ use crate::remote::protocol::{
 use crate::remote::{EditorAddress, RELEASE_AFTER, lock};
 
 /// How often a program that does not answer is looked for again.
-const LOOK_EVERY: Duration = Duration::from_millis(500);
+pub const LOOK_EVERY: Duration = Duration::from_millis(500);
 
 /// How a bridge polls.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -40,6 +40,24 @@ pub struct Polling {
     pub hz: f64,
     /// How long a request waits for the program's answer.
     pub within: Duration,
+}
+
+impl Polling {
+    /// Polls `hz` times a second, each request waiting at most `within`; `Err` says why
+    /// `hz` cannot be (0.1 to 1,000).
+    pub fn new(hz: f64, within: Duration) -> Result<Self, String> {
+        if !(hz.is_finite() && (0.1..=1000.0).contains(&hz)) {
+            return Err(format!(
+                "a program is polled 0.1 to 1000 times a second, not {hz}"
+            ));
+        }
+        Ok(Self { hz, within })
+    }
+
+    /// The time between two polls.
+    pub fn every(&self) -> Duration {
+        Duration::from_secs_f64(1.0 / self.hz.clamp(0.1, 1000.0))
+    }
 }
 
 impl Default for Polling {
@@ -114,11 +132,11 @@ impl Bridge {
 }
 
 impl Drop for Bridge {
+    /// Tells the thread to stop without waiting for it: it takes its hooks away and ends
+    /// within a poll, and the editor goes on meanwhile.
     fn drop(&mut self) {
         self.stop.store(true, Ordering::SeqCst);
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
+        drop(self.thread.take());
     }
 }
 
@@ -156,18 +174,22 @@ impl Run {
 
     /// Attaches, shows, and attaches again after the program went, until stopped.
     fn go(self) {
-        let mut waiting_said = false;
+        let mut lost = false;
         while !self.stopped() {
-            let (watch, first) = match Watch::attach(&self.address, self.polling.within) {
-                Ok(w) => w,
-                Err(e) if matches!(e.fault, Fault::Absent | Fault::Silent) => {
-                    if !waiting_said {
+            let found = Watch::attach_when_there(
+                &self.address,
+                self.polling.within,
+                LOOK_EVERY,
+                || self.stopped(),
+                |e| {
+                    if !lost {
                         self.say(format!("Waiting for BehaviorTree.CPP: {e}"));
-                        waiting_said = true;
                     }
-                    self.sleep(LOOK_EVERY);
-                    continue;
-                }
+                },
+            );
+            let (mut watch, first) = match found {
+                Ok(Some(w)) => w,
+                Ok(None) => return,
                 Err(e) if e.fault == Fault::Version => {
                     self.say(e.message);
                     return;
@@ -178,11 +200,14 @@ impl Run {
                     continue;
                 }
             };
-            match self.show(watch, first) {
+            let ended = self.show(&mut watch, &first);
+            // The program goes on: no hook of this watch is left to hold it.
+            let _ = watch.detach();
+            match ended {
                 Ended::Done => return,
                 Ended::Lost(e) => {
                     self.say(format!("{e}: its run ends here; waiting for it again"));
-                    waiting_said = true;
+                    lost = true;
                 }
             }
         }
@@ -198,15 +223,14 @@ impl Run {
 
     /// Shows the program watched to the editor until it stops answering, the editor goes
     /// away or the bridge is stopped.
-    fn show(&self, mut watch: Watch, first: Vec<crate::io::TracedEvent>) -> Ended {
-        let mut editor = match self.connect(&watch) {
+    fn show(&self, watch: &mut Watch, first: &[crate::io::TracedEvent]) -> Ended {
+        let mut editor = match self.connect(watch) {
             Ok(c) => c,
             Err(e) => {
                 self.say(format!(
                     "BehaviorTree.CPP at {} cannot be shown: {e}",
                     self.address
                 ));
-                let _ = watch.detach();
                 return Ended::Done;
             }
         };
@@ -218,25 +242,24 @@ impl Run {
             lines.clear();
             ok
         };
-        for e in &first {
+        for e in first {
             crate::runtime::format_event(&mut lines, &agent, &e.as_event());
             lines.push('\n');
         }
         if !write(&mut editor.stream, &mut lines) {
-            let _ = watch.detach();
             return Ended::Done;
         }
-        let every = Duration::from_secs_f64(1.0 / self.polling.hz.clamp(0.1, 1000.0));
+        let every = self.polling.every();
         let mut next = Instant::now() + every;
         let mut heard = Instant::now();
         let mut said_kinds = false;
         loop {
             if self.stopped() {
-                let _ = watch.detach();
                 return Ended::Done;
             }
             std::thread::sleep(next.saturating_duration_since(Instant::now()));
-            next += every;
+            // A slow poll is not made up for with polls in a row.
+            next = (next + every).max(Instant::now());
             // What the editor said.
             loop {
                 match editor.said.try_recv() {
@@ -244,24 +267,21 @@ impl Run {
                     Ok(EditorSays::Link(_)) => {}
                     Ok(EditorSays::Command(c)) => {
                         heard = Instant::now();
-                        if let Err(e) = self.command(&mut watch, c, &mut said_kinds) {
+                        if let Err(e) = self.command(watch, c, &mut said_kinds) {
                             return Ended::Lost(e);
                         }
                     }
                     Err(TryRecvError::Empty) => break,
-                    Err(TryRecvError::Disconnected) => {
-                        // The editor went away: the program goes on.
-                        let _ = watch.detach();
-                        return Ended::Done;
-                    }
+                    // The editor went away: the program goes on.
+                    Err(TryRecvError::Disconnected) => return Ended::Done,
                 }
             }
-            if heard.elapsed() > RELEASE_AFTER && watch.held() {
+            if heard.elapsed() > RELEASE_AFTER
+                && watch.held()
+                && let Err(e) = watch.go_on()
+            {
                 // An editor that says nothing does not hold the program.
-                let released = watch.set_breakpoints([]).and_then(|_| watch.go_on());
-                if let Err(e) = released {
-                    return Ended::Lost(e);
-                }
+                return Ended::Lost(e);
             }
             let polled = match watch.poll() {
                 Ok(p) => p,
@@ -276,7 +296,6 @@ impl Run {
                 lines.push_str(&String::from_utf8_lossy(&paused));
             }
             if !lines.is_empty() && !write(&mut editor.stream, &mut lines) {
-                let _ = watch.detach();
                 return Ended::Done;
             }
         }

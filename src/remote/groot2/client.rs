@@ -9,7 +9,9 @@
 //!
 //! Every reply is bounded: a part of at most [`MAX_REPLY`] bytes (libzmq disconnects a peer
 //! that sends more), at most four parts, within the time given; past that, the socket is
-//! made again, so a silent or garbled publisher costs a timeout, never a hang or memory.
+//! made again, so a silent or garbled publisher costs a timeout, never a hang. (libzmq
+//! keeps the parts of a message until its last part comes: a peer that sends parts without
+//! end is held in memory until the request's time is up and its socket goes.)
 
 use std::fmt;
 use std::str::FromStr;
@@ -189,6 +191,14 @@ impl Publisher {
     /// Its address.
     pub fn address(&self) -> &PublisherAddress {
         &self.address
+    }
+
+    /// Each request from now on waits at most `within` for its answer.
+    pub fn set_within(&mut self, within: Duration) {
+        let ms = i32::try_from(within.as_millis()).unwrap_or(i32::MAX).max(1);
+        if self.requests.set_rcvtimeo(ms).is_ok() && self.requests.set_sndtimeo(ms).is_ok() {
+            self.within = within;
+        }
     }
 
     /// The tree the program runs, in XML, as BehaviorTree.CPP writes it with its nodes'
@@ -425,10 +435,12 @@ enum Received {
 }
 
 /// One whole message of at most [`MAX_PARTS`] parts (a longer one is read through and
-/// refused, so the socket is left between messages).
+/// refused, so the socket is left between messages: libzmq hands a message over only
+/// whole, so its parts are all there).
 fn receive(socket: &zmq::Socket, flags: i32) -> Result<Vec<Vec<u8>>, Received> {
     let mut parts = Vec::new();
     let mut more = true;
+    let mut too_many = false;
     while more {
         let part = socket.recv_bytes(flags).map_err(|e| match e {
             zmq::Error::EAGAIN => Received::Nothing,
@@ -436,15 +448,20 @@ fn receive(socket: &zmq::Socket, flags: i32) -> Result<Vec<Vec<u8>>, Received> {
         })?;
         more = socket.get_rcvmore().map_err(Received::Failed)?;
         if parts.len() == MAX_PARTS {
-            return Err(Received::TooMany);
+            too_many = true;
+        } else {
+            parts.push(part);
         }
-        parts.push(part);
+    }
+    if too_many {
+        return Err(Received::TooMany);
     }
     Ok(parts)
 }
 
 /// A REQ socket to `address`: it sends only while connected (so a publisher that is not
-/// there is said at once), drops nothing on close, and bounds and times what it takes.
+/// there is said when the send's time is up, not waited for after), drops what it has not
+/// sent when it is closed, and bounds and times what it takes.
 fn request_socket(
     context: &zmq::Context,
     address: &PublisherAddress,

@@ -13,6 +13,6 @@ pub mod bridge;
 pub mod client;
 pub mod watch;
 
-pub use bridge::{Bridge, Polling, game_name};
+pub use bridge::{Bridge, LOOK_EVERY, Polling, game_name};
 pub use client::{DEFAULT_PORT, Fault, Groot2Error, MAX_REPLY, Publisher, PublisherAddress};
 pub use watch::{KEPT_CHANGES, Polled, Watch};

@@ -25,6 +25,16 @@ pub const KEPT_CHANGES: usize = 1_000;
 /// The longest text a blackboard value is shown with (a longer one is cut, and says so).
 const MAX_VALUE: usize = 4_096;
 
+/// The longest blackboard key shown (a longer one is cut, and says so).
+const MAX_KEY: usize = 256;
+
+/// How far past now a change's time may lie (a clock that jumped, a time that does not
+/// read): a later one is taken to be now.
+const AHEAD: u64 = 1_000;
+
+/// How long each request of a detach waits: a detach never keeps its caller long.
+const DETACH_WITHIN: Duration = Duration::from_millis(500);
+
 /// A program watched: see the module's documentation.
 pub struct Watch {
     publisher: Publisher,
@@ -51,6 +61,9 @@ pub struct Watch {
     pausing: bool,
     /// The node the program is held at, if it is.
     held: Option<u16>,
+    /// Breakpoints the program reached that a poll took but did not get to (it failed
+    /// first): the next poll does.
+    reached: Vec<u16>,
 }
 
 /// What a poll saw.
@@ -64,8 +77,9 @@ pub struct Polled {
 
 impl Watch {
     /// Attaches to the publisher at `address`, each request waiting at most `within`: its
-    /// tree, the nodes running now (entered at step 1) and the blackboards' values, then
-    /// every change from now on.
+    /// tree; hooks left by a monitor before are taken away; the publisher keeps changes
+    /// from now on; the nodes running now are entered at step 1 (a change kept meanwhile
+    /// to the status a node has is nothing); and the blackboards' values.
     pub fn attach(
         address: &PublisherAddress,
         within: Duration,
@@ -112,18 +126,53 @@ impl Watch {
             hooks: BTreeSet::new(),
             pausing: false,
             held: None,
+            reached: Vec::new(),
         };
         let mut events = Vec::new();
-        // What runs now, then every change from here on.
+        // A program held by hooks a monitor left goes on.
+        watch.publisher.remove_all_hooks()?;
+        watch.started = Instant::now();
+        watch.publisher.start_recording()?;
         for (uid, status) in watch.publisher.statuses()? {
             if status == 1 {
                 watch.change(1, uid, status, &mut events)?;
             }
         }
-        watch.publisher.start_recording()?;
-        watch.started = Instant::now();
         watch.read_boards(&mut events)?;
         Ok((watch, events))
+    }
+
+    /// [`Watch::attach`], tried again every `every` while nothing answers at `address` (a
+    /// program not started yet, or gone for a while) until it answers or `give_up` says so
+    /// (`Ok(None)`); `waiting` hears why the first try did not answer. Any other fault is
+    /// the error.
+    pub fn attach_when_there(
+        address: &PublisherAddress,
+        within: Duration,
+        every: Duration,
+        give_up: impl Fn() -> bool,
+        mut waiting: impl FnMut(&Groot2Error),
+    ) -> Result<Option<(Self, Vec<TracedEvent>)>, Groot2Error> {
+        let mut said = false;
+        loop {
+            match Self::attach(address, within) {
+                Ok(w) => return Ok(Some(w)),
+                Err(e) if matches!(e.fault, Fault::Absent | Fault::Silent) => {
+                    if !said {
+                        waiting(&e);
+                        said = true;
+                    }
+                    let until = Instant::now() + every;
+                    while Instant::now() < until {
+                        if give_up() {
+                            return Ok(None);
+                        }
+                        std::thread::sleep(Duration::from_millis(20).min(every));
+                    }
+                }
+                Err(e) => return Err(e),
+            }
+        }
     }
 
     /// The tree the program runs, as it sent it (BehaviorTree.CPP's XML, with its nodes'
@@ -166,14 +215,18 @@ impl Watch {
     /// What happened since the last poll: the status changes, the blackboards' changed
     /// values, and whether the program is now held at a breakpoint.
     pub fn poll(&mut self) -> Result<Polled, Groot2Error> {
-        // The notices first: the changes then hold all that came before the hold.
-        let reached = self.publisher.breakpoints_reached();
+        // The notices first: the changes then hold all that came before the hold. They are
+        // kept until done, so a poll that fails leaves none behind.
+        let new = self.publisher.breakpoints_reached();
+        self.reached.extend(new);
         let mut polled = Polled::default();
         let changes = self.publisher.transitions()?;
         let full = changes.len() >= KEPT_CHANGES;
+        let now = self.now();
         for (time, uid, to) in changes {
             let from = polled.events.len();
-            self.change(time / 1000 + 1, uid, to, &mut polled.events)?;
+            let step = crate::io::btlog_step(time).min(now.saturating_add(AHEAD));
+            self.change(step, uid, to, &mut polled.events)?;
             if polled.events[from..]
                 .iter()
                 .any(|e| matches!(e.kind, EventKindOf::Complete(_)))
@@ -186,23 +239,24 @@ impl Watch {
             self.set_right(&mut polled.events)?;
         }
         self.read_boards(&mut polled.events)?;
-        for uid in reached {
-            if self.held.is_some() {
-                // Held already (the publisher holds one node at a time): let it go on.
-                self.publisher.unlock(uid)?;
+        while let Some(&uid) = self.reached.first() {
+            // A hook that is not Arbor's (another monitor's) is not Arbor's to let go.
+            if !self.hooks.contains(&uid) {
+                self.reached.remove(0);
                 continue;
             }
             let pause = self.pausing && Some(uid) == self.top;
             // A breakpoint stops a node as it is entered; the hook is reached at each of
             // its ticks, and a running node's tick is not an entry.
             let entered = self.breaks.contains(&uid) && self.changes.status(uid) != 1;
-            if pause || entered {
+            if self.held.is_none() && (pause || entered) {
                 self.pausing = false;
                 self.held = Some(uid);
                 polled.held = self.changes.id(uid).cloned();
-            } else {
-                self.publisher.unlock(uid)?;
+            } else if self.held != Some(uid) {
+                harmless(self.publisher.unlock(uid))?;
             }
+            self.reached.remove(0);
         }
         Ok(polled)
     }
@@ -224,7 +278,8 @@ impl Watch {
             }
         }
         self.breaks = wanted;
-        self.sync_hooks()?;
+        self.sync_hooks(true)?;
+        self.sync_hooks(false)?;
         Ok(unknown)
     }
 
@@ -232,7 +287,7 @@ impl Watch {
     pub fn pause(&mut self) -> Result<(), Groot2Error> {
         if self.held.is_none() {
             self.pausing = self.top.is_some();
-            self.sync_hooks()?;
+            self.sync_hooks(true)?;
         }
         Ok(())
     }
@@ -246,27 +301,36 @@ impl Watch {
 
     /// Lets the program held go on.
     pub fn go_on(&mut self) -> Result<(), Groot2Error> {
-        if let Some(uid) = self.held.take() {
-            self.publisher.unlock(uid)?;
+        let held = self.held.take();
+        // The hooks wanted now are set before the program goes on (a step's pause holds
+        // it at its next tick), and those not wanted taken away after.
+        self.sync_hooks(true)?;
+        if let Some(uid) = held {
+            harmless(self.publisher.unlock(uid))?;
         }
-        self.sync_hooks()
+        self.sync_hooks(false)
     }
 
     /// The publisher's hooks made those wanted: one on each breakpoint's node, on the top
-    /// node while a pause waits, and on the node held. (A hook stays until it is taken
+    /// node while a pause waits, and on the node held. With `adding`, only those missing
+    /// are set; else only those not wanted are taken away. (A hook stays until it is taken
     /// away: one that removed itself when let go could take a hook set again just then
     /// with it.)
-    fn sync_hooks(&mut self) -> Result<(), Groot2Error> {
+    fn sync_hooks(&mut self, adding: bool) -> Result<(), Groot2Error> {
         let mut wanted = self.breaks.clone();
         wanted.extend(self.top.filter(|_| self.pausing));
         wanted.extend(self.held);
-        for &uid in self.hooks.difference(&wanted) {
-            self.publisher.remove_breakpoint(uid)?;
+        if adding {
+            for &uid in wanted.difference(&self.hooks) {
+                self.publisher.insert_breakpoint(uid)?;
+            }
+            self.hooks.extend(wanted);
+        } else {
+            for &uid in self.hooks.difference(&wanted) {
+                harmless(self.publisher.remove_breakpoint(uid))?;
+            }
+            self.hooks = wanted;
         }
-        for &uid in wanted.difference(&self.hooks) {
-            self.publisher.insert_breakpoint(uid)?;
-        }
-        self.hooks = wanted;
         Ok(())
     }
 
@@ -278,6 +342,7 @@ impl Watch {
     /// Stops watching: every hook is taken away (the program goes on) and the publisher
     /// stops keeping changes.
     pub fn detach(mut self) -> Result<(), Groot2Error> {
+        self.publisher.set_within(DETACH_WITHIN);
         self.publisher.remove_all_hooks()?;
         self.publisher.stop_recording()
     }
@@ -353,7 +418,7 @@ impl Watch {
         for (name, prefix) in &self.boards {
             if let Some(serde_json::Value::Object(keys)) = read.get(name) {
                 for (key, value) in keys {
-                    now.insert(format!("{prefix}{key}"), value.clone());
+                    now.insert(cut(&format!("{prefix}{key}"), MAX_KEY), value.clone());
                 }
             }
         }
@@ -383,6 +448,15 @@ impl Watch {
     }
 }
 
+/// What a hook request did, where a refusal is no harm: the publisher has no such hook
+/// (it went already, or the program let it go).
+fn harmless(done: Result<(), Groot2Error>) -> Result<(), Groot2Error> {
+    match done {
+        Err(e) if e.fault == Fault::Refused => Ok(()),
+        other => other,
+    }
+}
+
 /// A blackboard value as a context value: a number, text or true or false as it is; a
 /// value of another type (a list, an object) as its JSON; one BehaviorTree.CPP cannot
 /// write as JSON (null) as `(not shown by the program)`.
@@ -393,18 +467,18 @@ fn shown(value: &serde_json::Value) -> ValueOf<Arc<str>> {
         J::Number(n) => n
             .as_f64()
             .map_or_else(|| ValueOf::Text(Arc::from(n.to_string())), ValueOf::Number),
-        J::String(s) => ValueOf::Text(Arc::from(cut(s))),
+        J::String(s) => ValueOf::Text(Arc::from(cut(s, MAX_VALUE))),
         J::Null => ValueOf::Text(Arc::from("(a type the program does not export)")),
-        other => ValueOf::Text(Arc::from(cut(&other.to_string()))),
+        other => ValueOf::Text(Arc::from(cut(&other.to_string(), MAX_VALUE))),
     }
 }
 
-/// `text`, cut to [`MAX_VALUE`] bytes (at a character's edge) with `…` when longer.
-fn cut(text: &str) -> String {
-    if text.len() <= MAX_VALUE {
+/// `text`, cut to `max` bytes (at a character's edge) with `…` when longer.
+fn cut(text: &str, max: usize) -> String {
+    if text.len() <= max {
         return text.to_owned();
     }
-    let mut end = MAX_VALUE;
+    let mut end = max;
     while !text.is_char_boundary(end) {
         end -= 1;
     }
