@@ -3,7 +3,7 @@
 //! attach"): for robots and CI.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use super::steps::ctrl_c_pressed;
@@ -25,17 +25,8 @@ pub struct AttachArgs<'a> {
     pub within: Duration,
 }
 
-/// The file beside the trace `record` that keeps the tree the program sent:
-/// `NAME.recorded.xml` for `NAME.jsonl`.
-pub fn recorded_tree(record: &Path) -> PathBuf {
-    let stem = record
-        .file_stem()
-        .map_or_else(|| "recording".into(), |s| s.to_string_lossy().into_owned());
-    record.with_file_name(format!("{stem}.recorded.xml"))
-}
-
 /// `arbor attach ADDRESS --record FILE`: waits for the program at ADDRESS, then writes
-/// the tree it runs beside FILE ([`recorded_tree`]) and every status change and
+/// the tree it runs beside FILE ([`crate::io::recorded_tree`]) and every status change and
 /// blackboard value it shows to FILE, until `--seconds` have passed, the program stops
 /// answering or Ctrl+C. Exit 0 when it recorded, 130 on Ctrl+C before the program came,
 /// 2 when the address, the program or the file is wrong.
@@ -66,7 +57,7 @@ pub fn attach(args: &AttachArgs<'_>, out: &mut dyn Write, err: &mut dyn Write) -
             return EXIT_UNREADABLE;
         }
     };
-    let tree_file = recorded_tree(args.record);
+    let tree_file = crate::io::recorded_tree(args.record, 1, "xml");
     if crate::io::btcpp::is_xml(args.record) || crate::io::is_btlog(args.record) {
         let _ = writeln!(
             err,

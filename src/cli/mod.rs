@@ -39,7 +39,7 @@ mod test;
 mod validate;
 pub use crate::debug::parse_break;
 #[cfg(feature = "groot2")]
-pub use attach::{AttachArgs, attach, recorded_tree};
+pub use attach::{AttachArgs, attach};
 pub use btcpp::{Direction, transfer};
 pub use convert::convert;
 pub use coverage::{CoverageArgs, coverage};

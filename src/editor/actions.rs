@@ -49,6 +49,7 @@ impl Enabled for EditorApp {
                 .simulation()
                 .is_some_and(|s| s.games().iter().any(|g| !g.connected)),
             Command::CopyLiveAddress | Command::AttachProgram => self.live.is_some(),
+            Command::SaveRecording => self.simulation().is_some_and(|s| s.live_game().is_some()),
             Command::SimBack => self.simulation().is_some_and(|s| s.step_number() > 0),
             Command::SimReset => self.sim.is_some(),
             Command::BackToRunTree => self.simulation().is_some_and(|s| s.inside().is_some()),
@@ -399,6 +400,7 @@ impl EditorApp {
             Command::ClearEndedGames => self.clear_ended_games(),
             Command::CopyLiveAddress => self.copy_live_address(ctx),
             Command::AttachProgram => self.ask_program_address(),
+            Command::SaveRecording => self.ask_recording_path(),
             Command::SimReset => {
                 let mut replayed = false;
                 if let Some(s) = self.simulation_mut() {
@@ -1161,7 +1163,7 @@ impl EditorApp {
         self.choose_named(Purpose::SaveTree, name);
     }
 
-    fn choose_named(&mut self, purpose: Purpose, name: String) {
+    pub(super) fn choose_named(&mut self, purpose: Purpose, name: String) {
         let dir = self
             .doc
             .path()
@@ -1187,19 +1189,15 @@ impl EditorApp {
 
     /// Carries out `purpose` with the chosen file.
     fn chosen(&mut self, purpose: Purpose, path: &Path) {
+        let completed = purpose.completed(path);
+        let path = completed.as_path();
         match purpose {
             Purpose::OpenTree => {
                 self.open_path(path);
             }
             Purpose::SaveTree => {
-                // A name typed without an extension is a tree file: NAME.json.
-                let path = if path.extension().is_none() {
-                    path.with_extension("json")
-                } else {
-                    path.to_owned()
-                };
                 // Chosen again, the tree's own file is still checked against the disk.
-                self.save_checked(&path);
+                self.save_checked(path);
             }
             Purpose::OpenScenario => {
                 self.open_scenario(path);
@@ -1213,6 +1211,7 @@ impl EditorApp {
             Purpose::LoadModels => {
                 self.load_models(path);
             }
+            Purpose::SaveRecording => self.save_recording(path),
             Purpose::Asset(id, field) => {
                 let value = super::relative_asset(self.doc.path(), path);
                 if self.doc.path().is_none() {

@@ -25,6 +25,8 @@ pub enum Command {
     OpenTrace,
     /// Watch a running BehaviorTree.CPP program through its Groot2Publisher.
     AttachProgram,
+    /// Write what the game shown live sent as a trace file.
+    SaveRecording,
     /// Open the selected SubTree's asset (while the tree runs, the run goes on).
     OpenSubTree,
     /// Close the window (asking first about unsaved changes).
@@ -169,6 +171,7 @@ impl Command {
             Command::OpenScenario => "Open Scenario…",
             Command::OpenTrace => "Open Trace…",
             Command::AttachProgram => "Attach to BehaviorTree.CPP…",
+            Command::SaveRecording => "Save Recording…",
             Command::OpenSubTree => "Open SubTree",
             Command::Quit => "Quit",
             Command::ShowHelp => "Commands and Shortcuts…",
@@ -230,6 +233,9 @@ impl Command {
             }
             Command::AttachProgram => {
                 "Watch a running BehaviorTree.CPP program through its Groot2Publisher (its port, or HOST:PORT), lit live"
+            }
+            Command::SaveRecording => {
+                "Write what the game or program shown live sent (as much as the editor keeps) as a trace file, to replay and count later"
             }
             Command::BackToRunTree => "Show the tree the run runs again, from a SubTree's tree",
             Command::Quit => "Close Arbor (unsaved changes are asked about first)",
@@ -316,7 +322,7 @@ impl Command {
             Command::Save => &const { one(key(CMD, Key::S)) },
             Command::SaveAs => &const { one(key(CMD_SHIFT, Key::S)) },
             Command::OpenScenario => &[],
-            Command::OpenTrace | Command::AttachProgram => &[],
+            Command::OpenTrace | Command::AttachProgram | Command::SaveRecording => &[],
             Command::OpenSubTree => &const { one(key(CMD, Key::Enter)) },
             Command::Quit => &const { one(key(CMD, Key::Q)) },
             Command::ShowHelp => &const { one(key(NONE, Key::F1)) },
@@ -374,8 +380,8 @@ impl Command {
     pub fn menu(self) -> Menu {
         use Command::*;
         match self {
-            New | Open | Save | SaveAs | OpenScenario | OpenTrace | AttachProgram | OpenSubTree
-            | Quit => Menu::File,
+            New | Open | Save | SaveAs | OpenScenario | OpenTrace | AttachProgram
+            | SaveRecording | OpenSubTree | Quit => Menu::File,
             Undo | Redo | Cut | Copy | Paste | Duplicate | Delete | SelectAll | SelectNone
             | SelectSubtree | FindNode | Disconnect | ToggleCollapse | DeclareKeys => Menu::Edit,
             ZoomToFit | ZoomToSelection | ZoomIn | ZoomOut | ZoomReset | Arrange

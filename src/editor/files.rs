@@ -28,6 +28,8 @@ pub enum Purpose {
     Asset(NodeId, String),
     /// List this file of node models in the tree's project.
     LoadModels,
+    /// Write what the game shown live sent there, as a trace.
+    SaveRecording,
 }
 
 impl Purpose {
@@ -40,11 +42,21 @@ impl Purpose {
             Purpose::OpenCoverage => "Open a coverage file",
             Purpose::Asset(..) => "Choose the SubTree's tree file",
             Purpose::LoadModels => "Load node models",
+            Purpose::SaveRecording => "Save the recording as",
+        }
+    }
+
+    /// `path`, or, for a file to save whose name was typed without an extension, with the
+    /// first of the purpose's: a tree file `NAME.json`, a recording `NAME.jsonl`.
+    pub fn completed(&self, path: &Path) -> PathBuf {
+        match self.extensions().first() {
+            Some(ext) if self.saving() && path.extension().is_none() => path.with_extension(ext),
+            _ => path.to_owned(),
         }
     }
 
     fn saving(&self) -> bool {
-        matches!(self, Purpose::SaveTree)
+        matches!(self, Purpose::SaveTree | Purpose::SaveRecording)
     }
 
     /// The extensions of the files it is for (`json`; `jsonl` and `arbtrace` for a
@@ -53,6 +65,8 @@ impl Purpose {
         match self {
             // Arbor's traces, and BehaviorTree.CPP's recordings.
             Purpose::OpenTrace => &["jsonl", crate::runtime::BINARY_TRACE_EXTENSION, "btlog"],
+            // Arbor's traces.
+            Purpose::SaveRecording => &["jsonl", crate::runtime::BINARY_TRACE_EXTENSION],
             // A node library, a BehaviorTree.CPP file of models, a Groot2 project.
             Purpose::LoadModels => &["xml", "btproj", "json"],
             // Arbor's trees and BehaviorTree.CPP's.
@@ -125,7 +139,7 @@ pub fn native(
 ) -> Result<Option<PathBuf>, String> {
     let filter = match purpose {
         Purpose::OpenScenario => "Arbor scenario",
-        Purpose::OpenTrace => "Arbor trace",
+        Purpose::OpenTrace | Purpose::SaveRecording => "Arbor trace",
         Purpose::OpenCoverage => "Arbor coverage",
         Purpose::LoadModels => "Node models",
         _ => "Arbor tree",

@@ -30,6 +30,7 @@ mod panels;
 mod program;
 mod project;
 mod reading;
+mod recording;
 mod selection;
 mod settings;
 mod simulate;

@@ -123,3 +123,50 @@ pub fn convert_trace(input: &Path, output: &Path) -> Result<Converted, TraceErro
         (None, Ok(()), None) => Err(refused("nothing was written".into())),
     }
 }
+
+/// Writes `trace` (a replay's, a live session's) to the file `path`, in the encoding its
+/// name asks for ([`TraceEncoding::for_path`]), through a temporary file and a rename;
+/// the number of events written.
+pub fn write_recording(trace: &super::TraceFile, path: &Path) -> Result<usize, super::LoadError> {
+    let failed = |message: String| super::LoadError::Format {
+        path: path.to_owned(),
+        message,
+    };
+    let mut writer = TraceWriter::new(TraceEncoding::for_path(path), Vec::new(), "");
+    if let Some(header) = &trace.header {
+        writer.write_header(header);
+    }
+    let mut agent = None;
+    for e in &trace.events {
+        if agent != Some(e.agent) {
+            writer.set_agent(trace.agents.get(e.agent).map_or("", String::as_str));
+            agent = Some(e.agent);
+        }
+        writer.event(&e.as_event());
+        if writer.last_line_len() > MAX_TRACE_LINE {
+            return Err(failed(format!(
+                "an event of step {} is a line of {} bytes in JSON Lines, which holds at most {MAX_TRACE_LINE}",
+                e.step,
+                writer.last_line_len()
+            )));
+        }
+    }
+    let bytes = writer
+        .finish()
+        .map_err(|e| failed(format!("cannot write: {e}")))?;
+    super::write_atomically(path, &bytes)?;
+    Ok(trace.events.len())
+}
+
+/// The file beside the recording `record` that keeps the `n`th tree (1 the first) its
+/// run ran that is not on this machine, a file of extension `ext`: `NAME.recorded.xml`
+/// for `NAME.jsonl`, then `NAME.recorded-2.xml` …
+pub fn recorded_tree(record: &Path, n: usize, ext: &str) -> std::path::PathBuf {
+    let stem = record
+        .file_stem()
+        .map_or_else(|| "recording".into(), |s| s.to_string_lossy().into_owned());
+    match n {
+        0 | 1 => record.with_file_name(format!("{stem}.recorded.{ext}")),
+        n => record.with_file_name(format!("{stem}.recorded-{n}.{ext}")),
+    }
+}

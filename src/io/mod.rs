@@ -29,7 +29,7 @@ pub use btlog::{
     read_btlog_tree, read_changes,
 };
 pub use canonical::to_canonical_json;
-pub use convert::{Converted, convert_trace, write_trace};
+pub use convert::{Converted, convert_trace, recorded_tree, write_recording, write_trace};
 pub use files::TreeFiles;
 pub use format::{TREE_FORMAT, TREE_VERSION, parse_tree, tree_to_string};
 pub use header::{FileFormat, Header, HeaderProblem, read_header};

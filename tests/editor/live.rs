@@ -1014,3 +1014,47 @@ fn a_game_whose_code_declares_a_kind_otherwise_than_the_projects_library_is_flag
     );
     drop(link);
 }
+
+#[test]
+fn what_a_live_game_sent_is_saved_from_the_file_menu_as_a_trace_that_replays() {
+    let listener = Listener::local(0).unwrap();
+    let addr = listener.address().clone();
+    let mut h = harness(EditorApp::open(&tree()).unwrap().with_listener(listener));
+    let mut game = Game::new(
+        GameLink::connect_to(&hello("saver", &["unit-1"]), addr),
+        &["unit-1"],
+    );
+    choose(&mut h, &mut game, "saver");
+    game.until(&mut h, "twenty steps", |g, h| {
+        g.steps(0) >= 20
+            && h.state()
+                .simulation()
+                .and_then(|s| s.source())
+                .is_some_and(|s| s.head() >= 20)
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().join("saver.arbtrace");
+    save_recording_as(&mut h, &record);
+    assert!(record.is_file(), "{}", h.state().last_message());
+    // The game's tree is on this machine: the trace names it, and nothing is written
+    // beside it. Its events are those the editor holds of the game, in order.
+    let trace = arbor::io::read_trace(&record).unwrap();
+    let named = &trace.header.as_ref().unwrap().agents[0].tree;
+    assert!(std::path::Path::new(named).is_file(), "{named}");
+    assert!(!dir.path().join("saver.recorded.json").exists());
+    let held = h
+        .state()
+        .simulation()
+        .unwrap()
+        .source()
+        .unwrap()
+        .replayed()
+        .unwrap()
+        .trace()
+        .events
+        .clone();
+    assert_eq!(trace.events.len(), held.len());
+    for (a, b) in trace.events.iter().zip(&held) {
+        assert_eq!((a.step, &a.node, &a.kind), (b.step, &b.node, &b.kind));
+    }
+}

@@ -15,6 +15,7 @@ use eframe::egui::{Key, Modifiers};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 
+use crate::support::save_recording_as;
 use common::harness;
 use common::input::key;
 use common::program::Program;
@@ -131,4 +132,43 @@ fn a_behaviortree_cpp_program_attached_from_the_file_menu_is_lit_live_and_held_b
         }
     };
     assert_eq!(tick["tick"], ticks + 1);
+    // File > Save Recording…: what was seen, as a trace, with the program's tree beside.
+    until(&mut h, "walk's last entry shown", |h| {
+        entered(h, "walk") >= 2
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().join("patrol_live.jsonl");
+    save_recording_as(&mut h, &record);
+    assert!(record.is_file(), "{}", h.state().last_message());
+    let tree = dir.path().join("patrol_live.recorded.xml");
+    assert!(
+        h.state()
+            .last_message()
+            .contains("patrol_live.recorded.xml")
+    );
+    let trace = arbor::io::read_trace(&record).unwrap();
+    assert_eq!(
+        trace.header.as_ref().unwrap().agents[0].tree,
+        "patrol_live.recorded.xml"
+    );
+    let walk_entries = trace
+        .events
+        .iter()
+        .filter(|e| {
+            e.node.as_deref() == Some("walk") && e.kind == arbor::runtime::EventKindOf::Enter
+        })
+        .count();
+    assert!(walk_entries >= 2, "{walk_entries}");
+    // The tree beside it is the program's, and it replays the recording.
+    let (loaded, _) = arbor::io::load_tree_kept(&tree)
+        .map(|(t, _, k)| (t, k))
+        .unwrap();
+    assert!(loaded.node(&NodeId::new("walk")).is_some());
+    let replayed = harness(EditorApp::start(None, Some(&record), None));
+    assert!(
+        replayed.state().tree().node(&NodeId::new("walk")).is_some(),
+        "{}",
+        replayed.state().status()
+    );
+    assert!(replayed.state().simulation().unwrap().is_replay());
 }

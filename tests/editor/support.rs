@@ -185,3 +185,20 @@ pub(crate) fn click_in_side_panel(h: &mut Harness<'static, EditorApp>, label: &s
     h.get_by_role_and_label(Role::Button, label).click();
     h.run_steps(3);
 }
+
+/// File > Save Recording…, `path` typed over the name offered, and Enter.
+pub(crate) fn save_recording_as(h: &mut Harness<'static, EditorApp>, path: &std::path::Path) {
+    h.get_by_role_and_label(Role::Button, "File").click();
+    h.run_steps(2);
+    h.get_by_label("Save Recording…").click();
+    h.run_steps(3);
+    h.get_by_label("Save the recording as").focus();
+    h.key_press_modifiers(Modifiers::COMMAND, Key::A);
+    h.get_by_label("Save the recording as")
+        .type_text(&path.display().to_string());
+    h.run_steps(2);
+    h.get_by_label("Save the recording as").focus();
+    h.run_steps(1);
+    h.key_press(Key::Enter);
+    h.run_steps(3);
+}
