@@ -15,6 +15,11 @@
 //! `cargo bench --bench remote` (`ARBOR_BENCH_ROUNDS=N` rounds, default 15).
 #![allow(clippy::expect_used)]
 
+#[path = "common/mod.rs"]
+mod common;
+
+use common::median;
+
 use std::io::{BufRead, BufReader, Write};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -78,11 +83,6 @@ fn frames(program: &Arc<Program<()>>, link: Option<&GameLink>) -> (f64, f64) {
     (median(&mut each), worst)
 }
 
-fn median(v: &mut [f64]) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
-
 /// An editor that says the welcome and then junk, as fast as the game reads it, until
 /// `stop`.
 fn hostile_editor(stop: Arc<AtomicBool>) -> EditorAddress {
@@ -136,10 +136,7 @@ fn wait_for(link: &GameLink) {
 }
 
 fn main() {
-    let rounds: usize = std::env::var("ARBOR_BENCH_ROUNDS")
-        .ok()
-        .and_then(|r| r.parse().ok())
-        .unwrap_or(15);
+    let rounds = common::rounds(15);
     let program = program();
     // No editor: a port nobody listens on.
     let free = std::net::TcpListener::bind("127.0.0.1:0")

@@ -12,6 +12,11 @@
 //! `cargo bench --bench trace` (`ARBOR_BENCH_ROUNDS=N` rounds, default 15).
 #![allow(clippy::expect_used, missing_docs)]
 
+#[path = "common/mod.rs"]
+mod common;
+
+use common::median;
+
 use std::io::Write;
 use std::path::Path;
 use std::sync::Arc;
@@ -153,16 +158,8 @@ fn timed<O: Observer>(
     (start.elapsed().as_secs_f64(), bytes)
 }
 
-fn median(v: &mut [f64]) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
-
 fn main() {
-    let rounds: usize = std::env::var("ARBOR_BENCH_ROUNDS")
-        .ok()
-        .and_then(|r| r.parse().ok())
-        .unwrap_or(if cfg!(debug_assertions) { 1 } else { 15 });
+    let rounds = common::rounds(if cfg!(debug_assertions) { 1 } else { 15 });
     let steps = if cfg!(debug_assertions) { 50 } else { 1_000 };
     let run = gather(steps);
     let dir = tempfile::tempdir().expect("a folder for the files");

@@ -507,3 +507,45 @@ fn a_program_is_shown_to_the_editor_as_a_game() {
     drop(bridge);
     assert!(program.json(Duration::from_secs(10)).is_some(), "let go");
 }
+
+#[test]
+fn a_program_that_stops_and_starts_again_is_shown_again_as_its_next_run() {
+    use arbor::remote::Listener;
+    use arbor::remote::groot2::{Bridge, Polling};
+    let program = Program::start();
+    let port = program.port;
+    let listener = Listener::local(0).unwrap();
+    let polling = Polling::new(20.0, Duration::from_millis(500)).unwrap();
+    let bridge = Bridge::start(
+        program.address(),
+        listener.address().clone(),
+        polling,
+        || {},
+    )
+    .unwrap();
+    let until = |what: &str, done: &dyn Fn() -> bool| {
+        let end = Instant::now() + Duration::from_secs(30);
+        while !done() {
+            assert!(
+                Instant::now() < end,
+                "never {what}: {:?}",
+                bridge.take_news()
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    };
+    until("shown", &|| listener.games().iter().any(|g| g.connected));
+    // The program ends: its run ends, and the bridge says so.
+    drop(program);
+    until("ended", &|| listener.games().iter().all(|g| !g.connected));
+    // Started again on its port: shown again, as the game's next run.
+    let _again = Program::start_on(port);
+    until("shown again", &|| {
+        listener.games().iter().any(|g| g.connected && g.run == 2)
+    });
+    let news = bridge.take_news().join("; ");
+    assert!(
+        news.contains("its run ends here; waiting for it again"),
+        "{news}"
+    );
+}

@@ -39,7 +39,11 @@ pub struct Program {
 impl Program {
     /// Starts it, and waits for its publisher.
     pub fn start() -> Self {
-        let port = ports();
+        Self::start_on(ports())
+    }
+
+    /// Starts it with its publisher on `port` (and the next), and waits for it.
+    pub fn start_on(port: u16) -> Self {
         let mut child = Command::new(super::btcpp_python())
             .arg(super::repo().join("tests/btcpp/publish.py"))
             .arg(port.to_string())
