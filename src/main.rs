@@ -187,6 +187,8 @@ fn command(
             game,
             #[cfg(feature = "groot2")]
             attach,
+            #[cfg(feature = "groot2")]
+            hz,
             start,
         }) => {
             let from = match start.run_from() {
@@ -204,11 +206,12 @@ fn command(
                 return cli::EXIT_UNREADABLE;
             }
             #[cfg(not(feature = "groot2"))]
-            let attach: Option<String> = None;
+            let (attach, hz): (Option<String>, Option<f64>) = (None, None);
             let live = Live {
                 listen: listen.as_deref(),
                 game: game.as_deref(),
                 attach: attach.as_deref(),
+                hz,
             };
             editor(
                 file.as_deref(),
@@ -241,6 +244,7 @@ struct Live<'a> {
     listen: Option<&'a str>,
     game: Option<&'a str>,
     attach: Option<&'a str>,
+    hz: Option<f64>,
 }
 
 #[cfg(feature = "gui")]
@@ -257,6 +261,7 @@ fn editor(
         listen: live.listen,
         game: live.game,
         attach: live.attach,
+        hz: live.hz,
     };
     match arbor::editor::run(file, run, trace, &live, project, from) {
         Ok(()) => cli::EXIT_OK,

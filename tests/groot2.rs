@@ -549,3 +549,109 @@ fn a_program_that_stops_and_starts_again_is_shown_again_as_its_next_run() {
         "{news}"
     );
 }
+
+#[test]
+fn a_node_forced_reports_its_status_instead_of_running() {
+    use arbor::debug::Forced;
+    let mut program = Program::start();
+    let (mut watch, _) = Watch::attach(&program.address(), WITHIN).unwrap();
+    // `done` (a condition that succeeds) made to fail: its Inverter succeeds, and so does
+    // the run, at its third tick; the program's own `done` is never called.
+    assert!(watch.force("done", Some(Forced::Failure)).unwrap());
+    assert!(!watch.force("no_such_node", Some(Forced::Success)).unwrap());
+    let mut events = Vec::new();
+    program.say("tick 3 0");
+    let mut ticks = Vec::new();
+    for _ in 0..3 {
+        ticks.push(program.json(Duration::from_secs(30)).unwrap());
+        events.extend(watch.poll().unwrap().events);
+    }
+    assert_eq!(ticks[2]["status"], "SUCCESS", "{ticks:?}");
+    poll_until(&mut watch, &mut events, |e| {
+        e.iter().any(|e| matches!(e.kind, EventKindOf::Complete(_)))
+    });
+    assert_eq!(exits(&events, "done"), vec!["FAILURE".to_owned()]);
+    assert_eq!(exits(&events, "not_done"), vec!["SUCCESS".to_owned()]);
+    // Set back: it runs as it is again.
+    assert!(watch.force("done", None).unwrap());
+    program.say("tick 3 0");
+    for _ in 0..3 {
+        program.json(Duration::from_secs(30)).unwrap();
+        events.extend(watch.poll().unwrap().events);
+    }
+    program.say("counts");
+    let counts = program.json(WITHIN).unwrap();
+    assert_eq!(counts["counts"]["done"], serde_json::json!(["SUCCESS"]));
+    poll_until(&mut watch, &mut events, |e| exits(e, "done").len() == 2);
+    assert_eq!(exits(&events, "done"), vec!["FAILURE", "SUCCESS"]);
+}
+
+/// What `arbor coverage --json` counts of node `id` of the one tree of `json`: entered,
+/// succeeded, failed.
+fn counted(json: &serde_json::Value, id: &str) -> (u64, u64, u64) {
+    let nodes = json["trees"][0]["nodes"].as_array().unwrap();
+    let n = nodes
+        .iter()
+        .find(|n| n["id"] == id)
+        .unwrap_or_else(|| panic!("{id} in {json}"));
+    let get = |k: &str| n[k].as_u64().unwrap_or(0);
+    (get("entered"), get("succeeded"), get("failed"))
+}
+
+/// A leaf's results, as the program counts them: the ticks that entered it (a first
+/// tick, or one after it finished), its successes and its failures.
+fn reported(results: &serde_json::Value) -> (u64, u64, u64) {
+    let mut finished = true;
+    let (mut entered, mut succeeded, mut failed) = (0, 0, 0);
+    for r in results.as_array().unwrap() {
+        if finished {
+            entered += 1;
+        }
+        finished = r != "RUNNING";
+        match r.as_str() {
+            Some("SUCCESS") => succeeded += 1,
+            Some("FAILURE") => failed += 1,
+            _ => {}
+        }
+    }
+    (entered, succeeded, failed)
+}
+
+#[test]
+fn a_btlog_the_program_wrote_is_counted_as_the_program_counts_its_leaves() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("patrol.btlog");
+    let mut program = Program::start_logging(&log);
+    program.say("tick 10 5");
+    for _ in 0..10 {
+        program.json(Duration::from_secs(30)).unwrap();
+    }
+    program.say("counts");
+    let counts = program.json(WITHIN).unwrap();
+    program.say("quit");
+    assert_eq!(
+        program.line(Duration::from_secs(30)).as_deref(),
+        Some("bye")
+    );
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_arbor"))
+        .args(["coverage", "--json"])
+        .arg(&log)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+    for (leaf, id) in [
+        ("walk", "walk"),
+        ("see_enemy", "sub_tree/see_enemy"),
+        ("done", "done"),
+    ] {
+        let program_says = reported(&counts["counts"][leaf]);
+        assert!(program_says.0 > 0, "{leaf}");
+        assert_eq!(counted(&json, id), program_says, "{leaf}: {json}");
+    }
+}

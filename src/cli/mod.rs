@@ -109,6 +109,11 @@ pub enum Command {
         #[cfg(feature = "groot2")]
         #[arg(long, value_name = "ADDRESS", conflicts_with_all = ["trace", "game"])]
         attach: Option<String>,
+        /// How often a BehaviorTree.CPP program attached to is polled, a second (20):
+        /// `--attach`'s and File > Attach to BehaviorTree.CPP…'s.
+        #[cfg(feature = "groot2")]
+        #[arg(long, value_name = "HZ")]
+        hz: Option<f64>,
         /// Where the run starts.
         #[command(flatten)]
         start: StartArgs,

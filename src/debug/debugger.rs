@@ -16,8 +16,8 @@ mod navigate;
 
 use super::source::{KnownKey, Titles};
 use super::{
-    Breakpoint, GameBreakpoint, GameCommand, GameRow, GameTrigger, Hit, Marker, NodeView, Replay,
-    Session, Source,
+    Breakpoint, Forced, GameBreakpoint, GameCommand, GameForce, GameRow, GameTrigger, Hit, Marker,
+    NodeView, Replay, Session, Source,
 };
 use crate::model::{Catalog, NodeId, Tree};
 use crate::world::{SimError, Simulation, parse_scenario};
@@ -78,8 +78,8 @@ struct LiveRun {
     told_for: Option<(Vec<Breakpoint>, u64)>,
     /// What to tell the game, taken by the app.
     asks: Vec<GameCommand>,
-    /// The agents the game held when last looked at ([`Debugger::note_held`]).
-    held: Vec<String>,
+    /// The nodes the game was asked to make report a result, by trace id.
+    forced: HashMap<String, Forced>,
 }
 
 /// What the debugger needs to show a game live: what the listener knows of it.
@@ -372,7 +372,7 @@ impl Debugger {
                 told: None,
                 told_for: None,
                 asks: Vec::new(),
-                held: Vec::new(),
+                forced: HashMap::new(),
             }),
         );
         d.run = Some(Source::replay(replay));
@@ -710,33 +710,6 @@ impl Debugger {
             self.seek(head);
         } else {
             self.refresh_live();
-        }
-    }
-
-    /// After what the game shown live sent was fed: an agent it holds now that it did not
-    /// hold before stops a view that follows the game, as a breakpoint hit in what came
-    /// does. (A BehaviorTree.CPP program is held before the node it enters, so the entry
-    /// comes only when it is let go.)
-    pub fn note_held(&mut self) {
-        let now = self
-            .live_row()
-            .map(|g| g.paused.clone())
-            .unwrap_or_default();
-        let Origin::Live(l) = &mut self.origin else {
-            return;
-        };
-        let newly: Vec<String> = now
-            .iter()
-            .filter(|a| !l.held.contains(a))
-            .cloned()
-            .collect();
-        l.held = now;
-        if self.running && !newly.is_empty() {
-            self.running = false;
-            self.news = Some(format!(
-                "{} held in the game: Run lets it go, Step steps it",
-                newly.join(", ")
-            ));
         }
     }
 
@@ -1185,14 +1158,48 @@ impl Debugger {
             .kind_of(&self.traced(node))
     }
 
-    /// What the stand-in shown as `node` is forced to at the shown step.
+    /// Whether the game shown live can make its nodes report a result instead of running
+    /// (a BehaviorTree.CPP program: its publisher's substitution).
+    pub fn game_forces(&self) -> bool {
+        self.live_row().is_some_and(|g| g.forces && g.connected)
+    }
+
+    /// What the stand-in shown as `node` is forced to at the shown step; in a game shown
+    /// live, what the game was asked to make the node report.
     pub fn forced(&self, node: &NodeId) -> Option<crate::runtime::Outcome> {
+        if let Origin::Live(l) = &self.origin {
+            return l.forced.get(&self.traced(node)).map(|f| match f {
+                Forced::Success => crate::runtime::Outcome::Success,
+                Forced::Failure => crate::runtime::Outcome::Failure,
+            });
+        }
         self.session()?.forced(&self.run_tree(), &self.traced(node))
     }
 
     /// Forces the stand-in shown as `node` to report `outcome` (`None`: its script) from
-    /// the next step on; false when it is no stand-in.
+    /// the next step on; in a game shown live that forces, asks the game to make the node
+    /// report it (success or failure) instead of running. False when it cannot be.
     pub fn force(&mut self, node: &NodeId, outcome: Option<crate::runtime::Outcome>) -> bool {
+        if matches!(self.origin, Origin::Live(_)) {
+            let status = match outcome {
+                None => None,
+                Some(crate::runtime::Outcome::Success) => Some(Forced::Success),
+                Some(crate::runtime::Outcome::Failure) => Some(Forced::Failure),
+                Some(_) => return false,
+            };
+            if !self.game_forces() {
+                return false;
+            }
+            let id = self.traced(node);
+            if let Origin::Live(l) = &mut self.origin {
+                match status {
+                    Some(s) => l.forced.insert(id.clone(), s),
+                    None => l.forced.remove(&id),
+                };
+            }
+            self.ask_game(GameCommand::Force(GameForce { node: id, status }));
+            return true;
+        }
         let (tree, id) = (self.run_tree(), self.traced(node));
         self.run
             .as_mut()

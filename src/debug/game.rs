@@ -24,6 +24,30 @@ pub enum GameCommand {
     /// The agents to stream besides those the game streams of itself (replacing the
     /// list said before).
     Stream(Vec<String>),
+    /// A node made to report a result instead of running, or to run again (a game whose
+    /// hello says it `forces`).
+    Force(GameForce),
+}
+
+/// A node of every agent of the game made to report `status` instead of running
+/// (`None`: it runs as it is again).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GameForce {
+    /// The node (its trace id).
+    pub node: String,
+    /// What it reports.
+    pub status: Option<Forced>,
+}
+
+/// What a node of a game can be made to report.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Forced {
+    /// Success.
+    Success,
+    /// Failure.
+    Failure,
 }
 
 /// A breakpoint as a game is told it: a node, what stops an agent there, and the agents it
@@ -71,4 +95,6 @@ pub struct GameRow {
     pub dropped: u64,
     /// Its agents paused now, as it said.
     pub paused: Vec<String>,
+    /// Whether it can make a node report a result instead of running ([`GameForce`]).
+    pub forces: bool,
 }

@@ -28,7 +28,7 @@ pub use breakpoints::{BreakOn, Breakpoint, Breakpoints};
 pub use debugger::{
     DT, Debugger, Inside, Light, Live, LiveStart, SAMPLE_SCENARIO, SPEEDS, TreeSource,
 };
-pub use game::{GameBreakpoint, GameCommand, GameRow, GameTrigger};
+pub use game::{Forced, GameBreakpoint, GameCommand, GameForce, GameRow, GameTrigger};
 pub use history::{KEY_HISTORY_KEEP, KeyChange, KeyHistory, KeyWrite};
 pub use log::{Logged, LoggedKind, describe, failure_words};
 pub use replay::{

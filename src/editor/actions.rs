@@ -135,13 +135,28 @@ impl EditorApp {
                 self.say(format!("Breakpoint on {id}: breaks on {}", on.name()));
             }
             Change::Force(id, outcome) => {
+                let live = self
+                    .simulation()
+                    .is_some_and(|run| run.live_game().is_some());
                 let forced = self
                     .simulation_mut()
                     .is_some_and(|run| run.force(&id, outcome));
-                match (forced, outcome) {
-                    (false, _) => self.say_problem(format!("{id} does not run as a stand-in")),
-                    (true, None) => self.say(format!("{id} follows its stand-in script again")),
-                    (true, Some(o)) => self.say(format!(
+                match (forced, outcome, live) {
+                    (false, _, true) => {
+                        self.say_problem(format!("{id} cannot be forced in the game shown live"));
+                    }
+                    (false, _, false) => {
+                        self.say_problem(format!("{id} does not run as a stand-in"));
+                    }
+                    (true, None, true) => self.say(format!("{id} runs as it is again")),
+                    (true, None, false) => {
+                        self.say(format!("{id} follows its stand-in script again"));
+                    }
+                    (true, Some(o), true) => self.say(format!(
+                        "{id} now reports {} instead of running, until set back",
+                        super::viewer::outcome_word(o)
+                    )),
+                    (true, Some(o), false) => self.say(format!(
                         "{id} now reports {} for the rest of the run",
                         super::viewer::outcome_word(o)
                     )),

@@ -84,6 +84,7 @@ fn row_of(g: &GameInfo) -> GameRow {
         problem: g.problem.clone(),
         dropped: g.dropped,
         paused: g.paused.iter().cloned().collect(),
+        forces: g.hello.forces,
     }
 }
 
@@ -164,7 +165,6 @@ impl EditorApp {
                 match listener.since(id, run.next_event(), known) {
                     Some(r) if Some(r.run) == run.live_run() && r.missed == 0 => {
                         run.feed(&r.agents, r.events, r.next, breakpoints);
-                        run.note_held();
                     }
                     // The editor fell behind the window (it was not drawn for long): the
                     // run is shown again from what is kept.

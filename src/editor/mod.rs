@@ -1135,6 +1135,8 @@ pub struct LiveArgs<'a> {
     pub game: Option<&'a str>,
     /// `--attach`: a Groot2Publisher's address.
     pub attach: Option<&'a str>,
+    /// `--hz`: how often a program attached to is polled, a second.
+    pub hz: Option<f64>,
 }
 
 /// Opens the editor window on `file` (see [`EditorApp::start`]), or on the bundled
@@ -1170,6 +1172,12 @@ pub fn run(
     }
     if let Some(game) = live_args.game {
         app.show_game_when_it_comes(game);
+    }
+    if let Some(hz) = live_args.hz {
+        app.set_program_polling(crate::remote::groot2::Polling::new(
+            hz,
+            crate::remote::groot2::Polling::default().within,
+        )?);
     }
     if let Some(address) = live_args.attach {
         if app.live_attach().is_none() {

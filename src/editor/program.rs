@@ -20,6 +20,8 @@ pub struct ProgramAttach {
     asked: Option<PublisherAddress>,
     /// The address typed last, offered again.
     last: Option<String>,
+    /// How the program is polled.
+    polling: Polling,
 }
 
 impl ProgramAttach {
@@ -48,7 +50,7 @@ impl EditorApp {
         let editor = live.listener().address().clone();
         // The program attached before goes on without its hooks.
         live.program.bridge = None;
-        let started = Bridge::start(address.clone(), editor, Polling::default(), move || {
+        let started = Bridge::start(address.clone(), editor, live.program.polling, move || {
             woken.request_repaint();
         });
         match started {
@@ -58,6 +60,13 @@ impl EditorApp {
                 self.say(format!("Attaching to BehaviorTree.CPP at {address}…"));
             }
             Err(e) => self.say_problem(format!("Cannot attach to {address}: {e}")),
+        }
+    }
+
+    /// How a program attached to from now on is polled (`arbor edit --hz`).
+    pub fn set_program_polling(&mut self, polling: Polling) {
+        if let Some(live) = &mut self.live {
+            live.program.polling = polling;
         }
     }
 

@@ -1035,19 +1035,28 @@ impl SnarlViewer<NodeId> for Viewer<'_> {
             }
         });
         let run = self.look.run;
-        if let Some(kind) = run.and_then(|r| r.stand_in(&id)) {
+        let stand_in = run.and_then(|r| r.stand_in(&id));
+        // A node of a program shown live that can substitute results (BehaviorTree.CPP).
+        let live = stand_in.is_none() && run.is_some_and(crate::debug::Debugger::game_forces);
+        if stand_in.is_some() || live {
             use crate::runtime::Outcome;
             let forced = run.and_then(|r| r.forced(&id));
-            let condition = kind == crate::runtime::StandInKind::Condition;
+            let condition = stand_in == Some(crate::runtime::StandInKind::Condition);
+            let hover = if live {
+                "Make the program's node report this instead of running, until set back (its publisher's substitution)"
+            } else {
+                "This node runs as its library's stand-in: force what it reports for the rest of the run"
+            };
             ui.menu_button("Force Result", |ui| {
                 let mut choices = vec![None, Some(Outcome::Success), Some(Outcome::Failure)];
-                if !condition {
+                if !condition && !live {
                     choices.push(Some(Outcome::Running));
                 }
                 for o in choices {
-                    let label = match o {
-                        None => "As scripted".to_owned(),
-                        Some(o) => outcome_word(o).to_owned(),
+                    let label = match (o, live) {
+                        (None, true) => "As it runs".to_owned(),
+                        (None, false) => "As scripted".to_owned(),
+                        (Some(o), _) => outcome_word(o).to_owned(),
                     };
                     if ui.radio(forced == o, label).clicked() {
                         self.out.force = Some((id.clone(), o));
@@ -1056,7 +1065,7 @@ impl SnarlViewer<NodeId> for Viewer<'_> {
                 }
             })
             .response
-            .on_hover_text("This node runs as its library's stand-in: force what it reports for the rest of the run");
+            .on_hover_text(hover);
         }
     }
 

@@ -250,15 +250,19 @@ impl ProjectCatalog {
     }
 
     /// This catalog with the kinds that the `<TreeNodesModel>` of the BehaviorTree.CPP file
-    /// `tree` describes and that it does not know, as a library named after the file
+    /// (or recording) `tree` describes and that it does not know, as a library named after the file
     /// (docs/BTCPP.md, "The file's own models"); `None` when the file is not
     /// BehaviorTree.CPP's, does not read, or describes no such kind. (A file that does not
     /// read says why when its tree is loaded.)
     pub fn with_file_models(&self, tree: &Path) -> Option<Self> {
-        if !super::btcpp::is_xml(tree) {
+        // (A BehaviorTree.CPP recording's tree is the document it embeds.)
+        let text = if super::is_btlog(tree) {
+            super::read_btlog_tree(tree).ok()?
+        } else if super::btcpp::is_xml(tree) {
+            super::read_text(tree).ok()?
+        } else {
             return None;
-        }
-        let text = super::read_text(tree).ok()?;
+        };
         let name = super::btcpp::library_name(tree);
         let (library, _) = super::btcpp::models_library(&text, tree, &name).ok()?;
         let mut me = self.clone();

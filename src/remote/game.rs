@@ -333,6 +333,8 @@ impl LinkState {
                     }
                 }
             }
+            // (A Rust game's hello does not say it forces: the editor never asks.)
+            GameCommand::Force(_) => {}
             GameCommand::Stream(agents) => {
                 let mut asked = vec![false; n];
                 for p in agents.iter().filter_map(|a| place(a)) {

@@ -46,6 +46,10 @@ pub struct Hello {
     /// The editor can ask for more of the run's agents ([`GameCommand::Stream`]).
     #[serde(default)]
     pub streamed: Option<Vec<String>>,
+    /// Whether it can make a node report a result instead of running
+    /// ([`GameCommand::Force`]); the editor then offers Force Result on its nodes.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub forces: bool,
 }
 
 impl Hello {
@@ -89,6 +93,7 @@ impl Hello {
             trees,
             libraries: Vec::new(),
             streamed: None,
+            forces: false,
         }
     }
 

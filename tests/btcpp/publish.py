@@ -1,5 +1,7 @@
 """A BehaviorTree.CPP program to attach to: it runs a patrol tree with scripted leaves and
-a Groot2Publisher on the port named on the command line, for tests/groot2.rs.
+a Groot2Publisher on the port named on the command line, for tests/groot2.rs; with a
+second argument, it also records its run there with BehaviorTree.CPP's FileLogger2
+(a `.btlog`, written whole when it quits).
 
 It prints `ready` once the publisher listens, then reads commands on standard input, one a
 line, and answers each on standard output, one JSON object a line:
@@ -78,6 +80,7 @@ def main():
     board = tree.root_blackboard()
     board.set_int("laps", 0)
     publisher = bt.Groot2Publisher(tree, port)
+    logger = bt.FileLogger(tree, sys.argv[2]) if len(sys.argv) > 2 else None
     print("ready", flush=True)
     ticks = 0
     for line in sys.stdin:
@@ -99,7 +102,9 @@ def main():
             print(json.dumps({"counts": counts}), flush=True)
         elif words[0] == "quit":
             break
+    del logger
     del publisher
+    print("bye", flush=True)
 
 
 if __name__ == "__main__":

@@ -44,9 +44,19 @@ impl Program {
 
     /// Starts it with its publisher on `port` (and the next), and waits for it.
     pub fn start_on(port: u16) -> Self {
+        Self::launch(port, None)
+    }
+
+    /// Starts it, recording its run into the `.btlog` `log` too (written when it quits).
+    pub fn start_logging(log: &std::path::Path) -> Self {
+        Self::launch(ports(), Some(log))
+    }
+
+    fn launch(port: u16, log: Option<&std::path::Path>) -> Self {
         let mut child = Command::new(super::btcpp_python())
             .arg(super::repo().join("tests/btcpp/publish.py"))
             .arg(port.to_string())
+            .args(log)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .spawn()

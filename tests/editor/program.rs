@@ -172,3 +172,68 @@ fn a_behaviortree_cpp_program_attached_from_the_file_menu_is_lit_live_and_held_b
     );
     assert!(replayed.state().simulation().unwrap().is_replay());
 }
+
+/// Right-clicks node `id` (in view) and chooses `choice` in its Force Result menu.
+fn force(h: &mut Harness<'static, EditorApp>, id: &str, choice: &str) {
+    let at = common::input::on_node(h, id);
+    assert!(
+        h.state().canvas_rect().unwrap().contains(at),
+        "{id} in view"
+    );
+    common::input::click_at(
+        h,
+        at,
+        eframe::egui::PointerButton::Secondary,
+        Modifiers::NONE,
+    );
+    h.get_by_label("Force Result ⏵").click();
+    h.run_steps(2);
+    h.get_by_label(choice).click();
+    h.run_steps(3);
+}
+
+#[test]
+fn a_node_of_a_behaviortree_cpp_program_is_forced_from_its_right_click_menu_and_set_back() {
+    let mut program = Program::start();
+    let listener = Listener::local(0).unwrap();
+    let mut app = EditorApp::new(arbor::editor::new_tree(), None).with_listener(listener);
+    app.attach_program(program.address());
+    let mut h = harness(app);
+    until(&mut h, "the program shown live", |h| {
+        h.query_by_label_contains("live: BehaviorTree.CPP at")
+            .is_some()
+    });
+    // `patrol` (the Sequence under Root) right-clicked, Force Result ⏵ failure.
+    h.run_steps(3);
+    force(&mut h, "patrol", "failure");
+    h.get_by_label_contains("patrol now reports failure instead of running");
+    // The bridge forces it at its next poll: the program's ticks then fail at once, its
+    // leaves not called.
+    let end = Instant::now() + Duration::from_secs(30);
+    let mut failed = 0;
+    while failed < 3 {
+        assert!(Instant::now() < end, "never forced: {}", h.state().status());
+        program.say("tick 1 0");
+        let tick = program.json(Duration::from_secs(30)).unwrap();
+        failed = if tick["status"] == "FAILURE" {
+            failed + 1
+        } else {
+            0
+        };
+        h.run_steps(1);
+    }
+    // Forced: every tick fails, and no leaf of the program runs.
+    program.say("counts");
+    let before = program.json(Duration::from_secs(10)).unwrap();
+    program.say("tick 5 0");
+    for _ in 0..5 {
+        let tick = program.json(Duration::from_secs(30)).unwrap();
+        assert_eq!(tick["status"], "FAILURE", "{tick}");
+    }
+    program.say("counts");
+    let after = program.json(Duration::from_secs(10)).unwrap();
+    assert_eq!(before, after);
+    // As it runs: the program's own Sequence again.
+    force(&mut h, "patrol", "As it runs");
+    h.get_by_label_contains("patrol runs as it is again");
+}

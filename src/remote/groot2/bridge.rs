@@ -328,6 +328,11 @@ impl Run {
                 t.id
             )),
             GameCommand::Stream(_) => {}
+            GameCommand::Force(f) => {
+                if !watch.force(&f.node, f.status)? {
+                    self.say(format!("The program has no node '{}' to force", f.node));
+                }
+            }
         }
         Ok(())
     }
@@ -352,6 +357,7 @@ impl Run {
             }],
             libraries: own_kinds(watch),
             streamed: None,
+            forces: true,
         };
         stream
             .write_all(&line_of(&hello))

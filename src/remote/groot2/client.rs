@@ -267,22 +267,29 @@ impl Publisher {
         Ok(changes)
     }
 
-    /// A breakpoint on node `uid`: the program is held before each tick of the node,
-    /// until [`Publisher::unlock`].
-    pub fn insert_breakpoint(&mut self, uid: u16) -> Result<(), Groot2Error> {
+    /// A hook on node `uid` (one a node; this one replaces the one before): with
+    /// `replace` `None`, a breakpoint, which holds the program before each tick of the
+    /// node until [`Publisher::unlock`]; with a status (2 success, 3 failure), the node
+    /// reports it instead of running (BehaviorTree.CPP's substitution).
+    pub fn insert_hook(&mut self, uid: u16, replace: Option<u8>) -> Result<(), Groot2Error> {
+        let (mode, status) = match replace {
+            None => (0, "SKIPPED"),
+            Some(2) => (1, "SUCCESS"),
+            Some(_) => (1, "FAILURE"),
+        };
         let hook = serde_json::json!({
             "enabled": true,
             "uid": uid,
-            "mode": 0,
+            "mode": mode,
             "once": false,
-            "desired_status": "SKIPPED",
+            "desired_status": status,
             "position": 0,
         });
         self.request(Request::HookInsert, Some(hook.to_string().as_bytes()))
             .map(|_| ())
     }
 
-    /// Takes node `uid`'s breakpoint away (a node held there is let go).
+    /// Takes node `uid`'s hook away (a node held there is let go).
     pub fn remove_breakpoint(&mut self, uid: u16) -> Result<(), Groot2Error> {
         let hook = serde_json::json!({"uid": uid, "position": 0});
         self.request(Request::HookRemove, Some(hook.to_string().as_bytes()))

@@ -54,9 +54,12 @@ pub struct Watch {
     line: usize,
     /// Polls that took as many changes as the publisher keeps.
     full_polls: u64,
-    /// The nodes with a breakpoint, by uid, and those the publisher has a hook on.
+    /// The nodes with a breakpoint, by uid; those made to report a status instead of
+    /// running (2 success, 3 failure); and the hooks the publisher has, each a breakpoint
+    /// (`None`) or a status reported.
     breaks: BTreeSet<u16>,
-    hooks: BTreeSet<u16>,
+    forced: BTreeMap<u16, u8>,
+    hooks: BTreeMap<u16, Option<u8>>,
     /// The program is to be held before its next tick.
     pausing: bool,
     /// The node the program is held at, if it is.
@@ -123,7 +126,8 @@ impl Watch {
             line: 0,
             full_polls: 0,
             breaks: BTreeSet::new(),
-            hooks: BTreeSet::new(),
+            forced: BTreeMap::new(),
+            hooks: BTreeMap::new(),
             pausing: false,
             held: None,
             reached: Vec::new(),
@@ -240,8 +244,10 @@ impl Watch {
         }
         self.read_boards(&mut polled.events)?;
         while let Some(&uid) = self.reached.first() {
-            // A hook that is not Arbor's (another monitor's) is not Arbor's to let go.
-            if !self.hooks.contains(&uid) {
+            // A hook that is not Arbor's (another monitor's) is not Arbor's to let go, and a
+            // node made to report a status is reached at each tick and not held (letting
+            // it go would undo what it reports).
+            if self.hooks.get(&uid).is_none_or(Option::is_some) {
                 self.reached.remove(0);
                 continue;
             }
@@ -253,6 +259,12 @@ impl Watch {
                 self.pausing = false;
                 self.held = Some(uid);
                 polled.held = self.changes.id(uid).cloned();
+                if entered {
+                    // Held as it is entered: its entry is said now (when it ticks, it
+                    // runs on from there), so a view stops on it as on a game's hit.
+                    let now = self.now();
+                    self.change(now, uid, 1, &mut polled.events)?;
+                }
             } else if self.held != Some(uid) {
                 harmless(self.publisher.unlock(uid))?;
             }
@@ -311,25 +323,60 @@ impl Watch {
         self.sync_hooks(false)
     }
 
-    /// The publisher's hooks made those wanted: one on each breakpoint's node, on the top
-    /// node while a pause waits, and on the node held. With `adding`, only those missing
-    /// are set; else only those not wanted are taken away. (A hook stays until it is taken
-    /// away: one that removed itself when let go could take a hook set again just then
-    /// with it.)
+    /// Makes node `node` (a trace id) report `status` instead of running (`None`: run as it
+    /// is again); false when the tree has no such node.
+    pub fn force(
+        &mut self,
+        node: &str,
+        status: Option<crate::debug::Forced>,
+    ) -> Result<bool, Groot2Error> {
+        let Some(&uid) = self.uids.get(node) else {
+            return Ok(false);
+        };
+        match status {
+            Some(crate::debug::Forced::Success) => self.forced.insert(uid, 2),
+            Some(crate::debug::Forced::Failure) => self.forced.insert(uid, 3),
+            None => self.forced.remove(&uid),
+        };
+        if status.is_some() && self.held == Some(uid) {
+            // Its breakpoint becomes a substitution, which the publisher lets go.
+            self.held = None;
+        }
+        self.sync_hooks(true)?;
+        self.sync_hooks(false)?;
+        Ok(true)
+    }
+
+    /// The publisher's hooks made those wanted: a breakpoint on each breakpoint's node, on
+    /// the top node while a pause waits, and on the node held; on a node made to report a
+    /// status, that status (it is not held). With `adding`, only those missing or of
+    /// another kind are set; else only those not wanted are taken away. (A hook stays
+    /// until it is taken away: one that removed itself when let go could take a hook set
+    /// again just then with it.)
     fn sync_hooks(&mut self, adding: bool) -> Result<(), Groot2Error> {
-        let mut wanted = self.breaks.clone();
-        wanted.extend(self.top.filter(|_| self.pausing));
-        wanted.extend(self.held);
+        let mut wanted: BTreeMap<u16, Option<u8>> =
+            self.breaks.iter().map(|&u| (u, None)).collect();
+        wanted.extend(self.top.filter(|_| self.pausing).map(|u| (u, None)));
+        wanted.extend(self.held.map(|u| (u, None)));
+        wanted.extend(self.forced.iter().map(|(&u, &s)| (u, Some(s))));
         if adding {
-            for &uid in wanted.difference(&self.hooks) {
-                self.publisher.insert_breakpoint(uid)?;
+            for (&uid, &mode) in &wanted {
+                if self.hooks.get(&uid) != Some(&mode) {
+                    self.publisher.insert_hook(uid, mode)?;
+                    self.hooks.insert(uid, mode);
+                }
             }
-            self.hooks.extend(wanted);
         } else {
-            for &uid in self.hooks.difference(&wanted) {
+            let gone: Vec<u16> = self
+                .hooks
+                .keys()
+                .filter(|u| !wanted.contains_key(u))
+                .copied()
+                .collect();
+            for uid in gone {
                 harmless(self.publisher.remove_breakpoint(uid))?;
+                self.hooks.remove(&uid);
             }
-            self.hooks = wanted;
         }
         Ok(())
     }
