@@ -19,6 +19,12 @@ use arbor::runtime::{EventKindOf, ValueOf};
 
 const WITHIN: Duration = Duration::from_secs(5);
 
+/// One tick of the program, done: what it reports of it.
+fn tick(program: &mut Program) -> serde_json::Value {
+    program.say("tick 1 0");
+    program.json(Duration::from_secs(30)).unwrap()
+}
+
 /// Polls `watch` every 50 ms until `done` says so of what came (at most 30 s), then once
 /// more; every event seen, in order.
 fn poll_until(
@@ -69,17 +75,15 @@ fn a_behaviortree_cpp_program_watched_live_shows_what_it_reports() {
         "{}",
         watch.xml()
     );
-    // Six ticks, far enough apart for a poll between two, polled as they come.
-    program.say("tick 6 150");
+    // Six ticks, one at a time, each polled once it is done. (BehaviorTree.CPP 4.8's
+    // publisher can garble a change made while it answers; such a change is passed over,
+    // but then the events could not be compared exit for exit.)
     let mut ticks = Vec::new();
-    let until = Instant::now() + Duration::from_secs(60);
-    while ticks.len() < 6 {
-        assert!(Instant::now() < until, "the ticks did not come");
+    for _ in 0..6 {
+        ticks.push(tick(&mut program));
         events.extend(watch.poll().unwrap().events);
-        if let Some(t) = program.json(Duration::from_millis(50)) {
-            ticks.push(t);
-        }
     }
+    assert_eq!(watch.passed_over(), 0);
     program.say("counts");
     let counts = program.json(WITHIN).unwrap();
     poll_until(&mut watch, &mut events, |e| {
@@ -275,10 +279,15 @@ fn arbor_attach_records_the_program_into_a_trace_that_replays() {
         .iter()
         .filter(|r| *r == "SUCCESS")
         .count();
-    assert_eq!(
-        exits(&trace.events, "walk"),
-        vec!["SUCCESS".to_owned(); walk_successes]
-    );
+    // (Unless the publisher garbled a change made as it answered, which arbor attach
+    // passes over and says.)
+    let warned = String::from_utf8_lossy(&out.stderr);
+    if !warned.contains("passed over") {
+        assert_eq!(
+            exits(&trace.events, "walk"),
+            vec!["SUCCESS".to_owned(); walk_successes]
+        );
+    }
     let coverage = std::process::Command::new(env!("CARGO_BIN_EXE_arbor"))
         .args(["coverage", "--json"])
         .arg(&record)
@@ -412,20 +421,54 @@ fn a_bad_publisher_is_said_in_time_and_bounded() {
     }
 }
 
+/// A publisher's answer to request `r` of a tree of one node (an AlwaysSuccess of uid 1),
+/// with these statuses and changes, and no blackboard value.
+fn one_node(r: &[u8], statuses: &[u8], changes: &[u8]) -> Vec<Vec<u8>> {
+    let tree = r#"<root BTCPP_format="4"><BehaviorTree ID="T"><AlwaysSuccess _uid="1"/></BehaviorTree></root>"#;
+    let answer = match r[1] {
+        b'T' => tree.as_bytes().to_vec(),
+        b'S' => statuses.to_vec(),
+        b't' => changes.to_vec(),
+        // An empty map, in MessagePack.
+        b'B' => vec![0x80],
+        _ => Vec::new(),
+    };
+    vec![header(r, 2), answer]
+}
+
+#[test]
+fn a_change_that_names_no_node_is_passed_over_and_the_nodes_set_right() {
+    // The tree: AlwaysSuccess, uid 1, running by its statuses; the changes: one of uid 0,
+    // one of uid 1 to status 9.
+    let port = ports();
+    fake_publisher(port, |r| {
+        one_node(
+            r,
+            &[1, 0, 1],
+            &[0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 1, 0, 9],
+        )
+    });
+    let address: PublisherAddress = port.to_string().parse().unwrap();
+    let (mut watch, first) = Watch::attach(&address, Duration::from_millis(500)).unwrap();
+    assert!(first.iter().any(|e| e.kind == EventKindOf::Enter));
+    let polled = watch.poll().unwrap();
+    assert_eq!(watch.passed_over(), 2);
+    // Set right from the statuses: still running, so nothing to say.
+    assert!(
+        polled
+            .events
+            .iter()
+            .all(|e| matches!(e.kind, EventKindOf::Context(..))),
+        "{:?}",
+        polled.events
+    );
+}
+
 #[test]
 fn a_tree_that_names_nodes_it_lacks_is_refused() {
     // A tree without uids, then a status naming uid 9.
     let port = ports();
-    fake_publisher(port, |r| {
-        match r[1] {
-        b'T' => vec![
-            header(r, 2),
-            br#"<root BTCPP_format="4"><BehaviorTree ID="T"><AlwaysSuccess _uid="1"/></BehaviorTree></root>"#.to_vec(),
-        ],
-        b'S' => vec![header(r, 2), vec![9, 0, 1]],
-        _ => vec![header(r, 2), Vec::new()],
-    }
-    });
+    fake_publisher(port, |r| one_node(r, &[9, 0, 1], &[]));
     let address: PublisherAddress = port.to_string().parse().unwrap();
     let e = Watch::attach(&address, Duration::from_millis(500))
         .err()
@@ -560,10 +603,9 @@ fn a_node_forced_reports_its_status_instead_of_running() {
     assert!(watch.force("done", Some(Forced::Failure)).unwrap());
     assert!(!watch.force("no_such_node", Some(Forced::Success)).unwrap());
     let mut events = Vec::new();
-    program.say("tick 3 0");
     let mut ticks = Vec::new();
     for _ in 0..3 {
-        ticks.push(program.json(Duration::from_secs(30)).unwrap());
+        ticks.push(tick(&mut program));
         events.extend(watch.poll().unwrap().events);
     }
     assert_eq!(ticks[2]["status"], "SUCCESS", "{ticks:?}");
@@ -574,11 +616,11 @@ fn a_node_forced_reports_its_status_instead_of_running() {
     assert_eq!(exits(&events, "not_done"), vec!["SUCCESS".to_owned()]);
     // Set back: it runs as it is again.
     assert!(watch.force("done", None).unwrap());
-    program.say("tick 3 0");
     for _ in 0..3 {
-        program.json(Duration::from_secs(30)).unwrap();
+        tick(&mut program);
         events.extend(watch.poll().unwrap().events);
     }
+    assert_eq!(watch.passed_over(), 0);
     program.say("counts");
     let counts = program.json(WITHIN).unwrap();
     assert_eq!(counts["counts"]["done"], serde_json::json!(["SUCCESS"]));

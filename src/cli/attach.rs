@@ -148,6 +148,7 @@ pub fn attach(args: &AttachArgs<'_>, out: &mut dyn Write, err: &mut dyn Write) -
         }
     }
     let lost = watch.full_polls();
+    let passed_over = watch.passed_over();
     let detached = match &ended {
         None => watch.detach().err(),
         Some(_) => None,
@@ -161,6 +162,12 @@ pub fn attach(args: &AttachArgs<'_>, out: &mut dyn Write, err: &mut dyn Write) -
     }
     if let Some(e) = detached {
         let _ = writeln!(err, "warning: {e}");
+    }
+    if passed_over > 0 {
+        let _ = writeln!(
+            err,
+            "warning: {passed_over} changes the program sent named no node of its tree and were passed over; the nodes were set to the statuses it then reported"
+        );
     }
     if lost > 0 {
         let _ = writeln!(

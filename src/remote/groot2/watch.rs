@@ -54,6 +54,8 @@ pub struct Watch {
     line: usize,
     /// Polls that took as many changes as the publisher keeps.
     full_polls: u64,
+    /// Changes passed over because they name no node of the tree, or no status.
+    passed_over: u64,
     /// The nodes with a breakpoint, by uid; those made to report a status instead of
     /// running (2 success, 3 failure); and the hooks the publisher has, each a breakpoint
     /// (`None`) or a status reported.
@@ -125,6 +127,7 @@ impl Watch {
             step: 1,
             line: 0,
             full_polls: 0,
+            passed_over: 0,
             breaks: BTreeSet::new(),
             forced: BTreeMap::new(),
             hooks: BTreeMap::new(),
@@ -216,6 +219,12 @@ impl Watch {
         self.full_polls
     }
 
+    /// Changes passed over because they named no node of the tree or no status (the
+    /// nodes' statuses were then read whole to set them right).
+    pub fn passed_over(&self) -> u64 {
+        self.passed_over
+    }
+
     /// What happened since the last poll: the status changes, the blackboards' changed
     /// values, and whether the program is now held at a breakpoint.
     pub fn poll(&mut self) -> Result<Polled, Groot2Error> {
@@ -227,7 +236,15 @@ impl Watch {
         let changes = self.publisher.transitions()?;
         let full = changes.len() >= KEPT_CHANGES;
         let now = self.now();
+        let mut garbled = false;
         for (time, uid, to) in changes {
+            if self.changes.id(uid).is_none() || to > 4 {
+                // BehaviorTree.CPP 4.8's publisher can send such a change while its tree
+                // changes status as it answers: passed over, and the nodes set right below.
+                self.passed_over += 1;
+                garbled = true;
+                continue;
+            }
             let from = polled.events.len();
             let step = crate::io::btlog_step(time).min(now.saturating_add(AHEAD));
             self.change(step, uid, to, &mut polled.events)?;
@@ -240,6 +257,8 @@ impl Watch {
         }
         if full {
             self.full_polls += 1;
+        }
+        if full || garbled {
             self.set_right(&mut polled.events)?;
         }
         self.read_boards(&mut polled.events)?;
