@@ -274,6 +274,12 @@ impl EditorApp {
     /// Whether the tree file `tree` a game names may be read: it lies in the folder of the
     /// project open. `Err` says why not, naming the file.
     fn may_read(&self, tree: &Path) -> Result<(), String> {
+        // A hello names files by absolute paths: one that is not names no file at all (a
+        // BehaviorTree.CPP program's tree, which only the program has), and there is
+        // nothing more to say.
+        if tree.is_relative() {
+            return Err(String::new());
+        }
         let Ok(real) = std::fs::canonicalize(tree) else {
             return Err(format!("{} is not on this machine", tree.display()));
         };
@@ -425,17 +431,20 @@ impl EditorApp {
                         Ok(t) => {
                             self.replace_with(Self::new(t, None));
                             shown_sent = true;
-                            notes.push(format!(
-                                "{why}: this is the tree {name} sent (Save As keeps it)"
-                            ));
+                            notes.push(match why.is_empty() {
+                                true => format!("this is the tree {name} sent (Save As keeps it)"),
+                                false => format!(
+                                    "{why}: this is the tree {name} sent (Save As keeps it)"
+                                ),
+                            });
                         }
                         Err(e) => {
-                            notes.push(why);
+                            notes.extend(Some(why).filter(|w| !w.is_empty()));
                             notes.push(format!("the tree {name} sent does not read: {e}"));
                         }
                     }
                 }
-                (Some(why), _) => notes.push(why),
+                (Some(why), _) => notes.extend(Some(why).filter(|w| !w.is_empty())),
                 (None, _) => {}
             }
             if !self.shows(&tree) && !shown_sent {

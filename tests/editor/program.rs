@@ -74,6 +74,11 @@ fn a_behaviortree_cpp_program_attached_from_the_file_menu_is_lit_live_and_held_b
             .is_some()
     });
     // Its tree, with the kinds its models describe, no placeholder among them.
+    assert!(
+        h.state()
+            .said(&format!("this is the tree {name} sent (Save As keeps it)"))
+    );
+    assert!(!h.state().said("not on this machine"));
     assert!(h.state().tree().node(&NodeId::new("walk")).is_some());
     let kinds = h.state().catalog();
     assert!(kinds.kind("Walk").is_some_and(|k| !k.is_placeholder()));
