@@ -175,8 +175,10 @@ pub fn test(
             }
             Loaded::Ready(p) => {
                 let mut cases = Vec::new();
-                for o in next.by_ref().take(p.test.seeds.len()) {
-                    let case = report(p, o, out);
+                let mine: Vec<&SeedOutcome> = next.by_ref().take(p.test.seeds.len()).collect();
+                print_seeds(p, &mine, out);
+                for o in mine {
+                    let case = case_of(o);
                     if o.passed() {
                         passed += 1;
                     } else if case.skipped.is_some() {
@@ -219,27 +221,105 @@ pub fn test(
     }
 }
 
-/// Prints one seed's line (and what broke); its JUnit case.
-fn report(p: &Prepared, o: &SeedOutcome, out: &mut dyn Write) -> junit::Case {
+/// Prints a line for each seed of test `p` and what broke; seeds that broke the same
+/// expectations at the same steps, saying the same, are said once ("same on seeds 1–8"),
+/// with the command that opens the first of them.
+fn print_seeds(p: &Prepared, outcomes: &[&SeedOutcome], out: &mut dyn Write) {
+    let name = &p.test.name;
+    let mut said = vec![false; outcomes.len()];
+    for (i, o) in outcomes.iter().enumerate() {
+        if said[i] {
+            continue;
+        }
+        said[i] = true;
+        if o.passed() {
+            let _ = writeln!(out, "ok    {name} seed {}", o.seed);
+            continue;
+        }
+        if let Some(why) = stopped_why(o) {
+            let _ = writeln!(out, "STOP  {name} seed {} ({why})", o.seed);
+            continue;
+        }
+        if let Some(e) = &o.error {
+            let _ = writeln!(out, "FAIL  {name} seed {}", o.seed);
+            let _ = writeln!(out, "      {e}");
+            continue;
+        }
+        let mut seeds = vec![o.seed];
+        for (j, other) in outcomes.iter().enumerate().skip(i + 1) {
+            if !said[j] && other.error.is_none() && same_failures(o, other) {
+                said[j] = true;
+                seeds.push(other.seed);
+            }
+        }
+        let (title, within) = match seeds.len() {
+            1 => (format!("seed {}", o.seed), format!("seed {}", o.seed)),
+            _ => {
+                let list = seed_list(&seeds);
+                (format!("seeds {list}"), format!("same on seeds {list}"))
+            }
+        };
+        let _ = writeln!(out, "FAIL  {name} {title}");
+        for f in &o.failures {
+            let _ = writeln!(
+                out,
+                "      expectation '{}' broke at step {} ({within}): {}",
+                f.expectation, f.step, f.message
+            );
+            let _ = writeln!(out, "      see it: {}", f.open);
+        }
+    }
+}
+
+/// Whether two seeds broke the same expectations at the same steps, saying the same.
+fn same_failures(a: &SeedOutcome, b: &SeedOutcome) -> bool {
+    a.failures.len() == b.failures.len()
+        && a.failures.iter().zip(&b.failures).all(|(x, y)| {
+            (&x.expectation, x.step, &x.message) == (&y.expectation, y.step, &y.message)
+        })
+}
+
+/// Seeds in words, runs of consecutive ones as ranges: `1–8`, `0, 3–5`.
+fn seed_list(seeds: &[u64]) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < seeds.len() {
+        let mut j = i;
+        while j + 1 < seeds.len() && seeds[j + 1] == seeds[j] + 1 {
+            j += 1;
+        }
+        parts.push(match j - i {
+            0 => seeds[i].to_string(),
+            1 => format!("{}, {}", seeds[i], seeds[j]),
+            _ => format!("{}–{}", seeds[i], seeds[j]),
+        });
+        i = j + 1;
+    }
+    parts.join(", ")
+}
+
+/// Why a run was stopped before its end by Ctrl+C, when it was (and broke nothing).
+fn stopped_why(o: &SeedOutcome) -> Option<String> {
+    match (o.stopped, o.failures.is_empty(), &o.error) {
+        (Some(0), true, None) => Some("not run: stopped by Ctrl+C".to_owned()),
+        (Some(step), true, None) => Some(format!("stopped by Ctrl+C after step {step}")),
+        _ => None,
+    }
+}
+
+/// One seed's JUnit case.
+fn case_of(o: &SeedOutcome) -> junit::Case {
     let name = format!("seed {}", o.seed);
     if o.passed() {
-        let _ = writeln!(out, "ok    {} {name}", p.test.name);
         return junit::Case::passed(name, o.seconds);
     }
-    if let (Some(step), true, None) = (o.stopped, o.failures.is_empty(), &o.error) {
-        let why = match step {
-            0 => "not run: stopped by Ctrl+C".to_owned(),
-            _ => format!("stopped by Ctrl+C after step {step}"),
-        };
-        let _ = writeln!(out, "STOP  {} {name} ({why})", p.test.name);
+    if let Some(why) = stopped_why(o) {
         return junit::Case {
             skipped: Some(why),
             ..junit::Case::passed(name, o.seconds)
         };
     }
-    let _ = writeln!(out, "FAIL  {} {name}", p.test.name);
     if let Some(e) = &o.error {
-        let _ = writeln!(out, "      {e}");
         return junit::Case {
             error: Some(e.clone()),
             ..junit::Case::passed(name, o.seconds)
@@ -251,8 +331,6 @@ fn report(p: &Prepared, o: &SeedOutcome, out: &mut dyn Write) -> junit::Case {
             "expectation '{}' broke at step {} (seed {}): {}",
             f.expectation, f.step, o.seed, f.message
         );
-        let _ = writeln!(out, "      {line}");
-        let _ = writeln!(out, "      see it: {}", f.open);
         text.push_str(&format!("{line}\nsee it: {}\n", f.open));
     }
     let first = &o.failures[0];
@@ -269,5 +347,18 @@ fn report(p: &Prepared, o: &SeedOutcome, out: &mut dyn Write) -> junit::Case {
     junit::Case {
         failure: Some((message, text)),
         ..junit::Case::passed(name, o.seconds)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::seed_list;
+
+    #[test]
+    fn seeds_are_said_in_runs() {
+        assert_eq!(seed_list(&[4]), "4");
+        assert_eq!(seed_list(&[1, 2, 3, 4, 5, 6, 7, 8]), "1–8");
+        assert_eq!(seed_list(&[0, 3, 4, 5, 9]), "0, 3–5, 9");
+        assert_eq!(seed_list(&[3, 4]), "3, 4");
     }
 }
