@@ -858,6 +858,10 @@ fn run_break_stops_at_the_step_where_the_trace_first_shows_the_event() {
         "{}",
         text(&tree.stdout)
     );
+    // Its summary is that of a tree alone, as without --break: no world to speak of.
+    let said = text(&tree.stdout);
+    assert!(said.contains("\nruns completed: "), "{said}");
+    assert!(!said.contains("health"), "{said}");
     let bad = arbor(&[
         "run",
         "sample_trees/mock_sketch.json",

@@ -399,6 +399,8 @@ fn run_to_break(
             return EXIT_UNREADABLE;
         }
     };
+    // A tree file alone has no world to say anything of.
+    let mut in_world = true;
     let sim = match args.scenario {
         Some(scenario) => Simulation::load(scenario, catalog, args.seed, Some(args.file))
             .map_err(|e| sim_error(&e, err)),
@@ -406,7 +408,10 @@ fn run_to_break(
             Ok(Runnable::Scenario(text)) => {
                 scenario_sim(args.file, &text, catalog, args.seed).map_err(|e| sim_error(&e, err))
             }
-            Ok(Runnable::Tree(text)) => alone(args.file, &text, catalog, args.seed, err),
+            Ok(Runnable::Tree(text)) => {
+                in_world = false;
+                alone(args.file, &text, catalog, args.seed, err)
+            }
             Err(e) => {
                 let _ = writeln!(err, "{}", located(&e));
                 Err(EXIT_UNREADABLE)
@@ -491,8 +496,15 @@ fn run_to_break(
     if hits.is_empty() {
         let _ = writeln!(summary, "no breakpoint hit in {} steps", steps.done);
     }
-    for a in session.sim().summary() {
-        let _ = writeln!(summary, "{a}");
+    if in_world {
+        for a in session.sim().summary() {
+            let _ = writeln!(summary, "{a}");
+        }
+    } else if let Some(instance) = agents
+        .first()
+        .and_then(|(name, _)| session.sim().instance(name))
+    {
+        alone_summary(instance, summary);
     }
     if stopped {
         return interrupted(summary, &steps);
