@@ -45,7 +45,7 @@ pub struct Watch {
     uids: HashMap<Arc<str>, u16>,
     top: Option<u16>,
     /// The blackboards read: the name the publisher knows each by, and the prefix its
-    /// keys are shown with (`` for the tree's own, `SUBTREE/` for a SubTree's).
+    /// keys are shown with (none for the tree's own, `SUBTREE/` for a SubTree's).
     boards: Vec<(String, String)>,
     values: BTreeMap<String, serde_json::Value>,
     started: Instant,
