@@ -27,6 +27,21 @@ const RECORD: usize = 9;
 /// A step of a recording's replay is a millisecond of it (docs/BTCPP.md, "Recordings").
 pub const BTLOG_DT: f64 = 0.001;
 
+/// The header of a BehaviorTree.CPP program's run read as a trace (a recording's, or one
+/// watched live): one agent, `name`, running the tree file `tree`; a step a millisecond.
+pub fn recording_header(name: &str, tree: &str) -> TraceHeader {
+    TraceHeader {
+        arbor_trace: TRACE_VERSION,
+        dt: BTLOG_DT,
+        seed: 0,
+        agents: vec![TracedAgent {
+            name: name.to_owned(),
+            tree: tree.to_owned(),
+        }],
+        files: Vec::new(),
+    }
+}
+
 /// The step of a change `us` µs after the recording started: its millisecond, counted
 /// from 1 (a change at 30.4 ms is in step 31).
 pub fn btlog_step(us: u64) -> u64 {
@@ -205,16 +220,7 @@ pub fn btlog_trace(path: &Path) -> Result<TraceFile, TraceError> {
     let file = path
         .file_name()
         .map_or_else(String::new, |f| f.to_string_lossy().into_owned());
-    let header = TraceHeader {
-        arbor_trace: TRACE_VERSION,
-        dt: BTLOG_DT,
-        seed: 0,
-        agents: vec![TracedAgent {
-            name: name.clone(),
-            tree: file,
-        }],
-        files: Vec::new(),
-    };
+    let header = recording_header(&name, &file);
     let mut changes = super::btcpp::StatusChanges::new(ids);
     let mut events = Vec::with_capacity(log.changes.len() * 2);
     for (i, &(time, uid, to)) in log.changes.iter().enumerate() {

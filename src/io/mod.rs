@@ -26,7 +26,7 @@ mod watch;
 
 pub use btlog::{
     BTLOG_DT, BTLOG_MAGIC, Btlog, btlog_step, btlog_trace, is_btlog, parse_btlog, read_btlog,
-    read_btlog_tree, read_changes,
+    read_btlog_tree, read_changes, recording_header,
 };
 pub use canonical::to_canonical_json;
 pub use convert::{Converted, convert_trace, recorded_tree, write_recording, write_trace};

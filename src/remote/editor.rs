@@ -23,7 +23,7 @@ use foldhash::HashSet;
 use super::protocol::{
     EditorSays, GameSays, Hello, LIVE_VERSION, LinkSays, MAX_HELLO, MAX_MESSAGE, line_of, read_line,
 };
-use super::{EditorAddress, lock, new_token};
+use super::{EditorAddress, lock, new_token, quoted};
 use crate::debug::{EventWindow, GameCommand};
 use crate::io::{AgentIndex, TracedEvent, parse_event};
 use crate::runtime::EventKindOf;
@@ -55,9 +55,6 @@ const MAX_HELLO_THREADS: usize = 2 * MAX_PENDING;
 
 /// The longest game name shown; a longer one is cut.
 const MAX_NAME: usize = 80;
-
-/// The most of a peer's own text a notice or a refusal repeats.
-const MAX_QUOTED: usize = 160;
 
 /// Ended games whose window is kept (the newest to end); the others keep their row only.
 pub const KEPT_ENDED: usize = 4;
@@ -622,20 +619,6 @@ fn read_hello(input: &mut BufReader<Timed<'_>>) -> Result<Hello, String> {
             quoted(&e.to_string())
         )
     })
-}
-
-/// A peer's own text as a notice or a refusal repeats it: at most [`MAX_QUOTED`]
-/// characters, control characters shown as `�`.
-fn quoted(text: &str) -> String {
-    let mut out: String = text
-        .chars()
-        .take(MAX_QUOTED)
-        .map(|c| if c.is_control() { '\u{fffd}' } else { c })
-        .collect();
-    if text.chars().nth(MAX_QUOTED).is_some() {
-        out.push('…');
-    }
-    out
 }
 
 /// Tells a peer why it is refused, without waiting long for it, and closes.

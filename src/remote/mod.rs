@@ -104,6 +104,23 @@ pub fn new_token() -> std::io::Result<String> {
     Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
 
+/// The most of a peer's own text a notice or a refusal repeats.
+const MAX_QUOTED: usize = 160;
+
+/// A peer's own text as a notice or a refusal repeats it: at most [`MAX_QUOTED`]
+/// characters, control characters shown as `�`.
+pub(crate) fn quoted(text: &str) -> String {
+    let mut out: String = text
+        .chars()
+        .take(MAX_QUOTED)
+        .map(|c| if c.is_control() { '\u{fffd}' } else { c })
+        .collect();
+    if text.chars().nth(MAX_QUOTED).is_some() {
+        out.push('…');
+    }
+    out
+}
+
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }

@@ -396,7 +396,7 @@ impl Publisher {
         let reply = parts.next().unwrap_or_default();
         if reply == b"error" {
             let why = parts.next().unwrap_or_default();
-            let why: String = String::from_utf8_lossy(&why).chars().take(160).collect();
+            let why = crate::remote::quoted(&String::from_utf8_lossy(&why));
             return Err(Groot2Error {
                 fault: Fault::Refused,
                 message: format!("{} refused the request: {why}", self.address),

@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use super::client::{Fault, Groot2Error, Publisher, PublisherAddress};
 use crate::io::TracedEvent;
 use crate::io::btcpp::StatusChanges;
-use crate::runtime::{EventKindOf, TRACE_VERSION, TraceHeader, TracedAgent, ValueOf};
+use crate::runtime::{EventKindOf, TraceHeader, ValueOf};
 
 /// The status changes a publisher keeps between two polls: a poll that takes this many may
 /// have missed older ones.
@@ -201,16 +201,7 @@ impl Watch {
     /// The header of the run watched: one agent, named as the tree, running `tree` (the
     /// file its XML is, or will be, kept in); a step is a millisecond.
     pub fn header(&self, tree: &str) -> TraceHeader {
-        TraceHeader {
-            arbor_trace: TRACE_VERSION,
-            dt: crate::io::BTLOG_DT,
-            seed: 0,
-            agents: vec![TracedAgent {
-                name: self.name.clone(),
-                tree: tree.to_owned(),
-            }],
-            files: Vec::new(),
-        }
+        crate::io::recording_header(&self.name, tree)
     }
 
     /// Polls that took as many changes as the publisher keeps, so that older ones may have
