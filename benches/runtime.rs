@@ -32,9 +32,6 @@ fn agents() -> usize {
         .unwrap_or(if cfg!(debug_assertions) { 200 } else { 10_000 })
 }
 const STEPS: usize = 100;
-const SEQS: u32 = 5;
-const ACTS: u32 = 3;
-const DT: f64 = 0.1;
 
 // ---- live heap bytes, for bytes per instance ----------------------------------------
 
@@ -75,47 +72,11 @@ fn bytes_per<T>(make: impl Fn(usize) -> T) -> f64 {
     (after - before) as f64 / agents() as f64 + std::mem::size_of::<T>() as f64
 }
 
-// ---- the agent and its rules, shared by all three -----------------------------------
+// ---- the agent and its rules, shared by all three (and the C ABI's benchmark) ----------
 
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-struct Agent {
-    id: u32,
-    state: [u32; 3],
-    done: u64,
-}
-
-impl Agent {
-    fn new(id: usize) -> Self {
-        let id = id as u32;
-        Self {
-            id,
-            state: [id % 7, id % 5, id % 11],
-            done: 0,
-        }
-    }
-
-    fn duration(&self, seq: u32, act: u32) -> u32 {
-        3 + (self.id + seq * ACTS + act) % 5
-    }
-
-    /// Condition `which` (0 or 1) guarding sequence `seq`. The last sequence's guards always
-    /// hold, so the Selector always finds a sequence to run (no stalls on either side).
-    fn check(&self, seq: u32, which: u32) -> bool {
-        if seq == SEQS - 1 {
-            self.state[0] != u32::MAX
-        } else if which == 0 {
-            self.state[(seq % 3) as usize] % 7 != 6
-        } else {
-            self.state[((seq + 1) % 3) as usize] % 5 != 4
-        }
-    }
-
-    fn effect(&mut self, seq: u32, act: u32) {
-        let slot = ((seq + act) % 3) as usize;
-        self.state[slot] = self.state[slot].wrapping_add(1 + act);
-        self.done += 1;
-    }
-}
+#[path = "common/workload.rs"]
+mod workload;
+use workload::{ACTS, Agent, DT, SEQS};
 
 // ---- Arbor ----------------------------------------------------------------------------
 

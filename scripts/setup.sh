@@ -19,6 +19,8 @@ packages=(
   valgrind
   # xmllint: the test that checks `arbor test --junit` against a JUnit schema.
   libxml2-utils
+  # The C ABI's tests build examples/c with the system's C compiler (and AddressSanitizer).
+  gcc libc6-dev
   # The virtual environment that holds BehaviorTree.CPP's Python bindings (below).
   python3 python3-venv
 )

@@ -8,6 +8,8 @@ bash scripts/setup.sh
 
 echo "== cargo test (core and editor)"
 cargo test --all-targets
+echo "== the C ABI (ffi/): the header is current, the boundary's codes, the C example against arbor run and under AddressSanitizer"
+cargo test -p arbor-ffi --all-targets
 echo "== without the GUI: the core's unit and doc tests (the crate docs' embedding example)"
 # Every target is built without the GUI by the second clippy run below; the integration
 # tests ran above, on the same core code.
@@ -15,9 +17,10 @@ cargo test --no-default-features --lib
 cargo test --no-default-features --doc
 echo "== cargo clippy"
 cargo clippy --all-targets -- -D warnings
+cargo clippy -p arbor-ffi --all-targets -- -D warnings
 cargo clippy --no-default-features --all-targets -- -D warnings
 echo "== cargo fmt --check"
-cargo fmt --check
+cargo fmt --all --check
 echo "== sample trees, and the example game's tree, project and node library"
 examples=(examples/my_game/*.json examples/my_game/ai/*.json)
 cargo run --quiet -- validate --deny-warnings sample_trees/*.json sample_trees/*/*.json "${examples[@]}"

@@ -343,10 +343,25 @@ impl ProjectCatalog {
                 return;
             }
         };
+        self.add_library_text(file, &text);
+    }
+
+    /// Reads the node library file `file` (or a BehaviorTree.CPP models file) into the
+    /// catalog, as a project that lists it does; what could not be read, or was left
+    /// out, goes to `problems` (a game that loads its libraries itself: the C ABI).
+    pub fn add_library_file(&mut self, file: &Path) {
+        let entry = file.display().to_string();
+        self.files.push(file.to_owned());
+        self.add_library(file, &entry, file);
+    }
+
+    /// Reads `text`, the node library (or BehaviorTree.CPP models file) named `file` in
+    /// messages, into the catalog: its kinds, and to `problems` what it says is wrong.
+    pub fn add_library_text(&mut self, file: &Path, text: &str) {
         if super::btcpp::is_models_file(file) {
             // A BehaviorTree.CPP file's or Groot2 project's node models (docs/BTCPP.md).
             let name = super::btcpp::library_name(file);
-            match super::btcpp::models_library(&text, file, &name) {
+            match super::btcpp::models_library(text, file, &name) {
                 Ok((library, places)) => {
                     let at = |i: usize| places.get(i).copied();
                     let left_out = add_kinds(&mut self.catalog, library, &at, file);
@@ -363,7 +378,7 @@ impl ProjectCatalog {
             library,
             problems,
             starts,
-        } = match parse_placed(&text, file) {
+        } = match parse_placed(text, file) {
             Ok(l) => l,
             Err(p) => {
                 self.problems.push(p);
@@ -371,7 +386,7 @@ impl ProjectCatalog {
             }
         };
         self.problems.extend(problems);
-        let places = super::library::Places::new(&text);
+        let places = super::library::Places::new(text);
         let at = |i: usize| starts.get(i).map(|&offset| places.of(offset));
         let left_out = add_kinds(&mut self.catalog, library, &at, file);
         self.problems.extend(left_out);

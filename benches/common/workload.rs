@@ -1,0 +1,52 @@
+//! Workload W's agent and its rules (issue #3): a Selector over 5 Sequences, each guarded
+//! by 2 conditions that read the agent's state and running 3 actions of 3–7 steps. Shared
+//! by `benches/runtime.rs` and the C ABI's `ffi/benches/ffi.rs`.
+
+#![allow(dead_code, missing_docs)]
+
+/// Sequences under the Selector.
+pub const SEQS: u32 = 5;
+/// Actions in each Sequence.
+pub const ACTS: u32 = 3;
+/// Seconds a step.
+pub const DT: f64 = 0.1;
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Agent {
+    pub id: u32,
+    pub state: [u32; 3],
+    pub done: u64,
+}
+
+impl Agent {
+    pub fn new(id: usize) -> Self {
+        let id = id as u32;
+        Self {
+            id,
+            state: [id % 7, id % 5, id % 11],
+            done: 0,
+        }
+    }
+
+    pub fn duration(&self, seq: u32, act: u32) -> u32 {
+        3 + (self.id + seq * ACTS + act) % 5
+    }
+
+    /// Condition `which` (0 or 1) guarding sequence `seq`. The last sequence's guards always
+    /// hold, so the Selector always finds a sequence to run (no stalls on either side).
+    pub fn check(&self, seq: u32, which: u32) -> bool {
+        if seq == SEQS - 1 {
+            self.state[0] != u32::MAX
+        } else if which == 0 {
+            self.state[(seq % 3) as usize] % 7 != 6
+        } else {
+            self.state[((seq + 1) % 3) as usize] % 5 != 4
+        }
+    }
+
+    pub fn effect(&mut self, seq: u32, act: u32) {
+        let slot = ((seq + act) % 3) as usize;
+        self.state[slot] = self.state[slot].wrapping_add(1 + act);
+        self.done += 1;
+    }
+}
