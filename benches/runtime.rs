@@ -17,9 +17,7 @@ use std::time::Duration;
 use arbor::model::{
     Catalog, Category, FieldSpec, FieldType, KindSpec, NoAssets, Node, NodeId, Port, Tree, Value,
 };
-use arbor::runtime::{
-    Action, Behaviours, CondIo, Condition, Instance, LeafIo, Outcome, Program, step_all,
-};
+use arbor::runtime::{Behaviours, Instance, Program, step_all};
 use criterion::{BatchSize, Criterion, Throughput};
 
 /// Agents in the workload: 10,000 (W; 200 in a debug build, which `cargo test
@@ -76,49 +74,9 @@ fn bytes_per<T>(make: impl Fn(usize) -> T) -> f64 {
 
 #[path = "common/workload.rs"]
 mod workload;
-use workload::{ACTS, Agent, DT, SEQS};
+use workload::{ACTS, Agent, Check, DT, SEQS, Work};
 
 // ---- Arbor ----------------------------------------------------------------------------
-
-struct Work {
-    seq: u32,
-    act: u32,
-}
-
-impl Action<Agent> for Work {
-    /// Steps executed since entry.
-    type Memory = u32;
-
-    fn on_enter(&self, elapsed: &mut u32, _: &mut Agent, _: &mut LeafIo<'_>) {
-        *elapsed = 0;
-    }
-    fn on_execute(
-        &self,
-        elapsed: &mut u32,
-        agent: &mut Agent,
-        _: &mut LeafIo<'_>,
-        _: f64,
-    ) -> Outcome {
-        *elapsed += 1;
-        if *elapsed >= agent.duration(self.seq, self.act) {
-            agent.effect(self.seq, self.act);
-            Outcome::Success
-        } else {
-            Outcome::Running
-        }
-    }
-}
-
-struct Check {
-    seq: u32,
-    which: u32,
-}
-
-impl Condition<Agent> for Check {
-    fn check(&self, agent: &mut Agent, _: &CondIo<'_>) -> bool {
-        agent.check(self.seq, self.which)
-    }
-}
 
 fn arbor_program() -> Arc<Program<Agent>> {
     let mut catalog = Catalog::builtin();

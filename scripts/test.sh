@@ -9,6 +9,7 @@ bash scripts/setup.sh
 echo "== cargo test (core and editor)"
 cargo test --all-targets
 echo "== the C ABI (ffi/): the header is current, the boundary's codes, the C example against arbor run and under AddressSanitizer"
+cargo build -p arbor-ffi
 cargo test -p arbor-ffi --all-targets
 echo "== without the GUI: the core's unit and doc tests (the crate docs' embedding example)"
 # Every target is built without the GUI by the second clippy run below; the integration

@@ -11,6 +11,8 @@ pub const ACTS: u32 = 3;
 /// Seconds a step.
 pub const DT: f64 = 0.1;
 
+use arbor::runtime::{Action, CondIo, Condition, LeafIo, Outcome};
+
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Agent {
     pub id: u32,
@@ -48,5 +50,47 @@ impl Agent {
         let slot = ((seq + act) % 3) as usize;
         self.state[slot] = self.state[slot].wrapping_add(1 + act);
         self.done += 1;
+    }
+}
+
+/// Workload W's action: `act` of sequence `seq`, done after its duration.
+pub struct Work {
+    pub seq: u32,
+    pub act: u32,
+}
+
+impl Action<Agent> for Work {
+    /// Steps executed since entry.
+    type Memory = u32;
+
+    fn on_enter(&self, elapsed: &mut u32, _: &mut Agent, _: &mut LeafIo<'_>) {
+        *elapsed = 0;
+    }
+    fn on_execute(
+        &self,
+        elapsed: &mut u32,
+        agent: &mut Agent,
+        _: &mut LeafIo<'_>,
+        _: f64,
+    ) -> Outcome {
+        *elapsed += 1;
+        if *elapsed >= agent.duration(self.seq, self.act) {
+            agent.effect(self.seq, self.act);
+            Outcome::Success
+        } else {
+            Outcome::Running
+        }
+    }
+}
+
+/// Workload W's condition: guard `which` of sequence `seq`.
+pub struct Check {
+    pub seq: u32,
+    pub which: u32,
+}
+
+impl Condition<Agent> for Check {
+    fn check(&self, agent: &mut Agent, _: &CondIo<'_>) -> bool {
+        agent.check(self.seq, self.which)
     }
 }

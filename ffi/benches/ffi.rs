@@ -15,12 +15,12 @@ use std::time::Instant;
 
 use arbor::io::{ProjectCatalog, TreeFiles};
 use arbor::model::Catalog;
-use arbor::runtime::{Action, Behaviours, CondIo, Condition, Instance, LeafIo, Outcome, Program};
+use arbor::runtime::{Behaviours, Instance, Program};
 use arbor_ffi::*;
 
 #[path = "../../benches/common/workload.rs"]
 mod workload;
-use workload::{ACTS, Agent, DT, SEQS};
+use workload::{ACTS, Agent, Check, DT, SEQS, Work};
 
 #[path = "../../benches/common/mod.rs"]
 mod common;
@@ -104,44 +104,6 @@ fn tree_text() -> String {
 }
 
 // ---- the Rust API ---------------------------------------------------------------------
-
-struct Work {
-    seq: u32,
-    act: u32,
-}
-
-impl Action<Agent> for Work {
-    type Memory = u32;
-    fn on_enter(&self, elapsed: &mut u32, _: &mut Agent, _: &mut LeafIo<'_>) {
-        *elapsed = 0;
-    }
-    fn on_execute(
-        &self,
-        elapsed: &mut u32,
-        agent: &mut Agent,
-        _: &mut LeafIo<'_>,
-        _: f64,
-    ) -> Outcome {
-        *elapsed += 1;
-        if *elapsed >= agent.duration(self.seq, self.act) {
-            agent.effect(self.seq, self.act);
-            Outcome::Success
-        } else {
-            Outcome::Running
-        }
-    }
-}
-
-struct Check {
-    seq: u32,
-    which: u32,
-}
-
-impl Condition<Agent> for Check {
-    fn check(&self, agent: &mut Agent, _: &CondIo<'_>) -> bool {
-        agent.check(self.seq, self.which)
-    }
-}
 
 fn rust_program() -> Arc<Program<Agent>> {
     let mut kinds = ProjectCatalog::load(None, &Catalog::builtin());

@@ -18,10 +18,12 @@
  *
  * Threads. Any thread may call any function. Each object serves one call at a time: a
  * call on an object another call is using (on another thread, or the step whose callback
- * is running) returns ARBOR_ERR_BUSY at once, never waits. Different agents may step on
- * different threads at the same time. A callback runs on the thread that stepped its
- * agent, and may call only arbor_call_* with the ArborNode it was given (valid until it
- * returns); any other function called from a callback returns ARBOR_ERR_BUSY.
+ * is running) returns ARBOR_ERR_BUSY at once. Different agents may step on different
+ * threads at the same time with arbor_agent_step. arbor_step_all has every agent to
+ * itself: while it runs, calls that take a handle on other threads wait for it, and it
+ * for them. A callback runs on the thread that stepped its agent, and may call only
+ * arbor_call_* with the ArborNode it was given (valid until it returns); any other
+ * function called from a callback returns ARBOR_ERR_BUSY.
  *
  * Callbacks. The game's `user` (per kind) and `agent` (per step) pointers are handed
  * back unchanged; Arbor never reads them. Each must stay valid while it may be called.
@@ -258,7 +260,8 @@ int32_t arbor_agent_step(ArborAgent agent, double dt, void *data);
 // Steps `count` agents by `dt` seconds, one after another in the order given; agent
 // `i`'s callbacks are given `data[i]` (`data` may be null: null for each). Every agent is
 // stepped whatever another's result; the first failure's code is returned (`ARBOR_OK`
-// when none failed; a held agent is not a failure). One look-up of the handles for all.
+// when none failed; a held agent is not a failure). While it runs, calls on other threads that use
+// handles wait for it (and it for them).
 //
 // # Safety
 // `agents` must hold `count` handles, and `data`, unless null, `count` pointers.

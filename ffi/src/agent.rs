@@ -7,7 +7,7 @@ use std::sync::{Arc, Weak};
 
 use arbor::runtime::{CtxValue, Instance, KeyError, Observer};
 
-use crate::calls::{CAgent, begin_step, outside, step_fault};
+use crate::calls::{CAgent, Steps, outside, stepping};
 use crate::error::{
     ARBOR_ERR_ARGUMENT, ARBOR_ERR_CALLBACK, ARBOR_ERR_NOT_FOUND, ARBOR_ERR_NULL, ARBOR_ERR_TYPE,
     ARBOR_HELD, ARBOR_OK, Failure, fail, guard,
@@ -54,17 +54,17 @@ pub struct ArborRuns {
     pub interrupts: u64,
 }
 
-/// The agents a trace or link is opened for, each with its name and tree file, and the
-/// tree files, each once.
-pub(crate) type Opened = (
-    Vec<Arc<Exclusive<Agent>>>,
-    Vec<(String, PathBuf)>,
-    Vec<PathBuf>,
-);
+/// The agents a trace or link is opened for: each handle, name and tree file, the tree
+/// files, each once, and the kinds their runtimes knew beyond Arbor's own.
+pub(crate) struct Opened {
+    pub(crate) handles: Vec<ArborAgent>,
+    pub(crate) named: Vec<(String, PathBuf)>,
+    pub(crate) files: Vec<PathBuf>,
+    pub(crate) kinds: Vec<arbor::model::KindSpec>,
+}
 
-/// The agents a trace or link is opened for: `count` handles at `agents`, checked, each
-/// with its name and tree file, and the tree files, each once; `out` must not be null and
-/// `dt` must be a positive number of seconds.
+/// The agents a trace or link is opened for: `count` handles at `agents`, checked; `out`
+/// must not be null and `dt` must be a positive number of seconds.
 ///
 /// # Safety
 /// `agents` must hold `count` handles.
@@ -83,26 +83,54 @@ pub(crate) unsafe fn opened_for(
             format!("dt must be a positive number of seconds, not {dt}"),
         );
     }
-    let handles: &[ArborAgent] = if count == 0 {
-        &[]
+    let handles: Vec<ArborAgent> = if count == 0 {
+        Vec::new()
     } else {
         // SAFETY: the caller's contract: `count` handles.
-        unsafe { std::slice::from_raw_parts(agents, count) }
+        unsafe { std::slice::from_raw_parts(agents, count) }.to_vec()
     };
-    let mut objects = Vec::with_capacity(count);
     let mut named = Vec::with_capacity(count);
-    for &h in handles {
-        let a = handles::agent(h)?;
-        {
-            let g = claim(&a, "an agent")?;
-            named.push((g.name.clone(), g.tree_path.clone()));
+    let mut kinds: Vec<arbor::model::KindSpec> = Vec::new();
+    with_each(&handles, |a| {
+        named.push((a.name.clone(), a.tree_path.clone()));
+        for k in a.kinds.iter() {
+            if !kinds.iter().any(|have| have.name == k.name) {
+                kinds.push(k.clone());
+            }
         }
-        objects.push(a);
-    }
+    })?;
     let mut files: Vec<PathBuf> = named.iter().map(|(_, t)| t.clone()).collect();
     files.sort();
     files.dedup();
-    Ok((objects, named, files))
+    Ok(Opened {
+        handles,
+        named,
+        files,
+        kinds,
+    })
+}
+
+/// Runs `f` on each agent of `handles`, in order, each claimed while the table is held
+/// (as every use of an agent is, so that `arbor_step_all` may have them all to itself).
+pub(crate) fn with_each(
+    handles: &[ArborAgent],
+    mut f: impl FnMut(&mut Agent),
+) -> Result<(), Failure> {
+    let table = handles::read();
+    for &h in handles {
+        f(&mut *claim(table.agent(h)?, "an agent")?);
+    }
+    Ok(())
+}
+
+/// Runs `f` on agent `agent`, claimed while the table is held.
+fn with_agent(
+    agent: ArborAgent,
+    f: impl FnOnce(&mut Agent) -> Result<i32, Failure>,
+) -> Result<i32, Failure> {
+    let table = handles::read();
+    let mut a = claim(table.agent(agent)?, "the agent")?;
+    f(&mut a)
 }
 
 /// Makes an agent named `name` (as traces and the editor show it) running `tree`, its
@@ -149,10 +177,8 @@ pub extern "C" fn arbor_agent_free(agent: ArborAgent) -> i32 {
     })
 }
 
-/// Steps agent `a` by `dt`, its callbacks given `data`.
-fn step(a: &Exclusive<Agent>, dt: f64, data: *mut c_void) -> Result<i32, Failure> {
-    let mut a = claim(a, "the agent")?;
-    let a = &mut *a;
+/// Steps agent `a` by `dt` in `steps`, its callbacks given `data`.
+fn step(a: &mut Agent, dt: f64, data: *mut c_void, steps: &Steps) -> Result<i32, Failure> {
     let link = a.link.as_ref().and_then(Weak::upgrade);
     if let Some(link) = &link {
         link.deliver(&a.name, &mut a.instance);
@@ -160,10 +186,7 @@ fn step(a: &Exclusive<Agent>, dt: f64, data: *mut c_void) -> Result<i32, Failure
             return Ok(ARBOR_HELD);
         }
     }
-    let mut agent = CAgent {
-        data: data as usize,
-    };
-    begin_step();
+    let mut agent = steps.agent(data);
     let mut trace = match &a.trace {
         Some(t) => Some(claim(t, "the agent's trace")?),
         None => None,
@@ -186,7 +209,7 @@ fn step(a: &Exclusive<Agent>, dt: f64, data: *mut c_void) -> Result<i32, Failure
             a.instance.step(dt, &mut agent, Some(&mut both));
         }
     }
-    match step_fault() {
+    match steps.fault() {
         Some(f) => fail(ARBOR_ERR_CALLBACK, format!("agent '{}': {f}", a.name)),
         None => Ok(ARBOR_OK),
     }
@@ -213,15 +236,15 @@ pub extern "C" fn arbor_agent_step(agent: ArborAgent, dt: f64, data: *mut c_void
     guard(|| {
         outside("arbor_agent_step")?;
         check_dt(dt)?;
-        let a = handles::agent(agent)?;
-        step(&a, dt, data)
+        with_agent(agent, |a| stepping(|steps| step(a, dt, data, steps)))
     })
 }
 
 /// Steps `count` agents by `dt` seconds, one after another in the order given; agent
 /// `i`'s callbacks are given `data[i]` (`data` may be null: null for each). Every agent is
 /// stepped whatever another's result; the first failure's code is returned (`ARBOR_OK`
-/// when none failed; a held agent is not a failure). One look-up of the handles for all.
+/// when none failed; a held agent is not a failure). While it runs, calls on other threads that use
+/// handles wait for it (and it for them).
 ///
 /// # Safety
 /// `agents` must hold `count` handles, and `data`, unless null, `count` pointers.
@@ -249,18 +272,23 @@ pub unsafe extern "C" fn arbor_step_all(
             // SAFETY: the caller's contract: `count` pointers.
             Some(unsafe { std::slice::from_raw_parts(data, count) })
         };
-        let table = handles::read();
+        // Every agent to itself, with one look-up of the table and no claim of each.
+        let mut table = handles::write();
         let mut first: Option<Failure> = None;
-        for (i, &h) in agents.iter().enumerate() {
-            let d = data.map_or(std::ptr::null_mut(), |d| d[i]);
-            let r = table.agent(h).and_then(|a| step(a, dt, d));
-            if let (Err(e), None) = (r, &first) {
-                first = Some(Failure {
-                    code: e.code,
-                    message: format!("agents[{i}]: {}", e.message),
-                });
+        stepping(|steps| {
+            for (i, &h) in agents.iter().enumerate() {
+                let d = data.map_or(std::ptr::null_mut(), |d| d[i]);
+                let r = table
+                    .agent_alone(h)
+                    .and_then(|mut a| step(&mut a, dt, d, steps));
+                if let (Err(e), None) = (r, &first) {
+                    first = Some(Failure {
+                        code: e.code,
+                        message: format!("agents[{i}]: {}", e.message),
+                    });
+                }
             }
-        }
+        });
         first.map_or(Ok(ARBOR_OK), Err)
     })
 }
@@ -288,8 +316,8 @@ pub unsafe extern "C" fn arbor_agent_trigger(
             // SAFETY: the caller's contract.
             unsafe { (*payload).to_ctx() }?
         };
-        let a = handles::agent(agent)?;
-        let mut a = claim(&a, "the agent")?;
+        let table = handles::read();
+        let mut a = claim(table.agent(agent)?, "the agent")?;
         let known = a.instance.program().interrupt_ids().any(|i| i == id);
         a.instance.trigger(id, payload);
         if known {
@@ -318,8 +346,8 @@ pub unsafe extern "C" fn arbor_agent_get(
         outside("arbor_agent_get")?;
         // SAFETY: the caller's contract.
         let key = unsafe { name(key, "key") }?;
-        let a = handles::agent(agent)?;
-        let a = claim(&a, "the agent")?;
+        let table = handles::read();
+        let a = claim(table.agent(agent)?, "the agent")?;
         let program = a.instance.program();
         let Some(id) = program.key(key) else {
             return fail(
@@ -355,8 +383,8 @@ unsafe fn put_key(
     let Some(v) = (unsafe { value.to_ctx() })? else {
         return fail(ARBOR_ERR_TYPE, "a key takes a value, not ARBOR_NONE");
     };
-    let a = handles::agent(agent)?;
-    let mut a = claim(&a, "the agent")?;
+    let table = handles::read();
+    let mut a = claim(table.agent(agent)?, "the agent")?;
     match put(&mut a.instance, key, v) {
         Ok(()) => Ok(ARBOR_OK),
         Err(e @ KeyError::Unknown(_)) => {
@@ -414,8 +442,8 @@ pub unsafe extern "C" fn arbor_agent_runs(agent: ArborAgent, out: *mut ArborRuns
         if out.is_null() {
             return fail(ARBOR_ERR_NULL, "out is null");
         }
-        let a = handles::agent(agent)?;
-        let a = claim(&a, "the agent")?;
+        let table = handles::read();
+        let a = claim(table.agent(agent)?, "the agent")?;
         let s = a.instance.stats();
         let runs = ArborRuns {
             steps: a.instance.step_number(),

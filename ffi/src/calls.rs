@@ -81,9 +81,12 @@ pub struct ArborAction {
     pub exit: ArborExitFn,
 }
 
-/// The agent a step is for: the game's pointer, as a number (Arbor never follows it).
+/// The agent a step is for: the game's pointer, and the step's [`Steps`], as numbers
+/// (the agent type is sent between threads with its instance; Arbor never follows
+/// `data`, and `steps` only while the step runs).
 pub struct CAgent {
     pub(crate) data: usize,
+    pub(crate) steps: usize,
 }
 
 type Execute = extern "C" fn(*mut c_void, *mut c_void, *const ArborNode, f64) -> i32;
@@ -243,18 +246,56 @@ struct Scope {
     reason: Cell<Option<&'static str>>,
 }
 
+/// What the steps of one call (`arbor_agent_step`, `arbor_step_all`) share: the node whose
+/// callback runs now, and the first thing a callback got wrong in the agent's step.
+pub(crate) struct Steps {
+    current: Cell<*const ArborNode>,
+    fault: RefCell<Option<String>>,
+}
+
 thread_local! {
-    /// The node whose callback runs now on this thread (null: none).
-    static CURRENT: Cell<*const ArborNode> = const { Cell::new(std::ptr::null()) };
-    /// Whether a callback went wrong during the current step, and how (the first), for
-    /// the step's caller.
-    static FAULTED: Cell<bool> = const { Cell::new(false) };
-    static STEP_FAULT: RefCell<Option<String>> = const { RefCell::new(None) };
+    /// The steps running on this thread (null: none): while they run, only `arbor_call_*`
+    /// may be called, with the node whose callback runs now.
+    static STEPS: Cell<*const Steps> = const { Cell::new(std::ptr::null()) };
+}
+
+/// Puts the thread back as it was when a call's steps end, however they end.
+struct Running(*const Steps);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        STEPS.set(self.0);
+    }
+}
+
+/// Runs `f`, a call's steps, with their [`Steps`] known to this thread.
+pub(crate) fn stepping<R>(f: impl FnOnce(&Steps) -> R) -> R {
+    let steps = Steps {
+        current: Cell::new(std::ptr::null()),
+        fault: RefCell::new(None),
+    };
+    let _back = Running(STEPS.replace(&raw const steps));
+    f(&steps)
+}
+
+impl Steps {
+    /// The agent `data` as its callbacks are given it, in these steps.
+    pub(crate) fn agent(&self, data: *mut std::ffi::c_void) -> CAgent {
+        CAgent {
+            data: data as usize,
+            steps: std::ptr::from_ref(self) as usize,
+        }
+    }
+
+    /// The first thing a callback got wrong since the last call, taken.
+    pub(crate) fn fault(&self) -> Option<String> {
+        self.fault.borrow_mut().take()
+    }
 }
 
 /// Refuses a call made from inside a callback (other than `arbor_call_*`).
 pub(crate) fn outside(what: &str) -> Result<(), Failure> {
-    if !CURRENT.get().is_null() {
+    if !STEPS.get().is_null() {
         return fail(
             ARBOR_ERR_BUSY,
             format!(
@@ -265,31 +306,26 @@ pub(crate) fn outside(what: &str) -> Result<(), Failure> {
     Ok(())
 }
 
-/// Clears what callbacks reported; call before a step.
-#[inline]
-pub(crate) fn begin_step() {
-    FAULTED.set(false);
+/// The steps `agent` is stepped in.
+fn steps_of(agent: &CAgent) -> &Steps {
+    // SAFETY: `steps` is the address of the `Steps` of the call stepping this agent
+    // (Steps::agent), alive on that call's stack until its steps end, and a callback runs
+    // only within them.
+    unsafe { &*(agent.steps as *const Steps) }
 }
 
-/// The first thing a callback got wrong in the step just run.
-#[inline]
-pub(crate) fn step_fault() -> Option<String> {
-    if !FAULTED.get() {
-        return None;
-    }
-    FAULTED.set(false);
-    STEP_FAULT.with_borrow_mut(Option::take)
-}
-
-fn report(message: String) {
-    if !FAULTED.replace(true) {
-        STEP_FAULT.with_borrow_mut(|f| *f = Some(message));
+/// Notes the first thing a callback got wrong, for the step's caller.
+fn report(agent: &CAgent, message: String) {
+    let mut fault = steps_of(agent).fault.borrow_mut();
+    if fault.is_none() {
+        *fault = Some(message);
     }
 }
 
-/// Runs `body` with the node a callback is given, made current on this thread; the
-/// failure reason it gave, after.
+/// Runs `body` with the node a callback is given, made current; the failure reason it
+/// gave, after.
 fn framed<R>(
+    agent: &CAgent,
     fields: &Fields,
     io: Option<&mut LeafIo<'_>>,
     cond: Option<&CondIo<'_>>,
@@ -315,9 +351,10 @@ fn framed<R>(
         step,
         reserved: std::ptr::from_ref(&scope).cast(),
     };
-    let outer = CURRENT.replace(&raw const node);
+    let steps = steps_of(agent);
+    steps.current.set(&raw const node);
     let r = body(&raw const node);
-    CURRENT.set(outer);
+    steps.current.set(std::ptr::null());
     (r, scope.reason.get())
 }
 
@@ -339,7 +376,7 @@ impl Action<CAgent> for CAction {
     fn on_enter(&self, memory: &mut u64, agent: &mut CAgent, io: &mut LeafIo<'_>) {
         if let Some(enter) = self.calls.enter {
             let user = self.calls.user as *mut c_void;
-            framed(&self.fields, Some(io), None, Some(memory), |node| {
+            framed(agent, &self.fields, Some(io), None, Some(memory), |node| {
                 enter(user, agent_ptr(agent), node);
             });
         }
@@ -355,7 +392,7 @@ impl Action<CAgent> for CAction {
     ) -> Outcome {
         let user = self.calls.user as *mut c_void;
         let execute = self.calls.execute;
-        let (code, reason) = framed(&self.fields, Some(io), None, Some(memory), |node| {
+        let (code, reason) = framed(agent, &self.fields, Some(io), None, Some(memory), |node| {
             execute(user, agent_ptr(agent), node, dt)
         });
         match code {
@@ -363,9 +400,12 @@ impl Action<CAgent> for CAction {
             ARBOR_SUCCESS => Outcome::Success,
             ARBOR_FAILURE => reason.map_or(Outcome::Failure, Outcome::FailureBecause),
             other => {
-                report(format!(
-                    "an action's execute callback returned {other}, which is none of ARBOR_RUNNING (1), ARBOR_SUCCESS (2), ARBOR_FAILURE (3): its node failed"
-                ));
+                report(
+                    agent,
+                    format!(
+                        "an action's execute callback returned {other}, which is none of ARBOR_RUNNING (1), ARBOR_SUCCESS (2), ARBOR_FAILURE (3): its node failed"
+                    ),
+                );
                 Outcome::FailureBecause("the callback returned no status")
             }
         }
@@ -374,7 +414,7 @@ impl Action<CAgent> for CAction {
     fn on_exit(&self, memory: &mut u64, agent: &mut CAgent, io: &mut LeafIo<'_>, status: Status) {
         if let Some(exit) = self.calls.exit {
             let user = self.calls.user as *mut c_void;
-            framed(&self.fields, Some(io), None, Some(memory), |node| {
+            framed(agent, &self.fields, Some(io), None, Some(memory), |node| {
                 exit(user, agent_ptr(agent), node, status_code(status));
             });
         }
@@ -386,16 +426,19 @@ impl Condition<CAgent> for CCondition {
     fn check(&self, agent: &mut CAgent, io: &CondIo<'_>) -> bool {
         let user = self.check.user as *mut c_void;
         let check = self.check.check;
-        let (code, _) = framed(&self.fields, None, Some(io), None, |node| {
+        let (code, _) = framed(agent, &self.fields, None, Some(io), None, |node| {
             check(user, agent_ptr(agent), node)
         });
         match code {
             0 => false,
             1 => true,
             other => {
-                report(format!(
-                    "a condition's check callback returned {other}, which is neither 1 (holds) nor 0 (does not): taken as 0"
-                ));
+                report(
+                    agent,
+                    format!(
+                        "a condition's check callback returned {other}, which is neither 1 (holds) nor 0 (does not): taken as 0"
+                    ),
+                );
                 false
             }
         }
@@ -405,7 +448,14 @@ impl Condition<CAgent> for CCondition {
 /// Runs `f` on the scope of `node`, the node whose callback runs now on this thread.
 fn on_scope(node: *const ArborNode, f: impl FnOnce(&Scope) -> Result<i32, Failure>) -> i32 {
     guard(|| {
-        let current = CURRENT.get();
+        let steps = STEPS.get();
+        let current = if steps.is_null() {
+            std::ptr::null()
+        } else {
+            // SAFETY: a non-null `STEPS` is the `Steps` of the call stepping on this
+            // thread, alive until it ends (stepping()).
+            unsafe { &*steps }.current.get()
+        };
         if node.is_null() || current != node {
             return fail(
                 ARBOR_ERR_CALL,

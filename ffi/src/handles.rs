@@ -99,7 +99,8 @@ pub(crate) fn read() -> RwLockReadGuard<'static, Table> {
     TABLE.read().unwrap_or_else(|p| p.into_inner())
 }
 
-fn write() -> RwLockWriteGuard<'static, Table> {
+/// The table, to change, or to step agents with every other call waiting.
+pub(crate) fn write() -> RwLockWriteGuard<'static, Table> {
     TABLE.write().unwrap_or_else(|p| p.into_inner())
 }
 
@@ -175,6 +176,24 @@ impl Table {
         }
     }
 
+    /// The agent of `handle`, for this call alone: the table is held for writing, and
+    /// every claim of an agent is taken and given back while the table is held for
+    /// reading ([`claim`] under [`read`]), so none is taken now. A fault inside Arbor while
+    /// it is held leaves the agent refused, as a claim does.
+    pub(crate) fn agent_alone(&mut self, handle: u64) -> Result<Alone<'_, Agent>, Failure> {
+        let index = self.find(handle, Type::Agent)?;
+        let Some(Object::Agent(a)) = &self.slots[index].object else {
+            return fail(ARBOR_ERR_HANDLE_TYPE, "not an agent");
+        };
+        if a.state.load(Ordering::Acquire) != FREE {
+            return fail(
+                ARBOR_ERR_INTERNAL,
+                "the agent was left unusable by an earlier internal error; free it",
+            );
+        }
+        Ok(Alone { of: a })
+    }
+
     /// The agent of `handle`.
     pub(crate) fn agent(&self, handle: u64) -> Result<&Arc<Exclusive<Agent>>, Failure> {
         match self.get(handle, Type::Agent)? {
@@ -198,11 +217,6 @@ pub(crate) fn tree(handle: u64) -> Result<Arc<Tree>, Failure> {
         Object::Tree(t) => Ok(t.clone()),
         _ => fail(ARBOR_ERR_HANDLE_TYPE, "not a tree"),
     }
-}
-
-/// The agent of `handle`.
-pub(crate) fn agent(handle: u64) -> Result<Arc<Exclusive<Agent>>, Failure> {
-    read().agent(handle).cloned()
 }
 
 /// The trace of `handle`.
@@ -277,6 +291,36 @@ impl<T> Drop for Claim<'_, T> {
             FREE
         };
         self.of.state.store(after, Ordering::Release);
+    }
+}
+
+/// An agent a call has alone while it holds the table for writing
+/// ([`Table::agent_alone`]).
+pub(crate) struct Alone<'a, T> {
+    of: &'a Exclusive<T>,
+}
+
+impl<T> std::ops::Deref for Alone<'_, T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        // SAFETY: the table is held for writing (Table::agent_alone), so no claim exists,
+        // and this `Alone` borrows the table mutably: it is the only reference.
+        unsafe { &*self.of.value.get() }
+    }
+}
+
+impl<T> std::ops::DerefMut for Alone<'_, T> {
+    fn deref_mut(&mut self) -> &mut T {
+        // SAFETY: as for Deref.
+        unsafe { &mut *self.of.value.get() }
+    }
+}
+
+impl<T> Drop for Alone<'_, T> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.of.state.store(BROKEN, Ordering::Release);
+        }
     }
 }
 

@@ -10,8 +10,9 @@
 //! - Objects are handles (`uint64_t`), never pointers: a handle freed, of another type,
 //!   or made up is refused with `ARBOR_ERR_HANDLE` or `ARBOR_ERR_HANDLE_TYPE`.
 //! - Any thread may call; an object serves one call at a time, and a call on an object in
-//!   use returns `ARBOR_ERR_BUSY` at once. A callback runs on the thread that stepped its
-//!   agent and may call only `arbor_call_*`.
+//!   use returns `ARBOR_ERR_BUSY` at once (`arbor_step_all` has every agent to itself: other
+//!   threads' calls wait for it). A callback runs on the thread that stepped its agent and
+//!   may call only `arbor_call_*`.
 //! - The game's callbacks are C function pointers with a `void *user` of the kind's and
 //!   a `void *agent` of the agent's; Arbor never reads either.
 

@@ -10,10 +10,10 @@ use arbor::io::Library;
 use arbor::remote::{EditorAddress, GameLink, Hello, LinkObserver, MAX_TRIGGERS};
 use arbor::runtime::{CtxValue, Instance};
 
-use crate::agent::{ArborAgent, opened_for};
+use crate::agent::{ArborAgent, opened_for, with_each};
 use crate::calls::{CAgent, outside};
 use crate::error::{ARBOR_ERR_ARGUMENT, ARBOR_ERR_NULL, ARBOR_OK, Failure, fail, guard};
-use crate::handles::{self, Object, Type, claim};
+use crate::handles::{self, Object, Type};
 use crate::value::{ArborValue, name, put};
 
 /// A handle to a link to the editor (0: none).
@@ -93,20 +93,12 @@ pub unsafe extern "C" fn arbor_link_connect(
             })?)
         };
         // SAFETY: the caller's contract.
-        let (objects, named, files) = unsafe { opened_for(agents, count, dt, out.is_null()) }?;
-        let mut kinds: Vec<arbor::model::KindSpec> = Vec::new();
-        for a in &objects {
-            for k in claim(a, "an agent")?.kinds.iter() {
-                if !kinds.iter().any(|have| have.name == k.name) {
-                    kinds.push(k.clone());
-                }
-            }
-        }
-        let mut hello = Hello::new(game, dt, seed, &named, &files);
-        if !kinds.is_empty() {
+        let opened = unsafe { opened_for(agents, count, dt, out.is_null()) }?;
+        let mut hello = Hello::new(game, dt, seed, &opened.named, &opened.files);
+        if !opened.kinds.is_empty() {
             let library = Library {
                 name: game.to_owned(),
-                kinds,
+                kinds: opened.kinds.clone(),
             };
             hello = hello.with_library(&library).map_err(|e| Failure {
                 code: ARBOR_ERR_ARGUMENT,
@@ -121,9 +113,7 @@ pub unsafe extern "C" fn arbor_link_connect(
             link,
             waiting: Mutex::new(Vec::new()),
         });
-        for a in &objects {
-            claim(a, "an agent")?.link = Some(Arc::downgrade(&link));
-        }
+        with_each(&opened.handles, |a| a.link = Some(Arc::downgrade(&link)))?;
         let h = handles::insert(Object::Link(link));
         // SAFETY: the caller's contract.
         unsafe { out.write(h) };

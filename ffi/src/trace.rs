@@ -10,7 +10,7 @@ use std::sync::Arc;
 use arbor::io::{create_output, trace_header};
 use arbor::runtime::{TraceEncoding, TraceWriter};
 
-use crate::agent::{ArborAgent, opened_for};
+use crate::agent::{ArborAgent, opened_for, with_each};
 use crate::calls::outside;
 use crate::error::{ARBOR_ERR_IO, ARBOR_OK, Failure, fail, guard};
 use crate::handles::{self, Exclusive, Object, Type, claim};
@@ -48,22 +48,21 @@ pub unsafe extern "C" fn arbor_trace_open(
         // SAFETY: the caller's contract.
         let path = Path::new(unsafe { name(path, "path") }?);
         // SAFETY: the caller's contract.
-        let (objects, named, files) = unsafe { opened_for(agents, count, dt, out.is_null()) }?;
-        let file = create_output(path, &files).map_err(|e| Failure {
+        let opened = unsafe { opened_for(agents, count, dt, out.is_null()) }?;
+        let (named, files) = (&opened.named, &opened.files);
+        let file = create_output(path, files).map_err(|e| Failure {
             code: ARBOR_ERR_IO,
             message: e.to_string(),
         })?;
         let first = named.first().map_or("", |(n, _)| n.as_str());
         let mut writer =
             TraceWriter::new(TraceEncoding::for_path(path), BufWriter::new(file), first);
-        writer.write_header(&trace_header(dt, seed, &named, &files, Some(path)));
+        writer.write_header(&trace_header(dt, seed, named, files, Some(path)));
         let trace = Arc::new(Exclusive::new(Trace {
             writer: Some(writer),
             path: path.to_owned(),
         }));
-        for a in &objects {
-            claim(a, "an agent")?.trace = Some(trace.clone());
-        }
+        with_each(&opened.handles, |a| a.trace = Some(trace.clone()))?;
         let h = handles::insert(Object::Trace(trace));
         // SAFETY: the caller's contract.
         unsafe { out.write(h) };

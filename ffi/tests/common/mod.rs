@@ -19,7 +19,7 @@ pub fn lib_dir() -> PathBuf {
     let dir = exe.parent().unwrap().parent().unwrap().to_owned();
     assert!(
         dir.join(library_file()).exists(),
-        "no {} in {}: the test runs after cargo builds the crate's cdylib",
+        "no {} in {}: build the library first (`cargo build -p arbor-ffi`; scripts/test.sh does)",
         library_file(),
         dir.display()
     );
