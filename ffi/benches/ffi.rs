@@ -141,12 +141,30 @@ fn field(node: &ArborNode, i: usize) -> u32 {
     fields[i].integer as u32
 }
 
-extern "C" fn work_enter(_: *mut c_void, _: *mut c_void, node: *const ArborNode) {
+/// Callbacks called, in a pass that counts them (`COUNT`), outside the timed runs.
+static CALLBACKS: AtomicU64 = AtomicU64::new(0);
+
+extern "C" fn work_enter<const COUNT: bool>(
+    _: *mut c_void,
+    _: *mut c_void,
+    node: *const ArborNode,
+) {
+    if COUNT {
+        CALLBACKS.fetch_add(1, Ordering::Relaxed);
+    }
     // SAFETY: the node a callback is given, with its memory (an action's).
     unsafe { *(*node).memory = 0 };
 }
 
-extern "C" fn work(_: *mut c_void, agent: *mut c_void, node: *const ArborNode, _: f64) -> i32 {
+extern "C" fn work<const COUNT: bool>(
+    _: *mut c_void,
+    agent: *mut c_void,
+    node: *const ArborNode,
+    _: f64,
+) -> i32 {
+    if COUNT {
+        CALLBACKS.fetch_add(1, Ordering::Relaxed);
+    }
     // SAFETY: the agent pointer the step was given: an `Agent` of `c_agents`; the node
     // is alive during the callback.
     let (agent, node) = unsafe { (&mut *agent.cast::<Agent>(), &*node) };
@@ -162,7 +180,14 @@ extern "C" fn work(_: *mut c_void, agent: *mut c_void, node: *const ArborNode, _
     }
 }
 
-extern "C" fn check(_: *mut c_void, agent: *mut c_void, node: *const ArborNode) -> i32 {
+extern "C" fn check<const COUNT: bool>(
+    _: *mut c_void,
+    agent: *mut c_void,
+    node: *const ArborNode,
+) -> i32 {
+    if COUNT {
+        CALLBACKS.fetch_add(1, Ordering::Relaxed);
+    }
     // SAFETY: the agent pointer the step was given: an `Agent` of `c_agents`; the node
     // is alive during the callback.
     let (agent, node) = unsafe { (&*agent.cast::<Agent>(), &*node) };
@@ -177,7 +202,7 @@ fn ok(code: i32) {
 }
 
 /// The workload's agents made through the C ABI, each with its `Agent`.
-fn c_agents() -> (Vec<ArborAgent>, Vec<Agent>) {
+fn c_agents<const COUNT: bool>() -> (Vec<ArborAgent>, Vec<Agent>) {
     let mut runtime = 0;
     // SAFETY: every pointer is to a live local or a NUL-terminated string.
     unsafe {
@@ -191,8 +216,8 @@ fn c_agents() -> (Vec<ArborAgent>, Vec<Agent>) {
         ));
         let action = ArborAction {
             user: std::ptr::null_mut(),
-            execute: Some(work),
-            enter: Some(work_enter),
+            execute: Some(work::<COUNT>),
+            enter: Some(work_enter::<COUNT>),
             exit: None,
         };
         ok(arbor_runtime_register_action(
@@ -203,7 +228,7 @@ fn c_agents() -> (Vec<ArborAgent>, Vec<Agent>) {
         ok(arbor_runtime_register_condition(
             runtime,
             c"Check".as_ptr(),
-            Some(check),
+            Some(check::<COUNT>),
             std::ptr::null_mut(),
         ));
         let text = CString::new(tree_text()).unwrap();
@@ -256,7 +281,7 @@ fn main() {
     // The two do the same work.
     let mut rust = fresh_rust();
     rust_run(&mut rust);
-    let (handles, mut c) = c_agents();
+    let (handles, mut c) = c_agents::<false>();
     let data: Vec<*mut c_void> = c.iter_mut().map(|a| std::ptr::from_mut(a).cast()).collect();
     c_run(&handles, &data);
     let rust_ends: Vec<&Agent> = rust.iter().map(|(a, _)| a).collect();
@@ -269,6 +294,18 @@ fn main() {
         "workload W: {} agents x {STEPS} steps, {done} actions completed by each",
         agents()
     );
+    // How many callbacks an agent-step makes, counted in a pass of its own.
+    let callbacks = {
+        let (counted, mut agents) = c_agents::<true>();
+        let data: Vec<*mut c_void> = agents
+            .iter_mut()
+            .map(|a| std::ptr::from_mut(a).cast())
+            .collect();
+        c_run(&counted, &data);
+        let per = CALLBACKS.load(Ordering::Relaxed) as f64 / (counted.len() * STEPS) as f64;
+        println!("callbacks an agent-step: {per:.2}");
+        per
+    };
     // Steady state: a step through the C ABI allocates nothing.
     let before = ALLOCATIONS.load(Ordering::Relaxed);
     c_run(&handles, &data);
@@ -288,7 +325,8 @@ fn main() {
     }
     let (r, cm) = (common::median(&mut rust_ns), common::median(&mut c_ns));
     println!(
-        "an agent-step, median of {rounds} rounds: Rust API {r:.1} ns, C ABI {cm:.1} ns: {:.2}x",
-        cm / r
+        "an agent-step, median of {rounds} rounds: Rust API {r:.1} ns, C ABI {cm:.1} ns: {:.2}x ({:.1} ns more a callback)",
+        cm / r,
+        (cm - r) / callbacks
     );
 }

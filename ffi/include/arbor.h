@@ -350,7 +350,7 @@ int32_t arbor_call_fail_because(const struct ArborNode *node, const char *reason
 const char *arbor_last_error(void);
 
 // Shows the game named `game` live in the editor: its `count` agents' steps from now on
-// (each agent's tree, and the kinds its runtime loaded, are sent). `address` is the
+// (each agent's tree, and the node libraries its runtime loaded, are sent). `address` is the
 // editor's `[HOST:]PORT/TOKEN` (Simulation > Copy Live Address); null finds it as a Rust
 // game does: `ARBOR_LIVE`, else the editor of the trees' project, else the one started
 // last. Connects, and reconnects, in the background: the call never waits. Each agent

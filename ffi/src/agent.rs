@@ -1,6 +1,7 @@
 //! `ArborAgent`: one agent running a tree: its instance (state, blackboard, memories),
 //! and the trace and editor link its steps go to.
 
+use std::collections::HashSet;
 use std::ffi::{c_char, c_void};
 use std::path::PathBuf;
 use std::sync::{Arc, Weak};
@@ -26,6 +27,8 @@ pub(crate) struct Agent {
     pub(crate) name: String,
     /// Its tree's file (or the name it was given as text under).
     pub(crate) tree_path: PathBuf,
+    /// Its tree's text, when the tree was given as text.
+    pub(crate) tree_text: Option<Arc<str>>,
     /// The kinds its tree's runtime knew beyond the built-ins, for a link's hello.
     pub(crate) kinds: Arc<[arbor::model::KindSpec]>,
     pub(crate) instance: Instance<CAgent>,
@@ -61,6 +64,8 @@ pub(crate) struct Opened {
     pub(crate) named: Vec<(String, PathBuf)>,
     pub(crate) files: Vec<PathBuf>,
     pub(crate) kinds: Vec<arbor::model::KindSpec>,
+    /// The texts of the trees given as text, by their paths.
+    pub(crate) texts: Vec<(PathBuf, Arc<str>)>,
 }
 
 /// The agents a trace or link is opened for: `count` handles at `agents`, checked; `out`
@@ -91,11 +96,23 @@ pub(crate) unsafe fn opened_for(
     };
     let mut named = Vec::with_capacity(count);
     let mut kinds: Vec<arbor::model::KindSpec> = Vec::new();
+    let mut texts: Vec<(PathBuf, Arc<str>)> = Vec::new();
+    // (Agents of one tree share its kinds: each set is looked at once.)
+    let mut seen_sets: HashSet<*const [arbor::model::KindSpec]> = HashSet::new();
+    let mut seen_kinds: HashSet<String> = HashSet::new();
+    let mut seen_texts: HashSet<PathBuf> = HashSet::new();
     with_each(&handles, |a| {
         named.push((a.name.clone(), a.tree_path.clone()));
-        for k in a.kinds.iter() {
-            if !kinds.iter().any(|have| have.name == k.name) {
-                kinds.push(k.clone());
+        if let Some(t) = &a.tree_text
+            && seen_texts.insert(a.tree_path.clone())
+        {
+            texts.push((a.tree_path.clone(), t.clone()));
+        }
+        if seen_sets.insert(Arc::as_ptr(&a.kinds)) {
+            for k in a.kinds.iter() {
+                if seen_kinds.insert(k.name.clone()) {
+                    kinds.push(k.clone());
+                }
             }
         }
     })?;
@@ -107,6 +124,7 @@ pub(crate) unsafe fn opened_for(
         named,
         files,
         kinds,
+        texts,
     })
 }
 
@@ -156,6 +174,7 @@ pub unsafe extern "C" fn arbor_agent_new(
         let agent = Agent {
             name: agent_name.to_owned(),
             tree_path: t.path.clone(),
+            tree_text: t.text.clone(),
             kinds: t.kinds.clone(),
             instance: Instance::new(t.program.clone(), seed),
             trace: None,

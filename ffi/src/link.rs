@@ -7,7 +7,8 @@ use std::sync::{Arc, Mutex};
 
 use arbor::debug::GameTrigger;
 use arbor::io::Library;
-use arbor::remote::{EditorAddress, GameLink, Hello, LinkObserver, MAX_TRIGGERS};
+use arbor::model::Origin;
+use arbor::remote::{EditorAddress, GameLink, Hello, LinkObserver, MAX_TRIGGERS, SentTree};
 use arbor::runtime::{CtxValue, Instance};
 
 use crate::agent::{ArborAgent, opened_for, with_each};
@@ -59,7 +60,7 @@ impl Link {
 }
 
 /// Shows the game named `game` live in the editor: its `count` agents' steps from now on
-/// (each agent's tree, and the kinds its runtime loaded, are sent). `address` is the
+/// (each agent's tree, and the node libraries its runtime loaded, are sent). `address` is the
 /// editor's `[HOST:]PORT/TOKEN` (Simulation > Copy Live Address); null finds it as a Rust
 /// game does: `ARBOR_LIVE`, else the editor of the trees' project, else the one started
 /// last. Connects, and reconnects, in the background: the call never waits. Each agent
@@ -95,14 +96,35 @@ pub unsafe extern "C" fn arbor_link_connect(
         // SAFETY: the caller's contract.
         let opened = unsafe { opened_for(agents, count, dt, out.is_null()) }?;
         let mut hello = Hello::new(game, dt, seed, &opened.named, &opened.files);
-        if !opened.kinds.is_empty() {
-            let library = Library {
-                name: game.to_owned(),
-                kinds: opened.kinds.clone(),
+        // A tree given as text is sent as it was given (under its name as the hello's
+        // header has it: made absolute where it names a file).
+        for (path, text) in &opened.texts {
+            let path = std::fs::canonicalize(path).unwrap_or_else(|_| path.clone());
+            let path = path.display().to_string();
+            hello.trees.retain(|t| t.path != path);
+            hello.trees.push(SentTree {
+                path,
+                text: text.to_string(),
+            });
+        }
+        // Each node library as it was loaded, under its own name.
+        let mut libraries: Vec<Library> = Vec::new();
+        for k in &opened.kinds {
+            let Origin::Library { library, .. } = &k.origin else {
+                continue;
             };
-            hello = hello.with_library(&library).map_err(|e| Failure {
+            match libraries.iter_mut().find(|l| l.name == *library) {
+                Some(l) => l.kinds.push(k.clone()),
+                None => libraries.push(Library {
+                    name: library.clone(),
+                    kinds: vec![k.clone()],
+                }),
+            }
+        }
+        for library in &libraries {
+            hello = hello.with_library(library).map_err(|e| Failure {
                 code: ARBOR_ERR_ARGUMENT,
-                message: format!("the game's kinds cannot be sent: {e}"),
+                message: format!("the node library {} cannot be sent: {e}", library.name),
             })?;
         }
         let link = match address {

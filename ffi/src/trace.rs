@@ -7,7 +7,7 @@ use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use arbor::io::{create_output, trace_header};
+use arbor::io::{create_output, digest_of, trace_header};
 use arbor::runtime::{TraceEncoding, TraceWriter};
 
 use crate::agent::{ArborAgent, opened_for, with_each};
@@ -57,7 +57,14 @@ pub unsafe extern "C" fn arbor_trace_open(
         let first = named.first().map_or("", |(n, _)| n.as_str());
         let mut writer =
             TraceWriter::new(TraceEncoding::for_path(path), BufWriter::new(file), first);
-        writer.write_header(&trace_header(dt, seed, named, files, Some(path)));
+        let mut header = trace_header(dt, seed, named, files, Some(path));
+        // A tree given as text: the digest of that text.
+        for (f, file) in header.files.iter_mut().zip(files) {
+            if let Some((_, text)) = opened.texts.iter().find(|(p, _)| p == file) {
+                f.sha256 = digest_of(text.as_bytes());
+            }
+        }
+        writer.write_header(&header);
         let trace = Arc::new(Exclusive::new(Trace {
             writer: Some(writer),
             path: path.to_owned(),

@@ -27,6 +27,9 @@ pub(crate) struct Tree {
     pub(crate) path: PathBuf,
     /// The kinds its runtime knew beyond Arbor's own, for the editor a link tells.
     pub(crate) kinds: Arc<[KindSpec]>,
+    /// Its text, when it was given as text rather than read from its file: what a link
+    /// sends the editor, and a trace's digest is of.
+    pub(crate) text: Option<Arc<str>>,
 }
 
 /// Compiles the tree of `path` (its text `text` when given) with the runtime's kinds and
@@ -60,6 +63,7 @@ fn compile(runtime: ArborRuntime, path: &Path, text: Option<&str>) -> Result<Tre
                 .filter(|k| !matches!(k.origin, Origin::BuiltIn | Origin::Placeholder))
                 .cloned()
                 .collect(),
+            text: text.map(Arc::from),
         }),
         Err(CompileError::Invalid(diags)) => {
             let lines: Vec<String> = diags

@@ -155,7 +155,12 @@ fn tree(rt: ArborRuntime, text: &str) -> Result<ArborTree, i32> {
     let mut t = 0;
     // SAFETY: live pointers.
     let code = unsafe { arbor_tree_load_text(rt, c"t.json".as_ptr(), text.as_ptr(), 0, &mut t) };
-    if code == ARBOR_OK { Ok(t) } else { Err(code) }
+    if code == ARBOR_OK {
+        Ok(t)
+    } else {
+        assert_eq!(t, 0, "a tree that does not load makes no handle");
+        Err(code)
+    }
 }
 
 fn agent(t: ArborTree) -> ArborAgent {
@@ -482,4 +487,42 @@ fn an_agent_stepped_on_two_threads_at_once_is_refused_not_raced() {
     );
     GATE.get().unwrap().wait();
     assert_eq!(other.join().unwrap(), ARBOR_OK);
+}
+
+#[test]
+fn a_trace_that_cannot_be_written_is_refused_and_never_written_over_a_tree() {
+    let rt = runtime();
+    let dir = tempfile::tempdir().unwrap();
+    let tree_file = dir.path().join("t.json");
+    std::fs::write(&tree_file, TREE).unwrap();
+    let path = CString::new(tree_file.to_str().unwrap()).unwrap();
+    let mut t = 0;
+    // SAFETY: live pointers.
+    ok(unsafe { arbor_tree_load(rt, path.as_ptr(), &mut t) });
+    let a = agent(t);
+    let mut trace = 0;
+    // Over the tree it runs: refused, the tree left as it was.
+    // SAFETY: live pointers.
+    let code = unsafe { arbor_trace_open(path.as_ptr(), 0.1, 0, &a, 1, &mut trace) };
+    refused(code, ARBOR_ERR_IO, "t.json");
+    assert_eq!(std::fs::read_to_string(&tree_file).unwrap(), TREE);
+    assert_eq!(trace, 0);
+    // In a folder that is not there.
+    let nowhere = CString::new(dir.path().join("no/such/t.jsonl").to_str().unwrap()).unwrap();
+    // SAFETY: live pointers.
+    let code = unsafe { arbor_trace_open(nowhere.as_ptr(), 0.1, 0, &a, 1, &mut trace) };
+    refused(code, ARBOR_ERR_IO, "no/such");
+    // A trace closed twice: the second is a dead handle.
+    let fine = CString::new(dir.path().join("t.jsonl").to_str().unwrap()).unwrap();
+    // SAFETY: live pointers.
+    ok(unsafe { arbor_trace_open(fine.as_ptr(), 0.1, 0, &a, 1, &mut trace) });
+    ok(arbor_agent_step(a, 0.1, null_mut()));
+    ok(arbor_trace_close(trace));
+    refused(
+        arbor_trace_close(trace),
+        ARBOR_ERR_HANDLE,
+        "not a live handle",
+    );
+    // Its agent steps on untraced.
+    ok(arbor_agent_step(a, 0.1, null_mut()));
 }

@@ -1,6 +1,7 @@
 //! The C library driven from Python through ctypes alone (tests/python/game.py: no Rust,
 //! no Arbor code): its leaf and condition are Python callbacks, its agent is shown live to
-//! the editor's listener, held there by a breakpoint and let go, and its trace reads.
+//! the editor's listener, held there by a breakpoint and let go, and let go again when
+//! the editor vanishes; and its trace reads.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
@@ -65,7 +66,7 @@ fn a_python_game_runs_its_callbacks_and_is_shown_and_held_by_the_editor() {
         .arg(common::repo().join("ffi/tests/python/game.py"))
         .arg(common::lib_dir().join(common::library_file()))
         .arg(&address)
-        .arg("300")
+        .arg("600")
         .arg(&trace)
         .stdout(Stdio::piped())
         .spawn()
@@ -108,14 +109,12 @@ fn a_python_game_runs_its_callbacks_and_is_shown_and_held_by_the_editor() {
             .any(|e| e.kind == EventKindOf::Exit(Status::Success, None))
     });
     // A breakpoint on the leaf's entry holds the Python game's agent.
-    assert!(listener.send(
-        id,
-        &GameCommand::Breakpoints(vec![GameBreakpoint {
-            node: "lap".into(),
-            on: BreakOn::Enter,
-            agents: None,
-        }])
-    ));
+    let break_at_lap = GameCommand::Breakpoints(vec![GameBreakpoint {
+        node: "lap".into(),
+        on: BreakOn::Enter,
+        agents: None,
+    }]);
+    assert!(listener.send(id, &break_at_lap));
     let held = game.wait(Duration::from_secs(20), |v| v.get("held").is_some());
     until("the hold said", || {
         listener.game(id).unwrap().paused.contains("runner")
@@ -125,11 +124,17 @@ fn a_python_game_runs_its_callbacks_and_is_shown_and_held_by_the_editor() {
     assert!(listener.send(id, &GameCommand::Continue(None)));
     let resumed = game.wait(Duration::from_secs(20), |v| v.get("resumed").is_some());
     assert_eq!(resumed["resumed"], held["held"]);
+    // Held again, then the editor vanishes: the link lets the game go on by itself.
+    assert!(listener.send(id, &break_at_lap));
+    let again = game.wait(Duration::from_secs(20), |v| v.get("held").is_some());
+    drop(listener);
+    let freed = game.wait(Duration::from_secs(20), |v| v.get("resumed").is_some());
+    assert_eq!(freed["resumed"], again["held"]);
     let done = game.wait(Duration::from_secs(60), |v| v.get("done").is_some());
-    assert_eq!(done["steps"], 300);
+    assert_eq!(done["steps"], 600);
     // Laps of 3 steps: the tree's runs are the Python callback's laps.
     let laps = done["done"].as_u64().unwrap();
-    assert!(laps >= 99, "{done}");
+    assert!(laps >= 199, "{done}");
     assert_eq!(done["succeeded"].as_u64().unwrap(), laps, "{done}");
     // A freed handle is refused with its code and message.
     assert_eq!(done["freed"], arbor_ffi::ARBOR_ERR_HANDLE);

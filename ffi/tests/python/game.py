@@ -4,7 +4,7 @@
 
 Its own kinds are Python callbacks: Lap (an action: counts `every` steps in the agent's
 memory, then succeeds) and Fresh (a condition). It shows its agent `runner` live in the
-editor at ADDRESS (`PORT/TOKEN`), writes the trace to TRACE, and prints what happens as
+editor at ADDRESS (`PORT/TOKEN`; `-` finds the editor as a Rust game does), writes the trace to TRACE, and prints what happens as
 JSON, a line each. The constants are read from include/arbor.h, so they cannot drift.
 """
 
@@ -69,7 +69,8 @@ def say(**what):
 
 def main():
     lib = ctypes.CDLL(sys.argv[1])
-    address, steps, trace_path = sys.argv[2].encode(), int(sys.argv[3]), sys.argv[4].encode()
+    address = None if sys.argv[2] == "-" else sys.argv[2].encode()
+    steps, trace_path = int(sys.argv[3]), sys.argv[4].encode()
     lib.arbor_last_error.restype = c_char_p
     lib.arbor_abi_version.restype = c_uint32
     lib.arbor_agent_step.argtypes = [c_uint64, c_double, c_void_p]
