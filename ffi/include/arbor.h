@@ -18,15 +18,20 @@
  *
  * Threads. Any thread may call any function. Each object serves one call at a time: a
  * call on an object another call is using (on another thread, or the step whose callback
- * is running) returns ARBOR_ERR_BUSY at once. Different agents may step on different
- * threads at the same time with arbor_agent_step. arbor_step_all has every agent to
- * itself: while it runs, calls that take a handle on other threads wait for it, and it
- * for them. A callback runs on the thread that stepped its agent, and may call only
- * arbor_call_* with the ArborNode it was given (valid until it returns); any other
- * function called from a callback returns ARBOR_ERR_BUSY.
+ * is running) returns ARBOR_ERR_BUSY at once; so does stepping an agent while another
+ * agent that shares its trace steps on another thread. Different agents may step on
+ * different threads at the same time with arbor_agent_step. arbor_step_all has every
+ * agent to itself: while it runs, calls that take a handle on other threads wait for it,
+ * as it waits for calls that make or free objects; so a callback must never wait for
+ * another thread that is calling Arbor. A callback runs on the thread that stepped its
+ * agent, and may call only arbor_call_* with the ArborNode it was given (valid, with the
+ * text of its fields, until it returns); any other function called from a callback
+ * returns ARBOR_ERR_BUSY.
  *
  * Callbacks. The game's `user` (per kind) and `agent` (per step) pointers are handed
  * back unchanged; Arbor never reads them. Each must stay valid while it may be called.
+ * A callback must return normally: a C++ or C# exception, or a longjmp, out of it and
+ * through Arbor is undefined behaviour.
  */
 
 
@@ -72,7 +77,8 @@
 // callback made this call. Nothing was done; the call never waits.
 #define ARBOR_ERR_BUSY 4
 
-// An argument is wrong: text that is not UTF-8, a step of no time, a value of no type.
+// An argument is wrong: text that is not UTF-8, a negative or NaN `dt`, a value of no
+// type.
 #define ARBOR_ERR_ARGUMENT 5
 
 // A file could not be read or does not read as what it should be: the message names the
@@ -96,11 +102,12 @@
 // Writing a trace failed.
 #define ARBOR_ERR_IO 11
 
-// An `ArborNode` used outside the callback it was given to.
+// An `ArborNode` that is not the one whose callback runs now on this thread (one kept
+// past its callback, or null).
 #define ARBOR_ERR_CALL 12
 
-// A fault inside Arbor (a bug): caught at the boundary; the object it happened in
-// refuses every later call with this code.
+// A fault inside Arbor (a bug): caught at the boundary; the agent, runtime or trace it
+// happened in refuses every later call with this code.
 #define ARBOR_ERR_INTERNAL 13
 
 // Not an error: the editor holds the agent (a breakpoint, Pause), so it was not stepped.
@@ -137,7 +144,7 @@ typedef uint64_t ArborAgent;
 // is read. Build one with a designated initializer: `(ArborValue){.type = ARBOR_NUMBER,
 // .number = 2.5}`; text given to Arbor may leave `text_len` 0 for a NUL-terminated
 // string. Text Arbor gives back is valid until the next call on the same thread that
-// gives text; copy it to keep it.
+// gives text (a node's field text: until its callback returns); copy it to keep it.
 typedef struct ArborValue {
   // Which member holds the value: one of `ARBOR_NONE` … `ARBOR_POSITION`.
   int32_t type;

@@ -1,7 +1,7 @@
 //! `ArborAgent`: one agent running a tree: its instance (state, blackboard, memories),
 //! and the trace and editor link its steps go to.
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 use std::ffi::{c_char, c_void};
 use std::path::PathBuf;
 use std::sync::{Arc, Weak};
@@ -13,7 +13,7 @@ use crate::error::{
     ARBOR_ERR_ARGUMENT, ARBOR_ERR_CALLBACK, ARBOR_ERR_NOT_FOUND, ARBOR_ERR_NULL, ARBOR_ERR_TYPE,
     ARBOR_HELD, ARBOR_OK, Failure, fail, guard,
 };
-use crate::handles::{self, Exclusive, Object, Type, claim};
+use crate::handles::{self, Claim, Exclusive, Object, Type, claim};
 use crate::link::Link;
 use crate::trace::Trace;
 use crate::tree::ArborTree;
@@ -57,28 +57,30 @@ pub struct ArborRuns {
     pub interrupts: u64,
 }
 
-/// The agents a trace or link is opened for: each handle, name and tree file, the tree
-/// files, each once, and the kinds their runtimes knew beyond Arbor's own.
+/// The agents a trace or link is opened for: each name and tree file, the tree files,
+/// each once, the kinds their runtimes knew beyond Arbor's own, and the texts of the
+/// trees given as text, by their paths.
 pub(crate) struct Opened {
-    pub(crate) handles: Vec<ArborAgent>,
     pub(crate) named: Vec<(String, PathBuf)>,
     pub(crate) files: Vec<PathBuf>,
     pub(crate) kinds: Vec<arbor::model::KindSpec>,
-    /// The texts of the trees given as text, by their paths.
-    pub(crate) texts: Vec<(PathBuf, Arc<str>)>,
+    pub(crate) texts: BTreeMap<PathBuf, Arc<str>>,
 }
 
-/// The agents a trace or link is opened for: `count` handles at `agents`, checked; `out`
-/// must not be null and `dt` must be a positive number of seconds.
+/// Opens something for the `count` agents at `agents` (a trace, a link): every agent is
+/// claimed first, so that `open` runs with all of them or none; `open` is given what they
+/// run and the agents, to attach what it opened to. `out` must not be null and `dt` must
+/// be a positive number of seconds.
 ///
 /// # Safety
 /// `agents` must hold `count` handles.
-pub(crate) unsafe fn opened_for(
+pub(crate) unsafe fn open_for<R>(
     agents: *const ArborAgent,
     count: usize,
     dt: f64,
     out_is_null: bool,
-) -> Result<Opened, Failure> {
+    open: impl FnOnce(&Opened, &mut [Claim<'_, Agent>]) -> Result<R, Failure>,
+) -> Result<R, Failure> {
     if out_is_null || (agents.is_null() && count > 0) {
         return fail(ARBOR_ERR_NULL, "out or agents is null");
     }
@@ -88,67 +90,94 @@ pub(crate) unsafe fn opened_for(
             format!("dt must be a positive number of seconds, not {dt}"),
         );
     }
-    let handles: Vec<ArborAgent> = if count == 0 {
-        Vec::new()
+    let handles: &[ArborAgent] = if count == 0 {
+        &[]
     } else {
         // SAFETY: the caller's contract: `count` handles.
-        unsafe { std::slice::from_raw_parts(agents, count) }.to_vec()
+        unsafe { std::slice::from_raw_parts(agents, count) }
     };
-    let mut named = Vec::with_capacity(count);
-    let mut kinds: Vec<arbor::model::KindSpec> = Vec::new();
-    let mut texts: Vec<(PathBuf, Arc<str>)> = Vec::new();
+    let objects = agents_of(handles)?;
+    let mut claims = claim_all(&objects)?;
+    let mut opened = Opened {
+        named: Vec::with_capacity(count),
+        files: Vec::new(),
+        kinds: Vec::new(),
+        texts: BTreeMap::new(),
+    };
     // (Agents of one tree share its kinds: each set is looked at once.)
     let mut seen_sets: HashSet<*const [arbor::model::KindSpec]> = HashSet::new();
     let mut seen_kinds: HashSet<String> = HashSet::new();
-    let mut seen_texts: HashSet<PathBuf> = HashSet::new();
-    with_each(&handles, |a| {
-        named.push((a.name.clone(), a.tree_path.clone()));
-        if let Some(t) = &a.tree_text
-            && seen_texts.insert(a.tree_path.clone())
-        {
-            texts.push((a.tree_path.clone(), t.clone()));
+    for a in &claims {
+        opened.named.push((a.name.clone(), a.tree_path.clone()));
+        if let Some(t) = &a.tree_text {
+            match opened.texts.get(&a.tree_path) {
+                Some(have) if have != t => {
+                    return fail(
+                        ARBOR_ERR_ARGUMENT,
+                        format!(
+                            "two trees given as text under one name, {}: give each its own",
+                            a.tree_path.display()
+                        ),
+                    );
+                }
+                Some(_) => {}
+                None => {
+                    opened.texts.insert(a.tree_path.clone(), t.clone());
+                }
+            }
         }
         if seen_sets.insert(Arc::as_ptr(&a.kinds)) {
             for k in a.kinds.iter() {
                 if seen_kinds.insert(k.name.clone()) {
-                    kinds.push(k.clone());
+                    opened.kinds.push(k.clone());
                 }
             }
         }
-    })?;
-    let mut files: Vec<PathBuf> = named.iter().map(|(_, t)| t.clone()).collect();
-    files.sort();
-    files.dedup();
-    Ok(Opened {
-        handles,
-        named,
-        files,
-        kinds,
-        texts,
-    })
-}
-
-/// Runs `f` on each agent of `handles`, in order, each claimed while the table is held
-/// (as every use of an agent is, so that `arbor_step_all` may have them all to itself).
-pub(crate) fn with_each(
-    handles: &[ArborAgent],
-    mut f: impl FnMut(&mut Agent),
-) -> Result<(), Failure> {
-    let table = handles::read();
-    for &h in handles {
-        f(&mut *claim(table.agent(h)?, "an agent")?);
     }
-    Ok(())
+    opened.files = opened.named.iter().map(|(_, t)| t.clone()).collect();
+    opened.files.sort();
+    opened.files.dedup();
+    open(&opened, &mut claims)
 }
 
-/// Runs `f` on agent `agent`, claimed while the table is held.
+/// The agents of `handles`, each checked.
+fn agents_of(handles: &[ArborAgent]) -> Result<Vec<Arc<Exclusive<Agent>>>, Failure> {
+    let table = handles::read();
+    handles
+        .iter()
+        .enumerate()
+        .map(|(i, &h)| {
+            table.agent(h).cloned().map_err(|e| Failure {
+                code: e.code,
+                message: format!("agents[{i}]: {}", e.message),
+            })
+        })
+        .collect()
+}
+
+/// Every agent of `objects` claimed, or none. The claims are taken while the table is
+/// held for reading, as every claim of an agent is (so that `arbor_step_all`, holding it
+/// for writing, sees every claim there is).
+fn claim_all(objects: &[Arc<Exclusive<Agent>>]) -> Result<Vec<Claim<'_, Agent>>, Failure> {
+    let _table = handles::read();
+    objects
+        .iter()
+        .enumerate()
+        .map(|(i, a)| claim(a, &format!("agents[{i}]")))
+        .collect()
+}
+
+/// Runs `f` on agent `agent`, claimed (the claim taken while the table is held for
+/// reading; the table is not held while `f` runs).
 fn with_agent(
     agent: ArborAgent,
     f: impl FnOnce(&mut Agent) -> Result<i32, Failure>,
 ) -> Result<i32, Failure> {
     let table = handles::read();
-    let mut a = claim(table.agent(agent)?, "the agent")?;
-    f(&mut a)
+    let object = table.agent(agent)?.clone();
+    let mut claimed = claim(&object, "the agent")?;
+    drop(table);
+    f(&mut claimed)
 }
 
 /// Makes an agent named `name` (as traces and the editor show it) running `tree`, its
@@ -180,7 +209,7 @@ pub unsafe extern "C" fn arbor_agent_new(
             trace: None,
             link: None,
         };
-        let h = handles::insert(Object::Agent(Arc::new(Exclusive::new(agent))));
+        let h = handles::insert(Object::Agent(Arc::new(Exclusive::new(agent))))?;
         // SAFETY: the caller's contract.
         unsafe { out.write(h) };
         Ok(ARBOR_OK)
@@ -207,7 +236,13 @@ fn step(a: &mut Agent, dt: f64, data: *mut c_void, steps: &Steps) -> Result<i32,
     }
     let mut agent = steps.agent(data);
     let mut trace = match &a.trace {
-        Some(t) => Some(claim(t, "the agent's trace")?),
+        Some(t) => Some(claim(t, "the trace").map_err(|e| Failure {
+            code: e.code,
+            message: format!(
+                "agent '{}': {} (agents that share a trace step one at a time)",
+                a.name, e.message
+            ),
+        })?),
         None => None,
     };
     let writer = trace.as_mut().and_then(|t| t.writer.as_mut());
@@ -335,18 +370,18 @@ pub unsafe extern "C" fn arbor_agent_trigger(
             // SAFETY: the caller's contract.
             unsafe { (*payload).to_ctx() }?
         };
-        let table = handles::read();
-        let mut a = claim(table.agent(agent)?, "the agent")?;
-        let known = a.instance.program().interrupt_ids().any(|i| i == id);
-        a.instance.trigger(id, payload);
-        if known {
-            Ok(ARBOR_OK)
-        } else {
-            fail(
-                ARBOR_ERR_NOT_FOUND,
-                format!("agent '{}': its tree has no Interrupt '{id}'", a.name),
-            )
-        }
+        with_agent(agent, |a| {
+            let known = a.instance.program().interrupt_ids().any(|i| i == id);
+            a.instance.trigger(id, payload);
+            if known {
+                Ok(ARBOR_OK)
+            } else {
+                fail(
+                    ARBOR_ERR_NOT_FOUND,
+                    format!("agent '{}': its tree has no Interrupt '{id}'", a.name),
+                )
+            }
+        })
     })
 }
 
@@ -365,24 +400,24 @@ pub unsafe extern "C" fn arbor_agent_get(
         outside("arbor_agent_get")?;
         // SAFETY: the caller's contract.
         let key = unsafe { name(key, "key") }?;
-        let table = handles::read();
-        let a = claim(table.agent(agent)?, "the agent")?;
-        let program = a.instance.program();
-        let Some(id) = program.key(key) else {
-            return fail(
-                ARBOR_ERR_NOT_FOUND,
-                format!("agent '{}': the tree has no key '{key}'", a.name),
-            );
-        };
-        let int = is_int(program.key_type(id));
-        let v = a
-            .instance
-            .context()
-            .get(id)
-            .map_or(ArborValue::NONE, |v| ArborValue::of(v, int));
-        // SAFETY: the caller's contract.
-        unsafe { put(out, v) }?;
-        Ok(ARBOR_OK)
+        with_agent(agent, |a| {
+            let program = a.instance.program();
+            let Some(id) = program.key(key) else {
+                return fail(
+                    ARBOR_ERR_NOT_FOUND,
+                    format!("agent '{}': the tree has no key '{key}'", a.name),
+                );
+            };
+            let int = is_int(program.key_type(id));
+            let v = a
+                .instance
+                .context()
+                .get(id)
+                .map_or(ArborValue::NONE, |v| ArborValue::of(v, int));
+            // SAFETY: the caller's contract.
+            unsafe { put(out, v) }?;
+            Ok(ARBOR_OK)
+        })
     })
 }
 
@@ -402,15 +437,13 @@ unsafe fn put_key(
     let Some(v) = (unsafe { value.to_ctx() })? else {
         return fail(ARBOR_ERR_TYPE, "a key takes a value, not ARBOR_NONE");
     };
-    let table = handles::read();
-    let mut a = claim(table.agent(agent)?, "the agent")?;
-    match put(&mut a.instance, key, v) {
+    with_agent(agent, |a| match put(&mut a.instance, key, v) {
         Ok(()) => Ok(ARBOR_OK),
         Err(e @ KeyError::Unknown(_)) => {
             fail(ARBOR_ERR_NOT_FOUND, format!("agent '{}': {e}", a.name))
         }
         Err(e) => fail(ARBOR_ERR_TYPE, format!("agent '{}': {e}", a.name)),
-    }
+    })
 }
 
 /// Sets blackboard key `key` to `value` until the next clear of the blackboard.
@@ -461,20 +494,20 @@ pub unsafe extern "C" fn arbor_agent_runs(agent: ArborAgent, out: *mut ArborRuns
         if out.is_null() {
             return fail(ARBOR_ERR_NULL, "out is null");
         }
-        let table = handles::read();
-        let a = claim(table.agent(agent)?, "the agent")?;
-        let s = a.instance.stats();
-        let runs = ArborRuns {
-            steps: a.instance.step_number(),
-            succeeded: s.succeeded,
-            failed: s.failed,
-            skipped: s.skipped,
-            stalls: s.stalls,
-            context_missing: s.context_missing,
-            interrupts: s.interrupts,
-        };
-        // SAFETY: the caller's contract.
-        unsafe { out.write(runs) };
-        Ok(ARBOR_OK)
+        with_agent(agent, |a| {
+            let s = a.instance.stats();
+            let runs = ArborRuns {
+                steps: a.instance.step_number(),
+                succeeded: s.succeeded,
+                failed: s.failed,
+                skipped: s.skipped,
+                stalls: s.stalls,
+                context_missing: s.context_missing,
+                interrupts: s.interrupts,
+            };
+            // SAFETY: the caller's contract.
+            unsafe { out.write(runs) };
+            Ok(ARBOR_OK)
+        })
     })
 }

@@ -140,6 +140,9 @@ impl Check {
 /// at each entry for fields bound to keys): each name, and its value as C reads it, its
 /// text in `texts`.
 pub(crate) struct Fields {
+    /// The node's id and kind, for messages.
+    node: String,
+    kind: String,
     names: Vec<CString>,
     values: Vec<ArborValue>,
     /// Where each text value's bytes live (the values point into them; a `CString`'s
@@ -173,6 +176,8 @@ impl Fields {
             }
         }
         Self {
+            node: spec.node.id.to_string(),
+            kind: spec.node.kind.clone(),
             names: names.iter().map(|n| c_string(n)).collect(),
             values,
             _texts: texts,
@@ -403,7 +408,8 @@ impl Action<CAgent> for CAction {
                 report(
                     agent,
                     format!(
-                        "an action's execute callback returned {other}, which is none of ARBOR_RUNNING (1), ARBOR_SUCCESS (2), ARBOR_FAILURE (3): its node failed"
+                        "[{}] the execute callback of {} returned {other}, which is none of ARBOR_RUNNING (1), ARBOR_SUCCESS (2), ARBOR_FAILURE (3): the node failed",
+                        self.fields.node, self.fields.kind
                     ),
                 );
                 Outcome::FailureBecause("the callback returned no status")
@@ -436,7 +442,8 @@ impl Condition<CAgent> for CCondition {
                 report(
                     agent,
                     format!(
-                        "a condition's check callback returned {other}, which is neither 1 (holds) nor 0 (does not): taken as 0"
+                        "[{}] the check callback of {} returned {other}, which is neither 1 (holds) nor 0 (does not): taken as 0",
+                        self.fields.node, self.fields.kind
                     ),
                 );
                 false
@@ -611,6 +618,12 @@ pub unsafe extern "C" fn arbor_call_fail_because(
     on_scope(node, |scope| {
         // SAFETY: the caller's contract.
         let reason = unsafe { name(reason, "reason") }?;
+        if scope.io.is_none() {
+            return fail(
+                ARBOR_ERR_ARGUMENT,
+                "a condition gives no reason: it holds or not",
+            );
+        }
         scope.reason.set(Some(kept(reason)));
         Ok(ARBOR_OK)
     })

@@ -17,7 +17,8 @@ pub const ARBOR_ERR_HANDLE_TYPE: i32 = 3;
 /// The object is in use by another call: one on another thread, or the step whose
 /// callback made this call. Nothing was done; the call never waits.
 pub const ARBOR_ERR_BUSY: i32 = 4;
-/// An argument is wrong: text that is not UTF-8, a step of no time, a value of no type.
+/// An argument is wrong: text that is not UTF-8, a negative or NaN `dt`, a value of no
+/// type.
 pub const ARBOR_ERR_ARGUMENT: i32 = 5;
 /// A file could not be read or does not read as what it should be: the message names the
 /// file, and the line and column where known.
@@ -34,10 +35,11 @@ pub const ARBOR_ERR_TYPE: i32 = 9;
 pub const ARBOR_ERR_CALLBACK: i32 = 10;
 /// Writing a trace failed.
 pub const ARBOR_ERR_IO: i32 = 11;
-/// An `ArborNode` used outside the callback it was given to.
+/// An `ArborNode` that is not the one whose callback runs now on this thread (one kept
+/// past its callback, or null).
 pub const ARBOR_ERR_CALL: i32 = 12;
-/// A fault inside Arbor (a bug): caught at the boundary; the object it happened in
-/// refuses every later call with this code.
+/// A fault inside Arbor (a bug): caught at the boundary; the agent, runtime or trace it
+/// happened in refuses every later call with this code.
 pub const ARBOR_ERR_INTERNAL: i32 = 13;
 /// Not an error: the editor holds the agent (a breakpoint, Pause), so it was not stepped.
 pub const ARBOR_HELD: i32 = 100;
@@ -85,7 +87,9 @@ pub(crate) fn guard(body: impl FnOnce() -> Result<i32, Failure>) -> i32 {
 
 /// Keeps `message` as this thread's last error.
 pub(crate) fn remember(message: &str) {
-    LAST.with_borrow_mut(|b| {
+    // (A thread being torn down has no message to keep.)
+    let _ = LAST.try_with(|b| {
+        let mut b = b.borrow_mut();
         b.clear();
         // (A NUL inside would end the C string early: shown as a space.)
         b.extend(message.bytes().map(|c| if c == 0 { b' ' } else { c }));
@@ -98,10 +102,12 @@ pub(crate) fn remember(message: &str) {
 /// Arbor (never free it).
 #[unsafe(no_mangle)]
 pub extern "C" fn arbor_last_error() -> *const c_char {
-    LAST.with_borrow_mut(|b| {
+    LAST.try_with(|b| {
+        let mut b = b.borrow_mut();
         if b.is_empty() {
             b.push(0);
         }
         b.as_ptr().cast()
     })
+    .unwrap_or(c"".as_ptr())
 }

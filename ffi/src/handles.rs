@@ -2,8 +2,8 @@
 //! a slot of one table, with the object's type and the slot's generation in it, so that a
 //! handle freed, of another type, or made up is refused with a code and never followed.
 //!
-//! Bits 56–63: the type (1 runtime, 2 tree, 3 agent, 4 trace, 5 link); 32–55: the slot's
-//! generation when the object was put there; 0–31: the slot. 0 is never a handle.
+//! Bits 56–63: the type (1 runtime, 2 tree, 3 agent, 4 trace, 5 link); 24–55: the slot's
+//! generation when the object was put there; 0–23: the slot. 0 is never a handle.
 
 use std::cell::UnsafeCell;
 use std::sync::atomic::{AtomicU8, Ordering};
@@ -11,7 +11,8 @@ use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use crate::agent::Agent;
 use crate::error::{
-    ARBOR_ERR_BUSY, ARBOR_ERR_HANDLE, ARBOR_ERR_HANDLE_TYPE, ARBOR_ERR_INTERNAL, Failure, fail,
+    ARBOR_ERR_ARGUMENT, ARBOR_ERR_BUSY, ARBOR_ERR_HANDLE, ARBOR_ERR_HANDLE_TYPE,
+    ARBOR_ERR_INTERNAL, Failure, fail,
 };
 use crate::link::Link;
 use crate::runtime::Runtime;
@@ -89,12 +90,12 @@ static TABLE: RwLock<Table> = RwLock::new(Table {
     free: Vec::new(),
 });
 
-/// Generations wrap within 24 bits (a slot freed 16 million times may take an old handle
-/// for a new one) and never are 0.
-const GENERATIONS: u32 = 1 << 24;
+/// Slots: at most 16,777,216 objects live at once.
+const SLOTS: usize = 1 << 24;
 
-/// The table, to look handles up in. (Nothing panics while it is held, so it is never
-/// poisoned; a poisoned lock is taken anyway.)
+/// The table, to look handles up in. (A panic while it is held, caught at the boundary,
+/// leaves the object it happened in refused; the table itself stays whole, so a poisoned
+/// lock is taken anyway.)
 pub(crate) fn read() -> RwLockReadGuard<'static, Table> {
     TABLE.read().unwrap_or_else(|p| p.into_inner())
 }
@@ -104,23 +105,29 @@ pub(crate) fn write() -> RwLockWriteGuard<'static, Table> {
     TABLE.write().unwrap_or_else(|p| p.into_inner())
 }
 
-/// Puts `object` in the table; its handle.
-pub(crate) fn insert(object: Object) -> u64 {
+/// Puts `object` in the table; its handle, or none when 16,777,216 objects are live.
+pub(crate) fn insert(object: Object) -> Result<u64, Failure> {
     let kind = object.kind() as u64;
     let mut t = write();
     let index = match t.free.pop() {
         Some(i) => i,
-        None => {
+        None if t.slots.len() < SLOTS => {
             t.slots.push(Slot {
                 generation: 1,
                 object: None,
             });
             (t.slots.len() - 1) as u32
         }
+        None => {
+            return fail(
+                ARBOR_ERR_ARGUMENT,
+                "16,777,216 objects are live: free some first",
+            );
+        }
     };
     let slot = &mut t.slots[index as usize];
     slot.object = Some(object);
-    (kind << 56) | (u64::from(slot.generation) << 32) | u64::from(index)
+    Ok((kind << 56) | (u64::from(slot.generation) << 24) | u64::from(index))
 }
 
 /// Takes the object of `handle`, of type `want`, out of the table: its handle is dead
@@ -129,12 +136,14 @@ pub(crate) fn remove(handle: u64, want: Type) -> Result<Object, Failure> {
     let mut t = write();
     let index = t.find(handle, want)?;
     let slot = &mut t.slots[index];
-    slot.generation = (slot.generation + 1) % GENERATIONS;
-    if slot.generation == 0 {
-        slot.generation = 1;
-    }
+    // (A slot whose generations are all used is retired: no handle is ever taken for
+    // another object's.)
+    let retired = slot.generation == u32::MAX;
+    slot.generation = slot.generation.wrapping_add(1);
     let object = slot.object.take();
-    t.free.push(index as u32);
+    if !retired {
+        t.free.push(index as u32);
+    }
     object.map_or_else(|| fail(ARBOR_ERR_HANDLE, "no such handle"), Ok)
 }
 
@@ -152,8 +161,8 @@ impl Table {
         let Some(kind) = Type::of(handle >> 56) else {
             return dead();
         };
-        let generation = ((handle >> 32) & u64::from(GENERATIONS - 1)) as u32;
-        let index = (handle & 0xFFFF_FFFF) as usize;
+        let generation = ((handle >> 24) & 0xFFFF_FFFF) as u32;
+        let index = (handle & 0xFF_FFFF) as usize;
         match self.slots.get(index) {
             Some(s) if s.generation == generation && s.object.is_some() => {}
             _ => return dead(),
@@ -177,19 +186,29 @@ impl Table {
     }
 
     /// The agent of `handle`, for this call alone: the table is held for writing, and
-    /// every claim of an agent is taken and given back while the table is held for
-    /// reading ([`claim`] under [`read`]), so none is taken now. A fault inside Arbor while
-    /// it is held leaves the agent refused, as a claim does.
+    /// every claim of an agent is taken while the table is held for reading ([`claim`]
+    /// under [`read`]), so none can begin now; one that began before shows in the agent's
+    /// state, and the agent is refused (`ARBOR_ERR_BUSY`). A fault inside Arbor while it
+    /// is held leaves the agent refused, as a claim does.
     pub(crate) fn agent_alone(&mut self, handle: u64) -> Result<Alone<'_, Agent>, Failure> {
         let index = self.find(handle, Type::Agent)?;
         let Some(Object::Agent(a)) = &self.slots[index].object else {
             return fail(ARBOR_ERR_HANDLE_TYPE, "not an agent");
         };
-        if a.state.load(Ordering::Acquire) != FREE {
-            return fail(
-                ARBOR_ERR_INTERNAL,
-                "the agent was left unusable by an earlier internal error; free it",
-            );
+        match a.state.load(Ordering::Acquire) {
+            FREE => {}
+            IN_USE => {
+                return fail(
+                    ARBOR_ERR_BUSY,
+                    "the agent is in use by another call (on another thread): one call at a time",
+                );
+            }
+            _ => {
+                return fail(
+                    ARBOR_ERR_INTERNAL,
+                    "the agent was left unusable by an earlier internal error; free it",
+                );
+            }
         }
         Ok(Alone { of: a })
     }

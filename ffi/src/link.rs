@@ -2,6 +2,7 @@
 //! as a Rust game's `GameLink`: the steps of its agents go to the editor, breakpoints and
 //! Pause hold them, its Interrupt buttons trigger them; the game never waits for it.
 
+use std::collections::{BTreeMap, HashSet};
 use std::ffi::c_char;
 use std::sync::{Arc, Mutex};
 
@@ -11,7 +12,7 @@ use arbor::model::Origin;
 use arbor::remote::{EditorAddress, GameLink, Hello, LinkObserver, MAX_TRIGGERS, SentTree};
 use arbor::runtime::{CtxValue, Instance};
 
-use crate::agent::{ArborAgent, opened_for, with_each};
+use crate::agent::{ArborAgent, open_for};
 use crate::calls::{CAgent, outside};
 use crate::error::{ARBOR_ERR_ARGUMENT, ARBOR_ERR_NULL, ARBOR_OK, Failure, fail, guard};
 use crate::handles::{self, Object, Type};
@@ -94,49 +95,57 @@ pub unsafe extern "C" fn arbor_link_connect(
             })?)
         };
         // SAFETY: the caller's contract.
-        let opened = unsafe { opened_for(agents, count, dt, out.is_null()) }?;
-        let mut hello = Hello::new(game, dt, seed, &opened.named, &opened.files);
-        // A tree given as text is sent as it was given (under its name as the hello's
-        // header has it: made absolute where it names a file).
-        for (path, text) in &opened.texts {
-            let path = std::fs::canonicalize(path).unwrap_or_else(|_| path.clone());
-            let path = path.display().to_string();
-            hello.trees.retain(|t| t.path != path);
-            hello.trees.push(SentTree {
-                path,
-                text: text.to_string(),
-            });
-        }
-        // Each node library as it was loaded, under its own name.
-        let mut libraries: Vec<Library> = Vec::new();
-        for k in &opened.kinds {
-            let Origin::Library { library, .. } = &k.origin else {
-                continue;
-            };
-            match libraries.iter_mut().find(|l| l.name == *library) {
-                Some(l) => l.kinds.push(k.clone()),
-                None => libraries.push(Library {
-                    name: library.clone(),
-                    kinds: vec![k.clone()],
-                }),
-            }
-        }
-        for library in &libraries {
-            hello = hello.with_library(library).map_err(|e| Failure {
-                code: ARBOR_ERR_ARGUMENT,
-                message: format!("the node library {} cannot be sent: {e}", library.name),
-            })?;
-        }
-        let link = match address {
-            Some(a) => GameLink::connect_to(&hello, a),
-            None => GameLink::connect(&hello),
-        };
-        let link = Arc::new(Link {
-            link,
-            waiting: Mutex::new(Vec::new()),
-        });
-        with_each(&opened.handles, |a| a.link = Some(Arc::downgrade(&link)))?;
-        let h = handles::insert(Object::Link(link));
+        let link = unsafe {
+            open_for(agents, count, dt, out.is_null(), |opened, claimed| {
+                let mut hello = Hello::new(game, dt, seed, &opened.named, &opened.files);
+                // A tree given as text is sent as it was given (under its name as the hello's
+                // header has it: made absolute where it names a file).
+                let given: Vec<SentTree> = opened
+                    .texts
+                    .iter()
+                    .map(|(path, text)| SentTree {
+                        path: std::fs::canonicalize(path)
+                            .unwrap_or_else(|_| path.clone())
+                            .display()
+                            .to_string(),
+                        text: text.to_string(),
+                    })
+                    .collect();
+                let names: HashSet<&str> = given.iter().map(|t| t.path.as_str()).collect();
+                hello.trees.retain(|t| !names.contains(t.path.as_str()));
+                hello.trees.extend(given.iter().cloned());
+                // Each node library as it was loaded, under its own name.
+                let mut by_library: BTreeMap<&str, Vec<arbor::model::KindSpec>> = BTreeMap::new();
+                for k in &opened.kinds {
+                    if let Origin::Library { library, .. } = &k.origin {
+                        by_library.entry(library).or_default().push(k.clone());
+                    }
+                }
+                let libraries = by_library.into_iter().map(|(name, kinds)| Library {
+                    name: name.to_owned(),
+                    kinds,
+                });
+                for library in libraries {
+                    hello = hello.with_library(&library).map_err(|e| Failure {
+                        code: ARBOR_ERR_ARGUMENT,
+                        message: format!("the node library {} cannot be sent: {e}", library.name),
+                    })?;
+                }
+                let link = match address {
+                    Some(a) => GameLink::connect_to(&hello, a),
+                    None => GameLink::connect(&hello),
+                };
+                let link = Arc::new(Link {
+                    link,
+                    waiting: Mutex::new(Vec::new()),
+                });
+                for a in claimed.iter_mut() {
+                    a.link = Some(Arc::downgrade(&link));
+                }
+                Ok(link)
+            })
+        }?;
+        let h = handles::insert(Object::Link(link))?;
         // SAFETY: the caller's contract.
         unsafe { out.write(h) };
         Ok(ARBOR_OK)

@@ -14,8 +14,8 @@ use crate::calls::{
     ArborAction, ArborCheckFn, CAction, CAgent, CCondition, Callbacks, Check, field_names, outside,
 };
 use crate::error::{
-    ARBOR_ERR_ARGUMENT, ARBOR_ERR_INVALID, ARBOR_ERR_NOT_FOUND, ARBOR_ERR_NULL, ARBOR_OK, Failure,
-    fail, guard,
+    ARBOR_ERR_ARGUMENT, ARBOR_ERR_INVALID, ARBOR_ERR_LOAD, ARBOR_ERR_NOT_FOUND, ARBOR_ERR_NULL,
+    ARBOR_OK, Failure, fail, guard,
 };
 use crate::handles::{self, Exclusive, Object, Type, claim};
 use crate::value::{name, text_in};
@@ -45,7 +45,7 @@ pub unsafe extern "C" fn arbor_runtime_new(out: *mut ArborRuntime) -> i32 {
             kinds: ProjectCatalog::load(None, &Catalog::builtin()),
             behaviours: Behaviours::with_builtins(),
         };
-        let h = handles::insert(Object::Runtime(Arc::new(Exclusive::new(runtime))));
+        let h = handles::insert(Object::Runtime(Arc::new(Exclusive::new(runtime))))?;
         // SAFETY: the caller's contract.
         unsafe { out.write(h) };
         Ok(ARBOR_OK)
@@ -59,6 +59,17 @@ pub extern "C" fn arbor_runtime_free(runtime: ArborRuntime) -> i32 {
         outside("arbor_runtime_free")?;
         handles::remove(runtime, Type::Runtime).map(|_| ARBOR_OK)
     })
+}
+
+/// `ARBOR_ERR_LOAD`, naming the file, when `path` cannot be read.
+fn readable(path: &Path) -> Result<(), Failure> {
+    match arbor::io::read_text(path) {
+        Ok(_) => Ok(()),
+        Err(e) => fail(
+            ARBOR_ERR_LOAD,
+            format!("{}: cannot read: {e}", path.display()),
+        ),
+    }
 }
 
 /// Adds the kinds the catalog change `add` makes, refusing them all on an error (the
@@ -98,6 +109,7 @@ pub unsafe extern "C" fn arbor_runtime_load_library(
         outside("arbor_runtime_load_library")?;
         // SAFETY: the caller's contract.
         let path = Path::new(unsafe { name(path, "path") }?);
+        readable(path)?;
         add_kinds(runtime, |k| k.add_library_file(path))
     })
 }
@@ -138,6 +150,7 @@ pub unsafe extern "C" fn arbor_runtime_load_project(
         outside("arbor_runtime_load_project")?;
         // SAFETY: the caller's contract.
         let path = Path::new(unsafe { name(path, "path") }?);
+        readable(path)?;
         add_kinds(runtime, |k| {
             let loaded = ProjectCatalog::load(Some(path), &k.catalog);
             *k = ProjectCatalog {

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use arbor::io::{create_output, digest_of, trace_header};
 use arbor::runtime::{TraceEncoding, TraceWriter};
 
-use crate::agent::{ArborAgent, opened_for, with_each};
+use crate::agent::{ArborAgent, open_for};
 use crate::calls::outside;
 use crate::error::{ARBOR_ERR_IO, ARBOR_OK, Failure, fail, guard};
 use crate::handles::{self, Exclusive, Object, Type, claim};
@@ -48,29 +48,35 @@ pub unsafe extern "C" fn arbor_trace_open(
         // SAFETY: the caller's contract.
         let path = Path::new(unsafe { name(path, "path") }?);
         // SAFETY: the caller's contract.
-        let opened = unsafe { opened_for(agents, count, dt, out.is_null()) }?;
-        let (named, files) = (&opened.named, &opened.files);
-        let file = create_output(path, files).map_err(|e| Failure {
-            code: ARBOR_ERR_IO,
-            message: e.to_string(),
-        })?;
-        let first = named.first().map_or("", |(n, _)| n.as_str());
-        let mut writer =
-            TraceWriter::new(TraceEncoding::for_path(path), BufWriter::new(file), first);
-        let mut header = trace_header(dt, seed, named, files, Some(path));
-        // A tree given as text: the digest of that text.
-        for (f, file) in header.files.iter_mut().zip(files) {
-            if let Some((_, text)) = opened.texts.iter().find(|(p, _)| p == file) {
-                f.sha256 = digest_of(text.as_bytes());
-            }
-        }
-        writer.write_header(&header);
-        let trace = Arc::new(Exclusive::new(Trace {
-            writer: Some(writer),
-            path: path.to_owned(),
-        }));
-        with_each(&opened.handles, |a| a.trace = Some(trace.clone()))?;
-        let h = handles::insert(Object::Trace(trace));
+        let trace = unsafe {
+            open_for(agents, count, dt, out.is_null(), |opened, claimed| {
+                let (named, files) = (&opened.named, &opened.files);
+                let file = create_output(path, files).map_err(|e| Failure {
+                    code: ARBOR_ERR_IO,
+                    message: e.to_string(),
+                })?;
+                let first = named.first().map_or("", |(n, _)| n.as_str());
+                let mut writer =
+                    TraceWriter::new(TraceEncoding::for_path(path), BufWriter::new(file), first);
+                let mut header = trace_header(dt, seed, named, files, Some(path));
+                // A tree given as text: the digest of that text.
+                for (f, file) in header.files.iter_mut().zip(files) {
+                    if let Some(text) = opened.texts.get(file) {
+                        f.sha256 = digest_of(text.as_bytes());
+                    }
+                }
+                writer.write_header(&header);
+                let trace = Arc::new(Exclusive::new(Trace {
+                    writer: Some(writer),
+                    path: path.to_owned(),
+                }));
+                for a in claimed.iter_mut() {
+                    a.trace = Some(trace.clone());
+                }
+                Ok(trace)
+            })
+        }?;
+        let h = handles::insert(Object::Trace(trace))?;
         // SAFETY: the caller's contract.
         unsafe { out.write(h) };
         Ok(ARBOR_OK)
@@ -84,9 +90,11 @@ pub extern "C" fn arbor_trace_close(trace: ArborTrace) -> i32 {
     guard(|| {
         outside("arbor_trace_close")?;
         let t = handles::trace(trace)?;
-        let writer = claim(&t, "the trace")?.writer.take();
+        let (writer, path) = {
+            let mut t = claim(&t, "the trace")?;
+            (t.writer.take(), t.path.clone())
+        };
         handles::remove(trace, Type::Trace)?;
-        let path = claim(&t, "the trace")?.path.clone();
         match writer.map(TraceWriter::finish) {
             Some(Err(e)) => fail(
                 ARBOR_ERR_IO,

@@ -81,7 +81,7 @@ fn compile(runtime: ArborRuntime, path: &Path, text: Option<&str>) -> Result<Tre
 /// # Safety
 /// `out` must be writable.
 unsafe fn give(tree: Tree, out: *mut ArborTree) -> Result<i32, Failure> {
-    let h = handles::insert(Object::Tree(Arc::new(tree)));
+    let h = handles::insert(Object::Tree(Arc::new(tree)))?;
     // SAFETY: the caller's contract (checked not null before compiling).
     unsafe { out.write(h) };
     Ok(ARBOR_OK)

@@ -29,7 +29,7 @@ pub const ARBOR_POSITION: i32 = 6;
 /// is read. Build one with a designated initializer: `(ArborValue){.type = ARBOR_NUMBER,
 /// .number = 2.5}`; text given to Arbor may leave `text_len` 0 for a NUL-terminated
 /// string. Text Arbor gives back is valid until the next call on the same thread that
-/// gives text; copy it to keep it.
+/// gives text (a node's field text: until its callback returns); copy it to keep it.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct ArborValue {

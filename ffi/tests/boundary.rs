@@ -385,7 +385,7 @@ fn a_callback_that_returns_no_status_fails_its_node_and_the_step_says_so() {
     refused(
         arbor_agent_step(a, 0.1, null_mut()),
         ARBOR_ERR_CALLBACK,
-        "agent 'bot': an action's execute callback returned 42",
+        "agent 'bot': [count] the execute callback of Bad returned 42",
     );
     let mut runs = ArborRuns::default();
     // SAFETY: live pointers.
@@ -398,7 +398,7 @@ fn a_callback_that_returns_no_status_fails_its_node_and_the_step_says_so() {
     refused(
         arbor_agent_step(b, 0.1, std::ptr::from_mut(&mut data).cast()),
         ARBOR_ERR_CALLBACK,
-        "returned 7",
+        "[ready] the check callback of Ready returned 7",
     );
 }
 
@@ -484,6 +484,13 @@ fn an_agent_stepped_on_two_threads_at_once_is_refused_not_raced() {
         arbor_agent_step(a, 0.1, null_mut()),
         ARBOR_ERR_BUSY,
         "in use by another call",
+    );
+    // arbor_step_all does not wait for it either: that agent is refused.
+    // SAFETY: one live handle.
+    refused(
+        unsafe { arbor_step_all(&a, null(), 1, 0.1) },
+        ARBOR_ERR_BUSY,
+        "agents[0]: the agent is in use",
     );
     GATE.get().unwrap().wait();
     assert_eq!(other.join().unwrap(), ARBOR_OK);
