@@ -22,6 +22,7 @@ fn arena_coverage(c: &mut Criterion) {
         dt: 0.1,
         json: true,
         min: None,
+        trees: &[],
         project: None,
     };
     let catalog = Catalog::builtin();

@@ -165,6 +165,7 @@ fn command(
             dt,
             json,
             min,
+            trees,
         }) => {
             // Ctrl+C stops the runs between two steps, and the table of what ran is printed.
             let _ = ctrlc::set_handler(cli::interrupt);
@@ -175,6 +176,7 @@ fn command(
                 dt,
                 json,
                 min,
+                trees: &trees,
                 project,
             };
             cli::coverage(&args, catalog, out, err)

@@ -669,6 +669,78 @@ fn coverage_lists_the_nodes_never_entered_first_and_min_fails_below() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
 }
 
+/// `--tree FILE` reports that tree alone, of runs that run others too: the table, the
+/// JSON and `--min` are of it; `--min` names each tree below it; a tree no run entered is
+/// an error that lists the trees that were.
+#[test]
+fn coverage_of_one_tree_among_the_runs_trees() {
+    let dir = repo();
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "coverage",
+            "sample_trees/mock_sketch.json",
+            "sample_trees/guard_patrol.scenario.json",
+            "--seeds",
+            "0..2",
+            "--steps",
+            "30",
+        ];
+        args.extend_from_slice(extra);
+        arbor(&args, &dir)
+    };
+    let both = run(&[]);
+    assert_eq!(both.status.code(), Some(0), "{}", text(&both.stderr));
+    assert!(
+        text(&both.stdout).contains("guard_patrol.json"),
+        "{}",
+        text(&both.stdout)
+    );
+    let one = run(&["--tree", "sample_trees/mock_sketch.json"]);
+    assert_eq!(one.status.code(), Some(0), "{}", text(&one.stderr));
+    let shown = text(&one.stdout);
+    assert!(!shown.contains("guard_patrol"), "{shown}");
+    assert!(
+        shown.contains("total: 7 of 11 nodes entered (63.6 %)"),
+        "{shown}"
+    );
+    // --min of that tree alone, named with its share.
+    let low = run(&["--tree", "sample_trees/mock_sketch.json", "--min", "90"]);
+    assert_eq!(low.status.code(), Some(1));
+    let said = text(&low.stderr);
+    assert!(said.contains("coverage is below --min 90 for:"), "{said}");
+    assert!(
+        said.contains("mock_sketch.json: 63.6 % (7 of 11 nodes entered)"),
+        "{said}"
+    );
+    assert!(!said.contains("guard_patrol"), "{said}");
+    let fine = run(&["--tree", "sample_trees/mock_sketch.json", "--min", "60"]);
+    assert_eq!(fine.status.code(), Some(0), "{}", text(&fine.stderr));
+    // Without --tree, --min is of all the trees, and names each.
+    let all = run(&["--min", "99"]);
+    assert_eq!(all.status.code(), Some(1));
+    let said = text(&all.stderr);
+    assert!(said.contains("is below --min 99; by tree:"), "{said}");
+    assert!(
+        said.contains("mock_sketch.json: 63.6 %") && said.contains("guard_patrol.json: "),
+        "{said}"
+    );
+    // The JSON holds that tree alone.
+    let json = run(&["--tree", "sample_trees/mock_sketch.json", "--json"]);
+    let c: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(c["trees"].as_array().unwrap().len(), 1, "{c}");
+    // A tree no run entered.
+    let none = run(&["--tree", "sample_trees/door_room.json"]);
+    assert_eq!(none.status.code(), Some(2));
+    let said = text(&none.stderr);
+    assert!(
+        said.contains(
+            "--tree sample_trees/door_room.json: no run entered this tree; the runs entered"
+        ),
+        "{said}"
+    );
+    assert!(said.contains("guard_patrol.json"), "{said}");
+}
+
 /// SEMANTICS.md §3.7: a node skipped (its `_skipIf` held) is counted as skipped, in a
 /// column of its own, in the JSON (only where a node was), and in the check that no node
 /// exits more often than it is entered.

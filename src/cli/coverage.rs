@@ -1,4 +1,4 @@
-//! `arbor coverage PATH… [--seeds A..B] [--steps N] [--json] [--min PERCENT]`: how often
+//! `arbor coverage PATH… [--seeds A..B] [--steps N] [--json] [--min PERCENT] [--tree FILE]…`: how often
 //! each node was entered, succeeded, failed and was aborted over many runs (and over the
 //! runs recorded traces hold), the nodes never entered first. Ctrl+C stops it with the
 //! table of what ran.
@@ -32,8 +32,11 @@ pub struct CoverageArgs<'a> {
     pub dt: f64,
     /// Print JSON (a coverage file) instead of the table.
     pub json: bool,
-    /// Fail (exit 1) below this share of nodes entered, in percent.
+    /// Fail (exit 1) below this share of nodes entered, in percent: of each tree of
+    /// `trees`, else of all.
     pub min: Option<f64>,
+    /// The trees to report (none: every tree the runs entered).
+    pub trees: &'a [PathBuf],
     /// The project file to take node libraries from.
     pub project: Option<&'a Path>,
 }
@@ -249,6 +252,12 @@ pub fn coverage(
     total.merge(recorded);
     // A coverage file of runs Ctrl+C stopped says so.
     total.partial = stopped;
+    if !args.trees.is_empty() {
+        match only_trees(&total, args.trees) {
+            Ok(only) => total.trees = only,
+            Err(e) => return fail(err, e),
+        }
+    }
     // Stopped before any step: nothing to show.
     if !(stopped && total.runs == 0) {
         if args.json {
@@ -267,19 +276,86 @@ pub fn coverage(
         );
         return EXIT_INTERRUPTED;
     }
-    let percent = total.percent();
     if let Some(min) = args.min
-        && percent + 1e-9 < min
+        && below_min(&total, min, !args.trees.is_empty(), err)
     {
-        let (entered, all) = total.totals();
-        let _ = writeln!(
-            err,
-            "coverage {percent:.1} % ({entered} of {all} nodes entered) is below --min {}",
-            Num(min)
-        );
         return EXIT_ERRORS;
     }
     EXIT_OK
+}
+
+/// The trees of `c` that `wanted` name, in the order named; or which was not entered by
+/// any run, with the trees that were.
+fn only_trees(c: &Coverage, wanted: &[PathBuf]) -> Result<Vec<TreeCoverage>, String> {
+    let here = std::env::current_dir().unwrap_or_default();
+    let mut only: Vec<TreeCoverage> = Vec::with_capacity(wanted.len());
+    for w in wanted {
+        match c.of_tree(w, &here) {
+            Some(t) if only.iter().any(|o| o.tree == t.tree) => {}
+            Some(t) => only.push(t.clone()),
+            None => {
+                let ran: Vec<String> = c
+                    .trees
+                    .iter()
+                    .map(|t| t.tree.display().to_string())
+                    .collect();
+                return Err(format!(
+                    "--tree {}: no run entered this tree; the runs entered {}",
+                    w.display(),
+                    if ran.is_empty() {
+                        "none".to_owned()
+                    } else {
+                        ran.join(", ")
+                    }
+                ));
+            }
+        }
+    }
+    Ok(only)
+}
+
+/// Whether `c` falls below `min` percent of its nodes entered: of each tree when
+/// `per_tree`, else of all of them together; says so on `err`, a line for each tree.
+fn below_min(c: &Coverage, min: f64, per_tree: bool, err: &mut dyn Write) -> bool {
+    let share = |t: &TreeCoverage| match t.nodes.len() {
+        0 => 100.0,
+        n => t.entered() as f64 * 100.0 / n as f64,
+    };
+    let below = |p: f64| p + 1e-9 < min;
+    let failed = if per_tree {
+        c.trees.iter().any(|t| below(share(t)))
+    } else {
+        below(c.percent())
+    };
+    if !failed {
+        return false;
+    }
+    if per_tree {
+        let _ = writeln!(err, "coverage is below --min {} for:", Num(min));
+    } else {
+        let (entered, all) = c.totals();
+        let _ = writeln!(
+            err,
+            "coverage {:.1} % ({entered} of {all} nodes entered) is below --min {}; by tree:",
+            c.percent(),
+            Num(min)
+        );
+    }
+    for t in &c.trees {
+        let p = share(t);
+        if per_tree && !below(p) {
+            continue;
+        }
+        let _ = writeln!(
+            err,
+            "  {}: {p:.1} % ({} of {} nodes entered){}",
+            t.tree.display(),
+            t.entered(),
+            t.nodes.len(),
+            if !per_tree && below(p) { "  below" } else { "" }
+        );
+    }
+    true
 }
 
 /// The coverage as a table per tree: the nodes never entered first, then the others in

@@ -188,9 +188,14 @@ pub enum Command {
         /// Print the counts as JSON (a coverage file, which View > Coverage opens in the editor).
         #[arg(long)]
         json: bool,
-        /// Fail (exit 1) when less than PERCENT of the nodes were entered.
+        /// Fail (exit 1) when less than PERCENT of the nodes were entered: of each tree
+        /// `--tree` names, else of all the trees together. The message lists each tree.
         #[arg(long, value_name = "PERCENT")]
         min: Option<f64>,
+        /// Report only this tree (the runs still run every agent's): the table, the JSON
+        /// and `--min` are of it. Again for more trees; one no run entered is an error.
+        #[arg(long = "tree", value_name = "FILE")]
+        trees: Vec<PathBuf>,
     },
     /// Print the node kinds this build and the project's node libraries know, with their
     /// fields, as Markdown.

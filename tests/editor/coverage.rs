@@ -67,6 +67,7 @@ fn arena_coverage(dir: &std::path::Path) -> (std::path::PathBuf, Coverage) {
         dt: 0.1,
         json: true,
         min: None,
+        trees: &[],
         project: None,
     };
     let (mut out, mut err) = (Vec::new(), Vec::new());
