@@ -55,6 +55,14 @@ impl TreeCoverage {
     pub fn entered(&self) -> usize {
         self.nodes.iter().filter(|n| n.entered > 0).count()
     }
+
+    /// The share of its nodes entered, in percent (100 for a tree of none).
+    pub fn percent(&self) -> f64 {
+        match self.nodes.len() {
+            0 => 100.0,
+            n => self.entered() as f64 * 100.0 / n as f64,
+        }
+    }
 }
 
 /// Counts over a number of runs.

@@ -317,13 +317,9 @@ fn only_trees(c: &Coverage, wanted: &[PathBuf]) -> Result<Vec<TreeCoverage>, Str
 /// Whether `c` falls below `min` percent of its nodes entered: of each tree when
 /// `per_tree`, else of all of them together; says so on `err`, a line for each tree.
 fn below_min(c: &Coverage, min: f64, per_tree: bool, err: &mut dyn Write) -> bool {
-    let share = |t: &TreeCoverage| match t.nodes.len() {
-        0 => 100.0,
-        n => t.entered() as f64 * 100.0 / n as f64,
-    };
     let below = |p: f64| p + 1e-9 < min;
     let failed = if per_tree {
-        c.trees.iter().any(|t| below(share(t)))
+        c.trees.iter().any(|t| below(t.percent()))
     } else {
         below(c.percent())
     };
@@ -342,7 +338,7 @@ fn below_min(c: &Coverage, min: f64, per_tree: bool, err: &mut dyn Write) -> boo
         );
     }
     for t in &c.trees {
-        let p = share(t);
+        let p = t.percent();
         if per_tree && !below(p) {
             continue;
         }
@@ -386,11 +382,7 @@ fn print_tree(t: &TreeCoverage, out: &mut dyn Write) {
         t.tree.display(),
         t.entered(),
         t.nodes.len(),
-        if t.nodes.is_empty() {
-            100.0
-        } else {
-            t.entered() as f64 * 100.0 / t.nodes.len() as f64
-        }
+        t.percent()
     );
     let name = |n: &crate::check::NodeCoverage| {
         if n.title.is_empty() {
