@@ -126,6 +126,26 @@ pub fn failure_words(why: &str) -> &str {
 /// docs/SEMANTICS.md §3.3.2), which the trace shows as guards checked true, then aborts,
 /// then the entry: the node taken over from (the last aborted, the highest) and the
 /// observer that held (the last of the checks that held just before, if none is).
+/// Whether the event at `i` of `events` is trouble, as the log's "failures and
+/// interrupts" shows it: a failure, an abort, a missing key, a stall, an interrupt, a run
+/// that failed, or the entry of a branch taking over from a lower priority, which says
+/// why the aborts just before it happened.
+pub fn is_trouble(events: &[Logged], i: usize, observer: &dyn Fn(u32) -> bool) -> bool {
+    let Some(e) = events.get(i) else {
+        return false;
+    };
+    match e.kind {
+        LoggedKind::Exit(Status::Failure, _)
+        | LoggedKind::Abort
+        | LoggedKind::ContextMissing(_)
+        | LoggedKind::Stall
+        | LoggedKind::Interrupt(_)
+        | LoggedKind::Complete(Status::Failure) => true,
+        LoggedKind::Enter => took_over(events, i, observer).is_some(),
+        _ => false,
+    }
+}
+
 fn took_over(events: &[Logged], i: usize, observer: &dyn Fn(u32) -> bool) -> Option<(u32, u32)> {
     let e = &events[i];
     let mut same = events[..i]
@@ -192,6 +212,14 @@ mod tests {
             describe(&events, 5, &title, &|n| n == 5),
             "n3 took over from n8: guard 'n5' holds"
         );
+        // "Failures and interrupts" keeps the aborts and the take-over that explains them,
+        // and not the checks; an entry that takes over from nothing is not trouble.
+        let kept: Vec<usize> = (0..events.len())
+            .filter(|&i| is_trouble(&events, i, &|n| n == 5))
+            .collect();
+        assert_eq!(kept, [3, 4, 5]);
+        let plain = [at(1, LoggedKind::Check(true)), at(3, LoggedKind::Enter)];
+        assert!(!is_trouble(&plain, 1, &|_| false));
         // A branch that failed because its child did says the child's reason too.
         let failed = [
             at(

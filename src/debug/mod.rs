@@ -30,7 +30,7 @@ pub use debugger::{
 };
 pub use game::{Forced, GameBreakpoint, GameCommand, GameForce, GameRow, GameTrigger};
 pub use history::{KEY_HISTORY_KEEP, KeyChange, KeyHistory, KeyWrite};
-pub use log::{Logged, LoggedKind, describe, failure_words};
+pub use log::{Logged, LoggedKind, describe, failure_words, is_trouble};
 pub use replay::{
     AgentView, EventWindow, NodeView, REPLAY_CHECKPOINT_EVENTS, REPLAY_CHECKPOINT_EVERY, Replay,
 };

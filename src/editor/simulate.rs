@@ -11,7 +11,7 @@ use eframe::egui::{self, Color32, RichText};
 use super::changes::{Change, SimChange};
 use super::commands::Command;
 use crate::debug::{
-    Breakpoint, Debugger, Logged, LoggedKind, MarkerKind, SPEEDS, Source, describe,
+    Breakpoint, Debugger, Logged, LoggedKind, MarkerKind, SPEEDS, Source, describe, is_trouble,
 };
 use crate::model::{NodeId, Tree};
 use crate::runtime::Status;
@@ -79,19 +79,13 @@ impl LogFilter {
         }
     }
 
-    fn keeps(self, kind: &LoggedKind) -> bool {
+    /// Whether the log shows the event at `i` of `events` (`observer`: which nodes are
+    /// observers, for a take-over's entry).
+    fn keeps(self, events: &[Logged], i: usize, observer: &dyn Fn(u32) -> bool) -> bool {
         match self {
             LogFilter::All => true,
-            LogFilter::Trouble => matches!(
-                kind,
-                LoggedKind::Exit(Status::Failure, _)
-                    | LoggedKind::Abort
-                    | LoggedKind::ContextMissing(_)
-                    | LoggedKind::Stall
-                    | LoggedKind::Interrupt(_)
-                    | LoggedKind::Complete(Status::Failure)
-            ),
-            LogFilter::Kind(name) => kind.name() == name,
+            LogFilter::Trouble => is_trouble(events, i, observer),
+            LogFilter::Kind(name) => events.get(i).is_some_and(|e| e.kind.name() == name),
         }
     }
 }
@@ -908,7 +902,7 @@ impl SimPanel {
             .show(ui, |ui| {
                 let mut last_step = None;
                 for (i, e) in events.iter().enumerate() {
-                    if !self.filter.keeps(&e.kind)
+                    if !self.filter.keeps(&events, i, &observer)
                         || (self.only_selected && selected.as_deref().is_none_or(|s| s != ids[i]))
                     {
                         continue;

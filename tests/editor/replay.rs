@@ -50,8 +50,18 @@ fn a_trace_opened_from_the_file_menu_replays_on_its_tree_and_continue_stops_at_a
     assert_eq!(panel.step_number(), 74, "{:?}", panel.stopped());
     h.get_by_label_contains("Breakpoint: intercept on enter of guard, step 74");
     lights_match(&h, &core_at("guard_patrol", 74), "guard");
-    // The log explains the take-over, with the titles from the tree.
+    // The log explains the take-over, with the titles from the tree; filtered to failures
+    // and interrupts, it keeps that line, which says why the aborts beside it happened.
     h.get_by_label_contains("Intercept took over from");
+    h.get_by_role_and_label(Role::ComboBox, "Show").click();
+    h.run_steps(2);
+    h.get_by_label("failures and interrupts").click();
+    h.run_steps(2);
+    h.get_by_label_contains("Intercept took over from");
+    assert!(
+        h.query_by_label_contains(" entered").is_none(),
+        "plain entries are left out"
+    );
     // Shift+Left goes back through the recording.
     key(&mut h, Modifiers::SHIFT, Key::ArrowLeft);
     h.get_by_label_contains("step 73 of 120");
