@@ -20,17 +20,6 @@ use arbor::model::{
 use arbor::runtime::{Behaviours, Instance, Program, step_all};
 use criterion::{BatchSize, Criterion, Throughput};
 
-/// Agents in the workload: 10,000 (W; 200 in a debug build, which `cargo test
-/// --all-targets` runs once as a smoke test), or `ARBOR_BENCH_AGENTS` to see how the
-/// figures change once everything fits in cache.
-fn agents() -> usize {
-    std::env::var("ARBOR_BENCH_AGENTS")
-        .ok()
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(if cfg!(debug_assertions) { 200 } else { 10_000 })
-}
-const STEPS: usize = 100;
-
 // ---- live heap bytes, for bytes per instance ----------------------------------------
 
 struct Measuring;
@@ -74,7 +63,7 @@ fn bytes_per<T>(make: impl Fn(usize) -> T) -> f64 {
 
 #[path = "common/workload.rs"]
 mod workload;
-use workload::{ACTS, Agent, Check, DT, SEQS, Work};
+use workload::{ACTS, Agent, Check, DT, SEQS, STEPS, Work, agents};
 
 // ---- Arbor ----------------------------------------------------------------------------
 

@@ -10,6 +10,18 @@ pub const SEQS: u32 = 5;
 pub const ACTS: u32 = 3;
 /// Seconds a step.
 pub const DT: f64 = 0.1;
+/// Steps a run of the workload takes.
+pub const STEPS: usize = 100;
+
+/// Agents in the workload: 10,000 (W; 200 in a debug build, which `cargo test
+/// --all-targets` runs once as a smoke test), or `ARBOR_BENCH_AGENTS` to see how the
+/// figures change once everything fits in cache.
+pub fn agents() -> usize {
+    std::env::var("ARBOR_BENCH_AGENTS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(if cfg!(debug_assertions) { 200 } else { 10_000 })
+}
 
 use arbor::runtime::{Action, CondIo, Condition, LeafIo, Outcome};
 

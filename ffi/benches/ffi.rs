@@ -20,7 +20,7 @@ use arbor_ffi::*;
 
 #[path = "../../benches/common/workload.rs"]
 mod workload;
-use workload::{ACTS, Agent, Check, DT, SEQS, Work};
+use workload::{ACTS, Agent, Check, DT, SEQS, STEPS, Work, agents};
 
 #[path = "../../benches/common/mod.rs"]
 mod common;
@@ -50,14 +50,6 @@ unsafe impl GlobalAlloc for Counting {
 
 #[global_allocator]
 static GLOBAL: Counting = Counting;
-
-fn agents() -> usize {
-    std::env::var("ARBOR_BENCH_AGENTS")
-        .ok()
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(if cfg!(debug_assertions) { 200 } else { 10_000 })
-}
-const STEPS: usize = 100;
 
 // ---- the tree and its kinds, as files a game ships -------------------------------------
 

@@ -209,10 +209,8 @@ pub unsafe extern "C" fn arbor_agent_new(
             trace: None,
             link: None,
         };
-        let h = handles::insert(Object::Agent(Arc::new(Exclusive::new(agent))))?;
-        // SAFETY: the caller's contract.
-        unsafe { out.write(h) };
-        Ok(ARBOR_OK)
+        // SAFETY: the caller's contract (`out` checked not null above).
+        unsafe { handles::give(Object::Agent(Arc::new(Exclusive::new(agent))), out) }
     })
 }
 

@@ -130,6 +130,18 @@ pub(crate) fn insert(object: Object) -> Result<u64, Failure> {
     Ok((kind << 56) | (u64::from(slot.generation) << 24) | u64::from(index))
 }
 
+/// Puts `object` in the table and writes its handle to `out`: what every call that makes
+/// an object returns.
+///
+/// # Safety
+/// `out` must be writable (each caller checks it is not null before it makes the object).
+pub(crate) unsafe fn give(object: Object, out: *mut u64) -> Result<i32, Failure> {
+    let h = insert(object)?;
+    // SAFETY: the caller's contract.
+    unsafe { out.write(h) };
+    Ok(crate::error::ARBOR_OK)
+}
+
 /// Takes the object of `handle`, of type `want`, out of the table: its handle is dead
 /// from now on.
 pub(crate) fn remove(handle: u64, want: Type) -> Result<Object, Failure> {
@@ -190,7 +202,7 @@ impl Table {
     /// under [`read`]), so none can begin now; one that began before shows in the agent's
     /// state, and the agent is refused (`ARBOR_ERR_BUSY`). A fault inside Arbor while it
     /// is held leaves the agent refused, as a claim does.
-    pub(crate) fn agent_alone(&mut self, handle: u64) -> Result<Alone<'_, Agent>, Failure> {
+    pub(crate) fn agent_alone(&mut self, handle: u64) -> Result<Claim<'_, Agent>, Failure> {
         let index = self.find(handle, Type::Agent)?;
         let Some(Object::Agent(a)) = &self.slots[index].object else {
             return fail(ARBOR_ERR_HANDLE_TYPE, "not an agent");
@@ -210,7 +222,10 @@ impl Table {
                 );
             }
         }
-        Ok(Alone { of: a })
+        Ok(Claim {
+            of: a,
+            claimed: false,
+        })
     }
 
     /// The agent of `handle`.
@@ -282,63 +297,38 @@ impl<T> Exclusive<T> {
     }
 }
 
-/// The use of an [`Exclusive`] object by one call.
+/// The use of an [`Exclusive`] object by one call: taken by [`claim`] (the object's state
+/// says so until it drops), or had alone under the table held for writing
+/// ([`Table::agent_alone`], where no claim can begin). A fault inside Arbor while it is
+/// held leaves the object refused.
 pub(crate) struct Claim<'a, T> {
     of: &'a Exclusive<T>,
+    /// Whether this claim set the object's state (and gives it back as it drops).
+    claimed: bool,
 }
 
 impl<T> std::ops::Deref for Claim<'_, T> {
     type Target = T;
     fn deref(&self) -> &T {
-        // SAFETY: this claim is the only one (`state` is IN_USE until it drops).
+        // SAFETY: this is the only use: its state is IN_USE until the claim drops, or the
+        // table is held for writing (the claim borrows it) and no claim exists.
         unsafe { &*self.of.value.get() }
     }
 }
 
 impl<T> std::ops::DerefMut for Claim<'_, T> {
     fn deref_mut(&mut self) -> &mut T {
-        // SAFETY: this claim is the only one (`state` is IN_USE until it drops).
+        // SAFETY: as for Deref.
         unsafe { &mut *self.of.value.get() }
     }
 }
 
 impl<T> Drop for Claim<'_, T> {
     fn drop(&mut self) {
-        let after = if std::thread::panicking() {
-            BROKEN
-        } else {
-            FREE
-        };
-        self.of.state.store(after, Ordering::Release);
-    }
-}
-
-/// An agent a call has alone while it holds the table for writing
-/// ([`Table::agent_alone`]).
-pub(crate) struct Alone<'a, T> {
-    of: &'a Exclusive<T>,
-}
-
-impl<T> std::ops::Deref for Alone<'_, T> {
-    type Target = T;
-    fn deref(&self) -> &T {
-        // SAFETY: the table is held for writing (Table::agent_alone), so no claim exists,
-        // and this `Alone` borrows the table mutably: it is the only reference.
-        unsafe { &*self.of.value.get() }
-    }
-}
-
-impl<T> std::ops::DerefMut for Alone<'_, T> {
-    fn deref_mut(&mut self) -> &mut T {
-        // SAFETY: as for Deref.
-        unsafe { &mut *self.of.value.get() }
-    }
-}
-
-impl<T> Drop for Alone<'_, T> {
-    fn drop(&mut self) {
         if std::thread::panicking() {
             self.of.state.store(BROKEN, Ordering::Release);
+        } else if self.claimed {
+            self.of.state.store(FREE, Ordering::Release);
         }
     }
 }
@@ -351,7 +341,10 @@ pub(crate) fn claim<'a, T>(object: &'a Exclusive<T>, what: &str) -> Result<Claim
         .state
         .compare_exchange(FREE, IN_USE, Ordering::Acquire, Ordering::Relaxed)
     {
-        Ok(_) => Ok(Claim { of: object }),
+        Ok(_) => Ok(Claim {
+            of: object,
+            claimed: true,
+        }),
         Err(IN_USE) => fail(
             ARBOR_ERR_BUSY,
             format!(

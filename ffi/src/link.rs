@@ -145,10 +145,8 @@ pub unsafe extern "C" fn arbor_link_connect(
                 Ok(link)
             })
         }?;
-        let h = handles::insert(Object::Link(link))?;
-        // SAFETY: the caller's contract.
-        unsafe { out.write(h) };
-        Ok(ARBOR_OK)
+        // SAFETY: the caller's contract (`out` checked not null above).
+        unsafe { handles::give(Object::Link(link), out) }
     })
 }
 

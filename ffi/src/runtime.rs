@@ -45,10 +45,8 @@ pub unsafe extern "C" fn arbor_runtime_new(out: *mut ArborRuntime) -> i32 {
             kinds: ProjectCatalog::load(None, &Catalog::builtin()),
             behaviours: Behaviours::with_builtins(),
         };
-        let h = handles::insert(Object::Runtime(Arc::new(Exclusive::new(runtime))))?;
-        // SAFETY: the caller's contract.
-        unsafe { out.write(h) };
-        Ok(ARBOR_OK)
+        // SAFETY: the caller's contract (`out` checked not null above).
+        unsafe { handles::give(Object::Runtime(Arc::new(Exclusive::new(runtime))), out) }
     })
 }
 

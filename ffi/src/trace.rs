@@ -76,10 +76,8 @@ pub unsafe extern "C" fn arbor_trace_open(
                 Ok(trace)
             })
         }?;
-        let h = handles::insert(Object::Trace(trace))?;
-        // SAFETY: the caller's contract.
-        unsafe { out.write(h) };
-        Ok(ARBOR_OK)
+        // SAFETY: the caller's contract (`out` checked not null above).
+        unsafe { handles::give(Object::Trace(trace), out) }
     })
 }
 

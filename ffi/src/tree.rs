@@ -76,17 +76,6 @@ fn compile(runtime: ArborRuntime, path: &Path, text: Option<&str>) -> Result<Tre
     }
 }
 
-/// Puts `tree` in the table and its handle in `out`.
-///
-/// # Safety
-/// `out` must be writable.
-unsafe fn give(tree: Tree, out: *mut ArborTree) -> Result<i32, Failure> {
-    let h = handles::insert(Object::Tree(Arc::new(tree)))?;
-    // SAFETY: the caller's contract (checked not null before compiling).
-    unsafe { out.write(h) };
-    Ok(ARBOR_OK)
-}
-
 /// Loads and compiles the tree file at `path` (Arbor's JSON, or a BehaviorTree.CPP XML
 /// file), with its SubTrees, into `*out`. A tree with errors gives `ARBOR_ERR_INVALID`
 /// and every error, each naming the file, the node and the field; one that does not read
@@ -109,7 +98,7 @@ pub unsafe extern "C" fn arbor_tree_load(
         }
         let tree = compile(runtime, path, None)?;
         // SAFETY: the caller's contract.
-        unsafe { give(tree, out) }
+        unsafe { handles::give(Object::Tree(Arc::new(tree)), out) }
     })
 }
 
@@ -137,7 +126,7 @@ pub unsafe extern "C" fn arbor_tree_load_text(
         }
         let tree = compile(runtime, path, Some(text))?;
         // SAFETY: the caller's contract.
-        unsafe { give(tree, out) }
+        unsafe { handles::give(Object::Tree(Arc::new(tree)), out) }
     })
 }
 

@@ -135,8 +135,7 @@ impl ArborValue {
         }
     }
 
-    /// The value C gave, for a key of type `ty` (`None`: any), or `None` for
-    /// `ARBOR_NONE`.
+    /// The value C gave, or `None` for `ARBOR_NONE`.
     ///
     /// # Safety
     /// For `ARBOR_TEXT`, `text` must point to `text_len` readable bytes (or a

@@ -59,17 +59,14 @@ fn build(dir: &Path, flags: &[&str], name: &str) -> PathBuf {
     exe
 }
 
-#[test]
-fn the_c_game_writes_the_trace_arbor_run_writes() {
-    let dir = tempfile::tempdir().unwrap();
-    let exe = build(dir.path(), &["-O1"], "droid_arena");
-    let tree = common::repo().join("sample_trees/droid_arena.json");
-    let steps = 120;
-    let c_trace = dir.path().join("c.jsonl");
-    let out = Command::new(&exe)
-        .arg(&tree)
+/// Runs the C game `exe` on the droid arena's tree for `steps` steps with `droids`
+/// droids, writing `trace`; what it printed (it must succeed).
+fn play(exe: &Path, steps: u64, trace: &Path, droids: u32) -> std::process::Output {
+    let out = Command::new(exe)
+        .arg(common::repo().join("sample_trees/droid_arena.json"))
         .arg(steps.to_string())
-        .arg(&c_trace)
+        .arg(trace)
+        .arg(droids.to_string())
         .output()
         .unwrap();
     assert!(
@@ -77,6 +74,16 @@ fn the_c_game_writes_the_trace_arbor_run_writes() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    out
+}
+
+#[test]
+fn the_c_game_writes_the_trace_arbor_run_writes() {
+    let dir = tempfile::tempdir().unwrap();
+    let exe = build(dir.path(), &["-O1"], "droid_arena");
+    let steps = 120;
+    let c_trace = dir.path().join("c.jsonl");
+    let out = play(&exe, steps, &c_trace, 1);
     // The same run as `arbor run titan.scenario.json --steps 120 --trace rust.jsonl`.
     let scenario = lone_titan(dir.path());
     let rust_trace = dir.path().join("rust.jsonl");
@@ -115,18 +122,7 @@ fn the_c_game_of_five_droids_fights_and_its_trace_reads() {
     let dir = tempfile::tempdir().unwrap();
     let exe = build(dir.path(), &["-O1"], "droid_arena");
     let trace = dir.path().join("five.arbtrace");
-    let out = Command::new(&exe)
-        .arg(common::repo().join("sample_trees/droid_arena.json"))
-        .arg("300")
-        .arg(&trace)
-        .arg("5")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = play(&exe, 300, &trace, 5);
     let read = read_trace(&trace).unwrap();
     let names: Vec<&str> = read
         .header

@@ -9,6 +9,8 @@
 use std::fmt::Write;
 use std::path::Path;
 
+mod common;
+
 /// The C# of a C type `ty` of a parameter named `name` (an out-parameter by the name
 /// `out`), or of a field or return value (`name` empty).
 fn cs_type(ty: &str, name: &str, handles: &[String]) -> String {
@@ -270,16 +272,5 @@ fn the_csharp_declarations_are_made_from_the_header() {
         made.matches("public const int ARBOR_").count(),
         header.matches("\n#define ARBOR_").count() - 1, // (the include guard)
     );
-    let path = crate_dir.join("bindings/Arbor.cs");
-    if std::env::var_os("ARBOR_BLESS").is_some() {
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, &made).unwrap();
-        return;
-    }
-    let committed = std::fs::read_to_string(&path).unwrap_or_default();
-    assert!(
-        committed == made,
-        "{} is not what the header makes: run `ARBOR_BLESS=1 cargo test -p arbor-ffi --test csharp` and commit it",
-        path.display()
-    );
+    common::blessed(&crate_dir.join("bindings/Arbor.cs"), &made, "csharp");
 }

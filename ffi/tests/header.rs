@@ -6,6 +6,8 @@
 
 use std::path::Path;
 
+mod common;
+
 #[test]
 fn the_committed_header_is_what_cbindgen_makes_of_the_source() {
     let crate_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -18,15 +20,5 @@ fn the_committed_header_is_what_cbindgen_makes_of_the_source() {
         .expect("cbindgen reads the crate")
         .write(&mut made);
     let made = String::from_utf8(made).unwrap();
-    let path = crate_dir.join("include/arbor.h");
-    if std::env::var_os("ARBOR_BLESS").is_some() {
-        std::fs::write(&path, &made).unwrap();
-        return;
-    }
-    let committed = std::fs::read_to_string(&path).unwrap_or_default();
-    assert!(
-        committed == made,
-        "{} is not what cbindgen makes of ffi/src: run `ARBOR_BLESS=1 cargo test -p arbor-ffi --test header` and commit it",
-        path.display()
-    );
+    common::blessed(&crate_dir.join("include/arbor.h"), &made, "header");
 }

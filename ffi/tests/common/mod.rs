@@ -61,3 +61,19 @@ pub fn compile(source: &Path, out: &Path, flags: &[&str]) {
         String::from_utf8_lossy(&output.stderr)
     );
 }
+
+/// Checks that the committed generated file `path` is `made`; with `ARBOR_BLESS` set,
+/// writes it instead. `test` names the test that makes it, for the message.
+pub fn blessed(path: &Path, made: &str, test: &str) {
+    if std::env::var_os("ARBOR_BLESS").is_some() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, made).unwrap();
+        return;
+    }
+    let committed = std::fs::read_to_string(path).unwrap_or_default();
+    assert!(
+        committed == made,
+        "{} is not what it is made from: run `ARBOR_BLESS=1 cargo test -p arbor-ffi --test {test}` and commit it",
+        path.display()
+    );
+}
