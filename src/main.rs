@@ -72,6 +72,9 @@ fn command(
             files,
             deny_warnings,
         }) => cli::validate(&files, project, deny_warnings, catalog, out, err),
+        Some(Command::RenameKind { from, to, dry_run }) => {
+            cli::rename_kind(&from, &to, dry_run, project, catalog, out, err)
+        }
         Some(Command::Fmt {
             check,
             diff,

@@ -383,6 +383,9 @@ fn cli(args: &[&str]) -> (u8, String, String) {
             };
             arbor::cli::fmt(&files, &how, project, &base, &mut out, &mut err)
         }
+        arbor::cli::Command::RenameKind { from, to, dry_run } => {
+            arbor::cli::rename_kind(&from, &to, dry_run, project, &base, &mut out, &mut err)
+        }
         arbor::cli::Command::Kinds => {
             let loaded = ProjectCatalog::load(project, &base);
             arbor::cli::kinds(&loaded.catalog, &mut out)
@@ -698,6 +701,77 @@ fn fmt_formats_library_and_project_files_and_leaves_one_with_problems_alone() {
     let (code, out, _) = cli(&["validate", lib.to_str().unwrap()]);
     assert_eq!(code, 1);
     assert!(out.contains("field 'burst'"), "{out}");
+}
+
+/// A kind renamed in the game's library: `rename-kind` makes every node of it the new
+/// kind in each tree of the project (a deeper project's tree left alone), says what a
+/// node loses, and writes nothing with --dry-run or when the new name is no kind.
+#[test]
+fn rename_kind_replaces_a_kind_renamed_in_the_library_across_the_project() {
+    let renamed = LIBRARY
+        .replace("\"TakeCover\"", "\"SeekCover\"")
+        .replace("\"FireWeapon\"", "\"Shoot\"");
+    let (dir, project) = project(&[("game.nodes.json", &renamed)]);
+    let tree = |fields: &str| {
+        format!(
+            r#"{{"format": "arbor.tree", "version": 1, "nodes": [
+            {{"id": "root", "kind": "Root", "inputs": {{"child": ["s"]}}}},
+            {{"id": "s", "kind": "Sequence", "inputs": {{"children": ["c", "c2", "w"]}}}},
+            {{"id": "c", "kind": "TakeCover"{fields}}},
+            {{"id": "c2", "kind": "TakeCover"}},
+            {{"id": "w", "kind": "Wait"}}]}}"#
+        )
+    };
+    let a = dir.path().join("a.json");
+    let b = dir.path().join("ai/b.json");
+    let other = dir.path().join("other/c.json");
+    std::fs::create_dir_all(b.parent().unwrap()).unwrap();
+    std::fs::create_dir_all(other.parent().unwrap()).unwrap();
+    std::fs::write(&a, tree("")).unwrap();
+    std::fs::write(&b, tree(r#", "fields": {"speed": 2}"#)).unwrap();
+    std::fs::write(&other, tree("")).unwrap();
+    std::fs::write(
+        other.with_file_name("arbor.project.json"),
+        r#"{"format": "arbor.project", "version": 1}"#,
+    )
+    .unwrap();
+    let untouched = |p: &PathBuf| std::fs::read_to_string(p).unwrap();
+    let (a0, b0, c0) = (untouched(&a), untouched(&b), untouched(&other));
+    let with = ["--project", project.to_str().unwrap(), "rename-kind"];
+    let args = |more: &[&'static str]| [with.as_slice(), more].concat();
+    // Not a kind of the project: refused, with the near name.
+    let (code, _, err) = cli(&args(&["TakeCover", "SeekCovr"]));
+    assert_eq!(code, 2);
+    assert!(err.contains("did you mean 'SeekCover'?"), "{err}");
+    let (code, out, _) = cli(&args(&["TakeCover", "SeekCover", "--dry-run"]));
+    assert_eq!(code, 0);
+    assert!(out.contains("2 file(s) would change"), "{out}");
+    assert_eq!((untouched(&a), untouched(&b)), (a0.clone(), b0));
+    let (code, out, err) = cli(&args(&["TakeCover", "SeekCover"]));
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("b.json: [c] field 'speed' = 2 (SeekCover has no field 'speed')"),
+        "{out}"
+    );
+    assert!(out.contains("2 file(s) changed"), "{out}");
+    for p in [&a, &b] {
+        let t = arbor::io::parse_tree(&untouched(p), p).unwrap();
+        let kinds: Vec<&str> = t.nodes().iter().map(|n| n.kind.as_str()).collect();
+        assert_eq!(
+            kinds,
+            ["Root", "Sequence", "SeekCover", "SeekCover", "Wait"]
+        );
+        assert_eq!(
+            t.parent_of(&arbor::model::NodeId::new("c2")).unwrap().slot,
+            1
+        );
+    }
+    assert_eq!(untouched(&other), c0, "another project's tree");
+    assert_ne!(untouched(&a), a0);
+    // Nothing left of the old kind: said so.
+    let (code, out, _) = cli(&args(&["TakeCover", "SeekCover"]));
+    assert_eq!(code, 0);
+    assert!(out.contains("has a TakeCover node"), "{out}");
 }
 
 #[test]

@@ -32,6 +32,7 @@ mod fmt;
 mod input;
 mod kinds;
 mod projects;
+mod rename;
 mod run;
 mod steps;
 mod terminal;
@@ -45,6 +46,7 @@ pub use convert::convert;
 pub use coverage::{CoverageArgs, coverage};
 pub use fmt::{Formatting, fmt};
 pub use kinds::kinds;
+pub use rename::rename_kind;
 pub use run::{RunArgs, run};
 pub use steps::interrupt;
 pub use terminal::{Escaped, shown};
@@ -249,6 +251,18 @@ pub enum Command {
         /// Where to write the XML.
         #[arg(short, long, value_name = "OUT")]
         output: Option<PathBuf>,
+    },
+    /// Make every node of kind FROM a TO in each tree of the project (`--project`, else
+    /// the one that governs this folder), as after FROM was renamed TO in a node library:
+    /// each keeps its id, links and the fields TO has; what one loses is listed.
+    RenameKind {
+        /// The kind's old name.
+        from: String,
+        /// Its new name, a kind of the project.
+        to: String,
+        /// List what would change and write nothing.
+        #[arg(long)]
+        dry_run: bool,
     },
     /// Rewrite tree, scenario, node library and project files in canonical form (stable
     /// key order, two-space indent); a BehaviorTree.CPP file (`.xml`) through Arbor's

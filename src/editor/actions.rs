@@ -162,6 +162,7 @@ impl EditorApp {
                     )),
                 }
             }
+            Change::NewKind(id, kind) => self.change_kind(&id, &kind),
             Change::Inspect(id, request) => self.inspected(id, request, ctx),
             Change::Focus(id) => self.focus(&id),
             Change::GoToStep(k) => self.go_to_step(k),
@@ -170,6 +171,31 @@ impl EditorApp {
             Change::FindUsages(key) => self.find_usages(&key),
             Change::Refused(why) => self.say_problem(why),
             Change::Sim(change) => self.change_run(change),
+        }
+    }
+
+    /// Makes node `id` a `kind` as one undo step, and says what it lost (the links and
+    /// fields the new kind has no place for), or why it cannot.
+    pub(super) fn change_kind(&mut self, id: &NodeId, kind: &str) {
+        let change = match self.doc.tree().kind_change(id, kind, &self.catalog) {
+            Ok(change) => change,
+            Err(e) => {
+                self.say_problem(e.message);
+                return;
+            }
+        };
+        if !self.apply(change.edit) {
+            return;
+        }
+        if change.dropped.is_empty() {
+            self.say(format!(
+                "{id} is now a {kind}, with all its links and fields"
+            ));
+        } else {
+            self.say_problem(format!(
+                "{id} is now a {kind}; it lost {} (Undo brings them back)",
+                change.dropped.join(", ")
+            ));
         }
     }
 
@@ -252,6 +278,7 @@ impl EditorApp {
                 self.run_command(Command::OpenSubTree, ctx);
             }
             inspector::Request::LoadModels => self.choose(Purpose::LoadModels),
+            inspector::Request::ChangeKind(kind) => self.change_kind(&id, &kind),
         }
     }
 

@@ -29,6 +29,8 @@ pub(super) enum Change {
     BreakOn(NodeId, crate::debug::BreakOn),
     /// Force a stand-in's result (`None`: its script again).
     Force(NodeId, Option<crate::runtime::Outcome>),
+    /// Make a node another kind (Change Kind…), as one undo step.
+    NewKind(NodeId, String),
     /// What the inspector asked for the node it shows.
     Inspect(NodeId, Request),
     /// Select this node and centre the view on it (Find Node, a problem).

@@ -115,6 +115,8 @@ pub struct CanvasOutput {
     pub paste_at: Option<[f32; 2]>,
     /// A breakpoint's condition chosen from a node's right-click menu.
     pub break_on: Option<(NodeId, crate::debug::BreakOn)>,
+    /// A node's new kind, chosen from its right-click menu's Change Kind….
+    pub change_kind: Option<(NodeId, String)>,
     /// A stand-in's result forced (or let go, `None`) from a node's right-click menu.
     pub force: Option<(NodeId, Option<crate::runtime::Outcome>)>,
     /// Where each node's breakpoint dot was drawn (graph coordinates).

@@ -21,6 +21,8 @@ pub enum Request {
     /// Pick a file of node models (a node library, a BehaviorTree.CPP models file or a
     /// Groot2 project) for the project to list.
     LoadModels,
+    /// Make the node a node of this kind (Change Kind…).
+    ChangeKind(String),
 }
 
 /// The widget for one field's value (checkbox, number with its range, drop-down, text);
@@ -512,6 +514,9 @@ pub fn inspector_ui(
                 .clicked()
             {
                 request = Some(Request::LoadModels);
+            }
+            if let Some(kind) = super::viewer::change_kind_ui(ui, tree, catalog, &node.id) {
+                request = Some(Request::ChangeKind(kind));
             }
             // Nothing says what its fields mean: each is text (`{NAME}` a key), kept and
             // saved as it is.

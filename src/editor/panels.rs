@@ -522,6 +522,7 @@ impl EditorApp {
             .chain(out.command.map(|(c, id)| Change::CommandOn(c, id)))
             .chain(out.break_on.map(|(id, on)| Change::BreakOn(id, on)))
             .chain(out.force.map(|(id, o)| Change::Force(id, o)))
+            .chain(out.change_kind.map(|(id, k)| Change::NewKind(id, k)))
             .chain(out.paste_at.map(Change::PasteAt))
             .chain(out.refused.map(Change::Refused))
             .chain(out.edits.into_iter().map(Change::Edit));

@@ -261,98 +261,148 @@ impl Viewer<'_> {
         })
     }
 
-    /// The kinds that fit `attach`, as one list with a search field (focused as the menu
-    /// opens): typing keeps the kinds whose name, category or group has every word, Enter
-    /// adds the best of them (`find::best_kind`), a click adds that one, Esc closes the
-    /// menu. Each category's kinds come under its name.
+    /// The kinds that fit `attach` ([`kind_picker_ui`]); the one chosen is added there.
     fn kinds_menu_ui(&mut self, ui: &mut Ui, pos: egui::Pos2, attach: &Attach) {
-        let fitting = kinds_fitting(self.look.tree, self.look.catalog, attach);
-        let key = egui::Id::new("add-node-search");
-        // A menu drawn again in the next pass keeps what was typed; one opened anew starts
-        // empty, with the keyboard in its field.
-        let pass = ui.ctx().cumulative_pass_nr();
-        let (mut query, last) = ui
-            .data(|d| d.get_temp::<(String, u64)>(key))
-            .unwrap_or_default();
-        let fresh = last + 1 < pass;
-        if fresh {
-            query.clear();
-        }
-        let field = ui.add(
-            egui::TextEdit::singleline(&mut query)
-                .hint_text("type to find a kind")
-                .desired_width(220.0),
-        );
-        if fresh {
-            field.request_focus();
-        }
-        if ui.input(|i| i.key_pressed(egui::Key::Escape)) {
-            ui.data_mut(|d| d.remove::<(String, u64)>(key));
-            ui.close();
-            return;
-        }
-        let words: Vec<String> = query.split_whitespace().map(str::to_lowercase).collect();
-        let catalog = self.look.catalog;
-        let matches: Vec<&String> = Category::ALL
-            .iter()
-            .flat_map(|c| {
-                fitting
-                    .iter()
-                    .filter(move |k| catalog.category_of(k) == Some(*c))
-            })
-            .filter(|k| {
-                let group = catalog.kind(k).map_or("", |s| s.group.as_str());
-                let category = catalog.category_of(k).map_or("", Category::label);
-                let text = format!("{k} {category} {group}").to_lowercase();
-                words.iter().all(|w| text.contains(w.as_str()))
-            })
-            .collect();
-        ui.data_mut(|d| d.insert_temp(key, (query.clone(), pass)));
-        let mut chosen = None;
-        if field.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter)) {
-            let best = super::find::best_kind(matches.iter().map(|k| k.as_str()), &query);
-            chosen = matches.iter().copied().find(|k| Some(k.as_str()) == best);
-        }
-        if matches.is_empty() {
-            // A kind the words name that cannot go here: which port this is, and why.
-            let named = catalog.kinds().iter().find(|k| {
-                let category = k.category.label();
-                let text = format!("{} {category} {}", k.name, k.group).to_lowercase();
-                !words.is_empty() && words.iter().all(|w| text.contains(w.as_str()))
-            });
-            let why = named.and_then(|k| {
-                let why = super::graph::misfit(self.look.tree, catalog, attach, k)?;
-                Some(format!("{} does not fit here: {why}", k.name))
-            });
-            ui.label(RichText::new(why.as_deref().unwrap_or("No kind fits that")).weak());
-        }
-        egui::ScrollArea::vertical()
-            .max_height(360.0)
-            .show(ui, |ui| {
-                let mut last = None;
-                for kind in &matches {
-                    let category = catalog.category_of(kind);
-                    if category != last {
-                        ui.label(
-                            RichText::new(category.map_or("", Category::label))
-                                .small()
-                                .color(category_colour(category)),
-                        );
-                        last = category;
-                    }
-                    if ui.button(kind.as_str()).clicked() {
-                        chosen = Some(*kind);
-                    }
-                }
-            });
-        if let Some(kind) = chosen {
-            self.out
-                .adds
-                .push((kind.clone(), [pos.x, pos.y], attach.clone()));
-            ui.data_mut(|d| d.remove::<(String, u64)>(key));
-            ui.close();
+        let (tree, catalog) = (self.look.tree, self.look.catalog);
+        let fitting = kinds_fitting(tree, catalog, attach);
+        let misfit = |k: &crate::model::KindSpec| super::graph::misfit(tree, catalog, attach, k);
+        if let Some(kind) = kind_picker_ui(ui, catalog, &fitting, &misfit) {
+            self.out.adds.push((kind, [pos.x, pos.y], attach.clone()));
         }
     }
+}
+
+/// A "Change Kind…" menu for node `id` (none for Root): every kind of `catalog` but its
+/// own and Root's, in a [`kind_picker_ui`]; the kind chosen.
+pub(super) fn change_kind_ui(
+    ui: &mut Ui,
+    tree: &Tree,
+    catalog: &Catalog,
+    id: &NodeId,
+) -> Option<String> {
+    let own = tree.node(id)?.kind.clone();
+    if catalog.category_of(&own) == Some(Category::Root) {
+        return None;
+    }
+    let offered: Vec<String> = catalog
+        .kinds()
+        .iter()
+        .filter(|k| !k.is_placeholder() && k.category != Category::Root && k.name != own)
+        .map(|k| k.name.clone())
+        .collect();
+    let misfit = |k: &crate::model::KindSpec| {
+        Some(if k.name == own {
+            "it is this node's kind".to_owned()
+        } else {
+            "a tree has one Root".to_owned()
+        })
+    };
+    let mut chosen = None;
+    ui.menu_button("Change Kind…", |ui| {
+        ui.label(RichText::new("Make it a").strong());
+        chosen = kind_picker_ui(ui, catalog, &offered, &misfit);
+    })
+    .response
+    .on_hover_text(
+        "Make this node another kind: it keeps its id, title, links and the fields the new kind has; what it loses is listed",
+    );
+    chosen
+}
+
+/// The kinds of `offered`, as one list with a search field (which has the keyboard while
+/// the menu is open):
+/// typing keeps the kinds whose name, category or group has every word, Enter chooses the
+/// best of them (`find::best_kind`), a click chooses that one, Esc closes the menu. Each
+/// category's kinds come under its name. When no kind offered has the words, what
+/// `misfit` says of a kind of `catalog` that has them. The kind chosen, and the menu closed.
+pub(super) fn kind_picker_ui(
+    ui: &mut Ui,
+    catalog: &Catalog,
+    offered: &[String],
+    misfit: &dyn Fn(&crate::model::KindSpec) -> Option<String>,
+) -> Option<String> {
+    let key = egui::Id::new("add-node-search");
+    // A menu drawn again in the next pass keeps what was typed; one opened anew starts
+    // empty, with the keyboard in its field.
+    let pass = ui.ctx().cumulative_pass_nr();
+    let (mut query, last) = ui
+        .data(|d| d.get_temp::<(String, u64)>(key))
+        .unwrap_or_default();
+    let fresh = last + 1 < pass;
+    if fresh {
+        query.clear();
+    }
+    let field = ui.add(
+        egui::TextEdit::singleline(&mut query)
+            .hint_text("type to find a kind")
+            .desired_width(220.0),
+    );
+    // The field keeps the keyboard while the menu is open: what is typed searches (the
+    // click or hover that opened a submenu does not take it away).
+    if !field.has_focus() {
+        field.request_focus();
+    }
+    if ui.input(|i| i.key_pressed(egui::Key::Escape)) {
+        ui.data_mut(|d| d.remove::<(String, u64)>(key));
+        ui.close();
+        return None;
+    }
+    let words: Vec<String> = query.split_whitespace().map(str::to_lowercase).collect();
+    let matches: Vec<&String> = Category::ALL
+        .iter()
+        .flat_map(|c| {
+            offered
+                .iter()
+                .filter(move |k| catalog.category_of(k) == Some(*c))
+        })
+        .filter(|k| {
+            let group = catalog.kind(k).map_or("", |s| s.group.as_str());
+            let category = catalog.category_of(k).map_or("", Category::label);
+            let text = format!("{k} {category} {group}").to_lowercase();
+            words.iter().all(|w| text.contains(w.as_str()))
+        })
+        .collect();
+    ui.data_mut(|d| d.insert_temp(key, (query.clone(), pass)));
+    let mut chosen = None;
+    // (In a submenu the field keeps the keyboard through Enter.)
+    let typed_in = field.lost_focus() || field.has_focus();
+    if typed_in && ui.input(|i| i.key_pressed(egui::Key::Enter)) {
+        let best = super::find::best_kind(matches.iter().map(|k| k.as_str()), &query);
+        chosen = matches.iter().copied().find(|k| Some(k.as_str()) == best);
+    }
+    if matches.is_empty() {
+        // A kind the words name that cannot be chosen here: why.
+        let named = catalog.kinds().iter().find(|k| {
+            let category = k.category.label();
+            let text = format!("{} {category} {}", k.name, k.group).to_lowercase();
+            !words.is_empty() && words.iter().all(|w| text.contains(w.as_str()))
+        });
+        let why = named.and_then(|k| Some(format!("{} does not fit here: {}", k.name, misfit(k)?)));
+        ui.label(RichText::new(why.as_deref().unwrap_or("No kind fits that")).weak());
+    }
+    egui::ScrollArea::vertical()
+        .max_height(360.0)
+        .show(ui, |ui| {
+            let mut last = None;
+            for kind in &matches {
+                let category = catalog.category_of(kind);
+                if category != last {
+                    ui.label(
+                        RichText::new(category.map_or("", Category::label))
+                            .small()
+                            .color(category_colour(category)),
+                    );
+                    last = category;
+                }
+                if ui.button(kind.as_str()).clicked() {
+                    chosen = Some(*kind);
+                }
+            }
+        });
+    let chosen = chosen.cloned()?;
+    ui.data_mut(|d| d.remove::<(String, u64)>(key));
+    ui.close();
+    Some(chosen)
 }
 
 /// How many steps a finished node's light takes to fade out.
@@ -1024,6 +1074,9 @@ impl SnarlViewer<NodeId> for Viewer<'_> {
                 self.out.command = Some((command, id.clone()));
                 ui.close();
             }
+        }
+        if let Some(kind) = change_kind_ui(ui, self.look.tree, self.look.catalog, &id) {
+            self.out.change_kind = Some((id.clone(), kind));
         }
         let current = self.look.breakpoints.get(&id).copied();
         ui.menu_button("Break On", |ui| {

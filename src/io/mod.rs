@@ -47,7 +47,10 @@ pub use project::{
 pub use recovery::{
     DiskChange, OpenMark, RECOVERY_FORMAT, Recovered, Recoveries, RecoveryDir, Unreadable,
 };
-pub use rename::{FileChange, MAX_PROJECT_FILES, apply_file_changes, plan_project_rename};
+pub use rename::{
+    FileChange, KindRename, MAX_PROJECT_FILES, apply_file_changes, plan_project_kind_rename,
+    plan_project_rename,
+};
 pub use settings::{SETTINGS_FORMAT, Settings, SettingsFile, Window};
 pub use trace::{
     AgentIndex, MAX_TRACE_AGENTS, MAX_TRACE_LINE, MAX_TRACE_STEP, TraceCut, TraceError, TraceFile,

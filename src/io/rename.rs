@@ -1,11 +1,12 @@
-//! Renaming a key the project declares in every tree of the project: what each file holds
-//! before and after (`plan_project_rename`), and writing either side of such a change
+//! Renaming a key the project declares (`plan_project_rename`), or a kind
+//! (`plan_project_kind_rename`), in every tree of the project: what each file holds
+//! before and after, and writing either side of such a change
 //! (`apply_file_changes`) only over files that still hold the other, so that an editor
 //! can undo and redo the rename as one step.
 
 use std::path::{Path, PathBuf};
 
-use crate::model::{Catalog, Edit};
+use crate::model::{Catalog, Edit, Tree};
 
 /// One file a change writes: its bytes before and after.
 #[derive(Clone, Debug, PartialEq)]
@@ -53,10 +54,95 @@ pub fn plan_project_rename(
         after: file.to_text().into_bytes(),
         before,
     }];
+    changes.extend(plan_trees(
+        project,
+        open,
+        &format!("its uses of '{from}'"),
+        |tree, path| {
+            let edits = tree
+                .shared_key_renaming(from, to, catalog)
+                .map_err(|e| format!("{}: {e}", shown(path)))?;
+            Ok((!edits.is_empty()).then_some(Edit::Batch(edits)))
+        },
+        catalog,
+    )?);
+    Ok(changes)
+}
+
+/// A project-wide change of kind: the files it writes, and what nodes lose with it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct KindRename {
+    /// The tree files changed.
+    pub changes: Vec<FileChange>,
+    /// What each node loses ([`Tree::kind_renaming`]), each line prefixed by its file.
+    pub dropped: Vec<String>,
+}
+
+/// The tree files of the project `project` (those under its folder that it governs) in
+/// which every node of kind `from` becomes a `to` ([`Tree::kind_renaming`]), `catalog`
+/// being the project's, which knows `to` (a kind renamed in a node library: the library
+/// already says `to`). Refused, with the file and the reason, when `to` is no kind of the
+/// project, or when a tree file of the project cannot be read or changed.
+pub fn plan_project_kind_rename(
+    project: &Path,
+    catalog: &Catalog,
+    from: &str,
+    to: &str,
+) -> Result<KindRename, String> {
+    let shown = |p: &Path| p.display().to_string();
+    if catalog
+        .kind(to)
+        .is_none_or(crate::model::KindSpec::is_placeholder)
+    {
+        let hint = catalog
+            .near_kind(to)
+            .map(|k| format!("; did you mean '{k}'?"))
+            .unwrap_or_default();
+        return Err(format!(
+            "{}: no node library of the project defines a kind '{to}'{hint}",
+            shown(project)
+        ));
+    }
+    let mut dropped = Vec::new();
+    let changes = plan_trees(
+        project,
+        None,
+        &format!("its '{from}' nodes"),
+        |tree, path| {
+            let change = tree
+                .kind_renaming(from, to, catalog)
+                .map_err(|e| format!("{}: {e}", shown(path)))?;
+            dropped.extend(
+                change
+                    .dropped
+                    .iter()
+                    .map(|d| format!("{}: {d}", shown(path))),
+            );
+            Ok((change.edit != Edit::Batch(Vec::new())).then_some(change.edit))
+        },
+        catalog,
+    )?;
+    Ok(KindRename { changes, dropped })
+}
+
+/// Each tree file of the project `project` (the `.json` tree files under its folder that
+/// it governs, in a stable order) other than `open`, with the edit `change` makes of its
+/// tree (`None`: the file is left alone): the files changed, before and after. Refused
+/// with the first file that cannot be read (saying that `what` cannot be changed), whose
+/// edit is refused, or whose tree cannot be written back.
+fn plan_trees(
+    project: &Path,
+    open: Option<&Path>,
+    what: &str,
+    mut change: impl FnMut(&Tree, &Path) -> Result<Option<Edit>, String>,
+    catalog: &Catalog,
+) -> Result<Vec<FileChange>, String> {
+    let shown = |p: &Path| p.display().to_string();
     let folder = match project.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_owned(),
         _ => PathBuf::from("."),
     };
+    let mut changes = Vec::new();
     for path in tree_files(&folder)? {
         if open.is_some_and(|o| super::same_file(o, &path)) {
             continue;
@@ -67,7 +153,7 @@ pub fn plan_project_rename(
         }
         let Ok(bytes) = std::fs::read(&path) else {
             return Err(format!(
-                "{}: cannot be read, so its uses of '{from}' cannot be renamed",
+                "{}: cannot be read, so {what} cannot be changed",
                 shown(&path)
             ));
         };
@@ -79,14 +165,11 @@ pub fn plan_project_rename(
             continue;
         }
         let mut tree = super::parse_tree(&text, &path)
-            .map_err(|e| format!("{e}: so its uses of '{from}' cannot be renamed"))?;
-        let edits = tree
-            .shared_key_renaming(from, to, catalog)
-            .map_err(|e| format!("{}: {e}", shown(&path)))?;
-        if edits.is_empty() {
+            .map_err(|e| format!("{e}: so {what} cannot be changed"))?;
+        let Some(edit) = change(&tree, &path)? else {
             continue;
-        }
-        tree.apply(Edit::Batch(edits), catalog)
+        };
+        tree.apply(edit, catalog)
             .map_err(|e| format!("{}: {e}", shown(&path)))?;
         let after = super::round_trip(&tree, &path).map_err(|e| e.to_string())?;
         changes.push(FileChange {

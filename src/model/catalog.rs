@@ -52,6 +52,42 @@ pub enum FieldType {
 }
 
 impl FieldType {
+    /// The value of this type that `text` says, as BehaviorTree.CPP reads a port's text (and
+    /// Arbor a placeholder's field, whose values are text), for a bool, a whole number or a
+    /// number; `None` for text it does not read (and for any other type, whose
+    /// values are text). A bool is `true`, `True`, `TRUE` or `1`, or `false`, `False`,
+    /// `FALSE` or `0`; a whole number is all digits with an optional `-` (BehaviorTree.CPP
+    /// also reads the digits that start a longer text, which Arbor refuses); a number is a
+    /// finite decimal with an optional `-`, and no space (what every BehaviorTree.CPP 4 reads
+    /// alike: its later versions refuse a `+` and a leading space).
+    pub fn value_from(&self, text: &str) -> Option<Value> {
+        match self {
+            FieldType::Bool => match text {
+                "true" | "True" | "TRUE" | "1" => Some(Value::Bool(true)),
+                "false" | "False" | "FALSE" | "0" => Some(Value::Bool(false)),
+                _ => None,
+            },
+            FieldType::Int { .. } => {
+                let digits = text.strip_prefix('-').unwrap_or(text);
+                if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+                    return None;
+                }
+                text.parse().ok().map(Value::Int)
+            }
+            FieldType::Float { .. } => {
+                // Rust also reads `inf`, `NaN` and `+1`; a value is finite, and written so.
+                let body = text.strip_prefix('-').unwrap_or(text);
+                let written = body.starts_with(|c: char| c.is_ascii_digit() || c == '.')
+                    && text.bytes().all(|b| {
+                        b.is_ascii_digit() || matches!(b, b'-' | b'+' | b'.' | b'e' | b'E')
+                    });
+                let x: f64 = text.parse().ok().filter(|x: &f64| x.is_finite())?;
+                written.then_some(Value::Float(x))
+            }
+            _ => None,
+        }
+    }
+
     /// Whether it is written in BehaviorTree.CPP's script language.
     pub fn is_script(&self) -> bool {
         matches!(self, FieldType::Expression | FieldType::Statements)

@@ -128,6 +128,14 @@ pub enum Edit {
         /// Its new name.
         to: String,
     },
+    /// Gives a node another kind; refused unless every link to and from it fits the
+    /// kind's category ([`Tree::kind_change`] plans the edits that make them fit).
+    SetKind {
+        /// The node.
+        id: NodeId,
+        /// Its new kind.
+        kind: String,
+    },
     /// Several edits applied as one: all or none.
     Batch(Vec<Edit>),
 }
@@ -142,7 +150,7 @@ pub struct EditError {
 }
 
 impl EditError {
-    fn new(message: impl Into<String>) -> Self {
+    pub(super) fn new(message: impl Into<String>) -> Self {
         Self {
             rule: None,
             message: message.into(),
@@ -212,6 +220,7 @@ impl Tree {
                 })
             }
             Edit::Rename { id, to } => self.rename(id, to),
+            Edit::SetKind { id, kind } => self.set_kind(id, kind, catalog),
             Edit::SetTitle { id, title } => {
                 let old = std::mem::replace(&mut self.existing_mut(&id)?.title, title);
                 Ok(Edit::SetTitle { id, title: old })
@@ -458,7 +467,7 @@ impl Tree {
         Ok(edits)
     }
 
-    fn existing_mut(&mut self, id: &NodeId) -> Result<&mut Node, EditError> {
+    pub(super) fn existing_mut(&mut self, id: &NodeId) -> Result<&mut Node, EditError> {
         self.node_mut(id)
             .ok_or_else(|| EditError::new(format!("there is no node '{id}'")))
     }

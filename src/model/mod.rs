@@ -7,6 +7,7 @@
 mod catalog;
 mod edit;
 mod keys;
+mod kind_change;
 pub mod names;
 pub mod script;
 mod validate;
@@ -21,6 +22,7 @@ pub use keys::{
     Role as KeyRole, binding, fields_naming, key_name_problem, keys_fitting, open_bindings,
     shares_keys,
 };
+pub use kind_change::KindChange;
 pub use validate::{
     AssetStatus, AssetSummary, Assets, Diagnostic, KeyUse, MAX_ACTIVE_LEAVES, MAX_CONTEXT_KEYS,
     MAX_DEPTH, MAX_NODES, NoAssets, Rule, Severity, declare_keys, declaring_keys, key_uses,

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 use arbor::editor::EditorApp;
 use arbor::editor::files::Chooser;
-use arbor::model::NodeId;
+use arbor::model::{NodeId, Port};
 use eframe::egui::{self, Event, Key, Modifiers, PointerButton, Pos2};
 use egui::accesskit::Role;
 use egui_kittest::Harness;
@@ -161,19 +161,22 @@ fn a_library_changed_on_disk_is_picked_up_without_a_restart() {
     h.get_by_label_contains("[fire] unknown node kind 'FireWeapon'");
 }
 
+/// A tree of kinds no library knows (placeholders), linked and with fields.
+const SQUAD: &str = r#"{"format": "arbor.tree", "version": 1, "nodes": [
+    {"id": "root", "kind": "Root", "inputs": {"child": ["squad"]}},
+    {"id": "squad", "kind": "SquadTactic", "fields": {"formation": "wedge"},
+     "inputs": {"conditions": ["seen"], "children": ["fire", "wait"]}},
+    {"id": "seen", "kind": "CanSeeEnemy", "fields": {"range": 30}},
+    {"id": "fire", "kind": "FireWeapon", "fields": {"ammo_type": "rocket"}},
+    {"id": "wait", "kind": "Wait"}],
+    "editor": {"nodes": {"fire": {"position": [0, 0]}, "root": {"position": [700, 0]},
+      "seen": {"position": [0, -150]}, "squad": {"position": [350, 0]}, "wait": {"position": [0, 150]}}}}"#;
+
 #[test]
 fn a_kind_no_library_knows_keeps_its_pins_links_and_fields_and_saves_back_unchanged() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("squad.json");
-    let text = r#"{"format": "arbor.tree", "version": 1, "nodes": [
-        {"id": "root", "kind": "Root", "inputs": {"child": ["squad"]}},
-        {"id": "squad", "kind": "SquadTactic", "fields": {"formation": "wedge"},
-         "inputs": {"conditions": ["seen"], "children": ["fire", "wait"]}},
-        {"id": "seen", "kind": "CanSeeEnemy", "fields": {"range": 30}},
-        {"id": "fire", "kind": "FireWeapon", "fields": {"ammo_type": "rocket"}},
-        {"id": "wait", "kind": "Wait"}],
-        "editor": {"nodes": {"fire": {"position": [0, 0]}, "root": {"position": [700, 0]},
-          "seen": {"position": [0, -150]}, "squad": {"position": [350, 0]}, "wait": {"position": [0, 150]}}}}"#;
+    let text = SQUAD;
     let canonical = arbor::io::tree_to_string(&arbor::io::parse_tree(text, &path).unwrap());
     std::fs::write(&path, &canonical).unwrap();
     let mut h = harness(EditorApp::open(&path).unwrap());
@@ -267,4 +270,64 @@ fn a_kind_from_behaviortree_cpp_models_shows_its_output_ports_as_such() {
     h.get_by_label("goal");
     assert!(h.query_by_label("goal (out)").is_none());
     h.get_by_label_contains("0 errors");
+}
+
+/// Change Kind… on a placeholder, from its right-click menu: typed and chosen with Enter,
+/// the node becomes a Selector with its guard and children, says which field it lost,
+/// saves so, and one Undo brings the placeholder back whole.
+#[test]
+fn change_kind_makes_a_placeholder_a_known_kind_keeping_its_links_in_one_undo_step() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("squad.json");
+    let text = SQUAD;
+    std::fs::write(&path, text).unwrap();
+    let mut h = harness(EditorApp::open(&path).unwrap());
+    let before = h.state().tree().clone();
+    let at = on_node(&h, "squad");
+    click_at(&mut h, at, PointerButton::Secondary);
+    h.get_by_label("Change Kind… ⏵").click();
+    h.run_steps(2);
+    h.get_by_label("Make it a").type_text("selector");
+    h.run_steps(2);
+    h.key_press(Key::Enter);
+    h.run_steps(3);
+    let squad = |h: &Harness<'static, EditorApp>| {
+        h.state()
+            .tree()
+            .node(&NodeId::new("squad"))
+            .unwrap()
+            .clone()
+    };
+    let now = squad(&h);
+    assert_eq!(now.kind, "Selector");
+    assert_eq!(now.linked(Port::Conditions), [NodeId::new("seen")]);
+    assert_eq!(
+        now.linked(Port::Children),
+        [NodeId::new("fire"), NodeId::new("wait")]
+    );
+    assert!(now.fields.is_empty(), "{:?}", now.fields);
+    h.get_by_label_contains(
+        "squad is now a Selector; it lost field 'formation' = \"wedge\" (Selector has no field 'formation')",
+    );
+    h.key_press_modifiers(Modifiers::COMMAND, Key::S);
+    h.run_steps(3);
+    let saved = arbor::io::parse_tree(&std::fs::read_to_string(&path).unwrap(), &path).unwrap();
+    assert_eq!(saved.node(&NodeId::new("squad")).unwrap().kind, "Selector");
+    h.key_press_modifiers(Modifiers::COMMAND, Key::Z);
+    h.run_steps(3);
+    assert_eq!(h.state().tree(), &before, "one undo step");
+    // The placeholder's inspector offers the same way out: the leaf becomes a Wait.
+    let at = on_node(&h, "fire");
+    click_at(&mut h, at, PointerButton::Primary);
+    h.get_by_label("Change Kind…").click();
+    h.run_steps(2);
+    h.get_by_label("Make it a").type_text("wait");
+    h.run_steps(2);
+    h.key_press(Key::Enter);
+    h.run_steps(3);
+    assert_eq!(
+        h.state().tree().node(&NodeId::new("fire")).unwrap().kind,
+        "Wait"
+    );
+    assert!(h.state().tree().contains(&NodeId::new("fire")));
 }

@@ -429,7 +429,8 @@ pub(super) fn to_field(
             };
         }
         Conv::Flag(_) => {
-            return super::types::read_as(&crate::model::FieldType::Bool, text)
+            return crate::model::FieldType::Bool
+                .value_from(text)
                 .ok_or_else(|| format!("'{text}' is neither true nor false"));
         }
         Conv::KeyName => {
@@ -449,7 +450,7 @@ pub(super) fn to_field(
         min: i64::MIN,
         max: i64::MAX,
     };
-    let Some(Value::Int(number)) = super::types::read_as(&whole, text) else {
+    let Some(Value::Int(number)) = whole.value_from(text) else {
         return Err(format!("'{text}' is not a whole number"));
     };
     match conv {

@@ -19,7 +19,7 @@ use std::collections::{HashMap, HashSet};
 
 pub use models::{is_models_file, library_name, library_of, models_library};
 pub use recorded::{RecordedIds, StatusChanges, recorded_ids};
-pub use types::{field_type, fit, read_as};
+pub use types::{field_type, fit};
 pub use xml::{Document, Element, Item, XmlError, escape};
 
 use crate::model::{Node, NodeId, Port, Tree};

@@ -112,7 +112,8 @@ fn fields_of(model: &Model) -> Vec<FieldSpec> {
                         Some(Some(Value::Text(d.clone())))
                     }
                     // Read as its type, and within the type's range.
-                    _ => super::types::read_as(&ty, d)
+                    _ => ty
+                        .value_from(d)
                         .filter(|v| {
                             FieldSpec::optional(&port.name, ty.clone(), "")
                                 .check(v)

@@ -56,43 +56,8 @@ pub fn field_type(name: &str) -> (FieldType, &'static str) {
     }
 }
 
-/// The value of type `ty` that BehaviorTree.CPP reads `text` as, for a bool, a whole
-/// number or a number; `None` for text it does not read (and for any other type, whose
-/// values are text). A bool is `true`, `True`, `TRUE` or `1`, or `false`, `False`,
-/// `FALSE` or `0`; a whole number is all digits with an optional `-` (BehaviorTree.CPP
-/// also reads the digits that start a longer text, which Arbor refuses); a number is a
-/// finite decimal with an optional `-`, and no space (what every BehaviorTree.CPP 4 reads
-/// alike: its later versions refuse a `+` and a leading space).
-pub fn read_as(ty: &FieldType, text: &str) -> Option<Value> {
-    match ty {
-        FieldType::Bool => match text {
-            "true" | "True" | "TRUE" | "1" => Some(Value::Bool(true)),
-            "false" | "False" | "FALSE" | "0" => Some(Value::Bool(false)),
-            _ => None,
-        },
-        FieldType::Int { .. } => {
-            let digits = text.strip_prefix('-').unwrap_or(text);
-            if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-                return None;
-            }
-            text.parse().ok().map(Value::Int)
-        }
-        FieldType::Float { .. } => {
-            // Rust also reads `inf`, `NaN` and `+1`; a value is finite, and written so.
-            let body = text.strip_prefix('-').unwrap_or(text);
-            let written = body.starts_with(|c: char| c.is_ascii_digit() || c == '.')
-                && text
-                    .bytes()
-                    .all(|b| b.is_ascii_digit() || matches!(b, b'-' | b'+' | b'.' | b'e' | b'E'));
-            let x: f64 = text.parse().ok().filter(|x: &f64| x.is_finite())?;
-            written.then_some(Value::Float(x))
-        }
-        _ => None,
-    }
-}
-
 /// Whether attribute text `text` says value `value` of a bool, whole-number or number
-/// field: as [`read_as`] reads it in that value's type (so `1.50` still says 1.5, and is
+/// field: as [`FieldType::value_from`] reads it in that value's type (so `1.50` still says 1.5, and is
 /// written back as written).
 pub(super) fn says(text: &str, value: &Value) -> bool {
     let ty = match value {
@@ -108,19 +73,19 @@ pub(super) fn says(text: &str, value: &Value) -> bool {
         },
         Value::Text(_) | Value::Key(_) => return false,
     };
-    read_as(&ty, text).is_some_and(|v| v == *value)
+    ty.value_from(text).is_some_and(|v| v == *value)
 }
 
 /// Gives each field of `tree` (read from a BehaviorTree.CPP file, where every value is
 /// text) that its kind in `catalog` types as a bool, a whole number or a number the value
-/// its text says ([`read_as`]); text that says none stays text, for validation to name.
+/// its text says ([`FieldType::value_from`]); text that says none stays text, for validation to name.
 /// A bool or a number in a field that now takes text (its kind's library changed) is made
 /// its text again. The count of fields changed.
 pub fn fit(tree: &mut Tree, catalog: &Catalog) -> usize {
     tree.refit_fields(|kind, field, value| {
         let spec = catalog.kind(kind)?.field(field)?;
         match value {
-            Value::Text(text) => read_as(&spec.ty, text),
+            Value::Text(text) => spec.ty.value_from(text),
             Value::Bool(_) | Value::Int(_) | Value::Float(_) if spec.ty == FieldType::Text => {
                 Some(Value::Text(super::kinds::plain(value)))
             }
@@ -162,26 +127,26 @@ mod tests {
     fn text_reads_as_behaviortree_cpp_converts_it() {
         let int = field_type("int").0;
         let float = field_type("double").0;
-        assert_eq!(read_as(&FieldType::Bool, "TRUE"), Some(Value::Bool(true)));
-        assert_eq!(read_as(&FieldType::Bool, "0"), Some(Value::Bool(false)));
-        assert_eq!(read_as(&FieldType::Bool, "yes"), None);
-        assert_eq!(read_as(&FieldType::Bool, " true"), None);
-        assert_eq!(read_as(&int, "-12"), Some(Value::Int(-12)));
-        assert_eq!(read_as(&int, "12abc"), None);
-        assert_eq!(read_as(&int, "+3"), None);
-        assert_eq!(read_as(&int, "-"), None);
-        assert_eq!(read_as(&float, "1.50"), Some(Value::Float(1.5)));
-        assert_eq!(read_as(&float, "-3"), Some(Value::Float(-3.0)));
-        assert_eq!(read_as(&float, ".5"), Some(Value::Float(0.5)));
-        assert_eq!(read_as(&float, " 3"), None);
-        assert_eq!(read_as(&float, "+3"), None);
-        assert_eq!(read_as(&float, "3 "), None);
-        assert_eq!(read_as(&float, "e3"), None);
-        assert_eq!(read_as(&float, "2e3"), Some(Value::Float(2000.0)));
-        assert_eq!(read_as(&float, "inf"), None);
-        assert_eq!(read_as(&float, "1e999"), None);
-        assert_eq!(read_as(&float, "{speed}"), None);
-        assert_eq!(read_as(&FieldType::Text, "1"), None);
+        assert_eq!(FieldType::Bool.value_from("TRUE"), Some(Value::Bool(true)));
+        assert_eq!(FieldType::Bool.value_from("0"), Some(Value::Bool(false)));
+        assert_eq!(FieldType::Bool.value_from("yes"), None);
+        assert_eq!(FieldType::Bool.value_from(" true"), None);
+        assert_eq!(int.value_from("-12"), Some(Value::Int(-12)));
+        assert_eq!(int.value_from("12abc"), None);
+        assert_eq!(int.value_from("+3"), None);
+        assert_eq!(int.value_from("-"), None);
+        assert_eq!(float.value_from("1.50"), Some(Value::Float(1.5)));
+        assert_eq!(float.value_from("-3"), Some(Value::Float(-3.0)));
+        assert_eq!(float.value_from(".5"), Some(Value::Float(0.5)));
+        assert_eq!(float.value_from(" 3"), None);
+        assert_eq!(float.value_from("+3"), None);
+        assert_eq!(float.value_from("3 "), None);
+        assert_eq!(float.value_from("e3"), None);
+        assert_eq!(float.value_from("2e3"), Some(Value::Float(2000.0)));
+        assert_eq!(float.value_from("inf"), None);
+        assert_eq!(float.value_from("1e999"), None);
+        assert_eq!(float.value_from("{speed}"), None);
+        assert_eq!(FieldType::Text.value_from("1"), None);
     }
 
     #[test]
