@@ -56,6 +56,8 @@ pub struct Canvas {
     /// Nodes the pointer moved since the graph was built: only they can differ from the
     /// tree's positions.
     touched: foldhash::HashSet<SnarlId>,
+    /// Frames drawn readable so far to measure a tree being opened (see `frame_camera`).
+    measuring: u8,
     /// A node drawn in the last frame had another size than when drawn before (the
     /// widget lays a node out from its size in the frame before, so sizes settle over the
     /// first frames a node is shown).
@@ -68,8 +70,8 @@ pub enum ViewRequest {
     /// Show every node, zoomed out as far as it takes (Zoom to Fit; below the readable
     /// zoom nodes show their header and title only).
     Fit,
-    /// The first view of a tree: every node when they fit at a readable size, else the
-    /// readable zoom with Root in view.
+    /// The first view of a tree: every node when they fit at [`OVERVIEW_ZOOM`] or more,
+    /// else the readable zoom with Root in view.
     Open,
     /// Show these nodes.
     FitNodes(Vec<NodeId>),
@@ -101,6 +103,13 @@ pub const READABLE_ZOOM: f32 = 11.0 / SMALL_TEXT;
 /// How far the wheel and the keys may zoom.
 const ZOOM_RANGE: (f32, f32) = (0.1, 3.0);
 
+/// The most frames a tree being opened is drawn readable for, while its sizes settle.
+const MEASURING_FRAMES: u8 = 6;
+
+/// The smallest zoom a tree opens at whole: nodes show their titles only, at a legible
+/// size, with room for a dozen letters of each.
+const OVERVIEW_ZOOM: f32 = 0.5;
+
 impl Canvas {
     /// A canvas showing `tree`.
     pub fn new(tree: &Tree, catalog: &Catalog) -> Self {
@@ -124,6 +133,7 @@ impl Canvas {
             collapsed: HashSet::new(),
             hidden: HashMap::new(),
             touched: foldhash::HashSet::default(),
+            measuring: 0,
             resized: false,
         };
         c.rebuild(tree, catalog);
@@ -200,6 +210,9 @@ impl Canvas {
 
     /// Asks for a change of the camera at the next frame.
     pub fn request(&mut self, request: ViewRequest) {
+        if request == ViewRequest::Open {
+            self.measuring = 0;
+        }
         self.request = Some(request);
     }
 
@@ -334,6 +347,18 @@ impl Canvas {
             self.request = Some(r.clone());
             self.settling = Some((r, used, tries + 1));
         }
+        // A tree opened is measured first: drawn readable until its sizes settle (a few
+        // frames), so that zoomed out, its nodes keep the widths they have whole, and a
+        // tree read without positions is arranged with them.
+        if self.request == Some(ViewRequest::Open)
+            && (self.measuring == 0 || self.resized)
+            && self.measuring < MEASURING_FRAMES
+        {
+            self.measuring += 1;
+            let bounds = self.fit_bounds(tree, &ViewRequest::Open);
+            let readable = bounds.map(|b| fit_rect(area, b, READABLE_ZOOM));
+            return readable.or(current).unwrap_or(TSTransform::IDENTITY);
+        }
         let request = self.request.take();
         if let Some(r) = &request {
             self.fitted_to =
@@ -352,10 +377,12 @@ impl Canvas {
                     .iter()
                     .find(|n| n.kind == "Root")
                     .map(|n| self.node_rect(n));
-                let smallest = if r == ViewRequest::Fit {
-                    ZOOM_RANGE.0
-                } else {
-                    READABLE_ZOOM
+                // Open: whole where titles are legible, else readable around Root.
+                let whole = bounds.is_some_and(|b| fit_scale(area, b) >= OVERVIEW_ZOOM);
+                let smallest = match r {
+                    ViewRequest::Fit => ZOOM_RANGE.0,
+                    ViewRequest::Open if whole => OVERVIEW_ZOOM,
+                    _ => READABLE_ZOOM,
                 };
                 let fitted = bounds.map(|b| fit_rect(area, b, smallest));
                 match (r, root) {
@@ -498,6 +525,8 @@ impl Canvas {
             hidden: &self.hidden,
             out: CanvasOutput::default(),
             body_sizes: &mut self.body_sizes,
+            whole: &self.sizes,
+            frame_margin: 0.0,
             rects: Vec::new(),
             selected: look.selected.iter().collect(),
             lit_wires: Default::default(),
@@ -697,14 +726,21 @@ fn over_canvas(ctx: &egui::Context, p: egui::Pos2, canvas: egui::LayerId) -> boo
 /// The transform that shows `bounds` (graph) inside `view`, between `smallest` and 100 %:
 /// what is too large to show whole at `smallest` is centred.
 pub fn fit_rect(view: egui::Rect, bounds: egui::Rect, smallest: f32) -> TSTransform {
-    let bounds = bounds.expand(30.0);
-    let scale = (view.width() / bounds.width())
-        .min(view.height() / bounds.height())
-        .clamp(smallest, 1.0);
+    let scale = fit_scale(view, bounds).clamp(smallest, 1.0);
+    let bounds = bounds.expand(FIT_MARGIN);
     TSTransform {
         scaling: scale,
         translation: view.center().to_vec2() - bounds.center().to_vec2() * scale,
     }
+}
+
+/// The graph units around what a fit shows.
+const FIT_MARGIN: f32 = 30.0;
+
+/// The zoom at which `bounds` (graph), with a margin, just fills `view`.
+fn fit_scale(view: egui::Rect, bounds: egui::Rect) -> f32 {
+    let bounds = bounds.expand(FIT_MARGIN);
+    (view.width() / bounds.width()).min(view.height() / bounds.height())
 }
 
 /// `camera` moved as little as needed for graph rect `keep` to be inside `view`.

@@ -29,6 +29,12 @@ pub struct Viewer<'a> {
     pub out: CanvasOutput,
     /// Body sizes, kept by the canvas from frame to frame.
     pub body_sizes: &'a mut HashMap<NodeId, egui::Vec2>,
+    /// Each node's frame size when last drawn whole (graph units): drawn as its title
+    /// only, a node keeps that width, so nodes laid out whole never touch zoomed out.
+    pub whole: &'a foldhash::HashMap<NodeId, egui::Vec2>,
+    /// The width a node's frame adds around its header (its margins), from the frame of
+    /// the node being drawn.
+    pub frame_margin: f32,
     /// Each node's frame as drawn (graph coordinates), in drawing order.
     pub rects: Vec<(NodeId, egui::Rect)>,
     /// The selected nodes, for a look-up per node drawn.
@@ -193,6 +199,10 @@ pub fn outcome_word(o: crate::runtime::Outcome) -> &'static str {
 
 /// The outline of selected nodes.
 pub const SELECTION_COLOUR: Color32 = Color32::from_rgb(90, 170, 255);
+
+/// The narrowest a node's header is (graph units): a node drawn as its title only, whose
+/// whole width is not known yet, is this wide, no wider than it is whole.
+const HEADER_MIN_WIDTH: f32 = 140.0;
 
 /// Node size assumed before a node is drawn (a typical node with a few slots).
 pub const NODE_SIZE: egui::Vec2 = egui::vec2(200.0, 150.0);
@@ -619,6 +629,7 @@ impl SnarlViewer<NodeId> for Viewer<'_> {
         snarl: &Snarl<NodeId>,
     ) -> egui::Frame {
         let id = &snarl[node];
+        self.frame_margin = default.total_margin().sum().x;
         let mut frame = default;
         // The heat outlines the node; an error or a running light drawn after it wins.
         if let Some(heat) = self.look.coverage.and_then(|o| o.heat_of(id)) {
@@ -660,7 +671,11 @@ impl SnarlViewer<NodeId> for Viewer<'_> {
             // Header and title only, at a size that stays legible on screen; a breakpoint
             // as a dot of that size before it.
             let size = (SMALL_TEXT + 2.0) / self.camera.scaling.max(0.05);
-            ui.set_width(NODE_SIZE.x);
+            let width = self
+                .whole
+                .get(&id)
+                .map_or(HEADER_MIN_WIDTH, |w| w.x - self.frame_margin);
+            ui.set_width(width.max(HEADER_MIN_WIDTH));
             ui.horizontal(|ui| {
                 if let Some(on) = breakpoint {
                     // At least 12 points on screen, as far out as a node still shows.
@@ -681,7 +696,7 @@ impl SnarlViewer<NodeId> for Viewer<'_> {
             return;
         }
         ui.vertical(|ui| {
-            ui.set_min_width(140.0);
+            ui.set_min_width(HEADER_MIN_WIDTH);
             ui.horizontal(|ui| {
                 ui.add(line(
                     RichText::new(n.kind.as_str())

@@ -25,6 +25,21 @@ pub fn harness(
     h
 }
 
+/// [`harness`], zoomed to 100 % (Ctrl+0), as a person does to read and edit the nodes of
+/// a tree that opened whole, as titles only.
+#[cfg(feature = "gui")]
+pub fn harness_at_100(
+    app: arbor::editor::EditorApp,
+) -> egui_kittest::Harness<'static, arbor::editor::EditorApp> {
+    let mut h = harness(app);
+    input::key(
+        &mut h,
+        eframe::egui::Modifiers::COMMAND,
+        eframe::egui::Key::Num0,
+    );
+    h
+}
+
 /// Asserts that every node of the tree shown lies inside the canvas.
 #[cfg(feature = "gui")]
 pub fn all_in_view(h: &egui_kittest::Harness<'static, arbor::editor::EditorApp>) {

@@ -45,7 +45,9 @@ fn edit(tree: &std::path::Path, args: &[&str]) -> EditorApp {
 }
 
 fn open_sample(name: &str) -> Harness<'static, EditorApp> {
-    harness(EditorApp::open(&repo().join(format!("sample_trees/{name}.json"))).unwrap())
+    common::harness_at_100(
+        EditorApp::open(&repo().join(format!("sample_trees/{name}.json"))).unwrap(),
+    )
 }
 
 /// A View menu item, clicked.

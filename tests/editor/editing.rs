@@ -419,7 +419,8 @@ fn move_up_and_down_in_the_inspector_change_the_execution_order() {
 
 #[test]
 fn comments_are_shown_on_the_canvas() {
-    let h = harness(EditorApp::sample());
+    let mut h = harness(EditorApp::sample());
+    common::input::key(&mut h, Modifiers::COMMAND, Key::Num0);
     // `hit` is not selected, so this text can only come from the node on the canvas.
     assert!(h.state().selected().is_none());
     h.get_by_label("Succeeds when the target is destroyed.");
@@ -430,6 +431,7 @@ fn fields_are_edited_inside_the_node_and_typing_is_one_undo_step() {
     let h0 = EditorApp::sample();
     let before = h0.tree().clone();
     let mut h = harness(h0);
+    common::input::key(&mut h, Modifiers::COMMAND, Key::Num0);
     assert!(
         h.state().selected().is_none(),
         "no inspector: the node body is the only editor"

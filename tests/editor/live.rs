@@ -98,6 +98,7 @@ fn pick(h: &mut Harness<'static, EditorApp>, name: &str) {
 
 /// Clicks node `id` (brought into view) and presses F9.
 fn break_on(h: &mut Harness<'static, EditorApp>, id: &str) {
+    key(h, Modifiers::COMMAND, Key::Num0);
     h.state_mut().focus(&NodeId::new(id));
     h.state_mut().select(None);
     h.run_steps(3);

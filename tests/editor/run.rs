@@ -324,6 +324,9 @@ fn hovering_a_node_shows_its_counts_and_status() {
     let ids = instance.program().node_ids();
     let root = ids.iter().position(|i| i == "root").unwrap();
     let s = instance.node_states()[root];
+    h.state_mut().focus(&NodeId::new("root"));
+    h.state_mut().select(None);
+    h.run_steps(3);
     h.hover_at(on_node(&h, "root"));
     h.run_steps(3);
     let counts = format!(

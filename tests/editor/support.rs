@@ -10,7 +10,6 @@ use egui::accesskit::Role;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 
-use common::harness;
 use common::input::{click_at, key, on_node};
 
 pub(crate) fn ids(list: &[&str]) -> Vec<NodeId> {
@@ -61,7 +60,9 @@ pub(crate) fn lights_match(
 }
 
 pub(crate) fn open_sample(name: &str) -> Harness<'static, EditorApp> {
-    harness(EditorApp::open(&common::repo().join(format!("sample_trees/{name}.json"))).unwrap())
+    common::harness_at_100(
+        EditorApp::open(&common::repo().join(format!("sample_trees/{name}.json"))).unwrap(),
+    )
 }
 
 /// Open SubTree from the right-click menu of guard_patrol's SubTree node `patrol` (the
