@@ -56,6 +56,9 @@ pub struct Canvas {
     /// Nodes the pointer moved since the graph was built: only they can differ from the
     /// tree's positions.
     touched: foldhash::HashSet<SnarlId>,
+    /// How far down the canvas something covers it (the Find bar), set by the app each
+    /// frame: a fit shows the tree below it.
+    pub covered_top: f32,
     /// Frames drawn readable so far to measure a tree being opened (see `frame_camera`).
     measuring: u8,
     /// A node drawn in the last frame had another size than when drawn before (the
@@ -133,6 +136,7 @@ impl Canvas {
             collapsed: HashSet::new(),
             hidden: HashMap::new(),
             touched: foldhash::HashSet::default(),
+            covered_top: 0.0,
             measuring: 0,
             resized: false,
         };
@@ -322,8 +326,20 @@ impl Canvas {
     }
 
     /// The camera for this frame: the last one, changed by a pending request.
-    fn frame_camera(&mut self, tree: &Tree, area: egui::Rect) -> TSTransform {
+    fn frame_camera(&mut self, tree: &Tree, whole: egui::Rect) -> TSTransform {
         let current = self.camera;
+        // What a fit shows lies below what covers the canvas's top (the Find bar, the
+        // minimap); a change of it fits again, as a resize does.
+        let covered = if self.minimap {
+            self.covered_top.max(super::minimap::COVERS)
+        } else {
+            self.covered_top
+        };
+        let area = whole.with_min_y(
+            (whole.min.y + covered)
+                .min(whole.max.y - 100.0)
+                .max(whole.min.y),
+        );
         let around = |camera: TSTransform, scale: f32| {
             let centre = camera.inverse() * area.center();
             TSTransform {

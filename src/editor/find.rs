@@ -16,6 +16,8 @@ pub struct Find {
     at: usize,
     /// Give the field the keyboard at the next frame.
     focus: bool,
+    /// How far down the canvas the bar reaches (points from its top), as last drawn.
+    reach: f32,
 }
 
 /// What the find bar asks of the app: a node to select and centre.
@@ -58,7 +60,7 @@ impl Find {
             return None;
         }
         let mut found = None;
-        egui::Area::new(egui::Id::new("find-node"))
+        let shown = egui::Area::new(egui::Id::new("find-node"))
             .order(egui::Order::Foreground)
             .fixed_pos(over.center_top() + egui::vec2(-230.0, 8.0))
             .show(ctx, |ui| {
@@ -115,7 +117,14 @@ impl Find {
                     });
                 });
             });
+        self.reach = shown.response.rect.bottom() - over.top() + 8.0;
         found.filter(|id| tree.contains(id))
+    }
+
+    /// How far down the canvas the bar covers it (points), 0 when it is closed: what the
+    /// canvas fits its views below.
+    pub fn covers(&self) -> f32 {
+        if self.open { self.reach } else { 0.0 }
     }
 }
 

@@ -8,6 +8,10 @@ use eframe::egui::{self, Color32, emath::TSTransform};
 /// The largest the minimap gets, in points.
 const SIZE: egui::Vec2 = egui::vec2(180.0, 110.0);
 
+/// How far down the canvas the minimap reaches at most, with its margins: what the
+/// canvas fits its views below while it is shown.
+pub const COVERS: f32 = SIZE.y + 20.0;
+
 /// A node as the minimap draws it: its graph rect and colour, and whether it is outlined.
 pub struct Dot {
     /// Where it is, in graph coordinates.

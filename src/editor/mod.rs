@@ -1026,6 +1026,7 @@ impl EditorApp {
                         self.diagnostics_ui(ui);
                     });
             });
+        self.canvas.covered_top = self.find.covers();
         egui::CentralPanel::default().show(ui, |ui| self.canvas_ui(ui));
         if let Some(area) = self.canvas.area()
             && let Some(id) = self.find.ui(&ctx, area, self.doc.tree())

@@ -427,7 +427,9 @@ impl EditorApp {
         let (tree, selected) = (self.doc.tree(), self.selection.first());
         egui::Panel::bottom("simulation")
             .resizable(true)
-            .default_size(200.0)
+            // Room for the controls, the Trigger row and a context of a few keys with the
+            // agent's state below it.
+            .default_size(260.0)
             .show(ui, |ui| {
                 // Its own scroll area, so the panel keeps the size it is given.
                 egui::ScrollArea::vertical()

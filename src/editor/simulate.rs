@@ -448,9 +448,12 @@ impl SimPanel {
                 ui.separator();
                 ui.vertical(|ui| {
                     ui.set_width(320.0);
-                    // (It scrolls: a key's history can be long.)
+                    // It scrolls within the room the panel has (a key's history can be
+                    // long, and the Trigger row takes a line), never cut off below it.
+                    let room = (ui.clip_rect().bottom() - ui.cursor().top()).max(60.0);
                     egui::ScrollArea::vertical()
                         .id_salt("context-column")
+                        .max_height(room)
                         .auto_shrink([false, true])
                         .show(ui, |ui| self.context_ui(ui, tree, selected));
                 });

@@ -91,6 +91,17 @@ fn f9_sets_a_breakpoint_and_space_runs_to_the_step_the_core_stops_at() {
     assert!(h.state().breakpoints().is_empty());
 }
 
+/// With the Trigger row shown, the watched agent's context and state still fit the
+/// panel as it opens: its last line (what it holds) lies above the status line.
+#[test]
+fn the_agents_state_fits_under_the_trigger_row() {
+    let h = open_sample("pass_receive");
+    h.get_by_label("⚡ receive_pass");
+    let last = h.get_by_label_contains("holds ").rect();
+    let status = h.get_by_label("Ready").rect();
+    assert!(last.bottom() <= status.top(), "{last:?} under {status:?}");
+}
+
 #[test]
 fn a_trigger_button_fires_the_interrupt_and_the_log_shows_it() {
     let mut h = open_sample("pass_receive");
