@@ -646,9 +646,8 @@ impl EditorApp {
         let id = tree.fresh_id(kind);
         let drawn = |n: &NodeId| self.canvas.drawn_size(n);
         let sizes = layout::Sizes::new(tree, &self.catalog, &drawn);
-        let want = layout::beside(&sizes, attach).unwrap_or(at);
         let mut node = Node::new(id.clone(), kind);
-        node.position = layout::free_spot(&sizes, want);
+        node.position = layout::free_spot(&sizes, layout::at_drop(attach, at));
         let insert = Edit::Insert {
             node: Box::new(node),
             index: usize::MAX,
@@ -695,6 +694,8 @@ impl EditorApp {
                 };
                 self.apply(edit).then(|| {
                     self.select(Some(id.clone()));
+                    // Placed out of view (moved off a crowded drop): the view follows it.
+                    self.canvas.request(ViewRequest::Reveal(id.clone()));
                     self.say(format!("Added {kind} ({id})"));
                     id
                 })

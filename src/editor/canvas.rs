@@ -80,6 +80,8 @@ pub enum ViewRequest {
     FitNodes(Vec<NodeId>),
     /// Centre this node, keeping the zoom.
     Centre(NodeId),
+    /// Move the view as little as it takes to show this node whole, keeping the zoom.
+    Reveal(NodeId),
     /// Zoom by this factor around the view's centre.
     Zoom(f32),
     /// Zoom to 100 % around the view's centre.
@@ -429,6 +431,19 @@ impl Canvas {
                         translation: area.center().to_vec2() - r.center().to_vec2() * scale,
                     })
                     .or(current)
+            }
+            Some(ViewRequest::Reveal(id)) => {
+                // As for Centre: again while its size is not known or still changes.
+                let size = self.sizes.get(&id).copied();
+                let (last, tries) = self.centring.take().unwrap_or((None, 0));
+                if self.is_shown(&id) && (tries < 3 || size != last) && tries < 8 {
+                    self.request = Some(ViewRequest::Reveal(id.clone()));
+                    self.centring = Some((size, tries + 1));
+                }
+                match (current, self.graph_rect(tree, &id)) {
+                    (Some(c), Some(r)) => Some(keep_inside(c, r, area)),
+                    _ => current,
+                }
             }
             Some(ViewRequest::Zoom(by)) => {
                 current.map(|c| around(c, (c.scaling * by).clamp(ZOOM_RANGE.0, ZOOM_RANGE.1)))

@@ -196,36 +196,19 @@ impl Places<'_, '_> {
     }
 }
 
-/// Where a new node goes when it is made by dropping a wire: beside its parent, below its
-/// elder siblings (slot order, top to bottom), or to the right of the child it is made
-/// the parent of. `None` for a node not linked.
-pub fn beside(sizes: &Sizes<'_>, attach: &super::Attach) -> Option<[f32; 2]> {
-    let tree = sizes.tree;
+/// Where a new node's top-left corner goes for a wire dropped at `at` (graph): a child
+/// (a wire from a parent's input) with its `parent` output, on its right, at the drop;
+/// a parent (a wire from a child's `parent` output) with its inputs, on its left, there;
+/// a node not linked (a palette drop, a menu) with its corner there. [`free_spot`] then
+/// moves it only as far as it must not to overlap.
+pub fn at_drop(attach: &super::Attach, at: [f32; 2]) -> [f32; 2] {
+    // Where the first pin sits below a node's top, and a leaf's usual width.
+    const PIN_DOWN: f32 = 40.0;
+    const LEAF_WIDTH: f32 = 180.0;
     match attach {
-        super::Attach::Loose => None,
-        super::Attach::Into(slot) => {
-            let parent = tree.node(&slot.parent)?;
-            let siblings = parent.linked(slot.port);
-            let above = slot
-                .slot
-                .min(siblings.len())
-                .checked_sub(1)
-                .and_then(|i| siblings.get(i));
-            Some(match above.and_then(|s| tree.node(s)) {
-                Some(s) => [s.position[0], s.position[1] + sizes.of(&s.id)[1] + GAP],
-                None => [
-                    parent.position[0] - NODE_WIDTH - COLUMN_GAP,
-                    parent.position[1],
-                ],
-            })
-        }
-        super::Attach::Above(child) => {
-            let c = tree.node(child)?;
-            Some([
-                c.position[0] + sizes.of(child)[0] + COLUMN_GAP,
-                c.position[1],
-            ])
-        }
+        super::Attach::Loose => at,
+        super::Attach::Into(_) => [at[0] - LEAF_WIDTH, at[1] - PIN_DOWN],
+        super::Attach::Above(_) => [at[0], at[1] - PIN_DOWN],
     }
 }
 

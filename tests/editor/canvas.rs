@@ -535,10 +535,13 @@ fn a_sequence_with_a_wait() -> (Harness<'static, EditorApp>, NodeId, NodeId) {
     let wait = app.add_node("Wait", [300.0, 0.0]).unwrap();
     assert!(app.link(&wait, &seq, Port::Children, 0));
     app.select(None);
-    app.pin_view(egui::emath::TSTransform::from_translation(egui::vec2(
-        250.0, 100.0,
-    )));
+    app.pin_view(pinned());
     (harness(app), seq, wait)
+}
+
+/// The view [`a_sequence_with_a_wait`] starts with.
+fn pinned() -> egui::emath::TSTransform {
+    egui::emath::TSTransform::from_translation(egui::vec2(250.0, 100.0))
 }
 
 /// Drags a wire from `node`'s pin `pin` down and to the left, onto empty canvas: where it
@@ -585,8 +588,8 @@ fn the_wire_drop_menu_says_why_a_kind_typed_does_not_fit_the_port() {
 }
 
 #[test]
-fn a_wire_dropped_on_empty_canvas_offers_the_kinds_that_fit_and_places_the_node_beside_its_parent()
-{
+fn a_wire_dropped_on_empty_canvas_offers_the_kinds_that_fit_and_places_the_node_where_it_was_dropped()
+ {
     let (mut h, seq, wait) = a_sequence_with_a_wait();
     let to = drop_wire(&mut h, &seq, "+ children");
     h.get_by_label("Add a node that fits");
@@ -611,10 +614,6 @@ fn a_wire_dropped_on_empty_canvas_offers_the_kinds_that_fit_and_places_the_node_
     assert_eq!(kids.len(), 2, "{:?}", tree);
     assert_eq!(kids[0], wait);
     let new = tree.node(&kids[1]).unwrap();
-    let first = tree.node(&wait).unwrap();
-    // Beside its parent (children sit to its left), below its sibling, overlapping nothing.
-    assert_eq!(new.position[0], first.position[0]);
-    assert!(new.position[1] > first.position[1]);
     let (a, b) = (
         h.state().screen_rect_of(&wait).unwrap(),
         h.state().screen_rect_of(&new.id).unwrap(),
@@ -623,6 +622,16 @@ fn a_wire_dropped_on_empty_canvas_offers_the_kinds_that_fit_and_places_the_node_
     assert_eq!(new.kind, "Wait");
     let canvas = h.state().canvas_rect().unwrap();
     assert!(canvas.contains_rect(b), "visible: {b:?} in {canvas:?}");
+    // Where the wire was let go (in the view it was let go in: the view then moved to
+    // show the node whole): its `parent` output, on its right, at the drop point.
+    let dropped = pinned().inverse() * to;
+    let camera = h.state().camera().unwrap();
+    let placed = camera.inverse() * b;
+    assert!(
+        (placed.right() - dropped.x).abs() < 30.0 && placed.y_range().contains(dropped.y),
+        "{placed:?} dropped at {dropped:?}"
+    );
+    assert_ne!(camera, pinned(), "the view followed it below");
     // One undo step takes it away.
     key(&mut h, Modifiers::COMMAND, Key::Z);
     assert_eq!(h.state().tree().nodes().len(), 2);

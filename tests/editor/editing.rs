@@ -322,12 +322,16 @@ fn assert_centred(h: &Harness<'_, EditorApp>, id: &NodeId) {
 #[test]
 fn clicking_a_problem_selects_its_node_and_centres_the_view_on_it() {
     let mut h = harness(EditorApp::sample());
-    // Added after the view was fitted to the sample, far away.
+    // Added after the view was fitted to the sample, far away (the view, which follows a
+    // node added, put back).
+    let view = h.state().camera().unwrap();
     let far = h
         .state_mut()
         .add_node("Parallel", [2600.0, -1800.0])
         .unwrap();
     h.state_mut().select(None);
+    h.run_steps(4);
+    h.state_mut().pin_view(view);
     h.run_steps(2);
     let at = h.state().screen_centre_of(&far).unwrap();
     assert!(
