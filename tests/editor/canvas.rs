@@ -408,6 +408,54 @@ fn zoom_keys_step_the_zoom_and_f_fits_every_node() {
     );
 }
 
+/// Nodes added where the view does not show them (never drawn whole: their sizes are
+/// guesses), then one Ctrl+L: no two nodes overlap, and one undo puts them all back.
+#[test]
+fn the_first_arrange_after_adding_nodes_out_of_view_overlaps_nothing() {
+    let mut h = harness(EditorApp::sample());
+    // Far out: nodes show their titles only, so a node added is never drawn whole.
+    for _ in 0..6 {
+        key(&mut h, Modifiers::COMMAND, Key::Minus);
+    }
+    let before = h.state().tree().clone();
+    let choose = NodeId::new("choose");
+    let mut added = Vec::new();
+    for (i, kind) in ["Parallel", "Repeater", "Wait"].iter().enumerate() {
+        let id = h
+            .state_mut()
+            .add_node(kind, [-3000.0, 2000.0 + 400.0 * i as f32])
+            .unwrap();
+        added.push(id);
+    }
+    // A Parallel with the Repeater below it, and a Wait below that: tall bodies.
+    assert!(h.state_mut().link(&added[0], &choose, Port::Children, 0));
+    assert!(h.state_mut().link(&added[1], &added[0], Port::Children, 0));
+    assert!(h.state_mut().link(&added[2], &added[1], Port::Child, 0));
+    h.state_mut().select(None);
+    h.run_steps(3);
+    let arranged = h.state().tree().clone();
+    key(&mut h, Modifiers::COMMAND, Key::L);
+    h.run_steps(12);
+    // Every node at 100 %, each drawn whole: none overlaps another.
+    key(&mut h, Modifiers::COMMAND, Key::Num0);
+    h.run_steps(6);
+    let rects: Vec<(NodeId, egui::Rect)> = h
+        .state()
+        .tree()
+        .nodes()
+        .iter()
+        .map(|n| (n.id.clone(), h.state().screen_rect_of(&n.id).unwrap()))
+        .collect();
+    for (i, (a, ra)) in rects.iter().enumerate() {
+        for (b, rb) in &rects[i + 1..] {
+            assert!(!ra.intersects(*rb), "{a} {ra:?} overlaps {b} {rb:?}");
+        }
+    }
+    key(&mut h, Modifiers::COMMAND, Key::Z);
+    assert_eq!(h.state().tree(), &arranged, "one undo step");
+    assert_ne!(h.state().tree(), &before);
+}
+
 #[test]
 fn arrange_is_one_key_and_one_undo_step() {
     let mut h = harness(five_waits());

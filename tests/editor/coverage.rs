@@ -143,6 +143,47 @@ fn view_coverage_from_file_paints_the_files_counts_on_each_node() {
     assert!(h.state().coverage().is_none());
 }
 
+/// At 100 %, each sample with the coverage of its run shown: the count line on each node
+/// makes no two nodes overlap.
+#[test]
+fn the_coverage_count_lines_make_no_nodes_overlap() {
+    for name in ["droid_arena", "door_room", "guard_patrol", "chase_flee"] {
+        let mut h = open_sample(name);
+        for _ in 0..30 {
+            h.key_press_modifiers(Modifiers::NONE, Key::N);
+        }
+        h.run_steps(2);
+        view_menu(&mut h, "Coverage of the Run");
+        h.run_steps(4);
+        none_overlap(&h, name);
+    }
+    // Counts of 20 seeds of 500 steps, with aborts: the longest lines.
+    let dir = tempfile::tempdir().unwrap();
+    let (path, _) = arena_coverage(dir.path());
+    let mut h = open_sample("droid_arena");
+    coverage_from_file(&mut h, &path);
+    none_overlap(&h, "droid_arena's file");
+}
+
+/// Asserts that no two nodes of the tree shown overlap on the canvas.
+fn none_overlap(h: &Harness<'static, EditorApp>, name: &str) {
+    let rects: Vec<(NodeId, egui::Rect)> = h
+        .state()
+        .tree()
+        .nodes()
+        .iter()
+        .map(|n| (n.id.clone(), h.state().screen_rect_of(&n.id).unwrap()))
+        .collect();
+    for (i, (a, ra)) in rects.iter().enumerate() {
+        for (b, rb) in &rects[i + 1..] {
+            assert!(
+                !ra.intersects(*rb),
+                "{name}: {a} {ra:?} overlaps {b} {rb:?}"
+            );
+        }
+    }
+}
+
 #[test]
 fn view_coverage_of_the_run_counts_the_steps_taken_and_toggles_off() {
     let mut h = open_sample("door_room");
