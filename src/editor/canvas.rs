@@ -9,7 +9,7 @@ use egui_snarl::{NodeId as SnarlId, Snarl};
 use super::graph::{CanvasOutput, Look, SMALL_TEXT, Selecting, port_counts};
 use super::viewer::{NODE_SIZE, SELECTION_COLOUR, Viewer};
 
-use crate::model::{Catalog, Edit, NodeId, Tree};
+use crate::model::{Catalog, Category, Edit, NodeId, Tree};
 
 /// The canvas: its copy of the tree's graph, the camera, and the gesture under way.
 pub struct Canvas {
@@ -108,6 +108,13 @@ pub const READABLE_ZOOM: f32 = 11.0 / SMALL_TEXT;
 /// How far the wheel and the keys may zoom.
 const ZOOM_RANGE: (f32, f32) = (0.1, 3.0);
 
+/// The smallest zoom Zoom to Fit shows a tree at before it collapses its widest nodes:
+/// titles-only nodes keep their titles 14 points high down to it.
+const LEGIBLE_FIT: f32 = 0.25;
+
+/// The most nodes one fit collapses.
+const MOST_COLLAPSED: usize = 64;
+
 /// The most frames a tree being opened is drawn readable for, while its sizes settle.
 const MEASURING_FRAMES: u8 = 6;
 
@@ -172,8 +179,9 @@ impl Canvas {
             // Where each port's pins start among the node's input pins.
             let mut first = Vec::new();
             let mut at = 0;
-            for (port, count) in port_counts(tree, catalog, &parent.id) {
-                first.push((port, at, count));
+            let collapsed = self.hidden.contains_key(&parent.id);
+            for (port, from, count) in port_counts(tree, catalog, &parent.id, collapsed) {
+                first.push((port, at, from, count));
                 at += count;
             }
             for (port, slot, child) in parent.links() {
@@ -182,8 +190,10 @@ impl Canvas {
                 };
                 let Some(input) = first
                     .iter()
-                    .find(|&&(pp, _, count)| pp == port && slot < count)
-                    .map(|&(_, from, _)| from + slot)
+                    .find(|&&(pp, _, from, count)| {
+                        pp == port && (from..from + count).contains(&slot)
+                    })
+                    .map(|&(_, at, from, _)| at + slot - from)
                 else {
                     continue;
                 };
@@ -328,20 +338,64 @@ impl Canvas {
     }
 
     /// The camera for this frame: the last one, changed by a pending request.
-    fn frame_camera(&mut self, tree: &Tree, whole: egui::Rect) -> TSTransform {
-        let current = self.camera;
-        // What a fit shows lies below what covers the canvas's top (the Find bar, the
-        // minimap); a change of it fits again, as a resize does.
+    /// The part of the canvas `whole` that a fit shows: below what covers its top (the
+    /// Find bar, the minimap).
+    fn fit_area(&self, whole: egui::Rect) -> egui::Rect {
         let covered = if self.minimap {
             self.covered_top.max(super::minimap::COVERS)
         } else {
             self.covered_top
         };
-        let area = whole.with_min_y(
+        whole.with_min_y(
             (whole.min.y + covered)
                 .min(whole.max.y - 100.0)
                 .max(whole.min.y),
-        );
+        )
+    }
+
+    /// Zoomed to fit (F), a tree stays legible: while the nodes shown fit `area` only below
+    /// [`LEGIBLE_FIT`], the shown node with the most children (then the most nodes below
+    /// it; never Root) is collapsed, its count on it, at most [`MOST_COLLAPSED`] of them.
+    /// Whether any was (the graph must then be rebuilt).
+    fn collapse_to_fit(&mut self, tree: &Tree, catalog: &Catalog, area: egui::Rect) -> bool {
+        let shown: Vec<&crate::model::Node> = tree
+            .nodes()
+            .iter()
+            .filter(|n| self.is_shown(&n.id))
+            .collect();
+        let mut hidden: HashSet<&NodeId> = HashSet::new();
+        let below = subtree_sizes(tree);
+        let mut any = false;
+        for _ in 0..MOST_COLLAPSED {
+            let bounds = shown
+                .iter()
+                .filter(|n| !hidden.contains(&n.id))
+                .map(|n| self.node_rect(n))
+                .reduce(|a, b| a.union(b));
+            if bounds.is_none_or(|b| fit_scale(area, b) >= LEGIBLE_FIT) {
+                break;
+            }
+            let best = shown
+                .iter()
+                .filter(|n| !hidden.contains(&n.id) && !self.collapsed.contains(&n.id))
+                .filter(|n| catalog.category_of(&n.kind) != Some(Category::Root))
+                .map(|n| (n.links().count(), below.get(&n.id).copied().unwrap_or(0), n))
+                .filter(|&(children, ..)| children > 0)
+                .max_by_key(|&(children, under, _)| (children, under));
+            let Some((.., node)) = best else { break };
+            self.collapsed.insert(node.id.clone());
+            let under: Vec<NodeId> = descendants(tree, &node.id);
+            hidden.extend(under.iter().filter_map(|id| tree.node(id)).map(|n| &n.id));
+            any = true;
+        }
+        any
+    }
+
+    fn frame_camera(&mut self, tree: &Tree, whole: egui::Rect) -> TSTransform {
+        let current = self.camera;
+        // What a fit shows lies below what covers the canvas's top; a change of it fits
+        // again, as a resize does.
+        let area = self.fit_area(whole);
         let around = |camera: TSTransform, scale: f32| {
             let centre = camera.inverse() * area.center();
             TSTransform {
@@ -532,6 +586,11 @@ impl Canvas {
     pub fn show(&mut self, ui: &mut Ui, look: &Look<'_>) -> CanvasOutput {
         let area = ui.max_rect();
         self.area = Some(area);
+        if self.request == Some(ViewRequest::Fit)
+            && self.collapse_to_fit(look.tree, look.catalog, self.fit_area(area))
+        {
+            self.rebuild(look.tree, look.catalog);
+        }
         let camera = self.frame_camera(look.tree, area);
         let moved = self.pointer_camera(ui, area, camera);
         if moved != camera {
@@ -807,6 +866,38 @@ pub fn descendants(tree: &Tree, id: &NodeId) -> Vec<NodeId> {
         }
     }
     out
+}
+
+/// How many nodes lie below each node (each counted once, below a node it is reached
+/// from first; a cycle ends where it closes), in time linear in the tree.
+fn subtree_sizes(tree: &Tree) -> HashMap<&NodeId, usize> {
+    let mut size: HashMap<&NodeId, usize> = HashMap::new();
+    let mut seen: HashSet<&NodeId> = HashSet::new();
+    for start in tree.nodes() {
+        if !seen.insert(&start.id) {
+            continue;
+        }
+        // Post-order without recursion: (node, children pushed yet).
+        let mut stack = vec![(&start.id, false)];
+        while let Some((id, expanded)) = stack.pop() {
+            let Some(node) = tree.node(id) else { continue };
+            if expanded {
+                let under = node
+                    .links()
+                    .map(|(_, _, c)| size.get(c).map_or(0, |s| s + 1))
+                    .sum();
+                size.insert(id, under);
+                continue;
+            }
+            stack.push((id, true));
+            for (_, _, child) in node.links() {
+                if seen.insert(child) {
+                    stack.push((child, false));
+                }
+            }
+        }
+    }
+    size
 }
 
 /// Every node hidden below a collapsed node.

@@ -11,43 +11,50 @@ use crate::model::{Catalog, Category, Edit, NodeId, ParentSlot, Port, Tree, link
 
 /// The size of the smallest text in a node at 100 % (kind names, field names, slots).
 pub const SMALL_TEXT: f32 = 12.0;
-/// The input pins of a node: each port's slots in order, plus one empty slot on list ports.
-pub fn pins(tree: &Tree, catalog: &Catalog, id: &NodeId) -> Vec<(Port, usize)> {
-    port_counts(tree, catalog, id)
-        .flat_map(|(port, count)| (0..count).map(move |slot| (port, slot)))
+/// The input pins of a node: each port's slots in order, plus one empty slot on list ports
+/// (of a `collapsed` node, whose children are hidden, a list port's empty slot alone).
+pub fn pins(tree: &Tree, catalog: &Catalog, id: &NodeId, collapsed: bool) -> Vec<(Port, usize)> {
+    port_counts(tree, catalog, id, collapsed)
+        .flat_map(|(port, first, count)| (first..first + count).map(move |slot| (port, slot)))
         .collect()
 }
 
-/// Each input port of a node with its number of pins (a list port: its links and one
-/// empty slot), in pin order; what [`pins`] lists, without building the list.
+/// Each input port of a node with the slot of its first pin and its number of pins (a
+/// list port: its links and one empty slot; of a `collapsed` node, the empty slot alone),
+/// in pin order; what [`pins`] lists, without building the list.
 pub(super) fn port_counts<'t>(
     tree: &'t Tree,
     catalog: &Catalog,
     id: &NodeId,
-) -> impl Iterator<Item = (Port, usize)> + 't {
+    collapsed: bool,
+) -> impl Iterator<Item = (Port, usize, usize)> + 't {
     let node = tree.node(id);
     let ports = node
         .and_then(|n| catalog.category_of(&n.kind))
         .map_or(&[][..], Category::inputs);
     ports.iter().filter_map(move |&port| {
         let n = node?;
-        Some((
-            port,
-            if port.is_single() {
-                1
-            } else {
-                n.linked(port).len() + 1
-            },
-        ))
+        let linked = n.linked(port).len();
+        Some(match (port.is_single(), collapsed) {
+            (true, _) => (port, 0, 1),
+            (false, false) => (port, 0, linked + 1),
+            (false, true) => (port, linked, 1),
+        })
     })
 }
 
 /// The port and slot of input pin `index` (what `pins(..)[index]` is, without the list).
-pub fn pin_at(tree: &Tree, catalog: &Catalog, id: &NodeId, index: usize) -> Option<(Port, usize)> {
+pub fn pin_at(
+    tree: &Tree,
+    catalog: &Catalog,
+    id: &NodeId,
+    collapsed: bool,
+    index: usize,
+) -> Option<(Port, usize)> {
     let mut left = index;
-    for (port, count) in port_counts(tree, catalog, id) {
+    for (port, first, count) in port_counts(tree, catalog, id, collapsed) {
         if left < count {
-            return Some((port, left));
+            return Some((port, first + left));
         }
         left -= count;
     }

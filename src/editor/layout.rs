@@ -73,7 +73,7 @@ impl<'a> Sizes<'a> {
         let Some(node) = self.tree.node(id) else {
             return 80.0;
         };
-        let pins = super::graph::pins(self.tree, self.catalog, id).len() as f32;
+        let pins = super::graph::pins(self.tree, self.catalog, id, false).len() as f32;
         let fields = super::viewer::body_fields(self.catalog, node).len() as f32;
         let comment = if node.comment.is_empty() {
             0.0

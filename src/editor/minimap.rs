@@ -8,6 +8,9 @@ use eframe::egui::{self, Color32, emath::TSTransform};
 /// The largest the minimap gets, in points.
 const SIZE: egui::Vec2 = egui::vec2(180.0, 110.0);
 
+/// The smallest the minimap gets, in points.
+const MIN_SIZE: egui::Vec2 = egui::vec2(90.0, 60.0);
+
 /// How far down the canvas the minimap reaches at most, with its margins: what the
 /// canvas fits its views below while it is shown.
 pub const COVERS: f32 = SIZE.y + 20.0;
@@ -39,7 +42,10 @@ pub fn minimap_ui(
         .fold(view, |a, b| a.union(b))
         .expand(40.0);
     let scale = (SIZE.x / bounds.width()).min(SIZE.y / bounds.height());
-    let size = bounds.size() * scale;
+    // Never a sliver: a tree far taller than wide (or wider than tall) keeps a map of a
+    // usable size, centred in it.
+    let size = (bounds.size() * scale).max(MIN_SIZE);
+    let bounds = egui::Rect::from_center_size(bounds.center(), size / scale);
     // Above the graph, in the order windows have: a window opened later is above it.
     egui::Area::new(egui::Id::new("minimap"))
         .order(egui::Order::Middle)
@@ -82,7 +88,10 @@ fn map_ui(
             );
         }
     }
+    // The view's frame, never smaller than can be seen.
     let framed = egui::Rect::from_min_max(to_map(view.min), to_map(view.max));
+    let framed =
+        egui::Rect::from_center_size(framed.center(), framed.size().max(egui::vec2(6.0, 6.0)));
     painter.rect_stroke(
         framed.intersect(rect),
         2.0,

@@ -462,8 +462,14 @@ impl Viewer<'_> {
     /// Input pin `pin` as the viewer shows it.
     fn input_pin(&self, pin: &InPin, snarl: &Snarl<NodeId>) -> InputPin {
         let id = &snarl[pin.id.node];
-        let (port, slot) =
-            pin_at(self.look.tree, self.look.catalog, id, pin.id.input).unwrap_or((Port::Child, 0));
+        let (port, slot) = pin_at(
+            self.look.tree,
+            self.look.catalog,
+            id,
+            self.hidden.contains_key(id),
+            pin.id.input,
+        )
+        .unwrap_or((Port::Child, 0));
         let linked = self.look.tree.node(id).map_or(&[][..], |n| n.linked(port));
         let child = linked.get(slot).cloned();
         let checked = child
@@ -683,9 +689,14 @@ impl SnarlViewer<NodeId> for Viewer<'_> {
                     breakpoint_dot(ui, dot, true)
                         .on_hover_text(format!("Breakpoint: the run pauses on {}", on.name()));
                 }
+                // A collapsed node says how many it hides, as it does whole.
+                let text = match hidden {
+                    Some(count) => format!("{}  ▶ {count}", n.label()),
+                    None => n.label().to_owned(),
+                };
                 ui.add(
                     egui::Label::new(
-                        RichText::new(n.label())
+                        RichText::new(text)
                             .size(size.min(60.0))
                             .strong()
                             .color(title_colour),
@@ -772,8 +783,9 @@ impl SnarlViewer<NodeId> for Viewer<'_> {
     }
 
     fn inputs(&mut self, node: &NodeId) -> usize {
-        super::graph::port_counts(self.look.tree, self.look.catalog, node)
-            .map(|(_, n)| n)
+        let collapsed = self.hidden.contains_key(node);
+        super::graph::port_counts(self.look.tree, self.look.catalog, node, collapsed)
+            .map(|(.., n)| n)
             .sum()
     }
 
@@ -853,7 +865,9 @@ impl SnarlViewer<NodeId> for Viewer<'_> {
 
     fn connect(&mut self, from: &OutPin, to: &InPin, snarl: &mut Snarl<NodeId>) {
         let (child, parent) = (snarl[from.id.node].clone(), snarl[to.id.node].clone());
-        let Some(&(port, slot)) = pins(self.look.tree, self.look.catalog, &parent).get(to.id.input)
+        let collapsed = self.hidden.contains_key(&parent);
+        let Some(&(port, slot)) =
+            pins(self.look.tree, self.look.catalog, &parent, collapsed).get(to.id.input)
         else {
             return;
         };
@@ -1170,8 +1184,9 @@ impl SnarlViewer<NodeId> for Viewer<'_> {
             AnyPins::In(ins) => {
                 let Some(p) = ins.first() else { return };
                 let parent = snarl[p.node].clone();
+                let collapsed = self.hidden.contains_key(&parent);
                 let Some(&(port, slot)) =
-                    pins(self.look.tree, self.look.catalog, &parent).get(p.input)
+                    pins(self.look.tree, self.look.catalog, &parent, collapsed).get(p.input)
                 else {
                     return;
                 };

@@ -206,3 +206,45 @@ fn a_change_made_before_the_sizes_settle_is_kept_and_not_arranged_away() {
     );
     assert!(h.state().is_dirty());
 }
+
+/// A Selector of 20,000 children, Zoomed to Fit (F): every node either lies in the view
+/// with its title at least 9 points high, or is hidden below a collapsed node whose title
+/// says how many; the minimap is a map, not a sliver; Collapse / Expand opens it again.
+#[test]
+fn zoom_to_fit_shows_a_tree_of_20000_nodes_whole_and_legible() {
+    let mut h = harness(app(20_000, 0));
+    common::input::key(&mut h, Modifiers::NONE, egui::Key::F);
+    h.run_steps(4);
+    let canvas = h.state().canvas_rect().unwrap();
+    let scale = h.state().camera().unwrap().scaling;
+    let tree = h.state().tree().clone();
+    for n in tree.nodes() {
+        if !h.state().is_shown(&n.id) {
+            continue;
+        }
+        let r = h.state().screen_rect_of(&n.id).unwrap();
+        assert!(
+            canvas.contains_rect(r),
+            "{} at {r:?} out of {canvas:?}",
+            n.id
+        );
+    }
+    let top = NodeId::new("top");
+    assert!(h.state().is_collapsed(&top));
+    assert!(!h.state().is_shown(&NodeId::new("c0")));
+    // Titles only (far out), at a legible size, the count on the collapsed one.
+    let title = h.get_by_label_contains("▶ 20000").rect();
+    assert!(title.height() * scale >= 9.0, "{title:?} at {scale}");
+    // The minimap of the shown tree keeps a size one can use.
+    common::input::key(&mut h, Modifiers::NONE, egui::Key::M);
+    h.run_steps(2);
+    let map = h.get_by_label("Minimap").rect();
+    assert!(map.width() >= 60.0 && map.height() >= 40.0, "{map:?}");
+    // Expanded again from its right-click menu.
+    let at = common::input::on_node(&h, "top");
+    common::input::click_at(&mut h, at, PointerButton::Secondary, Modifiers::NONE);
+    h.get_by_label("Collapse / Expand Subtree").click();
+    h.run_steps(3);
+    assert!(!h.state().is_collapsed(&top));
+    assert!(h.state().is_shown(&NodeId::new("c19999")));
+}

@@ -184,7 +184,7 @@ fn a_kind_no_library_knows_keeps_its_pins_links_and_fields_and_saves_back_unchan
     h.get_by_label_contains("[fire] unknown node kind 'FireWeapon'");
     // Drawn with its pins: a composite's guards and children, with the wires kept.
     let catalog = h.state().catalog().clone();
-    let pins = arbor::editor::pins(h.state().tree(), &catalog, &NodeId::new("squad"));
+    let pins = arbor::editor::pins(h.state().tree(), &catalog, &NodeId::new("squad"), false);
     // Two guard slots, an empty service slot and three child slots: one more than linked
     // in each, as any composite.
     assert_eq!(pins.len(), 6, "{pins:?}");
