@@ -13,6 +13,9 @@ const COLUMN_GAP: f32 = 60.0;
 const GAP: f32 = 24.0;
 /// The width assumed for a node that has not been drawn.
 const NODE_WIDTH: f32 = 240.0;
+/// The most leaves under one parent laid out in one column: more go into columns side by
+/// side (Arrange of a Selector of thousands of children is a block, not a line).
+const WRAP: usize = 24;
 
 /// Node sizes on the canvas (graph units): as drawn when the canvas has drawn the node,
 /// else estimated from what it shows.
@@ -177,7 +180,12 @@ impl Places<'_, '_> {
         });
         let mut ys = Vec::new();
         for port in order {
-            for child in node.linked(port) {
+            let children = node.linked(port);
+            if self.wraps(children) && depth < 512 {
+                ys.extend(self.place_in_columns(children, depth + 1));
+                continue;
+            }
+            for child in children {
                 if depth < 512 {
                     ys.push(self.place(child, depth + 1));
                 }
@@ -193,6 +201,40 @@ impl Places<'_, '_> {
         };
         self.at.push((id.clone(), depth, y));
         y
+    }
+}
+
+impl Places<'_, '_> {
+    /// Whether `children` are laid out in columns: more than [`WRAP`] of them, none with
+    /// anything below it or placed already.
+    fn wraps(&self, children: &[NodeId]) -> bool {
+        let tree = self.sizes.tree;
+        children.len() > WRAP
+            && children.iter().all(|c| {
+                !self.placed.contains(c) && tree.node(c).is_some_and(|n| n.links().next().is_none())
+            })
+    }
+
+    /// Places the leaves `children` in a block of columns from `depth` leftwards, in slot
+    /// order down each column, about twice as many rows as columns (a block wider than
+    /// tall on screen); returns the y of its first and last rows.
+    fn place_in_columns(&mut self, children: &[NodeId], depth: usize) -> [f32; 2] {
+        let rows = ((children.len() as f32 * 2.0).sqrt().ceil() as usize).max(WRAP);
+        let mut heights = vec![0.0_f32; rows];
+        for (i, c) in children.iter().enumerate() {
+            heights[i % rows] = heights[i % rows].max(self.sizes.of(c)[1]);
+        }
+        let mut ys = Vec::with_capacity(rows);
+        for h in &heights {
+            ys.push(self.row);
+            self.row += h + GAP;
+        }
+        for (i, c) in children.iter().enumerate() {
+            self.placed.insert(c.clone());
+            self.at.push((c.clone(), depth + i / rows, ys[i % rows]));
+        }
+        let last = ys[(children.len() - 1).min(rows - 1)];
+        [ys[0], last]
     }
 }
 
@@ -266,8 +308,68 @@ pub fn free_spot(sizes: &Sizes<'_>, want: [f32; 2]) -> [f32; 2] {
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
-    use super::{NODE_WIDTH, Sizes};
-    use crate::model::{Catalog, Node, NodeId, Tree, Value};
+    use super::{NODE_WIDTH, Sizes, WRAP, layout};
+    use crate::model::{Catalog, Node, NodeId, Port, Tree, Value};
+
+    /// Root over a Selector of `n` MockActions, arranged with sizes estimated.
+    fn arranged(n: usize) -> (Tree, Catalog) {
+        let mut root = Node::new("root", "Root");
+        root.inputs.insert(Port::Child, vec![NodeId::new("top")]);
+        let mut top = Node::new("top", "Selector");
+        let kids: Vec<NodeId> = (0..n).map(|i| NodeId::new(format!("c{i}"))).collect();
+        top.inputs.insert(Port::Children, kids.clone());
+        let mut nodes = vec![root, top];
+        nodes.extend(kids.iter().map(|k| Node::new(k.clone(), "MockAction")));
+        let mut tree = Tree::from_nodes(nodes).unwrap();
+        let catalog = Catalog::builtin();
+        let edit = layout(&Sizes::new(&tree, &catalog, &|_| None));
+        tree.apply(edit, &catalog).unwrap();
+        (tree, catalog)
+    }
+
+    /// A Selector of many leaves is laid out as a block of columns, slot order down each,
+    /// about twice as many rows as columns, no two leaves overlapping; a few stay in one
+    /// column.
+    #[test]
+    fn many_leaves_under_one_parent_go_into_columns() {
+        let (tree, catalog) = arranged(2_000);
+        let sizes = Sizes::new(&tree, &catalog, &|_| None);
+        let leaves: Vec<&Node> = tree.nodes()[2..].iter().collect();
+        let xs: std::collections::BTreeSet<i64> =
+            leaves.iter().map(|n| n.position[0] as i64).collect();
+        let ys: std::collections::BTreeSet<i64> =
+            leaves.iter().map(|n| n.position[1] as i64).collect();
+        assert_eq!((xs.len(), ys.len()), (32, 64), "columns and rows");
+        // Slot order down the first column, then on in the next (to the left).
+        let (a, b, c) = (&leaves[0], &leaves[1], &leaves[64]);
+        assert_eq!(a.position[0], b.position[0]);
+        assert!(b.position[1] > a.position[1]);
+        assert!(c.position[0] < a.position[0] && c.position[1] == a.position[1]);
+        let rect = |n: &Node| {
+            let [w, h] = sizes.of(&n.id);
+            (
+                n.position[0],
+                n.position[1],
+                n.position[0] + w,
+                n.position[1] + h,
+            )
+        };
+        let mut boxes: Vec<_> = leaves.iter().map(|n| rect(n)).collect();
+        boxes.sort_by(|p, q| p.0.total_cmp(&q.0).then(p.1.total_cmp(&q.1)));
+        for w in boxes.windows(2) {
+            let (p, q) = (w[0], w[1]);
+            assert!(p.2 <= q.0 || p.3 <= q.1, "{p:?} overlaps {q:?}");
+        }
+        // The parent sits level with the block's middle, Root beside it.
+        let top = tree.node(&NodeId::new("top")).unwrap();
+        assert!(top.position[0] > a.position[0]);
+        let (few, _) = arranged(WRAP);
+        let xs: std::collections::BTreeSet<i64> = few.nodes()[2..]
+            .iter()
+            .map(|n| n.position[0] as i64)
+            .collect();
+        assert_eq!(xs.len(), 1, "{WRAP} leaves stay in one column");
+    }
 
     /// A node not drawn yet is as wide as its widest field: a long key name widens it
     /// past the plain width (Nav2's `error_code_id="{follow_path_error_code}"`), so the

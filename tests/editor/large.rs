@@ -248,3 +248,28 @@ fn zoom_to_fit_shows_a_tree_of_20000_nodes_whole_and_legible() {
     assert!(!h.state().is_collapsed(&top));
     assert!(h.state().is_shown(&NodeId::new("c19999")));
 }
+
+/// Ctrl+A on a tree of 20,000 nodes, then a drag of one of them: every node moves by the
+/// drag, as one undo step.
+#[test]
+fn dragging_a_selection_of_20000_nodes_moves_every_one() {
+    let mut h = harness(app(20_000, 0));
+    let before = h.state().tree().clone();
+    common::input::key(&mut h, Modifiers::COMMAND, egui::Key::A);
+    assert_eq!(h.state().selection().len(), 20_002);
+    let from = common::input::on_node(&h, "root");
+    let by = egui::vec2(-120.0, 80.0);
+    drag(&mut h, from, from + by, PointerButton::Primary);
+    let scale = h.state().camera().unwrap().scaling;
+    let moved = by / scale;
+    for (a, b) in before.nodes().iter().zip(h.state().tree().nodes()) {
+        let d = egui::vec2(b.position[0] - a.position[0], b.position[1] - a.position[1]);
+        assert!(
+            (d - moved).length() < 1.0,
+            "{} moved {d:?}, not {moved:?}",
+            a.id
+        );
+    }
+    common::input::key(&mut h, Modifiers::COMMAND, egui::Key::Z);
+    assert_eq!(h.state().tree(), &before, "one undo step");
+}
