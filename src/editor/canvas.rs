@@ -391,6 +391,15 @@ impl Canvas {
         any
     }
 
+    /// `camera` moved as little as it takes for the tree's Root to be in `area` (a tree
+    /// too large to show whole keeps its Root in view).
+    fn root_kept(&self, tree: &Tree, camera: TSTransform, area: egui::Rect) -> TSTransform {
+        match tree.nodes().iter().find(|n| n.kind == "Root") {
+            Some(root) => keep_inside(camera, self.node_rect(root), area),
+            None => camera,
+        }
+    }
+
     fn frame_camera(&mut self, tree: &Tree, whole: egui::Rect) -> TSTransform {
         let current = self.camera;
         // What a fit shows lies below what covers the canvas's top; a change of it fits
@@ -419,16 +428,18 @@ impl Canvas {
             self.request = Some(r.clone());
             self.settling = Some((r, used, tries + 1));
         }
-        // A tree opened is measured first: drawn readable until its sizes settle (a few
-        // frames), so that zoomed out, its nodes keep the widths they have whole, and a
-        // tree read without positions is arranged with them.
+        // A tree opened is measured first: drawn readable, Root in view (as a tree too
+        // large to show whole opens), until its sizes settle (a few frames), so that
+        // zoomed out its nodes keep the widths they have whole, and a tree read without
+        // positions is arranged with them.
         if self.request == Some(ViewRequest::Open)
             && (self.measuring == 0 || self.resized)
             && self.measuring < MEASURING_FRAMES
         {
             self.measuring += 1;
             let bounds = self.fit_bounds(tree, &ViewRequest::Open);
-            let readable = bounds.map(|b| fit_rect(area, b, READABLE_ZOOM));
+            let readable =
+                bounds.map(|b| self.root_kept(tree, fit_rect(area, b, READABLE_ZOOM), area));
             return readable.or(current).unwrap_or(TSTransform::IDENTITY);
         }
         let request = self.request.take();
@@ -444,11 +455,6 @@ impl Canvas {
                 if let Some(b) = bounds {
                     self.settling = Some((r.clone(), b, tries));
                 }
-                let root = tree
-                    .nodes()
-                    .iter()
-                    .find(|n| n.kind == "Root")
-                    .map(|n| self.node_rect(n));
                 // Open: whole where titles are legible, else readable around Root.
                 let whole = bounds.is_some_and(|b| fit_scale(area, b) >= OVERVIEW_ZOOM);
                 let smallest = match r {
@@ -457,10 +463,9 @@ impl Canvas {
                     _ => READABLE_ZOOM,
                 };
                 let fitted = bounds.map(|b| fit_rect(area, b, smallest));
-                match (r, root) {
-                    // A tree too large to show whole keeps its Root in view.
-                    (ViewRequest::Fit | ViewRequest::Open, Some(root)) => {
-                        fitted.map(|t| keep_inside(t, root, area))
+                match r {
+                    ViewRequest::Fit | ViewRequest::Open => {
+                        fitted.map(|t| self.root_kept(tree, t, area))
                     }
                     _ => fitted,
                 }

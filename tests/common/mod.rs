@@ -40,6 +40,25 @@ pub fn harness_at_100(
     h
 }
 
+/// Runs frames until the view has stayed the same for three of them (a tree received or
+/// opened is measured and fitted over its first frames), at most 60.
+#[cfg(feature = "gui")]
+pub fn settled(h: &mut egui_kittest::Harness<'static, arbor::editor::EditorApp>) {
+    let mut same = 0;
+    for _ in 0..60 {
+        let before = h.state().camera();
+        h.run_steps(1);
+        same = if h.state().camera() == before {
+            same + 1
+        } else {
+            0
+        };
+        if same >= 3 {
+            return;
+        }
+    }
+}
+
 /// Asserts that every node of the tree shown lies inside the canvas.
 #[cfg(feature = "gui")]
 pub fn all_in_view(h: &egui_kittest::Harness<'static, arbor::editor::EditorApp>) {

@@ -180,6 +180,7 @@ fn a_behaviortree_cpp_program_attached_from_the_file_menu_is_lit_live_and_held_b
 
 /// Right-clicks node `id` (in view) and chooses `choice` in its Force Result menu.
 fn force(h: &mut Harness<'static, EditorApp>, id: &str, choice: &str) {
+    common::settled(h);
     let at = common::input::on_node(h, id);
     assert!(
         h.state().canvas_rect().unwrap().contains(at),
@@ -209,7 +210,6 @@ fn a_node_of_a_behaviortree_cpp_program_is_forced_from_its_right_click_menu_and_
             .is_some()
     });
     // `patrol` (the Sequence under Root) right-clicked, Force Result ⏵ failure.
-    h.run_steps(3);
     force(&mut h, "patrol", "failure");
     h.get_by_label_contains("patrol now reports failure instead of running");
     // The bridge forces it at its next poll: the program's ticks then fail at once, its
