@@ -287,7 +287,8 @@ pub fn inspector_ui(
             }
             ui.end_row();
             ui.label("kind");
-            ui.label(match kind {
+            // Wrapped: a long kind and its note never widen the panel.
+            ui.add(egui::Label::new(match kind {
                 Some(k) if k.is_placeholder() => {
                     format!("{} (unknown kind: no node library defines it)", node.kind)
                 }
@@ -298,7 +299,7 @@ pub fn inspector_ui(
                     _ => format!("{} ({})", node.kind, k.category.label()),
                 },
                 None => format!("{} (unknown kind)", node.kind),
-            });
+            }).wrap());
             ui.end_row();
             let label = ui.label("title");
             let mut title = node.title.clone();
@@ -529,7 +530,7 @@ pub fn inspector_ui(
                             Value::Text(t) => t.clone(),
                             v => v.to_string(),
                         };
-                        let width = (text.chars().count() as f32 * 7.5 + 16.0).clamp(90.0, 220.0);
+                        let width = (text.chars().count() as f32 * 7.5 + 16.0).clamp(90.0, 150.0);
                         if ui
                             .add(egui::TextEdit::singleline(&mut text).desired_width(width))
                             .labelled_by(label.id)

@@ -601,6 +601,41 @@ fn drop_wire(h: &mut Harness<'static, EditorApp>, node: &NodeId, pin: &str) -> e
     to
 }
 
+/// A title typed longer widens its node and moves the pins on its right: the next drag
+/// from the `parent` output, where it is now drawn, still starts a wire from it (the
+/// wire-drop menu offers the parents that fit), not a box or a pan.
+#[test]
+fn a_drag_starts_from_the_port_under_the_pointer_after_a_title_grows_its_node() {
+    let mut app = EditorApp::new(arbor::model::Tree::new(), None);
+    let seq = app.add_node("Sequence", [0.0, 100.0]).unwrap();
+    app.select(Some(seq.clone()));
+    app.pin_view(pinned());
+    let mut h = harness(app);
+    let before = h.state().screen_rect_of(&seq).unwrap();
+    h.get_by_label("title").click();
+    h.run_steps(2);
+    h.get_by_label("title")
+        .type_text("Guard the door until the intruder is seen, then raise the alarm");
+    h.run_steps(3);
+    let after = h.state().screen_rect_of(&seq).unwrap();
+    assert!(
+        after.width() > before.width() + 100.0,
+        "{before:?} -> {after:?}"
+    );
+    // The output pin, on the right edge, level with its label.
+    let camera = h.state().camera().unwrap();
+    let label = camera.mul_pos(h.get_by_label("parent").rect().right_center());
+    let from = Pos2::new((after.right() + label.x) / 2.0, label.y);
+    drag(
+        &mut h,
+        from,
+        from + egui::vec2(150.0, 60.0),
+        PointerButton::Primary,
+        Modifiers::NONE,
+    );
+    h.get_by_label("Add a node that fits");
+}
+
 /// Esc closes the wire-drop menu, whose search field has the keyboard: the menu is gone,
 /// and what is typed next adds nothing.
 #[test]

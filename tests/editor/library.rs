@@ -331,3 +331,22 @@ fn change_kind_makes_a_placeholder_a_known_kind_keeping_its_links_in_one_undo_st
     );
     assert!(h.state().tree().contains(&NodeId::new("fire")));
 }
+
+/// Selecting a placeholder (its fields edited as text in the inspector, one of them long)
+/// neither widens the inspector nor moves the canvas.
+#[test]
+fn selecting_a_placeholder_never_moves_or_resizes_the_canvas() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("squad.json");
+    let long = "a formation described at great length ".repeat(8);
+    std::fs::write(&path, SQUAD.replace("\"wedge\"", &format!("\"{long}\""))).unwrap();
+    let mut h = harness(EditorApp::open(&path).unwrap());
+    let canvas = h.state().canvas_rect().unwrap();
+    for id in ["squad", "seen", "fire", "wait", "root"] {
+        let at = on_node(&h, id);
+        click_at(&mut h, at, PointerButton::Primary);
+        h.run_steps(3);
+        assert_eq!(h.state().selection(), [NodeId::new(id)]);
+        assert_eq!(h.state().canvas_rect().unwrap(), canvas, "selecting {id}");
+    }
+}
