@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # Runs the editor under Xvfb (its simulation running) and saves a PNG of the window:
 # scripts/screenshot.sh [OUT.png] [TREE.json]
-# Uses target/release/arbor if built, else builds the debug binary.
+# Uses ARBOR_BIN if set (the binary of an unpacked archive), else target/release/arbor if
+# built, else builds the debug binary.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-docs/screenshot.png}
 tree=${2:-}
 bash scripts/setup.sh >/dev/null
 target=${CARGO_TARGET_DIR:-target}
-bin="$target/release/arbor"
-if [[ ! -x "$bin" ]]; then
+bin=${ARBOR_BIN:-$target/release/arbor}
+if [[ -z ${ARBOR_BIN:-} && ! -x "$bin" ]]; then
   cargo build --quiet
   bin="$target/debug/arbor"
 fi

@@ -11,6 +11,8 @@ packages=(
   # The editor opens a window through winit + glutin, which load these at run time.
   libx11-6 libx11-xcb1 libxcursor1 libxrandr2 libxi6 libxkbcommon0 libxkbcommon-x11-0
   libwayland-client0 libwayland-egl1 libgl1 libegl1 libgl1-mesa-dri
+  # The binary links the C++ runtime (packaging/README.md names these for designers).
+  libstdc++6
   # Headless runs of the real window: its screenshot (the smoke test in CI), and the test
   # that kills the real editor process (it drives the window with xdotool).
   xvfb xauth imagemagick

@@ -38,6 +38,17 @@ shot=$(mktemp --suffix=.png)
 bash scripts/screenshot.sh "$shot"
 test -s "$shot"
 rm -f "$shot"
+echo "== the archive for designers (scripts/package.sh, packed from the debug build), unpacked and run"
+pkg=$(mktemp -d)
+ARBOR_PACKAGE_PROFILE=dev bash scripts/package.sh "$pkg"
+tar -C "$pkg" -xzf "$pkg"/arbor-*.tar.gz
+unpacked=$(find "$pkg" -mindepth 1 -maxdepth 1 -type d -name 'arbor-*')
+(cd "$unpacked" && ./arbor validate --deny-warnings sample_trees/*.json examples/my_game/*.json examples/my_game/ai/*.json)
+(cd "$unpacked" && ./arbor test sample_trees)
+shot=$(mktemp --suffix=.png)
+ARBOR_BIN="$unpacked/arbor" bash scripts/screenshot.sh "$shot" "$unpacked/sample_trees/door_room.json"
+test -s "$shot"
+rm -rf "$shot" "$pkg"
 echo "== fuzzing (each target 10 s; skipped with a line without a nightly toolchain)"
 # A short run of each of the seven targets keeps CI within its budget; longer runs:
 # docs/FUZZING.md.
