@@ -72,6 +72,9 @@ fn command(
             files,
             deny_warnings,
         }) => cli::validate(&files, project, deny_warnings, catalog, out, err),
+        Some(Command::MergeJunit { reports, output }) => {
+            cli::merge_junit(&reports, &output, out, err)
+        }
         Some(Command::RenameKind { from, to, dry_run }) => {
             cli::rename_kind(&from, &to, dry_run, project, catalog, out, err)
         }
@@ -156,10 +159,29 @@ fn command(
             };
             cli::run(&args, catalog, out, err)
         }
-        Some(Command::Test { paths, junit }) => {
+        Some(Command::Test {
+            paths,
+            junit,
+            partition,
+        }) => {
+            let shard = match cli::shard_from_env(partition.as_deref()) {
+                Ok(shard) => shard,
+                Err(why) => {
+                    let _ = writeln!(err, "error: {why}");
+                    return cli::EXIT_UNREADABLE;
+                }
+            };
             // Ctrl+C stops the runs between two steps, and the results so far are printed.
             let _ = ctrlc::set_handler(cli::interrupt);
-            cli::test(&paths, junit.as_deref(), project, catalog, out, err)
+            cli::test(
+                &paths,
+                junit.as_deref(),
+                shard.as_ref(),
+                project,
+                catalog,
+                out,
+                err,
+            )
         }
         Some(Command::Coverage {
             paths,

@@ -1027,3 +1027,194 @@ fn the_command_that_opens_a_failure_runs_what_the_test_ran() {
         f.open
     );
 }
+
+/// `arbor test --partition` over the samples: for each way of dealing and N = 1 to 4,
+/// the shards run every (test, seed) pair of the whole run exactly once, each says
+/// what it runs, and a JUnit report holds the shard's own cases. The CI variables choose
+/// a shard where no flag does; a bad partition or a clash with them exits 2.
+#[test]
+fn arbor_test_partition_runs_every_pair_in_exactly_one_shard() {
+    let lines = |out: &Output| -> Vec<String> {
+        text(&out.stdout)
+            .lines()
+            .filter(|l| l.starts_with("ok ") || l.starts_with("FAIL"))
+            .map(str::to_owned)
+            .collect()
+    };
+    let whole = arbor(&["test", "sample_trees"], &repo());
+    let mut all = lines(&whole);
+    all.sort();
+    assert!(all.len() > 20, "{all:?}");
+    for how in ["count", "slice", "hash"] {
+        for n in 1..=4 {
+            let mut union = Vec::new();
+            for m in 1..=n {
+                let partition = format!("{how}:{m}/{n}");
+                let out = arbor(
+                    &["test", "sample_trees", "--partition", &partition],
+                    &repo(),
+                );
+                assert_eq!(
+                    out.status.code(),
+                    Some(0),
+                    "{partition}: {}",
+                    text(&out.stderr)
+                );
+                let said = text(&out.stdout);
+                let mine = lines(&out);
+                assert!(
+                    said.starts_with(&format!(
+                        "shard {partition}: {} of {} runs",
+                        mine.len(),
+                        all.len()
+                    )),
+                    "{said}"
+                );
+                assert!(
+                    said.contains(&format!("{} passed, 0 failed", mine.len())),
+                    "{said}"
+                );
+                union.extend(mine);
+            }
+            union.sort();
+            assert_eq!(union, all, "{how} over {n} shards");
+        }
+    }
+    // The CI variables, without a flag: shard INDEX+1 of TOTAL, dealt round robin.
+    let by_env = Command::new(env!("CARGO_BIN_EXE_arbor"))
+        .args(["test", "sample_trees"])
+        .env("TEST_TOTAL_SHARDS", "3")
+        .env("TEST_SHARD_INDEX", "1")
+        .current_dir(repo())
+        .output()
+        .unwrap();
+    let flag = arbor(
+        &["test", "sample_trees", "--partition", "count:2/3"],
+        &repo(),
+    );
+    assert_eq!(lines(&by_env), lines(&flag));
+    // Each shard's JUnit report holds its own cases.
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("shard.xml");
+    let out = arbor(
+        &[
+            "test",
+            "sample_trees",
+            "--partition",
+            "slice:1/2",
+            "--junit",
+            report.to_str().unwrap(),
+        ],
+        &repo(),
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let xml = std::fs::read_to_string(&report).unwrap();
+    assert_eq!(
+        xml.matches("<testcase ").count(),
+        lines(&out).len(),
+        "{xml}"
+    );
+    // Bad partitions, and a flag that disagrees with the variables.
+    for bad in ["0/3", "4/3", "x/y", "count:1"] {
+        let out = arbor(&["test", "sample_trees", "--partition", bad], &repo());
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+        assert!(
+            text(&out.stderr).contains("--partition"),
+            "{}",
+            text(&out.stderr)
+        );
+    }
+    let clash = Command::new(env!("CARGO_BIN_EXE_arbor"))
+        .args(["test", "sample_trees", "--partition", "hash:1/3"])
+        .env("TEST_TOTAL_SHARDS", "3")
+        .env("TEST_SHARD_INDEX", "2")
+        .current_dir(repo())
+        .output()
+        .unwrap();
+    assert_eq!(clash.status.code(), Some(2));
+    assert!(
+        text(&clash.stderr).contains("disagrees"),
+        "{}",
+        text(&clash.stderr)
+    );
+}
+
+/// The JUnit reports of three shards, merged by `arbor merge-junit`, are the report of
+/// one run but for the times; overlapping reports and a report of another kind are
+/// refused with exit 2, and nothing is written.
+#[test]
+fn merge_junit_makes_the_shards_reports_one_runs_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let at = |name: &str| dir.path().join(name).display().to_string();
+    let whole = at("whole.xml");
+    assert_eq!(
+        arbor(&["test", "sample_trees", "--junit", &whole], &repo())
+            .status
+            .code(),
+        Some(0)
+    );
+    let mut shards = Vec::new();
+    for m in 1..=3 {
+        let report = at(&format!("shard{m}.xml"));
+        let partition = format!("hash:{m}/3");
+        let out = arbor(
+            &[
+                "test",
+                "sample_trees",
+                "--partition",
+                &partition,
+                "--junit",
+                &report,
+            ],
+            &repo(),
+        );
+        assert_eq!(out.status.code(), Some(0));
+        shards.push(report);
+    }
+    let merged = at("merged.xml");
+    let mut args = vec!["merge-junit", "-o", merged.as_str()];
+    args.extend(shards.iter().map(String::as_str));
+    let out = arbor(&args, &repo());
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    // Equal but for the times each run took.
+    let timeless = |path: &str| {
+        let xml = std::fs::read_to_string(path).unwrap();
+        let mut kept = String::new();
+        for piece in xml.split("time=\"") {
+            kept.push_str(piece.split_once('"').map_or(piece, |(_, rest)| rest));
+        }
+        kept
+    };
+    assert_eq!(timeless(&merged), timeless(&whole));
+    // docs/CI.md shows these commands.
+    let doc = std::fs::read_to_string(repo().join("docs/CI.md")).unwrap();
+    for m in 1..=3 {
+        let line = format!("arbor test sample_trees --partition hash:{m}/3 --junit report-{m}.xml");
+        assert!(doc.contains(&line), "{line}");
+    }
+    assert!(doc.contains("arbor merge-junit -o report.xml report-1.xml report-2.xml report-3.xml"));
+    // Two copies of one shard overlap.
+    let twice = arbor(
+        &["merge-junit", "-o", &at("bad.xml"), &shards[0], &shards[0]],
+        &repo(),
+    );
+    assert_eq!(twice.status.code(), Some(2));
+    assert!(
+        text(&twice.stderr).contains("overlap"),
+        "{}",
+        text(&twice.stderr)
+    );
+    // A file that is not such a report, and writing over an input.
+    let tree = repo()
+        .join("sample_trees/door_room.json")
+        .display()
+        .to_string();
+    let other = arbor(&["merge-junit", "-o", &at("bad.xml"), &tree], &repo());
+    assert_eq!(other.status.code(), Some(2));
+    assert!(!dir.path().join("bad.xml").exists());
+    let over = arbor(
+        &["merge-junit", "-o", &shards[0], &shards[0], &shards[1]],
+        &repo(),
+    );
+    assert_eq!(over.status.code(), Some(2));
+}

@@ -119,6 +119,84 @@ pub fn write(suites: &[Suite]) -> String {
     x
 }
 
+/// The suites of a report [`write`] wrote (`text`, read from `path`), or what in it is
+/// not such a report.
+pub fn read(text: &str, path: &std::path::Path) -> Result<Vec<Suite>, String> {
+    let at = |why: String| format!("{}: {why}", path.display());
+    let doc = roxmltree::Document::parse(text).map_err(|e| at(format!("not XML: {e}")))?;
+    let root = doc.root_element();
+    if root.tag_name().name() != "testsuites" {
+        return Err(at(format!(
+            "not a JUnit report of arbor test: its root is <{}>, not <testsuites>",
+            root.tag_name().name()
+        )));
+    }
+    let attr = |n: roxmltree::Node<'_, '_>, name: &str| n.attribute(name).unwrap_or("").to_owned();
+    let mut suites = Vec::new();
+    for s in root.children().filter(|n| n.has_tag_name("testsuite")) {
+        let mut cases = Vec::new();
+        for c in s.children().filter(|n| n.has_tag_name("testcase")) {
+            let child = |tag: &str| c.children().find(|n| n.has_tag_name(tag));
+            let seconds = attr(c, "time").parse::<f64>().unwrap_or(0.0);
+            cases.push(Case {
+                name: attr(c, "name"),
+                seconds: if seconds.is_finite() { seconds } else { 0.0 },
+                failure: child("failure")
+                    .map(|f| (attr(f, "message"), f.text().unwrap_or("").to_owned())),
+                error: child("error").map(|e| attr(e, "message")),
+                skipped: child("skipped").map(|k| attr(k, "message")),
+            });
+        }
+        suites.push(Suite {
+            name: attr(s, "name"),
+            file: attr(s, "file"),
+            cases,
+        });
+    }
+    Ok(suites)
+}
+
+/// The reports of the shards of one run (each as [`read`], with where it came from) as
+/// one: the tests in file order, the runs of each in seed order, as one run lists them.
+/// Refused when a run is in two reports (they overlap: not shards of one run).
+pub fn merge(reports: Vec<(String, Vec<Suite>)>) -> Result<Vec<Suite>, String> {
+    let mut merged: Vec<Suite> = Vec::new();
+    let mut from: std::collections::HashMap<(String, String, String), String> =
+        std::collections::HashMap::new();
+    for (origin, suites) in reports {
+        for suite in suites {
+            let key = (suite.name.clone(), suite.file.clone());
+            for c in &suite.cases {
+                let run = (key.0.clone(), key.1.clone(), c.name.clone());
+                if let Some(first) = from.insert(run, origin.clone()) {
+                    return Err(format!(
+                        "{} {} is in both {first} and {origin}: the reports overlap, so they are not the shards of one run",
+                        suite.name, c.name
+                    ));
+                }
+            }
+            match merged
+                .iter_mut()
+                .find(|m| (&m.name, &m.file) == (&key.0, &key.1))
+            {
+                Some(m) => m.cases.extend(suite.cases),
+                None => merged.push(suite),
+            }
+        }
+    }
+    // A test's runs in seed order ("seed 3" before "seed 12"), as one run lists them.
+    let seed = |c: &Case| {
+        c.name
+            .strip_prefix("seed ")
+            .and_then(|n| n.parse::<u64>().ok())
+    };
+    for m in &mut merged {
+        m.cases.sort_by_key(|c| seed(c));
+    }
+    merged.sort_by(|a, b| a.file.cmp(&b.file));
+    Ok(merged)
+}
+
 /// `text` for an XML attribute ([`crate::io::btcpp::escape`]).
 fn escape(text: &str) -> String {
     crate::io::btcpp::escape(text, true)

@@ -7,6 +7,7 @@ pub mod coverage;
 pub mod file;
 pub mod junit;
 mod run;
+pub mod shard;
 mod watch;
 
 pub use crate::runtime::Counts;

@@ -50,7 +50,7 @@ pub use rename::rename_kind;
 pub use run::{RunArgs, run};
 pub use steps::interrupt;
 pub use terminal::{Escaped, shown};
-pub use test::test;
+pub use test::{merge_junit, shard_from_env, test};
 pub use validate::validate;
 // For the commands in their own modules.
 use input::located;
@@ -170,6 +170,12 @@ pub enum Command {
         /// Also write the results as JUnit XML to FILE.
         #[arg(long, value_name = "FILE")]
         junit: Option<PathBuf>,
+        /// Run one shard of the (test, seed) pairs: count:M/N (every Nth, from the Mth),
+        /// slice:M/N (the Mth of N runs of them) or hash:M/N (by each pair's file and
+        /// seed; a bare M/N too). Without it, TEST_TOTAL_SHARDS and TEST_SHARD_INDEX (from
+        /// 0), when set, choose count:INDEX+1/TOTAL.
+        #[arg(long, value_name = "HOW:M/N")]
+        partition: Option<String>,
     },
     /// How often each node was entered, succeeded, failed and was aborted over many runs,
     /// the nodes never entered first. Exit 1 below `--min`; Ctrl+C stops the runs between
@@ -263,6 +269,16 @@ pub enum Command {
         /// List what would change and write nothing.
         #[arg(long)]
         dry_run: bool,
+    },
+    /// Merge the JUnit reports of the shards of one `arbor test` run (`--partition …
+    /// --junit`) into one, as a single run writes it.
+    MergeJunit {
+        /// The shards' reports.
+        #[arg(required = true)]
+        reports: Vec<PathBuf>,
+        /// Where to write the merged report.
+        #[arg(short, long, value_name = "OUT")]
+        output: PathBuf,
     },
     /// Rewrite tree, scenario, node library and project files in canonical form (stable
     /// key order, two-space indent); a BehaviorTree.CPP file (`.xml`) through Arbor's

@@ -9,6 +9,7 @@ use rayon::prelude::*;
 
 use super::steps::ctrl_c_pressed;
 use super::{EXIT_ERRORS, EXIT_INTERRUPTED, EXIT_OK, EXIT_UNREADABLE};
+use crate::check::shard::{Partition, pair_key};
 use crate::check::{PrepareError, Prepared, SeedOutcome, find_tests, junit, load_test, project_of};
 use crate::model::Catalog;
 
@@ -97,10 +98,67 @@ fn prepare_all(
         .collect())
 }
 
+/// `arbor merge-junit REPORT… -o OUT`: the JUnit reports of the shards of one run
+/// (`arbor test --partition … --junit`) as one, as a single run writes it (the runs' times
+/// as each shard took them). Exit 0, or 2 when a report cannot be read, is not one
+/// `arbor test` wrote, overlaps another, or OUT would write over one of them.
+pub fn merge_junit(
+    reports: &[PathBuf],
+    output: &Path,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> u8 {
+    let mut read = Vec::new();
+    for path in reports {
+        let suites = crate::io::read_text(path)
+            .map_err(|e| format!("{}: cannot read: {e}", path.display()))
+            .and_then(|text| junit::read(&text, path));
+        match suites {
+            Ok(s) => read.push((path.display().to_string(), s)),
+            Err(why) => {
+                let _ = writeln!(err, "error: {why}");
+                return EXIT_UNREADABLE;
+            }
+        }
+    }
+    let merged = match junit::merge(read) {
+        Ok(m) => m,
+        Err(why) => {
+            let _ = writeln!(err, "error: {why} (nothing written)");
+            return EXIT_UNREADABLE;
+        }
+    };
+    if let Err(e) = crate::io::write_output(output, reports, junit::write(&merged).as_bytes()) {
+        let _ = writeln!(err, "{}", super::located(&e));
+        return EXIT_UNREADABLE;
+    }
+    let runs: usize = merged.iter().map(|s| s.cases.len()).sum();
+    let _ = writeln!(
+        out,
+        "{}: {runs} runs of {} tests from {} reports",
+        output.display(),
+        merged.len(),
+        reports.len()
+    );
+    EXIT_OK
+}
+
+/// The shard `arbor test` runs: `--partition` (`flag`), else the one the CI variables
+/// `TEST_TOTAL_SHARDS` and `TEST_SHARD_INDEX` name, else none ([`Partition::chosen`]).
+pub fn shard_from_env(flag: Option<&str>) -> Result<Option<Partition>, String> {
+    let var = |name| std::env::var(name).ok();
+    Partition::chosen(
+        flag,
+        var("TEST_TOTAL_SHARDS").as_deref(),
+        var("TEST_SHARD_INDEX").as_deref(),
+    )
+}
+
 /// `arbor test`.
 pub fn test(
     paths: &[PathBuf],
     junit_file: Option<&Path>,
+    partition: Option<&Partition>,
     project: Option<&Path>,
     base: &Catalog,
     out: &mut dyn Write,
@@ -118,11 +176,19 @@ pub fn test(
         let _ = writeln!(err, "{}", super::located(&e));
         return EXIT_UNREADABLE;
     }
+    // The seeds of each test this shard runs (all of them without --partition), and
+    // whether it reports each test file that cannot run (one pair of the run each).
+    let shard = shard_of(&loaded, partition);
+    if let Some(p) = partition {
+        let runs: usize = shard.iter().map(|s| s.len()).sum();
+        let _ = writeln!(out, "shard {p}: {runs} of {} runs", pairs(&loaded));
+    }
     // Every seed of every test, in parallel; reported in file and seed order.
     let jobs: Vec<(&Prepared, u64)> = loaded
         .iter()
-        .filter_map(|l| match l {
-            Loaded::Ready(p) => Some(p.test.seeds.iter().map(move |&s| (&**p, s))),
+        .zip(&shard)
+        .filter_map(|(l, seeds)| match l {
+            Loaded::Ready(p) => Some(seeds.iter().map(move |&s| (&**p, s))),
             Loaded::Failed { .. } => None,
         })
         .flatten()
@@ -140,7 +206,10 @@ pub fn test(
     let (mut passed, mut failed, mut unrun, mut stopped) = (0usize, 0usize, 0usize, 0usize);
     let mut suites = Vec::new();
     let mut next = outcomes.iter();
-    for l in &loaded {
+    for (l, seeds) in loaded.iter().zip(&shard) {
+        if seeds.is_empty() {
+            continue;
+        }
         match l {
             Loaded::Failed {
                 path,
@@ -175,7 +244,7 @@ pub fn test(
             }
             Loaded::Ready(p) => {
                 let mut cases = Vec::new();
-                let mine: Vec<&SeedOutcome> = next.by_ref().take(p.test.seeds.len()).collect();
+                let mine: Vec<&SeedOutcome> = next.by_ref().take(seeds.len()).collect();
                 print_seeds(p, &mine, out);
                 for o in mine {
                     let case = case_of(o);
@@ -219,6 +288,42 @@ pub fn test(
     } else {
         EXIT_OK
     }
+}
+
+/// The pairs of a whole run: each seed of each test, and one for each test file that
+/// cannot run.
+fn pairs(loaded: &[Loaded]) -> usize {
+    loaded
+        .iter()
+        .map(|l| match l {
+            Loaded::Ready(p) => p.test.seeds.len(),
+            Loaded::Failed { .. } => 1,
+        })
+        .sum()
+}
+
+/// For each test file, the seeds `partition` gives this shard (a test file that cannot
+/// run: one stand-in, 0, when its pair is this shard's); every one without a partition.
+fn shard_of(loaded: &[Loaded], partition: Option<&Partition>) -> Vec<Vec<u64>> {
+    let len = pairs(loaded);
+    let mut position = 0;
+    loaded
+        .iter()
+        .map(|l| {
+            let (path, seeds): (&Path, Vec<u64>) = match l {
+                Loaded::Ready(p) => (&p.test.path, p.test.seeds.clone()),
+                Loaded::Failed { path, .. } => (path, vec![0]),
+            };
+            seeds
+                .into_iter()
+                .filter(|&seed| {
+                    let at = position;
+                    position += 1;
+                    partition.is_none_or(|p| p.keeps(at, len, &pair_key(path, seed)))
+                })
+                .collect()
+        })
+        .collect()
 }
 
 /// Prints a line for each seed of test `p` and what broke; seeds that broke the same
