@@ -125,9 +125,9 @@ pub fn read(text: &str, path: &std::path::Path) -> Result<Vec<Suite>, String> {
     let at = |why: String| format!("{}: {why}", path.display());
     let doc = roxmltree::Document::parse(text).map_err(|e| at(format!("not XML: {e}")))?;
     let root = doc.root_element();
-    if root.tag_name().name() != "testsuites" {
+    if root.tag_name().name() != "testsuites" || root.attribute("name") != Some("arbor test") {
         return Err(at(format!(
-            "not a JUnit report of arbor test: its root is <{}>, not <testsuites>",
+            "not a JUnit report of arbor test: its root is <{}>, not <testsuites name=\"arbor test\">",
             root.tag_name().name()
         )));
     }
@@ -193,7 +193,8 @@ pub fn merge(reports: Vec<(String, Vec<Suite>)>) -> Result<Vec<Suite>, String> {
     for m in &mut merged {
         m.cases.sort_by_key(|c| seed(c));
     }
-    merged.sort_by(|a, b| a.file.cmp(&b.file));
+    // As the files are found: by path, part by part (a folder before a file named after it).
+    merged.sort_by(|a, b| std::path::Path::new(&a.file).cmp(std::path::Path::new(&b.file)));
     Ok(merged)
 }
 

@@ -27,11 +27,11 @@ pub enum Deal {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Partition {
     /// How the pairs are dealt out.
-    pub deal: Deal,
-    /// This shard, from 1.
-    pub shard: usize,
-    /// How many shards there are.
-    pub of: usize,
+    deal: Deal,
+    /// This shard, from 1 to `of`.
+    shard: usize,
+    /// How many shards there are (at least 1).
+    of: usize,
 }
 
 impl fmt::Display for Partition {
@@ -103,7 +103,8 @@ impl Partition {
                 let (Ok(t), Ok(i)) = (t.trim().parse::<usize>(), i.trim().parse::<usize>()) else {
                     return Err(bad());
                 };
-                Some(Self::new(Deal::Count, i + 1, t).map_err(|_| bad())?)
+                let shard = i.checked_add(1).ok_or_else(bad)?;
+                Some(Self::new(Deal::Count, shard, t).map_err(|_| bad())?)
             }
             (Some(_), None) => {
                 return Err("TEST_TOTAL_SHARDS is set, TEST_SHARD_INDEX is not".into());
@@ -143,9 +144,14 @@ impl Partition {
     }
 }
 
-/// The key a pair hashes by: its test file's path and its seed.
+/// The key a pair hashes by: its test file's path (`./` parts left out, so that
+/// `./tests` and `tests` deal alike) and its seed.
 pub fn pair_key(file: &std::path::Path, seed: u64) -> String {
-    format!("{}#{seed}", file.display())
+    let path: std::path::PathBuf = file
+        .components()
+        .filter(|c| !matches!(c, std::path::Component::CurDir))
+        .collect();
+    format!("{}#{seed}", path.display())
 }
 
 /// FNV-1a, 64 bits: stable on every machine and every build, unlike the standard hasher.
@@ -207,6 +213,11 @@ mod tests {
             Ok(Some(Partition::new(Deal::Count, 1, 4).unwrap()))
         );
         assert!(env(Some("4"), Some("4")).is_err());
+        assert!(env(Some("4"), Some("18446744073709551615")).is_err());
+        assert_eq!(
+            pair_key(std::path::Path::new("./t/./a.test.json"), 3),
+            pair_key(std::path::Path::new("t/a.test.json"), 3)
+        );
         assert!(env(Some("4"), None).is_err());
         assert!(env(None, Some("1")).is_err());
         // The flag wins where both say the same shard; a disagreement is refused.

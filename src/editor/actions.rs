@@ -192,9 +192,14 @@ impl EditorApp {
                 "{id} is now a {kind}, with all its links and fields"
             ));
         } else {
+            // The first few, and how many more (a Selector of thousands loses thousands).
+            const SAID: usize = 6;
+            let mut lost = change.dropped[..change.dropped.len().min(SAID)].join(", ");
+            if change.dropped.len() > SAID {
+                lost.push_str(&format!(" and {} more", change.dropped.len() - SAID));
+            }
             self.say_problem(format!(
-                "{id} is now a {kind}; it lost {} (Undo brings them back)",
-                change.dropped.join(", ")
+                "{id} is now a {kind}; it lost {lost} (Undo brings them back)"
             ));
         }
     }
@@ -629,14 +634,13 @@ impl EditorApp {
             self.canvas.set_collapsed(id, collapse);
         }
         self.canvas.rebuild(self.doc.tree(), &self.catalog);
-        if collapse {
-            // What is hidden is not selected.
-            let hidden: HashSet<NodeId> = ids
-                .iter()
-                .flat_map(|id| descendants(self.doc.tree(), id))
-                .collect();
-            self.selection.retain(|id| !hidden.contains(id));
-        }
+        self.select_shown_only();
+    }
+
+    /// What is hidden (below a collapsed node) is not selected.
+    pub(super) fn select_shown_only(&mut self) {
+        let canvas = &self.canvas;
+        self.selection.retain(|id| canvas.is_shown(id));
     }
 
     /// Adds a node of `kind` near `at` (the next free place there), linked as `attach`

@@ -337,7 +337,6 @@ impl Canvas {
         }
     }
 
-    /// The camera for this frame: the last one, changed by a pending request.
     /// The part of the canvas `whole` that a fit shows: below what covers its top (the
     /// Find bar, the minimap).
     fn fit_area(&self, whole: egui::Rect) -> egui::Rect {
@@ -400,16 +399,17 @@ impl Canvas {
         }
     }
 
+    /// The camera for this frame: the last one, changed by a pending request.
     fn frame_camera(&mut self, tree: &Tree, whole: egui::Rect) -> TSTransform {
         let current = self.camera;
         // What a fit shows lies below what covers the canvas's top; a change of it fits
-        // again, as a resize does.
+        // again, as a resize does. Zooming keeps the canvas's own centre.
         let area = self.fit_area(whole);
         let around = |camera: TSTransform, scale: f32| {
-            let centre = camera.inverse() * area.center();
+            let centre = camera.inverse() * whole.center();
             TSTransform {
                 scaling: scale,
-                translation: area.center().to_vec2() - centre.to_vec2() * scale,
+                translation: whole.center().to_vec2() - centre.to_vec2() * scale,
             }
         };
         if self.request.is_none()
@@ -591,9 +591,9 @@ impl Canvas {
     pub fn show(&mut self, ui: &mut Ui, look: &Look<'_>) -> CanvasOutput {
         let area = ui.max_rect();
         self.area = Some(area);
-        if self.request == Some(ViewRequest::Fit)
-            && self.collapse_to_fit(look.tree, look.catalog, self.fit_area(area))
-        {
+        let collapsed = self.request == Some(ViewRequest::Fit)
+            && self.collapse_to_fit(look.tree, look.catalog, self.fit_area(area));
+        if collapsed {
             self.rebuild(look.tree, look.catalog);
         }
         let camera = self.frame_camera(look.tree, area);
@@ -639,6 +639,7 @@ impl Canvas {
         viewer.draw_lit_wires();
         ctx.input_mut(|i| i.modifiers = modifiers);
         let Viewer { mut out, rects, .. } = viewer;
+        out.collapsed = collapsed;
         self.drawn = rects
             .iter()
             .enumerate()

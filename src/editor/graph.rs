@@ -12,7 +12,8 @@ use crate::model::{Catalog, Category, Edit, NodeId, ParentSlot, Port, Tree, link
 /// The size of the smallest text in a node at 100 % (kind names, field names, slots).
 pub const SMALL_TEXT: f32 = 12.0;
 /// The input pins of a node: each port's slots in order, plus one empty slot on list ports
-/// (of a `collapsed` node, whose children are hidden, a list port's empty slot alone).
+/// (of a `collapsed` node, whose children are hidden, a list port's empty slot alone, and
+/// a single port's pin only while it is free).
 pub fn pins(tree: &Tree, catalog: &Catalog, id: &NodeId, collapsed: bool) -> Vec<(Port, usize)> {
     port_counts(tree, catalog, id, collapsed)
         .flat_map(|(port, first, count)| (first..first + count).map(move |slot| (port, slot)))
@@ -36,6 +37,9 @@ pub(super) fn port_counts<'t>(
         let n = node?;
         let linked = n.linked(port).len();
         Some(match (port.is_single(), collapsed) {
+            // A collapsed node's taken single input (its hidden child's) shows no pin: a
+            // wire dropped there would replace what is hidden.
+            (true, true) if linked > 0 => (port, 0, 0),
             (true, _) => (port, 0, 1),
             (false, false) => (port, 0, linked + 1),
             (false, true) => (port, linked, 1),
@@ -126,6 +130,8 @@ pub struct CanvasOutput {
     pub change_kind: Option<(NodeId, String)>,
     /// A stand-in's result forced (or let go, `None`) from a node's right-click menu.
     pub force: Option<(NodeId, Option<crate::runtime::Outcome>)>,
+    /// Zoom to Fit collapsed nodes to show the tree whole: what they hide is hidden.
+    pub collapsed: bool,
     /// Where each node's breakpoint dot was drawn (graph coordinates).
     pub dots: Vec<(NodeId, egui::Rect)>,
 }

@@ -514,6 +514,9 @@ impl EditorApp {
             self.queue
                 .push(Change::Add(kind.0.clone(), at, Attach::Loose));
         }
+        if out.collapsed {
+            self.select_shown_only();
+        }
         // What the gestures asked for is applied with the other changes, after drawing.
         let changes = out
             .field_edits

@@ -303,6 +303,8 @@ pub(super) fn change_kind_ui(
     let misfit = |k: &crate::model::KindSpec| {
         Some(if k.name == own {
             "it is this node's kind".to_owned()
+        } else if k.is_placeholder() {
+            "no node library defines it".to_owned()
         } else {
             "a tree has one Root".to_owned()
         })

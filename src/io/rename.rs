@@ -59,12 +59,14 @@ pub fn plan_project_rename(
         open,
         &format!("its uses of '{from}'"),
         |tree, path| {
-            let edits = tree
-                .shared_key_renaming(from, to, catalog)
-                .map_err(|e| format!("{}: {e}", shown(path)))?;
-            Ok((!edits.is_empty()).then_some(Edit::Batch(edits)))
+            let at = |e: crate::model::EditError| format!("{}: {e}", shown(path));
+            let edits = tree.shared_key_renaming(from, to, catalog).map_err(at)?;
+            if edits.is_empty() {
+                return Ok(false);
+            }
+            tree.apply(Edit::Batch(edits), catalog).map_err(at)?;
+            Ok(true)
         },
-        catalog,
     )?);
     Ok(changes)
 }
@@ -109,33 +111,38 @@ pub fn plan_project_kind_rename(
         None,
         &format!("its '{from}' nodes"),
         |tree, path| {
-            let change = tree
-                .kind_renaming(from, to, catalog)
-                .map_err(|e| format!("{}: {e}", shown(path)))?;
+            // Its kinds no library defines (FROM among them) as the editor has them:
+            // placeholders, their category guessed from their links.
+            let mut kinds = catalog.clone();
+            kinds.add_placeholders(tree);
+            let at = |e: crate::model::EditError| format!("{}: {e}", shown(path));
+            let change = tree.kind_renaming(from, to, &kinds).map_err(at)?;
             dropped.extend(
                 change
                     .dropped
                     .iter()
                     .map(|d| format!("{}: {d}", shown(path))),
             );
-            Ok((change.edit != Edit::Batch(Vec::new())).then_some(change.edit))
+            if change.edit == Edit::Batch(Vec::new()) {
+                return Ok(false);
+            }
+            tree.apply(change.edit, &kinds).map_err(at)?;
+            Ok(true)
         },
-        catalog,
     )?;
     Ok(KindRename { changes, dropped })
 }
 
 /// Each tree file of the project `project` (the `.json` tree files under its folder that
-/// it governs, in a stable order) other than `open`, with the edit `change` makes of its
-/// tree (`None`: the file is left alone): the files changed, before and after. Refused
-/// with the first file that cannot be read (saying that `what` cannot be changed), whose
-/// edit is refused, or whose tree cannot be written back.
+/// it governs, in a stable order) other than `open`, as `change` changes its tree (false:
+/// it left it alone): the files changed, before and after. Refused with the first file
+/// that cannot be read (saying that `what` cannot be changed), whose change is refused, or
+/// whose tree cannot be written back.
 fn plan_trees(
     project: &Path,
     open: Option<&Path>,
     what: &str,
-    mut change: impl FnMut(&Tree, &Path) -> Result<Option<Edit>, String>,
-    catalog: &Catalog,
+    mut change: impl FnMut(&mut Tree, &Path) -> Result<bool, String>,
 ) -> Result<Vec<FileChange>, String> {
     let shown = |p: &Path| p.display().to_string();
     let folder = match project.parent() {
@@ -166,11 +173,9 @@ fn plan_trees(
         }
         let mut tree = super::parse_tree(&text, &path)
             .map_err(|e| format!("{e}: so {what} cannot be changed"))?;
-        let Some(edit) = change(&tree, &path)? else {
+        if !change(&mut tree, &path)? {
             continue;
-        };
-        tree.apply(edit, catalog)
-            .map_err(|e| format!("{}: {e}", shown(&path)))?;
+        }
         let after = super::round_trip(&tree, &path).map_err(|e| e.to_string())?;
         changes.push(FileChange {
             path,

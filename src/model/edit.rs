@@ -1,5 +1,6 @@
 //! Edits: every change to a tree, each checked and each returning its inverse (for undo).
 
+use std::collections::BTreeMap;
 use std::fmt;
 
 use super::{Catalog, KeyDecl, Node, NodeId, Port, Rule, Tree, Value, link_rule};
@@ -128,13 +129,17 @@ pub enum Edit {
         /// Its new name.
         to: String,
     },
-    /// Gives a node another kind; refused unless every link to and from it fits the
-    /// kind's category ([`Tree::kind_change`] plans the edits that make them fit).
+    /// Gives a node another kind and keeps some of the links into it, each in a port of
+    /// that kind (the others are unlinked, their nodes left in the tree); refused unless
+    /// every link to and from it fits the kind's category ([`Tree::kind_change`] plans
+    /// one that does).
     SetKind {
         /// The node.
         id: NodeId,
         /// Its new kind.
         kind: String,
+        /// The links into it it keeps, by port (each one it has now, at most once).
+        inputs: BTreeMap<Port, Vec<NodeId>>,
     },
     /// Several edits applied as one: all or none.
     Batch(Vec<Edit>),
@@ -220,7 +225,7 @@ impl Tree {
                 })
             }
             Edit::Rename { id, to } => self.rename(id, to),
-            Edit::SetKind { id, kind } => self.set_kind(id, kind, catalog),
+            Edit::SetKind { id, kind, inputs } => self.set_kind(id, kind, inputs, catalog),
             Edit::SetTitle { id, title } => {
                 let old = std::mem::replace(&mut self.existing_mut(&id)?.title, title);
                 Ok(Edit::SetTitle { id, title: old })
@@ -585,7 +590,7 @@ impl Tree {
     }
 
     /// Whether `target` is `from` or below it.
-    fn reaches(&self, from: &NodeId, target: &NodeId) -> bool {
+    pub(super) fn reaches(&self, from: &NodeId, target: &NodeId) -> bool {
         let mut stack = vec![from];
         let mut seen = std::collections::HashSet::new();
         while let Some(id) = stack.pop() {

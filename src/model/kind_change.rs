@@ -15,8 +15,10 @@
 //!
 //! What is unlinked or dropped is listed, for the status line.
 
+use std::collections::{BTreeMap, HashSet};
+
 use super::edit::{Edit, EditError};
-use super::{Catalog, Category, NodeId, ParentSlot, Port, Tree, Value, link_rule};
+use super::{Catalog, Category, NodeId, Port, Tree, Value, link_rule};
 
 /// A change of a node's kind: the edit that makes it, and what the node loses with it.
 #[derive(Clone, Debug, PartialEq)]
@@ -60,10 +62,15 @@ impl Tree {
             ));
         }
         let mut before = Vec::new();
-        let mut after = Vec::new();
         let mut dropped = Vec::new();
-        // Its parent's link.
-        if let Some(at) = self.parent_of(id) {
+        // Its parent's link: a kind of the same category fits where the old one did (no
+        // look for the parent, which reads the whole tree).
+        let parent = if old == Some(new) {
+            None
+        } else {
+            self.parent_of(id)
+        };
+        if let Some(at) = parent {
             let parent_category = self
                 .node(&at.parent)
                 .and_then(|p| catalog.category_of(&p.kind));
@@ -72,15 +79,16 @@ impl Tree {
                 before.push(Edit::Unlink { child: id.clone() });
             }
         }
-        // The links into it.
+        // The links into it, as the new kind's ports take them (one edit: linear in them).
+        let mut inputs: BTreeMap<Port, Vec<NodeId>> = BTreeMap::new();
         for (&port, children) in &node.inputs {
             let target = port_in(new, port, children.len());
-            let mut kept = 0;
             for child in children {
+                // A child of a kind nothing defines keeps its link, as a parent of one does.
                 let child_category = self.node(child).and_then(|c| catalog.category_of(&c.kind));
                 let fits = match (target, child_category) {
                     (Some(to), Some(c)) => link_rule(new, to, c).map_err(|(_, why)| why),
-                    (Some(_), None) => Err("its kind is unknown".to_owned()),
+                    (Some(_), None) => Ok(()),
                     (None, _) if port == Port::Children && new.inputs().contains(&Port::Child) => {
                         Err(format!(
                             "a {} takes one child, not {}",
@@ -90,6 +98,7 @@ impl Tree {
                     }
                     (None, _) => Err(format!("a {} has no '{port}' input", new.label())),
                 };
+                let kept = target.map_or(0, |to| inputs.get(&to).map_or(0, Vec::len));
                 let fits = fits.and_then(|()| match target {
                     Some(to) if to.is_single() && kept > 0 => {
                         Err(format!("the '{to}' input takes one node"))
@@ -97,26 +106,9 @@ impl Tree {
                     _ => Ok(()),
                 });
                 match (fits, target) {
-                    (Ok(()), Some(to)) if to == port => kept += 1,
-                    (Ok(()), Some(to)) => {
-                        before.push(Edit::Unlink {
-                            child: child.clone(),
-                        });
-                        after.push(Edit::Link {
-                            child: child.clone(),
-                            to: ParentSlot {
-                                parent: id.clone(),
-                                port: to,
-                                slot: kept,
-                            },
-                        });
-                        kept += 1;
-                    }
+                    (Ok(()), Some(to)) => inputs.entry(to).or_default().push(child.clone()),
                     (Err(why), _) => {
                         dropped.push(format!("its link to '{child}' in '{port}' ({why})"));
-                        before.push(Edit::Unlink {
-                            child: child.clone(),
-                        });
                     }
                     (Ok(()), None) => unreachable!("a link fits only a port"),
                 }
@@ -160,20 +152,24 @@ impl Tree {
         before.push(Edit::SetKind {
             id: id.clone(),
             kind: kind.to_owned(),
+            inputs,
         });
-        before.extend(after);
         Ok(KindChange {
             edit: Edit::Batch(before),
             dropped,
         })
     }
 
-    /// Gives node `id` kind `kind`, refused unless every link to and from it fits the
-    /// new kind's category (see [`Tree::kind_change`] for the edits that make them fit).
+    /// Gives node `id` kind `kind` and the links into it `inputs` (some of those it has,
+    /// each in a port of the new kind; the others are unlinked), refused unless every link
+    /// to and from it then fits the new kind's category (a node of an unknown kind is not
+    /// checked; [`Tree::kind_change`] plans what fits). Linear in the node's links, and in
+    /// the tree only when the category changes (its parent's port is looked for).
     pub(super) fn set_kind(
         &mut self,
         id: NodeId,
         kind: String,
+        inputs: BTreeMap<Port, Vec<NodeId>>,
         catalog: &Catalog,
     ) -> Result<Edit, EditError> {
         let Some(node) = self.node(&id) else {
@@ -187,7 +183,9 @@ impl Tree {
                 "'{id}' cannot take kind {kind}: {why}"
             )))
         };
-        if let Some(at) = self.parent_of(&id) {
+        if catalog.category_of(&node.kind) != Some(new)
+            && let Some(at) = self.parent_of(&id)
+        {
             let parent = self
                 .node(&at.parent)
                 .and_then(|p| catalog.category_of(&p.kind));
@@ -195,22 +193,49 @@ impl Tree {
                 return refuse(why);
             }
         }
-        for (&port, children) in &node.inputs {
+        // Each link it keeps is one it has, or (undoing a change) one to a node that has no
+        // parent now and is not above it: no node gets two parents, no cycle is made.
+        let had: HashSet<&NodeId> = node.inputs.values().flatten().collect();
+        let fresh: Vec<&NodeId> = inputs
+            .values()
+            .flatten()
+            .filter(|c| !had.contains(c))
+            .collect();
+        let parents = if fresh.is_empty() {
+            Default::default()
+        } else {
+            self.parents()
+        };
+        let mut seen: HashSet<&NodeId> = HashSet::new();
+        for (&port, children) in &inputs {
             if port.is_single() && children.len() > 1 {
                 return refuse(format!("its '{port}' input takes one node"));
             }
             for child in children {
-                let Some(c) = self.node(child).and_then(|c| catalog.category_of(&c.kind)) else {
-                    return refuse(format!("'{child}' is of an unknown kind"));
+                let free = || {
+                    self.contains(child)
+                        && !parents.contains_key(child)
+                        && !self.reaches(child, &id)
                 };
-                if let Err((_, why)) = link_rule(new, port, c) {
+                if !seen.insert(child) || !(had.contains(child) || free()) {
+                    return refuse(format!(
+                        "'{child}' cannot be linked into it: a change of kind keeps the links a node has and makes no other"
+                    ));
+                }
+                let category = self.node(child).and_then(|c| catalog.category_of(&c.kind));
+                if let Some(Err((_, why))) = category.map(|c| link_rule(new, port, c)) {
                     return refuse(why);
                 }
             }
         }
         let node = self.existing_mut(&id)?;
         let old = std::mem::replace(&mut node.kind, kind);
-        Ok(Edit::SetKind { id, kind: old })
+        let old_inputs = std::mem::replace(&mut node.inputs, inputs);
+        Ok(Edit::SetKind {
+            id,
+            kind: old,
+            inputs: old_inputs,
+        })
     }
 
     /// The edits that give every node of kind `from` kind `to` ([`Tree::kind_change`] for
@@ -427,13 +452,22 @@ mod tests {
         );
         assert!(refused(tree.kind_change(&id("a"), "Wait", &c)).contains("of kind Wait already"));
         assert!(refused(tree.kind_change(&id("nobody"), "Wait", &c)).contains("no node"));
-        // SetKind alone never breaks a link rule.
+        // SetKind alone never breaks a link rule, nor makes a link.
+        let seq = tree.node(&id("seq")).unwrap().inputs.clone();
         let bare = Edit::SetKind {
             id: id("seq"),
             kind: "Inverter".into(),
+            inputs: seq,
         };
         let e = tree.apply(bare, &c).unwrap_err();
         assert!(e.message.contains("'seq' cannot take kind Inverter"), "{e}");
+        let stolen = Edit::SetKind {
+            id: id("b"),
+            kind: "Sequence".into(),
+            inputs: [(Port::Children, vec![id("a")])].into(),
+        };
+        let e = tree.apply(stolen, &c).unwrap_err();
+        assert!(e.message.contains("makes no other"), "{e}");
     }
 
     #[test]

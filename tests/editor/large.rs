@@ -213,8 +213,11 @@ fn a_change_made_before_the_sizes_settle_is_kept_and_not_arranged_away() {
 #[test]
 fn zoom_to_fit_shows_a_tree_of_20000_nodes_whole_and_legible() {
     let mut h = harness(app(20_000, 0));
+    // Everything selected first: what the fit hides is no longer selected.
+    common::input::key(&mut h, Modifiers::COMMAND, egui::Key::A);
     common::input::key(&mut h, Modifiers::NONE, egui::Key::F);
     h.run_steps(4);
+    assert_eq!(h.state().selection().len(), 2, "Root and the Selector");
     let canvas = h.state().canvas_rect().unwrap();
     let scale = h.state().camera().unwrap().scaling;
     let tree = h.state().tree().clone();
@@ -240,7 +243,10 @@ fn zoom_to_fit_shows_a_tree_of_20000_nodes_whole_and_legible() {
     h.run_steps(2);
     let map = h.get_by_label("Minimap").rect();
     assert!(map.width() >= 60.0 && map.height() >= 40.0, "{map:?}");
-    // Expanded again from its right-click menu.
+    // Expanded again from its right-click menu (the selection let go first: the command
+    // acts on every node selected).
+    common::input::key(&mut h, Modifiers::NONE, egui::Key::Escape);
+    assert!(h.state().selection().is_empty());
     let at = common::input::on_node(&h, "top");
     common::input::click_at(&mut h, at, PointerButton::Secondary, Modifiers::NONE);
     h.get_by_label("Collapse / Expand Subtree").click();

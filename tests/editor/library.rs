@@ -329,7 +329,10 @@ fn change_kind_makes_a_placeholder_a_known_kind_keeping_its_links_in_one_undo_st
         h.state().tree().node(&NodeId::new("fire")).unwrap().kind,
         "Wait"
     );
-    assert!(h.state().tree().contains(&NodeId::new("fire")));
+    // Still squad's first child; its ammo_type, which a Wait has not, said lost.
+    let at = h.state().tree().parent_of(&NodeId::new("fire")).unwrap();
+    assert_eq!((at.parent.as_str(), at.slot), ("squad", 0));
+    h.get_by_label_contains("fire is now a Wait; it lost field 'ammo_type'");
 }
 
 /// Selecting a placeholder (its fields edited as text in the inspector, one of them long)
