@@ -353,3 +353,35 @@ fn selecting_a_placeholder_never_moves_or_resizes_the_canvas() {
         assert_eq!(h.state().canvas_rect().unwrap(), canvas, "selecting {id}");
     }
 }
+
+/// A kind misspelled in a file (a placeholder): the Problems panel says which known kind
+/// it is near, as the command line does, and Change Kind makes it that kind.
+#[test]
+fn the_problems_panel_says_did_you_mean_for_a_misspelled_kind() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("typo.json");
+    std::fs::write(
+        &path,
+        r#"{"format": "arbor.tree", "version": 1, "nodes": [
+        {"id": "root", "kind": "Root", "inputs": {"child": ["pick"]}},
+        {"id": "pick", "kind": "Selecter", "inputs": {"children": ["w"]}},
+        {"id": "w", "kind": "Wait"}]}"#,
+    )
+    .unwrap();
+    let mut h = harness(EditorApp::open(&path).unwrap());
+    h.get_by_label_contains("[pick] unknown node kind 'Selecter'");
+    h.get_by_label_contains("did you mean 'Selector'?");
+    let at = on_node(&h, "pick");
+    click_at(&mut h, at, PointerButton::Secondary);
+    h.get_by_label("Change Kind… ⏵").click();
+    h.run_steps(2);
+    h.get_by_label("Make it a").type_text("selector");
+    h.run_steps(2);
+    h.key_press(Key::Enter);
+    h.run_steps(3);
+    assert_eq!(
+        h.state().tree().node(&NodeId::new("pick")).unwrap().kind,
+        "Selector"
+    );
+    h.get_by_label("Problems (0 errors, 0 warnings)");
+}
