@@ -23,6 +23,7 @@ fn arena_coverage(c: &mut Criterion) {
         json: true,
         min: None,
         trees: &[],
+        partition: None,
         project: None,
     };
     let catalog = Catalog::builtin();

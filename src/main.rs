@@ -184,14 +184,25 @@ fn command(
             )
         }
         Some(Command::Coverage {
+            merge: Some(cli::CoverageMerge::Merge { files, report }),
+            ..
+        }) => cli::coverage_merge(&files, &report, out, err),
+        Some(Command::Coverage {
+            merge: None,
             paths,
             seeds,
             steps,
             dt,
-            json,
-            min,
-            trees,
+            report,
+            partition,
         }) => {
+            let shard = match partition.as_deref().map(cli::Partition::parse).transpose() {
+                Ok(shard) => shard,
+                Err(why) => {
+                    let _ = writeln!(err, "error: {why}");
+                    return cli::EXIT_UNREADABLE;
+                }
+            };
             // Ctrl+C stops the runs between two steps, and the table of what ran is printed.
             let _ = ctrlc::set_handler(cli::interrupt);
             let args = cli::CoverageArgs {
@@ -199,9 +210,10 @@ fn command(
                 seeds: seeds.as_deref(),
                 steps,
                 dt,
-                json,
-                min,
-                trees: &trees,
+                json: report.json,
+                min: report.min,
+                trees: &report.trees,
+                partition: shard.as_ref(),
                 project,
             };
             cli::coverage(&args, catalog, out, err)

@@ -1218,3 +1218,140 @@ fn merge_junit_makes_the_shards_reports_one_runs_report() {
     );
     assert_eq!(over.status.code(), Some(2));
 }
+
+/// `arbor coverage --partition M/N --json` over the door room and the droid arena
+/// (12 seeds each), three shards, merged by `arbor coverage merge`: byte for byte the
+/// coverage file of one run over all seeds, for each way of dealing; `--min` and the
+/// table as for a run. Shards of other trees, of another version of a tree, a cut file,
+/// a bad partition and a partition with traces exit 2.
+#[test]
+fn sharded_coverage_merges_into_the_whole_runs_file_byte_for_byte() {
+    let dir = tempfile::tempdir().unwrap();
+    for f in [
+        "door_room.json",
+        "door_room.scenario.json",
+        "droid_arena.json",
+        "droid_arena.scenario.json",
+    ] {
+        std::fs::copy(repo().join("sample_trees").join(f), dir.path().join(f)).unwrap();
+    }
+    let run = |args: &[&str]| arbor(args, dir.path());
+    let base = [
+        "coverage",
+        "door_room.scenario.json",
+        "droid_arena.scenario.json",
+        "--seeds",
+        "0..12",
+        "--steps",
+        "200",
+        "--json",
+    ];
+    let whole = run(&base);
+    assert_eq!(whole.status.code(), Some(0), "{}", text(&whole.stderr));
+    assert!(
+        text(&whole.stdout).contains("\"version\": \"fnv1a:"),
+        "each tree's version"
+    );
+    for how in ["count", "slice", "hash"] {
+        let mut files = Vec::new();
+        for m in 1..=3 {
+            let partition = format!("{how}:{m}/3");
+            let mut args = base.to_vec();
+            args.extend(["--partition", &partition]);
+            let out = run(&args);
+            assert_eq!(
+                out.status.code(),
+                Some(0),
+                "{partition}: {}",
+                text(&out.stderr)
+            );
+            let file = format!("{how}{m}.coverage.json");
+            std::fs::write(dir.path().join(&file), &out.stdout).unwrap();
+            files.push(file);
+        }
+        let mut args = vec!["coverage", "merge", "--json"];
+        args.extend(files.iter().map(String::as_str));
+        let merged = run(&args);
+        assert_eq!(merged.status.code(), Some(0), "{}", text(&merged.stderr));
+        assert_eq!(text(&merged.stdout), text(&whole.stdout), "{how}");
+    }
+    // The table, and --min, as for a run.
+    let table_of_whole = run(&[&base[..base.len() - 1], &["--min", "100"]].concat());
+    let table = run(&[
+        "coverage",
+        "merge",
+        "count1.coverage.json",
+        "count2.coverage.json",
+        "count3.coverage.json",
+        "--min",
+        "100",
+    ]);
+    assert_eq!(table.status.code(), table_of_whole.status.code());
+    assert_eq!(text(&table.stdout), text(&table_of_whole.stdout));
+    assert!(
+        text(&table.stdout).contains("door_room.json"),
+        "{}",
+        text(&table.stdout)
+    );
+    // Not shards of one run: other trees; another version of a tree; a cut file.
+    let other = run(&[
+        "coverage",
+        "door_room.scenario.json",
+        "--seeds",
+        "0..2",
+        "--steps",
+        "50",
+        "--json",
+    ]);
+    std::fs::write(dir.path().join("other.json"), &other.stdout).unwrap();
+    let refused = |args: &[&str], says: &str| {
+        let out = run(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(
+            text(&out.stderr).contains(says),
+            "{args:?}: {}",
+            text(&out.stderr)
+        );
+        assert!(out.stdout.is_empty(), "nothing merged");
+    };
+    refused(
+        &["coverage", "merge", "count1.coverage.json", "other.json"],
+        "not shards of one run",
+    );
+    let tree = dir.path().join("door_room.json");
+    let changed = std::fs::read_to_string(&tree)
+        .unwrap()
+        .replacen('{', "{ ", 1);
+    std::fs::write(&tree, changed).unwrap();
+    let mut args = base.to_vec();
+    args.extend(["--partition", "count:1/3"]);
+    std::fs::write(dir.path().join("new1.json"), run(&args).stdout).unwrap();
+    refused(
+        &["coverage", "merge", "new1.json", "count2.coverage.json"],
+        "the tree changed between the shards",
+    );
+    let cut = std::fs::read_to_string(dir.path().join("count1.coverage.json")).unwrap();
+    std::fs::write(dir.path().join("cut.json"), &cut[..cut.len() / 2]).unwrap();
+    refused(
+        &["coverage", "merge", "cut.json", "count2.coverage.json"],
+        "cut.json",
+    );
+    refused(
+        &["coverage", "door_room.scenario.json", "--partition", "4/3"],
+        "--partition",
+    );
+    let trace = dir.path().join("run.jsonl");
+    let recorded = run(&[
+        "run",
+        "door_room.scenario.json",
+        "--steps",
+        "5",
+        "--trace",
+        trace.to_str().unwrap(),
+    ]);
+    assert_eq!(recorded.status.code(), Some(0));
+    refused(
+        &["coverage", "run.jsonl", "--partition", "1/2"],
+        "not traces",
+    );
+}

@@ -46,6 +46,10 @@ fn is_zero(n: &u64) -> bool {
 pub struct TreeCoverage {
     /// The tree file, as the run named it.
     pub tree: PathBuf,
+    /// The version of the file that ran (`fnv1a:` and the hash of its bytes), where it
+    /// could be read: coverage of two versions of a tree is not merged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
     /// Each node.
     pub nodes: Vec<NodeCoverage>,
 }
@@ -133,6 +137,63 @@ impl Coverage {
                 }
             }
         }
+    }
+
+    /// The coverage files of the shards of one run (`arbor coverage --partition`), each
+    /// with where it came from, added up: what the whole run counts. Refused, naming the
+    /// files and the tree, when they are not shards of one run: one counts a tree another
+    /// does not, counts another version of it (its file's hash differs), or other nodes
+    /// of it.
+    pub fn joined(files: Vec<(String, Coverage)>) -> Result<Coverage, String> {
+        let mut total = Coverage::new();
+        let Some((first, base)) = files.first().map(|(f, c)| (f.clone(), c.clone())) else {
+            return Ok(total);
+        };
+        let trees =
+            |c: &Coverage| -> Vec<PathBuf> { c.trees.iter().map(|t| t.tree.clone()).collect() };
+        let mut names = trees(&base);
+        names.sort();
+        for (file, c) in &files {
+            let mut mine = trees(c);
+            mine.sort();
+            if let Some(t) = names.iter().find(|t| !mine.contains(t)) {
+                return Err(format!(
+                    "{first} counts tree {} and {file} does not: they are not shards of one run",
+                    t.display()
+                ));
+            }
+            if let Some(t) = mine.iter().find(|t| !names.contains(t)) {
+                return Err(format!(
+                    "{file} counts tree {} and {first} does not: they are not shards of one run",
+                    t.display()
+                ));
+            }
+            for t in &c.trees {
+                let Some(b) = base.trees.iter().find(|b| b.tree == t.tree) else {
+                    continue;
+                };
+                if let (Some(x), Some(y)) = (&b.version, &t.version)
+                    && x != y
+                {
+                    return Err(format!(
+                        "tree {}: {first} counted its version {x} and {file} its version {y}: the tree changed between the shards",
+                        t.tree.display()
+                    ));
+                }
+                if b.nodes.len() != t.nodes.len()
+                    || b.nodes.iter().zip(&t.nodes).any(|(m, n)| m.id != n.id)
+                {
+                    return Err(format!(
+                        "tree {}: {first} and {file} count other nodes of it: not the same tree",
+                        t.tree.display()
+                    ));
+                }
+            }
+        }
+        for (_, c) in files {
+            total.merge(c);
+        }
+        Ok(total)
     }
 
     /// Nodes entered at least once, and nodes in all.
@@ -303,20 +364,21 @@ pub struct Counter {
 }
 
 impl Counter {
-    /// A counter for `agents` (each its name, the tree file it runs and that program's
-    /// node ids, with titles where known).
+    /// A counter for `agents` (each its name, the tree file it runs, that file's version
+    /// and that program's node ids, with titles where known).
     pub fn new<'a>(
-        agents: impl IntoIterator<Item = (&'a str, &'a Path, Vec<(String, String)>)>,
+        agents: impl IntoIterator<Item = (&'a str, &'a Path, Option<String>, Vec<(String, String)>)>,
     ) -> Self {
         let mut coverage = Coverage::new();
         let mut map = foldhash::HashMap::default();
-        for (name, tree, nodes) in agents {
+        for (name, tree, version, nodes) in agents {
             let tree = super::tidy(tree);
             let at = match coverage.trees.iter().position(|t| t.tree == tree) {
                 Some(i) => i,
                 None => {
                     coverage.trees.push(TreeCoverage {
                         tree,
+                        version,
                         nodes: nodes
                             .into_iter()
                             .map(|(id, title)| NodeCoverage {
@@ -429,11 +491,14 @@ pub fn trace_coverage(
             .map_err(|e| format!("{}: its tree {}: {e}", path.display(), agent.tree))?;
         agents.push((agent.name.as_str(), tree, nodes));
     }
-    let mut counter = Counter::new(
-        agents
-            .iter()
-            .map(|(name, tree, nodes)| (*name, tree.as_path(), nodes.clone())),
-    );
+    let mut counter = Counter::new(agents.iter().map(|(name, tree, nodes)| {
+        (
+            *name,
+            tree.as_path(),
+            super::file_version(tree),
+            nodes.clone(),
+        )
+    }));
     for e in &trace.events {
         if let (Some(agent), Some(node)) = (trace.agents.get(e.agent), e.node.as_deref()) {
             counter.traced(agent, node, &e.kind);

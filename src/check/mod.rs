@@ -61,6 +61,22 @@ fn search(folder: &Path, found: &mut Vec<PathBuf>) -> Result<(), String> {
     Ok(())
 }
 
+/// FNV-1a, 64 bits: stable on every machine and in every build, unlike the standard
+/// hasher (a shard's share of a run, a coverage file's version of a tree).
+pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// The version of the tree file at `path` as a coverage file names it (`fnv1a:` and the
+/// hash of its bytes); `None` when it cannot be read.
+pub(crate) fn file_version(path: &Path) -> Option<String> {
+    std::fs::read(path)
+        .ok()
+        .map(|bytes| format!("fnv1a:{:016x}", fnv1a(&bytes)))
+}
+
 /// `path` without its `.` parts and with each `name/..` taken out, as written (the
 /// file system is not asked): `./a/../b.json` is `b.json`, so that runs that name one
 /// file two ways count it once.

@@ -90,8 +90,8 @@ pub struct Prepared {
     triggers: Vec<Trigger>,
     /// Each agent and its tree file, in stepping order.
     agents: Vec<(String, PathBuf)>,
-    /// Each tree file's nodes (trace id and title), in program order, for coverage.
-    nodes: Vec<(PathBuf, Vec<(String, String)>)>,
+    /// Each tree file's version and nodes, in program order, for coverage.
+    nodes: Vec<TreeNodes>,
     /// The run's first state, loaded and compiled once; each seed's run starts from a
     /// copy of it, reseeded. (Locked while it is copied: an instance's leaf memory may
     /// be moved between threads, not shared.)
@@ -99,6 +99,10 @@ pub struct Prepared {
     /// What the project's node libraries said (printed, not fatal).
     pub warnings: Vec<String>,
 }
+
+/// A tree file, its version (its bytes' hash) and its nodes (trace id and title), for
+/// coverage.
+type TreeNodes = (PathBuf, Option<String>, Vec<(String, String)>);
 
 /// An expectation that broke in a run.
 #[derive(Clone, Debug, PartialEq)]
@@ -203,9 +207,9 @@ impl Prepared {
             .map(|a| (a.name.clone(), a.tree.clone()))
             .collect();
         let names = Names::of(&first);
-        let mut nodes: Vec<(PathBuf, Vec<(String, String)>)> = Vec::new();
+        let mut nodes: Vec<TreeNodes> = Vec::new();
         for (agent, tree) in &agents {
-            if nodes.iter().any(|(t, _)| t == tree) {
+            if nodes.iter().any(|(t, ..)| t == tree) {
                 continue;
             }
             let list = first
@@ -215,7 +219,7 @@ impl Prepared {
                 .into_iter()
                 .map(|n| (n.id, n.title))
                 .collect();
-            nodes.push((tree.clone(), list));
+            nodes.push((tree.clone(), super::file_version(tree), list));
         }
         let mut prepared = Self {
             catalog: here.catalog.clone(),
@@ -614,17 +618,28 @@ impl Prepared {
     /// its `steps` are those taken.
     pub fn cover(&self, seed: u64, go_on: &dyn Fn() -> bool) -> Result<Coverage, String> {
         let mut sim = self.simulation(seed).map_err(|e| e.to_string())?;
-        let mut counter = Counter::new(self.agents.iter().map(|(name, tree)| {
-            let nodes = self
-                .nodes
-                .iter()
-                .find(|(t, _)| t == tree)
-                .map(|(_, n)| n.clone())
-                .unwrap_or_default();
-            (name.as_str(), tree.as_path(), nodes)
-        }));
+        let mut counter = self.counter();
         let taken = self.drive(&mut sim, &mut counter, go_on, |_, _, _| {});
         Ok(counter.finish(taken))
+    }
+
+    /// A counter of this test's trees, nothing counted yet.
+    fn counter(&self) -> Counter {
+        Counter::new(self.agents.iter().map(|(name, tree)| {
+            let (version, nodes) = self
+                .nodes
+                .iter()
+                .find(|(t, ..)| t == tree)
+                .map(|(_, v, n)| (v.clone(), n.clone()))
+                .unwrap_or_default();
+            (name.as_str(), tree.as_path(), version, nodes)
+        }))
+    }
+
+    /// This test's trees and their nodes, with no runs counted: where a shard of a
+    /// coverage run starts, so that every shard lists the trees the whole run does.
+    pub fn no_runs(&self) -> Coverage {
+        self.counter().finish(0)
     }
 
     /// The command that opens the editor on the tree of `agent` (else the first agent's),

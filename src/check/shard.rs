@@ -139,26 +139,15 @@ impl Partition {
                 let end = start + base + usize::from(i < extra);
                 (start..end).contains(&position)
             }
-            Deal::Hash => (fnv1a(key.as_bytes()) % self.of as u64) as usize == i,
+            Deal::Hash => (super::fnv1a(key.as_bytes()) % self.of as u64) as usize == i,
         }
     }
 }
 
-/// The key a pair hashes by: its test file's path (`./` parts left out, so that
-/// `./tests` and `tests` deal alike) and its seed.
+/// The key a pair hashes by: its test file's path (tidied: `./tests` and `tests` deal
+/// alike) and its seed.
 pub fn pair_key(file: &std::path::Path, seed: u64) -> String {
-    let path: std::path::PathBuf = file
-        .components()
-        .filter(|c| !matches!(c, std::path::Component::CurDir))
-        .collect();
-    format!("{}#{seed}", path.display())
-}
-
-/// FNV-1a, 64 bits: stable on every machine and every build, unlike the standard hasher.
-fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-    })
+    format!("{}#{seed}", super::tidy(file).display())
 }
 
 #[cfg(test)]

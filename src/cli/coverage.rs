@@ -11,9 +11,11 @@ use std::sync::{Mutex, PoisonError};
 
 use rayon::prelude::*;
 
+use super::CoverageReport;
 use super::steps::{Progress, ctrl_c_pressed};
 use super::{EXIT_ERRORS, EXIT_INTERRUPTED, EXIT_OK, EXIT_UNREADABLE};
 use crate::check::file::{MAX_STEPS, Target, TestFile, parse_seed_range};
+use crate::check::shard::{Partition, pair_key};
 use crate::check::{
     Coverage, PrepareError, Prepared, TreeCoverage, is_test, load_test, project_of,
 };
@@ -37,6 +39,8 @@ pub struct CoverageArgs<'a> {
     pub min: Option<f64>,
     /// The trees to report (none: every tree the runs entered).
     pub trees: &'a [PathBuf],
+    /// The shard of the (file, seed) runs to run (none: all of them).
+    pub partition: Option<&'a Partition>,
     /// The project file to take node libraries from.
     pub project: Option<&'a Path>,
 }
@@ -109,13 +113,8 @@ pub fn coverage(
     if let Err(e) = super::check_dt(args.dt) {
         return fail(err, e);
     }
-    if let Some(min) = args.min
-        && !(0.0..=100.0).contains(&min)
-    {
-        return fail(
-            err,
-            format!("--min {}: give a percentage from 0 to 100", Num(min)),
-        );
+    if let Err(e) = check_min(args.min) {
+        return fail(err, e);
     }
     if let Some(steps) = args.steps
         && !(1..=MAX_STEPS).contains(&steps)
@@ -150,6 +149,15 @@ pub fn coverage(
     // A recorded trace (Arbor's, or a BehaviorTree.CPP recording) is counted as it ran.
     let (traces, files): (Vec<PathBuf>, Vec<PathBuf>) =
         files.into_iter().partition(|f| crate::io::is_trace(f));
+    if let (Some(p), Some(t)) = (args.partition, traces.first()) {
+        return fail(
+            err,
+            format!(
+                "--partition {p} splits runs of tests, scenarios and trees, not traces ({}): count the traces in a job of their own",
+                t.display()
+            ),
+        );
+    }
     let mut recorded = Coverage::new();
     for t in &traces {
         match crate::check::trace_coverage(t, base, args.project) {
@@ -190,10 +198,28 @@ pub fn coverage(
         let _ = writeln!(err, "{}", super::located(&e));
         return EXIT_UNREADABLE;
     }
-    let jobs: Vec<(&Prepared, u64)> = prepared
+    // The runs of this shard (all of them without --partition), dealt as `arbor test`
+    // deals its pairs.
+    let all: Vec<(&Prepared, u64)> = prepared
         .iter()
         .flat_map(|p| p.test.seeds.iter().map(move |&s| (p, s)))
         .collect();
+    let len = all.len();
+    let jobs: Vec<(&Prepared, u64)> = all
+        .into_iter()
+        .enumerate()
+        .filter(|(at, (p, s))| {
+            args.partition
+                .is_none_or(|part| part.keeps(*at, len, &pair_key(&p.test.path, *s)))
+        })
+        .map(|(_, job)| job)
+        .collect();
+    // Every tree the whole run counts, in its order, whatever runs this shard has: the
+    // shards' files then add up to the whole run's.
+    let mut seeded = Coverage::new();
+    for p in &prepared {
+        seeded.merge(p.no_runs());
+    }
     // Each run's counts are added as they come (in the order of the runs, so the output is
     // the same however many threads run them), never all held at once. Ctrl+C stops the
     // runs going on between two steps, and what they counted so far is kept.
@@ -242,30 +268,26 @@ pub fn coverage(
         .unwrap_or_else(PoisonError::into_inner);
     progress.taken(taken.into_inner());
     let stopped = progress.finish();
-    let mut total = match total {
+    let total = match total {
         Ok(t) => t,
         Err(e) => {
             let _ = writeln!(err, "{e}");
             return EXIT_UNREADABLE;
         }
     };
+    seeded.merge(total);
+    let mut total = seeded;
     total.merge(recorded);
     // A coverage file of runs Ctrl+C stopped says so.
     total.partial = stopped;
-    if !args.trees.is_empty() {
-        match only_trees(&total, args.trees) {
-            Ok(only) => total.trees = only,
-            Err(e) => return fail(err, e),
-        }
-    }
     // Stopped before any step: nothing to show.
-    if !(stopped && total.runs == 0) {
-        if args.json {
-            let _ = out.write_all(total.to_text().as_bytes());
-        } else {
-            print_table(&total, out);
-        }
-    }
+    let shown = !(stopped && total.runs == 0);
+    let asked = CoverageReport {
+        json: args.json,
+        min: args.min,
+        trees: args.trees.to_vec(),
+    };
+    let code = report(total, shown, &asked, out, err);
     if stopped {
         let _ = writeln!(
             err,
@@ -276,12 +298,86 @@ pub fn coverage(
         );
         return EXIT_INTERRUPTED;
     }
-    if let Some(min) = args.min
-        && below_min(&total, min, !args.trees.is_empty(), err)
-    {
-        return EXIT_ERRORS;
+    code
+}
+
+/// Why `--min` is not a percentage, if it is not one.
+fn check_min(min: Option<f64>) -> Result<(), String> {
+    match min {
+        Some(min) if !(0.0..=100.0).contains(&min) => Err(format!(
+            "--min {}: give a percentage from 0 to 100",
+            Num(min)
+        )),
+        _ => Ok(()),
     }
-    EXIT_OK
+}
+
+/// Shows `total` (when `shown`) as `asked`: JSON or the table, of the trees it names if
+/// any; and says whether it falls below its `--min`: the exit code.
+fn report(
+    mut total: Coverage,
+    shown: bool,
+    asked: &CoverageReport,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> u8 {
+    let (json, min, trees) = (asked.json, asked.min, &asked.trees[..]);
+    if !trees.is_empty() {
+        match only_trees(&total, trees) {
+            Ok(only) => total.trees = only,
+            Err(e) => {
+                let _ = writeln!(err, "error: {e}");
+                return EXIT_UNREADABLE;
+            }
+        }
+    }
+    if shown {
+        if json {
+            let _ = out.write_all(total.to_text().as_bytes());
+        } else {
+            print_table(&total, out);
+        }
+    }
+    match min {
+        Some(min) if below_min(&total, min, !trees.is_empty(), err) => EXIT_ERRORS,
+        _ => EXIT_OK,
+    }
+}
+
+/// `arbor coverage merge FILE… [--json] [--min P] [--tree T]…`: the coverage files of the
+/// shards of one run added up ([`Coverage::joined`]), shown as a run's. Exit 2 when a file
+/// cannot be read or the files are not shards of one run, 1 below `--min`.
+pub fn coverage_merge(
+    files: &[PathBuf],
+    asked: &CoverageReport,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> u8 {
+    if let Err(e) = check_min(asked.min) {
+        let _ = writeln!(err, "error: {e}");
+        return EXIT_UNREADABLE;
+    }
+    let mut read = Vec::new();
+    for f in files {
+        let parsed = crate::io::read_text(f)
+            .map_err(|e| format!("{}: cannot read: {e}", f.display()))
+            .and_then(|text| Coverage::parse(&text, f));
+        match parsed {
+            Ok(c) => read.push((f.display().to_string(), c)),
+            Err(e) => {
+                let _ = writeln!(err, "error: {e}");
+                return EXIT_UNREADABLE;
+            }
+        }
+    }
+    let total = match Coverage::joined(read) {
+        Ok(t) => t,
+        Err(e) => {
+            let _ = writeln!(err, "error: {e} (nothing merged)");
+            return EXIT_UNREADABLE;
+        }
+    };
+    report(total, true, asked, out, err)
 }
 
 /// The trees of `c` that `wanted` name, in the order named; or which was not entered by

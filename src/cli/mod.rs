@@ -38,12 +38,13 @@ mod steps;
 mod terminal;
 mod test;
 mod validate;
+pub use crate::check::shard::Partition;
 pub use crate::debug::parse_break;
 #[cfg(feature = "groot2")]
 pub use attach::{AttachArgs, attach};
 pub use btcpp::{Direction, transfer};
 pub use convert::convert;
-pub use coverage::{CoverageArgs, coverage};
+pub use coverage::{CoverageArgs, coverage, coverage_merge};
 pub use fmt::{Formatting, fmt};
 pub use kinds::kinds;
 pub use rename::rename_kind;
@@ -180,7 +181,11 @@ pub enum Command {
     /// How often each node was entered, succeeded, failed and was aborted over many runs,
     /// the nodes never entered first. Exit 1 below `--min`; Ctrl+C stops the runs between
     /// two steps, prints the table of the steps taken and exits 130.
+    #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
     Coverage {
+        /// `merge`: add up the coverage files of a run's shards.
+        #[command(subcommand)]
+        merge: Option<CoverageMerge>,
         /// Test files (their own runs), folders of them, scenarios or trees.
         #[arg(required = true)]
         paths: Vec<PathBuf>,
@@ -193,17 +198,14 @@ pub enum Command {
         /// Seconds per step, for scenarios and trees (a test file runs with its own).
         #[arg(long, default_value_t = crate::world::DT, allow_negative_numbers = true)]
         dt: f64,
-        /// Print the counts as JSON (a coverage file, which View > Coverage opens in the editor).
-        #[arg(long)]
-        json: bool,
-        /// Fail (exit 1) when less than PERCENT of the nodes were entered: of each tree
-        /// `--tree` names, else of all the trees together. The message lists each tree.
-        #[arg(long, value_name = "PERCENT")]
-        min: Option<f64>,
-        /// Report only this tree (the runs still run every agent's): the table, the JSON
-        /// and `--min` are of it. Again for more trees; one no run entered is an error.
-        #[arg(long = "tree", value_name = "FILE")]
-        trees: Vec<PathBuf>,
+        /// How what was counted is shown.
+        #[command(flatten)]
+        report: CoverageReport,
+        /// Run one shard of the (file, seed) runs, as `arbor test --partition` does
+        /// (count:M/N, slice:M/N or hash:M/N); with --json, its coverage file, for
+        /// `arbor coverage merge`. Not with traces.
+        #[arg(long, value_name = "HOW:M/N")]
+        partition: Option<String>,
     },
     /// Print the node kinds this build and the project's node libraries know, with their
     /// fields, as Markdown.
@@ -299,6 +301,38 @@ pub enum Command {
         #[arg(required = true)]
         files: Vec<PathBuf>,
     },
+}
+
+/// `arbor coverage merge`.
+#[derive(Debug, Subcommand)]
+pub enum CoverageMerge {
+    /// Add up the coverage files (`--json`) of the shards of one run
+    /// (`--partition M/N`): the result is the run's, as one job would count it. Exit 2
+    /// when the files are not shards of one run (other trees, another version of a tree).
+    Merge {
+        /// The shards' coverage files.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// How the sum is shown.
+        #[command(flatten)]
+        report: CoverageReport,
+    },
+}
+
+/// How `arbor coverage` (and `coverage merge`) shows what was counted.
+#[derive(Debug, Default, clap::Args)]
+pub struct CoverageReport {
+    /// Print the counts as JSON (a coverage file, which View > Coverage opens in the editor).
+    #[arg(long)]
+    pub json: bool,
+    /// Fail (exit 1) when less than PERCENT of the nodes were entered: of each tree
+    /// `--tree` names, else of all the trees together. The message lists each tree.
+    #[arg(long, value_name = "PERCENT")]
+    pub min: Option<f64>,
+    /// Report only this tree (the runs still run every agent's): the table, the JSON
+    /// and `--min` are of it. Again for more trees; one no run entered is an error.
+    #[arg(long = "tree", value_name = "FILE")]
+    pub trees: Vec<PathBuf>,
 }
 
 /// Where `arbor edit` starts the run: what `arbor test` prints for a failure.

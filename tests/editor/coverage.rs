@@ -70,6 +70,7 @@ fn arena_coverage(dir: &std::path::Path) -> (std::path::PathBuf, Coverage) {
         json: true,
         min: None,
         trees: &[],
+        partition: None,
         project: None,
     };
     let (mut out, mut err) = (Vec::new(), Vec::new());
