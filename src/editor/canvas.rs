@@ -456,10 +456,10 @@ impl Canvas {
                     self.settling = Some((r.clone(), b, tries));
                 }
                 // Open: whole where titles are legible, else readable around Root.
-                let whole = bounds.is_some_and(|b| fit_scale(area, b) >= OVERVIEW_ZOOM);
+                let fits_whole = bounds.is_some_and(|b| fit_scale(area, b) >= OVERVIEW_ZOOM);
                 let smallest = match r {
                     ViewRequest::Fit => ZOOM_RANGE.0,
-                    ViewRequest::Open if whole => OVERVIEW_ZOOM,
+                    ViewRequest::Open if fits_whole => OVERVIEW_ZOOM,
                     _ => READABLE_ZOOM,
                 };
                 let fitted = bounds.map(|b| fit_rect(area, b, smallest));
