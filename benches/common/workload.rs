@@ -23,7 +23,12 @@ pub fn agents() -> usize {
         .unwrap_or(if cfg!(debug_assertions) { 200 } else { 10_000 })
 }
 
-use arbor::runtime::{Action, CondIo, Condition, LeafIo, Outcome};
+use std::sync::Arc;
+
+use arbor::model::{
+    Catalog, Category, FieldSpec, FieldType, KindSpec, NoAssets, Node, NodeId, Port, Tree, Value,
+};
+use arbor::runtime::{Action, Behaviours, CondIo, Condition, LeafIo, Outcome, Program};
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Agent {
@@ -105,4 +110,78 @@ impl Condition<Agent> for Check {
     fn check(&self, agent: &mut Agent, _: &CondIo<'_>) -> bool {
         agent.check(self.seq, self.which)
     }
+}
+
+/// Workload W's tree (Root over the 31-node tree), compiled with its two kinds.
+pub fn program() -> Arc<Program<Agent>> {
+    let mut catalog = Catalog::builtin();
+    let int =
+        |name: &str| FieldSpec::new(name, FieldType::Int { min: 0, max: 10 }, Value::Int(0), "");
+    catalog
+        .register(KindSpec::new(
+            "Work",
+            Category::Leaf,
+            "",
+            vec![int("seq"), int("act")],
+        ))
+        .unwrap();
+    catalog
+        .register(KindSpec::new(
+            "Check",
+            Category::Condition,
+            "",
+            vec![int("seq"), int("which")],
+        ))
+        .unwrap();
+    let mut behaviours = Behaviours::<Agent>::empty();
+    behaviours.action("Work", |spec| {
+        let (seq, act) = (
+            spec.number("seq").unwrap() as u32,
+            spec.number("act").unwrap() as u32,
+        );
+        Ok(Work { seq, act })
+    });
+    behaviours.condition("Check", |spec| {
+        let (seq, which) = (
+            spec.number("seq").unwrap() as u32,
+            spec.number("which").unwrap() as u32,
+        );
+        Ok(Check { seq, which })
+    });
+    let mut root = Node::new("root", "Root");
+    root.inputs.insert(Port::Child, vec![NodeId::new("select")]);
+    let mut select = Node::new("select", "Selector");
+    let mut nodes = Vec::new();
+    for s in 0..SEQS {
+        let mut seq = Node::new(format!("seq{s}"), "Sequence");
+        let mut guards = Vec::new();
+        for w in 0..2 {
+            let mut c = Node::new(format!("c{s}{w}"), "Check");
+            c.fields.insert("seq".into(), Value::Int(s.into()));
+            c.fields.insert("which".into(), Value::Int(w.into()));
+            guards.push(c.id.clone());
+            nodes.push(c);
+        }
+        let mut acts = Vec::new();
+        for a in 0..ACTS {
+            let mut w = Node::new(format!("a{s}{a}"), "Work");
+            w.fields.insert("seq".into(), Value::Int(s.into()));
+            w.fields.insert("act".into(), Value::Int(a.into()));
+            acts.push(w.id.clone());
+            nodes.push(w);
+        }
+        seq.inputs.insert(Port::Conditions, guards);
+        seq.inputs.insert(Port::Children, acts);
+        select
+            .inputs
+            .entry(Port::Children)
+            .or_default()
+            .push(seq.id.clone());
+        nodes.push(seq);
+    }
+    nodes.insert(0, select);
+    nodes.insert(0, root);
+    let tree = Tree::from_nodes(nodes).unwrap();
+    assert_eq!(tree.len(), 32, "Root + the 31-node workload tree");
+    Arc::new(Program::compile(&tree, &catalog, &NoAssets, &behaviours).unwrap())
 }

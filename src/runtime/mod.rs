@@ -47,7 +47,7 @@ pub use binary_trace::{
     BINARY_TRACE_EXTENSION, BINARY_TRACE_MAGIC, BINARY_TRACE_VERSION, BinaryTrace,
     MAX_TRACE_STRINGS, TraceEncoding, TraceWriter,
 };
-pub use instance::{Instance, step_all};
+pub use instance::{Instance, step_all, step_all_on};
 pub use kinds::leaf::MAX_DURATION;
 pub(crate) use kinds::structure_specs;
 pub(crate) use mocks::specs as mock_specs;
