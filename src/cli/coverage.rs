@@ -282,9 +282,10 @@ pub fn coverage(
     total.partial = stopped;
     // Stopped before any step: nothing to show.
     let shown = !(stopped && total.runs == 0);
+    // (Stopped, the counts are not held to --min: the run did not end.)
     let asked = CoverageReport {
         json: args.json,
-        min: args.min,
+        min: args.min.filter(|_| !stopped),
         trees: args.trees.to_vec(),
     };
     let code = report(total, shown, &asked, out, err);
