@@ -59,6 +59,31 @@ pub fn settled(h: &mut egui_kittest::Harness<'static, arbor::editor::EditorApp>)
     }
 }
 
+/// Asserts that no two nodes of the tree shown come nearer than `gap` points on the
+/// canvas (0: that none overlap); `name` says which tree in a failure.
+#[cfg(feature = "gui")]
+pub fn none_overlap(
+    h: &egui_kittest::Harness<'static, arbor::editor::EditorApp>,
+    name: &str,
+    gap: f32,
+) {
+    let rects: Vec<(arbor::model::NodeId, eframe::egui::Rect)> = h
+        .state()
+        .tree()
+        .nodes()
+        .iter()
+        .map(|n| (n.id.clone(), h.state().screen_rect_of(&n.id).unwrap()))
+        .collect();
+    for (i, (a, ra)) in rects.iter().enumerate() {
+        for (b, rb) in &rects[i + 1..] {
+            assert!(
+                !ra.expand(gap).intersects(*rb),
+                "{name}: {a} {ra:?} and {b} {rb:?} overlap or touch"
+            );
+        }
+    }
+}
+
 /// Asserts that every node of the tree shown lies inside the canvas.
 #[cfg(feature = "gui")]
 pub fn all_in_view(h: &egui_kittest::Harness<'static, arbor::editor::EditorApp>) {

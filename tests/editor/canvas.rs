@@ -439,18 +439,7 @@ fn the_first_arrange_after_adding_nodes_out_of_view_overlaps_nothing() {
     // Every node at 100 %, each drawn whole: none overlaps another.
     key(&mut h, Modifiers::COMMAND, Key::Num0);
     h.run_steps(6);
-    let rects: Vec<(NodeId, egui::Rect)> = h
-        .state()
-        .tree()
-        .nodes()
-        .iter()
-        .map(|n| (n.id.clone(), h.state().screen_rect_of(&n.id).unwrap()))
-        .collect();
-    for (i, (a, ra)) in rects.iter().enumerate() {
-        for (b, rb) in &rects[i + 1..] {
-            assert!(!ra.intersects(*rb), "{a} {ra:?} overlaps {b} {rb:?}");
-        }
-    }
+    common::none_overlap(&h, "sample", 0.0);
     key(&mut h, Modifiers::COMMAND, Key::Z);
     assert_eq!(h.state().tree(), &arranged, "one undo step");
     assert_ne!(h.state().tree(), &before);
@@ -1000,17 +989,6 @@ fn no_two_nodes_of_a_sample_touch_when_every_node_is_drawn_whole() {
             (h.state().camera().unwrap().scaling - 1.0).abs() < 1e-4,
             "{name}: at 100 %"
         );
-        let rects: Vec<(NodeId, egui::Rect)> = h
-            .state()
-            .tree()
-            .nodes()
-            .iter()
-            .map(|n| (n.id.clone(), h.state().screen_rect_of(&n.id).unwrap()))
-            .collect();
-        for (i, (a, ra)) in rects.iter().enumerate() {
-            for (b, rb) in &rects[i + 1..] {
-                assert!(!ra.expand(4.0).intersects(*rb), "{name}: {a} and {b} touch");
-            }
-        }
+        common::none_overlap(&h, name, 4.0);
     }
 }

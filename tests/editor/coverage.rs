@@ -156,33 +156,14 @@ fn the_coverage_count_lines_make_no_nodes_overlap() {
         h.run_steps(2);
         view_menu(&mut h, "Coverage of the Run");
         h.run_steps(4);
-        none_overlap(&h, name);
+        common::none_overlap(&h, name, 0.0);
     }
     // Counts of 20 seeds of 500 steps, with aborts: the longest lines.
     let dir = tempfile::tempdir().unwrap();
     let (path, _) = arena_coverage(dir.path());
     let mut h = open_sample("droid_arena");
     coverage_from_file(&mut h, &path);
-    none_overlap(&h, "droid_arena's file");
-}
-
-/// Asserts that no two nodes of the tree shown overlap on the canvas.
-fn none_overlap(h: &Harness<'static, EditorApp>, name: &str) {
-    let rects: Vec<(NodeId, egui::Rect)> = h
-        .state()
-        .tree()
-        .nodes()
-        .iter()
-        .map(|n| (n.id.clone(), h.state().screen_rect_of(&n.id).unwrap()))
-        .collect();
-    for (i, (a, ra)) in rects.iter().enumerate() {
-        for (b, rb) in &rects[i + 1..] {
-            assert!(
-                !ra.intersects(*rb),
-                "{name}: {a} {ra:?} overlaps {b} {rb:?}"
-            );
-        }
-    }
+    common::none_overlap(&h, "droid_arena's file", 0.0);
 }
 
 #[test]

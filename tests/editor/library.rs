@@ -161,6 +161,17 @@ fn a_library_changed_on_disk_is_picked_up_without_a_restart() {
     h.get_by_label_contains("[fire] unknown node kind 'FireWeapon'");
 }
 
+/// Opens the Change Kind menu `menu` (the node menu's, or the inspector's button), types
+/// `kind` into its search and presses Enter.
+fn change_kind(h: &mut Harness<'static, EditorApp>, menu: &str, kind: &str) {
+    h.get_by_label(menu).click();
+    h.run_steps(2);
+    h.get_by_label("Make it a").type_text(kind);
+    h.run_steps(2);
+    h.key_press(Key::Enter);
+    h.run_steps(3);
+}
+
 /// A tree of kinds no library knows (placeholders), linked and with fields.
 const SQUAD: &str = r#"{"format": "arbor.tree", "version": 1, "nodes": [
     {"id": "root", "kind": "Root", "inputs": {"child": ["squad"]}},
@@ -285,12 +296,7 @@ fn change_kind_makes_a_placeholder_a_known_kind_keeping_its_links_in_one_undo_st
     let before = h.state().tree().clone();
     let at = on_node(&h, "squad");
     click_at(&mut h, at, PointerButton::Secondary);
-    h.get_by_label("Change Kind… ⏵").click();
-    h.run_steps(2);
-    h.get_by_label("Make it a").type_text("selector");
-    h.run_steps(2);
-    h.key_press(Key::Enter);
-    h.run_steps(3);
+    change_kind(&mut h, "Change Kind… ⏵", "selector");
     let squad = |h: &Harness<'static, EditorApp>| {
         h.state()
             .tree()
@@ -319,12 +325,7 @@ fn change_kind_makes_a_placeholder_a_known_kind_keeping_its_links_in_one_undo_st
     // The placeholder's inspector offers the same way out: the leaf becomes a Wait.
     let at = on_node(&h, "fire");
     click_at(&mut h, at, PointerButton::Primary);
-    h.get_by_label("Change Kind…").click();
-    h.run_steps(2);
-    h.get_by_label("Make it a").type_text("wait");
-    h.run_steps(2);
-    h.key_press(Key::Enter);
-    h.run_steps(3);
+    change_kind(&mut h, "Change Kind…", "wait");
     assert_eq!(
         h.state().tree().node(&NodeId::new("fire")).unwrap().kind,
         "Wait"
@@ -373,12 +374,7 @@ fn the_problems_panel_says_did_you_mean_for_a_misspelled_kind() {
     h.get_by_label_contains("did you mean 'Selector'?");
     let at = on_node(&h, "pick");
     click_at(&mut h, at, PointerButton::Secondary);
-    h.get_by_label("Change Kind… ⏵").click();
-    h.run_steps(2);
-    h.get_by_label("Make it a").type_text("selector");
-    h.run_steps(2);
-    h.key_press(Key::Enter);
-    h.run_steps(3);
+    change_kind(&mut h, "Change Kind… ⏵", "selector");
     assert_eq!(
         h.state().tree().node(&NodeId::new("pick")).unwrap().kind,
         "Selector"
